@@ -185,3 +185,6 @@ func run(args []string, stderr io.Writer) int {
 func main() {
 	os.Exit(run(os.Args[1:], os.Stderr))
 }
+
+// stdout is where commands write their results; tests replace it.
+var stdout io.Writer = os.Stdout

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// benchCommand is one "decoreg bench NAME" subcommand. Each registers itself
+// from init with registerBench, in its own file.
+type benchCommand struct {
+	Name  string
+	Short string
+	Run   func(args []string) error // args after "bench NAME"
+}
+
+var benches = map[string]*benchCommand{}
+
+func registerBench(b *benchCommand) {
+	if _, dup := benches[b.Name]; dup {
+		panic("decoreg: duplicate bench " + b.Name)
+	}
+	benches[b.Name] = b
+}
+
+func benchList() string {
+	names := make([]string, 0, len(benches))
+	for n := range benches {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "\t%-8s %s\n", n, benches[n].Short)
+	}
+	return b.String()
+}
+
+func init() {
+	register(&Command{
+		Name:      "bench",
+		UsageLine: "bench <name> [flags]",
+		Short:     "run a benchmark (gemm, train, sample, uci, report)",
+		Long: `Bench runs one of decoreg's benchmarks and prints its results, one JSON
+object per line unless the benchmark says otherwise. Run
+"decoreg bench <name> -h" for a benchmark's flags.`,
+		Order: 90,
+		Run: func(cmd *Command, args []string) error {
+			if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+				fmt.Fprintf(os.Stdout, "usage: decoreg bench <name> [flags]\n\nThe benchmarks are:\n\n%s", benchList())
+				if len(args) == 0 {
+					return usagef("bench: no benchmark named")
+				}
+				return nil
+			}
+			b, ok := benches[args[0]]
+			if !ok {
+				return usagef("bench: unknown benchmark %q; run 'decoreg bench help'", args[0])
+			}
+			return b.Run(args[1:])
+		},
+	})
+}
