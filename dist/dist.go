@@ -1,0 +1,61 @@
+package dist
+
+import "math/rand/v2"
+
+// Distribution is a predictive distribution p(y|x) for one input x, in the
+// original units of y. Every regression head returns one.
+type Distribution interface {
+	// Mean is E[y].
+	Mean() float64
+	// Median is Quantile(0.5).
+	Median() float64
+	// Mode is the point of highest density (for token heads: the centre
+	// of the highest-density cell found by beam search).
+	Mode() float64
+	// Quantile returns the q-quantile, 0 <= q <= 1.
+	Quantile(q float64) float64
+	// CDF returns P(Y <= y).
+	CDF(y float64) float64
+	// LogPDF returns the log density at y (-Inf outside the support;
+	// NaN for a head without a density).
+	LogPDF(y float64) float64
+	// Sample draws n values using r.
+	Sample(n int, opts SampleOptions, r *rand.Rand) []float64
+}
+
+// SampleOptions control sampling from token heads; other heads ignore
+// them. The zero value means plain ancestral sampling at temperature 1.
+type SampleOptions struct {
+	Temperature float64 // 0 means 1
+	TopK        int     // keep the K most probable allowed tokens; 0 = all
+	TopP        float64 // keep the smallest set whose mass reaches P; 0 = 1
+}
+
+// Stepper decodes a batch of token sequences in lock step for ONE input x,
+// reusing a key/value cache so that each step costs one incremental pass.
+// Position 0 is the projected encoding phi(x).
+type Stepper interface {
+	// N is the number of sequences in the batch.
+	N() int
+	// Step appends tokens[i] to sequence i (tokens is nil on the first
+	// call, which consumes position 0) and writes the next-token logits of
+	// every sequence into logits, row-major (N, V).
+	Step(tokens []int, logits []float32)
+	// Keep reorders the batch: afterwards sequence i is the old sequence
+	// idx[i]. len(idx) may differ from N (sequences are dropped or
+	// duplicated).
+	Keep(idx []int)
+}
+
+// Decoder starts Steppers for one input x.
+type Decoder interface {
+	// Start returns a Stepper with n empty sequences.
+	Start(n int) Stepper
+}
+
+// Affine maps a head's own units t to the original units of y:
+// y = Offset + Scale*t, Scale > 0. Densities convert with
+// log p(y) = log p(t) - log(Scale).
+type Affine struct {
+	Offset, Scale float64
+}
