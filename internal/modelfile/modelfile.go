@@ -1,0 +1,198 @@
+// Package modelfile reads and writes decoreg's model files.
+//
+// A model file is, in order:
+//
+//	magic    8 bytes  "DECOREG\x00"
+//	version  uint32   little-endian; this package writes Version
+//	hlen     uint32   length of the header in bytes
+//	header   hlen     bytes of JSON (architecture, tokenization, scaling, metadata)
+//	n        uint64   number of float32 parameters
+//	params   4n bytes little-endian IEEE-754 float32, the flat parameter arena
+//	crc      uint32   CRC-32C (Castagnoli) of every byte above
+//
+// Reading checks the magic, refuses versions newer than Version with an
+// error naming both numbers, and reports a truncated or corrupt file.
+// Writing is atomic: the file appears complete or not at all.
+package modelfile
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// Version is the format version this package writes and the newest it reads.
+const Version = 1
+
+const magic = "DECOREG\x00"
+
+// Limits that protect Read from absurd sizes in corrupt files.
+const (
+	maxHeader = 64 << 20
+	maxParams = 1 << 34
+)
+
+var (
+	// ErrNotModel means the file does not start with the model magic.
+	ErrNotModel = errors.New("not a decoreg model file")
+	// ErrTruncated means the file ends early.
+	ErrTruncated = errors.New("model file is truncated")
+	// ErrChecksum means the stored checksum does not match the contents.
+	ErrChecksum = errors.New("model file is corrupt (checksum mismatch)")
+	// ErrVersion means the file was written by a newer decoreg.
+	ErrVersion = errors.New("model file version not supported")
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Encode writes a model file with the given JSON header and parameters to w.
+func Encode(w io.Writer, header []byte, params []float32) error {
+	h := crc32.New(castagnoli)
+	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 1<<16)
+	var buf [8]byte
+	bw.WriteString(magic)
+	binary.LittleEndian.PutUint32(buf[:4], Version)
+	bw.Write(buf[:4])
+	binary.LittleEndian.PutUint32(buf[:4], uint32(len(header)))
+	bw.Write(buf[:4])
+	bw.Write(header)
+	binary.LittleEndian.PutUint64(buf[:8], uint64(len(params)))
+	bw.Write(buf[:8])
+	for _, p := range params {
+		binary.LittleEndian.PutUint32(buf[:4], math.Float32bits(p))
+		bw.Write(buf[:4])
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	binary.LittleEndian.PutUint32(buf[:4], h.Sum32())
+	_, err := w.Write(buf[:4])
+	return err
+}
+
+// Decode reads a model file from r and returns its header and parameters.
+func Decode(r io.Reader) (header []byte, params []float32, err error) {
+	h := crc32.New(castagnoli)
+	tr := io.TeeReader(bufio.NewReaderSize(r, 1<<16), h)
+	read := func(p []byte) error {
+		if _, err := io.ReadFull(tr, p); err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return ErrTruncated
+			}
+			return err
+		}
+		return nil
+	}
+	var head [16]byte
+	if _, err := io.ReadFull(tr, head[:8]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, nil, ErrNotModel
+		}
+		return nil, nil, err
+	}
+	if string(head[:8]) != magic {
+		return nil, nil, ErrNotModel
+	}
+	if err := read(head[8:16]); err != nil {
+		return nil, nil, err
+	}
+	if v := binary.LittleEndian.Uint32(head[8:12]); v > Version || v == 0 {
+		return nil, nil, fmt.Errorf("%w: file has version %d, this decoreg reads up to version %d", ErrVersion, v, Version)
+	}
+	hlen := binary.LittleEndian.Uint32(head[12:16])
+	if hlen > maxHeader {
+		return nil, nil, fmt.Errorf("%w: header length %d", ErrChecksum, hlen)
+	}
+	header = make([]byte, hlen)
+	if err := read(header); err != nil {
+		return nil, nil, err
+	}
+	var nb [8]byte
+	if err := read(nb[:]); err != nil {
+		return nil, nil, err
+	}
+	n := binary.LittleEndian.Uint64(nb[:])
+	if n > maxParams {
+		return nil, nil, fmt.Errorf("%w: parameter count %d", ErrChecksum, n)
+	}
+	params = make([]float32, 0, min(n, 1<<20))
+	var chunk [4096]byte
+	for left := n * 4; left > 0; {
+		c := chunk[:min(left, uint64(len(chunk)))]
+		if err := read(c); err != nil {
+			return nil, nil, err
+		}
+		for i := 0; i < len(c); i += 4 {
+			params = append(params, math.Float32frombits(binary.LittleEndian.Uint32(c[i:])))
+		}
+		left -= uint64(len(c))
+	}
+	sum := h.Sum32()
+	var crc [4]byte
+	if _, err := io.ReadFull(tr, crc[:]); err != nil {
+		return nil, nil, ErrTruncated
+	}
+	if binary.LittleEndian.Uint32(crc[:]) != sum {
+		return nil, nil, ErrChecksum
+	}
+	return header, params, nil
+}
+
+// WriteFile writes a model file atomically: to a temporary file in the same
+// directory, synced, then renamed over path. On error nothing is left behind
+// and an existing file at path is untouched.
+func WriteFile(path string, header []byte, params []float32) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err := Encode(f, header, params); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
+
+// ReadFile reads the model file at path. Errors name the file.
+func ReadFile(path string) (header []byte, params []float32, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	header, params, err = Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return header, params, nil
+}

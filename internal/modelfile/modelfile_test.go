@@ -1,0 +1,103 @@
+package modelfile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func sample() ([]byte, []float32) {
+	params := []float32{0, -1.5, float32(math.Pi), math.MaxFloat32, math.SmallestNonzeroFloat32, float32(math.Inf(-1))}
+	return []byte(`{"head":"decoder"}`), params
+}
+
+func TestRoundTrip(t *testing.T) {
+	h, p := sample()
+	var buf bytes.Buffer
+	if err := Encode(&buf, h, p); err != nil {
+		t.Fatal(err)
+	}
+	// Independent check of the layout: magic, version, lengths, crc.
+	b := buf.Bytes()
+	if string(b[:8]) != "DECOREG\x00" || binary.LittleEndian.Uint32(b[8:]) != Version {
+		t.Fatalf("bad prefix % x", b[:12])
+	}
+	if want := 8 + 4 + 4 + len(h) + 8 + 4*len(p) + 4; len(b) != want {
+		t.Fatalf("length %d, want %d", len(b), want)
+	}
+	if got := binary.LittleEndian.Uint32(b[len(b)-4:]); got != crc32.Checksum(b[:len(b)-4], crc32.MakeTable(crc32.Castagnoli)) {
+		t.Fatal("crc mismatch")
+	}
+	h2, p2, err := Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(h, h2) || len(p2) != len(p) {
+		t.Fatalf("header/len mismatch")
+	}
+	for i := range p {
+		if math.Float32bits(p[i]) != math.Float32bits(p2[i]) {
+			t.Fatalf("param %d: %v != %v", i, p2[i], p[i])
+		}
+	}
+}
+
+func TestCorrupt(t *testing.T) {
+	h, p := sample()
+	var buf bytes.Buffer
+	Encode(&buf, h, p)
+	good := buf.Bytes()
+	for cut := 0; cut < len(good); cut++ {
+		_, _, err := Decode(bytes.NewReader(good[:cut]))
+		if err == nil {
+			t.Fatalf("truncation at %d accepted", cut)
+		}
+		if cut >= 8 && !errors.Is(err, ErrTruncated) {
+			t.Fatalf("truncation at %d: %v", cut, err)
+		}
+	}
+	for i := 0; i < len(good); i++ {
+		bad := bytes.Clone(good)
+		bad[i] ^= 0x10
+		if _, _, err := Decode(bytes.NewReader(bad)); err == nil {
+			t.Fatalf("flipped byte %d accepted", i)
+		}
+	}
+	newer := bytes.Clone(good)
+	binary.LittleEndian.PutUint32(newer[8:], Version+1)
+	_, _, err := Decode(bytes.NewReader(newer))
+	if !errors.Is(err, ErrVersion) {
+		t.Fatalf("newer version: %v", err)
+	}
+	if _, _, err := Decode(bytes.NewReader([]byte("x,y\n1,2\n"))); !errors.Is(err, ErrNotModel) {
+		t.Fatalf("csv: %v", err)
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.drg")
+	h, p := sample()
+	if err := WriteFile(path, h, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, p2, err := ReadFile(path); err != nil || len(p2) != len(p) {
+		t.Fatal(err)
+	}
+	// A write into a missing directory fails and leaves nothing behind.
+	if err := WriteFile(filepath.Join(dir, "nope", "m.drg"), h, p); err == nil {
+		t.Fatal("write into missing dir succeeded")
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Fatalf("dir has %d entries, want 1", len(ents))
+	}
+	if _, _, err := ReadFile(filepath.Join(dir, "missing")); err == nil {
+		t.Fatal("missing file read")
+	}
+}
