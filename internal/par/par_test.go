@@ -1,0 +1,50 @@
+package par
+
+import (
+	"sync/atomic"
+	"testing"
+)
+
+func TestForCoversOnce(t *testing.T) {
+	defer SetThreads(0)
+	for _, th := range []int{1, 2, 3, 8} {
+		SetThreads(th)
+		for _, n := range []int{0, 1, 2, 5, 100, 1001} {
+			for _, cost := range []int{1, MinWork, 10 * MinWork} {
+				hits := make([]atomic.Int32, n)
+				var calls atomic.Int32
+				For(n, cost, func(lo, hi int) {
+					calls.Add(1)
+					if lo >= hi {
+						t.Errorf("empty chunk [%d,%d)", lo, hi)
+					}
+					for i := lo; i < hi; i++ {
+						hits[i].Add(1)
+					}
+				})
+				for i := range hits {
+					if hits[i].Load() != 1 {
+						t.Fatalf("threads %d n %d cost %d: index %d visited %d times", th, n, cost, i, hits[i].Load())
+					}
+				}
+				if want := Chunks(n, cost); int(calls.Load()) != want {
+					t.Fatalf("threads %d n %d cost %d: %d calls, Chunks says %d", th, n, cost, calls.Load(), want)
+				}
+				if n > 0 && cost >= MinWork && int(calls.Load()) != min(th, n) {
+					t.Fatalf("threads %d n %d cost %d: %d chunks, want %d", th, n, cost, calls.Load(), min(th, n))
+				}
+			}
+		}
+	}
+}
+
+func TestSmallWorkSerial(t *testing.T) {
+	defer SetThreads(0)
+	SetThreads(4)
+	if c := Chunks(100, 1); c != 1 {
+		t.Fatalf("tiny work split into %d chunks", c)
+	}
+	if SetThreads(-3); Threads() < 1 {
+		t.Fatal("Threads() < 1 after SetThreads(-3)")
+	}
+}
