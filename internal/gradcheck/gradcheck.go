@@ -13,7 +13,7 @@ import "math"
 
 // DefaultStep is the central-difference step used when step is 0: about
 // the cube root of the float64 epsilon, which balances truncation error
-// (step^2 |f”'| / 6) against rounding error (eps |f| / step).
+// (step^2 * |third derivative| / 6) against rounding error (eps |f| / step).
 const DefaultStep = 6e-6
 
 // Gradient sets dst[i] = (f(x + h e_i) - f(x - h e_i)) / (2h) for every i and
