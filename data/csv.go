@@ -1,0 +1,301 @@
+package data
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Dataset is a regression data set held in memory.
+type Dataset struct {
+	Names      []string  // feature names, len Cols
+	X          []float64 // features, (Rows, Cols) row-major
+	Y          []float64 // targets, len Rows; nil when the data has no target
+	Rows, Cols int
+	Path       string // the file it was read from ("" if built in memory)
+	TargetName string // the target column's name ("" when Y is nil)
+}
+
+// Row returns the features of row i, a subslice of d.X.
+func (d *Dataset) Row(i int) []float64 {
+	return d.X[i*d.Cols : (i+1)*d.Cols : (i+1)*d.Cols]
+}
+
+// ReadOptions controls how ReadCSV picks the target column. The zero value
+// takes the last column as the target.
+type ReadOptions struct {
+	// Target names the target column; "" means the last column.
+	Target string
+	// NoTarget makes every column a feature and leaves Dataset.Y nil
+	// (for inputs to prediction). It may not be combined with Target.
+	NoTarget bool
+}
+
+// ReadCSV reads a data set from a CSV file with a header, gzipped or not.
+// The target is chosen by opts; every other column is a feature, in file
+// order. Every cell of every row must be a finite number. Errors in the
+// file's contents are *ParseError values (see the package documentation).
+//
+// ReadCSV panics if opts sets both Target and NoTarget.
+func ReadCSV(path string, opts ReadOptions) (*Dataset, error) {
+	if opts.NoTarget && opts.Target != "" {
+		panic("data: ReadOptions sets both Target and NoTarget")
+	}
+	t, err := openTable(path)
+	if err != nil {
+		return nil, err
+	}
+	defer t.close()
+
+	target := -1
+	switch {
+	case opts.NoTarget:
+	case opts.Target == "":
+		target = len(t.header) - 1
+	default:
+		target = t.column(opts.Target)
+		if target < 0 {
+			return nil, &ParseError{Path: path, Line: 1,
+				Err: fmt.Errorf("%w: target %q not among the columns %s", ErrNoColumn, opts.Target, nameList(t.header))}
+		}
+	}
+	var feats []int
+	var names []string
+	for j, name := range t.header {
+		if j != target {
+			feats = append(feats, j)
+			names = append(names, name)
+		}
+	}
+	if len(feats) == 0 {
+		return nil, &ParseError{Path: path, Line: 1,
+			Err: fmt.Errorf("%w: the only column %q is the target", ErrNoFeatures, t.header[0])}
+	}
+	d := &Dataset{Names: names, Cols: len(feats), Path: path}
+	if target >= 0 {
+		d.TargetName = t.header[target]
+	}
+	if err := t.readRows(d, feats, target); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// ReadFeatures reads the columns named featureNames (in that order) from a
+// CSV file with a header, gzipped or not, matching columns by their header
+// names, as a model's prediction input. Other columns are ignored and their
+// cells are not parsed. If target is not "" and the file has a column of
+// that name, it fills Dataset.Y; otherwise Y is nil. A feature column that
+// the file lacks is an error wrapping ErrNoColumn that names it.
+//
+// ReadFeatures panics if featureNames is empty.
+func ReadFeatures(path string, featureNames []string, target string) (*Dataset, error) {
+	if len(featureNames) == 0 {
+		panic("data: ReadFeatures with no feature names")
+	}
+	t, err := openTable(path)
+	if err != nil {
+		return nil, err
+	}
+	defer t.close()
+
+	feats := make([]int, len(featureNames))
+	for i, name := range featureNames {
+		feats[i] = t.column(name)
+		if feats[i] < 0 {
+			return nil, &ParseError{Path: path, Line: 1,
+				Err: fmt.Errorf("%w: feature %q missing (the model's features are %s; the file's columns are %s)",
+					ErrNoColumn, name, nameList(featureNames), nameList(t.header))}
+		}
+	}
+	tcol := -1
+	if target != "" {
+		tcol = t.column(target)
+	}
+	d := &Dataset{Names: append([]string(nil), featureNames...), Cols: len(feats), Path: path}
+	if tcol >= 0 {
+		d.TargetName = target
+	}
+	if err := t.readRows(d, feats, tcol); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// table is an open CSV file whose header has been read.
+type table struct {
+	path   string
+	f      *os.File
+	r      *csv.Reader
+	header []string
+	index  map[string]int // header name -> column
+}
+
+// openTable opens path, decompresses it if it starts with the gzip magic
+// bytes, and reads and checks the header (no duplicate names).
+func openTable(path string) (*table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err // *fs.PathError names the path
+	}
+	t := &table{path: path, f: f}
+	br := bufio.NewReaderSize(f, 1<<16)
+	var src io.Reader = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		src = zr
+	}
+	t.r = csv.NewReader(src)
+	t.r.FieldsPerRecord = -1 // checked here, to report it our way
+	t.r.ReuseRecord = true
+	rec, err := t.next()
+	if err == io.EOF {
+		f.Close()
+		return nil, &ParseError{Path: path, Err: ErrEmpty}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	t.header = make([]string, len(rec))
+	t.index = make(map[string]int, len(rec))
+	for j, name := range rec {
+		if j == 0 {
+			name = strings.TrimPrefix(name, "\ufeff") // byte order mark
+		}
+		name = strings.TrimSpace(name)
+		if k, dup := t.index[name]; dup {
+			f.Close()
+			return nil, &ParseError{Path: path, Line: 1, Column: j + 1,
+				Err: fmt.Errorf("%w: %q (also column %d)", ErrDuplicateColumn, name, k+1)}
+		}
+		t.header[j] = name
+		t.index[name] = j
+	}
+	return t, nil
+}
+
+func (t *table) close() { t.f.Close() }
+
+// column returns the index of the column called name, or -1.
+func (t *table) column(name string) int {
+	if j, ok := t.index[name]; ok {
+		return j
+	}
+	return -1
+}
+
+// next returns the next record (reused between calls), io.EOF at the end,
+// a *ParseError for malformed CSV, or the read error wrapped with the path.
+func (t *table) next() ([]string, error) {
+	rec, err := t.r.Read()
+	if err == nil || err == io.EOF {
+		return rec, err
+	}
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return nil, &ParseError{Path: t.path, Line: pe.Line, Err: pe.Err}
+	}
+	return nil, fmt.Errorf("%s: %w", t.path, err)
+}
+
+// line returns the line on which field j of the last record starts.
+func (t *table) line(j int) int {
+	line, _ := t.r.FieldPos(j)
+	return line
+}
+
+// readRows parses the remaining records into d: the columns feats as
+// features and column target (if >= 0) as the target.
+func (t *table) readRows(d *Dataset, feats []int, target int) error {
+	for {
+		rec, err := t.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if len(rec) != len(t.header) {
+			return &ParseError{Path: t.path, Line: t.line(0),
+				Err: fmt.Errorf("%w: %d fields, the header has %d", ErrFieldCount, len(rec), len(t.header))}
+		}
+		for _, j := range feats {
+			v, err := t.cell(rec, j)
+			if err != nil {
+				return err
+			}
+			d.X = append(d.X, v)
+		}
+		if target >= 0 {
+			v, err := t.cell(rec, target)
+			if err != nil {
+				return err
+			}
+			d.Y = append(d.Y, v)
+		}
+		d.Rows++
+	}
+	if d.Rows == 0 {
+		return &ParseError{Path: t.path, Err: ErrNoRows}
+	}
+	return nil
+}
+
+// cell parses field j of rec.
+func (t *table) cell(rec []string, j int) (float64, error) {
+	v, err := parseNumber(rec[j])
+	if err != nil {
+		return 0, &ParseError{Path: t.path, Line: t.line(j), Column: j + 1,
+			Err: fmt.Errorf("%w in column %q", err, t.header[j])}
+	}
+	return v, nil
+}
+
+// parseNumber parses a cell: a finite float64 as accepted by
+// strconv.ParseFloat, surrounding spaces allowed, no underscores.
+func parseNumber(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	if strings.Contains(t, "_") {
+		return 0, fmt.Errorf("%w: %q", ErrNotNumber, s)
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) && math.IsInf(v, 0) {
+			return 0, fmt.Errorf("%w: %q overflows float64", ErrNonFinite, s)
+		}
+		return 0, fmt.Errorf("%w: %q", ErrNotNumber, s)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%w: %q", ErrNonFinite, s)
+	}
+	return v, nil
+}
+
+// nameList formats names for an error message: at most 8 of them, quoted.
+func nameList(names []string) string {
+	const max = 8
+	var b strings.Builder
+	for i, n := range names {
+		if i == max {
+			fmt.Fprintf(&b, ", ... (%d in all)", len(names))
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(n))
+	}
+	return b.String()
+}

@@ -1,0 +1,214 @@
+package data
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/csv"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// writeTemp writes content to a file called name in a new temporary
+// directory and returns its path.
+func writeTemp(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func gzipBytes(t *testing.T, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(s))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func checkDataset(t *testing.T, d *Dataset, names []string, x, y []float64, target string) {
+	t.Helper()
+	if !slices.Equal(d.Names, names) || d.Cols != len(names) {
+		t.Errorf("names %q cols %d, want %q", d.Names, d.Cols, names)
+	}
+	if d.Rows != len(x)/len(names) {
+		t.Errorf("rows %d, want %d", d.Rows, len(x)/len(names))
+	}
+	if !slices.Equal(d.X, x) {
+		t.Errorf("X = %v, want %v", d.X, x)
+	}
+	if !slices.Equal(d.Y, y) || (d.Y == nil) != (y == nil) {
+		t.Errorf("Y = %v, want %v", d.Y, y)
+	}
+	if d.TargetName != target {
+		t.Errorf("target %q, want %q", d.TargetName, target)
+	}
+}
+
+func TestReadCSV(t *testing.T) {
+	p := filepath.Join("testdata", "tiny.csv")
+	d, err := ReadCSV(p, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDataset(t, d, []string{"x0", "x1"}, []float64{1, 2, 4, 5, -7.5, 0.8, 0.25, 1000}, []float64{3, 6, 9, -2}, "y")
+	if d.Path != p {
+		t.Errorf("path %q", d.Path)
+	}
+	if got := d.Row(2); !slices.Equal(got, []float64{-7.5, 0.8}) {
+		t.Errorf("Row(2) = %v", got)
+	}
+
+	d, err = ReadCSV(p, ReadOptions{Target: "x0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDataset(t, d, []string{"x1", "y"}, []float64{2, 3, 5, 6, 0.8, 9, 1000, -2}, []float64{1, 4, -7.5, 0.25}, "x0")
+
+	d, err = ReadCSV(p, ReadOptions{NoTarget: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDataset(t, d, []string{"x0", "x1", "y"}, []float64{1, 2, 3, 4, 5, 6, -7.5, 0.8, 9, 0.25, 1000, -2}, nil, "")
+}
+
+func TestReadCSVGzipByMagic(t *testing.T) {
+	const src = "a,b,c\n1,2,3\n4,5,6\n"
+	dir := t.TempDir()
+	// gzipped content under a plain name, plain content under a .gz name
+	zp := filepath.Join(dir, "data.csv")
+	os.WriteFile(zp, gzipBytes(t, src), 0o644)
+	pp := filepath.Join(dir, "plain.csv.gz")
+	os.WriteFile(pp, []byte(src), 0o644)
+	for _, p := range []string{zp, pp} {
+		d, err := ReadCSV(p, ReadOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		checkDataset(t, d, []string{"a", "b"}, []float64{1, 2, 4, 5}, []float64{3, 6}, "c")
+	}
+	// CRLF line ends, a byte order mark and blank lines are accepted.
+	d, err := ReadCSV(writeTemp(t, "crlf.csv", "\ufeffa , b\r\n1,2\r\n\r\n3,4\r\n"), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDataset(t, d, []string{"a"}, []float64{1, 3}, []float64{2, 4}, "b")
+}
+
+func TestReadCSVErrors(t *testing.T) {
+	tests := []struct {
+		name, content string
+		opts          ReadOptions
+		sentinel      error
+		line, col     int
+		msg           string // the whole Error() text, with "F" for the path; "" to skip
+	}{
+		{"empty", "", ReadOptions{}, ErrEmpty, 0, 0, "F: empty file"},
+		{"blank lines", "\n\n", ReadOptions{}, ErrEmpty, 0, 0, ""},
+		{"header only", "a,b,c\n", ReadOptions{}, ErrNoRows, 0, 0, "F: no data rows (header only)"},
+		{"ragged short", "a,b,c\n1,2,3\n1,2\n", ReadOptions{}, ErrFieldCount, 3, 0,
+			"F: line 3: wrong number of fields: 2 fields, the header has 3"},
+		{"ragged long", "a,b\n1,2\n3,4\n5,6,7\n", ReadOptions{}, ErrFieldCount, 4, 0, ""},
+		{"not a number", "a,b,c\n1,2,3\n4,x5,6\n", ReadOptions{}, ErrNotNumber, 3, 2,
+			`F: line 3, column 2: not a number: "x5" in column "b"`},
+		{"empty cell", "a,b\n1,\n", ReadOptions{}, ErrNotNumber, 2, 2, `F: line 2, column 2: not a number: "" in column "b"`},
+		{"underscore", "a,b\n1_0,2\n", ReadOptions{}, ErrNotNumber, 2, 1, ""},
+		{"NaN feature", "a,b\n1,2\nNaN,3\n", ReadOptions{}, ErrNonFinite, 3, 1,
+			`F: line 3, column 1: not a finite number: "NaN" in column "a"`},
+		{"Inf target", "a,b\n1,2\n3,-Inf\n", ReadOptions{}, ErrNonFinite, 3, 2, ""},
+		{"overflow", "a,b\n1,1e999\n", ReadOptions{}, ErrNonFinite, 2, 2, ""},
+		{"duplicate", "a,b,a\n1,2,3\n", ReadOptions{}, ErrDuplicateColumn, 1, 3,
+			`F: line 1, column 3: duplicate column name: "a" (also column 1)`},
+		{"no target", "a,b\n1,2\n", ReadOptions{Target: "y"}, ErrNoColumn, 1, 0,
+			`F: line 1: no such column: target "y" not among the columns "a", "b"`},
+		{"only target", "y\n1\n", ReadOptions{}, ErrNoFeatures, 1, 0, ""},
+		{"bad quote", "a,b\n1,\"2\n", ReadOptions{}, csv.ErrQuote, 2, 0, ""},
+		{"late NaN in ignored order", "a,b\n1,2\n3,4\n5,nan\n", ReadOptions{NoTarget: true}, ErrNonFinite, 4, 2, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeTemp(t, "f.csv", tc.content)
+			d, err := ReadCSV(p, tc.opts)
+			if err == nil {
+				t.Fatalf("no error; got %+v", d)
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("%v (%T) is not a *ParseError", err, err)
+			}
+			if tc.sentinel != nil && !errors.Is(err, tc.sentinel) {
+				t.Errorf("%v does not wrap %v", err, tc.sentinel)
+			}
+			if pe.Path != p || pe.Line != tc.line || pe.Column != tc.col {
+				t.Errorf("%v: path %q line %d column %d, want line %d column %d", err, pe.Path, pe.Line, pe.Column, tc.line, tc.col)
+			}
+			if tc.msg != "" {
+				if want := p + strings.TrimPrefix(tc.msg, "F"); err.Error() != want {
+					t.Errorf("got %q, want %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestReadCSVFileErrors(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "missing.csv")
+	_, err := ReadCSV(p, ReadOptions{})
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), p) {
+		t.Errorf("missing file: %v", err)
+	}
+	// A corrupt gzip stream: the header is fine, the body is cut short.
+	z := gzipBytes(t, "a,b\n1,2\n3,4\n5,6\n")
+	zp := writeTemp(t, "cut.csv.gz", string(z[:len(z)-10]))
+	_, err = ReadCSV(zp, ReadOptions{})
+	if err == nil || !strings.HasPrefix(err.Error(), zp+": ") {
+		t.Errorf("truncated gzip: %v", err)
+	}
+	// An empty gzip stream is an empty file.
+	_, err = ReadCSV(writeTemp(t, "e.gz", string(gzipBytes(t, ""))), ReadOptions{})
+	if !errors.Is(err, ErrEmpty) {
+		t.Errorf("empty gzip: %v", err)
+	}
+}
+
+func TestReadFeatures(t *testing.T) {
+	// Columns in another order, an extra non-numeric column that is ignored.
+	p := writeTemp(t, "in.csv", "id,x1,y,x0\nabc,2,3,1\ndef,5,6,4\n")
+	d, err := ReadFeatures(p, []string{"x0", "x1"}, "y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDataset(t, d, []string{"x0", "x1"}, []float64{1, 2, 4, 5}, []float64{3, 6}, "y")
+
+	// Without the target column: Y is nil.
+	p = writeTemp(t, "in.csv", "x1,x0\n2,1\n5,4\n")
+	d, err = ReadFeatures(p, []string{"x0", "x1"}, "y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDataset(t, d, []string{"x0", "x1"}, []float64{1, 2, 4, 5}, nil, "")
+
+	_, err = ReadFeatures(p, []string{"x0", "x2"}, "y")
+	var pe *ParseError
+	if !errors.Is(err, ErrNoColumn) || !errors.As(err, &pe) || pe.Line != 1 || !strings.Contains(err.Error(), `feature "x2" missing`) {
+		t.Errorf("missing feature: %v", err)
+	}
+	// A bad cell in a used column is reported; one in an ignored column is not.
+	p = writeTemp(t, "in.csv", "x0,y,z\n1,2,q\n3,NaN,q\n")
+	if _, err := ReadFeatures(p, []string{"x0"}, ""); err != nil {
+		t.Errorf("ignored columns parsed: %v", err)
+	}
+	_, err = ReadFeatures(p, []string{"x0"}, "y")
+	if !errors.Is(err, ErrNonFinite) || !errors.As(err, &pe) || pe.Line != 3 || pe.Column != 2 {
+		t.Errorf("NaN target: %v", err)
+	}
+}

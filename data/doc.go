@@ -1,0 +1,32 @@
+// Package data reads regression data sets and test-split masks from CSV
+// files, splits and scales them, and writes files atomically.
+//
+// # Layout
+//
+// A Dataset holds its features row-major in one flat slice: the value of
+// feature j in row i is X[i*Cols+j]. Targets are Y[i]. Values are float64 in
+// memory; models convert to float32 where they need to.
+//
+// # Files
+//
+// Data files are CSV with a header line, optionally gzip-compressed (detected
+// from the file's first bytes, not its name). Cells are decimal numbers as
+// accepted by strconv.ParseFloat, surrounding spaces allowed; NaN and
+// infinities are rejected, as are values that overflow float64. The target
+// is the last column unless ReadOptions.Target names another one.
+//
+// Mask files (the UCI benchmark's test_mask.csv.gz) have the header
+// split0,...,split{k-1} and one 0/1 value per split and row; row r is a test
+// row of split k iff its column k is 1.
+//
+// # Errors
+//
+// Problems with a file's contents are reported as *ParseError, which names
+// the file, the line (counted from 1, the header being line 1) and the
+// column (the field number counted from 1, or 0 when the error concerns a
+// whole line or file), and wraps one of the sentinel errors ErrEmpty,
+// ErrNoRows, ErrFieldCount, ErrNotNumber, ErrNonFinite, ErrDuplicateColumn,
+// ErrNoColumn, ErrNoFeatures, ErrMaskHeader or ErrMaskValue, so that callers
+// can branch with errors.Is. A file that cannot be opened gives the
+// *fs.PathError of package os, which names the path.
+package data

@@ -1,0 +1,59 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors wrapped by *ParseError (and, for ErrRowCount and
+// ErrSplitRange, by the errors of CheckRows and Mask.Test). Test for them
+// with errors.Is.
+var (
+	ErrEmpty           = errors.New("empty file")
+	ErrNoRows          = errors.New("no data rows (header only)")
+	ErrFieldCount      = errors.New("wrong number of fields")
+	ErrNotNumber       = errors.New("not a number")
+	ErrNonFinite       = errors.New("not a finite number")
+	ErrDuplicateColumn = errors.New("duplicate column name")
+	ErrNoColumn        = errors.New("no such column")
+	ErrNoFeatures      = errors.New("no feature columns")
+	ErrMaskHeader      = errors.New("bad mask header")
+	ErrMaskValue       = errors.New("mask value is not 0 or 1")
+	ErrRowCount        = errors.New("row counts differ")
+	ErrSplitRange      = errors.New("split index out of range")
+
+	// ErrConstantTarget is returned by FitMinMax when every target is
+	// the same value, so that min-max scaling is undefined.
+	ErrConstantTarget = errors.New("constant target: every value is the same")
+
+	// ErrTooFewRows is returned by ValidationSplit when the training or
+	// the validation part would be empty.
+	ErrTooFewRows = errors.New("too few rows for a validation split")
+)
+
+// ParseError is an error in the contents of a file. Line counts from 1 (the
+// header is line 1) and is 0 when the error concerns the whole file; Column
+// is the field number counted from 1, and 0 when the error concerns a whole
+// line or file.
+type ParseError struct {
+	Path   string // the file, as given to the reader
+	Line   int    // line number, from 1; 0 for the whole file
+	Column int    // field number, from 1; 0 for the whole line
+	Err    error  // wraps one of the sentinel errors
+}
+
+// Error reads "PATH: line L, column C: ERR", leaving out the column or the
+// line where they are 0.
+func (e *ParseError) Error() string {
+	switch {
+	case e.Line == 0:
+		return fmt.Sprintf("%s: %v", e.Path, e.Err)
+	case e.Column == 0:
+		return fmt.Sprintf("%s: line %d: %v", e.Path, e.Line, e.Err)
+	default:
+		return fmt.Sprintf("%s: line %d, column %d: %v", e.Path, e.Line, e.Column, e.Err)
+	}
+}
+
+// Unwrap returns e.Err.
+func (e *ParseError) Unwrap() error { return e.Err }
