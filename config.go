@@ -1,0 +1,191 @@
+package decoreg
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"decoreg/vocab"
+)
+
+// Head names a regression head.
+type Head string
+
+// The regression heads.
+const (
+	HeadDecoder   Head = "decoder"   // causal Transformer decoder over a tokenization (the paper's head)
+	HeadPointwise Head = "pointwise" // linear to one scalar, MSE
+	HeadRiemann   Head = "riemann"   // softmax over uniform bins (histogram)
+	HeadMDN       Head = "mdn"       // mixture density network
+)
+
+// Heads lists the heads in a fixed order.
+var Heads = []Head{HeadDecoder, HeadPointwise, HeadRiemann, HeadMDN}
+
+// Defaults. They were chosen once from the paper's grid (its Appendix,
+// DESIGN.md section 6) and are the same for every dataset.
+const (
+	DefaultVocab        = "normalized:base=8,length=6"                 // paper grid: B in {2,4,8}, K in {4,6,8}
+	DefaultUnnormalized = "unnormalized:base=10,exponent=1,mantissa=4" // paper grid: B in {4,8,10}, E in {1,2,4}, M in {2,4,8}
+	DefaultEncLayers    = 2                                            // paper grid: 2..5
+	DefaultEncWidth     = 256                                          // paper grid: 256, 512, 2048
+	DefaultDecLayers    = 1                                            // paper: (1 layer, 32 units, 1 head) or (3, 128, 4)
+	DefaultDecWidth     = 32
+	DefaultDecHeads     = 1
+	DefaultBins         = 256 // paper grid: 16 .. 16384
+	DefaultComponents   = 5   // paper grid: 1 .. 1000
+	DefaultLR           = 5e-4
+	DefaultBatchSize    = 256
+	DefaultMaxEpochs    = 300
+	DefaultPatience     = 5
+	DefaultValFrac      = 0.1
+)
+
+// Config holds the hyper-parameters of a model and of its training. The zero
+// value of a field means its default (see the constants above); use
+// DefaultConfig to see them filled in.
+type Config struct {
+	Head Head // default HeadDecoder
+
+	// Vocab is the decoder's tokenization, as a vocab.Parse spec such as
+	// "normalized:base=8,length=6" or
+	// "unnormalized:base=10,exponent=1,mantissa=4,repeat=3".
+	Vocab string
+	// RawTarget makes an unnormalized decoder tokenize the original y
+	// instead of the scaled u - 0.5.
+	RawTarget bool
+	// UnmaskedLoss trains the decoder with the plain softmax over the whole
+	// vocabulary, as the reference code does; by default the loss uses the
+	// allowed-token constraint (probabilities renormalised over valid
+	// tokens), as likelihoods and sampling always do.
+	UnmaskedLoss bool
+
+	EncLayers, EncWidth           int  // MLP encoder: layers x width, ReLU
+	DecLayers, DecWidth, DecHeads int  // decoder: blocks, model width, attention heads
+	Bins                          int  // Riemann bins
+	Components                    int  // MDN components
+	Sigmoid                       bool // pointwise: squash the output to [-0.5, 0.5]
+
+	LR          float64 // Adam learning rate
+	WeightDecay float64 // L2 penalty (added to the gradient) unless AdamW
+	AdamW       bool    // decoupled weight decay
+	BatchSize   int
+	MaxEpochs   int
+	// Patience is the number of epochs without a better validation loss
+	// before training stops; the best weights are restored.
+	Patience int
+	// ValFrac is the fraction of the training rows held out for early
+	// stopping. A negative value trains on all rows for MaxEpochs epochs.
+	ValFrac float64
+	Seed    uint64
+	// Threads is the number of threads of the matrix kernels (0: all
+	// cores). The same seed and thread count give the same model.
+	Threads int
+
+	// Progress, if set, is called after every epoch.
+	Progress func(Progress)
+}
+
+// Progress reports one finished epoch.
+type Progress struct {
+	Epoch, MaxEpochs int
+	TrainLoss        float64 // mean training loss of the epoch
+	ValLoss          float64 // validation loss (NLL in head units; MSE for pointwise); NaN without validation
+	Best             bool    // this epoch has the best validation loss so far
+	Elapsed          time.Duration
+}
+
+// DefaultConfig returns c with every zero field set to its default.
+func DefaultConfig(c Config) Config {
+	if c.Head == "" {
+		c.Head = HeadDecoder
+	}
+	if c.Vocab == "" && c.Head == HeadDecoder {
+		c.Vocab = DefaultVocab
+	}
+	setInt := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	setInt(&c.EncLayers, DefaultEncLayers)
+	setInt(&c.EncWidth, DefaultEncWidth)
+	if c.Head == HeadDecoder {
+		setInt(&c.DecLayers, DefaultDecLayers)
+		setInt(&c.DecWidth, DefaultDecWidth)
+		setInt(&c.DecHeads, DefaultDecHeads)
+	}
+	if c.Head == HeadRiemann {
+		setInt(&c.Bins, DefaultBins)
+	}
+	if c.Head == HeadMDN {
+		setInt(&c.Components, DefaultComponents)
+	}
+	if c.LR == 0 {
+		c.LR = DefaultLR
+	}
+	setInt(&c.BatchSize, DefaultBatchSize)
+	setInt(&c.MaxEpochs, DefaultMaxEpochs)
+	setInt(&c.Patience, DefaultPatience)
+	if c.ValFrac == 0 {
+		c.ValFrac = DefaultValFrac
+	}
+	return c
+}
+
+// ErrConfig is wrapped by every error about an invalid Config.
+var ErrConfig = errors.New("invalid config")
+
+func configErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+}
+
+// validate checks a defaulted config and returns its tokenization (nil for
+// heads without one).
+func (c Config) validate() (vocab.Tokenizer, error) {
+	var tok vocab.Tokenizer
+	switch c.Head {
+	case HeadDecoder:
+		t, err := vocab.Parse(c.Vocab)
+		if err != nil {
+			return nil, configErr("vocab %q: %v", c.Vocab, err)
+		}
+		tok = t
+	case HeadPointwise, HeadRiemann, HeadMDN:
+	default:
+		return nil, configErr("unknown head %q (want decoder, pointwise, riemann or mdn)", c.Head)
+	}
+	if c.EncLayers < 1 || c.EncWidth < 1 {
+		return nil, configErr("encoder needs at least 1 layer of width >= 1, have %d x %d", c.EncLayers, c.EncWidth)
+	}
+	if c.Head == HeadDecoder {
+		if c.DecLayers < 1 || c.DecWidth < 1 || c.DecHeads < 1 {
+			return nil, configErr("decoder needs layers, width and heads >= 1, have %d, %d, %d", c.DecLayers, c.DecWidth, c.DecHeads)
+		}
+		if c.DecWidth%c.DecHeads != 0 {
+			return nil, configErr("decoder width %d is not a multiple of its %d heads", c.DecWidth, c.DecHeads)
+		}
+	}
+	if c.Head == HeadRiemann && c.Bins < 2 {
+		return nil, configErr("riemann needs at least 2 bins, have %d", c.Bins)
+	}
+	if c.Head == HeadMDN && c.Components < 1 {
+		return nil, configErr("mdn needs at least 1 component, have %d", c.Components)
+	}
+	if !(c.LR > 0) {
+		return nil, configErr("learning rate must be > 0, have %v", c.LR)
+	}
+	if c.WeightDecay < 0 {
+		return nil, configErr("weight decay must be >= 0, have %v", c.WeightDecay)
+	}
+	if c.BatchSize < 1 || c.MaxEpochs < 1 || c.Patience < 1 {
+		return nil, configErr("batch size, epochs and patience must be >= 1, have %d, %d, %d", c.BatchSize, c.MaxEpochs, c.Patience)
+	}
+	if c.ValFrac >= 1 {
+		return nil, configErr("validation fraction must be < 1, have %v", c.ValFrac)
+	}
+	if c.Threads < 0 {
+		return nil, configErr("threads must be >= 0, have %d", c.Threads)
+	}
+	return tok, nil
+}

@@ -1,0 +1,26 @@
+// Package decoreg is decoding-based regression (Song & Bahri, "Decoding-based
+// Regression", 2025) in Go: a model predicts a number by decoding it token by
+// token — sign, exponent, digits — with a small causal Transformer head on top
+// of an MLP encoder, and so gives a full predictive distribution p(y|x), not
+// only a point.
+//
+// The package follows scikit-learn's contract in Go. A Config holds the
+// hyper-parameters; Fit trains a Model on rows of features and targets; a
+// Model answers Predict (means, medians, modes, quantiles), Dist (the whole
+// predictive distribution of one input: exact CDF, quantiles and log-density
+// for tree tokenizations, and sampling), Evaluate (NLL, MSE, Kendall's tau)
+// and Score (R²). Models are saved to and loaded from versioned, checksummed
+// files.
+//
+// Four heads share the same encoder: the decoder head over any tokenization
+// of package vocab (the paper's model), and the baselines pointwise (MSE),
+// Riemann (histogram) and mixture density network. Every head returns the same
+// dist.Distribution, in the original units of y.
+//
+// Units. Targets are min-max scaled with the training set's minimum and
+// maximum to u in [0,1]. The normalized decoder and the Riemann head model u;
+// the pointwise head, the MDN and the unnormalized decoder model u - 0.5 (the
+// unnormalized decoder can model the original y instead, Config.RawTarget).
+// Densities are reported per unit of the original y: NLL_y = NLL_u +
+// log(y_max - y_min).
+package decoreg
