@@ -1,0 +1,106 @@
+package vocab
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// kindKeys lists the required keys of each kind, in Spec order.
+var kindKeys = map[string][]string{
+	"normalized":   {"base", "length"},
+	"unnormalized": {"base", "exponent", "mantissa"},
+	"hamming":      {"length"},
+}
+
+// Parse returns the tokenization of a spec "KIND:KEY=VALUE,...":
+//
+//	normalized:base=B,length=K
+//	unnormalized:base=B,exponent=E,mantissa=M
+//	hamming:length=L
+//
+// Any of them may add special=true (special tokens nan, inf, -inf) and
+// repeat=R (Repeat(R, ·)). Keys may come in any order; every required key
+// must be given once. Errors wrap ErrSpec and name the unknown kind or key,
+// or the bad value. Parse(t.Spec()) gives back an equal tokenization.
+func Parse(spec string) (Tokenizer, error) {
+	t, err := parse(spec)
+	if err != nil {
+		var pe *paramError
+		if errors.As(err, &pe) {
+			err = errors.New(pe.msg)
+		}
+		return nil, fmt.Errorf("%w %q: %v", ErrSpec, spec, err)
+	}
+	return t, nil
+}
+
+func parse(spec string) (Tokenizer, error) {
+	kind, rest, _ := strings.Cut(spec, ":")
+	required, ok := kindKeys[kind]
+	if !ok {
+		return nil, fmt.Errorf("unknown kind %q (want normalized, unnormalized or hamming)", kind)
+	}
+	vals := map[string]string{}
+	if rest != "" {
+		for _, kv := range strings.Split(rest, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				return nil, fmt.Errorf("%q is not KEY=VALUE", kv)
+			}
+			if _, dup := vals[k]; dup {
+				return nil, fmt.Errorf("key %q given twice", k)
+			}
+			known := k == "special" || k == "repeat"
+			for _, r := range required {
+				known = known || k == r
+			}
+			if !known {
+				return nil, fmt.Errorf("unknown key %q for %s (want %s, special, repeat)", k, kind, strings.Join(required, ", "))
+			}
+			vals[k] = v
+		}
+	}
+	ints := make([]int, len(required))
+	for i, k := range required {
+		v, ok := vals[k]
+		if !ok {
+			return nil, fmt.Errorf("missing key %q (%s needs %s)", k, kind, strings.Join(required, ", "))
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, fmt.Errorf("bad number %q for key %q", v, k)
+		}
+		ints[i] = n
+	}
+	var opts []Option
+	if v, ok := vals["special"]; ok {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("bad value %q for key \"special\" (want true or false)", v)
+		}
+		opts = append(opts, WithSpecial(on))
+	}
+	var t Tokenizer
+	var err error
+	switch kind {
+	case "normalized":
+		t, err = NewNormalized(ints[0], ints[1], opts...)
+	case "unnormalized":
+		t, err = NewUnnormalized(ints[0], ints[1], ints[2], opts...)
+	case "hamming":
+		t, err = NewHamming(ints[0], opts...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := vals["repeat"]; ok {
+		r, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, fmt.Errorf("bad number %q for key \"repeat\"", v)
+		}
+		return NewRepeat(r, t)
+	}
+	return t, nil
+}
