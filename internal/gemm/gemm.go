@@ -1,17 +1,69 @@
 package gemm
 
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"sync/atomic"
+)
+
 // Sgemm computes C = alpha*op(A)*op(B) + beta*C for row-major float32
 // matrices, where op(X) is X or its transpose. op(A) is m x k, op(B) is
 // k x n and C is m x n; lda, ldb and ldc are the row strides of A, B and C
 // as stored. When beta is 0, C is not read (NaNs in C do not propagate).
+// When alpha is 0 or k is 0, A and B are not read either.
+//
+// The result depends on the kernel (see SetKernel) but not on the number
+// of threads: every element of C is computed by the same operations in
+// the same order whatever the thread count.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkArgs(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
-	sgemmGeneric(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	sgemm(current.Load(), Threads(), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
+
+// sgemm runs one checked, non-empty multiply on kernel kern with up to
+// threads goroutines.
+func sgemm(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if kern.full != nil {
+		kern.full(threads, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	if k == 0 || alpha == 0 {
+		scaleC(m, n, beta, c, ldc)
+		return
+	}
+	blocked(kern, threads, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// scaleC sets C = beta*C, writing zeros without reading C when beta is 0.
+func scaleC(m, n int, beta float32, c []float32, ldc int) {
+	for i := 0; i < m; i++ {
+		ci := c[i*ldc : i*ldc+n]
+		switch beta {
+		case 0:
+			clear(ci)
+		case 1:
+		default:
+			for j := range ci {
+				ci[j] *= beta
+			}
+		}
+	}
+}
+
+const (
+	errNegative = "gemm: negative dimension"
+	errLead     = "gemm: bad leading dimension"
+	errShortAB  = "gemm: insufficient length of a or b"
+	errShortC   = "gemm: insufficient length of c"
+)
 
 func checkArgs(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
 	if m < 0 || n < 0 || k < 0 {
-		panic("gemm: negative dimension")
+		panic(errNegative)
 	}
 	ar, ac := m, k
 	if transA {
@@ -22,52 +74,99 @@ func checkArgs(transA, transB bool, m, n, k int, a []float32, lda int, b []float
 		br, bc = n, k
 	}
 	if lda < max(1, ac) || ldb < max(1, bc) || ldc < max(1, n) {
-		panic("gemm: bad leading dimension")
+		panic(errLead)
 	}
 	if m == 0 || n == 0 {
 		return
 	}
 	if k > 0 && (len(a) < (ar-1)*lda+ac || len(b) < (br-1)*ldb+bc) {
-		panic("gemm: insufficient length of a or b")
+		panic(errShortAB)
 	}
 	if len(c) < (m-1)*ldc+n {
-		panic("gemm: insufficient length of c")
+		panic(errShortC)
 	}
 }
 
-// sgemmGeneric is the reference implementation: plain loops with float32
-// accumulation in the natural order.
-func sgemmGeneric(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	for i := 0; i < m; i++ {
-		ci := c[i*ldc : i*ldc+n]
-		if beta == 0 {
-			clear(ci)
-		} else if beta != 1 {
-			for j := range ci {
-				ci[j] *= beta
-			}
-		}
-		for p := 0; p < k; p++ {
-			var aip float32
-			if transA {
-				aip = a[p*lda+i]
-			} else {
-				aip = a[i*lda+p]
-			}
-			aip *= alpha
-			if aip == 0 {
-				continue
-			}
-			if transB {
-				for j := range ci {
-					ci[j] += aip * b[j*ldb+p]
-				}
-			} else {
-				bp := b[p*ldb : p*ldb+n]
-				for j := range ci {
-					ci[j] += aip * bp[j]
-				}
-			}
+// microFunc is a micro-kernel. With k >= 1 it computes one mr x nr tile:
+// acc(i, j) = sum over p < k, in increasing p, of a[i*rsa+p*csa]*b[p*rsb+j],
+// then c[i*ldc+j] = alpha*acc(i, j) + beta*c[i*ldc+j], where C is not read
+// when beta is 0. All mr rows of A and nr columns of B are read, so the
+// caller pads partial tiles; strides are in elements.
+type microFunc func(k int, a []float32, rsa, csa int, b []float32, rsb int, c []float32, ldc int, alpha, beta float32)
+
+// kernel is one way to multiply: a micro-kernel with its tile and cache
+// block sizes for the blocked algorithm, or a whole external GEMM.
+type kernel struct {
+	name   string
+	mr, nr int // micro-tile of C: rows, columns
+	kc     int // depth of a packed block
+	mc     int // rows of A packed per block (rounded to a multiple of mr)
+	nc     int // columns of B packed per block (a multiple of nr)
+	micro  microFunc
+
+	// full, when set, computes a whole product (an external library);
+	// the fields above are then unused.
+	full func(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+}
+
+var (
+	usable   []*kernel         // kernels this build can run on this CPU, in Kernels order
+	unusable map[string]string // known kernel names that cannot run here, with why
+	current  atomic.Pointer[kernel]
+	nthreads atomic.Int64 // 0: runtime.GOMAXPROCS(0)
+)
+
+func init() {
+	unusable = map[string]string{}
+	arch := archKernels(unusable)
+	usable = append(usable, arch...)
+	usable = append(usable, kernelGeneric)
+	usable = append(usable, externalKernels(unusable)...)
+	current.Store(usable[0])
+}
+
+// Kernels returns the names of the kernels usable on this machine in this
+// build, the default first: "avx512" and "avx2" (assembly, when the CPU
+// has AVX-512F, or AVX2 and FMA), "purego" (always) and "openblas" (with
+// the openblas build tag, when libopenblas loads).
+func Kernels() []string {
+	names := make([]string, len(usable))
+	for i, k := range usable {
+		names[i] = k.name
+	}
+	return names
+}
+
+// Kernel returns the name of the kernel Sgemm uses.
+func Kernel() string { return current.Load().name }
+
+// SetKernel makes Sgemm use the named kernel, one of Kernels(). It returns
+// an error, and changes nothing, if the name is unknown or the kernel
+// cannot run on this machine or in this build.
+func SetKernel(name string) error {
+	for _, k := range usable {
+		if k.name == name {
+			current.Store(k)
+			return nil
 		}
 	}
+	if why, ok := unusable[name]; ok {
+		return fmt.Errorf("gemm: kernel %q is not usable: %s", name, why)
+	}
+	return fmt.Errorf("gemm: unknown kernel %q (usable: %s)", name, strings.Join(Kernels(), ", "))
+}
+
+// SetThreads sets the number of goroutines (or OpenBLAS threads) one Sgemm
+// call may use. n < 1 restores the default, runtime.GOMAXPROCS(0) at the
+// time of each call. Small products run on the calling goroutine anyway.
+func SetThreads(n int) {
+	nthreads.Store(int64(max(n, 0)))
+}
+
+// Threads returns the number of threads Sgemm calls may use.
+func Threads() int {
+	if n := nthreads.Load(); n > 0 {
+		return int(n)
+	}
+	return runtime.GOMAXPROCS(0)
 }

@@ -1,0 +1,427 @@
+package gemm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"golang.org/x/sys/cpu"
+)
+
+func cpuHasAVX512() bool { return cpu.X86.HasAVX512F }
+
+// forEachKernel runs f once per kernel usable here, switching with
+// SetKernel the way blake2b's TestHashes walks its SIMD levels, and
+// restores the kernel and thread count afterwards.
+func forEachKernel(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	saved, savedThreads := Kernel(), nthreads.Load()
+	defer func() {
+		if err := SetKernel(saved); err != nil {
+			t.Fatal(err)
+		}
+		nthreads.Store(savedThreads)
+	}()
+	for _, name := range Kernels() {
+		if err := SetKernel(name); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(name, f)
+	}
+}
+
+func TestKernelsListed(t *testing.T) {
+	names := Kernels()
+	t.Logf("kernels usable here: %v (default %s)", names, Kernel())
+	if !slices.Contains(names, "purego") {
+		t.Errorf("Kernels() = %v lacks purego", names)
+	}
+	if names[0] != Kernel() {
+		t.Errorf("default kernel %s is not Kernels()[0] = %s", Kernel(), names[0])
+	}
+	for _, name := range []string{"avx512", "avx2"} {
+		if !slices.Contains(names, name) {
+			t.Logf("kernel %s not tested: %s", name, unusable[name])
+		}
+	}
+	if err := SetKernel("nonesuch"); err == nil {
+		t.Error("SetKernel(nonesuch) succeeded")
+	}
+	if Kernel() != names[0] {
+		t.Errorf("failed SetKernel changed the kernel to %s", Kernel())
+	}
+	for name := range unusable {
+		if err := SetKernel(name); err == nil {
+			t.Errorf("SetKernel(%q) succeeded although %s", name, unusable[name])
+		}
+	}
+}
+
+// TestAVX512Guard checks that the AVX-512 kernel is offered exactly when
+// the CPU has AVX-512F, so that it never runs on a CPU without it.
+func TestAVX512Guard(t *testing.T) {
+	has := slices.Contains(Kernels(), "avx512")
+	if !has {
+		t.Skipf("no AVX-512 here (%s): the avx512 kernel is not offered and not tested", unusable["avx512"])
+	}
+	if !cpuHasAVX512() {
+		t.Fatal("avx512 kernel offered on a CPU without AVX-512F")
+	}
+}
+
+type gemmCase struct {
+	transA, transB   bool
+	m, n, k          int
+	alpha, beta      float32
+	padA, padB, padC int // extra elements per row beyond the width
+	nanC             bool
+	guardedA         bool // A and B end at an inaccessible page
+}
+
+func (tc gemmCase) String() string {
+	t := func(b bool) string {
+		if b {
+			return "T"
+		}
+		return "N"
+	}
+	return fmt.Sprintf("%s%s/%dx%dx%d/a%g/b%g/pad%d,%d,%d", t(tc.transA), t(tc.transB), tc.m, tc.n, tc.k, tc.alpha, tc.beta, tc.padA, tc.padB, tc.padC)
+}
+
+const guardLen = 37
+
+var guardVal = float32(math.Float32frombits(0x7fc0beef)) // a NaN with a payload
+
+// runCase multiplies tc with the current kernel and thread count, checks
+// C against a float64 reference, and checks that nothing outside C's
+// written region changed and that A and B did not change. It returns C.
+func runCase(t *testing.T, tc gemmCase, rng *rand.Rand) []float32 {
+	t.Helper()
+	ar, ac := tc.m, tc.k
+	if tc.transA {
+		ar, ac = tc.k, tc.m
+	}
+	br, bc := tc.k, tc.n
+	if tc.transB {
+		br, bc = tc.n, tc.k
+	}
+	lda, ldb, ldc := max(1, ac+tc.padA), max(1, bc+tc.padB), max(1, tc.n+tc.padC)
+	a := randMatrix(ar, ac, lda, rng, tc.guardedA)
+	b := randMatrix(br, bc, ldb, rng, tc.guardedA)
+	a0, b0 := slices.Clone(a), slices.Clone(b)
+
+	// C sits in the middle of a buffer whose other elements, including the
+	// gaps between rows, hold guardVal.
+	clen := 0
+	if tc.m > 0 {
+		clen = (tc.m-1)*ldc + tc.n
+	}
+	full := make([]float32, clen+2*guardLen)
+	for i := range full {
+		full[i] = guardVal
+	}
+	c := full[guardLen : guardLen+clen]
+	inC := func(idx int) bool { return idx%ldc < tc.n }
+	for i := range c {
+		if inC(i) {
+			if tc.nanC {
+				c[i] = float32(math.NaN())
+			} else {
+				c[i] = float32(rng.Float64()*2 - 1)
+			}
+		}
+	}
+	want, mag := refGemm(tc, a, lda, b, ldb, c, ldc)
+
+	Sgemm(tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, c, ldc)
+
+	// The bound for a float32 dot product of length k with float32 steps.
+	tol := float64(tc.k+3) * 0x1p-23 * 2
+	bad := 0
+	for i := range full {
+		j := i - guardLen
+		got := full[i]
+		if j < 0 || j >= clen || !inC(j) {
+			if math.Float32bits(got) != math.Float32bits(guardVal) {
+				t.Fatalf("%v: element %d outside C (offset %d) overwritten with %g", tc, i, j, got)
+			}
+			continue
+		}
+		w := want[j]
+		if math.IsNaN(float64(got)) || math.Abs(float64(got)-w) > tol*mag[j]+1e-30 {
+			if bad++; bad <= 3 {
+				t.Errorf("%v: C(%d,%d) = %g, want %g (|diff| %g, bound %g)", tc, j/ldc, j%ldc, got, w, math.Abs(float64(got)-w), tol*mag[j])
+			}
+		}
+	}
+	if bad > 0 {
+		t.Fatalf("%v: %d wrong elements", tc, bad)
+	}
+	if !slices.Equal(f32bits(a), f32bits(a0)) || !slices.Equal(f32bits(b), f32bits(b0)) {
+		t.Fatalf("%v: A or B modified", tc)
+	}
+	return c
+}
+
+func f32bits(x []float32) []uint32 {
+	u := make([]uint32, len(x))
+	for i, v := range x {
+		u[i] = math.Float32bits(v)
+	}
+	return u
+}
+
+// randMatrix returns a rows x cols matrix with row stride ld, values in
+// [-1, 1) and guardVal in the padding. With guarded (Linux), its last
+// element is the last one before an inaccessible page, so that a read past
+// the end faults.
+func randMatrix(rows, cols, ld int, rng *rand.Rand, guarded bool) []float32 {
+	n := 0
+	if rows > 0 && cols > 0 {
+		n = (rows-1)*ld + cols
+	}
+	var x []float32
+	if guarded {
+		x = guardedSlice(n)
+	} else {
+		x = make([]float32, n)
+	}
+	for i := range x {
+		if i%ld < cols {
+			x[i] = float32(rng.Float64()*2 - 1)
+		} else {
+			x[i] = guardVal
+		}
+	}
+	return x
+}
+
+// refGemm computes alpha*op(A)*op(B) + beta*C in float64, with beta = 0
+// ignoring C, and, per element, the sum of the magnitudes of the terms
+// (the scale of rounding errors).
+func refGemm(tc gemmCase, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) (want, mag []float64) {
+	want = make([]float64, len(c))
+	mag = make([]float64, len(c))
+	for i := 0; i < tc.m; i++ {
+		for j := 0; j < tc.n; j++ {
+			var s, sm float64
+			for p := 0; p < tc.k; p++ {
+				var x, y float64
+				if tc.transA {
+					x = float64(a[p*lda+i])
+				} else {
+					x = float64(a[i*lda+p])
+				}
+				if tc.transB {
+					y = float64(b[j*ldb+p])
+				} else {
+					y = float64(b[p*ldb+j])
+				}
+				s += x * y
+				sm += math.Abs(x * y)
+			}
+			if tc.alpha == 0 {
+				s, sm = 0, 0
+			}
+			s *= float64(tc.alpha)
+			sm *= math.Abs(float64(tc.alpha))
+			if tc.beta != 0 {
+				cv := float64(c[i*ldc+j])
+				s += float64(tc.beta) * cv
+				sm += math.Abs(float64(tc.beta) * cv)
+			}
+			want[i*ldc+j] = s
+			mag[i*ldc+j] = sm
+		}
+	}
+	return want, mag
+}
+
+var transCombos = [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}}
+
+// TestSgemmSmall runs every kernel on all small shapes with dimensions in
+// 1..17, 33 and 65 (a subset at the larger ones), every transposition,
+// with and without padding of the strides.
+func TestSgemmSmall(t *testing.T) {
+	dims := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 33, 65}
+	if testing.Short() {
+		dims = []int{1, 2, 3, 5, 7, 8, 9, 13, 16, 17, 33, 65}
+	}
+	forEachKernel(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(1, 2))
+		for _, m := range dims {
+			for _, n := range dims {
+				for _, k := range dims {
+					if m*n*k > 17*17*33 && (m+n+k)%3 != 0 {
+						continue // thin out the largest
+					}
+					tr := transCombos[(m+2*n+3*k)%4]
+					tc := gemmCase{transA: tr[0], transB: tr[1], m: m, n: n, k: k, alpha: 1, beta: 0, nanC: true}
+					if (m+n+k)%2 == 1 {
+						tc.padA, tc.padB, tc.padC = 3, 1, 5
+						tc.alpha, tc.beta, tc.nanC = -0.75, 1.5, false
+					}
+					runCase(t, tc, rng)
+				}
+			}
+		}
+	})
+}
+
+// TestSgemmAwkward covers 1x1x1, 7x13x5, every transposition and
+// alpha/beta combination, strides wider than the matrices, and reads that
+// would run past the end of A or B into an inaccessible page.
+func TestSgemmAwkward(t *testing.T) {
+	type ab struct {
+		alpha, beta float32
+		nanC        bool
+	}
+	abs := []ab{{1, 0, true}, {1, 1, false}, {-0.5, 2, false}, {0.7, 0, true}, {0, 0.5, false}, {0, 0, true}, {2, -1, false}}
+	shapes := [][3]int{{1, 1, 1}, {7, 13, 5}, {1, 40, 3}, {40, 1, 3}, {3, 3, 70}, {0, 5, 5}, {5, 0, 5}, {5, 5, 0}, {6, 16, 4}, {8, 32, 4}, {12, 48, 9}}
+	forEachKernel(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(3, 4))
+		for _, s := range shapes {
+			for _, tr := range transCombos {
+				for i, x := range abs {
+					for _, pad := range []int{0, 3} {
+						tc := gemmCase{transA: tr[0], transB: tr[1], m: s[0], n: s[1], k: s[2],
+							alpha: x.alpha, beta: x.beta, nanC: x.nanC,
+							padA: pad, padB: pad * 2, padC: pad + i%2, guardedA: pad == 0}
+						runCase(t, tc, rng)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestSgemmBlocks runs each kernel at sizes just off its own tile and
+// cache-block sizes, so that every path of the blocked algorithm (packed
+// and in-place operands, partial tiles and blocks, several depth blocks
+// with beta then 1) is taken.
+func TestSgemmBlocks(t *testing.T) {
+	forEachKernel(t, func(t *testing.T) {
+		kern := current.Load()
+		if kern.full != nil {
+			t.Skip("external library: no blocks of ours")
+		}
+		SetThreads(1)
+		defer SetThreads(0)
+		rng := rand.New(rand.NewPCG(5, 6))
+		mr, nr, kc, mc := kern.mr, kern.nr, kern.kc, kern.mc
+		shapes := [][3]int{
+			{mr - 1, nr + 1, kc + 1},
+			{mr + 1, 4*nr + 1, kc - 1},        // packed A
+			{2*mr + 1, 4*nr + 3, 2*kc + 3},    // packed A and B, three depth blocks
+			{mc + mr + 1, 5*nr - 1, kc},       // two A blocks
+			{mc - 1, 2 * nr, 70},              // in-place A and B
+			{3*mr + 2, 129, (1 << 14) / 129},  // B just in place
+			{3*mr + 2, 129, (1<<14)/129 + 1},  // B just packed
+			{2, kern.nc + nr + 1, 3},          // two column blocks
+			{2*mr - 1, 2*kern.nc - 1, kc + 5}, // two column blocks, partial
+		}
+		for _, s := range shapes {
+			for ti, tr := range transCombos {
+				tc := gemmCase{transA: tr[0], transB: tr[1], m: s[0], n: s[1], k: s[2], alpha: 1.25, beta: -0.5, padA: ti, padB: 2 * ti, padC: 1}
+				if ti%2 == 0 {
+					tc.beta, tc.nanC = 0, true
+				}
+				runCase(t, tc, rng)
+			}
+		}
+	})
+}
+
+// TestThreadsBitIdentical checks that every kernel gives bit-identical
+// results for any number of threads, on shapes large enough to be split.
+func TestThreadsBitIdentical(t *testing.T) {
+	shapes := [][3]int{{67, 131, 300}, {256, 96, 32}, {9, 700, 257}, {300, 20, 300}, {64, 512, 64}}
+	forEachKernel(t, func(t *testing.T) {
+		if current.Load().full != nil {
+			t.Skip("external library: its threading is its own")
+		}
+		for si, s := range shapes {
+			tr := transCombos[si%4]
+			tc := gemmCase{transA: tr[0], transB: tr[1], m: s[0], n: s[1], k: s[2], alpha: 0.5, beta: 1, padC: si}
+			var first []uint32
+			for _, th := range []int{1, 2, 3, 4, 7} {
+				SetThreads(th)
+				c := runCase(t, tc, rand.New(rand.NewPCG(7, uint64(si))))
+				if first == nil {
+					first = f32bits(c)
+				} else if !slices.Equal(first, f32bits(c)) {
+					t.Fatalf("%v: %d threads differ from 1 thread", tc, th)
+				}
+			}
+		}
+		SetThreads(0)
+	})
+}
+
+// TestSplit checks the work split: no more workers than threads or tiles,
+// and shares covering the range exactly.
+func TestSplit(t *testing.T) {
+	for threads := 1; threads <= 9; threads++ {
+		for mt := 1; mt <= 12; mt++ {
+			for nt := 1; nt <= 12; nt++ {
+				tm, tn := split(threads, mt, nt)
+				if tm < 1 || tn < 1 || tm*tn > threads || tm > mt || tn > nt {
+					t.Fatalf("split(%d, %d, %d) = %d, %d", threads, mt, nt, tm, tn)
+				}
+			}
+		}
+	}
+	for parts := 1; parts <= 7; parts++ {
+		next := 3
+		for w := 0; w < parts; w++ {
+			lo, hi := share(3, 20, parts, w)
+			if lo != next || hi < lo {
+				t.Fatalf("share(3, 20, %d, %d) = %d, %d", parts, w, lo, hi)
+			}
+			next = hi
+		}
+		if next != 20 {
+			t.Fatalf("shares of [3, 20) in %d parts end at %d", parts, next)
+		}
+	}
+}
+
+func TestArgChecks(t *testing.T) {
+	x := make([]float32, 100)
+	cases := []struct {
+		name string
+		f    func()
+		want string
+	}{
+		{"negative", func() { Sgemm(false, false, -1, 2, 2, 1, x, 2, x, 2, 0, x, 2) }, errNegative},
+		{"lda", func() { Sgemm(false, false, 2, 2, 3, 1, x, 2, x, 2, 0, x, 2) }, errLead},
+		{"ldb", func() { Sgemm(false, true, 2, 4, 3, 1, x, 3, x, 2, 0, x, 4) }, errLead},
+		{"ldc", func() { Sgemm(false, false, 2, 4, 3, 1, x, 3, x, 4, 0, x, 3) }, errLead},
+		{"shortA", func() { Sgemm(false, false, 10, 2, 10, 1, x[:99], 10, x, 2, 0, x, 2) }, errShortAB},
+		{"shortC", func() { Sgemm(false, false, 2, 50, 1, 1, x, 1, x, 50, 0, x[:99], 50) }, errShortC},
+	}
+	for _, tc := range cases {
+		func() {
+			defer func() {
+				if r := recover(); r != tc.want {
+					t.Errorf("%s: panic %v, want %q", tc.name, r, tc.want)
+				}
+			}()
+			tc.f()
+		}()
+	}
+}
+
+func TestSetThreads(t *testing.T) {
+	defer SetThreads(0)
+	SetThreads(3)
+	if Threads() != 3 {
+		t.Errorf("Threads() = %d after SetThreads(3)", Threads())
+	}
+	SetThreads(0)
+	if Threads() < 1 {
+		t.Errorf("default Threads() = %d", Threads())
+	}
+}

@@ -1,0 +1,71 @@
+//go:build amd64 && gc && !purego
+
+package gemm
+
+import "golang.org/x/sys/cpu"
+
+//go:generate go run gen_kernels.go
+
+// sgemmKernelAVX2 is the AVX2+FMA micro-kernel: a 6x16 tile. Its Go
+// equivalent, with pointers read as slices starting at them:
+//
+//	var acc [6][16]float32
+//	for p := 0; p < k; p++ {
+//		for i := 0; i < 6; i++ {
+//			for j := 0; j < 16; j++ {
+//				acc[i][j] = fma(a[i*rsa+p*csa], b[p*rsb+j], acc[i][j])
+//			}
+//		}
+//	}
+//	for i, j: c[i*ldc+j] = alpha*acc[i][j]                      if beta == 0 (C not read)
+//	          c[i*ldc+j] = fma(beta, c[i*ldc+j], alpha*acc[i][j]) otherwise
+//
+// k may be 0. The strides are in elements; B's rows must be contiguous.
+//
+//go:noescape
+func sgemmKernelAVX2(a, b, c *float32, k, rsa, csa, rsb, ldc int, alpha, beta float32)
+
+// sgemmKernelAVX512 is the AVX-512F micro-kernel: the same as
+// sgemmKernelAVX2 on an 8x32 tile.
+//
+//go:noescape
+func sgemmKernelAVX512(a, b, c *float32, k, rsa, csa, rsb, ldc int, alpha, beta float32)
+
+// CPU features, set once from golang.org/x/sys/cpu. x/sys/cpu reports
+// AVX-512 and AVX2 only when the operating system saves their registers.
+var (
+	useAVX512 = cpu.X86.HasAVX512F
+	useAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+)
+
+func microAVX2(k int, a []float32, rsa, csa int, b []float32, rsb int, c []float32, ldc int, alpha, beta float32) {
+	sgemmKernelAVX2(&a[0], &b[0], &c[0], k, rsa, csa, rsb, ldc, alpha, beta)
+}
+
+func microAVX512(k int, a []float32, rsa, csa int, b []float32, rsb int, c []float32, ldc int, alpha, beta float32) {
+	sgemmKernelAVX512(&a[0], &b[0], &c[0], k, rsa, csa, rsb, ldc, alpha, beta)
+}
+
+var (
+	kernelAVX512 = &kernel{name: "avx512", mr: 8, nr: 32, kc: 192, mc: 128, nc: 4096, micro: microAVX512}
+	kernelAVX2   = &kernel{name: "avx2", mr: 6, nr: 16, kc: 256, mc: 144, nc: 4096, micro: microAVX2}
+)
+
+// archKernels returns the assembly kernels this CPU can run, best first,
+// and records in unusable why the others cannot run. A kernel whose
+// instructions the CPU lacks is never returned, so it can never be
+// selected.
+func archKernels(unusable map[string]string) []*kernel {
+	var ks []*kernel
+	if useAVX512 {
+		ks = append(ks, kernelAVX512)
+	} else {
+		unusable["avx512"] = "this CPU (or its operating system) lacks AVX-512F"
+	}
+	if useAVX2 {
+		ks = append(ks, kernelAVX2)
+	} else {
+		unusable["avx2"] = "this CPU (or its operating system) lacks AVX2 and FMA"
+	}
+	return ks
+}
