@@ -1,0 +1,39 @@
+// Package model builds the paper's networks from the engine's layers
+// (internal/nn): a ReLU MLP encoder phi(x) and one of four regression heads
+// on top of it.
+//
+//   - Decoder: a causal Transformer over a tokenization. The input at
+//     position 0 is Linear(EncWidth, d)(phi(x)); positions 1..T-1 are the
+//     token embeddings of t_1..t_{T-1} (teacher forcing); learned positional
+//     embeddings are added at every position. L post-LayerNorm blocks follow,
+//     x = LN1(x + Attn(x)); x = LN2(x + FFN(x)), with LayerNorm eps 1e-6,
+//     H heads of width d/H, qkv = Linear(d, 3d) with bias, output projection
+//     Linear(d, d) and FFN = Linear(d, DFF), ReLU, Linear(DFF, d). The output
+//     Linear(d, V) at position i gives the logits of token t_{i+1}. The loss of
+//     one example is the cross-entropy summed over the T positions, the
+//     batch loss is its mean over the batch.
+//   - Pointwise: Linear(EncWidth, 1), optionally followed by sigmoid(z)-0.5,
+//     trained with the squared error against t = u - 0.5.
+//   - Riemann: Linear(EncWidth, Bins), a softmax over uniform bins of [0, 1].
+//   - MDN: Linear(EncWidth, 3M) = [mixture logits | means | raw sd], with
+//     sd = ELU(raw) + 1, on t = u - 0.5.
+//
+// This is the same network as the PyTorch peer in shared/peers/torch_ref
+// (model.py), parameter for parameter.
+//
+// # Memory layout
+//
+// All parameters live in one float32 arena (Params), their gradients in a
+// second arena of the same length (Grads), so an optimizer is one loop and
+// a checkpoint is one write; Tensors lists the named views in arena order.
+// Activations are carved from one block sized for the largest batch seen,
+// so Forward and Backward do not allocate in steady state. Every buffer is
+// flat and row-major; shapes are written in comments as (B, T, C).
+//
+// # Concurrency
+//
+// Forward, Backward, RowLosses, ZeroGrad and the parameter arenas belong to
+// one goroutine at a time. Encode, HeadOutputs, Decoder and the Steppers it
+// starts only read the parameters and keep their own buffers, so any number
+// of them may run concurrently with each other (not with a training step).
+package model

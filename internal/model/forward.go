@@ -1,0 +1,386 @@
+package model
+
+import (
+	"fmt"
+
+	"decoreg/internal/nn"
+)
+
+// Batch is one mini-batch. X is always needed; the target field depends on
+// the head.
+type Batch struct {
+	X      []float32 // (B, In) standardized features
+	Tokens []int32   // decoder: (B, T) target tokens t_1..t_T
+	Y      []float32 // pointwise and MDN: (B) targets t = u - 0.5
+	Bins   []int32   // riemann: (B) bin index of each target, in [0, Bins)
+	// Mask optionally holds the decoder's allowed-token masks (B, T, V),
+	// as Masks fills them; it is used only when the loss is masked. When
+	// nil, the masks are computed from the tokenization.
+	Mask []bool
+	B    int // number of rows
+}
+
+// check panics unless b holds what the model's head needs.
+func (m *Model) check(b *Batch) {
+	if b.B < 1 {
+		panic("model: batch with B < 1")
+	}
+	if len(b.X) < b.B*m.Cfg.In {
+		panic("model: Batch.X shorter than (B, In)")
+	}
+	switch m.Cfg.Head {
+	case Decoder:
+		if len(b.Tokens) < b.B*m.t {
+			panic("model: Batch.Tokens shorter than (B, T)")
+		}
+		if b.Mask != nil && len(b.Mask) < b.B*m.t*m.v {
+			panic("model: Batch.Mask shorter than (B, T, V)")
+		}
+	case Pointwise, MDN:
+		if len(b.Y) < b.B {
+			panic("model: Batch.Y shorter than (B)")
+		}
+	case Riemann:
+		if len(b.Bins) < b.B {
+			panic("model: Batch.Bins shorter than (B)")
+		}
+		for _, k := range b.Bins[:b.B] {
+			if k < 0 || int(k) >= m.Cfg.Bins {
+				panic(fmt.Sprintf("model: bin %d outside [0, %d)", k, m.Cfg.Bins))
+			}
+		}
+	}
+}
+
+// Forward runs the model on b, keeps the activations for Backward and
+// returns the mean loss over the batch: the decoder's cross-entropy summed
+// over the T positions (masked when Cfg.MaskLoss), the Riemann and MDN
+// negative log-likelihoods, or the pointwise squared error.
+func (m *Model) Forward(b *Batch) float64 {
+	m.check(b)
+	m.ensure(b.B)
+	m.forward(b, 0, b.B, m.Cfg.MaskLoss)
+	a := &m.a
+	var s float64
+	if m.Cfg.Head == Decoder {
+		for _, l := range a.losses[:b.B*m.t] {
+			s += float64(l)
+		}
+	} else {
+		for _, l := range a.hlosses[:b.B] {
+			s += float64(l)
+		}
+	}
+	return s / float64(b.B)
+}
+
+// RowLosses sets out[i] to the loss of row i of b, as Forward defines it,
+// in float64: for the decoder -log P(t_1..t_T | x) in nats (with the
+// softmax restricted to the allowed tokens when masked, whatever
+// Cfg.MaskLoss says); for the Riemann and MDN heads the negative log
+// density of the target in head units (u for Riemann, t = u - 0.5 for
+// MDN); for the pointwise head the squared error. It works through b in
+// chunks no larger than the training batch (at least 256 rows) and leaves
+// no state for Backward.
+func (m *Model) RowLosses(b *Batch, out []float64, masked bool) {
+	m.check(b)
+	if len(out) < b.B {
+		panic("model: RowLosses out shorter than B")
+	}
+	chunk := max(m.a.bcap, 256)
+	m.ensure(min(chunk, b.B))
+	chunk = m.a.bcap
+	for lo := 0; lo < b.B; lo += chunk {
+		hi := min(lo+chunk, b.B)
+		m.forward(b, lo, hi, masked)
+		a := &m.a
+		if m.Cfg.Head == Decoder {
+			t := m.t
+			for i := range hi - lo {
+				var s float64
+				for _, l := range a.losses[i*t : (i+1)*t] {
+					s += float64(l)
+				}
+				out[lo+i] = s
+			}
+		} else {
+			for i := range hi - lo {
+				out[lo+i] = float64(a.hlosses[i])
+			}
+		}
+	}
+	m.a.ready = false
+}
+
+// forward runs rows [lo, hi) of b through the model into m.a.
+func (m *Model) forward(b *Batch, lo, hi int, masked bool) {
+	a, p := &m.a, &m.p
+	B := hi - lo
+	x := b.X[lo*m.Cfg.In : hi*m.Cfg.In]
+	phi := m.encode(x, B, p, a.enc)
+	a.ready, a.b, a.x = true, B, x
+	switch m.Cfg.Head {
+	case Decoder:
+		T := m.t
+		a.tokens = b.Tokens[lo*T : hi*T]
+		a.lmask = nil
+		if masked {
+			if b.Mask != nil {
+				a.lmask = b.Mask[lo*T*m.v : hi*T*m.v]
+			} else {
+				a.lmask = a.mask[:B*T*m.v]
+				m.scratch.prefix, m.scratch.allowed = fillMasks(m.Cfg.Vocab, a.tokens, B, a.lmask, m.scratch.prefix, m.scratch.allowed)
+			}
+			if allTrue(a.lmask) {
+				a.lmask = nil
+			}
+		}
+		m.decoderForward(phi, B)
+	case Pointwise:
+		a.y = b.Y[lo:hi]
+		nn.LinearForward(a.hz, phi, p.out.w, p.out.b, B, m.w, 1)
+		pointwisePred(a.hpred[:B], a.hz[:B], m.Cfg.Sigmoid)
+		nn.MSEForward(a.hlosses, a.hpred, a.y, B)
+	case Riemann:
+		a.bins = b.Bins[lo:hi]
+		nn.LinearForward(a.hz, phi, p.out.w, p.out.b, B, m.w, m.nout)
+		nn.HistogramNLLForward(a.hlosses, a.hprobs, a.hz, a.bins, B, m.nout)
+	case MDN:
+		a.y = b.Y[lo:hi]
+		nn.LinearForward(a.hz, phi, p.out.w, p.out.b, B, m.w, m.nout)
+		nn.MDNForward(a.hlosses, a.hcache, a.hz, a.y, B, m.Cfg.Components)
+	}
+}
+
+// encode runs the encoder on x (B, In), writing every layer's ReLU output
+// into h[l] (B, W), and returns phi = h[last].
+func (m *Model) encode(x []float32, B int, p *tensors, h [][]float32) []float32 {
+	in, C := x, m.Cfg.In
+	for l := range p.enc {
+		out := h[l][:B*m.w]
+		nn.LinearForward(out, in, p.enc[l].w, p.enc[l].b, B, C, m.w)
+		nn.ReLUForward(out, out)
+		in, C = out, m.w
+	}
+	return in
+}
+
+// pointwisePred sets pred = sigmoid(z) - 0.5 (or pred = z).
+func pointwisePred(pred, z []float32, sigmoid bool) {
+	if !sigmoid {
+		copy(pred, z)
+		return
+	}
+	for i, v := range z {
+		pred[i] = sigmoid32(v) - 0.5
+	}
+}
+
+// decoderForward runs the decoder head on phi (B, W) with the targets and
+// masks already stored in m.a.
+func (m *Model) decoderForward(phi []float32, B int) {
+	a, p := &m.a, &m.p
+	d, T, V := m.d, m.t, m.v
+	N := B * T
+	// position 0: inproj(phi); positions 1..T-1: wte(t_1..t_{T-1}); + wpe
+	nn.LinearForward(a.p, phi, p.inproj.w, p.inproj.b, B, m.w, d)
+	tin := a.tin[:N]
+	for i := range B {
+		tin[i*T] = 0 // placeholder row, overwritten by p below
+		copy(tin[i*T+1:(i+1)*T], a.tokens[i*T:(i+1)*T-1])
+	}
+	nn.EmbeddingForward(a.x0, tin, p.wte, N, d)
+	for i := range B {
+		copy(a.x0[i*T*d:i*T*d+d], a.p[i*d:(i+1)*d])
+	}
+	nn.PositionalForward(a.x0, p.wpe, B, T, d)
+	x := a.x0[:N*d]
+	for l := range a.blocks {
+		m.blockForward(l, x, B)
+		x = a.blocks[l].ln2[:N*d]
+	}
+	nn.LinearForward(a.logits, x, p.out.w, p.out.b, N, d, V)
+	nn.SoftmaxCrossEntropyForward(a.losses, a.probs, a.logits, a.tokens, a.lmask, N, V)
+}
+
+// blockForward computes one post-LN block on x (B, T, d):
+//
+//	res1 = x + proj(attn(qkv(x)));  ln1 = LN1(res1)
+//	res2 = ln1 + fc2(relu(fc(ln1))); ln2 = LN2(res2)
+func (m *Model) blockForward(l int, x []float32, B int) {
+	a, p := &m.a.blocks[l], &m.p.blocks[l]
+	d, T, N := m.d, m.t, B*m.t
+	nn.LinearForward(a.qkv, x, p.qkv.w, p.qkv.b, N, d, 3*d)
+	nn.AttentionForward(a.atty, m.a.preatt, a.att, a.qkv, B, T, d, m.nh)
+	nn.LinearForward(a.res1, a.atty, p.proj.w, p.proj.b, N, d, d)
+	addTo(a.res1[:N*d], x)
+	nn.LayerNormForward(a.ln1, a.mean1, a.rstd1, a.res1, p.ln1w, p.ln1b, N, d, LNEps)
+	nn.LinearForward(a.fch, a.ln1, p.fc.w, p.fc.b, N, d, m.dff)
+	nn.ReLUForward(a.fch[:N*m.dff], a.fch[:N*m.dff])
+	nn.LinearForward(a.res2, a.fch, p.fc2.w, p.fc2.b, N, m.dff, d)
+	addTo(a.res2[:N*d], a.ln1[:N*d])
+	nn.LayerNormForward(a.ln2, a.mean2, a.rstd2, a.res2, p.ln2w, p.ln2b, N, d, LNEps)
+}
+
+// Backward accumulates into Grads the gradient of the mean loss of the
+// last Forward. It panics if no Forward preceded it.
+func (m *Model) Backward() {
+	a, p, g := &m.a, &m.p, &m.g
+	if !a.ready {
+		panic("model: Backward without a preceding Forward")
+	}
+	a.ready = false
+	B := a.b
+	inv := 1 / float32(B)
+	dphi := a.denc[0][:B*m.w]
+	clear(dphi)
+	phi := a.enc[len(a.enc)-1][:B*m.w]
+	switch m.Cfg.Head {
+	case Decoder:
+		m.decoderBackward(dphi, phi, B)
+	case Pointwise:
+		fill(a.hdlosses[:B], inv)
+		clear(a.hdpred[:B])
+		nn.MSEBackward(a.hdpred, a.hdlosses, a.hpred, a.y, B)
+		dz := a.hdz[:B]
+		if m.Cfg.Sigmoid {
+			for i, dp := range a.hdpred[:B] {
+				s := a.hpred[i] + 0.5
+				dz[i] = dp * s * (1 - s)
+			}
+		} else {
+			copy(dz, a.hdpred[:B])
+		}
+		nn.LinearBackward(dphi, g.out.w, g.out.b, dz, phi, p.out.w, B, m.w, 1)
+	case Riemann:
+		fill(a.hdlosses[:B], inv)
+		clear(a.hdz[:B*m.nout])
+		nn.HistogramNLLBackward(a.hdz, a.hdlosses, a.hprobs, a.bins, B, m.nout)
+		nn.LinearBackward(dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout)
+	case MDN:
+		fill(a.hdlosses[:B], inv)
+		clear(a.hdz[:B*m.nout])
+		nn.MDNBackward(a.hdz, a.hdlosses, a.hcache, a.hz, a.y, B, m.Cfg.Components)
+		nn.LinearBackward(dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout)
+	}
+	m.encoderBackward(B)
+}
+
+// encoderBackward backpropagates the gradient of phi held in a.denc[0].
+func (m *Model) encoderBackward(B int) {
+	a, p, g := &m.a, &m.p, &m.g
+	W := m.w
+	cur := 0
+	for l := len(p.enc) - 1; l >= 0; l-- {
+		dout := a.denc[cur][:B*W]
+		reluMask(dout, a.enc[l][:B*W])
+		in, C := a.x, m.Cfg.In
+		var din []float32
+		if l > 0 {
+			in, C = a.enc[l-1][:B*W], W
+			din = a.denc[1-cur][:B*W]
+			clear(din)
+		}
+		nn.LinearBackward(din, g.enc[l].w, g.enc[l].b, dout, in, p.enc[l].w, B, C, W)
+		cur = 1 - cur
+	}
+}
+
+// decoderBackward backpropagates the decoder head's mean loss, accumulating
+// the gradient of phi (B, W) into dphi.
+func (m *Model) decoderBackward(dphi, phi []float32, B int) {
+	a, p, g := &m.a, &m.p, &m.g
+	d, T, V := m.d, m.t, m.v
+	N := B * T
+	fill(a.dlosses[:N], 1/float32(B))
+	clear(a.dlogits[:N*V])
+	nn.SoftmaxCrossEntropyBackward(a.dlogits, a.dlosses, a.probs, a.tokens, N, V)
+	L := len(a.blocks)
+	cur := 0
+	dx := a.dx[cur][:N*d]
+	clear(dx)
+	nn.LinearBackward(dx, g.out.w, g.out.b, a.dlogits, a.blocks[L-1].ln2, p.out.w, N, d, V)
+	for l := L - 1; l >= 0; l-- {
+		x := a.x0[:N*d]
+		if l > 0 {
+			x = a.blocks[l-1].ln2[:N*d]
+		}
+		din := a.dx[1-cur][:N*d]
+		m.blockBackward(l, din, a.dx[cur][:N*d], x, B)
+		cur = 1 - cur
+	}
+	dx0 := a.dx[cur][:N*d]
+	nn.PositionalBackward(g.wpe, dx0, B, T, d)
+	for i := range B {
+		// position 0 came from p, not from the placeholder token: move its
+		// gradient to dp and leave 0 for EmbeddingBackward to add
+		row := dx0[i*T*d : i*T*d+d]
+		copy(a.dp[i*d:(i+1)*d], row)
+		clear(row)
+	}
+	nn.EmbeddingBackward(g.wte, dx0, a.tin[:N], N, d)
+	nn.LinearBackward(dphi, g.inproj.w, g.inproj.b, a.dp, phi, p.inproj.w, B, m.w, d)
+}
+
+// blockBackward sets din (N, d) to the gradient of block l's input x given
+// dout, the gradient of its output; it overwrites din.
+func (m *Model) blockBackward(l int, din, dout, x []float32, B int) {
+	ac, a, p, g := &m.a, &m.a.blocks[l], &m.p.blocks[l], &m.g.blocks[l]
+	d, T, N, F := m.d, m.t, B*m.t, m.dff
+	// ln2 = LN2(res2)
+	dres2 := ac.dres[:N*d]
+	clear(dres2)
+	nn.LayerNormBackward(dres2, g.ln2w, g.ln2b, dout, a.res2, p.ln2w, a.mean2, a.rstd2, N, d)
+	// res2 = ln1 + fc2(fch): dln1 = dres2 + fc's input gradient
+	dfch := ac.dfch[:N*F]
+	clear(dfch)
+	nn.LinearBackward(dfch, g.fc2.w, g.fc2.b, dres2, a.fch, p.fc2.w, N, F, d)
+	reluMask(dfch, a.fch[:N*F])
+	dln1 := ac.dln1[:N*d]
+	copy(dln1, dres2)
+	nn.LinearBackward(dln1, g.fc.w, g.fc.b, dfch, a.ln1, p.fc.w, N, d, F)
+	// ln1 = LN1(res1), res1 = x + proj(atty): din = dres1 + qkv's input gradient
+	clear(din)
+	nn.LayerNormBackward(din, g.ln1w, g.ln1b, dln1, a.res1, p.ln1w, a.mean1, a.rstd1, N, d)
+	datty := ac.datty[:N*d]
+	clear(datty)
+	nn.LinearBackward(datty, g.proj.w, g.proj.b, din, a.atty, p.proj.w, N, d, d)
+	dqkv := ac.dqkv[:N*3*d]
+	clear(dqkv)
+	nh := m.nh
+	nn.AttentionBackward(dqkv, ac.dpreatt, ac.datt, datty, a.qkv, a.att, B, T, d, nh)
+	nn.LinearBackward(din, g.qkv.w, g.qkv.b, dqkv, x, p.qkv.w, N, d, 3*d)
+}
+
+// reluMask sets dout[i] = 0 where out[i] <= 0 (the ReLU backward, in place).
+func reluMask(dout, out []float32) {
+	out = out[:len(dout)]
+	for i, o := range out {
+		if o <= 0 {
+			dout[i] = 0
+		}
+	}
+}
+
+// addTo sets dst[i] += src[i].
+func addTo(dst, src []float32) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] += v
+	}
+}
+
+func fill(s []float32, v float32) {
+	for i := range s {
+		s[i] = v
+	}
+}
+
+func allTrue(s []bool) bool {
+	for _, v := range s {
+		if !v {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,332 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"decoreg/internal/rng"
+	"decoreg/vocab"
+)
+
+// HeadKind selects the regression head on top of the encoder.
+type HeadKind int
+
+// The heads.
+const (
+	Decoder   HeadKind = iota // causal Transformer over a tokenization
+	Pointwise                 // one scalar, squared error
+	Riemann                   // softmax over uniform bins (histogram)
+	MDN                       // mixture density network
+)
+
+// String returns the head's name: "decoder", "pointwise", "riemann", "mdn".
+func (k HeadKind) String() string {
+	switch k {
+	case Decoder:
+		return "decoder"
+	case Pointwise:
+		return "pointwise"
+	case Riemann:
+		return "riemann"
+	case MDN:
+		return "mdn"
+	}
+	return fmt.Sprintf("HeadKind(%d)", int(k))
+}
+
+// LNEps is the LayerNorm epsilon of the decoder blocks (as the reference
+// code and the PyTorch peer).
+const LNEps = 1e-6
+
+// Config is the architecture of a model.
+type Config struct {
+	In        int // number of input features (x is standardized by the caller)
+	EncLayers int // encoder depth: EncLayers x (Linear + ReLU), >= 1
+	EncWidth  int // encoder width; phi(x) has EncWidth values
+
+	Head HeadKind
+
+	// Decoder head.
+	Vocab     vocab.Tokenizer // tokenization: V = Vocab.Size(), T = Vocab.Len()
+	DecLayers int             // number of Transformer blocks L, >= 1
+	DecWidth  int             // model width d
+	DecHeads  int             // attention heads H; d must be a multiple of H
+	DFF       int             // feed-forward width; 0 means DecWidth
+	// MaskLoss restricts the training softmax at every position to the
+	// tokens the tokenization allows after the prefix (renormalised). The
+	// zero value trains with the unmasked softmax, as the reference code
+	// does; the public API turns it on by default.
+	MaskLoss bool
+
+	Bins       int  // Riemann head: number of bins, >= 2
+	Components int  // MDN head: number of mixture components M, >= 1
+	Sigmoid    bool // Pointwise head: output sigmoid(z) - 0.5 instead of z
+}
+
+// Validate reports the first thing wrong with c, or nil.
+func (c Config) Validate() error {
+	switch {
+	case c.In < 1:
+		return fmt.Errorf("model: In = %d, need at least 1 input feature", c.In)
+	case c.EncLayers < 1:
+		return fmt.Errorf("model: EncLayers = %d, need at least 1 encoder layer", c.EncLayers)
+	case c.EncWidth < 1:
+		return fmt.Errorf("model: EncWidth = %d, need at least 1", c.EncWidth)
+	}
+	switch c.Head {
+	case Decoder:
+		switch {
+		case c.Vocab == nil:
+			return errors.New("model: decoder head without a tokenization (Vocab is nil)")
+		case c.Vocab.Size() < 1 || c.Vocab.Len() < 1:
+			return fmt.Errorf("model: tokenization %q has %d tokens and length %d", c.Vocab.Spec(), c.Vocab.Size(), c.Vocab.Len())
+		case c.DecLayers < 1:
+			return fmt.Errorf("model: DecLayers = %d, need at least 1 decoder layer", c.DecLayers)
+		case c.DecWidth < 1:
+			return fmt.Errorf("model: DecWidth = %d, need at least 1", c.DecWidth)
+		case c.DecHeads < 1:
+			return fmt.Errorf("model: DecHeads = %d, need at least 1", c.DecHeads)
+		case c.DecWidth%c.DecHeads != 0:
+			return fmt.Errorf("model: DecWidth %d is not a multiple of DecHeads %d", c.DecWidth, c.DecHeads)
+		case c.DFF < 0:
+			return fmt.Errorf("model: DFF = %d is negative", c.DFF)
+		}
+	case Pointwise:
+	case Riemann:
+		if c.Bins < 2 {
+			return fmt.Errorf("model: Bins = %d, the Riemann head needs at least 2 bins", c.Bins)
+		}
+	case MDN:
+		if c.Components < 1 {
+			return fmt.Errorf("model: Components = %d, the MDN head needs at least 1 component", c.Components)
+		}
+	default:
+		return fmt.Errorf("model: unknown head kind %d", int(c.Head))
+	}
+	return nil
+}
+
+// Tensor is one named parameter tensor: Params()[Off : Off+Len], row-major
+// with the given Shape (Linear weights are (out, in), as in PyTorch).
+type Tensor struct {
+	Name  string
+	Shape []int
+	Off   int
+	Len   int
+}
+
+// linear is a Linear(C, OC) layer's parameters (or gradients).
+type linear struct {
+	w []float32 // (OC, C)
+	b []float32 // (OC)
+}
+
+// block is one decoder block's parameters (or gradients).
+type block struct {
+	qkv  linear    // (3d, d), (3d)
+	proj linear    // (d, d), (d)
+	ln1w []float32 // (d)
+	ln1b []float32 // (d)
+	fc   linear    // (dff, d), (dff)
+	fc2  linear    // (d, dff), (d)
+	ln2w []float32 // (d)
+	ln2b []float32 // (d)
+}
+
+// tensors are named views into one arena (parameters or gradients).
+type tensors struct {
+	enc    []linear  // EncLayers x Linear: (W, In) then (W, W)
+	inproj linear    // decoder: (d, W), (d)
+	wte    []float32 // decoder: (V, d)
+	wpe    []float32 // decoder: (T, d)
+	blocks []block   // decoder: DecLayers
+	out    linear    // decoder (V, d); pointwise (1, W); riemann (Bins, W); mdn (3M, W)
+}
+
+// init kinds of a tensor.
+const (
+	initLinearW = iota // U(-1/sqrt(fanIn), 1/sqrt(fanIn))
+	initLinearB        // U(-1/sqrt(fanIn), 1/sqrt(fanIn))
+	initNormal         // N(0, 1)
+	initOnes
+	initZeros
+)
+
+type entry struct {
+	name  string
+	shape []int
+	init  int
+	fanIn int
+	dst   func(t *tensors, s []float32)
+}
+
+// Model is an encoder and a head with its parameters, gradients and
+// training activations.
+type Model struct {
+	Cfg Config
+
+	// sizes
+	w, d, dff, nh, v, t, nout int
+
+	table  []entry
+	info   []Tensor
+	params []float32
+	grads  []float32
+	p, g   tensors
+
+	a acts // training activations, sized for the largest batch seen
+
+	scratch struct{ prefix, allowed []int } // for the loss masks
+}
+
+// New validates cfg and returns a model whose parameters are initialised
+// from seed: every Linear weight and bias uniform in +-1/sqrt(fan_in), the
+// token and positional embeddings N(0, 1), LayerNorm gains 1 and biases 0
+// (PyTorch's defaults, as the peer). The draws are taken tensor by tensor
+// in Tensors order from rng.New(seed).
+func New(cfg Config, seed uint64) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	m := &Model{Cfg: cfg, w: cfg.EncWidth}
+	switch cfg.Head {
+	case Decoder:
+		m.d, m.nh = cfg.DecWidth, cfg.DecHeads
+		m.dff = cfg.DFF
+		if m.dff == 0 {
+			m.dff = m.d
+		}
+		m.v, m.t = cfg.Vocab.Size(), cfg.Vocab.Len()
+		m.nout = m.v
+	case Pointwise:
+		m.nout = 1
+	case Riemann:
+		m.nout = cfg.Bins
+	case MDN:
+		m.nout = 3 * cfg.Components
+	}
+	m.buildTable()
+	n := 0
+	for _, e := range m.table {
+		n += size(e.shape)
+	}
+	m.params = make([]float32, n)
+	m.grads = make([]float32, n)
+	off := 0
+	for _, e := range m.table {
+		k := size(e.shape)
+		e.dst(&m.p, m.params[off:off+k:off+k])
+		e.dst(&m.g, m.grads[off:off+k:off+k])
+		m.info = append(m.info, Tensor{Name: e.name, Shape: e.shape, Off: off, Len: k})
+		off += k
+	}
+	m.initParams(seed)
+	return m, nil
+}
+
+func size(shape []int) int {
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	return n
+}
+
+// buildTable lists the parameter tensors in arena order.
+func (m *Model) buildTable() {
+	cfg := m.Cfg
+	add := func(name string, init, fanIn int, dst func(t *tensors, s []float32), shape ...int) {
+		m.table = append(m.table, entry{name, shape, init, fanIn, dst})
+	}
+	addLinear := func(name string, in, out int, l func(t *tensors) *linear) {
+		add(name+".w", initLinearW, in, func(t *tensors, s []float32) { l(t).w = s }, out, in)
+		add(name+".b", initLinearB, in, func(t *tensors, s []float32) { l(t).b = s }, out)
+	}
+	in := cfg.In
+	for i := range cfg.EncLayers {
+		addLinear(fmt.Sprintf("enc.%d", i), in, m.w, func(t *tensors) *linear {
+			if t.enc == nil {
+				t.enc = make([]linear, cfg.EncLayers)
+			}
+			return &t.enc[i]
+		})
+		in = m.w
+	}
+	if cfg.Head == Decoder {
+		d := m.d
+		addLinear("dec.inproj", m.w, d, func(t *tensors) *linear { return &t.inproj })
+		add("dec.wte", initNormal, 0, func(t *tensors, s []float32) { t.wte = s }, m.v, d)
+		add("dec.wpe", initNormal, 0, func(t *tensors, s []float32) { t.wpe = s }, m.t, d)
+		for l := range cfg.DecLayers {
+			blk := func(t *tensors) *block {
+				if t.blocks == nil {
+					t.blocks = make([]block, cfg.DecLayers)
+				}
+				return &t.blocks[l]
+			}
+			pre := fmt.Sprintf("dec.%d.", l)
+			addLinear(pre+"qkv", d, 3*d, func(t *tensors) *linear { return &blk(t).qkv })
+			addLinear(pre+"proj", d, d, func(t *tensors) *linear { return &blk(t).proj })
+			add(pre+"ln1.w", initOnes, 0, func(t *tensors, s []float32) { blk(t).ln1w = s }, d)
+			add(pre+"ln1.b", initZeros, 0, func(t *tensors, s []float32) { blk(t).ln1b = s }, d)
+			addLinear(pre+"fc", d, m.dff, func(t *tensors) *linear { return &blk(t).fc })
+			addLinear(pre+"fc2", m.dff, d, func(t *tensors) *linear { return &blk(t).fc2 })
+			add(pre+"ln2.w", initOnes, 0, func(t *tensors, s []float32) { blk(t).ln2w = s }, d)
+			add(pre+"ln2.b", initZeros, 0, func(t *tensors, s []float32) { blk(t).ln2b = s }, d)
+		}
+		addLinear("dec.out", d, m.v, func(t *tensors) *linear { return &t.out })
+		return
+	}
+	addLinear("head.out", m.w, m.nout, func(t *tensors) *linear { return &t.out })
+}
+
+func (m *Model) initParams(seed uint64) {
+	r := rng.New(seed)
+	for i, e := range m.table {
+		s := m.params[m.info[i].Off : m.info[i].Off+m.info[i].Len]
+		switch e.init {
+		case initLinearW, initLinearB:
+			bound := 1 / math.Sqrt(float64(e.fanIn))
+			for j := range s {
+				s[j] = float32((2*r.Float64() - 1) * bound)
+			}
+		case initNormal:
+			for j := range s {
+				s[j] = float32(r.NormFloat64())
+			}
+		case initOnes:
+			for j := range s {
+				s[j] = 1
+			}
+		case initZeros:
+			clear(s)
+		}
+	}
+}
+
+// Params returns the parameter arena (aliased, not copied).
+func (m *Model) Params() []float32 { return m.params }
+
+// Grads returns the gradient arena (aliased), the same length as Params.
+func (m *Model) Grads() []float32 { return m.grads }
+
+// NumParams is len(Params()).
+func (m *Model) NumParams() int { return len(m.params) }
+
+// ZeroGrad sets every gradient to zero.
+func (m *Model) ZeroGrad() { clear(m.grads) }
+
+// Tensors lists the named parameter tensors in arena order. The slice is
+// shared; do not modify it.
+func (m *Model) Tensors() []Tensor { return m.info }
+
+// SeqLen is the decoder's sequence length T (0 for other heads).
+func (m *Model) SeqLen() int { return m.t }
+
+// VocabSize is the decoder's vocabulary size V (0 for other heads).
+func (m *Model) VocabSize() int { return m.v }
+
+// OutWidth is the width of HeadOutputs' rows: 1 (pointwise), Bins
+// (riemann), 3M (mdn); V for the decoder.
+func (m *Model) OutWidth() int { return m.nout }

@@ -1,0 +1,482 @@
+package model
+
+import (
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+
+	"decoreg/internal/gradcheck"
+	"decoreg/internal/nn"
+	"decoreg/internal/par"
+	"decoreg/internal/rng"
+)
+
+// tinyConfigs are the gradient-check models: In=3, EncLayers=2, EncWidth=5;
+// decoder d=4, H=2, L=2, T=3, V=5; riemann 7 bins; mdn M=3.
+func tinyConfigs() map[string]Config {
+	base := Config{In: 3, EncLayers: 2, EncWidth: 5}
+	dec := base
+	dec.Head, dec.Vocab = Decoder, toyTok{v: 5, t: 3, constrained: true}
+	dec.DecLayers, dec.DecWidth, dec.DecHeads = 2, 4, 2
+	decMasked := dec
+	decMasked.MaskLoss = true
+	decFF := dec
+	decFF.DFF = 6
+	pw := base
+	pw.Head = Pointwise
+	pws := pw
+	pws.Sigmoid = true
+	rm := base
+	rm.Head, rm.Bins = Riemann, 7
+	mdn := base
+	mdn.Head, mdn.Components = MDN, 3
+	return map[string]Config{
+		"decoder": dec, "decoder-masked": decMasked, "decoder-dff6": decFF,
+		"pointwise": pw, "pointwise-sigmoid": pws, "riemann": rm, "mdn": mdn,
+	}
+}
+
+// randBatch draws a batch: x ~ N(0,1); decoder tokens drawn among the
+// allowed ones (so masked losses are finite); Y uniform in [-0.5, 0.5);
+// bins uniform.
+func randBatch(m *Model, B int, r *rng.RNG) *Batch {
+	b := &Batch{B: B, X: make([]float32, B*m.Cfg.In)}
+	for i := range b.X {
+		b.X[i] = float32(r.NormFloat64())
+	}
+	switch m.Cfg.Head {
+	case Decoder:
+		b.Tokens = make([]int32, B*m.t)
+		for i := range B {
+			var prefix []int
+			for t := range m.t {
+				al := m.Cfg.Vocab.Allowed(nil, prefix)
+				v := al[r.IntN(len(al))]
+				b.Tokens[i*m.t+t] = int32(v)
+				prefix = append(prefix, v)
+			}
+		}
+	case Pointwise, MDN:
+		b.Y = make([]float32, B)
+		for i := range b.Y {
+			b.Y[i] = r.Float32() - 0.5
+		}
+	case Riemann:
+		b.Bins = make([]int32, B)
+		for i := range b.Bins {
+			b.Bins[i] = int32(r.IntN(m.Cfg.Bins))
+		}
+	}
+	return b
+}
+
+func to64(s []float32) []float64 {
+	o := make([]float64, len(s))
+	for i, v := range s {
+		o[i] = float64(v)
+	}
+	return o
+}
+
+// TestGradients checks Forward's loss against the float64 reference and
+// every gradient tensor against central differences of that reference.
+func TestGradients(t *testing.T) {
+	for name, cfg := range tinyConfigs() {
+		t.Run(name, func(t *testing.T) {
+			m, err := New(cfg, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := randBatch(m, 4, rng.New(11))
+			p64 := to64(m.Params())
+			ref := newRef(m, p64)
+			want := ref.meanLoss(b, cfg.MaskLoss)
+			m.ZeroGrad()
+			got := m.Forward(b)
+			if math.Abs(got-want) > 1e-5*math.Max(1, math.Abs(want)) {
+				t.Fatalf("loss %v, reference %v", got, want)
+			}
+			m.Backward()
+			num := gradcheck.Gradient(nil, func([]float64) float64 { return ref.meanLoss(b, cfg.MaskLoss) }, p64, 0)
+			ana := to64(m.Grads())
+			worst := 0.0
+			for _, tn := range m.Tensors() {
+				g, n := ana[tn.Off:tn.Off+tn.Len], num[tn.Off:tn.Off+tn.Len]
+				scale := 0.0
+				for _, v := range n {
+					scale = math.Max(scale, math.Abs(v))
+				}
+				if scale == 0 && name != "decoder-masked" {
+					t.Errorf("%s: numerical gradient identically 0", tn.Name)
+				}
+				md, bad := gradcheck.Compare(g, n, 1e-4*math.Max(scale, 1e-3), 1e-3)
+				rel := md / math.Max(scale, 1e-12)
+				worst = math.Max(worst, rel)
+				if bad >= 0 {
+					t.Errorf("%s: gradient[%d] = %g, numerical %g (max |diff| %.3g)", tn.Name, bad, g[bad], n[bad], md)
+				}
+			}
+			t.Logf("%d params, %d tensors, max |diff|/max|grad| per tensor: %.2e", m.NumParams(), len(m.Tensors()), worst)
+
+			// Backward accumulates: a second pass doubles the gradients.
+			first := append([]float32(nil), m.Grads()...)
+			m.Forward(b)
+			m.Backward()
+			for i, g := range m.Grads() {
+				if d := math.Abs(float64(g - 2*first[i])); d > 1e-5*math.Max(1, math.Abs(float64(g))) {
+					t.Fatalf("second Backward: grad[%d] = %g, want 2*%g", i, g, first[i])
+				}
+			}
+		})
+	}
+}
+
+// TestRowLosses checks RowLosses against Forward's per-row losses and the
+// float64 reference, masked and unmasked, on more rows than one chunk.
+func TestRowLosses(t *testing.T) {
+	for name, cfg := range tinyConfigs() {
+		t.Run(name, func(t *testing.T) {
+			m, _ := New(cfg, 3)
+			r := rng.New(5)
+			small := randBatch(m, 5, r)
+			// per-row losses kept by Forward
+			fw := m.Forward(small)
+			for _, masked := range []bool{false, true} {
+				if cfg.Head != Decoder && masked {
+					continue
+				}
+				out := make([]float64, small.B)
+				m.RowLosses(small, out, masked)
+				ref := newRef(m, to64(m.Params()))
+				var s float64
+				for i := range out {
+					want := ref.rowLoss(small, i, masked)
+					if math.Abs(out[i]-want) > 2e-5*math.Max(1, math.Abs(want)) {
+						t.Errorf("masked=%v row %d: %v, reference %v", masked, i, out[i], want)
+					}
+					s += out[i]
+				}
+				if masked == cfg.MaskLoss && math.Abs(s/float64(small.B)-fw) > 1e-6*math.Max(1, math.Abs(fw)) {
+					t.Errorf("masked=%v: mean of RowLosses %v, Forward %v", masked, s/float64(small.B), fw)
+				}
+			}
+			// more rows than one chunk: every row as if alone
+			big := randBatch(m, 600, r)
+			out := make([]float64, big.B)
+			m.RowLosses(big, out, cfg.MaskLoss)
+			one := make([]float64, 1)
+			for _, i := range []int{0, 255, 256, 599} {
+				row := sliceBatch(m, big, i, i+1)
+				m.RowLosses(row, one, cfg.MaskLoss)
+				if math.Abs(one[0]-out[i]) > 1e-5*math.Max(1, math.Abs(out[i])) {
+					t.Errorf("row %d: %v in a batch of 600, %v alone", i, out[i], one[0])
+				}
+			}
+		})
+	}
+}
+
+func sliceBatch(m *Model, b *Batch, lo, hi int) *Batch {
+	s := &Batch{B: hi - lo, X: b.X[lo*m.Cfg.In : hi*m.Cfg.In]}
+	if b.Tokens != nil {
+		s.Tokens = b.Tokens[lo*m.t : hi*m.t]
+	}
+	if b.Y != nil {
+		s.Y = b.Y[lo:hi]
+	}
+	if b.Bins != nil {
+		s.Bins = b.Bins[lo:hi]
+	}
+	return s
+}
+
+// TestMasks compares Masks with direct calls of Allowed, and a precomputed
+// Batch.Mask with the internally computed one.
+func TestMasks(t *testing.T) {
+	tok := toyTok{v: 5, t: 3, constrained: true}
+	cfg := tinyConfigs()["decoder-masked"]
+	m, _ := New(cfg, 1)
+	b := randBatch(m, 6, rng.New(2))
+	mask := make([]bool, 6*3*5)
+	Masks(tok, b.Tokens, 6, mask)
+	for i := range 6 {
+		for p := range 3 {
+			var prefix []int
+			for _, v := range b.Tokens[i*3 : i*3+p] {
+				prefix = append(prefix, int(v))
+			}
+			want := make([]bool, 5)
+			for _, v := range tok.Allowed(nil, prefix) {
+				want[v] = true
+			}
+			for v := range 5 {
+				if mask[(i*3+p)*5+v] != want[v] {
+					t.Fatalf("row %d pos %d token %d: mask %v, Allowed says %v", i, p, v, mask[(i*3+p)*5+v], want[v])
+				}
+			}
+		}
+	}
+	l1 := m.Forward(b)
+	b.Mask = mask
+	if l2 := m.Forward(b); l1 != l2 {
+		t.Fatalf("loss with computed masks %v, with precomputed %v", l1, l2)
+	}
+}
+
+// TestStepper checks that the key/value-cached Stepper reproduces the
+// teacher-forced forward logits at every position, including after Keep
+// with duplicated, dropped and reordered sequences.
+func TestStepper(t *testing.T) {
+	cfgs := map[string]Config{"tiny": tinyConfigs()["decoder"]}
+	c := cfgs["tiny"]
+	c.Vocab, c.DecWidth, c.DecHeads, c.DecLayers = toyTok{v: 7, t: 6}, 8, 2, 3
+	cfgs["t6"] = c
+	for name, cfg := range cfgs {
+		t.Run(name, func(t *testing.T) {
+			m, _ := New(cfg, 9)
+			r := rng.New(4)
+			const n = 5
+			b := randBatch(m, n, r)
+			for i := 1; i < n; i++ { // one input x for every sequence
+				copy(b.X[i*m.Cfg.In:(i+1)*m.Cfg.In], b.X[:m.Cfg.In])
+			}
+			m.Forward(b)
+			want := m.a.logits[:n*m.t*m.v]
+			phi := make([]float32, m.w)
+			m.Encode(b.X, 1, phi)
+			T, V := m.t, m.v
+			for _, keepAt := range []int{-1, 1, T - 1} {
+				st := m.Decoder(phi).Start(n)
+				seq := []int{0, 1, 2, 3, 4} // stepper row -> batch row
+				logits := make([]float32, 3*n*V)
+				var tokens []int
+				for pos := range T {
+					if pos == keepAt {
+						idx := []int{2, 0, 0, 4, 2, 1, 1}
+						st.Keep(idx)
+						next := make([]int, len(idx))
+						nt := make([]int, len(idx))
+						for i, j := range idx {
+							next[i] = seq[j]
+							nt[i] = tokens[j]
+						}
+						seq, tokens = next, nt
+					}
+					if st.N() != len(seq) {
+						t.Fatalf("N() = %d, want %d", st.N(), len(seq))
+					}
+					st.Step(tokens, logits)
+					for i, row := range seq {
+						for v := range V {
+							g, w := logits[i*V+v], want[(row*T+pos)*V+v]
+							if math.Abs(float64(g-w)) > 1e-5*math.Max(1, math.Abs(float64(w))) {
+								t.Fatalf("keep at %d, pos %d seq %d (row %d) token %d: stepper %v, forward %v", keepAt, pos, i, row, v, g, w)
+							}
+						}
+					}
+					tokens = make([]int, len(seq))
+					for i, row := range seq {
+						tokens[i] = int(b.Tokens[row*T+pos])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestEncodeHeadOutputs checks Encode against the forward pass's phi and
+// HeadOutputs against the reference head.
+func TestEncodeHeadOutputs(t *testing.T) {
+	for _, name := range []string{"pointwise", "pointwise-sigmoid", "riemann", "mdn"} {
+		cfg := tinyConfigs()[name]
+		m, _ := New(cfg, 21)
+		r := rng.New(8)
+		b := randBatch(m, 300, r) // more than one Encode chunk
+		phi := make([]float32, b.B*m.w)
+		m.Encode(b.X, b.B, phi)
+		m.Forward(b)
+		for i, v := range m.a.enc[len(m.a.enc)-1][:b.B*m.w] {
+			if v != phi[i] && math.Abs(float64(v-phi[i])) > 1e-6 {
+				t.Fatalf("%s: phi[%d] = %v, forward %v", name, i, phi[i], v)
+			}
+		}
+		out := make([]float32, b.B*m.OutWidth())
+		m.HeadOutputs(phi, b.B, out)
+		ref := newRef(m, to64(m.Params()))
+		no := m.OutWidth()
+		for i := range 5 {
+			x := to64(b.X[i*3 : i*3+3])
+			z := ref.lin("head.out", ref.phi(x))
+			want := make([]float64, no)
+			switch cfg.Head {
+			case Pointwise:
+				want[0] = z[0]
+				if cfg.Sigmoid {
+					want[0] = 1/(1+math.Exp(-z[0])) - 0.5
+				}
+			case Riemann:
+				var s float64
+				for j := range z {
+					s += math.Exp(z[j])
+				}
+				for j := range z {
+					want[j] = math.Exp(z[j]) / s
+				}
+			case MDN:
+				M := cfg.Components
+				var s float64
+				for j := range M {
+					s += math.Exp(z[j])
+				}
+				for j := range M {
+					want[j] = math.Exp(z[j]) / s
+					want[M+j] = z[M+j]
+					raw := z[2*M+j]
+					want[2*M+j] = math.Exp(raw) + 1e-6
+					if raw > 0 {
+						want[2*M+j] = raw + 1 + 1e-6
+					}
+				}
+			}
+			for j := range no {
+				if math.Abs(float64(out[i*no+j])-want[j]) > 1e-5 {
+					t.Fatalf("%s row %d out[%d] = %v, reference %v", name, i, j, out[i*no+j], want[j])
+				}
+			}
+		}
+	}
+}
+
+// TestDeterminism: same seed and thread count give bit-identical
+// parameters after 20 Adam steps; a different seed does not.
+func TestDeterminism(t *testing.T) {
+	cfg := tinyConfigs()["decoder-masked"]
+	cfg.EncWidth, cfg.DecWidth = 64, 16
+	run := func(seed uint64) []float32 {
+		m, _ := New(cfg, seed)
+		opt := nn.NewAdam(m.NumParams(), 1e-3)
+		r := rng.New(99)
+		for range 20 {
+			b := randBatch(m, 32, r)
+			m.ZeroGrad()
+			m.Forward(b)
+			m.Backward()
+			opt.Step(m.Params(), m.Grads())
+		}
+		return m.Params()
+	}
+	a, b, c := run(1), run(1), run(2)
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			t.Fatalf("param %d differs between two runs with seed 1: %v vs %v", i, a[i], b[i])
+		}
+	}
+	same := 0
+	for i := range a {
+		if a[i] == c[i] {
+			same++
+		}
+	}
+	if same > len(a)/2 {
+		t.Fatalf("seeds 1 and 2 agree on %d of %d params", same, len(a))
+	}
+}
+
+// TestLearns trains an MLP + decoder on u = (1 + sin(2 x0) * cos(x1)) / 2
+// quantised to base 4 x 3 digits and expects the loss to fall well below
+// its starting value (3 log 4 = 4.16 for a uniform guess).
+func TestLearns(t *testing.T) {
+	cfg := Config{In: 2, EncLayers: 2, EncWidth: 64, Head: Decoder, Vocab: toyTok{v: 4, t: 3},
+		DecLayers: 1, DecWidth: 16, DecHeads: 1}
+	m, _ := New(cfg, 1)
+	opt := nn.NewAdam(m.NumParams(), 3e-3)
+	r := rng.New(3)
+	const B = 64
+	b := &Batch{B: B, X: make([]float32, B*2), Tokens: make([]int32, B*3)}
+	var first, last float64
+	for step := range 400 {
+		for i := range B {
+			x0, x1 := 2*r.Float64()-1, 2*r.Float64()-1
+			b.X[2*i], b.X[2*i+1] = float32(x0), float32(x1)
+			u := (1 + math.Sin(2*x0)*math.Cos(x1)) / 2
+			k := min(int(u*64), 63)
+			b.Tokens[3*i], b.Tokens[3*i+1], b.Tokens[3*i+2] = int32(k/16), int32(k/4%4), int32(k%4)
+		}
+		m.ZeroGrad()
+		l := m.Forward(b)
+		m.Backward()
+		opt.Step(m.Params(), m.Grads())
+		if step < 20 {
+			first += l / 20
+		}
+		if step >= 380 {
+			last += l / 20
+		}
+	}
+	t.Logf("mean loss over steps 0-19: %.3f, 380-399: %.3f", first, last)
+	if !(last < 0.6*first) {
+		t.Fatalf("loss fell only from %.3f to %.3f", first, last)
+	}
+}
+
+// TestNoAllocs: a training step allocates no buffers in steady state. The
+// engine's parallel loops allocate a few small closure objects per call
+// (documented in internal/nn), so the test bounds the bytes per step and
+// checks that they do not grow with the batch size.
+func TestNoAllocs(t *testing.T) {
+	defer par.SetThreads(0)
+	par.SetThreads(1)
+	for _, name := range []string{"decoder-masked", "riemann", "mdn", "pointwise-sigmoid"} {
+		m, _ := New(tinyConfigs()[name], 1)
+		big := randBatch(m, 64, rng.New(1))
+		small := sliceBatch(m, big, 0, 8)
+		m.Forward(big)
+		m.Backward()
+		perStep := func(b *Batch) (allocs, bytes float64) {
+			var s0, s1 runtime.MemStats
+			const runs = 10
+			runtime.ReadMemStats(&s0)
+			for range runs {
+				m.ZeroGrad()
+				m.Forward(b)
+				m.Backward()
+			}
+			runtime.ReadMemStats(&s1)
+			return float64(s1.Mallocs-s0.Mallocs) / runs, float64(s1.TotalAlloc-s0.TotalAlloc) / runs
+		}
+		as, bs := perStep(small)
+		ab, bb := perStep(big)
+		t.Logf("%s: %.0f allocations (%.0f bytes) per step at B=8, %.0f (%.0f bytes) at B=64", name, as, bs, ab, bb)
+		if bb > 32<<10 || bb > bs+1024 {
+			t.Errorf("%s: %.0f bytes per step at B=64 (%.0f at B=8): buffers are allocated per step", name, bb, bs)
+		}
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	good := tinyConfigs()["decoder"]
+	cases := []struct {
+		mod  func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.In = 0 }, "In"},
+		{func(c *Config) { c.EncLayers = 0 }, "EncLayers"},
+		{func(c *Config) { c.EncWidth = -1 }, "EncWidth"},
+		{func(c *Config) { c.Vocab = nil }, "Vocab"},
+		{func(c *Config) { c.DecLayers = 0 }, "DecLayers"},
+		{func(c *Config) { c.DecWidth = 6; c.DecHeads = 4 }, "multiple"},
+		{func(c *Config) { c.DFF = -2 }, "DFF"},
+		{func(c *Config) { c.Head = Riemann; c.Bins = 1 }, "Bins"},
+		{func(c *Config) { c.Head = MDN }, "Components"},
+		{func(c *Config) { c.Head = 9 }, "head"},
+	}
+	for _, tc := range cases {
+		c := good
+		tc.mod(&c)
+		_, err := New(c, 0)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("want error mentioning %q, got %v", tc.want, err)
+		}
+	}
+}

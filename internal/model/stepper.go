@@ -1,0 +1,161 @@
+package model
+
+import (
+	"fmt"
+
+	"decoreg/dist"
+	"decoreg/internal/nn"
+)
+
+// decoder is the dist.Decoder of one input: the projected phi(x).
+type decoder struct {
+	m *Model
+	p []float32 // (d) inproj(phi(x))
+}
+
+// Decoder returns the key/value-cached decoder of one input whose encoding
+// is phiRow (EncWidth values, as Encode writes them). The projection of phi
+// is computed once here; every Stepper it starts shares it. It panics for
+// heads other than the decoder.
+func (m *Model) Decoder(phiRow []float32) dist.Decoder {
+	if m.Cfg.Head != Decoder {
+		panic("model: Decoder on a " + m.Cfg.Head.String() + " head")
+	}
+	if len(phiRow) < m.w {
+		panic("model: Decoder phiRow shorter than EncWidth")
+	}
+	p := make([]float32, m.d)
+	nn.LinearForward(p, phiRow, m.p.inproj.w, m.p.inproj.b, 1, m.w, m.d)
+	return &decoder{m: m, p: p}
+}
+
+// Start returns a Stepper over n empty sequences.
+func (dc *decoder) Start(n int) dist.Stepper {
+	if n < 0 {
+		panic("model: Start with n < 0")
+	}
+	m := dc.m
+	s := &stepper{m: m, p: dc.p, n: n}
+	for range m.Cfg.DecLayers {
+		s.caches = append(s.caches, nn.NewKVCache(n, m.t, m.d, m.nh))
+	}
+	s.grow(n)
+	return s
+}
+
+// stepper decodes n sequences of one input in lock step. Each Step is one
+// incremental pass: the new position's q, k, v, attention against the
+// cached keys and values of the earlier positions, and the rest of the
+// block on n rows.
+type stepper struct {
+	m      *Model
+	p      []float32 // (d) position 0's input before wpe
+	n      int       // sequences
+	pos    int       // positions consumed so far
+	caches []*nn.KVCache
+
+	ncap int
+	x    []float32 // (n, d) the running row of each sequence
+	qkv  []float32 // (n, 3d)
+	atty []float32 // (n, d)
+	res  []float32 // (n, d)
+	ln1  []float32 // (n, d)
+	fch  []float32 // (n, dff)
+	mean []float32 // (n)
+	rstd []float32 // (n)
+	tok  []int32   // (n)
+}
+
+func (s *stepper) grow(n int) {
+	if n <= s.ncap && s.x != nil {
+		return
+	}
+	m := s.m
+	d := m.d
+	buf := make([]float32, n*(7*d+m.dff+2))
+	take := func(k int) []float32 {
+		v := buf[:k:k]
+		buf = buf[k:]
+		return v
+	}
+	s.x, s.qkv, s.atty, s.res, s.ln1 = take(n*d), take(n*3*d), take(n*d), take(n*d), take(n*d)
+	s.fch, s.mean, s.rstd = take(n*m.dff), take(n), take(n)
+	s.tok = make([]int32, n)
+	s.ncap = n
+}
+
+// N is the number of sequences.
+func (s *stepper) N() int { return s.n }
+
+// Step appends tokens[i] to sequence i (tokens nil on the first call, which
+// consumes position 0) and writes the next-token logits (N, V) into logits.
+func (s *stepper) Step(tokens []int, logits []float32) {
+	m := s.m
+	d, n, V := m.d, s.n, m.v
+	if s.pos >= m.t {
+		panic(fmt.Sprintf("model: Step past the sequence length %d", m.t))
+	}
+	if len(logits) < n*V {
+		panic("model: Step logits shorter than (N, V)")
+	}
+	x := s.x[:n*d]
+	if s.pos == 0 {
+		if tokens != nil {
+			panic("model: the first Step takes nil tokens")
+		}
+		for i := range n {
+			copy(x[i*d:(i+1)*d], s.p)
+		}
+	} else {
+		if len(tokens) < n {
+			panic("model: Step tokens shorter than N")
+		}
+		for i, t := range tokens[:n] {
+			if t < 0 || t >= V {
+				panic(fmt.Sprintf("model: Step token %d outside [0, %d)", t, V))
+			}
+			s.tok[i] = int32(t)
+		}
+		nn.EmbeddingForward(x, s.tok, m.p.wte, n, d)
+	}
+	nn.PositionalForward(x, m.p.wpe[s.pos*d:], n, 1, d)
+	for l := range s.caches {
+		s.block(l)
+	}
+	nn.LinearForward(logits, x, m.p.out.w, m.p.out.b, n, d, V)
+	s.pos++
+}
+
+// block runs decoder block l on the new position of every sequence,
+// updating s.x in place.
+func (s *stepper) block(l int) {
+	m, p := s.m, &s.m.p.blocks[l]
+	d, n, F := m.d, s.n, m.dff
+	x := s.x[:n*d]
+	nn.LinearForward(s.qkv, x, p.qkv.w, p.qkv.b, n, d, 3*d)
+	s.caches[l].Step(s.atty, s.qkv)
+	res := s.res[:n*d]
+	nn.LinearForward(res, s.atty, p.proj.w, p.proj.b, n, d, d)
+	addTo(res, x)
+	nn.LayerNormForward(s.ln1, s.mean, s.rstd, res, p.ln1w, p.ln1b, n, d, LNEps)
+	nn.LinearForward(s.fch, s.ln1, p.fc.w, p.fc.b, n, d, F)
+	nn.ReLUForward(s.fch[:n*F], s.fch[:n*F])
+	nn.LinearForward(res, s.fch, p.fc2.w, p.fc2.b, n, F, d)
+	addTo(res, s.ln1[:n*d])
+	nn.LayerNormForward(x, s.mean, s.rstd, res, p.ln2w, p.ln2b, n, d, LNEps)
+}
+
+// Keep reorders the batch: afterwards sequence i is the old sequence
+// idx[i]; len(idx) may differ from N.
+func (s *stepper) Keep(idx []int) {
+	for _, j := range idx {
+		if j < 0 || j >= s.n {
+			panic(fmt.Sprintf("model: Keep index %d outside [0, %d)", j, s.n))
+		}
+	}
+	for _, c := range s.caches {
+		c.Keep(idx)
+	}
+	s.n = len(idx)
+	s.grow(s.n)
+}
