@@ -1,0 +1,193 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"decoreg/internal/gemm"
+)
+
+var benchGemmCmd = &Command{
+	Name:      "bench gemm",
+	UsageLine: "bench gemm [-sizes LIST] [-threads LIST] [-kernels LIST] [-repeat N] [-min-time DUR]",
+	Short:     "measure the float32 GEMM's GFLOP/s per kernel, size and thread count",
+	Long: `Bench gemm times Sgemm (C = A*B, no transposes, beta 0) and prints one JSON
+object per line:
+
+	{"m":256,"n":512,"k":512,"threads":1,"kernel":"avx2","gflops":81.3}
+
+for every size, every kernel built in and usable on this machine (avx512,
+avx2, purego; openblas when built with -tags openblas), and every thread
+count. gflops counts 2*m*n*k floating-point operations per multiply and is
+the median over the repeats. One repeat times back-to-back multiplies for at
+least -min-time after a warm-up call; the repeats are interleaved (every
+kernel and thread count once, then again), so that a noisy machine affects
+all of them alike and their ratios stay meaningful.`,
+}
+
+func init() {
+	registerBench(&benchCommand{Name: "gemm", Short: benchGemmCmd.Short, Run: runBenchGemm})
+}
+
+// gemmResult is one output line of bench gemm.
+type gemmResult struct {
+	M       int     `json:"m"`
+	N       int     `json:"n"`
+	K       int     `json:"k"`
+	Threads int     `json:"threads"`
+	Kernel  string  `json:"kernel"`
+	GFLOPS  float64 `json:"gflops"`
+}
+
+func runBenchGemm(args []string) error {
+	fs := newFlagSet(benchGemmCmd)
+	sizesFlag := fs.String("sizes", "256x512x512,256x2048x2048,64x32x32", "comma-separated `MxNxK` sizes")
+	threadsFlag := fs.String("threads", "1,2", "comma-separated thread counts")
+	kernelsFlag := fs.String("kernels", "", "comma-separated kernels (default: all usable: "+strings.Join(gemm.Kernels(), ",")+")")
+	repeat := fs.Int("repeat", 5, "timed repeats per case; the median is reported")
+	minTime := fs.Duration("min-time", 100*time.Millisecond, "least time of one repeat")
+	if err := parseFlags(benchGemmCmd, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("bench gemm: unexpected argument %q", fs.Arg(0))
+	}
+	sizes, err := parseGemmSizes(*sizesFlag)
+	if err != nil {
+		return usagef("bench gemm: -sizes: %v", err)
+	}
+	threads, err := parseGemmThreads(*threadsFlag)
+	if err != nil {
+		return usagef("bench gemm: -threads: %v", err)
+	}
+	kernels := gemm.Kernels()
+	if *kernelsFlag != "" {
+		kernels = strings.Split(*kernelsFlag, ",")
+		for _, k := range kernels {
+			if !slices.Contains(gemm.Kernels(), k) {
+				return usagef("bench gemm: -kernels: kernel %q is not usable here (usable: %s)", k, strings.Join(gemm.Kernels(), ", "))
+			}
+		}
+	}
+	if *repeat < 1 {
+		return usagef("bench gemm: -repeat must be at least 1, not %d", *repeat)
+	}
+	if *minTime < 0 {
+		return usagef("bench gemm: -min-time must not be negative")
+	}
+
+	savedKernel := gemm.Kernel()
+	defer gemm.SetKernel(savedKernel)
+	defer gemm.SetThreads(0)
+	enc := json.NewEncoder(stdout)
+	for _, s := range sizes {
+		m, n, k := s[0], s[1], s[2]
+		rng := rand.New(rand.NewPCG(uint64(m), uint64(n*k)))
+		a := gemmRandFloats(m*k, rng)
+		b := gemmRandFloats(k*n, rng)
+		c := make([]float32, m*n)
+		type cell struct {
+			kernel  string
+			threads int
+			gflops  []float64
+		}
+		var cells []*cell
+		for _, kn := range kernels {
+			for _, th := range threads {
+				cells = append(cells, &cell{kernel: kn, threads: th})
+			}
+		}
+		for r := 0; r < *repeat; r++ {
+			for _, cl := range cells {
+				if err := gemm.SetKernel(cl.kernel); err != nil {
+					return err
+				}
+				gemm.SetThreads(cl.threads)
+				cl.gflops = append(cl.gflops, timeGemm(m, n, k, a, b, c, *minTime))
+			}
+		}
+		for _, cl := range cells {
+			res := gemmResult{M: m, N: n, K: k, Threads: cl.threads, Kernel: cl.kernel, GFLOPS: gemmRound3(gemmMedian(cl.gflops))}
+			if err := enc.Encode(res); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// timeGemm returns the GFLOP/s of m x n x k multiplies run back to back for
+// at least minTime, after one untimed call.
+func timeGemm(m, n, k int, a, b, c []float32, minTime time.Duration) float64 {
+	gemm.Sgemm(false, false, m, n, k, 1, a, k, b, n, 0, c, n)
+	calls := 0
+	start := time.Now()
+	var el time.Duration
+	for calls == 0 || el < minTime {
+		gemm.Sgemm(false, false, m, n, k, 1, a, k, b, n, 0, c, n)
+		calls++
+		el = time.Since(start)
+	}
+	return 2 * float64(m) * float64(n) * float64(k) * float64(calls) / el.Seconds() / 1e9
+}
+
+func gemmRandFloats(n int, rng *rand.Rand) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = rng.Float32()*2 - 1
+	}
+	return x
+}
+
+func gemmMedian(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func gemmRound3(x float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 3, 64), 64)
+	return v
+}
+
+// parseGemmSizes parses "MxNxK,MxNxK,...".
+func parseGemmSizes(s string) ([][3]int, error) {
+	var out [][3]int
+	for _, f := range strings.Split(s, ",") {
+		parts := strings.Split(strings.TrimSpace(f), "x")
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("size %q is not MxNxK", f)
+		}
+		var d [3]int
+		for i, p := range parts {
+			v, err := strconv.Atoi(p)
+			if err != nil || v < 1 {
+				return nil, fmt.Errorf("size %q: dimension %q is not a positive integer", f, p)
+			}
+			d[i] = v
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// parsePositiveInts parses "1,2,...".
+func parseGemmThreads(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("%q is not a positive integer", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

@@ -1,0 +1,73 @@
+package gemm
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var benchSizes = flag.String("gemm.sizes", "256x512x512,256x2048x2048,64x32x32,256x32x32,256x96x32,256x10x32",
+	"comma-separated MxNxK sizes for BenchmarkSgemm")
+
+// BenchmarkSgemm reports GFLOP/s (2*m*n*k per multiply) for every kernel
+// usable here, at 1 and 2 threads, as BenchmarkSgemm/<kernel>/<t>t/<m>x<n>x<k>.
+func BenchmarkSgemm(b *testing.B) {
+	sizes, err := parseSizes(*benchSizes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	saved := Kernel()
+	defer SetKernel(saved)
+	defer SetThreads(0)
+	for _, name := range Kernels() {
+		if err := SetKernel(name); err != nil {
+			b.Fatal(err)
+		}
+		for _, th := range []int{1, 2} {
+			for _, s := range sizes {
+				m, n, k := s[0], s[1], s[2]
+				b.Run(fmt.Sprintf("%s/%dt/%dx%dx%d", name, th, m, n, k), func(b *testing.B) {
+					SetThreads(th)
+					rng := rand.New(rand.NewPCG(1, 1))
+					x := make([]float32, m*k)
+					y := make([]float32, k*n)
+					z := make([]float32, m*n)
+					for i := range x {
+						x[i] = rng.Float32()
+					}
+					for i := range y {
+						y[i] = rng.Float32()
+					}
+					b.ResetTimer()
+					for b.Loop() {
+						Sgemm(false, false, m, n, k, 1, x, k, y, n, 0, z, n)
+					}
+					b.ReportMetric(2*float64(m)*float64(n)*float64(k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+				})
+			}
+		}
+	}
+}
+
+func parseSizes(s string) ([][3]int, error) {
+	var out [][3]int
+	for _, f := range strings.Split(s, ",") {
+		parts := strings.Split(strings.TrimSpace(f), "x")
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("size %q is not MxNxK", f)
+		}
+		var d [3]int
+		for i, p := range parts {
+			v, err := strconv.Atoi(p)
+			if err != nil || v < 1 {
+				return nil, fmt.Errorf("size %q: bad dimension %q", f, p)
+			}
+			d[i] = v
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
