@@ -1,0 +1,270 @@
+package dist
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync"
+)
+
+// MDN is a mixture density network's distribution: a mixture of Gaussians
+// in head units, sum_i w_i N(mu_i, sd_i^2).
+type MDN struct {
+	w, mu, sd []float64 // (M) weights summing to 1, means, standard deviations
+	logw      []float64 // (M) log w_i
+	cum       []float64 // (M+1) cumulative weights
+	aff       Affine
+
+	modeOnce sync.Once
+	mode     float64 // y units
+}
+
+var _ Distribution = (*MDN)(nil)
+
+// NewMDN returns the Gaussian mixture with the given weights (renormalised
+// to sum to 1), means and standard deviations, in head units; the slices
+// are copied. It panics on slices of different or zero length, a negative
+// or non-finite weight, weights summing to zero, a non-finite mean, a
+// standard deviation that is not positive and finite, or a bad aff.
+func NewMDN(weights, means, sds []float64, aff Affine) *MDN {
+	checkAffine(aff)
+	m := len(weights)
+	if m == 0 || len(means) != m || len(sds) != m {
+		panic("dist: NewMDN with empty or mismatched weights, means and sds")
+	}
+	s := 0.0
+	for i := range m {
+		if !(weights[i] >= 0) || math.IsInf(weights[i], 1) {
+			panic("dist: NewMDN with a negative or non-finite weight")
+		}
+		if math.IsNaN(means[i]) || math.IsInf(means[i], 0) || !(sds[i] > 0) || math.IsInf(sds[i], 1) {
+			panic("dist: NewMDN with a non-finite mean or a standard deviation not > 0")
+		}
+		s += weights[i]
+	}
+	if !(s > 0) || math.IsInf(s, 1) {
+		panic("dist: NewMDN with weights summing to zero")
+	}
+	d := &MDN{
+		w: make([]float64, m), mu: append([]float64(nil), means...), sd: append([]float64(nil), sds...),
+		logw: make([]float64, m), cum: make([]float64, m+1), aff: aff,
+	}
+	for i := range m {
+		d.w[i] = weights[i] / s
+		d.logw[i] = math.Log(d.w[i])
+		d.cum[i+1] = d.cum[i] + d.w[i]
+	}
+	return d
+}
+
+func (d *MDN) toY(t float64) float64 { return d.aff.Offset + d.aff.Scale*t }
+
+// Mean returns sum_i w_i mu_i in y units.
+func (d *MDN) Mean() float64 {
+	s := 0.0
+	for i, w := range d.w {
+		s += w * d.mu[i]
+	}
+	return d.toY(s)
+}
+
+// Median returns Quantile(0.5).
+func (d *MDN) Median() float64 { return d.Quantile(0.5) }
+
+const log2Pi = 1.8378770664093453 // log(2*pi)
+
+// logPDFt is the mixture's log density at t in head units (logsumexp).
+func (d *MDN) logPDFt(t float64) float64 {
+	m := math.Inf(-1)
+	for i := range d.w {
+		if l := d.logComp(i, t); l > m {
+			m = l
+		}
+	}
+	if math.IsInf(m, -1) {
+		return m
+	}
+	s := 0.0
+	for i := range d.w {
+		s += math.Exp(d.logComp(i, t) - m)
+	}
+	return m + math.Log(s)
+}
+
+// logComp is log(w_i * N(t; mu_i, sd_i^2)).
+func (d *MDN) logComp(i int, t float64) float64 {
+	z := (t - d.mu[i]) / d.sd[i]
+	return d.logw[i] - 0.5*z*z - math.Log(d.sd[i]) - 0.5*log2Pi
+}
+
+// cdfT and sfT are P(T <= t) and P(T > t), each summed from its own tail
+// so that both are accurate far out.
+func (d *MDN) cdfT(t float64) float64 {
+	s := 0.0
+	for i, w := range d.w {
+		s += w * 0.5 * math.Erfc(-(t-d.mu[i])/(d.sd[i]*math.Sqrt2))
+	}
+	return s
+}
+
+func (d *MDN) sfT(t float64) float64 {
+	s := 0.0
+	for i, w := range d.w {
+		s += w * 0.5 * math.Erfc((t-d.mu[i])/(d.sd[i]*math.Sqrt2))
+	}
+	return s
+}
+
+// CDF returns P(Y <= y) = sum_i w_i Phi((t - mu_i)/sd_i), t in head units.
+func (d *MDN) CDF(y float64) float64 {
+	return min(d.cdfT((y-d.aff.Offset)/d.aff.Scale), 1)
+}
+
+// LogPDF returns the mixture's log density at y (logsumexp over the
+// components) minus log(Scale).
+func (d *MDN) LogPDF(y float64) float64 {
+	return d.logPDFt((y-d.aff.Offset)/d.aff.Scale) - math.Log(d.aff.Scale)
+}
+
+// Quantile returns the q-quantile: -Inf at 0, +Inf at 1, NaN outside
+// [0,1]. It solves CDF = q by Newton steps safeguarded by bisection on a
+// bracket, to 1e-12 relative (absolute below 1), working on the upper tail
+// (1-q against the survival function) for q > 0.5.
+func (d *MDN) Quantile(q float64) float64 {
+	switch {
+	case !(q >= 0 && q <= 1):
+		return math.NaN()
+	case q == 0:
+		return math.Inf(-1)
+	case q == 1:
+		return math.Inf(1)
+	}
+	// g is increasing in t with its root at the quantile.
+	g := func(t float64) float64 { return d.cdfT(t) - q }
+	if q > 0.5 {
+		g = func(t float64) float64 { return (1 - q) - d.sfT(t) }
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	sdMax := 0.0
+	for i := range d.w {
+		lo = min(lo, d.mu[i]-8*d.sd[i])
+		hi = max(hi, d.mu[i]+8*d.sd[i])
+		sdMax = max(sdMax, d.sd[i])
+	}
+	for w := sdMax; g(lo) > 0 && !math.IsInf(lo, -1); w *= 2 {
+		lo -= w
+	}
+	for w := sdMax; g(hi) < 0 && !math.IsInf(hi, 1); w *= 2 {
+		hi += w
+	}
+	t := 0.5*lo + 0.5*hi
+	for range 500 {
+		gt := g(t)
+		if gt == 0 {
+			return d.toY(t)
+		}
+		if gt < 0 {
+			lo = t
+		} else {
+			hi = t
+		}
+		tn := t - gt/math.Exp(d.logPDFt(t))
+		if !(tn > lo && tn < hi) {
+			tn = 0.5*lo + 0.5*hi
+		}
+		tol := 1e-12 * max(1, math.Abs(t))
+		if math.Abs(tn-t) <= tol || hi-lo <= tol {
+			t = tn
+			break
+		}
+		t = tn
+	}
+	return d.toY(t)
+}
+
+// Mode returns the highest mode of the mixture. From every component's
+// mean it runs the fixed-point (mean-shift) iteration
+// t <- sum_i r_i(t) mu_i/sd_i^2 / sum_i r_i(t)/sd_i^2, r_i(t) the
+// component densities, which increases the density at every step and
+// stops at a stationary point (Carreira-Perpinan 2000), then polishes with
+// Newton steps on the density's derivative that are kept only while the
+// density rises; the best of the M ends wins. It costs O(M^2) per
+// iteration and start, so it is slow for M near 1000; the result is cached.
+func (d *MDN) Mode() float64 {
+	d.modeOnce.Do(func() {
+		best, bestLP := d.mu[0], math.Inf(-1)
+		for i := range d.w {
+			t := d.climb(d.mu[i])
+			if lp := d.logPDFt(t); lp > bestLP {
+				best, bestLP = t, lp
+			}
+		}
+		d.mode = d.toY(best)
+	})
+	return d.mode
+}
+
+// moments returns, at t, sums over components of r_i/sd_i^2,
+// r_i mu_i/sd_i^2 and r_i((mu_i-t)^2/sd_i^4 - 1/sd_i^2), with the r_i
+// scaled by a common factor.
+func (d *MDN) moments(t float64) (a, b, c float64) {
+	m := math.Inf(-1)
+	for i := range d.w {
+		m = max(m, d.logComp(i, t))
+	}
+	for i := range d.w {
+		r := math.Exp(d.logComp(i, t) - m)
+		v := d.sd[i] * d.sd[i]
+		a += r / v
+		b += r * d.mu[i] / v
+		u := (d.mu[i] - t) / v
+		c += r * (u*u - 1/v)
+	}
+	return a, b, c
+}
+
+func (d *MDN) climb(t float64) float64 {
+	for range 1000 {
+		a, b, _ := d.moments(t)
+		tn := b / a
+		done := math.Abs(tn-t) <= 1e-14*max(1, math.Abs(t))
+		t = tn
+		if done {
+			break
+		}
+	}
+	lp := d.logPDFt(t)
+	for range 20 {
+		a, b, c := d.moments(t)
+		if !(c < 0) {
+			break
+		}
+		// p'(t) is proportional to b - a*t, p''(t) to c.
+		tn := t - (b-a*t)/c
+		lpn := d.logPDFt(tn)
+		if !(lpn >= lp) || tn == t {
+			break
+		}
+		t, lp = tn, lpn
+	}
+	return t
+}
+
+// Sample draws n values: a component by its weight, then a Gaussian
+// draw; opts is ignored. It panics if r is nil.
+func (d *MDN) Sample(n int, _ SampleOptions, r *rand.Rand) []float64 {
+	if r == nil {
+		panic("dist: Sample with a nil *rand.Rand")
+	}
+	out := make([]float64, n)
+	last := len(d.w) - 1
+	for j := range out {
+		u := r.Float64()
+		i := sort.Search(last, func(i int) bool { return d.cum[i+1] > u })
+		for i > 0 && d.w[i] == 0 {
+			i--
+		}
+		out[j] = d.toY(d.mu[i] + d.sd[i]*r.NormFloat64())
+	}
+	return out
+}

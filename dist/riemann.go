@@ -1,0 +1,143 @@
+package dist
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// Riemann is the histogram head's distribution: n uniform bins on [0,1] in
+// head units, bin i = [i/n, (i+1)/n) (the last one closed), with density
+// p_i * n inside bin i.
+type Riemann struct {
+	p   []float64 // (n) bin probabilities, summing to 1
+	cum []float64 // (n+1) cum[i] = p[0] + ... + p[i-1]
+	aff Affine
+}
+
+var _ Distribution = (*Riemann)(nil)
+
+// NewRiemann returns the histogram distribution with bin probabilities
+// probs (renormalised to sum to 1; probs is copied). It panics if probs is
+// empty, has a negative or non-finite entry or sums to zero, or if
+// aff.Scale is not positive and finite.
+func NewRiemann(probs []float64, aff Affine) *Riemann {
+	checkAffine(aff)
+	if len(probs) == 0 {
+		panic("dist: NewRiemann with no bins")
+	}
+	s := 0.0
+	for _, p := range probs {
+		if !(p >= 0) || math.IsInf(p, 1) {
+			panic("dist: NewRiemann with a negative or non-finite probability")
+		}
+		s += p
+	}
+	if !(s > 0) || math.IsInf(s, 1) {
+		panic("dist: NewRiemann with probabilities summing to zero")
+	}
+	d := &Riemann{p: make([]float64, len(probs)), cum: make([]float64, len(probs)+1), aff: aff}
+	for i, p := range probs {
+		d.p[i] = p / s
+		d.cum[i+1] = d.cum[i] + d.p[i]
+	}
+	return d
+}
+
+func (d *Riemann) n() float64 { return float64(len(d.p)) }
+
+func (d *Riemann) toY(t float64) float64 { return d.aff.Offset + d.aff.Scale*t }
+
+// Mean returns the exact mean, the sum of p_i times bin i's centre.
+func (d *Riemann) Mean() float64 {
+	s := 0.0
+	for i, p := range d.p {
+		s += p * (float64(i) + 0.5)
+	}
+	return d.toY(s / d.n())
+}
+
+// Median returns Quantile(0.5).
+func (d *Riemann) Median() float64 { return d.Quantile(0.5) }
+
+// Mode returns the centre of the most probable bin (the lowest on ties).
+func (d *Riemann) Mode() float64 {
+	best := 0
+	for i, p := range d.p {
+		if p > d.p[best] {
+			best = i
+		}
+	}
+	return d.toY((float64(best) + 0.5) / d.n())
+}
+
+// Quantile returns the q-quantile of the piecewise-uniform density (NaN
+// for q outside [0,1]); Quantile(0) and Quantile(1) are the edges of the
+// support.
+func (d *Riemann) Quantile(q float64) float64 {
+	if !(q >= 0 && q <= 1) {
+		return math.NaN()
+	}
+	n := len(d.p)
+	i := sort.Search(n, func(i int) bool { return d.cum[i+1] >= q })
+	for i < n && d.p[i] == 0 {
+		i++
+	}
+	if i >= n { // rounding: q past the last mass
+		i = n - 1
+		for i > 0 && d.p[i] == 0 {
+			i--
+		}
+	}
+	f := min(max((q-d.cum[i])/d.p[i], 0), 1)
+	return d.toY((float64(i) + f) / d.n())
+}
+
+// CDF returns P(Y <= y), piecewise linear in y.
+func (d *Riemann) CDF(y float64) float64 {
+	t := (y - d.aff.Offset) / d.aff.Scale
+	switch {
+	case math.IsNaN(t):
+		return math.NaN()
+	case t <= 0:
+		return 0
+	case t >= 1:
+		return 1
+	}
+	x := t * d.n()
+	i := min(int(x), len(d.p)-1)
+	return min(d.cum[i]+d.p[i]*(x-float64(i)), 1)
+}
+
+// LogPDF returns log(p_bin * n) - log(Scale), -Inf outside [0,1] in head
+// units.
+func (d *Riemann) LogPDF(y float64) float64 {
+	t := (y - d.aff.Offset) / d.aff.Scale
+	if math.IsNaN(t) {
+		return math.NaN()
+	}
+	if t < 0 || t > 1 {
+		return math.Inf(-1)
+	}
+	i := min(int(t*d.n()), len(d.p)-1)
+	return math.Log(d.p[i]*d.n()) - math.Log(d.aff.Scale)
+}
+
+// Sample draws n bins and returns their centres in y units, like a token
+// head's samples; opts is ignored. It panics if r is nil.
+func (d *Riemann) Sample(n int, _ SampleOptions, r *rand.Rand) []float64 {
+	if r == nil {
+		panic("dist: Sample with a nil *rand.Rand")
+	}
+	out := make([]float64, n)
+	last := len(d.p) - 1
+	for j := range out {
+		u := r.Float64()
+		i := sort.Search(last, func(i int) bool { return d.cum[i+1] > u })
+		for i > 0 && d.p[i] == 0 { // rounding: u past the last mass
+			i--
+		}
+		out[j] = d.toY((float64(i) + 0.5) / d.n())
+	}
+	return out
+}

@@ -1,0 +1,301 @@
+package dist
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"decoreg/vocab"
+)
+
+// Defaults of the TokenOptions fields left at zero.
+const (
+	DefaultMeanTol   = 1e-6
+	DefaultMaxExpand = 1 << 16
+	DefaultBeam      = 8
+	DefaultSamples   = 1000
+)
+
+// TokenOptions tune the summaries of a Token. The zero value uses the
+// defaults above.
+type TokenOptions struct {
+	// MeanTol is the mass threshold of Mean's tree expansion: every prefix
+	// whose probability is at least MeanTol is expanded. 0 means
+	// DefaultMeanTol; a negative value expands every prefix (up to
+	// MaxExpand).
+	MeanTol float64
+	// MaxExpand caps the number of prefixes Mean's expansion feeds to the
+	// decoder (each costs one incremental decoder step). 0 means
+	// DefaultMaxExpand.
+	MaxExpand int
+	// Beam is the beam width of Mode. 0 means DefaultBeam.
+	Beam int
+	// Samples is the number of draws behind the estimates of a non-tree
+	// tokenization. 0 means DefaultSamples.
+	Samples int
+	// Seed seeds those draws, so that the estimates are deterministic.
+	Seed uint64
+	// HarrellDavis makes the Median of a non-tree tokenization the
+	// Harrell-Davis estimate from the draws instead of the sample median.
+	HarrellDavis bool
+}
+
+// Token is the predictive distribution of a decoder head for one input x:
+// a distribution over the token sequences of a tokenization, read through
+// a Decoder, with values mapped to y units by an Affine.
+//
+// For a vocab.Tree tokenization CDF, Quantile and Median are exact (a tree
+// walk of K decoder steps per batch of queries) and Mean is exact up to the
+// bound MeanBound reports. For other tokenizations (Hamming, Repeat) Mean,
+// Median, Quantile and CDF are estimates from TokenOptions.Samples draws of
+// the piecewise-uniform density: each draw is a cell sampled from the head
+// (Repeat: the majority-voted cell) and a point uniform within it.
+//
+// Summaries are computed on first use and cached. The methods are safe for
+// concurrent use when the Decoder's Start is.
+type Token struct {
+	dec     Decoder
+	tok     vocab.Tokenizer
+	tree    vocab.Tree // nil when tok is not a tree
+	aff     Affine
+	opts    TokenOptions
+	v, k    int
+	special []bool // special[t]: t is a NaN/Inf token
+	anySpec bool
+
+	meanOnce        sync.Once
+	mean, meanBound float64 // y units
+
+	modeOnce sync.Once
+	mode     float64 // y units
+
+	estOnce sync.Once
+	est     []float64 // sorted draws in head units (non-tree only)
+}
+
+var _ Distribution = (*Token)(nil)
+
+// NewToken returns the distribution that dec's Steppers define over the
+// sequences of tok, in the units given by aff. It panics if dec or tok is
+// nil, if aff.Scale is not positive and finite, or if an option is
+// negative where that makes no sense.
+func NewToken(dec Decoder, tok vocab.Tokenizer, aff Affine, opts TokenOptions) *Token {
+	if dec == nil || tok == nil {
+		panic("dist: NewToken with nil Decoder or Tokenizer")
+	}
+	checkAffine(aff)
+	if opts.MaxExpand < 0 || opts.Beam < 0 || opts.Samples < 0 {
+		panic("dist: negative TokenOptions.MaxExpand, Beam or Samples")
+	}
+	if opts.MeanTol == 0 {
+		opts.MeanTol = DefaultMeanTol
+	} else if opts.MeanTol < 0 {
+		opts.MeanTol = 0
+	}
+	if opts.MaxExpand == 0 {
+		opts.MaxExpand = DefaultMaxExpand
+	}
+	if opts.Beam == 0 {
+		opts.Beam = DefaultBeam
+	}
+	if opts.Samples == 0 {
+		opts.Samples = DefaultSamples
+	}
+	d := &Token{dec: dec, tok: tok, aff: aff, opts: opts, v: tok.Size(), k: tok.Len()}
+	if d.v <= 0 || d.k <= 0 {
+		panic("dist: tokenizer with empty vocabulary or zero length")
+	}
+	d.tree, _ = tok.(vocab.Tree)
+	d.special = make([]bool, d.v)
+	for t := range d.v {
+		switch tok.TokenString(t) {
+		case "nan", "inf", "+inf", "-inf":
+			d.special[t] = true
+			d.anySpec = true
+		}
+	}
+	return d
+}
+
+func checkAffine(aff Affine) {
+	if !(aff.Scale > 0) || math.IsInf(aff.Scale, 0) || math.IsNaN(aff.Offset) || math.IsInf(aff.Offset, 0) {
+		panic("dist: Affine.Scale must be positive and finite, Offset finite")
+	}
+}
+
+// Exact reports whether Mean, Median, Quantile and CDF are exact tree
+// computations (true for vocab.Tree tokenizations) rather than estimates
+// from samples.
+func (d *Token) Exact() bool { return d.tree != nil }
+
+// Tokenizer returns the tokenization of the head.
+func (d *Token) Tokenizer() vocab.Tokenizer { return d.tok }
+
+func (d *Token) toY(t float64) float64 { return d.aff.Offset + d.aff.Scale*t }
+
+func (d *Token) toT(y float64) float64 { return (y - d.aff.Offset) / d.aff.Scale }
+
+// next appends to dst the tokens allowed after prefix: for a tree in the
+// Children order, otherwise in the Allowed order; special tokens are
+// dropped when finite is set.
+func (d *Token) next(dst []int, prefix []int, finite bool) []int {
+	start := len(dst)
+	if finite && d.tree != nil {
+		dst = d.tree.Children(dst, prefix)
+	} else {
+		dst = d.tok.Allowed(dst, prefix)
+	}
+	if finite && d.anySpec {
+		out := dst[:start]
+		for _, t := range dst[start:] {
+			if !d.special[t] {
+				out = append(out, t)
+			}
+		}
+		dst = out
+	}
+	if len(dst) == start {
+		panic(fmt.Sprintf("dist: tokenization %s allows no token after prefix %v", d.tok.Spec(), prefix))
+	}
+	return dst
+}
+
+// softmaxOver writes to p[j] the softmax of row[toks[j]]*invT over toks, in
+// float64, and returns p[:len(toks)]. All -Inf logits give a uniform p.
+func softmaxOver(p []float64, row []float32, toks []int, invT float64) []float64 {
+	p = p[:len(toks)]
+	m := math.Inf(-1)
+	for _, t := range toks {
+		if l := float64(row[t]); l > m {
+			m = l
+		}
+	}
+	if math.IsInf(m, -1) {
+		for j := range p {
+			p[j] = 1 / float64(len(p))
+		}
+		return p
+	}
+	s := 0.0
+	for j, t := range toks {
+		e := math.Exp((float64(row[t]) - m) * invT)
+		p[j] = e
+		s += e
+	}
+	for j := range p {
+		p[j] /= s
+	}
+	return p
+}
+
+// logSoftmaxAt returns log of the softmax probability of token t among
+// toks (-Inf when t is not in toks).
+func logSoftmaxAt(row []float32, toks []int, t int) float64 {
+	m := math.Inf(-1)
+	in := false
+	for _, u := range toks {
+		if l := float64(row[u]); l > m {
+			m = l
+		}
+		in = in || u == t
+	}
+	if !in {
+		return math.Inf(-1)
+	}
+	if math.IsInf(m, -1) {
+		return -math.Log(float64(len(toks)))
+	}
+	s := 0.0
+	for _, u := range toks {
+		s += math.Exp(float64(row[u]) - m)
+	}
+	return float64(row[t]) - m - math.Log(s)
+}
+
+// LogProbSeq returns the log probability of the complete sequence tokens
+// under the masked softmax (K teacher-forced steps); -Inf if a token is not
+// allowed where it stands. It panics if len(tokens) != Len().
+func (d *Token) LogProbSeq(tokens []int) float64 {
+	if len(tokens) != d.k {
+		panic(fmt.Sprintf("dist: LogProbSeq: %d tokens, tokenization has %d", len(tokens), d.k))
+	}
+	return d.logProbSeqs(tokens, 1)[0]
+}
+
+// logProbSeqs returns the log probabilities of n sequences stored flat in
+// seqs (n*K), teacher-forced through one Stepper.
+func (d *Token) logProbSeqs(seqs []int, n int) []float64 {
+	out := make([]float64, n)
+	if n == 0 {
+		return out
+	}
+	st := d.dec.Start(n)
+	logits := make([]float32, n*d.v)
+	step := make([]int, n)
+	var allowed []int
+	for lev := range d.k {
+		if lev == 0 {
+			st.Step(nil, logits)
+		} else {
+			for i := range n {
+				step[i] = seqs[i*d.k+lev-1]
+			}
+			st.Step(step, logits)
+		}
+		for i := range n {
+			if math.IsInf(out[i], -1) {
+				continue
+			}
+			allowed = d.tok.Allowed(allowed[:0], seqs[i*d.k:i*d.k+lev])
+			out[i] += logSoftmaxAt(logits[i*d.v:(i+1)*d.v], allowed, seqs[i*d.k+lev])
+		}
+	}
+	return out
+}
+
+// LogPDF returns the log density at y: the log probability of the sequence
+// of y's cell (K teacher-forced steps), minus the log of the cell's width,
+// minus log(Scale). It is -Inf where y is outside the representable range
+// (including values an Unnormalized tokenization would clamp, and values
+// outside [0,1] head units for a Normalized one). For a Repeat tokenization
+// it uses the probability of the exact repeated sequence, a lower bound of
+// the probability of every sequence that decodes to the cell. For a special
+// value (NaN, ±Inf) with a special token it is the log probability of that
+// sequence, a point mass.
+func (d *Token) LogPDF(y float64) float64 { return d.LogPDFs([]float64{y})[0] }
+
+// LogPDFs returns LogPDF of every y, batched through one Stepper.
+func (d *Token) LogPDFs(ys []float64) []float64 {
+	out := make([]float64, len(ys))
+	seqs := make([]int, 0, len(ys)*d.k)
+	var idx []int
+	var logw []float64
+	for i, y := range ys {
+		toks, clamped, err := d.tok.Encode(d.toT(y))
+		if err != nil || clamped || len(toks) != d.k {
+			out[i] = math.Inf(-1)
+			continue
+		}
+		cell, err := d.tok.Decode(toks)
+		if err != nil {
+			panic(fmt.Sprintf("dist: %s cannot decode its own encoding of %v: %v", d.tok.Spec(), y, err))
+		}
+		lw := 0.0 // point mass for special cells
+		if cell.Kind == vocab.Finite {
+			w := cell.Width()
+			if !(w > 0) {
+				out[i] = math.Inf(-1)
+				continue
+			}
+			lw = math.Log(w) + math.Log(d.aff.Scale)
+		}
+		seqs = append(seqs, toks...)
+		idx = append(idx, i)
+		logw = append(logw, lw)
+	}
+	lp := d.logProbSeqs(seqs, len(idx))
+	for j, i := range idx {
+		out[i] = lp[j] - logw[j]
+	}
+	return out
+}

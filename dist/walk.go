@@ -1,0 +1,497 @@
+package dist
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+
+	"decoreg/vocab"
+)
+
+// Mean returns E[y]: for a tree tokenization the tree expansion described
+// at MeanBound, otherwise the mean of the seeded draws.
+func (d *Token) Mean() float64 {
+	m, _ := d.MeanBound()
+	return m
+}
+
+// MeanBound returns the mean and a bound on its error, both in y units.
+//
+// For a tree tokenization the mean is that of the piecewise-uniform density:
+// the sum over cells of P(cell) times the cell's midpoint. The tree is
+// expanded level by level: every prefix whose probability is at least
+// MeanTol is fed to the decoder for its children; a prefix below the
+// threshold is not expanded and contributes its mass times the midpoint of
+// its interval, and the sum of mass times half-width over those prefixes
+// is the bound (the true conditional mean of a prefix lies inside its
+// interval). Because a prefix's mass never exceeds its parent's, the set
+// {prefixes with mass >= MeanTol} is closed under taking parents, so this
+// level-synchronous, batched expansion expands exactly the prefixes that a
+// best-first search stopping at the threshold would. At most MaxExpand
+// prefixes are fed to the decoder; when a level's candidates would exceed
+// what is left of that cap, the most probable are expanded and the rest
+// are treated as pruned (their error is in the bound). Special cells have
+// zero mass (see the package doc).
+//
+// For other tokenizations the mean is the mean of TokenOptions.Samples
+// seeded draws and the bound is +Inf: an estimate, without a guarantee.
+func (d *Token) MeanBound() (mean, bound float64) {
+	d.meanOnce.Do(func() {
+		if d.tree == nil {
+			est := d.estimates()
+			s := 0.0
+			for _, v := range est {
+				s += v
+			}
+			d.mean, d.meanBound = d.toY(s/float64(len(est))), math.Inf(1)
+			return
+		}
+		m, b := d.treeMean()
+		d.mean, d.meanBound = d.toY(m), b*d.aff.Scale
+	})
+	return d.mean, d.meanBound
+}
+
+type meanCand struct {
+	parent, tok int
+	mass        float64
+}
+
+func (d *Token) treeMean() (mean, bound float64) {
+	k, v := d.k, d.v
+	tol := d.opts.MeanTol
+	budget := d.opts.MaxExpand - 1 // the root is always expanded
+	st := d.dec.Start(1)
+	n := 1
+	pre := []int{}       // n*lev, the frontier's prefixes
+	mass := []float64{1} // their probabilities
+	logits := make([]float32, v)
+	var step, ch, buf, idx []int
+	var probs = make([]float64, v)
+	var cands []meanCand
+	var sum, tot, bnd float64
+	leaf := func(prefix []int, tok int, m float64, pruned bool) {
+		buf = append(append(buf[:0], prefix...), tok)
+		lo, hi := d.tree.Interval(buf)
+		sum += m * (0.5*lo + 0.5*hi)
+		tot += m
+		if pruned {
+			bnd += m * 0.5 * (hi - lo)
+		}
+	}
+	for lev := 0; lev < k; lev++ {
+		if lev == 0 {
+			st.Step(nil, logits[:v])
+		} else {
+			st.Step(step, logits[:n*v])
+		}
+		cands = cands[:0]
+		for i := range n {
+			p := pre[i*lev : (i+1)*lev]
+			ch = d.next(ch[:0], p, true)
+			pr := softmaxOver(probs, logits[i*v:(i+1)*v], ch, 1)
+			for j, c := range ch {
+				m := mass[i] * pr[j]
+				switch {
+				case m == 0:
+				case lev == k-1:
+					leaf(p, c, m, false)
+				case m < tol:
+					leaf(p, c, m, true)
+				default:
+					cands = append(cands, meanCand{i, c, m})
+				}
+			}
+		}
+		if len(cands) > budget {
+			slices.SortStableFunc(cands, func(a, b meanCand) int {
+				switch {
+				case a.mass > b.mass:
+					return -1
+				case a.mass < b.mass:
+					return 1
+				}
+				return 0
+			})
+			for _, c := range cands[budget:] {
+				leaf(pre[c.parent*lev:(c.parent+1)*lev], c.tok, c.mass, true)
+			}
+			cands = cands[:budget]
+			slices.SortStableFunc(cands, func(a, b meanCand) int { return a.parent - b.parent })
+		}
+		if len(cands) == 0 {
+			break
+		}
+		budget -= len(cands)
+		next := make([]int, 0, len(cands)*(lev+1))
+		idx, step = idx[:0], step[:0]
+		nm := make([]float64, len(cands))
+		for j, c := range cands {
+			next = append(append(next, pre[c.parent*lev:(c.parent+1)*lev]...), c.tok)
+			idx = append(idx, c.parent)
+			step = append(step, c.tok)
+			nm[j] = c.mass
+		}
+		st.Keep(idx)
+		pre, mass, n = next, nm, len(cands)
+		if cap(logits) < n*v {
+			logits = make([]float32, n*v)
+		}
+		logits = logits[:n*v]
+	}
+	return sum / tot, bnd / tot
+}
+
+// Median returns Quantile(0.5) for a tree tokenization; otherwise the
+// median of the seeded draws (Harrell-Davis if TokenOptions.HarrellDavis).
+func (d *Token) Median() float64 {
+	if d.tree == nil && d.opts.HarrellDavis {
+		return d.toY(HarrellDavis(d.estimates(), 0.5))
+	}
+	return d.Quantile(0.5)
+}
+
+// Quantile returns the q-quantile, NaN if q is outside [0,1]. For a tree
+// tokenization it is exact: a walk down the tree (K decoder steps) that, at
+// each level, accumulates the ordered children's probabilities until the
+// target mass is crossed, then interpolates linearly inside the final cell;
+// Quantile(0) and Quantile(1) are the edges of the support. Otherwise it
+// is the linearly interpolated sample quantile of the seeded draws.
+func (d *Token) Quantile(q float64) float64 { return d.Quantiles([]float64{q})[0] }
+
+// Quantiles returns Quantile of every q, walking all of them through one
+// Stepper (K decoder steps in all).
+func (d *Token) Quantiles(qs []float64) []float64 {
+	out := make([]float64, len(qs))
+	if d.tree == nil {
+		est := d.estimates()
+		for i, q := range qs {
+			out[i] = d.toY(sampleQuantile(est, q))
+		}
+		return out
+	}
+	var targets []float64
+	var idx []int
+	for i, q := range qs {
+		if !(q >= 0 && q <= 1) {
+			out[i] = math.NaN()
+			continue
+		}
+		targets = append(targets, q)
+		idx = append(idx, i)
+	}
+	n := len(targets)
+	if n == 0 {
+		return out
+	}
+	k, v := d.k, d.v
+	st := d.dec.Start(n)
+	logits := make([]float32, n*v)
+	prefix := make([]int, n*k)
+	step := make([]int, n)
+	below := make([]float64, n)
+	mass := make([]float64, n)
+	for i := range mass {
+		mass[i] = 1
+	}
+	var ch []int
+	probs := make([]float64, v)
+	for lev := range k {
+		if lev == 0 {
+			st.Step(nil, logits)
+		} else {
+			st.Step(step, logits)
+		}
+		for i := range n {
+			p := prefix[i*k : i*k+lev]
+			ch = d.next(ch[:0], p, true)
+			pr := softmaxOver(probs, logits[i*v:(i+1)*v], ch, 1)
+			cum, chosen, last := below[i], -1, -1
+			for j := range ch {
+				pk := mass[i] * pr[j]
+				if pk <= 0 {
+					continue
+				}
+				last = j
+				if cum+pk >= targets[i] {
+					chosen = j
+					break
+				}
+				cum += pk
+			}
+			if chosen < 0 { // rounding: the target lies past the last mass
+				if last < 0 {
+					panic("dist: a prefix with zero mass in a quantile walk")
+				}
+				chosen = last
+				cum -= mass[i] * pr[last]
+			}
+			below[i] = cum
+			mass[i] *= pr[chosen]
+			prefix[i*k+lev] = ch[chosen]
+			step[i] = ch[chosen]
+		}
+	}
+	for i := range n {
+		lo, hi := d.tree.Interval(prefix[i*k : (i+1)*k])
+		f := (targets[i] - below[i]) / mass[i]
+		f = min(max(f, 0), 1)
+		out[idx[i]] = d.toY(lo + f*(hi-lo))
+	}
+	return out
+}
+
+// CDF returns P(Y <= y): for a tree tokenization exactly, by a walk down
+// to y's cell (K decoder steps) adding the mass of every cell left of it
+// and the linearly interpolated part of its own; otherwise the fraction of
+// the seeded draws <= y. NaN gives NaN.
+func (d *Token) CDF(y float64) float64 { return d.CDFs([]float64{y})[0] }
+
+// CDFs returns CDF of every y, walking all of them through one Stepper.
+func (d *Token) CDFs(ys []float64) []float64 {
+	out := make([]float64, len(ys))
+	if d.tree == nil {
+		est := d.estimates()
+		for i, y := range ys {
+			if math.IsNaN(y) {
+				out[i] = math.NaN()
+				continue
+			}
+			t := d.toT(y)
+			out[i] = float64(sort.Search(len(est), func(j int) bool { return est[j] > t })) / float64(len(est))
+		}
+		return out
+	}
+	rlo, rhi := d.tree.Interval(nil)
+	var ts []float64
+	var idx []int
+	for i, y := range ys {
+		t := d.toT(y)
+		switch {
+		case math.IsNaN(t):
+			out[i] = math.NaN()
+		case t <= rlo:
+			out[i] = 0
+		case t >= rhi:
+			out[i] = 1
+		default:
+			ts = append(ts, t)
+			idx = append(idx, i)
+		}
+	}
+	n := len(ts)
+	if n == 0 {
+		return out
+	}
+	k, v := d.k, d.v
+	st := d.dec.Start(n)
+	logits := make([]float32, n*v)
+	prefix := make([]int, n*k)
+	step := make([]int, n)
+	below := make([]float64, n)
+	mass := make([]float64, n)
+	for i := range mass {
+		mass[i] = 1
+	}
+	var ch, buf []int
+	probs := make([]float64, v)
+	for lev := range k {
+		if lev == 0 {
+			st.Step(nil, logits)
+		} else {
+			st.Step(step, logits)
+		}
+		for i := range n {
+			p := prefix[i*k : i*k+lev]
+			ch = d.next(ch[:0], p, true)
+			pr := softmaxOver(probs, logits[i*v:(i+1)*v], ch, 1)
+			// The child containing t: the last one whose lower edge is <= t.
+			chosen := 0
+			for j := 1; j < len(ch); j++ {
+				buf = append(append(buf[:0], p...), ch[j])
+				if lo, _ := d.tree.Interval(buf); lo > ts[i] {
+					break
+				}
+				chosen = j
+			}
+			for j := range chosen {
+				below[i] += mass[i] * pr[j]
+			}
+			mass[i] *= pr[chosen]
+			prefix[i*k+lev] = ch[chosen]
+			step[i] = ch[chosen]
+		}
+	}
+	for i := range n {
+		lo, hi := d.tree.Interval(prefix[i*k : (i+1)*k])
+		f := 0.0
+		if hi > lo {
+			f = min(max((ts[i]-lo)/(hi-lo), 0), 1)
+		} else if ts[i] >= hi {
+			f = 1
+		}
+		out[idx[i]] = min(below[i]+mass[i]*f, 1)
+	}
+	return out
+}
+
+type beamEnt struct {
+	parent, tok int
+	logp, score float64
+}
+
+// Mode returns the centre of the highest-density cell found by a beam
+// search of width TokenOptions.Beam: at each level the Beam partial
+// sequences with the highest score survive, where the score is log
+// P(prefix) - log width(prefix's interval) for a tree tokenization (the
+// prefix's mean density) and log P(prefix) otherwise; complete sequences
+// are ranked by log P(sequence) - log width(cell). It costs K decoder
+// steps. Special cells are never the mode.
+func (d *Token) Mode() float64 {
+	d.modeOnce.Do(func() { d.mode = d.beamMode() })
+	return d.mode
+}
+
+func (d *Token) beamMode() float64 {
+	k, v, width := d.k, d.v, d.opts.Beam
+	st := d.dec.Start(1)
+	n := 1
+	pre := []int{}
+	logp := []float64{0}
+	logits := make([]float32, v)
+	probs := make([]float64, v)
+	var ch, buf, idx, step []int
+	var cands []beamEnt
+	for lev := range k {
+		if lev == 0 {
+			st.Step(nil, logits[:v])
+		} else {
+			st.Step(step, logits[:n*v])
+		}
+		cands = cands[:0]
+		for i := range n {
+			p := pre[i*lev : (i+1)*lev]
+			ch = d.next(ch[:0], p, true)
+			pr := softmaxOver(probs, logits[i*v:(i+1)*v], ch, 1)
+			for j, c := range ch {
+				lp := logp[i] + math.Log(pr[j])
+				if math.IsInf(lp, -1) {
+					continue
+				}
+				score := lp
+				if d.tree != nil || lev == k-1 {
+					buf = append(append(buf[:0], p...), c)
+					w := d.width(buf, lev == k-1)
+					if !(w > 0) {
+						continue
+					}
+					score -= math.Log(w)
+				}
+				cands = append(cands, beamEnt{i, c, lp, score})
+			}
+		}
+		if len(cands) == 0 {
+			panic("dist: beam search found no sequence with positive probability")
+		}
+		slices.SortStableFunc(cands, func(a, b beamEnt) int {
+			switch {
+			case a.score > b.score:
+				return -1
+			case a.score < b.score:
+				return 1
+			}
+			return 0
+		})
+		if len(cands) > width {
+			cands = cands[:width]
+		}
+		if lev == k-1 {
+			b := cands[0]
+			buf = append(append(buf[:0], pre[b.parent*lev:(b.parent+1)*lev]...), b.tok)
+			cell, err := d.tok.Decode(buf)
+			if err != nil {
+				panic(fmt.Sprintf("dist: %s rejects an allowed sequence %v: %v", d.tok.Spec(), buf, err))
+			}
+			return d.toY(cell.Center)
+		}
+		next := make([]int, 0, len(cands)*(lev+1))
+		idx, step = idx[:0], step[:0]
+		logp = logp[:0]
+		for _, c := range cands {
+			next = append(append(next, pre[c.parent*lev:(c.parent+1)*lev]...), c.tok)
+			idx = append(idx, c.parent)
+			step = append(step, c.tok)
+			logp = append(logp, c.logp)
+		}
+		st.Keep(idx)
+		pre, n = next, len(cands)
+		if cap(logits) < n*v {
+			logits = make([]float32, n*v)
+		}
+		logits = logits[:n*v]
+	}
+	panic("unreachable")
+}
+
+// width is the width of a prefix's interval (tree) or of a complete
+// sequence's cell; 0 for special cells.
+func (d *Token) width(prefix []int, complete bool) float64 {
+	if d.tree != nil {
+		lo, hi := d.tree.Interval(prefix)
+		return hi - lo
+	}
+	if !complete {
+		return 1
+	}
+	cell, err := d.tok.Decode(prefix)
+	if err != nil {
+		panic(fmt.Sprintf("dist: %s rejects an allowed sequence %v: %v", d.tok.Spec(), prefix, err))
+	}
+	if cell.Kind != vocab.Finite {
+		return 0
+	}
+	return cell.Width()
+}
+
+// estimates returns the sorted head-unit draws behind the summaries of a
+// non-tree tokenization: Samples cells drawn from the head with special
+// tokens masked, each with a point uniform inside it.
+func (d *Token) estimates() []float64 {
+	d.estOnce.Do(func() {
+		n := d.opts.Samples
+		r := rand.New(rand.NewPCG(d.opts.Seed, 0x9e3779b97f4a7c15))
+		seqs := make([]int, n*d.k)
+		d.sampleSeqs(seqs, n, SampleOptions{}, r, true)
+		est := make([]float64, 0, n)
+		for i := range n {
+			cell, err := d.tok.Decode(seqs[i*d.k : (i+1)*d.k])
+			if err != nil {
+				panic(fmt.Sprintf("dist: %s rejects an allowed sequence: %v", d.tok.Spec(), err))
+			}
+			if cell.Kind != vocab.Finite {
+				continue
+			}
+			est = append(est, cell.Lo+r.Float64()*(cell.Hi-cell.Lo))
+		}
+		slices.Sort(est)
+		d.est = est
+	})
+	return d.est
+}
+
+// sampleQuantile is the linearly interpolated quantile of sorted x (type 7
+// of Hyndman and Fan): x[h] interpolated at h = (n-1)q. NaN for q outside
+// [0,1] or empty x.
+func sampleQuantile(x []float64, q float64) float64 {
+	if !(q >= 0 && q <= 1) || len(x) == 0 {
+		return math.NaN()
+	}
+	h := float64(len(x)-1) * q
+	i := int(h)
+	if i >= len(x)-1 {
+		return x[len(x)-1]
+	}
+	return x[i] + (h-float64(i))*(x[i+1]-x[i])
+}
