@@ -2,7 +2,7 @@
 //
 // For splits an index range into contiguous chunks and runs one chunk per
 // goroutine. The contract that keeps results bit-identical for any thread
-// count: the body computes every output it writes from inputs alone, owns
+// count: the kernel computes every output it writes from inputs alone, owns
 // the outputs of the indices in its chunk exclusively, and visits them in
 // a fixed order. Reductions across chunks are not offered: a sum over the
 // parallel index must instead be reorganised so that one chunk owns each
@@ -10,9 +10,10 @@
 package par
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"decoreg/internal/gemm"
 )
 
 // MinWork is the least estimated work (n*cost, in rough flops) given to one
@@ -23,47 +24,64 @@ const MinWork = 1 << 15
 var threads atomic.Int64
 
 // Threads reports the number of goroutines For uses at most: the value
-// last given to SetThreads, or runtime.GOMAXPROCS(0) when unset or set to
-// 0. It should agree with the GEMM's thread count so that the two kinds of
-// work share the cores alike.
+// last given to SetThreads, or else gemm.Threads(), so that by default the
+// layers and the matrix multiply share the cores alike (set the count for
+// both with gemm.SetThreads).
 func Threads() int {
 	if n := int(threads.Load()); n > 0 {
 		return n
 	}
-	return runtime.GOMAXPROCS(0)
+	return gemm.Threads()
 }
 
-// SetThreads sets the number of goroutines For uses; n <= 0 restores the
-// default (GOMAXPROCS).
+// SetThreads overrides the number of goroutines For uses; n <= 0 restores
+// the default (follow gemm.Threads()).
 func SetThreads(n int) { threads.Store(int64(max(n, 0))) }
 
-// For calls f(lo, hi) on contiguous chunks that partition [0, n), in
+// Kernel is the body of a parallel loop: Run(lo, hi) processes indices
+// lo..hi-1. A kernel is a small struct whose fields are the loop's
+// arguments (slices and sizes), so that a serial For allocates nothing.
+type Kernel interface {
+	Run(lo, hi int)
+}
+
+// For calls k.Run(lo, hi) on contiguous chunks that partition [0, n), in
 // parallel, and returns when all have returned. cost is the estimated work
-// per index; when n*cost < 2*MinWork, or Threads() is 1, f(0, n) runs on
-// the calling goroutine. The chunk boundaries depend on n, cost and
-// Threads(); see the package comment for how bodies stay deterministic
-// anyway.
-func For(n, cost int, f func(lo, hi int)) {
+// per index; when n*cost < 2*MinWork, or Threads() is 1, k.Run(0, n) runs
+// on the calling goroutine without allocating. The chunk boundaries depend
+// on n, cost and Threads(); see the package comment for how kernels stay
+// deterministic anyway.
+func For[K Kernel](n, cost int, k K) {
 	if n <= 0 {
 		return
 	}
 	chunks := Chunks(n, cost)
 	if chunks == 1 {
-		f(0, n)
+		k.Run(0, n)
 		return
 	}
 	var wg sync.WaitGroup
 	wg.Add(chunks - 1)
 	for c := 1; c < chunks; c++ {
-		lo, hi := c*n/chunks, (c+1)*n/chunks
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
+		// k travels by value as an argument: captured by a closure, a
+		// large kernel would be moved to the heap on every call.
+		go runChunk(k, c*n/chunks, (c+1)*n/chunks, &wg)
 	}
-	f(0, n/chunks)
+	k.Run(0, n/chunks)
 	wg.Wait()
 }
+
+func runChunk[K Kernel](k K, lo, hi int, wg *sync.WaitGroup) {
+	defer wg.Done()
+	k.Run(lo, hi)
+}
+
+// Func adapts a closure to a Kernel: For(n, cost, Func(f)). Convenient,
+// but the closure usually costs one heap allocation per call.
+type Func func(lo, hi int)
+
+// Run calls f(lo, hi).
+func (f Func) Run(lo, hi int) { f(lo, hi) }
 
 // Chunks reports how many chunks For(n, cost, f) uses.
 func Chunks(n, cost int) int {

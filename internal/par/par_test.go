@@ -13,7 +13,7 @@ func TestForCoversOnce(t *testing.T) {
 			for _, cost := range []int{1, MinWork, 10 * MinWork} {
 				hits := make([]atomic.Int32, n)
 				var calls atomic.Int32
-				For(n, cost, func(lo, hi int) {
+				For(n, cost, Func(func(lo, hi int) {
 					calls.Add(1)
 					if lo >= hi {
 						t.Errorf("empty chunk [%d,%d)", lo, hi)
@@ -21,7 +21,7 @@ func TestForCoversOnce(t *testing.T) {
 					for i := lo; i < hi; i++ {
 						hits[i].Add(1)
 					}
-				})
+				}))
 				for i := range hits {
 					if hits[i].Load() != 1 {
 						t.Fatalf("threads %d n %d cost %d: index %d visited %d times", th, n, cost, i, hits[i].Load())
@@ -46,5 +46,29 @@ func TestSmallWorkSerial(t *testing.T) {
 	}
 	if SetThreads(-3); Threads() < 1 {
 		t.Fatal("Threads() < 1 after SetThreads(-3)")
+	}
+}
+
+type fill struct{ out []float32 }
+
+func (k fill) Run(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		k.out[i] = float32(i)
+	}
+}
+
+func TestSerialForAllocatesNothing(t *testing.T) {
+	defer SetThreads(0)
+	SetThreads(1)
+	out := make([]float32, 1000)
+	if a := testing.AllocsPerRun(10, func() { For(len(out), 1000, fill{out}) }); a != 0 {
+		t.Errorf("serial For: %v allocations", a)
+	}
+	SetThreads(2)
+	For(len(out), MinWork, fill{out})
+	for i, v := range out {
+		if v != float32(i) {
+			t.Fatalf("out[%d] = %v", i, v)
+		}
 	}
 }

@@ -1,0 +1,101 @@
+package nn
+
+import (
+	"math"
+
+	"decoreg/internal/par"
+)
+
+// Adam is the Adam optimizer over one flat parameter slice, matching
+// PyTorch's torch.optim.Adam (Decoupled false) and torch.optim.AdamW
+// (Decoupled true), single-tensor path. With g the gradient and t the step
+// count after increment:
+//
+//	Adam:   g += WeightDecay * p                     (L2 in the gradient)
+//	AdamW:  p *= 1 - LR*WeightDecay                   (decoupled decay)
+//	m = Beta1*m + (1-Beta1)*g;   v = Beta2*v + (1-Beta2)*g*g
+//	p -= LR/(1-Beta1^t) * m / (sqrt(v)/sqrt(1-Beta2^t) + Eps)
+//
+// The bias corrections are computed in float64 once per step; the element
+// updates are float32 and split over elements, so results do not depend on
+// the thread count. The fields may be changed between steps.
+type Adam struct {
+	LR, Beta1, Beta2, Eps, WeightDecay float32
+	// Decoupled selects AdamW's decoupled weight decay; false puts the L2
+	// penalty into the gradient as torch.optim.Adam does.
+	Decoupled bool
+
+	m, v []float32 // first and second moments, (n)
+	t    int       // steps taken
+}
+
+// NewAdam returns an Adam optimizer for n parameters with learning rate lr
+// and PyTorch's defaults: Beta1 0.9, Beta2 0.999, Eps 1e-8, no weight
+// decay, Decoupled false.
+func NewAdam(n int, lr float32) *Adam {
+	return &Adam{
+		LR: lr, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8,
+		m: make([]float32, n), v: make([]float32, n),
+	}
+}
+
+// Step applies one update to params using grads; both must have the
+// optimizer's length n.
+func (a *Adam) Step(params, grads []float32) {
+	n := len(a.m)
+	if len(params) != n || len(grads) != n {
+		panic("nn: Adam.Step params or grads length differs from the optimizer's")
+	}
+	a.t++
+	t := float64(a.t)
+	bc1 := 1 - math.Pow(float64(a.Beta1), t)
+	bc2 := 1 - math.Pow(float64(a.Beta2), t)
+	stepSize := float32(float64(a.LR) / bc1)
+	bc2Sqrt := float32(math.Sqrt(bc2))
+	k := adamStep{params: params, grads: grads, m: a.m, v: a.v,
+		b1: a.Beta1, b2: a.Beta2, eps: a.Eps, wd: a.WeightDecay, decay: 1,
+		stepSize: stepSize, bc2Sqrt: bc2Sqrt}
+	if a.Decoupled {
+		k.decay, k.wd = 1-a.LR*a.WeightDecay, 0
+	}
+	par.For(n, 16, k)
+}
+
+type adamStep struct {
+	params, grads, m, v                       []float32
+	b1, b2, eps, wd, decay, stepSize, bc2Sqrt float32
+}
+
+func (k adamStep) Run(lo, hi int) {
+	p, g, m, v := k.params[lo:hi], k.grads[lo:hi], k.m[lo:hi], k.v[lo:hi]
+	b1, b2 := k.b1, k.b2
+	for i, gi := range g {
+		pi := p[i]
+		if k.wd != 0 {
+			gi += k.wd * pi
+		}
+		pi *= k.decay
+		m[i] = b1*m[i] + (1-b1)*gi
+		v[i] = b2*v[i] + (1-b2)*gi*gi
+		denom := float32(math.Sqrt(float64(v[i])))/k.bc2Sqrt + k.eps
+		p[i] = pi - k.stepSize*m[i]/denom
+	}
+}
+
+// State returns the optimizer's moments and step count for a checkpoint.
+// m and v alias the optimizer's storage (not copies).
+func (a *Adam) State() (m, v []float32, t int) { return a.m, a.v, a.t }
+
+// SetState restores moments and step count saved from State, copying m
+// and v; they must have the optimizer's length.
+func (a *Adam) SetState(m, v []float32, t int) {
+	if len(m) != len(a.m) || len(v) != len(a.v) {
+		panic("nn: Adam.SetState moment length differs from the optimizer's")
+	}
+	if t < 0 {
+		panic("nn: Adam.SetState with t < 0")
+	}
+	copy(a.m, m)
+	copy(a.v, v)
+	a.t = t
+}

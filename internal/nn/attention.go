@@ -1,0 +1,229 @@
+package nn
+
+import (
+	"math"
+
+	"decoreg/internal/gemm"
+	"decoreg/internal/par"
+)
+
+// attnGemmMinT is the sequence length from which the per-head products of
+// AttentionForward and AttentionBackward go through gemm.Sgemm; shorter
+// sequences use direct loops, which avoid the call overhead on the tiny
+// (T x T x C/NH) products of the decoder (T ~ 10). See BenchmarkAttention.
+var attnGemmMinT = 64
+
+// checkAttn validates attention sizes and returns the head size C/NH.
+func checkAttn(what string, B, T, C, NH int) int {
+	needDims(what, B, T, C, NH)
+	if NH == 0 || C%NH != 0 {
+		panic("nn: " + what + " C not divisible by NH")
+	}
+	return C / NH
+}
+
+// AttentionForward is causal multi-head self-attention.
+//
+//	qkv    (B, T, 3C): per position [q | k | v], each C = NH heads of hs = C/NH
+//	preatt (B, NH, T, T): preatt[b,h,t,t2] = q_t · k_t2 / sqrt(hs) for t2 <= t, 0 above
+//	att    (B, NH, T, T): att[b,h,t,:] = softmax over t2 <= t of preatt, 0 above
+//	out    (B, T, C): out[b,t,h*hs:(h+1)*hs] = sum over t2 <= t of att[b,h,t,t2] * v_t2
+//
+// preatt and att are saved for AttentionBackward. Work is split over the
+// B*NH (sequence, head) pairs.
+func AttentionForward(out, preatt, att, qkv []float32, B, T, C, NH int) {
+	hs := checkAttn("AttentionForward", B, T, C, NH)
+	C3 := 3 * C
+	need(out, B*T*C, "AttentionForward out")
+	need(preatt, B*NH*T*T, "AttentionForward preatt")
+	need(att, B*NH*T*T, "AttentionForward att")
+	need(qkv, B*T*C3, "AttentionForward qkv")
+	if B*T*C == 0 {
+		return
+	}
+	par.For(B*NH, 2*T*T*hs, attentionForward{out, preatt, att, qkv,
+		attnShape{T, C, NH, hs, attnScale(hs), T >= attnGemmMinT}})
+}
+
+// attnShape carries the sizes shared by the attention kernels.
+type attnShape struct {
+	T, C, NH, hs int
+	scale        float32
+	useGemm      bool
+}
+
+// attentionForward owns (sequence, head) pairs lo..hi-1.
+type attentionForward struct {
+	out, preatt, att, qkv []float32
+	attnShape
+}
+
+func (k attentionForward) Run(lo, hi int) {
+	T, C, NH, hs, scale := k.T, k.C, k.NH, k.hs, k.scale
+	C3 := 3 * C
+	for bh := lo; bh < hi; bh++ {
+		b, h := bh/NH, bh%NH
+		q := k.qkv[b*T*C3+h*hs:]
+		key, v := q[C:], q[2*C:]
+		pre, a := k.preatt[bh*T*T:(bh+1)*T*T], k.att[bh*T*T:(bh+1)*T*T]
+		o := k.out[b*T*C+h*hs:]
+		if k.useGemm {
+			gemm.Sgemm(false, true, T, T, hs, scale, q, C3, key, C3, 0, pre, T)
+			for t := 0; t < T; t++ {
+				softmaxCausal(pre[t*T:(t+1)*T], a[t*T:(t+1)*T], t+1)
+			}
+			gemm.Sgemm(false, false, T, hs, T, 1, a, T, v, C3, 0, o, C)
+			continue
+		}
+		for t := 0; t < T; t++ {
+			attendRow(o[t*C:t*C+hs], pre[t*T:(t+1)*T], a[t*T:(t+1)*T], q[t*C3:t*C3+hs], key, v, C3, t+1, scale)
+		}
+	}
+}
+
+func attnScale(hs int) float32 { return float32(1 / math.Sqrt(float64(hs))) }
+
+// dot returns sum x[i]*y[i] over i < len(x), accumulated in order.
+func dot(x, y []float32) float32 {
+	y = y[:len(x)]
+	var s float32
+	for i, v := range x {
+		s += v * y[i]
+	}
+	return s
+}
+
+// axpy sets y[i] += alpha*x[i] for i < len(x).
+func axpy(alpha float32, x, y []float32) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += alpha * v
+	}
+}
+
+// attendRow computes one query's attention over the first n keys: pre[t2] =
+// scale * q·k_t2, a = softmaxCausal(pre, n), o = sum a[t2]*v_t2, where row
+// t2 of k and v starts at t2*stride. Entries of pre and a from n on are set
+// to 0. AttentionForward and KVCache.Step share it, so that they agree
+// bit for bit.
+func attendRow(o, pre, a, q, k, v []float32, stride, n int, scale float32) {
+	hs := len(q)
+	for t2 := 0; t2 < n; t2++ {
+		pre[t2] = dot(q, k[t2*stride:t2*stride+hs]) * scale
+	}
+	softmaxCausal(pre, a, n)
+	clear(o)
+	for t2 := 0; t2 < n; t2++ {
+		axpy(a[t2], v[t2*stride:t2*stride+hs], o)
+	}
+}
+
+// softmaxCausal sets a[:n] = softmax(pre[:n]) (max-shifted, float64 sum)
+// and pre[n:], a[n:] to 0.
+func softmaxCausal(pre, a []float32, n int) {
+	maxv := float32(math.Inf(-1))
+	for _, s := range pre[:n] {
+		maxv = max(maxv, s)
+	}
+	var sum float64
+	for t2, s := range pre[:n] {
+		e := math.Exp(float64(s - maxv))
+		a[t2] = float32(e)
+		sum += e
+	}
+	inv := float32(1 / sum)
+	for t2 := range a[:n] {
+		a[t2] *= inv
+	}
+	clear(pre[n:])
+	clear(a[n:len(pre)])
+}
+
+// softmaxCausalBackward sets dp[:n] = a*(da - sum(a*da)) over the first n
+// entries and dp[n:], da[n:] to 0.
+func softmaxCausalBackward(dp, da, a []float32, n int) {
+	var s float64
+	for t2, x := range a[:n] {
+		s += float64(x) * float64(da[t2])
+	}
+	sf := float32(s)
+	for t2, x := range a[:n] {
+		dp[t2] = x * (da[t2] - sf)
+	}
+	clear(dp[n:])
+	clear(da[n:len(dp)])
+}
+
+// AttentionBackward accumulates into dqkv (B, T, 3C) the gradient of
+// AttentionForward for dout (B, T, C), from qkv and the saved att. Per
+// sequence b and head h, restating the forward lines it differentiates:
+//
+//	out_t = sum_t2 att[t,t2] v_t2      => datt[t,t2] = dout_t·v_t2;  dv_t2 += att[t,t2] dout_t
+//	att_t = softmax(preatt_t)           => dpreatt[t,t2] = att[t,t2] (datt[t,t2] - sum_t3 att[t,t3] datt[t,t3])
+//	preatt[t,t2] = scale q_t·k_t2       => dq_t += scale dpreatt[t,t2] k_t2;  dk_t2 += scale dpreatt[t,t2] q_t
+//
+// dpreatt and datt (B, NH, T, T) are scratch owned by the caller: they are
+// OVERWRITTEN (not accumulated) and hold ∂/∂preatt and ∂/∂att on return,
+// 0 above the diagonal.
+func AttentionBackward(dqkv, dpreatt, datt, dout, qkv, att []float32, B, T, C, NH int) {
+	hs := checkAttn("AttentionBackward", B, T, C, NH)
+	C3 := 3 * C
+	need(dqkv, B*T*C3, "AttentionBackward dqkv")
+	need(dpreatt, B*NH*T*T, "AttentionBackward dpreatt")
+	need(datt, B*NH*T*T, "AttentionBackward datt")
+	need(dout, B*T*C, "AttentionBackward dout")
+	need(qkv, B*T*C3, "AttentionBackward qkv")
+	need(att, B*NH*T*T, "AttentionBackward att")
+	if B*T*C == 0 {
+		return
+	}
+	par.For(B*NH, 4*T*T*hs, attentionBackward{dqkv, dpreatt, datt, dout, qkv, att,
+		attnShape{T, C, NH, hs, attnScale(hs), T >= attnGemmMinT}})
+}
+
+// attentionBackward owns (sequence, head) pairs lo..hi-1: the head's
+// columns of dqkv and its blocks of dpreatt and datt.
+type attentionBackward struct {
+	dqkv, dpreatt, datt, dout, qkv, att []float32
+	attnShape
+}
+
+func (k attentionBackward) Run(lo, hi int) {
+	T, C, NH, hs, scale := k.T, k.C, k.NH, k.hs, k.scale
+	C3 := 3 * C
+	for bh := lo; bh < hi; bh++ {
+		b, h := bh/NH, bh%NH
+		q := k.qkv[b*T*C3+h*hs:]
+		key, v := q[C:], q[2*C:]
+		dq := k.dqkv[b*T*C3+h*hs:]
+		dk, dv := dq[C:], dq[2*C:]
+		a := k.att[bh*T*T : (bh+1)*T*T]
+		da, dp := k.datt[bh*T*T:(bh+1)*T*T], k.dpreatt[bh*T*T:(bh+1)*T*T]
+		do := k.dout[b*T*C+h*hs:]
+		if k.useGemm {
+			gemm.Sgemm(false, true, T, T, hs, 1, do, C, v, C3, 0, da, T)
+			gemm.Sgemm(true, false, T, hs, T, 1, a, T, do, C, 1, dv, C3)
+			for t := 0; t < T; t++ {
+				softmaxCausalBackward(dp[t*T:(t+1)*T], da[t*T:(t+1)*T], a[t*T:(t+1)*T], t+1)
+			}
+			gemm.Sgemm(false, false, T, hs, T, scale, dp, T, key, C3, 1, dq, C3)
+			gemm.Sgemm(true, false, T, hs, T, scale, dp, T, q, C3, 1, dk, C3)
+			continue
+		}
+		for t := 0; t < T; t++ {
+			ar, dar, dpr := a[t*T:(t+1)*T], da[t*T:(t+1)*T], dp[t*T:(t+1)*T]
+			g := do[t*C : t*C+hs]
+			for t2 := 0; t2 <= t; t2++ {
+				dar[t2] = dot(g, v[t2*C3:t2*C3+hs])
+				axpy(ar[t2], g, dv[t2*C3:t2*C3+hs])
+			}
+			softmaxCausalBackward(dpr, dar, ar, t+1)
+			qt, dqt := q[t*C3:t*C3+hs], dq[t*C3:t*C3+hs]
+			for t2 := 0; t2 <= t; t2++ {
+				s := dpr[t2] * scale
+				axpy(s, key[t2*C3:t2*C3+hs], dqt)
+				axpy(s, qt, dk[t2*C3:t2*C3+hs])
+			}
+		}
+	}
+}

@@ -1,0 +1,187 @@
+package nn
+
+import (
+	"math"
+
+	"decoreg/internal/par"
+)
+
+// SoftmaxCrossEntropyForward computes, per row i, the softmax of the logits
+// restricted to the allowed tokens and the negative log-likelihood of the
+// target:
+//
+//	probs[i,j] = exp(logits[i,j]) / sum over allowed j' of exp(logits[i,j'])  (allowed j; 0 otherwise)
+//	losses[i]  = -log probs[i,targets[i]]
+//
+// logits, probs (N, V); targets, losses (N); mask (N, V) with mask[i,j]
+// true when token j is allowed in row i, or nil for all allowed. The
+// softmax subtracts the row's largest allowed logit and sums in float64;
+// the loss is formed in log space (logit - max - log sum), so it stays
+// finite and accurate where probs underflows. A target that is masked out
+// (or a row with nothing allowed) gives loss +Inf. A target outside [0, V)
+// panics.
+func SoftmaxCrossEntropyForward(losses, probs, logits []float32, targets []int32, mask []bool, N, V int) {
+	needDims("SoftmaxCrossEntropyForward", N, V)
+	need(losses, N, "SoftmaxCrossEntropyForward losses")
+	need(probs, N*V, "SoftmaxCrossEntropyForward probs")
+	need(logits, N*V, "SoftmaxCrossEntropyForward logits")
+	if mask != nil && len(mask) < N*V {
+		panic("nn: SoftmaxCrossEntropyForward mask shorter than its shape")
+	}
+	if len(targets) < N {
+		panic("nn: SoftmaxCrossEntropyForward targets shorter than N")
+	}
+	checkTokens(targets[:N], V, "nn: SoftmaxCrossEntropyForward target out of range")
+	softmaxNLL(losses, probs, logits, targets, mask, N, V, 0)
+}
+
+// softmaxNLL is SoftmaxCrossEntropyForward with offset added to every
+// loss; the callers have checked the arguments.
+func softmaxNLL(losses, probs, logits []float32, targets []int32, mask []bool, N, V int, offset float64) {
+	par.For(N, 8*V, softmaxNLLRows{losses, probs, logits, targets, mask, V, offset})
+}
+
+type softmaxNLLRows struct {
+	losses, probs, logits []float32
+	targets               []int32
+	mask                  []bool
+	V                     int
+	offset                float64
+}
+
+func (k softmaxNLLRows) Run(lo, hi int) {
+	V := k.V
+	for i := lo; i < hi; i++ {
+		l, p := k.logits[i*V:(i+1)*V], k.probs[i*V:(i+1)*V]
+		var m []bool
+		if k.mask != nil {
+			m = k.mask[i*V : (i+1)*V]
+		}
+		maxv := math.Inf(-1)
+		for j, x := range l {
+			if m == nil || m[j] {
+				maxv = max(maxv, float64(x))
+			}
+		}
+		var sum float64
+		for j, x := range l {
+			if m == nil || m[j] {
+				e := math.Exp(float64(x) - maxv)
+				p[j] = float32(e)
+				sum += e
+			} else {
+				p[j] = 0
+			}
+		}
+		if math.IsInf(maxv, -1) { // nothing allowed (or all allowed logits -Inf)
+			clear(p)
+			k.losses[i] = float32(math.Inf(1))
+			continue
+		}
+		scaleRow(p, sum) // sum >= 1: the largest term is exp(0)
+		tgt := k.targets[i]
+		if m != nil && !m[tgt] {
+			k.losses[i] = float32(math.Inf(1))
+			continue
+		}
+		k.losses[i] = float32(-(float64(l[tgt]) - maxv - math.Log(sum)) + k.offset)
+	}
+}
+
+func scaleRow(p []float32, sum float64) {
+	inv := 1 / sum
+	for j, e := range p {
+		p[j] = float32(float64(e) * inv)
+	}
+}
+
+// SoftmaxCrossEntropyBackward accumulates the gradient of the losses with
+// respect to the logits:
+//
+//	dlogits[i,j] += dlosses[i] * (probs[i,j] - [j == targets[i]])
+//
+// dlogits, probs (N, V) (probs from the forward pass, 0 where masked out,
+// which makes the masked logits' gradient 0); dlosses, targets (N). For a
+// row whose target was masked out (loss +Inf) the gradient is undefined;
+// this formula then pushes the masked target's logit up.
+func SoftmaxCrossEntropyBackward(dlogits, dlosses, probs []float32, targets []int32, N, V int) {
+	needDims("SoftmaxCrossEntropyBackward", N, V)
+	need(dlogits, N*V, "SoftmaxCrossEntropyBackward dlogits")
+	need(dlosses, N, "SoftmaxCrossEntropyBackward dlosses")
+	need(probs, N*V, "SoftmaxCrossEntropyBackward probs")
+	if len(targets) < N {
+		panic("nn: SoftmaxCrossEntropyBackward targets shorter than N")
+	}
+	checkTokens(targets[:N], V, "nn: SoftmaxCrossEntropyBackward target out of range")
+	par.For(N, 2*V, softmaxNLLBackward{dlogits, dlosses, probs, targets, V})
+}
+
+type softmaxNLLBackward struct {
+	dlogits, dlosses, probs []float32
+	targets                 []int32
+	V                       int
+}
+
+func (k softmaxNLLBackward) Run(lo, hi int) {
+	V := k.V
+	for i := lo; i < hi; i++ {
+		d, p, g := k.dlogits[i*V:(i+1)*V], k.probs[i*V:(i+1)*V], k.dlosses[i]
+		for j, x := range p {
+			d[j] += g * x
+		}
+		d[k.targets[i]] -= g
+	}
+}
+
+// HistogramNLLForward is the Riemann (histogram) head's loss: a softmax over
+// nbins uniform bins on [0, 1] and the negative log density of the target's
+// bin, density = p_bin / bin width = p_bin * nbins:
+//
+//	probs[i,:] = softmax(logits[i,:]);  losses[i] = -log(probs[i,bins[i]] * nbins)
+//
+// logits, probs (N, nbins); bins, losses (N). A bin outside [0, nbins)
+// panics.
+func HistogramNLLForward(losses, probs, logits []float32, bins []int32, N, nbins int) {
+	needDims("HistogramNLLForward", N, nbins)
+	need(losses, N, "HistogramNLLForward losses")
+	need(probs, N*nbins, "HistogramNLLForward probs")
+	need(logits, N*nbins, "HistogramNLLForward logits")
+	if len(bins) < N {
+		panic("nn: HistogramNLLForward bins shorter than N")
+	}
+	checkTokens(bins[:N], nbins, "nn: HistogramNLLForward bin out of range")
+	softmaxNLL(losses, probs, logits, bins, nil, N, nbins, -math.Log(float64(nbins)))
+}
+
+// HistogramNLLBackward accumulates the gradient of HistogramNLLForward
+// (the constant log nbins has none):
+//
+//	dlogits[i,j] += dlosses[i] * (probs[i,j] - [j == bins[i]])
+func HistogramNLLBackward(dlogits, dlosses, probs []float32, bins []int32, N, nbins int) {
+	SoftmaxCrossEntropyBackward(dlogits, dlosses, probs, bins, N, nbins)
+}
+
+// MSEForward sets losses[i] = (pred[i] - target[i])^2, with no factor 1/2
+// (as PyTorch's MSELoss with reduction "none").
+func MSEForward(losses, pred, target []float32, N int) {
+	needDims("MSEForward", N)
+	need(losses, N, "MSEForward losses")
+	need(pred, N, "MSEForward pred")
+	need(target, N, "MSEForward target")
+	for i, p := range pred[:N] {
+		d := p - target[i]
+		losses[i] = d * d
+	}
+}
+
+// MSEBackward accumulates dpred[i] += dlosses[i] * 2 * (pred[i] - target[i]).
+func MSEBackward(dpred, dlosses, pred, target []float32, N int) {
+	needDims("MSEBackward", N)
+	need(dpred, N, "MSEBackward dpred")
+	need(dlosses, N, "MSEBackward dlosses")
+	need(pred, N, "MSEBackward pred")
+	need(target, N, "MSEBackward target")
+	for i, p := range pred[:N] {
+		dpred[i] += dlosses[i] * 2 * (p - target[i])
+	}
+}

@@ -1,0 +1,144 @@
+package nn
+
+import (
+	"math"
+	"testing"
+
+	"decoreg/internal/rng"
+)
+
+// maskedNLL64 is the float64 twin of SoftmaxCrossEntropyForward's loss,
+// written as -log(exp(l_t) / sum over allowed exp(l_j)) without a shift
+// (the test logits are small).
+func maskedNLL64(logits []float64, targets []int32, mask []bool, N, V int) []float64 {
+	out := make([]float64, N)
+	for i := 0; i < N; i++ {
+		z := 0.0
+		for j := 0; j < V; j++ {
+			if mask == nil || mask[i*V+j] {
+				z += math.Exp(logits[i*V+j])
+			}
+		}
+		out[i] = -math.Log(math.Exp(logits[i*V+int(targets[i])]) / z)
+	}
+	return out
+}
+
+func TestSoftmaxCrossEntropy(t *testing.T) {
+	for _, masked := range []bool{false, true} {
+		r := rng.New(12)
+		N, V := 5, 6
+		logits, g := uniform(r, N*V, 3), uniform(r, N, 1)
+		targets := make([]int32, N)
+		var mask []bool
+		if masked {
+			mask = make([]bool, N*V)
+		}
+		for i := range targets {
+			targets[i] = int32(r.IntN(V))
+			if masked {
+				for j := 0; j < V; j++ {
+					mask[i*V+j] = r.Float64() < 0.5 || j == int(targets[i])
+				}
+			}
+		}
+		losses, probs := make([]float32, N), uniform(r, N*V, 1)
+		SoftmaxCrossEntropyForward(losses, probs, logits, targets, mask, N, V)
+		checkClose(t, "CE losses", losses, maskedNLL64(to64(logits), targets, mask, N, V), fwdAtol, fwdRtol)
+		for i := 0; i < N; i++ {
+			sum := 0.0
+			for j := 0; j < V; j++ {
+				p := probs[i*V+j]
+				if mask != nil && !mask[i*V+j] && p != 0 {
+					t.Fatalf("masked prob %v at (%d,%d)", p, i, j)
+				}
+				sum += float64(p)
+			}
+			if math.Abs(sum-1) > 1e-6 {
+				t.Fatalf("row %d probs sum to %v", i, sum)
+			}
+		}
+		dl, dl0 := prefilled(r, N*V)
+		SoftmaxCrossEntropyBackward(dl, g, probs, targets, N, V)
+		checkGrad(t, "CE dlogits", dl, dl0, logits, nil, func(x []float64) float64 {
+			return weighted(maskedNLL64(x, targets, mask, N, V), g)
+		})
+	}
+}
+
+func TestSoftmaxCrossEntropyEdges(t *testing.T) {
+	V := 3
+	losses, probs := make([]float32, 3), make([]float32, 3*V)
+	logits := []float32{
+		1000, 0, -1000, // extreme logits: finite, exact loss
+		1, 2, 3, // target masked out
+		1, 2, 3, // nothing allowed
+	}
+	mask := []bool{true, true, true, true, false, true, false, false, false}
+	SoftmaxCrossEntropyForward(losses, probs, logits, []int32{1, 1, 0}, mask, 3, V)
+	if losses[0] != 1000 {
+		t.Errorf("loss with logits (1000, 0, -1000), target 1 = %v, want 1000", losses[0])
+	}
+	if !math.IsInf(float64(losses[1]), 1) || !math.IsInf(float64(losses[2]), 1) {
+		t.Errorf("masked target / empty mask losses %v %v, want +Inf", losses[1], losses[2])
+	}
+	e := math.Exp(-2)
+	if w := 1 / (1 + e); math.Abs(float64(probs[5])-w) > 1e-7 || probs[4] != 0 {
+		t.Errorf("row 1 probs %v, want [%v 0 %v]", probs[3:6], 1-w, w)
+	}
+	for _, p := range probs[6:] {
+		if p != 0 {
+			t.Errorf("empty-mask row probs %v, want 0", probs[6:])
+		}
+	}
+	mustPanic(t, "target out of range", func() {
+		SoftmaxCrossEntropyForward(losses, probs, logits, []int32{3}, nil, 1, V)
+	})
+}
+
+func histNLL64(logits []float64, bins []int32, N, nb int) []float64 {
+	out := maskedNLL64(logits, bins, nil, N, nb)
+	for i := range out {
+		out[i] -= math.Log(float64(nb))
+	}
+	return out
+}
+
+func TestHistogramNLL(t *testing.T) {
+	r := rng.New(13)
+	N, nb := 4, 7
+	logits, g := uniform(r, N*nb, 2), uniform(r, N, 1)
+	bins := []int32{0, 6, 3, 3}
+	losses, probs := make([]float32, N), make([]float32, N*nb)
+	HistogramNLLForward(losses, probs, logits, bins, N, nb)
+	checkClose(t, "Histogram losses", losses, histNLL64(to64(logits), bins, N, nb), fwdAtol, fwdRtol)
+	dl, dl0 := prefilled(r, N*nb)
+	HistogramNLLBackward(dl, g, probs, bins, N, nb)
+	checkGrad(t, "Histogram dlogits", dl, dl0, logits, nil, func(x []float64) float64 {
+		return weighted(histNLL64(x, bins, N, nb), g)
+	})
+	// Uniform logits: density 1 everywhere on [0,1], NLL 0.
+	HistogramNLLForward(losses[:1], probs[:nb], make([]float32, nb), []int32{2}, 1, nb)
+	if math.Abs(float64(losses[0])) > 1e-6 {
+		t.Errorf("uniform histogram NLL %v, want 0", losses[0])
+	}
+}
+
+func TestMSE(t *testing.T) {
+	r := rng.New(14)
+	N := 6
+	pred, target, g := uniform(r, N, 1), uniform(r, N, 1), uniform(r, N, 1)
+	mse64 := func(p []float64) []float64 {
+		out := make([]float64, N)
+		for i := range out {
+			out[i] = (p[i] - float64(target[i])) * (p[i] - float64(target[i]))
+		}
+		return out
+	}
+	losses := make([]float32, N)
+	MSEForward(losses, pred, target, N)
+	checkClose(t, "MSE losses", losses, mse64(to64(pred)), 1e-7, 1e-6)
+	dp, dp0 := prefilled(r, N)
+	MSEBackward(dp, g, pred, target, N)
+	checkGrad(t, "MSE dpred", dp, dp0, pred, nil, func(x []float64) float64 { return weighted(mse64(x), g) })
+}

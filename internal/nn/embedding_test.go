@@ -1,0 +1,72 @@
+package nn
+
+import (
+	"testing"
+
+	"decoreg/internal/rng"
+)
+
+func embed64(tokens []int32, wte []float64, N, C int) []float64 {
+	out := make([]float64, N*C)
+	for i := 0; i < N; i++ {
+		for j := 0; j < C; j++ {
+			out[i*C+j] = wte[int(tokens[i])*C+j]
+		}
+	}
+	return out
+}
+
+func TestEmbedding(t *testing.T) {
+	for _, sz := range []struct{ N, V, C int }{{7, 5, 3}, {9, 4, 70}} {
+		r := rng.New(5)
+		N, V, C := sz.N, sz.V, sz.C
+		tokens := make([]int32, N)
+		for i := range tokens {
+			tokens[i] = int32(r.IntN(V - 1)) // token V-1 never used: its gradient stays 0
+		}
+		tokens[N-1] = tokens[0] // a repeat
+		wte, g := uniform(r, V*C, 1), uniform(r, N*C, 1)
+		out := uniform(r, N*C, 1)
+		EmbeddingForward(out, tokens, wte, N, C)
+		checkClose(t, "Embedding out", out, embed64(tokens, to64(wte), N, C), 0, 0)
+		dwte, dwte0 := prefilled(r, V*C)
+		EmbeddingBackward(dwte, g, tokens, N, C)
+		checkGrad(t, "Embedding dwte", dwte, dwte0, wte, nil, func(x []float64) float64 {
+			return weighted(embed64(tokens, x, N, C), g)
+		})
+	}
+	mustPanic(t, "token out of range", func() {
+		EmbeddingForward(make([]float32, 2), []int32{3}, make([]float32, 6), 1, 2)
+	})
+	mustPanic(t, "negative token", func() {
+		EmbeddingBackward(make([]float32, 6), make([]float32, 2), []int32{-1}, 1, 2)
+	})
+}
+
+func positional64(x, wpe []float64, B, T, C int) []float64 {
+	out := make([]float64, B*T*C)
+	for b := 0; b < B; b++ {
+		for t := 0; t < T; t++ {
+			for j := 0; j < C; j++ {
+				out[(b*T+t)*C+j] = x[(b*T+t)*C+j] + wpe[t*C+j]
+			}
+		}
+	}
+	return out
+}
+
+func TestPositional(t *testing.T) {
+	for _, sz := range []struct{ B, T, Tmax, C int }{{2, 3, 5, 4}, {3, 2, 2, 70}} {
+		r := rng.New(6)
+		B, T, Tmax, C := sz.B, sz.T, sz.Tmax, sz.C
+		x, wpe, g := uniform(r, B*T*C, 1), uniform(r, Tmax*C, 1), uniform(r, B*T*C, 1)
+		out := append([]float32(nil), x...)
+		PositionalForward(out, wpe, B, T, C)
+		checkClose(t, "Positional out", out, positional64(to64(x), to64(wpe), B, T, C), 0, 1e-7)
+		dwpe, dwpe0 := prefilled(r, Tmax*C)
+		PositionalBackward(dwpe, g, B, T, C)
+		checkGrad(t, "Positional dwpe", dwpe, dwpe0, wpe, nil, func(w []float64) float64 {
+			return weighted(positional64(to64(x), w, B, T, C), g)
+		})
+	}
+}
