@@ -11,7 +11,7 @@ import (
 // Defaults of the TokenOptions fields left at zero.
 const (
 	DefaultMeanTol   = 1e-6
-	DefaultMaxExpand = 1 << 16
+	DefaultMaxExpand = 4096
 	DefaultBeam      = 8
 	DefaultSamples   = 1000
 )

@@ -55,8 +55,8 @@ func (d *Token) MeanBound() (mean, bound float64) {
 }
 
 type meanCand struct {
-	parent, tok int
-	mass        float64
+	parent, tok, order int
+	mass               float64
 }
 
 func (d *Token) treeMean() (mean, bound float64) {
@@ -74,7 +74,16 @@ func (d *Token) treeMean() (mean, bound float64) {
 	var sum, tot, bnd float64
 	leaf := func(prefix []int, tok int, m float64, pruned bool) {
 		buf = append(append(buf[:0], prefix...), tok)
-		lo, hi := d.tree.Interval(buf)
+		var lo, hi float64
+		if pruned {
+			lo, hi = d.tree.Interval(buf)
+		} else {
+			c, err := d.tok.Decode(buf)
+			if err != nil {
+				panic(fmt.Sprintf("dist: %s rejects an allowed sequence %v: %v", d.tok.Spec(), buf, err))
+			}
+			lo, hi = c.Lo, c.Hi
+		}
 		sum += m * (0.5*lo + 0.5*hi)
 		tot += m
 		if pruned {
@@ -101,25 +110,30 @@ func (d *Token) treeMean() (mean, bound float64) {
 				case m < tol:
 					leaf(p, c, m, true)
 				default:
-					cands = append(cands, meanCand{i, c, m})
+					cands = append(cands, meanCand{i, c, 0, m})
 				}
 			}
 		}
 		if len(cands) > budget {
-			slices.SortStableFunc(cands, func(a, b meanCand) int {
+			// Most probable first; ties in the original (parent, Children)
+			// order, which the sort restores for the survivors.
+			for j := range cands {
+				cands[j].order = j
+			}
+			slices.SortFunc(cands, func(a, b meanCand) int {
 				switch {
 				case a.mass > b.mass:
 					return -1
 				case a.mass < b.mass:
 					return 1
 				}
-				return 0
+				return a.order - b.order
 			})
 			for _, c := range cands[budget:] {
 				leaf(pre[c.parent*lev:(c.parent+1)*lev], c.tok, c.mass, true)
 			}
 			cands = cands[:budget]
-			slices.SortStableFunc(cands, func(a, b meanCand) int { return a.parent - b.parent })
+			slices.SortFunc(cands, func(a, b meanCand) int { return a.order - b.order })
 		}
 		if len(cands) == 0 {
 			break
@@ -266,20 +280,27 @@ func (d *Token) CDFs(ys []float64) []float64 {
 	}
 	rlo, rhi := d.tree.Interval(nil)
 	var ts []float64
-	var idx []int
+	var idx, path []int
 	for i, y := range ys {
 		t := d.toT(y)
 		switch {
 		case math.IsNaN(t):
 			out[i] = math.NaN()
+			continue
 		case t <= rlo:
 			out[i] = 0
+			continue
 		case t >= rhi:
 			out[i] = 1
-		default:
-			ts = append(ts, t)
-			idx = append(idx, i)
+			continue
 		}
+		toks, _, err := d.tok.Encode(t)
+		if err != nil || len(toks) != d.k {
+			panic(fmt.Sprintf("dist: %s cannot encode %v inside its range [%v, %v]: %v", d.tok.Spec(), t, rlo, rhi, err))
+		}
+		ts = append(ts, t)
+		idx = append(idx, i)
+		path = append(path, toks...)
 	}
 	n := len(ts)
 	if n == 0 {
@@ -295,7 +316,7 @@ func (d *Token) CDFs(ys []float64) []float64 {
 	for i := range mass {
 		mass[i] = 1
 	}
-	var ch, buf []int
+	var ch []int
 	probs := make([]float64, v)
 	for lev := range k {
 		if lev == 0 {
@@ -307,14 +328,10 @@ func (d *Token) CDFs(ys []float64) []float64 {
 			p := prefix[i*k : i*k+lev]
 			ch = d.next(ch[:0], p, true)
 			pr := softmaxOver(probs, logits[i*v:(i+1)*v], ch, 1)
-			// The child containing t: the last one whose lower edge is <= t.
-			chosen := 0
-			for j := 1; j < len(ch); j++ {
-				buf = append(append(buf[:0], p...), ch[j])
-				if lo, _ := d.tree.Interval(buf); lo > ts[i] {
-					break
-				}
-				chosen = j
+			// The child on the path to t's cell.
+			chosen := slices.Index(ch, path[i*k+lev])
+			if chosen < 0 {
+				panic(fmt.Sprintf("dist: %s encodes %v as %v, not a path of its tree", d.tok.Spec(), ts[i], path[i*k:(i+1)*k]))
 			}
 			for j := range chosen {
 				below[i] += mass[i] * pr[j]
