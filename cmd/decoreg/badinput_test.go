@@ -1,0 +1,223 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBadInput runs every command on bad input: each case must exit with
+// status 2, print one line on stderr that names the file (with its line and
+// column where there is one) or the flag, and leave nothing in the output
+// directory (neither the output file nor a temporary file).
+func TestBadInput(t *testing.T) {
+	const fx = "testdata/cli/"
+	small := fx + "small.csv"
+	dec := sharedModel(t, "decoder")
+	point := sharedModel(t, "pointwise")
+
+	// A truncated copy of a real model file.
+	modelDir := t.TempDir()
+	whole, err := os.ReadFile(dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truncated := filepath.Join(modelDir, "truncated.model")
+	if err := os.WriteFile(truncated, whole[:len(whole)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A model whose last byte (its checksum) is changed.
+	corrupt := filepath.Join(modelDir, "corrupt.model")
+	bad := append([]byte(nil), whole...)
+	bad[len(bad)-1] ^= 0xff
+	if err := os.WriteFile(corrupt, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	train := func(data string, more ...string) []string {
+		args := []string{"train", "--data", data, "--out", "OUT/m.model", "--head", "pointwise", "--enc-width", "4", "--epochs", "1", "--quiet"}
+		return append(args, more...)
+	}
+	trainDec := func(more ...string) []string {
+		args := []string{"train", "--data", small, "--out", "OUT/m.model", "--head", "decoder", "--enc-width", "4", "--epochs", "1", "--quiet"}
+		return append(args, more...)
+	}
+	eval := func(model, data string, more ...string) []string {
+		return append([]string{"eval", "--model", model, "--data", data}, more...)
+	}
+	predict := func(model, data string, more ...string) []string {
+		return append([]string{"predict", "--model", model, "--data", data, "--out", "OUT/p.csv"}, more...)
+	}
+	sample := func(model, data string, more ...string) []string {
+		return append([]string{"sample", "--model", model, "--data", data, "--out", "OUT/s.csv"}, more...)
+	}
+
+	cases := []struct {
+		name string
+		args []string
+		want []string // substrings of the error line
+	}{
+		// Data files.
+		{"train/missing file", train(fx + "nope.csv"), []string{"nope.csv"}},
+		{"train/empty file", train(fx + "empty.csv"), []string{"empty.csv", "empty file"}},
+		{"train/header only", train(fx + "header_only.csv"), []string{"header_only.csv", "no data rows"}},
+		{"train/ragged row", train(fx + "ragged.csv"), []string{"ragged.csv", "line 4", "wrong number of fields"}},
+		{"train/non-numeric cell", train(fx + "nonnumeric.csv"), []string{"nonnumeric.csv", "line 3, column 2", `"abc"`}},
+		{"train/NaN feature", train(fx + "nan_feature.csv"), []string{"nan_feature.csv", "line 3, column 1", "NaN"}},
+		{"train/Inf target", train(fx + "inf_target.csv"), []string{"inf_target.csv", "line 5, column 3", "Inf"}},
+		{"train/constant target", train(fx + "constant.csv"), []string{"constant.csv", "constant", `"y"`}},
+		{"train/too few rows", train(fx + "one_row.csv"), []string{"one_row.csv", "too few", "validation"}},
+		{"train/too few rows after mask", train(fx+"small.csv", "--test-mask", fx+"mask12.csv", "--split", "1", "--val-frac", "0.99"),
+			[]string{"small.csv", "too few", "validation"}},
+		{"train/duplicate column", train(fx + "dup_column.csv"), []string{"dup_column.csv", "line 1, column 3", "duplicate"}},
+		{"train/corrupt gzip", train(fx + "corrupt.csv.gz"), []string{"corrupt.csv.gz"}},
+		{"train/unknown target", train(small, "--target", "zz"), []string{"small.csv", "line 1", `"zz"`}},
+
+		// Masks.
+		{"train/mask row count", train(small, "--test-mask", fx+"mask5.csv", "--split", "0"), []string{"mask5.csv", "small.csv", "5 rows", "12"}},
+		{"train/split out of range", train(small, "--test-mask", fx+"mask12.csv", "--split", "2"), []string{"--split", "mask12.csv", "split 2", "0 to 1"}},
+		{"train/negative split", train(small, "--test-mask", fx+"mask12.csv", "--split", "-1"), []string{"--split"}},
+		{"train/bad mask value", train(small, "--test-mask", fx+"bad_mask_value.csv", "--split", "0"), []string{"bad_mask_value.csv", "line 3, column 2"}},
+		{"train/missing mask", train(small, "--test-mask", fx+"nope_mask.csv", "--split", "0"), []string{"nope_mask.csv"}},
+		{"train/mask without split", train(small, "--test-mask", fx+"mask12.csv"), []string{"--split"}},
+		{"train/split without mask", train(small, "--split", "0"), []string{"--test-mask"}},
+
+		// Flags.
+		{"train/no data flag", []string{"train", "--out", "OUT/m.model"}, []string{"--data"}},
+		{"train/no out flag", []string{"train", "--data", small}, []string{"--out"}},
+		{"train/out dir missing", []string{"train", "--data", small, "--out", "OUT/no/such/dir/m.model"}, []string{"--out", "does not exist"}},
+		{"train/unknown head", train(small, "--head", "lstm"), []string{"--head", `"lstm"`}},
+		{"train/bad vocab", trainDec("--vocab", "normalized:base=1,length=3"), []string{"--vocab", "normalized:base=1,length=3"}},
+		{"train/unknown vocab kind", trainDec("--vocab", "decimal:base=10"), []string{"--vocab", "decimal"}},
+		{"train/vocab for another head", train(small, "--vocab", "normalized:base=2,length=4"), []string{"--vocab", "decoder"}},
+		{"train/raw target normalized", trainDec("--raw-target"), []string{"--raw-target"}},
+		{"train/negative epochs", train(small, "--epochs", "-3"), []string{"--epochs", "-3"}},
+		{"train/non-numeric epochs", train(small, "--epochs", "many"), []string{"-epochs", `"many"`}},
+		{"train/zero enc width", train(small, "--enc-width", "0"), []string{"--enc-width"}},
+		{"train/zero enc layers", train(small, "--enc-layers", "0"), []string{"--enc-layers"}},
+		{"train/negative batch", train(small, "--batch", "-1"), []string{"--batch"}},
+		{"train/zero patience", train(small, "--patience", "0"), []string{"--patience"}},
+		{"train/negative lr", train(small, "--lr", "-0.1"), []string{"--lr"}},
+		{"train/NaN lr", train(small, "--lr", "NaN"), []string{"--lr"}},
+		{"train/negative weight decay", train(small, "--weight-decay", "-1"), []string{"--weight-decay"}},
+		{"train/val frac 1", train(small, "--val-frac", "1"), []string{"--val-frac"}},
+		{"train/negative val frac", train(small, "--val-frac", "-0.1"), []string{"--val-frac"}},
+		{"train/negative threads", train(small, "--threads", "-2"), []string{"--threads"}},
+		{"train/dec heads not dividing", trainDec("--dec-width", "30", "--dec-heads", "4"), []string{"--dec-width", "--dec-heads"}},
+		{"train/one bin", []string{"train", "--data", small, "--out", "OUT/m.model", "--head", "riemann", "--bins", "1"}, []string{"--bins"}},
+		{"train/zero components", []string{"train", "--data", small, "--out", "OUT/m.model", "--head", "mdn", "--components", "0"}, []string{"--components"}},
+		{"train/bins for mdn", []string{"train", "--data", small, "--out", "OUT/m.model", "--head", "mdn", "--bins", "8"}, []string{"--bins", "riemann"}},
+		{"train/unknown flag", train(small, "--epoch", "3"), []string{"-epoch"}},
+		{"train/positional argument", append(train(small), "extra"), []string{`"extra"`}},
+
+		// Model files.
+		{"eval/not a model", eval(fx+"not_a_model.model", small), []string{"not_a_model.model", "not a decoreg model"}},
+		{"eval/truncated model", eval(truncated, small), []string{"truncated.model", "truncated"}},
+		{"eval/corrupt model", eval(corrupt, small), []string{"corrupt.model", "checksum"}},
+		{"eval/missing model", eval(fx+"nope.model", small), []string{"nope.model"}},
+		{"eval/data file as model", eval(small, small), []string{"small.csv", "not a decoreg model"}},
+		{"predict/not a model", predict(fx+"not_a_model.model", small), []string{"not_a_model.model"}},
+		{"predict/truncated model", predict(truncated, small), []string{"truncated.model", "truncated"}},
+		{"sample/not a model", sample(fx+"not_a_model.model", small, "--n", "2"), []string{"not_a_model.model"}},
+		{"sample/truncated model", sample(truncated, small, "--n", "2"), []string{"truncated.model"}},
+
+		// eval data.
+		{"eval/missing data", eval(dec, fx+"nope.csv"), []string{"nope.csv"}},
+		{"eval/empty data", eval(dec, fx+"empty.csv"), []string{"empty.csv", "empty file"}},
+		{"eval/header only", eval(dec, fx+"header_only.csv"), []string{"header_only.csv", "no data rows"}},
+		{"eval/ragged", eval(dec, fx+"ragged.csv"), []string{"ragged.csv", "line 4"}},
+		{"eval/non-numeric", eval(dec, fx+"nonnumeric.csv"), []string{"nonnumeric.csv", "line 3, column 2"}},
+		{"eval/NaN feature", eval(dec, fx+"nan_feature.csv"), []string{"nan_feature.csv", "line 3, column 1"}},
+		{"eval/Inf target", eval(dec, fx+"inf_target.csv"), []string{"inf_target.csv", "line 5, column 3"}},
+		{"eval/no target column", eval(dec, fx+"no_target.csv"), []string{"no_target.csv", `"y"`}},
+		{"eval/missing feature column", eval(dec, fx+"wrong_cols.csv"), []string{"wrong_cols.csv", `"x0"`}},
+		{"eval/mask row count", eval(dec, small, "--test-mask", fx+"mask5.csv", "--split", "0"), []string{"mask5.csv", "small.csv"}},
+		{"eval/split out of range", eval(dec, small, "--test-mask", fx+"mask12.csv", "--split", "9"), []string{"--split", "mask12.csv", "split 9"}},
+		{"eval/bad point", eval(dec, small, "--point", "average"), []string{"--point", `"average"`}},
+		{"eval/no model flag", []string{"eval", "--data", small}, []string{"--model"}},
+
+		// predict flags and data.
+		{"predict/bad level", predict(dec, small, "--levels", "0.5,abc"), []string{"--levels", `"abc"`}},
+		{"predict/level above 1", predict(dec, small, "--levels", "1.5"), []string{"--levels", `"1.5"`}},
+		{"predict/duplicate level", predict(dec, small, "--levels", "0.5,0.50"), []string{"--levels", "twice"}},
+		{"predict/no out flag", []string{"predict", "--model", dec, "--data", small}, []string{"--out"}},
+		{"predict/out is a directory", []string{"predict", "--model", dec, "--data", small, "--out", "OUT"}, []string{"--out", "directory"}},
+		{"predict/ragged", predict(dec, fx+"ragged.csv"), []string{"ragged.csv", "line 4"}},
+		{"predict/header only", predict(dec, fx+"header_only.csv"), []string{"header_only.csv"}},
+		{"predict/split out of range", predict(dec, small, "--test-mask", fx+"mask12.csv", "--split", "5"), []string{"--split", "mask12.csv"}},
+
+		// sample flags and data.
+		{"sample/no n", sample(dec, small), []string{"--n"}},
+		{"sample/zero n", sample(dec, small, "--n", "0"), []string{"--n", "0"}},
+		{"sample/zero temperature", sample(dec, small, "--n", "2", "--temperature", "0"), []string{"--temperature"}},
+		{"sample/negative temperature", sample(dec, small, "--n", "2", "--temperature", "-1"), []string{"--temperature"}},
+		{"sample/negative top-k", sample(dec, small, "--n", "2", "--top-k", "-1"), []string{"--top-k"}},
+		{"sample/top-p above 1", sample(dec, small, "--n", "2", "--top-p", "1.5"), []string{"--top-p"}},
+		{"sample/zero top-p", sample(dec, small, "--n", "2", "--top-p", "0"), []string{"--top-p"}},
+		{"sample/top-k for pointwise", sample(point, small, "--n", "2", "--top-k", "3"), []string{"--top-k", "pointwise"}},
+		{"sample/empty data", sample(dec, fx+"empty.csv", "--n", "2"), []string{"empty.csv"}},
+		{"sample/NaN feature", sample(dec, fx+"nan_feature.csv", "--n", "2"), []string{"nan_feature.csv", "line 3, column 1"}},
+		{"sample/mask row count", sample(dec, small, "--n", "2", "--test-mask", fx+"mask5.csv", "--split", "0"), []string{"mask5.csv"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := t.TempDir()
+			args := make([]string, len(c.args))
+			for i, a := range c.args {
+				args[i] = strings.Replace(a, "OUT", out, 1)
+			}
+			code, stdOut, errs := cli(t, args...)
+			if code != 2 {
+				t.Errorf("exit status %d, want 2", code)
+			}
+			if stdOut != "" {
+				t.Errorf("stdout %q, want nothing", stdOut)
+			}
+			if strings.Count(errs, "\n") != 1 || !strings.HasSuffix(errs, "\n") {
+				t.Errorf("stderr is not one line: %q", errs)
+			}
+			if !strings.HasPrefix(errs, "decoreg "+args[0]+": ") {
+				t.Errorf("stderr does not start with %q: %q", "decoreg "+args[0]+": ", errs)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr %q does not contain %q", errs, w)
+				}
+			}
+			if strings.Contains(errs, "panic") || strings.Contains(errs, "goroutine") {
+				t.Errorf("stderr shows a panic: %q", errs)
+			}
+			ents, err := os.ReadDir(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range ents {
+				t.Errorf("left behind in the output directory: %s", e.Name())
+			}
+		})
+	}
+}
+
+// TestBadInputKeepsOldOutput: a failing predict leaves an existing output
+// file as it was.
+func TestBadInputKeepsOldOutput(t *testing.T) {
+	dec := sharedModel(t, "decoder")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.csv")
+	if err := os.WriteFile(out, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, _ := cli(t, "predict", "--model", dec, "--data", "testdata/cli/ragged.csv", "--out", out)
+	if code != 2 {
+		t.Errorf("exit status %d, want 2", code)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || string(b) != "old\n" {
+		t.Errorf("the old output file now holds %q (%v)", b, err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("%d files in the output directory, want 1", len(ents))
+	}
+}

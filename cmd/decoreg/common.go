@@ -1,0 +1,311 @@
+package main
+
+// Shared flag and file helpers of the train, eval, predict and sample
+// commands.
+//
+// Error policy: every problem with the user's flags or files (a missing,
+// empty or malformed file, a bad flag value, data a model cannot be trained
+// on) is a usage error (exit status 2) whose message is one line naming the
+// command, then the file (with line and column where there is one) or the
+// flag. Failures that are not the user's input (a write that fails, training
+// that diverges) exit with status 1.
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"decoreg"
+	"decoreg/data"
+)
+
+// errOut receives progress lines and notices (not errors, which run prints);
+// tests replace it.
+var errOut io.Writer = os.Stderr
+
+// isTerminal reports whether w is a character device (an interactive
+// terminal), which gets a \r-updated progress bar instead of log lines.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// oneLine flattens a message onto one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.ReplaceAll(s, "\r", " ")
+	return strings.ReplaceAll(s, "\n", "; ")
+}
+
+// inputf returns a usage error "NAME: MESSAGE" flattened onto one line.
+func inputf(name, format string, args ...any) error {
+	return usageError{errors.New(oneLine(name + ": " + fmt.Sprintf(format, args...)))}
+}
+
+// inputErr turns an error about the user's input into a usage error
+// prefixed with the command name; the errors of the data and modelfile
+// packages and of os already name their file.
+func inputErr(name string, err error) error {
+	return usageError{fmt.Errorf("%s: %s", name, oneLine(err.Error()))}
+}
+
+// failf returns a non-usage error (exit status 1), one line.
+func failf(name, format string, args ...any) error {
+	return errors.New(oneLine(name + ": " + fmt.Sprintf(format, args...)))
+}
+
+// isSet reports whether the flag called name was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
+}
+
+// noArgs rejects positional arguments.
+func noArgs(name string, fs *flag.FlagSet) error {
+	if fs.NArg() > 0 {
+		return inputf(name, "unexpected argument %q (every input is given by a flag; see 'decoreg help %s')", fs.Arg(0), name)
+	}
+	return nil
+}
+
+// required checks that the string flags named are set and not empty.
+func required(name string, fs *flag.FlagSet, flags ...string) error {
+	for _, f := range flags {
+		if fs.Lookup(f).Value.String() == "" {
+			return inputf(name, "--%s is required", f)
+		}
+	}
+	return nil
+}
+
+// checkOutPath checks, before any work is done, that an output file can be
+// created at path: its directory exists and path is not a directory. "-"
+// (standard output) is accepted when dash is true.
+func checkOutPath(name, flagName, path string, dash bool) error {
+	if path == "-" && dash {
+		return nil
+	}
+	if path == "" {
+		return inputf(name, "--%s is required", flagName)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return inputf(name, "--%s %s is a directory", flagName, path)
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return inputf(name, "--%s %s: directory %s does not exist", flagName, path, dir)
+	}
+	if !fi.IsDir() {
+		return inputf(name, "--%s %s: %s is not a directory", flagName, path, dir)
+	}
+	return nil
+}
+
+// splitFlags are the --test-mask and --split flags shared by the commands.
+type splitFlags struct {
+	mask  string
+	split optInt
+}
+
+// optInt is an int flag without a default: set says whether it was given.
+type optInt struct {
+	v   int
+	set bool
+}
+
+func (o *optInt) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.Itoa(o.v)
+}
+
+func (o *optInt) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("not an integer")
+	}
+	o.v, o.set = v, true
+	return nil
+}
+
+func (s *splitFlags) register(fs *flag.FlagSet, what string) {
+	fs.StringVar(&s.mask, "test-mask", "", "mask `FILE` (header split0,split1,...; a 1 marks a test row of that split); "+what)
+	fs.Var(&s.split, "split", "the split `K` of --test-mask, counted from 0")
+}
+
+// check validates the pair before any file is read.
+func (s *splitFlags) check(name string) error {
+	switch {
+	case s.mask != "" && !s.split.set:
+		return inputf(name, "--test-mask needs --split K")
+	case s.mask == "" && s.split.set:
+		return inputf(name, "--split needs --test-mask FILE")
+	case s.mask != "" && s.split.v < 0:
+		return inputf(name, "--split must be >= 0, have %d", s.split.v)
+	}
+	return nil
+}
+
+// rows returns the indices of d's rows to use: every row without a mask;
+// with one, the test rows of the split (test true) or the others (test
+// false). An empty selection is an error.
+func (s *splitFlags) rows(name string, d *data.Dataset, test bool) ([]int, error) {
+	if s.mask == "" {
+		idx := make([]int, d.Rows)
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx, nil
+	}
+	m, err := data.ReadMask(s.mask)
+	if err != nil {
+		return nil, inputErr(name, err)
+	}
+	if err := data.CheckRows(m, d); err != nil {
+		return nil, inputErr(name, err)
+	}
+	sel, err := m.Test(s.split.v)
+	if err != nil {
+		return nil, inputErr(name, fmt.Errorf("--split: %w", err))
+	}
+	var idx []int
+	for i, t := range sel {
+		if t == test {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		kind := "training (non-test)"
+		if test {
+			kind = "test"
+		}
+		return nil, inputf(name, "%s: split %d has no %s rows", s.mask, s.split.v, kind)
+	}
+	return idx, nil
+}
+
+// loadModel reads a model file; every failure is the user's input.
+func loadModel(name, path string) (*decoreg.Model, error) {
+	m, err := decoreg.Load(path)
+	if err != nil {
+		if !strings.Contains(err.Error(), path) {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
+		return nil, inputErr(name, err)
+	}
+	return m, nil
+}
+
+// readForModel reads the rows of a data file that a model takes as input.
+//
+// When the model recorded its feature names, columns are matched by name
+// (other columns are ignored) and the target is the column called target,
+// or else the model's target name. Without names, the file must hold the
+// model's features in order, optionally followed by the target (the last
+// column, or the column called target).
+//
+// If needTarget, a file without the target column is an error; otherwise
+// Dataset.Y is nil when the target is absent.
+func readForModel(name, path string, m *decoreg.Model, target string, needTarget bool) (*data.Dataset, error) {
+	feats, mtarget := m.Names()
+	if target == "" {
+		target = mtarget
+	}
+	var d *data.Dataset
+	var err error
+	if len(feats) > 0 {
+		if len(feats) != m.Features() {
+			return nil, inputf(name, "model records %d feature names for %d features", len(feats), m.Features())
+		}
+		d, err = data.ReadFeatures(path, feats, target)
+		if err != nil {
+			return nil, inputErr(name, err)
+		}
+		if needTarget && d.Y == nil {
+			if target == "" {
+				return nil, inputf(name, "%s: the model has no target name; give --target NAME", path)
+			}
+			return nil, inputf(name, "%s: no target column %q (give --target NAME)", path, target)
+		}
+		return d, nil
+	}
+	// No names: decide by the column count.
+	opts := data.ReadOptions{Target: target}
+	d, err = data.ReadCSV(path, opts)
+	if err != nil {
+		return nil, inputErr(name, err)
+	}
+	switch {
+	case d.Cols == m.Features():
+		// Features plus target.
+	case d.Cols+1 == m.Features() && target == "":
+		// Every column is a feature: read again without a target.
+		if needTarget {
+			return nil, inputf(name, "%s: %d columns are the model's %d features and there is no target column", path, d.Cols+1, m.Features())
+		}
+		d, err = data.ReadCSV(path, data.ReadOptions{NoTarget: true})
+		if err != nil {
+			return nil, inputErr(name, err)
+		}
+	default:
+		return nil, inputf(name, "%s: line 1: %d feature columns, the model takes %d", path, d.Cols, m.Features())
+	}
+	return d, nil
+}
+
+// subset returns the rows idx of d (d itself when idx is every row in order).
+func subset(d *data.Dataset, idx []int) *data.Dataset {
+	if len(idx) == d.Rows {
+		return d
+	}
+	return data.Subset(d, idx)
+}
+
+// writeOutput writes a result file through write: atomically to path, or
+// to stdout when path is "-". Nothing is written when write fails.
+func writeOutput(name, path string, write func(w io.Writer) error) error {
+	if path == "-" {
+		var b strings.Builder
+		if err := write(&b); err != nil {
+			return failf(name, "%v", err)
+		}
+		_, err := io.WriteString(stdout, b.String())
+		return err
+	}
+	if err := data.WriteFileAtomic(path, write); err != nil {
+		return failf(name, "writing %s: %v", path, err)
+	}
+	return nil
+}
+
+// fmtFloat formats v in the shortest form that reads back exactly
+// (strconv's 'g' format; NaN, +Inf and -Inf as such).
+func fmtFloat(v float64) string {
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// jsonNum is v for encoding/json, or nil (null) when v is NaN or infinite,
+// which JSON cannot represent.
+func jsonNum(v float64) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return v
+}

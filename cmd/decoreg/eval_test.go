@@ -1,0 +1,209 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"decoreg"
+)
+
+// evalObject decodes eval's output: exactly one JSON object on one line,
+// with exactly the documented fields.
+func evalObject(t *testing.T, out string) map[string]any {
+	t.Helper()
+	if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") {
+		t.Fatalf("eval output is not one line: %q", out)
+	}
+	var e map[string]any
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatalf("eval output is not JSON: %v: %s", err, out)
+	}
+	for _, k := range []string{"n", "nll", "nll_u", "mse", "rel_mse", "kendall_tau", "clipped", "point"} {
+		if _, ok := e[k]; !ok {
+			t.Errorf("eval output lacks %q: %s", k, out)
+		}
+	}
+	if len(e) != 8 {
+		t.Errorf("eval output has %d fields, want 8: %s", len(e), out)
+	}
+	return e
+}
+
+// writeRows writes rows (x0, x1, y) as CSV with the given column order
+// ("x0", "x1", "y" or any other name, which gets the constant 7).
+func writeRows(t *testing.T, path string, cols []string, rows [][3]float64) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(strings.Join(cols, ",") + "\n")
+	for _, r := range rows {
+		for j, c := range cols {
+			if j > 0 {
+				b.WriteString(",")
+			}
+			switch c {
+			case "x0":
+				fmt.Fprintf(&b, "%g", r[0])
+			case "x1":
+				fmt.Fprintf(&b, "%g", r[1])
+			case "y", "yy":
+				fmt.Fprintf(&b, "%g", r[2])
+			default:
+				b.WriteString("7")
+			}
+		}
+		b.WriteString("\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEvalMaskAndColumns: evaluating the test rows of a split equals
+// evaluating a file of just those rows; columns are matched by name.
+func TestEvalMaskAndColumns(t *testing.T) {
+	model := sharedModel(t, "decoder")
+	dir := t.TempDir()
+	rows := synthRows(30, 8)
+	all := filepath.Join(dir, "all.csv")
+	writeRows(t, all, []string{"x0", "x1", "y"}, rows)
+	var mask strings.Builder
+	mask.WriteString("split0,split1,split2\n")
+	var test2 [][3]float64
+	for i, r := range rows {
+		in := i%3 == 1
+		fmt.Fprintf(&mask, "0,1,%d\n", b2i(in))
+		if in {
+			test2 = append(test2, r)
+		}
+	}
+	mpath := filepath.Join(dir, "mask.csv")
+	os.WriteFile(mpath, []byte(mask.String()), 0o644)
+	sub := filepath.Join(dir, "sub.csv")
+	writeRows(t, sub, []string{"x0", "x1", "y"}, test2)
+
+	masked, _ := mustCLI(t, "eval", "--model", model, "--data", all, "--test-mask", mpath, "--split", "2")
+	direct, _ := mustCLI(t, "eval", "--model", model, "--data", sub)
+	if masked != direct {
+		t.Errorf("split 2 of the mask:\n%s the same rows in a file:\n%s", masked, direct)
+	}
+	if e := evalObject(t, masked); e["n"] != float64(len(test2)) {
+		t.Errorf("n = %v, want %d", e["n"], len(test2))
+	}
+	// Split 1 tests every row: the same as no mask.
+	full, _ := mustCLI(t, "eval", "--model", model, "--data", all, "--test-mask", mpath, "--split", "1")
+	nomask, _ := mustCLI(t, "eval", "--model", model, "--data", all)
+	if full != nomask {
+		t.Errorf("split 1 (every row):\n%s no mask:\n%s", full, nomask)
+	}
+
+	// Reordered columns with an extra one; the target renamed, named by --target.
+	shuffled := filepath.Join(dir, "shuffled.csv")
+	writeRows(t, shuffled, []string{"extra", "yy", "x1", "x0"}, rows)
+	got, _ := mustCLI(t, "eval", "--model", model, "--data", shuffled, "--target", "yy")
+	if got != nomask {
+		t.Errorf("reordered columns:\n%s in order:\n%s", got, nomask)
+	}
+}
+
+// TestEvalAgainstPredict checks eval's numbers against values computed here
+// from predict's CSV: the NLL is the mean of -logpdf, the MSE that of the
+// chosen point estimate, and clipped counts the targets outside the
+// training range.
+func TestEvalAgainstPredict(t *testing.T) {
+	dir := t.TempDir()
+	rows := synthRows(25, 9)
+	rows[3][2] = 50 // outside the training range: clipped
+	rows[7][2] = -50
+	path := filepath.Join(dir, "test.csv")
+	writeRows(t, path, []string{"x0", "x1", "y"}, rows)
+	for _, head := range []string{"decoder", "riemann", "mdn"} {
+		t.Run(head, func(t *testing.T) {
+			model := sharedModel(t, head)
+			m, err := decoreg.Load(model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lo, hi := m.YRange()
+			pred := filepath.Join(dir, head+".csv")
+			mustCLI(t, "predict", "--model", model, "--data", path, "--out", pred)
+			_, p := readCSVFile(t, pred)
+			for col, point := range map[int]string{1: "mean", 2: "median", 3: "mode"} {
+				out, _ := mustCLI(t, "eval", "--model", model, "--data", path, "--point", point)
+				e := evalObject(t, out)
+				if e["point"] != point {
+					t.Errorf("point = %v, want %s", e["point"], point)
+				}
+				var mse, varSum, mean float64
+				for _, r := range rows {
+					mean += r[2] / float64(len(rows))
+				}
+				clipped := 0
+				for i, r := range rows {
+					d := p[i][col] - r[2]
+					mse += d * d / float64(len(rows))
+					varSum += (r[2] - mean) * (r[2] - mean) / float64(len(rows))
+					if r[2] < lo || r[2] > hi {
+						clipped++
+					}
+				}
+				if got := e["mse"].(float64); math.Abs(got-mse) > 1e-9*math.Max(1, mse) {
+					t.Errorf("%s: mse = %v, from predict %v", point, got, mse)
+				}
+				if got := e["rel_mse"].(float64); math.Abs(got-mse/varSum) > 1e-9 {
+					t.Errorf("%s: rel_mse = %v, from predict %v", point, got, mse/varSum)
+				}
+				if e["clipped"] != float64(clipped) || clipped != 2 {
+					t.Errorf("clipped = %v, counted %d (want 2)", e["clipped"], clipped)
+				}
+			}
+			// NLL over the rows inside the range (logpdf of a target outside
+			// the support is -Inf, eval clips it instead).
+			inside := append(append([][3]float64{}, rows[:3]...), rows[4:7]...)
+			inside = append(inside, rows[8:]...)
+			ipath := filepath.Join(dir, head+"-inside.csv")
+			writeRows(t, ipath, []string{"x0", "x1", "y"}, inside)
+			out, _ := mustCLI(t, "eval", "--model", model, "--data", ipath)
+			e := evalObject(t, out)
+			var nll float64
+			for i, r := range p {
+				if i != 3 && i != 7 {
+					nll -= r[8] / float64(len(inside))
+				}
+			}
+			if got := e["nll"].(float64); math.Abs(got-nll) > 1e-4*math.Max(1, math.Abs(nll)) {
+				t.Errorf("nll = %v, mean -logpdf from predict = %v", got, nll)
+			}
+			if got, want := e["nll_u"].(float64), e["nll"].(float64)-math.Log(hi-lo); math.Abs(got-want) > 1e-9 {
+				t.Errorf("nll_u = %v, nll - log(range) = %v", got, want)
+			}
+		})
+	}
+}
+
+// TestEvalDefaultPoint: median for an unnormalized decoder, mean otherwise.
+func TestEvalDefaultPoint(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "u.model")
+	args := []string{"train", "--data", sharedData(t), "--out", model, "--head", "decoder",
+		"--vocab", "unnormalized:base=10,exponent=1,mantissa=2", "--enc-width", "16", "--dec-width", "16", "--epochs", "2", "--quiet"}
+	mustCLI(t, args...)
+	out, _ := mustCLI(t, "eval", "--model", model, "--data", "testdata/cli/small.csv")
+	if e := evalObject(t, out); e["point"] != "median" || e["n"] != 12.0 {
+		t.Errorf("unnormalized decoder: %s", out)
+	}
+	out, _ = mustCLI(t, "eval", "--model", sharedModel(t, "decoder"), "--data", "testdata/cli/small.csv")
+	if e := evalObject(t, out); e["point"] != "mean" {
+		t.Errorf("normalized decoder: %s", out)
+	}
+}
+
+// sharedData returns the shared training data file.
+func sharedData(t *testing.T) string {
+	sharedModel(t, "decoder")
+	return shared.data
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"decoreg"
+)
+
+func init() {
+	register(&Command{
+		Name:      "predict",
+		UsageLine: "predict --model MODEL --data FILE --out OUT.csv [--levels Q,...] [--target NAME] [--test-mask FILE --split K]",
+		Short:     "write point estimates, quantiles and log-densities to CSV",
+		Order:     40,
+		Long: `Predict writes, for every row of a CSV file, a summary of the model's
+predictive distribution p(y|x) to a CSV file with the header
+
+	row,mean,median,mode,q05,q25,q75,q95[,logpdf]
+
+row is the index of the input row among the data rows of FILE (0 is the row
+after the header); mean, median and mode are point estimates and qNN the
+quantiles at the levels of --levels (default 0.05,0.25,0.75,0.95; a level
+0.025 is named q2.5). logpdf, the log density of the row's target under
+p(y|x) in the original units of y, is written when FILE has the target
+column and the head has a density (not for pointwise). Values are written in
+the shortest form that reads back exactly; a target outside the support has
+logpdf -Inf.
+
+Input columns are matched as in 'decoreg eval': by the model's feature names
+when it has them (other columns ignored), else by position. With
+--test-mask FILE --split K only the test rows of split K are predicted.
+
+OUT.csv is written atomically (complete or not at all); --out - writes to
+standard output.
+
+Examples:
+
+	decoreg predict --model m.model --data new.csv --out pred.csv
+	decoreg predict --model m.model --data test.csv --levels 0.025,0.5,0.975 --out -`,
+		Run: runPredict,
+	})
+}
+
+// parseLevels parses a comma-separated list of quantile levels in [0, 1]
+// and returns them with their column names.
+func parseLevels(s string) ([]float64, []string, error) {
+	var levels []float64
+	var names []string
+	seen := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		q, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(q >= 0 && q <= 1) {
+			return nil, nil, fmt.Errorf("level %q is not a number in [0, 1]", f)
+		}
+		n := levelName(q)
+		if seen[n] {
+			return nil, nil, fmt.Errorf("level %q appears twice", f)
+		}
+		seen[n] = true
+		levels = append(levels, q)
+		names = append(names, n)
+	}
+	return levels, names, nil
+}
+
+// levelName is the column name of quantile level q: "q" and the percentage,
+// two digits at least (q05, q50, q2.5, q99.9).
+func levelName(q float64) string {
+	pct := math.Round(q*1e8) / 1e6
+	s := strconv.FormatFloat(pct, 'f', -1, 64)
+	if pct < 10 && pct == math.Trunc(pct) {
+		s = "0" + s
+	}
+	return "q" + s
+}
+
+func runPredict(cmd *Command, args []string) error {
+	const name = "predict"
+	fs := newFlagSet(cmd)
+	var (
+		modelPath, dataPath, out, levelsFlag, target string
+		split                                        splitFlags
+	)
+	fs.StringVar(&modelPath, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
+	fs.StringVar(&dataPath, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped (required)")
+	fs.StringVar(&out, "out", "", "write the predictions to `OUT.csv`, or - for standard output (required)")
+	fs.StringVar(&levelsFlag, "levels", "0.05,0.25,0.75,0.95", "comma-separated quantile `LEVELS` in [0, 1]")
+	fs.StringVar(&target, "target", "", "the target column's `NAME` for logpdf (default: the model's target name)")
+	split.register(fs, "predict the test rows of --split")
+	if err := parseFlags(cmd, fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(name, fs); err != nil {
+		return err
+	}
+	if err := required(name, fs, "model", "data", "out"); err != nil {
+		return err
+	}
+	levels, levelNames, err := parseLevels(levelsFlag)
+	if err != nil {
+		return inputf(name, "--levels: %v", err)
+	}
+	if err := split.check(name); err != nil {
+		return err
+	}
+	if err := checkOutPath(name, "out", out, true); err != nil {
+		return err
+	}
+	m, err := loadModel(name, modelPath)
+	if err != nil {
+		return err
+	}
+	d, err := readForModel(name, dataPath, m, target, false)
+	if err != nil {
+		return err
+	}
+	idx, err := split.rows(name, d, true)
+	if err != nil {
+		return err
+	}
+	d = subset(d, idx)
+
+	logpdf := d.Y != nil && m.Config().Head != decoreg.HeadPointwise
+	outs := decoreg.OutMean | decoreg.OutMedian | decoreg.OutMode | decoreg.OutQuantiles
+	if logpdf {
+		outs |= decoreg.OutDist
+	}
+	p, err := m.PredictFlat(d.X, d.Rows, decoreg.PredictOptions{Outputs: outs, Levels: levels})
+	if err != nil {
+		return inputf(name, "%s: %v", dataPath, strings.TrimPrefix(err.Error(), "decoreg: "))
+	}
+	var lp []float64
+	if logpdf {
+		lp = make([]float64, d.Rows)
+		for i, dd := range p.Dist {
+			lp[i] = dd.LogPDF(d.Y[i])
+		}
+	}
+	return writeOutput(name, out, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		bw.WriteString("row,mean,median,mode")
+		for _, n := range levelNames {
+			bw.WriteString("," + n)
+		}
+		if logpdf {
+			bw.WriteString(",logpdf")
+		}
+		bw.WriteString("\n")
+		for i := 0; i < d.Rows; i++ {
+			bw.WriteString(strconv.Itoa(idx[i]))
+			for _, v := range []float64{p.Mean[i], p.Median[i], p.Mode[i]} {
+				bw.WriteString("," + fmtFloat(v))
+			}
+			for j := range levels {
+				bw.WriteString("," + fmtFloat(p.Quantiles[j][i]))
+			}
+			if logpdf {
+				bw.WriteString("," + fmtFloat(lp[i]))
+			}
+			bw.WriteString("\n")
+		}
+		return bw.Flush()
+	})
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLevelName(t *testing.T) {
+	for q, want := range map[float64]string{
+		0.05: "q05", 0.25: "q25", 0.5: "q50", 0.95: "q95", 0.025: "q2.5", 0.975: "q97.5",
+		0.999: "q99.9", 0: "q00", 1: "q100", 0.1: "q10", 0.001: "q0.1",
+	} {
+		if got := levelName(q); got != want {
+			t.Errorf("levelName(%v) = %q, want %q", q, got, want)
+		}
+	}
+}
+
+// TestPredictLevelsAndStdout: custom levels name their columns, q50 is the
+// median, stdout gets the same bytes as a file, and a file without the
+// target column gets no logpdf column.
+func TestPredictLevelsAndStdout(t *testing.T) {
+	model := sharedModel(t, "decoder")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.csv")
+	args := []string{"predict", "--model", model, "--data", "testdata/cli/small.csv", "--levels", "0.025, 0.5,0.975"}
+	mustCLI(t, append(args, "--out", out)...)
+	file, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	std, _ := mustCLI(t, append(args, "--out", "-")...)
+	if std != string(file) {
+		t.Errorf("--out - wrote\n%s\nthe file holds\n%s", std, file)
+	}
+	header, rows := parseCSV(t, std)
+	if strings.Join(header, ",") != "row,mean,median,mode,q2.5,q50,q97.5,logpdf" {
+		t.Errorf("header %v", header)
+	}
+	if len(rows) != 12 {
+		t.Fatalf("%d rows, want 12", len(rows))
+	}
+	for i, r := range rows {
+		if math.Abs(r[2]-r[5]) > 1e-9*math.Max(1, math.Abs(r[2])) {
+			t.Errorf("row %d: median %v, q50 %v", i, r[2], r[5])
+		}
+	}
+
+	// No target column: no logpdf.
+	std, _ = mustCLI(t, "predict", "--model", model, "--data", "testdata/cli/no_target.csv", "--out", "-")
+	header, rows = parseCSV(t, std)
+	if strings.Join(header, ",") != "row,mean,median,mode,q05,q25,q75,q95" || len(rows) != 2 {
+		t.Errorf("without a target: header %v, %d rows", header, len(rows))
+	}
+
+	// A mask keeps the test rows and their original indices.
+	std, _ = mustCLI(t, "predict", "--model", model, "--data", "testdata/cli/small.csv", "--out", "-",
+		"--test-mask", "testdata/cli/mask12.csv", "--split", "1")
+	_, rows = parseCSV(t, std)
+	var idx []int
+	for _, r := range rows {
+		idx = append(idx, int(r[0]))
+	}
+	if got, want := idx, []int{1, 4, 7, 10}; !equalInts(got, want) {
+		t.Errorf("split 1 rows %v, want %v", got, want)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestPredictLogPDFIntegrates: for one x, exp(logpdf) over a grid of y
+// spanning the training range integrates to 1 (the normalized decoder and
+// the Riemann head have that range as their support, and are piecewise
+// constant on cells that the grid's midpoints divide evenly).
+func TestPredictLogPDFIntegrates(t *testing.T) {
+	const n = 1024
+	for _, head := range []string{"decoder", "riemann"} {
+		t.Run(head, func(t *testing.T) {
+			model := sharedModel(t, head)
+			m, err := loadModel("test", model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lo, hi := m.YRange()
+			step := (hi - lo) / n
+			rows := make([][3]float64, n)
+			for i := range rows {
+				rows[i] = [3]float64{0.3, -0.2, lo + (float64(i)+0.5)*step}
+			}
+			path := filepath.Join(t.TempDir(), "grid.csv")
+			writeRows(t, path, []string{"x0", "x1", "y"}, rows)
+			std, _ := mustCLI(t, "predict", "--model", model, "--data", path, "--out", "-")
+			_, p := parseCSV(t, std)
+			var mass, mean float64
+			for i, r := range p {
+				w := math.Exp(r[8]) * step
+				mass += w
+				mean += w * rows[i][2]
+			}
+			if math.Abs(mass-1) > 1e-4 {
+				t.Errorf("integral of the density = %v, want 1", mass)
+			}
+			// The mean of the density is the predicted mean.
+			if got := p[0][1]; math.Abs(got-mean) > 1e-4*(hi-lo) {
+				t.Errorf("mean = %v, integral of y p(y) = %v", got, mean)
+			}
+		})
+	}
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"decoreg"
+	"decoreg/dist"
+)
+
+func init() {
+	register(&Command{
+		Name:      "sample",
+		UsageLine: "sample --model MODEL --data FILE --n N [--temperature T] [--top-k K] [--top-p P] [--seed S] [--out FILE]",
+		Short:     "draw samples from p(y|x) for every input row, as CSV",
+		Order:     50,
+		Long: `Sample draws N values from the model's predictive distribution p(y|x) for
+every row of a CSV file and writes them as CSV, one line per input row
+(wide format):
+
+	row,s1,s2,...,sN
+
+row is the index of the input row among the data rows of FILE (0 is the row
+after the header) and s1..sN are the draws in the original units of y.
+
+Decoder heads sample token by token (ancestral sampling with a key/value
+cache); --temperature divides the logits, --top-k keeps the K most probable
+valid tokens and --top-p the smallest set of valid tokens whose probability
+reaches P, at every step. These three flags are an error for the other
+heads, which sample their density directly (pointwise: the point itself).
+
+Draws depend only on the model, the data, the flags and --seed. Input
+columns are matched as in 'decoreg eval'; with --test-mask FILE --split K
+only the test rows of split K are sampled. The output goes to standard
+output, or atomically to --out FILE.
+
+Examples:
+
+	decoreg sample --model m.model --data x.csv --n 100 > samples.csv
+	decoreg sample --model m.model --data x.csv --n 10 --temperature 0.7 --top-p 0.9 --seed 7 --out s.csv`,
+		Run: runSample,
+	})
+}
+
+func runSample(cmd *Command, args []string) error {
+	const name = "sample"
+	fs := newFlagSet(cmd)
+	var (
+		modelPath, dataPath, out, target string
+		n, topK                          int
+		temperature, topP                float64
+		seed                             uint64
+		split                            splitFlags
+	)
+	fs.StringVar(&modelPath, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
+	fs.StringVar(&dataPath, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped (required)")
+	fs.IntVar(&n, "n", 0, "samples per row, >= 1 (required)")
+	fs.Float64Var(&temperature, "temperature", 1, "decoder: sampling temperature, > 0")
+	fs.IntVar(&topK, "top-k", 0, "decoder: keep the K most probable tokens at each step (0: all)")
+	fs.Float64Var(&topP, "top-p", 1, "decoder: keep the smallest set of tokens whose mass reaches P, in (0, 1]")
+	fs.Uint64Var(&seed, "seed", 0, "random seed")
+	fs.StringVar(&out, "out", "-", "write the samples to `FILE` (atomically), or - for standard output")
+	fs.StringVar(&target, "target", "", "the target column's `NAME`, ignored if present (default: the model's target name)")
+	split.register(fs, "sample the test rows of --split")
+	if err := parseFlags(cmd, fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(name, fs); err != nil {
+		return err
+	}
+	if err := required(name, fs, "model", "data"); err != nil {
+		return err
+	}
+	switch {
+	case !isSet(fs, "n"):
+		return inputf(name, "--n is required")
+	case n < 1:
+		return inputf(name, "--n must be >= 1, have %d", n)
+	case n > 1<<20:
+		return inputf(name, "--n must be at most %d, have %d", 1<<20, n)
+	case !(temperature > 0) || math.IsInf(temperature, 0):
+		return inputf(name, "--temperature must be a finite number > 0, have %v", temperature)
+	case topK < 0:
+		return inputf(name, "--top-k must be >= 0, have %d", topK)
+	case !(topP > 0 && topP <= 1):
+		return inputf(name, "--top-p must be in (0, 1], have %v", topP)
+	}
+	opts := dist.SampleOptions{Temperature: temperature, TopK: topK, TopP: topP}
+	if err := opts.Validate(); err != nil {
+		return inputf(name, "%s", strings.TrimPrefix(err.Error(), "dist: "))
+	}
+	if err := split.check(name); err != nil {
+		return err
+	}
+	if err := checkOutPath(name, "out", out, true); err != nil {
+		return err
+	}
+	m, err := loadModel(name, modelPath)
+	if err != nil {
+		return err
+	}
+	if m.Config().Head != decoreg.HeadDecoder {
+		for _, f := range []string{"temperature", "top-k", "top-p"} {
+			if isSet(fs, f) {
+				return inputf(name, "--%s is for decoder heads; %s is a %s model", f, modelPath, m.Config().Head)
+			}
+		}
+	}
+	d, err := readForModel(name, dataPath, m, target, false)
+	if err != nil {
+		return err
+	}
+	idx, err := split.rows(name, d, true)
+	if err != nil {
+		return err
+	}
+	d = subset(d, idx)
+	ds, err := m.Dists(d.X, d.Rows, dist.TokenOptions{})
+	if err != nil {
+		return inputf(name, "%s: %v", dataPath, strings.TrimPrefix(err.Error(), "decoreg: "))
+	}
+	r := rand.New(rand.NewPCG(seed, 0x5a3b1e))
+	return writeOutput(name, out, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		bw.WriteString("row")
+		for j := 1; j <= n; j++ {
+			bw.WriteString(",s" + strconv.Itoa(j))
+		}
+		bw.WriteString("\n")
+		for i, dd := range ds {
+			bw.WriteString(strconv.Itoa(idx[i]))
+			for _, v := range dd.Sample(n, opts, r) {
+				bw.WriteString("," + fmtFloat(v))
+			}
+			bw.WriteString("\n")
+		}
+		return bw.Flush()
+	})
+}

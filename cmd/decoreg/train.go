@@ -1,0 +1,412 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"decoreg"
+	"decoreg/data"
+	"decoreg/vocab"
+)
+
+func init() {
+	register(&Command{
+		Name:      "train",
+		UsageLine: "train --data FILE --head HEAD --out MODEL [flags]",
+		Short:     "train a model on a CSV file",
+		Order:     20,
+		Long: `Train fits a regression model to the rows of a CSV file and saves it.
+
+FILE is CSV with a header line, optionally gzip-compressed. Every cell must
+be a finite number. The target is the last column, or the column named by
+--target; every other column is a feature. The feature and target names are
+saved with the model, so that eval, predict and sample match columns by name.
+
+HEAD is one of
+	decoder    the paper's head: a causal Transformer decoder over the
+	           tokens of y (--vocab, --dec-layers, --dec-width, --dec-heads)
+	pointwise  one scalar trained with squared error (--sigmoid)
+	riemann    a softmax over uniform bins, a histogram density (--bins)
+	mdn        a Gaussian mixture density network (--components)
+Flags that belong to another head are an error.
+
+Features are standardised and y is min-max scaled with the statistics of the
+training rows. A fraction --val-frac of them is held out for early stopping:
+training stops when the validation loss has not improved for --patience
+epochs (or after --epochs) and the best weights are kept. --val-frac 0 trains
+on every row for exactly --epochs epochs.
+
+With --test-mask FILE --split K the model trains on the rows that are NOT
+test rows of split K (FILE as in the UCI benchmark: header split0,...,splitN,
+one 0/1 value per data row and split).
+
+Progress goes to standard error: a progress bar (epoch, losses, a "*" on the
+best epoch so far, and an upper bound on the time left) when it is a
+terminal, one line per epoch otherwise, nothing with --quiet. When training
+ends, one JSON line on standard output summarises it: model, head, rows,
+params, epochs, best_epoch, val_loss (null without validation), stopped
+("early-stopping", "max-epochs" or "interrupted") and seconds.
+
+Interrupting (Ctrl-C, SIGINT or SIGTERM) stops training at the next batch
+and saves the best model so far; the command then prints
+"interrupted: saved best model from epoch N" on standard error, the summary
+on standard output, and exits with status 0. Interrupting before the first
+epoch has ended saves nothing and exits with status 1. A second Ctrl-C kills
+the process at once (the model file is written atomically, so it is either
+complete or absent).
+
+The same data, flags, --seed and --threads give the same weights.
+
+Exit status: 0 on success, 2 for bad flags or bad input data (the message
+names the flag, or the file with its line and column), 1 when training fails
+(for example when the loss diverges: try a smaller --lr).
+
+Examples:
+
+	decoreg train --data train.csv --head decoder --out m.model
+	decoreg train --data housing.csv.gz --target price --head mdn --components 10 --out mdn.model
+	decoreg train --data data.csv --head decoder --vocab unnormalized:base=10,exponent=1,mantissa=4 \
+		--enc-layers 3 --enc-width 512 --epochs 100 --out m.model
+	decoreg train --data uci/concrete/data.csv.gz --test-mask uci/concrete/test_mask.csv.gz --split 0 \
+		--head riemann --bins 512 --quiet --out concrete0.model`,
+		Run: runTrain,
+	})
+}
+
+// trainFlags are train's flags.
+type trainFlags struct {
+	data, target, out, head, vocab string
+	split                          splitFlags
+
+	encLayers, encWidth           int
+	decLayers, decWidth, decHeads int
+	bins, components              int
+	lr, weightDecay, valFrac      float64
+	adamw                         bool
+	batch, epochs, patience       int
+	seed                          uint64
+	threads                       int
+	unmaskedLoss, rawTarget       bool
+	sigmoid, quiet                bool
+}
+
+func (f *trainFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.data, "data", "", "training data: CSV `FILE` with a header, optionally gzipped (required)")
+	fs.StringVar(&f.target, "target", "", "the target column's `NAME` (default: the last column)")
+	fs.StringVar(&f.out, "out", "", "write the model to `MODEL` (required; written atomically)")
+	fs.StringVar(&f.head, "head", string(decoreg.HeadDecoder), "regression `HEAD`: decoder, pointwise, riemann or mdn")
+	fs.StringVar(&f.vocab, "vocab", decoreg.DefaultVocab, "decoder tokenization `SPEC`, as in 'decoreg tokenize'")
+	f.split.register(fs, "train on the rows that are not test rows of --split")
+	fs.IntVar(&f.encLayers, "enc-layers", decoreg.DefaultEncLayers, "encoder MLP layers")
+	fs.IntVar(&f.encWidth, "enc-width", decoreg.DefaultEncWidth, "encoder MLP width")
+	fs.IntVar(&f.decLayers, "dec-layers", decoreg.DefaultDecLayers, "decoder blocks (decoder head)")
+	fs.IntVar(&f.decWidth, "dec-width", decoreg.DefaultDecWidth, "decoder model width (decoder head)")
+	fs.IntVar(&f.decHeads, "dec-heads", decoreg.DefaultDecHeads, "decoder attention heads; must divide --dec-width (decoder head)")
+	fs.IntVar(&f.bins, "bins", decoreg.DefaultBins, "histogram bins (riemann head)")
+	fs.IntVar(&f.components, "components", decoreg.DefaultComponents, "mixture components (mdn head)")
+	fs.Float64Var(&f.lr, "lr", decoreg.DefaultLR, "Adam learning rate")
+	fs.Float64Var(&f.weightDecay, "weight-decay", 0, "L2 weight decay (decoupled with --adamw)")
+	fs.BoolVar(&f.adamw, "adamw", false, "decoupled weight decay (AdamW)")
+	fs.IntVar(&f.batch, "batch", decoreg.DefaultBatchSize, "mini-batch size")
+	fs.IntVar(&f.epochs, "epochs", decoreg.DefaultMaxEpochs, "maximum number of epochs")
+	fs.IntVar(&f.patience, "patience", decoreg.DefaultPatience, "epochs without a better validation loss before stopping")
+	fs.Float64Var(&f.valFrac, "val-frac", decoreg.DefaultValFrac, "fraction of the training rows held out for early stopping, in [0, 1); 0: none")
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed (initialisation, validation split, batch order)")
+	fs.IntVar(&f.threads, "threads", 0, "threads of the matrix kernels (0: every core)")
+	fs.BoolVar(&f.unmaskedLoss, "unmasked-loss", false, "train the decoder with the softmax over the whole vocabulary (as the reference code), not over the valid tokens")
+	fs.BoolVar(&f.rawTarget, "raw-target", false, "unnormalized decoder: tokenize the original y instead of the scaled one")
+	fs.BoolVar(&f.sigmoid, "sigmoid", false, "pointwise head: squash the output to the training range")
+	fs.BoolVar(&f.quiet, "quiet", false, "print no progress")
+}
+
+// headFlags lists the flags that only one head takes.
+var headFlags = []struct {
+	head  decoreg.Head
+	flags []string
+}{
+	{decoreg.HeadDecoder, []string{"vocab", "dec-layers", "dec-width", "dec-heads", "unmasked-loss", "raw-target"}},
+	{decoreg.HeadRiemann, []string{"bins"}},
+	{decoreg.HeadMDN, []string{"components"}},
+	{decoreg.HeadPointwise, []string{"sigmoid"}},
+}
+
+// config checks the flags and returns the training configuration. Every
+// problem names its flag.
+func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
+	const name = "train"
+	var c decoreg.Config
+	head := decoreg.Head(f.head)
+	known := false
+	for _, h := range decoreg.Heads {
+		known = known || h == head
+	}
+	if !known {
+		return c, inputf(name, "--head %q: unknown head (want decoder, pointwise, riemann or mdn)", f.head)
+	}
+	for _, hf := range headFlags {
+		if hf.head == head {
+			continue
+		}
+		for _, fl := range hf.flags {
+			if isSet(fs, fl) {
+				return c, inputf(name, "--%s is for --head %s, not %s", fl, hf.head, head)
+			}
+		}
+	}
+	positive := []struct {
+		flag string
+		v    int
+	}{
+		{"enc-layers", f.encLayers}, {"enc-width", f.encWidth}, {"dec-layers", f.decLayers},
+		{"dec-width", f.decWidth}, {"dec-heads", f.decHeads}, {"components", f.components},
+		{"batch", f.batch}, {"epochs", f.epochs}, {"patience", f.patience},
+	}
+	for _, p := range positive {
+		if p.v < 1 {
+			return c, inputf(name, "--%s must be >= 1, have %d", p.flag, p.v)
+		}
+	}
+	if f.bins < 2 {
+		return c, inputf(name, "--bins must be >= 2, have %d", f.bins)
+	}
+	if f.decWidth%f.decHeads != 0 {
+		return c, inputf(name, "--dec-width %d is not a multiple of --dec-heads %d", f.decWidth, f.decHeads)
+	}
+	if !(f.lr > 0) || math.IsInf(f.lr, 0) {
+		return c, inputf(name, "--lr must be a finite number > 0, have %v", f.lr)
+	}
+	if !(f.weightDecay >= 0) || math.IsInf(f.weightDecay, 0) {
+		return c, inputf(name, "--weight-decay must be a finite number >= 0, have %v", f.weightDecay)
+	}
+	if !(f.valFrac >= 0 && f.valFrac < 1) {
+		return c, inputf(name, "--val-frac must be in [0, 1), have %v", f.valFrac)
+	}
+	if f.threads < 0 {
+		return c, inputf(name, "--threads must be >= 0, have %d", f.threads)
+	}
+	c = decoreg.Config{
+		Head: head, EncLayers: f.encLayers, EncWidth: f.encWidth,
+		LR: f.lr, WeightDecay: f.weightDecay, AdamW: f.adamw,
+		BatchSize: f.batch, MaxEpochs: f.epochs, Patience: f.patience,
+		ValFrac: f.valFrac, Seed: f.seed, Threads: f.threads,
+	}
+	if f.valFrac == 0 {
+		c.ValFrac = -1 // Config: negative means no validation split
+	}
+	switch head {
+	case decoreg.HeadDecoder:
+		tok, err := vocab.Parse(f.vocab)
+		if err != nil {
+			return c, inputf(name, "--vocab %q: %v", f.vocab, err)
+		}
+		if f.rawTarget && !strings.Contains(tok.Spec(), "unnormalized") {
+			return c, inputf(name, "--raw-target needs an unnormalized --vocab, have %q", f.vocab)
+		}
+		c.Vocab = f.vocab
+		c.DecLayers, c.DecWidth, c.DecHeads = f.decLayers, f.decWidth, f.decHeads
+		c.UnmaskedLoss, c.RawTarget = f.unmaskedLoss, f.rawTarget
+	case decoreg.HeadRiemann:
+		c.Bins = f.bins
+	case decoreg.HeadMDN:
+		c.Components = f.components
+	case decoreg.HeadPointwise:
+		c.Sigmoid = f.sigmoid
+	}
+	return c, nil
+}
+
+// trainSummary is the JSON line train prints when it is done.
+type trainSummary struct {
+	Model     string  `json:"model"`
+	Head      string  `json:"head"`
+	Rows      int     `json:"rows"`
+	ValRows   int     `json:"val_rows"`
+	Params    int     `json:"params"`
+	Epochs    int     `json:"epochs"`
+	BestEpoch int     `json:"best_epoch"`
+	ValLoss   any     `json:"val_loss"`
+	Stopped   string  `json:"stopped"`
+	Seconds   float64 `json:"seconds"`
+}
+
+// onEpoch, when set (by tests), is called after each epoch's progress.
+var onEpoch func(decoreg.Progress)
+
+func runTrain(cmd *Command, args []string) error {
+	const name = "train"
+	fs := newFlagSet(cmd)
+	var f trainFlags
+	f.register(fs)
+	if err := parseFlags(cmd, fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(name, fs); err != nil {
+		return err
+	}
+	if err := required(name, fs, "data", "out"); err != nil {
+		return err
+	}
+	cfg, err := f.config(fs)
+	if err != nil {
+		return err
+	}
+	if err := f.split.check(name); err != nil {
+		return err
+	}
+	if err := checkOutPath(name, "out", f.out, false); err != nil {
+		return err
+	}
+
+	// Data.
+	d, err := data.ReadCSV(f.data, data.ReadOptions{Target: f.target})
+	if err != nil {
+		return inputErr(name, err)
+	}
+	idx, err := f.split.rows(name, d, false)
+	if err != nil {
+		return err
+	}
+	d = subset(d, idx)
+	if err := checkTrainRows(name, f.data, d, cfg.ValFrac); err != nil {
+		return err
+	}
+
+	// Training.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal kills the process
+	}()
+	var prog *progress
+	if !f.quiet {
+		prog = newProgress(errOut)
+	}
+	cfg.Progress = func(p decoreg.Progress) {
+		if prog != nil {
+			prog.update(p)
+		}
+		if onEpoch != nil {
+			onEpoch(p)
+		}
+	}
+	start := time.Now()
+	m, err := decoreg.FitFlat(ctx, d.X, d.Rows, d.Cols, d.Y, cfg)
+	if prog != nil {
+		prog.done()
+	}
+	interrupted := errors.Is(err, context.Canceled)
+	switch {
+	case err == nil:
+	case interrupted && m != nil:
+	case interrupted:
+		return failf(name, "interrupted before the first epoch ended; no model saved")
+	case errors.Is(err, decoreg.ErrConstantTarget):
+		return inputf(name, "%s: the target column %q is constant (every one of the %d training rows has %v)", f.data, d.TargetName, d.Rows, d.Y[0])
+	case errors.Is(err, decoreg.ErrTooFewRows), errors.Is(err, decoreg.ErrBadInput), errors.Is(err, decoreg.ErrConfig):
+		return inputf(name, "%s: %s", f.data, strings.TrimPrefix(err.Error(), "decoreg: "))
+	default:
+		return failf(name, "%s: %s", f.data, strings.TrimPrefix(err.Error(), "decoreg: "))
+	}
+	m.SetNames(d.Names, d.TargetName)
+	if err := m.Save(f.out); err != nil {
+		return failf(name, "saving %s: %v", f.out, err)
+	}
+	info := m.Info()
+	stopped := info.Stopped
+	if interrupted {
+		stopped = "interrupted"
+		fmt.Fprintf(errOut, "interrupted: saved best model from epoch %d to %s\n", info.BestEpoch, f.out)
+	}
+	s := trainSummary{
+		Model: f.out, Head: string(cfg.Head), Rows: info.Rows, ValRows: info.ValRows, Params: info.Params,
+		Epochs: info.Epochs, BestEpoch: info.BestEpoch, ValLoss: jsonNum(info.BestValLoss),
+		Stopped: stopped, Seconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
+	}
+	if info.ValRows == 0 {
+		s.ValLoss = nil
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return failf(name, "%v", err)
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", b)
+	return err
+}
+
+// checkTrainRows applies the library's row rule before training, to name
+// the file: a validation split needs at least 2 rows (1 held out, 1 to
+// train on), no validation at least 1.
+func checkTrainRows(name, path string, d *data.Dataset, valFrac float64) error {
+	if valFrac > 0 {
+		nVal := max(1, int(math.Round(valFrac*float64(d.Rows))))
+		if d.Rows-nVal < 1 {
+			return inputf(name, "%s: %d training row(s) are too few for a validation split (need at least 2; --val-frac 0 trains without one)", path, d.Rows)
+		}
+	}
+	return nil
+}
+
+// progress prints training progress: a \r-updated bar on a terminal, one
+// line per epoch otherwise.
+type progress struct {
+	out     io.Writer
+	bar     bool // draw a \r-updated bar (out is a terminal)
+	lastLen int  // length of the bar's last line, to blank its leftovers
+}
+
+func newProgress(w io.Writer) *progress {
+	return &progress{out: w, bar: isTerminal(w)}
+}
+
+func (p *progress) update(e decoreg.Progress) {
+	best := " "
+	if e.Best {
+		best = "*"
+	}
+	val := "-"
+	if !math.IsNaN(e.ValLoss) {
+		val = fmt.Sprintf("%.4f", e.ValLoss)
+	}
+	if !p.bar {
+		fmt.Fprintf(p.out, "epoch %d/%d train %.4f val %s%s %s\n", e.Epoch, e.MaxEpochs, e.TrainLoss, val, best, fmtDur(e.Elapsed))
+		return
+	}
+	// Early stopping may end training sooner, so the time left is a bound.
+	left := e.Elapsed / time.Duration(max(1, e.Epoch)) * time.Duration(e.MaxEpochs-e.Epoch)
+	const width = 20
+	fill := width * e.Epoch / max(1, e.MaxEpochs)
+	bar := strings.Repeat("=", fill) + strings.Repeat(" ", width-fill)
+	line := fmt.Sprintf("epoch %d/%d [%s] train %.4f val %s%s ETA <= %s", e.Epoch, e.MaxEpochs, bar, e.TrainLoss, val, best, fmtDur(left))
+	pad := ""
+	if n := p.lastLen - len(line); n > 0 {
+		pad = strings.Repeat(" ", n)
+	}
+	fmt.Fprintf(p.out, "\r%s%s", line, pad)
+	p.lastLen = len(line)
+}
+
+// done ends the progress bar's line.
+func (p *progress) done() {
+	if p.bar && p.lastLen > 0 {
+		fmt.Fprintln(p.out)
+	}
+}
+
+// fmtDur formats d to the second (to the millisecond below a second).
+func fmtDur(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
