@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"decoreg"
+	"decoreg/experiments"
+)
+
+// writeGz writes text to path, gzipped.
+func writeGz(t *testing.T, path, text string) {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(text))
+	zw.Close()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeUCIFixture writes a tiny UCI-style dataset: rows rows of 3 features
+// and a target, and a mask of splits splits where row i is a test row of
+// split i mod splits.
+func writeUCIFixture(t *testing.T, dir, name string, rows, splits int) {
+	t.Helper()
+	var d, m strings.Builder
+	d.WriteString("x0,x1,x2,y\n")
+	for s := 0; s < splits; s++ {
+		if s > 0 {
+			m.WriteString(",")
+		}
+		fmt.Fprintf(&m, "split%d", s)
+	}
+	m.WriteString("\n")
+	for i := 0; i < rows; i++ {
+		a, b, c := math.Sin(float64(i)), math.Cos(float64(3*i)), float64(i%7)/7
+		fmt.Fprintf(&d, "%g,%g,%g,%g\n", a, b, c, 2*a-b+0.3*c+0.1*math.Sin(float64(11*i)))
+		for s := 0; s < splits; s++ {
+			if s > 0 {
+				m.WriteString(",")
+			}
+			if i%splits == s {
+				m.WriteString("1")
+			} else {
+				m.WriteString("0")
+			}
+		}
+		m.WriteString("\n")
+	}
+	writeGz(t, filepath.Join(dir, name, experiments.DataFile), d.String())
+	writeGz(t, filepath.Join(dir, name, experiments.MaskFile), m.String())
+}
+
+// resultFiles lists the result files under dir, relative to it.
+func resultFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+// tinyUCIArgs are the flags of a fast benchmark on the fixture.
+func tinyUCIArgs(data, out string, extra ...string) []string {
+	a := []string{"bench", "uci", "--data", data, "--out", out, "--splits", "0-2", "--max-epochs", "2",
+		"--enc-layers", "1", "--enc-width", "8", "--dec-width", "8", "--batch-size", "16", "--threads", "1",
+		"--point", "median"} // the mean of a normalized decoder costs about 0.2 s a row
+	return append(a, extra...)
+}
+
+func TestBenchUCI(t *testing.T) {
+	data, res := t.TempDir(), t.TempDir()
+	writeUCIFixture(t, data, "beta", 60, 3)
+	writeUCIFixture(t, data, "alpha", 61, 3)
+	var errb bytes.Buffer
+	old := errOut
+	defer func() { errOut = old }()
+	errOut = &errb
+
+	if code := run(tinyUCIArgs(data, res), &errb); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, errb.String())
+	}
+	// Every (dataset, head, split) has a result, the plan order is
+	// alpha before beta, and there is one progress line per run.
+	var want []string
+	for _, ds := range []string{"alpha", "beta"} {
+		for _, h := range experiments.BenchHeads {
+			for s := 0; s < 3; s++ {
+				want = append(want, filepath.Join(ds, h, fmt.Sprintf("split%d.json", s)))
+			}
+		}
+	}
+	sort.Strings(want)
+	if got := resultFiles(t, res); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("result files\n got %v\nwant %v", got, want)
+	}
+	if n := strings.Count(errb.String(), "] alpha/"); n != 15 {
+		t.Errorf("%d progress lines for alpha, want 15:\n%s", n, errb.String())
+	}
+	if !strings.Contains(errb.String(), "[1/30] alpha/mdn/split0: nll ") {
+		t.Errorf("first progress line:\n%s", errb.String())
+	}
+	for _, rel := range want {
+		r, err := experiments.ReadResult(filepath.Join(res, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Error != "" {
+			t.Errorf("%s: %s", rel, r.Error)
+			continue
+		}
+		wantTest := 20
+		if r.Dataset == "alpha" && r.Split == 0 {
+			wantTest = 21 // rows 0, 3, ..., 60
+		}
+		if r.Eval.N != wantTest || r.TestRows != wantTest || r.TrainRows != map[string]int{"alpha": 61, "beta": 60}[r.Dataset]-wantTest {
+			t.Errorf("%s: %d test rows (eval n %d), %d train rows", rel, r.TestRows, r.Eval.N, r.TrainRows)
+		}
+		if r.Config.EncWidth != 8 || r.Config.MaxEpochs != 2 || r.Train.Epochs > 2 || r.GoMaxProcs < 1 || r.Seconds <= 0 {
+			t.Errorf("%s: config %+v, train %+v, gomaxprocs %d, seconds %v", rel, r.Config, r.Train, r.GoMaxProcs, r.Seconds)
+		}
+		isPoint := r.Head == experiments.Pointwise
+		if nll := float64(r.Eval.NLL); math.IsNaN(nll) != isPoint || math.IsInf(nll, 0) {
+			t.Errorf("%s: nll %v", rel, nll)
+		}
+		if tau := float64(r.Eval.KendallTau); !(tau >= -1 && tau <= 1) {
+			t.Errorf("%s: tau %v", rel, tau)
+		}
+		if d := float64(r.Eval.NLL - r.Eval.NLLU); !isPoint && math.Abs(d-math.Log(4.0)) > 2 {
+			// NLL - NLL_u = log of the train range, a few units here.
+			t.Errorf("%s: nll - nll_u = %v", rel, d)
+		}
+	}
+
+	// A second run skips everything and rewrites nothing.
+	before := map[string]string{}
+	for _, rel := range want {
+		b, _ := os.ReadFile(filepath.Join(res, rel))
+		before[rel] = string(b)
+	}
+	errb.Reset()
+	if code := run(tinyUCIArgs(data, res), &errb); code != 0 {
+		t.Fatalf("rerun: exit %d:\n%s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "30 already done, 0 to run") {
+		t.Errorf("rerun did not skip:\n%s", errb.String())
+	}
+	for _, rel := range want {
+		if b, _ := os.ReadFile(filepath.Join(res, rel)); string(b) != before[rel] {
+			t.Errorf("rerun rewrote %s", rel)
+		}
+	}
+	// Rerunning with other settings warns but keeps the files.
+	errb.Reset()
+	if code := run(tinyUCIArgs(data, res, "--datasets", "beta", "--splits", "1", "--heads", "mdn", "--enc-width", "9"), &errb); code != 0 {
+		t.Fatalf("rerun with other settings: exit %d", code)
+	}
+	if !strings.Contains(errb.String(), "warning: "+filepath.Join(res, "beta", "mdn", "split1.json")+" exists with other settings") {
+		t.Errorf("no warning about other settings:\n%s", errb.String())
+	}
+
+	// A deleted result is redone alone.
+	os.Remove(filepath.Join(res, want[4]))
+	errb.Reset()
+	if code := run(tinyUCIArgs(data, res), &errb); code != 0 {
+		t.Fatalf("resume: exit %d", code)
+	}
+	if !strings.Contains(errb.String(), "29 already done, 1 to run") || len(resultFiles(t, res)) != 30 {
+		t.Errorf("resume:\n%s", errb.String())
+	}
+}
+
+func TestBenchUCIShards(t *testing.T) {
+	data := t.TempDir()
+	writeUCIFixture(t, data, "b", 60, 3)
+	writeUCIFixture(t, data, "a", 60, 3)
+	var errb bytes.Buffer
+	old := errOut
+	defer func() { errOut = old }()
+	errOut = &errb
+	heads := []string{"riemann", "mdn"} // plan order: mdn before riemann
+	var shards [2][]string
+	for i := range shards {
+		out := t.TempDir()
+		args := tinyUCIArgs(data, out, "--heads", strings.Join(heads, ","), "--shard", fmt.Sprintf("%d/2", i))
+		if code := run(args, &errb); code != 0 {
+			t.Fatalf("shard %d: exit %d:\n%s", i, code, errb.String())
+		}
+		shards[i] = resultFiles(t, out)
+	}
+	// Independent enumeration: datasets sorted, heads in table order
+	// (mdn, riemann), splits ascending; run k goes to shard k mod 2.
+	var want [2][]string
+	k := 0
+	for _, ds := range []string{"a", "b"} {
+		for _, h := range []string{"mdn", "riemann"} {
+			for s := 0; s < 3; s++ {
+				want[k%2] = append(want[k%2], filepath.Join(ds, h, fmt.Sprintf("split%d.json", s)))
+				k++
+			}
+		}
+	}
+	for i := range want {
+		sort.Strings(want[i])
+		if strings.Join(shards[i], " ") != strings.Join(want[i], " ") {
+			t.Errorf("shard %d/2 ran\n %v\nwant %v", i, shards[i], want[i])
+		}
+	}
+}
+
+func TestBenchUCIInterrupt(t *testing.T) {
+	data, res := t.TempDir(), t.TempDir()
+	writeUCIFixture(t, data, "a", 60, 3)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := experiments.UCIOptions{DataDir: data, OutDir: res, Heads: []string{"mdn"}, Splits: []int{0, 1},
+		Overrides: experiments.Overrides{EncLayers: 1, EncWidth: 8, MaxEpochs: 50, Threads: 1},
+		Progress: func(r experiments.Run, p decoreg.Progress) {
+			if r.Split == 1 && p.Epoch == 2 {
+				cancel()
+			}
+		}}
+	sum, err := experiments.RunUCI(ctx, opts)
+	if err == nil || !strings.Contains(err.Error(), "interrupted during a/mdn/split1") {
+		t.Fatalf("RunUCI cancelled: %v", err)
+	}
+	if got := resultFiles(t, res); len(got) != 1 || got[0] != filepath.Join("a", "mdn", "split0.json") || sum.Ran != 1 {
+		t.Errorf("after the interrupt: files %v, summary %+v; want split0 only", got, sum)
+	}
+}
+
+func TestBenchUCIBadInput(t *testing.T) {
+	var errb bytes.Buffer
+	old := errOut
+	defer func() { errOut = old }()
+	errOut = &errb
+	out := t.TempDir()
+
+	ragged := t.TempDir()
+	writeUCIFixture(t, ragged, "good", 60, 3)
+	writeGz(t, filepath.Join(ragged, "bad", experiments.DataFile), "x0,x1,y\n1,2,3\n4,5\n6,7,8\n")
+	writeGz(t, filepath.Join(ragged, "bad", experiments.MaskFile), "split0,split1,split2\n1,0,0\n0,1,0\n0,0,1\n")
+
+	nonNumeric := t.TempDir()
+	writeGz(t, filepath.Join(nonNumeric, "d", experiments.DataFile), "x0,y\n1,2\n3,abc\n5,6\n")
+	writeGz(t, filepath.Join(nonNumeric, "d", experiments.MaskFile), "split0\n1\n0\n0\n")
+
+	rowCount := t.TempDir()
+	writeUCIFixture(t, rowCount, "d", 60, 3)
+	writeGz(t, filepath.Join(rowCount, "d", experiments.MaskFile), "split0,split1,split2\n1,0,0\n")
+
+	notGzip := t.TempDir()
+	writeUCIFixture(t, notGzip, "d", 60, 3)
+	os.WriteFile(filepath.Join(notGzip, "d", experiments.MaskFile), []byte("\x1f\x8bgarbage"), 0o644)
+
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string // substrings of the one-line message
+	}{
+		{"ragged", tinyUCIArgs(ragged, out), []string{filepath.Join(ragged, "bad", experiments.DataFile), "line 3"}},
+		{"non-numeric", tinyUCIArgs(nonNumeric, out, "--splits", "0"), []string{filepath.Join(nonNumeric, "d", experiments.DataFile), "line 3", "column 2"}},
+		{"mask rows", tinyUCIArgs(rowCount, out), []string{filepath.Join(rowCount, "d", experiments.MaskFile)}},
+		{"corrupt gzip", tinyUCIArgs(notGzip, out), []string{filepath.Join(notGzip, "d", experiments.MaskFile)}},
+		{"missing dataset", tinyUCIArgs(rowCount, out, "--datasets", "nope"), []string{filepath.Join(rowCount, "nope", experiments.DataFile)}},
+		{"split out of range", tinyUCIArgs(ragged, out, "--datasets", "good", "--splits", "0-3"), []string{"split", filepath.Join(ragged, "good", experiments.MaskFile)}},
+		{"no datasets", tinyUCIArgs(out, out), []string{out, "no datasets"}},
+		{"bad head", tinyUCIArgs(ragged, out, "--heads", "mdn,decoder"), []string{"--heads", `"decoder"`}},
+		{"bad shard", tinyUCIArgs(ragged, out, "--shard", "2/2"), []string{"--shard", "2/2"}},
+		{"bad splits", tinyUCIArgs(ragged, out, "--splits", "3-1"), []string{"--splits"}},
+		{"bad point", tinyUCIArgs(ragged, out, "--point", "average"), []string{`"average"`}},
+		{"no out", []string{"bench", "uci", "--data", ragged}, []string{"--out"}},
+	} {
+		var stderr bytes.Buffer
+		errb.Reset()
+		code := run(c.args, &stderr)
+		msg := stderr.String()
+		if code != 2 || strings.Count(msg, "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line", c.name, code, msg)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: message %q lacks %q", c.name, msg, w)
+			}
+		}
+	}
+	if files := resultFiles(t, out); len(files) != 0 {
+		t.Errorf("bad input left files: %v", files)
+	}
+}

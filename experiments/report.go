@@ -1,0 +1,355 @@
+package experiments
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"decoreg/metrics"
+)
+
+var splitFile = regexp.MustCompile(`^split([0-9]+)\.json$`)
+
+// LoadResults reads every result file under dir
+// (dir/<dataset>/<head>/split<k>.json; other files are ignored). A result
+// whose contents disagree with its path, or a file that is not a result,
+// gives an error naming the file.
+func LoadResults(dir string) ([]*Result, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*", "*", "split*.json"))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, err
+	}
+	var out []*Result
+	for _, p := range paths {
+		m := splitFile.FindStringSubmatch(filepath.Base(p))
+		if m == nil {
+			continue
+		}
+		r, err := ReadResult(p)
+		if err != nil {
+			return nil, err
+		}
+		head := filepath.Base(filepath.Dir(p))
+		ds := filepath.Base(filepath.Dir(filepath.Dir(p)))
+		if k, _ := strconv.Atoi(m[1]); r.Dataset != ds || r.Head != head || r.Split != k {
+			return nil, fmt.Errorf("%s: holds the result of %s/%s/split%d", p, r.Dataset, r.Head, r.Split)
+		}
+		out = append(out, r)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no result files (<dataset>/<head>/split<k>.json)", dir)
+	}
+	return out, nil
+}
+
+// ReportOptions control WriteReport.
+type ReportOptions struct {
+	// Format is "markdown" (the default) or "csv".
+	Format string
+	// Splits is the number of splits of a complete cell; 0 means the most
+	// runs any cell has.
+	Splits int
+}
+
+// metric is one column of results summarised by the report.
+type metric struct {
+	key, title, note string
+	get              func(*Eval) float64
+	higher           bool // higher is better
+	prec             int  // decimals shown
+}
+
+var reportMetrics = []metric{
+	{"nll", "Test NLL (original y units)",
+		"Mean ± std over splits of the test negative log-likelihood per unit of the original target; lower is better.",
+		func(e *Eval) float64 { return float64(e.NLL) }, false, 2},
+	{"nll_u", "Test NLL_u (normalized units)",
+		"The same in the units u = (y - y_min)/(y_max - y_min) of the train split's range: NLL_u = NLL - log(y_max - y_min).",
+		func(e *Eval) float64 { return float64(e.NLLU) }, false, 2},
+	{"kendall_tau", "Kendall's tau",
+		"Mean ± std over splits of Kendall's tau-b between the point estimates and the test targets; higher is better.",
+		func(e *Eval) float64 { return float64(e.KendallTau) }, true, 3},
+}
+
+// cell is one (dataset, head) summary of a metric.
+type cell struct {
+	vals      []float64
+	runs      int // result files (failed ones included)
+	failed    int
+	mean, std float64
+}
+
+// table groups results by dataset and head.
+type table struct {
+	datasets, heads []string
+	byKey           map[[2]string][]*Result
+	splits          int
+}
+
+func newTable(rs []*Result, splits int) *table {
+	t := &table{byKey: map[[2]string][]*Result{}}
+	dsSeen, hSeen := map[string]bool{}, map[string]bool{}
+	for _, r := range rs {
+		k := [2]string{r.Dataset, r.Head}
+		t.byKey[k] = append(t.byKey[k], r)
+		if !dsSeen[r.Dataset] {
+			dsSeen[r.Dataset] = true
+			t.datasets = append(t.datasets, r.Dataset)
+		}
+		hSeen[r.Head] = true
+	}
+	sort.Strings(t.datasets)
+	for _, h := range BenchHeads {
+		if hSeen[h] {
+			t.heads = append(t.heads, h)
+			delete(hSeen, h)
+		}
+	}
+	var rest []string
+	for h := range hSeen {
+		rest = append(rest, h)
+	}
+	sort.Strings(rest)
+	t.heads = append(t.heads, rest...)
+	t.splits = splits
+	if t.splits <= 0 {
+		for _, v := range t.byKey {
+			t.splits = max(t.splits, len(v))
+		}
+	}
+	return t
+}
+
+func (t *table) cell(ds, head string, m metric) cell {
+	var c cell
+	rs := t.byKey[[2]string{ds, head}]
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Split < rs[j].Split })
+	for _, r := range rs {
+		c.runs++
+		if r.Error != "" || r.Eval == nil {
+			c.failed++
+			continue
+		}
+		if v := m.get(r.Eval); !math.IsNaN(v) {
+			c.vals = append(c.vals, v)
+		}
+	}
+	c.mean, c.std = metrics.MeanStd(c.vals)
+	return c
+}
+
+// hasMetric reports whether any result of head has a value of m (the
+// pointwise head has no NLL).
+func (t *table) hasMetric(head string, m metric) bool {
+	for _, ds := range t.datasets {
+		if len(t.cell(ds, head, m).vals) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func fmtNum(v float64, prec int) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if s == "-"+strconv.FormatFloat(0, 'f', prec, 64) {
+		s = s[1:]
+	}
+	return s
+}
+
+// WriteReport writes the summary of results rs: for each metric (test NLL
+// in original units, NLL_u, Kendall's tau) a table with a row per dataset
+// and a column per head holding mean ± std over splits (sample std,
+// divisor n-1), the best mean of each row in bold (ties, as printed, all
+// bold), cells with fewer than the full number of splits marked "(n/N)",
+// and the total run time.
+func WriteReport(w io.Writer, rs []*Result, opts ReportOptions) error {
+	t := newTable(rs, opts.Splits)
+	switch opts.Format {
+	case "", "markdown", "md":
+		return t.markdown(w, rs)
+	case "csv":
+		return t.csv(w)
+	}
+	return fmt.Errorf("unknown report format %q (want markdown or csv)", opts.Format)
+}
+
+func (t *table) markdown(w io.Writer, rs []*Result) error {
+	var b strings.Builder
+	for _, m := range reportMetrics {
+		var heads []string
+		for _, h := range t.heads {
+			if t.hasMetric(h, m) {
+				heads = append(heads, h)
+			}
+		}
+		if len(heads) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "## %s\n\n%s", m.title, m.note)
+		if m.higher {
+			b.WriteString(" The highest mean per row is in bold.\n\n")
+		} else {
+			b.WriteString(" The lowest mean per row is in bold.\n\n")
+		}
+		fmt.Fprintf(&b, "| dataset | %s |\n|---|%s\n", strings.Join(heads, " | "), strings.Repeat("---:|", len(heads)))
+		for _, ds := range t.datasets {
+			cells := make([]cell, len(heads))
+			best := ""
+			bestV := math.NaN()
+			for i, h := range heads {
+				cells[i] = t.cell(ds, h, m)
+				if len(cells[i].vals) == 0 {
+					continue
+				}
+				v, err := strconv.ParseFloat(fmtNum(cells[i].mean, m.prec), 64)
+				if err != nil {
+					continue // Inf
+				}
+				if math.IsNaN(bestV) || (m.higher && v > bestV) || (!m.higher && v < bestV) {
+					bestV, best = v, fmtNum(cells[i].mean, m.prec)
+				}
+			}
+			fmt.Fprintf(&b, "| %s |", ds)
+			for _, c := range cells {
+				b.WriteString(" " + t.cellText(c, m, best) + " |")
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "Every cell summarises %d splits unless marked (n/%d): n splits done", t.splits, t.splits)
+	b.WriteString(", \"failed\" counting runs that wrote no model (e.g. diverged); — marks a cell without results.\n\n")
+	b.WriteString(runSummary(rs))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// cellText formats a cell: "mean ± std", bold when its mean prints as best,
+// with "(n/N)" when incomplete.
+func (t *table) cellText(c cell, m metric, best string) string {
+	if c.runs == 0 {
+		return "—"
+	}
+	var s string
+	switch len(c.vals) {
+	case 0:
+		s = "—"
+	case 1:
+		s = fmtNum(c.mean, m.prec)
+	default:
+		s = fmtNum(c.mean, m.prec) + " ± " + fmtNum(c.std, m.prec)
+	}
+	if len(c.vals) > 0 && fmtNum(c.mean, m.prec) == best {
+		s = "**" + s + "**"
+	}
+	if len(c.vals) < t.splits {
+		var note []string
+		note = append(note, fmt.Sprintf("%d/%d", len(c.vals), t.splits))
+		if c.failed > 0 {
+			note = append(note, fmt.Sprintf("%d failed", c.failed))
+		}
+		s += " (" + strings.Join(note, ", ") + ")"
+	}
+	return s
+}
+
+// runSummary states the total run time and where the runs ran.
+func runSummary(rs []*Result) string {
+	var total float64
+	var first, last time.Time
+	kernels, procs, commits, hosts := map[string]bool{}, map[int]bool{}, map[string]bool{}, map[string]bool{}
+	for _, r := range rs {
+		total += r.Seconds
+		if s, err := time.Parse(time.RFC3339, r.Started); err == nil && (first.IsZero() || s.Before(first)) {
+			first = s
+		}
+		if f, err := time.Parse(time.RFC3339, r.Finished); err == nil && f.After(last) {
+			last = f
+		}
+		if r.Kernel != "" {
+			kernels[r.Kernel] = true
+		}
+		procs[r.GoMaxProcs] = true
+		if r.Commit != "" {
+			commits[r.Commit] = true
+		}
+		if r.Host != "" {
+			hosts[r.Host] = true
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Total run time: %s over %d runs (sum of the runs' wall times)", fmtDuration(total), len(rs))
+	if !first.IsZero() && last.After(first) {
+		fmt.Fprintf(&b, "; %s from the first start to the last finish", fmtDuration(last.Sub(first).Seconds()))
+	}
+	b.WriteString(".\n")
+	var ps []string
+	for p := range procs {
+		ps = append(ps, strconv.Itoa(p))
+	}
+	sort.Strings(ps)
+	fmt.Fprintf(&b, "Machines: %d host(s); GOMAXPROCS %s; kernel %s; commit %s.\n",
+		len(hosts), strings.Join(ps, ", "), keys(kernels), keys(commits))
+	return b.String()
+}
+
+func keys(m map[string]bool) string {
+	if len(m) == 0 {
+		return "unknown"
+	}
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+// fmtDuration formats seconds as "1h02m03s", "2m03s" or "3.4s".
+func fmtDuration(s float64) string {
+	if s < 60 {
+		return strconv.FormatFloat(s, 'f', 1, 64) + "s"
+	}
+	d := time.Duration(math.Round(s)) * time.Second
+	h, m, sec := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	if h > 0 {
+		return fmt.Sprintf("%dh%02dm%02ds", h, m, sec)
+	}
+	return fmt.Sprintf("%dm%02ds", m, sec)
+}
+
+// csv writes one line per (dataset, head, metric): the numbers behind the
+// markdown tables.
+func (t *table) csv(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"dataset", "head", "metric", "splits", "failed", "mean", "std"})
+	for _, ds := range t.datasets {
+		for _, h := range t.heads {
+			for _, m := range reportMetrics {
+				c := t.cell(ds, h, m)
+				if c.runs == 0 {
+					continue
+				}
+				f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+				cw.Write([]string{ds, h, m.key, strconv.Itoa(len(c.vals)), strconv.Itoa(c.failed), f(c.mean), f(c.std)})
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,467 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"decoreg"
+	"decoreg/data"
+)
+
+// The files of a UCI dataset directory.
+const (
+	DataFile = "data.csv.gz"      // header x0,...,y; target last
+	MaskFile = "test_mask.csv.gz" // header split0,...; 1 marks a test row
+)
+
+// UCIOptions configure RunUCI.
+type UCIOptions struct {
+	DataDir string // holds one directory per dataset, each with DataFile and MaskFile
+	OutDir  string // results go to OutDir/<dataset>/<head>/split<k>.json
+
+	Datasets []string // nil: every subdirectory of DataDir that holds DataFile
+	Heads    []string // nil: BenchHeads
+	Splits   []int    // nil: 0..9
+
+	// Shard and Shards select the runs whose index in the plan (see Plan)
+	// is Shard modulo Shards. Shards 0 means 1.
+	Shard, Shards int
+
+	// Sweep selects each run's hyper-parameters from SweepGrid by the
+	// validation loss (see RunUCI).
+	Sweep bool
+
+	// Overrides replace the per-head defaults in every run.
+	Overrides Overrides
+
+	// Point is the point estimate of MSE and Kendall's tau ("mean",
+	// "median" or "mode"); "" means each model's default
+	// (decoreg.Model.DefaultPoint).
+	Point string
+
+	// Log receives one line per run (and a few about the plan); nil
+	// discards them.
+	Log io.Writer
+
+	// Commit is recorded in every result (see GitCommit).
+	Commit string
+
+	// Progress, if set, is called after every training epoch of every run
+	// (and sweep candidate).
+	Progress func(Run, decoreg.Progress)
+}
+
+// InputError wraps an error about the benchmark's input: a dataset or mask
+// file that cannot be read or is malformed, an unknown head, a split that
+// the mask lacks, or a result file that is not one. Its message is the
+// wrapped error's, which names the file.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+
+// Unwrap returns e.Err.
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Run names one run of the benchmark.
+type Run struct {
+	Dataset string
+	Head    string
+	Split   int
+}
+
+func (r Run) String() string { return fmt.Sprintf("%s/%s/split%d", r.Dataset, r.Head, r.Split) }
+
+// Datasets returns the datasets of dir: its subdirectories holding
+// DataFile, sorted by name.
+func Datasets(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), DataFile)); err == nil {
+			out = append(out, e.Name())
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no datasets (no subdirectory holds %s)", dir, DataFile)
+	}
+	return out, nil
+}
+
+// Plan returns every run of the benchmark in its fixed order: datasets
+// sorted by name, then heads in the order of BenchHeads, then splits in
+// increasing order. A run's index in this list decides its shard, so every
+// machine given the same datasets, heads and splits agrees on the shards.
+func Plan(opts UCIOptions) ([]Run, error) {
+	ds := append([]string(nil), opts.Datasets...)
+	if len(ds) == 0 {
+		var err error
+		if ds, err = Datasets(opts.DataDir); err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(ds)
+	heads := opts.Heads
+	if len(heads) == 0 {
+		heads = BenchHeads
+	}
+	heads, err := ParseHeads(strings.Join(heads, ","))
+	if err != nil {
+		return nil, err
+	}
+	splits := opts.Splits
+	if len(splits) == 0 {
+		splits = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	}
+	splits = append([]int(nil), splits...)
+	sort.Ints(splits)
+	var plan []Run
+	for i, d := range ds {
+		if i > 0 && d == ds[i-1] {
+			continue
+		}
+		for _, h := range heads {
+			for j, s := range splits {
+				if j > 0 && s == splits[j-1] {
+					continue
+				}
+				plan = append(plan, Run{d, h, s})
+			}
+		}
+	}
+	return plan, nil
+}
+
+// ShardOf returns the runs of plan whose index is shard modulo shards.
+func ShardOf(plan []Run, shard, shards int) []Run {
+	if shards < 1 || shard < 0 || shard >= shards {
+		panic(fmt.Sprintf("experiments: shard %d of %d", shard, shards))
+	}
+	var out []Run
+	for i, r := range plan {
+		if i%shards == shard {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ParseShard parses "I/N" with 0 <= I < N.
+func ParseShard(s string) (shard, shards int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		shard, err = strconv.Atoi(strings.TrimSpace(a))
+		if err == nil {
+			shards, err = strconv.Atoi(strings.TrimSpace(b))
+		}
+	}
+	if !ok || err != nil || shards < 1 || shard < 0 || shard >= shards {
+		return 0, 0, fmt.Errorf("bad shard %q (want I/N with 0 <= I < N, e.g. 0/4)", s)
+	}
+	return shard, shards, nil
+}
+
+// ParseInts parses a list of non-negative integers and ranges, such as
+// "0-9" or "0,2,5-7", in increasing order without duplicates.
+func ParseInts(s string) ([]int, error) {
+	seen := map[int]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(f, "-")
+		a, err1 := strconv.Atoi(strings.TrimSpace(lo))
+		b, err2 := a, error(nil)
+		if isRange {
+			b, err2 = strconv.Atoi(strings.TrimSpace(hi))
+		}
+		if err1 != nil || err2 != nil || a < 0 || b < a || b-a > 1<<20 {
+			return nil, fmt.Errorf("bad list %q at %q (want numbers >= 0 and ranges like 0-9)", s, f)
+		}
+		for k := a; k <= b; k++ {
+			seen[k] = true
+		}
+	}
+	if len(seen) == 0 {
+		return nil, fmt.Errorf("empty list %q", s)
+	}
+	out := make([]int, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// GitCommit returns the output of `git rev-parse HEAD` in the current
+// directory, or "" where that fails.
+func GitCommit() string {
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Summary counts what RunUCI did.
+type Summary struct {
+	Planned int     // runs in the whole plan
+	Shard   int     // runs in this shard
+	Skipped int     // runs of the shard whose result existed
+	Ran     int     // runs done now (Failed included)
+	Failed  int     // runs that wrote a result with an error (e.g. diverged)
+	Seconds float64 // wall time of the runs done now
+}
+
+// dataset is a loaded dataset with its test mask.
+type dataset struct {
+	d *data.Dataset
+	m *data.Mask
+}
+
+// loadDataset reads dir/name's data and mask and checks that they agree
+// and that the mask has every split in splits.
+func loadDataset(dir, name string, splits []int) (*dataset, error) {
+	d, err := data.ReadCSV(filepath.Join(dir, name, DataFile), data.ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	m, err := data.ReadMask(filepath.Join(dir, name, MaskFile))
+	if err != nil {
+		return nil, err
+	}
+	if err := data.CheckRows(m, d); err != nil {
+		return nil, err
+	}
+	for _, s := range splits {
+		if _, err := m.Test(s); err != nil {
+			return nil, err
+		}
+	}
+	return &dataset{d, m}, nil
+}
+
+// RunUCI runs the shard's runs of the plan whose result file does not
+// exist yet, writing each result atomically as soon as it is done.
+//
+// Every dataset with a pending run is read and checked before the first
+// run starts, so a bad file is reported at once. A run trains on the rows
+// of the dataset that are not test rows of its split and evaluates on the
+// test rows, with opts.Point as the point estimate of MSE and tau. A run
+// whose training fails on its data (it diverges, or its target is
+// constant) writes a result with Error set, so that it is not retried.
+//
+// With opts.Sweep, each candidate of SweepGrid is trained on the train
+// part (whose own 10% early-stopping split, the same rows for every
+// candidate, gives its validation loss: NLL in u units, MSE for the
+// pointwise head), and the candidate with the lowest validation loss is
+// evaluated on the test rows; the test rows never take part in the choice.
+//
+// When ctx is cancelled, RunUCI returns an error wrapping ctx.Err() and
+// the run in progress leaves no file.
+func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
+	var sum Summary
+	logw := opts.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	plan, err := Plan(opts)
+	if err != nil {
+		return sum, &InputError{err}
+	}
+	switch opts.Point {
+	case "", "mean", "median", "mode":
+	default:
+		return sum, &InputError{fmt.Errorf("unknown point estimate %q (want mean, median or mode)", opts.Point)}
+	}
+	shards := max(opts.Shards, 1)
+	if opts.Shard < 0 || opts.Shard >= shards {
+		return sum, &InputError{fmt.Errorf("bad shard %d/%d", opts.Shard, shards)}
+	}
+	mine := ShardOf(plan, opts.Shard, shards)
+	sum.Planned, sum.Shard = len(plan), len(mine)
+
+	// Pending runs, their datasets, and their configurations.
+	var todo []Run
+	need := map[string][]int{}
+	for _, r := range mine {
+		want := opts.Overrides.apply(mustHead(r.Head))
+		path := ResultPath(opts.OutDir, r.Dataset, r.Head, r.Split)
+		if _, err := os.Stat(path); err == nil {
+			sum.Skipped++
+			old, err := ReadResult(path)
+			if err != nil {
+				return sum, &InputError{err}
+			}
+			oc, wc := old.Config, NewRunConfig(want)
+			oc.Threads, wc.Threads = 0, 0 // threads do not change what is computed
+			if (old.Sweep != nil) != opts.Sweep || (!opts.Sweep && oc != wc) {
+				fmt.Fprintf(logw, "warning: %s exists with other settings; keeping it (delete it to rerun)\n", path)
+			}
+			continue
+		}
+		todo = append(todo, r)
+		need[r.Dataset] = append(need[r.Dataset], r.Split)
+	}
+	fmt.Fprintf(logw, "bench uci: %d runs in the plan, %d in shard %d/%d, %d already done, %d to run\n",
+		sum.Planned, sum.Shard, opts.Shard, shards, sum.Skipped, len(todo))
+	if len(todo) == 0 {
+		return sum, nil
+	}
+	names := make([]string, 0, len(need))
+	for n := range need {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	sets := map[string]*dataset{}
+	for _, n := range names {
+		ds, err := loadDataset(opts.DataDir, n, need[n])
+		if err != nil {
+			return sum, &InputError{err}
+		}
+		sets[n] = ds
+	}
+
+	host, _ := os.Hostname()
+	start := time.Now()
+	for i, r := range todo {
+		if err := ctx.Err(); err != nil {
+			return sum, fmt.Errorf("interrupted after %d of %d runs: %w", i, len(todo), err)
+		}
+		res, err := runOne(ctx, sets[r.Dataset], r, opts)
+		if err != nil {
+			if ctx.Err() != nil {
+				return sum, fmt.Errorf("interrupted during %s (%d of %d runs done): %w", r, i, len(todo), ctx.Err())
+			}
+			var ie *InputError
+			if errors.As(err, &ie) {
+				return sum, err
+			}
+			return sum, fmt.Errorf("%s: %w", r, err)
+		}
+		res.Commit, res.Host = opts.Commit, host
+		if err := WriteResult(ResultPath(opts.OutDir, r.Dataset, r.Head, r.Split), res); err != nil {
+			return sum, err
+		}
+		sum.Ran++
+		sum.Seconds = time.Since(start).Seconds()
+		if res.Error != "" {
+			sum.Failed++
+			fmt.Fprintf(logw, "[%d/%d] %s: FAILED: %s (%.1fs)\n", i+1, len(todo), r, res.Error, res.Seconds)
+			continue
+		}
+		e, t := res.Eval, res.Train
+		fmt.Fprintf(logw, "[%d/%d] %s: nll %.4g nll_u %.4g tau %.3f rel_mse %.3g; %d epochs (%s), %.1fs\n",
+			i+1, len(todo), r, float64(e.NLL), float64(e.NLLU), float64(e.KendallTau), float64(e.RelMSE), t.Epochs, t.Stopped, res.Seconds)
+	}
+	return sum, nil
+}
+
+func mustHead(h string) decoreg.Config {
+	c, err := HeadConfig(h)
+	if err != nil {
+		panic("experiments: " + err.Error())
+	}
+	return c
+}
+
+// dataFailure reports whether a Fit error is about the run's data or
+// training dynamics (recorded in the result) rather than the machine.
+func dataFailure(err error) bool {
+	return errors.Is(err, decoreg.ErrDiverged) || errors.Is(err, decoreg.ErrConstantTarget) ||
+		errors.Is(err, decoreg.ErrTooFewRows)
+}
+
+// runOne trains and evaluates one run.
+func runOne(ctx context.Context, ds *dataset, r Run, opts UCIOptions) (*Result, error) {
+	start := time.Now()
+	test, err := ds.m.Test(r.Split)
+	if err != nil {
+		return nil, err
+	}
+	tr, te := data.TrainTest(ds.d, test)
+	base := opts.Overrides.apply(mustHead(r.Head))
+	if opts.Progress != nil {
+		base.Progress = func(p decoreg.Progress) { opts.Progress(r, p) }
+	}
+	res := &Result{Dataset: r.Dataset, Head: r.Head, Split: r.Split, Config: NewRunConfig(base),
+		TrainRows: tr.Rows, TestRows: te.Rows, Started: start.UTC().Format(time.RFC3339),
+		GoMaxProcs: runtime.GOMAXPROCS(0), GoVersion: runtime.Version()}
+	finish := func() *Result {
+		res.Seconds = time.Since(start).Seconds()
+		res.Finished = time.Now().UTC().Format(time.RFC3339)
+		return res
+	}
+	if te.Rows == 0 {
+		return nil, &InputError{fmt.Errorf("%s: split %d has no test rows", ds.m.Path, r.Split)}
+	}
+
+	var m *decoreg.Model
+	if !opts.Sweep {
+		m, err = decoreg.FitFlat(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, base)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			if dataFailure(err) {
+				res.Error = err.Error()
+				return finish(), nil
+			}
+			return nil, err
+		}
+	} else {
+		sw := &Sweep{Chosen: -1}
+		best := 0.0
+		for _, c := range SweepGrid(r.Head, base) {
+			t0 := time.Now()
+			cm, err := decoreg.FitFlat(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, c.Config)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			trial := SweepTrial{Label: c.Label, Config: NewRunConfig(c.Config), ValLoss: Float(math.NaN()), Seconds: time.Since(t0).Seconds()}
+			if err != nil {
+				if !dataFailure(err) {
+					return nil, err
+				}
+				trial.Error = err.Error()
+			} else {
+				info := cm.Info()
+				trial.ValLoss, trial.Epochs = Float(info.BestValLoss), info.Epochs
+				if sw.Chosen < 0 || info.BestValLoss < best {
+					sw.Chosen, best, m = len(sw.Trials), info.BestValLoss, cm
+					res.Config = trial.Config
+				}
+			}
+			sw.Trials = append(sw.Trials, trial)
+		}
+		res.Sweep = sw
+		if m == nil {
+			res.Error = "every sweep candidate failed: " + sw.Trials[0].Error
+			return finish(), nil
+		}
+	}
+	ev, err := m.Evaluate(te.X, te.Rows, te.Y, opts.Point)
+	if err != nil {
+		return nil, err
+	}
+	info := m.Info()
+	res.Eval, res.Train, res.Kernel = newEval(ev), newTrain(info), info.Kernel
+	return finish(), nil
+}
