@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -206,4 +207,63 @@ func TestEvalDefaultPoint(t *testing.T) {
 func sharedData(t *testing.T) string {
 	sharedModel(t, "decoder")
 	return shared.data
+}
+
+// TestUnnamedModel: a model saved without column names (trained through the
+// library) reads its inputs by position: the features in order, then
+// optionally the target.
+func TestUnnamedModel(t *testing.T) {
+	rows := synthRows(120, 10)
+	x := make([]float64, 0, 2*len(rows))
+	y := make([]float64, 0, len(rows))
+	for _, r := range rows {
+		x = append(x, r[0], r[1])
+		y = append(y, r[2])
+	}
+	m, err := decoreg.FitFlat(context.Background(), x, len(rows), 2, y,
+		decoreg.Config{Head: decoreg.HeadRiemann, Bins: 16, EncWidth: 8, MaxEpochs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.model")
+	if err := m.Save(model); err != nil {
+		t.Fatal(err)
+	}
+	named := filepath.Join(dir, "named.csv")
+	writeRows(t, named, []string{"x0", "x1", "y"}, rows[:10])
+	other := filepath.Join(dir, "other.csv")
+	os.WriteFile(other, []byte(strings.Replace(mustRead(t, named), "x0,x1,y", "p,q,r", 1)), 0o644)
+	a, _ := mustCLI(t, "eval", "--model", model, "--data", named)
+	b, _ := mustCLI(t, "eval", "--model", model, "--data", other)
+	if a != b || evalObject(t, a)["n"] != 10.0 {
+		t.Errorf("by position: %s and %s", a, b)
+	}
+	// Features only: predict has no logpdf, eval has no target.
+	feats := filepath.Join(dir, "feats.csv")
+	writeRows(t, feats, []string{"x0", "x1"}, rows[:3])
+	out, _ := mustCLI(t, "predict", "--model", model, "--data", feats, "--out", "-")
+	if h, r := parseCSV(t, out); strings.Join(h, ",") != "row,mean,median,mode,q05,q25,q75,q95" || len(r) != 3 {
+		t.Errorf("predict on features only: %s", out)
+	}
+	code, _, errs := cli(t, "eval", "--model", model, "--data", feats)
+	if code != 2 || !strings.Contains(errs, "feats.csv") || !strings.Contains(errs, "no target") {
+		t.Errorf("eval without a target: exit %d, %q", code, errs)
+	}
+	// Too many columns.
+	wide := filepath.Join(dir, "wide.csv")
+	writeRows(t, wide, []string{"x0", "x1", "extra", "y"}, rows[:3])
+	code, _, errs = cli(t, "eval", "--model", model, "--data", wide)
+	if code != 2 || !strings.Contains(errs, "wide.csv: line 1: 3 feature columns, the model takes 2") {
+		t.Errorf("eval with 3 feature columns: exit %d, %q", code, errs)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
