@@ -7,11 +7,14 @@ import (
 	"decoreg/internal/par"
 )
 
-// attnGemmMinT is the sequence length from which the per-head products of
-// AttentionForward and AttentionBackward go through gemm.Sgemm; shorter
-// sequences use direct loops, which avoid the call overhead on the tiny
-// (T x T x C/NH) products of the decoder (T ~ 10). See BenchmarkAttention.
-var attnGemmMinT = 64
+// attnGemmMin is the least T*hs (sequence length times head size) for which
+// the per-head products of AttentionForward and AttentionBackward go
+// through gemm.Sgemm; smaller heads use direct loops, which avoid the call
+// overhead. BenchmarkAttention on the 2-core AVX-512 machine (B 256, both
+// passes): T 4, hs 32: direct 3.0 GFLOP/s, gemm 0.6-1.0; T 8, hs 32: 3-3.7
+// vs 2.3-3.3; T 8, hs 8: 1.9 vs 0.8-1.0; T 12, hs 32: 3.3-4.2 vs 6.1-7.7;
+// T 128, hs 32: 2.1 vs 12.9.
+var attnGemmMin = 320
 
 // checkAttn validates attention sizes and returns the head size C/NH.
 func checkAttn(what string, B, T, C, NH int) int {
@@ -42,7 +45,7 @@ func AttentionForward(out, preatt, att, qkv []float32, B, T, C, NH int) {
 		return
 	}
 	par.For(B*NH, 2*T*T*hs, attentionForward{out, preatt, att, qkv,
-		attnShape{T, C, NH, hs, attnScale(hs), T >= attnGemmMinT}})
+		attnShape{T, C, NH, hs, attnScale(hs), T*hs >= attnGemmMin}})
 }
 
 // attnShape carries the sizes shared by the attention kernels.
@@ -178,7 +181,7 @@ func AttentionBackward(dqkv, dpreatt, datt, dout, qkv, att []float32, B, T, C, N
 		return
 	}
 	par.For(B*NH, 4*T*T*hs, attentionBackward{dqkv, dpreatt, datt, dout, qkv, att,
-		attnShape{T, C, NH, hs, attnScale(hs), T >= attnGemmMinT}})
+		attnShape{T, C, NH, hs, attnScale(hs), T*hs >= attnGemmMin}})
 }
 
 // attentionBackward owns (sequence, head) pairs lo..hi-1: the head's

@@ -47,12 +47,12 @@ func attention64(qkv []float64, B, T, C, NH int) (out, att []float64) {
 // withGemmAttention runs f with the per-head products on the direct loops
 // (gemm false) or on gemm.Sgemm (gemm true).
 func withGemmAttention(useGemm bool, f func()) {
-	old := attnGemmMinT
-	defer func() { attnGemmMinT = old }()
+	old := attnGemmMin
+	defer func() { attnGemmMin = old }()
 	if useGemm {
-		attnGemmMinT = 0
+		attnGemmMin = 0
 	} else {
-		attnGemmMinT = math.MaxInt
+		attnGemmMin = math.MaxInt
 	}
 	f()
 }

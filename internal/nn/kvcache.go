@@ -4,8 +4,10 @@ import "decoreg/internal/par"
 
 // KVCache holds the keys and values of B sequences for incremental
 // (one position at a time) causal attention, up to Tmax positions, with the
-// same layout and arithmetic as AttentionForward: feeding positions 0..T-1
-// through Step gives AttentionForward's outputs bit for bit.
+// same layout as AttentionForward: feeding positions 0..T-1 through Step
+// gives AttentionForward's outputs, bit for bit where AttentionForward
+// uses its direct loops (T*C/NH < 320) and within float32 rounding where
+// it uses gemm.Sgemm.
 //
 // It owns its storage: keys and values (B, Tmax, C) each, a spare pair of
 // the same size for Keep, and score scratch (B, NH, Tmax) twice. Step does

@@ -56,6 +56,13 @@ func allLayers() [][]float32 {
 	dqkv, dpre, datt := make([]float32, B*T*3*Ca), make([]float32, B*NH*T*T), make([]float32, B*NH*T*T)
 	AttentionBackward(dqkv, dpre, datt, ga, qkv, att, B, T, Ca, NH)
 	keep(ao, pre, att, dqkv, dpre, datt)
+	Tg := 32 // T*hs = 512: the gemm path
+	qkv, ga = uniform(r, B*Tg*3*Ca, 1), uniform(r, B*Tg*Ca, 1)
+	ao, pre, att = make([]float32, B*Tg*Ca), make([]float32, B*NH*Tg*Tg), make([]float32, B*NH*Tg*Tg)
+	AttentionForward(ao, pre, att, qkv, B, Tg, Ca, NH)
+	dqkv, dpre, datt = make([]float32, B*Tg*3*Ca), make([]float32, B*NH*Tg*Tg), make([]float32, B*NH*Tg*Tg)
+	AttentionBackward(dqkv, dpre, datt, ga, qkv, att, B, Tg, Ca, NH)
+	keep(ao, pre, att, dqkv, dpre, datt)
 	Bk := 64
 	kv, ko := NewKVCache(Bk, T, Ca, NH), make([]float32, Bk*Ca)
 	for t := 0; t < T; t++ {
