@@ -89,7 +89,7 @@ type Config struct {
 // Progress reports one finished epoch.
 type Progress struct {
 	Epoch, MaxEpochs int
-	TrainLoss        float64 // mean training loss of the epoch
+	TrainLoss        float64 // mean training loss of the epoch (for the decoder: NLL in u units, from the training objective's probabilities)
 	ValLoss          float64 // validation loss (NLL in head units; MSE for pointwise); NaN without validation
 	Best             bool    // this epoch has the best validation loss so far
 	Elapsed          time.Duration

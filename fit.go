@@ -151,6 +151,13 @@ train:
 			net.Backward()
 			opt.Step(net.Params(), net.Grads())
 			sum += loss * float64(len(idx))
+			if tg.head == HeadDecoder {
+				// Report the decoder's loss as an NLL in u units, like the
+				// validation loss: add each row's log cell width.
+				for _, i := range idx {
+					sum += tg.logW[i] - m.logTPerU()
+				}
+			}
 			seen += len(idx)
 		}
 		trainLoss := sum / float64(seen)
@@ -183,6 +190,9 @@ train:
 	}
 	if nVal > 0 && bestEpoch > 0 {
 		copy(net.Params(), best)
+	}
+	if math.IsInf(bestLoss, 0) {
+		bestLoss = 0 // no validation split: nothing to report (JSON has no Inf)
 	}
 	m.info = TrainInfo{
 		Rows: rows, ValRows: nVal, Features: cols, Params: net.NumParams(),

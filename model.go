@@ -39,7 +39,7 @@ type TrainInfo struct {
 	Params      int     `json:"params"`     // number of parameters
 	Epochs      int     `json:"epochs"`     // epochs run
 	BestEpoch   int     `json:"best_epoch"` // epoch whose weights were kept (1-based)
-	BestValLoss float64 `json:"best_val_loss"`
+	BestValLoss float64 `json:"best_val_loss"` // 0 when trained without validation
 	Stopped     string  `json:"stopped"` // "early-stopping", "max-epochs" or "cancelled"
 	Seconds     float64 `json:"seconds"` // wall time of Fit
 	Kernel      string  `json:"kernel"`  // GEMM kernel used
