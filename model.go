@@ -33,16 +33,16 @@ type Model struct {
 
 // TrainInfo describes how a model was trained.
 type TrainInfo struct {
-	Rows        int     `json:"rows"`       // training rows (including validation rows)
-	ValRows     int     `json:"val_rows"`   // rows held out for early stopping
-	Features    int     `json:"features"`   // input dimension
-	Params      int     `json:"params"`     // number of parameters
-	Epochs      int     `json:"epochs"`     // epochs run
-	BestEpoch   int     `json:"best_epoch"` // epoch whose weights were kept (1-based)
+	Rows        int     `json:"rows"`          // training rows (including validation rows)
+	ValRows     int     `json:"val_rows"`      // rows held out for early stopping
+	Features    int     `json:"features"`      // input dimension
+	Params      int     `json:"params"`        // number of parameters
+	Epochs      int     `json:"epochs"`        // epochs run
+	BestEpoch   int     `json:"best_epoch"`    // epoch whose weights were kept (1-based)
 	BestValLoss float64 `json:"best_val_loss"` // 0 when trained without validation
-	Stopped     string  `json:"stopped"` // "early-stopping", "max-epochs" or "cancelled"
-	Seconds     float64 `json:"seconds"` // wall time of Fit
-	Kernel      string  `json:"kernel"`  // GEMM kernel used
+	Stopped     string  `json:"stopped"`       // "early-stopping", "max-epochs" or "cancelled"
+	Seconds     float64 `json:"seconds"`       // wall time of Fit
+	Kernel      string  `json:"kernel"`        // GEMM kernel used
 	Threads     int     `json:"threads"`
 	Version     string  `json:"version"` // decoreg version that trained it
 	Created     string  `json:"created"` // RFC 3339 time
