@@ -110,13 +110,10 @@ func (d *Riemann) CDF(y float64) float64 {
 }
 
 // LogPDF returns log(p_bin * n) - log(Scale), -Inf outside [0,1] in head
-// units.
+// units and for NaN.
 func (d *Riemann) LogPDF(y float64) float64 {
 	t := (y - d.aff.Offset) / d.aff.Scale
-	if math.IsNaN(t) {
-		return math.NaN()
-	}
-	if t < 0 || t > 1 {
+	if !(t >= 0 && t <= 1) {
 		return math.Inf(-1)
 	}
 	i := min(int(t*d.n()), len(d.p)-1)

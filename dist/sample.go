@@ -56,10 +56,7 @@ func (d *Token) SampleTokens(n int, opts SampleOptions, r *rand.Rand) (values []
 	}
 	d.sampleSeqs(seqs, n, opts, r, false)
 	for i := range n {
-		cell, err := d.tok.Decode(seqs[i*d.k : (i+1)*d.k])
-		if err != nil {
-			panic(fmt.Sprintf("dist: %s rejects an allowed sequence: %v", d.tok.Spec(), err))
-		}
+		cell := d.cell(seqs[i*d.k : (i+1)*d.k])
 		values[i] = cell.Center
 		if cell.Kind == vocab.Finite {
 			values[i] = d.toY(cell.Center)

@@ -78,10 +78,7 @@ func (d *Token) treeMean() (mean, bound float64) {
 		if pruned {
 			lo, hi = d.tree.Interval(buf)
 		} else {
-			c, err := d.tok.Decode(buf)
-			if err != nil {
-				panic(fmt.Sprintf("dist: %s rejects an allowed sequence %v: %v", d.tok.Spec(), buf, err))
-			}
+			c := d.cell(buf)
 			lo, hi = c.Lo, c.Hi
 		}
 		sum += m * (0.5*lo + 0.5*hi)
@@ -249,7 +246,8 @@ func (d *Token) Quantiles(qs []float64) []float64 {
 		}
 	}
 	for i := range n {
-		lo, hi := d.tree.Interval(prefix[i*k : (i+1)*k])
+		c := d.cell(prefix[i*k : (i+1)*k])
+		lo, hi := c.Lo, c.Hi
 		f := (targets[i] - below[i]) / mass[i]
 		f = min(max(f, 0), 1)
 		out[idx[i]] = d.toY(lo + f*(hi-lo))
@@ -342,7 +340,8 @@ func (d *Token) CDFs(ys []float64) []float64 {
 		}
 	}
 	for i := range n {
-		lo, hi := d.tree.Interval(prefix[i*k : (i+1)*k])
+		c := d.cell(prefix[i*k : (i+1)*k])
+		lo, hi := c.Lo, c.Hi
 		f := 0.0
 		if hi > lo {
 			f = min(max((ts[i]-lo)/(hi-lo), 0), 1)
@@ -427,11 +426,7 @@ func (d *Token) beamMode() float64 {
 		if lev == k-1 {
 			b := cands[0]
 			buf = append(append(buf[:0], pre[b.parent*lev:(b.parent+1)*lev]...), b.tok)
-			cell, err := d.tok.Decode(buf)
-			if err != nil {
-				panic(fmt.Sprintf("dist: %s rejects an allowed sequence %v: %v", d.tok.Spec(), buf, err))
-			}
-			return d.toY(cell.Center)
+			return d.toY(d.cell(buf).Center)
 		}
 		next := make([]int, 0, len(cands)*(lev+1))
 		idx, step = idx[:0], step[:0]
@@ -462,10 +457,7 @@ func (d *Token) width(prefix []int, complete bool) float64 {
 	if !complete {
 		return 1
 	}
-	cell, err := d.tok.Decode(prefix)
-	if err != nil {
-		panic(fmt.Sprintf("dist: %s rejects an allowed sequence %v: %v", d.tok.Spec(), prefix, err))
-	}
+	cell := d.cell(prefix)
 	if cell.Kind != vocab.Finite {
 		return 0
 	}
@@ -483,10 +475,7 @@ func (d *Token) estimates() []float64 {
 		d.sampleSeqs(seqs, n, SampleOptions{}, r, true)
 		est := make([]float64, 0, n)
 		for i := range n {
-			cell, err := d.tok.Decode(seqs[i*d.k : (i+1)*d.k])
-			if err != nil {
-				panic(fmt.Sprintf("dist: %s rejects an allowed sequence: %v", d.tok.Spec(), err))
-			}
+			cell := d.cell(seqs[i*d.k : (i+1)*d.k])
 			if cell.Kind != vocab.Finite {
 				continue
 			}
@@ -511,4 +500,14 @@ func sampleQuantile(x []float64, q float64) float64 {
 		return x[len(x)-1]
 	}
 	return x[i] + (h-float64(i))*(x[i+1]-x[i])
+}
+
+// cell decodes a complete sequence that the constraints allowed; an error
+// is a broken tokenization and panics.
+func (d *Token) cell(seq []int) vocab.Cell {
+	c, err := d.tok.Decode(seq)
+	if err != nil {
+		panic(fmt.Sprintf("dist: %s rejects an allowed sequence %v: %v", d.tok.Spec(), seq, err))
+	}
+	return c
 }
