@@ -20,13 +20,15 @@ const (
 // blocked computes C = alpha*op(A)*op(B) + beta*C with kern's micro-kernel
 // for k >= 1, alpha != 0, m, n >= 1.
 //
-// Loops, outermost first: columns of C in blocks of nc (jc); depth in
-// blocks of kc (pc), where B's block is packed into kc x nr panels; then
-// the threads, each owning a range of row tiles and of column panels; in
-// each, rows in blocks of about mc (A packed into mr x kc panels), column
-// panels (jr), row tiles (ir), and the micro-kernel. Tiles are anchored at
-// row 0 and column jc, and a thread's ranges are whole tiles, so each
-// element of C sees the same operations whatever the number of threads.
+// C is cut into tiles of mr x nr anchored at (0, 0), and the threads into
+// a grid (see split); each thread owns a rectangle of whole tiles and
+// needs no other thread. In its rectangle a thread loops, outermost
+// first, over depth blocks of kc (pc; beta applies in the first, then 1),
+// row blocks of at most mc rows (ic; A's tiles packed into mr x kc
+// panels), groups of bGroup column panels (B packed into kc x nr panels,
+// used while they are in L2), column panels (jr), row tiles (ir), and the
+// micro-kernel. Every element of C thus sees the same operations in the
+// same order whatever the number of threads.
 //
 // Packing is skipped where it would cost more than it saves: A is read in
 // place (any transposition) when C has few column panels, so that each
@@ -34,60 +36,29 @@ const (
 // not transposed and small. Partial tiles are always packed with zero
 // padding, and partial tiles of C go through a scratch tile.
 func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	mr, nr := kern.mr, kern.nr
 	if float64(m)*float64(n)*float64(k) < parallelMin {
 		threads = 1
 	}
 	g := &gemmCall{
 		kern: kern, transA: transA, transB: transB, m: m, n: n, k: k,
-		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc,
-		directA: n <= 4*nr,
+		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc,
+		directA: n <= 4*kern.nr,
 		directB: !transB && n*k <= directBMax,
 	}
-	mt := ceilDiv(m, mr)
-	bbuf := getBuf(min(kern.kc, k) * ceilDiv(min(kern.nc, n), nr) * nr)
-	defer putBuf(bbuf)
-	for jc := 0; jc < n; jc += kern.nc {
-		ncb := min(kern.nc, n-jc)
-		nt := ceilDiv(ncb, nr)
-		tm, tn := split(threads, mt, nt)
-		for pc := 0; pc < k; pc += kern.kc {
-			g.jc, g.ncb, g.pc, g.kcb = jc, ncb, pc, min(kern.kc, k-pc)
-			g.beta = beta
-			if pc > 0 {
-				g.beta = 1
-			}
-			g.bpack = bbuf.f
-			// Pack B's panels (in place: only a partial last one).
-			first := 0
-			if g.directB {
-				first = nt - 1
-				if ncb%nr == 0 {
-					first = nt
-				}
-			}
-			if packers := min(threads, nt-first); packers > 1 && (nt-first)*g.kcb*nr >= 1<<14 {
-				parallel(packers, func(w int) {
-					lo, hi := share(first, nt, packers, w)
-					for jr := lo; jr < hi; jr++ {
-						g.packB(jr)
-					}
-				})
-			} else {
-				for jr := first; jr < nt; jr++ {
-					g.packB(jr)
-				}
-			}
-			parallel(tm*tn, func(w int) {
-				r0, r1 := share(0, mt, tm, w/tn)
-				c0, c1 := share(0, nt, tn, w%tn)
-				g.work(r0, r1, c0, c1)
-			})
-		}
-	}
+	mt, nt := ceilDiv(m, kern.mr), ceilDiv(n, kern.nr)
+	tm, tn := g.split(threads, mt, nt)
+	parallel(tm*tn, func(w int) {
+		r0, r1 := share(0, mt, tm, w/tn)
+		c0, c1 := share(0, nt, tn, w%tn)
+		g.work(r0, r1, c0, c1)
+	})
 }
 
-// gemmCall holds one multiply and the block being computed.
+// bGroup is the number of column panels of B packed together: their
+// kc x nr panels stay in L2 while the row tiles use them.
+const bGroup = 4
+
+// gemmCall holds one multiply. It is read-only while threads work on it.
 type gemmCall struct {
 	kern             *kernel
 	transA, transB   bool
@@ -97,76 +68,125 @@ type gemmCall struct {
 	lda              int
 	b                []float32
 	ldb              int
+	beta             float32
 	c                []float32
 	ldc              int
 	directA, directB bool
-
-	jc, ncb int       // current block of columns of C
-	pc, kcb int       // current block of depth
-	beta    float32   // beta for this depth block: the caller's, then 1
-	bpack   []float32 // packed panels of B, each kcb x nr
 }
 
-// packB packs column panel jr (nr columns of op(B) from jc+jr*nr, rows pc
-// to pc+kcb) into its place in g.bpack, zero-padding missing columns.
-func (g *gemmCall) packB(jr int) {
-	nr, kcb := g.kern.nr, g.kcb
-	dst := g.bpack[jr*kcb*nr : (jr+1)*kcb*nr]
-	col0 := g.jc + jr*nr
-	cols := min(nr, g.jc+g.ncb-col0)
+// split chooses a grid of tm x tn <= threads workers over mt row tiles and
+// nt column panels that minimises the estimated time of the busiest
+// worker: its multiply-adds, plus the packing of its A (done by every
+// worker of a grid row) and of its B (done by every worker of a grid
+// column, again for each of its row blocks).
+func (g *gemmCall) split(threads, mt, nt int) (tm, tn int) {
+	kern := g.kern
+	const packCost = 12 // packing one float, in multiply-adds
+	mcTiles := max(1, kern.mc/kern.mr)
+	best := -1.0
+	tm, tn = 1, 1
+	for r := 1; r <= min(threads, mt); r++ {
+		cc := min(threads/r, nt)
+		rt, ct := ceilDiv(mt, r), ceilDiv(nt, cc) // tiles of the busiest
+		cost := float64(rt*kern.mr) * float64(ct*kern.nr) * float64(g.k)
+		if !g.directA {
+			cost += packCost * float64(rt*kern.mr) * float64(g.k)
+		}
+		if !g.directB {
+			cost += packCost * float64(ct*kern.nr) * float64(g.k) * float64(ceilDiv(rt, mcTiles))
+		}
+		if best < 0 || cost <= best {
+			best, tm, tn = cost, r, cc
+		}
+	}
+	return tm, tn
+}
+
+// depth is one block of the sum over k: rows pc to pc+kcb of op(B),
+// columns of op(A), and the beta that applies (the caller's in the first
+// block, then 1).
+type depth struct {
+	pc, kcb int
+	beta    float32
+}
+
+// packB packs column panels [j0, j1) (nr columns of op(B) each, from
+// jr*nr, depth block d) into dst, kcb rows of nr after another for each
+// panel, zero-padding columns past n.
+func (g *gemmCall) packB(dst []float32, d depth, j0, j1 int) {
+	nr, kcb := g.kern.nr, d.kcb
 	if !g.transB {
+		// Row by row: reads stay sequential, writes go to j1-j0 streams.
 		for p := 0; p < kcb; p++ {
-			off := (g.pc+p)*g.ldb + col0
-			d := dst[p*nr : p*nr+nr]
-			copy(d, g.b[off:off+cols])
-			clear(d[cols:])
+			row := g.b[(d.pc+p)*g.ldb:]
+			for jr := j0; jr < j1; jr++ {
+				col0 := jr * nr
+				o := ((jr-j0)*kcb + p) * nr
+				dp := dst[o : o+nr]
+				if col0+nr <= g.n {
+					copyPanelRow(dp, row[col0:col0+nr])
+				} else {
+					copy(dp, row[col0:g.n])
+					clear(dp[g.n-col0:])
+				}
+			}
 		}
 		return
 	}
-	// op(B)(p, j) = b[j*ldb + p]: read rows of b, write columns of dst.
-	for j := 0; j < cols; j++ {
-		off := (col0+j)*g.ldb + g.pc
-		src := g.b[off : off+kcb]
-		for p, v := range src {
-			dst[p*nr+j] = v
+	// op(B)(p, j) = b[j*ldb + p]: read rows of b, write columns of panels.
+	for jr := j0; jr < j1; jr++ {
+		dp := dst[(jr-j0)*kcb*nr : (jr-j0+1)*kcb*nr]
+		col0 := jr * nr
+		cols := min(nr, g.n-col0)
+		for j := 0; j < cols; j++ {
+			off := (col0+j)*g.ldb + d.pc
+			src := g.b[off : off+kcb]
+			for p, v := range src {
+				dp[p*nr+j] = v
+			}
 		}
-	}
-	if cols < nr {
-		for p := 0; p < kcb; p++ {
-			clear(dst[p*nr+cols : p*nr+nr])
+		if cols < nr {
+			for p := 0; p < kcb; p++ {
+				clear(dp[p*nr+cols : p*nr+nr])
+			}
 		}
 	}
 }
 
-// panelB returns column panel jr of the current block and its row stride.
-func (g *gemmCall) panelB(jr int) ([]float32, int) {
-	nr := g.kern.nr
-	col0 := g.jc + jr*nr
-	if g.directB && col0+nr <= g.jc+g.ncb {
-		return g.b[g.pc*g.ldb+col0:], g.ldb
+// copyPanelRow copies one row of a panel, len(dst) == len(src) == nr,
+// without a call to memmove for the tile widths in use.
+func copyPanelRow(dst, src []float32) {
+	switch len(dst) {
+	case 4:
+		*(*[4]float32)(dst) = *(*[4]float32)(src)
+	case 16:
+		*(*[16]float32)(dst) = *(*[16]float32)(src)
+	case 32:
+		*(*[32]float32)(dst) = *(*[32]float32)(src)
+	default:
+		copy(dst, src)
 	}
-	return g.bpack[jr*g.kcb*nr:], nr
 }
 
-// packA packs row tile ir (mr rows of op(A) from ir*mr, depth pc to
-// pc+kcb) into dst as kcb groups of mr, zero-padding missing rows.
-func (g *gemmCall) packA(dst []float32, ir int) {
-	mr, kcb := g.kern.mr, g.kcb
+// packA packs row tile ir (mr rows of op(A) from ir*mr, depth block d)
+// into dst as kcb groups of mr, zero-padding rows past m.
+func (g *gemmCall) packA(dst []float32, d depth, ir int) {
+	mr, kcb := g.kern.mr, d.kcb
 	dst = dst[:kcb*mr]
 	row0 := ir * mr
 	rows := min(mr, g.m-row0)
 	if g.transA {
 		// op(A)(i, p) = a[p*lda + i]: rows of a are already groups.
 		for p := 0; p < kcb; p++ {
-			off := (g.pc+p)*g.lda + row0
-			d := dst[p*mr : p*mr+mr]
-			copy(d, g.a[off:off+rows])
-			clear(d[rows:])
+			off := (d.pc+p)*g.lda + row0
+			dp := dst[p*mr : p*mr+mr]
+			copy(dp, g.a[off:off+rows])
+			clear(dp[rows:])
 		}
 		return
 	}
 	for i := 0; i < rows; i++ {
-		off := (row0+i)*g.lda + g.pc
+		off := (row0+i)*g.lda + d.pc
 		src := g.a[off : off+kcb]
 		for p, v := range src {
 			dst[p*mr+i] = v
@@ -179,69 +199,99 @@ func (g *gemmCall) packA(dst []float32, ir int) {
 	}
 }
 
-// work computes, for the current block, the row tiles [r0, r1) times the
-// column panels [c0, c1).
+// work computes the row tiles [r0, r1) times the column panels [c0, c1)
+// of C.
 func (g *gemmCall) work(r0, r1, c0, c1 int) {
 	if r0 >= r1 || c0 >= c1 {
 		return
 	}
 	kern := g.kern
-	mr, nr, kcb := kern.mr, kern.nr, g.kcb
+	mr, nr := kern.mr, kern.nr
+	kc := min(kern.kc, g.k)
 	mcTiles := max(1, kern.mc/mr)
 	blocks := ceilDiv(r1-r0, mcTiles)
-	per := ceilDiv(r1-r0, blocks) // tiles per block, balanced
-	abufTiles := per
+	per := ceilDiv(r1-r0, blocks) // tiles per row block, balanced
+	aTiles := per
 	if g.directA {
-		abufTiles = 1 // only a partial tile is packed
+		aTiles = 1 // only a partial tile is packed
 	}
-	abuf := getBuf(abufTiles*kcb*mr + mr*nr)
-	defer putBuf(abuf)
-	apack := abuf.f[:abufTiles*kcb*mr]
-	tile := abuf.f[abufTiles*kcb*mr:]
-	for t0 := r0; t0 < r1; t0 += per {
-		t1 := min(t0+per, r1)
-		if !g.directA {
-			for ir := t0; ir < t1; ir++ {
-				g.packA(apack[(ir-t0)*kcb*mr:], ir)
-			}
-		} else if t1*mr > g.m {
-			g.packA(apack, t1-1)
+	bPanels := bGroup
+	if g.directB {
+		bPanels = 1 // only a partial panel is packed
+	}
+	scratch := getBuf(aTiles*kc*mr + bPanels*kc*nr + mr*nr)
+	defer putBuf(scratch)
+	apack := scratch.f[: aTiles*kc*mr : aTiles*kc*mr]
+	bpack := scratch.f[aTiles*kc*mr : aTiles*kc*mr+bPanels*kc*nr : aTiles*kc*mr+bPanels*kc*nr]
+	tile := scratch.f[aTiles*kc*mr+bPanels*kc*nr:]
+
+	for pc := 0; pc < g.k; pc += kc {
+		d := depth{pc: pc, kcb: min(kc, g.k-pc), beta: g.beta}
+		if pc > 0 {
+			d.beta = 1
 		}
-		for jr := c0; jr < c1; jr++ {
-			bp, rsb := g.panelB(jr)
-			col0 := g.jc + jr*nr
-			cols := min(nr, g.jc+g.ncb-col0)
-			for ir := t0; ir < t1; ir++ {
-				row0 := ir * mr
-				rows := min(mr, g.m-row0)
-				var ap []float32
-				var rsa, csa int
-				switch {
-				case !g.directA:
-					ap, rsa, csa = apack[(ir-t0)*kcb*mr:], 1, mr
-				case rows < mr:
-					ap, rsa, csa = apack, 1, mr
-				case g.transA:
-					ap, rsa, csa = g.a[g.pc*g.lda+row0:], 1, g.lda
-				default:
-					ap, rsa, csa = g.a[row0*g.lda+g.pc:], g.lda, 1
+		for t0 := r0; t0 < r1; t0 += per {
+			t1 := min(t0+per, r1)
+			if !g.directA {
+				for ir := t0; ir < t1; ir++ {
+					g.packA(apack[(ir-t0)*d.kcb*mr:], d, ir)
 				}
-				coff := row0*g.ldc + col0
-				if rows == mr && cols == nr {
-					kern.micro(kcb, ap, rsa, csa, bp, rsb, g.c[coff:], g.ldc, g.alpha, g.beta)
-					continue
+			} else if t1*mr > g.m {
+				g.packA(apack, d, t1-1)
+			}
+			for j0 := c0; j0 < c1; j0 += bGroup {
+				j1 := min(j0+bGroup, c1)
+				if !g.directB {
+					g.packB(bpack, d, j0, j1)
+				} else if j1*nr > g.n {
+					g.packB(bpack, d, j1-1, j1)
 				}
-				kern.micro(kcb, ap, rsa, csa, bp, rsb, tile, nr, 1, 0)
-				g.mergeTile(tile, coff, rows, cols)
+				for jr := j0; jr < j1; jr++ {
+					col0 := jr * nr
+					cols := min(nr, g.n-col0)
+					var bp []float32
+					rsb := nr
+					switch {
+					case !g.directB:
+						bp = bpack[(jr-j0)*d.kcb*nr:]
+					case cols < nr:
+						bp = bpack
+					default:
+						bp, rsb = g.b[d.pc*g.ldb+col0:], g.ldb
+					}
+					for ir := t0; ir < t1; ir++ {
+						row0 := ir * mr
+						rows := min(mr, g.m-row0)
+						var ap []float32
+						rsa, csa := 1, mr
+						switch {
+						case !g.directA:
+							ap = apack[(ir-t0)*d.kcb*mr:]
+						case rows < mr:
+							ap = apack
+						case g.transA:
+							ap, rsa, csa = g.a[d.pc*g.lda+row0:], 1, g.lda
+						default:
+							ap, rsa, csa = g.a[row0*g.lda+d.pc:], g.lda, 1
+						}
+						coff := row0*g.ldc + col0
+						if rows == mr && cols == nr {
+							kern.micro(d.kcb, ap, rsa, csa, bp, rsb, g.c[coff:], g.ldc, g.alpha, d.beta)
+							continue
+						}
+						kern.micro(d.kcb, ap, rsa, csa, bp, rsb, tile, nr, 1, 0)
+						g.mergeTile(tile, coff, rows, cols, d.beta)
+					}
+				}
 			}
 		}
 	}
 }
 
 // mergeTile stores a partial tile: C = alpha*tile + beta*C over rows x cols.
-func (g *gemmCall) mergeTile(tile []float32, coff, rows, cols int) {
+func (g *gemmCall) mergeTile(tile []float32, coff, rows, cols int, beta float32) {
 	nr := g.kern.nr
-	alpha, beta := g.alpha, g.beta
+	alpha := g.alpha
 	for i := 0; i < rows; i++ {
 		ci := g.c[coff+i*g.ldc : coff+i*g.ldc+cols]
 		ti := tile[i*nr : i*nr+cols]
@@ -255,21 +305,6 @@ func (g *gemmCall) mergeTile(tile []float32, coff, rows, cols int) {
 			}
 		}
 	}
-}
-
-// split chooses a grid of tm x tn <= threads workers over mt row tiles and
-// nt column panels that minimises the largest share, preferring to split
-// rows (threads that split columns each pack the same A).
-func split(threads, mt, nt int) (tm, tn int) {
-	tm, tn = 1, 1
-	best := mt * nt
-	for r := 1; r <= min(threads, mt); r++ {
-		cc := min(threads/r, nt)
-		if cost := ceilDiv(mt, r) * ceilDiv(nt, cc); cost <= best {
-			best, tm, tn = cost, r, cc
-		}
-	}
-	return tm, tn
 }
 
 // share returns worker w's part of [lo, hi) split into parts nearly equal

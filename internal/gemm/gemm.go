@@ -101,7 +101,6 @@ type kernel struct {
 	mr, nr int // micro-tile of C: rows, columns
 	kc     int // depth of a packed block
 	mc     int // rows of A packed per block (rounded to a multiple of mr)
-	nc     int // columns of B packed per block (a multiple of nr)
 	micro  microFunc
 
 	// full, when set, computes a whole product (an external library);

@@ -319,8 +319,8 @@ func TestSgemmBlocks(t *testing.T) {
 			{mc - 1, 2 * nr, 70},              // in-place A and B
 			{3*mr + 2, 129, (1 << 14) / 129},  // B just in place
 			{3*mr + 2, 129, (1<<14)/129 + 1},  // B just packed
-			{2, kern.nc + nr + 1, 3},          // two column blocks
-			{2*mr - 1, 2*kern.nc - 1, kc + 5}, // two column blocks, partial
+			{2, 2*bGroup*nr + 1, 3},           // B packed in three groups
+			{2*mr - 1, bGroup*nr - 1, kc + 5}, // one partial group
 		}
 		for _, s := range shapes {
 			for ti, tr := range transCombos {
@@ -366,7 +366,7 @@ func TestSplit(t *testing.T) {
 	for threads := 1; threads <= 9; threads++ {
 		for mt := 1; mt <= 12; mt++ {
 			for nt := 1; nt <= 12; nt++ {
-				tm, tn := split(threads, mt, nt)
+				tm, tn := (&gemmCall{kern: kernelGeneric, k: 64}).split(threads, mt, nt)
 				if tm < 1 || tn < 1 || tm*tn > threads || tm > mt || tn > nt {
 					t.Fatalf("split(%d, %d, %d) = %d, %d", threads, mt, nt, tm, tn)
 				}

@@ -2,7 +2,7 @@ package gemm
 
 // kernelGeneric is the portable kernel: the blocked algorithm over the pure
 // Go micro-kernel microGeneric. It always builds and is always available.
-var kernelGeneric = &kernel{name: "purego", mr: 4, nr: 4, kc: 256, mc: 128, nc: 4096, micro: microGeneric}
+var kernelGeneric = &kernel{name: "purego", mr: 4, nr: 4, kc: 256, mc: 128, micro: microGeneric}
 
 // microGeneric is the reference micro-kernel, on a 4x4 tile of C: with
 // acc(i, j) = sum over p < k of a[i*rsa+p*csa] * b[p*rsb+j], accumulated
