@@ -54,5 +54,6 @@
 // are an error. Decoding a special sequence gives a Cell of Kind NaN,
 // PosInf or NegInf whose Lo, Hi and Center are that value.
 //
-// No float32 arithmetic is used anywhere in this package.
+// All arithmetic is float64 or exact (math/big); nothing is computed in
+// single precision.
 package vocab
