@@ -2,8 +2,10 @@ package model
 
 import (
 	"fmt"
+	"math"
 
 	"decoreg/internal/nn"
+	"decoreg/internal/par"
 )
 
 // Batch is one mini-batch. X is always needed; the target field depends on
@@ -82,7 +84,7 @@ func (m *Model) Forward(b *Batch) float64 {
 // MDN); for the pointwise head the squared error. It works through b in
 // chunks no larger than the training batch (at least 256 rows) and leaves
 // no state for Backward.
-func (m *Model) RowLosses(b *Batch, out []float64, masked bool) {
+func (m *Model) RowLosses(b *Batch, masked bool, out []float64) {
 	m.check(b)
 	if len(out) < b.B {
 		panic("model: RowLosses out shorter than B")
@@ -159,7 +161,7 @@ func (m *Model) encode(x []float32, B int, p *tensors, h [][]float32) []float32 
 	for l := range p.enc {
 		out := h[l][:B*m.w]
 		nn.LinearForward(out, in, p.enc[l].w, p.enc[l].b, B, C, m.w)
-		nn.ReLUForward(out, out)
+		reluInPlace(out)
 		in, C = out, m.w
 	}
 	return in
@@ -216,7 +218,7 @@ func (m *Model) blockForward(l int, x []float32, B int) {
 	addTo(a.res1[:N*d], x)
 	nn.LayerNormForward(a.ln1, a.mean1, a.rstd1, a.res1, p.ln1w, p.ln1b, N, d, LNEps)
 	nn.LinearForward(a.fch, a.ln1, p.fc.w, p.fc.b, N, d, m.dff)
-	nn.ReLUForward(a.fch[:N*m.dff], a.fch[:N*m.dff])
+	reluInPlace(a.fch[:N*m.dff])
 	nn.LinearForward(a.res2, a.fch, p.fc2.w, p.fc2.b, N, m.dff, d)
 	addTo(a.res2[:N*d], a.ln1[:N*d])
 	nn.LayerNormForward(a.ln2, a.mean2, a.rstd2, a.res2, p.ln2w, p.ln2b, N, d, LNEps)
@@ -352,13 +354,32 @@ func (m *Model) blockBackward(l int, din, dout, x []float32, B int) {
 	nn.LinearBackward(din, g.qkv.w, g.qkv.b, dqkv, x, p.qkv.w, N, d, 3*d)
 }
 
-// reluMask sets dout[i] = 0 where out[i] <= 0 (the ReLU backward, in place).
-func reluMask(dout, out []float32) {
-	out = out[:len(dout)]
-	for i, o := range out {
-		if o <= 0 {
-			dout[i] = 0
-		}
+// reluInPlace sets s[i] = max(s[i], 0) (a NaN stays NaN). It is the
+// engine's ReLUForward without the data-dependent branch, which costs 4x on
+// random signs.
+func reluInPlace(s []float32) { par.For(len(s), 1, reluKernel{s}) }
+
+type reluKernel struct{ s []float32 }
+
+func (k reluKernel) Run(lo, hi int) {
+	x := k.s[lo:hi]
+	for i, v := range x {
+		x[i] = max(v, 0)
+	}
+}
+
+// reluMask sets dout[i] = 0 where out[i] <= 0 (the ReLU backward, in
+// place), branch-free: out's sign bit and zero test become a bit mask.
+func reluMask(dout, out []float32) { par.For(len(dout), 1, maskKernel{dout, out}) }
+
+type maskKernel struct{ dout, out []float32 }
+
+func (k maskKernel) Run(lo, hi int) {
+	d, o := k.dout[lo:hi], k.out[lo:hi]
+	for i, v := range o {
+		b := int32(math.Float32bits(v))
+		off := uint32((b - 1) >> 31) // all ones when b <= 0: v <= +0 or negative
+		d[i] = math.Float32frombits(math.Float32bits(d[i]) &^ off)
 	}
 }
 

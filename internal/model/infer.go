@@ -39,7 +39,7 @@ func (m *Model) Encode(x []float32, B int, phi []float32) {
 				out = h[l%2][:n*W]
 			}
 			nn.LinearForward(out, in, m.p.enc[l].w, m.p.enc[l].b, n, C, W)
-			nn.ReLUForward(out, out)
+			reluInPlace(out)
 			in, C = out, W
 		}
 	}

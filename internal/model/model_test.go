@@ -147,7 +147,7 @@ func TestRowLosses(t *testing.T) {
 					continue
 				}
 				out := make([]float64, small.B)
-				m.RowLosses(small, out, masked)
+				m.RowLosses(small, masked, out)
 				ref := newRef(m, to64(m.Params()))
 				var s float64
 				for i := range out {
@@ -164,11 +164,11 @@ func TestRowLosses(t *testing.T) {
 			// more rows than one chunk: every row as if alone
 			big := randBatch(m, 600, r)
 			out := make([]float64, big.B)
-			m.RowLosses(big, out, cfg.MaskLoss)
+			m.RowLosses(big, cfg.MaskLoss, out)
 			one := make([]float64, 1)
 			for _, i := range []int{0, 255, 256, 599} {
 				row := sliceBatch(m, big, i, i+1)
-				m.RowLosses(row, one, cfg.MaskLoss)
+				m.RowLosses(row, cfg.MaskLoss, one)
 				if math.Abs(one[0]-out[i]) > 1e-5*math.Max(1, math.Abs(out[i])) {
 					t.Errorf("row %d: %v in a batch of 600, %v alone", i, out[i], one[0])
 				}

@@ -98,14 +98,16 @@ func (s *stepper) Step(tokens []int, logits []float32) {
 	if len(logits) < n*V {
 		panic("model: Step logits shorter than (N, V)")
 	}
+	// Position 0 is the same phi(x) in every sequence: run it on one row
+	// and broadcast (its k and v still go into every sequence's cache).
+	rows := n
 	x := s.x[:n*d]
 	if s.pos == 0 {
 		if tokens != nil {
 			panic("model: the first Step takes nil tokens")
 		}
-		for i := range n {
-			copy(x[i*d:(i+1)*d], s.p)
-		}
+		rows = min(n, 1)
+		copy(x[:rows*d], s.p)
 	} else {
 		if len(tokens) < n {
 			panic("model: Step tokens shorter than N")
@@ -118,31 +120,45 @@ func (s *stepper) Step(tokens []int, logits []float32) {
 		}
 		nn.EmbeddingForward(x, s.tok, m.p.wte, n, d)
 	}
-	nn.PositionalForward(x, m.p.wpe[s.pos*d:], n, 1, d)
+	nn.PositionalForward(x, m.p.wpe[s.pos*d:], rows, 1, d)
 	for l := range s.caches {
-		s.block(l)
+		s.block(l, rows)
 	}
-	nn.LinearForward(logits, x, m.p.out.w, m.p.out.b, n, d, V)
+	nn.LinearForward(logits, x, m.p.out.w, m.p.out.b, rows, d, V)
+	broadcast(logits[:n*V], rows, V)
 	s.pos++
 }
 
+// broadcast copies row 0 of buf (rows of width w) to every row when
+// rows == 1; it does nothing when rows > 1.
+func broadcast(buf []float32, rows, w int) {
+	if rows != 1 {
+		return
+	}
+	for i := w; i < len(buf); i += w {
+		copy(buf[i:i+w], buf[:w])
+	}
+}
+
 // block runs decoder block l on the new position of every sequence,
-// updating s.x in place.
-func (s *stepper) block(l int) {
+// updating s.x in place. Only the first rows rows are computed (rows = 1
+// broadcasts row 0 to the cache of every sequence).
+func (s *stepper) block(l, rows int) {
 	m, p := s.m, &s.m.p.blocks[l]
-	d, n, F := m.d, s.n, m.dff
-	x := s.x[:n*d]
-	nn.LinearForward(s.qkv, x, p.qkv.w, p.qkv.b, n, d, 3*d)
+	d, F := m.d, m.dff
+	x := s.x[:rows*d]
+	nn.LinearForward(s.qkv, x, p.qkv.w, p.qkv.b, rows, d, 3*d)
+	broadcast(s.qkv[:s.n*3*d], rows, 3*d)
 	s.caches[l].Step(s.atty, s.qkv)
-	res := s.res[:n*d]
-	nn.LinearForward(res, s.atty, p.proj.w, p.proj.b, n, d, d)
+	res := s.res[:rows*d]
+	nn.LinearForward(res, s.atty, p.proj.w, p.proj.b, rows, d, d)
 	addTo(res, x)
-	nn.LayerNormForward(s.ln1, s.mean, s.rstd, res, p.ln1w, p.ln1b, n, d, LNEps)
-	nn.LinearForward(s.fch, s.ln1, p.fc.w, p.fc.b, n, d, F)
-	nn.ReLUForward(s.fch[:n*F], s.fch[:n*F])
-	nn.LinearForward(res, s.fch, p.fc2.w, p.fc2.b, n, F, d)
-	addTo(res, s.ln1[:n*d])
-	nn.LayerNormForward(x, s.mean, s.rstd, res, p.ln2w, p.ln2b, n, d, LNEps)
+	nn.LayerNormForward(s.ln1, s.mean, s.rstd, res, p.ln1w, p.ln1b, rows, d, LNEps)
+	nn.LinearForward(s.fch, s.ln1, p.fc.w, p.fc.b, rows, d, F)
+	reluInPlace(s.fch[:rows*F])
+	nn.LinearForward(res, s.fch, p.fc2.w, p.fc2.b, rows, F, d)
+	addTo(res, s.ln1[:rows*d])
+	nn.LayerNormForward(x, s.mean, s.rstd, res, p.ln2w, p.ln2b, rows, d, LNEps)
 }
 
 // Keep reorders the batch: afterwards sequence i is the old sequence
