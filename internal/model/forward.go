@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"decoreg/internal/gemm"
 	"decoreg/internal/nn"
 	"decoreg/internal/par"
 )
@@ -214,13 +215,11 @@ func (m *Model) blockForward(l int, x []float32, B int) {
 	d, T, N := m.d, m.t, B*m.t
 	nn.LinearForward(a.qkv, x, p.qkv.w, p.qkv.b, N, d, 3*d)
 	nn.AttentionForward(a.atty, m.a.preatt, a.att, a.qkv, B, T, d, m.nh)
-	nn.LinearForward(a.res1, a.atty, p.proj.w, p.proj.b, N, d, d)
-	addTo(a.res1[:N*d], x)
+	linearResidual(a.res1, x, a.atty, p.proj.w, p.proj.b, N, d, d)
 	nn.LayerNormForward(a.ln1, a.mean1, a.rstd1, a.res1, p.ln1w, p.ln1b, N, d, LNEps)
 	nn.LinearForward(a.fch, a.ln1, p.fc.w, p.fc.b, N, d, m.dff)
 	reluInPlace(a.fch[:N*m.dff])
-	nn.LinearForward(a.res2, a.fch, p.fc2.w, p.fc2.b, N, m.dff, d)
-	addTo(a.res2[:N*d], a.ln1[:N*d])
+	linearResidual(a.res2, a.ln1, a.fch, p.fc2.w, p.fc2.b, N, m.dff, d)
 	nn.LayerNormForward(a.ln2, a.mean2, a.rstd2, a.res2, p.ln2w, p.ln2b, N, d, LNEps)
 }
 
@@ -383,12 +382,19 @@ func (k maskKernel) Run(lo, hi int) {
 	}
 }
 
-// addTo sets dst[i] += src[i].
-func addTo(dst, src []float32) {
-	src = src[:len(dst)]
-	for i, v := range src {
-		dst[i] += v
+// linearResidual computes out = res + in · wᵀ + b: nn.LinearForward with
+// the residual added in the same pass that writes the bias.
+//
+//	out, res (N, OC), in (N, C), w (OC, C), b (OC).
+func linearResidual(out, res, in, w, b []float32, N, C, OC int) {
+	out, res, b = out[:N*OC], res[:N*OC], b[:OC]
+	for i := 0; i < N; i++ {
+		o, r := out[i*OC:(i+1)*OC], res[i*OC:(i+1)*OC]
+		for j, bj := range b {
+			o[j] = r[j] + bj
+		}
 	}
+	gemm.Sgemm(false, true, N, OC, C, 1, in, C, w, C, 1, out, OC)
 }
 
 func fill(s []float32, v float32) {

@@ -151,13 +151,11 @@ func (s *stepper) block(l, rows int) {
 	broadcast(s.qkv[:s.n*3*d], rows, 3*d)
 	s.caches[l].Step(s.atty, s.qkv)
 	res := s.res[:rows*d]
-	nn.LinearForward(res, s.atty, p.proj.w, p.proj.b, rows, d, d)
-	addTo(res, x)
+	linearResidual(res, x, s.atty, p.proj.w, p.proj.b, rows, d, d)
 	nn.LayerNormForward(s.ln1, s.mean, s.rstd, res, p.ln1w, p.ln1b, rows, d, LNEps)
 	nn.LinearForward(s.fch, s.ln1, p.fc.w, p.fc.b, rows, d, F)
 	reluInPlace(s.fch[:rows*F])
-	nn.LinearForward(res, s.fch, p.fc2.w, p.fc2.b, rows, F, d)
-	addTo(res, s.ln1[:rows*d])
+	linearResidual(res, s.ln1, s.fch, p.fc2.w, p.fc2.b, rows, F, d)
 	nn.LayerNormForward(x, s.mean, s.rstd, res, p.ln2w, p.ln2b, rows, d, LNEps)
 }
 
