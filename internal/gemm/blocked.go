@@ -39,7 +39,7 @@ func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha 
 	if float64(m)*float64(n)*float64(k) < parallelMin {
 		threads = 1
 	}
-	g := &gemmCall{
+	g := gemmCall{
 		kern: kern, transA: transA, transB: transB, m: m, n: n, k: k,
 		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc,
 		directA: n <= 4*kern.nr,
@@ -47,6 +47,18 @@ func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha 
 	}
 	mt, nt := ceilDiv(m, kern.mr), ceilDiv(n, kern.nr)
 	tm, tn := g.split(threads, mt, nt)
+	if tm*tn == 1 {
+		g.work(0, mt, 0, nt) // g stays on the stack
+		return
+	}
+	workGrid(&g, tm, tn, mt, nt)
+}
+
+// workGrid runs g on a grid of tm x tn goroutines over mt row tiles and nt
+// column panels.
+func workGrid(g0 *gemmCall, tm, tn, mt, nt int) {
+	g := new(gemmCall)
+	*g = *g0
 	parallel(tm*tn, func(w int) {
 		r0, r1 := share(0, mt, tm, w/tn)
 		c0, c1 := share(0, nt, tn, w%tn)
