@@ -165,18 +165,17 @@ func (g *gemmCall) packB(dst []float32, d depth, j0, j1 int) {
 	}
 }
 
-// copyPanelRow copies one row of a panel, len(dst) == len(src) == nr,
-// without a call to memmove for the tile widths in use.
+// copyPanelRow copies one row of a panel, len(dst) == len(src) == nr, in
+// 16-byte moves: the compiler turns whole-array copies of this size into
+// calls to memmove.
 func copyPanelRow(dst, src []float32) {
-	switch len(dst) {
-	case 4:
-		*(*[4]float32)(dst) = *(*[4]float32)(src)
-	case 16:
-		*(*[16]float32)(dst) = *(*[16]float32)(src)
-	case 32:
-		*(*[32]float32)(dst) = *(*[32]float32)(src)
-	default:
+	if len(dst)%4 != 0 {
 		copy(dst, src)
+		return
+	}
+	src = src[:len(dst)]
+	for i := 0; i+4 <= len(dst); i += 4 {
+		*(*[4]float32)(dst[i : i+4]) = *(*[4]float32)(src[i : i+4])
 	}
 }
 
