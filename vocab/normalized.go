@@ -222,9 +222,25 @@ func (t *Normalized) Children(dst, prefix []int) []int {
 
 // Interval returns [lo, hi], the union of the cells under prefix:
 // [fl(P/B^p), fl((P+1)/B^p)] for the p digits P. The empty prefix covers
-// [0, 1]; a special prefix covers its special value.
+// [0, 1]; a special prefix covers its special value. An invalid prefix
+// panics.
 func (t *Normalized) Interval(prefix []int) (lo, hi float64) {
-	return treeInterval(t, t.alphabet, prefix)
+	if len(prefix) > t.k || t.digitsBadAt(prefix) >= 0 {
+		panic("vocab: Interval: invalid prefix")
+	}
+	if len(prefix) > 0 && t.isSpecial(prefix[0]) {
+		c := t.specialCell(prefix[0])
+		return c.Lo, c.Hi
+	}
+	if n, ok := powAtMost(t.base, len(prefix), fastLimit); ok {
+		var p uint64
+		for _, d := range prefix {
+			p = p*uint64(t.base) + uint64(d)
+		}
+		return float64(p) / float64(n), float64(p+1) / float64(n)
+	}
+	p, n := digitsValue(prefix, t.base), bigPow(t.base, len(prefix))
+	return nearest(p, n), nearest(p.Add(p, big.NewInt(1)), n)
 }
 
 // putDigits writes i in base b into dst, most significant digit first.

@@ -124,6 +124,15 @@ func TestNormalizedLong(t *testing.T) {
 			if c.Lo != lo || c.Hi != hi {
 				t.Fatalf("%s: cell of %v = [%v, %v); want [%v, %v)", tok.Spec(), y, c.Lo, c.Hi, lo, hi)
 			}
+			for j := range s {
+				l, h := tok.Interval(s[:j])
+				if !(l <= c.Lo && c.Hi <= h) {
+					t.Fatalf("%s: Interval(%d digits) = [%v, %v] misses the cell [%v, %v)", tok.Spec(), j, l, h, c.Lo, c.Hi)
+				}
+			}
+			if l, h := tok.Interval(s); l != c.Lo || h != c.Hi {
+				t.Fatalf("%s: Interval of a complete sequence = [%v, %v]; want [%v, %v)", tok.Spec(), l, h, c.Lo, c.Hi)
+			}
 		}
 	}
 }
