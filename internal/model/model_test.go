@@ -480,3 +480,63 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentInference runs Encode and Steppers of one model from
+// several goroutines (run with -race to check that they share nothing
+// writable) and compares them with a serial run.
+func TestConcurrentInference(t *testing.T) {
+	cfg := tinyConfigs()["decoder"]
+	m, _ := New(cfg, 5)
+	r := rng.New(6)
+	const G = 4
+	x := make([]float32, G*m.Cfg.In)
+	for i := range x {
+		x[i] = float32(r.NormFloat64())
+	}
+	run := func(g int) []float32 {
+		phi := make([]float32, m.w)
+		m.Encode(x[g*m.Cfg.In:], 1, phi)
+		st := m.Decoder(phi).Start(3)
+		out := make([]float32, 0, m.t*3*m.v)
+		logits := make([]float32, 3*m.v)
+		var tok []int
+		for pos := range m.t {
+			st.Step(tok, logits)
+			out = append(out, logits...)
+			tok = []int{pos % m.v, (pos + 1) % m.v, (pos + 2) % m.v}
+		}
+		return out
+	}
+	want := make([][]float32, G)
+	for g := range G {
+		want[g] = run(g)
+	}
+	got := make([][]float32, G)
+	done := make(chan int)
+	for g := range G {
+		go func() { got[g] = run(g); done <- g }()
+	}
+	for range G {
+		<-done
+	}
+	for g := range G {
+		for i := range want[g] {
+			if got[g][i] != want[g][i] {
+				t.Fatalf("goroutine %d logit %d: %v concurrent, %v serial", g, i, got[g][i], want[g][i])
+			}
+		}
+	}
+}
+
+func TestBackwardWithoutForwardPanics(t *testing.T) {
+	m, _ := New(tinyConfigs()["mdn"], 1)
+	b := randBatch(m, 3, rng.New(1))
+	out := make([]float64, 3)
+	m.RowLosses(b, false, out)
+	defer func() {
+		if e := recover(); e == nil || !strings.HasPrefix(e.(string), "model: ") {
+			t.Fatalf("recovered %v, want a model: panic", e)
+		}
+	}()
+	m.Backward()
+}
