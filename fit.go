@@ -76,6 +76,9 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 			return nil, fmt.Errorf("%w: feature %d of row %d is %v", ErrBadInput, i%cols, i/cols, v)
 		}
 	}
+	if cfg.ValFrac > 0 && rows < 2 {
+		return nil, fmt.Errorf("%w: %d row cannot hold out a validation split (need at least 2; or set ValFrac < 0)", ErrTooFewRows, rows)
+	}
 	m := &Model{cfg: cfg, tok: tok, yMin: math.Inf(1), yMax: math.Inf(-1)}
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -130,6 +130,9 @@ func f64(x []float32) []float64 {
 
 // Predict computes the requested summaries of p(y|x) for every row of X.
 func (m *Model) Predict(X [][]float64, opts PredictOptions) (*Prediction, error) {
+	if m == nil || m.net == nil {
+		return nil, ErrNotFitted
+	}
 	d := m.Features()
 	flat := make([]float64, 0, len(X)*d)
 	for i, row := range X {
@@ -300,6 +303,9 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 // Score returns the coefficient of determination R² of the mean prediction
 // (1 is best, 0 is the constant mean predictor; it can be negative).
 func (m *Model) Score(X [][]float64, y []float64) (float64, error) {
+	if m == nil || m.net == nil {
+		return math.NaN(), ErrNotFitted
+	}
 	p, err := m.Predict(X, PredictOptions{Outputs: OutMean})
 	if err != nil {
 		return math.NaN(), err
