@@ -11,10 +11,13 @@ const (
 	// more than it saves.
 	parallelMin = 1 << 18
 
-	// directBMax bounds k*n for reading an untransposed B in place, without
-	// packing. B then fits in L2 and its packing would cost a noticeable
-	// share of a small product.
-	directBMax = 1 << 14
+	// An untransposed B is read in place, without packing, when k*n is at
+	// most directBMax (B then fits in L2 and its packing would cost a
+	// noticeable share of a small product) or when C has at most
+	// directBRows row tiles (each element of B is used too few times to
+	// repay its packing).
+	directBMax  = 1 << 14
+	directBRows = 8
 )
 
 // blocked computes C = alpha*op(A)*op(B) + beta*C with kern's micro-kernel
@@ -33,7 +36,7 @@ const (
 // Packing is skipped where it would cost more than it saves: A is read in
 // place (any transposition) when C has few column panels, so that each
 // panel of A would be used only a few times; B is read in place when it is
-// not transposed and small. Partial tiles are always packed with zero
+// not transposed and small or used by few row tiles. Partial tiles are always packed with zero
 // padding, and partial tiles of C go through a scratch tile.
 func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if float64(m)*float64(n)*float64(k) < parallelMin {
@@ -43,7 +46,7 @@ func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha 
 		kern: kern, transA: transA, transB: transB, m: m, n: n, k: k,
 		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc,
 		directA: n <= 4*kern.nr,
-		directB: !transB && n*k <= directBMax,
+		directB: !transB && (n*k <= directBMax || m <= directBRows*kern.mr),
 	}
 	mt, nt := ceilDiv(m, kern.mr), ceilDiv(n, kern.nr)
 	tm, tn := g.split(threads, mt, nt)
@@ -138,22 +141,33 @@ func (g *gemmCall) packB(dst []float32, d depth, j0, j1 int) {
 				if col0+nr <= g.n {
 					copyPanelRow(dp, row[col0:col0+nr])
 				} else {
-					copy(dp, row[col0:g.n])
-					clear(dp[g.n-col0:])
+					copyPad(dp, row[col0:g.n])
 				}
 			}
 		}
 		return
 	}
-	// op(B)(p, j) = b[j*ldb + p]: read rows of b, write columns of panels.
+	// op(B)(p, j) = b[j*ldb + p]: read rows of b four at a time, write
+	// four adjacent columns of a panel.
 	for jr := j0; jr < j1; jr++ {
 		dp := dst[(jr-j0)*kcb*nr : (jr-j0+1)*kcb*nr]
 		col0 := jr * nr
 		cols := min(nr, g.n-col0)
-		for j := 0; j < cols; j++ {
+		j := 0
+		for ; j+4 <= cols; j += 4 {
 			off := (col0+j)*g.ldb + d.pc
-			src := g.b[off : off+kcb]
-			for p, v := range src {
+			r0 := g.b[off : off+kcb]
+			r1 := g.b[off+g.ldb:][:len(r0)]
+			r2 := g.b[off+2*g.ldb:][:len(r0)]
+			r3 := g.b[off+3*g.ldb:][:len(r0)]
+			for p := range r0 {
+				q := (*[4]float32)(dp[p*nr+j:])
+				q[0], q[1], q[2], q[3] = r0[p], r1[p], r2[p], r3[p]
+			}
+		}
+		for ; j < cols; j++ {
+			off := (col0+j)*g.ldb + d.pc
+			for p, v := range g.b[off : off+kcb] {
 				dp[p*nr+j] = v
 			}
 		}
@@ -179,6 +193,19 @@ func copyPanelRow(dst, src []float32) {
 	}
 }
 
+// copyPad copies src to the start of dst and zeroes the rest of dst, with
+// plain loops: the rows are short, and calls to memmove and memclr would
+// cost more than the copying.
+func copyPad(dst, src []float32) {
+	dst = dst[:max(len(dst), len(src))]
+	for i, v := range src {
+		dst[i] = v
+	}
+	for i := len(src); i < len(dst); i++ {
+		dst[i] = 0
+	}
+}
+
 // packA packs row tile ir (mr rows of op(A) from ir*mr, depth block d)
 // into dst as kcb groups of mr, zero-padding rows past m.
 func (g *gemmCall) packA(dst []float32, d depth, ir int) {
@@ -190,22 +217,48 @@ func (g *gemmCall) packA(dst []float32, d depth, ir int) {
 		// op(A)(i, p) = a[p*lda + i]: rows of a are already groups.
 		for p := 0; p < kcb; p++ {
 			off := (d.pc+p)*g.lda + row0
-			dp := dst[p*mr : p*mr+mr]
-			copy(dp, g.a[off:off+rows])
-			clear(dp[rows:])
+			copyPad(dst[p*mr:p*mr+mr], g.a[off:off+rows])
 		}
 		return
 	}
-	for i := 0; i < rows; i++ {
-		off := (row0+i)*g.lda + d.pc
-		src := g.a[off : off+kcb]
-		for p, v := range src {
-			dst[p*mr+i] = v
+	// op(A)(i, p) = a[i*lda + p]: read the rows side by side and write one
+	// group of mr per k step.
+	off := row0*g.lda + d.pc
+	switch {
+	case rows == 6 && mr == 6:
+		r0 := g.a[off : off+kcb]
+		r1 := g.a[off+g.lda:][:len(r0)]
+		r2 := g.a[off+2*g.lda:][:len(r0)]
+		r3 := g.a[off+3*g.lda:][:len(r0)]
+		r4 := g.a[off+4*g.lda:][:len(r0)]
+		r5 := g.a[off+5*g.lda:][:len(r0)]
+		for p := range r0 {
+			q := (*[6]float32)(dst[p*6:])
+			q[0], q[1], q[2], q[3], q[4], q[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
 		}
-	}
-	if rows < mr {
-		for p := 0; p < kcb; p++ {
-			clear(dst[p*mr+rows : p*mr+mr])
+	case rows == 8 && mr == 8:
+		r0 := g.a[off : off+kcb]
+		r1 := g.a[off+g.lda:][:len(r0)]
+		r2 := g.a[off+2*g.lda:][:len(r0)]
+		r3 := g.a[off+3*g.lda:][:len(r0)]
+		r4 := g.a[off+4*g.lda:][:len(r0)]
+		r5 := g.a[off+5*g.lda:][:len(r0)]
+		r6 := g.a[off+6*g.lda:][:len(r0)]
+		r7 := g.a[off+7*g.lda:][:len(r0)]
+		for p := range r0 {
+			q := (*[8]float32)(dst[p*8:])
+			q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p], r6[p], r7[p]
+		}
+	default:
+		for i := 0; i < rows; i++ {
+			for p, v := range g.a[off+i*g.lda : off+i*g.lda+kcb] {
+				dst[p*mr+i] = v
+			}
+		}
+		if rows < mr {
+			for p := 0; p < kcb; p++ {
+				clear(dst[p*mr+rows : p*mr+mr])
+			}
 		}
 	}
 }

@@ -99,6 +99,15 @@ var guardVal = float32(math.Float32frombits(0x7fc0beef)) // a NaN with a payload
 // written region changed and that A and B did not change. It returns C.
 func runCase(t *testing.T, tc gemmCase, rng *rand.Rand) []float32 {
 	t.Helper()
+	return runCaseWith(t, tc, rng, Sgemm)
+}
+
+// sgemmFunc has Sgemm's signature.
+type sgemmFunc func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+
+// runCaseWith is runCase with mul in place of Sgemm.
+func runCaseWith(t *testing.T, tc gemmCase, rng *rand.Rand, mul sgemmFunc) []float32 {
+	t.Helper()
 	ar, ac := tc.m, tc.k
 	if tc.transA {
 		ar, ac = tc.k, tc.m
@@ -135,7 +144,7 @@ func runCase(t *testing.T, tc gemmCase, rng *rand.Rand) []float32 {
 	}
 	want, mag := refGemm(tc, a, lda, b, ldb, c, ldc)
 
-	Sgemm(tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, c, ldc)
+	mul(tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, c, ldc)
 
 	// The bound for a float32 dot product of length k with float32 steps.
 	tol := float64(tc.k+3) * 0x1p-23 * 2
@@ -423,5 +432,60 @@ func TestSetThreads(t *testing.T) {
 	SetThreads(0)
 	if Threads() < 1 {
 		t.Errorf("default Threads() = %d", Threads())
+	}
+}
+
+// microRef returns a micro-kernel for any mr x nr tile that follows the
+// microFunc contract with plain loops.
+func microRef(mr, nr int) microFunc {
+	return func(k int, a []float32, rsa, csa int, b []float32, rsb int, c []float32, ldc int, alpha, beta float32) {
+		for i := 0; i < mr; i++ {
+			for j := 0; j < nr; j++ {
+				var acc float32
+				for p := 0; p < k; p++ {
+					acc += a[i*rsa+p*csa] * b[p*rsb+j]
+				}
+				if beta == 0 {
+					c[i*ldc+j] = alpha * acc
+				} else {
+					c[i*ldc+j] = alpha*acc + beta*c[i*ldc+j]
+				}
+			}
+		}
+	}
+}
+
+// TestBlockedTileShapes runs the blocked algorithm with every tile and
+// block shape of the kernels (AVX-512's 8x32 included, which this machine
+// may not run) and some odd ones, over a portable micro-kernel, so that
+// packing and edge handling are tested for all of them everywhere.
+func TestBlockedTileShapes(t *testing.T) {
+	shapes := []kernel{
+		{name: "avx512-shape", mr: 8, nr: 32, kc: 192, mc: 256},
+		{name: "avx2-shape", mr: 6, nr: 16, kc: 256, mc: 264},
+		{name: "purego-shape", mr: 4, nr: 4, kc: 256, mc: 128},
+		{name: "odd", mr: 3, nr: 5, kc: 7, mc: 10},
+	}
+	sizes := [][3]int{{1, 1, 1}, {7, 13, 5}, {17, 33, 9}, {70, 140, 200}, {33, 300, 20}, {260, 40, 11}}
+	for _, ks := range shapes {
+		kern := ks
+		kern.micro = microRef(kern.mr, kern.nr)
+		rng := rand.New(rand.NewPCG(21, 22))
+		for _, threads := range []int{1, 3} {
+			mul := func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+				if m > 0 && n > 0 {
+					sgemm(&kern, threads, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+				}
+			}
+			for si, s := range sizes {
+				for ti, tr := range transCombos {
+					tc := gemmCase{transA: tr[0], transB: tr[1], m: s[0], n: s[1], k: s[2], alpha: 0.75, beta: 0.5, padA: si % 3, padB: ti, padC: 2}
+					if (si+ti)%2 == 0 {
+						tc.beta, tc.nanC = 0, true
+					}
+					runCaseWith(t, tc, rng, mul)
+				}
+			}
+		}
 	}
 }

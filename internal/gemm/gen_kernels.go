@@ -71,12 +71,12 @@ func aGeneric(i int) string {
 }
 
 // step emits one k step: load a row of B, then for each row of A broadcast
-// A(i, p) and accumulate. aAddr gives A(i, p)'s address, bOff the byte
-// offset of B's row from DI (DI alone when bOff < 0 is never used).
-func (g *gen) step(aAddr func(i int) string, bOff int) {
+// A(i, p) and accumulate. aAddr gives A(i, p)'s address, bRow the address
+// of B's row, such as "(DI)" or "(DI)(R10*1)".
+func (g *gen) step(aAddr func(i int) string, bRow string) {
 	s := g.s
 	for j := 0; j < s.nv; j++ {
-		g.p("VMOVUPS %d(DI), %s", bOff+j*s.w*4, g.v(j))
+		g.p("VMOVUPS %d%s, %s", j*s.w*4, bRow, g.v(j))
 	}
 	for i := 0; i < s.mr; i++ {
 		t := g.v(s.nv + i%2) // alternate broadcast registers
@@ -123,39 +123,42 @@ func (g *gen) kernel() {
 	}
 	g.p("TESTQ CX, CX")
 	g.p("JEQ %s", g.l("store"))
-	// Packed operands (A panels of mr floats per k step, B panels of nr)
-	// take the unrolled loop with constant offsets.
+	// A packed (panels of mr floats per k step), B with any row stride:
+	// the unrolled loop, A at constant offsets, B's rows at DI, DI+rsb,
+	// DI+2*rsb and DI+3*rsb (R12 = 3*rsb, R13 = 4*rsb, in bytes).
 	g.p("CMPQ R8, $4")
 	g.p("JNE %s", g.l("strided"))
 	g.p("CMPQ R9, $%d", s.mr*4)
 	g.p("JNE %s", g.l("strided"))
-	g.p("CMPQ R10, $%d", nr*4)
-	g.p("JNE %s", g.l("strided"))
+	g.p("LEAQ (R10)(R10*2), R12")
+	g.p("MOVQ R10, R13")
+	g.p("SHLQ $2, R13")
 	g.p("MOVQ CX, BX")
 	g.p("SHRQ $%d, BX", log2(unroll))
 	g.p("JEQ %s", g.l("packedtail"))
 	g.label("packedloop")
+	bRow := []string{"(DI)", "(DI)(R10*1)", "(DI)(R10*2)", "(DI)(R12*1)"}
 	for u := 0; u < unroll; u++ {
-		g.step(func(i int) string { return fmt.Sprintf("%d(SI)", (u*s.mr+i)*4) }, u*nr*4)
+		g.step(func(i int) string { return fmt.Sprintf("%d(SI)", (u*s.mr+i)*4) }, bRow[u])
 	}
 	g.p("ADDQ $%d, SI", unroll*s.mr*4)
-	g.p("ADDQ $%d, DI", unroll*nr*4)
+	g.p("ADDQ R13, DI")
 	g.p("DECQ BX")
 	g.p("JNE %s", g.l("packedloop"))
 	g.label("packedtail")
 	g.p("ANDQ $%d, CX", unroll-1)
 	g.p("JEQ %s", g.l("store"))
 	g.label("packedtailloop")
-	g.step(func(i int) string { return fmt.Sprintf("%d(SI)", i*4) }, 0)
+	g.step(func(i int) string { return fmt.Sprintf("%d(SI)", i*4) }, "(DI)")
 	g.p("ADDQ $%d, SI", s.mr*4)
-	g.p("ADDQ $%d, DI", nr*4)
+	g.p("ADDQ R10, DI")
 	g.p("DECQ CX")
 	g.p("JNE %s", g.l("packedtailloop"))
 	g.p("JMP %s", g.l("store"))
 
 	// Any strides: one k step per iteration.
 	g.label("strided")
-	if s.mr > 3 {
+	if s.mr > 3 { // R12 and R13 are free here: the packed loop was not taken
 		g.p("LEAQ (SI)(R8*2), R12")
 		g.p("ADDQ R8, R12")
 	}
@@ -164,7 +167,7 @@ func (g *gen) kernel() {
 		g.p("ADDQ R8, R13")
 	}
 	g.label("stridedloop")
-	g.step(aGeneric, 0)
+	g.step(aGeneric, "(DI)")
 	g.p("ADDQ R9, SI")
 	if s.mr > 3 {
 		g.p("ADDQ R9, R12")
