@@ -87,11 +87,27 @@ func (t *Repeat) Allowed(dst, prefix []int) []int {
 		return dst
 	}
 	for j := range c {
-		if _, err := t.inner.Decode(prefix[j*n : (j+1)*n]); err != nil {
+		if !validSeq(t.inner, prefix[j*n:(j+1)*n]) {
 			return dst
 		}
 	}
 	return t.inner.Allowed(dst, prefix[c*n:])
+}
+
+// validSeq reports whether tokens is a valid complete sequence of tok,
+// without decoding it when tok is one of this package's tokenizations.
+func validSeq(tok Tokenizer, tokens []int) bool {
+	switch v := tok.(type) {
+	case *Normalized:
+		return v.digitsBadAt(tokens) < 0
+	case *Hamming:
+		return v.digitsBadAt(tokens) < 0
+	case *Unnormalized:
+		_, bad := v.scan(tokens)
+		return bad < 0
+	}
+	_, err := tok.Decode(tokens)
+	return err == nil
 }
 
 // Decode checks every copy, votes (see Repeat) and decodes the voted
