@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -148,18 +147,17 @@ func runDemo(cmd *Command, args []string) error {
 	}
 	trueNLL := synth.TrueNLL(prob, xTe, yTe)
 
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "head\tsettings\ttest NLL\tgap to truth\tepochs\tseconds\t\n")
-	fmt.Fprintf(tw, "true density\t\t%.3f\t\t\t\t\n", trueNLL)
+	const row = "%-13s %-30s %9s %13s %7s %8s\n"
+	fmt.Fprintf(stdout, row, "head", "settings", "test NLL", "gap to truth", "epochs", "seconds")
+	fmt.Fprintf(stdout, row, "true density", "", fmt.Sprintf("%.3f", trueNLL), "", "", "")
 	for _, h := range heads {
 		nll, gap := "n/a", "n/a"
 		if !math.IsNaN(h.eval.NLL) {
 			nll, gap = fmt.Sprintf("%.3f", h.eval.NLL), fmt.Sprintf("%+.3f", h.eval.NLL-trueNLL)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.1f\t\n", h.name, demoSettings(h.model.Config()), nll, gap,
-			h.model.Info().Epochs, h.secs)
+		fmt.Fprintf(stdout, row, h.name, demoSettings(h.model.Config()), nll, gap,
+			fmt.Sprint(h.model.Info().Epochs), fmt.Sprintf("%.1f", h.secs))
 	}
-	tw.Flush()
 	fmt.Fprintf(stdout, "\nNLL is the mean of -log p(y|x) over the test rows, per unit of y (lower is better;\n")
 	fmt.Fprintf(stdout, "the true density's NLL is the best any model can expect). The pointwise head has no density.\n")
 
