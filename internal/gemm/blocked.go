@@ -9,13 +9,14 @@ const (
 	// parallelMin is the number of multiply-adds (m*n*k) below which a
 	// product runs on the calling goroutine: starting goroutines costs
 	// more than it saves.
-	parallelMin = 1 << 18
+	parallelMin = 1 << 19
 
 	// An untransposed B is read in place, without packing, when k*n is at
 	// most directBMax (B then fits in L2 and its packing would cost a
-	// noticeable share of a small product) or when C has at most
+	// noticeable share of a small product), or when C has at most
 	// directBRows row tiles (each element of B is used too few times to
-	// repay its packing).
+	// repay its packing) and ldb is not a multiple of 64 floats (whose
+	// rows would compete for a few sets of the L1 cache).
 	directBMax  = 1 << 14
 	directBRows = 8
 )
@@ -36,8 +37,9 @@ const (
 // Packing is skipped where it would cost more than it saves: A is read in
 // place (any transposition) when C has few column panels, so that each
 // panel of A would be used only a few times; B is read in place when it is
-// not transposed and small or used by few row tiles. Partial tiles are always packed with zero
-// padding, and partial tiles of C go through a scratch tile.
+// not transposed and small or used by few row tiles. Partial tiles are
+// always packed with zero padding, and partial tiles of C go through a
+// scratch tile.
 func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if float64(m)*float64(n)*float64(k) < parallelMin {
 		threads = 1
@@ -46,7 +48,7 @@ func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha 
 		kern: kern, transA: transA, transB: transB, m: m, n: n, k: k,
 		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc,
 		directA: n <= 4*kern.nr,
-		directB: !transB && (n*k <= directBMax || m <= directBRows*kern.mr),
+		directB: !transB && (n*k <= directBMax || m <= directBRows*kern.mr && ldb%64 != 0),
 	}
 	mt, nt := ceilDiv(m, kern.mr), ceilDiv(n, kern.nr)
 	tm, tn := g.split(threads, mt, nt)
