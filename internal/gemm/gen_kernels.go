@@ -91,8 +91,9 @@ func (g *gen) kernel() {
 	s := g.s
 	nr := g.nr()
 	fmt.Fprintf(&g.b, "// func %s(a, b, c *float32, k, rsa, csa, rsb, ldc int, alpha, beta float32)\n", s.name)
-	fmt.Fprintf(&g.b, "// %s, tile %dx%d. Registers: SI R12 R13 rows of A, R8 rsa, R9 csa,\n", s.isa, s.mr, nr)
-	fmt.Fprintf(&g.b, "// DI B, R10 rsb, CX k, DX C, R11 ldc (strides in bytes).\n")
+	fmt.Fprintf(&g.b, "// %s, tile %dx%d. Registers: SI A (and R12, R13 in the strided loop),\n", s.isa, s.mr, nr)
+	fmt.Fprintf(&g.b, "// R8 rsa, R9 csa, DI B, R10 rsb (R12 3*rsb, R13 4*rsb in the packed loop),\n")
+	fmt.Fprintf(&g.b, "// CX k, BX k/4, DX C, R11 ldc, AX scratch; strides in bytes.\n")
 	fmt.Fprintf(&g.b, "TEXT ·%s(SB), NOSPLIT, $0-72\n", s.name)
 	g.p("MOVQ a+0(FP), SI")
 	g.p("MOVQ b+8(FP), DI")

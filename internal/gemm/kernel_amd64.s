@@ -5,8 +5,9 @@
 #include "textflag.h"
 
 // func sgemmKernelAVX2(a, b, c *float32, k, rsa, csa, rsb, ldc int, alpha, beta float32)
-// AVX2+FMA, tile 6x16. Registers: SI R12 R13 rows of A, R8 rsa, R9 csa,
-// DI B, R10 rsb, CX k, DX C, R11 ldc (strides in bytes).
+// AVX2+FMA, tile 6x16. Registers: SI A (and R12, R13 in the strided loop),
+// R8 rsa, R9 csa, DI B, R10 rsb (R12 3*rsb, R13 4*rsb in the packed loop),
+// CX k, BX k/4, DX C, R11 ldc, AX scratch; strides in bytes.
 TEXT ·sgemmKernelAVX2(SB), NOSPLIT, $0-72
 	MOVQ a+0(FP), SI
 	MOVQ b+8(FP), DI
@@ -278,8 +279,9 @@ sgemmKernelAVX2_beta:
 	RET
 
 // func sgemmKernelAVX512(a, b, c *float32, k, rsa, csa, rsb, ldc int, alpha, beta float32)
-// AVX-512F, tile 8x32. Registers: SI R12 R13 rows of A, R8 rsa, R9 csa,
-// DI B, R10 rsb, CX k, DX C, R11 ldc (strides in bytes).
+// AVX-512F, tile 8x32. Registers: SI A (and R12, R13 in the strided loop),
+// R8 rsa, R9 csa, DI B, R10 rsb (R12 3*rsb, R13 4*rsb in the packed loop),
+// CX k, BX k/4, DX C, R11 ldc, AX scratch; strides in bytes.
 TEXT ·sgemmKernelAVX512(SB), NOSPLIT, $0-72
 	MOVQ a+0(FP), SI
 	MOVQ b+8(FP), DI
