@@ -374,9 +374,10 @@ func reluMask(dout, out []float32) { par.For(len(dout), 1, maskKernel{dout, out}
 type maskKernel struct{ dout, out []float32 }
 
 func (k maskKernel) Run(lo, hi int) {
-	d, o := k.dout[lo:hi], k.out[lo:hi]
-	for i, v := range o {
-		b := int32(math.Float32bits(v))
+	d := k.dout[lo:hi]
+	o := k.out[lo:hi][:len(d)]
+	for i := range d {
+		b := int32(math.Float32bits(o[i]))
 		off := uint32((b - 1) >> 31) // all ones when b <= 0: v <= +0 or negative
 		d[i] = math.Float32frombits(math.Float32bits(d[i]) &^ off)
 	}
