@@ -27,12 +27,20 @@ count. gflops counts 2*m*n*k floating-point operations per multiply and is
 the median over the repeats. One repeat times back-to-back multiplies for at
 least -min-time after a warm-up call; the repeats are interleaved (every
 kernel and thread count once, then again), so that a noisy machine affects
-all of them alike and their ratios stay meaningful.`,
+all of them alike and their ratios stay meaningful. After timing OpenBLAS on
+several threads the benchmark pauses briefly, because OpenBLAS's idle
+worker threads keep spinning for a while and would take a core from the
+next case.`,
 }
 
 func init() {
 	registerBench(&benchCommand{Name: "gemm", Short: benchGemmCmd.Short, Run: runBenchGemm})
 }
+
+// openblasSettle is the pause after timing OpenBLAS on several threads:
+// its idle worker threads spin, by default for 2^28 cycles, and would take
+// a core from the next case.
+const openblasSettle = 300 * time.Millisecond
 
 // gemmResult is one output line of bench gemm.
 type gemmResult struct {
@@ -109,6 +117,11 @@ func runBenchGemm(args []string) error {
 				}
 				gemm.SetThreads(cl.threads)
 				cl.gflops = append(cl.gflops, timeGemm(m, n, k, a, b, c, *minTime))
+				if cl.kernel == "openblas" && cl.threads > 1 {
+					// OpenBLAS's worker threads spin for a while after a
+					// call; let them go to sleep before timing the next case.
+					time.Sleep(openblasSettle)
+				}
 			}
 		}
 		for _, cl := range cells {
