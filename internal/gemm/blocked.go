@@ -133,10 +133,19 @@ type depth struct {
 func (g *gemmCall) packB(dst []float32, d depth, j0, j1 int) {
 	nr, kcb := g.kern.nr, d.kcb
 	if !g.transB {
+		full := max(j0, min(j1, g.n/nr)) // panels [j0, full) have all nr columns
+		if full > j0 && g.kern.packRows != nil {
+			off := d.pc*g.ldb + j0*nr
+			g.kern.packRows(dst, g.b[off:], kcb, g.ldb, full-j0, nr)
+		}
 		// Row by row: reads stay sequential, writes go to j1-j0 streams.
 		for p := 0; p < kcb; p++ {
 			row := g.b[(d.pc+p)*g.ldb:]
-			for jr := j0; jr < j1; jr++ {
+			jr := j0
+			if g.kern.packRows != nil {
+				jr = full
+			}
+			for ; jr < j1; jr++ {
 				col0 := jr * nr
 				o := ((jr-j0)*kcb + p) * nr
 				dp := dst[o : o+nr]

@@ -103,6 +103,11 @@ type kernel struct {
 	mc     int // rows of A packed per block (rounded to a multiple of mr)
 	micro  microFunc
 
+	// packRows, when set, packs full panels of an untransposed B:
+	// for p < rows and j < panels, dst[(j*rows+p)*nr:][:nr] =
+	// src[p*lds+j*nr:][:nr]. Without it, Go code does the same.
+	packRows func(dst, src []float32, rows, lds, panels, nr int)
+
 	// full, when set, computes a whole product (an external library);
 	// the fields above are then unused.
 	full func(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)

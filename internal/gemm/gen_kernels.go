@@ -220,6 +220,66 @@ func (g *gen) kernel() {
 	g.b.WriteString("\n")
 }
 
+// packRows emits packRowsAVX, which packs full panels of an untransposed
+// B, prefetching the rows it will read next: B's rows are read in short
+// stretches at a large stride, which the hardware prefetchers do not
+// follow, and the packing would otherwise wait on memory.
+func packRows(b *bytes.Buffer) {
+	g := &gen{s: spec{name: "packRowsAVX"}}
+	fmt.Fprintf(&g.b, "// func packRowsAVX(dst, src *float32, rows, lds, panels, nr int)\n")
+	fmt.Fprintf(&g.b, "// Registers: DI dst, SI src, CX rows left, R8 lds, R9 panels, R10 nr,\n")
+	fmt.Fprintf(&g.b, "// R11 rows*nr, R12 panels*nr (bytes), AX BX DX R13 cursors.\n")
+	fmt.Fprintf(&g.b, "TEXT ·packRowsAVX(SB), NOSPLIT, $0-48\n")
+	g.p("MOVQ dst+0(FP), DI")
+	g.p("MOVQ src+8(FP), SI")
+	g.p("MOVQ rows+16(FP), CX")
+	g.p("MOVQ lds+24(FP), R8")
+	g.p("SHLQ $2, R8")
+	g.p("MOVQ panels+32(FP), R9")
+	g.p("MOVQ nr+40(FP), R10")
+	g.p("SHLQ $2, R10")
+	g.p("MOVQ CX, R11")
+	g.p("IMULQ R10, R11")
+	g.p("MOVQ R9, R12")
+	g.p("IMULQ R10, R12")
+	g.p("TESTQ CX, CX")
+	g.p("JEQ %s", g.l("done"))
+	g.label("row")
+	// Prefetch the same stretch prefetchRows rows ahead (a prefetch
+	// never faults, past the end of B included).
+	g.p("LEAQ (SI)(R8*8), AX")
+	g.p("LEAQ (AX)(R8*8), AX")
+	g.p("XORQ BX, BX")
+	g.label("prefetch")
+	g.p("PREFETCHT0 (AX)(BX*1)")
+	g.p("ADDQ $64, BX")
+	g.p("CMPQ BX, R12")
+	g.p("JLT %s", g.l("prefetch"))
+	g.p("MOVQ SI, AX")
+	g.p("MOVQ DI, DX")
+	g.p("MOVQ R9, R13")
+	g.label("panel")
+	g.p("XORQ BX, BX")
+	g.label("chunk")
+	g.p("VMOVUPS (AX)(BX*1), Y0")
+	g.p("VMOVUPS Y0, (DX)(BX*1)")
+	g.p("ADDQ $32, BX")
+	g.p("CMPQ BX, R10")
+	g.p("JLT %s", g.l("chunk"))
+	g.p("ADDQ R10, AX")
+	g.p("ADDQ R11, DX")
+	g.p("DECQ R13")
+	g.p("JNE %s", g.l("panel"))
+	g.p("ADDQ R8, SI")
+	g.p("ADDQ R10, DI")
+	g.p("DECQ CX")
+	g.p("JNE %s", g.l("row"))
+	g.label("done")
+	g.p("VZEROUPPER")
+	g.p("RET")
+	b.Write(g.b.Bytes())
+}
+
 func log2(n int) int {
 	l := 0
 	for 1<<l < n {
@@ -243,6 +303,7 @@ func main() {
 		g.kernel()
 		out.Write(g.b.Bytes())
 	}
+	packRows(&out)
 	if err := os.WriteFile(*outPath, out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}

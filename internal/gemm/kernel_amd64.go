@@ -31,6 +31,33 @@ func sgemmKernelAVX2(a, b, c *float32, k, rsa, csa, rsb, ldc int, alpha, beta fl
 //go:noescape
 func sgemmKernelAVX512(a, b, c *float32, k, rsa, csa, rsb, ldc int, alpha, beta float32)
 
+// packRowsAVX packs full panels of an untransposed B (AVX), prefetching
+// the rows ahead. Its Go equivalent, with pointers read as slices:
+//
+//	for p := 0; p < rows; p++ {
+//		for j := 0; j < panels; j++ {
+//			copy(dst[(j*rows+p)*nr:][:nr], src[p*lds+j*nr:][:nr])
+//		}
+//	}
+//
+// nr must be a multiple of 8.
+//
+//go:noescape
+func packRowsAVX(dst, src *float32, rows, lds, panels, nr int)
+
+// packRowsChecked checks the ranges that packRowsAVX touches, then calls it.
+func packRowsChecked(dst, src []float32, rows, lds, panels, nr int) {
+	if rows <= 0 || panels <= 0 {
+		return
+	}
+	if nr%8 != 0 {
+		panic("gemm: packRowsAVX needs nr a multiple of 8")
+	}
+	_ = src[(rows-1)*lds+panels*nr-1]
+	_ = dst[panels*rows*nr-1]
+	packRowsAVX(&dst[0], &src[0], rows, lds, panels, nr)
+}
+
 // CPU features, set once from golang.org/x/sys/cpu. x/sys/cpu reports
 // AVX-512 and AVX2 only when the operating system saves their registers.
 var (
@@ -47,8 +74,8 @@ func microAVX512(k int, a []float32, rsa, csa int, b []float32, rsb int, c []flo
 }
 
 var (
-	kernelAVX512 = &kernel{name: "avx512", mr: 8, nr: 32, kc: 192, mc: 256, micro: microAVX512}
-	kernelAVX2   = &kernel{name: "avx2", mr: 6, nr: 16, kc: 256, mc: 264, micro: microAVX2}
+	kernelAVX512 = &kernel{name: "avx512", mr: 8, nr: 32, kc: 192, mc: 256, micro: microAVX512, packRows: packRowsChecked}
+	kernelAVX2   = &kernel{name: "avx2", mr: 6, nr: 16, kc: 256, mc: 264, micro: microAVX2, packRows: packRowsChecked}
 )
 
 // archKernels returns the assembly kernels this CPU can run, best first,

@@ -621,3 +621,52 @@ sgemmKernelAVX512_beta:
 	VZEROUPPER
 	RET
 
+// func packRowsAVX(dst, src *float32, rows, lds, panels, nr int)
+// Registers: DI dst, SI src, CX rows left, R8 lds, R9 panels, R10 nr,
+// R11 rows*nr, R12 panels*nr (bytes), AX BX DX R13 cursors.
+TEXT ·packRowsAVX(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ rows+16(FP), CX
+	MOVQ lds+24(FP), R8
+	SHLQ $2, R8
+	MOVQ panels+32(FP), R9
+	MOVQ nr+40(FP), R10
+	SHLQ $2, R10
+	MOVQ CX, R11
+	IMULQ R10, R11
+	MOVQ R9, R12
+	IMULQ R10, R12
+	TESTQ CX, CX
+	JEQ packRowsAVX_done
+packRowsAVX_row:
+	LEAQ (SI)(R8*8), AX
+	LEAQ (AX)(R8*8), AX
+	XORQ BX, BX
+packRowsAVX_prefetch:
+	PREFETCHT0 (AX)(BX*1)
+	ADDQ $64, BX
+	CMPQ BX, R12
+	JLT packRowsAVX_prefetch
+	MOVQ SI, AX
+	MOVQ DI, DX
+	MOVQ R9, R13
+packRowsAVX_panel:
+	XORQ BX, BX
+packRowsAVX_chunk:
+	VMOVUPS (AX)(BX*1), Y0
+	VMOVUPS Y0, (DX)(BX*1)
+	ADDQ $32, BX
+	CMPQ BX, R10
+	JLT packRowsAVX_chunk
+	ADDQ R10, AX
+	ADDQ R11, DX
+	DECQ R13
+	JNE packRowsAVX_panel
+	ADDQ R8, SI
+	ADDQ R10, DI
+	DECQ CX
+	JNE packRowsAVX_row
+packRowsAVX_done:
+	VZEROUPPER
+	RET
