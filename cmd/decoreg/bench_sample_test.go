@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestBenchSample(t *testing.T) {
+	tiny := []string{"bench", "sample", "--inputs", "3", "--samples", "40", "--quantiles", "4", "--repeats", "2", "--enc-width", "16"}
+	var one, two sampleBenchResult
+	runBenchJSON(t, &one, append(tiny, "--threads", "1")...)
+	runBenchJSON(t, &two, append(tiny, "--threads", "3")...)
+	if one.Threads != 1 || one.Inputs != 3 || one.Samples != 40 || one.Quantiles != 4 || one.Repeats != 2 {
+		t.Errorf("settings not echoed: %+v", one)
+	}
+	for _, r := range []sampleBenchResult{one, two} {
+		if !(r.SamplesPerS > 0 && r.QuantileQueriesPerS > 0 && r.QuantileInputsPerS > 0) {
+			t.Errorf("rates not positive: %+v", r)
+		}
+		if math.Abs(r.QuantileQueriesPerS-4*r.QuantileInputsPerS) > 1e-3*r.QuantileQueriesPerS+0.01 {
+			t.Errorf("quantile rates %v and %v: want queries = 4 x inputs", r.QuantileQueriesPerS, r.QuantileInputsPerS)
+		}
+		if !(r.SampleSecondsMin <= r.SampleSecondsMedian && r.SampleSecondsMedian <= r.SampleSecondsMax) {
+			t.Errorf("sample seconds min %v median %v max %v", r.SampleSecondsMin, r.SampleSecondsMedian, r.SampleSecondsMax)
+		}
+		if !(r.SampleMean > 0 && r.SampleMean < 1 && r.QuantileMean > 0 && r.QuantileMean < 1) {
+			t.Errorf("means outside (0, 1): %+v", r)
+		}
+		if !(r.PeakRSSMB > 1) {
+			t.Errorf("peak_rss_mb %v", r.PeakRSSMB)
+		}
+	}
+	// Every input has its own stream: the draws and the quantiles do not
+	// depend on the number of goroutines.
+	if one.SampleMean != two.SampleMean || one.QuantileMean != two.QuantileMean {
+		t.Errorf("1 thread: means %v, %v; 3 threads: %v, %v", one.SampleMean, one.QuantileMean, two.SampleMean, two.QuantileMean)
+	}
+}
+
+// TestBenchSampleAgrees checks the two timed computations against each
+// other: the average of the quantiles at levels i/200, i = 1..199, and the
+// average of 3000 draws both estimate the mean of the same distributions.
+// The draws' standard error is below 0.3/sqrt(6000) = 0.004; the quantile
+// average differs from the mean by O(1/200) for a distribution on [0, 1].
+func TestBenchSampleAgrees(t *testing.T) {
+	var r sampleBenchResult
+	runBenchJSON(t, &r, "bench", "sample", "--inputs", "2", "--samples", "3000", "--quantiles", "199",
+		"--repeats", "1", "--enc-width", "16", "--seed", "3")
+	if d := math.Abs(r.SampleMean - r.QuantileMean); d > 0.02 {
+		t.Errorf("sample mean %v, quantile mean %v: differ by %v", r.SampleMean, r.QuantileMean, d)
+	}
+}
+
+func TestBenchSampleBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--inputs", "0"},
+		{"--samples", "0"},
+		{"--quantiles", "-1"},
+		{"--threads", "0"},
+		{"--repeats", "0"},
+		{"--enc-width", "0"},
+		{"extra"},
+	} {
+		var errb bytes.Buffer
+		if code := run(append([]string{"bench", "sample"}, args...), &errb); code != 2 {
+			t.Errorf("%v: exit status %d, want 2 (%s)", args, code, errb.String())
+		} else if !strings.Contains(errb.String(), "bench sample") {
+			t.Errorf("%v: message %q does not name the command", args, errb.String())
+		}
+	}
+}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"time"
+
+	"decoreg/internal/gemm"
+	"decoreg/internal/model"
+	"decoreg/internal/nn"
+	"decoreg/internal/rng"
+	"decoreg/vocab"
+)
+
+var benchTrainCmd = &Command{
+	Name:      "bench train",
+	UsageLine: "bench train [--config a|b|c] [--threads N] [--repeats R] [--steps S] [--warmup W] [--batch B]",
+	Short:     "measure training steps per second of the issue-6 models (as the PyTorch peer)",
+	Long: `Bench train times training steps (forward, backward and an Adam update,
+learning rate 1e-3) of one of the models the PyTorch peer's throughput.py
+times (shared/peers/torch_ref), on synthetic data with the tokens
+precomputed: 8 standard normal features, targets uniform on [0, 1]
+tokenized by the normalized decoder with base 10 and 6 digits, trained
+with the unmasked cross-entropy as the peer does. The configurations are
+
+	a  encoder 3x512,  decoder 1 layer,  width 32,  1 head
+	b  encoder 3x2048, decoder 1 layer,  width 32,  1 head
+	c  encoder 3x512,  decoder 3 layers, width 128, 4 heads
+
+with post-LayerNorm blocks, feed-forward width = width and head width =
+width/heads. After --warmup untimed steps it times --repeats blocks of
+--steps steps and prints one JSON object:
+
+	{"config":"a","steps_per_s":...,"examples_per_s":...,"peak_rss_mb":...,"threads":2,...}
+
+steps_per_s is 1 / the median time per step over the blocks (ms_per_step
+min and max are the fastest and slowest blocks); peak_rss_mb is the
+process's peak resident set (getrusage). loss is the batch loss of the
+last step, which depends only on the configuration, the seed and the
+thread count. --enc-width, --dec-layers, --dec-width and --heads override
+the configuration's sizes.`,
+}
+
+func init() {
+	registerBench(&benchCommand{Name: "train", Short: benchTrainCmd.Short, Run: runBenchTrain})
+}
+
+// trainBenchConfig is one of issue 6's model sizes.
+type trainBenchConfig struct {
+	encWidth, decLayers, decWidth, heads int
+}
+
+var trainBenchConfigs = map[string]trainBenchConfig{
+	"a": {512, 1, 32, 1},
+	"b": {2048, 1, 32, 1},
+	"c": {512, 3, 128, 4},
+}
+
+// trainBenchResult is the output of bench train.
+type trainBenchResult struct {
+	Config       string  `json:"config"`
+	StepsPerS    float64 `json:"steps_per_s"`
+	ExamplesPerS float64 `json:"examples_per_s"`
+	MsMedian     float64 `json:"ms_per_step_median"`
+	MsMin        float64 `json:"ms_per_step_min"`
+	MsMax        float64 `json:"ms_per_step_max"`
+	PeakRSSMB    float64 `json:"peak_rss_mb"`
+	Threads      int     `json:"threads"`
+	Batch        int     `json:"batch"`
+	Steps        int     `json:"steps"`
+	Repeats      int     `json:"repeats"`
+	Warmup       int     `json:"warmup"`
+	EncWidth     int     `json:"enc_width"`
+	DecLayers    int     `json:"dec_layers"`
+	DecWidth     int     `json:"dec_width"`
+	Heads        int     `json:"heads"`
+	Params       int     `json:"params"`
+	Kernel       string  `json:"gemm_kernel"`
+	Loss         float64 `json:"loss"`
+}
+
+func runBenchTrain(args []string) error {
+	fs := newFlagSet(benchTrainCmd)
+	config := fs.String("config", "a", "model `a|b|c` (see above)")
+	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "threads for the matrix multiplies and the layers")
+	repeats := fs.Int("repeats", 5, "timed blocks; the median is reported")
+	steps := fs.Int("steps", 20, "training steps per timed block")
+	warmup := fs.Int("warmup", 10, "untimed steps before the first block")
+	batch := fs.Int("batch", 256, "examples per step")
+	seed := fs.Uint64("seed", 0, "seed of the parameters and the data")
+	encWidth := fs.Int("enc-width", 0, "override the encoder width (0: the configuration's)")
+	decLayers := fs.Int("dec-layers", 0, "override the number of decoder layers")
+	decWidth := fs.Int("dec-width", 0, "override the decoder width")
+	heads := fs.Int("heads", 0, "override the number of attention heads")
+	if err := parseFlags(benchTrainCmd, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("bench train: unexpected argument %q", fs.Arg(0))
+	}
+	cfg, ok := trainBenchConfigs[*config]
+	if !ok {
+		return usagef("bench train: --config %q is not one of a, b, c", *config)
+	}
+	for _, o := range []struct {
+		name string
+		v    int
+		dst  *int
+	}{{"enc-width", *encWidth, &cfg.encWidth}, {"dec-layers", *decLayers, &cfg.decLayers}, {"dec-width", *decWidth, &cfg.decWidth}, {"heads", *heads, &cfg.heads}} {
+		if o.v < 0 {
+			return usagef("bench train: --%s must not be negative, not %d", o.name, o.v)
+		}
+		if o.v > 0 {
+			*o.dst = o.v
+		}
+	}
+	switch {
+	case *threads < 1:
+		return usagef("bench train: --threads must be at least 1, not %d", *threads)
+	case *repeats < 1:
+		return usagef("bench train: --repeats must be at least 1, not %d", *repeats)
+	case *steps < 1:
+		return usagef("bench train: --steps must be at least 1, not %d", *steps)
+	case *warmup < 0:
+		return usagef("bench train: --warmup must not be negative, not %d", *warmup)
+	case *batch < 1:
+		return usagef("bench train: --batch must be at least 1, not %d", *batch)
+	}
+
+	const features, base, digits = 8, 10, 6
+	tok, err := vocab.NewNormalized(base, digits)
+	if err != nil {
+		return err
+	}
+	net, err := model.New(model.Config{
+		In: features, EncLayers: 3, EncWidth: cfg.encWidth, Head: model.Decoder, Vocab: tok,
+		DecLayers: cfg.decLayers, DecWidth: cfg.decWidth, DecHeads: cfg.heads,
+	}, *seed)
+	if err != nil {
+		return usagef("bench train: %v", err)
+	}
+	b := &model.Batch{B: *batch, X: make([]float32, *batch*features), Tokens: make([]int32, *batch*digits)}
+	r := rng.New(*seed + 1)
+	for i := range b.X {
+		b.X[i] = float32(r.NormFloat64())
+	}
+	for i := range *batch {
+		ts, _, err := tok.Encode(r.Float64())
+		if err != nil {
+			return err
+		}
+		for j, t := range ts {
+			b.Tokens[i*digits+j] = int32(t)
+		}
+	}
+
+	defer gemm.SetThreads(gemm.Threads())
+	gemm.SetThreads(*threads)
+	opt := nn.NewAdam(net.NumParams(), 1e-3)
+	var loss float64
+	step := func() {
+		net.ZeroGrad()
+		loss = net.Forward(b)
+		net.Backward()
+		opt.Step(net.Params(), net.Grads())
+	}
+	for range *warmup {
+		step()
+	}
+	per := make([]float64, *repeats) // seconds per step of each block
+	for i := range per {
+		t0 := time.Now()
+		for range *steps {
+			step()
+		}
+		per[i] = time.Since(t0).Seconds() / float64(*steps)
+	}
+	med := median(per)
+	res := trainBenchResult{
+		Config: *config, StepsPerS: round3(1 / med), ExamplesPerS: round3(float64(*batch) / med),
+		MsMedian: round3(med * 1e3), MsMin: round3(slices.Min(per) * 1e3), MsMax: round3(slices.Max(per) * 1e3),
+		PeakRSSMB: round3(peakRSSMB()), Threads: *threads, Batch: *batch, Steps: *steps, Repeats: *repeats,
+		Warmup: *warmup, EncWidth: cfg.encWidth, DecLayers: cfg.decLayers, DecWidth: cfg.decWidth,
+		Heads: cfg.heads, Params: net.NumParams(), Kernel: gemm.Kernel(), Loss: loss,
+	}
+	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		return fmt.Errorf("bench train: the loss became %v", loss)
+	}
+	return json.NewEncoder(stdout).Encode(res)
+}
+
+// median returns the median of x (the mean of the middle two for an even
+// count); x is not modified.
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// round3 rounds x to 3 decimals (for readable JSON).
+func round3(x float64) float64 { return math.Round(x*1e3) / 1e3 }
