@@ -35,7 +35,7 @@ const (
 	DefaultBins         = 256 // paper grid: 16 .. 16384
 	DefaultComponents   = 5   // paper grid: 1 .. 1000
 	DefaultLR           = 5e-4
-	DefaultBatchSize    = 256
+	DefaultBatchSize    = 32 // not in the paper; Keras's default (the reference code is Keras); on protein split 0 it beat 256 by 0.14 nats at 2.3x the time
 	DefaultMaxEpochs    = 300
 	DefaultPatience     = 5
 	DefaultValFrac      = 0.1
