@@ -68,17 +68,27 @@ type adamStep struct {
 
 func (k adamStep) Run(lo, hi int) {
 	p, g, m, v := k.params[lo:hi], k.grads[lo:hi], k.m[lo:hi], k.v[lo:hi]
-	b1, b2 := k.b1, k.b2
+	i := adamVec(&k, p, g, m, v)
+	adamGo(&k, p[i:], g[i:], m[i:], v[i:])
+}
+
+// adamGo is the element update. The explicit float32 conversions round
+// every product and quotient, so that no build fuses a multiply-add and
+// the vector kernel (adamVec) computes the same bits.
+func adamGo(k *adamStep, p, g, m, v []float32) {
+	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	b1, b2, c1, c2 := k.b1, k.b2, 1-k.b1, 1-k.b2
 	for i, gi := range g {
 		pi := p[i]
 		if k.wd != 0 {
-			gi += k.wd * pi
+			gi += float32(k.wd * pi)
 		}
-		pi *= k.decay
-		m[i] = b1*m[i] + (1-b1)*gi
-		v[i] = b2*v[i] + (1-b2)*gi*gi
-		denom := float32(math.Sqrt(float64(v[i])))/k.bc2Sqrt + k.eps
-		p[i] = pi - k.stepSize*m[i]/denom
+		pi = float32(pi * k.decay)
+		mi := float32(b1*m[i]) + float32(c1*gi)
+		vi := float32(b2*v[i]) + float32(float32(c2*gi)*gi)
+		m[i], v[i] = mi, vi
+		denom := float32(float32(math.Sqrt(float64(vi)))/k.bc2Sqrt) + k.eps
+		p[i] = pi - float32(float32(k.stepSize*mi)/denom)
 	}
 }
 

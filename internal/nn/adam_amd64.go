@@ -1,0 +1,32 @@
+//go:build amd64 && gc && !purego
+
+package nn
+
+import "golang.org/x/sys/cpu"
+
+// adamConsts are the per-step constants of the vector Adam kernel, in the
+// order adamAVX2 loads them.
+type adamConsts struct {
+	b1, c1, b2, c2, eps, stepSize, bc2Sqrt, decay float32
+}
+
+// adamAVX2 applies adamElem to elements [0, n) of p, g, m, v, n a multiple
+// of 8, with the same float32 operations in the same order (no fused
+// multiply-add), so that it agrees bit for bit with the Go loop.
+//
+//go:noescape
+func adamAVX2(p, grad, m, v *float32, n int, c *adamConsts)
+
+var useAdamAVX2 = cpu.X86.HasAVX2
+
+// adamVec updates the longest prefix of the slices it can in vector code
+// and returns its length; the caller finishes the rest.
+func adamVec(k *adamStep, p, g, m, v []float32) int {
+	n := len(p) &^ 7
+	if !useAdamAVX2 || n == 0 || k.wd != 0 {
+		return 0
+	}
+	c := adamConsts{k.b1, 1 - k.b1, k.b2, 1 - k.b2, k.eps, k.stepSize, k.bc2Sqrt, k.decay}
+	adamAVX2(&p[0], &g[:n][0], &m[:n][0], &v[:n][0], n, &c)
+	return n
+}

@@ -1,0 +1,59 @@
+//go:build amd64 && gc && !purego
+
+#include "textflag.h"
+
+// func adamAVX2(p, grad, m, v *float32, n int, c *adamConsts)
+// Per element, all float32, each product and quotient rounded (no FMA):
+//	m = b1*m + c1*g
+//	v = b2*v + (c2*g)*g
+//	p = decay*p - (stepSize*m) / (sqrt(v)/bc2Sqrt + eps)
+// Registers: SI p, DI g, R8 m, R9 v, CX n (a multiple of 8), AX index;
+// Y8-Y15 the constants b1, c1, b2, c2, eps, stepSize, bc2Sqrt, decay.
+TEXT ·adamAVX2(SB), NOSPLIT, $0-48
+	MOVQ p+0(FP), SI
+	MOVQ grad+8(FP), DI
+	MOVQ m+16(FP), R8
+	MOVQ v+24(FP), R9
+	MOVQ n+32(FP), CX
+	MOVQ c+40(FP), DX
+	VBROADCASTSS 0(DX), Y8
+	VBROADCASTSS 4(DX), Y9
+	VBROADCASTSS 8(DX), Y10
+	VBROADCASTSS 12(DX), Y11
+	VBROADCASTSS 16(DX), Y12
+	VBROADCASTSS 20(DX), Y13
+	VBROADCASTSS 24(DX), Y14
+	VBROADCASTSS 28(DX), Y15
+	XORQ AX, AX
+	TESTQ CX, CX
+	JEQ done
+
+loop:
+	VMOVUPS (DI)(AX*4), Y0     // g
+	VMOVUPS (R8)(AX*4), Y1     // m
+	VMULPS Y8, Y1, Y1          // b1*m
+	VMULPS Y9, Y0, Y2          // c1*g
+	VADDPS Y2, Y1, Y1          // m'
+	VMOVUPS Y1, (R8)(AX*4)
+	VMOVUPS (R9)(AX*4), Y3     // v
+	VMULPS Y10, Y3, Y3         // b2*v
+	VMULPS Y11, Y0, Y4         // c2*g
+	VMULPS Y0, Y4, Y4          // (c2*g)*g
+	VADDPS Y4, Y3, Y3          // v'
+	VMOVUPS Y3, (R9)(AX*4)
+	VSQRTPS Y3, Y5             // sqrt(v')
+	VDIVPS Y14, Y5, Y5         // sqrt(v')/bc2Sqrt
+	VADDPS Y12, Y5, Y5         // + eps
+	VMULPS Y13, Y1, Y6         // stepSize*m'
+	VDIVPS Y5, Y6, Y6          // (stepSize*m')/denom
+	VMOVUPS (SI)(AX*4), Y7     // p
+	VMULPS Y15, Y7, Y7         // decay*p
+	VSUBPS Y6, Y7, Y7          // decay*p - update
+	VMOVUPS Y7, (SI)(AX*4)
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JLT loop
+
+done:
+	VZEROUPPER
+	RET
