@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,7 +12,7 @@ const (
 	// parallelMin is the number of multiply-adds (m*n*k) below which a
 	// product runs on the calling goroutine: starting goroutines costs
 	// more than it saves.
-	parallelMin = 1 << 19
+	parallelMin = 1 << 18
 
 	// An untransposed B is read in place, without packing, when k*n is at
 	// most directBMax (B then fits in L2 and its packing would cost a
@@ -416,9 +417,10 @@ func parallel(n int, f func(w int)) {
 		}
 	}
 	f(0)
+	// Yield while polling: a worker that was parked may have been queued
+	// on this goroutine's own P.
 	for start := time.Now(); pending.Load() != 0 && time.Since(start) < spinWait; {
-		for i := 0; i < 64 && pending.Load() != 0; i++ {
-		}
+		runtime.Gosched()
 	}
 	wg.Wait()
 	workers.give(ws)
