@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"sync"
 
 	"decoreg/internal/gemm"
 	"decoreg/internal/par"
@@ -64,62 +65,79 @@ type attentionForward struct {
 func (k attentionForward) Run(lo, hi int) {
 	T, C, NH, hs, scale := k.T, k.C, k.NH, k.hs, k.scale
 	C3 := 3 * C
-	for bh := lo; bh < hi; bh++ {
-		b, h := bh/NH, bh%NH
-		q := k.qkv[b*T*C3+h*hs:]
-		key, v := q[C:], q[2*C:]
-		pre, a := k.preatt[bh*T*T:(bh+1)*T*T], k.att[bh*T*T:(bh+1)*T*T]
-		o := k.out[b*T*C+h*hs:]
-		if k.useGemm {
+	if k.useGemm {
+		for bh := lo; bh < hi; bh++ {
+			b, h := bh/NH, bh%NH
+			q := k.qkv[b*T*C3+h*hs:]
+			key, v := q[C:], q[2*C:]
+			pre, a := k.preatt[bh*T*T:(bh+1)*T*T], k.att[bh*T*T:(bh+1)*T*T]
+			o := k.out[b*T*C+h*hs:]
 			gemm.Sgemm(false, true, T, T, hs, scale, q, C3, key, C3, 0, pre, T)
 			for t := 0; t < T; t++ {
 				softmaxCausal(pre[t*T:(t+1)*T], a[t*T:(t+1)*T], t+1)
 			}
 			gemm.Sgemm(false, false, T, hs, T, 1, a, T, v, C3, 0, o, C)
-			continue
 		}
+		return
+	}
+	// Direct path: the keys are transposed into kt (hs, W), zero-padded
+	// to W columns, so that the scores of 4 queries against all keys are
+	// one mmRows tile, each score still the sum over i in increasing order.
+	W := roundUp8(T)
+	sc := getAttnScratch(hs*W + T*W)
+	defer attnPool.Put(sc)
+	kt, s := sc.f[:hs*W], sc.f[hs*W:hs*W+T*W]
+	clear(kt)
+	for bh := lo; bh < hi; bh++ {
+		b, h := bh/NH, bh%NH
+		q := k.qkv[b*T*C3+h*hs:]
+		key, v := q[C:], q[2*C:]
+		pre, a := k.preatt[bh*T*T:(bh+1)*T*T], k.att[bh*T*T:(bh+1)*T*T]
+		transpose(kt, W, key, C3, T, hs)
+		mmRows(s, W, q, C3, kt, W, T, hs, W, false)
 		for t := 0; t < T; t++ {
-			attendRow(o[t*C:t*C+hs], pre[t*T:(t+1)*T], a[t*T:(t+1)*T], q[t*C3:t*C3+hs], key, v, C3, t+1, scale)
+			pr, sr := pre[t*T:(t+1)*T], s[t*W:t*W+t+1]
+			for t2, x := range sr {
+				pr[t2] = x * scale
+			}
+			softmaxCausal(pr, a[t*T:(t+1)*T], t+1)
+		}
+		// out_t = sum over t2 of att[t,t2] v_t2, the terms above the
+		// diagonal being exact zeros
+		mmRows(k.out[b*T*C+h*hs:], C, a, T, v, C3, T, T, hs, false)
+	}
+}
+
+// attnScratch is a direct attention kernel's scratch, pooled.
+type attnScratch struct{ f []float32 }
+
+var attnPool sync.Pool
+
+func getAttnScratch(n int) *attnScratch {
+	sc, _ := attnPool.Get().(*attnScratch)
+	if sc == nil {
+		sc = new(attnScratch)
+	}
+	if cap(sc.f) < n {
+		sc.f = make([]float32, n)
+	}
+	sc.f = sc.f[:n]
+	return sc
+}
+
+func roundUp8(n int) int { return (n + 7) &^ 7 }
+
+// transpose sets dst[i*ldd+j] = src[j*lds+i] for j < rows, i < cols: the
+// rows x cols block of src, transposed into dst.
+func transpose(dst []float32, ldd int, src []float32, lds, rows, cols int) {
+	for j := 0; j < rows; j++ {
+		for i, x := range src[j*lds : j*lds+cols] {
+			dst[i*ldd+j] = x
 		}
 	}
 }
 
 func attnScale(hs int) float32 { return float32(1 / math.Sqrt(float64(hs))) }
-
-// dot returns sum x[i]*y[i] over i < len(x), accumulated in order.
-func dot(x, y []float32) float32 {
-	y = y[:len(x)]
-	var s float32
-	for i, v := range x {
-		s += v * y[i]
-	}
-	return s
-}
-
-// axpy sets y[i] += alpha*x[i] for i < len(x).
-func axpy(alpha float32, x, y []float32) {
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] += alpha * v
-	}
-}
-
-// attendRow computes one query's attention over the first n keys: pre[t2] =
-// scale * q·k_t2, a = softmaxCausal(pre, n), o = sum a[t2]*v_t2, where row
-// t2 of k and v starts at t2*stride. Entries of pre and a from n on are set
-// to 0. AttentionForward and KVCache.Step share it, so that they agree
-// bit for bit.
-func attendRow(o, pre, a, q, k, v []float32, stride, n int, scale float32) {
-	hs := len(q)
-	for t2 := 0; t2 < n; t2++ {
-		pre[t2] = dot(q, k[t2*stride:t2*stride+hs]) * scale
-	}
-	softmaxCausal(pre, a, n)
-	clear(o)
-	for t2 := 0; t2 < n; t2++ {
-		axpy(a[t2], v[t2*stride:t2*stride+hs], o)
-	}
-}
 
 // softmaxCausal sets a[:n] = softmax(pre[:n]) (max-shifted, float64 sum)
 // and pre[n:], a[n:] to 0.
@@ -194,6 +212,38 @@ type attentionBackward struct {
 func (k attentionBackward) Run(lo, hi int) {
 	T, C, NH, hs, scale := k.T, k.C, k.NH, k.hs, k.scale
 	C3 := 3 * C
+	if k.useGemm {
+		for bh := lo; bh < hi; bh++ {
+			b, h := bh/NH, bh%NH
+			q := k.qkv[b*T*C3+h*hs:]
+			key, v := q[C:], q[2*C:]
+			dq := k.dqkv[b*T*C3+h*hs:]
+			dk, dv := dq[C:], dq[2*C:]
+			a := k.att[bh*T*T : (bh+1)*T*T]
+			da, dp := k.datt[bh*T*T:(bh+1)*T*T], k.dpreatt[bh*T*T:(bh+1)*T*T]
+			do := k.dout[b*T*C+h*hs:]
+			gemm.Sgemm(false, true, T, T, hs, 1, do, C, v, C3, 0, da, T)
+			gemm.Sgemm(true, false, T, hs, T, 1, a, T, do, C, 1, dv, C3)
+			for t := 0; t < T; t++ {
+				softmaxCausalBackward(dp[t*T:(t+1)*T], da[t*T:(t+1)*T], a[t*T:(t+1)*T], t+1)
+			}
+			gemm.Sgemm(false, false, T, hs, T, scale, dp, T, key, C3, 1, dq, C3)
+			gemm.Sgemm(true, false, T, hs, T, scale, dp, T, q, C3, 1, dk, C3)
+		}
+		return
+	}
+	// Direct path, with mmRows as in the forward: vt holds the values
+	// transposed (hs, W), at the attention transposed, dps the scaled
+	// gradient of the scores and dpst its transpose. Every gradient is
+	// summed in increasing order of the other position, the terms outside
+	// the causal triangle being exact zeros.
+	W := roundUp8(T)
+	sc := getAttnScratch(hs*W + T*W + 3*T*T)
+	defer attnPool.Put(sc)
+	f := sc.f
+	vt, s := f[:hs*W], f[hs*W:hs*W+T*W]
+	at, dps, dpst := f[hs*W+T*W:][:T*T], f[hs*W+T*W+T*T:][:T*T], f[hs*W+T*W+2*T*T:][:T*T]
+	clear(vt)
 	for bh := lo; bh < hi; bh++ {
 		b, h := bh/NH, bh%NH
 		q := k.qkv[b*T*C3+h*hs:]
@@ -203,30 +253,25 @@ func (k attentionBackward) Run(lo, hi int) {
 		a := k.att[bh*T*T : (bh+1)*T*T]
 		da, dp := k.datt[bh*T*T:(bh+1)*T*T], k.dpreatt[bh*T*T:(bh+1)*T*T]
 		do := k.dout[b*T*C+h*hs:]
-		if k.useGemm {
-			gemm.Sgemm(false, true, T, T, hs, 1, do, C, v, C3, 0, da, T)
-			gemm.Sgemm(true, false, T, hs, T, 1, a, T, do, C, 1, dv, C3)
-			for t := 0; t < T; t++ {
-				softmaxCausalBackward(dp[t*T:(t+1)*T], da[t*T:(t+1)*T], a[t*T:(t+1)*T], t+1)
-			}
-			gemm.Sgemm(false, false, T, hs, T, scale, dp, T, key, C3, 1, dq, C3)
-			gemm.Sgemm(true, false, T, hs, T, scale, dp, T, q, C3, 1, dk, C3)
-			continue
-		}
+		// datt[t,t2] = dout_t · v_t2
+		transpose(vt, W, v, C3, T, hs)
+		mmRows(s, W, do, C, vt, W, T, hs, W, false)
 		for t := 0; t < T; t++ {
-			ar, dar, dpr := a[t*T:(t+1)*T], da[t*T:(t+1)*T], dp[t*T:(t+1)*T]
-			g := do[t*C : t*C+hs]
-			for t2 := 0; t2 <= t; t2++ {
-				dar[t2] = dot(g, v[t2*C3:t2*C3+hs])
-				axpy(ar[t2], g, dv[t2*C3:t2*C3+hs])
-			}
-			softmaxCausalBackward(dpr, dar, ar, t+1)
-			qt, dqt := q[t*C3:t*C3+hs], dq[t*C3:t*C3+hs]
-			for t2 := 0; t2 <= t; t2++ {
-				s := dpr[t2] * scale
-				axpy(s, key[t2*C3:t2*C3+hs], dqt)
-				axpy(s, qt, dk[t2*C3:t2*C3+hs])
-			}
+			copy(da[t*T:t*T+t+1], s[t*W:t*W+t+1])
 		}
+		// dv_t2 += sum over t of att[t,t2] dout_t
+		transpose(at, T, a, T, T, T)
+		mmRows(dv, C3, at, T, do, C, T, T, hs, true)
+		for t := 0; t < T; t++ {
+			softmaxCausalBackward(dp[t*T:(t+1)*T], da[t*T:(t+1)*T], a[t*T:(t+1)*T], t+1)
+		}
+		for i, x := range dp[:T*T] {
+			dps[i] = x * scale
+		}
+		transpose(dpst, T, dps, T, T, T)
+		// dq_t += sum over t2 of scale dpreatt[t,t2] k_t2;
+		// dk_t2 += sum over t of scale dpreatt[t,t2] q_t
+		mmRows(dq, C3, dps, T, key, C3, T, T, hs, true)
+		mmRows(dk, C3, dpst, T, q, C3, T, T, hs, true)
 	}
 }

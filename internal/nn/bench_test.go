@@ -11,7 +11,7 @@ import (
 // and on gemm.Sgemm per head, to place attnGemmMin.
 func BenchmarkAttention(b *testing.B) {
 	for _, sz := range []struct{ B, T, C, NH int }{
-		{256, 2, 32, 1}, {256, 4, 32, 1}, {256, 8, 32, 1}, {256, 8, 32, 4}, {256, 12, 32, 1}, {256, 12, 128, 4}, {64, 32, 128, 4}, {32, 64, 128, 4}, {16, 128, 128, 4}, {8, 256, 256, 4},
+		{256, 2, 32, 1}, {256, 4, 32, 1}, {256, 6, 32, 1}, {256, 6, 128, 4}, {256, 8, 32, 1}, {256, 8, 32, 4}, {256, 12, 32, 1}, {256, 12, 128, 4}, {64, 32, 128, 4}, {32, 64, 128, 4}, {16, 128, 128, 4}, {8, 256, 256, 4},
 	} {
 		for _, path := range []string{"direct", "gemm"} {
 			B, T, C, NH := sz.B, sz.T, sz.C, sz.NH
@@ -59,10 +59,10 @@ func BenchmarkLayers(b *testing.B) {
 			SoftmaxCrossEntropyBackward(dl, g, probs, targets, N, V)
 		}
 	})
-	p := uniform(r, 1<<20, 1)
+	p := uniform(r, 1<<23, 1)
 	a := NewAdam(len(p), 1e-3)
 	gp := uniform(r, len(p), 1)
-	b.Run("Adam1M", func(b *testing.B) {
+	b.Run("Adam8M", func(b *testing.B) {
 		for b.Loop() {
 			a.Step(p, gp)
 		}

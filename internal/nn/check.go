@@ -50,20 +50,5 @@ func blocks(C int) int { return (C + colBlock - 1) / colBlock }
 // addRowSums sets dst[j] += sum over r < rows of src[r*stride+j], for
 // j < width, summing in float64 in row order.
 func addRowSums(dst, src []float32, rows, stride, width int) {
-	var acc [colBlock]float64
-	for j0 := 0; j0 < width; j0 += colBlock {
-		j1 := min(j0+colBlock, width)
-		a := acc[:j1-j0]
-		clear(a)
-		for r := 0; r < rows; r++ {
-			row := src[r*stride+j0 : r*stride+j1]
-			for j, x := range row {
-				a[j] += float64(x)
-			}
-		}
-		d := dst[j0:j1]
-		for j, s := range a {
-			d[j] += float32(s)
-		}
-	}
+	colSums8(dst[:width], src, rows, stride)
 }

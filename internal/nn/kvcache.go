@@ -3,32 +3,34 @@ package nn
 import "decoreg/internal/par"
 
 // KVCache holds the keys and values of B sequences for incremental
-// (one position at a time) causal attention, up to Tmax positions, with the
-// same layout as AttentionForward: feeding positions 0..T-1 through Step
-// gives AttentionForward's outputs, bit for bit where AttentionForward
-// uses its direct loops (T*C/NH < 320) and within float32 rounding where
-// it uses gemm.Sgemm.
+// (one position at a time) causal attention, up to Tmax positions, with
+// the same arithmetic as AttentionForward: feeding positions 0..T-1
+// through Step gives AttentionForward's outputs, bit for bit (up to the
+// sign of an exact zero) where AttentionForward uses its direct loops
+// (T*C/NH < 320) and within float32 rounding where it uses gemm.Sgemm.
 //
-// It owns its storage: keys and values (B, Tmax, C) each, a spare pair of
-// the same size for Keep, and score scratch (B, NH, Tmax) twice. Step does
-// not allocate; Keep allocates only when it grows the batch beyond every
-// earlier size.
+// It owns its storage: the keys transposed per sequence and head,
+// (B, NH, C/NH, W) with W = Tmax rounded up to a multiple of 8, so that
+// a query's scores are one row of mmRows; the values (B, Tmax, C); score
+// scratch (B, NH, W) and (B, NH, Tmax); and, from the first Keep, a spare
+// pair of key and value buffers. Step does not allocate; Keep allocates
+// only when it grows the batch beyond every earlier size.
 type KVCache struct {
-	b, tmax, c, nh, n int
-	k, v              []float32 // (b, tmax, c)
-	k2, v2            []float32 // spare buffers for Keep
-	pre, att          []float32 // (b, nh, tmax) scratch
+	b, tmax, c, nh, n, w int
+	kt, v                []float32 // (b, nh, hs, w), (b, tmax, c)
+	kt2, v2              []float32 // spare buffers for Keep
+	pre, att             []float32 // (b, nh, w), (b, nh, tmax) scratch
 }
 
 // NewKVCache returns an empty cache for B sequences of at most Tmax
 // positions of width C split into NH heads.
 func NewKVCache(B, Tmax, C, NH int) *KVCache {
 	checkAttn("NewKVCache", B, Tmax, C, NH)
+	w := roundUp8(Tmax)
 	return &KVCache{
-		b: B, tmax: Tmax, c: C, nh: NH,
-		k: make([]float32, B*Tmax*C), v: make([]float32, B*Tmax*C),
-		k2: make([]float32, B*Tmax*C), v2: make([]float32, B*Tmax*C),
-		pre: make([]float32, B*NH*Tmax), att: make([]float32, B*NH*Tmax),
+		b: B, tmax: Tmax, c: C, nh: NH, w: w,
+		kt: make([]float32, B*C*w), v: make([]float32, B*Tmax*C),
+		pre: make([]float32, B*NH*w), att: make([]float32, B*NH*Tmax),
 	}
 }
 
@@ -50,9 +52,14 @@ func (c *KVCache) Step(out, qkv []float32) {
 	if c.n == c.tmax {
 		panic("nn: KVCache.Step on a full cache")
 	}
-	t := c.n
+	t, w := c.n, c.w
 	for b := 0; b < B; b++ {
-		copy(c.k[(b*c.tmax+t)*C:(b*c.tmax+t+1)*C], qkv[b*C3+C:b*C3+2*C])
+		// key element j of sequence b (head j/hs, index j%hs) goes to
+		// kt[b, j/hs, j%hs, t] = kt[(b*C+j)*w + t]
+		kt := c.kt[b*C*w+t:]
+		for j, x := range qkv[b*C3+C : b*C3+2*C] {
+			kt[j*w] = x
+		}
 		copy(c.v[(b*c.tmax+t)*C:(b*c.tmax+t+1)*C], qkv[b*C3+2*C:b*C3+3*C])
 	}
 	c.n++
@@ -69,14 +76,20 @@ type kvStep struct {
 }
 
 func (k kvStep) Run(lo, hi int) {
-	c, hs, n, C := k.c, k.hs, k.c.n, k.c.c
+	c, hs, n, C, w := k.c, k.hs, k.c.n, k.c.c, k.c.w
 	C3 := 3 * C
 	for bh := lo; bh < hi; bh++ {
 		b, h := bh/c.nh, bh%c.nh
-		base := b*c.tmax*C + h*hs
-		attendRow(k.out[b*C+h*hs:b*C+(h+1)*hs],
-			c.pre[bh*c.tmax:bh*c.tmax+n], c.att[bh*c.tmax:bh*c.tmax+n],
-			k.qkv[b*C3+h*hs:b*C3+(h+1)*hs], c.k[base:], c.v[base:], C, n, k.scale)
+		// scores against all keys, as AttentionForward's direct path
+		s := c.pre[bh*w : (bh+1)*w]
+		mmRows(s, w, k.qkv[b*C3+h*hs:], hs, c.kt[bh*hs*w:], w, 1, hs, roundUp8(n), false)
+		pre := s[:n]
+		for t2, x := range pre {
+			pre[t2] = x * k.scale
+		}
+		a := c.att[bh*c.tmax : bh*c.tmax+n]
+		softmaxCausal(pre, a, n)
+		mmRows(k.out[b*C+h*hs:], C, a, n, c.v[b*c.tmax*C+h*hs:], C, 1, n, hs, false)
 	}
 }
 
@@ -85,26 +98,34 @@ func (k kvStep) Run(lo, hi int) {
 // sequence idx[i], and Batch() is len(idx). Len() is unchanged. An index
 // outside [0, Batch()) panics.
 func (c *KVCache) Keep(idx []int) {
-	nb, row, used := len(idx), c.tmax*c.c, c.n*c.c
+	nb, krow, vrow, used := len(idx), c.c*c.w, c.tmax*c.c, c.n*c.c
 	for _, j := range idx {
 		if j < 0 || j >= c.b {
 			panic("nn: KVCache.Keep index out of range")
 		}
 	}
-	if cap(c.k2) < nb*row {
-		c.k2, c.v2 = make([]float32, nb*row), make([]float32, nb*row)
+	if cap(c.kt2) < nb*krow {
+		c.kt2 = make([]float32, nb*krow)
 	}
-	c.k2, c.v2 = c.k2[:nb*row], c.v2[:nb*row]
+	if cap(c.v2) < nb*vrow {
+		c.v2 = make([]float32, nb*vrow)
+	}
+	c.kt2, c.v2 = c.kt2[:nb*krow], c.v2[:nb*vrow]
 	for i, j := range idx {
-		copy(c.k2[i*row:i*row+used], c.k[j*row:j*row+used])
-		copy(c.v2[i*row:i*row+used], c.v[j*row:j*row+used])
+		copy(c.kt2[i*krow:(i+1)*krow], c.kt[j*krow:(j+1)*krow])
+		copy(c.v2[i*vrow:i*vrow+used], c.v[j*vrow:j*vrow+used])
 	}
-	c.k, c.k2 = c.k2, c.k
+	c.kt, c.kt2 = c.kt2, c.kt
 	c.v, c.v2 = c.v2, c.v
-	if s := nb * c.nh * c.tmax; cap(c.pre) < s {
-		c.pre, c.att = make([]float32, s), make([]float32, s)
+	if s := nb * c.nh * c.w; cap(c.pre) < s {
+		c.pre = make([]float32, s)
 	} else {
-		c.pre, c.att = c.pre[:s], c.att[:s]
+		c.pre = c.pre[:s]
+	}
+	if s := nb * c.nh * c.tmax; cap(c.att) < s {
+		c.att = make([]float32, s)
+	} else {
+		c.att = c.att[:s]
 	}
 	c.b = nb
 }

@@ -1,10 +1,6 @@
 package nn
 
-import (
-	"math"
-
-	"decoreg/internal/par"
-)
+import "decoreg/internal/par"
 
 // LayerNormForward normalises each row of in over its C values, as
 // PyTorch's nn.LayerNorm(C, eps) (biased variance, eps inside the root):
@@ -13,7 +9,8 @@ import (
 //	rstd[i]  = 1 / sqrt(var[i] + eps)
 //
 // out, in (N, C); w, b (C); mean, rstd (N) are saved for the backward
-// pass. Mean and variance are accumulated in float64 (two passes).
+// pass. Mean and variance are accumulated in float64 (two passes), in the
+// order rows.go describes.
 func LayerNormForward(out, mean, rstd, in, w, b []float32, N, C int, eps float32) {
 	needDims("LayerNormForward", N, C)
 	need(out, N*C, "LayerNormForward out")
@@ -32,27 +29,7 @@ type layerNormForward struct {
 }
 
 func (k layerNormForward) Run(lo, hi int) {
-	C := k.C
-	for i := lo; i < hi; i++ {
-		x := k.in[i*C : (i+1)*C]
-		var s float64
-		for _, v := range x {
-			s += float64(v)
-		}
-		m := s / float64(C)
-		var ss float64
-		for _, v := range x {
-			d := float64(v) - m
-			ss += d * d
-		}
-		mf := float32(m)
-		rs := float32(1 / math.Sqrt(ss/float64(C)+float64(k.eps)))
-		o, w, b := k.out[i*C:(i+1)*C], k.w, k.b
-		for j, v := range x {
-			o[j] = (v-mf)*rs*w[j] + b[j]
-		}
-		k.mean[i], k.rstd[i] = mf, rs
-	}
+	lnRows(k.out, k.mean, k.rstd, k.in, k.w, k.b, lo, hi, k.C, k.eps)
 }
 
 // LayerNormBackward accumulates the gradients of LayerNormForward. With
@@ -90,24 +67,7 @@ type layerNormBackwardRows struct {
 }
 
 func (k layerNormBackwardRows) Run(lo, hi int) {
-	C, w := k.C, k.w
-	for i := lo; i < hi; i++ {
-		x, g := k.in[i*C:(i+1)*C], k.dout[i*C:(i+1)*C]
-		m, rs := k.mean[i], k.rstd[i]
-		var sd, sdn float64
-		for j, v := range x {
-			n := (v - m) * rs
-			dn := g[j] * w[j]
-			sd += float64(dn)
-			sdn += float64(dn) * float64(n)
-		}
-		md, mdn := float32(sd/float64(C)), float32(sdn/float64(C))
-		d := k.din[i*C : (i+1)*C]
-		for j, v := range x {
-			n := (v - m) * rs
-			d[j] += rs * (g[j]*w[j] - md - n*mdn)
-		}
-	}
+	lnBackRows(k.din, k.dout, k.in, k.w, k.mean, k.rstd, lo, hi, k.C)
 }
 
 // layerNormBackwardCols computes dw and db (either may be nil), one block
@@ -118,30 +78,13 @@ type layerNormBackwardCols struct {
 }
 
 func (k layerNormBackwardCols) Run(lo, hi int) {
-	C := k.C
-	var aw, ab [colBlock]float64
-	for blk := lo; blk < hi; blk++ {
-		j0, j1 := blk*colBlock, min((blk+1)*colBlock, C)
-		cw, cb := aw[:j1-j0], ab[:j1-j0]
-		clear(cw)
-		clear(cb)
-		for i := 0; i < k.N; i++ {
-			x, g := k.in[i*C+j0:i*C+j1], k.dout[i*C+j0:i*C+j1]
-			m, rs := k.mean[i], k.rstd[i]
-			for j, v := range x {
-				cw[j] += float64(g[j]) * float64((v-m)*rs)
-				cb[j] += float64(g[j])
-			}
-		}
-		if k.dw != nil {
-			for j, s := range cw {
-				k.dw[j0+j] += float32(s)
-			}
-		}
-		if k.db != nil {
-			for j, s := range cb {
-				k.db[j0+j] += float32(s)
-			}
-		}
+	j0, j1 := lo*colBlock, min(hi*colBlock, k.C)
+	var dw, db []float32
+	if k.dw != nil {
+		dw = k.dw[j0:j1]
 	}
+	if k.db != nil {
+		db = k.db[j0:j1]
+	}
+	lnCols8(dw, db, k.dout, k.in, k.mean, k.rstd, k.N, k.C, j0)
 }
