@@ -56,7 +56,7 @@ func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha 
 	mt, nt := ceilDiv(m, kern.mr), ceilDiv(n, kern.nr)
 	tm, tn := g.split(threads, mt, nt)
 	if tm*tn == 1 {
-		g.work(0, mt, 0, nt) // g stays on the stack
+		g.work(0, mt, 0, nt, nil, 0) // g stays on the stack
 		return
 	}
 	workGrid(&g, tm, tn, mt, nt)
@@ -64,14 +64,88 @@ func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha 
 
 // workGrid runs g on a grid of tm x tn goroutines over mt row tiles and nt
 // column panels.
+//
+// The tn workers of a grid row need the same packed A: they pack it
+// together, each a share of the tiles, into buffers of their team.
 func workGrid(g0 *gemmCall, tm, tn, mt, nt int) {
 	g := new(gemmCall)
 	*g = *g0
+	teams := make([]*team, tm)
+	if tn > 1 && !g.directA {
+		kc := min(g.kern.kc, g.k)
+		for r := range teams {
+			r0, r1 := share(0, mt, tm, r)
+			size := g.tilesPerBlock(r0, r1) * kc * g.kern.mr
+			teams[r] = &team{bar: newBarrier(tn), buf: getBuf(2 * size)}
+			teams[r].apack[0] = teams[r].buf.f[:size:size]
+			teams[r].apack[1] = teams[r].buf.f[size:]
+		}
+		defer func() {
+			for _, t := range teams {
+				putBuf(t.buf)
+			}
+		}()
+	}
 	parallel(tm*tn, func(w int) {
 		r0, r1 := share(0, mt, tm, w/tn)
 		c0, c1 := share(0, nt, tn, w%tn)
-		g.work(r0, r1, c0, c1)
+		g.work(r0, r1, c0, c1, teams[w/tn], w%tn)
 	})
+}
+
+// team is the workers that share a range of row tiles. For each row block
+// of each depth block in turn, every member packs its share of A's tiles
+// into apack (alternating between the two, so one barrier per block
+// suffices: a member packs block b+2 only after all have passed block
+// b+1's barrier, hence finished computing block b).
+type team struct {
+	bar   *barrier
+	buf   *buf
+	apack [2][]float32
+}
+
+// barrier makes n goroutines wait for each other, polling for spinWait
+// before blocking.
+type barrier struct {
+	n     int32
+	count atomic.Int32
+	gen   atomic.Uint32
+	mu    sync.Mutex
+	cond  sync.Cond
+}
+
+func newBarrier(n int) *barrier {
+	b := &barrier{n: int32(n)}
+	b.cond.L = &b.mu
+	return b
+}
+
+// wait returns once all n goroutines have called it.
+func (b *barrier) wait() {
+	gen := b.gen.Load()
+	if b.count.Add(1) == b.n {
+		b.count.Store(0)
+		b.mu.Lock()
+		b.gen.Add(1)
+		b.cond.Broadcast()
+		b.mu.Unlock()
+		return
+	}
+	for start := time.Now(); b.gen.Load() == gen && time.Since(start) < spinWait; {
+		runtime.Gosched()
+	}
+	b.mu.Lock()
+	for b.gen.Load() == gen {
+		b.cond.Wait()
+	}
+	b.mu.Unlock()
+}
+
+// tilesPerBlock returns the number of row tiles per row block for a
+// worker owning row tiles [r0, r1): at most mc rows, balanced.
+func (g *gemmCall) tilesPerBlock(r0, r1 int) int {
+	mcTiles := max(1, g.kern.mc/g.kern.mr)
+	return ceilDiv(r1-r0, ceilDiv(r1-r0, mcTiles))
 }
 
 // bGroup is the number of column panels of B packed together: their
@@ -96,12 +170,13 @@ type gemmCall struct {
 
 // split chooses a grid of tm x tn <= threads workers over mt row tiles and
 // nt column panels that minimises the estimated time of the busiest
-// worker: its multiply-adds, plus the packing of its A (done by every
-// worker of a grid row) and of its B (done by every worker of a grid
-// column, again for each of its row blocks).
+// worker: its multiply-adds, plus its share of the packing of its rows of
+// A (shared by the workers of a grid row) and the packing of its columns
+// of B (done by every worker of a grid column, again for each of its row
+// blocks).
 func (g *gemmCall) split(threads, mt, nt int) (tm, tn int) {
 	kern := g.kern
-	const packCost = 12 // packing one float, in multiply-adds
+	const packCost = 16 // packing one float, in multiply-adds (measured)
 	mcTiles := max(1, kern.mc/kern.mr)
 	best := -1.0
 	tm, tn = 1, 1
@@ -110,7 +185,7 @@ func (g *gemmCall) split(threads, mt, nt int) (tm, tn int) {
 		rt, ct := ceilDiv(mt, r), ceilDiv(nt, cc) // tiles of the busiest
 		cost := float64(rt*kern.mr) * float64(ct*kern.nr) * float64(g.k)
 		if !g.directA {
-			cost += packCost * float64(rt*kern.mr) * float64(g.k)
+			cost += packCost * float64(rt*kern.mr) * float64(g.k) / float64(cc)
 		}
 		if !g.directB {
 			cost += packCost * float64(ct*kern.nr) * float64(g.k) * float64(ceilDiv(rt, mcTiles))
@@ -278,20 +353,19 @@ func (g *gemmCall) packA(dst []float32, d depth, ir int) {
 }
 
 // work computes the row tiles [r0, r1) times the column panels [c0, c1)
-// of C.
-func (g *gemmCall) work(r0, r1, c0, c1 int) {
-	if r0 >= r1 || c0 >= c1 {
+// of C. With a team, the member packs only its share of A's tiles, into
+// the team's buffers, and waits for the others before using them.
+func (g *gemmCall) work(r0, r1, c0, c1 int, crew *team, member int) {
+	if r0 >= r1 || (c0 >= c1 && crew == nil) {
 		return
 	}
 	kern := g.kern
 	mr, nr := kern.mr, kern.nr
 	kc := min(kern.kc, g.k)
-	mcTiles := max(1, kern.mc/mr)
-	blocks := ceilDiv(r1-r0, mcTiles)
-	per := ceilDiv(r1-r0, blocks) // tiles per row block, balanced
+	per := g.tilesPerBlock(r0, r1)
 	aTiles := per
-	if g.directA {
-		aTiles = 1 // only a partial tile is packed
+	if g.directA || crew != nil {
+		aTiles = 1 // only a partial tile, or nothing, is packed here
 	}
 	bPanels := bGroup
 	if g.directB {
@@ -303,18 +377,27 @@ func (g *gemmCall) work(r0, r1, c0, c1 int) {
 	bpack := scratch.f[aTiles*kc*mr : aTiles*kc*mr+bPanels*kc*nr : aTiles*kc*mr+bPanels*kc*nr]
 	tile := scratch.f[aTiles*kc*mr+bPanels*kc*nr:]
 
+	block := 0 // row blocks done, over all depth blocks
 	for pc := 0; pc < g.k; pc += kc {
 		d := depth{pc: pc, kcb: min(kc, g.k-pc), beta: g.beta}
 		if pc > 0 {
 			d.beta = 1
 		}
-		for t0 := r0; t0 < r1; t0 += per {
+		for t0 := r0; t0 < r1; t0, block = t0+per, block+1 {
 			t1 := min(t0+per, r1)
-			if !g.directA {
+			switch {
+			case crew != nil:
+				apack = crew.apack[block%2]
+				lo, hi := share(t0, t1, int(crew.bar.n), member)
+				for ir := lo; ir < hi; ir++ {
+					g.packA(apack[(ir-t0)*d.kcb*mr:], d, ir)
+				}
+				crew.bar.wait()
+			case !g.directA:
 				for ir := t0; ir < t1; ir++ {
 					g.packA(apack[(ir-t0)*d.kcb*mr:], d, ir)
 				}
-			} else if t1*mr > g.m {
+			case t1*mr > g.m:
 				g.packA(apack, d, t1-1)
 			}
 			for j0 := c0; j0 < c1; j0 += bGroup {
