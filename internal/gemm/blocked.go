@@ -28,14 +28,14 @@ const (
 // for k >= 1, alpha != 0, m, n >= 1.
 //
 // C is cut into tiles of mr x nr anchored at (0, 0), and the threads into
-// a grid (see split); each thread owns a rectangle of whole tiles and
-// needs no other thread. In its rectangle a thread loops, outermost
-// first, over depth blocks of kc (pc; beta applies in the first, then 1),
-// row blocks of at most mc rows (ic; A's tiles packed into mr x kc
-// panels), groups of bGroup column panels (B packed into kc x nr panels,
-// used while they are in L2), column panels (jr), row tiles (ir), and the
-// micro-kernel. Every element of C thus sees the same operations in the
-// same order whatever the number of threads.
+// a grid (see split); each thread owns a rectangle of whole tiles, and the
+// threads of a grid row pack their common A together (see team). In its
+// rectangle a thread loops, outermost first, over depth blocks of kc (pc;
+// beta applies in the first, then 1), row blocks of at most mc rows (ic;
+// A's tiles packed into mr x kc panels), groups of bGroup column panels (B
+// packed into kc x nr panels, used while they are in L2), column panels
+// (jr), row tiles (ir), and the micro-kernel. Every element of C thus sees
+// the same operations in the same order whatever the number of threads.
 //
 // Packing is skipped where it would cost more than it saves: A is read in
 // place (any transposition) when C has few column panels, so that each
