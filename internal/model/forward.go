@@ -2,11 +2,9 @@ package model
 
 import (
 	"fmt"
-	"math"
 
 	"decoreg/internal/gemm"
 	"decoreg/internal/nn"
-	"decoreg/internal/par"
 )
 
 // Batch is one mini-batch. X is always needed; the target field depends on
@@ -233,8 +231,7 @@ func (m *Model) Backward() {
 	a.ready = false
 	B := a.b
 	inv := 1 / float32(B)
-	dphi := a.denc[0][:B*m.w]
-	clear(dphi)
+	dphi := a.denc[0][:B*m.w] // overwritten by the head's backward
 	phi := a.enc[len(a.enc)-1][:B*m.w]
 	switch m.Cfg.Head {
 	case Decoder:
@@ -252,17 +249,17 @@ func (m *Model) Backward() {
 		} else {
 			copy(dz, a.hdpred[:B])
 		}
-		nn.LinearBackward(dphi, g.out.w, g.out.b, dz, phi, p.out.w, B, m.w, 1)
+		nn.LinearBackwardSet(dphi, g.out.w, g.out.b, dz, phi, p.out.w, B, m.w, 1)
 	case Riemann:
 		fill(a.hdlosses[:B], inv)
 		clear(a.hdz[:B*m.nout])
 		nn.HistogramNLLBackward(a.hdz, a.hdlosses, a.hprobs, a.bins, B, m.nout)
-		nn.LinearBackward(dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout)
+		nn.LinearBackwardSet(dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout)
 	case MDN:
 		fill(a.hdlosses[:B], inv)
 		clear(a.hdz[:B*m.nout])
 		nn.MDNBackward(a.hdz, a.hdlosses, a.hcache, a.hz, a.y, B, m.Cfg.Components)
-		nn.LinearBackward(dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout)
+		nn.LinearBackwardSet(dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout)
 	}
 	m.encoderBackward(B)
 }
@@ -280,27 +277,24 @@ func (m *Model) encoderBackward(B int) {
 		if l > 0 {
 			in, C = a.enc[l-1][:B*W], W
 			din = a.denc[1-cur][:B*W]
-			clear(din)
 		}
-		nn.LinearBackward(din, g.enc[l].w, g.enc[l].b, dout, in, p.enc[l].w, B, C, W)
+		nn.LinearBackwardSet(din, g.enc[l].w, g.enc[l].b, dout, in, p.enc[l].w, B, C, W)
 		cur = 1 - cur
 	}
 }
 
-// decoderBackward backpropagates the decoder head's mean loss, accumulating
-// the gradient of phi (B, W) into dphi.
+// decoderBackward backpropagates the decoder head's mean loss, writing the
+// gradient of phi (B, W) into dphi.
 func (m *Model) decoderBackward(dphi, phi []float32, B int) {
 	a, p, g := &m.a, &m.p, &m.g
 	d, T, V := m.d, m.t, m.v
 	N := B * T
 	fill(a.dlosses[:N], 1/float32(B))
-	clear(a.dlogits[:N*V])
-	nn.SoftmaxCrossEntropyBackward(a.dlogits, a.dlosses, a.probs, a.tokens, N, V)
+	nn.SoftmaxCrossEntropyBackwardSet(a.dlogits, a.dlosses, a.probs, a.tokens, N, V)
 	L := len(a.blocks)
 	cur := 0
 	dx := a.dx[cur][:N*d]
-	clear(dx)
-	nn.LinearBackward(dx, g.out.w, g.out.b, a.dlogits, a.blocks[L-1].ln2, p.out.w, N, d, V)
+	nn.LinearBackwardSet(dx, g.out.w, g.out.b, a.dlogits, a.blocks[L-1].ln2, p.out.w, N, d, V)
 	for l := L - 1; l >= 0; l-- {
 		x := a.x0[:N*d]
 		if l > 0 {
@@ -320,7 +314,7 @@ func (m *Model) decoderBackward(dphi, phi []float32, B int) {
 		clear(row)
 	}
 	nn.EmbeddingBackward(g.wte, dx0, a.tin[:N], N, d)
-	nn.LinearBackward(dphi, g.inproj.w, g.inproj.b, a.dp, phi, p.inproj.w, B, m.w, d)
+	nn.LinearBackwardSet(dphi, g.inproj.w, g.inproj.b, a.dp, phi, p.inproj.w, B, m.w, d)
 }
 
 // blockBackward sets din (N, d) to the gradient of block l's input x given
@@ -330,58 +324,30 @@ func (m *Model) blockBackward(l int, din, dout, x []float32, B int) {
 	d, T, N, F := m.d, m.t, B*m.t, m.dff
 	// ln2 = LN2(res2)
 	dres2 := ac.dres[:N*d]
-	clear(dres2)
-	nn.LayerNormBackward(dres2, g.ln2w, g.ln2b, dout, a.res2, p.ln2w, a.mean2, a.rstd2, N, d)
+	nn.LayerNormBackwardSet(dres2, g.ln2w, g.ln2b, dout, a.res2, p.ln2w, a.mean2, a.rstd2, N, d)
 	// res2 = ln1 + fc2(fch): dln1 = dres2 + fc's input gradient
 	dfch := ac.dfch[:N*F]
-	clear(dfch)
-	nn.LinearBackward(dfch, g.fc2.w, g.fc2.b, dres2, a.fch, p.fc2.w, N, F, d)
+	nn.LinearBackwardSet(dfch, g.fc2.w, g.fc2.b, dres2, a.fch, p.fc2.w, N, F, d)
 	reluMask(dfch, a.fch[:N*F])
 	dln1 := ac.dln1[:N*d]
 	copy(dln1, dres2)
 	nn.LinearBackward(dln1, g.fc.w, g.fc.b, dfch, a.ln1, p.fc.w, N, d, F)
 	// ln1 = LN1(res1), res1 = x + proj(atty): din = dres1 + qkv's input gradient
-	clear(din)
-	nn.LayerNormBackward(din, g.ln1w, g.ln1b, dln1, a.res1, p.ln1w, a.mean1, a.rstd1, N, d)
+	nn.LayerNormBackwardSet(din, g.ln1w, g.ln1b, dln1, a.res1, p.ln1w, a.mean1, a.rstd1, N, d)
 	datty := ac.datty[:N*d]
-	clear(datty)
-	nn.LinearBackward(datty, g.proj.w, g.proj.b, din, a.atty, p.proj.w, N, d, d)
+	nn.LinearBackwardSet(datty, g.proj.w, g.proj.b, din, a.atty, p.proj.w, N, d, d)
 	dqkv := ac.dqkv[:N*3*d]
-	clear(dqkv)
 	nh := m.nh
-	nn.AttentionBackward(dqkv, ac.dpreatt, ac.datt, datty, a.qkv, a.att, B, T, d, nh)
+	nn.AttentionBackwardSet(dqkv, ac.dpreatt, ac.datt, datty, a.qkv, a.att, B, T, d, nh)
 	nn.LinearBackward(din, g.qkv.w, g.qkv.b, dqkv, x, p.qkv.w, N, d, 3*d)
 }
 
-// reluInPlace sets s[i] = max(s[i], 0) (a NaN stays NaN). It is the
-// engine's ReLUForward without the data-dependent branch, which costs 4x on
-// random signs.
-func reluInPlace(s []float32) { par.For(len(s), 1, reluKernel{s}) }
-
-type reluKernel struct{ s []float32 }
-
-func (k reluKernel) Run(lo, hi int) {
-	x := k.s[lo:hi]
-	for i, v := range x {
-		x[i] = max(v, 0)
-	}
-}
+// reluInPlace sets s[i] = max(s[i], 0) (a NaN stays NaN), branch-free.
+func reluInPlace(s []float32) { nn.ReLUInPlace(s) }
 
 // reluMask sets dout[i] = 0 where out[i] <= 0 (the ReLU backward, in
-// place), branch-free: out's sign bit and zero test become a bit mask.
-func reluMask(dout, out []float32) { par.For(len(dout), 1, maskKernel{dout, out}) }
-
-type maskKernel struct{ dout, out []float32 }
-
-func (k maskKernel) Run(lo, hi int) {
-	d := k.dout[lo:hi]
-	o := k.out[lo:hi][:len(d)]
-	for i := range d {
-		b := int32(math.Float32bits(o[i]))
-		off := uint32((b - 1) >> 31) // all ones when b <= 0: v <= +0 or negative
-		d[i] = math.Float32frombits(math.Float32bits(d[i]) &^ off)
-	}
-}
+// place), branch-free.
+func reluMask(dout, out []float32) { nn.ReLUMask(dout, out) }
 
 // linearResidual computes out = res + in · wᵀ + b: nn.LinearForward with
 // the residual added in the same pass that writes the bias.

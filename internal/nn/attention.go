@@ -187,6 +187,16 @@ func softmaxCausalBackward(dp, da, a []float32, n int) {
 // OVERWRITTEN (not accumulated) and hold ∂/∂preatt and ∂/∂att on return,
 // 0 above the diagonal.
 func AttentionBackward(dqkv, dpreatt, datt, dout, qkv, att []float32, B, T, C, NH int) {
+	attentionBackwardAll(dqkv, dpreatt, datt, dout, qkv, att, B, T, C, NH, true)
+}
+
+// AttentionBackwardSet is AttentionBackward except that dqkv is
+// overwritten with the gradient instead of accumulated into.
+func AttentionBackwardSet(dqkv, dpreatt, datt, dout, qkv, att []float32, B, T, C, NH int) {
+	attentionBackwardAll(dqkv, dpreatt, datt, dout, qkv, att, B, T, C, NH, false)
+}
+
+func attentionBackwardAll(dqkv, dpreatt, datt, dout, qkv, att []float32, B, T, C, NH int, accum bool) {
 	hs := checkAttn("AttentionBackward", B, T, C, NH)
 	C3 := 3 * C
 	need(dqkv, B*T*C3, "AttentionBackward dqkv")
@@ -199,7 +209,7 @@ func AttentionBackward(dqkv, dpreatt, datt, dout, qkv, att []float32, B, T, C, N
 		return
 	}
 	par.For(B*NH, 4*T*T*hs, attentionBackward{dqkv, dpreatt, datt, dout, qkv, att,
-		attnShape{T, C, NH, hs, attnScale(hs), T*hs >= attnGemmMin}})
+		attnShape{T, C, NH, hs, attnScale(hs), T*hs >= attnGemmMin}, accum})
 }
 
 // attentionBackward owns (sequence, head) pairs lo..hi-1: the head's
@@ -207,11 +217,16 @@ func AttentionBackward(dqkv, dpreatt, datt, dout, qkv, att []float32, B, T, C, N
 type attentionBackward struct {
 	dqkv, dpreatt, datt, dout, qkv, att []float32
 	attnShape
+	accum bool // add to dqkv (else overwrite it)
 }
 
 func (k attentionBackward) Run(lo, hi int) {
 	T, C, NH, hs, scale := k.T, k.C, k.NH, k.hs, k.scale
 	C3 := 3 * C
+	beta := float32(0)
+	if k.accum {
+		beta = 1
+	}
 	if k.useGemm {
 		for bh := lo; bh < hi; bh++ {
 			b, h := bh/NH, bh%NH
@@ -223,12 +238,12 @@ func (k attentionBackward) Run(lo, hi int) {
 			da, dp := k.datt[bh*T*T:(bh+1)*T*T], k.dpreatt[bh*T*T:(bh+1)*T*T]
 			do := k.dout[b*T*C+h*hs:]
 			gemm.Sgemm(false, true, T, T, hs, 1, do, C, v, C3, 0, da, T)
-			gemm.Sgemm(true, false, T, hs, T, 1, a, T, do, C, 1, dv, C3)
+			gemm.Sgemm(true, false, T, hs, T, 1, a, T, do, C, beta, dv, C3)
 			for t := 0; t < T; t++ {
 				softmaxCausalBackward(dp[t*T:(t+1)*T], da[t*T:(t+1)*T], a[t*T:(t+1)*T], t+1)
 			}
-			gemm.Sgemm(false, false, T, hs, T, scale, dp, T, key, C3, 1, dq, C3)
-			gemm.Sgemm(true, false, T, hs, T, scale, dp, T, q, C3, 1, dk, C3)
+			gemm.Sgemm(false, false, T, hs, T, scale, dp, T, key, C3, beta, dq, C3)
+			gemm.Sgemm(true, false, T, hs, T, scale, dp, T, q, C3, beta, dk, C3)
 		}
 		return
 	}
@@ -261,7 +276,7 @@ func (k attentionBackward) Run(lo, hi int) {
 		}
 		// dv_t2 += sum over t of att[t,t2] dout_t
 		transpose(at, T, a, T, T, T)
-		mmRows(dv, C3, at, T, do, C, T, T, hs, true)
+		mmRows(dv, C3, at, T, do, C, T, T, hs, k.accum)
 		for t := 0; t < T; t++ {
 			softmaxCausalBackward(dp[t*T:(t+1)*T], da[t*T:(t+1)*T], a[t*T:(t+1)*T], t+1)
 		}
@@ -271,7 +286,7 @@ func (k attentionBackward) Run(lo, hi int) {
 		transpose(dpst, T, dps, T, T, T)
 		// dq_t += sum over t2 of scale dpreatt[t,t2] k_t2;
 		// dk_t2 += sum over t of scale dpreatt[t,t2] q_t
-		mmRows(dq, C3, dps, T, key, C3, T, T, hs, true)
-		mmRows(dk, C3, dpst, T, q, C3, T, T, hs, true)
+		mmRows(dq, C3, dps, T, key, C3, T, T, hs, k.accum)
+		mmRows(dk, C3, dpst, T, q, C3, T, T, hs, k.accum)
 	}
 }

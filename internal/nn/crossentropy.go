@@ -105,6 +105,17 @@ func scaleRow(p []float32, sum float64) {
 // row whose target was masked out (loss +Inf) the gradient is undefined;
 // this formula then pushes the masked target's logit up.
 func SoftmaxCrossEntropyBackward(dlogits, dlosses, probs []float32, targets []int32, N, V int) {
+	softmaxCrossEntropyBackward(dlogits, dlosses, probs, targets, N, V, true)
+}
+
+// SoftmaxCrossEntropyBackwardSet is SoftmaxCrossEntropyBackward except
+// that dlogits is overwritten with the gradient instead of accumulated
+// into.
+func SoftmaxCrossEntropyBackwardSet(dlogits, dlosses, probs []float32, targets []int32, N, V int) {
+	softmaxCrossEntropyBackward(dlogits, dlosses, probs, targets, N, V, false)
+}
+
+func softmaxCrossEntropyBackward(dlogits, dlosses, probs []float32, targets []int32, N, V int, accum bool) {
 	needDims("SoftmaxCrossEntropyBackward", N, V)
 	need(dlogits, N*V, "SoftmaxCrossEntropyBackward dlogits")
 	need(dlosses, N, "SoftmaxCrossEntropyBackward dlosses")
@@ -113,19 +124,23 @@ func SoftmaxCrossEntropyBackward(dlogits, dlosses, probs []float32, targets []in
 		panic("nn: SoftmaxCrossEntropyBackward targets shorter than N")
 	}
 	checkTokens(targets[:N], V, "nn: SoftmaxCrossEntropyBackward target out of range")
-	par.For(N, 2*V, softmaxNLLBackward{dlogits, dlosses, probs, targets, V})
+	par.For(N, 2*V, softmaxNLLBackward{dlogits, dlosses, probs, targets, V, accum})
 }
 
 type softmaxNLLBackward struct {
 	dlogits, dlosses, probs []float32
 	targets                 []int32
 	V                       int
+	accum                   bool
 }
 
 func (k softmaxNLLBackward) Run(lo, hi int) {
 	V := k.V
 	for i := lo; i < hi; i++ {
 		d, p, g := k.dlogits[i*V:(i+1)*V], k.probs[i*V:(i+1)*V], k.dlosses[i]
+		if !k.accum {
+			clear(d)
+		}
 		for j, x := range p {
 			d[j] += g * x
 		}

@@ -42,6 +42,16 @@ func (k layerNormForward) Run(lo, hi int) {
 // dout, in (N, C); w (C); mean, rstd (N) from the forward pass. din, dw, db
 // may each be nil. Row means and column sums are taken in float64.
 func LayerNormBackward(din, dw, db, dout, in, w, mean, rstd []float32, N, C int) {
+	layerNormBackward(din, dw, db, dout, in, w, mean, rstd, N, C, true)
+}
+
+// LayerNormBackwardSet is LayerNormBackward except that din is
+// overwritten instead of accumulated into; dw and db still accumulate.
+func LayerNormBackwardSet(din, dw, db, dout, in, w, mean, rstd []float32, N, C int) {
+	layerNormBackward(din, dw, db, dout, in, w, mean, rstd, N, C, false)
+}
+
+func layerNormBackward(din, dw, db, dout, in, w, mean, rstd []float32, N, C int, accum bool) {
 	needDims("LayerNormBackward", N, C)
 	need(dout, N*C, "LayerNormBackward dout")
 	need(in, N*C, "LayerNormBackward in")
@@ -50,7 +60,7 @@ func LayerNormBackward(din, dw, db, dout, in, w, mean, rstd []float32, N, C int)
 	if din != nil {
 		need(din, N*C, "LayerNormBackward din")
 		need(w, C, "LayerNormBackward w")
-		par.For(N, 12*C, layerNormBackwardRows{din, dout, in, w[:C], mean, rstd, C})
+		par.For(N, 12*C, layerNormBackwardRows{din, dout, in, w[:C], mean, rstd, C, accum})
 	}
 	if dw == nil && db == nil {
 		return
@@ -64,10 +74,11 @@ func LayerNormBackward(din, dw, db, dout, in, w, mean, rstd []float32, N, C int)
 type layerNormBackwardRows struct {
 	din, dout, in, w, mean, rstd []float32
 	C                            int
+	accum                        bool
 }
 
 func (k layerNormBackwardRows) Run(lo, hi int) {
-	lnBackRows(k.din, k.dout, k.in, k.w, k.mean, k.rstd, lo, hi, k.C)
+	lnBackRows(k.din, k.dout, k.in, k.w, k.mean, k.rstd, lo, hi, k.C, k.accum)
 }
 
 // layerNormBackwardCols computes dw and db (either may be nil), one block

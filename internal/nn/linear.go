@@ -33,13 +33,25 @@ func LinearForward(out, in, w, b []float32, N, C, OC int) {
 //
 // with dout (N, OC). Any of din, dw, db may be nil.
 func LinearBackward(din, dw, db, dout, in, w []float32, N, C, OC int) {
+	linearBackward(din, dw, db, dout, in, w, N, C, OC, 1)
+}
+
+// LinearBackwardSet is LinearBackward except that din is overwritten,
+// din = dout · w, instead of accumulated into; dw and db still accumulate.
+func LinearBackwardSet(din, dw, db, dout, in, w []float32, N, C, OC int) {
+	linearBackward(din, dw, db, dout, in, w, N, C, OC, 0)
+}
+
+// linearBackward is LinearBackward with din scaled by dinBeta (0 or 1)
+// before the product is added.
+func linearBackward(din, dw, db, dout, in, w []float32, N, C, OC int, dinBeta float32) {
 	needDims("LinearBackward", N, C, OC)
 	need(dout, N*OC, "LinearBackward dout")
 	ldc, ldo := max(C, 1), max(OC, 1)
 	if din != nil {
 		need(din, N*C, "LinearBackward din")
 		need(w, OC*C, "LinearBackward w")
-		gemm.Sgemm(false, false, N, C, OC, 1, dout, ldo, w, ldc, 1, din, ldc)
+		gemm.Sgemm(false, false, N, C, OC, 1, dout, ldo, w, ldc, dinBeta, din, ldc)
 	}
 	if dw != nil {
 		need(dw, OC*C, "LinearBackward dw")

@@ -1,6 +1,10 @@
 package nn
 
-import "decoreg/internal/par"
+import (
+	"math"
+
+	"decoreg/internal/par"
+)
 
 // ReLUForward sets out[i] = max(in[i], 0) for i < len(in). out may alias in
 // (in-place activation). A NaN input gives 0.
@@ -44,5 +48,41 @@ func (k reluBackward) Run(lo, hi int) {
 		if v > 0 {
 			d[i] += g[i]
 		}
+	}
+}
+
+// ReLUInPlace sets s[i] = max(s[i], 0) with Go's max: a NaN stays NaN and
+// -0 becomes +0. It is the in-place activation of the model's hidden
+// layers, branch-free (random signs cost a branchy loop several times).
+func ReLUInPlace(s []float32) { par.For(len(s), 1, reluInPlace{s}) }
+
+type reluInPlace struct{ s []float32 }
+
+func (k reluInPlace) Run(lo, hi int) {
+	x := k.s[lo:hi]
+	n := reluVec(x)
+	for i, v := range x[n:] {
+		x[n+i] = max(v, 0)
+	}
+}
+
+// ReLUMask is the ReLU backward in place: it zeroes dout[i] where out[i]
+// is +0 or negative (the int32 reading of its bits is at most 0), out
+// being ReLUInPlace's output. It is branch-free.
+func ReLUMask(dout, out []float32) {
+	need(out, len(dout), "ReLUMask out")
+	par.For(len(dout), 1, reluMask{dout, out})
+}
+
+type reluMask struct{ dout, out []float32 }
+
+func (k reluMask) Run(lo, hi int) {
+	d, o := k.dout[lo:hi], k.out[lo:hi]
+	o = o[:len(d)]
+	n := maskVec(d, o)
+	for i := n; i < len(d); i++ {
+		b := int32(math.Float32bits(o[i]))
+		off := uint32((b - 1) >> 31) // all ones when b-1 < 0 (wrapping)
+		d[i] = math.Float32frombits(math.Float32bits(d[i]) &^ off)
 	}
 }

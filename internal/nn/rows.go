@@ -69,8 +69,9 @@ func lnRowGo(o, x, w, b []float32, eps float32) (mf, rs float32) {
 
 // lnBackRowGo accumulates one row of LayerNorm's input gradient: with
 // n = (x-m)*rs and dn = g*w, d[j] += rs*((dn[j] - mean(dn)) - n[j]*mean(dn*n)),
-// the means of float64 sums in sum8's order.
-func lnBackRowGo(d, g, x, w []float32, m, rs float32) {
+// the means of float64 sums in sum8's order. Without accum, d[j] is set
+// to the term instead.
+func lnBackRowGo(d, g, x, w []float32, m, rs float32, accum bool) {
 	C := len(x)
 	d, g, w = d[:C], g[:C], w[:C]
 	var s, t [8]float64
@@ -94,7 +95,11 @@ func lnBackRowGo(d, g, x, w []float32, m, rs float32) {
 	for j, v := range x {
 		n := float32((v - m) * rs)
 		dn := float32(g[j] * w[j])
-		d[j] += float32(rs * float32(float32(dn-md)-float32(n*mdn)))
+		v := float32(rs * float32(float32(dn-md)-float32(n*mdn)))
+		if accum {
+			v += d[j]
+		}
+		d[j] = v
 	}
 }
 
@@ -170,16 +175,16 @@ func lnRows(out, mean, rstd, in, w, b []float32, lo, hi, C int, eps float32) {
 }
 
 // lnBackRows runs lnBackRowGo (or its vector twin) on rows lo..hi-1.
-func lnBackRows(din, dout, in, w, mean, rstd []float32, lo, hi, C int) {
+func lnBackRows(din, dout, in, w, mean, rstd []float32, lo, hi, C int, accum bool) {
 	if hi <= lo || C == 0 {
 		return
 	}
 	if useRowsAVX2 && C%8 == 0 {
-		lnBackwardAVX2(&din[lo*C], &dout[lo*C], &in[lo*C], &w[0], &mean[lo], &rstd[lo], hi-lo, C)
+		lnBackwardAVX2(&din[lo*C], &dout[lo*C], &in[lo*C], &w[0], &mean[lo], &rstd[lo], hi-lo, C, accum)
 		return
 	}
 	for i := lo; i < hi; i++ {
-		lnBackRowGo(din[i*C:(i+1)*C], dout[i*C:(i+1)*C], in[i*C:(i+1)*C], w, mean[i], rstd[i])
+		lnBackRowGo(din[i*C:(i+1)*C], dout[i*C:(i+1)*C], in[i*C:(i+1)*C], w, mean[i], rstd[i], accum)
 	}
 }
 

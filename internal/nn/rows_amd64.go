@@ -11,7 +11,7 @@ import "golang.org/x/sys/cpu"
 func lnForwardAVX2(out, mean, rstd, in, w, b *float32, N, C int, eps float32)
 
 //go:noescape
-func lnBackwardAVX2(din, dout, in, w, mean, rstd *float32, N, C int)
+func lnBackwardAVX2(din, dout, in, w, mean, rstd *float32, N, C int, accum bool)
 
 //go:noescape
 func colSumsAVX2(dst, src *float32, rows, stride, width int)

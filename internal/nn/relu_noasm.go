@@ -1,0 +1,7 @@
+//go:build !amd64 || !gc || purego
+
+package nn
+
+func reluVec(x []float32) int { return 0 }
+
+func maskVec(d, o []float32) int { return 0 }
