@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"decoreg/internal/nn"
 	"decoreg/vocab"
 )
 
@@ -161,7 +162,8 @@ func (d *Token) next(dst []int, prefix []int, finite bool) []int {
 }
 
 // softmaxOver writes to p[j] the softmax of row[toks[j]]*invT over toks, in
-// float64, and returns p[:len(toks)]. All -Inf logits give a uniform p.
+// float64 (exp by nn.ExpNegInPlace), and returns p[:len(toks)]. All -Inf
+// logits give a uniform p.
 func softmaxOver(p []float64, row []float32, toks []int, invT float64) []float64 {
 	p = p[:len(toks)]
 	m := math.Inf(-1)
@@ -176,10 +178,12 @@ func softmaxOver(p []float64, row []float32, toks []int, invT float64) []float64
 		}
 		return p
 	}
-	s := 0.0
 	for j, t := range toks {
-		e := math.Exp((float64(row[t]) - m) * invT)
-		p[j] = e
+		p[j] = (float64(row[t]) - m) * invT
+	}
+	nn.ExpNegInPlace(p) // exp within 2 ulp, vectorised
+	s := 0.0
+	for _, e := range p {
 		s += e
 	}
 	for j := range p {

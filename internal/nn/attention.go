@@ -139,18 +139,25 @@ func transpose(dst []float32, ldd int, src []float32, lds, rows, cols int) {
 
 func attnScale(hs int) float32 { return float32(1 / math.Sqrt(float64(hs))) }
 
-// softmaxCausal sets a[:n] = softmax(pre[:n]) (max-shifted, float64 sum)
-// and pre[n:], a[n:] to 0.
+// softmaxCausal sets a[:n] = softmax(pre[:n]) (max-shifted, float64 sum,
+// exp by ExpNegInPlace) and pre[n:], a[n:] to 0.
 func softmaxCausal(pre, a []float32, n int) {
 	maxv := float32(math.Inf(-1))
 	for _, s := range pre[:n] {
 		maxv = max(maxv, s)
 	}
+	var buf [64]float64
 	var sum float64
-	for t2, s := range pre[:n] {
-		e := math.Exp(float64(s - maxv))
-		a[t2] = float32(e)
-		sum += e
+	for c0 := 0; c0 < n; c0 += len(buf) {
+		e := buf[:min(len(buf), n-c0)]
+		for t2 := range e {
+			e[t2] = float64(pre[c0+t2] - maxv)
+		}
+		ExpNegInPlace(e)
+		for t2, x := range e {
+			a[c0+t2] = float32(x)
+			sum += x
+		}
 	}
 	inv := float32(1 / sum)
 	for t2 := range a[:n] {

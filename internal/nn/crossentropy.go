@@ -51,6 +51,7 @@ type softmaxNLLRows struct {
 
 func (k softmaxNLLRows) Run(lo, hi int) {
 	V := k.V
+	var buf [64]float64
 	for i := lo; i < hi; i++ {
 		l, p := k.logits[i*V:(i+1)*V], k.probs[i*V:(i+1)*V]
 		var m []bool
@@ -64,13 +65,19 @@ func (k softmaxNLLRows) Run(lo, hi int) {
 			}
 		}
 		var sum float64
-		for j, x := range l {
-			if m == nil || m[j] {
-				e := math.Exp(float64(x) - maxv)
-				p[j] = float32(e)
-				sum += e
-			} else {
-				p[j] = 0
+		for c0 := 0; c0 < V; c0 += len(buf) {
+			e := buf[:min(len(buf), V-c0)]
+			for j := range e {
+				e[j] = float64(l[c0+j]) - maxv
+			}
+			ExpNegInPlace(e)
+			for j, x := range e {
+				if m == nil || m[c0+j] {
+					p[c0+j] = float32(x)
+					sum += x
+				} else {
+					p[c0+j] = 0
+				}
 			}
 		}
 		if math.IsInf(maxv, -1) { // nothing allowed (or all allowed logits -Inf)
