@@ -10,7 +10,9 @@ func lnForwardAVX2(out, mean, rstd, in, w, b *float32, N, C int, eps float32) {
 	panic("nn: no vector kernels")
 }
 
-func lnBackwardAVX2(din, dout, in, w, mean, rstd *float32, N, C int, accum bool) { panic("nn: no vector kernels") }
+func lnBackwardAVX2(din, dout, in, w, mean, rstd *float32, N, C int, accum bool) {
+	panic("nn: no vector kernels")
+}
 
 func colSumsAVX2(dst, src *float32, rows, stride, width int) { panic("nn: no vector kernels") }
 
