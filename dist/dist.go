@@ -34,6 +34,10 @@ type SampleOptions struct {
 // Stepper decodes a batch of token sequences in lock step for ONE input x,
 // reusing a key/value cache so that each step costs one incremental pass.
 // Position 0 is the projected encoding phi(x).
+//
+// A Stepper may also have a method Release(); the distributions call it
+// when they are done with the Stepper, which they never use afterwards,
+// so that its buffers can serve the next Start.
 type Stepper interface {
 	// N is the number of sequences in the batch.
 	N() int
@@ -45,6 +49,14 @@ type Stepper interface {
 	// idx[i]. len(idx) may differ from N (sequences are dropped or
 	// duplicated).
 	Keep(idx []int)
+}
+
+// releaseStepper hands st's buffers back to its Decoder when it offers
+// that (a Release method); st must not be used afterwards.
+func releaseStepper(st Stepper) {
+	if r, ok := st.(interface{ Release() }); ok {
+		r.Release()
+	}
 }
 
 // Decoder starts Steppers for one input x.

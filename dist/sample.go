@@ -74,6 +74,7 @@ func (d *Token) sampleSeqs(seqs []int, n int, opts SampleOptions, r *rand.Rand, 
 		invT = 1 / opts.Temperature
 	}
 	st := d.dec.Start(n)
+	defer releaseStepper(st)
 	logits := make([]float32, n*v)
 	step := make([]int, n)
 	allowed := make([]int, 0, v)

@@ -234,6 +234,7 @@ func (d *Token) logProbSeqs(seqs []int, n int) []float64 {
 		return out
 	}
 	st := d.dec.Start(n)
+	defer releaseStepper(st)
 	logits := make([]float32, n*d.v)
 	step := make([]int, n)
 	var allowed []int

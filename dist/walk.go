@@ -64,6 +64,7 @@ func (d *Token) treeMean() (mean, bound float64) {
 	tol := d.opts.MeanTol
 	budget := d.opts.MaxExpand - 1 // the root is always expanded
 	st := d.dec.Start(1)
+	defer releaseStepper(st)
 	n := 1
 	pre := []int{}       // n*lev, the frontier's prefixes
 	mass := []float64{1} // their probabilities
@@ -199,6 +200,7 @@ func (d *Token) Quantiles(qs []float64) []float64 {
 	}
 	k, v := d.k, d.v
 	st := d.dec.Start(n)
+	defer releaseStepper(st)
 	logits := make([]float32, n*v)
 	prefix := make([]int, n*k)
 	step := make([]int, n)
@@ -306,6 +308,7 @@ func (d *Token) CDFs(ys []float64) []float64 {
 	}
 	k, v := d.k, d.v
 	st := d.dec.Start(n)
+	defer releaseStepper(st)
 	logits := make([]float32, n*v)
 	prefix := make([]int, n*k)
 	step := make([]int, n)
@@ -373,6 +376,7 @@ func (d *Token) Mode() float64 {
 func (d *Token) beamMode() float64 {
 	k, v, width := d.k, d.v, d.opts.Beam
 	st := d.dec.Start(1)
+	defer releaseStepper(st)
 	n := 1
 	pre := []int{}
 	logp := []float64{0}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"decoreg/internal/rng"
 	"decoreg/vocab"
@@ -178,6 +179,8 @@ type Model struct {
 	a acts // training activations, sized for the largest batch seen
 
 	scratch struct{ prefix, allowed []int } // for the loss masks
+
+	steppers sync.Pool // released *stepper, for Decoder(...).Start
 }
 
 // New validates cfg and returns a model whose parameters are initialised

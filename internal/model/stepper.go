@@ -29,18 +29,35 @@ func (m *Model) Decoder(phiRow []float32) dist.Decoder {
 	return &decoder{m: m, p: p}
 }
 
-// Start returns a Stepper over n empty sequences.
+// Start returns a Stepper over n empty sequences. Its buffers come from
+// the model's pool of released Steppers when one is there.
 func (dc *decoder) Start(n int) dist.Stepper {
 	if n < 0 {
 		panic("model: Start with n < 0")
 	}
 	m := dc.m
-	s := &stepper{m: m, p: dc.p, n: n}
-	for range m.Cfg.DecLayers {
-		s.caches = append(s.caches, nn.NewKVCache(n, m.t, m.d, m.nh))
+	s, _ := m.steppers.Get().(*stepper)
+	if s == nil {
+		s = &stepper{m: m}
+		for range m.Cfg.DecLayers {
+			s.caches = append(s.caches, nn.NewKVCache(n, m.t, m.d, m.nh))
+		}
+	} else {
+		for _, c := range s.caches {
+			c.Restart(n)
+		}
 	}
+	s.p, s.n, s.pos = dc.p, n, 0
 	s.grow(n)
 	return s
+}
+
+// Release hands the Stepper's buffers back to its model for a later
+// Start; the Stepper must not be used afterwards. The distributions of
+// package dist call it when they are done with a Stepper.
+func (s *stepper) Release() {
+	s.p = nil
+	s.m.steppers.Put(s)
 }
 
 // stepper decodes n sequences of one input in lock step. Each Step is one

@@ -178,7 +178,7 @@ func TestKVCacheMatchesForward(t *testing.T) {
 		var want []float32
 		withGemmAttention(useGemm, func() { want = fullAttention(qkv, B, T, C, NH) })
 		c := NewKVCache(B, T, C, NH)
-		for pass := 0; pass < 2; pass++ { // the second pass checks Reset
+		for pass := 0; pass < 3; pass++ { // later passes check Reset and Restart
 			out := make([]float32, B*C)
 			for tt := 0; tt < T; tt++ {
 				if c.Len() != tt {
@@ -194,7 +194,12 @@ func TestKVCacheMatchesForward(t *testing.T) {
 				}
 			}
 			mustPanic(t, "step on full cache", func() { c.Step(out, rowsOf(qkv, B, T, C, 0)) })
-			c.Reset()
+			if pass == 0 {
+				c.Reset()
+			} else {
+				c.Keep([]int{0, 1, 2, 2, 1}) // grow, then restart at B
+				c.Restart(B)
+			}
 		}
 	}
 }

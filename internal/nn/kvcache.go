@@ -132,3 +132,23 @@ func (c *KVCache) Keep(idx []int) {
 
 // Reset empties the cache (Len() becomes 0), keeping Batch() and storage.
 func (c *KVCache) Reset() { c.n = 0 }
+
+// Restart empties the cache for B sequences: Len() becomes 0 and Batch()
+// B. It reuses the storage when it is large enough.
+func (c *KVCache) Restart(B int) {
+	checkAttn("KVCache.Restart", B, c.tmax, c.c, c.nh)
+	c.kt = growTo(c.kt, B*c.c*c.w)
+	c.v = growTo(c.v, B*c.tmax*c.c)
+	c.pre = growTo(c.pre, B*c.nh*c.w)
+	c.att = growTo(c.att, B*c.nh*c.tmax)
+	c.b, c.n = B, 0
+}
+
+// growTo returns s resliced to n elements, reallocated when its capacity
+// is smaller.
+func growTo(s []float32, n int) []float32 {
+	if cap(s) < n {
+		return make([]float32, n)
+	}
+	return s[:n]
+}
