@@ -10,8 +10,10 @@
 package par
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"decoreg/internal/gemm"
 )
@@ -60,20 +62,126 @@ func For[K Kernel](n, cost int, k K) {
 		k.Run(0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	wg.Add(chunks - 1)
-	for c := 1; c < chunks; c++ {
-		// k travels by value as an argument: captured by a closure, a
-		// large kernel would be moved to the heap on every call.
-		go runChunk(k, c*n/chunks, (c+1)*n/chunks, &wg)
-	}
-	k.Run(0, n/chunks)
-	wg.Wait()
+	j := &forJob[K]{k: k, n: n, chunks: chunks}
+	Do(chunks, j.run)
 }
 
-func runChunk[K Kernel](k K, lo, hi int, wg *sync.WaitGroup) {
-	defer wg.Done()
-	k.Run(lo, hi)
+// forJob is one parallel For: chunk c covers [c*n/chunks, (c+1)*n/chunks).
+type forJob[K Kernel] struct {
+	k         K
+	n, chunks int
+}
+
+func (j *forJob[K]) run(c int) { j.k.Run(c*j.n/j.chunks, (c+1)*j.n/j.chunks) }
+
+// Do calls f(0), ..., f(n-1), f(0) on the calling goroutine and the
+// others on pooled worker goroutines, and returns when all have returned.
+//
+// Waking a parked goroutine takes tens of microseconds on a virtual
+// machine, a large share of a layer that takes a few hundred, so a worker
+// polls for its next task for SpinWait after each one before it parks,
+// and the caller polls (yielding) for its workers as long before it
+// blocks. Every parallel loop of decoreg goes through this one pool, so
+// that its workers are the only goroutines spinning.
+func Do(n int, f func(w int)) {
+	if n <= 1 {
+		if n == 1 {
+			f(0)
+		}
+		return
+	}
+	ws := pool.take(n - 1)
+	g := groups.Get().(*group)
+	g.pending.Store(int32(n - 1))
+	g.wg.Add(n - 1)
+	for i, w := range ws {
+		w.tasks <- task{f: f, w: i + 1, g: g}
+	}
+	f(0)
+	// Yield while polling: a parked worker may have been queued on this
+	// goroutine's own P.
+	for start := time.Now(); g.pending.Load() != 0 && time.Since(start) < SpinWait; {
+		runtime.Gosched()
+	}
+	g.wg.Wait()
+	groups.Put(g)
+	pool.give(ws)
+}
+
+// SpinWait is how long a worker polls for its next task, and Do for its
+// workers, before blocking.
+const SpinWait = 100 * time.Microsecond
+
+// group tracks the workers of one Do.
+type group struct {
+	pending atomic.Int32
+	wg      sync.WaitGroup
+}
+
+var groups = sync.Pool{New: func() any { return new(group) }}
+
+// task is worker w's part of a Do.
+type task struct {
+	f func(int)
+	w int
+	g *group
+}
+
+// worker is a pooled goroutine running the tasks sent to it.
+type worker struct{ tasks chan task }
+
+func (w *worker) loop() {
+	for {
+		var t task
+		ok := false
+		for start := time.Now(); !ok && time.Since(start) < SpinWait; {
+			for i := 0; i < 64 && !ok; i++ {
+				select {
+				case t = <-w.tasks:
+					ok = true
+				default:
+				}
+			}
+		}
+		if !ok {
+			t = <-w.tasks
+		}
+		t.f(t.w)
+		t.g.pending.Add(-1)
+		t.g.wg.Done()
+	}
+}
+
+// workerPool holds the idle workers. Workers are created on demand, so
+// that concurrent loops never wait for each other's workers, and live for
+// the rest of the process, parked when idle.
+type workerPool struct {
+	mu   sync.Mutex
+	idle []*worker
+}
+
+var pool workerPool
+
+func (p *workerPool) take(n int) []*worker {
+	ws := make([]*worker, 0, n)
+	p.mu.Lock()
+	for len(ws) < n && len(p.idle) > 0 {
+		ws = append(ws, p.idle[len(p.idle)-1])
+		p.idle = p.idle[:len(p.idle)-1]
+	}
+	p.mu.Unlock()
+	for len(ws) < n {
+		w := &worker{tasks: make(chan task, 1)}
+		go w.loop()
+		ws = append(ws, w)
+	}
+	return ws
+}
+
+func (p *workerPool) give(ws []*worker) {
+	p.mu.Lock()
+	p.idle = append(p.idle, ws...)
+	p.mu.Unlock()
 }
 
 // Func adapts a closure to a Kernel: For(n, cost, Func(f)). Convenient,

@@ -72,3 +72,27 @@ func TestSerialForAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+func TestDo(t *testing.T) {
+	for n := 0; n <= 5; n++ {
+		for rep := range 3 { // later rounds reuse the pooled workers
+			hits := make([]atomic.Int32, n)
+			Do(n, func(w int) {
+				hits[w].Add(1)
+				if rep == 2 && w > 0 {
+					// a nested loop inside a worker gets workers of its own
+					var inner atomic.Int32
+					Do(3, func(int) { inner.Add(1) })
+					if inner.Load() != 3 {
+						t.Errorf("nested Do ran %d of 3", inner.Load())
+					}
+				}
+			})
+			for w := range hits {
+				if hits[w].Load() != 1 {
+					t.Fatalf("n %d: f(%d) called %d times", n, w, hits[w].Load())
+				}
+			}
+		}
+	}
+}
