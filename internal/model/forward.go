@@ -229,6 +229,17 @@ func (m *Model) Backward() {
 		panic("model: Backward without a preceding Forward")
 	}
 	a.ready = false
+	// After ZeroGrad the weight gradients are overwritten, the others
+	// (biases, LayerNorms, embeddings: small) cleared first.
+	m.accW = !m.gradsZero
+	if m.gradsZero {
+		for i, e := range m.table {
+			if e.init != initLinearW {
+				clear(m.grads[m.info[i].Off : m.info[i].Off+m.info[i].Len])
+			}
+		}
+		m.gradsZero = false
+	}
 	B := a.b
 	inv := 1 / float32(B)
 	dphi := a.denc[0][:B*m.w] // overwritten by the head's backward
@@ -249,17 +260,17 @@ func (m *Model) Backward() {
 		} else {
 			copy(dz, a.hdpred[:B])
 		}
-		nn.LinearBackwardSet(dphi, g.out.w, g.out.b, dz, phi, p.out.w, B, m.w, 1)
+		nn.LinearBackwardMode(dphi, g.out.w, g.out.b, dz, phi, p.out.w, B, m.w, 1, false, m.accW)
 	case Riemann:
 		fill(a.hdlosses[:B], inv)
 		clear(a.hdz[:B*m.nout])
 		nn.HistogramNLLBackward(a.hdz, a.hdlosses, a.hprobs, a.bins, B, m.nout)
-		nn.LinearBackwardSet(dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout)
+		nn.LinearBackwardMode(dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout, false, m.accW)
 	case MDN:
 		fill(a.hdlosses[:B], inv)
 		clear(a.hdz[:B*m.nout])
 		nn.MDNBackward(a.hdz, a.hdlosses, a.hcache, a.hz, a.y, B, m.Cfg.Components)
-		nn.LinearBackwardSet(dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout)
+		nn.LinearBackwardMode(dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout, false, m.accW)
 	}
 	m.encoderBackward(B)
 }
@@ -278,7 +289,7 @@ func (m *Model) encoderBackward(B int) {
 			in, C = a.enc[l-1][:B*W], W
 			din = a.denc[1-cur][:B*W]
 		}
-		nn.LinearBackwardSet(din, g.enc[l].w, g.enc[l].b, dout, in, p.enc[l].w, B, C, W)
+		nn.LinearBackwardMode(din, g.enc[l].w, g.enc[l].b, dout, in, p.enc[l].w, B, C, W, false, m.accW)
 		cur = 1 - cur
 	}
 }
@@ -294,7 +305,7 @@ func (m *Model) decoderBackward(dphi, phi []float32, B int) {
 	L := len(a.blocks)
 	cur := 0
 	dx := a.dx[cur][:N*d]
-	nn.LinearBackwardSet(dx, g.out.w, g.out.b, a.dlogits, a.blocks[L-1].ln2, p.out.w, N, d, V)
+	nn.LinearBackwardMode(dx, g.out.w, g.out.b, a.dlogits, a.blocks[L-1].ln2, p.out.w, N, d, V, false, m.accW)
 	for l := L - 1; l >= 0; l-- {
 		x := a.x0[:N*d]
 		if l > 0 {
@@ -314,7 +325,7 @@ func (m *Model) decoderBackward(dphi, phi []float32, B int) {
 		clear(row)
 	}
 	nn.EmbeddingBackward(g.wte, dx0, a.tin[:N], N, d)
-	nn.LinearBackwardSet(dphi, g.inproj.w, g.inproj.b, a.dp, phi, p.inproj.w, B, m.w, d)
+	nn.LinearBackwardMode(dphi, g.inproj.w, g.inproj.b, a.dp, phi, p.inproj.w, B, m.w, d, false, m.accW)
 }
 
 // blockBackward sets din (N, d) to the gradient of block l's input x given
@@ -327,19 +338,19 @@ func (m *Model) blockBackward(l int, din, dout, x []float32, B int) {
 	nn.LayerNormBackwardSet(dres2, g.ln2w, g.ln2b, dout, a.res2, p.ln2w, a.mean2, a.rstd2, N, d)
 	// res2 = ln1 + fc2(fch): dln1 = dres2 + fc's input gradient
 	dfch := ac.dfch[:N*F]
-	nn.LinearBackwardSet(dfch, g.fc2.w, g.fc2.b, dres2, a.fch, p.fc2.w, N, F, d)
+	nn.LinearBackwardMode(dfch, g.fc2.w, g.fc2.b, dres2, a.fch, p.fc2.w, N, F, d, false, m.accW)
 	reluMask(dfch, a.fch[:N*F])
 	dln1 := ac.dln1[:N*d]
 	copy(dln1, dres2)
-	nn.LinearBackward(dln1, g.fc.w, g.fc.b, dfch, a.ln1, p.fc.w, N, d, F)
+	nn.LinearBackwardMode(dln1, g.fc.w, g.fc.b, dfch, a.ln1, p.fc.w, N, d, F, true, m.accW)
 	// ln1 = LN1(res1), res1 = x + proj(atty): din = dres1 + qkv's input gradient
 	nn.LayerNormBackwardSet(din, g.ln1w, g.ln1b, dln1, a.res1, p.ln1w, a.mean1, a.rstd1, N, d)
 	datty := ac.datty[:N*d]
-	nn.LinearBackwardSet(datty, g.proj.w, g.proj.b, din, a.atty, p.proj.w, N, d, d)
+	nn.LinearBackwardMode(datty, g.proj.w, g.proj.b, din, a.atty, p.proj.w, N, d, d, false, m.accW)
 	dqkv := ac.dqkv[:N*3*d]
 	nh := m.nh
 	nn.AttentionBackwardSet(dqkv, ac.dpreatt, ac.datt, datty, a.qkv, a.att, B, T, d, nh)
-	nn.LinearBackward(din, g.qkv.w, g.qkv.b, dqkv, x, p.qkv.w, N, d, 3*d)
+	nn.LinearBackwardMode(din, g.qkv.w, g.qkv.b, dqkv, x, p.qkv.w, N, d, 3*d, true, m.accW)
 }
 
 // reluInPlace sets s[i] = max(s[i], 0) (a NaN stays NaN), branch-free.

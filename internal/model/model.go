@@ -181,6 +181,11 @@ type Model struct {
 	scratch struct{ prefix, allowed []int } // for the loss masks
 
 	steppers sync.Pool // released *stepper, for Decoder(...).Start
+
+	// gradsZero records a ZeroGrad not yet carried out: the gradient
+	// arena is to be read as zeros.
+	gradsZero bool
+	accW      bool // in Backward: add to the weight gradients (else overwrite)
 }
 
 // New validates cfg and returns a model whose parameters are initialised
@@ -312,13 +317,28 @@ func (m *Model) initParams(seed uint64) {
 func (m *Model) Params() []float32 { return m.params }
 
 // Grads returns the gradient arena (aliased), the same length as Params.
-func (m *Model) Grads() []float32 { return m.grads }
+func (m *Model) Grads() []float32 {
+	m.settleGrads()
+	return m.grads
+}
 
 // NumParams is len(Params()).
 func (m *Model) NumParams() int { return len(m.params) }
 
-// ZeroGrad sets every gradient to zero.
-func (m *Model) ZeroGrad() { clear(m.grads) }
+// ZeroGrad sets every gradient to zero. It does so lazily: the next
+// Backward overwrites the gradients instead of adding to them (which spares
+// the weight-gradient multiplies a read of their output), and Grads clears
+// the arena if it comes first. Read the gradients through Grads, not
+// through a slice kept from before.
+func (m *Model) ZeroGrad() { m.gradsZero = true }
+
+// settleGrads carries out a pending ZeroGrad.
+func (m *Model) settleGrads() {
+	if m.gradsZero {
+		clear(m.grads)
+		m.gradsZero = false
+	}
+}
 
 // Tensors lists the named parameter tensors in arena order. The slice is
 // shared; do not modify it.

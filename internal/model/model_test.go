@@ -535,3 +535,33 @@ func TestBackwardWithoutForwardPanics(t *testing.T) {
 	}()
 	m.Backward()
 }
+
+// TestLazyZeroGrad: after ZeroGrad, Backward overwrites stale gradients
+// with exactly the gradients a fresh model accumulates into zeros, and
+// Grads reads zeros when no Backward came first.
+func TestLazyZeroGrad(t *testing.T) {
+	for name, cfg := range tinyConfigs() {
+		m, _ := New(cfg, 5)
+		fresh, _ := New(cfg, 5)
+		b := randBatch(m, 6, rng.New(12))
+		other := randBatch(m, 6, rng.New(13))
+		m.Forward(other) // stale gradients from another batch
+		m.Backward()
+		m.ZeroGrad()
+		m.Forward(b)
+		m.Backward()
+		fresh.Forward(b)
+		fresh.Backward()
+		for i, g := range m.Grads() {
+			if math.Float32bits(g) != math.Float32bits(fresh.Grads()[i]) {
+				t.Fatalf("%s: grad[%d] = %v after ZeroGrad, fresh model %v", name, i, g, fresh.Grads()[i])
+			}
+		}
+		m.ZeroGrad()
+		for i, g := range m.Grads() {
+			if g != 0 {
+				t.Fatalf("%s: Grads()[%d] = %v after ZeroGrad", name, i, g)
+			}
+		}
+	}
+}

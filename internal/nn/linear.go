@@ -33,19 +33,28 @@ func LinearForward(out, in, w, b []float32, N, C, OC int) {
 //
 // with dout (N, OC). Any of din, dw, db may be nil.
 func LinearBackward(din, dw, db, dout, in, w []float32, N, C, OC int) {
-	linearBackward(din, dw, db, dout, in, w, N, C, OC, 1)
+	LinearBackwardMode(din, dw, db, dout, in, w, N, C, OC, true, true)
 }
 
 // LinearBackwardSet is LinearBackward except that din is overwritten,
 // din = dout · w, instead of accumulated into; dw and db still accumulate.
 func LinearBackwardSet(din, dw, db, dout, in, w []float32, N, C, OC int) {
-	linearBackward(din, dw, db, dout, in, w, N, C, OC, 0)
+	LinearBackwardMode(din, dw, db, dout, in, w, N, C, OC, false, true)
 }
 
-// linearBackward is LinearBackward with din scaled by dinBeta (0 or 1)
-// before the product is added.
-func linearBackward(din, dw, db, dout, in, w []float32, N, C, OC int, dinBeta float32) {
+// LinearBackwardMode is LinearBackward with a choice between accumulating
+// into (true) and overwriting (false) din, with accDin, and dw, with accDW;
+// db always accumulates. Overwriting spares the matrix multiply a read of
+// its output.
+func LinearBackwardMode(din, dw, db, dout, in, w []float32, N, C, OC int, accDin, accDW bool) {
 	needDims("LinearBackward", N, C, OC)
+	dinBeta, dwBeta := float32(0), float32(0)
+	if accDin {
+		dinBeta = 1
+	}
+	if accDW {
+		dwBeta = 1
+	}
 	need(dout, N*OC, "LinearBackward dout")
 	ldc, ldo := max(C, 1), max(OC, 1)
 	if din != nil {
@@ -56,7 +65,7 @@ func linearBackward(din, dw, db, dout, in, w []float32, N, C, OC int, dinBeta fl
 	if dw != nil {
 		need(dw, OC*C, "LinearBackward dw")
 		need(in, N*C, "LinearBackward in")
-		gemm.Sgemm(true, false, OC, C, N, 1, dout, ldo, in, ldc, 1, dw, ldc)
+		gemm.Sgemm(true, false, OC, C, N, 1, dout, ldo, in, ldc, dwBeta, dw, ldc)
 	}
 	if db != nil {
 		need(db, OC, "LinearBackward db")

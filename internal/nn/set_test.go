@@ -30,6 +30,12 @@ func TestSetVariants(t *testing.T) {
 	if equalBits(acc, set) >= 0 || equalBits(dw1, dw2) >= 0 || equalBits(db1, db2) >= 0 {
 		t.Error("LinearBackwardSet differs from LinearBackward into zeros")
 	}
+	set, dw3 := garbage(N*C), garbage(OC*C)
+	db3 := make([]float32, OC)
+	LinearBackwardMode(set, dw3, db3, dout, in, w, N, C, OC, false, false)
+	if equalBits(acc, set) >= 0 || equalBits(dw1, dw3) >= 0 || equalBits(db1, db3) >= 0 {
+		t.Error("LinearBackwardMode overwriting differs from LinearBackward into zeros")
+	}
 
 	for _, C := range []int{12, 16} { // Go and vector rows
 		g, x, lw := uniform(r, N*C, 1), uniform(r, N*C, 2), uniform(r, C, 1)
