@@ -100,8 +100,8 @@ func (k attentionForward) Run(lo, hi int) {
 			for t2, x := range sr {
 				pr[t2] = x * scale
 			}
-			softmaxCausal(pr, a[t*T:(t+1)*T], t+1)
 		}
+		sc.e = softmaxCausalBlock(pre, a, T, sc.e)
 		// out_t = sum over t2 of att[t,t2] v_t2, the terms above the
 		// diagonal being exact zeros
 		mmRows(k.out[b*T*C+h*hs:], C, a, T, v, C3, T, T, hs, false)
@@ -109,7 +109,10 @@ func (k attentionForward) Run(lo, hi int) {
 }
 
 // attnScratch is a direct attention kernel's scratch, pooled.
-type attnScratch struct{ f []float32 }
+type attnScratch struct {
+	f []float32
+	e []float64 // softmaxCausalBlock's
+}
 
 var attnPool sync.Pool
 
@@ -165,6 +168,47 @@ func softmaxCausal(pre, a []float32, n int) {
 	}
 	clear(pre[n:])
 	clear(a[n:len(pre)])
+}
+
+// softmaxCausalBlock is softmaxCausal on every row t of the (T, T) block
+// pre (with n = t+1), into a, with the same bits: the exps of all rows go
+// through one ExpNegInPlace call, in e (grown as needed and returned).
+func softmaxCausalBlock(pre, a []float32, T int, e []float64) []float64 {
+	n := T * (T + 1) / 2
+	if cap(e) < n {
+		e = make([]float64, n)
+	}
+	e = e[:n]
+	off := 0
+	for t := 0; t < T; t++ {
+		row := pre[t*T : t*T+t+1]
+		maxv := float32(math.Inf(-1))
+		for _, s := range row {
+			maxv = max(maxv, s)
+		}
+		for t2, s := range row {
+			e[off+t2] = float64(s - maxv)
+		}
+		off += t + 1
+	}
+	ExpNegInPlace(e)
+	off = 0
+	for t := 0; t < T; t++ {
+		ar := a[t*T : (t+1)*T]
+		var sum float64
+		for t2, x := range e[off : off+t+1] {
+			ar[t2] = float32(x)
+			sum += x
+		}
+		inv := float32(1 / sum)
+		for t2 := range ar[:t+1] {
+			ar[t2] *= inv
+		}
+		clear(pre[t*T+t+1 : (t+1)*T])
+		clear(ar[t+1:])
+		off += t + 1
+	}
+	return e
 }
 
 // softmaxCausalBackward sets dp[:n] = a*(da - sum(a*da)) over the first n
