@@ -1,7 +1,7 @@
 // Package par is decoreg's deterministic parallel-for.
 //
-// For splits an index range into contiguous chunks and runs one chunk per
-// goroutine. The contract that keeps results bit-identical for any thread
+// For splits an index range into contiguous chunks and runs them on the
+// calling goroutine and a pool of workers (see Do). The contract that keeps results bit-identical for any thread
 // count: the kernel computes every output it writes from inputs alone, owns
 // the outputs of the indices in its chunk exclusively, and visits them in
 // a fixed order. Reductions across chunks are not offered: a sum over the
@@ -74,13 +74,17 @@ type forJob[K Kernel] struct {
 
 func (j *forJob[K]) run(c int) { j.k.Run(c*j.n/j.chunks, (c+1)*j.n/j.chunks) }
 
-// Do calls f(0), ..., f(n-1), f(0) on the calling goroutine and the
-// others on pooled worker goroutines, and returns when all have returned.
+// Do calls f(0), ..., f(n-1) and returns when all have returned. The
+// calls are independent: any goroutine may make any of them, in any order
+// (a call must not wait for another, as at a barrier). The calling
+// goroutine and up to n-1 pooled workers take the indices in turn from a
+// shared counter, so a worker that starts late (its core taken by another
+// process) only finds fewer left, and Do is never much slower than a loop.
 //
 // Waking a parked goroutine takes tens of microseconds on a virtual
 // machine, a large share of a layer that takes a few hundred, so a worker
 // polls for its next task for SpinWait after each one before it parks,
-// and the caller polls (yielding) for its workers as long before it
+// and the caller polls (yielding) for the workers as long before it
 // blocks. Every parallel loop of decoreg goes through this one pool, so
 // that its workers are the only goroutines spinning.
 func Do(n int, f func(w int)) {
@@ -92,18 +96,21 @@ func Do(n int, f func(w int)) {
 	}
 	ws := pool.take(n - 1)
 	g := groups.Get().(*group)
+	g.f, g.n = f, int64(n)
+	g.next.Store(0)
 	g.pending.Store(int32(n - 1))
 	g.wg.Add(n - 1)
-	for i, w := range ws {
-		w.tasks <- task{f: f, w: i + 1, g: g}
+	for _, w := range ws {
+		w.tasks <- g
 	}
-	f(0)
+	g.run()
 	// Yield while polling: a parked worker may have been queued on this
 	// goroutine's own P.
 	for start := time.Now(); g.pending.Load() != 0 && time.Since(start) < SpinWait; {
 		runtime.Gosched()
 	}
 	g.wg.Wait()
+	g.f = nil
 	groups.Put(g)
 	pool.give(ws)
 }
@@ -112,43 +119,49 @@ func Do(n int, f func(w int)) {
 // workers, before blocking.
 const SpinWait = 100 * time.Microsecond
 
-// group tracks the workers of one Do.
+// group is one Do: the calls f(i), i < n, handed out by next, and the
+// workers still running.
 type group struct {
+	f       func(int)
+	n       int64
+	next    atomic.Int64
 	pending atomic.Int32
 	wg      sync.WaitGroup
 }
 
 var groups = sync.Pool{New: func() any { return new(group) }}
 
-// task is worker w's part of a Do.
-type task struct {
-	f func(int)
-	w int
-	g *group
+// run makes calls until none is left.
+func (g *group) run() {
+	for {
+		i := g.next.Add(1) - 1
+		if i >= g.n {
+			return
+		}
+		g.f(int(i))
+	}
 }
 
-// worker is a pooled goroutine running the tasks sent to it.
-type worker struct{ tasks chan task }
+// worker is a pooled goroutine taking part in the Do calls sent to it.
+type worker struct{ tasks chan *group }
 
 func (w *worker) loop() {
 	for {
-		var t task
-		ok := false
-		for start := time.Now(); !ok && time.Since(start) < SpinWait; {
-			for i := 0; i < 64 && !ok; i++ {
+		var g *group
+		for start := time.Now(); g == nil && time.Since(start) < SpinWait; {
+			for i := 0; i < 64 && g == nil; i++ {
 				select {
-				case t = <-w.tasks:
-					ok = true
+				case g = <-w.tasks:
 				default:
 				}
 			}
 		}
-		if !ok {
-			t = <-w.tasks
+		if g == nil {
+			g = <-w.tasks
 		}
-		t.f(t.w)
-		t.g.pending.Add(-1)
-		t.g.wg.Done()
+		g.run()
+		g.pending.Add(-1)
+		g.wg.Done()
 	}
 }
 
@@ -171,7 +184,7 @@ func (p *workerPool) take(n int) []*worker {
 	}
 	p.mu.Unlock()
 	for len(ws) < n {
-		w := &worker{tasks: make(chan task, 1)}
+		w := &worker{tasks: make(chan *group, 1)}
 		go w.loop()
 		ws = append(ws, w)
 	}
