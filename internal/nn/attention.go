@@ -131,8 +131,12 @@ func getAttnScratch(n int) *attnScratch {
 func roundUp8(n int) int { return (n + 7) &^ 7 }
 
 // transpose sets dst[i*ldd+j] = src[j*lds+i] for j < rows, i < cols: the
-// rows x cols block of src, transposed into dst.
+// rows x cols block of src, transposed into dst. The vector kernel, when
+// it applies, also sets dst[i*ldd+j] = 0 for rows <= j < 8.
 func transpose(dst []float32, ldd int, src []float32, lds, rows, cols int) {
+	if transposeVec(dst, ldd, src, lds, rows, cols) {
+		return
+	}
 	for j := 0; j < rows; j++ {
 		for i, x := range src[j*lds : j*lds+cols] {
 			dst[i*ldd+j] = x

@@ -17,8 +17,8 @@ func mmRows(c []float32, ldc int, x []float32, ldx int, b []float32, ldb, R, k, 
 		panic("nn: mmRows operand shorter than its shape")
 	}
 	nvec := W / 8
-	for r0 := 0; r0 < R; r0 += 4 {
-		rows := min(4, R-r0)
+	for r0 := 0; r0 < R; r0 += mmTileRows {
+		rows := min(mmTileRows, R-r0)
 		if nvec > 0 {
 			mmTile(c[r0*ldc:], ldc, x[r0*ldx:], ldx, b, ldb, rows, k, nvec, accum)
 		}
@@ -28,8 +28,11 @@ func mmRows(c []float32, ldc int, x []float32, ldx int, b []float32, ldb, R, k, 
 	}
 }
 
-// mmTileGo is mmRows on at most 4 rows, in Go; the vector kernels compute
-// the same bits.
+// mmTileRows is the most rows the vector kernel takes at once.
+const mmTileRows = 6
+
+// mmTileGo is mmRows on at most mmTileRows rows, in Go; the vector kernels
+// compute the same bits.
 func mmTileGo(c []float32, ldc int, x []float32, ldx int, b []float32, ldb, rows, k, W int, accum bool) {
 	for r := range rows {
 		cr := c[r*ldc : r*ldc+W]
