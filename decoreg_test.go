@@ -214,7 +214,10 @@ func TestSaveLoad(t *testing.T) {
 	cases := append(headCases, struct {
 		name string
 		cfg  Config
-	}{"pointwise", small(HeadPointwise, "")})
+	}{"pointwise", small(HeadPointwise, "")}, struct {
+		name string
+		cfg  Config
+	}{"decoder-repeat", small(HeadDecoder, "normalized:base=4,length=2,repeat=3")})
 	for _, hc := range cases {
 		t.Run(hc.name, func(t *testing.T) {
 			m := fit(t, hc.cfg, true)
