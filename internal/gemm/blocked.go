@@ -104,7 +104,7 @@ type team struct {
 	apack [2][]float32
 }
 
-// barrier makes n goroutines wait for each other, polling for spinWait
+// barrier makes n goroutines wait for each other, polling for SpinWait
 // before blocking.
 type barrier struct {
 	n     int32
@@ -131,7 +131,7 @@ func (b *barrier) wait() {
 		b.mu.Unlock()
 		return
 	}
-	for start := time.Now(); b.gen.Load() == gen && time.Since(start) < spinWait; {
+	for start := time.Now(); b.gen.Load() == gen && time.Since(start) < SpinWait; {
 		runtime.Gosched()
 	}
 	b.mu.Lock()
@@ -473,99 +473,6 @@ func (g *gemmCall) mergeTile(tile []float32, coff, rows, cols int, beta float32)
 func share(lo, hi, parts, w int) (int, int) {
 	n := hi - lo
 	return lo + n*w/parts, lo + n*(w+1)/parts
-}
-
-// parallel runs f(0), ..., f(n-1), f(0) on the caller's goroutine and the
-// others on pooled workers, and waits for all of them.
-//
-// Waking a parked goroutine takes tens of microseconds on a virtual
-// machine, a noticeable share of a millisecond-long multiply, so workers
-// poll for their next task for spinWait after each one before they park,
-// and the caller polls for their completion as long before it blocks.
-func parallel(n int, f func(w int)) {
-	if n <= 1 {
-		f(0)
-		return
-	}
-	ws := workers.take(n - 1)
-	var pending atomic.Int32
-	pending.Store(int32(n - 1))
-	var wg sync.WaitGroup
-	wg.Add(n - 1)
-	for i, w := range ws {
-		w.tasks <- func() {
-			f(i + 1)
-			pending.Add(-1)
-			wg.Done()
-		}
-	}
-	f(0)
-	// Yield while polling: a worker that was parked may have been queued
-	// on this goroutine's own P.
-	for start := time.Now(); pending.Load() != 0 && time.Since(start) < spinWait; {
-		runtime.Gosched()
-	}
-	wg.Wait()
-	workers.give(ws)
-}
-
-// spinWait is how long workers poll for a next task, and callers for
-// their workers, before blocking.
-const spinWait = 100 * time.Microsecond
-
-// worker is a pooled goroutine that runs the functions sent on tasks.
-type worker struct {
-	tasks chan func()
-}
-
-func (w *worker) loop() {
-	for {
-		var task func()
-		for start := time.Now(); task == nil && time.Since(start) < spinWait; {
-			for i := 0; i < 64 && task == nil; i++ {
-				select {
-				case task = <-w.tasks:
-				default:
-				}
-			}
-		}
-		if task == nil {
-			task = <-w.tasks
-		}
-		task()
-	}
-}
-
-// workerPool holds the idle workers. Workers are created on demand, so
-// concurrent multiplies never wait for each other's workers, and live for
-// the rest of the process, parked when idle.
-type workerPool struct {
-	mu   sync.Mutex
-	idle []*worker
-}
-
-var workers workerPool
-
-func (p *workerPool) take(n int) []*worker {
-	ws := make([]*worker, 0, n)
-	p.mu.Lock()
-	for len(ws) < n && len(p.idle) > 0 {
-		ws = append(ws, p.idle[len(p.idle)-1])
-		p.idle = p.idle[:len(p.idle)-1]
-	}
-	p.mu.Unlock()
-	for len(ws) < n {
-		w := &worker{tasks: make(chan func(), 1)}
-		go w.loop()
-		ws = append(ws, w)
-	}
-	return ws
-}
-
-func (p *workerPool) give(ws []*worker) {
-	p.mu.Lock()
-	p.idle = append(p.idle, ws...)
-	p.mu.Unlock()
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }

@@ -77,16 +77,11 @@ func (j *forJob[K]) run(c int) { j.k.Run(c*j.n/j.chunks, (c+1)*j.n/j.chunks) }
 // Do calls f(0), ..., f(n-1) and returns when all have returned. The
 // calls are independent: any goroutine may make any of them, in any order
 // (a call must not wait for another, as at a barrier). The calling
-// goroutine and up to n-1 pooled workers take the indices in turn from a
-// shared counter, so a worker that starts late (its core taken by another
-// process) only finds fewer left, and Do is never much slower than a loop.
-//
-// Waking a parked goroutine takes tens of microseconds on a virtual
-// machine, a large share of a layer that takes a few hundred, so a worker
-// polls for its next task for SpinWait after each one before it parks,
-// and the caller polls (yielding) for the workers as long before it
-// blocks. Every parallel loop of decoreg goes through this one pool, so
-// that its workers are the only goroutines spinning.
+// goroutine and up to n-1 pooled workers (gemm.Go, shared with the matrix
+// multiplies) take the indices in turn from a shared counter, and Do
+// returns as soon as every call has returned: a worker that starts late
+// (its core taken by another process) finds nothing left and costs
+// nothing. The caller polls (yielding) for gemm.SpinWait before it blocks.
 func Do(n int, f func(w int)) {
 	if n <= 1 {
 		if n == 1 {
@@ -94,44 +89,29 @@ func Do(n int, f func(w int)) {
 		}
 		return
 	}
-	ws := pool.take(n - 1)
-	g := groups.Get().(*group)
-	g.f, g.n = f, int64(n)
-	g.next.Store(0)
-	g.pending.Store(int32(n - 1))
-	g.wg.Add(n - 1)
-	for _, w := range ws {
-		w.tasks <- g
+	g := &group{f: f, n: int64(n)}
+	g.left.Store(int64(n))
+	g.wg.Add(n)
+	for range n - 1 {
+		gemm.Go(g.run)
 	}
 	g.run()
-	// Yield while polling: a parked worker may have been queued on this
-	// goroutine's own P.
-	for start := time.Now(); g.pending.Load() != 0 && time.Since(start) < SpinWait; {
+	for start := time.Now(); g.left.Load() != 0 && time.Since(start) < gemm.SpinWait; {
 		runtime.Gosched()
 	}
 	g.wg.Wait()
-	g.f = nil
-	groups.Put(g)
-	pool.give(ws)
 }
 
-// SpinWait is how long a worker polls for its next task, and Do for its
-// workers, before blocking.
-const SpinWait = 100 * time.Microsecond
-
-// group is one Do: the calls f(i), i < n, handed out by next, and the
-// workers still running.
+// group is one Do: the calls f(i), i < n, handed out by next.
 type group struct {
-	f       func(int)
-	n       int64
-	next    atomic.Int64
-	pending atomic.Int32
-	wg      sync.WaitGroup
+	f    func(int)
+	n    int64
+	next atomic.Int64
+	left atomic.Int64 // calls not yet returned
+	wg   sync.WaitGroup
 }
 
-var groups = sync.Pool{New: func() any { return new(group) }}
-
-// run makes calls until none is left.
+// run makes calls until none is left to take.
 func (g *group) run() {
 	for {
 		i := g.next.Add(1) - 1
@@ -139,62 +119,9 @@ func (g *group) run() {
 			return
 		}
 		g.f(int(i))
-	}
-}
-
-// worker is a pooled goroutine taking part in the Do calls sent to it.
-type worker struct{ tasks chan *group }
-
-func (w *worker) loop() {
-	for {
-		var g *group
-		for start := time.Now(); g == nil && time.Since(start) < SpinWait; {
-			for i := 0; i < 64 && g == nil; i++ {
-				select {
-				case g = <-w.tasks:
-				default:
-				}
-			}
-		}
-		if g == nil {
-			g = <-w.tasks
-		}
-		g.run()
-		g.pending.Add(-1)
+		g.left.Add(-1)
 		g.wg.Done()
 	}
-}
-
-// workerPool holds the idle workers. Workers are created on demand, so
-// that concurrent loops never wait for each other's workers, and live for
-// the rest of the process, parked when idle.
-type workerPool struct {
-	mu   sync.Mutex
-	idle []*worker
-}
-
-var pool workerPool
-
-func (p *workerPool) take(n int) []*worker {
-	ws := make([]*worker, 0, n)
-	p.mu.Lock()
-	for len(ws) < n && len(p.idle) > 0 {
-		ws = append(ws, p.idle[len(p.idle)-1])
-		p.idle = p.idle[:len(p.idle)-1]
-	}
-	p.mu.Unlock()
-	for len(ws) < n {
-		w := &worker{tasks: make(chan *group, 1)}
-		go w.loop()
-		ws = append(ws, w)
-	}
-	return ws
-}
-
-func (p *workerPool) give(ws []*worker) {
-	p.mu.Lock()
-	p.idle = append(p.idle, ws...)
-	p.mu.Unlock()
 }
 
 // Func adapts a closure to a Kernel: For(n, cost, Func(f)). Convenient,
