@@ -71,3 +71,62 @@ func parseSizes(s string) ([][3]int, error) {
 	}
 	return out, nil
 }
+
+// modelShapes are the multiplies of one training step of the models of
+// issue 6 (batch 256; N = 256*6 decoder rows), with their transposes:
+// forward in·Wᵀ (NT), input gradient dout·W (NN), weight gradient
+// doutᵀ·in (TN).
+var modelShapes = []struct {
+	name    string
+	ta, tb  bool
+	m, n, k int
+}{
+	{"a.fwd", false, true, 256, 512, 512},
+	{"a.dx", false, false, 256, 512, 512},
+	{"a.dw", true, false, 512, 512, 256},
+	{"b.fwd", false, true, 256, 2048, 2048},
+	{"b.dx", false, false, 256, 2048, 2048},
+	{"b.dw", true, false, 2048, 2048, 256},
+	{"c.qkv.fwd", false, true, 1536, 384, 128},
+	{"c.qkv.dx", false, false, 1536, 128, 384},
+	{"c.qkv.dw", true, false, 384, 128, 1536},
+	{"c.d.fwd", false, true, 1536, 128, 128},
+	{"c.d.dx", false, false, 1536, 128, 128},
+	{"c.d.dw", true, false, 128, 128, 1536},
+	{"a.dec.fwd", false, true, 1536, 96, 32},
+	{"a.dec.dw", true, false, 96, 32, 1536},
+}
+
+// BenchmarkModelShapes reports GFLOP/s of the default kernel on the
+// model's shapes at 1 and 2 threads, as BenchmarkModelShapes/<t>t/<name>.
+func BenchmarkModelShapes(b *testing.B) {
+	defer SetThreads(0)
+	for _, th := range []int{1, 2} {
+		for _, s := range modelShapes {
+			b.Run(fmt.Sprintf("%dt/%s", th, s.name), func(b *testing.B) {
+				SetThreads(th)
+				rng := rand.New(rand.NewPCG(1, 1))
+				x := make([]float32, s.m*s.k)
+				y := make([]float32, s.k*s.n)
+				z := make([]float32, s.m*s.n)
+				for i := range x {
+					x[i] = rng.Float32()
+				}
+				for i := range y {
+					y[i] = rng.Float32()
+				}
+				lda, ldb := s.k, s.n
+				if s.ta {
+					lda = s.m
+				}
+				if s.tb {
+					ldb = s.k
+				}
+				for b.Loop() {
+					Sgemm(s.ta, s.tb, s.m, s.n, s.k, 1, x, lda, y, ldb, 1, z, s.n)
+				}
+				b.ReportMetric(2*float64(s.m)*float64(s.n)*float64(s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}

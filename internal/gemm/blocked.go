@@ -242,22 +242,28 @@ func (g *gemmCall) packB(dst []float32, d depth, j0, j1 int) {
 		dp := dst[(jr-j0)*kcb*nr : (jr-j0+1)*kcb*nr]
 		col0 := jr * nr
 		cols := min(nr, g.n-col0)
+		p0 := 0 // rows of the panel packed by packTrans
+		if cols == nr && nr%8 == 0 && kcb >= 8 && g.kern.packTrans != nil {
+			blocks := kcb / 8
+			g.kern.packTrans(dp, g.b[col0*g.ldb+d.pc:], g.ldb, blocks, nr/8, nr)
+			p0 = 8 * blocks
+		}
 		j := 0
-		for ; j+4 <= cols; j += 4 {
+		for ; j+4 <= cols && p0 < kcb; j += 4 {
 			off := (col0+j)*g.ldb + d.pc
-			r0 := g.b[off : off+kcb]
-			r1 := g.b[off+g.ldb:][:len(r0)]
-			r2 := g.b[off+2*g.ldb:][:len(r0)]
-			r3 := g.b[off+3*g.ldb:][:len(r0)]
+			r0 := g.b[off+p0 : off+kcb]
+			r1 := g.b[off+g.ldb+p0:][:len(r0)]
+			r2 := g.b[off+2*g.ldb+p0:][:len(r0)]
+			r3 := g.b[off+3*g.ldb+p0:][:len(r0)]
 			for p := range r0 {
-				q := (*[4]float32)(dp[p*nr+j:])
+				q := (*[4]float32)(dp[(p0+p)*nr+j:])
 				q[0], q[1], q[2], q[3] = r0[p], r1[p], r2[p], r3[p]
 			}
 		}
-		for ; j < cols; j++ {
+		for ; j < cols && p0 < kcb; j++ {
 			off := (col0+j)*g.ldb + d.pc
-			for p, v := range g.b[off : off+kcb] {
-				dp[p*nr+j] = v
+			for p, v := range g.b[off+p0 : off+kcb] {
+				dp[(p0+p)*nr+j] = v
 			}
 		}
 		if cols < nr {
@@ -292,6 +298,36 @@ func copyPad(dst, src []float32) {
 	}
 	for i := len(src); i < len(dst); i++ {
 		dst[i] = 0
+	}
+}
+
+// packATiles packs row tiles [t0, t1) into dst, tile ir at
+// (ir-t0)*kcb*mr, as packA does one by one. For a transposed A it copies
+// the whole tiles p by p: op(A)'s rows for one p are contiguous in a, and
+// each tile takes mr of them.
+func (g *gemmCall) packATiles(dst []float32, d depth, t0, t1 int) {
+	mr, kcb := g.kern.mr, d.kcb
+	full := max(t0, min(t1, g.m/mr)) // tiles [t0, full) have all mr rows
+	if g.transA && full > t0 && (mr == 6 || mr == 8) {
+		n := (full - t0) * mr
+		for p := 0; p < kcb; p++ {
+			off := (d.pc+p)*g.lda + t0*mr
+			src := g.a[off : off+n]
+			if mr == 6 {
+				for t := 0; t < n; t += 6 {
+					*(*[6]float32)(dst[t*kcb+p*6:]) = *(*[6]float32)(src[t:])
+				}
+			} else {
+				for t := 0; t < n; t += 8 {
+					*(*[8]float32)(dst[t*kcb+p*8:]) = *(*[8]float32)(src[t:])
+				}
+			}
+		}
+	} else {
+		full = t0
+	}
+	for ir := full; ir < t1; ir++ {
+		g.packA(dst[(ir-t0)*kcb*mr:], d, ir)
 	}
 }
 
@@ -389,14 +425,10 @@ func (g *gemmCall) work(r0, r1, c0, c1 int, crew *team, member int) {
 			case crew != nil:
 				apack = crew.apack[block%2]
 				lo, hi := share(t0, t1, int(crew.bar.n), member)
-				for ir := lo; ir < hi; ir++ {
-					g.packA(apack[(ir-t0)*d.kcb*mr:], d, ir)
-				}
+				g.packATiles(apack[(lo-t0)*d.kcb*mr:], d, lo, hi)
 				crew.bar.wait()
 			case !g.directA:
-				for ir := t0; ir < t1; ir++ {
-					g.packA(apack[(ir-t0)*d.kcb*mr:], d, ir)
-				}
+				g.packATiles(apack, d, t0, t1)
 			case t1*mr > g.m:
 				g.packA(apack, d, t1-1)
 			}

@@ -108,6 +108,12 @@ type kernel struct {
 	// src[p*lds+j*nr:][:nr]. Without it, Go code does the same.
 	packRows func(dst, src []float32, rows, lds, panels, nr int)
 
+	// packTrans, when set, packs with 8x8 transposes: for g < groups,
+	// b < blocks and i, j < 8, dst[(8*b+i)*ldd+8*g+j] =
+	// src[(8*g+j)*lds+8*b+i]. It packs full panels of a transposed B
+	// (nr a multiple of 8). Without it, Go code does the same.
+	packTrans func(dst, src []float32, lds, blocks, groups, ldd int)
+
 	// full, when set, computes a whole product (an external library);
 	// the fields above are then unused.
 	full func(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
