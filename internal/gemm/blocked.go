@@ -50,7 +50,7 @@ func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha 
 	g := gemmCall{
 		kern: kern, transA: transA, transB: transB, m: m, n: n, k: k,
 		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc,
-		directA: n <= 4*kern.nr,
+		directA: n <= 4*kern.nr || transA && n <= 8*kern.nr,
 		directB: !transB && (n*k <= directBMax || m <= directBRows*kern.mr && ldb%64 != 0),
 	}
 	mt, nt := ceilDiv(m, kern.mr), ceilDiv(n, kern.nr)
@@ -302,29 +302,28 @@ func copyPad(dst, src []float32) {
 }
 
 // packATiles packs row tiles [t0, t1) into dst, tile ir at
-// (ir-t0)*kcb*mr, as packA does one by one. For a transposed A it copies
-// the whole tiles p by p: op(A)'s rows for one p are contiguous in a, and
-// each tile takes mr of them.
+// (ir-t0)*kcb*mr, as packA does one by one. For a transposed A, op(A)'s
+// rows for one p are contiguous in a and each tile takes mr of them: the
+// whole tiles are copied with 16- and 8-byte moves (the compiler calls
+// memmove for a 24-byte array), tile by tile so that the writes are
+// sequential.
 func (g *gemmCall) packATiles(dst []float32, d depth, t0, t1 int) {
 	mr, kcb := g.kern.mr, d.kcb
 	full := max(t0, min(t1, g.m/mr)) // tiles [t0, full) have all mr rows
-	if g.transA && full > t0 && (mr == 6 || mr == 8) {
-		n := (full - t0) * mr
-		for p := 0; p < kcb; p++ {
-			off := (d.pc+p)*g.lda + t0*mr
-			src := g.a[off : off+n]
+	if !g.transA || (mr != 6 && mr != 8) {
+		full = t0
+	}
+	for ir := t0; ir < full; ir++ {
+		dt := dst[(ir-t0)*kcb*mr : (ir-t0+1)*kcb*mr]
+		off := d.pc*g.lda + ir*mr
+		for p := 0; p < kcb; p, off = p+1, off+g.lda {
+			*(*[4]float32)(dt[p*mr:]) = *(*[4]float32)(g.a[off:])
 			if mr == 6 {
-				for t := 0; t < n; t += 6 {
-					*(*[6]float32)(dst[t*kcb+p*6:]) = *(*[6]float32)(src[t:])
-				}
+				*(*[2]float32)(dt[p*6+4:]) = *(*[2]float32)(g.a[off+4:])
 			} else {
-				for t := 0; t < n; t += 8 {
-					*(*[8]float32)(dst[t*kcb+p*8:]) = *(*[8]float32)(src[t:])
-				}
+				*(*[4]float32)(dt[p*8+4:]) = *(*[4]float32)(g.a[off+4:])
 			}
 		}
-	} else {
-		full = t0
 	}
 	for ir := full; ir < t1; ir++ {
 		g.packA(dst[(ir-t0)*kcb*mr:], d, ir)
