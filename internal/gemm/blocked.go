@@ -1,10 +1,7 @@
 package gemm
 
 import (
-	"runtime"
 	"sync"
-	"sync/atomic"
-	"time"
 	"unsafe"
 )
 
@@ -27,15 +24,13 @@ const (
 // blocked computes C = alpha*op(A)*op(B) + beta*C with kern's micro-kernel
 // for k >= 1, alpha != 0, m, n >= 1.
 //
-// C is cut into tiles of mr x nr anchored at (0, 0), and the threads into
-// a grid (see split); each thread owns a rectangle of whole tiles, and the
-// threads of a grid row pack their common A together (see team). In its
-// rectangle a thread loops, outermost first, over depth blocks of kc (pc;
-// beta applies in the first, then 1), row blocks of at most mc rows (ic;
-// A's tiles packed into mr x kc panels), groups of bGroup column panels (B
-// packed into kc x nr panels, used while they are in L2), column panels
-// (jr), row tiles (ir), and the micro-kernel. Every element of C thus sees
-// the same operations in the same order whatever the number of threads.
+// C is cut into tiles of mr x nr anchored at (0, 0). A piece of work
+// (work) owns a rectangle of whole tiles and loops, outermost first, over
+// depth blocks of kc (pc; beta applies in the first, then 1), row blocks
+// of at most mc rows (A's tiles packed into mr x kc panels), groups of
+// bGroup column panels (B packed into kc x nr panels, used while they are
+// in L2), column panels, row tiles, and the micro-kernel. Every element of
+// C thus sees the same operations in the same order, whoever computes it.
 //
 // Packing is skipped where it would cost more than it saves: A is read in
 // place (any transposition) when C has few column panels, so that each
@@ -43,6 +38,14 @@ const (
 // not transposed and small or used by few row tiles. Partial tiles are
 // always packed with zero padding, and partial tiles of C go through a
 // scratch tile.
+//
+// With several threads the rectangles are work items that the caller and
+// pooled workers take from a shared counter (Do), so that a thread whose
+// core is busy with another process takes fewer instead of holding up the
+// others: either bands of row tiles, each packing its own A and B, or,
+// when that would pack B too many times (few rows), bands of column panels
+// after all threads have packed the whole of A together into a buffer
+// they share (see plan).
 func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if float64(m)*float64(n)*float64(k) < parallelMin {
 		threads = 1
@@ -54,91 +57,95 @@ func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha 
 		directB: !transB && (n*k <= directBMax || m <= directBRows*kern.mr && ldb%64 != 0),
 	}
 	mt, nt := ceilDiv(m, kern.mr), ceilDiv(n, kern.nr)
-	tm, tn := g.split(threads, mt, nt)
-	if tm*tn == 1 {
-		g.work(0, mt, 0, nt, nil, 0) // g stays on the stack
+	rows, items := g.plan(threads, mt, nt)
+	if items <= 1 {
+		g.work(0, mt, 0, nt, nil) // g stays on the stack
 		return
 	}
-	workGrid(&g, tm, tn, mt, nt)
-}
-
-// workGrid runs g on a grid of tm x tn goroutines over mt row tiles and nt
-// column panels.
-//
-// The tn workers of a grid row need the same packed A: they pack it
-// together, each a share of the tiles, into buffers of their team.
-func workGrid(g0 *gemmCall, tm, tn, mt, nt int) {
-	g := new(gemmCall)
-	*g = *g0
-	teams := make([]*team, tm)
-	if tn > 1 && !g.directA {
-		kc := min(g.kern.kc, g.k)
-		for r := range teams {
-			r0, r1 := share(0, mt, tm, r)
-			size := g.tilesPerBlock(r0, r1) * kc * g.kern.mr
-			teams[r] = &team{bar: newBarrier(tn), buf: getBuf(2 * size)}
-			teams[r].apack[0] = teams[r].buf.f[:size:size]
-			teams[r].apack[1] = teams[r].buf.f[size:]
-		}
-		defer func() {
-			for _, t := range teams {
-				putBuf(t.buf)
-			}
-		}()
+	gp := new(gemmCall)
+	*gp = g
+	if rows {
+		Do(items, threads, func(i int) {
+			r0, r1 := share(0, mt, items, i)
+			gp.work(r0, r1, 0, nt, nil)
+		})
+		return
 	}
-	parallel(tm*tn, func(w int) {
-		r0, r1 := share(0, mt, tm, w/tn)
-		c0, c1 := share(0, nt, tn, w%tn)
-		g.work(r0, r1, c0, c1, teams[w/tn], w%tn)
+	var shared [][]float32
+	if !g.directA {
+		var bb *buf
+		shared, bb = gp.packAllA(threads, mt)
+		defer putBuf(bb)
+	}
+	Do(items, threads, func(i int) {
+		c0, c1 := share(0, nt, items, i)
+		gp.work(0, mt, c0, c1, shared)
 	})
 }
 
-// team is the workers that share a range of row tiles. For each row block
-// of each depth block in turn, every member packs its share of A's tiles
-// into apack (alternating between the two, so one barrier per block
-// suffices: a member packs block b+2 only after all have passed block
-// b+1's barrier, hence finished computing block b).
-type team struct {
-	bar   *barrier
-	buf   *buf
-	apack [2][]float32
+// itemsPerThread is the number of work items per thread: enough that a
+// thread slowed down by another process leaves only a small share of the
+// work for the end, few enough that the repeated packing stays cheap.
+const itemsPerThread = 3
+
+// plan chooses how threads share a multiply of mt row tiles by nt column
+// panels: bands of row tiles (rows) or of column panels, and how many
+// (items, 1 for one thread). Row bands each pack the B they use, so B is
+// packed once per band; column bands share A packed once but pack B once
+// per row block, and wait for A's packing. The cheaper, in floats packed,
+// wins, with column bands charged for their wait.
+func (g *gemmCall) plan(threads, mt, nt int) (rows bool, items int) {
+	if threads <= 1 {
+		return true, 1
+	}
+	kern := g.kern
+	mcTiles := max(1, kern.mc/kern.mr)
+	rowItems := min(mt, threads*itemsPerThread)
+	colItems := min(nt, threads*itemsPerThread)
+	var packA, packB float64
+	if !g.directA {
+		packA = float64(mt*kern.mr) * float64(g.k)
+	}
+	if !g.directB {
+		packB = float64(nt*kern.nr) * float64(g.k)
+	}
+	rowCost := packA + packB*float64(rowItems)
+	colCost := packA + packB*float64(ceilDiv(mt, mcTiles))
+	if !g.directA {
+		colCost += 1 << 14 // the wait for the shared A, in floats packed
+	}
+	if rowItems >= threads && (rowCost <= colCost || colItems < threads) {
+		return true, rowItems
+	}
+	if colItems >= threads {
+		return false, colItems
+	}
+	return true, 1
 }
 
-// barrier makes n goroutines wait for each other, polling for SpinWait
-// before blocking.
-type barrier struct {
-	n     int32
-	count atomic.Int32
-	gen   atomic.Uint32
-	mu    sync.Mutex
-	cond  sync.Cond
-}
-
-func newBarrier(n int) *barrier {
-	b := &barrier{n: int32(n)}
-	b.cond.L = &b.mu
-	return b
-}
-
-// wait returns once all n goroutines have called it.
-func (b *barrier) wait() {
-	gen := b.gen.Load()
-	if b.count.Add(1) == b.n {
-		b.count.Store(0)
-		b.mu.Lock()
-		b.gen.Add(1)
-		b.cond.Broadcast()
-		b.mu.Unlock()
-		return
+// packAllA packs every row tile of A for every depth block, with threads
+// taking chunks of tiles from a shared counter, into a pooled buffer:
+// depth block d in shared[d], tile ir at ir*kcb*mr. The caller puts the
+// buffer back.
+func (g *gemmCall) packAllA(threads, mt int) (shared [][]float32, bb *buf) {
+	kc, mr := min(g.kern.kc, g.k), g.kern.mr
+	blocks := ceilDiv(g.k, kc)
+	bb = getBuf(mt * mr * g.k)
+	shared = make([][]float32, blocks)
+	for d := range blocks {
+		kcb := min(kc, g.k-d*kc)
+		shared[d] = bb.f[mt*mr*d*kc : mt*mr*(d*kc+kcb)]
 	}
-	for start := time.Now(); b.gen.Load() == gen && time.Since(start) < SpinWait; {
-		runtime.Gosched()
-	}
-	b.mu.Lock()
-	for b.gen.Load() == gen {
-		b.cond.Wait()
-	}
-	b.mu.Unlock()
+	const chunk = 8 // tiles per item
+	chunks := ceilDiv(mt, chunk)
+	Do(blocks*chunks, threads, func(i int) {
+		d := depth{pc: i / chunks * kc}
+		d.kcb = min(kc, g.k-d.pc)
+		t0 := i % chunks * chunk
+		t1 := min(t0+chunk, mt)
+		g.packATiles(shared[i/chunks][t0*d.kcb*mr:], d, t0, t1)
+	})
+	return shared, bb
 }
 
 // tilesPerBlock returns the number of row tiles per row block for a
@@ -166,35 +173,6 @@ type gemmCall struct {
 	c                []float32
 	ldc              int
 	directA, directB bool
-}
-
-// split chooses a grid of tm x tn <= threads workers over mt row tiles and
-// nt column panels that minimises the estimated time of the busiest
-// worker: its multiply-adds, plus its share of the packing of its rows of
-// A (shared by the workers of a grid row) and the packing of its columns
-// of B (done by every worker of a grid column, again for each of its row
-// blocks).
-func (g *gemmCall) split(threads, mt, nt int) (tm, tn int) {
-	kern := g.kern
-	const packCost = 16 // packing one float, in multiply-adds (measured)
-	mcTiles := max(1, kern.mc/kern.mr)
-	best := -1.0
-	tm, tn = 1, 1
-	for r := 1; r <= min(threads, mt); r++ {
-		cc := min(threads/r, nt)
-		rt, ct := ceilDiv(mt, r), ceilDiv(nt, cc) // tiles of the busiest
-		cost := float64(rt*kern.mr) * float64(ct*kern.nr) * float64(g.k)
-		if !g.directA {
-			cost += packCost * float64(rt*kern.mr) * float64(g.k) / float64(cc)
-		}
-		if !g.directB {
-			cost += packCost * float64(ct*kern.nr) * float64(g.k) * float64(ceilDiv(rt, mcTiles))
-		}
-		if best < 0 || cost <= best {
-			best, tm, tn = cost, r, cc
-		}
-	}
-	return tm, tn
 }
 
 // depth is one block of the sum over k: rows pc to pc+kcb of op(B),
@@ -388,10 +366,10 @@ func (g *gemmCall) packA(dst []float32, d depth, ir int) {
 }
 
 // work computes the row tiles [r0, r1) times the column panels [c0, c1)
-// of C. With a team, the member packs only its share of A's tiles, into
-// the team's buffers, and waits for the others before using them.
-func (g *gemmCall) work(r0, r1, c0, c1 int, crew *team, member int) {
-	if r0 >= r1 || (c0 >= c1 && crew == nil) {
+// of C. With shared (from packAllA), A's tiles are read from there instead
+// of being packed here, all the rows in one block.
+func (g *gemmCall) work(r0, r1, c0, c1 int, shared [][]float32) {
+	if r0 >= r1 || c0 >= c1 {
 		return
 	}
 	kern := g.kern
@@ -399,7 +377,10 @@ func (g *gemmCall) work(r0, r1, c0, c1 int, crew *team, member int) {
 	kc := min(kern.kc, g.k)
 	per := g.tilesPerBlock(r0, r1)
 	aTiles := per
-	if g.directA || crew != nil {
+	if shared != nil {
+		per = r1 - r0
+	}
+	if g.directA || shared != nil {
 		aTiles = 1 // only a partial tile, or nothing, is packed here
 	}
 	bPanels := bGroup
@@ -412,20 +393,16 @@ func (g *gemmCall) work(r0, r1, c0, c1 int, crew *team, member int) {
 	bpack := scratch.f[aTiles*kc*mr : aTiles*kc*mr+bPanels*kc*nr : aTiles*kc*mr+bPanels*kc*nr]
 	tile := scratch.f[aTiles*kc*mr+bPanels*kc*nr:]
 
-	block := 0 // row blocks done, over all depth blocks
-	for pc := 0; pc < g.k; pc += kc {
+	for pc, di := 0, 0; pc < g.k; pc, di = pc+kc, di+1 {
 		d := depth{pc: pc, kcb: min(kc, g.k-pc), beta: g.beta}
 		if pc > 0 {
 			d.beta = 1
 		}
-		for t0 := r0; t0 < r1; t0, block = t0+per, block+1 {
+		for t0 := r0; t0 < r1; t0 += per {
 			t1 := min(t0+per, r1)
 			switch {
-			case crew != nil:
-				apack = crew.apack[block%2]
-				lo, hi := share(t0, t1, int(crew.bar.n), member)
-				g.packATiles(apack[(lo-t0)*d.kcb*mr:], d, lo, hi)
-				crew.bar.wait()
+			case shared != nil:
+				apack = shared[di][t0*d.kcb*mr:]
 			case !g.directA:
 				g.packATiles(apack, d, t0, t1)
 			case t1*mr > g.m:
@@ -457,7 +434,7 @@ func (g *gemmCall) work(r0, r1, c0, c1 int, crew *team, member int) {
 						var ap []float32
 						rsa, csa := 1, mr
 						switch {
-						case !g.directA:
+						case !g.directA || shared != nil:
 							ap = apack[(ir-t0)*d.kcb*mr:]
 						case rows < mr:
 							ap = apack

@@ -346,7 +346,7 @@ func TestSgemmBlocks(t *testing.T) {
 // TestThreadsBitIdentical checks that every kernel gives bit-identical
 // results for any number of threads, on shapes large enough to be split.
 func TestThreadsBitIdentical(t *testing.T) {
-	shapes := [][3]int{{67, 131, 300}, {256, 96, 32}, {9, 700, 257}, {300, 20, 300}, {64, 512, 64}}
+	shapes := [][3]int{{67, 131, 300}, {256, 96, 32}, {9, 700, 257}, {300, 20, 300}, {64, 512, 64}, {130, 600, 300}, {700, 150, 40}}
 	forEachKernel(t, func(t *testing.T) {
 		if current.Load().full != nil {
 			t.Skip("external library: its threading is its own")
@@ -369,18 +369,37 @@ func TestThreadsBitIdentical(t *testing.T) {
 	})
 }
 
-// TestSplit checks the work split: no more workers than threads or tiles,
-// and shares covering the range exactly.
+// TestSplit checks the work plan (no more items than bands of tiles, one
+// item for one thread, at least one per thread when there are enough
+// tiles; both kinds of band chosen somewhere) and that shares cover a
+// range exactly.
 func TestSplit(t *testing.T) {
-	for threads := 1; threads <= 9; threads++ {
-		for mt := 1; mt <= 12; mt++ {
-			for nt := 1; nt <= 12; nt++ {
-				tm, tn := (&gemmCall{kern: kernelGeneric, k: 64}).split(threads, mt, nt)
-				if tm < 1 || tn < 1 || tm*tn > threads || tm > mt || tn > nt {
-					t.Fatalf("split(%d, %d, %d) = %d, %d", threads, mt, nt, tm, tn)
+	kinds := map[bool]int{}
+	for threads := 1; threads <= 4; threads++ {
+		for _, mt := range []int{1, 2, 3, 5, 12, 43, 256} {
+			for _, nt := range []int{1, 2, 3, 5, 12, 32, 128} {
+				for _, direct := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+					g := &gemmCall{kern: kernelAVX2Shape, k: 512, directA: direct[0], directB: direct[1]}
+					rows, items := g.plan(threads, mt, nt)
+					limit := nt
+					if rows {
+						limit = mt
+					}
+					if items < 1 || items > limit || threads == 1 && items != 1 {
+						t.Fatalf("plan(%d, %d, %d) = %v, %d", threads, mt, nt, rows, items)
+					}
+					if threads > 1 && min(mt, nt) >= threads && items < threads {
+						t.Fatalf("plan(%d, %d, %d) = %v, %d: fewer items than threads", threads, mt, nt, rows, items)
+					}
+					if items > 1 {
+						kinds[rows]++
+					}
 				}
 			}
 		}
+	}
+	if kinds[true] == 0 || kinds[false] == 0 {
+		t.Fatalf("plans by rows and by columns: %v", kinds)
 	}
 	for parts := 1; parts <= 7; parts++ {
 		next := 3
@@ -492,3 +511,7 @@ func TestBlockedTileShapes(t *testing.T) {
 		}
 	}
 }
+
+// kernelAVX2Shape has the AVX2 kernel's blocking, for planning tests on
+// any machine.
+var kernelAVX2Shape = &kernel{name: "avx2-shape", mr: 6, nr: 16, kc: 256, mc: 264}

@@ -9,41 +9,79 @@ import (
 
 // SpinWait is how long a pooled worker polls for its next task after each
 // one before it parks, and how long a caller polls (yielding) for its
-// workers before it blocks. Waking a parked goroutine costs tens of
-// microseconds on a virtual machine, a noticeable share of a multiply or
-// a layer that takes a few hundred.
+// workers before it blocks, while the machine has cores to spare. Waking a
+// parked goroutine costs tens of microseconds on a virtual machine, a
+// noticeable share of a multiply or a layer that takes a few hundred.
+//
+// When another process keeps the cores busy, polling only takes time from
+// the goroutine being waited for: a polling worker that finds its task
+// late (it was descheduled) marks the machine contended, and for the next
+// contendedFor nobody polls.
 const SpinWait = 100 * time.Microsecond
+
+const (
+	// lateTask is the delay between sending a task to a polling worker
+	// and its start beyond which the worker must have been descheduled.
+	lateTask = 30 * time.Microsecond
+	// contendedFor is how long polling stays off after a late task.
+	contendedFor = 50 * time.Millisecond
+)
+
+// contendedUntil is the time (UnixNano) before which nobody polls.
+var contendedUntil atomic.Int64
+
+// spinFor returns how long to poll now: SpinWait, or 0 on a contended
+// machine.
+func spinFor() time.Duration {
+	if time.Now().UnixNano() < contendedUntil.Load() {
+		return 0
+	}
+	return SpinWait
+}
 
 // Go runs f on one of the pooled worker goroutines that the parallel
 // multiplies use, starting one if none is idle. The worker polls for its
-// next task for SpinWait after f returns, then parks; it goes back to the
-// pool as soon as f returns. Package par runs its parallel loops here too,
-// so that one set of goroutines spins on the cores.
+// next task for a while after f returns (see SpinWait), then parks; it
+// goes back to the pool as soon as f returns. Package par runs its
+// parallel loops here too, so that one set of goroutines spins on the
+// cores.
 func Go(f func()) {
 	w := pool.take()
-	w.tasks <- f
+	w.tasks <- task{f: f, sent: time.Now()}
+}
+
+// task is a function sent to a worker, with the time it was sent.
+type task struct {
+	f    func()
+	sent time.Time
 }
 
 // worker is a pooled goroutine running the functions sent to it.
 type worker struct {
-	tasks chan func()
+	tasks chan task
 }
 
 func (w *worker) loop() {
 	for {
-		var task func()
-		for start := time.Now(); task == nil && time.Since(start) < SpinWait; {
-			for i := 0; i < 64 && task == nil; i++ {
+		var t task
+		got := false
+		for start, spin := time.Now(), spinFor(); !got && time.Since(start) < spin; {
+			for i := 0; i < 64 && !got; i++ {
 				select {
-				case task = <-w.tasks:
+				case t = <-w.tasks:
+					got = true
 				default:
 				}
 			}
 		}
-		if task == nil {
-			task = <-w.tasks
+		if got {
+			if now := time.Now(); now.Sub(t.sent) > lateTask {
+				contendedUntil.Store(now.Add(contendedFor).UnixNano())
+			}
+		} else {
+			t = <-w.tasks
 		}
-		task()
+		t.f()
 		pool.give(w)
 	}
 }
@@ -68,7 +106,7 @@ func (p *workerPool) take() *worker {
 		return w
 	}
 	p.mu.Unlock()
-	w := &worker{tasks: make(chan func(), 1)}
+	w := &worker{tasks: make(chan task, 1)}
 	go w.loop()
 	return w
 }
@@ -79,31 +117,55 @@ func (p *workerPool) give(w *worker) {
 	p.mu.Unlock()
 }
 
-// parallel runs f(0), ..., f(n-1) at the same time, f(0) on the caller's
-// goroutine and the others on pooled workers, and waits for all of them.
-// The calls may wait for each other (the teams of a multiply meet at
-// barriers).
-func parallel(n int, f func(w int)) {
-	if n <= 1 {
-		f(0)
+// Do calls f(0), ..., f(items-1) and returns when all have returned. The
+// calls are independent: any goroutine may make any of them, in any order
+// (a call must not wait for another). The calling goroutine and up to
+// workers-1 pooled workers (Go) take the indices in turn from a shared
+// counter, and Do returns as soon as every call has returned: a worker
+// that starts late (its core taken by another process) finds less or
+// nothing left and costs nothing. The caller polls (yielding) for SpinWait
+// before it blocks, unless the machine is contended.
+func Do(items, workers int, f func(i int)) {
+	workers = min(workers, items)
+	if workers <= 1 {
+		for i := range items {
+			f(i)
+		}
 		return
 	}
-	var pending atomic.Int32
-	pending.Store(int32(n - 1))
-	var wg sync.WaitGroup
-	wg.Add(n - 1)
-	for i := 1; i < n; i++ {
-		Go(func() {
-			f(i)
-			pending.Add(-1)
-			wg.Done()
-		})
+	g := &doCall{f: f, n: int64(items)}
+	g.left.Store(int64(items))
+	g.wg.Add(items)
+	for range workers - 1 {
+		Go(g.run)
 	}
-	f(0)
+	g.run()
 	// Yield while polling: a worker that was parked may have been queued
 	// on this goroutine's own P.
-	for start := time.Now(); pending.Load() != 0 && time.Since(start) < SpinWait; {
+	for start, spin := time.Now(), spinFor(); g.left.Load() != 0 && time.Since(start) < spin; {
 		runtime.Gosched()
 	}
-	wg.Wait()
+	g.wg.Wait()
+}
+
+// doCall is one Do: the calls f(i), i < n, handed out by next.
+type doCall struct {
+	f    func(int)
+	n    int64
+	next atomic.Int64
+	left atomic.Int64 // calls not yet returned
+	wg   sync.WaitGroup
+}
+
+// run makes calls until none is left to take.
+func (g *doCall) run() {
+	for {
+		i := g.next.Add(1) - 1
+		if i >= g.n {
+			return
+		}
+		g.f(int(i))
+		g.left.Add(-1)
+		g.wg.Done()
+	}
 }

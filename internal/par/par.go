@@ -10,10 +10,7 @@
 package par
 
 import (
-	"runtime"
-	"sync"
 	"sync/atomic"
-	"time"
 
 	"decoreg/internal/gemm"
 )
@@ -74,55 +71,11 @@ type forJob[K Kernel] struct {
 
 func (j *forJob[K]) run(c int) { j.k.Run(c*j.n/j.chunks, (c+1)*j.n/j.chunks) }
 
-// Do calls f(0), ..., f(n-1) and returns when all have returned. The
-// calls are independent: any goroutine may make any of them, in any order
-// (a call must not wait for another, as at a barrier). The calling
-// goroutine and up to n-1 pooled workers (gemm.Go, shared with the matrix
-// multiplies) take the indices in turn from a shared counter, and Do
-// returns as soon as every call has returned: a worker that starts late
-// (its core taken by another process) finds nothing left and costs
-// nothing. The caller polls (yielding) for gemm.SpinWait before it blocks.
-func Do(n int, f func(w int)) {
-	if n <= 1 {
-		if n == 1 {
-			f(0)
-		}
-		return
-	}
-	g := &group{f: f, n: int64(n)}
-	g.left.Store(int64(n))
-	g.wg.Add(n)
-	for range n - 1 {
-		gemm.Go(g.run)
-	}
-	g.run()
-	for start := time.Now(); g.left.Load() != 0 && time.Since(start) < gemm.SpinWait; {
-		runtime.Gosched()
-	}
-	g.wg.Wait()
-}
-
-// group is one Do: the calls f(i), i < n, handed out by next.
-type group struct {
-	f    func(int)
-	n    int64
-	next atomic.Int64
-	left atomic.Int64 // calls not yet returned
-	wg   sync.WaitGroup
-}
-
-// run makes calls until none is left to take.
-func (g *group) run() {
-	for {
-		i := g.next.Add(1) - 1
-		if i >= g.n {
-			return
-		}
-		g.f(int(i))
-		g.left.Add(-1)
-		g.wg.Done()
-	}
-}
+// Do calls f(0), ..., f(n-1), on the calling goroutine and up to n-1
+// pooled workers, and returns when all have returned: gemm.Do with n
+// workers. The calls are independent (any goroutine may make any of them;
+// none may wait for another); a worker that starts late finds less to do.
+func Do(n int, f func(w int)) { gemm.Do(n, n, f) }
 
 // Func adapts a closure to a Kernel: For(n, cost, Func(f)). Convenient,
 // but the closure usually costs one heap allocation per call.
