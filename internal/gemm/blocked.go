@@ -47,7 +47,7 @@ const (
 // after all threads have packed the whole of A together into a buffer
 // they share (see plan).
 func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if float64(m)*float64(n)*float64(k) < parallelMin {
+	if float64(m)*float64(n)*float64(k) < parallelMin || contended() {
 		threads = 1
 	}
 	g := gemmCall{

@@ -12,28 +12,51 @@ import (
 // workers before it blocks, while the machine has cores to spare. Waking a
 // parked goroutine costs tens of microseconds on a virtual machine, a
 // noticeable share of a multiply or a layer that takes a few hundred.
-//
-// When another process keeps the cores busy, polling only takes time from
-// the goroutine being waited for: a polling worker that finds its task
-// late (it was descheduled) marks the machine contended, and for the next
-// contendedFor nobody polls.
 const SpinWait = 100 * time.Microsecond
 
+// When another process keeps a core busy, the operating system deschedules
+// one of our threads for milliseconds at a time: polling then only takes
+// time from the goroutine being waited for, and a worker descheduled in
+// the middle of a work item holds up the whole multiply. Two signs of it
+// mark the machine contended: a polling worker that starts its task late,
+// and a caller that waits for its workers much longer than a work item
+// takes. While contended, nobody polls and the parallel loops run on the
+// calling goroutine alone (the results do not depend on it); the spell
+// lasts contendedMin, doubling up to contendedMax while the signs recur.
 const (
-	// lateTask is the delay between sending a task to a polling worker
-	// and its start beyond which the worker must have been descheduled.
-	lateTask = 30 * time.Microsecond
-	// contendedFor is how long polling stays off after a late task.
-	contendedFor = 50 * time.Millisecond
+	latePolled   = 30 * time.Microsecond // start delay of a polling worker
+	lateWait     = 300 * time.Microsecond
+	contendedMin = 50 * time.Millisecond
+	contendedMax = 2 * time.Second
 )
 
-// contendedUntil is the time (UnixNano) before which nobody polls.
-var contendedUntil atomic.Int64
+var (
+	contendedUntil atomic.Int64 // UnixNano
+	contendedSpan  atomic.Int64 // length of the last spell, ns
+	contendedLast  atomic.Int64 // UnixNano of the last sign
+)
+
+// contended reports whether the machine is marked contended now.
+func contended() bool { return time.Now().UnixNano() < contendedUntil.Load() }
+
+// markContended starts a contended spell: twice as long as the last one if
+// that began less than contendedMax ago, else contendedMin.
+func markContended() {
+	now := time.Now().UnixNano()
+	span := int64(contendedMin)
+	if now-contendedLast.Load() < int64(contendedMax)+contendedSpan.Load() {
+		span = min(2*contendedSpan.Load(), int64(contendedMax))
+	}
+	span = max(span, int64(contendedMin))
+	contendedLast.Store(now)
+	contendedSpan.Store(span)
+	contendedUntil.Store(now + span)
+}
 
 // spinFor returns how long to poll now: SpinWait, or 0 on a contended
 // machine.
 func spinFor() time.Duration {
-	if time.Now().UnixNano() < contendedUntil.Load() {
+	if contended() {
 		return 0
 	}
 	return SpinWait
@@ -74,11 +97,10 @@ func (w *worker) loop() {
 				}
 			}
 		}
-		if got {
-			if now := time.Now(); now.Sub(t.sent) > lateTask {
-				contendedUntil.Store(now.Add(contendedFor).UnixNano())
-			}
-		} else {
+		if got && time.Since(t.sent) > latePolled {
+			markContended()
+		}
+		if !got {
 			t = <-w.tasks
 		}
 		t.f()
@@ -124,9 +146,13 @@ func (p *workerPool) give(w *worker) {
 // counter, and Do returns as soon as every call has returned: a worker
 // that starts late (its core taken by another process) finds less or
 // nothing left and costs nothing. The caller polls (yielding) for SpinWait
-// before it blocks, unless the machine is contended.
+// before it blocks. On a contended machine (see SpinWait) the calling
+// goroutine makes all the calls.
 func Do(items, workers int, f func(i int)) {
 	workers = min(workers, items)
+	if workers > 1 && contended() {
+		workers = 1
+	}
 	if workers <= 1 {
 		for i := range items {
 			f(i)
@@ -137,15 +163,20 @@ func Do(items, workers int, f func(i int)) {
 	g.left.Store(int64(items))
 	g.wg.Add(items)
 	for range workers - 1 {
-		Go(g.run)
+		Go(func() { g.run() })
 	}
-	g.run()
+	t0 := time.Now()
+	mine := g.run()
+	t1 := time.Now()
 	// Yield while polling: a worker that was parked may have been queued
 	// on this goroutine's own P.
-	for start, spin := time.Now(), spinFor(); g.left.Load() != 0 && time.Since(start) < spin; {
+	for spin := spinFor(); g.left.Load() != 0 && time.Since(t1) < spin; {
 		runtime.Gosched()
 	}
 	g.wg.Wait()
+	if wait, item := time.Since(t1), t1.Sub(t0)/time.Duration(max(mine, 1)); wait > 2*item+lateWait {
+		markContended()
+	}
 }
 
 // doCall is one Do: the calls f(i), i < n, handed out by next.
@@ -157,15 +188,17 @@ type doCall struct {
 	wg   sync.WaitGroup
 }
 
-// run makes calls until none is left to take.
-func (g *doCall) run() {
+// run makes calls until none is left to take and returns how many it
+// made.
+func (g *doCall) run() (calls int) {
 	for {
 		i := g.next.Add(1) - 1
 		if i >= g.n {
-			return
+			return calls
 		}
 		g.f(int(i))
 		g.left.Add(-1)
 		g.wg.Done()
+		calls++
 	}
 }
