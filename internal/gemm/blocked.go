@@ -327,6 +327,15 @@ func (g *gemmCall) packA(dst []float32, d depth, ir int) {
 	// group of mr per k step.
 	off := row0*g.lda + d.pc
 	switch {
+	case rows == 6 && mr == 6 && g.kern.packA6 != nil && kcb >= 8:
+		blocks := kcb / 8
+		g.kern.packA6(dst, g.a[off:], g.lda, blocks)
+		for p := 8 * blocks; p < kcb; p++ {
+			q := (*[6]float32)(dst[p*6:])
+			for i := range q {
+				q[i] = g.a[off+i*g.lda+p]
+			}
+		}
 	case rows == 6 && mr == 6:
 		r0 := g.a[off : off+kcb]
 		r1 := g.a[off+g.lda:][:len(r0)]

@@ -114,6 +114,11 @@ type kernel struct {
 	// (nr a multiple of 8). Without it, Go code does the same.
 	packTrans func(dst, src []float32, lds, blocks, groups, ldd int)
 
+	// packA6, when set, packs 6 rows of an untransposed A, 8 columns per
+	// block: dst[p*6+i] = src[i*lda+p] for i < 6, p < 8*blocks (tiles of
+	// 6 rows only). Without it, Go code does the same.
+	packA6 func(dst, src []float32, lda, blocks int)
+
 	// full, when set, computes a whole product (an external library);
 	// the fields above are then unused.
 	full func(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)

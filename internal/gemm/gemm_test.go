@@ -492,6 +492,9 @@ func TestBlockedTileShapes(t *testing.T) {
 		if kern.nr%8 == 0 {
 			kern.packTrans = archPackTrans // nil without assembly
 		}
+		if kern.mr == 6 {
+			kern.packA6 = archPackA6
+		}
 		rng := rand.New(rand.NewPCG(21, 22))
 		for _, threads := range []int{1, 3} {
 			mul := func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {

@@ -75,7 +75,7 @@ func microAVX512(k int, a []float32, rsa, csa int, b []float32, rsb int, c []flo
 
 var (
 	kernelAVX512 = &kernel{name: "avx512", mr: 8, nr: 32, kc: 192, mc: 256, micro: microAVX512, packRows: packRowsChecked, packTrans: packTransChecked}
-	kernelAVX2   = &kernel{name: "avx2", mr: 6, nr: 16, kc: 256, mc: 264, micro: microAVX2, packRows: packRowsChecked, packTrans: packTransChecked}
+	kernelAVX2   = &kernel{name: "avx2", mr: 6, nr: 16, kc: 256, mc: 264, micro: microAVX2, packRows: packRowsChecked, packTrans: packTransChecked, packA6: packA6Checked}
 )
 
 // archKernels returns the assembly kernels this CPU can run, best first,

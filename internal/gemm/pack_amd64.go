@@ -30,3 +30,28 @@ func packTransChecked(dst, src []float32, lds, blocks, groups, ldd int) {
 
 // archPackTrans is packTransChecked where this build has it, for tests.
 var archPackTrans = packTransChecked
+
+// packA6AVX packs 6 rows of an untransposed A into groups of 6 (AVX). Its
+// Go equivalent, with pointers read as slices:
+//
+//	for p := 0; p < 8*blocks; p++ {
+//		for i := 0; i < 6; i++ {
+//			dst[p*6+i] = src[i*lda+p]
+//		}
+//	}
+//
+//go:noescape
+func packA6AVX(dst, src *float32, lda, blocks int)
+
+// packA6Checked checks the ranges packA6AVX touches, then calls it.
+func packA6Checked(dst, src []float32, lda, blocks int) {
+	if blocks <= 0 {
+		return
+	}
+	_ = src[5*lda+8*blocks-1]
+	_ = dst[48*blocks-1]
+	packA6AVX(&dst[0], &src[0], lda, blocks)
+}
+
+// archPackA6 is packA6Checked where this build has it, for tests.
+var archPackA6 = packA6Checked

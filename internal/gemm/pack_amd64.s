@@ -95,3 +95,79 @@ pnext:
 pdone:
 	VZEROUPPER
 	RET
+
+// func packA6AVX(dst, src *float32, lda, blocks int)
+// Packs 6 rows of an untransposed A, 8 columns at a time, by 8x8
+// transposes (rows 6 and 7 zero): dst[p*6+i] = src[i*lda+p] for i < 6,
+// p < 8*blocks. Registers: DI dst, SI src, R8 lda (bytes), CX blocks left,
+// R12 row pointer; Y0-Y7 the rows, Y8-Y15 the shuffles.
+TEXT ·packA6AVX(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ lda+16(FP), R8
+	SHLQ $2, R8
+	MOVQ blocks+24(FP), CX
+	TESTQ CX, CX
+	JEQ adone
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+ablock:
+	LEAQ (SI)(R8*2), R12
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(R8*1), Y1
+	VMOVUPS (R12), Y2
+	VMOVUPS (R12)(R8*1), Y3
+	VMOVUPS (SI)(R8*4), Y4
+	LEAQ (SI)(R8*4), R12
+	VMOVUPS (R12)(R8*1), Y5
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y8
+	VSHUFPS $0xEE, Y15, Y13, Y9
+	// column p of the block: rows 0-3 in the low half of u_p, rows 4-5
+	// in the low half of v_p; columns 4-7 in the high halves
+	VMOVUPS X0, 0(DI)
+	VMOVLPS X4, 16(DI)
+	VMOVUPS X1, 24(DI)
+	VMOVLPS X5, 40(DI)
+	VMOVUPS X2, 48(DI)
+	VMOVLPS X8, 64(DI)
+	VMOVUPS X3, 72(DI)
+	VMOVLPS X9, 88(DI)
+	VEXTRACTF128 $1, Y0, X10
+	VEXTRACTF128 $1, Y4, X11
+	VMOVUPS X10, 96(DI)
+	VMOVLPS X11, 112(DI)
+	VEXTRACTF128 $1, Y1, X10
+	VEXTRACTF128 $1, Y5, X11
+	VMOVUPS X10, 120(DI)
+	VMOVLPS X11, 136(DI)
+	VEXTRACTF128 $1, Y2, X10
+	VEXTRACTF128 $1, Y8, X11
+	VMOVUPS X10, 144(DI)
+	VMOVLPS X11, 160(DI)
+	VEXTRACTF128 $1, Y3, X10
+	VEXTRACTF128 $1, Y9, X11
+	VMOVUPS X10, 168(DI)
+	VMOVLPS X11, 184(DI)
+	ADDQ $192, DI
+	ADDQ $32, SI
+	DECQ CX
+	JNE ablock
+
+adone:
+	VZEROUPPER
+	RET

@@ -44,3 +44,35 @@ func TestPackTrans(t *testing.T) {
 		}
 	}
 }
+
+// TestPackA6 checks the assembly packer of 6-row tiles (where this build
+// has it) against its definition, and that it writes nothing else.
+func TestPackA6(t *testing.T) {
+	if archPackA6 == nil {
+		t.Skip("no assembly packing in this build")
+	}
+	rng := rand.New(rand.NewPCG(33, 34))
+	for blocks := 1; blocks <= 5; blocks++ {
+		lda := 8*blocks + 5
+		src := make([]float32, 6*lda)
+		for i := range src {
+			src[i] = rng.Float32()
+		}
+		dst := make([]float32, 48*blocks+7)
+		for i := range dst {
+			dst[i] = -1
+		}
+		want := append([]float32(nil), dst...)
+		for p := range 8 * blocks {
+			for i := range 6 {
+				want[p*6+i] = src[i*lda+p]
+			}
+		}
+		archPackA6(dst, src, lda, blocks)
+		for i := range dst {
+			if dst[i] != want[i] {
+				t.Fatalf("blocks %d: dst[%d] = %v, want %v", blocks, i, dst[i], want[i])
+			}
+		}
+	}
+}
