@@ -24,8 +24,8 @@ const SpinWait = 100 * time.Microsecond
 // calling goroutine alone (the results do not depend on it); the spell
 // lasts contendedMin, doubling up to contendedMax while the signs recur.
 const (
-	latePolled   = 30 * time.Microsecond // start delay of a polling worker
-	lateWait     = 300 * time.Microsecond
+	latePolled   = 500 * time.Microsecond // start delay of a polling worker
+	lateWait     = time.Millisecond       // wait beyond twice a work item
 	contendedMin = 50 * time.Millisecond
 	contendedMax = 2 * time.Second
 )
@@ -79,6 +79,9 @@ type task struct {
 	sent time.Time
 }
 
+// spinning counts the workers polling for a task.
+var spinning atomic.Int32
+
 // worker is a pooled goroutine running the functions sent to it.
 type worker struct {
 	tasks chan task
@@ -88,15 +91,21 @@ func (w *worker) loop() {
 	for {
 		var t task
 		got := false
-		for start, spin := time.Now(), spinFor(); !got && time.Since(start) < spin; {
-			for i := 0; i < 64 && !got; i++ {
-				select {
-				case t = <-w.tasks:
-					got = true
-				default:
+		// At most GOMAXPROCS-1 workers poll, yielding as they go, so that
+		// polling never keeps the goroutine that has work from running.
+		if spinning.Add(1) < int32(runtime.GOMAXPROCS(0)) {
+			for start, spin := time.Now(), spinFor(); !got && time.Since(start) < spin; {
+				for i := 0; i < 64 && !got; i++ {
+					select {
+					case t = <-w.tasks:
+						got = true
+					default:
+					}
 				}
+				runtime.Gosched()
 			}
 		}
+		spinning.Add(-1)
 		if got && time.Since(t.sent) > latePolled {
 			markContended()
 		}
