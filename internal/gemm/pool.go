@@ -20,29 +20,40 @@ const SpinWait = 100 * time.Microsecond
 // the middle of a work item holds up the whole multiply. Two signs of it
 // mark the machine contended: a polling worker that starts its task late,
 // and a caller that waits for its workers much longer than a work item
-// takes. While contended, nobody polls and the parallel loops run on the
-// calling goroutine alone (the results do not depend on it); the spell
-// lasts contendedMin, doubling up to contendedMax while the signs recur.
+// takes. Two signs close together start a contended spell: nobody polls
+// and the parallel loops run on the calling goroutine alone (the results
+// do not depend on it); the spell lasts contendedMin, doubling up to
+// contendedMax while the signs recur.
 const (
 	latePolled   = 500 * time.Microsecond // start delay of a polling worker
 	lateWait     = time.Millisecond       // wait beyond twice a work item
 	contendedMin = 50 * time.Millisecond
 	contendedMax = 2 * time.Second
+	// contendedConfirm is the longest gap between two signs that starts a
+	// spell.
+	contendedConfirm = 100 * time.Millisecond
 )
 
 var (
 	contendedUntil atomic.Int64 // UnixNano
 	contendedSpan  atomic.Int64 // length of the last spell, ns
-	contendedLast  atomic.Int64 // UnixNano of the last sign
+	contendedLast  atomic.Int64 // UnixNano of the last spell's start
+	lastSign       atomic.Int64 // UnixNano of the last sign
 )
 
 // contended reports whether the machine is marked contended now.
 func contended() bool { return time.Now().UnixNano() < contendedUntil.Load() }
 
-// markContended starts a contended spell: twice as long as the last one if
-// that began less than contendedMax ago, else contendedMin.
+// markContended records a sign of contention. A sign within
+// contendedConfirm of the previous one starts a contended spell: twice as
+// long as the last one if that began less than contendedMax ago, else
+// contendedMin. (A lone sign is more likely a garbage collection or a
+// short-lived process.)
 func markContended() {
 	now := time.Now().UnixNano()
+	if prev := lastSign.Swap(now); now-prev > int64(contendedConfirm) {
+		return
+	}
 	span := int64(contendedMin)
 	if now-contendedLast.Load() < int64(contendedMax)+contendedSpan.Load() {
 		span = min(2*contendedSpan.Load(), int64(contendedMax))

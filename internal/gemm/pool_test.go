@@ -39,12 +39,18 @@ func TestContendedSpells(t *testing.T) {
 		contendedUntil.Store(0)
 		contendedSpan.Store(0)
 		contendedLast.Store(0)
+		lastSign.Store(0)
 	}()
 	contendedUntil.Store(0)
 	contendedSpan.Store(0)
 	contendedLast.Store(0)
 	if contended() {
 		t.Fatal("contended before any sign")
+	}
+	lastSign.Store(0)
+	markContended() // a lone sign
+	if contended() {
+		t.Fatal("contended after one sign")
 	}
 	want := contendedMin
 	for range 8 {
@@ -62,7 +68,7 @@ func TestContendedSpells(t *testing.T) {
 	// a sign long after the last spell starts short again
 	contendedLast.Store(time.Now().Add(-2 * contendedMax).UnixNano())
 	contendedSpan.Store(int64(contendedMax))
-	markContended()
+	markContended() // confirms the sign just before
 	if time.Duration(contendedSpan.Load()) != contendedMin {
 		t.Fatalf("spell after a quiet while %v, want %v", time.Duration(contendedSpan.Load()), contendedMin)
 	}
