@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"decoreg/data"
 	"decoreg/internal/gemm"
 	imodel "decoreg/internal/model"
 	"decoreg/internal/nn"
@@ -90,7 +91,8 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 	if !(m.yMax > m.yMin) || math.IsInf(m.yMax-m.yMin, 0) {
 		return nil, fmt.Errorf("%w (every one of the %d targets is %v)", ErrConstantTarget, rows, y[0])
 	}
-	m.xMean, m.xStd = columnStats(x, rows, cols)
+	st := data.FitStandardizer(x, cols)
+	m.xMean, m.xStd = st.Mean, st.Std
 
 	// Validation split.
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
@@ -210,34 +212,6 @@ train:
 		return m, fmt.Errorf("training cancelled at epoch %d (keeping epoch %d): %w", epoch, bestEpoch, cancelErr)
 	}
 	return m, nil
-}
-
-// columnStats returns per-column mean and standard deviation (population;
-// 0 is replaced by 1).
-func columnStats(x []float64, rows, cols int) (mean, std []float64) {
-	mean = make([]float64, cols)
-	std = make([]float64, cols)
-	for i := 0; i < rows; i++ {
-		for j := 0; j < cols; j++ {
-			mean[j] += x[i*cols+j]
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(rows)
-	}
-	for i := 0; i < rows; i++ {
-		for j := 0; j < cols; j++ {
-			d := x[i*cols+j] - mean[j]
-			std[j] += d * d
-		}
-	}
-	for j := range std {
-		std[j] = math.Sqrt(std[j] / float64(rows))
-		if !(std[j] > 0) {
-			std[j] = 1
-		}
-	}
-	return mean, std
 }
 
 // netConfig is the internal network's configuration.
