@@ -376,3 +376,35 @@ func TestSyntheticNLL(t *testing.T) {
 		}
 	}
 }
+
+// TestConstantFeatureUnseenValue: a feature that is constant in the
+// training rows at a value whose float mean is inexact (keggdirected split
+// 2: x7 is -2.048e-05 in every training row and 0.99998 in one test row)
+// is standardized with std 1, not with the rounding error of its mean; a
+// rounding-error std made that row's standardized input 1e17 and its NLL
+// 1e17 (a Riemann run's mean test NLL was 1.9e13).
+func TestConstantFeatureUnseenValue(t *testing.T) {
+	const c = -2.048e-05
+	x1, y := toyData(400, 1)
+	x := make([]float64, 0, 2*len(y))
+	for _, v := range x1 {
+		x = append(x, v, c)
+	}
+	m, err := FitFlat(context.Background(), x, len(y), 2, y, small(HeadRiemann, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logpdf := func(xc float64) float64 {
+		d, err := m.Dist([]float64{0.5, xc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.LogPDF(math.Sin(1))
+	}
+	seen, unseen := logpdf(c), logpdf(0.99998)
+	// The unseen value moves the input by about one standard unit: the
+	// NLL changes by a modest amount, not by orders of magnitude.
+	if math.IsNaN(unseen) || math.Abs(unseen-seen) > 10 {
+		t.Fatalf("log-density %v with the training value, %v with an unseen one", seen, unseen)
+	}
+}
