@@ -164,7 +164,7 @@ type Result struct {
 	Seconds    float64   `json:"seconds"` // wall time of the run: training (every sweep candidate) and evaluation
 	Started    string    `json:"started"` // RFC 3339
 	Finished   string    `json:"finished"`
-	Commit     string    `json:"commit,omitempty"` // git rev-parse HEAD where the benchmark ran
+	Commit     string    `json:"commit,omitempty"` // the commit the binary was built from (GitCommit)
 	Kernel     string    `json:"kernel,omitempty"`
 	GoMaxProcs int       `json:"gomaxprocs"`
 	GoVersion  string    `json:"go_version"`

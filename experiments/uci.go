@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -210,9 +211,29 @@ func ParseInts(s string) ([]int, error) {
 	return out, nil
 }
 
-// GitCommit returns the output of `git rev-parse HEAD` in the current
-// directory, or "" where that fails.
+// GitCommit returns the commit the running binary was built from: the
+// revision the go command stamped into it (with "+dirty" when the working
+// tree had uncommitted changes), or, for binaries without one (go run, go
+// test), the output of `git rev-parse HEAD` in the current directory; ""
+// where neither is known.
 func GitCommit() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		rev, dirty := "", false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if rev != "" {
+			if dirty {
+				rev += "+dirty"
+			}
+			return rev
+		}
+	}
 	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	if err != nil {
 		return ""
