@@ -198,55 +198,25 @@ func (d *Token) Quantiles(qs []float64) []float64 {
 	if n == 0 {
 		return out
 	}
-	k, v := d.k, d.v
-	st := d.dec.Start(n)
-	defer releaseStepper(st)
-	logits := make([]float32, n*v)
-	prefix := make([]int, n*k)
-	step := make([]int, n)
-	below := make([]float64, n)
-	mass := make([]float64, n)
-	for i := range mass {
-		mass[i] = 1
-	}
-	var ch []int
-	probs := make([]float64, v)
-	for lev := range k {
-		if lev == 0 {
-			st.Step(nil, logits)
-		} else {
-			st.Step(step, logits)
-		}
-		for i := range n {
-			p := prefix[i*k : i*k+lev]
-			ch = d.next(ch[:0], p, true)
-			pr := softmaxOver(probs, logits[i*v:(i+1)*v], ch, 1)
-			cum, chosen, last := below[i], -1, -1
-			for j := range ch {
-				pk := mass[i] * pr[j]
-				if pk <= 0 {
-					continue
-				}
-				last = j
-				if cum+pk >= targets[i] {
-					chosen = j
-					break
-				}
-				cum += pk
+	prefix, below, mass := d.walk(n, func(i, _ int, _ []int, pr []float64, below, mass float64) int {
+		cum, last := below, -1
+		for j, p := range pr {
+			pk := mass * p
+			if pk <= 0 {
+				continue
 			}
-			if chosen < 0 { // rounding: the target lies past the last mass
-				if last < 0 {
-					panic("dist: a prefix with zero mass in a quantile walk")
-				}
-				chosen = last
-				cum -= mass[i] * pr[last]
+			last = j
+			if cum+pk >= targets[i] {
+				return j
 			}
-			below[i] = cum
-			mass[i] *= pr[chosen]
-			prefix[i*k+lev] = ch[chosen]
-			step[i] = ch[chosen]
+			cum += pk
 		}
-	}
+		if last < 0 {
+			panic("dist: a prefix with zero mass in a quantile walk")
+		}
+		return last // rounding: the target lies past the last mass
+	})
+	k := d.k
 	for i := range n {
 		c := d.cell(prefix[i*k : (i+1)*k])
 		lo, hi := c.Lo, c.Hi
@@ -306,42 +276,15 @@ func (d *Token) CDFs(ys []float64) []float64 {
 	if n == 0 {
 		return out
 	}
-	k, v := d.k, d.v
-	st := d.dec.Start(n)
-	defer releaseStepper(st)
-	logits := make([]float32, n*v)
-	prefix := make([]int, n*k)
-	step := make([]int, n)
-	below := make([]float64, n)
-	mass := make([]float64, n)
-	for i := range mass {
-		mass[i] = 1
-	}
-	var ch []int
-	probs := make([]float64, v)
-	for lev := range k {
-		if lev == 0 {
-			st.Step(nil, logits)
-		} else {
-			st.Step(step, logits)
+	k := d.k
+	prefix, below, mass := d.walk(n, func(i, lev int, ch []int, _ []float64, _, _ float64) int {
+		// The child on the path to ts[i]'s cell.
+		j := slices.Index(ch, path[i*k+lev])
+		if j < 0 {
+			panic(fmt.Sprintf("dist: %s encodes %v as %v, not a path of its tree", d.tok.Spec(), ts[i], path[i*k:(i+1)*k]))
 		}
-		for i := range n {
-			p := prefix[i*k : i*k+lev]
-			ch = d.next(ch[:0], p, true)
-			pr := softmaxOver(probs, logits[i*v:(i+1)*v], ch, 1)
-			// The child on the path to t's cell.
-			chosen := slices.Index(ch, path[i*k+lev])
-			if chosen < 0 {
-				panic(fmt.Sprintf("dist: %s encodes %v as %v, not a path of its tree", d.tok.Spec(), ts[i], path[i*k:(i+1)*k]))
-			}
-			for j := range chosen {
-				below[i] += mass[i] * pr[j]
-			}
-			mass[i] *= pr[chosen]
-			prefix[i*k+lev] = ch[chosen]
-			step[i] = ch[chosen]
-		}
-	}
+		return j
+	})
 	for i := range n {
 		c := d.cell(prefix[i*k : (i+1)*k])
 		lo, hi := c.Lo, c.Hi
@@ -354,6 +297,47 @@ func (d *Token) CDFs(ys []float64) []float64 {
 		out[idx[i]] = min(below[i]+mass[i]*f, 1)
 	}
 	return out
+}
+
+// walk descends the tree for n queries at once, one decoder step per level
+// for all of them: at each level choose(i, lev, ch, pr, below, mass) picks
+// query i's child (an index into ch, the children its prefix allows, whose
+// probabilities given the prefix are pr), where below is the mass of the
+// cells left of the prefix and mass the prefix's own. It returns the chosen
+// paths (n rows of K tokens) with their below and mass.
+func (d *Token) walk(n int, choose func(i, lev int, ch []int, pr []float64, below, mass float64) int) (prefix []int, below, mass []float64) {
+	k, v := d.k, d.v
+	st := d.dec.Start(n)
+	defer releaseStepper(st)
+	logits := make([]float32, n*v)
+	prefix = make([]int, n*k)
+	step := make([]int, n)
+	below = make([]float64, n)
+	mass = make([]float64, n)
+	for i := range mass {
+		mass[i] = 1
+	}
+	var ch []int
+	probs := make([]float64, v)
+	for lev := range k {
+		if lev == 0 {
+			st.Step(nil, logits)
+		} else {
+			st.Step(step, logits)
+		}
+		for i := range n {
+			ch = d.next(ch[:0], prefix[i*k:i*k+lev], true)
+			pr := softmaxOver(probs, logits[i*v:(i+1)*v], ch, 1)
+			j := choose(i, lev, ch, pr, below[i], mass[i])
+			for _, p := range pr[:j] {
+				below[i] += mass[i] * p
+			}
+			mass[i] *= pr[j]
+			prefix[i*k+lev] = ch[j]
+			step[i] = ch[j]
+		}
+	}
+	return prefix, below, mass
 }
 
 type beamEnt struct {
