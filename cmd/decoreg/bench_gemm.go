@@ -65,7 +65,7 @@ func runBenchGemm(args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("bench gemm: unexpected argument %q", fs.Arg(0))
 	}
-	sizes, err := parseGemmSizes(*sizesFlag)
+	sizes, err := gemm.ParseSizes(*sizesFlag)
 	if err != nil {
 		return usagef("bench gemm: -sizes: %v", err)
 	}
@@ -169,27 +169,6 @@ func gemmMedian(x []float64) float64 {
 func gemmRound3(x float64) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 3, 64), 64)
 	return v
-}
-
-// parseGemmSizes parses "MxNxK,MxNxK,...".
-func parseGemmSizes(s string) ([][3]int, error) {
-	var out [][3]int
-	for _, f := range strings.Split(s, ",") {
-		parts := strings.Split(strings.TrimSpace(f), "x")
-		if len(parts) != 3 {
-			return nil, fmt.Errorf("size %q is not MxNxK", f)
-		}
-		var d [3]int
-		for i, p := range parts {
-			v, err := strconv.Atoi(p)
-			if err != nil || v < 1 {
-				return nil, fmt.Errorf("size %q: dimension %q is not a positive integer", f, p)
-			}
-			d[i] = v
-		}
-		out = append(out, d)
-	}
-	return out, nil
 }
 
 // parsePositiveInts parses "1,2,...".

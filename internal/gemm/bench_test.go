@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -15,7 +13,7 @@ var benchSizes = flag.String("gemm.sizes", "256x512x512,256x2048x2048,64x32x32,2
 // BenchmarkSgemm reports GFLOP/s (2*m*n*k per multiply) for every kernel
 // usable here, at 1 and 2 threads, as BenchmarkSgemm/<kernel>/<t>t/<m>x<n>x<k>.
 func BenchmarkSgemm(b *testing.B) {
-	sizes, err := parseSizes(*benchSizes)
+	sizes, err := ParseSizes(*benchSizes)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,26 +48,6 @@ func BenchmarkSgemm(b *testing.B) {
 			}
 		}
 	}
-}
-
-func parseSizes(s string) ([][3]int, error) {
-	var out [][3]int
-	for _, f := range strings.Split(s, ",") {
-		parts := strings.Split(strings.TrimSpace(f), "x")
-		if len(parts) != 3 {
-			return nil, fmt.Errorf("size %q is not MxNxK", f)
-		}
-		var d [3]int
-		for i, p := range parts {
-			v, err := strconv.Atoi(p)
-			if err != nil || v < 1 {
-				return nil, fmt.Errorf("size %q: bad dimension %q", f, p)
-			}
-			d[i] = v
-		}
-		out = append(out, d)
-	}
-	return out, nil
 }
 
 // modelShapes are the multiplies of one training step of the models of
