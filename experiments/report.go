@@ -176,7 +176,7 @@ func fmtNum(v float64, prec int) string {
 // and a column per head holding mean ± std over splits (sample std,
 // divisor n-1), the best mean of each row in bold (ties, as printed, all
 // bold), cells with fewer than the full number of splits marked "(n/N)",
-// and the total run time.
+// a table of outlying runs (see OutlierNats) and the total run time.
 func WriteReport(w io.Writer, rs []*Result, opts ReportOptions) error {
 	t := newTable(rs, opts.Splits)
 	switch opts.Format {
@@ -232,11 +232,88 @@ func (t *table) markdown(w io.Writer, rs []*Result) error {
 		}
 		b.WriteString("\n")
 	}
+	t.outliers(&b)
 	fmt.Fprintf(&b, "Every cell summarises %d splits unless marked (n/%d): n splits done", t.splits, t.splits)
 	b.WriteString(", \"failed\" counting runs that wrote no model (e.g. diverged); — marks a cell without results.\n\n")
 	b.WriteString(runSummary(rs))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// OutlierNats is how far, in nats, a run's test NLL must exceed the median
+// of its (dataset, head) cell for the report to list it as outlying.
+const OutlierNats = 5
+
+// outliers writes a table of the runs whose test NLL exceeds the median of
+// their cell (at least 3 runs) by more than OutlierNats: a single such run
+// can dominate its cell's mean ± std, so the table gives the cell's median
+// and its mean without the outlying runs beside it. Nothing is written
+// when there are none.
+func (t *table) outliers(b *strings.Builder) {
+	m := reportMetrics[0] // NLL in original units
+	var rows []string
+	for _, ds := range t.datasets {
+		for _, h := range t.heads {
+			rs := t.byKey[[2]string{ds, h}]
+			sort.Slice(rs, func(i, j int) bool { return rs[i].Split < rs[j].Split })
+			var vals []float64
+			for _, r := range rs {
+				if r.Eval != nil && r.Error == "" && !math.IsNaN(m.get(r.Eval)) {
+					vals = append(vals, m.get(r.Eval))
+				}
+			}
+			if len(vals) < 3 {
+				continue
+			}
+			med := median(vals)
+			var kept []float64
+			var out []*Result
+			for _, r := range rs {
+				if r.Eval == nil || r.Error != "" || math.IsNaN(m.get(r.Eval)) {
+					continue
+				}
+				if v := m.get(r.Eval); v-med > OutlierNats || math.IsInf(v, 1) {
+					out = append(out, r)
+				} else {
+					kept = append(kept, v)
+				}
+			}
+			mean, _ := metrics.MeanStd(kept)
+			for _, r := range out {
+				rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s | %s | %s |\n", ds, h, r.Split,
+					fmtOutlier(m.get(r.Eval)), fmtNum(med, m.prec), fmtNum(mean, m.prec)))
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "## Outlying runs\n\nRuns whose test NLL (original y units) exceeds the median of their cell by more than %d nats. "+
+		"Such a run weighs heavily on its cell's mean ± std above; the cell's median, and its mean without the outlying runs, are beside it.\n\n", OutlierNats)
+	b.WriteString("| dataset | head | split | NLL | cell median | cell mean without |\n|---|---|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		b.WriteString(r)
+	}
+	b.WriteString("\n")
+}
+
+// fmtOutlier prints large values in exponent form.
+func fmtOutlier(v float64) string {
+	if math.Abs(v) >= 1e6 {
+		return strconv.FormatFloat(v, 'e', 2, 64)
+	}
+	return fmtNum(v, 2)
+}
+
+// median returns the median of v (not modified).
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // cellText formats a cell: "mean ± std", bold when its mean prints as best,

@@ -205,3 +205,58 @@ func TestBenchReportErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchReportOutliers: a run whose NLL exceeds its cell's median by
+// more than experiments.OutlierNats is listed with the cell's median and
+// its mean without it; a report without such runs has no such table.
+func TestBenchReportOutliers(t *testing.T) {
+	const t0 = "2025-01-01T10:00:00Z"
+	dir := t.TempDir()
+	fx := []reportFixture{
+		{"alpha", "mdn", 0, 1.0, 0, 0, false, 1, t0, t0},
+		{"alpha", "mdn", 1, 2.0, 0, 0, false, 1, t0, t0},
+		{"alpha", "mdn", 2, 1.2e7, 0, 0, false, 1, t0, t0},
+		{"alpha", "mdn", 3, 1.5, 0, 0, false, 1, t0, t0},
+		{"alpha", "riemann", 0, 1.0, 0, 0, false, 1, t0, t0},
+		{"alpha", "riemann", 1, 6.4, 0, 0, false, 1, t0, t0}, // median 3.7: 2.7 above, not outlying
+		{"alpha", "riemann", 2, 6.4, 0, 0, false, 1, t0, t0},
+		{"alpha", "riemann", 3, 1.0, 0, 0, false, 1, t0, t0},
+		{"beta", "mdn", 0, 100, 0, 0, false, 1, t0, t0}, // fewer than 3 runs: never outlying
+		{"beta", "mdn", 1, 1, 0, 0, false, 1, t0, t0},
+	}
+	writeReportTree(t, dir, fx)
+	var out, errb bytes.Buffer
+	defer func(w io.Writer) { stdout = w }(stdout)
+	stdout = &out
+	if code := run([]string{"bench", "report", dir}, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	got := out.String()
+	i := strings.Index(got, "## Outlying runs\n")
+	if i < 0 {
+		t.Fatalf("no outlier table:\n%s", got)
+	}
+	var rows []string
+	for _, line := range strings.Split(got[i:], "\n")[1:] {
+		if strings.HasPrefix(line, "|") {
+			rows = append(rows, line)
+		} else if len(rows) > 0 {
+			break
+		}
+	}
+	// mdn: median of {1, 1.5, 2, 1.2e7} is 1.75; the mean of the rest 1.5.
+	if want := []string{"| dataset | head | split | NLL | cell median | cell mean without |", "|---|---|---:|---:|---:|---:|",
+		"| alpha | mdn | 2 | 1.20e+07 | 1.75 | 1.50 |"}; strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("outlier table\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+
+	dir = t.TempDir()
+	writeReportTree(t, dir, fx[4:8])
+	out.Reset()
+	if code := run([]string{"bench", "report", dir}, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if strings.Contains(out.String(), "Outlying") {
+		t.Errorf("an outlier table without outliers:\n%s", out.String())
+	}
+}
