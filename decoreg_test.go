@@ -3,6 +3,7 @@ package decoreg
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -153,7 +154,7 @@ func TestLogPDFTwoPaths(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var sum float64
+			var sum, tokSum float64
 			for i := range y {
 				d, err := m.Dist(x[i : i+1])
 				if err != nil {
@@ -174,11 +175,45 @@ func TestLogPDFTwoPaths(t *testing.T) {
 					t.Fatalf("row %d: LogPDF %v, log P/width %v", i, lp, want)
 				}
 				sum += -lp
+				tokSum += -tk.LogProbSeq(seq) / float64(len(seq))
 			}
 			if got := sum / float64(len(y)); math.Abs(got-e.NLL) > 1e-4 {
 				t.Errorf("mean -LogPDF %v, Evaluate NLL %v", got, e.NLL)
 			}
+			if got := tokSum / float64(len(y)); math.Abs(got-e.NLLToken) > 1e-5 {
+				t.Errorf("mean -log P(seq)/K %v, Evaluate NLLToken %v", got, e.NLLToken)
+			}
 		})
+	}
+}
+
+// TestNLLTokenRiemannMDN: Riemann's per-token loss is -log P(bin), from its
+// density p*n_bins/range in y units; MDN has no tokens.
+func TestNLLTokenRiemannMDN(t *testing.T) {
+	m := fit(t, headCases[3].cfg, true)
+	x, y := toyData(50, 9)
+	e, err := m.Evaluate(x, len(y), y, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for i := range y {
+		d, err := m.Dist(x[i : i+1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		yc := min(max(y[i], m.yMin), m.yMax)
+		sum += -(d.LogPDF(yc) + math.Log(m.yMax-m.yMin) - math.Log(float64(m.cfg.Bins)))
+	}
+	if got := sum / float64(len(y)); math.Abs(got-e.NLLToken) > 1e-4 {
+		t.Errorf("mean -log P(bin) %v, Evaluate NLLToken %v", got, e.NLLToken)
+	}
+	if got := e.NLLToken; !(got > 0) || got > math.Log(float64(m.cfg.Bins))+5 {
+		t.Errorf("NLLToken %v is not a plausible cross-entropy over %d bins", got, m.cfg.Bins)
+	}
+	mdn := fit(t, headCases[4].cfg, true)
+	if e, err := mdn.Evaluate(x, len(y), y, ""); err != nil || !math.IsNaN(e.NLLToken) {
+		t.Errorf("MDN NLLToken %v, %v; want NaN", e.NLLToken, err)
 	}
 }
 
@@ -251,7 +286,8 @@ func TestSaveLoad(t *testing.T) {
 			}
 			e1, _ := m.Evaluate(x, len(y), y, "")
 			e2, _ := m2.Evaluate(x, len(y), y, "")
-			if !(*e1 == *e2 || (math.IsNaN(e1.NLL) && e1.MSE == e2.MSE)) {
+			// Compare as JSON-ish text, where NaN equals NaN.
+			if fmt.Sprintf("%+v", *e1) != fmt.Sprintf("%+v", *e2) {
 				t.Fatalf("Evaluate differs: %+v vs %+v", e1, e2)
 			}
 		})

@@ -228,9 +228,16 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 
 // Eval holds evaluation metrics on a labelled set.
 type Eval struct {
-	N          int     `json:"n"`
-	NLL        float64 `json:"nll"`   // mean negative log-density per unit of the original y (NaN for pointwise)
-	NLLU       float64 `json:"nll_u"` // the same per unit of the normalized u = (y - y_min)/(y_max - y_min)
+	N    int     `json:"n"`
+	NLL  float64 `json:"nll"`   // mean negative log-density per unit of the original y (NaN for pointwise)
+	NLLU float64 `json:"nll_u"` // the same per unit of the normalized u = (y - y_min)/(y_max - y_min)
+	// NLLToken is the mean cross-entropy per token, in nats, of the test
+	// targets' token sequences: -log P(sequence) / K for a decoder (its
+	// masked probabilities, K tokens), -log P(bin) for Riemann; NaN for MDN
+	// and pointwise, which have no tokens. It is a probability, not a
+	// density: it ignores the cells' widths, so it is not comparable across
+	// tokenizations; it is the training loss per token.
+	NLLToken   float64 `json:"nll_token"`
 	MSE        float64 `json:"mse"`
 	RelMSE     float64 `json:"rel_mse"` // MSE / variance of the targets
 	KendallTau float64 `json:"kendall_tau"`
@@ -292,7 +299,7 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 	e.MSE = metrics.MSE(pred, y)
 	e.RelMSE = metrics.RelMSE(pred, y)
 	e.KendallTau = metrics.KendallTau(pred, y)
-	e.NLL, e.NLLU = math.NaN(), math.NaN()
+	e.NLL, e.NLLU, e.NLLToken = math.NaN(), math.NaN(), math.NaN()
 	tg, err := m.targets(y)
 	if err != nil {
 		return nil, err
@@ -306,8 +313,23 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 		for i := range idx {
 			idx[i] = i
 		}
-		e.NLLU = m.meanLoss(tg, xs, d, idx)
+		rows := make([]float64, len(idx))
+		m.rowNLL(tg, xs, d, idx, rows)
+		var su, st float64
+		for i, v := range rows {
+			su += v
+			switch m.cfg.Head {
+			case HeadDecoder: // -log P(seq) = NLL_u - log(width in u)
+				st += (v - tg.logW[i] + m.logTPerU()) / float64(tg.T)
+			case HeadRiemann: // density p*n_bins: -log P(bin) = NLL_u + log(n_bins)
+				st += v + math.Log(float64(m.cfg.Bins))
+			}
+		}
+		e.NLLU = su / float64(len(idx))
 		e.NLL = e.NLLU + math.Log(m.yRange())
+		if m.cfg.Head == HeadDecoder || m.cfg.Head == HeadRiemann {
+			e.NLLToken = st / float64(len(idx))
+		}
 	}
 	return e, nil
 }

@@ -68,18 +68,24 @@ type metric struct {
 	get              func(*Eval) float64
 	higher           bool // higher is better
 	prec             int  // decimals shown
+	nobest           bool // the heads' values are not comparable: no bold
 }
 
 var reportMetrics = []metric{
 	{"nll", "Test NLL (original y units)",
 		"Mean ± std over splits of the test negative log-likelihood per unit of the original target; lower is better.",
-		func(e *Eval) float64 { return float64(e.NLL) }, false, 2},
+		func(e *Eval) float64 { return float64(e.NLL) }, false, 2, false},
 	{"nll_u", "Test NLL_u (normalized units)",
 		"The same in the units u = (y - y_min)/(y_max - y_min) of the train split's range: NLL_u = NLL - log(y_max - y_min).",
-		func(e *Eval) float64 { return float64(e.NLLU) }, false, 2},
+		func(e *Eval) float64 { return float64(e.NLLU) }, false, 2, false},
+	{"nll_token", "Test cross-entropy per token",
+		"Mean ± std over splits of -log P(token sequence)/K in nats, the training loss per token (Riemann: -log P(bin), one token); " +
+			"a probability, not a density, so it depends on the tokenization and is not comparable across heads. " +
+			"MDN has no tokens, and no mean is in bold.",
+		func(e *Eval) float64 { return float64(e.NLLToken) }, false, 2, true},
 	{"kendall_tau", "Kendall's tau",
 		"Mean ± std over splits of Kendall's tau-b between the point estimates and the test targets; higher is better.",
-		func(e *Eval) float64 { return float64(e.KendallTau) }, true, 3},
+		func(e *Eval) float64 { return float64(e.KendallTau) }, true, 3, false},
 }
 
 // cell is one (dataset, head) summary of a metric.
@@ -201,7 +207,9 @@ func (t *table) markdown(w io.Writer, rs []*Result) error {
 			continue
 		}
 		fmt.Fprintf(&b, "## %s\n\n%s", m.title, m.note)
-		if m.higher {
+		if m.nobest {
+			b.WriteString("\n\n")
+		} else if m.higher {
 			b.WriteString(" The highest mean per row is in bold.\n\n")
 		} else {
 			b.WriteString(" The lowest mean per row is in bold.\n\n")
@@ -219,6 +227,9 @@ func (t *table) markdown(w io.Writer, rs []*Result) error {
 				v, err := strconv.ParseFloat(fmtNum(cells[i].mean, m.prec), 64)
 				if err != nil {
 					continue // Inf
+				}
+				if m.nobest {
+					continue
 				}
 				if math.IsNaN(bestV) || (m.higher && v > bestV) || (!m.higher && v < bestV) {
 					bestV, best = v, fmtNum(cells[i].mean, m.prec)

@@ -99,8 +99,9 @@ func (r RunConfig) Config() decoreg.Config {
 // head is NaN, written as null).
 type Eval struct {
 	N          int    `json:"n"`
-	NLL        Float  `json:"nll"`   // per unit of the original y
-	NLLU       Float  `json:"nll_u"` // per unit of u = (y - y_min)/(y_max - y_min), train range
+	NLL        Float  `json:"nll"`       // per unit of the original y
+	NLLU       Float  `json:"nll_u"`     // per unit of u = (y - y_min)/(y_max - y_min), train range
+	NLLToken   Float  `json:"nll_token"` // cross-entropy per token, nats (decoders, Riemann); null if absent
 	MSE        Float  `json:"mse"`
 	RelMSE     Float  `json:"rel_mse"`
 	KendallTau Float  `json:"kendall_tau"`
@@ -109,7 +110,8 @@ type Eval struct {
 }
 
 func newEval(e *decoreg.Eval) *Eval {
-	return &Eval{e.N, Float(e.NLL), Float(e.NLLU), Float(e.MSE), Float(e.RelMSE), Float(e.KendallTau), e.Clipped, e.Point}
+	return &Eval{N: e.N, NLL: Float(e.NLL), NLLU: Float(e.NLLU), NLLToken: Float(e.NLLToken), MSE: Float(e.MSE),
+		RelMSE: Float(e.RelMSE), KendallTau: Float(e.KendallTau), Clipped: e.Clipped, Point: e.Point}
 }
 
 // Train is decoreg.TrainInfo with JSON-safe numbers.
@@ -200,7 +202,9 @@ func ReadResult(path string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var r Result
+	// A field the file lacks (nll_token in results written before it was
+	// measured) reads as NaN, not 0.
+	r := Result{Eval: &Eval{NLLToken: Float(math.NaN())}}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("%s: not a result file: %v", path, err)

@@ -33,13 +33,20 @@ func writeReportTree(t *testing.T, dir string, fx []reportFixture) {
 			r.Error = "decoreg: training diverged"
 		} else {
 			r.Eval = &experiments.Eval{N: 10, NLL: experiments.Float(f.nll), NLLU: experiments.Float(f.nllU),
-				KendallTau: experiments.Float(f.tau), Point: "mean"}
+				NLLToken: experiments.Float(math.NaN()), KendallTau: experiments.Float(f.tau), Point: "mean"}
+			if strings.HasPrefix(f.head, "decoder") || f.head == "riemann" {
+				r.Eval.NLLToken = experiments.Float(fixtureTokenCE(f.nllU))
+			}
 		}
 		if err := experiments.WriteResult(experiments.ResultPath(dir, f.ds, f.head, f.split), r); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
+
+// fixtureTokenCE is the per-token cross-entropy the fixtures give a token
+// head's run with NLL_u nllU.
+func fixtureTokenCE(nllU float64) float64 { return nllU/4 + 1 }
 
 // refMeanStd is the mean and sample std (n-1), computed here independently.
 func refMeanStd(v []float64) (float64, float64) {
@@ -147,6 +154,13 @@ func TestBenchReport(t *testing.T) {
 	_, nllu := tableRows(t, got, "Test NLL_u (normalized units)")
 	if want := "**" + cell([]float64{-1.5, -1.3, -1.4}, 2) + "**"; nllu["alpha"][1] != want {
 		t.Errorf("NLL_u alpha decoder: %q, want %q", nllu["alpha"][1], want)
+	}
+	cols, tok := tableRows(t, got, "Test cross-entropy per token")
+	if want := []string{"decoder-normalized", "riemann"}; strings.Join(cols, ",") != strings.Join(want, ",") {
+		t.Errorf("token table columns %v, want %v (mdn and pointwise have no tokens)", cols, want)
+	}
+	if want := cell([]float64{fixtureTokenCE(-1.5), fixtureTokenCE(-1.3), fixtureTokenCE(-1.4)}, 2); tok["alpha"][0] != want {
+		t.Errorf("token alpha decoder: %q, want %q (no bold: not comparable across heads)", tok["alpha"][0], want)
 	}
 	cols, tau := tableRows(t, got, "Kendall's tau")
 	if len(cols) != 4 || cols[3] != "pointwise" {

@@ -18,6 +18,9 @@ object on standard output:
 	nll          mean negative log-likelihood per unit of the original y
 	nll_u        the same per unit of u = (y - y_min)/(y_max - y_min), with
 	             the training range [y_min, y_max]: nll = nll_u + log(y_max - y_min)
+	nll_token    mean cross-entropy per token in nats, -log P(token sequence)/K
+	             (Riemann: -log P(bin)); a probability, not a density, so it
+	             depends on the tokenization; null for mdn and pointwise
 	mse          mean squared error of the point estimate
 	rel_mse      mse divided by the variance of the targets
 	kendall_tau  Kendall's tau-b between point estimates and targets
@@ -52,6 +55,7 @@ type evalJSON struct {
 	N          int    `json:"n"`
 	NLL        any    `json:"nll"`
 	NLLU       any    `json:"nll_u"`
+	NLLToken   any    `json:"nll_token"`
 	MSE        any    `json:"mse"`
 	RelMSE     any    `json:"rel_mse"`
 	KendallTau any    `json:"kendall_tau"`
@@ -106,7 +110,7 @@ func runEval(cmd *Command, args []string) error {
 		return inputf(name, "%s: %v", dataPath, err)
 	}
 	b, err := json.Marshal(evalJSON{
-		N: e.N, NLL: jsonNum(e.NLL), NLLU: jsonNum(e.NLLU), MSE: jsonNum(e.MSE), RelMSE: jsonNum(e.RelMSE),
+		N: e.N, NLL: jsonNum(e.NLL), NLLU: jsonNum(e.NLLU), NLLToken: jsonNum(e.NLLToken), MSE: jsonNum(e.MSE), RelMSE: jsonNum(e.RelMSE),
 		KendallTau: jsonNum(e.KendallTau), Clipped: e.Clipped, Point: e.Point,
 	})
 	if err != nil {

@@ -24,13 +24,13 @@ func evalObject(t *testing.T, out string) map[string]any {
 	if err := json.Unmarshal([]byte(out), &e); err != nil {
 		t.Fatalf("eval output is not JSON: %v: %s", err, out)
 	}
-	for _, k := range []string{"n", "nll", "nll_u", "mse", "rel_mse", "kendall_tau", "clipped", "point"} {
+	for _, k := range []string{"n", "nll", "nll_u", "nll_token", "mse", "rel_mse", "kendall_tau", "clipped", "point"} {
 		if _, ok := e[k]; !ok {
 			t.Errorf("eval output lacks %q: %s", k, out)
 		}
 	}
-	if len(e) != 8 {
-		t.Errorf("eval output has %d fields, want 8: %s", len(e), out)
+	if len(e) != 9 {
+		t.Errorf("eval output has %d fields, want 9: %s", len(e), out)
 	}
 	return e
 }

@@ -205,6 +205,13 @@ func TestPipeline(t *testing.T) {
 			} else if !ok || math.IsNaN(nll) || math.IsInf(nll, 0) {
 				t.Errorf("eval nll = %v, want a finite number", e["nll"])
 			}
+			if tok, ok := e["nll_token"].(float64); head == decoreg.HeadPointwise || head == decoreg.HeadMDN {
+				if e["nll_token"] != nil {
+					t.Errorf("%s eval nll_token = %v, want null", head, e["nll_token"])
+				}
+			} else if !ok || !(tok > 0) {
+				t.Errorf("eval nll_token = %v, want a positive number", e["nll_token"])
+			}
 			if mse, ok := e["mse"].(float64); !ok || !(mse >= 0) {
 				t.Errorf("eval mse = %v", e["mse"])
 			}
