@@ -255,9 +255,9 @@ func (m *Model) DefaultPoint() string {
 	return "mean"
 }
 
-// Evaluate computes the NLL (both units), MSE, relative MSE and Kendall's
-// tau of the point estimate point ("mean", "median", "mode"; "" for
-// DefaultPoint) on rows x with targets y.
+// Evaluate computes the NLL (both units), the cross-entropy per token, and
+// the MSE, relative MSE and Kendall's tau of the point estimate point
+// ("mean", "median", "mode"; "" for DefaultPoint) on rows x with targets y.
 func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eval, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted

@@ -24,9 +24,9 @@ and test_mask.csv.gz; default ../shared/data/uci), every head and every
 split k, it trains on the rows that are not test rows of split k and
 evaluates on the test rows, writing one JSON result atomically to
 RESULTS/<dataset>/<head>/split<k>.json: the configuration, the test metrics
-(nll in original y units, nll_u, mse, rel_mse, kendall_tau, clipped), the
-training record, the run's seconds, the commit the binary was built from, the
-GEMM kernel and GOMAXPROCS. Summarise with "decoreg bench report RESULTS".
+(nll in original y units, nll_u, nll_token, mse, rel_mse, kendall_tau,
+clipped; see "decoreg help eval"), the training record, the run's seconds,
+the commit the binary was built from, the GEMM kernel and GOMAXPROCS. Summarise with "decoreg bench report RESULTS".
 
 Runs whose result file exists are skipped, so an interrupted benchmark
 resumes where it stopped; Ctrl-C stops at once and leaves no partial file.
