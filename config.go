@@ -3,6 +3,7 @@ package decoreg
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"decoreg/vocab"
@@ -140,6 +141,14 @@ func configErr(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
 }
 
+// Validate reports whether Fit would accept c: nil, or an error wrapping
+// ErrConfig that says what is wrong. Zero fields take their defaults
+// (DefaultConfig) first.
+func (c Config) Validate() error {
+	_, err := DefaultConfig(c).validate()
+	return err
+}
+
 // validate checks a defaulted config and returns its tokenization (nil for
 // heads without one).
 func (c Config) validate() (vocab.Tokenizer, error) {
@@ -166,26 +175,67 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 			return nil, configErr("decoder width %d is not a multiple of its %d heads", c.DecWidth, c.DecHeads)
 		}
 	}
+	if c.EncLayers > MaxLayers || c.DecLayers > MaxLayers || c.EncWidth > MaxWidth || c.DecWidth > MaxWidth {
+		return nil, configErr("layers are limited to %d and widths to %d, have encoder %d x %d, decoder %d x %d",
+			MaxLayers, MaxWidth, c.EncLayers, c.EncWidth, c.DecLayers, c.DecWidth)
+	}
+	if c.Head == HeadRiemann && c.Bins > MaxBins {
+		return nil, configErr("riemann bins are limited to %d, have %d", MaxBins, c.Bins)
+	}
+	if c.Head == HeadMDN && c.Components > MaxComponents {
+		return nil, configErr("mdn components are limited to %d, have %d", MaxComponents, c.Components)
+	}
+	if n := c.approxParams(); n > MaxParams {
+		return nil, configErr("the network would have about %.3g parameters, more than the %d allowed", n, MaxParams)
+	}
 	if c.Head == HeadRiemann && c.Bins < 2 {
 		return nil, configErr("riemann needs at least 2 bins, have %d", c.Bins)
 	}
 	if c.Head == HeadMDN && c.Components < 1 {
 		return nil, configErr("mdn needs at least 1 component, have %d", c.Components)
 	}
-	if !(c.LR > 0) {
-		return nil, configErr("learning rate must be > 0, have %v", c.LR)
+	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
+		return nil, configErr("learning rate must be finite and > 0, have %v", c.LR)
 	}
-	if c.WeightDecay < 0 {
-		return nil, configErr("weight decay must be >= 0, have %v", c.WeightDecay)
+	if !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0) {
+		return nil, configErr("weight decay must be finite and >= 0, have %v", c.WeightDecay)
 	}
 	if c.BatchSize < 1 || c.MaxEpochs < 1 || c.Patience < 1 {
 		return nil, configErr("batch size, epochs and patience must be >= 1, have %d, %d, %d", c.BatchSize, c.MaxEpochs, c.Patience)
 	}
-	if c.ValFrac >= 1 {
+	if c.ValFrac >= 1 || math.IsNaN(c.ValFrac) {
 		return nil, configErr("validation fraction must be < 1, have %v", c.ValFrac)
 	}
 	if c.Threads < 0 {
 		return nil, configErr("threads must be >= 0, have %d", c.Threads)
 	}
 	return tok, nil
+}
+
+// Limits on the network's size, far above the paper's grid (encoders up to
+// 5 x 2048, 16384 bins, 1000 components): sizes beyond them are refused
+// with ErrConfig rather than tried (and failing to allocate).
+const (
+	MaxLayers     = 64      // encoder or decoder layers
+	MaxWidth      = 1 << 14 // encoder or decoder width
+	MaxBins       = 1 << 20 // Riemann bins
+	MaxComponents = 1 << 14 // MDN components
+	MaxParams     = 1 << 28 // about 1 GiB of float32 weights (4 GiB with gradients and Adam's moments)
+)
+
+// approxParams estimates the network's parameter count without the input
+// layer (whose size depends on the features): the hidden encoder layers,
+// the decoder blocks and the output layer.
+func (c Config) approxParams() float64 {
+	ew, dw := float64(c.EncWidth), float64(c.DecWidth)
+	n := float64(max(c.EncLayers-1, 0)) * ew * (ew + 1)
+	switch c.Head {
+	case HeadDecoder:
+		n += ew*dw + float64(c.DecLayers)*12*dw*dw
+	case HeadRiemann:
+		n += ew * float64(c.Bins)
+	case HeadMDN:
+		n += 3 * ew * float64(c.Components)
+	}
+	return n
 }

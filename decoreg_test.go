@@ -314,6 +314,14 @@ func TestFitErrors(t *testing.T) {
 		{"unknown head", x, y, 50, Config{Head: "tree"}, ErrConfig},
 		{"bad vocab", x, y, 50, Config{Vocab: "normalized:base=1,length=3"}, ErrConfig},
 		{"width not multiple of heads", x, y, 50, Config{DecWidth: 10, DecHeads: 3}, ErrConfig},
+		{"huge encoder width", x, y, 50, Config{EncWidth: 1 << 50}, ErrConfig},
+		{"huge decoder layers", x, y, 50, Config{DecLayers: 1000}, ErrConfig},
+		{"huge bins", x, y, 50, Config{Head: HeadRiemann, Bins: 1 << 50}, ErrConfig},
+		{"huge components", x, y, 50, Config{Head: HeadMDN, Components: 1 << 50}, ErrConfig},
+		{"too many parameters", x, y, 50, Config{Head: HeadMDN, EncLayers: 10, EncWidth: 8192}, ErrConfig},
+		{"infinite lr", x, y, 50, Config{LR: math.Inf(1)}, ErrConfig},
+		{"nan weight decay", x, y, 50, Config{WeightDecay: math.NaN()}, ErrConfig},
+		{"nan validation fraction", x, y, 50, Config{ValFrac: math.NaN()}, ErrConfig},
 		{"diverges", x, y, 50, Config{Head: HeadPointwise, LR: 1e36, MaxEpochs: 50, EncWidth: 8}, ErrDiverged},
 	}
 	for _, c := range cases {

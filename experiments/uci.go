@@ -312,6 +312,15 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 	default:
 		return sum, &InputError{fmt.Errorf("unknown point estimate %q (want mean, median or mode)", opts.Point)}
 	}
+	heads := opts.Heads
+	if heads == nil {
+		heads = BenchHeads
+	}
+	for _, h := range heads { // known: Plan checked them
+		if err := opts.Overrides.apply(mustHead(h)).Validate(); err != nil {
+			return sum, &InputError{fmt.Errorf("%s: %v", h, err)}
+		}
+	}
 	shards := max(opts.Shards, 1)
 	if opts.Shard < 0 || opts.Shard >= shards {
 		return sum, &InputError{fmt.Errorf("bad shard %d/%d", opts.Shard, shards)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -50,7 +51,8 @@ units, or MSE for pointwise; test rows are never used to choose):
 
 ` + indent(experiments.SweepDescription()) + `
 The flags below that override a default (--enc-width, --lr, ...) apply to
-every run; 0 keeps the default.`,
+every run; 0 keeps the default. With --sweep, the grid's own axes (the
+learning rate, and the head's axis above) replace the corresponding flags.`,
 }
 
 // indent prefixes every line of s with a tab.
@@ -112,8 +114,11 @@ func runBenchUCI(args []string) error {
 		return usagef("bench uci: --out RESULTS is required")
 	}
 	if o.MaxEpochs < 0 || o.Threads < 0 || o.EncLayers < 0 || o.EncWidth < 0 || o.DecLayers < 0 ||
-		o.DecWidth < 0 || o.DecHeads < 0 || o.BatchSize < 0 || o.Patience < 0 || o.LR < 0 {
+		o.DecWidth < 0 || o.DecHeads < 0 || o.BatchSize < 0 || o.Patience < 0 {
 		return usagef("bench uci: numeric flags must be >= 0")
+	}
+	if !(o.LR >= 0) || math.IsInf(o.LR, 0) {
+		return usagef("bench uci: --lr must be a finite number >= 0 (0: the default), have %v", o.LR)
 	}
 	o.Seed = *seed
 	opts := experiments.UCIOptions{DataDir: *dataDir, OutDir: *out, Sweep: *sweep, Overrides: o, Point: *point, Log: errOut}

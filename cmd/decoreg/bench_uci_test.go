@@ -289,6 +289,10 @@ func TestBenchUCIBadInput(t *testing.T) {
 		{"bad splits", tinyUCIArgs(ragged, out, "--splits", "3-1"), []string{"--splits"}},
 		{"bad point", tinyUCIArgs(ragged, out, "--point", "average"), []string{`"average"`}},
 		{"no out", []string{"bench", "uci", "--data", ragged}, []string{"--out"}},
+		{"NaN lr", tinyUCIArgs(ragged, out, "--lr", "NaN"), []string{"--lr", "NaN"}},
+		{"Inf lr", tinyUCIArgs(ragged, out, "--lr", "Inf"), []string{"--lr", "+Inf"}},
+		{"huge width", tinyUCIArgs(ragged, out, "--enc-width", "1125899906842624"), []string{"invalid config", "16384"}},
+		{"dec heads not dividing", tinyUCIArgs(ragged, out, "--heads", "decoder-normalized", "--dec-heads", "3"), []string{"decoder-normalized", "multiple"}},
 	} {
 		var stderr bytes.Buffer
 		errb.Reset()
@@ -305,5 +309,49 @@ func TestBenchUCIBadInput(t *testing.T) {
 	}
 	if files := resultFiles(t, out); len(files) != 0 {
 		t.Errorf("bad input left files: %v", files)
+	}
+}
+
+// TestBenchUCISweep: with --sweep every run tries the head's whole grid on
+// its validation rows and keeps the candidate with the lowest validation
+// loss, whose configuration is the one recorded and evaluated.
+func TestBenchUCISweep(t *testing.T) {
+	data, res := t.TempDir(), t.TempDir()
+	writeUCIFixture(t, data, "alpha", 60, 3)
+	var errb bytes.Buffer
+	old := errOut
+	defer func() { errOut = old }()
+	errOut = &errb
+	args := tinyUCIArgs(data, res, "--splits", "1", "--heads", "mdn,riemann", "--sweep")
+	if code := run(args, &errb); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, errb.String())
+	}
+	for _, h := range []string{"mdn", "riemann"} {
+		r, err := experiments.ReadResult(experiments.ResultPath(res, "alpha", h, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Sweep == nil || r.Error != "" || r.Eval == nil {
+			t.Fatalf("%s: sweep %v, error %q", h, r.Sweep, r.Error)
+		}
+		grid := experiments.SweepGrid(h, decoreg.Config{Head: decoreg.Head(h)})
+		if len(r.Sweep.Trials) != len(grid) {
+			t.Fatalf("%s: %d trials, the grid has %d", h, len(r.Sweep.Trials), len(grid))
+		}
+		best := -1
+		for i, tr := range r.Sweep.Trials {
+			if tr.Label != grid[i].Label {
+				t.Errorf("%s: trial %d is %q, grid has %q", h, i, tr.Label, grid[i].Label)
+			}
+			if tr.Error == "" && (best < 0 || float64(tr.ValLoss) < float64(r.Sweep.Trials[best].ValLoss)) {
+				best = i
+			}
+		}
+		if r.Sweep.Chosen != best {
+			t.Errorf("%s: chose trial %d, the lowest validation loss is trial %d", h, r.Sweep.Chosen, best)
+		}
+		if r.Config != r.Sweep.Trials[best].Config {
+			t.Errorf("%s: trained %+v, chosen %+v", h, r.Config, r.Sweep.Trials[best].Config)
+		}
 	}
 }

@@ -125,7 +125,7 @@ func printCommandHelp(w io.Writer, c *Command, fs *flag.FlagSet) {
 func init() {
 	register(&Command{
 		Name:      "help",
-		UsageLine: "help [command]",
+		UsageLine: "help [command | bench NAME]",
 		Short:     "show help for decoreg or one of its commands",
 		Long:      "Help prints the list of commands, or the help of one command.",
 		Order:     1000,
@@ -141,6 +141,15 @@ func init() {
 				}
 				printCommandHelp(os.Stdout, c, nil)
 				return nil
+			case 2:
+				// help bench NAME: the bench's own help, with its flags.
+				if b, ok := benches[args[1]]; ok && args[0] == "bench" {
+					if err := b.Run([]string{"-h"}); err != nil && !errors.Is(err, errHelp) {
+						return err
+					}
+					return nil
+				}
+				return usagef("help: unknown command %q; run 'decoreg help'", strings.Join(args, " "))
 			default:
 				return usagef("help: too many arguments")
 			}

@@ -232,10 +232,17 @@ func TestTokenizeHelp(t *testing.T) {
 	old := os.Stdout
 	os.Stdout = devnull
 	defer func() { os.Stdout = old }()
-	for _, args := range [][]string{{"tokenize", "-h"}, {"tokenize", "--vocab", "hamming:length=3", "--help"}, {"help", "tokenize"}} {
+	for _, args := range [][]string{{"tokenize", "-h"}, {"tokenize", "--vocab", "hamming:length=3", "--help"}, {"help", "tokenize"},
+		{"help", "bench", "uci"}, {"help", "bench", "report"}} {
 		var e bytes.Buffer
 		if code := run(args, &e); code != 0 || e.Len() != 0 {
 			t.Errorf("decoreg %s: exit %d, stderr %q", strings.Join(args, " "), code, e.String())
+		}
+	}
+	for _, args := range [][]string{{"help", "bench", "nope"}, {"help", "tokenize", "uci"}, {"help", "a", "b", "c"}} {
+		var e bytes.Buffer
+		if code := run(args, &e); code != 2 || !strings.HasPrefix(e.String(), "decoreg help: ") {
+			t.Errorf("decoreg %s: exit %d, stderr %q; want 2 and a help error", strings.Join(args, " "), code, e.String())
 		}
 	}
 }

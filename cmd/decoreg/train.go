@@ -163,21 +163,25 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 			}
 		}
 	}
-	positive := []struct {
-		flag string
-		v    int
+	const noMax = math.MaxInt
+	ranged := []struct {
+		flag    string
+		v       int
+		lo, top int
 	}{
-		{"enc-layers", f.encLayers}, {"enc-width", f.encWidth}, {"dec-layers", f.decLayers},
-		{"dec-width", f.decWidth}, {"dec-heads", f.decHeads}, {"components", f.components},
-		{"batch", f.batch}, {"epochs", f.epochs}, {"patience", f.patience},
+		{"enc-layers", f.encLayers, 1, decoreg.MaxLayers}, {"enc-width", f.encWidth, 1, decoreg.MaxWidth},
+		{"dec-layers", f.decLayers, 1, decoreg.MaxLayers}, {"dec-width", f.decWidth, 1, decoreg.MaxWidth},
+		{"dec-heads", f.decHeads, 1, decoreg.MaxWidth}, {"components", f.components, 1, decoreg.MaxComponents},
+		{"bins", f.bins, 2, decoreg.MaxBins},
+		{"batch", f.batch, 1, noMax}, {"epochs", f.epochs, 1, noMax}, {"patience", f.patience, 1, noMax},
 	}
-	for _, p := range positive {
-		if p.v < 1 {
-			return c, inputf(name, "--%s must be >= 1, have %d", p.flag, p.v)
+	for _, p := range ranged {
+		switch {
+		case p.v < p.lo:
+			return c, inputf(name, "--%s must be >= %d, have %d", p.flag, p.lo, p.v)
+		case p.v > p.top:
+			return c, inputf(name, "--%s must be <= %d, have %d", p.flag, p.top, p.v)
 		}
-	}
-	if f.bins < 2 {
-		return c, inputf(name, "--bins must be >= 2, have %d", f.bins)
 	}
 	if f.decWidth%f.decHeads != 0 {
 		return c, inputf(name, "--dec-width %d is not a multiple of --dec-heads %d", f.decWidth, f.decHeads)
