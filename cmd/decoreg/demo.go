@@ -112,6 +112,10 @@ func runDemo(cmd *Command, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal kills the process (evaluation and plotting do not stop at the first)
+	}()
 	start := time.Now()
 
 	prob := synth.NewMixture(1)
@@ -141,6 +145,9 @@ func runDemo(cmd *Command, args []string) error {
 		ev, err := m.Evaluate(xTe, size.test, yTe, "median")
 		if err != nil {
 			return fmt.Errorf("demo: evaluating %s: %v", h.name, err)
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("demo: interrupted while evaluating %s; nothing written", h.name)
 		}
 		h.model, h.eval, h.secs = m, ev, time.Since(t0).Seconds()
 		fmt.Fprintf(errOut, "demo: trained %s in %.1fs (%d epochs)\n", h.name, h.secs, m.Info().Epochs)
