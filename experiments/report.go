@@ -244,8 +244,9 @@ func (t *table) markdown(w io.Writer, rs []*Result) error {
 		b.WriteString("\n")
 	}
 	t.outliers(&b)
-	fmt.Fprintf(&b, "Every cell summarises %d splits unless marked (n/%d): n splits done", t.splits, t.splits)
-	b.WriteString(", \"failed\" counting runs that wrote no model (e.g. diverged); — marks a cell without results.\n\n")
+	fmt.Fprintf(&b, "Every cell summarises %d splits unless marked (n/%d): only n splits have a value, because runs are not yet done, "+
+		"or failed (\"failed\" counts runs that wrote no model, e.g. diverged), or, for Kendall's tau, because tau is undefined "+
+		"when every point estimate or every test target of a split is the same; — marks a cell without results.\n\n", t.splits, t.splits)
 	b.WriteString(runSummary(rs))
 	_, err := io.WriteString(w, b.String())
 	return err
