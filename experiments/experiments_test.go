@@ -223,3 +223,37 @@ func TestLoadResultsErrors(t *testing.T) {
 		t.Error("missing directory: no error")
 	}
 }
+
+// TestReadResultOldAndFailed: a result written before nll_token existed
+// reads it as NaN (not 0); a failed run's result, which has no eval, reads
+// with a nil Eval.
+func TestReadResultOldAndFailed(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.json")
+	failed := filepath.Join(dir, "failed.json")
+	os.WriteFile(old, []byte(`{"dataset":"d","head":"riemann","split":0,"eval":{"n":3,"nll":1.5,"nll_u":0.5,"mse":1,"rel_mse":1,"kendall_tau":0.5,"clipped":0,"point":"mean"}}`), 0o644)
+	os.WriteFile(failed, []byte(`{"dataset":"d","head":"mdn","split":0,"error":"decoreg: training diverged"}`), 0o644)
+	r, err := ReadResult(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Eval == nil || float64(r.Eval.NLL) != 1.5 || !math.IsNaN(float64(r.Eval.NLLToken)) {
+		t.Errorf("old result: eval %+v, want nll 1.5 and nll_token NaN", r.Eval)
+	}
+	r, err = ReadResult(failed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Eval != nil || r.Error == "" {
+		t.Errorf("failed result: eval %+v, error %q", r.Eval, r.Error)
+	}
+	// A result with nll_token keeps it.
+	res := &Result{Dataset: "d", Head: "riemann", Eval: &Eval{N: 1, NLLToken: 2.5}}
+	path := filepath.Join(dir, "new.json")
+	if err := WriteResult(path, res); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = ReadResult(path); err != nil || float64(r.Eval.NLLToken) != 2.5 {
+		t.Errorf("new result: %+v, %v", r.Eval, err)
+	}
+}

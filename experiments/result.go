@@ -202,12 +202,20 @@ func ReadResult(path string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A field the file lacks (nll_token in results written before it was
-	// measured) reads as NaN, not 0.
-	r := Result{Eval: &Eval{NLLToken: Float(math.NaN())}}
+	var r Result
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("%s: not a result file: %v", path, err)
+	}
+	// nll_token, absent from results written before it was measured,
+	// reads as NaN, not 0.
+	var has struct {
+		Eval *struct {
+			NLLToken *Float `json:"nll_token"`
+		} `json:"eval"`
+	}
+	if err := json.Unmarshal(b, &has); err == nil && r.Eval != nil && has.Eval != nil && has.Eval.NLLToken == nil {
+		r.Eval.NLLToken = Float(math.NaN())
 	}
 	if r.Dataset == "" || r.Head == "" {
 		return nil, fmt.Errorf("%s: not a result file: no dataset or head", path)
