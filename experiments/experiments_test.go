@@ -1,7 +1,9 @@
 package experiments
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -255,5 +257,25 @@ func TestReadResultOldAndFailed(t *testing.T) {
 	}
 	if r, err = ReadResult(path); err != nil || float64(r.Eval.NLLToken) != 2.5 {
 		t.Errorf("new result: %+v, %v", r.Eval, err)
+	}
+}
+
+// TestRunUCIValidatesConfigs: RunUCI refuses overrides that make a head's
+// configuration invalid before it runs anything, for head lists written
+// as Plan accepts them (spaces, empty entries, commas), with an InputError.
+func TestRunUCIValidatesConfigs(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a", DataFile), []byte("x,y\n1,2\n"), 0o644)
+	for _, heads := range [][]string{{" mdn", ""}, {"mdn,riemann"}, {}} {
+		_, err := RunUCI(context.Background(), UCIOptions{DataDir: dir, OutDir: out, Heads: heads, Splits: []int{0},
+			Overrides: Overrides{EncWidth: decoreg.MaxWidth + 1}})
+		var ie *InputError
+		if !errors.As(err, &ie) || !errors.Is(err, decoreg.ErrConfig) {
+			t.Errorf("heads %q: error %v, want an InputError wrapping ErrConfig", heads, err)
+		}
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 0 {
+		t.Errorf("%d entries written", len(ents))
 	}
 }

@@ -312,13 +312,13 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 	default:
 		return sum, &InputError{fmt.Errorf("unknown point estimate %q (want mean, median or mode)", opts.Point)}
 	}
-	heads := opts.Heads
-	if heads == nil {
-		heads = BenchHeads
-	}
-	for _, h := range heads { // known: Plan checked them
-		if err := opts.Overrides.apply(mustHead(h)).Validate(); err != nil {
-			return sum, &InputError{fmt.Errorf("%s: %v", h, err)}
+	heads := map[string]bool{}
+	for _, r := range plan {
+		if !heads[r.Head] {
+			heads[r.Head] = true
+			if err := opts.Overrides.apply(mustHead(r.Head)).Validate(); err != nil {
+				return sum, &InputError{fmt.Errorf("%s: %w", r.Head, err)}
+			}
 		}
 	}
 	shards := max(opts.Shards, 1)

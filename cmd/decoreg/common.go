@@ -235,7 +235,7 @@ func readForModel(name, path string, m *decoreg.Model, target string, needTarget
 		if len(feats) != m.Features() {
 			return nil, inputf(name, "model records %d feature names for %d features", len(feats), m.Features())
 		}
-		if slices.Contains(feats, target) {
+		if target != "" && slices.Contains(feats, target) {
 			return nil, inputf(name, "--target %q is one of the model's features", target)
 		}
 		d, err = data.ReadFeatures(path, feats, target)
