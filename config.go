@@ -141,9 +141,10 @@ func configErr(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
 }
 
-// Validate reports whether Fit would accept c: nil, or an error wrapping
-// ErrConfig that says what is wrong. Zero fields take their defaults
-// (DefaultConfig) first.
+// Validate checks c as Fit does before it looks at the data: nil, or an
+// error wrapping ErrConfig that says what is wrong. Zero fields take their
+// defaults (DefaultConfig) first. The size limits leave out the input
+// layer, whose size depends on the number of features.
 func (c Config) Validate() error {
 	_, err := DefaultConfig(c).validate()
 	return err
