@@ -10,20 +10,22 @@ import (
 
 // fileHeader is the JSON header of a model file.
 type fileHeader struct {
-	Format string     `json:"format"` // "decoreg-model"
-	Config fileConfig `json:"config"`
-	XMean  []float64  `json:"x_mean"`
-	XStd   []float64  `json:"x_std"`
-	YMin   float64    `json:"y_min"`
-	YMax   float64    `json:"y_max"`
-	Names  []string   `json:"features,omitempty"`
-	Target string     `json:"target,omitempty"`
-	Info   TrainInfo  `json:"train"`
-	Params int        `json:"params"`
+	Format string      `json:"format"` // "decoreg-model"
+	Config SavedConfig `json:"config"`
+	XMean  []float64   `json:"x_mean"`
+	XStd   []float64   `json:"x_std"`
+	YMin   float64     `json:"y_min"`
+	YMax   float64     `json:"y_max"`
+	Names  []string    `json:"features,omitempty"`
+	Target string      `json:"target,omitempty"`
+	Info   TrainInfo   `json:"train"`
+	Params int         `json:"params"`
 }
 
-// fileConfig is Config without its callback, for files.
-type fileConfig struct {
+// SavedConfig is a Config without its Progress callback, as model files
+// and benchmark results record it: plain data, comparable with ==, and
+// JSON with snake_case keys.
+type SavedConfig struct {
 	Head         Head    `json:"head"`
 	Vocab        string  `json:"vocab,omitempty"`
 	RawTarget    bool    `json:"raw_target,omitempty"`
@@ -37,28 +39,30 @@ type fileConfig struct {
 	Components   int     `json:"components,omitempty"`
 	Sigmoid      bool    `json:"sigmoid,omitempty"`
 	LR           float64 `json:"lr"`
-	WeightDecay  float64 `json:"weight_decay,omitempty"`
+	WeightDecay  float64 `json:"weight_decay"`
 	AdamW        bool    `json:"adamw,omitempty"`
 	BatchSize    int     `json:"batch_size"`
 	MaxEpochs    int     `json:"max_epochs"`
 	Patience     int     `json:"patience"`
 	ValFrac      float64 `json:"val_frac"`
 	Seed         uint64  `json:"seed"`
-	Threads      int     `json:"threads,omitempty"`
+	Threads      int     `json:"threads"`
 }
 
-func toFileConfig(c Config) fileConfig {
-	return fileConfig{c.Head, c.Vocab, c.RawTarget, c.UnmaskedLoss, c.EncLayers, c.EncWidth,
+// Saved returns c's settings without its callback.
+func (c Config) Saved() SavedConfig {
+	return SavedConfig{c.Head, c.Vocab, c.RawTarget, c.UnmaskedLoss, c.EncLayers, c.EncWidth,
 		c.DecLayers, c.DecWidth, c.DecHeads, c.Bins, c.Components, c.Sigmoid, c.LR, c.WeightDecay,
 		c.AdamW, c.BatchSize, c.MaxEpochs, c.Patience, c.ValFrac, c.Seed, c.Threads}
 }
 
-func (f fileConfig) config() Config {
-	return Config{Head: f.Head, Vocab: f.Vocab, RawTarget: f.RawTarget, UnmaskedLoss: f.UnmaskedLoss,
-		EncLayers: f.EncLayers, EncWidth: f.EncWidth, DecLayers: f.DecLayers, DecWidth: f.DecWidth,
-		DecHeads: f.DecHeads, Bins: f.Bins, Components: f.Components, Sigmoid: f.Sigmoid, LR: f.LR,
-		WeightDecay: f.WeightDecay, AdamW: f.AdamW, BatchSize: f.BatchSize, MaxEpochs: f.MaxEpochs,
-		Patience: f.Patience, ValFrac: f.ValFrac, Seed: f.Seed, Threads: f.Threads}
+// Config returns the settings as a Config (without a Progress callback).
+func (s SavedConfig) Config() Config {
+	return Config{Head: s.Head, Vocab: s.Vocab, RawTarget: s.RawTarget, UnmaskedLoss: s.UnmaskedLoss,
+		EncLayers: s.EncLayers, EncWidth: s.EncWidth, DecLayers: s.DecLayers, DecWidth: s.DecWidth,
+		DecHeads: s.DecHeads, Bins: s.Bins, Components: s.Components, Sigmoid: s.Sigmoid, LR: s.LR,
+		WeightDecay: s.WeightDecay, AdamW: s.AdamW, BatchSize: s.BatchSize, MaxEpochs: s.MaxEpochs,
+		Patience: s.Patience, ValFrac: s.ValFrac, Seed: s.Seed, Threads: s.Threads}
 }
 
 // Save writes the model to path atomically (see package modelfile for the
@@ -68,7 +72,7 @@ func (m *Model) Save(path string) error {
 	if m == nil || m.net == nil {
 		return ErrNotFitted
 	}
-	h := fileHeader{Format: "decoreg-model", Config: toFileConfig(m.cfg), XMean: m.xMean, XStd: m.xStd,
+	h := fileHeader{Format: "decoreg-model", Config: m.cfg.Saved(), XMean: m.xMean, XStd: m.xStd,
 		YMin: m.yMin, YMax: m.yMax, Names: m.features, Target: m.target, Info: m.info, Params: m.net.NumParams()}
 	hb, err := json.Marshal(h)
 	if err != nil {
@@ -89,7 +93,7 @@ func Load(path string) (*Model, error) {
 	if err := json.Unmarshal(hb, &h); err != nil || h.Format != "decoreg-model" {
 		return nil, fmt.Errorf("%s: %w (bad header)", path, modelfile.ErrNotModel)
 	}
-	cfg := DefaultConfig(h.Config.config())
+	cfg := DefaultConfig(h.Config.Config())
 	tok, err := cfg.validate()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

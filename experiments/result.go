@@ -55,45 +55,10 @@ func (f *Float) UnmarshalJSON(b []byte) error {
 
 // RunConfig is a decoreg.Config without its callback, as recorded in result
 // files.
-type RunConfig struct {
-	Head         decoreg.Head `json:"head"`
-	Vocab        string       `json:"vocab,omitempty"`
-	RawTarget    bool         `json:"raw_target,omitempty"`
-	UnmaskedLoss bool         `json:"unmasked_loss,omitempty"`
-	EncLayers    int          `json:"enc_layers"`
-	EncWidth     int          `json:"enc_width"`
-	DecLayers    int          `json:"dec_layers,omitempty"`
-	DecWidth     int          `json:"dec_width,omitempty"`
-	DecHeads     int          `json:"dec_heads,omitempty"`
-	Bins         int          `json:"bins,omitempty"`
-	Components   int          `json:"components,omitempty"`
-	Sigmoid      bool         `json:"sigmoid,omitempty"`
-	LR           float64      `json:"lr"`
-	WeightDecay  float64      `json:"weight_decay"`
-	AdamW        bool         `json:"adamw,omitempty"`
-	BatchSize    int          `json:"batch_size"`
-	MaxEpochs    int          `json:"max_epochs"`
-	Patience     int          `json:"patience"`
-	ValFrac      float64      `json:"val_frac"`
-	Seed         uint64       `json:"seed"`
-	Threads      int          `json:"threads"`
-}
+type RunConfig = decoreg.SavedConfig
 
 // NewRunConfig copies c's settings.
-func NewRunConfig(c decoreg.Config) RunConfig {
-	return RunConfig{c.Head, c.Vocab, c.RawTarget, c.UnmaskedLoss, c.EncLayers, c.EncWidth,
-		c.DecLayers, c.DecWidth, c.DecHeads, c.Bins, c.Components, c.Sigmoid, c.LR, c.WeightDecay,
-		c.AdamW, c.BatchSize, c.MaxEpochs, c.Patience, c.ValFrac, c.Seed, c.Threads}
-}
-
-// Config returns the settings as a decoreg.Config.
-func (r RunConfig) Config() decoreg.Config {
-	return decoreg.Config{Head: r.Head, Vocab: r.Vocab, RawTarget: r.RawTarget, UnmaskedLoss: r.UnmaskedLoss,
-		EncLayers: r.EncLayers, EncWidth: r.EncWidth, DecLayers: r.DecLayers, DecWidth: r.DecWidth,
-		DecHeads: r.DecHeads, Bins: r.Bins, Components: r.Components, Sigmoid: r.Sigmoid, LR: r.LR,
-		WeightDecay: r.WeightDecay, AdamW: r.AdamW, BatchSize: r.BatchSize, MaxEpochs: r.MaxEpochs,
-		Patience: r.Patience, ValFrac: r.ValFrac, Seed: r.Seed, Threads: r.Threads}
-}
+func NewRunConfig(c decoreg.Config) RunConfig { return c.Saved() }
 
 // Eval is decoreg.Eval with JSON-safe numbers (the NLL of the pointwise
 // head is NaN, written as null).
