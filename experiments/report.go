@@ -266,24 +266,22 @@ func (t *table) outliers(b *strings.Builder) {
 	var rows []string
 	for _, ds := range t.datasets {
 		for _, h := range t.heads {
-			rs := t.byKey[[2]string{ds, h}]
-			sort.Slice(rs, func(i, j int) bool { return rs[i].Split < rs[j].Split })
+			// The cell's runs that have an NLL, in split order.
+			var runs []*Result
 			var vals []float64
-			for _, r := range rs {
+			for _, r := range t.byKey[[2]string{ds, h}] {
 				if r.Eval != nil && r.Error == "" && !math.IsNaN(m.get(r.Eval)) {
-					vals = append(vals, m.get(r.Eval))
+					runs, vals = append(runs, r), append(vals, m.get(r.Eval))
 				}
 			}
 			if len(vals) < 3 {
 				continue
 			}
-			med := median(vals)
+			sort.Slice(runs, func(i, j int) bool { return runs[i].Split < runs[j].Split })
+			med := metrics.Median(vals)
 			var kept []float64
 			var out []*Result
-			for _, r := range rs {
-				if r.Eval == nil || r.Error != "" || math.IsNaN(m.get(r.Eval)) {
-					continue
-				}
+			for _, r := range runs {
 				if v := m.get(r.Eval); v-med > OutlierNats || math.IsInf(v, 1) {
 					out = append(out, r)
 				} else {
@@ -315,17 +313,6 @@ func fmtOutlier(v float64) string {
 		return strconv.FormatFloat(v, 'e', 2, 64)
 	}
 	return fmtNum(v, 2)
-}
-
-// median returns the median of v (not modified).
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // cellText formats a cell: "mean ± std", bold when its mean prints as best,

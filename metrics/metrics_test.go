@@ -188,3 +188,21 @@ func BenchmarkKendallTau100000(b *testing.B) {
 		KendallTau(x, y)
 	}
 }
+
+func TestMedian(t *testing.T) {
+	v := []float64{5, 1, 4, 2}
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{{[]float64{3}, 3}, {[]float64{3, 1, 2}, 2}, {v, 3}, {[]float64{-1, -1, 7}, -1}} {
+		if got := Median(c.in); got != c.want {
+			t.Errorf("Median(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	if v[0] != 5 || v[1] != 1 {
+		t.Errorf("Median sorted its input: %v", v)
+	}
+	if !math.IsNaN(Median(nil)) {
+		t.Error("Median(nil) is not NaN")
+	}
+}

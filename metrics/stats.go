@@ -1,6 +1,9 @@
 package metrics
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Mean returns the arithmetic mean of v, or NaN if v is empty.
 func Mean(v []float64) float64 {
@@ -34,6 +37,21 @@ func Std(v []float64) float64 {
 // the std is NaN; with none, both are.
 func MeanStd(v []float64) (mean, std float64) {
 	return Mean(v), Std(v)
+}
+
+// Median returns the median of v (the mean of the middle two for an even
+// count; NaN for none); v is not modified.
+func Median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // sumSq returns sum((v-mean)²) by two passes (NaN for empty v).

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"decoreg/internal/gemm"
+	"decoreg/metrics"
 )
 
 var benchGemmCmd = &Command{
@@ -125,7 +126,7 @@ func runBenchGemm(args []string) error {
 			}
 		}
 		for _, cl := range cells {
-			res := gemmResult{M: m, N: n, K: k, Threads: cl.threads, Kernel: cl.kernel, GFLOPS: gemmRound3(gemmMedian(cl.gflops))}
+			res := gemmResult{M: m, N: n, K: k, Threads: cl.threads, Kernel: cl.kernel, GFLOPS: gemmRound3(metrics.Median(cl.gflops))}
 			if err := enc.Encode(res); err != nil {
 				return err
 			}
@@ -155,15 +156,6 @@ func gemmRandFloats(n int, rng *rand.Rand) []float32 {
 		x[i] = rng.Float32()*2 - 1
 	}
 	return x
-}
-
-func gemmMedian(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func gemmRound3(x float64) float64 {

@@ -48,6 +48,28 @@ func writeReportTree(t *testing.T, dir string, fx []reportFixture) {
 // head's run with NLL_u nllU.
 func fixtureTokenCE(nllU float64) float64 { return nllU/4 + 1 }
 
+// benchReport writes fixtures fx under a new directory and returns what
+// "decoreg bench report DIR args..." prints.
+func benchReport(t *testing.T, fx []reportFixture, args ...string) (dir, out string) {
+	t.Helper()
+	dir = t.TempDir()
+	writeReportTree(t, dir, fx)
+	return dir, reportOutput(t, dir, args...)
+}
+
+// reportOutput returns what "decoreg bench report DIR args..." prints; it
+// fails the test unless the command exits 0.
+func reportOutput(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	defer func(w io.Writer) { stdout = w }(stdout)
+	stdout = &out
+	if code := run(append(append([]string{"bench", "report"}, args...), dir), &errb); code != 0 {
+		t.Fatalf("bench report %v: exit %d: %s", args, code, errb.String())
+	}
+	return out.String()
+}
+
 // refMeanStd is the mean and sample std (n-1), computed here independently.
 func refMeanStd(v []float64) (float64, float64) {
 	var s float64
@@ -89,7 +111,6 @@ func tableRows(t *testing.T, out, heading string) (cols []string, rows map[strin
 }
 
 func TestBenchReport(t *testing.T) {
-	dir := t.TempDir()
 	const t0, t1 = "2025-01-01T10:00:00Z", "2025-01-01T11:30:05Z"
 	fx := []reportFixture{
 		// alpha: the normalized decoder is best; all cells complete.
@@ -123,14 +144,7 @@ func TestBenchReport(t *testing.T) {
 		{"gamma", "riemann", 1, 7, 0, 0, false, 1, t0, t0},
 		{"gamma", "riemann", 2, 0, 0, 0, true, 1, t0, t0},
 	}
-	writeReportTree(t, dir, fx)
-	var out, errb bytes.Buffer
-	defer func(w io.Writer) { stdout = w }(stdout)
-	stdout = &out
-	if code := run([]string{"bench", "report", dir}, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	got := out.String()
+	dir, got := benchReport(t, fx)
 
 	cell := func(vals []float64, prec int) string {
 		m, s := refMeanStd(vals)
@@ -180,22 +194,15 @@ func TestBenchReport(t *testing.T) {
 	}
 
 	// --splits makes complete cells incomplete.
-	out.Reset()
-	if code := run([]string{"bench", "report", "--splits", "10", dir}, &errb); code != 0 {
-		t.Fatalf("--splits 10: exit %d", code)
-	}
-	if _, nll := tableRows(t, out.String(), "Test NLL (original y units)"); !strings.HasSuffix(nll["alpha"][0], " (3/10)") {
+	if _, nll := tableRows(t, reportOutput(t, dir, "--splits", "10"), "Test NLL (original y units)"); !strings.HasSuffix(nll["alpha"][0], " (3/10)") {
 		t.Errorf("--splits 10: alpha mdn %q", nll["alpha"][0])
 	}
 
 	// CSV.
-	out.Reset()
-	if code := run([]string{"bench", "report", "--format", "csv", dir}, &errb); code != 0 {
-		t.Fatalf("csv: exit %d", code)
-	}
+	csvOut := reportOutput(t, dir, "--format", "csv")
 	m, s := refMeanStd([]float64{5, 7})
-	if want := fmt.Sprintf("gamma,riemann,nll,2,1,%v,%v\n", m, s); !strings.Contains(out.String(), want) {
-		t.Errorf("csv lacks %q:\n%s", want, out.String())
+	if want := fmt.Sprintf("gamma,riemann,nll,2,1,%v,%v\n", m, s); !strings.Contains(csvOut, want) {
+		t.Errorf("csv lacks %q:\n%s", want, csvOut)
 	}
 }
 
@@ -225,7 +232,6 @@ func TestBenchReportErrors(t *testing.T) {
 // its mean without it; a report without such runs has no such table.
 func TestBenchReportOutliers(t *testing.T) {
 	const t0 = "2025-01-01T10:00:00Z"
-	dir := t.TempDir()
 	fx := []reportFixture{
 		{"alpha", "mdn", 0, 1.0, 0, 0, false, 1, t0, t0},
 		{"alpha", "mdn", 1, 2.0, 0, 0, false, 1, t0, t0},
@@ -238,14 +244,7 @@ func TestBenchReportOutliers(t *testing.T) {
 		{"beta", "mdn", 0, 100, 0, 0, false, 1, t0, t0}, // fewer than 3 runs: never outlying
 		{"beta", "mdn", 1, 1, 0, 0, false, 1, t0, t0},
 	}
-	writeReportTree(t, dir, fx)
-	var out, errb bytes.Buffer
-	defer func(w io.Writer) { stdout = w }(stdout)
-	stdout = &out
-	if code := run([]string{"bench", "report", dir}, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	got := out.String()
+	_, got := benchReport(t, fx)
 	i := strings.Index(got, "## Outlying runs\n")
 	if i < 0 {
 		t.Fatalf("no outlier table:\n%s", got)
@@ -264,13 +263,7 @@ func TestBenchReportOutliers(t *testing.T) {
 		t.Errorf("outlier table\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
 	}
 
-	dir = t.TempDir()
-	writeReportTree(t, dir, fx[4:8])
-	out.Reset()
-	if code := run([]string{"bench", "report", dir}, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	if strings.Contains(out.String(), "Outlying") {
-		t.Errorf("an outlier table without outliers:\n%s", out.String())
+	if _, got := benchReport(t, fx[4:8]); strings.Contains(got, "Outlying") {
+		t.Errorf("an outlier table without outliers:\n%s", got)
 	}
 }

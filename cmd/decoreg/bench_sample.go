@@ -15,6 +15,7 @@ import (
 	"decoreg/internal/gemm"
 	"decoreg/internal/model"
 	"decoreg/internal/rng"
+	"decoreg/metrics"
 	"decoreg/vocab"
 )
 
@@ -178,13 +179,13 @@ func runBenchSample(args []string) error {
 	}
 	total := float64(n) * float64(*samples)
 	res := sampleBenchResult{
-		SampleSecondsMedian: round3(median(st)), SampleSecondsMin: round3(slices.Min(st)),
-		SampleSecondsMax: round3(slices.Max(st)), SamplesPerS: round3(total / median(st)),
+		SampleSecondsMedian: round3(metrics.Median(st)), SampleSecondsMin: round3(slices.Min(st)),
+		SampleSecondsMax: round3(slices.Max(st)), SamplesPerS: round3(total / metrics.Median(st)),
 		Threads: *threads, Inputs: n, Samples: *samples, Quantiles: *quantiles, Repeats: *repeats,
 		SampleMean: sumInOrder(sums) / total,
 	}
 	if len(qt) > 0 {
-		q := median(qt)
+		q := metrics.Median(qt)
 		res.QuantileSecondsMedian = round3(q)
 		res.QuantileQueriesPerS = round3(float64(n) * float64(*quantiles) / q)
 		res.QuantileInputsPerS = round3(float64(n) / q)

@@ -12,6 +12,7 @@ import (
 	"decoreg/internal/model"
 	"decoreg/internal/nn"
 	"decoreg/internal/rng"
+	"decoreg/metrics"
 	"decoreg/vocab"
 )
 
@@ -178,7 +179,7 @@ func runBenchTrain(args []string) error {
 		}
 		per[i] = time.Since(t0).Seconds() / float64(*steps)
 	}
-	med := median(per)
+	med := metrics.Median(per)
 	res := trainBenchResult{
 		Config: *config, StepsPerS: round3(1 / med), ExamplesPerS: round3(float64(*batch) / med),
 		MsMedian: round3(med * 1e3), MsMin: round3(slices.Min(per) * 1e3), MsMax: round3(slices.Max(per) * 1e3),
@@ -190,17 +191,6 @@ func runBenchTrain(args []string) error {
 		return fmt.Errorf("bench train: the loss became %v", loss)
 	}
 	return json.NewEncoder(stdout).Encode(res)
-}
-
-// median returns the median of x (the mean of the middle two for an even
-// count); x is not modified.
-func median(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // round3 rounds x to 3 decimals (for readable JSON).
