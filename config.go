@@ -137,8 +137,25 @@ func DefaultConfig(c Config) Config {
 // ErrConfig is wrapped by every error about an invalid Config.
 var ErrConfig = errors.New("invalid config")
 
-func configErr(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+// ConfigError is the error of an invalid Config: Field names the Config
+// field at fault ("LR", "Vocab", "EncWidth", ...; the first one when several
+// share the fault) and Err says what is wrong. errors.Is(err, ErrConfig)
+// holds for it, so callers can map a field to their own option names (the
+// command line maps it to a flag) without parsing the message.
+type ConfigError struct {
+	Field string
+	Err   error
+}
+
+func (e *ConfigError) Error() string {
+	return ErrConfig.Error() + ": " + e.Field + ": " + e.Err.Error()
+}
+
+// Unwrap returns ErrConfig and the underlying error.
+func (e *ConfigError) Unwrap() []error { return []error{ErrConfig, e.Err} }
+
+func configErr(field, format string, args ...any) error {
+	return &ConfigError{Field: field, Err: fmt.Errorf(format, args...)}
 }
 
 // Validate checks c as Fit does before it looks at the data: nil, or an
@@ -158,57 +175,57 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	case HeadDecoder:
 		t, err := vocab.Parse(c.Vocab)
 		if err != nil {
-			return nil, configErr("vocab %q: %v", c.Vocab, err)
+			return nil, configErr("Vocab", "%q: %v", c.Vocab, err)
 		}
 		tok = t
 	case HeadPointwise, HeadRiemann, HeadMDN:
 	default:
-		return nil, configErr("unknown head %q (want decoder, pointwise, riemann or mdn)", c.Head)
+		return nil, configErr("Head", "unknown head %q (want decoder, pointwise, riemann or mdn)", c.Head)
 	}
 	if c.EncLayers < 1 || c.EncWidth < 1 {
-		return nil, configErr("encoder needs at least 1 layer of width >= 1, have %d x %d", c.EncLayers, c.EncWidth)
+		return nil, configErr(pick(c.EncLayers < 1, "EncLayers", "EncWidth"), "encoder needs at least 1 layer of width >= 1, have %d x %d", c.EncLayers, c.EncWidth)
 	}
 	if c.Head == HeadDecoder {
 		if c.DecLayers < 1 || c.DecWidth < 1 || c.DecHeads < 1 {
-			return nil, configErr("decoder needs layers, width and heads >= 1, have %d, %d, %d", c.DecLayers, c.DecWidth, c.DecHeads)
+			return nil, configErr(pick(c.DecLayers < 1, "DecLayers", pick(c.DecWidth < 1, "DecWidth", "DecHeads")), "decoder needs layers, width and heads >= 1, have %d, %d, %d", c.DecLayers, c.DecWidth, c.DecHeads)
 		}
 		if c.DecWidth%c.DecHeads != 0 {
-			return nil, configErr("decoder width %d is not a multiple of its %d heads", c.DecWidth, c.DecHeads)
+			return nil, configErr("DecWidth", "decoder width %d is not a multiple of its %d heads", c.DecWidth, c.DecHeads)
 		}
 	}
 	if c.EncLayers > MaxLayers || c.DecLayers > MaxLayers || c.EncWidth > MaxWidth || c.DecWidth > MaxWidth {
-		return nil, configErr("layers are limited to %d and widths to %d, have encoder %d x %d, decoder %d x %d",
+		return nil, configErr(sizeField(c), "layers are limited to %d and widths to %d, have encoder %d x %d, decoder %d x %d",
 			MaxLayers, MaxWidth, c.EncLayers, c.EncWidth, c.DecLayers, c.DecWidth)
 	}
 	if c.Head == HeadRiemann && c.Bins > MaxBins {
-		return nil, configErr("riemann bins are limited to %d, have %d", MaxBins, c.Bins)
+		return nil, configErr("Bins", "riemann bins are limited to %d, have %d", MaxBins, c.Bins)
 	}
 	if c.Head == HeadMDN && c.Components > MaxComponents {
-		return nil, configErr("mdn components are limited to %d, have %d", MaxComponents, c.Components)
+		return nil, configErr("Components", "mdn components are limited to %d, have %d", MaxComponents, c.Components)
 	}
 	if n := c.approxParams(); n > MaxParams {
-		return nil, configErr("the network would have about %.3g parameters, more than the %d allowed", n, MaxParams)
+		return nil, configErr(sizeField(c), "the network would have about %.3g parameters, more than the %d allowed", n, MaxParams)
 	}
 	if c.Head == HeadRiemann && c.Bins < 2 {
-		return nil, configErr("riemann needs at least 2 bins, have %d", c.Bins)
+		return nil, configErr("Bins", "riemann needs at least 2 bins, have %d", c.Bins)
 	}
 	if c.Head == HeadMDN && c.Components < 1 {
-		return nil, configErr("mdn needs at least 1 component, have %d", c.Components)
+		return nil, configErr("Components", "mdn needs at least 1 component, have %d", c.Components)
 	}
 	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
-		return nil, configErr("learning rate must be finite and > 0, have %v", c.LR)
+		return nil, configErr("LR", "learning rate must be finite and > 0, have %v", c.LR)
 	}
 	if !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0) {
-		return nil, configErr("weight decay must be finite and >= 0, have %v", c.WeightDecay)
+		return nil, configErr("WeightDecay", "weight decay must be finite and >= 0, have %v", c.WeightDecay)
 	}
 	if c.BatchSize < 1 || c.MaxEpochs < 1 || c.Patience < 1 {
-		return nil, configErr("batch size, epochs and patience must be >= 1, have %d, %d, %d", c.BatchSize, c.MaxEpochs, c.Patience)
+		return nil, configErr(countField(c), "batch size, epochs and patience must be >= 1, have %d, %d, %d", c.BatchSize, c.MaxEpochs, c.Patience)
 	}
 	if c.ValFrac >= 1 || math.IsNaN(c.ValFrac) {
-		return nil, configErr("validation fraction must be < 1, have %v", c.ValFrac)
+		return nil, configErr("ValFrac", "validation fraction must be < 1, have %v", c.ValFrac)
 	}
 	if c.Threads < 0 {
-		return nil, configErr("threads must be >= 0, have %d", c.Threads)
+		return nil, configErr("Threads", "threads must be >= 0, have %d", c.Threads)
 	}
 	return tok, nil
 }
@@ -239,4 +256,42 @@ func (c Config) approxParams() float64 {
 		n += 3 * ew * float64(c.Components)
 	}
 	return n
+}
+
+// sizeField names the size field that breaks a limit: the largest of the
+// encoder and decoder layers and widths relative to its limit.
+func sizeField(c Config) string {
+	switch {
+	case c.EncWidth > MaxWidth:
+		return "EncWidth"
+	case c.DecWidth > MaxWidth:
+		return "DecWidth"
+	case c.EncLayers > MaxLayers:
+		return "EncLayers"
+	case c.DecLayers > MaxLayers:
+		return "DecLayers"
+	case c.Head == HeadRiemann:
+		return "Bins"
+	case c.Head == HeadMDN:
+		return "Components"
+	}
+	return "EncWidth"
+}
+
+// countField names the first of BatchSize, MaxEpochs and Patience below 1.
+func countField(c Config) string {
+	switch {
+	case c.BatchSize < 1:
+		return "BatchSize"
+	case c.MaxEpochs < 1:
+		return "MaxEpochs"
+	}
+	return "Patience"
+}
+
+func pick(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
 }

@@ -117,7 +117,7 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 	}
 	net, err := imodel.New(m.netConfig(cols), cfg.Seed)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		return nil, &ConfigError{Field: "EncWidth", Err: err}
 	}
 	m.net = net
 

@@ -45,6 +45,9 @@ type Config struct {
 	In        int // number of input features (x is standardized by the caller)
 	EncLayers int // encoder depth: EncLayers x (Linear + ReLU), >= 1
 	EncWidth  int // encoder width; phi(x) has EncWidth values
+	// Threads is the number of threads every kernel of this model runs on
+	// (0: all cores). It is per model, not process-wide.
+	Threads int
 
 	Head HeadKind
 
