@@ -173,7 +173,7 @@ func TestColumnMatching(t *testing.T) {
 	unnamed := unnamedModel(t)
 	_, errs = mustCLI(t, "predict", "--model", unnamed, "--data", inOrder, "--out", "-")
 	if !strings.Contains(errs, "no column names") || !strings.Contains(errs, "x0,x1, by position") {
-		t.Errorf("no notice of matching by position: %q", errs)
+		t.Errorf("no warning of matching by position: %q", errs)
 	}
 }
 

@@ -232,7 +232,7 @@ const (
 // target is the column called target, or else the model's target name.
 // Without names (a model trained through the library), the file must hold
 // the model's features in order, then optionally the target (the last
-// column, or the column called target), and a notice on errOut says that
+// column, or the column called target), and a warning on errOut says that
 // columns are matched by position.
 //
 // Dataset.Y is nil when the target is not read. With targetOptional a
@@ -251,7 +251,7 @@ func readForModel(name, path string, m *decoreg.Model, target string, use target
 		if feats, target, err = byPosition(name, path, header, m.Features(), target); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(errOut, "decoreg %s: notice: %s: the model records no column names (it was not trained by 'decoreg train'), so its %d features are the file's columns %s, by position\n",
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the model records no column names (it was not trained by 'decoreg train'), so its %d features are the file's columns %s, by position\n",
 			name, path, len(feats), strings.Join(feats, ","))
 	case len(feats) != m.Features():
 		return nil, inputf(name, "model records %d feature names for %d features", len(feats), m.Features())

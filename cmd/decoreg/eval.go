@@ -29,9 +29,12 @@ nll and nll_u are null for the pointwise head, which has no density.
 
 FILE is CSV with a header (optionally gzipped). When the model recorded the
 names of its columns (models trained by 'decoreg train' do), columns are
-matched by name, other columns are ignored, and the target is the column of
-the model's target name unless --target names another. Otherwise the file
-holds the features in the model's order and the target last (or --target).
+matched by name, other columns are ignored, a feature the file lacks is an
+error, and the target is the column of the model's target name unless
+--target names another. A model trained through the library (decoreg.Fit)
+has no names: the file must hold its features in the model's order and the
+target last (or --target), and a warning on standard error says that
+columns are matched by position, which cannot catch reordered columns.
 
 With --test-mask FILE --split K only the test rows of split K are evaluated.
 
