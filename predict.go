@@ -37,7 +37,7 @@ type PredictOptions struct {
 const DefaultMeanTol = 1e-3
 
 // DefaultLevels are the quantile levels Predict uses when none are given.
-var DefaultLevels = []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}
+var DefaultLevels = []float64{0.05, 0.25, 0.75, 0.95}
 
 // Prediction holds Predict's answers in original y units, one entry per row.
 // Fields that were not requested are nil.

@@ -129,6 +129,18 @@ func ReadFeatures(path string, featureNames []string, target string) (*Dataset, 
 	return d, nil
 }
 
+// ReadHeader returns the column names of a CSV file with a header, gzipped
+// or not, as ReadCSV and ReadFeatures match them (trimmed of spaces, no
+// duplicates).
+func ReadHeader(path string) ([]string, error) {
+	t, err := openTable(path)
+	if err != nil {
+		return nil, err
+	}
+	t.close()
+	return t.header, nil
+}
+
 // table is an open CSV file whose header has been read.
 type table struct {
 	path   string
@@ -267,6 +279,9 @@ func (t *table) cell(rec []string, j int) (float64, error) {
 // strconv.ParseFloat, surrounding spaces allowed, no underscores.
 func parseNumber(s string) (float64, error) {
 	t := strings.TrimSpace(s)
+	if t == "" {
+		return 0, fmt.Errorf("%w: %w", ErrNotNumber, ErrEmptyCell)
+	}
 	if strings.Contains(t, "_") {
 		return 0, fmt.Errorf("%w: %q", ErrNotNumber, s)
 	}

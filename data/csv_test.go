@@ -120,7 +120,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"ragged long", "a,b\n1,2\n3,4\n5,6,7\n", ReadOptions{}, ErrFieldCount, 4, 0, ""},
 		{"not a number", "a,b,c\n1,2,3\n4,x5,6\n", ReadOptions{}, ErrNotNumber, 3, 2,
 			`F: line 3, column 2: not a number: "x5" in column "b"`},
-		{"empty cell", "a,b\n1,\n", ReadOptions{}, ErrNotNumber, 2, 2, `F: line 2, column 2: not a number: "" in column "b"`},
+		{"empty cell", "a,b\n1,\n", ReadOptions{}, ErrNotNumber, 2, 2, `F: line 2, column 2: not a number: empty cell in column "b"`},
 		{"underscore", "a,b\n1_0,2\n", ReadOptions{}, ErrNotNumber, 2, 1, ""},
 		{"NaN feature", "a,b\n1,2\nNaN,3\n", ReadOptions{}, ErrNonFinite, 3, 1,
 			`F: line 3, column 1: not a finite number: "NaN" in column "a"`},
@@ -210,5 +210,22 @@ func TestReadFeatures(t *testing.T) {
 	_, err = ReadFeatures(p, []string{"x0"}, "y")
 	if !errors.Is(err, ErrNonFinite) || !errors.As(err, &pe) || pe.Line != 3 || pe.Column != 2 {
 		t.Errorf("NaN target: %v", err)
+	}
+	// A blank cell is ErrEmptyCell (and ErrNotNumber).
+	p = writeTemp(t, "in.csv", "x0,y\n1,2\n3, \n")
+	_, err = ReadFeatures(p, []string{"x0"}, "y")
+	if !errors.Is(err, ErrEmptyCell) || !errors.Is(err, ErrNotNumber) || !errors.As(err, &pe) || pe.Line != 3 || pe.Column != 2 {
+		t.Errorf("blank target: %v", err)
+	}
+}
+
+func TestReadHeader(t *testing.T) {
+	p := writeTemp(t, "in.csv", "\ufeff a , b,c\n1,2,\n")
+	h, err := ReadHeader(p)
+	if err != nil || strings.Join(h, "|") != "a|b|c" {
+		t.Errorf("ReadHeader = %q, %v; want [a b c]", h, err)
+	}
+	if _, err := ReadHeader(writeTemp(t, "e.csv", "")); !errors.Is(err, ErrEmpty) {
+		t.Errorf("empty file: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ var (
 	ErrNoRows          = errors.New("no data rows (header only)")
 	ErrFieldCount      = errors.New("wrong number of fields")
 	ErrNotNumber       = errors.New("not a number")
+	ErrEmptyCell       = errors.New("empty cell") // wrapped with ErrNotNumber
 	ErrNonFinite       = errors.New("not a finite number")
 	ErrDuplicateColumn = errors.New("duplicate column name")
 	ErrNoColumn        = errors.New("no such column")

@@ -19,8 +19,9 @@ import (
 // ties, then count the discordant pairs as the exchanges a merge sort of
 // the y values makes.
 //
-// The result is NaN if n < 2, if every x or every y is the same (the
-// denominator is 0), or if any value is NaN.
+// The result lies in [-1, 1] (rounding is clamped). It is NaN if n < 2,
+// if every x or every y is the same (the denominator is 0), or if any
+// value is NaN.
 func KendallTau(x, y []float64) float64 {
 	checkLen("KendallTau", x, y)
 	n := len(x)
@@ -80,11 +81,15 @@ func KendallTau(x, y []float64) float64 {
 	}
 
 	n0 := pairs(n)
-	den := math.Sqrt(float64(n0-n1)) * math.Sqrt(float64(n0-n2))
+	// One square root of the product: when n1 == n2 and the product is
+	// exact (below 2^53), the root is exactly n0 - n1, so perfectly
+	// concordant data give exactly 1. Rounding elsewhere may still leave
+	// |tau| a hair above 1; the clamp keeps it in [-1, 1].
+	den := math.Sqrt(float64(n0-n1) * float64(n0-n2))
 	if den == 0 {
 		return math.NaN()
 	}
-	return float64(n0-n1-n2+n3-2*dis) / den
+	return max(-1, min(1, float64(n0-n1-n2+n3-2*dis)/den))
 }
 
 // pairs returns k(k-1)/2.

@@ -206,3 +206,38 @@ func TestMedian(t *testing.T) {
 		t.Error("Median(nil) is not NaN")
 	}
 }
+
+// TestP10KendallTauClamped: perfectly (dis)concordant data gave
+// 1.0000000000000002 (n0 = 3, 6, ... pairs, where sqrt(a)*sqrt(a) > a in
+// float64) or 0.9999999999999998. Tau-b is exactly 1 (or -1) there, also
+// with ties and with more pairs than float64 multiplies exactly (n = 20000:
+// (n0-n1)(n0-n2) > 2^53), and never outside [-1, 1].
+func TestP10KendallTauClamped(t *testing.T) {
+	sizes := []int{20000, 70001}
+	for n := 3; n <= 60; n++ {
+		sizes = append(sizes, n)
+	}
+	for _, n := range sizes {
+		x := make([]float64, n)
+		rev := make([]float64, n)
+		tied := make([]float64, n) // ties in both, concordant
+		for i := range x {
+			x[i] = float64(i)
+			rev[i] = float64(n - i)
+			tied[i] = float64(i / 2)
+		}
+		for _, tc := range []struct {
+			name string
+			x, y []float64
+			want float64
+		}{
+			{"identical", x, x, 1},
+			{"reversed", x, rev, -1},
+			{"tied", tied, tied, 1},
+		} {
+			if got := KendallTau(tc.x, tc.y); got != tc.want {
+				t.Errorf("n=%d %s: KendallTau = %v, want exactly %v", n, tc.name, got, tc.want)
+			}
+		}
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 )
@@ -37,28 +36,28 @@ func benchList() string {
 	return b.String()
 }
 
-func init() {
-	register(&Command{
-		Name:      "bench",
-		UsageLine: "bench <name> [flags]",
-		Short:     "run a benchmark (gemm, train, sample, uci, report)",
-		Long: `Bench runs one of decoreg's benchmarks and prints its results, one JSON
+var cmdBench = &Command{
+	Name:      "bench",
+	UsageLine: "bench <name> [flags]",
+	Short:     "run a benchmark (gemm, train, sample, uci, report)",
+	Long: `Bench runs one of decoreg's benchmarks and prints its results, one JSON
 object per line unless the benchmark says otherwise. Run
-"decoreg bench <name> -h" for a benchmark's flags.`,
-		Order: 90,
-		Run: func(cmd *Command, args []string) error {
-			if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-				fmt.Fprintf(os.Stdout, "usage: decoreg bench <name> [flags]\n\nThe benchmarks are:\n\n%s", benchList())
-				if len(args) == 0 {
-					return usagef("bench: no benchmark named")
-				}
-				return nil
-			}
-			b, ok := benches[args[0]]
-			if !ok {
-				return usagef("bench: unknown benchmark %q; run 'decoreg bench help'", args[0])
-			}
-			return b.Run(args[1:])
-		},
-	})
+"decoreg help bench <name>" for a benchmark's flags.`,
+	CustomFlags: true, // the benchmark's
+	Run:         runBench,
+}
+
+func runBench(_ *Command, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintf(stdout, "usage: decoreg bench <name> [flags]\n\nThe benchmarks are:\n\n%s", benchList())
+		if len(args) == 0 {
+			return usagef("bench: no benchmark named")
+		}
+		return nil
+	}
+	b, ok := benches[args[0]]
+	if !ok {
+		return usagef("bench: unknown benchmark %q; run 'decoreg bench help'", args[0])
+	}
+	return b.Run(args[1:])
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"decoreg/experiments"
+	"decoreg/internal/experiments"
 )
 
 var benchReportCmd = &Command{

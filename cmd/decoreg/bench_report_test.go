@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"decoreg/experiments"
+	"decoreg/internal/experiments"
 )
 
 // reportFixture is one fake run: NLL, NLL_u and tau of a split, or a failed

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"syscall"
 
-	"decoreg/experiments"
+	"decoreg/internal/experiments"
 )
 
 var benchUCICmd = &Command{

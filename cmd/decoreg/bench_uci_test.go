@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"decoreg"
-	"decoreg/experiments"
+	"decoreg/internal/experiments"
 )
 
 // writeGz writes text to path, gzipped.

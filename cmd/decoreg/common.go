@@ -77,9 +77,9 @@ func isSet(fs *flag.FlagSet, name string) bool {
 }
 
 // noArgs rejects positional arguments.
-func noArgs(name string, fs *flag.FlagSet) error {
-	if fs.NArg() > 0 {
-		return inputf(name, "unexpected argument %q (every input is given by a flag; see 'decoreg help %s')", fs.Arg(0), name)
+func noArgs(name string, args []string) error {
+	if len(args) > 0 {
+		return inputf(name, "unexpected argument %q (every input is given by a flag; see 'decoreg help %s')", args[0], name)
 	}
 	return nil
 }
@@ -136,6 +136,9 @@ func (o *optInt) String() string {
 	}
 	return strconv.Itoa(o.v)
 }
+
+// reset unsets o (for Command.resetFlags).
+func (o *optInt) reset() { *o = optInt{} }
 
 func (o *optInt) Set(s string) error {
 	v, err := strconv.Atoi(s)
@@ -202,76 +205,109 @@ func (s *splitFlags) rows(name string, d *data.Dataset, test bool) ([]int, error
 	return idx, nil
 }
 
-// loadModel reads a model file; every failure is the user's input.
+// loadModel reads a model file; every failure is the user's input (and
+// decoreg.Load's errors name the file).
 func loadModel(name, path string) (*decoreg.Model, error) {
 	m, err := decoreg.Load(path)
 	if err != nil {
-		if !strings.Contains(err.Error(), path) {
-			err = fmt.Errorf("%s: %w", path, err)
-		}
 		return nil, inputErr(name, err)
 	}
 	return m, nil
 }
 
+// targetUse says what a command does with the target column of a file.
+type targetUse int
+
+const (
+	targetIgnored  targetUse = iota // sample: never read
+	targetOptional                  // predict: read when present and filled in
+	targetRequired                  // eval: every row needs one
+)
+
 // readForModel reads the rows of a data file that a model takes as input.
 //
-// When the model recorded its feature names, columns are matched by name
-// (other columns are ignored) and the target is the column called target,
-// or else the model's target name. Without names, the file must hold the
-// model's features in order, optionally followed by the target (the last
-// column, or the column called target).
+// When the model recorded its column names (models trained by 'decoreg
+// train' always do), columns are matched by name, other columns are
+// ignored, and a feature the file lacks is an error that names it; the
+// target is the column called target, or else the model's target name.
+// Without names (a model trained through the library), the file must hold
+// the model's features in order, then optionally the target (the last
+// column, or the column called target), and a warning on errOut says that
+// columns are matched by position.
 //
-// If needTarget, a file without the target column is an error; otherwise
-// Dataset.Y is nil when the target is absent.
-func readForModel(name, path string, m *decoreg.Model, target string, needTarget bool) (*data.Dataset, error) {
+// Dataset.Y is nil when the target is not read. With targetOptional a
+// target column with blank cells (unlabelled rows) is not read.
+func readForModel(name, path string, m *decoreg.Model, target string, use targetUse) (*data.Dataset, error) {
+	header, err := data.ReadHeader(path)
+	if err != nil {
+		return nil, inputErr(name, err)
+	}
 	feats, mtarget := m.Names()
 	if target == "" {
 		target = mtarget
 	}
-	var d *data.Dataset
-	var err error
-	if len(feats) > 0 {
-		if len(feats) != m.Features() {
-			return nil, inputf(name, "model records %d feature names for %d features", len(feats), m.Features())
+	switch {
+	case len(feats) == 0:
+		if feats, target, err = byPosition(name, path, header, m.Features(), target); err != nil {
+			return nil, err
 		}
-		if target != "" && slices.Contains(feats, target) {
-			return nil, inputf(name, "--target %q is one of the model's features", target)
-		}
-		d, err = data.ReadFeatures(path, feats, target)
-		if err != nil {
-			return nil, inputErr(name, err)
-		}
-		if needTarget && d.Y == nil {
-			if target == "" {
-				return nil, inputf(name, "%s: the model has no target name; give --target NAME", path)
-			}
-			return nil, inputf(name, "%s: no target column %q (give --target NAME)", path, target)
-		}
-		return d, nil
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the model records no column names (it was not trained by 'decoreg train'), so its %d features are the file's columns %s, by position\n",
+			name, path, len(feats), strings.Join(feats, ","))
+	case len(feats) != m.Features():
+		return nil, inputf(name, "model records %d feature names for %d features", len(feats), m.Features())
 	}
-	// No names: decide by the column count.
-	opts := data.ReadOptions{Target: target}
-	d, err = data.ReadCSV(path, opts)
+	if target != "" && slices.Contains(feats, target) {
+		return nil, inputf(name, "--target %q is one of the model's features", target)
+	}
+	tcol := -1
+	if target != "" && use != targetIgnored {
+		tcol = slices.Index(header, target)
+	}
+	if use == targetRequired && tcol < 0 {
+		if target == "" {
+			return nil, inputf(name, "%s: the model has no target name and the file no column after the features; give --target NAME", path)
+		}
+		return nil, inputf(name, "%s: no target column %q (give --target NAME)", path, target)
+	}
+	read := ""
+	if tcol >= 0 {
+		read = target
+	}
+	d, err := data.ReadFeatures(path, feats, read)
+	var pe *data.ParseError
+	if use == targetOptional && errors.Is(err, data.ErrEmptyCell) && errors.As(err, &pe) && pe.Column == tcol+1 {
+		// Unlabelled rows: predict without the target.
+		d, err = data.ReadFeatures(path, feats, "")
+	}
 	if err != nil {
 		return nil, inputErr(name, err)
 	}
-	switch {
-	case d.Cols == m.Features():
-		// Features plus target.
-	case d.Cols+1 == m.Features() && target == "":
-		// Every column is a feature: read again without a target.
-		if needTarget {
-			return nil, inputf(name, "%s: %d columns are the model's %d features and there is no target column", path, d.Cols+1, m.Features())
-		}
-		d, err = data.ReadCSV(path, data.ReadOptions{NoTarget: true})
-		if err != nil {
-			return nil, inputErr(name, err)
-		}
-	default:
-		return nil, inputf(name, "%s: line 1: %d feature columns, the model takes %d", path, d.Cols, m.Features())
-	}
 	return d, nil
+}
+
+// byPosition returns the feature and target columns of a file whose
+// header is header, for a model of nfeat features without column names:
+// the target is the column called target if there is one, else the last
+// column when there are more than nfeat; the features are the other
+// columns, in order, and must be nfeat.
+func byPosition(name, path string, header []string, nfeat int, target string) (feats []string, tname string, err error) {
+	tcol := -1
+	switch {
+	case target != "":
+		tcol = slices.Index(header, target)
+	case len(header) > nfeat:
+		tcol = len(header) - 1
+		target = header[tcol]
+	}
+	for j, h := range header {
+		if j != tcol {
+			feats = append(feats, h)
+		}
+	}
+	if len(feats) != nfeat {
+		return nil, "", inputf(name, "%s: line 1: %d feature columns, the model takes %d", path, len(feats), nfeat)
+	}
+	return feats, target, nil
 }
 
 // subset returns the rows idx of d (d itself when idx is every row in order).

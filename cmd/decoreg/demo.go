@@ -27,13 +27,11 @@ import (
 	"decoreg/synth"
 )
 
-func init() {
-	register(&Command{
-		Name:      "demo",
-		UsageLine: "demo [--out DIR] [--seed S] [--threads N] [--quick]",
-		Short:     "train every head on synthetic data with a known density and plot the result",
-		Order:     10,
-		Long: `Demo shows decoding-based regression at work in about a minute, with no
+var cmdDemo = &Command{
+	Name:      "demo",
+	UsageLine: "demo [--out DIR] [--seed S] [--threads N] [--quick]",
+	Short:     "train every head on synthetic data with a known density and plot the result",
+	Long: `Demo shows decoding-based regression at work in about a minute, with no
 files needed. It draws a training set and a separate test set from the
 synthetic problem "mixture" of package synth, whose conditional density is
 known exactly: x is uniform on [-1, 1] and y|x is a mixture of two Gaussians
@@ -50,8 +48,23 @@ density; for the pointwise head, its prediction and the true mean.
 
 --quick uses tiny sizes (a few seconds; for tests). Interrupting (Ctrl-C)
 stops at once and writes nothing.`,
-		Run: runDemo,
-	})
+	Run: runDemo,
+}
+
+// demoF holds demo's flags.
+var demoF struct {
+	out     string
+	seed    uint64
+	threads int
+	quick   bool
+}
+
+func init() {
+	fs := &cmdDemo.Flag
+	fs.StringVar(&demoF.out, "out", "demo-out", "directory for demo.png")
+	fs.Uint64Var(&demoF.seed, "seed", 1, "seed of the data and of training")
+	fs.IntVar(&demoF.threads, "threads", 0, "matrix-kernel threads (0: all cores)")
+	fs.BoolVar(&demoF.quick, "quick", false, "tiny sizes, for tests")
 }
 
 // demoSize sets the demo's sizes; quick ones for tests.
@@ -86,16 +99,9 @@ type demoHead struct {
 }
 
 func runDemo(cmd *Command, args []string) error {
-	fs := newFlagSet(cmd)
-	out := fs.String("out", "demo-out", "directory for demo.png")
-	seed := fs.Uint64("seed", 1, "seed of the data and of training")
-	threads := fs.Int("threads", 0, "matrix-kernel threads (0: all cores)")
-	quick := fs.Bool("quick", false, "tiny sizes, for tests")
-	if err := parseFlags(cmd, fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("demo: unexpected argument %q", fs.Arg(0))
+	out, seed, threads, quick := &demoF.out, &demoF.seed, &demoF.threads, &demoF.quick
+	if len(args) > 0 {
+		return usagef("demo: unexpected argument %q", args[0])
 	}
 	if *threads < 0 {
 		return usagef("demo: --threads must be >= 0, have %d", *threads)

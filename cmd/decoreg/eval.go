@@ -5,13 +5,11 @@ import (
 	"fmt"
 )
 
-func init() {
-	register(&Command{
-		Name:      "eval",
-		UsageLine: "eval --model MODEL --data FILE [--test-mask FILE --split K] [--point mean|median|mode] [--target NAME]",
-		Short:     "evaluate a model on labelled data (one JSON object)",
-		Order:     30,
-		Long: `Eval scores a trained model on the rows of a CSV file and prints one JSON
+var cmdEval = &Command{
+	Name:      "eval",
+	UsageLine: "eval --model MODEL --data FILE [--test-mask FILE --split K] [--point mean|median|mode] [--target NAME]",
+	Short:     "evaluate a model on labelled data (one JSON object)",
+	Long: `Eval scores a trained model on the rows of a CSV file and prints one JSON
 object on standard output:
 
 	n            the number of rows evaluated
@@ -31,9 +29,12 @@ nll and nll_u are null for the pointwise head, which has no density.
 
 FILE is CSV with a header (optionally gzipped). When the model recorded the
 names of its columns (models trained by 'decoreg train' do), columns are
-matched by name, other columns are ignored, and the target is the column of
-the model's target name unless --target names another. Otherwise the file
-holds the features in the model's order and the target last (or --target).
+matched by name, other columns are ignored, a feature the file lacks is an
+error, and the target is the column of the model's target name unless
+--target names another. A model trained through the library (decoreg.Fit)
+has no names: the file must hold its features in the model's order and the
+target last (or --target), and a warning on standard error says that
+columns are matched by position, which cannot catch reordered columns.
 
 With --test-mask FILE --split K only the test rows of split K are evaluated.
 
@@ -46,8 +47,22 @@ Examples:
 	decoreg eval --model concrete0.model --data uci/concrete/data.csv.gz \
 		--test-mask uci/concrete/test_mask.csv.gz --split 0
 	decoreg eval --model m.model --data test.csv --point mode`,
-		Run: runEval,
-	})
+	Run: runEval,
+}
+
+// evalF holds eval's flags.
+var evalF struct {
+	model, data, point, target string
+	split                      splitFlags
+}
+
+func init() {
+	fs := &cmdEval.Flag
+	fs.StringVar(&evalF.model, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
+	fs.StringVar(&evalF.data, "data", "", "labelled data: CSV `FILE` with a header, optionally gzipped (required)")
+	evalF.split.register(fs, "evaluate the test rows of --split")
+	fs.StringVar(&evalF.point, "point", "", "point estimate for mse, rel_mse and kendall_tau: mean, median or mode (default: median for unnormalized decoders, else mean)")
+	fs.StringVar(&evalF.target, "target", "", "the target column's `NAME` (default: the model's target name, or the last column)")
 }
 
 // evalJSON is Eval with NaN and infinities as null, in a fixed field order.
@@ -65,23 +80,12 @@ type evalJSON struct {
 
 func runEval(cmd *Command, args []string) error {
 	const name = "eval"
-	fs := newFlagSet(cmd)
-	var (
-		modelPath, dataPath, point, target string
-		split                              splitFlags
-	)
-	fs.StringVar(&modelPath, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
-	fs.StringVar(&dataPath, "data", "", "labelled data: CSV `FILE` with a header, optionally gzipped (required)")
-	split.register(fs, "evaluate the test rows of --split")
-	fs.StringVar(&point, "point", "", "point estimate for mse, rel_mse and kendall_tau: mean, median or mode (default: median for unnormalized decoders, else mean)")
-	fs.StringVar(&target, "target", "", "the target column's `NAME` (default: the model's target name, or the last column)")
-	if err := parseFlags(cmd, fs, args); err != nil {
+	f := &evalF
+	modelPath, dataPath, point, target, split := f.model, f.data, f.point, f.target, &f.split
+	if err := noArgs(name, args); err != nil {
 		return err
 	}
-	if err := noArgs(name, fs); err != nil {
-		return err
-	}
-	if err := required(name, fs, "model", "data"); err != nil {
+	if err := required(name, &cmd.Flag, "model", "data"); err != nil {
 		return err
 	}
 	switch point {
@@ -96,7 +100,7 @@ func runEval(cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := readForModel(name, dataPath, m, target, true)
+	d, err := readForModel(name, dataPath, m, target, targetRequired)
 	if err != nil {
 		return err
 	}
@@ -107,7 +111,7 @@ func runEval(cmd *Command, args []string) error {
 	d = subset(d, idx)
 	e, err := m.Evaluate(d.X, d.Rows, d.Y, point)
 	if err != nil {
-		return inputf(name, "%s: %v", dataPath, err)
+		return dataErr(name, d, idx, err)
 	}
 	b, err := json.Marshal(evalJSON{
 		N: e.N, NLL: jsonNum(e.NLL), NLLU: jsonNum(e.NLLU), NLLToken: jsonNum(e.NLLToken), MSE: jsonNum(e.MSE), RelMSE: jsonNum(e.RelMSE),

@@ -11,31 +11,70 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 )
 
-// Command is one subcommand. Each lives in its own file and registers itself
-// from init with register.
+// Command is one subcommand, modelled on cmd/go's: each lives in its own
+// file as a package-level variable, defines its flags on Flag in that
+// file's init, and appears in the list commands (main.go's init), whose
+// order is the order of "decoreg help".
 type Command struct {
 	Name      string // the word after "decoreg"
 	UsageLine string // e.g. "tokenize --vocab SPEC VALUE..."
 	Short     string // one line for the command list
 	Long      string // full help text
-	Order     int    // position in the command list (ascending)
 
-	// Run executes the command with its arguments (without the command
-	// name). Flags are parsed by Run itself through newFlagSet.
+	// Flag holds the command's flags, defined once; "decoreg help CMD"
+	// and "decoreg CMD -h" print them, and run parses the arguments with
+	// it before calling Run (unless CustomFlags).
+	Flag flag.FlagSet
+
+	// CustomFlags means Run parses its arguments itself, with Flag or
+	// otherwise (tokenize lets values start with a dash; bench hands its
+	// arguments to a benchmark).
+	CustomFlags bool
+
+	// Run executes the command. args are the arguments left after the
+	// flags, or all of them with CustomFlags.
 	Run func(cmd *Command, args []string) error
 }
 
-var commands = map[string]*Command{}
+// commands lists the commands in the order "decoreg help" shows them. It
+// is set in init because help's Run reads it.
+var commands []*Command
 
-func register(c *Command) {
-	if _, dup := commands[c.Name]; dup {
-		panic("decoreg: duplicate command " + c.Name)
+func init() {
+	commands = []*Command{cmdDemo, cmdTrain, cmdEval, cmdPredict, cmdSample, cmdTokenize, cmdBench, cmdHelp}
+}
+
+// lookup returns the command called name, or nil.
+func lookup(name string) *Command {
+	for _, c := range commands {
+		if c.Name == name {
+			return c
+		}
 	}
-	commands[c.Name] = c
+	return nil
+}
+
+// resetFlags returns c's flags to their defaults and forgets which were
+// given, so that run can be called more than once in a process (the tests
+// do). Flag values with a reset method use it; the others are set to
+// their default's text.
+func (c *Command) resetFlags() {
+	var fresh flag.FlagSet
+	fresh.Init(c.Name, flag.ContinueOnError)
+	fresh.SetOutput(io.Discard)
+	fresh.Usage = func() {}
+	c.Flag.VisitAll(func(f *flag.Flag) {
+		if r, ok := f.Value.(interface{ reset() }); ok {
+			r.reset()
+		} else if err := f.Value.Set(f.DefValue); err != nil {
+			panic(fmt.Sprintf("decoreg %s: the default %q of --%s does not parse: %v", c.Name, f.DefValue, f.Name, err))
+		}
+		fresh.Var(f.Value, f.Name, f.Usage)
+	})
+	c.Flag = fresh
 }
 
 // usageError marks a misuse: bad flags, arguments or input data. It maps to
@@ -63,7 +102,8 @@ func asUsage(err error) error {
 }
 
 // newFlagSet returns a flag set for cmd that reports errors instead of
-// exiting, so that Run can return them as usage errors.
+// exiting, so that Run can return them as usage errors. The benchmarks of
+// "decoreg bench" define their flags on one in their Run.
 func newFlagSet(cmd *Command) *flag.FlagSet {
 	fs := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -76,7 +116,7 @@ func newFlagSet(cmd *Command) *flag.FlagSet {
 func parseFlags(cmd *Command, fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			printCommandHelp(os.Stdout, cmd, fs)
+			printCommandHelp(stdout, cmd, fs)
 			return errHelp
 		}
 		return usagef("%s: %v", cmd.Name, err)
@@ -86,24 +126,10 @@ func parseFlags(cmd *Command, fs *flag.FlagSet, args []string) error {
 
 var errHelp = errors.New("help requested")
 
-func sortedCommands() []*Command {
-	list := make([]*Command, 0, len(commands))
-	for _, c := range commands {
-		list = append(list, c)
-	}
-	sort.Slice(list, func(i, j int) bool {
-		if list[i].Order != list[j].Order {
-			return list[i].Order < list[j].Order
-		}
-		return list[i].Name < list[j].Name
-	})
-	return list
-}
-
 func printMainUsage(w io.Writer) {
 	fmt.Fprintf(w, "decoreg: decoding-based regression (Song & Bahri 2025) in Go.\n\n")
 	fmt.Fprintf(w, "Usage:\n\n\tdecoreg <command> [arguments]\n\nThe commands are:\n\n")
-	for _, c := range sortedCommands() {
+	for _, c := range commands {
 		fmt.Fprintf(w, "\t%-10s %s\n", c.Name, c.Short)
 	}
 	fmt.Fprintf(w, "\nUse \"decoreg help <command>\" for more information about a command.\n")
@@ -122,39 +148,39 @@ func printCommandHelp(w io.Writer, c *Command, fs *flag.FlagSet) {
 	}
 }
 
-func init() {
-	register(&Command{
-		Name:      "help",
-		UsageLine: "help [command | bench NAME]",
-		Short:     "show help for decoreg or one of its commands",
-		Long:      "Help prints the list of commands, or the help of one command.",
-		Order:     1000,
-		Run: func(_ *Command, args []string) error {
-			switch len(args) {
-			case 0:
-				printMainUsage(os.Stdout)
-				return nil
-			case 1:
-				c, ok := commands[args[0]]
-				if !ok {
-					return usagef("help: unknown command %q; run 'decoreg help'", args[0])
-				}
-				printCommandHelp(os.Stdout, c, nil)
-				return nil
-			case 2:
-				// help bench NAME: the bench's own help, with its flags.
-				if b, ok := benches[args[1]]; ok && args[0] == "bench" {
-					if err := b.Run([]string{"-h"}); err != nil && !errors.Is(err, errHelp) {
-						return err
-					}
-					return nil
-				}
-				return usagef("help: unknown command %q; run 'decoreg help'", strings.Join(args, " "))
-			default:
-				return usagef("help: too many arguments")
+var cmdHelp = &Command{
+	Name:        "help",
+	UsageLine:   "help [command | bench NAME]",
+	Short:       "show help for decoreg or one of its commands",
+	Long:        "Help prints the list of commands, or the help of one command with its flags.",
+	CustomFlags: true,
+	Run:         runHelp,
+}
+
+func runHelp(_ *Command, args []string) error {
+	switch len(args) {
+	case 0:
+		printMainUsage(stdout)
+		return nil
+	case 1:
+		c := lookup(args[0])
+		if c == nil {
+			return usagef("help: unknown command %q; run 'decoreg help'", args[0])
+		}
+		printCommandHelp(stdout, c, &c.Flag)
+		return nil
+	case 2:
+		// help bench NAME: the bench's own help, with its flags.
+		if b, ok := benches[args[1]]; ok && args[0] == "bench" {
+			if err := b.Run([]string{"-h"}); err != nil && !errors.Is(err, errHelp) {
+				return err
 			}
-		},
-	})
+			return nil
+		}
+		return usagef("help: unknown command %q; run 'decoreg help'", strings.Join(args, " "))
+	default:
+		return usagef("help: too many arguments")
+	}
 }
 
 // run is main without os.Exit, for tests: it returns the exit status.
@@ -165,15 +191,24 @@ func run(args []string, stderr io.Writer) int {
 	}
 	name := args[0]
 	if name == "-h" || name == "--help" || name == "-help" {
-		printMainUsage(os.Stdout)
+		printMainUsage(stdout)
 		return 0
 	}
-	c, ok := commands[name]
-	if !ok {
+	c := lookup(name)
+	if c == nil {
 		fmt.Fprintf(stderr, "decoreg %s: unknown command\nRun 'decoreg help' for usage.\n", name)
 		return 2
 	}
-	err := c.Run(c, args[1:])
+	c.resetFlags()
+	args = args[1:]
+	var err error
+	if !c.CustomFlags {
+		err = parseFlags(c, &c.Flag, args)
+		args = c.Flag.Args()
+	}
+	if err == nil {
+		err = c.Run(c, args)
+	}
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return 0

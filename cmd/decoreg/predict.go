@@ -11,25 +11,25 @@ import (
 	"decoreg"
 )
 
-func init() {
-	register(&Command{
-		Name:      "predict",
-		UsageLine: "predict --model MODEL --data FILE --out OUT.csv [--levels Q,...] [--target NAME] [--test-mask FILE --split K]",
-		Short:     "write point estimates, quantiles and log-densities to CSV",
-		Order:     40,
-		Long: `Predict writes, for every row of a CSV file, a summary of the model's
+var cmdPredict = &Command{
+	Name:      "predict",
+	UsageLine: "predict --model MODEL --data FILE --out OUT.csv [--levels Q,...] [--target NAME] [--test-mask FILE --split K]",
+	Short:     "write point estimates, quantiles and log-densities to CSV",
+	Long: `Predict writes, for every row of a CSV file, a summary of the model's
 predictive distribution p(y|x) to a CSV file with the header
 
-	row,mean,median,mode,q05,q25,q75,q95[,logpdf]
+	row,mean,median,mode,` + strings.Join(quantileColumns(decoreg.DefaultLevels), ",") + `[,logpdf]
 
 row is the index of the input row among the data rows of FILE (0 is the row
 after the header); mean, median and mode are point estimates and qNN the
-quantiles at the levels of --levels (default 0.05,0.25,0.75,0.95; a level
-0.025 is named q2.5). logpdf, the log density of the row's target under
-p(y|x) in the original units of y, is written when FILE has the target
-column and the head has a density (not for pointwise). Values are written in
-the shortest form that reads back exactly; a target outside the support has
-logpdf -Inf.
+quantiles at the levels of --levels (default ` + formatLevels(decoreg.DefaultLevels) + `,
+decoreg.DefaultLevels; a level 0.025 is named q2.5). logpdf, the log density
+of the row's target under p(y|x) in the original units of y, is written
+when FILE has the target column, filled in on every row, and the head has a
+density (not for pointwise). The target column is optional: without it, or
+with blank cells in it (unlabelled rows), predict writes no logpdf. Values
+are written in the shortest form that reads back exactly; a target outside
+the support has logpdf -Inf.
 
 Input columns are matched as in 'decoreg eval': by the model's feature names
 when it has them (other columns ignored), else by position. With
@@ -42,8 +42,41 @@ Examples:
 
 	decoreg predict --model m.model --data new.csv --out pred.csv
 	decoreg predict --model m.model --data test.csv --levels 0.025,0.5,0.975 --out -`,
-		Run: runPredict,
-	})
+	Run: runPredict,
+}
+
+// predictF holds predict's flags.
+var predictF struct {
+	model, data, out, levels, target string
+	split                            splitFlags
+}
+
+func init() {
+	fs := &cmdPredict.Flag
+	fs.StringVar(&predictF.model, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
+	fs.StringVar(&predictF.data, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped (required)")
+	fs.StringVar(&predictF.out, "out", "", "write the predictions to `OUT.csv`, or - for standard output (required)")
+	fs.StringVar(&predictF.levels, "levels", formatLevels(decoreg.DefaultLevels), "comma-separated quantile `LEVELS` in [0, 1]")
+	fs.StringVar(&predictF.target, "target", "", "the target column's `NAME` for logpdf (default: the model's target name)")
+	predictF.split.register(fs, "predict the test rows of --split")
+}
+
+// quantileColumns returns the column names of quantile levels.
+func quantileColumns(levels []float64) []string {
+	names := make([]string, len(levels))
+	for i, q := range levels {
+		names[i] = levelName(q)
+	}
+	return names
+}
+
+// formatLevels writes quantile levels as --levels takes them.
+func formatLevels(levels []float64) string {
+	s := make([]string, len(levels))
+	for i, q := range levels {
+		s[i] = fmtFloat(q)
+	}
+	return strings.Join(s, ",")
 }
 
 // parseLevels parses a comma-separated list of quantile levels in [0, 1]
@@ -82,24 +115,12 @@ func levelName(q float64) string {
 
 func runPredict(cmd *Command, args []string) error {
 	const name = "predict"
-	fs := newFlagSet(cmd)
-	var (
-		modelPath, dataPath, out, levelsFlag, target string
-		split                                        splitFlags
-	)
-	fs.StringVar(&modelPath, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
-	fs.StringVar(&dataPath, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped (required)")
-	fs.StringVar(&out, "out", "", "write the predictions to `OUT.csv`, or - for standard output (required)")
-	fs.StringVar(&levelsFlag, "levels", "0.05,0.25,0.75,0.95", "comma-separated quantile `LEVELS` in [0, 1]")
-	fs.StringVar(&target, "target", "", "the target column's `NAME` for logpdf (default: the model's target name)")
-	split.register(fs, "predict the test rows of --split")
-	if err := parseFlags(cmd, fs, args); err != nil {
+	f := &predictF
+	modelPath, dataPath, out, levelsFlag, target, split := f.model, f.data, f.out, f.levels, f.target, &f.split
+	if err := noArgs(name, args); err != nil {
 		return err
 	}
-	if err := noArgs(name, fs); err != nil {
-		return err
-	}
-	if err := required(name, fs, "model", "data", "out"); err != nil {
+	if err := required(name, &cmd.Flag, "model", "data", "out"); err != nil {
 		return err
 	}
 	levels, levelNames, err := parseLevels(levelsFlag)
@@ -116,7 +137,7 @@ func runPredict(cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := readForModel(name, dataPath, m, target, false)
+	d, err := readForModel(name, dataPath, m, target, targetOptional)
 	if err != nil {
 		return err
 	}
@@ -133,7 +154,7 @@ func runPredict(cmd *Command, args []string) error {
 	}
 	p, err := m.PredictFlat(d.X, d.Rows, decoreg.PredictOptions{Outputs: outs, Levels: levels})
 	if err != nil {
-		return inputf(name, "%s: %v", dataPath, strings.TrimPrefix(err.Error(), "decoreg: "))
+		return dataErr(name, d, idx, err)
 	}
 	var lp []float64
 	if logpdf {

@@ -3,22 +3,18 @@ package main
 import (
 	"bufio"
 	"io"
-	"math"
 	"math/rand/v2"
 	"strconv"
-	"strings"
 
 	"decoreg"
 	"decoreg/dist"
 )
 
-func init() {
-	register(&Command{
-		Name:      "sample",
-		UsageLine: "sample --model MODEL --data FILE --n N [--temperature T] [--top-k K] [--top-p P] [--seed S] [--out FILE]",
-		Short:     "draw samples from p(y|x) for every input row, as CSV",
-		Order:     50,
-		Long: `Sample draws N values from the model's predictive distribution p(y|x) for
+var cmdSample = &Command{
+	Name:      "sample",
+	UsageLine: "sample --model MODEL --data FILE --n N [--temperature T] [--top-k K] [--top-p P] [--seed S] [--out FILE]",
+	Short:     "draw samples from p(y|x) for every input row, as CSV",
+	Long: `Sample draws N values from the model's predictive distribution p(y|x) for
 every row of a CSV file and writes them as CSV, one line per input row
 (wide format):
 
@@ -42,34 +38,40 @@ Examples:
 
 	decoreg sample --model m.model --data x.csv --n 100 > samples.csv
 	decoreg sample --model m.model --data x.csv --n 10 --temperature 0.7 --top-p 0.9 --seed 7 --out s.csv`,
-		Run: runSample,
-	})
+	Run: runSample,
+}
+
+// sampleF holds sample's flags.
+var sampleF struct {
+	model, data, out, target string
+	n, topK                  int
+	temperature, topP        float64
+	seed                     uint64
+	split                    splitFlags
+}
+
+func init() {
+	fs := &cmdSample.Flag
+	f := &sampleF
+	fs.StringVar(&f.model, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
+	fs.StringVar(&f.data, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped (required)")
+	fs.IntVar(&f.n, "n", 0, "samples per row, >= 1 (required)")
+	fs.Float64Var(&f.temperature, "temperature", 1, "decoder: sampling temperature, > 0")
+	fs.IntVar(&f.topK, "top-k", 0, "decoder: keep the K most probable tokens at each step (0: all)")
+	fs.Float64Var(&f.topP, "top-p", 1, "decoder: keep the smallest set of tokens whose mass reaches P, in (0, 1]")
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed")
+	fs.StringVar(&f.out, "out", "-", "write the samples to `FILE` (atomically), or - for standard output")
+	fs.StringVar(&f.target, "target", "", "the target column's `NAME`, ignored if present (default: the model's target name)")
+	f.split.register(fs, "sample the test rows of --split")
 }
 
 func runSample(cmd *Command, args []string) error {
 	const name = "sample"
-	fs := newFlagSet(cmd)
-	var (
-		modelPath, dataPath, out, target string
-		n, topK                          int
-		temperature, topP                float64
-		seed                             uint64
-		split                            splitFlags
-	)
-	fs.StringVar(&modelPath, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
-	fs.StringVar(&dataPath, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped (required)")
-	fs.IntVar(&n, "n", 0, "samples per row, >= 1 (required)")
-	fs.Float64Var(&temperature, "temperature", 1, "decoder: sampling temperature, > 0")
-	fs.IntVar(&topK, "top-k", 0, "decoder: keep the K most probable tokens at each step (0: all)")
-	fs.Float64Var(&topP, "top-p", 1, "decoder: keep the smallest set of tokens whose mass reaches P, in (0, 1]")
-	fs.Uint64Var(&seed, "seed", 0, "random seed")
-	fs.StringVar(&out, "out", "-", "write the samples to `FILE` (atomically), or - for standard output")
-	fs.StringVar(&target, "target", "", "the target column's `NAME`, ignored if present (default: the model's target name)")
-	split.register(fs, "sample the test rows of --split")
-	if err := parseFlags(cmd, fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(name, fs); err != nil {
+	fs := &cmd.Flag
+	f := &sampleF
+	modelPath, dataPath, out, target := f.model, f.data, f.out, f.target
+	n, topK, temperature, topP, seed, split := f.n, f.topK, f.temperature, f.topP, f.seed, &f.split
+	if err := noArgs(name, args); err != nil {
 		return err
 	}
 	if err := required(name, fs, "model", "data"); err != nil {
@@ -82,17 +84,24 @@ func runSample(cmd *Command, args []string) error {
 		return inputf(name, "--n must be >= 1, have %d", n)
 	case n > 1<<20:
 		return inputf(name, "--n must be at most %d, have %d", 1<<20, n)
-	case !(temperature > 0) || math.IsInf(temperature, 0):
-		return inputf(name, "--temperature must be a finite number > 0, have %v", temperature)
-	case topK < 0:
-		return inputf(name, "--top-k must be >= 0, have %d", topK)
-	case !(topP > 0 && topP <= 1):
-		return inputf(name, "--top-p must be in (0, 1], have %v", topP)
+	}
+	if err := refuseZero(name, fs); err != nil {
+		return err
+	}
+	// The library validates each option; one at a time, to name its flag.
+	for _, o := range []struct {
+		field string
+		opts  dist.SampleOptions
+	}{
+		{"Temperature", dist.SampleOptions{Temperature: temperature}},
+		{"TopK", dist.SampleOptions{TopK: topK}},
+		{"TopP", dist.SampleOptions{TopP: topP}},
+	} {
+		if err := o.opts.Validate(); err != nil {
+			return inputf(name, "--%s: %v", flagOf(o.field), err)
+		}
 	}
 	opts := dist.SampleOptions{Temperature: temperature, TopK: topK, TopP: topP}
-	if err := opts.Validate(); err != nil {
-		return inputf(name, "%s", strings.TrimPrefix(err.Error(), "dist: "))
-	}
 	if err := split.check(name); err != nil {
 		return err
 	}
@@ -110,7 +119,7 @@ func runSample(cmd *Command, args []string) error {
 			}
 		}
 	}
-	d, err := readForModel(name, dataPath, m, target, false)
+	d, err := readForModel(name, dataPath, m, target, targetIgnored)
 	if err != nil {
 		return err
 	}
@@ -121,7 +130,7 @@ func runSample(cmd *Command, args []string) error {
 	d = subset(d, idx)
 	ds, err := m.Dists(d.X, d.Rows, dist.TokenOptions{})
 	if err != nil {
-		return inputf(name, "%s: %v", dataPath, strings.TrimPrefix(err.Error(), "decoreg: "))
+		return dataErr(name, d, idx, err)
 	}
 	r := rand.New(rand.NewPCG(seed, 0x5a3b1e))
 	return writeOutput(name, out, func(w io.Writer) error {

@@ -12,13 +12,12 @@ import (
 	"decoreg/vocab"
 )
 
-func init() {
-	register(&Command{
-		Name:      "tokenize",
-		UsageLine: "tokenize --vocab SPEC VALUE... | tokenize --vocab SPEC --decode TOKEN...",
-		Short:     "show the tokens of numbers under a vocabulary, or decode tokens",
-		Order:     80,
-		Long: `Tokenize prints, for each VALUE, one JSON object on a line of its own:
+var cmdTokenize = &Command{
+	Name:        "tokenize",
+	UsageLine:   "tokenize --vocab SPEC VALUE... | tokenize --vocab SPEC --decode TOKEN...",
+	Short:       "show the tokens of numbers under a vocabulary, or decode tokens",
+	CustomFlags: true, // values and tokens may start with a dash
+	Long: `Tokenize prints, for each VALUE, one JSON object on a line of its own:
 
 	{"value":v,"tokens":[...],"lo":lo,"hi":hi,"decoded":centre,"clamped":bool}
 
@@ -64,8 +63,19 @@ Examples:
 	decoreg tokenize --vocab normalized:base=10,length=4 0.3 1
 	decoreg tokenize --vocab unnormalized:base=10,exponent=1,mantissa=4 1000 0.018 -3.5
 	decoreg tokenize --vocab unnormalized:base=10,exponent=1,mantissa=4 --decode + - 2 1 8 0 0`,
-		Run: runTokenize,
-	})
+	Run: runTokenize,
+}
+
+// tokenizeF holds tokenize's flags.
+var tokenizeF struct {
+	vocab  string
+	decode bool
+}
+
+func init() {
+	fs := &cmdTokenize.Flag
+	fs.StringVar(&tokenizeF.vocab, "vocab", "", "the vocabulary `SPEC`, e.g. normalized:base=10,length=4 (required)")
+	fs.BoolVar(&tokenizeF.decode, "decode", false, "read the arguments as one token sequence and decode it")
 }
 
 // jsonFloat is a float64 that JSON-encodes NaN and ±Inf as the strings
@@ -97,9 +107,8 @@ type tokenizeLine struct {
 
 func runTokenize(cmd *Command, args []string) error {
 	const name = "tokenize"
-	fs := newFlagSet(cmd)
-	spec := fs.String("vocab", "", "the vocabulary `SPEC`, e.g. normalized:base=10,length=4 (required)")
-	decode := fs.Bool("decode", false, "read the arguments as one token sequence and decode it")
+	fs := &cmd.Flag
+	spec, decode := &tokenizeF.vocab, &tokenizeF.decode
 	flagArgs, rest, explicit := splitFlagArgs(fs, args)
 	if err := parseFlags(cmd, fs, flagArgs); err != nil {
 		return err

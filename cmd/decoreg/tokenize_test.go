@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -224,19 +223,10 @@ func TestTokenizeErrors(t *testing.T) {
 }
 
 func TestTokenizeHelp(t *testing.T) {
-	devnull, err := os.Open(os.DevNull)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer devnull.Close()
-	old := os.Stdout
-	os.Stdout = devnull
-	defer func() { os.Stdout = old }()
 	for _, args := range [][]string{{"tokenize", "-h"}, {"tokenize", "--vocab", "hamming:length=3", "--help"}, {"help", "tokenize"},
 		{"help", "bench", "uci"}, {"help", "bench", "report"}} {
-		var e bytes.Buffer
-		if code := run(args, &e); code != 0 || e.Len() != 0 {
-			t.Errorf("decoreg %s: exit %d, stderr %q", strings.Join(args, " "), code, e.String())
+		if code, out, errs := cli(t, args...); code != 0 || errs != "" || !strings.HasPrefix(out, "usage: decoreg ") {
+			t.Errorf("decoreg %s: exit %d, stderr %q, stdout %.40q", strings.Join(args, " "), code, errs, out)
 		}
 	}
 	for _, args := range [][]string{{"help", "bench", "nope"}, {"help", "tokenize", "uci"}, {"help", "a", "b", "c"}} {

@@ -19,13 +19,11 @@ import (
 	"decoreg/vocab"
 )
 
-func init() {
-	register(&Command{
-		Name:      "train",
-		UsageLine: "train --data FILE --head HEAD --out MODEL [flags]",
-		Short:     "train a model on a CSV file",
-		Order:     20,
-		Long: `Train fits a regression model to the rows of a CSV file and saves it.
+var cmdTrain = &Command{
+	Name:      "train",
+	UsageLine: "train --data FILE --head HEAD --out MODEL [flags]",
+	Short:     "train a model on a CSV file",
+	Long: `Train fits a regression model to the rows of a CSV file and saves it.
 
 FILE is CSV with a header line, optionally gzip-compressed. Every cell must
 be a finite number. The target is the last column, or the column named by
@@ -44,7 +42,11 @@ Features are standardised and y is min-max scaled with the statistics of the
 training rows. A fraction --val-frac of them is held out for early stopping:
 training stops when the validation loss has not improved for --patience
 epochs (or after --epochs) and the best weights are kept. --val-frac 0 trains
-on every row for exactly --epochs epochs.
+on every row for exactly --epochs epochs. (In the library this is a negative
+decoreg.Config.ValFrac; ValFrac 0 there means the default, 0.1.)
+
+A 0 for a size, a count or --lr is refused: the defaults are the values
+shown below.
 
 With --test-mask FILE --split K the model trains on the rows that are NOT
 test rows of split K (FILE as in the UCI benchmark: header split0,...,splitN,
@@ -79,9 +81,13 @@ Examples:
 		--enc-layers 3 --enc-width 512 --epochs 100 --out m.model
 	decoreg train --data uci/concrete/data.csv.gz --test-mask uci/concrete/test_mask.csv.gz --split 0 \
 		--head riemann --bins 512 --quiet --out concrete0.model`,
-		Run: runTrain,
-	})
+	Run: runTrain,
 }
+
+// trainF holds train's flags.
+var trainF trainFlags
+
+func init() { trainF.register(&cmdTrain.Flag) }
 
 // trainFlags are train's flags.
 type trainFlags struct {
@@ -120,7 +126,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.batch, "batch", decoreg.DefaultBatchSize, "mini-batch size")
 	fs.IntVar(&f.epochs, "epochs", decoreg.DefaultMaxEpochs, "maximum number of epochs")
 	fs.IntVar(&f.patience, "patience", decoreg.DefaultPatience, "epochs without a better validation loss before stopping")
-	fs.Float64Var(&f.valFrac, "val-frac", decoreg.DefaultValFrac, "fraction of the training rows held out for early stopping, in [0, 1); 0: none")
+	fs.Float64Var(&f.valFrac, "val-frac", decoreg.DefaultValFrac, "fraction of the training rows held out for early stopping, in [0, 1); 0: no validation split, train for --epochs epochs")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed (initialisation, validation split, batch order)")
 	fs.IntVar(&f.threads, "threads", 0, "threads of the matrix kernels (0: every core)")
 	fs.BoolVar(&f.unmaskedLoss, "unmasked-loss", false, "train the decoder with the softmax over the whole vocabulary (as the reference code), not over the valid tokens")
@@ -140,18 +146,41 @@ var headFlags = []struct {
 	{decoreg.HeadPointwise, []string{"sigmoid"}},
 }
 
-// config checks the flags and returns the training configuration. Every
-// problem names its flag.
+// config returns the training configuration of the flags, checked by
+// decoreg.Config.Validate; every problem names its flag.
 func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	const name = "train"
-	var c decoreg.Config
 	head := decoreg.Head(f.head)
-	known := false
-	for _, h := range decoreg.Heads {
-		known = known || h == head
+	if err := refuseZero(name, fs); err != nil {
+		return decoreg.Config{}, err
 	}
-	if !known {
-		return c, inputf(name, "--head %q: unknown head (want decoder, pointwise, riemann or mdn)", f.head)
+	vf, err := valFrac(name, f.valFrac)
+	if err != nil {
+		return decoreg.Config{}, err
+	}
+	c := decoreg.Config{
+		Head: head, EncLayers: f.encLayers, EncWidth: f.encWidth,
+		LR: f.lr, WeightDecay: f.weightDecay, AdamW: f.adamw,
+		BatchSize: f.batch, MaxEpochs: f.epochs, Patience: f.patience,
+		ValFrac: vf, Seed: f.seed, Threads: f.threads,
+	}
+	switch head {
+	case decoreg.HeadDecoder:
+		c.Vocab = f.vocab
+		c.DecLayers, c.DecWidth, c.DecHeads = f.decLayers, f.decWidth, f.decHeads
+		c.UnmaskedLoss, c.RawTarget = f.unmaskedLoss, f.rawTarget
+	case decoreg.HeadRiemann:
+		c.Bins = f.bins
+	case decoreg.HeadMDN:
+		c.Components = f.components
+	case decoreg.HeadPointwise:
+		c.Sigmoid = f.sigmoid
+	}
+	if err := c.Validate(); err != nil {
+		if ferr, ok := configErr(name, err); ok {
+			return c, ferr
+		}
+		return c, inputf(name, "%v", err)
 	}
 	for _, hf := range headFlags {
 		if hf.head == head {
@@ -163,70 +192,22 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 			}
 		}
 	}
-	const noMax = math.MaxInt
-	ranged := []struct {
-		flag    string
-		v       int
-		lo, top int
-	}{
-		{"enc-layers", f.encLayers, 1, decoreg.MaxLayers}, {"enc-width", f.encWidth, 1, decoreg.MaxWidth},
-		{"dec-layers", f.decLayers, 1, decoreg.MaxLayers}, {"dec-width", f.decWidth, 1, decoreg.MaxWidth},
-		{"dec-heads", f.decHeads, 1, decoreg.MaxWidth}, {"components", f.components, 1, decoreg.MaxComponents},
-		{"bins", f.bins, 2, decoreg.MaxBins},
-		{"batch", f.batch, 1, noMax}, {"epochs", f.epochs, 1, noMax}, {"patience", f.patience, 1, noMax},
-	}
-	for _, p := range ranged {
-		switch {
-		case p.v < p.lo:
-			return c, inputf(name, "--%s must be >= %d, have %d", p.flag, p.lo, p.v)
-		case p.v > p.top:
-			return c, inputf(name, "--%s must be <= %d, have %d", p.flag, p.top, p.v)
-		}
-	}
-	if f.decWidth%f.decHeads != 0 {
-		return c, inputf(name, "--dec-width %d is not a multiple of --dec-heads %d", f.decWidth, f.decHeads)
-	}
-	if !(f.lr > 0) || math.IsInf(f.lr, 0) {
-		return c, inputf(name, "--lr must be a finite number > 0, have %v", f.lr)
-	}
-	if !(f.weightDecay >= 0) || math.IsInf(f.weightDecay, 0) {
-		return c, inputf(name, "--weight-decay must be a finite number >= 0, have %v", f.weightDecay)
-	}
-	if !(f.valFrac >= 0 && f.valFrac < 1) {
-		return c, inputf(name, "--val-frac must be in [0, 1), have %v", f.valFrac)
-	}
-	if f.threads < 0 {
-		return c, inputf(name, "--threads must be >= 0, have %d", f.threads)
-	}
-	c = decoreg.Config{
-		Head: head, EncLayers: f.encLayers, EncWidth: f.encWidth,
-		LR: f.lr, WeightDecay: f.weightDecay, AdamW: f.adamw,
-		BatchSize: f.batch, MaxEpochs: f.epochs, Patience: f.patience,
-		ValFrac: f.valFrac, Seed: f.seed, Threads: f.threads,
-	}
-	if f.valFrac == 0 {
-		c.ValFrac = -1 // Config: negative means no validation split
-	}
-	switch head {
-	case decoreg.HeadDecoder:
-		tok, err := vocab.Parse(f.vocab)
-		if err != nil {
-			return c, inputf(name, "--vocab %q: %v", f.vocab, err)
-		}
-		if f.rawTarget && !strings.Contains(tok.Spec(), "unnormalized") {
+	if c.RawTarget {
+		if tok, _ := vocab.Parse(c.Vocab); !isUnnormalized(tok) {
 			return c, inputf(name, "--raw-target needs an unnormalized --vocab, have %q", f.vocab)
 		}
-		c.Vocab = f.vocab
-		c.DecLayers, c.DecWidth, c.DecHeads = f.decLayers, f.decWidth, f.decHeads
-		c.UnmaskedLoss, c.RawTarget = f.unmaskedLoss, f.rawTarget
-	case decoreg.HeadRiemann:
-		c.Bins = f.bins
-	case decoreg.HeadMDN:
-		c.Components = f.components
-	case decoreg.HeadPointwise:
-		c.Sigmoid = f.sigmoid
 	}
 	return c, nil
+}
+
+// isUnnormalized reports whether tok is an unnormalized tokenization,
+// repeated or not.
+func isUnnormalized(tok vocab.Tokenizer) bool {
+	if r, ok := tok.(*vocab.Repeat); ok {
+		tok = r.Inner()
+	}
+	_, ok := tok.(*vocab.Unnormalized)
+	return ok
 }
 
 // trainSummary is the JSON line train prints when it is done.
@@ -248,13 +229,9 @@ var onEpoch func(decoreg.Progress)
 
 func runTrain(cmd *Command, args []string) error {
 	const name = "train"
-	fs := newFlagSet(cmd)
-	var f trainFlags
-	f.register(fs)
-	if err := parseFlags(cmd, fs, args); err != nil {
-		return err
-	}
-	if err := noArgs(name, fs); err != nil {
+	f := &trainF
+	fs := &cmd.Flag
+	if err := noArgs(name, args); err != nil {
 		return err
 	}
 	if err := required(name, fs, "data", "out"); err != nil {
@@ -281,9 +258,6 @@ func runTrain(cmd *Command, args []string) error {
 		return err
 	}
 	d = subset(d, idx)
-	if err := checkTrainRows(name, f.data, d, cfg.ValFrac); err != nil {
-		return err
-	}
 
 	// Training.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -315,12 +289,8 @@ func runTrain(cmd *Command, args []string) error {
 	case interrupted && m != nil:
 	case interrupted:
 		return failf(name, "interrupted before the first epoch ended; no model saved")
-	case errors.Is(err, decoreg.ErrConstantTarget):
-		return inputf(name, "%s: the target column %q is constant (every one of the %d training rows has %v)", f.data, d.TargetName, d.Rows, d.Y[0])
-	case errors.Is(err, decoreg.ErrTooFewRows), errors.Is(err, decoreg.ErrBadInput), errors.Is(err, decoreg.ErrConfig):
-		return inputf(name, "%s: %s", f.data, strings.TrimPrefix(err.Error(), "decoreg: "))
 	default:
-		return failf(name, "%s: %s", f.data, strings.TrimPrefix(err.Error(), "decoreg: "))
+		return f.fitErr(d, idx, err)
 	}
 	m.SetNames(d.Names, d.TargetName)
 	if err := m.Save(f.out); err != nil {
@@ -348,17 +318,26 @@ func runTrain(cmd *Command, args []string) error {
 	return err
 }
 
-// checkTrainRows applies the library's row rule before training, to name
-// the file: a validation split needs at least 2 rows (1 held out, 1 to
-// train on), no validation at least 1.
-func checkTrainRows(name, path string, d *data.Dataset, valFrac float64) error {
-	if valFrac > 0 {
-		nVal := max(1, int(math.Round(valFrac*float64(d.Rows))))
-		if d.Rows-nVal < 1 {
-			return inputf(name, "%s: %d training row(s) are too few for a validation split (need at least 2; --val-frac 0 trains without one)", path, d.Rows)
-		}
+// fitErr reports an error of decoreg.FitFlat on the training rows d (the
+// data rows idx of d.Path): a bad configuration names its flag, data that
+// cannot be trained on names the file (and its line and column where the
+// library gives them); other failures, such as a diverging loss, exit with
+// status 1.
+func (f *trainFlags) fitErr(d *data.Dataset, idx []int, err error) error {
+	const name = "train"
+	if ferr, ok := configErr(name, err); ok {
+		return ferr
 	}
-	return nil
+	switch {
+	case errors.Is(err, decoreg.ErrConstantTarget):
+		return inputf(name, "%s: the target column %q is constant (every one of the %d training rows has %v)", d.Path, d.TargetName, d.Rows, d.Y[0])
+	case errors.Is(err, decoreg.ErrTooFewRows):
+		return inputf(name, "%s: %d training row(s) are too few for a validation split of --val-frac %v (it needs at least 1 row to hold out and 1 to train on; --val-frac 0 trains without one)",
+			d.Path, d.Rows, f.valFrac)
+	case errors.Is(err, decoreg.ErrBadInput):
+		return dataErr(name, d, idx, err)
+	}
+	return failf(name, "%s: %v", d.Path, err)
 }
 
 // progress prints training progress: a \r-updated bar on a terminal, one

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"decoreg"
+	"decoreg/data"
+	"decoreg/dist"
+)
+
+// TestHelpPrintsFlags: "decoreg help CMD" printed no flags while
+// "decoreg CMD -h" did. Both must print the same text, with every flag of
+// the command; "help" lists the commands in the order of the one list.
+func TestHelpPrintsFlags(t *testing.T) {
+	for _, c := range commands {
+		help, _ := mustCLI(t, "help", c.Name)
+		if c.CustomFlags && c.Name != "tokenize" {
+			continue // help and bench take no flags of their own
+		}
+		dashH, _ := mustCLI(t, c.Name, "-h")
+		if help != dashH {
+			t.Errorf("help %s and %s -h differ:\n%s\n---\n%s", c.Name, c.Name, help, dashH)
+		}
+		n := 0
+		c.Flag.VisitAll(func(f *flag.Flag) {
+			n++
+			if !strings.Contains(help, "\n  -"+f.Name+" ") && !strings.Contains(help, "\n  -"+f.Name+"\n") {
+				t.Errorf("help %s does not show -%s:\n%s", c.Name, f.Name, help)
+			}
+		})
+		if n == 0 {
+			t.Errorf("%s defines no flags", c.Name)
+		}
+	}
+	// The benchmarks keep their own help.
+	if out, _ := mustCLI(t, "help", "bench", "gemm"); !strings.Contains(out, "-sizes") {
+		t.Errorf("help bench gemm shows no flags:\n%s", out)
+	}
+	// The command list, in order, each once.
+	out, _ := mustCLI(t, "help")
+	last := -1
+	for _, c := range commands {
+		i := strings.Index(out, "\t"+c.Name+" ")
+		if i < 0 || i < last || strings.Count(out, "\t"+c.Name+" ") != 1 {
+			t.Errorf("help lists %s at %d (previous at %d):\n%s", c.Name, i, last, out)
+		}
+		last = i
+	}
+}
+
+// TestFlagsResetBetweenRuns: flags are defined once per process, so a
+// second run must not see the first run's values.
+func TestFlagsResetBetweenRuns(t *testing.T) {
+	model := sharedModel(t, "decoder")
+	small := "testdata/cli/small.csv"
+	mustCLI(t, "predict", "--model", model, "--data", small, "--out", "-", "--levels", "0.5",
+		"--test-mask", "testdata/cli/mask12.csv", "--split", "1")
+	out, _ := mustCLI(t, "predict", "--model", model, "--data", small, "--out", "-")
+	h, rows := parseCSV(t, out)
+	if strings.Join(h, ",") != "row,mean,median,mode,"+strings.Join(quantileColumns(decoreg.DefaultLevels), ",")+",logpdf" || len(rows) != 12 {
+		t.Errorf("second run: header %v, %d rows; the first run's flags leaked", h, len(rows))
+	}
+}
+
+// TestP9PredictUnlabelled: predict refused a file whose target column was
+// blank (unlabelled rows). predict and sample take it (predict without
+// logpdf); eval, which needs targets, names the file, line and column.
+func TestP9PredictUnlabelled(t *testing.T) {
+	named := sharedModel(t, "decoder")
+	unnamed := unnamedModel(t)
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	blank := write("blank.csv", "x0,x1,y\n0.1,0.2,\n0.3,-0.4,\n-0.5,0.6,\n")
+	partly := write("partly.csv", "x0,x1,y\n0.1,0.2,1.5\n0.3,-0.4, \n-0.5,0.6,0.25\n")
+	garbage := write("garbage.csv", "x0,x1,y\n0.1,0.2,1.5\n0.3,-0.4,abc\n-0.5,0.6,0.25\n")
+	blankFeature := write("blank_feature.csv", "x0,x1,y\n0.1,0.2,1\n0.3,,\n")
+	want := "row,mean,median,mode," + strings.Join(quantileColumns(decoreg.DefaultLevels), ",")
+	for _, model := range []string{named, unnamed} {
+		for _, file := range []string{blank, partly} {
+			out, _ := mustCLI(t, "predict", "--model", model, "--data", file, "--out", "-")
+			if h, rows := parseCSV(t, out); strings.Join(h, ",") != want || len(rows) != 3 {
+				t.Errorf("predict %s: header %v, %d rows; want %s and 3 rows", filepath.Base(file), h, len(rows), want)
+			}
+			out, _ = mustCLI(t, "sample", "--model", model, "--data", file, "--n", "2")
+			if _, rows := parseCSV(t, out); len(rows) != 3 {
+				t.Errorf("sample %s: %d rows, want 3", filepath.Base(file), len(rows))
+			}
+		}
+		code, _, errs := cli(t, "eval", "--model", model, "--data", blank)
+		if code != 2 || !strings.Contains(errs, "blank.csv: line 2, column 3") || !strings.Contains(errs, "empty cell") {
+			t.Errorf("eval on blank targets: exit %d, %q", code, errs)
+		}
+		// Not blank but not a number, or a blank feature: still errors.
+		code, _, errs = cli(t, "predict", "--model", model, "--data", garbage, "--out", "-")
+		if code != 2 || !strings.Contains(errs, "garbage.csv: line 3, column 3") || !strings.Contains(errs, `"abc"`) {
+			t.Errorf("predict with a target abc: exit %d, %q", code, errs)
+		}
+		code, _, errs = cli(t, "predict", "--model", model, "--data", blankFeature, "--out", "-")
+		if code != 2 || !strings.Contains(errs, "blank_feature.csv: line 3, column 2") {
+			t.Errorf("predict with a blank feature: exit %d, %q", code, errs)
+		}
+	}
+}
+
+// unnamedModel trains a tiny model through the library (no column names)
+// on the features x0, x1 of the shared test data.
+func unnamedModel(t *testing.T) string {
+	t.Helper()
+	rows := synthRows(60, 3)
+	var x, y []float64
+	for _, r := range rows {
+		x = append(x, r[0], r[1])
+		y = append(y, r[2])
+	}
+	m, err := decoreg.FitFlat(context.Background(), x, len(rows), 2, y,
+		decoreg.Config{Head: decoreg.HeadDecoder, Vocab: "normalized:base=4,length=3", EncWidth: 8, DecWidth: 8, MaxEpochs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "unnamed.model")
+	if err := m.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestColumnMatching: models trained by 'decoreg train' record their column
+// names and read columns by name (in any order; a missing one is refused,
+// named). A model without names reads them by position and says so on
+// stderr (reordered columns gave rel_mse 498 with exit 0 and no word).
+func TestColumnMatching(t *testing.T) {
+	model := sharedModel(t, "mdn")
+	m, err := decoreg.Load(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if feats, target := m.Names(); strings.Join(feats, ",") != "x0,x1" || target != "y" {
+		t.Errorf("train recorded names %v, %q; want [x0 x1], y", feats, target)
+	}
+	dir := t.TempDir()
+	rows := synthRows(20, 8)
+	inOrder := filepath.Join(dir, "in_order.csv")
+	writeRows(t, inOrder, []string{"x0", "x1", "y"}, rows)
+	reordered := filepath.Join(dir, "reordered.csv")
+	writeRows(t, reordered, []string{"y", "z", "x1", "x0"}, rows)
+	renamed := filepath.Join(dir, "renamed.csv")
+	writeRows(t, renamed, []string{"x0", "x2", "y"}, rows)
+
+	a, errA := mustCLI(t, "eval", "--model", model, "--data", inOrder)
+	b, errB := mustCLI(t, "eval", "--model", model, "--data", reordered)
+	if a != b || errA != "" || errB != "" {
+		t.Errorf("by name: %s (stderr %q) and %s (stderr %q)", a, errA, b, errB)
+	}
+	code, _, errs := cli(t, "eval", "--model", model, "--data", renamed)
+	if code != 2 || !strings.Contains(errs, `feature "x1" missing`) {
+		t.Errorf("a renamed column: exit %d, %q", code, errs)
+	}
+
+	unnamed := unnamedModel(t)
+	_, errs = mustCLI(t, "predict", "--model", unnamed, "--data", inOrder, "--out", "-")
+	if !strings.Contains(errs, "no column names") || !strings.Contains(errs, "x0,x1, by position") {
+		t.Errorf("no warning of matching by position: %q", errs)
+	}
+}
+
+// TestValFracZeroMeansNone: --val-frac 0 means no validation split, which
+// the library spells ValFrac < 0 (its 0 means the default); left out, the
+// flag is the library's default. The help says both.
+func TestValFracZeroMeansNone(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want float64
+	}{
+		{nil, decoreg.DefaultValFrac},
+		{[]string{"--val-frac", "0"}, -1},
+		{[]string{"--val-frac", "0.25"}, 0.25},
+	} {
+		cmdTrain.resetFlags()
+		if err := cmdTrain.Flag.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := trainF.config(&cmdTrain.Flag)
+		if err != nil || cfg.ValFrac != c.want {
+			t.Errorf("%v: ValFrac %v (%v), want %v", c.args, cfg.ValFrac, err, c.want)
+		}
+		if got := decoreg.DefaultConfig(cfg).ValFrac; got != c.want {
+			t.Errorf("%v: the library reads ValFrac %v as %v", c.args, cfg.ValFrac, got)
+		}
+	}
+	help, _ := mustCLI(t, "help", "train")
+	if !strings.Contains(help, "--val-frac 0 trains\non every row") || !strings.Contains(help, "0: no validation split") {
+		t.Errorf("help train does not explain --val-frac 0:\n%s", help)
+	}
+}
+
+// TestFlagFieldsCoverLibrary: every field of decoreg.Config and
+// dist.SampleOptions has its flag in flagFields, and every flag there is
+// defined by train or sample.
+func TestFlagFieldsCoverLibrary(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeFor[decoreg.Config](), reflect.TypeFor[dist.SampleOptions]()} {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			if f.Type.Kind() == reflect.Func {
+				continue // callbacks are not flags
+			}
+			if flagOf(f.Name) == "" {
+				t.Errorf("%s.%s has no flag in flagFields", typ, f.Name)
+			}
+		}
+	}
+	for _, ff := range flagFields {
+		if cmdTrain.Flag.Lookup(ff.flag) == nil && cmdSample.Flag.Lookup(ff.flag) == nil {
+			t.Errorf("flagFields: no flag --%s (field %s)", ff.flag, ff.field)
+		}
+	}
+	// A *ConfigError names the flag.
+	err, ok := configErr("train", decoreg.Config{LR: -1}.Validate())
+	if !ok || !strings.HasPrefix(err.Error(), "train: --lr: ") {
+		t.Errorf("configErr = %v, %v; want train: --lr: ...", err, ok)
+	}
+	if _, ok := configErr("train", errors.New("other")); ok {
+		t.Error("configErr took an error that is not a ConfigError")
+	}
+}
+
+// TestDataErr: a library error about a row and feature becomes the file,
+// the row's line (through a --test-mask subset) and the column's name.
+func TestDataErr(t *testing.T) {
+	d := &data.Dataset{Path: "in.csv", Names: []string{"a", "b"}, Rows: 3, Cols: 2}
+	rows := []int{1, 4, 7} // the test rows of a split
+	cause := errors.New("1e38 overflows float32 in the network")
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&libDataError{Row: 2, Column: 1, Err: cause}, `predict: in.csv: line 9, column "b": 1e38 overflows`},
+		{&libDataError{Row: 0, Column: -1, Err: cause}, `predict: in.csv: line 3: 1e38`},
+		{&libDataError{Row: -1, Column: 0, Err: cause}, `predict: in.csv: column "a": 1e38`},
+		{&libDataError{Row: -1, Column: -1, Err: cause}, `predict: in.csv: 1e38`},
+		{errors.New("other"), `predict: in.csv: other`},
+	} {
+		err := dataErr("predict", d, rows, c.err)
+		var ue usageError
+		if !strings.HasPrefix(err.Error(), c.want) || !errors.As(err, &ue) {
+			t.Errorf("dataErr(%v) = %q, want a usage error starting %q", c.err, err, c.want)
+		}
+	}
+	if err := dataErr("eval", d, nil, &libDataError{Row: 2, Column: 0, Err: cause}); !strings.HasPrefix(err.Error(), `eval: in.csv: line 4, column "a"`) {
+		t.Errorf("without a mask: %q", err)
+	}
+}
+
+// TestPredictDefaultLevels: predict's default --levels are
+// decoreg.DefaultLevels.
+func TestPredictDefaultLevels(t *testing.T) {
+	f := cmdPredict.Flag.Lookup("levels")
+	levels, _, err := parseLevels(f.DefValue)
+	if err != nil || !slices.Equal(levels, decoreg.DefaultLevels) {
+		t.Errorf("--levels defaults to %q (%v), want decoreg.DefaultLevels %v", f.DefValue, err, decoreg.DefaultLevels)
+	}
+}
