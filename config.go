@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"decoreg/internal/head"
 	"decoreg/vocab"
 )
 
@@ -44,56 +45,75 @@ const (
 
 // Config holds the hyper-parameters of a model and of its training. The zero
 // value of a field means its default (see the constants above); use
-// DefaultConfig to see them filled in.
+// DefaultConfig to see them filled in. A Config is plain data: comparable
+// with ==, and its JSON form (snake_case keys) is what model files and
+// benchmark results record.
 type Config struct {
-	Head Head // default HeadDecoder
+	Head Head `json:"head"` // default HeadDecoder
 
 	// Vocab is the decoder's tokenization, as a vocab.Parse spec such as
 	// "normalized:base=8,length=6" or
 	// "unnormalized:base=10,exponent=1,mantissa=4,repeat=3".
-	Vocab string
+	Vocab string `json:"vocab,omitempty"`
 	// RawTarget makes an unnormalized decoder tokenize the original y
 	// instead of the scaled u - 0.5.
-	RawTarget bool
+	RawTarget bool `json:"raw_target,omitempty"`
 	// UnmaskedLoss trains the decoder with the plain softmax over the whole
 	// vocabulary, as the reference code does; by default the loss uses the
 	// allowed-token constraint (probabilities renormalised over valid
 	// tokens), as likelihoods and sampling always do.
-	UnmaskedLoss bool
+	UnmaskedLoss bool `json:"unmasked_loss,omitempty"`
 
-	EncLayers, EncWidth           int  // MLP encoder: layers x width, ReLU
-	DecLayers, DecWidth, DecHeads int  // decoder: blocks, model width, attention heads
-	Bins                          int  // Riemann bins
-	Components                    int  // MDN components
-	Sigmoid                       bool // pointwise: squash the output to [-0.5, 0.5]
+	// The MLP encoder: layers x width, ReLU.
+	EncLayers int `json:"enc_layers"`
+	EncWidth  int `json:"enc_width"`
+	// The decoder: blocks, model width, attention heads.
+	DecLayers int `json:"dec_layers,omitempty"`
+	DecWidth  int `json:"dec_width,omitempty"`
+	DecHeads  int `json:"dec_heads,omitempty"`
 
-	LR          float64 // Adam learning rate
-	WeightDecay float64 // L2 penalty (added to the gradient) unless AdamW
-	AdamW       bool    // decoupled weight decay
-	BatchSize   int
-	MaxEpochs   int
+	Bins       int  `json:"bins,omitempty"`       // Riemann bins
+	Components int  `json:"components,omitempty"` // MDN components
+	Sigmoid    bool `json:"sigmoid,omitempty"`    // pointwise: squash the output to [-0.5, 0.5]
+
+	LR          float64 `json:"lr"`              // Adam learning rate
+	WeightDecay float64 `json:"weight_decay"`    // L2 penalty (added to the gradient) unless AdamW
+	AdamW       bool    `json:"adamw,omitempty"` // decoupled weight decay
+	BatchSize   int     `json:"batch_size"`
+	MaxEpochs   int     `json:"max_epochs"`
 	// Patience is the number of epochs without a better validation loss
 	// before training stops; the best weights are restored.
-	Patience int
+	Patience int `json:"patience"`
 	// ValFrac is the fraction of the training rows held out for early
-	// stopping. A negative value trains on all rows for MaxEpochs epochs.
-	ValFrac float64
-	Seed    uint64
-	// Threads is the number of threads of the matrix kernels (0: all
+	// stopping: 0 means the default DefaultValFrac (0.1), a negative value
+	// holds out nothing and trains on all rows for MaxEpochs epochs. (The
+	// command line's --val-frac differs: there 0 means none.)
+	ValFrac float64 `json:"val_frac"`
+	Seed    uint64  `json:"seed"`
+	// Threads is the number of threads of the network's kernels (0: all
 	// cores). The same seed and thread count give the same model.
-	Threads int
-
-	// Progress, if set, is called after every epoch.
-	Progress func(Progress)
+	Threads int `json:"threads"`
 }
 
-// Progress reports one finished epoch.
+// Progress reports one finished epoch to the function given WithProgress.
 type Progress struct {
 	Epoch, MaxEpochs int
 	TrainLoss        float64 // mean training loss of the epoch (for the decoder: NLL in u units, from the training objective's probabilities)
-	ValLoss          float64 // validation loss (NLL in head units; MSE for pointwise); NaN without validation
+	ValLoss          float64 // validation loss (NLL in u units; MSE in head units for pointwise); NaN without validation
 	Best             bool    // this epoch has the best validation loss so far
 	Elapsed          time.Duration
+}
+
+// FitOption is an option of Fit and FitFlat that is not a hyper-parameter.
+type FitOption func(*fitOptions)
+
+type fitOptions struct {
+	progress func(Progress)
+}
+
+// WithProgress makes Fit call f after every epoch.
+func WithProgress(f func(Progress)) FitOption {
+	return func(o *fitOptions) { o.progress = f }
 }
 
 // DefaultConfig returns c with every zero field set to its default.
@@ -171,16 +191,15 @@ func (c Config) Validate() error {
 // heads without one).
 func (c Config) validate() (vocab.Tokenizer, error) {
 	var tok vocab.Tokenizer
-	switch c.Head {
-	case HeadDecoder:
+	if head.Lookup(string(c.Head)) == nil {
+		return nil, configErr("Head", "unknown head %q (want decoder, pointwise, riemann or mdn)", c.Head)
+	}
+	if c.Head == HeadDecoder {
 		t, err := vocab.Parse(c.Vocab)
 		if err != nil {
 			return nil, configErr("Vocab", "%q: %v", c.Vocab, err)
 		}
 		tok = t
-	case HeadPointwise, HeadRiemann, HeadMDN:
-	default:
-		return nil, configErr("Head", "unknown head %q (want decoder, pointwise, riemann or mdn)", c.Head)
 	}
 	if c.EncLayers < 1 || c.EncWidth < 1 {
 		return nil, configErr(pick(c.EncLayers < 1, "EncLayers", "EncWidth"), "encoder needs at least 1 layer of width >= 1, have %d x %d", c.EncLayers, c.EncWidth)
@@ -221,8 +240,8 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	if c.BatchSize < 1 || c.MaxEpochs < 1 || c.Patience < 1 {
 		return nil, configErr(countField(c), "batch size, epochs and patience must be >= 1, have %d, %d, %d", c.BatchSize, c.MaxEpochs, c.Patience)
 	}
-	if c.ValFrac >= 1 || math.IsNaN(c.ValFrac) {
-		return nil, configErr("ValFrac", "validation fraction must be < 1, have %v", c.ValFrac)
+	if c.ValFrac >= 1 || math.IsNaN(c.ValFrac) || math.IsInf(c.ValFrac, 0) {
+		return nil, configErr("ValFrac", "validation fraction must be finite and < 1, have %v", c.ValFrac)
 	}
 	if c.Threads < 0 {
 		return nil, configErr("Threads", "threads must be >= 0, have %d", c.Threads)
