@@ -57,7 +57,7 @@ const Version = "0.1.0"
 // and Load both make their models here, once the target range is known:
 // the tokenizer the network and the distributions use is fixed here.
 func newModel(cfg Config, tok vocab.Tokenizer, xMean, xStd []float64, yMin, yMax float64, seed uint64) (*Model, error) {
-	m := &Model{cfg: cfg, h: head.Lookup(string(cfg.Head)), xMean: xMean, xStd: xStd}
+	m := &Model{cfg: cfg, h: headSpecs[cfg.Head].impl, xMean: xMean, xStd: xStd}
 	m.units = m.h.Units(tok, cfg.RawTarget, yMin, yMax)
 	// The tokenizer is final from here: the network's masks, the training
 	// targets and the distributions all use m.tok.
