@@ -358,3 +358,34 @@ func TestConfigJSON(t *testing.T) {
 		t.Errorf("round trip: %+v, %v (%s)", got, err, b)
 	}
 }
+
+// TestDefaultLevels: Predict's default quantile levels are DefaultLevels,
+// 0.05, 0.25, 0.75 and 0.95 (what the command line writes), and a level
+// outside [0, 1] is a *ConfigError naming Levels.
+func TestDefaultLevels(t *testing.T) {
+	if want := []float64{0.05, 0.25, 0.75, 0.95}; !reflect.DeepEqual(DefaultLevels, want) {
+		t.Errorf("DefaultLevels %v, want %v", DefaultLevels, want)
+	}
+	m := fit(t, small(HeadMDN, ""), false)
+	p, err := m.Predict([][]float64{{0.5}}, PredictOptions{Outputs: OutQuantiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p.Levels, DefaultLevels) || len(p.Quantiles) != len(DefaultLevels) {
+		t.Errorf("levels %v, %d quantile rows", p.Levels, len(p.Quantiles))
+	}
+	for j := 1; j < len(p.Quantiles); j++ {
+		if !(p.Quantiles[j][0] > p.Quantiles[j-1][0]) {
+			t.Errorf("quantiles not increasing: %v", p.Quantiles)
+		}
+	}
+	var ce *ConfigError
+	_, err = m.Predict([][]float64{{0.5}}, PredictOptions{Outputs: OutQuantiles, Levels: []float64{0.5, 1.5}})
+	if !errors.As(err, &ce) || ce.Field != "Levels" || !errors.Is(err, ErrConfig) {
+		t.Errorf("level 1.5: %v", err)
+	}
+	_, err = m.Evaluate([]float64{0.5}, 1, []float64{0}, "average")
+	if !errors.As(err, &ce) || ce.Field != "Point" {
+		t.Errorf("point average: %v", err)
+	}
+}
