@@ -143,7 +143,7 @@ func (m *Model) overflow(x []float64, i int, err error) error {
 			col, zmax = j, z
 		}
 	}
-	return dataErr(i, col, ErrBadInput, "feature value %v is %.3g standard deviations from the training mean %.6g: the network overflows on this row (%v)",
+	return dataErr(i, col, ErrBadInput, "feature value %v is %.3g standard deviations from the training mean %.6g: the network's float32 arithmetic overflows on this row (%v)",
 		x[i*d+col], zmax, m.xMean[col], err)
 }
 
