@@ -389,3 +389,39 @@ func TestDefaultLevels(t *testing.T) {
 		t.Errorf("point average: %v", err)
 	}
 }
+
+// TestTokenOptionsChecked: token options that dist.NewToken refuses with a
+// panic are a *ConfigError naming the option.
+func TestTokenOptionsChecked(t *testing.T) {
+	m := fit(t, small(HeadDecoder, "normalized:base=4,length=3"), false)
+	for field, o := range map[string]dist.TokenOptions{
+		"Token.Beam":      {Beam: -1},
+		"Token.MaxExpand": {MaxExpand: -2},
+		"Token.Samples":   {Samples: -3},
+		"Token.MeanTol":   {MeanTol: math.NaN()},
+	} {
+		var ce *ConfigError
+		_, err := m.Dists([]float64{0.5}, 1, o)
+		if !errors.As(err, &ce) || ce.Field != field {
+			t.Errorf("%s: %v", field, err)
+		}
+		_, err = m.PredictFlat([]float64{0.5}, 1, PredictOptions{Token: o})
+		if !errors.As(err, &ce) || ce.Field != field {
+			t.Errorf("%s: Predict: %v", field, err)
+		}
+	}
+}
+
+// TestP6LoadRangeOverflow: a model file whose target range overflows
+// float64 is refused on loading (it would panic in the distributions).
+func TestP6LoadRangeOverflow(t *testing.T) {
+	m := fit(t, small(HeadRiemann, ""), false)
+	m.units.YMin, m.units.YMax = -1e308, 1e308
+	path := filepath.Join(t.TempDir(), "m")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); !errors.Is(err, modelfile.ErrNotModel) {
+		t.Errorf("got %v, want ErrNotModel", err)
+	}
+}

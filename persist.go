@@ -3,6 +3,7 @@ package decoreg
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"decoreg/internal/modelfile"
 )
@@ -54,7 +55,7 @@ func Load(path string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(h.XMean) == 0 || len(h.XStd) != len(h.XMean) || !(h.YMax > h.YMin) {
+	if len(h.XMean) == 0 || len(h.XStd) != len(h.XMean) || !(h.YMax > h.YMin) || math.IsInf(h.YMax-h.YMin, 0) {
 		return nil, fmt.Errorf("%s: %w (bad scaling statistics)", path, modelfile.ErrNotModel)
 	}
 	m, err := newModel(cfg, tok, h.XMean, h.XStd, h.YMin, h.YMax, 0)

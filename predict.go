@@ -84,6 +84,9 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 	if len(x) != rows*d {
 		return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, d)
 	}
+	if err := checkTokenOptions(opts); err != nil {
+		return nil, err
+	}
 	if err := checkFinite(x, d); err != nil {
 		return nil, err
 	}
@@ -121,6 +124,22 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 		out[i] = dd
 	}
 	return out, nil
+}
+
+// checkTokenOptions returns a *ConfigError for options that
+// dist.NewToken refuses.
+func checkTokenOptions(o dist.TokenOptions) error {
+	switch {
+	case o.MaxExpand < 0:
+		return configErr("Token.MaxExpand", "must be >= 0, have %d", o.MaxExpand)
+	case o.Beam < 0:
+		return configErr("Token.Beam", "must be >= 0, have %d", o.Beam)
+	case o.Samples < 0:
+		return configErr("Token.Samples", "must be >= 0, have %d", o.Samples)
+	case math.IsNaN(o.MeanTol):
+		return configErr("Token.MeanTol", "is NaN")
+	}
+	return nil
 }
 
 func f64(x []float32) []float64 {
