@@ -62,6 +62,9 @@ type quantiler interface {
 }
 
 // Dist returns the predictive distribution of one input x (len Features()).
+// Features that are NaN or infinite, or so far from the training data that
+// the network's float32 arithmetic overflows, give a *DataError naming the
+// column (row 0).
 func (m *Model) Dist(x []float64) (dist.Distribution, error) {
 	ds, err := m.dists(x, 1, dist.TokenOptions{})
 	if err != nil {
@@ -71,7 +74,9 @@ func (m *Model) Dist(x []float64) (dist.Distribution, error) {
 }
 
 // Dists returns the predictive distributions of rows x (rows x Features(),
-// row-major), encoding every input once.
+// row-major), encoding every input once. Errors are as Dist's, naming the
+// row; options dist.NewToken refuses give a *ConfigError ("Token.Beam",
+// ...).
 func (m *Model) Dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
 	return m.dists(x, rows, opts)
 }
@@ -151,6 +156,8 @@ func f64(x []float32) []float64 {
 }
 
 // Predict computes the requested summaries of p(y|x) for every row of X.
+// A row it cannot answer for gives a *DataError (see Dists); bad options a
+// *ConfigError naming the field ("Levels", "Token.Beam", ...).
 func (m *Model) Predict(X [][]float64, opts PredictOptions) (*Prediction, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
