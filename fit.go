@@ -53,42 +53,9 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 		f(&o)
 	}
 
-	// Prepare: check the config and the data, make the model.
 	cfg = DefaultConfig(cfg)
-	tok, err := cfg.validate()
+	m, tg, xs, err := prepare(x, rows, cols, y, cfg)
 	if err != nil {
-		return nil, err
-	}
-	if rows < 1 || cols < 1 {
-		return nil, fmt.Errorf("%w: %d rows of %d features", ErrTooFewRows, rows, cols)
-	}
-	if nVal := train.ValRows(rows, cfg.ValFrac); nVal > 0 && rows-nVal < 1 {
-		return nil, fmt.Errorf("%w: %d row(s) cannot hold out a validation split (need at least 2; or set ValFrac < 0)", ErrTooFewRows, rows)
-	}
-	yMin, yMax, err := checkData(x, rows, cols, y)
-	if err != nil {
-		return nil, err
-	}
-	st := data.FitStandardizer(x, cols)
-	for j := range cols {
-		if math.IsInf(st.Mean[j], 0) || math.IsNaN(st.Mean[j]) || math.IsInf(st.Std[j], 0) || math.IsNaN(st.Std[j]) {
-			return nil, dataErr(-1, j, ErrBadInput, "the feature's values span too wide a range: their mean or standard deviation overflows float64 (mean %v, sd %v)", st.Mean[j], st.Std[j])
-		}
-	}
-	m, err := newModel(cfg, tok, st.Mean, st.Std, yMin, yMax, cfg.Seed)
-	if err != nil {
-		return nil, err
-	}
-	tg, err := head.Encode(&m.net.Cfg, m.units, y)
-	if err != nil {
-		var re *head.RowError
-		if errors.As(err, &re) {
-			return nil, dataErr(re.Row, -1, ErrBadInput, "target %v: %v", y[re.Row], re.Err)
-		}
-		return nil, err
-	}
-	xs := make([]float32, rows*cols)
-	if err := m.standardize(xs, x, rows); err != nil {
 		return nil, err
 	}
 
@@ -126,6 +93,48 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 		return m, fmt.Errorf("training cancelled at epoch %d (keeping epoch %d): %w", res.Epochs, res.BestEpoch, err)
 	}
 	return m, nil
+}
+
+// prepare checks a defaulted cfg and the data, and makes the untrained
+// model, its training targets and the standardized features.
+func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *head.Targets, []float32, error) {
+	tok, err := cfg.validate()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if rows < 1 || cols < 1 {
+		return nil, nil, nil, fmt.Errorf("%w: %d rows of %d features", ErrTooFewRows, rows, cols)
+	}
+	if nVal := train.ValRows(rows, cfg.ValFrac); nVal > 0 && rows-nVal < 1 {
+		return nil, nil, nil, fmt.Errorf("%w: %d row(s) cannot hold out a validation split (need at least 2; or set ValFrac < 0)", ErrTooFewRows, rows)
+	}
+	yMin, yMax, err := checkData(x, rows, cols, y)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st := data.FitStandardizer(x, cols)
+	for j := range cols {
+		if math.IsInf(st.Mean[j], 0) || math.IsNaN(st.Mean[j]) || math.IsInf(st.Std[j], 0) || math.IsNaN(st.Std[j]) {
+			return nil, nil, nil, dataErr(-1, j, ErrBadInput, "the feature's values span too wide a range: their mean or standard deviation overflows float64 (mean %v, sd %v)", st.Mean[j], st.Std[j])
+		}
+	}
+	m, err := newModel(cfg, tok, st.Mean, st.Std, yMin, yMax, cfg.Seed)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tg, err := head.Encode(&m.net.Cfg, m.units, y)
+	if err != nil {
+		var re *head.RowError
+		if errors.As(err, &re) {
+			return nil, nil, nil, dataErr(re.Row, -1, ErrBadInput, "target %v: %v", y[re.Row], re.Err)
+		}
+		return nil, nil, nil, err
+	}
+	xs := make([]float32, rows*cols)
+	if err := m.standardize(xs, x, rows); err != nil {
+		return nil, nil, nil, err
+	}
+	return m, tg, xs, nil
 }
 
 // checkData checks training rows x (rows x cols, at least one of each)
