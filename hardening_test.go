@@ -425,3 +425,25 @@ func TestP6LoadRangeOverflow(t *testing.T) {
 		t.Errorf("got %v, want ErrNotModel", err)
 	}
 }
+
+// TestHeadFields: every head lists its own Config fields, each of which
+// DefaultConfig leaves alone for the other heads.
+func TestHeadFields(t *testing.T) {
+	want := map[Head][]string{
+		HeadDecoder:   {"Vocab", "RawTarget", "UnmaskedLoss", "DecLayers", "DecWidth", "DecHeads"},
+		HeadPointwise: {"Sigmoid"},
+		HeadRiemann:   {"Bins"},
+		HeadMDN:       {"Components"},
+	}
+	for _, h := range Heads {
+		if got := h.Fields(); !reflect.DeepEqual(got, want[h]) {
+			t.Errorf("%s: %v, want %v", h, got, want[h])
+		}
+	}
+	if Head("nope").Fields() != nil {
+		t.Error("unknown head has fields")
+	}
+	if c := DefaultConfig(Config{Head: HeadMDN}); c.Bins != 0 || c.DecWidth != 0 || c.Vocab != "" || c.Components != DefaultComponents {
+		t.Errorf("mdn defaults: %+v", c)
+	}
+}
