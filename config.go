@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"decoreg/internal/head"
 	"decoreg/vocab"
 )
 
@@ -44,56 +45,75 @@ const (
 
 // Config holds the hyper-parameters of a model and of its training. The zero
 // value of a field means its default (see the constants above); use
-// DefaultConfig to see them filled in.
+// DefaultConfig to see them filled in. A Config is plain data: comparable
+// with ==, and its JSON form (snake_case keys) is what model files and
+// benchmark results record.
 type Config struct {
-	Head Head // default HeadDecoder
+	Head Head `json:"head"` // default HeadDecoder
 
 	// Vocab is the decoder's tokenization, as a vocab.Parse spec such as
 	// "normalized:base=8,length=6" or
 	// "unnormalized:base=10,exponent=1,mantissa=4,repeat=3".
-	Vocab string
+	Vocab string `json:"vocab,omitempty"`
 	// RawTarget makes an unnormalized decoder tokenize the original y
 	// instead of the scaled u - 0.5.
-	RawTarget bool
+	RawTarget bool `json:"raw_target,omitempty"`
 	// UnmaskedLoss trains the decoder with the plain softmax over the whole
 	// vocabulary, as the reference code does; by default the loss uses the
 	// allowed-token constraint (probabilities renormalised over valid
 	// tokens), as likelihoods and sampling always do.
-	UnmaskedLoss bool
+	UnmaskedLoss bool `json:"unmasked_loss,omitempty"`
 
-	EncLayers, EncWidth           int  // MLP encoder: layers x width, ReLU
-	DecLayers, DecWidth, DecHeads int  // decoder: blocks, model width, attention heads
-	Bins                          int  // Riemann bins
-	Components                    int  // MDN components
-	Sigmoid                       bool // pointwise: squash the output to [-0.5, 0.5]
+	// The MLP encoder: layers x width, ReLU.
+	EncLayers int `json:"enc_layers"`
+	EncWidth  int `json:"enc_width"`
+	// The decoder: blocks, model width, attention heads.
+	DecLayers int `json:"dec_layers,omitempty"`
+	DecWidth  int `json:"dec_width,omitempty"`
+	DecHeads  int `json:"dec_heads,omitempty"`
 
-	LR          float64 // Adam learning rate
-	WeightDecay float64 // L2 penalty (added to the gradient) unless AdamW
-	AdamW       bool    // decoupled weight decay
-	BatchSize   int
-	MaxEpochs   int
+	Bins       int  `json:"bins,omitempty"`       // Riemann bins
+	Components int  `json:"components,omitempty"` // MDN components
+	Sigmoid    bool `json:"sigmoid,omitempty"`    // pointwise: squash the output to [-0.5, 0.5]
+
+	LR          float64 `json:"lr"`              // Adam learning rate
+	WeightDecay float64 `json:"weight_decay"`    // L2 penalty (added to the gradient) unless AdamW
+	AdamW       bool    `json:"adamw,omitempty"` // decoupled weight decay
+	BatchSize   int     `json:"batch_size"`
+	MaxEpochs   int     `json:"max_epochs"`
 	// Patience is the number of epochs without a better validation loss
 	// before training stops; the best weights are restored.
-	Patience int
+	Patience int `json:"patience"`
 	// ValFrac is the fraction of the training rows held out for early
-	// stopping. A negative value trains on all rows for MaxEpochs epochs.
-	ValFrac float64
-	Seed    uint64
-	// Threads is the number of threads of the matrix kernels (0: all
+	// stopping: 0 means the default DefaultValFrac (0.1), a negative value
+	// holds out nothing and trains on all rows for MaxEpochs epochs. (The
+	// command line's --val-frac differs: there 0 means none.)
+	ValFrac float64 `json:"val_frac"`
+	Seed    uint64  `json:"seed"`
+	// Threads is the number of threads of the network's kernels (0: all
 	// cores). The same seed and thread count give the same model.
-	Threads int
-
-	// Progress, if set, is called after every epoch.
-	Progress func(Progress)
+	Threads int `json:"threads"`
 }
 
-// Progress reports one finished epoch.
+// Progress reports one finished epoch to the function given WithProgress.
 type Progress struct {
 	Epoch, MaxEpochs int
 	TrainLoss        float64 // mean training loss of the epoch (for the decoder: NLL in u units, from the training objective's probabilities)
-	ValLoss          float64 // validation loss (NLL in head units; MSE for pointwise); NaN without validation
+	ValLoss          float64 // validation loss (NLL in u units; MSE in head units for pointwise); NaN without validation
 	Best             bool    // this epoch has the best validation loss so far
 	Elapsed          time.Duration
+}
+
+// FitOption is an option of Fit and FitFlat that is not a hyper-parameter.
+type FitOption func(*fitOptions)
+
+type fitOptions struct {
+	progress func(Progress)
+}
+
+// WithProgress makes Fit call f after every epoch.
+func WithProgress(f func(Progress)) FitOption {
+	return func(o *fitOptions) { o.progress = f }
 }
 
 // DefaultConfig returns c with every zero field set to its default.
@@ -101,27 +121,11 @@ func DefaultConfig(c Config) Config {
 	if c.Head == "" {
 		c.Head = HeadDecoder
 	}
-	if c.Vocab == "" && c.Head == HeadDecoder {
-		c.Vocab = DefaultVocab
-	}
-	setInt := func(p *int, v int) {
-		if *p == 0 {
-			*p = v
-		}
+	if hs := headSpecs[c.Head]; hs != nil {
+		hs.defaults(&c)
 	}
 	setInt(&c.EncLayers, DefaultEncLayers)
 	setInt(&c.EncWidth, DefaultEncWidth)
-	if c.Head == HeadDecoder {
-		setInt(&c.DecLayers, DefaultDecLayers)
-		setInt(&c.DecWidth, DefaultDecWidth)
-		setInt(&c.DecHeads, DefaultDecHeads)
-	}
-	if c.Head == HeadRiemann {
-		setInt(&c.Bins, DefaultBins)
-	}
-	if c.Head == HeadMDN {
-		setInt(&c.Components, DefaultComponents)
-	}
 	if c.LR == 0 {
 		c.LR = DefaultLR
 	}
@@ -170,47 +174,23 @@ func (c Config) Validate() error {
 // validate checks a defaulted config and returns its tokenization (nil for
 // heads without one).
 func (c Config) validate() (vocab.Tokenizer, error) {
-	var tok vocab.Tokenizer
-	switch c.Head {
-	case HeadDecoder:
-		t, err := vocab.Parse(c.Vocab)
-		if err != nil {
-			return nil, configErr("Vocab", "%q: %v", c.Vocab, err)
-		}
-		tok = t
-	case HeadPointwise, HeadRiemann, HeadMDN:
-	default:
+	hs := headSpecs[c.Head]
+	if hs == nil {
 		return nil, configErr("Head", "unknown head %q (want decoder, pointwise, riemann or mdn)", c.Head)
 	}
 	if c.EncLayers < 1 || c.EncWidth < 1 {
 		return nil, configErr(pick(c.EncLayers < 1, "EncLayers", "EncWidth"), "encoder needs at least 1 layer of width >= 1, have %d x %d", c.EncLayers, c.EncWidth)
 	}
-	if c.Head == HeadDecoder {
-		if c.DecLayers < 1 || c.DecWidth < 1 || c.DecHeads < 1 {
-			return nil, configErr(pick(c.DecLayers < 1, "DecLayers", pick(c.DecWidth < 1, "DecWidth", "DecHeads")), "decoder needs layers, width and heads >= 1, have %d, %d, %d", c.DecLayers, c.DecWidth, c.DecHeads)
-		}
-		if c.DecWidth%c.DecHeads != 0 {
-			return nil, configErr("DecWidth", "decoder width %d is not a multiple of its %d heads", c.DecWidth, c.DecHeads)
-		}
+	tok, err := hs.check(c)
+	if err != nil {
+		return nil, err
 	}
 	if c.EncLayers > MaxLayers || c.DecLayers > MaxLayers || c.EncWidth > MaxWidth || c.DecWidth > MaxWidth {
 		return nil, configErr(sizeField(c), "layers are limited to %d and widths to %d, have encoder %d x %d, decoder %d x %d",
 			MaxLayers, MaxWidth, c.EncLayers, c.EncWidth, c.DecLayers, c.DecWidth)
 	}
-	if c.Head == HeadRiemann && c.Bins > MaxBins {
-		return nil, configErr("Bins", "riemann bins are limited to %d, have %d", MaxBins, c.Bins)
-	}
-	if c.Head == HeadMDN && c.Components > MaxComponents {
-		return nil, configErr("Components", "mdn components are limited to %d, have %d", MaxComponents, c.Components)
-	}
 	if n := c.approxParams(); n > MaxParams {
 		return nil, configErr(sizeField(c), "the network would have about %.3g parameters, more than the %d allowed", n, MaxParams)
-	}
-	if c.Head == HeadRiemann && c.Bins < 2 {
-		return nil, configErr("Bins", "riemann needs at least 2 bins, have %d", c.Bins)
-	}
-	if c.Head == HeadMDN && c.Components < 1 {
-		return nil, configErr("Components", "mdn needs at least 1 component, have %d", c.Components)
 	}
 	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
 		return nil, configErr("LR", "learning rate must be finite and > 0, have %v", c.LR)
@@ -221,8 +201,8 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	if c.BatchSize < 1 || c.MaxEpochs < 1 || c.Patience < 1 {
 		return nil, configErr(countField(c), "batch size, epochs and patience must be >= 1, have %d, %d, %d", c.BatchSize, c.MaxEpochs, c.Patience)
 	}
-	if c.ValFrac >= 1 || math.IsNaN(c.ValFrac) {
-		return nil, configErr("ValFrac", "validation fraction must be < 1, have %v", c.ValFrac)
+	if c.ValFrac >= 1 || math.IsNaN(c.ValFrac) || math.IsInf(c.ValFrac, 0) {
+		return nil, configErr("ValFrac", "validation fraction must be finite and < 1, have %v", c.ValFrac)
 	}
 	if c.Threads < 0 {
 		return nil, configErr("Threads", "threads must be >= 0, have %d", c.Threads)
@@ -245,21 +225,13 @@ const (
 // layer (whose size depends on the features): the hidden encoder layers,
 // the decoder blocks and the output layer.
 func (c Config) approxParams() float64 {
-	ew, dw := float64(c.EncWidth), float64(c.DecWidth)
-	n := float64(max(c.EncLayers-1, 0)) * ew * (ew + 1)
-	switch c.Head {
-	case HeadDecoder:
-		n += ew*dw + float64(c.DecLayers)*12*dw*dw
-	case HeadRiemann:
-		n += ew * float64(c.Bins)
-	case HeadMDN:
-		n += 3 * ew * float64(c.Components)
-	}
-	return n
+	ew := float64(c.EncWidth)
+	return float64(max(c.EncLayers-1, 0))*ew*(ew+1) + headSpecs[c.Head].params(c)
 }
 
 // sizeField names the size field that breaks a limit: the largest of the
-// encoder and decoder layers and widths relative to its limit.
+// encoder and decoder layers and widths relative to its limit, else the
+// head's own size field.
 func sizeField(c Config) string {
 	switch {
 	case c.EncWidth > MaxWidth:
@@ -270,10 +242,8 @@ func sizeField(c Config) string {
 		return "EncLayers"
 	case c.DecLayers > MaxLayers:
 		return "DecLayers"
-	case c.Head == HeadRiemann:
-		return "Bins"
-	case c.Head == HeadMDN:
-		return "Components"
+	case headSpecs[c.Head].sizeField != "":
+		return headSpecs[c.Head].sizeField
 	}
 	return "EncWidth"
 }
@@ -294,4 +264,102 @@ func pick(cond bool, a, b string) string {
 		return a
 	}
 	return b
+}
+
+// headSpec is the Config side of a head: its own fields, their defaults
+// and checks, and the size of its layers. Its behaviour in training and
+// inference is impl, from the one table of heads (package internal/head).
+type headSpec struct {
+	impl      *head.Head
+	fields    []string                                // the Config fields only this head uses
+	defaults  func(c *Config)                         // sets its zero fields to their defaults
+	check     func(c Config) (vocab.Tokenizer, error) // checks its fields (defaults applied)
+	params    func(c Config) float64                  // parameters of the layers after the encoder
+	sizeField string                                  // the field that makes it big ("": the encoder's)
+}
+
+var headSpecs = map[Head]*headSpec{
+	HeadDecoder: {
+		impl:   head.Lookup("decoder"),
+		fields: []string{"Vocab", "RawTarget", "UnmaskedLoss", "DecLayers", "DecWidth", "DecHeads"},
+		defaults: func(c *Config) {
+			if c.Vocab == "" {
+				c.Vocab = DefaultVocab
+			}
+			setInt(&c.DecLayers, DefaultDecLayers)
+			setInt(&c.DecWidth, DefaultDecWidth)
+			setInt(&c.DecHeads, DefaultDecHeads)
+		},
+		check: func(c Config) (vocab.Tokenizer, error) {
+			tok, err := vocab.Parse(c.Vocab)
+			if err != nil {
+				return nil, configErr("Vocab", "%q: %v", c.Vocab, err)
+			}
+			if c.DecLayers < 1 || c.DecWidth < 1 || c.DecHeads < 1 {
+				return nil, configErr(pick(c.DecLayers < 1, "DecLayers", pick(c.DecWidth < 1, "DecWidth", "DecHeads")), "decoder needs layers, width and heads >= 1, have %d, %d, %d", c.DecLayers, c.DecWidth, c.DecHeads)
+			}
+			if c.DecWidth%c.DecHeads != 0 {
+				return nil, configErr("DecWidth", "decoder width %d is not a multiple of its %d heads", c.DecWidth, c.DecHeads)
+			}
+			return tok, nil
+		},
+		params: func(c Config) float64 {
+			ew, dw := float64(c.EncWidth), float64(c.DecWidth)
+			return ew*dw + float64(c.DecLayers)*12*dw*dw
+		},
+	},
+	HeadPointwise: {
+		impl:     head.Lookup("pointwise"),
+		fields:   []string{"Sigmoid"},
+		defaults: func(*Config) {},
+		check:    func(Config) (vocab.Tokenizer, error) { return nil, nil },
+		params:   func(Config) float64 { return 0 },
+	},
+	HeadRiemann: {
+		impl:     head.Lookup("riemann"),
+		fields:   []string{"Bins"},
+		defaults: func(c *Config) { setInt(&c.Bins, DefaultBins) },
+		check: func(c Config) (vocab.Tokenizer, error) {
+			if c.Bins > MaxBins {
+				return nil, configErr("Bins", "riemann bins are limited to %d, have %d", MaxBins, c.Bins)
+			}
+			if c.Bins < 2 {
+				return nil, configErr("Bins", "riemann needs at least 2 bins, have %d", c.Bins)
+			}
+			return nil, nil
+		},
+		params:    func(c Config) float64 { return float64(c.EncWidth) * float64(c.Bins) },
+		sizeField: "Bins",
+	},
+	HeadMDN: {
+		impl:     head.Lookup("mdn"),
+		fields:   []string{"Components"},
+		defaults: func(c *Config) { setInt(&c.Components, DefaultComponents) },
+		check: func(c Config) (vocab.Tokenizer, error) {
+			if c.Components > MaxComponents {
+				return nil, configErr("Components", "mdn components are limited to %d, have %d", MaxComponents, c.Components)
+			}
+			if c.Components < 1 {
+				return nil, configErr("Components", "mdn needs at least 1 component, have %d", c.Components)
+			}
+			return nil, nil
+		},
+		params:    func(c Config) float64 { return 3 * float64(c.EncWidth) * float64(c.Components) },
+		sizeField: "Components",
+	},
+}
+
+// Fields returns the names of the Config fields that only head h uses
+// (nil for an unknown head): a caller can refuse them for other heads.
+func (h Head) Fields() []string {
+	if hs := headSpecs[h]; hs != nil {
+		return append([]string(nil), hs.fields...)
+	}
+	return nil
+}
+
+func setInt(p *int, v int) {
+	if *p == 0 {
+		*p = v
+	}
 }

@@ -96,7 +96,7 @@ func TestDensityNormalised(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				aff := m.affine()
+				aff := m.units.Affine()
 				var total float64
 				var edges []float64
 				if m.tok != nil {
@@ -109,9 +109,9 @@ func TestDensityNormalised(t *testing.T) {
 					}
 				} else {
 					// Smooth or histogram density: a fine midpoint rule.
-					lo, hi := m.yMin-0.01*m.yRange(), m.yMax+0.01*m.yRange()
+					lo, hi := m.units.YMin-0.01*m.units.Range(), m.units.YMax+0.01*m.units.Range()
 					if m.cfg.Head == HeadMDN {
-						lo, hi = m.yMin-40*m.yRange(), m.yMax+40*m.yRange()
+						lo, hi = m.units.YMin-40*m.units.Range(), m.units.YMax+40*m.units.Range()
 					}
 					const n = 400000
 					h := (hi - lo) / n
@@ -160,17 +160,17 @@ func TestLogPDFTwoPaths(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				yc := min(max(y[i], m.yMin), m.yMax)
+				yc := min(max(y[i], m.units.YMin), m.units.YMax)
 				lp := d.LogPDF(yc)
 				// Independent: the sequence probability divided by the cell width in y units.
 				tk := d.(*dist.Token)
-				t0 := m.uToHead(m.toU(yc))
+				t0 := m.units.ToHead(m.units.ToU(yc))
 				seq, _, err := m.tok.Encode(t0)
 				if err != nil {
 					t.Fatal(err)
 				}
 				cell, _ := m.tok.Decode(seq)
-				want := tk.LogProbSeq(seq) - math.Log(cell.Width()*m.affine().Scale)
+				want := tk.LogProbSeq(seq) - math.Log(cell.Width()*m.units.Affine().Scale)
 				if math.Abs(lp-want) > 1e-9 {
 					t.Fatalf("row %d: LogPDF %v, log P/width %v", i, lp, want)
 				}
@@ -202,8 +202,8 @@ func TestNLLTokenRiemannMDN(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		yc := min(max(y[i], m.yMin), m.yMax)
-		sum += -(d.LogPDF(yc) + math.Log(m.yMax-m.yMin) - math.Log(float64(m.cfg.Bins)))
+		yc := min(max(y[i], m.units.YMin), m.units.YMax)
+		sum += -(d.LogPDF(yc) + math.Log(m.units.YMax-m.units.YMin) - math.Log(float64(m.cfg.Bins)))
 	}
 	if got := sum / float64(len(y)); math.Abs(got-e.NLLToken) > 1e-4 {
 		t.Errorf("mean -log P(bin) %v, Evaluate NLLToken %v", got, e.NLLToken)
@@ -234,7 +234,7 @@ func TestQuantilesMatchSamples(t *testing.T) {
 		// (plus the mass of one cell, since samples sit at cell centres).
 		k := sort.SearchFloat64s(s, exact)
 		sigma := math.Sqrt(q * (1 - q) / n)
-		cellMass := math.Exp(d.LogPDF(exact)) * m.yRange() / 256
+		cellMass := math.Exp(d.LogPDF(exact)) * m.units.Range() / 256
 		if got := float64(k) / n; math.Abs(got-q) > 5*sigma+cellMass {
 			t.Errorf("q=%v: exact quantile %v has empirical CDF %v (tolerance %v)", q, exact, got, 5*sigma+cellMass)
 		}
@@ -354,12 +354,11 @@ func TestCancel(t *testing.T) {
 	cfg := small(HeadMDN, "")
 	cfg.MaxEpochs = 100
 	cfg.Patience = 100
-	cfg.Progress = func(p Progress) {
+	m, err := FitFlat(ctx, x, len(y), 1, y, cfg, WithProgress(func(p Progress) {
 		if p.Epoch == 2 {
 			cancel()
 		}
-	}
-	m, err := FitFlat(ctx, x, len(y), 1, y, cfg)
+	}))
 	if !errors.Is(err, context.Canceled) || m == nil {
 		t.Fatalf("got (%v, %v)", m, err)
 	}

@@ -23,4 +23,13 @@
 // unnormalized decoder can model the original y instead, Config.RawTarget).
 // Densities are reported per unit of the original y: NLL_y = NLL_u +
 // log(y_max - y_min).
+//
+// Errors. A Config that cannot work gives a *ConfigError naming the field
+// (errors.Is(err, ErrConfig)); data that cannot be used gives a *DataError
+// naming the row and the feature column (errors.Is(err, ErrBadInput), or
+// ErrConstantTarget). The network computes in float32: a prediction row
+// whose features are so far from the training data that the network's
+// arithmetic overflows (standardized values beyond float32, or non-finite
+// network outputs) is a *DataError naming the row and its feature furthest
+// from the training mean; rows that do not overflow get finite answers.
 package decoreg

@@ -2,6 +2,7 @@ package decoreg_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -76,4 +77,31 @@ func ExampleModel_Predict() {
 	// Output:
 	// means increase: true
 	// intervals cover the means: true
+}
+
+// Report training progress through WithProgress, and read which row and
+// column of the data an error is about through DataError.
+func ExampleWithProgress() {
+	r := rand.New(rand.NewPCG(5, 6))
+	x := make([]float64, 200) // 100 rows of 2 features, row-major
+	y := make([]float64, 100)
+	for i := range y {
+		x[2*i], x[2*i+1] = r.Float64(), r.Float64()
+		y[i] = x[2*i] - x[2*i+1]
+	}
+	cfg := decoreg.Config{Head: decoreg.HeadRiemann, EncWidth: 16, MaxEpochs: 3, Seed: 1}
+	epochs := 0
+	_, err := decoreg.FitFlat(context.Background(), x, 100, 2, y, cfg,
+		decoreg.WithProgress(func(p decoreg.Progress) { epochs = p.Epoch }))
+	fmt.Println("epochs reported:", epochs, err)
+
+	x[2*7+1] = math.NaN()
+	_, err = decoreg.FitFlat(context.Background(), x, 100, 2, y, cfg)
+	var de *decoreg.DataError
+	if errors.As(err, &de) {
+		fmt.Printf("row %d, column %d: %v (bad input: %v)\n", de.Row, de.Column, de.Err, errors.Is(err, decoreg.ErrBadInput))
+	}
+	// Output:
+	// epochs reported: 3 <nil>
+	// row 7, column 1: the feature is NaN (bad input: true)
 }

@@ -3,10 +3,9 @@ package decoreg
 import (
 	"errors"
 	"math"
-	"strings"
 	"time"
 
-	"decoreg/dist"
+	"decoreg/internal/head"
 	imodel "decoreg/internal/model"
 	"decoreg/vocab"
 )
@@ -19,13 +18,14 @@ var ErrNotFitted = errors.New("decoreg: model is not fitted")
 // by several goroutines only for reading methods that do not share a
 // distribution; Dist results are not safe for concurrent use.
 type Model struct {
-	cfg  Config
-	tok  vocab.Tokenizer
-	net  *imodel.Model
-	info TrainInfo
+	cfg   Config
+	h     *head.Head
+	tok   vocab.Tokenizer
+	net   *imodel.Model
+	units head.Units // y <-> u <-> head units
+	info  TrainInfo
 
 	xMean, xStd []float64 // per-feature standardisation (std 0 -> 1)
-	yMin, yMax  float64   // training targets' range
 
 	features []string // optional column names, for files
 	target   string
@@ -39,7 +39,7 @@ type TrainInfo struct {
 	Params      int     `json:"params"`        // number of parameters
 	Epochs      int     `json:"epochs"`        // epochs run
 	BestEpoch   int     `json:"best_epoch"`    // epoch whose weights were kept (1-based)
-	BestValLoss float64 `json:"best_val_loss"` // 0 when trained without validation
+	BestValLoss float64 `json:"best_val_loss"` // 0 when trained without validation (always finite)
 	Stopped     string  `json:"stopped"`       // "early-stopping", "max-epochs" or "cancelled"
 	Seconds     float64 `json:"seconds"`       // wall time of Fit
 	Kernel      string  `json:"kernel"`        // GEMM kernel used
@@ -51,6 +51,40 @@ type TrainInfo struct {
 // Version is decoreg's version, recorded in model files.
 const Version = "0.1.0"
 
+// newModel makes the model of a validated, defaulted cfg with tokenization
+// tok (nil for heads without one), for inputs standardized with xMean and
+// xStd and targets in [yMin, yMax]; it creates the network with seed. Fit
+// and Load both make their models here, once the target range is known:
+// the tokenizer the network and the distributions use is fixed here.
+func newModel(cfg Config, tok vocab.Tokenizer, xMean, xStd []float64, yMin, yMax float64, seed uint64) (*Model, error) {
+	m := &Model{cfg: cfg, h: headSpecs[cfg.Head].impl, xMean: xMean, xStd: xStd}
+	m.units = m.h.Units(tok, cfg.RawTarget, yMin, yMax)
+	// The tokenizer is final from here: the network's masks, the training
+	// targets and the distributions all use m.tok.
+	m.tok = tok
+	net, err := imodel.New(m.netConfig(len(xMean)), seed)
+	if err != nil {
+		return nil, &ConfigError{Field: "EncWidth", Err: err}
+	}
+	m.net = net
+	return m, nil
+}
+
+// netConfig is the internal network's configuration (fields of other
+// heads are ignored by the network).
+func (m *Model) netConfig(in int) imodel.Config {
+	c := m.cfg
+	return imodel.Config{
+		In: in, EncLayers: c.EncLayers, EncWidth: c.EncWidth, Threads: c.Threads,
+		Head: m.h.Kind,
+		// Decoder.
+		Vocab: m.tok, DecLayers: c.DecLayers, DecWidth: c.DecWidth, DecHeads: c.DecHeads, DFF: c.DecWidth,
+		MaskLoss: !c.UnmaskedLoss,
+		// Riemann, MDN, pointwise.
+		Bins: c.Bins, Components: c.Components, Sigmoid: c.Sigmoid,
+	}
+}
+
 // Config returns the model's configuration (with defaults filled in).
 func (m *Model) Config() Config { return m.cfg }
 
@@ -61,7 +95,7 @@ func (m *Model) Info() TrainInfo { return m.info }
 func (m *Model) Features() int { return len(m.xMean) }
 
 // YRange returns the training targets' minimum and maximum.
-func (m *Model) YRange() (lo, hi float64) { return m.yMin, m.yMax }
+func (m *Model) YRange() (lo, hi float64) { return m.units.YMin, m.units.YMax }
 
 // SetNames records the names of the feature columns and of the target,
 // saved with the model so that prediction inputs can be matched by name.
@@ -76,72 +110,41 @@ func (m *Model) Names() (features []string, target string) { return m.features, 
 // Tokenizer returns the decoder's tokenization (nil for other heads).
 func (m *Model) Tokenizer() vocab.Tokenizer { return m.tok }
 
-// unnormalized reports whether the decoder uses a sign/exponent/mantissa
-// tokenization (possibly repeated).
-func (m *Model) unnormalized() bool {
-	return m.tok != nil && strings.Contains(m.tok.Spec(), "unnormalized")
-}
-
-// shifted reports whether the head models u - 0.5 rather than u.
-func (m *Model) shifted() bool {
-	switch m.cfg.Head {
-	case HeadPointwise, HeadMDN:
-		return true
-	case HeadDecoder:
-		return m.unnormalized() && !m.cfg.RawTarget
-	}
-	return false
-}
-
-func (m *Model) raw() bool { return m.cfg.Head == HeadDecoder && m.unnormalized() && m.cfg.RawTarget }
-
-// yRange is y_max - y_min (> 0 for a fitted model).
-func (m *Model) yRange() float64 { return m.yMax - m.yMin }
-
-// affine maps head units t to y.
-func (m *Model) affine() dist.Affine {
-	r := m.yRange()
-	switch {
-	case m.raw():
-		return dist.Affine{Offset: 0, Scale: 1}
-	case m.shifted():
-		return dist.Affine{Offset: m.yMin + 0.5*r, Scale: r}
-	default:
-		return dist.Affine{Offset: m.yMin, Scale: r}
-	}
-}
-
-// toU maps y to u = (y - y_min)/(y_max - y_min).
-func (m *Model) toU(y float64) float64 { return (y - m.yMin) / m.yRange() }
-
-// uToHead maps u in [0,1] to head units t.
-func (m *Model) uToHead(u float64) float64 {
-	switch {
-	case m.raw():
-		return m.yMin + u*m.yRange()
-	case m.shifted():
-		return u - 0.5
-	}
-	return u
-}
-
-// logTPerU is log(dt/du): NLL_u = NLL_t - logTPerU.
-func (m *Model) logTPerU() float64 {
-	if m.raw() {
-		return math.Log(m.yRange())
-	}
-	return 0
-}
+// maxStandardized bounds the standardized features the network is given:
+// float32's largest finite value.
+const maxStandardized = math.MaxFloat32
 
 // standardize writes the standardised float32 features of rows x (n x d,
-// row-major) into dst.
-func (m *Model) standardize(dst []float32, x []float64, n int) {
+// row-major) into dst. A value whose standardized form float32 cannot hold
+// gives a *DataError naming its row and column.
+func (m *Model) standardize(dst []float32, x []float64, n int) error {
 	d := len(m.xMean)
 	for i := 0; i < n; i++ {
 		for j := 0; j < d; j++ {
-			dst[i*d+j] = float32((x[i*d+j] - m.xMean[j]) / m.xStd[j])
+			z := (x[i*d+j] - m.xMean[j]) / m.xStd[j]
+			if !(math.Abs(z) <= maxStandardized) {
+				return dataErr(i, j, ErrBadInput, "feature value %v is %.3g standard deviations from the training mean %.6g, beyond what the network's float32 arithmetic can hold",
+					x[i*d+j], z, m.xMean[j])
+			}
+			dst[i*d+j] = float32(z)
 		}
 	}
+	return nil
+}
+
+// overflow is the error of row i whose network outputs are not finite:
+// its float32 arithmetic overflowed. It blames the row's feature with the
+// largest standardized value (the one furthest from the training data).
+func (m *Model) overflow(x []float64, i int, err error) error {
+	d := len(m.xMean)
+	col, zmax := 0, -1.0
+	for j := 0; j < d; j++ {
+		if z := math.Abs((x[i*d+j] - m.xMean[j]) / m.xStd[j]); z > zmax {
+			col, zmax = j, z
+		}
+	}
+	return dataErr(i, col, ErrBadInput, "feature value %v is %.3g standard deviations from the training mean %.6g: the network's float32 arithmetic overflows on this row (%v)",
+		x[i*d+col], zmax, m.xMean[col], err)
 }
 
 func since(t time.Time) float64 { return time.Since(t).Seconds() }

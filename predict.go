@@ -1,11 +1,16 @@
 package decoreg
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 
 	"decoreg/dist"
+	"decoreg/internal/head"
+	"decoreg/internal/jsonfloat"
 	"decoreg/metrics"
+	"decoreg/vocab"
 )
 
 // Output selects what Predict computes; combine with |.
@@ -23,7 +28,7 @@ const (
 // PredictOptions control Predict.
 type PredictOptions struct {
 	Outputs Output    // default OutMean|OutMedian|OutMode
-	Levels  []float64 // quantile levels for OutQuantiles; default 0.1, 0.2, ..., 0.9
+	Levels  []float64 // quantile levels for OutQuantiles, each in [0, 1]; default DefaultLevels
 	// Token tunes token heads' summaries; a zero MeanTol means
 	// DefaultMeanTol.
 	Token dist.TokenOptions
@@ -36,7 +41,9 @@ type PredictOptions struct {
 // of the target range.
 const DefaultMeanTol = 1e-3
 
-// DefaultLevels are the quantile levels Predict uses when none are given.
+// DefaultLevels are the quantile levels Predict uses when none are given
+// (the command line's predict writes the same): the 50% and 90% central
+// intervals.
 var DefaultLevels = []float64{0.05, 0.25, 0.75, 0.95}
 
 // Prediction holds Predict's answers in original y units, one entry per row.
@@ -55,6 +62,9 @@ type quantiler interface {
 }
 
 // Dist returns the predictive distribution of one input x (len Features()).
+// Features that are NaN or infinite, or so far from the training data that
+// the network's float32 arithmetic overflows, give a *DataError naming the
+// column (row 0).
 func (m *Model) Dist(x []float64) (dist.Distribution, error) {
 	ds, err := m.dists(x, 1, dist.TokenOptions{})
 	if err != nil {
@@ -64,7 +74,9 @@ func (m *Model) Dist(x []float64) (dist.Distribution, error) {
 }
 
 // Dists returns the predictive distributions of rows x (rows x Features(),
-// row-major), encoding every input once.
+// row-major), encoding every input once. Errors are as Dist's, naming the
+// row; options dist.NewToken refuses give a *ConfigError ("Token.Beam",
+// ...).
 func (m *Model) Dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
 	return m.dists(x, rows, opts)
 }
@@ -77,13 +89,16 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 	if len(x) != rows*d {
 		return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, d)
 	}
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%w: feature %d of row %d is %v", ErrBadInput, i%d, i/d, v)
-		}
+	if err := checkTokenOptions(opts); err != nil {
+		return nil, err
+	}
+	if err := checkFinite(x, d); err != nil {
+		return nil, err
 	}
 	xs := make([]float32, rows*d)
-	m.standardize(xs, x, rows)
+	if err := m.standardize(xs, x, rows); err != nil {
+		return nil, err
+	}
 	width := m.cfg.EncWidth
 	phi := make([]float32, rows*width)
 	const chunk = 1024
@@ -91,42 +106,45 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 		n := min(chunk, rows-lo)
 		m.net.Encode(xs[lo*d:(lo+n)*d], n, phi[lo*width:(lo+n)*width])
 	}
-	aff := m.affine()
-	out := make([]dist.Distribution, rows)
-	switch m.cfg.Head {
-	case HeadDecoder:
-		for i := range out {
-			out[i] = dist.NewToken(m.net.Decoder(phi[i*width:(i+1)*width]), m.tok, aff, opts)
-		}
-	default:
-		var k int
-		switch m.cfg.Head {
-		case HeadPointwise:
-			k = 1
-		case HeadRiemann:
-			k = m.cfg.Bins
-		case HeadMDN:
-			k = 3 * m.cfg.Components
-		}
-		ho := make([]float32, rows*k)
+	k := m.h.Width(&m.net.Cfg)
+	var ho []float32
+	if k > 0 {
+		ho = make([]float32, rows*k)
 		for lo := 0; lo < rows; lo += chunk {
 			n := min(chunk, rows-lo)
 			m.net.HeadOutputs(phi[lo*width:(lo+n)*width], n, ho[lo*k:(lo+n)*k])
 		}
-		for i := range out {
-			row := f64(ho[i*k : (i+1)*k])
-			switch m.cfg.Head {
-			case HeadPointwise:
-				out[i] = dist.NewPoint(aff.Offset + aff.Scale*row[0])
-			case HeadRiemann:
-				out[i] = dist.NewRiemann(row, aff)
-			case HeadMDN:
-				c := m.cfg.Components
-				out[i] = dist.NewMDN(row[:c], row[c:2*c], row[2*c:], aff)
-			}
+	}
+	out := make([]dist.Distribution, rows)
+	r := head.Row{Net: m.net, Affine: m.units.Affine(), Opts: opts}
+	for i := range out {
+		r.Phi = phi[i*width : (i+1)*width]
+		if k > 0 {
+			r.Out = f64(ho[i*k : (i+1)*k])
 		}
+		dd, err := m.h.Dist(r)
+		if err != nil {
+			return nil, m.overflow(x, i, err)
+		}
+		out[i] = dd
 	}
 	return out, nil
+}
+
+// checkTokenOptions returns a *ConfigError for options that
+// dist.NewToken refuses.
+func checkTokenOptions(o dist.TokenOptions) error {
+	switch {
+	case o.MaxExpand < 0:
+		return configErr("Token.MaxExpand", "must be >= 0, have %d", o.MaxExpand)
+	case o.Beam < 0:
+		return configErr("Token.Beam", "must be >= 0, have %d", o.Beam)
+	case o.Samples < 0:
+		return configErr("Token.Samples", "must be >= 0, have %d", o.Samples)
+	case math.IsNaN(o.MeanTol):
+		return configErr("Token.MeanTol", "is NaN")
+	}
+	return nil
 }
 
 func f64(x []float32) []float64 {
@@ -138,6 +156,8 @@ func f64(x []float32) []float64 {
 }
 
 // Predict computes the requested summaries of p(y|x) for every row of X.
+// A row it cannot answer for gives a *DataError (see Dists); bad options a
+// *ConfigError naming the field ("Levels", "Token.Beam", ...).
 func (m *Model) Predict(X [][]float64, opts PredictOptions) (*Prediction, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
@@ -146,7 +166,7 @@ func (m *Model) Predict(X [][]float64, opts PredictOptions) (*Prediction, error)
 	flat := make([]float64, 0, len(X)*d)
 	for i, row := range X {
 		if len(row) != d {
-			return nil, fmt.Errorf("%w: row %d has %d features, the model takes %d", ErrBadInput, i, len(row), d)
+			return nil, dataErr(i, -1, ErrBadInput, "the row has %d features, the model takes %d", len(row), d)
 		}
 		flat = append(flat, row...)
 	}
@@ -168,7 +188,7 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 	}
 	for _, q := range levels {
 		if !(q >= 0 && q <= 1) {
-			return nil, fmt.Errorf("%w: quantile level %v is outside [0, 1]", ErrBadInput, q)
+			return nil, configErr("Levels", "quantile level %v is outside [0, 1]", q)
 		}
 	}
 	if opts.Token.MeanTol == 0 {
@@ -226,7 +246,10 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 	return p, nil
 }
 
-// Eval holds evaluation metrics on a labelled set.
+// Eval holds evaluation metrics on a labelled set. Its JSON form writes
+// NaN (the NLL of the pointwise head, metrics of degenerate sets) as null
+// and the infinities as "+Inf" and "-Inf"; decoding reverses that and reads
+// absent numbers as NaN.
 type Eval struct {
 	N    int     `json:"n"`
 	NLL  float64 `json:"nll"`   // mean negative log-density per unit of the original y (NaN for pointwise)
@@ -245,11 +268,42 @@ type Eval struct {
 	Point      string  `json:"point"`   // the point estimate used for MSE and tau
 }
 
+// evalJSON is Eval's JSON form: its float fields shadow Eval's.
+type evalJSON struct {
+	*plainEval
+	NLL        jsonfloat.Float `json:"nll"`
+	NLLU       jsonfloat.Float `json:"nll_u"`
+	NLLToken   jsonfloat.Float `json:"nll_token"`
+	MSE        jsonfloat.Float `json:"mse"`
+	RelMSE     jsonfloat.Float `json:"rel_mse"`
+	KendallTau jsonfloat.Float `json:"kendall_tau"`
+}
+
+type plainEval Eval // Eval without its methods
+
+// MarshalJSON implements json.Marshaler.
+func (e Eval) MarshalJSON() ([]byte, error) {
+	return json.Marshal(evalJSON{(*plainEval)(&e), jsonfloat.Float(e.NLL), jsonfloat.Float(e.NLLU),
+		jsonfloat.Float(e.NLLToken), jsonfloat.Float(e.MSE), jsonfloat.Float(e.RelMSE), jsonfloat.Float(e.KendallTau)})
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (e *Eval) UnmarshalJSON(b []byte) error {
+	nan := jsonfloat.Float(math.NaN())
+	j := evalJSON{(*plainEval)(e), nan, nan, nan, nan, nan, nan}
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	e.NLL, e.NLLU, e.NLLToken = float64(j.NLL), float64(j.NLLU), float64(j.NLLToken)
+	e.MSE, e.RelMSE, e.KendallTau = float64(j.MSE), float64(j.RelMSE), float64(j.KendallTau)
+	return nil
+}
+
 // DefaultPoint is the point estimate Evaluate uses when none is named:
 // "median" for unnormalized decoders (whose means are swayed by rare huge
 // samples), "mean" otherwise.
 func (m *Model) DefaultPoint() string {
-	if m.unnormalized() {
+	if m.tok != nil && vocab.IsUnnormalized(m.tok) {
 		return "median"
 	}
 	return "mean"
@@ -274,14 +328,14 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 	case "mode":
 		out = OutMode
 	default:
-		return nil, fmt.Errorf("%w: unknown point estimate %q (want mean, median or mode)", ErrBadInput, point)
+		return nil, configErr("Point", "unknown point estimate %q (want mean, median or mode)", point)
 	}
 	if len(y) != rows || rows < 1 {
 		return nil, fmt.Errorf("%w: %d targets for %d rows", ErrBadInput, len(y), rows)
 	}
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%w: target of row %d is %v", ErrBadInput, i, v)
+			return nil, dataErr(i, -1, ErrBadInput, "the target is %v", v)
 		}
 	}
 	p, err := m.PredictFlat(x, rows, PredictOptions{Outputs: out})
@@ -300,35 +354,38 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 	e.RelMSE = metrics.RelMSE(pred, y)
 	e.KendallTau = metrics.KendallTau(pred, y)
 	e.NLL, e.NLLU, e.NLLToken = math.NaN(), math.NaN(), math.NaN()
-	tg, err := m.targets(y)
+	tg, err := head.Encode(&m.net.Cfg, m.units, y)
 	if err != nil {
+		var re *head.RowError
+		if errors.As(err, &re) {
+			return nil, dataErr(re.Row, -1, ErrBadInput, "target %v: %v", y[re.Row], re.Err)
+		}
 		return nil, err
 	}
-	e.Clipped = tg.clipped
-	if m.cfg.Head != HeadPointwise {
+	e.Clipped = tg.Clipped
+	if m.h.Density {
 		d := m.Features()
 		xs := make([]float32, rows*d)
-		m.standardize(xs, x, rows)
+		if err := m.standardize(xs, x, rows); err != nil {
+			return nil, err
+		}
 		idx := make([]int, rows)
 		for i := range idx {
 			idx[i] = i
 		}
-		rows := make([]float64, len(idx))
-		m.rowNLL(tg, xs, d, idx, rows)
+		nll := make([]float64, rows)
+		tg.RowNLL(m.net, xs, d, idx, nll)
 		var su, st float64
-		for i, v := range rows {
+		for i, v := range nll {
 			su += v
-			switch m.cfg.Head {
-			case HeadDecoder: // -log P(seq) = NLL_u - log(width in u)
-				st += (v - tg.logW[i] + m.logTPerU()) / float64(tg.T)
-			case HeadRiemann: // density p*n_bins: -log P(bin) = NLL_u + log(n_bins)
-				st += v + math.Log(float64(m.cfg.Bins))
+			if m.h.Tokens {
+				st += tg.TokenCE(i, v)
 			}
 		}
-		e.NLLU = su / float64(len(idx))
-		e.NLL = e.NLLU + math.Log(m.yRange())
-		if m.cfg.Head == HeadDecoder || m.cfg.Head == HeadRiemann {
-			e.NLLToken = st / float64(len(idx))
+		e.NLLU = su / float64(rows)
+		e.NLL = e.NLLU + m.units.LogRange()
+		if m.h.Tokens {
+			e.NLLToken = st / float64(rows)
 		}
 	}
 	return e, nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"decoreg"
 	"decoreg/internal/experiments"
 )
 
@@ -32,10 +33,9 @@ func writeReportTree(t *testing.T, dir string, fx []reportFixture) {
 		if f.failed {
 			r.Error = "decoreg: training diverged"
 		} else {
-			r.Eval = &experiments.Eval{N: 10, NLL: experiments.Float(f.nll), NLLU: experiments.Float(f.nllU),
-				NLLToken: experiments.Float(math.NaN()), KendallTau: experiments.Float(f.tau), Point: "mean"}
+			r.Eval = &decoreg.Eval{N: 10, NLL: f.nll, NLLU: f.nllU, NLLToken: math.NaN(), KendallTau: f.tau, Point: "mean"}
 			if strings.HasPrefix(f.head, "decoder") || f.head == "riemann" {
-				r.Eval.NLLToken = experiments.Float(fixtureTokenCE(f.nllU))
+				r.Eval.NLLToken = fixtureTokenCE(f.nllU)
 			}
 		}
 		if err := experiments.WriteResult(experiments.ResultPath(dir, f.ds, f.head, f.split), r); err != nil {

@@ -247,10 +247,10 @@ func TestDataErr(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&libDataError{Row: 2, Column: 1, Err: cause}, `predict: in.csv: line 9, column "b": 1e38 overflows`},
-		{&libDataError{Row: 0, Column: -1, Err: cause}, `predict: in.csv: line 3: 1e38`},
-		{&libDataError{Row: -1, Column: 0, Err: cause}, `predict: in.csv: column "a": 1e38`},
-		{&libDataError{Row: -1, Column: -1, Err: cause}, `predict: in.csv: 1e38`},
+		{&decoreg.DataError{Row: 2, Column: 1, Err: cause}, `predict: in.csv: line 9, column "b": 1e38 overflows`},
+		{&decoreg.DataError{Row: 0, Column: -1, Err: cause}, `predict: in.csv: line 3: 1e38`},
+		{&decoreg.DataError{Row: -1, Column: 0, Err: cause}, `predict: in.csv: column "a": 1e38`},
+		{&decoreg.DataError{Row: -1, Column: -1, Err: cause}, `predict: in.csv: 1e38`},
 		{errors.New("other"), `predict: in.csv: other`},
 	} {
 		err := dataErr("predict", d, rows, c.err)
@@ -259,7 +259,7 @@ func TestDataErr(t *testing.T) {
 			t.Errorf("dataErr(%v) = %q, want a usage error starting %q", c.err, err, c.want)
 		}
 	}
-	if err := dataErr("eval", d, nil, &libDataError{Row: 2, Column: 0, Err: cause}); !strings.HasPrefix(err.Error(), `eval: in.csv: line 4, column "a"`) {
+	if err := dataErr("eval", d, nil, &decoreg.DataError{Row: 2, Column: 0, Err: cause}); !strings.HasPrefix(err.Error(), `eval: in.csv: line 4, column "a"`) {
 		t.Errorf("without a mask: %q", err)
 	}
 }

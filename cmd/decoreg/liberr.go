@@ -109,34 +109,10 @@ func configErr(name string, err error) (_ error, ok bool) {
 	return inputf(name, "%v", err), true // a field no flag sets
 }
 
-// libDataError is decoreg.DataError, the library's error about one row
-// and column of the data it was given (Row and Column are indices into
-// the rows and features it was given, -1 when the error concerns no
-// single row or column; Err wraps decoreg.ErrBadInput, ErrConstantTarget,
-// ...).
-//
-// TEMPORARY SHIM (issue 10): decoreg.DataError is being added on another
-// branch. When it is merged, replace this type declaration by
-//
-//	type libDataError = decoreg.DataError
-//
-// (or write decoreg.DataError for libDataError below) and delete the
-// methods; nothing else changes.
-type libDataError struct {
-	Row, Column int
-	Err         error
-}
-
-func (e *libDataError) Error() string {
-	return fmt.Sprintf("decoreg: row %d, column %d: %v", e.Row, e.Column, e.Err)
-}
-
-func (e *libDataError) Unwrap() error { return e.Err }
-
 // dataErr reports err, an error of the library about the rows of d, as a
 // usage error about the file they came from. d holds the data rows rows
 // of d.Path (d.Path's rows in order when rows is nil), as selected by
-// --test-mask. A *libDataError becomes
+// --test-mask. A *decoreg.DataError becomes
 //
 //	CMD: FILE: line L, column "NAME": MESSAGE
 //
@@ -144,7 +120,7 @@ func (e *libDataError) Unwrap() error { return e.Err }
 // header) and the feature's name, each left out when the library gives -1;
 // other errors become "CMD: FILE: MESSAGE".
 func dataErr(name string, d *data.Dataset, rows []int, err error) error {
-	var de *libDataError
+	var de *decoreg.DataError
 	if !errors.As(err, &de) {
 		return inputf(name, "%s: %v", d.Path, err)
 	}

@@ -270,16 +270,16 @@ func runTrain(cmd *Command, args []string) error {
 	if !f.quiet {
 		prog = newProgress(errOut)
 	}
-	cfg.Progress = func(p decoreg.Progress) {
+	progress := decoreg.WithProgress(func(p decoreg.Progress) {
 		if prog != nil {
 			prog.update(p)
 		}
 		if onEpoch != nil {
 			onEpoch(p)
 		}
-	}
+	})
 	start := time.Now()
-	m, err := decoreg.FitFlat(ctx, d.X, d.Rows, d.Cols, d.Y, cfg)
+	m, err := decoreg.FitFlat(ctx, d.X, d.Rows, d.Cols, d.Y, cfg, progress)
 	if prog != nil {
 		prog.done()
 	}

@@ -115,9 +115,9 @@ func TestSweepGrid(t *testing.T) {
 		if len(grid) != 6 {
 			t.Fatalf("%s: %d candidates, want 6", h, len(grid))
 		}
-		seen := map[RunConfig]bool{}
+		seen := map[decoreg.Config]bool{}
 		for _, c := range grid {
-			rc := NewRunConfig(c.Config)
+			rc := c.Config
 			if seen[rc] {
 				t.Errorf("%s: duplicate candidate %s", h, c.Label)
 			}
@@ -137,13 +137,21 @@ func TestSweepGrid(t *testing.T) {
 	}
 }
 
-func TestRunConfigRoundTrip(t *testing.T) {
+// TestConfigRoundTrip: a result file keeps every setting of its Config.
+func TestConfigRoundTrip(t *testing.T) {
 	c := decoreg.Config{Head: decoreg.HeadDecoder, Vocab: "normalized:base=4,length=3", RawTarget: true,
 		UnmaskedLoss: true, EncLayers: 3, EncWidth: 5, DecLayers: 2, DecWidth: 8, DecHeads: 2, Bins: 9,
 		Components: 4, Sigmoid: true, LR: 0.25, WeightDecay: 0.5, AdamW: true, BatchSize: 7, MaxEpochs: 11,
 		Patience: 3, ValFrac: 0.2, Seed: 99, Threads: 1}
-	got := NewRunConfig(c).Config()
-	if !reflect.DeepEqual(got, c) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := WriteResult(path, &Result{Dataset: "d", Head: "mdn", Config: c}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ReadResult(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Config; !reflect.DeepEqual(got, c) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, c)
 	}
 }
@@ -250,7 +258,7 @@ func TestReadResultOldAndFailed(t *testing.T) {
 		t.Errorf("failed result: eval %+v, error %q", r.Eval, r.Error)
 	}
 	// A result with nll_token keeps it.
-	res := &Result{Dataset: "d", Head: "riemann", Eval: &Eval{N: 1, NLLToken: 2.5}}
+	res := &Result{Dataset: "d", Head: "riemann", Eval: &decoreg.Eval{N: 1, NLLToken: 2.5}}
 	path := filepath.Join(dir, "new.json")
 	if err := WriteResult(path, res); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"decoreg"
 	"decoreg/metrics"
 )
 
@@ -65,7 +66,7 @@ type ReportOptions struct {
 // metric is one column of results summarised by the report.
 type metric struct {
 	key, title, note string
-	get              func(*Eval) float64
+	get              func(*decoreg.Eval) float64
 	higher           bool // higher is better
 	prec             int  // decimals shown
 	nobest           bool // the heads' values are not comparable: no bold
@@ -74,18 +75,18 @@ type metric struct {
 var reportMetrics = []metric{
 	{"nll", "Test NLL (original y units)",
 		"Mean ± std over splits of the test negative log-likelihood per unit of the original target; lower is better.",
-		func(e *Eval) float64 { return float64(e.NLL) }, false, 2, false},
+		func(e *decoreg.Eval) float64 { return e.NLL }, false, 2, false},
 	{"nll_u", "Test NLL_u (normalized units)",
 		"The same in the units u = (y - y_min)/(y_max - y_min) of the train split's range: NLL_u = NLL - log(y_max - y_min).",
-		func(e *Eval) float64 { return float64(e.NLLU) }, false, 2, false},
+		func(e *decoreg.Eval) float64 { return e.NLLU }, false, 2, false},
 	{"nll_token", "Test cross-entropy per token",
 		"Mean ± std over splits of -log P(token sequence)/K in nats, the training loss per token (Riemann: -log P(bin), one token); " +
 			"a probability, not a density, so it depends on the tokenization and is not comparable across heads. " +
 			"MDN has no tokens, and no mean is in bold.",
-		func(e *Eval) float64 { return float64(e.NLLToken) }, false, 2, true},
+		func(e *decoreg.Eval) float64 { return e.NLLToken }, false, 2, true},
 	{"kendall_tau", "Kendall's tau",
 		"Mean ± std over splits of Kendall's tau-b between the point estimates and the test targets; higher is better.",
-		func(e *Eval) float64 { return float64(e.KendallTau) }, true, 3, false},
+		func(e *decoreg.Eval) float64 { return e.KendallTau }, true, 3, false},
 }
 
 // cell is one (dataset, head) summary of a metric.

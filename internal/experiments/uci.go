@@ -340,7 +340,7 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 			if err != nil {
 				return sum, &InputError{err}
 			}
-			oc, wc := old.Config, NewRunConfig(want)
+			oc, wc := old.Config, want
 			oc.Threads, wc.Threads = 0, 0 // threads do not change what is computed
 			if (old.Sweep != nil) != opts.Sweep || (!opts.Sweep && oc != wc) {
 				fmt.Fprintf(logw, "warning: %s exists with other settings; keeping it (delete it to rerun)\n", path)
@@ -428,10 +428,11 @@ func runOne(ctx context.Context, ds *dataset, r Run, opts UCIOptions) (*Result, 
 	}
 	tr, te := data.TrainTest(ds.d, test)
 	base := opts.Overrides.apply(mustHead(r.Head))
+	var fitOpts []decoreg.FitOption
 	if opts.Progress != nil {
-		base.Progress = func(p decoreg.Progress) { opts.Progress(r, p) }
+		fitOpts = append(fitOpts, decoreg.WithProgress(func(p decoreg.Progress) { opts.Progress(r, p) }))
 	}
-	res := &Result{Dataset: r.Dataset, Head: r.Head, Split: r.Split, Config: NewRunConfig(base),
+	res := &Result{Dataset: r.Dataset, Head: r.Head, Split: r.Split, Config: base,
 		TrainRows: tr.Rows, TestRows: te.Rows, Started: start.UTC().Format(time.RFC3339),
 		GoMaxProcs: runtime.GOMAXPROCS(0), GoVersion: runtime.Version()}
 	finish := func() *Result {
@@ -445,7 +446,7 @@ func runOne(ctx context.Context, ds *dataset, r Run, opts UCIOptions) (*Result, 
 
 	var m *decoreg.Model
 	if !opts.Sweep {
-		m, err = decoreg.FitFlat(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, base)
+		m, err = decoreg.FitFlat(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, base, fitOpts...)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -461,11 +462,11 @@ func runOne(ctx context.Context, ds *dataset, r Run, opts UCIOptions) (*Result, 
 		best := 0.0
 		for _, c := range SweepGrid(r.Head, base) {
 			t0 := time.Now()
-			cm, err := decoreg.FitFlat(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, c.Config)
+			cm, err := decoreg.FitFlat(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, c.Config, fitOpts...)
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			trial := SweepTrial{Label: c.Label, Config: NewRunConfig(c.Config), ValLoss: Float(math.NaN()), Seconds: time.Since(t0).Seconds()}
+			trial := SweepTrial{Label: c.Label, Config: c.Config, ValLoss: Float(math.NaN()), Seconds: time.Since(t0).Seconds()}
 			if err != nil {
 				if !dataFailure(err) {
 					return nil, err
@@ -492,6 +493,6 @@ func runOne(ctx context.Context, ds *dataset, r Run, opts UCIOptions) (*Result, 
 		return nil, err
 	}
 	info := m.Info()
-	res.Eval, res.Train, res.Kernel = newEval(ev), newTrain(info), info.Kernel
+	res.Eval, res.Train, res.Kernel = ev, &info, info.Kernel
 	return finish(), nil
 }

@@ -1,0 +1,75 @@
+package decoreg
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"decoreg/internal/train"
+)
+
+// Errors returned for data a model cannot train on or answer for. Errors
+// about particular rows or columns are *DataError values wrapping one of
+// them; test with errors.Is.
+var (
+	// ErrConstantTarget: every training target has the same value, so the
+	// min-max scaling of y is undefined.
+	ErrConstantTarget = errors.New("decoreg: the training target is constant")
+	// ErrTooFewRows: too few rows to hold out a validation split (at least
+	// 2 rows are needed unless Config.ValFrac < 0) or no rows at all.
+	ErrTooFewRows = errors.New("decoreg: too few training rows")
+	// ErrDiverged: the training loss became NaN or Inf.
+	ErrDiverged = train.ErrDiverged
+	// ErrBadInput: features or targets are malformed (wrong lengths, NaN
+	// or Inf) or out of the range the model's arithmetic can represent.
+	ErrBadInput = errors.New("decoreg: bad input")
+)
+
+// DataError is an error about the data: Row and Column are the 0-based
+// row and feature column at fault, -1 when the error is not about one row
+// or one feature column (errors about the target have Column -1 and say
+// "target"). Err says what is wrong and wraps ErrBadInput,
+// ErrConstantTarget or ErrTooFewRows, so errors.Is(err, ErrBadInput)
+// holds for a DataError about bad input. Callers can map Row and Column to
+// their own names (a file line, a column header) and print Err.
+type DataError struct {
+	Row, Column int
+	Err         error
+}
+
+// Error returns "decoreg: row R, column C: ..." (without the parts that
+// are -1).
+func (e *DataError) Error() string {
+	s := "decoreg: "
+	if e.Row >= 0 {
+		s += "row " + strconv.Itoa(e.Row)
+		if e.Column >= 0 {
+			s += ", "
+		}
+	}
+	if e.Column >= 0 {
+		s += "column " + strconv.Itoa(e.Column)
+	}
+	if e.Row >= 0 || e.Column >= 0 {
+		s += ": "
+	}
+	return s + e.Err.Error()
+}
+
+// Unwrap returns Err.
+func (e *DataError) Unwrap() error { return e.Err }
+
+// reason is a DataError's Err: a message that wraps a sentinel without
+// repeating its text.
+type reason struct {
+	kind error
+	msg  string
+}
+
+func (r *reason) Error() string { return r.msg }
+func (r *reason) Unwrap() error { return r.kind }
+
+// dataErr returns a *DataError about row and column whose Err wraps kind.
+func dataErr(row, column int, kind error, format string, args ...any) *DataError {
+	return &DataError{Row: row, Column: column, Err: &reason{kind: kind, msg: fmt.Sprintf(format, args...)}}
+}

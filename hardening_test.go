@@ -1,0 +1,449 @@
+package decoreg
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"decoreg/dist"
+	"decoreg/internal/modelfile"
+)
+
+// allHeads are the heads and tokenization kinds under test.
+var allHeads = []struct {
+	name string
+	cfg  Config
+}{
+	{"decoder-normalized", small(HeadDecoder, "normalized:base=4,length=3")},
+	{"decoder-unnormalized", small(HeadDecoder, "unnormalized:base=4,exponent=1,mantissa=2")},
+	{"pointwise", small(HeadPointwise, "")},
+	{"riemann", small(HeadRiemann, "")},
+	{"mdn", small(HeadMDN, "")},
+}
+
+// wantDataError checks that err is a *DataError about row and column
+// wrapping ErrBadInput.
+func wantDataError(t *testing.T, what string, err error, row, column int) {
+	t.Helper()
+	var de *DataError
+	if !errors.As(err, &de) || !errors.Is(err, ErrBadInput) {
+		t.Errorf("%s: got %v, want a *DataError wrapping ErrBadInput", what, err)
+		return
+	}
+	if de.Row != row || de.Column != column {
+		t.Errorf("%s: row %d, column %d, want row %d, column %d (%v)", what, de.Row, de.Column, row, column, err)
+	}
+}
+
+// TestP2LargeFiniteFeatures: a huge finite feature in one prediction row
+// can overflow the network's float32 arithmetic. Every head and every path
+// (Predict, Dist, Dists, Evaluate, Score) then reports a *DataError naming
+// the row and the column, and never panics or answers NaN or (the decoder)
+// a uniform distribution; a row the network does not overflow on answers
+// finite values.
+func TestP2LargeFiniteFeatures(t *testing.T) {
+	x, y := toyData(300, 1)
+	// Two features: column 1 is a noisy copy of column 0.
+	x2 := make([]float64, 2*len(x))
+	for i, v := range x {
+		x2[2*i], x2[2*i+1] = v, 0.5*v+0.1*float64(i%7)
+	}
+	const all = OutMean | OutMedian | OutMode | OutQuantiles
+	for _, hc := range allHeads {
+		t.Run(hc.name, func(t *testing.T) {
+			m, err := FitFlat(context.Background(), x2, len(y), 2, y, hc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			overflowed := false
+			for _, big := range []float64{1e38, -1e38, 3e38, -3e38, 4e37, 1e30, 1e20, 1e300, -1e300} {
+				rows := []float64{0.1, 0.2, 0.3, big, -0.5, 0.4} // the big value is row 1, column 1
+				p, err := m.PredictFlat(rows, 3, PredictOptions{Outputs: all})
+				if err == nil {
+					for i := range 3 {
+						for _, v := range []float64{p.Mean[i], p.Median[i], p.Mode[i], p.Quantiles[0][i], p.Quantiles[3][i]} {
+							if math.IsNaN(v) || math.IsInf(v, 0) {
+								t.Errorf("%g: row %d answers %v with no error", big, i, v)
+							}
+						}
+					}
+					if math.Abs(big) > 1e200 {
+						t.Errorf("%g: no error", big)
+					}
+					continue
+				}
+				overflowed = true
+				wantDataError(t, "PredictFlat", err, 1, 1)
+				_, err = m.Predict([][]float64{{0.1, 0.2}, {0.3, big}}, PredictOptions{})
+				wantDataError(t, "Predict", err, 1, 1)
+				_, err = m.Dist([]float64{0.3, big})
+				wantDataError(t, "Dist", err, 0, 1)
+				_, err = m.Dists(rows, 3, dist.TokenOptions{})
+				wantDataError(t, "Dists", err, 1, 1)
+				_, err = m.Evaluate(rows, 3, []float64{0, 0.5, 1}, "")
+				wantDataError(t, "Evaluate", err, 1, 1)
+				_, err = m.Score([][]float64{{0.3, big}}, []float64{1})
+				wantDataError(t, "Score", err, 0, 1)
+			}
+			if !overflowed {
+				t.Error("no value overflowed")
+			}
+			// A row whose every feature is huge overflows inside the
+			// network (not at standardization): the error blames the
+			// column furthest from the training data.
+			_, err = m.Dist([]float64{3e38, -3.3e38})
+			var de *DataError
+			if errors.As(err, &de) && (de.Row != 0 || de.Column != 1) {
+				t.Errorf("both columns huge: %v, want row 0, column 1", err)
+			}
+			// Ordinary rows still answer.
+			if _, err := m.Dist([]float64{0.3, 0.1}); err != nil {
+				t.Errorf("ordinary row: %v", err)
+			}
+		})
+	}
+}
+
+// TestP2NetworkOverflow: an overflow inside the network (non-finite head
+// outputs or decoder logits from finite standardized inputs) is reported
+// for every head, through the check of the head table, not only at
+// standardization.
+func TestP2NetworkOverflow(t *testing.T) {
+	x, y := toyData(200, 1)
+	for _, hc := range allHeads {
+		m, err := FitFlat(context.Background(), x, len(y), 1, y, hc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Scale the first encoder layer's weights so that a value of 1e30
+		// overflows float32 (|w| * 1e30 * 1e10 > 3.4e38).
+		p := m.net.Params()
+		for i := range m.cfg.EncWidth {
+			p[i] = 1e10
+		}
+		_, err = m.Dist([]float64{1e30})
+		wantDataError(t, hc.name, err, 0, 0)
+		if err != nil && !strings.Contains(err.Error(), "overflow") {
+			t.Errorf("%s: %q does not say overflow", hc.name, err)
+		}
+	}
+}
+
+// TestP5WideFeature: a feature spanning +-1e300 has a standard deviation
+// that overflows float64. Fit refuses it up front with a *DataError naming
+// the column (it used to train to the end and then fail to save).
+func TestP5WideFeature(t *testing.T) {
+	x, y := toyData(50, 1)
+	x2 := make([]float64, 2*len(x))
+	for i, v := range x {
+		x2[2*i], x2[2*i+1] = v, math.Copysign(1e300, v)
+	}
+	for _, hc := range allHeads {
+		m, err := FitFlat(context.Background(), x2, len(y), 2, y, hc.cfg)
+		wantDataError(t, hc.name, err, -1, 1)
+		if m != nil {
+			t.Errorf("%s: a model with the error", hc.name)
+		}
+		if err != nil && !strings.Contains(err.Error(), "column 1") {
+			t.Errorf("%s: %q does not name column 1", hc.name, err)
+		}
+	}
+	// Wide but representable features train, and the model saves.
+	for i := range x {
+		x2[2*i+1] = math.Copysign(1e150, x[i])
+	}
+	m, err := FitFlat(context.Background(), x2, len(y), 2, y, small(HeadMDN, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(filepath.Join(t.TempDir(), "m")); err != nil {
+		t.Errorf("save: %v", err)
+	}
+}
+
+// TestP6TargetRangeOverflow: targets of +-1.7e308 are not constant: their
+// range y_max - y_min overflows float64, and the error says so.
+func TestP6TargetRangeOverflow(t *testing.T) {
+	x, _ := toyData(20, 1)
+	y := make([]float64, len(x))
+	for i := range y {
+		y[i] = 1.7e308
+		if i%2 == 1 {
+			y[i] = -1.7e308
+		}
+	}
+	_, err := FitFlat(context.Background(), x, len(y), 1, y, small(HeadMDN, ""))
+	if errors.Is(err, ErrConstantTarget) || !errors.Is(err, ErrBadInput) {
+		t.Fatalf("got %v, want ErrBadInput, not ErrConstantTarget", err)
+	}
+	if !strings.Contains(err.Error(), "y_max - y_min") || !strings.Contains(err.Error(), "overflows") {
+		t.Errorf("%q does not say that the range overflows", err)
+	}
+	var de *DataError
+	if !errors.As(err, &de) || de.Row != -1 || de.Column != -1 {
+		t.Errorf("got %#v, want a *DataError with row and column -1", err)
+	}
+	// A constant target is still reported as constant.
+	for i := range y {
+		y[i] = 1.7e308
+	}
+	if _, err := FitFlat(context.Background(), x, len(y), 1, y, small(HeadMDN, "")); !errors.Is(err, ErrConstantTarget) {
+		t.Errorf("constant: %v", err)
+	}
+}
+
+// TestSaveNeverFails: Save succeeds for every model Fit returns, also at
+// the edges of the accepted configs (a negative ValFrac; -Inf is refused).
+func TestSaveNeverFails(t *testing.T) {
+	x, y := toyData(60, 1)
+	for _, vf := range []float64{-1, -1e300} {
+		cfg := small(HeadRiemann, "")
+		cfg.ValFrac = vf
+		m, err := FitFlat(context.Background(), x, len(y), 1, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Save(filepath.Join(t.TempDir(), "m")); err != nil {
+			t.Errorf("ValFrac %v: %v", vf, err)
+		}
+	}
+	cfg := small(HeadRiemann, "")
+	cfg.ValFrac = math.Inf(-1)
+	var ce *ConfigError
+	if _, err := FitFlat(context.Background(), x, len(y), 1, y, cfg); !errors.As(err, &ce) || ce.Field != "ValFrac" {
+		t.Errorf("ValFrac -Inf: %v", err)
+	}
+}
+
+// TestDataErrorText: the error names the row and the column it knows and
+// unwraps to its sentinel; Err alone is the reason.
+func TestDataErrorText(t *testing.T) {
+	for _, c := range []struct {
+		e    *DataError
+		want string
+	}{
+		{dataErr(3, 2, ErrBadInput, "the feature is NaN"), "decoreg: row 3, column 2: the feature is NaN"},
+		{dataErr(3, -1, ErrBadInput, "the target is NaN"), "decoreg: row 3: the target is NaN"},
+		{dataErr(-1, 4, ErrBadInput, "too wide"), "decoreg: column 4: too wide"},
+		{dataErr(-1, -1, ErrConstantTarget, "constant"), "decoreg: constant"},
+	} {
+		if got := c.e.Error(); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+		if c.e.Err.Error() == "" || strings.HasPrefix(c.e.Err.Error(), "decoreg:") {
+			t.Errorf("Err %q", c.e.Err)
+		}
+	}
+	if !errors.Is(dataErr(0, 0, ErrConstantTarget, "x"), ErrConstantTarget) {
+		t.Error("errors.Is through DataError")
+	}
+	// Fit's NaN errors name the row and the column.
+	x, y := toyData(30, 1)
+	x2 := append([]float64(nil), x...)
+	x2[7] = math.NaN()
+	_, err := FitFlat(context.Background(), x2, len(y), 1, y, small(HeadMDN, ""))
+	wantDataError(t, "nan feature", err, 7, 0)
+	y2 := append([]float64(nil), y...)
+	y2[5] = math.Inf(1)
+	_, err = FitFlat(context.Background(), x, len(y), 1, y2, small(HeadMDN, ""))
+	wantDataError(t, "inf target", err, 5, -1)
+}
+
+// TestOldModelFiles: model files written by decoreg 0.1.0 before Config
+// had JSON tags (its SavedConfig) load with every setting, and a model
+// saves with the same header keys.
+func TestOldModelFiles(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want Config
+	}{
+		{"v0.1.0-mdn.model", Config{Head: HeadMDN, EncLayers: 2, EncWidth: 16, Components: 5}},
+		{"v0.1.0-decoder-raw.model", Config{Head: HeadDecoder, Vocab: DefaultUnnormalized, RawTarget: true, UnmaskedLoss: true,
+			EncLayers: 2, EncWidth: 16, DecLayers: 1, DecWidth: 32, DecHeads: 1}},
+	} {
+		path := filepath.Join("testdata", c.file)
+		m, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := DefaultConfig(c.want)
+		want.MaxEpochs, want.Threads, want.Seed = 4, 1, 7
+		if got := m.Config(); got != want {
+			t.Errorf("%s: config\n got %+v\nwant %+v", c.file, got, want)
+		}
+		if _, err := m.Predict([][]float64{{0.1, -0.2, 0.3}}, PredictOptions{}); err != nil {
+			t.Errorf("%s: %v", c.file, err)
+		}
+		out := filepath.Join(t.TempDir(), "m")
+		if err := m.Save(out); err != nil {
+			t.Fatal(err)
+		}
+		if a, b := headerKeys(t, path), headerKeys(t, out); !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: header keys\n old %v\n new %v", c.file, a, b)
+		}
+	}
+}
+
+// headerKeys returns the config keys of a model file's header.
+func headerKeys(t *testing.T, path string) []string {
+	t.Helper()
+	hb, _, err := modelfile.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h struct {
+		Config map[string]any `json:"config"`
+	}
+	if err := json.Unmarshal(hb, &h); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range h.Config {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	return keys
+}
+
+func sortStrings(s []string) {
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+}
+
+// TestEvalJSON: NaN metrics encode as null and read back as NaN, as do
+// absent ones; finite ones round-trip exactly.
+func TestEvalJSON(t *testing.T) {
+	e := Eval{N: 3, NLL: math.NaN(), NLLU: 0.1, NLLToken: math.Inf(1), MSE: 2.5, RelMSE: 1.0 / 3, KendallTau: -0.25, Clipped: 1, Point: "median"}
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"nll":null`) || !strings.Contains(string(b), `"point":"median"`) {
+		t.Errorf("json %s", b)
+	}
+	var got Eval
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(got.NLL) || !math.IsInf(got.NLLToken, 1) || got.NLLU != 0.1 || got.RelMSE != 1.0/3 || got.N != 3 || got.Clipped != 1 || got.Point != "median" {
+		t.Errorf("round trip: %+v", got)
+	}
+	if err := json.Unmarshal([]byte(`{"n":2,"nll":1.5}`), &got); err != nil || got.NLL != 1.5 || !math.IsNaN(got.NLLToken) {
+		t.Errorf("absent numbers: %+v, %v", got, err)
+	}
+}
+
+// TestConfigJSON: a Config's JSON round-trips every field.
+func TestConfigJSON(t *testing.T) {
+	c := Config{Head: HeadDecoder, Vocab: "normalized:base=4,length=3", RawTarget: true,
+		UnmaskedLoss: true, EncLayers: 3, EncWidth: 5, DecLayers: 2, DecWidth: 8, DecHeads: 2, Bins: 9,
+		Components: 4, Sigmoid: true, LR: 0.25, WeightDecay: 0.5, AdamW: true, BatchSize: 7, MaxEpochs: 11,
+		Patience: 3, ValFrac: 0.2, Seed: 99, Threads: 1}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Config
+	if err := json.Unmarshal(b, &got); err != nil || got != c {
+		t.Errorf("round trip: %+v, %v (%s)", got, err, b)
+	}
+}
+
+// TestDefaultLevels: Predict's default quantile levels are DefaultLevels,
+// 0.05, 0.25, 0.75 and 0.95 (what the command line writes), and a level
+// outside [0, 1] is a *ConfigError naming Levels.
+func TestDefaultLevels(t *testing.T) {
+	if want := []float64{0.05, 0.25, 0.75, 0.95}; !reflect.DeepEqual(DefaultLevels, want) {
+		t.Errorf("DefaultLevels %v, want %v", DefaultLevels, want)
+	}
+	m := fit(t, small(HeadMDN, ""), false)
+	p, err := m.Predict([][]float64{{0.5}}, PredictOptions{Outputs: OutQuantiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p.Levels, DefaultLevels) || len(p.Quantiles) != len(DefaultLevels) {
+		t.Errorf("levels %v, %d quantile rows", p.Levels, len(p.Quantiles))
+	}
+	for j := 1; j < len(p.Quantiles); j++ {
+		if !(p.Quantiles[j][0] > p.Quantiles[j-1][0]) {
+			t.Errorf("quantiles not increasing: %v", p.Quantiles)
+		}
+	}
+	var ce *ConfigError
+	_, err = m.Predict([][]float64{{0.5}}, PredictOptions{Outputs: OutQuantiles, Levels: []float64{0.5, 1.5}})
+	if !errors.As(err, &ce) || ce.Field != "Levels" || !errors.Is(err, ErrConfig) {
+		t.Errorf("level 1.5: %v", err)
+	}
+	_, err = m.Evaluate([]float64{0.5}, 1, []float64{0}, "average")
+	if !errors.As(err, &ce) || ce.Field != "Point" {
+		t.Errorf("point average: %v", err)
+	}
+}
+
+// TestTokenOptionsChecked: token options that dist.NewToken refuses with a
+// panic are a *ConfigError naming the option.
+func TestTokenOptionsChecked(t *testing.T) {
+	m := fit(t, small(HeadDecoder, "normalized:base=4,length=3"), false)
+	for field, o := range map[string]dist.TokenOptions{
+		"Token.Beam":      {Beam: -1},
+		"Token.MaxExpand": {MaxExpand: -2},
+		"Token.Samples":   {Samples: -3},
+		"Token.MeanTol":   {MeanTol: math.NaN()},
+	} {
+		var ce *ConfigError
+		_, err := m.Dists([]float64{0.5}, 1, o)
+		if !errors.As(err, &ce) || ce.Field != field {
+			t.Errorf("%s: %v", field, err)
+		}
+		_, err = m.PredictFlat([]float64{0.5}, 1, PredictOptions{Token: o})
+		if !errors.As(err, &ce) || ce.Field != field {
+			t.Errorf("%s: Predict: %v", field, err)
+		}
+	}
+}
+
+// TestP6LoadRangeOverflow: a model file whose target range overflows
+// float64 is refused on loading (it would panic in the distributions).
+func TestP6LoadRangeOverflow(t *testing.T) {
+	m := fit(t, small(HeadRiemann, ""), false)
+	m.units.YMin, m.units.YMax = -1e308, 1e308
+	path := filepath.Join(t.TempDir(), "m")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); !errors.Is(err, modelfile.ErrNotModel) {
+		t.Errorf("got %v, want ErrNotModel", err)
+	}
+}
+
+// TestHeadFields: every head lists its own Config fields, each of which
+// DefaultConfig leaves alone for the other heads.
+func TestHeadFields(t *testing.T) {
+	want := map[Head][]string{
+		HeadDecoder:   {"Vocab", "RawTarget", "UnmaskedLoss", "DecLayers", "DecWidth", "DecHeads"},
+		HeadPointwise: {"Sigmoid"},
+		HeadRiemann:   {"Bins"},
+		HeadMDN:       {"Components"},
+	}
+	for _, h := range Heads {
+		if got := h.Fields(); !reflect.DeepEqual(got, want[h]) {
+			t.Errorf("%s: %v, want %v", h, got, want[h])
+		}
+	}
+	if Head("nope").Fields() != nil {
+		t.Error("unknown head has fields")
+	}
+	if c := DefaultConfig(Config{Head: HeadMDN}); c.Bins != 0 || c.DecWidth != 0 || c.Vocab != "" || c.Components != DefaultComponents {
+		t.Errorf("mdn defaults: %+v", c)
+	}
+}

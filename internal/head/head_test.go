@@ -1,0 +1,145 @@
+package head
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"decoreg/dist"
+	"decoreg/internal/model"
+	"decoreg/vocab"
+)
+
+// TestUnits checks each unit map against values worked out by hand for
+// targets in [2, 6] (range 4): y = 3 is u = 0.25.
+func TestUnits(t *testing.T) {
+	for _, c := range []struct {
+		m             Map
+		t             float64 // head units of y = 3
+		offset, scale float64
+		logTPerU      float64
+	}{
+		{U, 0.25, 2, 4, 0},
+		{Shifted, -0.25, 4, 4, 0},
+		{Raw, 3, 0, 1, math.Log(4)},
+	} {
+		s := Units{YMin: 2, YMax: 6, Map: c.m}
+		if u := s.ToU(3); u != 0.25 {
+			t.Errorf("map %d: ToU(3) = %v", c.m, u)
+		}
+		if got := s.ToHead(0.25); got != c.t {
+			t.Errorf("map %d: ToHead(0.25) = %v, want %v", c.m, got, c.t)
+		}
+		a := s.Affine()
+		if a.Offset != c.offset || a.Scale != c.scale {
+			t.Errorf("map %d: affine %+v, want offset %v scale %v", c.m, a, c.offset, c.scale)
+		}
+		if y := a.Offset + a.Scale*c.t; y != 3 {
+			t.Errorf("map %d: affine maps %v to %v, not 3", c.m, c.t, y)
+		}
+		if got := s.LogTPerU(); got != c.logTPerU {
+			t.Errorf("map %d: LogTPerU %v, want %v", c.m, got, c.logTPerU)
+		}
+		if got := s.LogRange(); got != math.Log(4) {
+			t.Errorf("map %d: LogRange %v", c.m, got)
+		}
+	}
+}
+
+// TestTable: every head is found by its name and by its network kind,
+// and the decoder's units follow its tokenization.
+func TestTable(t *testing.T) {
+	for _, h := range Heads {
+		if Lookup(h.Name) != h || Of(&model.Config{Head: h.Kind}) != h {
+			t.Errorf("%s: lookup", h.Name)
+		}
+	}
+	if Lookup("nope") != nil {
+		t.Error("unknown head found")
+	}
+	norm, _ := vocab.Parse("normalized:base=4,length=2")
+	unn, _ := vocab.Parse("unnormalized:base=4,exponent=1,mantissa=2,repeat=2")
+	d := Lookup("decoder")
+	for _, c := range []struct {
+		tok  vocab.Tokenizer
+		raw  bool
+		want Map
+	}{{norm, false, U}, {norm, true, U}, {unn, false, Shifted}, {unn, true, Raw}} {
+		if got := d.Units(c.tok, c.raw, 0, 1).Map; got != c.want {
+			t.Errorf("%s raw %v: map %d, want %d", c.tok.Spec(), c.raw, got, c.want)
+		}
+	}
+}
+
+// TestEncode: targets are clipped to the training range and counted;
+// Riemann bins and the decoder's cell widths are as worked out by hand.
+func TestEncode(t *testing.T) {
+	c := &model.Config{Head: model.Riemann, Bins: 4}
+	s := Units{YMin: 0, YMax: 8, Map: U}
+	tg, err := Encode(c, s, []float64{-1, 0, 1.9, 2, 7.9, 8, 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int32{0, 0, 0, 1, 3, 3, 3}; !equal(tg.Bins, want) || tg.Clipped != 2 {
+		t.Errorf("bins %v clipped %d, want %v and 2", tg.Bins, tg.Clipped, want)
+	}
+	if got := tg.TokenCE(0, 1.5); got != 1.5+math.Log(4) {
+		t.Errorf("riemann token CE %v", got)
+	}
+
+	tok, _ := vocab.Parse("normalized:base=4,length=2")
+	c = &model.Config{Head: model.Decoder, Vocab: tok}
+	tg, err = Encode(c, s, []float64{2}) // u = 0.25: tokens 1 0, a cell of width 1/16
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Tokens[0] != 1 || tg.Tokens[1] != 0 || math.Abs(tg.LogWidthU(0)-math.Log(1.0/16)) > 1e-15 {
+		t.Errorf("tokens %v, log width %v", tg.Tokens, tg.LogWidthU(0))
+	}
+	// -log P(seq) over 2 tokens: NLL_u = -log P + log(1/16).
+	if got, want := tg.TokenCE(0, 3+math.Log(1.0/16)), 1.5; math.Abs(got-want) > 1e-12 {
+		t.Errorf("decoder token CE %v, want %v", got, want)
+	}
+}
+
+// TestDistChecks: non-finite network outputs give ErrOutput, not the
+// panics of the dist constructors.
+func TestDistChecks(t *testing.T) {
+	net := &model.Model{Cfg: model.Config{Head: model.MDN, Components: 2}}
+	a := dist.Affine{Offset: 0, Scale: 1}
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		h   string
+		out []float64
+	}{
+		{"pointwise", []float64{nan}},
+		{"pointwise", []float64{inf}},
+		{"riemann", []float64{0.5, nan}},
+		{"riemann", []float64{0, 0}},
+		{"riemann", []float64{inf, 0}},
+		{"mdn", []float64{nan, 0.5, 0, 0, 1, 1}},
+		{"mdn", []float64{0.5, 0.5, inf, 0, 1, 1}},
+		{"mdn", []float64{0.5, 0.5, 0, 0, inf, 1}},
+		{"mdn", []float64{0, 0, 0, 0, 1, 1}},
+	} {
+		_, err := Lookup(c.h).Dist(Row{Net: net, Out: c.out, Affine: a})
+		if !errors.Is(err, ErrOutput) {
+			t.Errorf("%s %v: %v", c.h, c.out, err)
+		}
+	}
+	if _, err := Lookup("mdn").Dist(Row{Net: net, Out: []float64{0.5, 0.5, 0, 1, 1, 2}, Affine: a}); err != nil {
+		t.Errorf("finite mdn: %v", err)
+	}
+}
+
+func equal(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

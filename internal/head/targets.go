@@ -1,0 +1,111 @@
+package head
+
+import (
+	"decoreg/internal/model"
+)
+
+// Targets holds every row's training target in its head's own form.
+type Targets struct {
+	h     *Head
+	c     *model.Config
+	units Units
+	T, V  int // decoder: sequence length and vocabulary size
+
+	Tokens  []int32   // (rows, T) decoder token sequences
+	Mask    []bool    // (rows, T, V) allowed tokens along each sequence (decoder)
+	LogW    []float64 // (rows) log width of the row's cell in head units (decoder)
+	Y       []float32 // (rows) head-unit targets (pointwise, MDN)
+	Bins    []int32   // (rows) bin indices (Riemann)
+	Clipped int       // targets outside the training range, clipped to it
+
+	allowed []int // scratch
+}
+
+// RowError is the error of one row's target.
+type RowError struct {
+	Row int
+	Err error
+}
+
+func (e *RowError) Error() string { return e.Err.Error() }
+func (e *RowError) Unwrap() error { return e.Err }
+
+// Encode converts targets y to the head's targets for a network with
+// configuration c and units s, clipping values outside the training range
+// to it (and counting them). An error is a *RowError.
+func Encode(c *model.Config, s Units, y []float64) (*Targets, error) {
+	h := Of(c)
+	tg := &Targets{h: h, c: c, units: s}
+	if c.Vocab != nil {
+		tg.T, tg.V = c.Vocab.Len(), c.Vocab.Size()
+	}
+	h.alloc(tg, len(y))
+	for i, v := range y {
+		u := s.ToU(v)
+		if u < 0 || u > 1 {
+			tg.Clipped++
+			u = min(max(u, 0), 1)
+		}
+		if err := h.encode(tg, i, u, s.ToHead(u)); err != nil {
+			return nil, &RowError{Row: i, Err: err}
+		}
+	}
+	return tg, nil
+}
+
+// LogWidthU is the log width, in u units, of row i's cell (decoder): a
+// row's NLL_u is its -log P(sequence) plus LogWidthU.
+func (tg *Targets) LogWidthU(i int) float64 { return tg.LogW[i] - tg.units.LogTPerU() }
+
+// NewBatch allocates a batch of up to n rows of cols features.
+func (tg *Targets) NewBatch(n, cols int) *model.Batch {
+	b := &model.Batch{X: make([]float32, n*cols)}
+	tg.h.newBatch(tg, b, n)
+	return b
+}
+
+// Fill gathers rows idx of the standardized features xs and of the
+// targets into b.
+func (tg *Targets) Fill(b *model.Batch, xs []float32, cols int, idx []int) {
+	b.B = len(idx)
+	b.X = b.X[:cap(b.X)]
+	for k, i := range idx {
+		copy(b.X[k*cols:(k+1)*cols], xs[i*cols:(i+1)*cols])
+		tg.h.fill(tg, b, k, i)
+	}
+	b.X = b.X[:len(idx)*cols]
+	if b.Tokens != nil {
+		b.Tokens = b.Tokens[:cap(b.Tokens)][:len(idx)*tg.T]
+		b.Mask = b.Mask[:cap(b.Mask)][:len(idx)*tg.T*tg.V]
+	}
+}
+
+// RowNLL writes each row's loss for rows idx of net into out: the NLL in
+// normalized units u for density heads (masked probabilities), the squared
+// error in head units for the pointwise head.
+func (tg *Targets) RowNLL(net *model.Model, xs []float32, cols int, idx []int, out []float64) {
+	const chunk = 1024
+	b := tg.NewBatch(min(chunk, len(idx)), cols)
+	for lo := 0; lo < len(idx); lo += chunk {
+		part := idx[lo:min(lo+chunk, len(idx))]
+		tg.Fill(b, xs, cols, part)
+		o := out[lo : lo+len(part)]
+		net.RowLosses(b, true, o)
+		tg.toU(part, o)
+	}
+}
+
+// toU converts the network's row losses of rows idx to NLL_u in place (the
+// decoder's -log P(sequence) plus its cell's log width).
+func (tg *Targets) toU(idx []int, loss []float64) {
+	if tg.LogW == nil {
+		return
+	}
+	for k, i := range idx {
+		loss[k] += tg.LogWidthU(i)
+	}
+}
+
+// TokenCE is row i's cross-entropy per token given its NLL_u; it panics
+// for heads without tokens (Head.Tokens).
+func (tg *Targets) TokenCE(i int, nllU float64) float64 { return tg.h.tokenCE(tg, i, nllU) }

@@ -1,0 +1,206 @@
+// Package train is decoreg's training loop: Prepare a run (validation
+// split, optimizer, batch buffers), then one Epoch of shuffled Adam steps
+// and one Validate at a time, or Loop for the whole early-stopped run.
+// Everything that differs by head comes from package head.
+package train
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"decoreg/internal/head"
+	"decoreg/internal/model"
+	"decoreg/internal/nn"
+)
+
+// ErrDiverged is returned when a loss becomes NaN or Inf.
+var ErrDiverged = errors.New("decoreg: training diverged")
+
+// Settings are a run's optimisation settings (defaults already applied).
+type Settings struct {
+	LR, WeightDecay float64
+	AdamW           bool // decoupled weight decay
+	BatchSize       int
+	MaxEpochs       int
+	Patience        int     // epochs without a better validation loss before stopping
+	ValFrac         float64 // fraction of rows held out; <= 0: none
+	Seed            uint64  // shuffles the split and the batches
+}
+
+// ValRows is the number of validation rows held out of rows: none for
+// valFrac <= 0, else at least 1.
+func ValRows(rows int, valFrac float64) int {
+	if valFrac <= 0 {
+		return 0
+	}
+	return max(1, int(math.Round(valFrac*float64(rows))))
+}
+
+// Run is one training run.
+type Run struct {
+	net  *model.Model
+	tg   *head.Targets
+	xs   []float32 // (rows, cols) standardized features
+	cols int
+	s    Settings
+
+	r          *rand.Rand
+	val, train []int
+	opt        *nn.Adam
+	bs         int
+	batch      *model.Batch
+
+	epoch     int // epochs finished
+	best      []float32
+	bestLoss  float64
+	bestEpoch int
+	stale     int
+}
+
+// Prepare sets up a run of net on the standardized features xs (rows x
+// cols) and targets tg: it shuffles the rows with s.Seed, holds out
+// ValRows of them for validation, and makes the optimizer. There must be
+// at least one training row left (the caller checks ValRows).
+func Prepare(net *model.Model, tg *head.Targets, xs []float32, rows, cols int, s Settings) *Run {
+	r := rand.New(rand.NewPCG(s.Seed, 0x5eed))
+	perm := r.Perm(rows)
+	nVal := ValRows(rows, s.ValFrac)
+	t := &Run{net: net, tg: tg, xs: xs, cols: cols, s: s, r: r, val: perm[:nVal], train: perm[nVal:]}
+	t.opt = nn.NewAdam(net.NumParams(), float32(s.LR))
+	t.opt.WeightDecay = float32(s.WeightDecay)
+	t.opt.Decoupled = s.AdamW
+	t.bs = min(s.BatchSize, len(t.train))
+	t.batch = tg.NewBatch(t.bs, cols)
+	t.best = append([]float32(nil), net.Params()...)
+	t.bestLoss = math.Inf(1)
+	return t
+}
+
+// Epoch runs one epoch: a shuffle of the training rows and one Adam step
+// per mini-batch. It returns the epoch's mean training loss (for the
+// decoder an NLL in u units, from the training objective's probabilities).
+// It stops at the next mini-batch once ctx is cancelled and returns
+// ctx.Err(); a NaN or Inf loss gives an error wrapping ErrDiverged.
+func (t *Run) Epoch(ctx context.Context) (float64, error) {
+	epoch := t.epoch + 1
+	rows := t.train
+	t.r.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+	var sum float64
+	var seen int
+	for lo := 0; lo < len(rows); lo += t.bs {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		idx := rows[lo:min(lo+t.bs, len(rows))]
+		t.tg.Fill(t.batch, t.xs, t.cols, idx)
+		t.net.ZeroGrad()
+		loss := t.net.Forward(t.batch)
+		if math.IsNaN(loss) || math.IsInf(loss, 0) {
+			return 0, fmt.Errorf("%w: the loss is %v at epoch %d, batch %d (try a smaller learning rate)", ErrDiverged, loss, epoch, lo/t.bs+1)
+		}
+		t.net.Backward()
+		t.opt.Step(t.net.Params(), t.net.Grads())
+		sum += loss * float64(len(idx))
+		if t.tg.LogW != nil {
+			// Report the decoder's loss as an NLL in u units, like the
+			// validation loss: add each row's log cell width.
+			for _, i := range idx {
+				sum += t.tg.LogWidthU(i)
+			}
+		}
+		seen += len(idx)
+	}
+	t.epoch = epoch
+	return sum / float64(seen), nil
+}
+
+// Validate returns the mean validation loss of the current weights (NaN
+// without validation rows) and keeps the weights when it is the best so
+// far (best reports that). A NaN loss gives an error wrapping ErrDiverged.
+func (t *Run) Validate() (loss float64, best bool, err error) {
+	if len(t.val) == 0 {
+		t.bestEpoch = t.epoch
+		return math.NaN(), true, nil
+	}
+	out := make([]float64, len(t.val))
+	t.tg.RowNLL(t.net, t.xs, t.cols, t.val, out)
+	var s float64
+	for _, v := range out {
+		s += v
+	}
+	loss = s / float64(len(t.val))
+	if math.IsNaN(loss) {
+		return loss, false, fmt.Errorf("%w: the validation loss is NaN at epoch %d", ErrDiverged, t.epoch)
+	}
+	if loss < t.bestLoss {
+		t.bestLoss, t.bestEpoch, t.stale = loss, t.epoch, 0
+		copy(t.best, t.net.Params())
+		return loss, true, nil
+	}
+	t.stale++
+	return loss, false, nil
+}
+
+// Epoch is the report of one finished epoch.
+type Epoch struct {
+	N         int     // 1-based
+	TrainLoss float64 // Run.Epoch's loss
+	ValLoss   float64 // Run.Validate's loss (NaN without validation)
+	Best      bool    // the best validation loss so far
+}
+
+// Result says how a run ended.
+type Result struct {
+	ValRows     int
+	Epochs      int     // epochs run (finished or cancelled)
+	BestEpoch   int     // the epoch whose weights the network holds (0: none finished)
+	BestValLoss float64 // 0 without validation
+	Stopped     string  // "early-stopping", "max-epochs" or "cancelled"
+}
+
+// Loop runs epochs until the validation loss has not improved for
+// Patience epochs or MaxEpochs are done, calling onEpoch (if not nil) after
+// each, and leaves the best weights in the network. When ctx is cancelled
+// it returns the result so far with ctx.Err(); on divergence an error
+// wrapping ErrDiverged.
+func (t *Run) Loop(ctx context.Context, onEpoch func(Epoch)) (Result, error) {
+	res := Result{ValRows: len(t.val), Stopped: "max-epochs"}
+	var cancelErr error
+	for t.epoch < t.s.MaxEpochs {
+		trainLoss, err := t.Epoch(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				return res, err
+			}
+			cancelErr = err
+			res.Stopped = "cancelled"
+			res.Epochs = t.epoch + 1
+			break
+		}
+		valLoss, best, err := t.Validate()
+		if err != nil {
+			return res, err
+		}
+		if onEpoch != nil {
+			onEpoch(Epoch{N: t.epoch, TrainLoss: trainLoss, ValLoss: valLoss, Best: best})
+		}
+		if len(t.val) > 0 && t.stale >= t.s.Patience {
+			res.Stopped = "early-stopping"
+			break
+		}
+	}
+	if cancelErr == nil {
+		res.Epochs = t.epoch
+	}
+	if len(t.val) > 0 && t.bestEpoch > 0 {
+		copy(t.net.Params(), t.best)
+	}
+	res.BestEpoch = t.bestEpoch
+	if !math.IsInf(t.bestLoss, 0) {
+		res.BestValLoss = t.bestLoss // else no validation: nothing to report
+	}
+	return res, cancelErr
+}

@@ -1,0 +1,117 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"decoreg/internal/head"
+	"decoreg/internal/model"
+)
+
+func TestValRows(t *testing.T) {
+	for _, c := range []struct {
+		rows int
+		frac float64
+		want int
+	}{{10, 0.1, 1}, {10, -1, 0}, {10, 0, 0}, {3, 0.01, 1}, {100, 0.25, 25}, {5, 0.9, 5}} {
+		if got := ValRows(c.rows, c.frac); got != c.want {
+			t.Errorf("ValRows(%d, %v) = %d, want %d", c.rows, c.frac, got, c.want)
+		}
+	}
+}
+
+// setup makes an MDN run on y = x + noise.
+func setup(t *testing.T, s Settings) (*Run, *model.Model) {
+	t.Helper()
+	const n = 200
+	r := rand.New(rand.NewPCG(1, 2))
+	xs := make([]float32, n)
+	y := make([]float64, n)
+	for i := range xs {
+		xs[i] = float32(r.NormFloat64())
+		y[i] = float64(xs[i]) + 0.1*r.NormFloat64()
+	}
+	c := model.Config{In: 1, EncLayers: 1, EncWidth: 8, Head: model.MDN, Components: 2, Threads: 1}
+	net, err := model.New(c, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range y {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	h := head.Of(&c)
+	tg, err := head.Encode(&net.Cfg, h.Units(nil, false, lo, hi), y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Prepare(net, tg, xs, n, 1, s), net
+}
+
+// TestLoop: the loop reports every epoch, stops at MaxEpochs or by
+// patience, and leaves the best epoch's weights.
+func TestLoop(t *testing.T) {
+	s := Settings{LR: 1e-2, BatchSize: 32, MaxEpochs: 6, Patience: 100, ValFrac: 0.2, Seed: 3}
+	run, _ := setup(t, s)
+	var seen []Epoch
+	res, err := run.Loop(context.Background(), func(e Epoch) { seen = append(seen, e) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Epochs != 6 || len(seen) != 6 || res.Stopped != "max-epochs" || res.ValRows != 40 {
+		t.Errorf("result %+v, %d epochs reported", res, len(seen))
+	}
+	best := math.Inf(1)
+	for i, e := range seen {
+		if e.N != i+1 || math.IsNaN(e.TrainLoss) || math.IsNaN(e.ValLoss) {
+			t.Errorf("epoch %+v", e)
+		}
+		if e.Best != (e.ValLoss < best) {
+			t.Errorf("epoch %d: best %v with loss %v (best so far %v)", e.N, e.Best, e.ValLoss, best)
+		}
+		if e.Best {
+			best = e.ValLoss
+		}
+	}
+	if res.BestValLoss != best {
+		t.Errorf("best val loss %v, want %v", res.BestValLoss, best)
+	}
+	// The network holds the best epoch's weights: validating again gives
+	// its loss.
+	if v, _, _ := run.Validate(); v != best {
+		t.Errorf("after the loop the validation loss is %v, want %v", v, best)
+	}
+
+	// Patience 1 with a learning rate so large that the loss gets worse.
+	s.LR, s.Patience, s.MaxEpochs = 5, 1, 50
+	run, _ = setup(t, s)
+	res, err = run.Loop(context.Background(), nil)
+	if err == nil && (res.Stopped != "early-stopping" || res.Epochs >= 50) {
+		t.Errorf("patience 1: %+v", res)
+	}
+	if err != nil && !errors.Is(err, ErrDiverged) {
+		t.Errorf("patience 1: %v", err)
+	}
+}
+
+// TestLoopCancel: a cancelled loop returns the context's error with the
+// best epoch so far; without validation every epoch is the best.
+func TestLoopCancel(t *testing.T) {
+	s := Settings{LR: 1e-3, BatchSize: 16, MaxEpochs: 100, Patience: 100, ValFrac: -1, Seed: 3}
+	run, _ := setup(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	res, err := run.Loop(ctx, func(e Epoch) {
+		if !e.Best || !math.IsNaN(e.ValLoss) {
+			t.Errorf("no validation: epoch %+v", e)
+		}
+		if e.N == 2 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || res.Stopped != "cancelled" || res.Epochs != 3 || res.BestEpoch != 2 || res.BestValLoss != 0 {
+		t.Errorf("got %+v, %v", res, err)
+	}
+}
