@@ -65,19 +65,6 @@ func init() {
 	fs.StringVar(&evalF.target, "target", "", "the target column's `NAME` (default: the model's target name, or the last column)")
 }
 
-// evalJSON is Eval with NaN and infinities as null, in a fixed field order.
-type evalJSON struct {
-	N          int    `json:"n"`
-	NLL        any    `json:"nll"`
-	NLLU       any    `json:"nll_u"`
-	NLLToken   any    `json:"nll_token"`
-	MSE        any    `json:"mse"`
-	RelMSE     any    `json:"rel_mse"`
-	KendallTau any    `json:"kendall_tau"`
-	Clipped    int    `json:"clipped"`
-	Point      string `json:"point"`
-}
-
 func runEval(cmd *Command, args []string) error {
 	const name = "eval"
 	f := &evalF
@@ -113,10 +100,8 @@ func runEval(cmd *Command, args []string) error {
 	if err != nil {
 		return dataErr(name, d, idx, err)
 	}
-	b, err := json.Marshal(evalJSON{
-		N: e.N, NLL: jsonNum(e.NLL), NLLU: jsonNum(e.NLLU), NLLToken: jsonNum(e.NLLToken), MSE: jsonNum(e.MSE), RelMSE: jsonNum(e.RelMSE),
-		KendallTau: jsonNum(e.KendallTau), Clipped: e.Clipped, Point: e.Point,
-	})
+	// Eval marshals NaN as null and infinities as "+Inf" / "-Inf".
+	b, err := json.Marshal(e)
 	if err != nil {
 		return failf(name, "%v", err)
 	}
