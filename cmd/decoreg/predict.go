@@ -35,8 +35,7 @@ Input columns are matched as in 'decoreg eval': by the model's feature names
 when it has them (other columns ignored), else by position. With
 --test-mask FILE --split K only the test rows of split K are predicted.
 
-OUT.csv is written atomically (complete or not at all); --out - writes to
-standard output.
+` + outDoc + `
 
 Examples:
 
@@ -89,7 +88,7 @@ func runPredict(cmd *Command, args []string) error {
 	)
 	fs.StringVar(&modelPath, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
 	fs.StringVar(&dataPath, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped (required)")
-	fs.StringVar(&out, "out", "", "write the predictions to `OUT.csv`, or - for standard output (required)")
+	fs.StringVar(&out, "out", "", "write the predictions to `OUT.csv`, or - for standard output (required); "+outHelp)
 	fs.StringVar(&levelsFlag, "levels", "0.05,0.25,0.75,0.95", "comma-separated quantile `LEVELS` in [0, 1]")
 	fs.StringVar(&target, "target", "", "the target column's `NAME` for logpdf (default: the model's target name)")
 	split.register(fs, "predict the test rows of --split")
