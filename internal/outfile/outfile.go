@@ -33,7 +33,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -159,11 +158,11 @@ func createTemp(final string) (*os.File, error) {
 		dir = "." + string(filepath.Separator)
 	}
 	seed := uint64(time.Now().UnixNano()) ^ uint64(os.Getpid())<<32
-	for i := range 1000 {
+	for try := 1; ; try++ {
 		seed = seed*6364136223846793005 + 1442695040888963407
 		name := dir + "." + base + ".tmp" + strconv.FormatUint(seed>>33, 10)
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) && i < 999 {
+		if errors.Is(err, fs.ErrExist) && try < 1000 {
 			continue
 		}
 		if err != nil {
@@ -179,7 +178,6 @@ func createTemp(final string) (*os.File, error) {
 		}
 		return f, nil
 	}
-	panic("unreachable")
 }
 
 // File is an output being written: Create it, Write to it, then Commit
@@ -364,9 +362,10 @@ func WriteFile(ctx context.Context, path string, write func(w io.Writer) error) 
 	return wrap(path, f.Commit())
 }
 
-// wrap prefixes err with path unless its text already names it.
+// wrap prefixes err with path unless it is a PathError naming path.
 func wrap(path string, err error) error {
-	if err == nil || strings.Contains(err.Error(), path) {
+	var pe *fs.PathError
+	if err == nil || errors.As(err, &pe) && pe.Path == path {
 		return err
 	}
 	return fmt.Errorf("writing %s: %w", path, err)
