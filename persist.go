@@ -3,6 +3,7 @@ package decoreg
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 
 	"decoreg/internal/modelfile"
@@ -22,20 +23,40 @@ type fileHeader struct {
 	Params int       `json:"params"`
 }
 
-// Save writes the model to path atomically (see package modelfile for the
-// format): weights, architecture, tokenization, scaling statistics and
-// training metadata.
+// Save writes the model to path (see package modelfile for the format):
+// weights, architecture, tokenization, scaling statistics and training
+// metadata. A regular file is written atomically (complete or not at all;
+// a read-only one is refused), a symbolic link is written through to its
+// target, a device or FIFO directly.
 func (m *Model) Save(path string) error {
+	hb, err := m.encodeHeader()
+	if err != nil {
+		return err
+	}
+	return modelfile.WriteFile(path, hb, m.net.Params())
+}
+
+// WriteTo writes the model file's bytes (what Save writes) to w.
+func (m *Model) WriteTo(w io.Writer) (int64, error) {
+	hb, err := m.encodeHeader()
+	if err != nil {
+		return 0, err
+	}
+	return modelfile.WriteTo(w, hb, m.net.Params())
+}
+
+// encodeHeader returns the JSON header of the model's file.
+func (m *Model) encodeHeader() ([]byte, error) {
 	if m == nil || m.net == nil {
-		return ErrNotFitted
+		return nil, ErrNotFitted
 	}
 	h := fileHeader{Format: "decoreg-model", Config: m.cfg, XMean: m.xMean, XStd: m.xStd,
 		YMin: m.units.YMin, YMax: m.units.YMax, Names: m.features, Target: m.target, Info: m.info, Params: m.net.NumParams()}
 	hb, err := json.Marshal(h)
 	if err != nil {
-		return fmt.Errorf("decoreg: encoding model header: %w", err)
+		return nil, fmt.Errorf("decoreg: encoding model header: %w", err)
 	}
-	return modelfile.WriteFile(path, hb, m.net.Params())
+	return hb, nil
 }
 
 // Load reads a model written by Save. A file that is not a model, is

@@ -1,5 +1,5 @@
 // Package data reads regression data sets and test-split masks from CSV
-// files, splits and scales them, and writes files atomically.
+// files, splits and scales them.
 //
 // # Layout
 //

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"decoreg/internal/experiments"
+	"decoreg/internal/outfile"
 )
 
 var benchUCICmd = &Command{
@@ -86,7 +87,7 @@ func runBenchUCI(args []string) error {
 	cmd := benchUCICmd
 	fs := newFlagSet(cmd)
 	dataDir := fs.String("data", "", "directory of the datasets (default ../shared/data/uci)")
-	out := fs.String("out", "", "results directory (required)")
+	out := fs.String("out", "", "results directory (required; created if missing, checked to be writable before any run)")
 	heads := fs.String("heads", strings.Join(experiments.BenchHeads, ","), "comma-separated heads")
 	splits := fs.String("splits", "0-9", "splits to run, e.g. 0-9 or 0,3,5-7")
 	datasets := fs.String("datasets", "", "comma-separated datasets (default: every one in --data)")
@@ -113,6 +114,12 @@ func runBenchUCI(args []string) error {
 	}
 	if *out == "" {
 		return usagef("bench uci: --out RESULTS is required")
+	}
+	if err := os.MkdirAll(*out, 0o777); err != nil {
+		return usagef("bench uci: --out: %v", err)
+	}
+	if err := outfile.Check(filepath.Join(*out, "split0.json")); err != nil {
+		return usagef("bench uci: --out %s: %v", *out, err)
 	}
 	if o.MaxEpochs < 0 || o.Threads < 0 || o.EncLayers < 0 || o.EncWidth < 0 || o.DecLayers < 0 ||
 		o.DecWidth < 0 || o.DecHeads < 0 || o.BatchSize < 0 || o.Patience < 0 {

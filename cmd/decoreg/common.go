@@ -11,19 +11,24 @@ package main
 // that diverges) exit with status 1.
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
+	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 
 	"decoreg"
 	"decoreg/data"
+	"decoreg/internal/outfile"
 )
 
 // errOut receives progress lines and notices (not errors, which run prints);
@@ -94,9 +99,12 @@ func required(name string, fs *flag.FlagSet, flags ...string) error {
 	return nil
 }
 
-// checkOutPath checks, before any work is done, that an output file can be
-// created at path: its directory exists and path is not a directory. "-"
-// (standard output) is accepted when dash is true.
+// checkOutPath checks, before any long work, that the file of the output
+// flag flagName can be written (outfile.Check: for a file written
+// atomically, a temporary file is created and removed in the directory of
+// the final write), so that a missing or unwritable directory or a
+// read-only file is a usage error naming the flag. "-" (standard output)
+// is accepted when dash is true.
 func checkOutPath(name, flagName, path string, dash bool) error {
 	if path == "-" && dash {
 		return nil
@@ -104,19 +112,28 @@ func checkOutPath(name, flagName, path string, dash bool) error {
 	if path == "" {
 		return inputf(name, "--%s is required", flagName)
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return inputf(name, "--%s %s is a directory", flagName, path)
-	}
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return inputf(name, "--%s %s: directory %s does not exist", flagName, path, dir)
-	}
-	if !fi.IsDir() {
-		return inputf(name, "--%s %s: %s is not a directory", flagName, path, dir)
+	if err := outfile.Check(path); err != nil {
+		return inputf(name, "--%s %s: %v", flagName, path, err)
 	}
 	return nil
 }
+
+// outHelp says, in an --out flag's help, how the file is written; outDoc
+// says it in full, for the commands' help.
+const (
+	outHelp = "a regular file is replaced atomically (a read-only one is refused), a link is written through, a device or FIFO directly"
+	outDoc  = `How --out is written: - or /dev/stdout streams to standard output. A
+regular file is replaced atomically: the output goes to a temporary file
+.NAME.tmpNNN in the same directory, which is renamed over NAME only when
+complete, so NAME is either complete or untouched; NAME keeps its
+permissions, and a read-only NAME is refused. A symbolic link is written
+through: it stays a link and its target gets the output (atomically, or
+created if missing). A device or FIFO (/dev/null, a named pipe) is written
+directly. Before any long work the command checks that the output can be
+written (it creates and removes a temporary file where it will write).
+Ctrl-C (SIGINT or SIGTERM) while the output is written abandons it and
+leaves no temporary file; a second Ctrl-C exits at once.`
+)
 
 // splitFlags are the --test-mask and --split flags shared by the commands.
 type splitFlags struct {
@@ -318,21 +335,103 @@ func subset(d *data.Dataset, idx []int) *data.Dataset {
 	return data.Subset(d, idx)
 }
 
-// writeOutput writes a result file through write: atomically to path, or
-// to stdout when path is "-". Nothing is written when write fails.
+// writeOutput writes a result through write to path: to standard output
+// when path is "-" or /dev/stdout, otherwise as package outfile writes a
+// file (see outHelp). The output is streamed: write's writer is buffered
+// and, once the command is interrupted, fails with context.Canceled.
+//
+// While it runs, a first SIGINT or SIGTERM cancels the write (a temporary
+// file is removed, an existing file left as it was) and a second one exits
+// at once with status 130, after removing the temporary file. A usage
+// error from write is returned as it is.
 func writeOutput(name, path string, write func(w io.Writer) error) error {
-	if path == "-" {
-		var b strings.Builder
-		if err := write(&b); err != nil {
-			return failf(name, "%v", err)
+	var file atomic.Pointer[outfile.File]
+	ctx, stop := onInterrupt(func() {
+		if f := file.Load(); f != nil {
+			f.Discard()
 		}
-		_, err := io.WriteString(stdout, b.String())
-		return err
-	}
-	if err := data.WriteFileAtomic(path, write); err != nil {
+	})
+	defer stop()
+	fail := func(err error) error {
+		var ue usageError
+		switch {
+		case errors.As(err, &ue):
+			return err
+		case ctx.Err() != nil && path != "-":
+			return failf(name, "interrupted; nothing written to %s", path)
+		case ctx.Err() != nil:
+			return failf(name, "interrupted")
+		}
 		return failf(name, "writing %s: %v", path, err)
 	}
+	if path == "-" || outfile.IsStdout(path) {
+		bw := bufio.NewWriterSize(stdout, 1<<16)
+		if err := write(ctxWriter{ctx, bw}); err != nil {
+			bw.Flush()
+			return fail(err)
+		}
+		if err := bw.Flush(); err != nil {
+			return fail(err)
+		}
+		return nil
+	}
+	f, err := outfile.Create(ctx, path)
+	if err != nil {
+		return fail(err)
+	}
+	file.Store(f)
+	defer f.Discard()
+	if err := write(f); err != nil {
+		return fail(err)
+	}
+	if err := f.Commit(); err != nil {
+		return fail(err)
+	}
 	return nil
+}
+
+// ctxWriter is a writer that fails once ctx is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
+// onInterrupt returns a context that a first SIGINT or SIGTERM cancels; at
+// a second, cleanup runs and the process exits with status 130. stop ends
+// the watch (the signals' default action, or a caller's handler, applies
+// again).
+func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		for n := 0; ; n++ {
+			select {
+			case <-sig:
+				if n == 0 {
+					cancel()
+					continue
+				}
+				cleanup()
+				os.Exit(130)
+			case <-done:
+				return
+			}
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sig)
+		close(done)
+		cancel()
+	}
 }
 
 // fmtFloat formats v in the shortest form that reads back exactly

@@ -22,8 +22,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"decoreg"
-	"decoreg/data"
 	"decoreg/dist"
+	"decoreg/internal/outfile"
 	"decoreg/synth"
 )
 
@@ -46,6 +46,10 @@ the truth. It then writes DIR/demo.png (default DIR demo-out): for each
 density head, samples drawn from its p(y|x) over a heat map of the true
 density; for the pointwise head, its prediction and the true mean.
 
+DIR is created, and checked to be writable, before training; demo.png is
+written as 'decoreg help predict' describes for --out (atomically, a link
+written through).
+
 --quick uses tiny sizes (a few seconds; for tests). Interrupting (Ctrl-C)
 stops at once and writes nothing.`,
 	Run: runDemo,
@@ -61,7 +65,7 @@ var demoF struct {
 
 func init() {
 	fs := &cmdDemo.Flag
-	fs.StringVar(&demoF.out, "out", "demo-out", "directory for demo.png")
+	fs.StringVar(&demoF.out, "out", "demo-out", "directory for demo.png (created if missing)")
 	fs.Uint64Var(&demoF.seed, "seed", 1, "seed of the data and of training")
 	fs.IntVar(&demoF.threads, "threads", 0, "matrix-kernel threads (0: all cores)")
 	fs.BoolVar(&demoF.quick, "quick", false, "tiny sizes, for tests")
@@ -111,6 +115,13 @@ func runDemo(cmd *Command, args []string) error {
 	}
 	if fi, err := os.Stat(*out); err == nil && !fi.IsDir() {
 		return usagef("demo: --out %s is not a directory", *out)
+	}
+	png := filepath.Join(*out, "demo.png")
+	if err := os.MkdirAll(*out, 0o777); err != nil {
+		return usagef("demo: --out: %v", err)
+	}
+	if err := outfile.Check(png); err != nil {
+		return usagef("demo: --out %s: %s: %v", *out, png, err)
 	}
 	size := demoFull
 	if *quick {
@@ -177,15 +188,11 @@ func runDemo(cmd *Command, args []string) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("demo: interrupted; nothing written")
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("demo: %v", err)
-	}
-	png := filepath.Join(*out, "demo.png")
-	err := data.WriteFileAtomic(png, func(w io.Writer) error {
+	err := writeOutput("demo", png, func(w io.Writer) error {
 		return demoPlot(w, prob, heads, trueNLL, size, *seed)
 	})
 	if err != nil {
-		return fmt.Errorf("demo: writing %s: %v", png, err)
+		return err
 	}
 	fmt.Fprintf(stdout, "\nwrote %s; elapsed %.1fs\n", png, time.Since(start).Seconds())
 	return nil

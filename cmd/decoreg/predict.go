@@ -35,8 +35,7 @@ Input columns are matched as in 'decoreg eval': by the model's feature names
 when it has them (other columns ignored), else by position. With
 --test-mask FILE --split K only the test rows of split K are predicted.
 
-OUT.csv is written atomically (complete or not at all); --out - writes to
-standard output.
+` + outDoc + `
 
 Examples:
 
@@ -55,7 +54,7 @@ func init() {
 	fs := &cmdPredict.Flag
 	fs.StringVar(&predictF.model, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
 	fs.StringVar(&predictF.data, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped (required)")
-	fs.StringVar(&predictF.out, "out", "", "write the predictions to `OUT.csv`, or - for standard output (required)")
+	fs.StringVar(&predictF.out, "out", "", "write the predictions to `OUT.csv`, or - for standard output (required); "+outHelp)
 	fs.StringVar(&predictF.levels, "levels", formatLevels(decoreg.DefaultLevels), "comma-separated quantile `LEVELS` in [0, 1]")
 	fs.StringVar(&predictF.target, "target", "", "the target column's `NAME` for logpdf (default: the model's target name)")
 	predictF.split.register(fs, "predict the test rows of --split")

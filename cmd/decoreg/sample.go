@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"math/rand/v2"
 	"strconv"
@@ -31,8 +30,13 @@ heads, which sample their density directly (pointwise: the point itself).
 
 Draws depend only on the model, the data, the flags and --seed. Input
 columns are matched as in 'decoreg eval'; with --test-mask FILE --split K
-only the test rows of split K are sampled. The output goes to standard
-output, or atomically to --out FILE.
+only the test rows of split K are sampled.
+
+N is at most 1048576 (2^20). Samples are streamed: each row's draws are
+made and written 1024 at a time, so memory does not grow with N (the
+output does: about 20 bytes per draw).
+
+` + outDoc + `
 
 Examples:
 
@@ -55,12 +59,12 @@ func init() {
 	f := &sampleF
 	fs.StringVar(&f.model, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
 	fs.StringVar(&f.data, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped (required)")
-	fs.IntVar(&f.n, "n", 0, "samples per row, >= 1 (required)")
+	fs.IntVar(&f.n, "n", 0, "samples per row, 1 to 1048576 (required; streamed, so memory does not grow with N)")
 	fs.Float64Var(&f.temperature, "temperature", 1, "decoder: sampling temperature, > 0")
 	fs.IntVar(&f.topK, "top-k", 0, "decoder: keep the K most probable tokens at each step (0: all)")
 	fs.Float64Var(&f.topP, "top-p", 1, "decoder: keep the smallest set of tokens whose mass reaches P, in (0, 1]")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed")
-	fs.StringVar(&f.out, "out", "-", "write the samples to `FILE` (atomically), or - for standard output")
+	fs.StringVar(&f.out, "out", "-", "write the samples to `FILE`, or - for standard output; "+outHelp)
 	fs.StringVar(&f.target, "target", "", "the target column's `NAME`, ignored if present (default: the model's target name)")
 	f.split.register(fs, "sample the test rows of --split")
 }
@@ -82,8 +86,8 @@ func runSample(cmd *Command, args []string) error {
 		return inputf(name, "--n is required")
 	case n < 1:
 		return inputf(name, "--n must be >= 1, have %d", n)
-	case n > 1<<20:
-		return inputf(name, "--n must be at most %d, have %d", 1<<20, n)
+	case n > maxSamples:
+		return inputf(name, "--n must be at most %d, have %d", maxSamples, n)
 	}
 	if err := refuseZero(name, fs); err != nil {
 		return err
@@ -134,19 +138,51 @@ func runSample(cmd *Command, args []string) error {
 	}
 	r := rand.New(rand.NewPCG(seed, 0x5a3b1e))
 	return writeOutput(name, out, func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		bw.WriteString("row")
-		for j := 1; j <= n; j++ {
-			bw.WriteString(",s" + strconv.Itoa(j))
-		}
-		bw.WriteString("\n")
-		for i, dd := range ds {
-			bw.WriteString(strconv.Itoa(idx[i]))
-			for _, v := range dd.Sample(n, opts, r) {
-				bw.WriteString("," + fmtFloat(v))
-			}
-			bw.WriteString("\n")
-		}
-		return bw.Flush()
+		return writeSamples(w, ds, idx, n, opts, r)
 	})
+}
+
+// Sample's limits: --n is at most maxSamples, and the draws of a row are
+// made and written sampleChunk at a time, so that memory does not grow
+// with --n (a decoder draws a chunk's sequences in one batch through one
+// key/value cache).
+const (
+	maxSamples  = 1 << 20
+	sampleChunk = 1024
+)
+
+// writeSamples writes the CSV of sample to w, row by row and sampleChunk
+// draws at a time; it stops at the first write error (an interrupt).
+func writeSamples(w io.Writer, ds []dist.Distribution, idx []int, n int, opts dist.SampleOptions, r *rand.Rand) error {
+	b := make([]byte, 0, 64<<10)
+	flush := func() error {
+		_, err := w.Write(b)
+		b = b[:0]
+		return err
+	}
+	b = append(b, "row"...)
+	for j := 1; j <= n; j++ {
+		b = append(b, ",s"...)
+		b = strconv.AppendInt(b, int64(j), 10)
+		if len(b) > 60<<10 {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	b = append(b, '\n')
+	for i, dd := range ds {
+		b = strconv.AppendInt(b, int64(idx[i]), 10)
+		for done := 0; done < n; done += sampleChunk {
+			for _, v := range dd.Sample(min(sampleChunk, n-done), opts, r) {
+				b = append(b, ',')
+				b = strconv.AppendFloat(b, v, 'g', -1, 64)
+			}
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		b = append(b, '\n')
+	}
+	return flush()
 }

@@ -16,6 +16,7 @@ import (
 
 	"decoreg"
 	"decoreg/data"
+	"decoreg/internal/outfile"
 	"decoreg/vocab"
 )
 
@@ -64,8 +65,11 @@ and saves the best model so far; the command then prints
 "interrupted: saved best model from epoch N" on standard error, the summary
 on standard output, and exits with status 0. Interrupting before the first
 epoch has ended saves nothing and exits with status 1. A second Ctrl-C kills
-the process at once (the model file is written atomically, so it is either
-complete or absent).
+the process at once, or, while the model is being written, abandons the
+write (status 1; an existing MODEL is untouched).
+
+` + outDoc + `
+With --out - (or /dev/stdout) the summary goes to standard error.
 
 The same data, flags, --seed and --threads give the same weights.
 
@@ -109,7 +113,7 @@ type trainFlags struct {
 func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.data, "data", "", "training data: CSV `FILE` with a header, optionally gzipped (required)")
 	fs.StringVar(&f.target, "target", "", "the target column's `NAME` (default: the last column)")
-	fs.StringVar(&f.out, "out", "", "write the model to `MODEL` (required; written atomically)")
+	fs.StringVar(&f.out, "out", "", "write the model to `MODEL`, or - for standard output (required); "+outHelp)
 	fs.StringVar(&f.head, "head", string(decoreg.HeadDecoder), "regression `HEAD`: decoder, pointwise, riemann or mdn")
 	fs.StringVar(&f.vocab, "vocab", decoreg.DefaultVocab, "decoder tokenization `SPEC`, as in 'decoreg tokenize'")
 	f.split.register(fs, "train on the rows that are not test rows of --split")
@@ -244,7 +248,7 @@ func runTrain(cmd *Command, args []string) error {
 	if err := f.split.check(name); err != nil {
 		return err
 	}
-	if err := checkOutPath(name, "out", f.out, false); err != nil {
+	if err := checkOutPath(name, "out", f.out, true); err != nil {
 		return err
 	}
 
@@ -293,8 +297,8 @@ func runTrain(cmd *Command, args []string) error {
 		return f.fitErr(d, idx, err)
 	}
 	m.SetNames(d.Names, d.TargetName)
-	if err := m.Save(f.out); err != nil {
-		return failf(name, "saving %s: %v", f.out, err)
+	if err := writeOutput(name, f.out, func(w io.Writer) error { _, err := m.WriteTo(w); return err }); err != nil {
+		return err
 	}
 	info := m.Info()
 	stopped := info.Stopped
@@ -314,7 +318,11 @@ func runTrain(cmd *Command, args []string) error {
 	if err != nil {
 		return failf(name, "%v", err)
 	}
-	_, err = fmt.Fprintf(stdout, "%s\n", b)
+	sum := stdout
+	if f.out == "-" || outfile.IsStdout(f.out) {
+		sum = errOut // standard output holds the model
+	}
+	_, err = fmt.Fprintf(sum, "%s\n", b)
 	return err
 }
 

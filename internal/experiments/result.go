@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,8 +10,8 @@ import (
 	"path/filepath"
 
 	"decoreg"
-	"decoreg/data"
 	"decoreg/internal/jsonfloat"
+	"decoreg/internal/outfile"
 )
 
 // Float is a float64 that survives JSON: NaN encodes as null and the
@@ -71,7 +72,7 @@ func WriteResult(path string, r *Result) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return data.WriteFileAtomic(path, func(w io.Writer) error {
+	return outfile.WriteFile(context.Background(), path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})

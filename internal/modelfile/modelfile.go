@@ -12,12 +12,14 @@
 //
 // Reading checks the magic, refuses versions newer than Version with an
 // error naming both numbers, and reports a truncated or corrupt file.
-// Writing is atomic: the file appears complete or not at all.
+// Writing goes through package outfile: a regular file is written
+// atomically (it appears complete or not at all).
 package modelfile
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -25,7 +27,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
+
+	"decoreg/internal/outfile"
 )
 
 // Version is the format version this package writes and the newest it reads.
@@ -145,43 +148,34 @@ func Decode(r io.Reader) (header []byte, params []float32, err error) {
 	return header, params, nil
 }
 
-// WriteFile writes a model file atomically: to a temporary file in the same
-// directory, synced, then renamed over path. On error nothing is left behind
-// and an existing file at path is untouched.
+// WriteFile writes a model file to path through package outfile: a
+// regular file atomically (to a temporary file in the same directory,
+// synced, then renamed over it; on error nothing is left behind and an
+// existing file is untouched; a read-only file is refused), a symbolic link
+// written through to its target, a device or FIFO directly.
 func WriteFile(path string, header []byte, params []float32) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := Encode(f, header, params); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
+	return outfile.WriteFile(context.Background(), path, func(w io.Writer) error {
+		return Encode(w, header, params)
+	})
+}
+
+// WriteTo is Encode returning the number of bytes written, for io.WriterTo
+// implementations.
+func WriteTo(w io.Writer, header []byte, params []float32) (int64, error) {
+	cw := &countWriter{w: w}
+	err := Encode(cw, header, params)
+	return cw.n, err
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // ReadFile reads the model file at path. Errors name the file.

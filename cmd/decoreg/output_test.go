@@ -1,0 +1,354 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"decoreg"
+	"decoreg/dist"
+	"decoreg/internal/modelfile"
+)
+
+// Tests of how the commands write --out (package outfile): problems P1, P7
+// and P8 of issue 10.
+
+// dirNames lists the names in dir.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ns []string
+	for _, e := range es {
+		ns = append(ns, e.Name())
+	}
+	return ns
+}
+
+// predictArgs predicts small.csv with the shared mdn model.
+func predictArgs(t *testing.T, out string) []string {
+	return []string{"predict", "--model", sharedModel(t, "mdn"), "--data", "testdata/cli/small.csv", "--out", out}
+}
+
+// TestP1OutSymlink: --out on a symbolic link writes through it: the link
+// stays a link and its target gets the predictions.
+func TestP1OutSymlink(t *testing.T) {
+	want, _ := mustCLI(t, predictArgs(t, "-")...)
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, "links"), 0o755)
+	os.Mkdir(filepath.Join(root, "data"), 0o755)
+	target := filepath.Join(root, "data", "pred.csv")
+	os.WriteFile(target, []byte("old\n"), 0o600)
+	link := filepath.Join(root, "links", "pred.csv")
+	if err := os.Symlink("../data/pred.csv", link); err != nil {
+		t.Fatal(err)
+	}
+	dangling := filepath.Join(root, "links", "new.csv")
+	os.Symlink("../data/new.csv", dangling)
+	for _, l := range []string{link, dangling} {
+		mustCLI(t, predictArgs(t, l)...)
+		if fi, err := os.Lstat(l); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			t.Fatalf("--out %s replaced the link", l)
+		}
+	}
+	for _, f := range []string{target, filepath.Join(root, "data", "new.csv")} {
+		if b, err := os.ReadFile(f); err != nil || string(b) != want {
+			t.Errorf("%s holds %q (%v), want the predictions", f, b, err)
+		}
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
+		t.Errorf("target mode %v, want 0600 kept", fi.Mode())
+	}
+	if ns := dirNames(t, filepath.Join(root, "data")); len(ns) != 2 {
+		t.Errorf("target directory holds %v", ns)
+	}
+}
+
+// TestP1OutStdout: - , /dev/stdout and a link to it stream to standard
+// output; nothing is created beside /dev/stdout. train --out - writes the
+// model there and its summary to standard error.
+func TestP1OutStdout(t *testing.T) {
+	want, _ := mustCLI(t, predictArgs(t, "-")...)
+	if !strings.HasPrefix(want, "row,mean,") {
+		t.Fatalf("predict --out - printed %q", want)
+	}
+	link := filepath.Join(t.TempDir(), "out.csv")
+	os.Symlink("/dev/stdout", link)
+	for _, out := range []string{"/dev/stdout", link} {
+		got, _ := mustCLI(t, predictArgs(t, out)...)
+		if got != want {
+			t.Errorf("--out %s printed %q, --out - %q", out, got, want)
+		}
+	}
+	if fi, err := os.Lstat("/dev/stdout"); err == nil && fi.Mode().IsRegular() {
+		t.Fatal("/dev/stdout was replaced by a regular file")
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Error("the link to /dev/stdout was replaced")
+	}
+
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "train.csv", 60, 4)
+	for _, out := range []string{"-", "/dev/stdout"} {
+		model, errs := mustCLI(t, append([]string{"train", "--data", data, "--out", out}, tinyArgs("pointwise")...)...)
+		if _, _, err := modelfile.Decode(strings.NewReader(model)); err != nil {
+			t.Errorf("train --out %s: standard output is not a model: %v", out, err)
+		}
+		if !strings.Contains(errs, `"stopped":"max-epochs"`) {
+			t.Errorf("train --out %s: summary not on standard error: %q", out, errs)
+		}
+	}
+	if ns := dirNames(t, dir); len(ns) != 1 {
+		t.Errorf("directory holds %v", ns)
+	}
+}
+
+// TestP1OutSpecialFiles: a device or a FIFO is written directly and stays
+// what it was.
+func TestP1OutSpecialFiles(t *testing.T) {
+	want, _ := mustCLI(t, predictArgs(t, "-")...)
+	mustCLI(t, predictArgs(t, os.DevNull)...)
+	if fi, err := os.Lstat(os.DevNull); err != nil || fi.Mode()&fs.ModeDevice == 0 {
+		t.Fatalf("%s is no longer a device", os.DevNull)
+	}
+
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- string(b)
+	}()
+	code, _, errs := cli(t, predictArgs(t, fifo)...)
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Fatalf("the FIFO was replaced (exit %d, %s)", code, errs)
+	}
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	select {
+	case s := <-got:
+		if s != want {
+			t.Errorf("the FIFO's reader got %q", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the FIFO's reader got nothing")
+	}
+}
+
+// TestP1OutReadOnly: an existing read-only file is refused (exit 2, naming
+// --out), before training, and left as it was.
+func TestP1OutReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	pred := filepath.Join(dir, "pred.csv")
+	model := filepath.Join(dir, "m.model")
+	for _, f := range []string{pred, model} {
+		if err := os.WriteFile(f, []byte("keep"), 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := writeSynth(t, dir, "train.csv", 60, 4)
+	epochs := 0
+	onEpoch = func(decoreg.Progress) { epochs++ }
+	defer func() { onEpoch = nil }()
+	for _, args := range [][]string{
+		predictArgs(t, pred),
+		append([]string{"train", "--data", data, "--out", model}, tinyArgs("pointwise")...),
+	} {
+		code, _, errs := cli(t, args...)
+		if code != 2 || !strings.Contains(errs, "--out") || !strings.Contains(errs, "read-only") {
+			t.Errorf("%s: exit %d, stderr %q; want 2 naming --out and read-only", args[0], code, errs)
+		}
+	}
+	if epochs != 0 {
+		t.Errorf("train ran %d epochs before refusing --out", epochs)
+	}
+	for _, f := range []string{pred, model} {
+		if b, _ := os.ReadFile(f); string(b) != "keep" {
+			t.Errorf("%s now holds %q", f, b)
+		}
+	}
+}
+
+// unwritableDir returns a directory this process cannot create files in:
+// a new directory with mode 0555, or, where permissions do not bind (root),
+// /sys. It skips the test when there is none.
+func unwritableDir(t *testing.T) string {
+	dir := filepath.Join(t.TempDir(), "ro")
+	if err := os.Mkdir(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	for _, d := range []string{dir, "/sys"} {
+		f, err := os.CreateTemp(d, ".probe")
+		if err != nil {
+			return d
+		}
+		f.Close()
+		os.Remove(f.Name())
+	}
+	t.Skip("no unwritable directory (running as root without /sys)")
+	return ""
+}
+
+// TestP7UnwritableOutFoundBeforeTraining: --out in a directory that cannot
+// be written is a usage error naming --out, found before training starts
+// (train, demo) or before anything else (predict, sample).
+func TestP7UnwritableOutFoundBeforeTraining(t *testing.T) {
+	ro := unwritableDir(t)
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "train.csv", 60, 4)
+	epochs := 0
+	onEpoch = func(decoreg.Progress) { epochs++ }
+	defer func() { onEpoch = nil }()
+	model := filepath.Join(ro, "m.model")
+	for _, args := range [][]string{
+		append([]string{"train", "--data", data, "--out", model, "--epochs", "1000"}, tinyArgs("pointwise")[2:]...),
+		{"demo", "--quick", "--out", ro},
+		predictArgs(t, filepath.Join(ro, "pred.csv")),
+		{"sample", "--model", sharedModel(t, "mdn"), "--data", "testdata/cli/small.csv", "--n", "3", "--out", filepath.Join(ro, "s.csv")},
+	} {
+		start := time.Now()
+		code, out, errs := cli(t, args...)
+		if code != 2 || !strings.Contains(errs, "--out") || out != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 2 naming --out", args[0], code, out, errs)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s took %v to refuse --out", args[0], d)
+		}
+	}
+	if epochs != 0 {
+		t.Errorf("train ran %d epochs before finding --out unwritable", epochs)
+	}
+}
+
+// TestP8SampleInterruptLeavesNoTemp: Ctrl-C (SIGINT) while sample writes
+// --out FILE stops it with status 1 and leaves neither FILE nor its
+// temporary file.
+func TestP8SampleInterruptLeavesNoTemp(t *testing.T) {
+	model := sharedModel(t, "decoder")
+	// Keep SIGINT from killing the test binary whatever happens.
+	guard := make(chan os.Signal, 1)
+	signal.Notify(guard, os.Interrupt)
+	defer signal.Stop(guard)
+
+	dir := t.TempDir()
+	out := filepath.Join(dir, "s.csv")
+	sawTemp := make(chan bool, 1)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				sawTemp <- false
+				return
+			default:
+			}
+			es, _ := os.ReadDir(dir)
+			for _, e := range es {
+				// Not the empty file by which the command checked --out first.
+				if fi, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), ".s.csv.tmp") && fi.Size() > 0 {
+					syscall.Kill(os.Getpid(), syscall.SIGINT)
+					sawTemp <- true
+					return
+				}
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	code, _, errs := cli(t, "sample", "--model", model, "--data", "testdata/cli/small.csv", "--n", "1048576", "--out", out)
+	close(done)
+	if !<-sawTemp {
+		t.Fatalf("no temporary file seen while sampling (exit %d, %s)", code, errs)
+	}
+	if code != 1 || !strings.Contains(errs, "interrupted") {
+		t.Errorf("exit %d, stderr %q; want 1, interrupted", code, errs)
+	}
+	if ns := dirNames(t, dir); len(ns) != 0 {
+		t.Errorf("left behind: %v", ns)
+	}
+}
+
+// maxWriter records the total and the largest write.
+type maxWriter struct{ total, max int }
+
+func (w *maxWriter) Write(p []byte) (int, error) {
+	w.total += len(p)
+	w.max = max(w.max, len(p))
+	return len(p), nil
+}
+
+// TestP8SampleStreams: sample's output reaches standard output in bounded
+// pieces while it is produced, instead of being held whole.
+func TestP8SampleStreams(t *testing.T) {
+	model := sharedModel(t, "pointwise")
+	var w maxWriter
+	var e bytes.Buffer
+	oldOut, oldErr := stdout, errOut
+	stdout, errOut = &w, &e
+	code := run([]string{"sample", "--model", model, "--data", "testdata/cli/small.csv", "--n", "40000"}, &e)
+	stdout, errOut = oldOut, oldErr
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e.String())
+	}
+	if w.total < 4<<20 || w.max > 256<<10 {
+		t.Errorf("%d bytes written with writes up to %d bytes; want > 4 MiB in writes of at most 256 KiB", w.total, w.max)
+	}
+}
+
+// chunkSpy is a Distribution whose Sample records the largest n asked.
+type chunkSpy struct {
+	dist.Distribution
+	calls, max, total int
+}
+
+func (c *chunkSpy) Sample(n int, _ dist.SampleOptions, _ *rand.Rand) []float64 {
+	c.calls++
+	c.max = max(c.max, n)
+	c.total += n
+	return make([]float64, n)
+}
+
+// TestP8SampleChunks: a row's draws are asked of the distribution at most
+// sampleChunk at a time, so that what sampling holds (a decoder's batch
+// and key/value cache) does not grow with --n.
+func TestP8SampleChunks(t *testing.T) {
+	spies := []*chunkSpy{{}, {}}
+	ds := []dist.Distribution{spies[0], spies[1]}
+	n := 3*sampleChunk + 5
+	var w maxWriter
+	if err := writeSamples(&w, ds, []int{4, 7}, n, dist.SampleOptions{}, rand.New(rand.NewPCG(1, 2))); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range spies {
+		if s.total != n || s.max > sampleChunk || s.calls != 4 {
+			t.Errorf("row %d: %d draws in %d calls of up to %d; want %d in 4 of up to %d", i, s.total, s.calls, s.max, n, sampleChunk)
+		}
+	}
+	if w.max > 128<<10 {
+		t.Errorf("a write of %d bytes", w.max)
+	}
+}

@@ -1,0 +1,372 @@
+// Package outfile writes decoreg's output files (models, prediction and
+// sample CSVs, benchmark results, plots): the one place that decides how a
+// path is written.
+//
+// What a path names decides how it is written:
+//
+//   - a regular file, or a path that does not exist yet: atomically. The
+//     bytes go to a temporary file ".NAME.tmpNNN" in the same directory,
+//     which is synced and renamed over NAME only when everything succeeded;
+//     on an error or a cancelled context the temporary file is removed and
+//     an existing NAME is untouched. A replaced file keeps its permission
+//     bits; a new one gets 0666 less the umask. An existing regular file
+//     without write permission is refused (ErrReadOnly), not replaced.
+//   - a symbolic link: written through. The link stays a link and its final
+//     target gets the content by the rules here (atomically, with the
+//     temporary file in the target's directory, where the target is a
+//     regular file; a dangling link's target is created).
+//   - a device, FIFO or socket (/dev/null, a named pipe): written directly,
+//     with no temporary file and no rename.
+//   - an open descriptor (/dev/stdout, /dev/stderr, /dev/fd/N,
+//     /proc/self/fd/N): written directly to that descriptor.
+//
+// Direct writes are streamed: a failure part-way leaves what was written.
+package outfile
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// ErrReadOnly means the path is an existing regular file without write
+// permission; it is refused rather than replaced.
+var ErrReadOnly = errors.New("file is read-only")
+
+// kind is how a path is written.
+type kind int
+
+const (
+	atomic     kind = iota // temporary file renamed over the target
+	direct                 // opened and written in place (device, FIFO)
+	descriptor             // an open descriptor of this process
+)
+
+// target is where a path's content goes.
+type target struct {
+	kind kind
+	path string      // atomic: the file to create or replace; direct: the file to open
+	fd   int         // descriptor
+	mode fs.FileMode // atomic: permission bits of the file replaced (exists true)
+	// exists: atomic over an existing file whose mode is kept.
+	exists bool
+}
+
+// maxLinks bounds the symbolic links followed, as the kernel's ELOOP does.
+const maxLinks = 40
+
+// resolve decides how path is written; see the package documentation. Its
+// own errors do not repeat path.
+func resolve(path string) (target, error) {
+	if path == "" {
+		return target{}, errors.New("empty file name")
+	}
+	p := path
+	for range maxLinks {
+		if fd, ok := descriptorPath(p); ok {
+			return target{kind: descriptor, fd: fd, path: p}, nil
+		}
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+				// The system reaches a special file that the walk did not
+				// (a /proc magic link such as a pipe): write it directly.
+				return target{kind: direct, path: path}, nil
+			}
+			return target{kind: atomic, path: p}, nil
+		case err != nil:
+			return target{}, err
+		case fi.Mode()&fs.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return target{}, err
+			}
+			if !filepath.IsAbs(l) {
+				// Not filepath.Join: cleaning "dirlink/../x" lexically is not
+				// what the system resolves.
+				l = filepath.Dir(p) + string(filepath.Separator) + l
+			}
+			p = l
+		case fi.IsDir():
+			return target{}, fmt.Errorf("is a directory%s", via(path, p))
+		case fi.Mode().IsRegular():
+			if !writable(p, fi) {
+				return target{}, fmt.Errorf("%w%s; it is not replaced (make it writable or remove it)", ErrReadOnly, via(path, p))
+			}
+			return target{kind: atomic, path: p, mode: fi.Mode().Perm(), exists: true}, nil
+		default:
+			return target{kind: direct, path: p}, nil
+		}
+	}
+	return target{}, errors.New("too many levels of symbolic links")
+}
+
+// IsStdout reports whether path resolves to this process's standard
+// output descriptor: /dev/stdout, /dev/fd/1 or a symbolic link to one.
+func IsStdout(path string) bool {
+	t, err := resolve(path)
+	return err == nil && t.kind == descriptor && t.fd == 1
+}
+
+// via returns "" when p is path, else " (link target p)".
+func via(path, p string) string {
+	if p == path {
+		return ""
+	}
+	return " (link target " + p + ")"
+}
+
+// Check reports, without writing anything at path, whether Create(path)
+// can succeed: for an atomic write it creates and removes a temporary file
+// in the directory that the final write uses, so that a missing or
+// unwritable directory is found before any long work. A read-only regular
+// file gives an error wrapping ErrReadOnly.
+func Check(path string) error {
+	t, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	switch t.kind {
+	case descriptor:
+		return checkDescriptor(t.fd)
+	case direct:
+		return checkWritable(t.path)
+	}
+	f, err := createTemp(t.path)
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// createTemp creates a new temporary file ".BASE.tmpNNN" in final's
+// directory with mode 0666 less the umask. Its error names the directory.
+func createTemp(final string) (*os.File, error) {
+	dir, base := filepath.Split(final)
+	if dir == "" {
+		dir = "." + string(filepath.Separator)
+	}
+	seed := uint64(time.Now().UnixNano()) ^ uint64(os.Getpid())<<32
+	for try := 1; ; try++ {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		name := dir + "." + base + ".tmp" + strconv.FormatUint(seed>>33, 10)
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) && try < 1000 {
+			continue
+		}
+		if err != nil {
+			d := filepath.Clean(dir)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("directory %s does not exist: %w", d, fs.ErrNotExist)
+			}
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("cannot create a file in directory %s: %w", d, err)
+		}
+		return f, nil
+	}
+}
+
+// File is an output being written: Create it, Write to it, then Commit
+// (the content appears at its path) or Discard (nothing changes, for an
+// atomic write). Writes are buffered. Once the context given to Create is
+// done, Write and Commit fail with its error. A File is not safe for
+// concurrent use, except Discard.
+type File struct {
+	ctx  context.Context
+	path string // as given to Create
+	t    target
+	f    *os.File // the temporary file, or the file or descriptor written directly
+	bw   *bufio.Writer
+	err  error // sticky write error
+
+	mu   sync.Mutex
+	done bool // committed or discarded
+}
+
+// Create opens path for writing as the package documentation describes.
+// Opening a FIFO waits for a reader, or until ctx is done.
+func Create(ctx context.Context, path string) (*File, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	t, err := resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	var f *os.File
+	switch t.kind {
+	case atomic:
+		f, err = createTemp(t.path)
+	case descriptor:
+		f, err = dupDescriptor(t.fd, t.path)
+	case direct:
+		f, err = openDirect(ctx, t.path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &File{ctx: ctx, path: path, t: t, f: f, bw: bufio.NewWriterSize(f, 1<<16)}, nil
+}
+
+// openDirect opens an existing special file for writing. The open runs
+// beside the caller so that a FIFO without a reader does not block past
+// ctx.
+func openDirect(ctx context.Context, path string) (*os.File, error) {
+	type result struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		ch <- result{f, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.f, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.f != nil {
+				r.f.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
+// Write writes p (buffered). It fails once the context is done.
+func (f *File) Write(p []byte) (int, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
+	if err := f.ctx.Err(); err != nil {
+		f.err = err
+		return 0, err
+	}
+	n, err := f.bw.Write(p)
+	if err != nil {
+		f.err = err
+	}
+	return n, err
+}
+
+// Commit flushes what was written and makes it the content of the path:
+// for an atomic write it sets the mode, syncs, and renames the temporary
+// file over the target. After an error nothing has changed at the path
+// (atomic writes) and the File is discarded.
+func (f *File) Commit() error {
+	err := f.commit()
+	if err != nil {
+		f.Discard()
+	}
+	return err
+}
+
+func (f *File) commit() error {
+	if f.err != nil {
+		return f.err
+	}
+	if err := f.ctx.Err(); err != nil {
+		return err
+	}
+	if err := f.bw.Flush(); err != nil {
+		return err
+	}
+	if f.t.kind != atomic {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.done = true
+		return f.f.Close()
+	}
+	if f.t.exists {
+		if err := f.f.Chmod(f.t.mode); err != nil {
+			return err
+		}
+	}
+	if err := f.f.Sync(); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.done {
+		return errors.New("outfile: commit after discard")
+	}
+	if err := f.f.Close(); err != nil {
+		return err
+	}
+	if err := f.ctx.Err(); err != nil {
+		os.Remove(f.f.Name())
+		f.done = true
+		return err
+	}
+	if err := os.Rename(f.f.Name(), f.t.path); err != nil {
+		os.Remove(f.f.Name())
+		f.done = true
+		return err
+	}
+	f.done = true
+	if d, err := os.Open(filepath.Dir(f.t.path)); err == nil { // make the rename durable; best effort
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Discard abandons the write: an atomic write's temporary file is closed
+// and removed, so the path is unchanged; a direct write keeps what was
+// already written. It does nothing after Commit or a previous Discard, so
+// it may be deferred. It may be called from another goroutine while the
+// File is being written (to clean up on a signal): later writes then fail.
+func (f *File) Discard() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.done {
+		return
+	}
+	f.done = true
+	f.f.Close()
+	if f.t.kind == atomic {
+		os.Remove(f.f.Name())
+	}
+}
+
+// Name returns the path given to Create.
+func (f *File) Name() string { return f.path }
+
+// WriteFile writes the output at path through write, then commits it. If
+// write fails (or panics), or ctx is done, an atomic write leaves nothing
+// behind and the path unchanged. Errors name the path.
+func WriteFile(ctx context.Context, path string, write func(w io.Writer) error) error {
+	f, err := Create(ctx, path)
+	if err != nil {
+		return wrap(path, err)
+	}
+	defer f.Discard()
+	if err := write(f); err != nil {
+		return wrap(path, err)
+	}
+	return wrap(path, f.Commit())
+}
+
+// wrap prefixes err with path unless it is a PathError naming path.
+func wrap(path string, err error) error {
+	var pe *fs.PathError
+	if err == nil || errors.As(err, &pe) && pe.Path == path {
+		return err
+	}
+	return fmt.Errorf("writing %s: %w", path, err)
+}

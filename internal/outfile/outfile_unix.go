@@ -1,0 +1,75 @@
+//go:build unix
+
+package outfile
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// descriptorPath reports whether p names an open descriptor of this
+// process (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N,
+// /proc/PID/fd/N with this process's PID) and which.
+func descriptorPath(p string) (int, bool) {
+	p = filepath.Clean(p)
+	switch p {
+	case "/dev/stdout":
+		return 1, true
+	case "/dev/stderr":
+		return 2, true
+	}
+	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/", "/proc/" + strconv.Itoa(os.Getpid()) + "/fd/"} {
+		if n, ok := strings.CutPrefix(p, dir); ok {
+			fd, err := strconv.Atoi(n)
+			return fd, err == nil && fd >= 0
+		}
+	}
+	return 0, false
+}
+
+// writable reports whether the existing regular file p may be replaced:
+// it has a write permission bit and this process may write it.
+func writable(p string, fi fs.FileInfo) bool {
+	return fi.Mode().Perm()&0o222 != 0 && unix.Access(p, unix.W_OK) == nil
+}
+
+// checkWritable reports whether the existing file p can be opened for
+// writing, without opening it (opening a FIFO would wait for a reader).
+func checkWritable(p string) error {
+	if err := unix.Access(p, unix.W_OK); err != nil {
+		return &fs.PathError{Op: "write", Path: p, Err: err}
+	}
+	return nil
+}
+
+// checkDescriptor reports whether descriptor fd is open for writing.
+func checkDescriptor(fd int) error {
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil {
+		return fmt.Errorf("descriptor %d is not open: %w", fd, err)
+	}
+	if fl&unix.O_ACCMODE == unix.O_RDONLY {
+		return fmt.Errorf("descriptor %d is not open for writing", fd)
+	}
+	return nil
+}
+
+// dupDescriptor returns a File writing to a duplicate of descriptor fd,
+// which can be closed without closing fd.
+func dupDescriptor(fd int, name string) (*os.File, error) {
+	if err := checkDescriptor(fd); err != nil {
+		return nil, err
+	}
+	d, err := unix.Dup(fd)
+	if err != nil {
+		return nil, fmt.Errorf("descriptor %d: %w", fd, err)
+	}
+	unix.CloseOnExec(d)
+	return os.NewFile(uintptr(d), name), nil
+}
