@@ -106,11 +106,6 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 	}
 	valRows, trainRows := perm[:nVal], perm[nVal:]
 
-	if cfg.Threads > 0 {
-		gemm.SetThreads(cfg.Threads)
-	}
-	threads := gemm.Threads()
-
 	tg, err := m.targets(y)
 	if err != nil {
 		return nil, err
@@ -154,7 +149,7 @@ train:
 				return nil, fmt.Errorf("%w: the loss is %v at epoch %d, batch %d (try a smaller learning rate)", ErrDiverged, loss, epoch, lo/bs+1)
 			}
 			net.Backward()
-			opt.Step(net.Params(), net.Grads())
+			opt.Step(net.Threads(), net.Params(), net.Grads())
 			sum += loss * float64(len(idx))
 			if tg.head == HeadDecoder {
 				// Report the decoder's loss as an NLL in u units, like the
@@ -202,7 +197,7 @@ train:
 	m.info = TrainInfo{
 		Rows: rows, ValRows: nVal, Features: cols, Params: net.NumParams(),
 		Epochs: epoch, BestEpoch: bestEpoch, BestValLoss: bestLoss, Stopped: stopped,
-		Seconds: since(start), Kernel: gemm.Kernel(), Threads: threads, Version: Version,
+		Seconds: since(start), Kernel: gemm.Kernel(), Threads: net.Threads(), Version: Version,
 		Created: time.Now().UTC().Format(time.RFC3339),
 	}
 	if cancelErr != nil {
@@ -217,7 +212,7 @@ train:
 // netConfig is the internal network's configuration.
 func (m *Model) netConfig(in int) imodel.Config {
 	c := m.cfg
-	nc := imodel.Config{In: in, EncLayers: c.EncLayers, EncWidth: c.EncWidth}
+	nc := imodel.Config{In: in, EncLayers: c.EncLayers, EncWidth: c.EncWidth, Threads: c.Threads}
 	switch c.Head {
 	case HeadDecoder:
 		nc.Head = imodel.Decoder
