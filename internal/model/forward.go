@@ -229,12 +229,14 @@ func (m *Model) Backward() {
 		panic("model: Backward without a preceding Forward")
 	}
 	a.ready = false
-	// After ZeroGrad the weight gradients are overwritten, the others
-	// (biases, LayerNorms, embeddings: small) cleared first.
-	m.accW = !m.gradsZero
+	// After ZeroGrad the Linear layers' gradients are overwritten
+	// (nn.LinearBackward's addParams false), the others (LayerNorms,
+	// embeddings: small, and added to by their backward passes) cleared
+	// first.
+	m.addLinear = !m.gradsZero
 	if m.gradsZero {
 		for i, e := range m.table {
-			if e.init != initLinearW {
+			if e.init != initLinearW && e.init != initLinearB {
 				clear(m.grads[m.info[i].Off : m.info[i].Off+m.info[i].Len])
 			}
 		}
@@ -259,15 +261,15 @@ func (m *Model) Backward() {
 		} else {
 			copy(dz, a.hdpred[:B])
 		}
-		nn.LinearBackward(m.threads, dphi, g.out.w, g.out.b, dz, phi, p.out.w, B, m.w, 1, false, m.accW)
+		nn.LinearBackward(m.threads, dphi, g.out.w, g.out.b, dz, phi, p.out.w, B, m.w, 1, false, m.addLinear)
 	case Riemann:
 		fill(a.hdlosses[:B], inv)
 		nn.HistogramNLLBackward(m.threads, a.hdz, a.hdlosses, a.hprobs, a.bins, B, m.nout)
-		nn.LinearBackward(m.threads, dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout, false, m.accW)
+		nn.LinearBackward(m.threads, dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout, false, m.addLinear)
 	case MDN:
 		fill(a.hdlosses[:B], inv)
 		nn.MDNBackward(m.threads, a.hdz, a.hdlosses, a.hcache, a.hz, a.y, B, m.Cfg.Components)
-		nn.LinearBackward(m.threads, dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout, false, m.accW)
+		nn.LinearBackward(m.threads, dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout, false, m.addLinear)
 	}
 	m.encoderBackward(B)
 }
@@ -286,7 +288,7 @@ func (m *Model) encoderBackward(B int) {
 			in, C = a.enc[l-1][:B*W], W
 			din = a.denc[1-cur][:B*W]
 		}
-		nn.LinearBackward(m.threads, din, g.enc[l].w, g.enc[l].b, dout, in, p.enc[l].w, B, C, W, false, m.accW)
+		nn.LinearBackward(m.threads, din, g.enc[l].w, g.enc[l].b, dout, in, p.enc[l].w, B, C, W, false, m.addLinear)
 		cur = 1 - cur
 	}
 }
@@ -302,7 +304,7 @@ func (m *Model) decoderBackward(dphi, phi []float32, B int) {
 	L := len(a.blocks)
 	cur := 0
 	dx := a.dx[cur][:N*d]
-	nn.LinearBackward(m.threads, dx, g.out.w, g.out.b, a.dlogits, a.blocks[L-1].ln2, p.out.w, N, d, V, false, m.accW)
+	nn.LinearBackward(m.threads, dx, g.out.w, g.out.b, a.dlogits, a.blocks[L-1].ln2, p.out.w, N, d, V, false, m.addLinear)
 	for l := L - 1; l >= 0; l-- {
 		x := a.x0[:N*d]
 		if l > 0 {
@@ -322,7 +324,7 @@ func (m *Model) decoderBackward(dphi, phi []float32, B int) {
 		clear(row)
 	}
 	nn.EmbeddingBackward(m.threads, g.wte, dx0, a.tin[:N], N, d)
-	nn.LinearBackward(m.threads, dphi, g.inproj.w, g.inproj.b, a.dp, phi, p.inproj.w, B, m.w, d, false, m.accW)
+	nn.LinearBackward(m.threads, dphi, g.inproj.w, g.inproj.b, a.dp, phi, p.inproj.w, B, m.w, d, false, m.addLinear)
 }
 
 // blockBackward sets din (N, d) to the gradient of block l's input x given
@@ -335,19 +337,19 @@ func (m *Model) blockBackward(l int, din, dout, x []float32, B int) {
 	nn.LayerNormBackward(m.threads, dres2, g.ln2w, g.ln2b, dout, a.res2, p.ln2w, a.mean2, a.rstd2, N, d)
 	// res2 = ln1 + fc2(fch): dln1 = dres2 + fc's input gradient
 	dfch := ac.dfch[:N*F]
-	nn.LinearBackward(m.threads, dfch, g.fc2.w, g.fc2.b, dres2, a.fch, p.fc2.w, N, F, d, false, m.accW)
+	nn.LinearBackward(m.threads, dfch, g.fc2.w, g.fc2.b, dres2, a.fch, p.fc2.w, N, F, d, false, m.addLinear)
 	reluMask(m.threads, dfch, a.fch[:N*F])
 	dln1 := ac.dln1[:N*d]
 	copy(dln1, dres2)
-	nn.LinearBackward(m.threads, dln1, g.fc.w, g.fc.b, dfch, a.ln1, p.fc.w, N, d, F, true, m.accW)
+	nn.LinearBackward(m.threads, dln1, g.fc.w, g.fc.b, dfch, a.ln1, p.fc.w, N, d, F, true, m.addLinear)
 	// ln1 = LN1(res1), res1 = x + proj(atty): din = dres1 + qkv's input gradient
 	nn.LayerNormBackward(m.threads, din, g.ln1w, g.ln1b, dln1, a.res1, p.ln1w, a.mean1, a.rstd1, N, d)
 	datty := ac.datty[:N*d]
-	nn.LinearBackward(m.threads, datty, g.proj.w, g.proj.b, din, a.atty, p.proj.w, N, d, d, false, m.accW)
+	nn.LinearBackward(m.threads, datty, g.proj.w, g.proj.b, din, a.atty, p.proj.w, N, d, d, false, m.addLinear)
 	dqkv := ac.dqkv[:N*3*d]
 	nh := m.nh
 	nn.AttentionBackward(m.threads, dqkv, ac.dpreatt, ac.datt, datty, a.qkv, a.att, B, T, d, nh)
-	nn.LinearBackward(m.threads, din, g.qkv.w, g.qkv.b, dqkv, x, p.qkv.w, N, d, 3*d, true, m.accW)
+	nn.LinearBackward(m.threads, din, g.qkv.w, g.qkv.b, dqkv, x, p.qkv.w, N, d, 3*d, true, m.addLinear)
 }
 
 // reluInPlace sets s[i] = max(s[i], 0) (a NaN stays NaN), branch-free.

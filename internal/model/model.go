@@ -194,7 +194,7 @@ type Model struct {
 	// gradsZero records a ZeroGrad not yet carried out: the gradient
 	// arena is to be read as zeros.
 	gradsZero bool
-	accW      bool // in Backward: add to the weight gradients (else overwrite)
+	addLinear bool // in Backward: add to the Linear layers' gradients (else overwrite)
 }
 
 // New validates cfg and returns a model whose parameters are initialised

@@ -73,13 +73,6 @@ type forJob[K Kernel] struct {
 
 func (j *forJob[K]) run(c int) { j.k.Run(c*j.n/j.chunks, (c+1)*j.n/j.chunks) }
 
-// Func adapts a closure to a Kernel: For(threads, n, cost, Func(f)).
-// Convenient, but the closure usually costs one heap allocation per call.
-type Func func(lo, hi int)
-
-// Run calls f(lo, hi).
-func (f Func) Run(lo, hi int) { f(lo, hi) }
-
 // Chunks reports how many chunks For(threads, n, cost, k) uses: at most
 // threads, at most n, and few enough that each has MinWork.
 func Chunks(threads, n, cost int) int {

@@ -6,13 +6,18 @@ import (
 	"testing"
 )
 
+// funcKernel adapts a closure to a Kernel.
+type funcKernel func(lo, hi int)
+
+func (f funcKernel) Run(lo, hi int) { f(lo, hi) }
+
 func TestForCoversOnce(t *testing.T) {
 	for _, th := range []int{1, 2, 3, 8} {
 		for _, n := range []int{0, 1, 2, 5, 100, 1001} {
 			for _, cost := range []int{1, MinWork, 10 * MinWork} {
 				hits := make([]atomic.Int32, n)
 				var calls atomic.Int32
-				For(th, n, cost, Func(func(lo, hi int) {
+				For(th, n, cost, funcKernel(func(lo, hi int) {
 					calls.Add(1)
 					if lo >= hi {
 						t.Errorf("empty chunk [%d,%d)", lo, hi)
