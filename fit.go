@@ -74,16 +74,10 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 	if err != nil && ctx.Err() == nil {
 		return nil, err
 	}
-	// TODO(engine): record m.net.Threads() once internal/model has it; until
-	// then the thread count the network was asked for, or gemm's.
-	threads := cfg.Threads
-	if threads == 0 {
-		threads = gemm.Threads()
-	}
 	m.info = TrainInfo{
 		Rows: rows, ValRows: res.ValRows, Features: cols, Params: m.net.NumParams(),
 		Epochs: res.Epochs, BestEpoch: res.BestEpoch, BestValLoss: res.BestValLoss, Stopped: res.Stopped,
-		Seconds: since(start), Kernel: gemm.Kernel(), Threads: threads, Version: Version,
+		Seconds: since(start), Kernel: gemm.Kernel(), Threads: m.net.Threads(), Version: Version,
 		Created: time.Now().UTC().Format(time.RFC3339),
 	}
 	if err != nil {

@@ -22,14 +22,6 @@ var (
 	ErrMaskValue       = errors.New("mask value is not 0 or 1")
 	ErrRowCount        = errors.New("row counts differ")
 	ErrSplitRange      = errors.New("split index out of range")
-
-	// ErrConstantTarget is returned by FitMinMax when every target is
-	// the same value, so that min-max scaling is undefined.
-	ErrConstantTarget = errors.New("constant target: every value is the same")
-
-	// ErrTooFewRows is returned by ValidationSplit when the training or
-	// the validation part would be empty.
-	ErrTooFewRows = errors.New("too few rows for a validation split")
 )
 
 // ParseError is an error in the contents of a file. Line counts from 1 (the

@@ -1,9 +1,6 @@
 package data
 
-import (
-	"fmt"
-	"math"
-)
+import "math"
 
 // Standardizer maps each feature to zero mean and unit standard deviation
 // with statistics from training data: x' = (x - Mean[j]) / Std[j].
@@ -62,54 +59,3 @@ func (s *Standardizer) Apply(x []float64) {
 		}
 	}
 }
-
-// MinMax maps targets to [0, 1] with the training range: u = (y - Min) /
-// (Max - Min).
-type MinMax struct {
-	Min, Max float64
-}
-
-// FitMinMax returns the range of y. A constant y is an error wrapping
-// ErrConstantTarget; a non-finite value, or a range too wide for float64,
-// wraps ErrNonFinite. It panics if y is empty.
-func FitMinMax(y []float64) (MinMax, error) {
-	if len(y) == 0 {
-		panic("data: FitMinMax: no values")
-	}
-	m := MinMax{Min: y[0], Max: y[0]}
-	for i, v := range y {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return MinMax{}, fmt.Errorf("%w: target %d is %v", ErrNonFinite, i, v)
-		}
-		m.Min = math.Min(m.Min, v)
-		m.Max = math.Max(m.Max, v)
-	}
-	if m.Max == m.Min {
-		return MinMax{}, fmt.Errorf("%w (%v)", ErrConstantTarget, m.Min)
-	}
-	if math.IsInf(m.Max-m.Min, 0) {
-		return MinMax{}, fmt.Errorf("%w: the target range [%v, %v] overflows float64", ErrNonFinite, m.Min, m.Max)
-	}
-	return m, nil
-}
-
-// Forward returns (y - Min) / (Max - Min): 0 at Min and exactly 1 at Max.
-func (m MinMax) Forward(y float64) float64 { return (y - m.Min) / (m.Max - m.Min) }
-
-// Inverse returns Min + u*(Max - Min), the inverse of Forward.
-func (m MinMax) Inverse(u float64) float64 { return m.Min + u*(m.Max-m.Min) }
-
-// Clip returns y clamped to [Min, Max] and whether it was outside.
-func (m MinMax) Clip(y float64) (float64, bool) {
-	switch {
-	case y < m.Min:
-		return m.Min, true
-	case y > m.Max:
-		return m.Max, true
-	}
-	return y, false
-}
-
-// LogScale returns log(Max - Min), the term that converts a log-density in
-// normalized units to original units: log p(y) = log p(u) - LogScale().
-func (m MinMax) LogScale() float64 { return math.Log(m.Max - m.Min) }

@@ -1,7 +1,6 @@
 package data
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -47,40 +46,5 @@ func TestStandardizer(t *testing.T) {
 	s = FitStandardizer([]float64{1, 3}, 1)
 	if s.Mean[0] != 2 || s.Std[0] != 1 {
 		t.Errorf("got %+v", s)
-	}
-}
-
-func TestMinMax(t *testing.T) {
-	m, err := FitMinMax([]float64{3, -1, 7, 2})
-	if err != nil || m.Min != -1 || m.Max != 7 {
-		t.Fatalf("%+v %v", m, err)
-	}
-	for _, c := range []struct{ y, u float64 }{{-1, 0}, {7, 1}, {3, 0.5}, {1, 0.25}, {15, 2}} {
-		if got := m.Forward(c.y); got != c.u {
-			t.Errorf("Forward(%v) = %v, want %v", c.y, got, c.u)
-		}
-		if got := m.Inverse(c.u); got != c.y {
-			t.Errorf("Inverse(%v) = %v, want %v", c.u, got, c.y)
-		}
-	}
-	if m.LogScale() != math.Log(8) {
-		t.Errorf("LogScale %v", m.LogScale())
-	}
-	for _, c := range []struct {
-		y, want float64
-		out     bool
-	}{{-2, -1, true}, {8, 7, true}, {0, 0, false}, {7, 7, false}} {
-		if got, out := m.Clip(c.y); got != c.want || out != c.out {
-			t.Errorf("Clip(%v) = %v %v", c.y, got, out)
-		}
-	}
-	if _, err := FitMinMax([]float64{2, 2, 2}); !errors.Is(err, ErrConstantTarget) {
-		t.Errorf("constant: %v", err)
-	}
-	if _, err := FitMinMax([]float64{1, math.NaN()}); !errors.Is(err, ErrNonFinite) {
-		t.Errorf("NaN: %v", err)
-	}
-	if _, err := FitMinMax([]float64{-1e308, 1e308}); !errors.Is(err, ErrNonFinite) {
-		t.Errorf("overflowing range: %v", err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"math"
 	"sync"
 
-	"decoreg/internal/nn"
+	"decoreg/internal/vec"
 	"decoreg/vocab"
 )
 
@@ -162,7 +162,7 @@ func (d *Token) next(dst []int, prefix []int, finite bool) []int {
 }
 
 // softmaxOver writes to p[j] the softmax of row[toks[j]]*invT over toks, in
-// float64 (exp by nn.ExpNegInPlace), and returns p[:len(toks)]. All -Inf
+// float64 (exp by vec.ExpNegInPlace), and returns p[:len(toks)]. All -Inf
 // logits give a uniform p.
 func softmaxOver(p []float64, row []float32, toks []int, invT float64) []float64 {
 	p = p[:len(toks)]
@@ -181,7 +181,7 @@ func softmaxOver(p []float64, row []float32, toks []int, invT float64) []float64
 	for j, t := range toks {
 		p[j] = (float64(row[t]) - m) * invT
 	}
-	nn.ExpNegInPlace(p) // exp within 2 ulp, vectorised
+	vec.ExpNegInPlace(p) // exp within 2 ulp, vectorised
 	s := 0.0
 	for _, e := range p {
 		s += e

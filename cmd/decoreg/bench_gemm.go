@@ -90,9 +90,6 @@ func runBenchGemm(args []string) error {
 		return usagef("bench gemm: -min-time must not be negative")
 	}
 
-	savedKernel := gemm.Kernel()
-	defer gemm.SetKernel(savedKernel)
-	defer gemm.SetThreads(0)
 	enc := json.NewEncoder(stdout)
 	for _, s := range sizes {
 		m, n, k := s[0], s[1], s[2]
@@ -113,11 +110,11 @@ func runBenchGemm(args []string) error {
 		}
 		for r := 0; r < *repeat; r++ {
 			for _, cl := range cells {
-				if err := gemm.SetKernel(cl.kernel); err != nil {
+				mul, err := gemm.Using(cl.kernel)
+				if err != nil {
 					return err
 				}
-				gemm.SetThreads(cl.threads)
-				cl.gflops = append(cl.gflops, timeGemm(m, n, k, a, b, c, *minTime))
+				cl.gflops = append(cl.gflops, timeGemm(mul, cl.threads, m, n, k, a, b, c, *minTime))
 				if cl.kernel == "openblas" && cl.threads > 1 {
 					// OpenBLAS's worker threads spin for a while after a
 					// call; let them go to sleep before timing the next case.
@@ -135,15 +132,15 @@ func runBenchGemm(args []string) error {
 	return nil
 }
 
-// timeGemm returns the GFLOP/s of m x n x k multiplies run back to back for
-// at least minTime, after one untimed call.
-func timeGemm(m, n, k int, a, b, c []float32, minTime time.Duration) float64 {
-	gemm.Sgemm(false, false, m, n, k, 1, a, k, b, n, 0, c, n)
+// timeGemm returns the GFLOP/s of m x n x k multiplies by mul on threads
+// threads run back to back for at least minTime, after one untimed call.
+func timeGemm(mul gemm.Func, threads, m, n, k int, a, b, c []float32, minTime time.Duration) float64 {
+	mul(threads, false, false, m, n, k, 1, a, k, b, n, 0, c, n)
 	calls := 0
 	start := time.Now()
 	var el time.Duration
 	for calls == 0 || el < minTime {
-		gemm.Sgemm(false, false, m, n, k, 1, a, k, b, n, 0, c, n)
+		mul(threads, false, false, m, n, k, 1, a, k, b, n, 0, c, n)
 		calls++
 		el = time.Since(start)
 	}

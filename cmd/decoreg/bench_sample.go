@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"decoreg/dist"
-	"decoreg/internal/gemm"
 	"decoreg/internal/model"
 	"decoreg/internal/rng"
 	"decoreg/metrics"
@@ -105,6 +104,7 @@ func runBenchSample(args []string) error {
 	net, err := model.New(model.Config{
 		In: features, EncLayers: 3, EncWidth: *encWidth, Head: model.Decoder, Vocab: tok,
 		DecLayers: 1, DecWidth: 32, DecHeads: 1,
+		Threads: 1, // inputs go to the workers one at a time; each worker's kernels stay on its goroutine
 	}, *seed)
 	if err != nil {
 		return err
@@ -120,10 +120,6 @@ func runBenchSample(args []string) error {
 		levels[i] = float64(i+1) / float64(*quantiles+1)
 	}
 
-	// Inputs are handed out one at a time to the workers; each worker's
-	// matrix multiplies stay on its own goroutine.
-	defer gemm.SetThreads(gemm.Threads())
-	gemm.SetThreads(1)
 	phi := make([]float32, n*net.Cfg.EncWidth)
 	encode := func() {
 		const chunk = 256

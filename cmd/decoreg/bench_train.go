@@ -138,7 +138,7 @@ func runBenchTrain(args []string) error {
 	}
 	net, err := model.New(model.Config{
 		In: features, EncLayers: 3, EncWidth: cfg.encWidth, Head: model.Decoder, Vocab: tok,
-		DecLayers: cfg.decLayers, DecWidth: cfg.decWidth, DecHeads: cfg.heads,
+		DecLayers: cfg.decLayers, DecWidth: cfg.decWidth, DecHeads: cfg.heads, Threads: *threads,
 	}, *seed)
 	if err != nil {
 		return usagef("bench train: %v", err)
@@ -158,15 +158,13 @@ func runBenchTrain(args []string) error {
 		}
 	}
 
-	defer gemm.SetThreads(gemm.Threads())
-	gemm.SetThreads(*threads)
 	opt := nn.NewAdam(net.NumParams(), 1e-3)
 	var loss float64
 	step := func() {
 		net.ZeroGrad()
 		loss = net.Forward(b)
 		net.Backward()
-		opt.Step(net.Params(), net.Grads())
+		opt.Step(net.Threads(), net.Params(), net.Grads())
 	}
 	for range *warmup {
 		step()

@@ -17,18 +17,15 @@ func BenchmarkSgemm(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	saved := Kernel()
-	defer SetKernel(saved)
-	defer SetThreads(0)
 	for _, name := range Kernels() {
-		if err := SetKernel(name); err != nil {
+		mul, err := Using(name)
+		if err != nil {
 			b.Fatal(err)
 		}
 		for _, th := range []int{1, 2} {
 			for _, s := range sizes {
 				m, n, k := s[0], s[1], s[2]
 				b.Run(fmt.Sprintf("%s/%dt/%dx%dx%d", name, th, m, n, k), func(b *testing.B) {
-					SetThreads(th)
 					rng := rand.New(rand.NewPCG(1, 1))
 					x := make([]float32, m*k)
 					y := make([]float32, k*n)
@@ -41,7 +38,7 @@ func BenchmarkSgemm(b *testing.B) {
 					}
 					b.ResetTimer()
 					for b.Loop() {
-						Sgemm(false, false, m, n, k, 1, x, k, y, n, 0, z, n)
+						mul(th, false, false, m, n, k, 1, x, k, y, n, 0, z, n)
 					}
 					b.ReportMetric(2*float64(m)*float64(n)*float64(k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 				})
@@ -78,11 +75,9 @@ var modelShapes = []struct {
 // BenchmarkModelShapes reports GFLOP/s of the default kernel on the
 // model's shapes at 1 and 2 threads, as BenchmarkModelShapes/<t>t/<name>.
 func BenchmarkModelShapes(b *testing.B) {
-	defer SetThreads(0)
 	for _, th := range []int{1, 2} {
 		for _, s := range modelShapes {
 			b.Run(fmt.Sprintf("%dt/%s", th, s.name), func(b *testing.B) {
-				SetThreads(th)
 				rng := rand.New(rand.NewPCG(1, 1))
 				x := make([]float32, s.m*s.k)
 				y := make([]float32, s.k*s.n)
@@ -101,7 +96,7 @@ func BenchmarkModelShapes(b *testing.B) {
 					ldb = s.k
 				}
 				for b.Loop() {
-					Sgemm(s.ta, s.tb, s.m, s.n, s.k, 1, x, lda, y, ldb, 1, z, s.n)
+					Sgemm(th, s.ta, s.tb, s.m, s.n, s.k, 1, x, lda, y, ldb, 1, z, s.n)
 				}
 				b.ReportMetric(2*float64(s.m)*float64(s.n)*float64(s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})

@@ -3,6 +3,8 @@ package gemm
 import (
 	"sync"
 	"unsafe"
+
+	"decoreg/internal/par"
 )
 
 const (
@@ -40,14 +42,14 @@ const (
 // scratch tile.
 //
 // With several threads the rectangles are work items that the caller and
-// pooled workers take from a shared counter (Do), so that a thread whose
-// core is busy with another process takes fewer instead of holding up the
-// others: either bands of row tiles, each packing its own A and B, or,
+// pooled workers take from a shared counter (par.Do), so that a thread
+// whose core is busy with another process takes fewer instead of holding
+// up the others: either bands of row tiles, each packing its own A and B, or,
 // when that would pack B too many times (few rows), bands of column panels
 // after all threads have packed the whole of A together into a buffer
 // they share (see plan).
 func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if float64(m)*float64(n)*float64(k) < parallelMin || contended() {
+	if float64(m)*float64(n)*float64(k) < parallelMin || par.Contended() {
 		threads = 1
 	}
 	g := gemmCall{
@@ -65,7 +67,7 @@ func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha 
 	gp := new(gemmCall)
 	*gp = g
 	if rows {
-		Do(items, threads, func(i int) {
+		par.Do(items, threads, func(i int) {
 			r0, r1 := share(0, mt, items, i)
 			gp.work(r0, r1, 0, nt, nil)
 		})
@@ -77,7 +79,7 @@ func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha 
 		shared, bb = gp.packAllA(threads, mt)
 		defer putBuf(bb)
 	}
-	Do(items, threads, func(i int) {
+	par.Do(items, threads, func(i int) {
 		c0, c1 := share(0, nt, items, i)
 		gp.work(0, mt, c0, c1, shared)
 	})
@@ -138,7 +140,7 @@ func (g *gemmCall) packAllA(threads, mt int) (shared [][]float32, bb *buf) {
 	}
 	const chunk = 8 // tiles per item
 	chunks := ceilDiv(mt, chunk)
-	Do(blocks*chunks, threads, func(i int) {
+	par.Do(blocks*chunks, threads, func(i int) {
 		d := depth{pc: i / chunks * kc}
 		d.kcb = min(kc, g.k-d.pc)
 		t0 := i % chunks * chunk

@@ -2,26 +2,50 @@ package gemm
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
-	"sync/atomic"
 )
 
 // Sgemm computes C = alpha*op(A)*op(B) + beta*C for row-major float32
-// matrices, where op(X) is X or its transpose. op(A) is m x k, op(B) is
-// k x n and C is m x n; lda, ldb and ldc are the row strides of A, B and C
-// as stored. When beta is 0, C is not read (NaNs in C do not propagate).
-// When alpha is 0 or k is 0, A and B are not read either.
+// matrices, where op(X) is X or its transpose, on up to threads goroutines
+// (threads < 1 counts as 1; small products run on the calling goroutine
+// whatever threads says). op(A) is m x k, op(B) is k x n and C is m x n;
+// lda, ldb and ldc are the row strides of A, B and C as stored. When beta
+// is 0, C is not read (NaNs in C do not propagate). When alpha is 0 or k
+// is 0, A and B are not read either.
 //
-// The result depends on the kernel (see SetKernel) but not on the number
-// of threads: every element of C is computed by the same operations in
-// the same order whatever the thread count.
-func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+// Sgemm runs the default kernel, Kernel(). The result depends on the
+// kernel but not on the number of threads: every element of C is computed
+// by the same operations in the same order whatever the thread count.
+func Sgemm(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	usable[0].mul(threads, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// Func is a matrix multiply with the signature and the contract of Sgemm.
+type Func func(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+
+// Using returns the multiply of the named kernel, one of Kernels(), for
+// the benchmarks and tests that compare kernels (Sgemm is the default
+// kernel's). It returns an error if the name is unknown or the kernel
+// cannot run on this machine or in this build.
+func Using(name string) (Func, error) {
+	for _, k := range usable {
+		if k.name == name {
+			return k.mul, nil
+		}
+	}
+	if why, ok := unusable[name]; ok {
+		return nil, fmt.Errorf("gemm: kernel %q is not usable: %s", name, why)
+	}
+	return nil, fmt.Errorf("gemm: unknown kernel %q (usable: %s)", name, strings.Join(Kernels(), ", "))
+}
+
+// mul is Sgemm on kernel kern.
+func (kern *kernel) mul(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkArgs(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
 	if m == 0 || n == 0 {
 		return
 	}
-	sgemm(current.Load(), Threads(), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	sgemm(kern, max(threads, 1), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // sgemm runs one checked, non-empty multiply on kernel kern with up to
@@ -124,11 +148,10 @@ type kernel struct {
 	full func(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
 }
 
+// The kernels, found once at start-up and never changed.
 var (
 	usable   []*kernel         // kernels this build can run on this CPU, in Kernels order
 	unusable map[string]string // known kernel names that cannot run here, with why
-	current  atomic.Pointer[kernel]
-	nthreads atomic.Int64 // 0: runtime.GOMAXPROCS(0)
 )
 
 func init() {
@@ -137,7 +160,6 @@ func init() {
 	usable = append(usable, arch...)
 	usable = append(usable, kernelGeneric)
 	usable = append(usable, externalKernels(unusable)...)
-	current.Store(usable[0])
 }
 
 // Kernels returns the names of the kernels usable on this machine in this
@@ -152,36 +174,6 @@ func Kernels() []string {
 	return names
 }
 
-// Kernel returns the name of the kernel Sgemm uses.
-func Kernel() string { return current.Load().name }
-
-// SetKernel makes Sgemm use the named kernel, one of Kernels(). It returns
-// an error, and changes nothing, if the name is unknown or the kernel
-// cannot run on this machine or in this build.
-func SetKernel(name string) error {
-	for _, k := range usable {
-		if k.name == name {
-			current.Store(k)
-			return nil
-		}
-	}
-	if why, ok := unusable[name]; ok {
-		return fmt.Errorf("gemm: kernel %q is not usable: %s", name, why)
-	}
-	return fmt.Errorf("gemm: unknown kernel %q (usable: %s)", name, strings.Join(Kernels(), ", "))
-}
-
-// SetThreads sets the number of goroutines (or OpenBLAS threads) one Sgemm
-// call may use. n < 1 restores the default, runtime.GOMAXPROCS(0) at the
-// time of each call. Small products run on the calling goroutine anyway.
-func SetThreads(n int) {
-	nthreads.Store(int64(max(n, 0)))
-}
-
-// Threads returns the number of threads Sgemm calls may use.
-func Threads() int {
-	if n := nthreads.Load(); n > 0 {
-		return int(n)
-	}
-	return runtime.GOMAXPROCS(0)
-}
+// Kernel returns the name of the default kernel, the one Sgemm uses:
+// Kernels()[0].
+func Kernel() string { return usable[0].name }

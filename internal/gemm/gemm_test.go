@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -12,23 +13,20 @@ import (
 
 func cpuHasAVX512() bool { return cpu.X86.HasAVX512F }
 
-// forEachKernel runs f once per kernel usable here, switching with
-// SetKernel the way blake2b's TestHashes walks its SIMD levels, and
-// restores the kernel and thread count afterwards.
-func forEachKernel(t *testing.T, f func(t *testing.T)) {
+// forEachKernel runs f once per kernel usable here, the way blake2b's
+// TestHashes walks its SIMD levels.
+func forEachKernel(t *testing.T, f func(t *testing.T, kern *kernel)) {
 	t.Helper()
-	saved, savedThreads := Kernel(), nthreads.Load()
-	defer func() {
-		if err := SetKernel(saved); err != nil {
-			t.Fatal(err)
-		}
-		nthreads.Store(savedThreads)
-	}()
-	for _, name := range Kernels() {
-		if err := SetKernel(name); err != nil {
-			t.Fatal(err)
-		}
-		t.Run(name, f)
+	for _, kern := range usable {
+		t.Run(kern.name, func(t *testing.T) { f(t, kern) })
+	}
+}
+
+// on returns kern's multiply on threads threads with sgemmFunc's
+// signature.
+func on(kern *kernel, threads int) sgemmFunc {
+	return func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+		kern.mul(threads, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
 }
 
@@ -46,16 +44,44 @@ func TestKernelsListed(t *testing.T) {
 			t.Logf("kernel %s not tested: %s", name, unusable[name])
 		}
 	}
-	if err := SetKernel("nonesuch"); err == nil {
-		t.Error("SetKernel(nonesuch) succeeded")
+	for _, name := range names {
+		if f, err := Using(name); err != nil || f == nil {
+			t.Errorf("Using(%q): %v", name, err)
+		}
 	}
-	if Kernel() != names[0] {
-		t.Errorf("failed SetKernel changed the kernel to %s", Kernel())
+	if _, err := Using("nonesuch"); err == nil {
+		t.Error("Using(nonesuch) succeeded")
 	}
 	for name := range unusable {
-		if err := SetKernel(name); err == nil {
-			t.Errorf("SetKernel(%q) succeeded although %s", name, unusable[name])
+		if _, err := Using(name); err == nil {
+			t.Errorf("Using(%q) succeeded although %s", name, unusable[name])
 		}
+	}
+}
+
+// TestUsingRunsTheNamedKernel checks that Using(name) multiplies with that
+// kernel: the bits of a product that every kernel rounds differently
+// match the kernel's own, and Sgemm is the default kernel.
+func TestUsingRunsTheNamedKernel(t *testing.T) {
+	m, n, k := 37, 41, 300
+	rng := rand.New(rand.NewPCG(8, 9))
+	a, b := randMatrix(m, k, k, rng, false), randMatrix(k, n, n, rng, false)
+	run := func(mul Func) []uint32 {
+		c := make([]float32, m*n)
+		mul(2, false, false, m, n, k, 1, a, k, b, n, 0, c, n)
+		return f32bits(c)
+	}
+	for _, kern := range usable {
+		f, err := Using(kern.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(run(f), run(kern.mul)) {
+			t.Errorf("Using(%q) differs from kernel %s", kern.name, kern.name)
+		}
+	}
+	if !slices.Equal(run(Sgemm), run(usable[0].mul)) {
+		t.Errorf("Sgemm differs from the default kernel %s", Kernel())
 	}
 }
 
@@ -94,19 +120,13 @@ const guardLen = 37
 
 var guardVal = float32(math.Float32frombits(0x7fc0beef)) // a NaN with a payload
 
-// runCase multiplies tc with the current kernel and thread count, checks
-// C against a float64 reference, and checks that nothing outside C's
-// written region changed and that A and B did not change. It returns C.
-func runCase(t *testing.T, tc gemmCase, rng *rand.Rand) []float32 {
-	t.Helper()
-	return runCaseWith(t, tc, rng, Sgemm)
-}
-
-// sgemmFunc has Sgemm's signature.
+// sgemmFunc is a multiply with its thread count fixed (see on).
 type sgemmFunc func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
 
-// runCaseWith is runCase with mul in place of Sgemm.
-func runCaseWith(t *testing.T, tc gemmCase, rng *rand.Rand, mul sgemmFunc) []float32 {
+// runCase multiplies tc with mul, checks C against a float64 reference,
+// and checks that nothing outside C's written region changed and that A
+// and B did not change. It returns C.
+func runCase(t *testing.T, tc gemmCase, rng *rand.Rand, mul sgemmFunc) []float32 {
 	t.Helper()
 	ar, ac := tc.m, tc.k
 	if tc.transA {
@@ -258,7 +278,8 @@ func TestSgemmSmall(t *testing.T) {
 	if testing.Short() {
 		dims = []int{1, 2, 3, 5, 7, 8, 9, 13, 16, 17, 33, 65}
 	}
-	forEachKernel(t, func(t *testing.T) {
+	forEachKernel(t, func(t *testing.T, kern *kernel) {
+		mul := on(kern, runtime.GOMAXPROCS(0))
 		rng := rand.New(rand.NewPCG(1, 2))
 		for _, m := range dims {
 			for _, n := range dims {
@@ -272,7 +293,7 @@ func TestSgemmSmall(t *testing.T) {
 						tc.padA, tc.padB, tc.padC = 3, 1, 5
 						tc.alpha, tc.beta, tc.nanC = -0.75, 1.5, false
 					}
-					runCase(t, tc, rng)
+					runCase(t, tc, rng, mul)
 				}
 			}
 		}
@@ -289,7 +310,8 @@ func TestSgemmAwkward(t *testing.T) {
 	}
 	abs := []ab{{1, 0, true}, {1, 1, false}, {-0.5, 2, false}, {0.7, 0, true}, {0, 0.5, false}, {0, 0, true}, {2, -1, false}}
 	shapes := [][3]int{{1, 1, 1}, {7, 13, 5}, {1, 40, 3}, {40, 1, 3}, {3, 3, 70}, {0, 5, 5}, {5, 0, 5}, {5, 5, 0}, {6, 16, 4}, {8, 32, 4}, {12, 48, 9}}
-	forEachKernel(t, func(t *testing.T) {
+	forEachKernel(t, func(t *testing.T, kern *kernel) {
+		mul := on(kern, runtime.GOMAXPROCS(0))
 		rng := rand.New(rand.NewPCG(3, 4))
 		for _, s := range shapes {
 			for _, tr := range transCombos {
@@ -298,7 +320,7 @@ func TestSgemmAwkward(t *testing.T) {
 						tc := gemmCase{transA: tr[0], transB: tr[1], m: s[0], n: s[1], k: s[2],
 							alpha: x.alpha, beta: x.beta, nanC: x.nanC,
 							padA: pad, padB: pad * 2, padC: pad + i%2, guardedA: pad == 0}
-						runCase(t, tc, rng)
+						runCase(t, tc, rng, mul)
 					}
 				}
 			}
@@ -311,13 +333,11 @@ func TestSgemmAwkward(t *testing.T) {
 // and in-place operands, partial tiles and blocks, several depth blocks
 // with beta then 1) is taken.
 func TestSgemmBlocks(t *testing.T) {
-	forEachKernel(t, func(t *testing.T) {
-		kern := current.Load()
+	forEachKernel(t, func(t *testing.T, kern *kernel) {
 		if kern.full != nil {
 			t.Skip("external library: no blocks of ours")
 		}
-		SetThreads(1)
-		defer SetThreads(0)
+		mul := on(kern, 1)
 		rng := rand.New(rand.NewPCG(5, 6))
 		mr, nr, kc, mc := kern.mr, kern.nr, kern.kc, kern.mc
 		shapes := [][3]int{
@@ -337,7 +357,7 @@ func TestSgemmBlocks(t *testing.T) {
 				if ti%2 == 0 {
 					tc.beta, tc.nanC = 0, true
 				}
-				runCase(t, tc, rng)
+				runCase(t, tc, rng, mul)
 			}
 		}
 	})
@@ -347,8 +367,8 @@ func TestSgemmBlocks(t *testing.T) {
 // results for any number of threads, on shapes large enough to be split.
 func TestThreadsBitIdentical(t *testing.T) {
 	shapes := [][3]int{{67, 131, 300}, {256, 96, 32}, {9, 700, 257}, {300, 20, 300}, {64, 512, 64}, {130, 600, 300}, {700, 150, 40}}
-	forEachKernel(t, func(t *testing.T) {
-		if current.Load().full != nil {
+	forEachKernel(t, func(t *testing.T, kern *kernel) {
+		if kern.full != nil {
 			t.Skip("external library: its threading is its own")
 		}
 		for si, s := range shapes {
@@ -356,8 +376,7 @@ func TestThreadsBitIdentical(t *testing.T) {
 			tc := gemmCase{transA: tr[0], transB: tr[1], m: s[0], n: s[1], k: s[2], alpha: 0.5, beta: 1, padC: si}
 			var first []uint32
 			for _, th := range []int{1, 2, 3, 4, 7} {
-				SetThreads(th)
-				c := runCase(t, tc, rand.New(rand.NewPCG(7, uint64(si))))
+				c := runCase(t, tc, rand.New(rand.NewPCG(7, uint64(si))), on(kern, th))
 				if first == nil {
 					first = f32bits(c)
 				} else if !slices.Equal(first, f32bits(c)) {
@@ -365,7 +384,6 @@ func TestThreadsBitIdentical(t *testing.T) {
 				}
 			}
 		}
-		SetThreads(0)
 	})
 }
 
@@ -423,12 +441,12 @@ func TestArgChecks(t *testing.T) {
 		f    func()
 		want string
 	}{
-		{"negative", func() { Sgemm(false, false, -1, 2, 2, 1, x, 2, x, 2, 0, x, 2) }, errNegative},
-		{"lda", func() { Sgemm(false, false, 2, 2, 3, 1, x, 2, x, 2, 0, x, 2) }, errLead},
-		{"ldb", func() { Sgemm(false, true, 2, 4, 3, 1, x, 3, x, 2, 0, x, 4) }, errLead},
-		{"ldc", func() { Sgemm(false, false, 2, 4, 3, 1, x, 3, x, 4, 0, x, 3) }, errLead},
-		{"shortA", func() { Sgemm(false, false, 10, 2, 10, 1, x[:99], 10, x, 2, 0, x, 2) }, errShortAB},
-		{"shortC", func() { Sgemm(false, false, 2, 50, 1, 1, x, 1, x, 50, 0, x[:99], 50) }, errShortC},
+		{"negative", func() { Sgemm(1, false, false, -1, 2, 2, 1, x, 2, x, 2, 0, x, 2) }, errNegative},
+		{"lda", func() { Sgemm(1, false, false, 2, 2, 3, 1, x, 2, x, 2, 0, x, 2) }, errLead},
+		{"ldb", func() { Sgemm(1, false, true, 2, 4, 3, 1, x, 3, x, 2, 0, x, 4) }, errLead},
+		{"ldc", func() { Sgemm(1, false, false, 2, 4, 3, 1, x, 3, x, 4, 0, x, 3) }, errLead},
+		{"shortA", func() { Sgemm(1, false, false, 10, 2, 10, 1, x[:99], 10, x, 2, 0, x, 2) }, errShortAB},
+		{"shortC", func() { Sgemm(1, false, false, 2, 50, 1, 1, x, 1, x, 50, 0, x[:99], 50) }, errShortC},
 	}
 	for _, tc := range cases {
 		func() {
@@ -442,15 +460,16 @@ func TestArgChecks(t *testing.T) {
 	}
 }
 
-func TestSetThreads(t *testing.T) {
-	defer SetThreads(0)
-	SetThreads(3)
-	if Threads() != 3 {
-		t.Errorf("Threads() = %d after SetThreads(3)", Threads())
-	}
-	SetThreads(0)
-	if Threads() < 1 {
-		t.Errorf("default Threads() = %d", Threads())
+// TestThreadsBelowOne checks that a thread count below 1 runs as 1.
+func TestThreadsBelowOne(t *testing.T) {
+	tc := gemmCase{m: 130, n: 600, k: 300, alpha: 1, beta: 0, nanC: true}
+	want := f32bits(runCase(t, tc, rand.New(rand.NewPCG(9, 9)), on(usable[0], 1)))
+	for _, th := range []int{0, -2} {
+		if got := f32bits(runCase(t, tc, rand.New(rand.NewPCG(9, 9)), func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+			Sgemm(th, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		})); !slices.Equal(got, want) {
+			t.Errorf("threads %d differ from 1 thread", th)
+		}
 	}
 }
 
@@ -508,7 +527,7 @@ func TestBlockedTileShapes(t *testing.T) {
 					if (si+ti)%2 == 0 {
 						tc.beta, tc.nanC = 0, true
 					}
-					runCaseWith(t, tc, rng, mul)
+					runCase(t, tc, rng, mul)
 				}
 			}
 		}

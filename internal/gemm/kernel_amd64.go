@@ -2,7 +2,7 @@
 
 package gemm
 
-import "golang.org/x/sys/cpu"
+import "decoreg/internal/vec"
 
 //go:generate go run gen_kernels.go
 
@@ -58,13 +58,6 @@ func packRowsChecked(dst, src []float32, rows, lds, panels, nr int) {
 	packRowsAVX(&dst[0], &src[0], rows, lds, panels, nr)
 }
 
-// CPU features, set once from golang.org/x/sys/cpu. x/sys/cpu reports
-// AVX-512 and AVX2 only when the operating system saves their registers.
-var (
-	useAVX512 = cpu.X86.HasAVX512F
-	useAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
-)
-
 func microAVX2(k int, a []float32, rsa, csa int, b []float32, rsb int, c []float32, ldc int, alpha, beta float32) {
 	sgemmKernelAVX2(&a[0], &b[0], &c[0], k, rsa, csa, rsb, ldc, alpha, beta)
 }
@@ -81,15 +74,16 @@ var (
 // archKernels returns the assembly kernels this CPU can run, best first,
 // and records in unusable why the others cannot run. A kernel whose
 // instructions the CPU lacks is never returned, so it can never be
-// selected.
+// selected. The CPU's features come from vec.CPU.
 func archKernels(unusable map[string]string) []*kernel {
 	var ks []*kernel
-	if useAVX512 {
+	f := vec.CPU()
+	if f.AVX512F {
 		ks = append(ks, kernelAVX512)
 	} else {
 		unusable["avx512"] = "this CPU (or its operating system) lacks AVX-512F"
 	}
-	if useAVX2 {
+	if f.AVX2FMA() {
 		ks = append(ks, kernelAVX2)
 	} else {
 		unusable["avx2"] = "this CPU (or its operating system) lacks AVX2 and FMA"

@@ -2,14 +2,16 @@
 
 package gemm
 
+import "decoreg/internal/vec"
+
 // nativeAsmKernels returns the assembly micro-kernels this CPU can run, by
 // their assembly names.
 func nativeAsmKernels() map[string]microFunc {
 	m := map[string]microFunc{}
-	if useAVX2 {
+	if vec.CPU().AVX2FMA() {
 		m["sgemmKernelAVX2"] = microAVX2
 	}
-	if useAVX512 {
+	if vec.CPU().AVX512F {
 		m["sgemmKernelAVX512"] = microAVX512
 	}
 	return m

@@ -6,18 +6,18 @@ import (
 	"slices"
 
 	"decoreg/internal/gemm/internal/cblas"
-
-	"golang.org/x/sys/cpu"
+	"decoreg/internal/vec"
 )
 
 // openblasCoretype is the OPENBLAS_CORETYPE set before OpenBLAS loads,
 // unless the environment has one: its SkylakeX kernels with AVX-512, its
 // Haswell kernels with AVX2 and FMA, else the library's own choice.
 func openblasCoretype() string {
+	f := vec.CPU()
 	switch {
-	case cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512VL:
+	case f.AVX512F && f.AVX512BW && f.AVX512DQ && f.AVX512VL:
 		return "SkylakeX"
-	case cpu.X86.HasAVX2 && cpu.X86.HasFMA:
+	case f.AVX2FMA():
 		return "Haswell"
 	}
 	return ""

@@ -1,5 +1,7 @@
 package model
 
+import "decoreg/internal/nn"
+
 // carver hands out consecutive views of one block. In counting mode (buf
 // nil) it only adds up the sizes, so one layout function serves both to
 // size the block and to carve it.
@@ -140,7 +142,7 @@ func (a *acts) layout(m *Model, c *carver, bc int) {
 			a.hprobs = c.take(bc * no)
 		}
 		if m.Cfg.Head == MDN {
-			a.hcache = c.take(bc * mdnCacheLen(m.Cfg.Components))
+			a.hcache = c.take(nn.MDNCacheLen(bc, m.Cfg.Components))
 		}
 	}
 }

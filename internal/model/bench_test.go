@@ -58,7 +58,7 @@ func BenchmarkTrainStep(b *testing.B) {
 				m.ZeroGrad()
 				m.Forward(batch)
 				m.Backward()
-				opt.Step(m.Params(), m.Grads())
+				opt.Step(m.Threads(), m.Params(), m.Grads())
 			}
 			for range 3 {
 				step()

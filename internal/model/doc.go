@@ -40,7 +40,13 @@
 // so Forward and Backward do not allocate in steady state. Every buffer is
 // flat and row-major; shapes are written in comments as (B, T, C).
 //
-// # Concurrency
+// # Threads and concurrency
+//
+// Every kernel a model runs (the matrix multiplies and the parallel loops
+// of the layers, in training and in inference) runs on the model's own
+// thread count, Config.Threads (0: all cores), which Threads reports
+// resolved; there is no process-wide setting, so models of different
+// counts may run side by side. Results do not depend on the count.
 //
 // Forward, Backward, RowLosses, ZeroGrad and the parameter arenas belong to
 // one goroutine at a time. Encode, HeadOutputs, Decoder and the Steppers it

@@ -139,17 +139,17 @@ func (m *Model) forward(b *Batch, lo, hi int, masked bool) {
 		m.decoderForward(phi, B)
 	case Pointwise:
 		a.y = b.Y[lo:hi]
-		nn.LinearForward(a.hz, phi, p.out.w, p.out.b, B, m.w, 1)
+		nn.LinearForward(m.threads, a.hz, phi, p.out.w, p.out.b, B, m.w, 1)
 		pointwisePred(a.hpred[:B], a.hz[:B], m.Cfg.Sigmoid)
 		nn.MSEForward(a.hlosses, a.hpred, a.y, B)
 	case Riemann:
 		a.bins = b.Bins[lo:hi]
-		nn.LinearForward(a.hz, phi, p.out.w, p.out.b, B, m.w, m.nout)
-		nn.HistogramNLLForward(a.hlosses, a.hprobs, a.hz, a.bins, B, m.nout)
+		nn.LinearForward(m.threads, a.hz, phi, p.out.w, p.out.b, B, m.w, m.nout)
+		nn.HistogramNLLForward(m.threads, a.hlosses, a.hprobs, a.hz, a.bins, B, m.nout)
 	case MDN:
 		a.y = b.Y[lo:hi]
-		nn.LinearForward(a.hz, phi, p.out.w, p.out.b, B, m.w, m.nout)
-		nn.MDNForward(a.hlosses, a.hcache, a.hz, a.y, B, m.Cfg.Components)
+		nn.LinearForward(m.threads, a.hz, phi, p.out.w, p.out.b, B, m.w, m.nout)
+		nn.MDNForward(m.threads, a.hlosses, a.hcache, a.hz, a.y, B, m.Cfg.Components)
 	}
 }
 
@@ -159,8 +159,8 @@ func (m *Model) encode(x []float32, B int, p *tensors, h [][]float32) []float32 
 	in, C := x, m.Cfg.In
 	for l := range p.enc {
 		out := h[l][:B*m.w]
-		nn.LinearForward(out, in, p.enc[l].w, p.enc[l].b, B, C, m.w)
-		reluInPlace(out)
+		nn.LinearForward(m.threads, out, in, p.enc[l].w, p.enc[l].b, B, C, m.w)
+		reluInPlace(m.threads, out)
 		in, C = out, m.w
 	}
 	return in
@@ -184,24 +184,24 @@ func (m *Model) decoderForward(phi []float32, B int) {
 	d, T, V := m.d, m.t, m.v
 	N := B * T
 	// position 0: inproj(phi); positions 1..T-1: wte(t_1..t_{T-1}); + wpe
-	nn.LinearForward(a.p, phi, p.inproj.w, p.inproj.b, B, m.w, d)
+	nn.LinearForward(m.threads, a.p, phi, p.inproj.w, p.inproj.b, B, m.w, d)
 	tin := a.tin[:N]
 	for i := range B {
 		tin[i*T] = 0 // placeholder row, overwritten by p below
 		copy(tin[i*T+1:(i+1)*T], a.tokens[i*T:(i+1)*T-1])
 	}
-	nn.EmbeddingForward(a.x0, tin, p.wte, N, d)
+	nn.EmbeddingForward(m.threads, a.x0, tin, p.wte, N, d)
 	for i := range B {
 		copy(a.x0[i*T*d:i*T*d+d], a.p[i*d:(i+1)*d])
 	}
-	nn.PositionalForward(a.x0, p.wpe, B, T, d)
+	nn.PositionalForward(m.threads, a.x0, p.wpe, B, T, d)
 	x := a.x0[:N*d]
 	for l := range a.blocks {
 		m.blockForward(l, x, B)
 		x = a.blocks[l].ln2[:N*d]
 	}
-	nn.LinearForward(a.logits, x, p.out.w, p.out.b, N, d, V)
-	nn.SoftmaxCrossEntropyForward(a.losses, a.probs, a.logits, a.tokens, a.lmask, N, V)
+	nn.LinearForward(m.threads, a.logits, x, p.out.w, p.out.b, N, d, V)
+	nn.SoftmaxCrossEntropyForward(m.threads, a.losses, a.probs, a.logits, a.tokens, a.lmask, N, V)
 }
 
 // blockForward computes one post-LN block on x (B, T, d):
@@ -211,14 +211,14 @@ func (m *Model) decoderForward(phi []float32, B int) {
 func (m *Model) blockForward(l int, x []float32, B int) {
 	a, p := &m.a.blocks[l], &m.p.blocks[l]
 	d, T, N := m.d, m.t, B*m.t
-	nn.LinearForward(a.qkv, x, p.qkv.w, p.qkv.b, N, d, 3*d)
-	nn.AttentionForward(a.atty, m.a.preatt, a.att, a.qkv, B, T, d, m.nh)
-	linearResidual(a.res1, x, a.atty, p.proj.w, p.proj.b, N, d, d)
-	nn.LayerNormForward(a.ln1, a.mean1, a.rstd1, a.res1, p.ln1w, p.ln1b, N, d, LNEps)
-	nn.LinearForward(a.fch, a.ln1, p.fc.w, p.fc.b, N, d, m.dff)
-	reluInPlace(a.fch[:N*m.dff])
-	linearResidual(a.res2, a.ln1, a.fch, p.fc2.w, p.fc2.b, N, m.dff, d)
-	nn.LayerNormForward(a.ln2, a.mean2, a.rstd2, a.res2, p.ln2w, p.ln2b, N, d, LNEps)
+	nn.LinearForward(m.threads, a.qkv, x, p.qkv.w, p.qkv.b, N, d, 3*d)
+	nn.AttentionForward(m.threads, a.atty, m.a.preatt, a.att, a.qkv, B, T, d, m.nh)
+	linearResidual(m.threads, a.res1, x, a.atty, p.proj.w, p.proj.b, N, d, d)
+	nn.LayerNormForward(m.threads, a.ln1, a.mean1, a.rstd1, a.res1, p.ln1w, p.ln1b, N, d, LNEps)
+	nn.LinearForward(m.threads, a.fch, a.ln1, p.fc.w, p.fc.b, N, d, m.dff)
+	reluInPlace(m.threads, a.fch[:N*m.dff])
+	linearResidual(m.threads, a.res2, a.ln1, a.fch, p.fc2.w, p.fc2.b, N, m.dff, d)
+	nn.LayerNormForward(m.threads, a.ln2, a.mean2, a.rstd2, a.res2, p.ln2w, p.ln2b, N, d, LNEps)
 }
 
 // Backward accumulates into Grads the gradient of the mean loss of the
@@ -229,12 +229,14 @@ func (m *Model) Backward() {
 		panic("model: Backward without a preceding Forward")
 	}
 	a.ready = false
-	// After ZeroGrad the weight gradients are overwritten, the others
-	// (biases, LayerNorms, embeddings: small) cleared first.
-	m.accW = !m.gradsZero
+	// After ZeroGrad the Linear layers' gradients are overwritten
+	// (nn.LinearBackward's addParams false), the others (LayerNorms,
+	// embeddings: small, and added to by their backward passes) cleared
+	// first.
+	m.addLinear = !m.gradsZero
 	if m.gradsZero {
 		for i, e := range m.table {
-			if e.init != initLinearW {
+			if e.init != initLinearW && e.init != initLinearB {
 				clear(m.grads[m.info[i].Off : m.info[i].Off+m.info[i].Len])
 			}
 		}
@@ -249,7 +251,6 @@ func (m *Model) Backward() {
 		m.decoderBackward(dphi, phi, B)
 	case Pointwise:
 		fill(a.hdlosses[:B], inv)
-		clear(a.hdpred[:B])
 		nn.MSEBackward(a.hdpred, a.hdlosses, a.hpred, a.y, B)
 		dz := a.hdz[:B]
 		if m.Cfg.Sigmoid {
@@ -260,17 +261,15 @@ func (m *Model) Backward() {
 		} else {
 			copy(dz, a.hdpred[:B])
 		}
-		nn.LinearBackwardMode(dphi, g.out.w, g.out.b, dz, phi, p.out.w, B, m.w, 1, false, m.accW)
+		nn.LinearBackward(m.threads, dphi, g.out.w, g.out.b, dz, phi, p.out.w, B, m.w, 1, false, m.addLinear)
 	case Riemann:
 		fill(a.hdlosses[:B], inv)
-		clear(a.hdz[:B*m.nout])
-		nn.HistogramNLLBackward(a.hdz, a.hdlosses, a.hprobs, a.bins, B, m.nout)
-		nn.LinearBackwardMode(dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout, false, m.accW)
+		nn.HistogramNLLBackward(m.threads, a.hdz, a.hdlosses, a.hprobs, a.bins, B, m.nout)
+		nn.LinearBackward(m.threads, dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout, false, m.addLinear)
 	case MDN:
 		fill(a.hdlosses[:B], inv)
-		clear(a.hdz[:B*m.nout])
-		nn.MDNBackward(a.hdz, a.hdlosses, a.hcache, a.hz, a.y, B, m.Cfg.Components)
-		nn.LinearBackwardMode(dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout, false, m.accW)
+		nn.MDNBackward(m.threads, a.hdz, a.hdlosses, a.hcache, a.hz, a.y, B, m.Cfg.Components)
+		nn.LinearBackward(m.threads, dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout, false, m.addLinear)
 	}
 	m.encoderBackward(B)
 }
@@ -282,14 +281,14 @@ func (m *Model) encoderBackward(B int) {
 	cur := 0
 	for l := len(p.enc) - 1; l >= 0; l-- {
 		dout := a.denc[cur][:B*W]
-		reluMask(dout, a.enc[l][:B*W])
+		reluMask(m.threads, dout, a.enc[l][:B*W])
 		in, C := a.x, m.Cfg.In
 		var din []float32
 		if l > 0 {
 			in, C = a.enc[l-1][:B*W], W
 			din = a.denc[1-cur][:B*W]
 		}
-		nn.LinearBackwardMode(din, g.enc[l].w, g.enc[l].b, dout, in, p.enc[l].w, B, C, W, false, m.accW)
+		nn.LinearBackward(m.threads, din, g.enc[l].w, g.enc[l].b, dout, in, p.enc[l].w, B, C, W, false, m.addLinear)
 		cur = 1 - cur
 	}
 }
@@ -301,11 +300,11 @@ func (m *Model) decoderBackward(dphi, phi []float32, B int) {
 	d, T, V := m.d, m.t, m.v
 	N := B * T
 	fill(a.dlosses[:N], 1/float32(B))
-	nn.SoftmaxCrossEntropyBackwardSet(a.dlogits, a.dlosses, a.probs, a.tokens, N, V)
+	nn.SoftmaxCrossEntropyBackward(m.threads, a.dlogits, a.dlosses, a.probs, a.tokens, N, V)
 	L := len(a.blocks)
 	cur := 0
 	dx := a.dx[cur][:N*d]
-	nn.LinearBackwardMode(dx, g.out.w, g.out.b, a.dlogits, a.blocks[L-1].ln2, p.out.w, N, d, V, false, m.accW)
+	nn.LinearBackward(m.threads, dx, g.out.w, g.out.b, a.dlogits, a.blocks[L-1].ln2, p.out.w, N, d, V, false, m.addLinear)
 	for l := L - 1; l >= 0; l-- {
 		x := a.x0[:N*d]
 		if l > 0 {
@@ -316,7 +315,7 @@ func (m *Model) decoderBackward(dphi, phi []float32, B int) {
 		cur = 1 - cur
 	}
 	dx0 := a.dx[cur][:N*d]
-	nn.PositionalBackward(g.wpe, dx0, B, T, d)
+	nn.PositionalBackward(m.threads, g.wpe, dx0, B, T, d)
 	for i := range B {
 		// position 0 came from p, not from the placeholder token: move its
 		// gradient to dp and leave 0 for EmbeddingBackward to add
@@ -324,8 +323,8 @@ func (m *Model) decoderBackward(dphi, phi []float32, B int) {
 		copy(a.dp[i*d:(i+1)*d], row)
 		clear(row)
 	}
-	nn.EmbeddingBackward(g.wte, dx0, a.tin[:N], N, d)
-	nn.LinearBackwardMode(dphi, g.inproj.w, g.inproj.b, a.dp, phi, p.inproj.w, B, m.w, d, false, m.accW)
+	nn.EmbeddingBackward(m.threads, g.wte, dx0, a.tin[:N], N, d)
+	nn.LinearBackward(m.threads, dphi, g.inproj.w, g.inproj.b, a.dp, phi, p.inproj.w, B, m.w, d, false, m.addLinear)
 }
 
 // blockBackward sets din (N, d) to the gradient of block l's input x given
@@ -335,36 +334,36 @@ func (m *Model) blockBackward(l int, din, dout, x []float32, B int) {
 	d, T, N, F := m.d, m.t, B*m.t, m.dff
 	// ln2 = LN2(res2)
 	dres2 := ac.dres[:N*d]
-	nn.LayerNormBackwardSet(dres2, g.ln2w, g.ln2b, dout, a.res2, p.ln2w, a.mean2, a.rstd2, N, d)
+	nn.LayerNormBackward(m.threads, dres2, g.ln2w, g.ln2b, dout, a.res2, p.ln2w, a.mean2, a.rstd2, N, d)
 	// res2 = ln1 + fc2(fch): dln1 = dres2 + fc's input gradient
 	dfch := ac.dfch[:N*F]
-	nn.LinearBackwardMode(dfch, g.fc2.w, g.fc2.b, dres2, a.fch, p.fc2.w, N, F, d, false, m.accW)
-	reluMask(dfch, a.fch[:N*F])
+	nn.LinearBackward(m.threads, dfch, g.fc2.w, g.fc2.b, dres2, a.fch, p.fc2.w, N, F, d, false, m.addLinear)
+	reluMask(m.threads, dfch, a.fch[:N*F])
 	dln1 := ac.dln1[:N*d]
 	copy(dln1, dres2)
-	nn.LinearBackwardMode(dln1, g.fc.w, g.fc.b, dfch, a.ln1, p.fc.w, N, d, F, true, m.accW)
+	nn.LinearBackward(m.threads, dln1, g.fc.w, g.fc.b, dfch, a.ln1, p.fc.w, N, d, F, true, m.addLinear)
 	// ln1 = LN1(res1), res1 = x + proj(atty): din = dres1 + qkv's input gradient
-	nn.LayerNormBackwardSet(din, g.ln1w, g.ln1b, dln1, a.res1, p.ln1w, a.mean1, a.rstd1, N, d)
+	nn.LayerNormBackward(m.threads, din, g.ln1w, g.ln1b, dln1, a.res1, p.ln1w, a.mean1, a.rstd1, N, d)
 	datty := ac.datty[:N*d]
-	nn.LinearBackwardMode(datty, g.proj.w, g.proj.b, din, a.atty, p.proj.w, N, d, d, false, m.accW)
+	nn.LinearBackward(m.threads, datty, g.proj.w, g.proj.b, din, a.atty, p.proj.w, N, d, d, false, m.addLinear)
 	dqkv := ac.dqkv[:N*3*d]
 	nh := m.nh
-	nn.AttentionBackwardSet(dqkv, ac.dpreatt, ac.datt, datty, a.qkv, a.att, B, T, d, nh)
-	nn.LinearBackwardMode(din, g.qkv.w, g.qkv.b, dqkv, x, p.qkv.w, N, d, 3*d, true, m.accW)
+	nn.AttentionBackward(m.threads, dqkv, ac.dpreatt, ac.datt, datty, a.qkv, a.att, B, T, d, nh)
+	nn.LinearBackward(m.threads, din, g.qkv.w, g.qkv.b, dqkv, x, p.qkv.w, N, d, 3*d, true, m.addLinear)
 }
 
 // reluInPlace sets s[i] = max(s[i], 0) (a NaN stays NaN), branch-free.
-func reluInPlace(s []float32) { nn.ReLUInPlace(s) }
+func reluInPlace(threads int, s []float32) { nn.ReLUInPlace(threads, s) }
 
 // reluMask sets dout[i] = 0 where out[i] <= 0 (the ReLU backward, in
 // place), branch-free.
-func reluMask(dout, out []float32) { nn.ReLUMask(dout, out) }
+func reluMask(threads int, dout, out []float32) { nn.ReLUMask(threads, dout, out) }
 
 // linearResidual computes out = res + in · wᵀ + b: nn.LinearForward with
 // the residual added in the same pass that writes the bias.
 //
 //	out, res (N, OC), in (N, C), w (OC, C), b (OC).
-func linearResidual(out, res, in, w, b []float32, N, C, OC int) {
+func linearResidual(threads int, out, res, in, w, b []float32, N, C, OC int) {
 	out, res, b = out[:N*OC], res[:N*OC], b[:OC]
 	for i := 0; i < N; i++ {
 		o, r := out[i*OC:(i+1)*OC], res[i*OC:(i+1)*OC]
@@ -372,7 +371,7 @@ func linearResidual(out, res, in, w, b []float32, N, C, OC int) {
 			o[j] = r[j] + bj
 		}
 	}
-	gemm.Sgemm(false, true, N, OC, C, 1, in, C, w, C, 1, out, OC)
+	gemm.Sgemm(threads, false, true, N, OC, C, 1, in, C, w, C, 1, out, OC)
 }
 
 func fill(s []float32, v float32) {

@@ -38,8 +38,8 @@ func (m *Model) Encode(x []float32, B int, phi []float32) {
 			if l < L-1 {
 				out = h[l%2][:n*W]
 			}
-			nn.LinearForward(out, in, m.p.enc[l].w, m.p.enc[l].b, n, C, W)
-			reluInPlace(out)
+			nn.LinearForward(m.threads, out, in, m.p.enc[l].w, m.p.enc[l].b, n, C, W)
+			reluInPlace(m.threads, out)
 			in, C = out, W
 		}
 	}
@@ -61,7 +61,7 @@ func (m *Model) HeadOutputs(phi []float32, B int, out []float32) {
 	if len(out) < B*no {
 		panic("model: HeadOutputs out shorter than (B, OutWidth)")
 	}
-	nn.LinearForward(out, phi, m.p.out.w, m.p.out.b, B, m.w, no)
+	nn.LinearForward(m.threads, out, phi, m.p.out.w, m.p.out.b, B, m.w, no)
 	switch m.Cfg.Head {
 	case Pointwise:
 		if m.Cfg.Sigmoid {
@@ -102,10 +102,6 @@ func softmaxInPlace(s []float32) {
 		s[i] = float32(float64(v) * inv)
 	}
 }
-
-// mdnCacheLen is the per-row length of nn.MDNForward's cache for M
-// components.
-func mdnCacheLen(M int) int { return 3 * M }
 
 // mdnSd is the MDN's standard deviation ELU(raw) + 1 + nn.MDNStdEps.
 func mdnSd(raw float32) float32 {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sync"
 
+	"decoreg/internal/par"
 	"decoreg/internal/rng"
 	"decoreg/vocab"
 )
@@ -46,7 +47,8 @@ type Config struct {
 	EncLayers int // encoder depth: EncLayers x (Linear + ReLU), >= 1
 	EncWidth  int // encoder width; phi(x) has EncWidth values
 	// Threads is the number of threads every kernel of this model runs on
-	// (0: all cores). It is per model, not process-wide.
+	// (0: all cores, runtime.GOMAXPROCS at New). It is per model, not
+	// process-wide; Model.Threads reports the resolved count.
 	Threads int
 
 	Head HeadKind
@@ -77,6 +79,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("model: EncLayers = %d, need at least 1 encoder layer", c.EncLayers)
 	case c.EncWidth < 1:
 		return fmt.Errorf("model: EncWidth = %d, need at least 1", c.EncWidth)
+	case c.Threads < 0:
+		return fmt.Errorf("model: Threads = %d, need 0 (all cores) or more", c.Threads)
 	}
 	switch c.Head {
 	case Decoder:
@@ -173,6 +177,8 @@ type Model struct {
 	// sizes
 	w, d, dff, nh, v, t, nout int
 
+	threads int // Cfg.Threads resolved: the thread count of every kernel call
+
 	table  []entry
 	info   []Tensor
 	params []float32
@@ -188,7 +194,7 @@ type Model struct {
 	// gradsZero records a ZeroGrad not yet carried out: the gradient
 	// arena is to be read as zeros.
 	gradsZero bool
-	accW      bool // in Backward: add to the weight gradients (else overwrite)
+	addLinear bool // in Backward: add to the Linear layers' gradients (else overwrite)
 }
 
 // New validates cfg and returns a model whose parameters are initialised
@@ -200,7 +206,7 @@ func New(cfg Config, seed uint64) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	m := &Model{Cfg: cfg, w: cfg.EncWidth}
+	m := &Model{Cfg: cfg, w: cfg.EncWidth, threads: par.Resolve(cfg.Threads)}
 	switch cfg.Head {
 	case Decoder:
 		m.d, m.nh = cfg.DecWidth, cfg.DecHeads
@@ -315,6 +321,11 @@ func (m *Model) initParams(seed uint64) {
 		}
 	}
 }
+
+// Threads returns the number of threads the model's kernels run on:
+// Cfg.Threads as given to New, or all cores (runtime.GOMAXPROCS at New)
+// for 0.
+func (m *Model) Threads() int { return m.threads }
 
 // Params returns the parameter arena (aliased, not copied).
 func (m *Model) Params() []float32 { return m.params }

@@ -2,12 +2,12 @@ package model
 
 import (
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
 	"decoreg/internal/gradcheck"
 	"decoreg/internal/nn"
-	"decoreg/internal/par"
 	"decoreg/internal/rng"
 )
 
@@ -351,11 +351,14 @@ func TestEncodeHeadOutputs(t *testing.T) {
 }
 
 // TestDeterminism: same seed and thread count give bit-identical
-// parameters after 20 Adam steps; a different seed does not.
+// parameters after 20 Adam steps, and so does another thread count; a
+// different seed does not.
 func TestDeterminism(t *testing.T) {
 	cfg := tinyConfigs()["decoder-masked"]
 	cfg.EncWidth, cfg.DecWidth = 64, 16
-	run := func(seed uint64) []float32 {
+	run := func(seed uint64, threads int) []float32 {
+		cfg := cfg
+		cfg.Threads = threads
 		m, _ := New(cfg, seed)
 		opt := nn.NewAdam(m.NumParams(), 1e-3)
 		r := rng.New(99)
@@ -364,16 +367,20 @@ func TestDeterminism(t *testing.T) {
 			m.ZeroGrad()
 			m.Forward(b)
 			m.Backward()
-			opt.Step(m.Params(), m.Grads())
+			opt.Step(m.Threads(), m.Params(), m.Grads())
 		}
 		return m.Params()
 	}
-	a, b, c := run(1), run(1), run(2)
+	a, b, c := run(1, 2), run(1, 2), run(1, 3)
 	for i := range a {
 		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
 			t.Fatalf("param %d differs between two runs with seed 1: %v vs %v", i, a[i], b[i])
 		}
+		if math.Float32bits(a[i]) != math.Float32bits(c[i]) {
+			t.Fatalf("param %d differs between 2 and 3 threads: %v vs %v", i, a[i], c[i])
+		}
 	}
+	c = run(2, 2)
 	same := 0
 	for i := range a {
 		if a[i] == c[i] {
@@ -408,7 +415,7 @@ func TestLearns(t *testing.T) {
 		m.ZeroGrad()
 		l := m.Forward(b)
 		m.Backward()
-		opt.Step(m.Params(), m.Grads())
+		opt.Step(m.Threads(), m.Params(), m.Grads())
 		if step < 20 {
 			first += l / 20
 		}
@@ -427,10 +434,10 @@ func TestLearns(t *testing.T) {
 // more threads the parallel loops' goroutine start-up allocates a few
 // small objects per call, independent of the sizes.)
 func TestNoAllocs(t *testing.T) {
-	defer par.SetThreads(0)
-	par.SetThreads(1)
 	for _, name := range []string{"decoder", "decoder-masked", "riemann", "mdn", "pointwise-sigmoid"} {
-		m, _ := New(tinyConfigs()[name], 1)
+		cfg := tinyConfigs()[name]
+		cfg.Threads = 1
+		m, _ := New(cfg, 1)
 		big := randBatch(m, 64, rng.New(1))
 		small := sliceBatch(m, big, 0, 8)
 		m.Forward(big)
@@ -449,6 +456,50 @@ func TestNoAllocs(t *testing.T) {
 	}
 }
 
+// TestThreadsPerModel is the regression test of the process-wide thread
+// count (Fit set it and never restored it, so that later fits and
+// predictions ran on the wrong count): the count is a model's own. A model
+// of one thread trains without allocating (its loops never start
+// goroutines) while a model of several threads trains beside it, and both
+// reach the same bits.
+func TestThreadsPerModel(t *testing.T) {
+	cfg := tinyConfigs()["decoder"]
+	cfg.EncWidth, cfg.DecWidth = 256, 32 // big enough for the loops to split
+	for _, tc := range []struct{ set, want int }{{0, runtime.GOMAXPROCS(0)}, {1, 1}, {3, 3}} {
+		c := cfg
+		c.Threads = tc.set
+		m, err := New(c, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Threads() != tc.want {
+			t.Errorf("Threads %d: Threads() = %d, want %d", tc.set, m.Threads(), tc.want)
+		}
+	}
+	one, many := cfg, cfg
+	one.Threads, many.Threads = 1, 4
+	m1, _ := New(one, 5)
+	m4, _ := New(many, 5)
+	b := randBatch(m1, 128, rng.New(6))
+	step := func(m *Model) {
+		m.ZeroGrad()
+		m.Forward(b)
+		m.Backward()
+	}
+	step(m1)
+	step(m4) // a many-thread model in between changes nothing for m1
+	if a := testing.AllocsPerRun(3, func() { step(m1) }); a != 0 {
+		t.Errorf("one-thread model: %v allocations per step (its loops started goroutines)", a)
+	}
+	step(m4)
+	g1, g4 := m1.Grads(), m4.Grads()
+	for i := range g1 {
+		if math.Float32bits(g1[i]) != math.Float32bits(g4[i]) {
+			t.Fatalf("gradient %d: 1 thread %v, 4 threads %v", i, g1[i], g4[i])
+		}
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	good := tinyConfigs()["decoder"]
 	cases := []struct {
@@ -458,6 +509,7 @@ func TestConfigErrors(t *testing.T) {
 		{func(c *Config) { c.In = 0 }, "In"},
 		{func(c *Config) { c.EncLayers = 0 }, "EncLayers"},
 		{func(c *Config) { c.EncWidth = -1 }, "EncWidth"},
+		{func(c *Config) { c.Threads = -1 }, "Threads"},
 		{func(c *Config) { c.Vocab = nil }, "Vocab"},
 		{func(c *Config) { c.DecLayers = 0 }, "DecLayers"},
 		{func(c *Config) { c.DecWidth = 6; c.DecHeads = 4 }, "multiple"},

@@ -25,7 +25,7 @@ func (m *Model) Decoder(phiRow []float32) dist.Decoder {
 		panic("model: Decoder phiRow shorter than EncWidth")
 	}
 	p := make([]float32, m.d)
-	nn.LinearForward(p, phiRow, m.p.inproj.w, m.p.inproj.b, 1, m.w, m.d)
+	nn.LinearForward(m.threads, p, phiRow, m.p.inproj.w, m.p.inproj.b, 1, m.w, m.d)
 	return &decoder{m: m, p: p}
 }
 
@@ -135,13 +135,13 @@ func (s *stepper) Step(tokens []int, logits []float32) {
 			}
 			s.tok[i] = int32(t)
 		}
-		nn.EmbeddingForward(x, s.tok, m.p.wte, n, d)
+		nn.EmbeddingForward(m.threads, x, s.tok, m.p.wte, n, d)
 	}
-	nn.PositionalForward(x, m.p.wpe[s.pos*d:], rows, 1, d)
+	nn.PositionalForward(m.threads, x, m.p.wpe[s.pos*d:], rows, 1, d)
 	for l := range s.caches {
 		s.block(l, rows)
 	}
-	nn.LinearForward(logits, x, m.p.out.w, m.p.out.b, rows, d, V)
+	nn.LinearForward(m.threads, logits, x, m.p.out.w, m.p.out.b, rows, d, V)
 	broadcast(logits[:n*V], rows, V)
 	s.pos++
 }
@@ -164,16 +164,16 @@ func (s *stepper) block(l, rows int) {
 	m, p := s.m, &s.m.p.blocks[l]
 	d, F := m.d, m.dff
 	x := s.x[:rows*d]
-	nn.LinearForward(s.qkv, x, p.qkv.w, p.qkv.b, rows, d, 3*d)
+	nn.LinearForward(m.threads, s.qkv, x, p.qkv.w, p.qkv.b, rows, d, 3*d)
 	broadcast(s.qkv[:s.n*3*d], rows, 3*d)
-	s.caches[l].Step(s.atty, s.qkv)
+	s.caches[l].Step(m.threads, s.atty, s.qkv)
 	res := s.res[:rows*d]
-	linearResidual(res, x, s.atty, p.proj.w, p.proj.b, rows, d, d)
-	nn.LayerNormForward(s.ln1, s.mean, s.rstd, res, p.ln1w, p.ln1b, rows, d, LNEps)
-	nn.LinearForward(s.fch, s.ln1, p.fc.w, p.fc.b, rows, d, F)
-	reluInPlace(s.fch[:rows*F])
-	linearResidual(res, s.ln1, s.fch, p.fc2.w, p.fc2.b, rows, F, d)
-	nn.LayerNormForward(x, s.mean, s.rstd, res, p.ln2w, p.ln2b, rows, d, LNEps)
+	linearResidual(m.threads, res, x, s.atty, p.proj.w, p.proj.b, rows, d, d)
+	nn.LayerNormForward(m.threads, s.ln1, s.mean, s.rstd, res, p.ln1w, p.ln1b, rows, d, LNEps)
+	nn.LinearForward(m.threads, s.fch, s.ln1, p.fc.w, p.fc.b, rows, d, F)
+	reluInPlace(m.threads, s.fch[:rows*F])
+	linearResidual(m.threads, res, s.ln1, s.fch, p.fc2.w, p.fc2.b, rows, F, d)
+	nn.LayerNormForward(m.threads, x, s.mean, s.rstd, res, p.ln2w, p.ln2b, rows, d, LNEps)
 }
 
 // Keep reorders the batch: afterwards sequence i is the old sequence

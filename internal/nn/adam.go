@@ -39,9 +39,9 @@ func NewAdam(n int, lr float32) *Adam {
 	}
 }
 
-// Step applies one update to params using grads; both must have the
-// optimizer's length n.
-func (a *Adam) Step(params, grads []float32) {
+// Step applies one update to params using grads, on up to threads
+// goroutines; params and grads must have the optimizer's length n.
+func (a *Adam) Step(threads int, params, grads []float32) {
 	n := len(a.m)
 	if len(params) != n || len(grads) != n {
 		panic("nn: Adam.Step params or grads length differs from the optimizer's")
@@ -58,7 +58,7 @@ func (a *Adam) Step(params, grads []float32) {
 	if a.Decoupled {
 		k.decay, k.wd = 1-a.LR*a.WeightDecay, 0
 	}
-	par.For(n, 16, k)
+	par.For(threads, n, 16, k)
 }
 
 type adamStep struct {
@@ -90,22 +90,4 @@ func adamGo(k *adamStep, p, g, m, v []float32) {
 		denom := float32(float32(math.Sqrt(float64(vi)))/k.bc2Sqrt) + k.eps
 		p[i] = pi - float32(float32(k.stepSize*mi)/denom)
 	}
-}
-
-// State returns the optimizer's moments and step count for a checkpoint.
-// m and v alias the optimizer's storage (not copies).
-func (a *Adam) State() (m, v []float32, t int) { return a.m, a.v, a.t }
-
-// SetState restores moments and step count saved from State, copying m
-// and v; they must have the optimizer's length.
-func (a *Adam) SetState(m, v []float32, t int) {
-	if len(m) != len(a.m) || len(v) != len(a.v) {
-		panic("nn: Adam.SetState moment length differs from the optimizer's")
-	}
-	if t < 0 {
-		panic("nn: Adam.SetState with t < 0")
-	}
-	copy(a.m, m)
-	copy(a.v, v)
-	a.t = t
 }

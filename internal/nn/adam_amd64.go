@@ -2,8 +2,6 @@
 
 package nn
 
-import "golang.org/x/sys/cpu"
-
 // adamConsts are the per-step constants of the vector Adam kernel, in the
 // order adamAVX2 loads them.
 type adamConsts struct {
@@ -17,13 +15,11 @@ type adamConsts struct {
 //go:noescape
 func adamAVX2(p, grad, m, v *float32, n int, c *adamConsts)
 
-var useAdamAVX2 = cpu.X86.HasAVX2
-
 // adamVec updates the longest prefix of the slices it can in vector code
 // and returns its length; the caller finishes the rest.
 func adamVec(k *adamStep, p, g, m, v []float32) int {
 	n := len(p) &^ 7
-	if !useAdamAVX2 || n == 0 || k.wd != 0 {
+	if !useAVX2 || n == 0 || k.wd != 0 {
 		return 0
 	}
 	c := adamConsts{k.b1, 1 - k.b1, k.b2, 1 - k.b2, k.eps, k.stepSize, k.bc2Sqrt, k.decay}

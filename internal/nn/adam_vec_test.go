@@ -58,7 +58,7 @@ func TestAdamNoDecayMatchesReference(t *testing.T) {
 	want := adam64(to64(p), grads, 0.01, 0.9, 0.999, 1e-8, 0, false)
 	a := NewAdam(n, 0.01)
 	for _, g := range grads {
-		a.Step(p, g)
+		a.Step(2, p, g)
 	}
 	checkClose(t, "Adam without decay after 6 steps", p, want, 1e-6, 1e-5)
 }

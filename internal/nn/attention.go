@@ -6,6 +6,7 @@ import (
 
 	"decoreg/internal/gemm"
 	"decoreg/internal/par"
+	"decoreg/internal/vec"
 )
 
 // attnGemmMin is the least T*hs (sequence length times head size) for which
@@ -35,7 +36,7 @@ func checkAttn(what string, B, T, C, NH int) int {
 //
 // preatt and att are saved for AttentionBackward. Work is split over the
 // B*NH (sequence, head) pairs.
-func AttentionForward(out, preatt, att, qkv []float32, B, T, C, NH int) {
+func AttentionForward(threads int, out, preatt, att, qkv []float32, B, T, C, NH int) {
 	hs := checkAttn("AttentionForward", B, T, C, NH)
 	C3 := 3 * C
 	need(out, B*T*C, "AttentionForward out")
@@ -45,15 +46,17 @@ func AttentionForward(out, preatt, att, qkv []float32, B, T, C, NH int) {
 	if B*T*C == 0 {
 		return
 	}
-	par.For(B*NH, 2*T*T*hs, attentionForward{out, preatt, att, qkv,
-		attnShape{T, C, NH, hs, attnScale(hs), T*hs >= attnGemmMin}})
+	par.For(threads, B*NH, 2*T*T*hs, attentionForward{out, preatt, att, qkv,
+		attnShape{T, C, NH, hs, attnScale(hs), T*hs >= attnGemmMin, threads}})
 }
 
-// attnShape carries the sizes shared by the attention kernels.
+// attnShape carries the sizes shared by the attention kernels, and the
+// thread count of the call, which their multiplies (gemm.Sgemm) take too.
 type attnShape struct {
 	T, C, NH, hs int
 	scale        float32
 	useGemm      bool
+	threads      int
 }
 
 // attentionForward owns (sequence, head) pairs lo..hi-1.
@@ -72,17 +75,17 @@ func (k attentionForward) Run(lo, hi int) {
 			key, v := q[C:], q[2*C:]
 			pre, a := k.preatt[bh*T*T:(bh+1)*T*T], k.att[bh*T*T:(bh+1)*T*T]
 			o := k.out[b*T*C+h*hs:]
-			gemm.Sgemm(false, true, T, T, hs, scale, q, C3, key, C3, 0, pre, T)
+			gemm.Sgemm(k.threads, false, true, T, T, hs, scale, q, C3, key, C3, 0, pre, T)
 			for t := 0; t < T; t++ {
 				softmaxCausal(pre[t*T:(t+1)*T], a[t*T:(t+1)*T], t+1)
 			}
-			gemm.Sgemm(false, false, T, hs, T, 1, a, T, v, C3, 0, o, C)
+			gemm.Sgemm(k.threads, false, false, T, hs, T, 1, a, T, v, C3, 0, o, C)
 		}
 		return
 	}
 	// Direct path: the keys are transposed into kt (hs, W), zero-padded
 	// to W columns, so that the scores of 4 queries against all keys are
-	// one mmRows tile, each score still the sum over i in increasing order.
+	// one gemm.Direct tile, each score still the sum over i in increasing order.
 	W := roundUp8(T)
 	sc := getAttnScratch(hs*W + T*W)
 	defer attnPool.Put(sc)
@@ -94,7 +97,7 @@ func (k attentionForward) Run(lo, hi int) {
 		key, v := q[C:], q[2*C:]
 		pre, a := k.preatt[bh*T*T:(bh+1)*T*T], k.att[bh*T*T:(bh+1)*T*T]
 		transpose(kt, W, key, C3, T, hs)
-		mmRows(s, W, q, C3, kt, W, T, hs, W, false)
+		gemm.Direct(false, T, W, hs, q, C3, kt, W, s, W)
 		for t := 0; t < T; t++ {
 			pr, sr := pre[t*T:(t+1)*T], s[t*W:t*W+t+1]
 			for t2, x := range sr {
@@ -104,7 +107,7 @@ func (k attentionForward) Run(lo, hi int) {
 		sc.e = softmaxCausalBlock(pre, a, T, sc.e)
 		// out_t = sum over t2 of att[t,t2] v_t2, the terms above the
 		// diagonal being exact zeros
-		mmRows(k.out[b*T*C+h*hs:], C, a, T, v, C3, T, T, hs, false)
+		gemm.Direct(false, T, hs, T, a, T, v, C3, k.out[b*T*C+h*hs:], C)
 	}
 }
 
@@ -147,7 +150,7 @@ func transpose(dst []float32, ldd int, src []float32, lds, rows, cols int) {
 func attnScale(hs int) float32 { return float32(1 / math.Sqrt(float64(hs))) }
 
 // softmaxCausal sets a[:n] = softmax(pre[:n]) (max-shifted, float64 sum,
-// exp by ExpNegInPlace) and pre[n:], a[n:] to 0.
+// exp by vec.ExpNegInPlace) and pre[n:], a[n:] to 0.
 func softmaxCausal(pre, a []float32, n int) {
 	maxv := float32(math.Inf(-1))
 	for _, s := range pre[:n] {
@@ -160,7 +163,7 @@ func softmaxCausal(pre, a []float32, n int) {
 		for t2 := range e {
 			e[t2] = float64(pre[c0+t2] - maxv)
 		}
-		ExpNegInPlace(e)
+		vec.ExpNegInPlace(e)
 		for t2, x := range e {
 			a[c0+t2] = float32(x)
 			sum += x
@@ -176,7 +179,7 @@ func softmaxCausal(pre, a []float32, n int) {
 
 // softmaxCausalBlock is softmaxCausal on every row t of the (T, T) block
 // pre (with n = t+1), into a, with the same bits: the exps of all rows go
-// through one ExpNegInPlace call, in e (grown as needed and returned).
+// through one vec.ExpNegInPlace call, in e (grown as needed and returned).
 func softmaxCausalBlock(pre, a []float32, T int, e []float64) []float64 {
 	n := T * (T + 1) / 2
 	if cap(e) < n {
@@ -195,7 +198,7 @@ func softmaxCausalBlock(pre, a []float32, T int, e []float64) []float64 {
 		}
 		off += t + 1
 	}
-	ExpNegInPlace(e)
+	vec.ExpNegInPlace(e)
 	off = 0
 	for t := 0; t < T; t++ {
 		ar := a[t*T : (t+1)*T]
@@ -230,28 +233,18 @@ func softmaxCausalBackward(dp, da, a []float32, n int) {
 	clear(da[n:len(dp)])
 }
 
-// AttentionBackward accumulates into dqkv (B, T, 3C) the gradient of
+// AttentionBackward sets dqkv (B, T, 3C) to the gradient of
 // AttentionForward for dout (B, T, C), from qkv and the saved att. Per
 // sequence b and head h, restating the forward lines it differentiates:
 //
-//	out_t = sum_t2 att[t,t2] v_t2      => datt[t,t2] = dout_t·v_t2;  dv_t2 += att[t,t2] dout_t
+//	out_t = sum_t2 att[t,t2] v_t2      => datt[t,t2] = dout_t·v_t2;  dv_t2 = sum_t att[t,t2] dout_t
 //	att_t = softmax(preatt_t)           => dpreatt[t,t2] = att[t,t2] (datt[t,t2] - sum_t3 att[t,t3] datt[t,t3])
-//	preatt[t,t2] = scale q_t·k_t2       => dq_t += scale dpreatt[t,t2] k_t2;  dk_t2 += scale dpreatt[t,t2] q_t
+//	preatt[t,t2] = scale q_t·k_t2       => dq_t = scale sum_t2 dpreatt[t,t2] k_t2;  dk_t2 = scale sum_t dpreatt[t,t2] q_t
 //
-// dpreatt and datt (B, NH, T, T) are scratch owned by the caller: they are
-// OVERWRITTEN (not accumulated) and hold ∂/∂preatt and ∂/∂att on return,
-// 0 above the diagonal.
-func AttentionBackward(dqkv, dpreatt, datt, dout, qkv, att []float32, B, T, C, NH int) {
-	attentionBackwardAll(dqkv, dpreatt, datt, dout, qkv, att, B, T, C, NH, true)
-}
-
-// AttentionBackwardSet is AttentionBackward except that dqkv is
-// overwritten with the gradient instead of accumulated into.
-func AttentionBackwardSet(dqkv, dpreatt, datt, dout, qkv, att []float32, B, T, C, NH int) {
-	attentionBackwardAll(dqkv, dpreatt, datt, dout, qkv, att, B, T, C, NH, false)
-}
-
-func attentionBackwardAll(dqkv, dpreatt, datt, dout, qkv, att []float32, B, T, C, NH int, accum bool) {
+// dqkv is overwritten. dpreatt and datt (B, NH, T, T) are scratch owned by
+// the caller: they are overwritten too and hold ∂/∂preatt and ∂/∂att on
+// return, 0 above the diagonal.
+func AttentionBackward(threads int, dqkv, dpreatt, datt, dout, qkv, att []float32, B, T, C, NH int) {
 	hs := checkAttn("AttentionBackward", B, T, C, NH)
 	C3 := 3 * C
 	need(dqkv, B*T*C3, "AttentionBackward dqkv")
@@ -263,8 +256,8 @@ func attentionBackwardAll(dqkv, dpreatt, datt, dout, qkv, att []float32, B, T, C
 	if B*T*C == 0 {
 		return
 	}
-	par.For(B*NH, 4*T*T*hs, attentionBackward{dqkv, dpreatt, datt, dout, qkv, att,
-		attnShape{T, C, NH, hs, attnScale(hs), T*hs >= attnGemmMin}, accum})
+	par.For(threads, B*NH, 4*T*T*hs, attentionBackward{dqkv, dpreatt, datt, dout, qkv, att,
+		attnShape{T, C, NH, hs, attnScale(hs), T*hs >= attnGemmMin, threads}})
 }
 
 // attentionBackward owns (sequence, head) pairs lo..hi-1: the head's
@@ -272,16 +265,11 @@ func attentionBackwardAll(dqkv, dpreatt, datt, dout, qkv, att []float32, B, T, C
 type attentionBackward struct {
 	dqkv, dpreatt, datt, dout, qkv, att []float32
 	attnShape
-	accum bool // add to dqkv (else overwrite it)
 }
 
 func (k attentionBackward) Run(lo, hi int) {
 	T, C, NH, hs, scale := k.T, k.C, k.NH, k.hs, k.scale
 	C3 := 3 * C
-	beta := float32(0)
-	if k.accum {
-		beta = 1
-	}
 	if k.useGemm {
 		for bh := lo; bh < hi; bh++ {
 			b, h := bh/NH, bh%NH
@@ -292,17 +280,17 @@ func (k attentionBackward) Run(lo, hi int) {
 			a := k.att[bh*T*T : (bh+1)*T*T]
 			da, dp := k.datt[bh*T*T:(bh+1)*T*T], k.dpreatt[bh*T*T:(bh+1)*T*T]
 			do := k.dout[b*T*C+h*hs:]
-			gemm.Sgemm(false, true, T, T, hs, 1, do, C, v, C3, 0, da, T)
-			gemm.Sgemm(true, false, T, hs, T, 1, a, T, do, C, beta, dv, C3)
+			gemm.Sgemm(k.threads, false, true, T, T, hs, 1, do, C, v, C3, 0, da, T)
+			gemm.Sgemm(k.threads, true, false, T, hs, T, 1, a, T, do, C, 0, dv, C3)
 			for t := 0; t < T; t++ {
 				softmaxCausalBackward(dp[t*T:(t+1)*T], da[t*T:(t+1)*T], a[t*T:(t+1)*T], t+1)
 			}
-			gemm.Sgemm(false, false, T, hs, T, scale, dp, T, key, C3, beta, dq, C3)
-			gemm.Sgemm(true, false, T, hs, T, scale, dp, T, q, C3, beta, dk, C3)
+			gemm.Sgemm(k.threads, false, false, T, hs, T, scale, dp, T, key, C3, 0, dq, C3)
+			gemm.Sgemm(k.threads, true, false, T, hs, T, scale, dp, T, q, C3, 0, dk, C3)
 		}
 		return
 	}
-	// Direct path, with mmRows as in the forward: vt holds the values
+	// Direct path, with gemm.Direct as in the forward: vt holds the values
 	// transposed (hs, W), at the attention transposed, dps the scaled
 	// gradient of the scores and dpst its transpose. Every gradient is
 	// summed in increasing order of the other position, the terms outside
@@ -325,13 +313,13 @@ func (k attentionBackward) Run(lo, hi int) {
 		do := k.dout[b*T*C+h*hs:]
 		// datt[t,t2] = dout_t · v_t2
 		transpose(vt, W, v, C3, T, hs)
-		mmRows(s, W, do, C, vt, W, T, hs, W, false)
+		gemm.Direct(false, T, W, hs, do, C, vt, W, s, W)
 		for t := 0; t < T; t++ {
 			copy(da[t*T:t*T+t+1], s[t*W:t*W+t+1])
 		}
-		// dv_t2 += sum over t of att[t,t2] dout_t
+		// dv_t2 = sum over t of att[t,t2] dout_t
 		transpose(at, T, a, T, T, T)
-		mmRows(dv, C3, at, T, do, C, T, T, hs, k.accum)
+		gemm.Direct(false, T, hs, T, at, T, do, C, dv, C3)
 		for t := 0; t < T; t++ {
 			softmaxCausalBackward(dp[t*T:(t+1)*T], da[t*T:(t+1)*T], a[t*T:(t+1)*T], t+1)
 		}
@@ -339,9 +327,9 @@ func (k attentionBackward) Run(lo, hi int) {
 			dps[i] = x * scale
 		}
 		transpose(dpst, T, dps, T, T, T)
-		// dq_t += sum over t2 of scale dpreatt[t,t2] k_t2;
-		// dk_t2 += sum over t of scale dpreatt[t,t2] q_t
-		mmRows(dq, C3, dps, T, key, C3, T, T, hs, k.accum)
-		mmRows(dk, C3, dpst, T, q, C3, T, T, hs, k.accum)
+		// dq_t = sum over t2 of scale dpreatt[t,t2] k_t2;
+		// dk_t2 = sum over t of scale dpreatt[t,t2] q_t
+		gemm.Direct(false, T, hs, T, dps, T, key, C3, dq, C3)
+		gemm.Direct(false, T, hs, T, dpst, T, q, C3, dk, C3)
 	}
 }

@@ -66,7 +66,7 @@ func TestAttention(t *testing.T) {
 				qkv, g := uniform(r, B*T*3*C, 1.5), uniform(r, B*T*C, 1)
 				out := uniform(r, B*T*C, 1)
 				preatt, att := uniform(r, B*NH*T*T, 1), uniform(r, B*NH*T*T, 1)
-				AttentionForward(out, preatt, att, qkv, B, T, C, NH)
+				AttentionForward(2, out, preatt, att, qkv, B, T, C, NH)
 				o64, a64 := attention64(to64(qkv), B, T, C, NH)
 				checkClose(t, "Attention out", out, o64, fwdAtol, fwdRtol)
 				checkClose(t, "Attention att", att, a64, fwdAtol, fwdRtol)
@@ -79,10 +79,10 @@ func TestAttention(t *testing.T) {
 						}
 					}
 				}
-				dqkv, dqkv0 := prefilled(r, B*T*3*C)
+				dqkv := garbage(B * T * 3 * C)                                 // overwritten
 				dpre, datt := uniform(r, B*NH*T*T, 1), uniform(r, B*NH*T*T, 1) // scratch: overwritten
-				AttentionBackward(dqkv, dpre, datt, g, qkv, att, B, T, C, NH)
-				checkGrad(t, "Attention dqkv", dqkv, dqkv0, qkv, nil, func(x []float64) float64 {
+				AttentionBackward(2, dqkv, dpre, datt, g, qkv, att, B, T, C, NH)
+				checkSetGrad(t, "Attention dqkv", dqkv, qkv, nil, func(x []float64) float64 {
 					o, _ := attention64(x, B, T, C, NH)
 					return weighted(o, g)
 				})
@@ -111,8 +111,8 @@ func TestAttentionPathsAgree(t *testing.T) {
 		pre, att := make([]float32, B*NH*T*T), make([]float32, B*NH*T*T)
 		dpre, datt := make([]float32, B*NH*T*T), make([]float32, B*NH*T*T)
 		withGemmAttention(useGemm, func() {
-			AttentionForward(out, pre, att, qkv, B, T, C, NH)
-			AttentionBackward(dqkv, dpre, datt, g, qkv, att, B, T, C, NH)
+			AttentionForward(2, out, pre, att, qkv, B, T, C, NH)
+			AttentionBackward(2, dqkv, dpre, datt, g, qkv, att, B, T, C, NH)
 		})
 		return out, dqkv
 	}
@@ -128,7 +128,7 @@ func TestAttentionCausal(t *testing.T) {
 	qkv := uniform(r, B*T*3*C, 1)
 	out := func(qkv []float32) []float32 {
 		o := make([]float32, B*T*C)
-		AttentionForward(o, make([]float32, B*NH*T*T), make([]float32, B*NH*T*T), qkv, B, T, C, NH)
+		AttentionForward(2, o, make([]float32, B*NH*T*T), make([]float32, B*NH*T*T), qkv, B, T, C, NH)
 		return o
 	}
 	base := out(qkv)
@@ -166,7 +166,7 @@ func rowsOf(qkv []float32, B, T, C, t int) []float32 {
 
 func fullAttention(qkv []float32, B, T, C, NH int) []float32 {
 	o := make([]float32, B*T*C)
-	AttentionForward(o, make([]float32, B*NH*T*T), make([]float32, B*NH*T*T), qkv, B, T, C, NH)
+	AttentionForward(2, o, make([]float32, B*NH*T*T), make([]float32, B*NH*T*T), qkv, B, T, C, NH)
 	return o
 }
 
@@ -178,13 +178,13 @@ func TestKVCacheMatchesForward(t *testing.T) {
 		var want []float32
 		withGemmAttention(useGemm, func() { want = fullAttention(qkv, B, T, C, NH) })
 		c := NewKVCache(B, T, C, NH)
-		for pass := 0; pass < 3; pass++ { // later passes check Reset and Restart
+		for pass := 0; pass < 3; pass++ { // later passes check Restart
 			out := make([]float32, B*C)
 			for tt := 0; tt < T; tt++ {
 				if c.Len() != tt {
 					t.Fatalf("Len %d before step %d", c.Len(), tt)
 				}
-				c.Step(out, rowsOf(qkv, B, T, C, tt))
+				c.Step(2, out, rowsOf(qkv, B, T, C, tt))
 				for b := 0; b < B; b++ {
 					w := to64(want[(b*T+tt)*C : (b*T+tt+1)*C])
 					checkClose(t, "KVCache.Step", out[b*C:(b+1)*C], w, 1e-5, 0)
@@ -193,13 +193,11 @@ func TestKVCacheMatchesForward(t *testing.T) {
 					}
 				}
 			}
-			mustPanic(t, "step on full cache", func() { c.Step(out, rowsOf(qkv, B, T, C, 0)) })
-			if pass == 0 {
-				c.Reset()
-			} else {
+			mustPanic(t, "step on full cache", func() { c.Step(2, out, rowsOf(qkv, B, T, C, 0)) })
+			if pass == 1 {
 				c.Keep([]int{0, 1, 2, 2, 1}) // grow, then restart at B
-				c.Restart(B)
 			}
+			c.Restart(B)
 		}
 	}
 }
@@ -220,7 +218,7 @@ func TestKVCacheKeep(t *testing.T) {
 			ref = append(ref, hist[i]...)
 		}
 		out := make([]float32, nb*C)
-		c.Step(out, rows)
+		c.Step(2, out, rows)
 		want := fullAttention(ref, nb, n, C, NH)
 		for b := 0; b < nb; b++ {
 			checkClose(t, "Step after Keep", out[b*C:(b+1)*C], to64(want[(b*n+n-1)*C:(b*n+n)*C]), 1e-5, 0)

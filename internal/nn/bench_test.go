@@ -2,10 +2,14 @@ package nn
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"decoreg/internal/rng"
 )
+
+// benchThreads is the thread count of the benchmarks: all cores.
+var benchThreads = runtime.GOMAXPROCS(0)
 
 // BenchmarkAttention times AttentionForward+Backward on the direct loops
 // and on gemm.Sgemm per head, to place attnGemmMin.
@@ -23,8 +27,8 @@ func BenchmarkAttention(b *testing.B) {
 				dpre, datt := make([]float32, B*NH*T*T), make([]float32, B*NH*T*T)
 				withGemmAttention(path == "gemm", func() {
 					for b.Loop() {
-						AttentionForward(out, pre, att, qkv, B, T, C, NH)
-						AttentionBackward(dqkv, dpre, datt, g, qkv, att, B, T, C, NH)
+						AttentionForward(benchThreads, out, pre, att, qkv, B, T, C, NH)
+						AttentionBackward(benchThreads, dqkv, dpre, datt, g, qkv, att, B, T, C, NH)
 					}
 				})
 				flops := 2.0 * 2 * 3 * float64(B*T*T*C) // 2 products forward, 4 backward, full T x T
@@ -44,8 +48,8 @@ func BenchmarkLayers(b *testing.B) {
 	dw, db := make([]float32, C), make([]float32, C)
 	b.Run("LayerNorm", func(b *testing.B) {
 		for b.Loop() {
-			LayerNormForward(out, mean, rstd, in, w, bias, N, C, 1e-6)
-			LayerNormBackward(din, dw, db, g, in, w, mean, rstd, N, C)
+			LayerNormForward(benchThreads, out, mean, rstd, in, w, bias, N, C, 1e-6)
+			LayerNormBackward(benchThreads, din, dw, db, g, in, w, mean, rstd, N, C)
 		}
 	})
 	logits, targets := uniform(r, N*V, 3), make([]int32, N)
@@ -55,8 +59,8 @@ func BenchmarkLayers(b *testing.B) {
 	losses, probs, dl := make([]float32, N), make([]float32, N*V), make([]float32, N*V)
 	b.Run("SoftmaxCrossEntropy", func(b *testing.B) {
 		for b.Loop() {
-			SoftmaxCrossEntropyForward(losses, probs, logits, targets, nil, N, V)
-			SoftmaxCrossEntropyBackward(dl, g, probs, targets, N, V)
+			SoftmaxCrossEntropyForward(benchThreads, losses, probs, logits, targets, nil, N, V)
+			SoftmaxCrossEntropyBackward(benchThreads, dl, g, probs, targets, N, V)
 		}
 	})
 	p := uniform(r, 1<<23, 1)
@@ -64,7 +68,7 @@ func BenchmarkLayers(b *testing.B) {
 	gp := uniform(r, len(p), 1)
 	b.Run("Adam8M", func(b *testing.B) {
 		for b.Loop() {
-			a.Step(p, gp)
+			a.Step(benchThreads, p, gp)
 		}
 	})
 }

@@ -22,12 +22,6 @@ func needDims(what string, dims ...int) {
 	}
 }
 
-// sameStart reports whether a and b are non-empty and start at the same
-// element.
-func sameStart(a, b []float32) bool {
-	return len(a) > 0 && len(b) > 0 && &a[0] == &b[0]
-}
-
 // colBlock is the number of columns whose float64 sums are kept on the
 // stack by addRowSums.
 const colBlock = 64

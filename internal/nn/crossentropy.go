@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"decoreg/internal/par"
+	"decoreg/internal/vec"
 )
 
 // SoftmaxCrossEntropyForward computes, per row i, the softmax of the logits
@@ -20,7 +21,7 @@ import (
 // finite and accurate where probs underflows. A target that is masked out
 // (or a row with nothing allowed) gives loss +Inf. A target outside [0, V)
 // panics.
-func SoftmaxCrossEntropyForward(losses, probs, logits []float32, targets []int32, mask []bool, N, V int) {
+func SoftmaxCrossEntropyForward(threads int, losses, probs, logits []float32, targets []int32, mask []bool, N, V int) {
 	needDims("SoftmaxCrossEntropyForward", N, V)
 	need(losses, N, "SoftmaxCrossEntropyForward losses")
 	need(probs, N*V, "SoftmaxCrossEntropyForward probs")
@@ -32,13 +33,13 @@ func SoftmaxCrossEntropyForward(losses, probs, logits []float32, targets []int32
 		panic("nn: SoftmaxCrossEntropyForward targets shorter than N")
 	}
 	checkTokens(targets[:N], V, "nn: SoftmaxCrossEntropyForward target out of range")
-	softmaxNLL(losses, probs, logits, targets, mask, N, V, 0)
+	softmaxNLL(threads, losses, probs, logits, targets, mask, N, V, 0)
 }
 
 // softmaxNLL is SoftmaxCrossEntropyForward with offset added to every
 // loss; the callers have checked the arguments.
-func softmaxNLL(losses, probs, logits []float32, targets []int32, mask []bool, N, V int, offset float64) {
-	par.For(N, 8*V, softmaxNLLRows{losses, probs, logits, targets, mask, V, offset})
+func softmaxNLL(threads int, losses, probs, logits []float32, targets []int32, mask []bool, N, V int, offset float64) {
+	par.For(threads, N, 8*V, softmaxNLLRows{losses, probs, logits, targets, mask, V, offset})
 }
 
 type softmaxNLLRows struct {
@@ -70,7 +71,7 @@ func (k softmaxNLLRows) Run(lo, hi int) {
 			for j := range e {
 				e[j] = float64(l[c0+j]) - maxv
 			}
-			ExpNegInPlace(e)
+			vec.ExpNegInPlace(e)
 			for j, x := range e {
 				if m == nil || m[c0+j] {
 					p[c0+j] = float32(x)
@@ -102,27 +103,16 @@ func scaleRow(p []float32, sum float64) {
 	}
 }
 
-// SoftmaxCrossEntropyBackward accumulates the gradient of the losses with
-// respect to the logits:
+// SoftmaxCrossEntropyBackward sets dlogits to the gradient of the losses
+// with respect to the logits:
 //
-//	dlogits[i,j] += dlosses[i] * (probs[i,j] - [j == targets[i]])
+//	dlogits[i,j] = dlosses[i] * (probs[i,j] - [j == targets[i]])
 //
 // dlogits, probs (N, V) (probs from the forward pass, 0 where masked out,
 // which makes the masked logits' gradient 0); dlosses, targets (N). For a
 // row whose target was masked out (loss +Inf) the gradient is undefined;
 // this formula then pushes the masked target's logit up.
-func SoftmaxCrossEntropyBackward(dlogits, dlosses, probs []float32, targets []int32, N, V int) {
-	softmaxCrossEntropyBackward(dlogits, dlosses, probs, targets, N, V, true)
-}
-
-// SoftmaxCrossEntropyBackwardSet is SoftmaxCrossEntropyBackward except
-// that dlogits is overwritten with the gradient instead of accumulated
-// into.
-func SoftmaxCrossEntropyBackwardSet(dlogits, dlosses, probs []float32, targets []int32, N, V int) {
-	softmaxCrossEntropyBackward(dlogits, dlosses, probs, targets, N, V, false)
-}
-
-func softmaxCrossEntropyBackward(dlogits, dlosses, probs []float32, targets []int32, N, V int, accum bool) {
+func SoftmaxCrossEntropyBackward(threads int, dlogits, dlosses, probs []float32, targets []int32, N, V int) {
 	needDims("SoftmaxCrossEntropyBackward", N, V)
 	need(dlogits, N*V, "SoftmaxCrossEntropyBackward dlogits")
 	need(dlosses, N, "SoftmaxCrossEntropyBackward dlosses")
@@ -131,25 +121,21 @@ func softmaxCrossEntropyBackward(dlogits, dlosses, probs []float32, targets []in
 		panic("nn: SoftmaxCrossEntropyBackward targets shorter than N")
 	}
 	checkTokens(targets[:N], V, "nn: SoftmaxCrossEntropyBackward target out of range")
-	par.For(N, 2*V, softmaxNLLBackward{dlogits, dlosses, probs, targets, V, accum})
+	par.For(threads, N, 2*V, softmaxNLLBackward{dlogits, dlosses, probs, targets, V})
 }
 
 type softmaxNLLBackward struct {
 	dlogits, dlosses, probs []float32
 	targets                 []int32
 	V                       int
-	accum                   bool
 }
 
 func (k softmaxNLLBackward) Run(lo, hi int) {
 	V := k.V
 	for i := lo; i < hi; i++ {
 		d, p, g := k.dlogits[i*V:(i+1)*V], k.probs[i*V:(i+1)*V], k.dlosses[i]
-		if !k.accum {
-			clear(d)
-		}
 		for j, x := range p {
-			d[j] += g * x
+			d[j] = g * x
 		}
 		d[k.targets[i]] -= g
 	}
@@ -163,7 +149,7 @@ func (k softmaxNLLBackward) Run(lo, hi int) {
 //
 // logits, probs (N, nbins); bins, losses (N). A bin outside [0, nbins)
 // panics.
-func HistogramNLLForward(losses, probs, logits []float32, bins []int32, N, nbins int) {
+func HistogramNLLForward(threads int, losses, probs, logits []float32, bins []int32, N, nbins int) {
 	needDims("HistogramNLLForward", N, nbins)
 	need(losses, N, "HistogramNLLForward losses")
 	need(probs, N*nbins, "HistogramNLLForward probs")
@@ -172,15 +158,15 @@ func HistogramNLLForward(losses, probs, logits []float32, bins []int32, N, nbins
 		panic("nn: HistogramNLLForward bins shorter than N")
 	}
 	checkTokens(bins[:N], nbins, "nn: HistogramNLLForward bin out of range")
-	softmaxNLL(losses, probs, logits, bins, nil, N, nbins, -math.Log(float64(nbins)))
+	softmaxNLL(threads, losses, probs, logits, bins, nil, N, nbins, -math.Log(float64(nbins)))
 }
 
-// HistogramNLLBackward accumulates the gradient of HistogramNLLForward
-// (the constant log nbins has none):
+// HistogramNLLBackward sets dlogits to the gradient of
+// HistogramNLLForward (the constant log nbins has none):
 //
-//	dlogits[i,j] += dlosses[i] * (probs[i,j] - [j == bins[i]])
-func HistogramNLLBackward(dlogits, dlosses, probs []float32, bins []int32, N, nbins int) {
-	SoftmaxCrossEntropyBackward(dlogits, dlosses, probs, bins, N, nbins)
+//	dlogits[i,j] = dlosses[i] * (probs[i,j] - [j == bins[i]])
+func HistogramNLLBackward(threads int, dlogits, dlosses, probs []float32, bins []int32, N, nbins int) {
+	SoftmaxCrossEntropyBackward(threads, dlogits, dlosses, probs, bins, N, nbins)
 }
 
 // MSEForward sets losses[i] = (pred[i] - target[i])^2, with no factor 1/2
@@ -196,7 +182,7 @@ func MSEForward(losses, pred, target []float32, N int) {
 	}
 }
 
-// MSEBackward accumulates dpred[i] += dlosses[i] * 2 * (pred[i] - target[i]).
+// MSEBackward sets dpred[i] = dlosses[i] * 2 * (pred[i] - target[i]).
 func MSEBackward(dpred, dlosses, pred, target []float32, N int) {
 	needDims("MSEBackward", N)
 	need(dpred, N, "MSEBackward dpred")
@@ -204,6 +190,6 @@ func MSEBackward(dpred, dlosses, pred, target []float32, N int) {
 	need(pred, N, "MSEBackward pred")
 	need(target, N, "MSEBackward target")
 	for i, p := range pred[:N] {
-		dpred[i] += dlosses[i] * 2 * (p - target[i])
+		dpred[i] = dlosses[i] * 2 * (p - target[i])
 	}
 }

@@ -43,7 +43,7 @@ func TestSoftmaxCrossEntropy(t *testing.T) {
 			}
 		}
 		losses, probs := make([]float32, N), uniform(r, N*V, 1)
-		SoftmaxCrossEntropyForward(losses, probs, logits, targets, mask, N, V)
+		SoftmaxCrossEntropyForward(2, losses, probs, logits, targets, mask, N, V)
 		checkClose(t, "CE losses", losses, maskedNLL64(to64(logits), targets, mask, N, V), fwdAtol, fwdRtol)
 		for i := 0; i < N; i++ {
 			sum := 0.0
@@ -58,9 +58,9 @@ func TestSoftmaxCrossEntropy(t *testing.T) {
 				t.Fatalf("row %d probs sum to %v", i, sum)
 			}
 		}
-		dl, dl0 := prefilled(r, N*V)
-		SoftmaxCrossEntropyBackward(dl, g, probs, targets, N, V)
-		checkGrad(t, "CE dlogits", dl, dl0, logits, nil, func(x []float64) float64 {
+		dl := garbage(N * V)
+		SoftmaxCrossEntropyBackward(2, dl, g, probs, targets, N, V)
+		checkSetGrad(t, "CE dlogits", dl, logits, nil, func(x []float64) float64 {
 			return weighted(maskedNLL64(x, targets, mask, N, V), g)
 		})
 	}
@@ -75,7 +75,7 @@ func TestSoftmaxCrossEntropyEdges(t *testing.T) {
 		1, 2, 3, // nothing allowed
 	}
 	mask := []bool{true, true, true, true, false, true, false, false, false}
-	SoftmaxCrossEntropyForward(losses, probs, logits, []int32{1, 1, 0}, mask, 3, V)
+	SoftmaxCrossEntropyForward(2, losses, probs, logits, []int32{1, 1, 0}, mask, 3, V)
 	if losses[0] != 1000 {
 		t.Errorf("loss with logits (1000, 0, -1000), target 1 = %v, want 1000", losses[0])
 	}
@@ -92,7 +92,7 @@ func TestSoftmaxCrossEntropyEdges(t *testing.T) {
 		}
 	}
 	mustPanic(t, "target out of range", func() {
-		SoftmaxCrossEntropyForward(losses, probs, logits, []int32{3}, nil, 1, V)
+		SoftmaxCrossEntropyForward(2, losses, probs, logits, []int32{3}, nil, 1, V)
 	})
 }
 
@@ -110,15 +110,15 @@ func TestHistogramNLL(t *testing.T) {
 	logits, g := uniform(r, N*nb, 2), uniform(r, N, 1)
 	bins := []int32{0, 6, 3, 3}
 	losses, probs := make([]float32, N), make([]float32, N*nb)
-	HistogramNLLForward(losses, probs, logits, bins, N, nb)
+	HistogramNLLForward(2, losses, probs, logits, bins, N, nb)
 	checkClose(t, "Histogram losses", losses, histNLL64(to64(logits), bins, N, nb), fwdAtol, fwdRtol)
-	dl, dl0 := prefilled(r, N*nb)
-	HistogramNLLBackward(dl, g, probs, bins, N, nb)
-	checkGrad(t, "Histogram dlogits", dl, dl0, logits, nil, func(x []float64) float64 {
+	dl := garbage(N * nb)
+	HistogramNLLBackward(2, dl, g, probs, bins, N, nb)
+	checkSetGrad(t, "Histogram dlogits", dl, logits, nil, func(x []float64) float64 {
 		return weighted(histNLL64(x, bins, N, nb), g)
 	})
 	// Uniform logits: density 1 everywhere on [0,1], NLL 0.
-	HistogramNLLForward(losses[:1], probs[:nb], make([]float32, nb), []int32{2}, 1, nb)
+	HistogramNLLForward(2, losses[:1], probs[:nb], make([]float32, nb), []int32{2}, 1, nb)
 	if math.Abs(float64(losses[0])) > 1e-6 {
 		t.Errorf("uniform histogram NLL %v, want 0", losses[0])
 	}
@@ -138,7 +138,7 @@ func TestMSE(t *testing.T) {
 	losses := make([]float32, N)
 	MSEForward(losses, pred, target, N)
 	checkClose(t, "MSE losses", losses, mse64(to64(pred)), 1e-7, 1e-6)
-	dp, dp0 := prefilled(r, N)
+	dp := garbage(N)
 	MSEBackward(dp, g, pred, target, N)
-	checkGrad(t, "MSE dpred", dp, dp0, pred, nil, func(x []float64) float64 { return weighted(mse64(x), g) })
+	checkSetGrad(t, "MSE dpred", dp, pred, nil, func(x []float64) float64 { return weighted(mse64(x), g) })
 }

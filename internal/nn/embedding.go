@@ -7,14 +7,14 @@ import "decoreg/internal/par"
 //	out (N, C), tokens (N), wte (V, C) with V = len(wte)/C.
 //
 // A token outside [0, V) panics.
-func EmbeddingForward(out []float32, tokens []int32, wte []float32, N, C int) {
+func EmbeddingForward(threads int, out []float32, tokens []int32, wte []float32, N, C int) {
 	needDims("EmbeddingForward", N, C)
 	need(out, N*C, "EmbeddingForward out")
 	if len(tokens) < N {
 		panic("nn: EmbeddingForward tokens shorter than N")
 	}
 	checkTokens(tokens[:N], vocab(wte, C), "nn: EmbeddingForward token out of range")
-	par.For(N, C, embeddingForward{out, wte, tokens, C})
+	par.For(threads, N, C, embeddingForward{out, wte, tokens, C})
 }
 
 type embeddingForward struct {
@@ -53,14 +53,14 @@ func vocab(wte []float32, C int) int {
 // token repeated in the batch is summed in a fixed order).
 //
 //	dwte (V, C), dout (N, C), tokens (N).
-func EmbeddingBackward(dwte, dout []float32, tokens []int32, N, C int) {
+func EmbeddingBackward(threads int, dwte, dout []float32, tokens []int32, N, C int) {
 	needDims("EmbeddingBackward", N, C)
 	need(dout, N*C, "EmbeddingBackward dout")
 	if len(tokens) < N {
 		panic("nn: EmbeddingBackward tokens shorter than N")
 	}
 	checkTokens(tokens[:N], vocab(dwte, C), "nn: EmbeddingBackward token out of range")
-	par.For(blocks(C), N*colBlock, embeddingBackward{dwte, dout, tokens, N, C})
+	par.For(threads, blocks(C), N*colBlock, embeddingBackward{dwte, dout, tokens, N, C})
 }
 
 // embeddingBackward owns column blocks lo..hi-1 of dwte.
@@ -86,11 +86,11 @@ func (k embeddingBackward) Run(lo, hi int) {
 // out[b,t,:] += wpe[t,:].
 //
 //	out (B, T, C), wpe (Tmax, C) with Tmax >= T.
-func PositionalForward(out, wpe []float32, B, T, C int) {
+func PositionalForward(threads int, out, wpe []float32, B, T, C int) {
 	needDims("PositionalForward", B, T, C)
 	need(out, B*T*C, "PositionalForward out")
 	need(wpe, T*C, "PositionalForward wpe")
-	par.For(B*T, C, positionalForward{out, wpe, T, C})
+	par.For(threads, B*T, C, positionalForward{out, wpe, T, C})
 }
 
 type positionalForward struct {
@@ -113,14 +113,14 @@ func (k positionalForward) Run(lo, hi int) {
 // summed in float64.
 //
 //	dwpe (Tmax, C) with Tmax >= T, dout (B, T, C).
-func PositionalBackward(dwpe, dout []float32, B, T, C int) {
+func PositionalBackward(threads int, dwpe, dout []float32, B, T, C int) {
 	needDims("PositionalBackward", B, T, C)
 	need(dout, B*T*C, "PositionalBackward dout")
 	need(dwpe, T*C, "PositionalBackward dwpe")
 	if B == 0 {
 		return
 	}
-	par.For(T, B*C, positionalBackward{dwpe, dout, B, T, C})
+	par.For(threads, T, B*C, positionalBackward{dwpe, dout, B, T, C})
 }
 
 // positionalBackward owns rows lo..hi-1 of dwpe.

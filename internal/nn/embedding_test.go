@@ -27,19 +27,19 @@ func TestEmbedding(t *testing.T) {
 		tokens[N-1] = tokens[0] // a repeat
 		wte, g := uniform(r, V*C, 1), uniform(r, N*C, 1)
 		out := uniform(r, N*C, 1)
-		EmbeddingForward(out, tokens, wte, N, C)
+		EmbeddingForward(2, out, tokens, wte, N, C)
 		checkClose(t, "Embedding out", out, embed64(tokens, to64(wte), N, C), 0, 0)
 		dwte, dwte0 := prefilled(r, V*C)
-		EmbeddingBackward(dwte, g, tokens, N, C)
+		EmbeddingBackward(2, dwte, g, tokens, N, C)
 		checkGrad(t, "Embedding dwte", dwte, dwte0, wte, nil, func(x []float64) float64 {
 			return weighted(embed64(tokens, x, N, C), g)
 		})
 	}
 	mustPanic(t, "token out of range", func() {
-		EmbeddingForward(make([]float32, 2), []int32{3}, make([]float32, 6), 1, 2)
+		EmbeddingForward(2, make([]float32, 2), []int32{3}, make([]float32, 6), 1, 2)
 	})
 	mustPanic(t, "negative token", func() {
-		EmbeddingBackward(make([]float32, 6), make([]float32, 2), []int32{-1}, 1, 2)
+		EmbeddingBackward(2, make([]float32, 6), make([]float32, 2), []int32{-1}, 1, 2)
 	})
 }
 
@@ -61,10 +61,10 @@ func TestPositional(t *testing.T) {
 		B, T, Tmax, C := sz.B, sz.T, sz.Tmax, sz.C
 		x, wpe, g := uniform(r, B*T*C, 1), uniform(r, Tmax*C, 1), uniform(r, B*T*C, 1)
 		out := append([]float32(nil), x...)
-		PositionalForward(out, wpe, B, T, C)
+		PositionalForward(2, out, wpe, B, T, C)
 		checkClose(t, "Positional out", out, positional64(to64(x), to64(wpe), B, T, C), 0, 1e-7)
 		dwpe, dwpe0 := prefilled(r, Tmax*C)
-		PositionalBackward(dwpe, g, B, T, C)
+		PositionalBackward(2, dwpe, g, B, T, C)
 		checkGrad(t, "Positional dwpe", dwpe, dwpe0, wpe, nil, func(w []float64) float64 {
 			return weighted(positional64(to64(x), w, B, T, C), g)
 		})

@@ -8,10 +8,13 @@ import (
 	"decoreg/internal/rng"
 )
 
-// Gradient tests compare what a float32 backward pass accumulated with the
+// Gradient tests compare what a float32 backward pass computed with the
 // central-difference gradient of a float64 twin of the layer, written
 // independently in the test, of the scalar loss sum_i g_i*out_i for a
-// fixed random g (the dout handed to the backward pass).
+// fixed random g (the dout handed to the backward pass). Gradients that
+// the backward pass overwrites start as NaNs (garbage), so that reading
+// them would show; gradients that it adds to (the parameter gradients)
+// start random, and the test checks the increment (checkGrad).
 
 // Tolerances for float32 layers against float64 references.
 const (
@@ -24,7 +27,9 @@ const (
 // uniform returns n values uniform in [-scale, scale).
 func uniform(r *rng.RNG, n int, scale float32) []float32 {
 	x := make([]float32, n)
-	InitUniform(x, scale, r)
+	for i := range x {
+		x[i] = scale * (2*r.Float32() - 1)
+	}
 	return x
 }
 
@@ -94,7 +99,19 @@ func numGrad(loss func([]float64) float64, x []float32, idx []int) []float64 {
 // when nil).
 func checkGrad(t *testing.T, name string, after, before, x []float32, idx []int, loss func([]float64) float64) {
 	t.Helper()
-	got := increment(after, before)
+	compareGrad(t, name, increment(after, before), x, idx, loss)
+}
+
+// checkSetGrad compares an overwritten gradient with the numerical
+// gradient of loss with respect to x on the coordinates idx (all when
+// nil).
+func checkSetGrad(t *testing.T, name string, got, x []float32, idx []int, loss func([]float64) float64) {
+	t.Helper()
+	compareGrad(t, name, to64(got), x, idx, loss)
+}
+
+func compareGrad(t *testing.T, name string, got []float64, x []float32, idx []int, loss func([]float64) float64) {
+	t.Helper()
 	want := numGrad(loss, x, idx)
 	if idx != nil {
 		g, w := make([]float64, len(idx)), make([]float64, len(idx))
@@ -149,4 +166,14 @@ func mustPanic(t *testing.T, name string, f func()) {
 		}
 	}()
 	f()
+}
+
+// garbage returns n NaNs, the starting value of a buffer that a function
+// overwrites: it must not read it.
+func garbage(n int) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = float32(math.NaN())
+	}
+	return s
 }

@@ -1,6 +1,9 @@
 package nn
 
-import "decoreg/internal/par"
+import (
+	"decoreg/internal/gemm"
+	"decoreg/internal/par"
+)
 
 // KVCache holds the keys and values of B sequences for incremental
 // (one position at a time) causal attention, up to Tmax positions, with
@@ -11,7 +14,7 @@ import "decoreg/internal/par"
 //
 // It owns its storage: the keys transposed per sequence and head,
 // (B, NH, C/NH, W) with W = Tmax rounded up to a multiple of 8, so that
-// a query's scores are one row of mmRows; the values (B, Tmax, C); score
+// a query's scores are one row of gemm.Direct; the values (B, Tmax, C); score
 // scratch (B, NH, W) and (B, NH, Tmax); and, from the first Keep, a spare
 // pair of key and value buffers. Step does not allocate; Keep allocates
 // only when it grows the batch beyond every earlier size.
@@ -42,9 +45,10 @@ func (c *KVCache) Batch() int { return c.b }
 
 // Step attends position t = Len() of every sequence: qkv (B, 3C) holds the
 // [q | k | v] of that position; its k and v are appended to the cache and
-// out (B, C) receives the attention of q over positions 0..t. It panics
-// when the cache already holds Tmax positions.
-func (c *KVCache) Step(out, qkv []float32) {
+// out (B, C) receives the attention of q over positions 0..t, computed on
+// up to threads goroutines. It panics when the cache already holds Tmax
+// positions.
+func (c *KVCache) Step(threads int, out, qkv []float32) {
 	B, C, NH := c.b, c.c, c.nh
 	C3 := 3 * C
 	need(out, B*C, "KVCache.Step out")
@@ -64,7 +68,7 @@ func (c *KVCache) Step(out, qkv []float32) {
 	}
 	c.n++
 	hs := C / NH
-	par.For(B*NH, 4*c.n*hs, kvStep{c, out, qkv, hs, attnScale(hs)})
+	par.For(threads, B*NH, 4*c.n*hs, kvStep{c, out, qkv, hs, attnScale(hs)})
 }
 
 // kvStep owns (sequence, head) pairs lo..hi-1 of one KVCache.Step.
@@ -82,14 +86,14 @@ func (k kvStep) Run(lo, hi int) {
 		b, h := bh/c.nh, bh%c.nh
 		// scores against all keys, as AttentionForward's direct path
 		s := c.pre[bh*w : (bh+1)*w]
-		mmRows(s, w, k.qkv[b*C3+h*hs:], hs, c.kt[bh*hs*w:], w, 1, hs, roundUp8(n), false)
+		gemm.Direct(false, 1, roundUp8(n), hs, k.qkv[b*C3+h*hs:], hs, c.kt[bh*hs*w:], w, s, w)
 		pre := s[:n]
 		for t2, x := range pre {
 			pre[t2] = x * k.scale
 		}
 		a := c.att[bh*c.tmax : bh*c.tmax+n]
 		softmaxCausal(pre, a, n)
-		mmRows(k.out[b*C+h*hs:], C, a, n, c.v[b*c.tmax*C+h*hs:], C, 1, n, hs, false)
+		gemm.Direct(false, 1, hs, n, a, n, c.v[b*c.tmax*C+h*hs:], C, k.out[b*C+h*hs:], C)
 	}
 }
 
@@ -129,9 +133,6 @@ func (c *KVCache) Keep(idx []int) {
 	}
 	c.b = nb
 }
-
-// Reset empties the cache (Len() becomes 0), keeping Batch() and storage.
-func (c *KVCache) Reset() { c.n = 0 }
 
 // Restart empties the cache for B sequences: Len() becomes 0 and Batch()
 // B. It reuses the storage when it is large enough.

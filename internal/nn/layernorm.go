@@ -11,7 +11,7 @@ import "decoreg/internal/par"
 // out, in (N, C); w, b (C); mean, rstd (N) are saved for the backward
 // pass. Mean and variance are accumulated in float64 (two passes), in the
 // order rows.go describes.
-func LayerNormForward(out, mean, rstd, in, w, b []float32, N, C int, eps float32) {
+func LayerNormForward(threads int, out, mean, rstd, in, w, b []float32, N, C int, eps float32) {
 	needDims("LayerNormForward", N, C)
 	need(out, N*C, "LayerNormForward out")
 	need(mean, N, "LayerNormForward mean")
@@ -19,7 +19,7 @@ func LayerNormForward(out, mean, rstd, in, w, b []float32, N, C int, eps float32
 	need(in, N*C, "LayerNormForward in")
 	need(w, C, "LayerNormForward w")
 	need(b, C, "LayerNormForward b")
-	par.For(N, 8*C, layerNormForward{out, mean, rstd, in, w[:C], b[:C], C, eps})
+	par.For(threads, N, 8*C, layerNormForward{out, mean, rstd, in, w[:C], b[:C], C, eps})
 }
 
 type layerNormForward struct {
@@ -32,26 +32,17 @@ func (k layerNormForward) Run(lo, hi int) {
 	lnRows(k.out, k.mean, k.rstd, k.in, k.w, k.b, lo, hi, k.C, k.eps)
 }
 
-// LayerNormBackward accumulates the gradients of LayerNormForward. With
+// LayerNormBackward computes the gradients of LayerNormForward. With
 // n = (in - mean)*rstd and dn = dout*w, per row:
 //
-//	din += rstd * (dn - mean_j(dn) - n * mean_j(dn*n))
+//	din  = rstd * (dn - mean_j(dn) - n * mean_j(dn*n))
 //	dw  += sum over rows of dout*n
 //	db  += sum over rows of dout
 //
+// din is overwritten; the parameter gradients dw and db are added to.
 // dout, in (N, C); w (C); mean, rstd (N) from the forward pass. din, dw, db
 // may each be nil. Row means and column sums are taken in float64.
-func LayerNormBackward(din, dw, db, dout, in, w, mean, rstd []float32, N, C int) {
-	layerNormBackward(din, dw, db, dout, in, w, mean, rstd, N, C, true)
-}
-
-// LayerNormBackwardSet is LayerNormBackward except that din is
-// overwritten instead of accumulated into; dw and db still accumulate.
-func LayerNormBackwardSet(din, dw, db, dout, in, w, mean, rstd []float32, N, C int) {
-	layerNormBackward(din, dw, db, dout, in, w, mean, rstd, N, C, false)
-}
-
-func layerNormBackward(din, dw, db, dout, in, w, mean, rstd []float32, N, C int, accum bool) {
+func LayerNormBackward(threads int, din, dw, db, dout, in, w, mean, rstd []float32, N, C int) {
 	needDims("LayerNormBackward", N, C)
 	need(dout, N*C, "LayerNormBackward dout")
 	need(in, N*C, "LayerNormBackward in")
@@ -60,25 +51,24 @@ func layerNormBackward(din, dw, db, dout, in, w, mean, rstd []float32, N, C int,
 	if din != nil {
 		need(din, N*C, "LayerNormBackward din")
 		need(w, C, "LayerNormBackward w")
-		par.For(N, 12*C, layerNormBackwardRows{din, dout, in, w[:C], mean, rstd, C, accum})
+		par.For(threads, N, 12*C, layerNormBackwardRows{din, dout, in, w[:C], mean, rstd, C})
 	}
 	if dw == nil && db == nil {
 		return
 	}
 	needOpt(dw, C, "LayerNormBackward dw")
 	needOpt(db, C, "LayerNormBackward db")
-	par.For(blocks(C), 4*N*colBlock, layerNormBackwardCols{dw, db, dout, in, mean, rstd, N, C})
+	par.For(threads, blocks(C), 4*N*colBlock, layerNormBackwardCols{dw, db, dout, in, mean, rstd, N, C})
 }
 
 // layerNormBackwardRows computes din, one row per index.
 type layerNormBackwardRows struct {
 	din, dout, in, w, mean, rstd []float32
 	C                            int
-	accum                        bool
 }
 
 func (k layerNormBackwardRows) Run(lo, hi int) {
-	lnBackRows(k.din, k.dout, k.in, k.w, k.mean, k.rstd, lo, hi, k.C, k.accum)
+	lnBackRows(k.din, k.dout, k.in, k.w, k.mean, k.rstd, lo, hi, k.C)
 }
 
 // layerNormBackwardCols computes dw and db (either may be nil), one block

@@ -28,7 +28,7 @@ func MDNCacheLen(N, M int) int { return 2 * N * M }
 // posterior responsibilities), which is all MDNBackward needs besides
 // params and y (it recomputes sd from raw). Everything is computed in
 // float64, with max-shifted sums.
-func MDNForward(losses, cache, params, y []float32, N, M int) {
+func MDNForward(threads int, losses, cache, params, y []float32, N, M int) {
 	needDims("MDNForward", N, M)
 	if M == 0 {
 		panic("nn: MDNForward with M = 0")
@@ -37,7 +37,7 @@ func MDNForward(losses, cache, params, y []float32, N, M int) {
 	need(cache, N*2*M, "MDNForward cache")
 	need(params, N*3*M, "MDNForward params")
 	need(y, N, "MDNForward y")
-	par.For(N, 60*M, mdnForward{losses, cache, params, y, M})
+	par.For(threads, N, 60*M, mdnForward{losses, cache, params, y, M})
 }
 
 type mdnForward struct {
@@ -103,23 +103,23 @@ func logSumExp(x []float32) float64 {
 	return maxv + math.Log(s)
 }
 
-// MDNBackward accumulates the gradient of MDNForward's losses with respect
-// to params, with sd_m recomputed from raw_m, z_m = (y - mu_m)/sd_m, and
-// pi, r from the cache:
+// MDNBackward sets dparams to the gradient of MDNForward's losses with
+// respect to params, with sd_m recomputed from raw_m, z_m = (y - mu_m)/sd_m,
+// and pi, r from the cache:
 //
-//	dw_m   += dloss * (pi_m - r_m)
-//	dmu_m  += dloss * (-r_m z_m / sd_m)
-//	draw_m += dloss * (-r_m (z_m^2 - 1) / sd_m) * dsd/draw,  dsd/draw = 1 (raw > 0) or exp(raw)
+//	dw_m   = dloss * (pi_m - r_m)
+//	dmu_m  = dloss * (-r_m z_m / sd_m)
+//	draw_m = dloss * (-r_m (z_m^2 - 1) / sd_m) * dsd/draw,  dsd/draw = 1 (raw > 0) or exp(raw)
 //
 // dparams, params (N, 3M); dlosses, y (N); cache (N, 2M) from MDNForward.
-func MDNBackward(dparams, dlosses, cache, params, y []float32, N, M int) {
+func MDNBackward(threads int, dparams, dlosses, cache, params, y []float32, N, M int) {
 	needDims("MDNBackward", N, M)
 	need(dparams, N*3*M, "MDNBackward dparams")
 	need(dlosses, N, "MDNBackward dlosses")
 	need(cache, N*2*M, "MDNBackward cache")
 	need(params, N*3*M, "MDNBackward params")
 	need(y, N, "MDNBackward y")
-	par.For(N, 30*M, mdnBackward{dparams, dlosses, cache, params, y, M})
+	par.For(threads, N, 30*M, mdnBackward{dparams, dlosses, cache, params, y, M})
 }
 
 type mdnBackward struct {
@@ -138,13 +138,13 @@ func (k mdnBackward) Run(lo, hi int) {
 		for m := range M {
 			s, rm := mdnStd(raw[m]), float64(r[m])
 			z := (yi - float64(mu[m])) / s
-			dw[m] += float32(g * (float64(pi[m]) - rm))
-			dmu[m] += float32(g * (-rm * z / s))
+			dw[m] = float32(g * (float64(pi[m]) - rm))
+			dmu[m] = float32(g * (-rm * z / s))
 			dsd := -rm * (z*z - 1) / s
 			if raw[m] <= 0 {
 				dsd *= math.Exp(float64(raw[m]))
 			}
-			draw[m] += float32(g * dsd)
+			draw[m] = float32(g * dsd)
 		}
 	}
 }

@@ -2,21 +2,17 @@
 
 package nn
 
-import "golang.org/x/sys/cpu"
-
 //go:noescape
 func reluAVX2(x *float32, n int)
 
 //go:noescape
 func maskAVX2(d, o *float32, n int)
 
-var useReluAVX2 = cpu.X86.HasAVX2
-
 // reluVec applies ReLUInPlace's rule to the longest prefix of x it can
 // and returns its length.
 func reluVec(x []float32) int {
 	n := len(x) &^ 7
-	if !useReluAVX2 || n == 0 {
+	if !useAVX2 || n == 0 {
 		return 0
 	}
 	reluAVX2(&x[0], n)
@@ -27,7 +23,7 @@ func reluVec(x []float32) int {
 // returns its length; len(o) >= len(d).
 func maskVec(d, o []float32) int {
 	n := len(d) &^ 7
-	if !useReluAVX2 || n == 0 {
+	if !useAVX2 || n == 0 {
 		return 0
 	}
 	maskAVX2(&d[0], &o[:n][0], n)

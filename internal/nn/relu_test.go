@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"math"
 	"testing"
 
 	"decoreg/internal/rng"
@@ -16,6 +17,8 @@ func relu64(x []float64) []float64 {
 	return y
 }
 
+// TestReLU checks ReLUInPlace against a float64 ReLU and ReLUMask, the
+// backward pass, against finite differences, on 4 threads.
 func TestReLU(t *testing.T) {
 	r := rng.New(2)
 	n := 40
@@ -26,17 +29,49 @@ func TestReLU(t *testing.T) {
 		}
 	}
 	g := uniform(r, n, 1)
-	out := make([]float32, n)
-	ReLUForward(out, in)
+	out := clone(in)
+	ReLUInPlace(4, out)
 	checkClose(t, "ReLU out", out, relu64(to64(in)), 0, 0)
-	din, din0 := prefilled(r, n)
-	ReLUBackward(din, g, out)
-	checkGrad(t, "ReLU din", din, din0, in, nil, func(x []float64) float64 { return weighted(relu64(x), g) })
+	din := clone(g)
+	ReLUMask(4, din, out)
+	checkSetGrad(t, "ReLU din", din, in, nil, func(x []float64) float64 { return weighted(relu64(x), g) })
+}
 
-	inPlace := append([]float32(nil), in...)
-	ReLUForward(inPlace, inPlace)
-	if i := equalBits(inPlace, out); i >= 0 {
-		t.Errorf("in-place ReLU differs at %d", i)
+// TestReLUInPlaceAndMask checks both against their scalar rules, for
+// lengths around the vector width, with zeros of both signs, NaNs of both
+// signs and infinities among the values.
+func TestReLUInPlaceAndMask(t *testing.T) {
+	r := rng.New(61)
+	specials := []float32{0, float32(math.Copysign(0, -1)), float32(math.NaN()), -float32(math.NaN()),
+		float32(math.Inf(1)), float32(math.Inf(-1)), 1e-45, -1e-45}
+	for n := 0; n <= 41; n++ {
+		x := uniform(r, n, 1)
+		for i := range x {
+			if r.IntN(3) == 0 {
+				x[i] = specials[r.IntN(len(specials))]
+			}
+		}
+		want := make([]float32, n)
+		for i, v := range x {
+			want[i] = max(v, 0)
+		}
+		got := clone(x)
+		ReLUInPlace(1, got)
+		for i := range got { // NaNs may differ in their payload bits
+			if nan := math.IsNaN(float64(want[i])); nan != math.IsNaN(float64(got[i])) || !nan && math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("n %d: ReLUInPlace(%v) = %v, want %v", n, x[i], got[i], want[i])
+			}
+		}
+		d := uniform(r, n, 1)
+		wantD := clone(d)
+		for i, v := range x {
+			if b := int32(math.Float32bits(v)); b <= 0 && b != math.MinInt32 {
+				wantD[i] = 0
+			}
+		}
+		ReLUMask(1, d, x)
+		if i := equalBits(d, wantD); i >= 0 {
+			t.Fatalf("n %d: ReLUMask at %v gives %v, want %v", n, x[i], d[i], wantD[i])
+		}
 	}
-	mustPanic(t, "aliased backward", func() { ReLUBackward(g, g, out) })
 }

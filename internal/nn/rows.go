@@ -67,11 +67,10 @@ func lnRowGo(o, x, w, b []float32, eps float32) (mf, rs float32) {
 	return mf, rs
 }
 
-// lnBackRowGo accumulates one row of LayerNorm's input gradient: with
-// n = (x-m)*rs and dn = g*w, d[j] += rs*((dn[j] - mean(dn)) - n[j]*mean(dn*n)),
-// the means of float64 sums in sum8's order. Without accum, d[j] is set
-// to the term instead.
-func lnBackRowGo(d, g, x, w []float32, m, rs float32, accum bool) {
+// lnBackRowGo sets one row of LayerNorm's input gradient: with
+// n = (x-m)*rs and dn = g*w, d[j] = rs*((dn[j] - mean(dn)) - n[j]*mean(dn*n)),
+// the means of float64 sums in sum8's order.
+func lnBackRowGo(d, g, x, w []float32, m, rs float32) {
 	C := len(x)
 	d, g, w = d[:C], g[:C], w[:C]
 	var s, t [8]float64
@@ -95,11 +94,7 @@ func lnBackRowGo(d, g, x, w []float32, m, rs float32, accum bool) {
 	for j, v := range x {
 		n := float32((v - m) * rs)
 		dn := float32(g[j] * w[j])
-		v := float32(rs * float32(float32(dn-md)-float32(n*mdn)))
-		if accum {
-			v += d[j]
-		}
-		d[j] = v
+		d[j] = float32(rs * float32(float32(dn-md)-float32(n*mdn)))
 	}
 }
 
@@ -165,7 +160,7 @@ func lnRows(out, mean, rstd, in, w, b []float32, lo, hi, C int, eps float32) {
 	if hi <= lo || C == 0 {
 		return
 	}
-	if useRowsAVX2 && C%8 == 0 {
+	if useAVX2 && C%8 == 0 {
 		lnForwardAVX2(&out[lo*C], &mean[lo], &rstd[lo], &in[lo*C], &w[0], &b[0], hi-lo, C, eps)
 		return
 	}
@@ -175,16 +170,16 @@ func lnRows(out, mean, rstd, in, w, b []float32, lo, hi, C int, eps float32) {
 }
 
 // lnBackRows runs lnBackRowGo (or its vector twin) on rows lo..hi-1.
-func lnBackRows(din, dout, in, w, mean, rstd []float32, lo, hi, C int, accum bool) {
+func lnBackRows(din, dout, in, w, mean, rstd []float32, lo, hi, C int) {
 	if hi <= lo || C == 0 {
 		return
 	}
-	if useRowsAVX2 && C%8 == 0 {
-		lnBackwardAVX2(&din[lo*C], &dout[lo*C], &in[lo*C], &w[0], &mean[lo], &rstd[lo], hi-lo, C, accum)
+	if useAVX2 && C%8 == 0 {
+		lnBackwardAVX2(&din[lo*C], &dout[lo*C], &in[lo*C], &w[0], &mean[lo], &rstd[lo], hi-lo, C)
 		return
 	}
 	for i := lo; i < hi; i++ {
-		lnBackRowGo(din[i*C:(i+1)*C], dout[i*C:(i+1)*C], in[i*C:(i+1)*C], w, mean[i], rstd[i], accum)
+		lnBackRowGo(din[i*C:(i+1)*C], dout[i*C:(i+1)*C], in[i*C:(i+1)*C], w, mean[i], rstd[i])
 	}
 }
 
@@ -192,7 +187,7 @@ func lnBackRows(din, dout, in, w, mean, rstd []float32, lo, hi, C int, accum boo
 // kernel.
 func colSums8(dst, src []float32, rows, stride int) {
 	width := len(dst)
-	if useRowsAVX2 && width >= 8 && rows > 0 {
+	if useAVX2 && width >= 8 && rows > 0 {
 		w8 := width &^ 7
 		if len(src) < (rows-1)*stride+w8 {
 			panic("nn: colSums8 src shorter than its shape")
@@ -207,7 +202,7 @@ func colSums8(dst, src []float32, rows, stride int) {
 // kernel (when both dw and db are wanted).
 func lnCols8(dw, db, dout, in, mean, rstd []float32, N, C, j0 int) {
 	width := max(len(dw), len(db))
-	if useRowsAVX2 && dw != nil && db != nil && width >= 8 && N > 0 {
+	if useAVX2 && dw != nil && db != nil && width >= 8 && N > 0 {
 		w8 := width &^ 7
 		if len(in) < (N-1)*C+j0+w8 || len(dout) < (N-1)*C+j0+w8 || len(mean) < N || len(rstd) < N {
 			panic("nn: lnCols8 operand shorter than its shape")

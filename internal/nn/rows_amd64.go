@@ -2,8 +2,6 @@
 
 package nn
 
-import "golang.org/x/sys/cpu"
-
 // The vector kernels of rows.go (rows_amd64.s). C and width are positive
 // multiples of 8; the callers check the lengths.
 
@@ -11,12 +9,10 @@ import "golang.org/x/sys/cpu"
 func lnForwardAVX2(out, mean, rstd, in, w, b *float32, N, C int, eps float32)
 
 //go:noescape
-func lnBackwardAVX2(din, dout, in, w, mean, rstd *float32, N, C int, accum bool)
+func lnBackwardAVX2(din, dout, in, w, mean, rstd *float32, N, C int)
 
 //go:noescape
 func colSumsAVX2(dst, src *float32, rows, stride, width int)
 
 //go:noescape
 func lnColsAVX2(dw, db, dout, in, mean, rstd *float32, N, C, width int)
-
-var useRowsAVX2 = cpu.X86.HasAVX2

@@ -108,11 +108,12 @@ fdone:
 	VZEROUPPER
 	RET
 
-// func lnBackwardAVX2(din, dout, in, w, mean, rstd *float32, N, C int, accum bool)
+// func lnBackwardAVX2(din, dout, in, w, mean, rstd *float32, N, C int)
+// Sets din, row by row, as lnBackRowGo.
 // Registers: DI row of din, R12 row of dout, SI row of in, R10 w, R8 mean,
 // R9 rstd, DX rows left, CX C, AX column, BX row stride in bytes;
 // X14 float64(C); Y6 m, Y7 rs, Y4 mean(dn), Y5 mean(dn*n).
-TEXT ·lnBackwardAVX2(SB), NOSPLIT, $0-65
+TEXT ·lnBackwardAVX2(SB), NOSPLIT, $0-64
 	MOVQ din+0(FP), DI
 	MOVQ dout+8(FP), R12
 	MOVQ in+16(FP), SI
@@ -168,26 +169,6 @@ bsum:
 	VCVTSD2SS X0, X0, X5
 	VBROADCASTSS X5, Y5 // mdn
 	XORQ AX, AX
-	MOVBLZX accum+64(FP), R11
-	TESTQ R11, R11
-	JEQ bset
-
-bout:
-	VMOVUPS (SI)(AX*4), Y8
-	VSUBPS Y6, Y8, Y8
-	VMULPS Y7, Y8, Y8 // n
-	VMOVUPS (R12)(AX*4), Y9
-	VMULPS (R10)(AX*4), Y9, Y9 // dn
-	VSUBPS Y4, Y9, Y9 // dn - md
-	VMULPS Y5, Y8, Y8 // n*mdn
-	VSUBPS Y8, Y9, Y9
-	VMULPS Y7, Y9, Y9 // rs*(...)
-	VADDPS (DI)(AX*4), Y9, Y9
-	VMOVUPS Y9, (DI)(AX*4)
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JLT bout
-	JMP bnext
 
 bset:
 	VMOVUPS (SI)(AX*4), Y8
@@ -204,7 +185,6 @@ bset:
 	CMPQ AX, CX
 	JLT bset
 
-bnext:
 	ADDQ BX, SI
 	ADDQ BX, DI
 	ADDQ BX, R12

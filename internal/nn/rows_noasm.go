@@ -2,15 +2,14 @@
 
 package nn
 
-// This build has no vector kernels for rows.go: the stubs are never called.
-
-const useRowsAVX2 = false
+// This build has no vector kernels for rows.go: the stubs are never called
+// (useAVX2 is false).
 
 func lnForwardAVX2(out, mean, rstd, in, w, b *float32, N, C int, eps float32) {
 	panic("nn: no vector kernels")
 }
 
-func lnBackwardAVX2(din, dout, in, w, mean, rstd *float32, N, C int, accum bool) {
+func lnBackwardAVX2(din, dout, in, w, mean, rstd *float32, N, C int) {
 	panic("nn: no vector kernels")
 }
 

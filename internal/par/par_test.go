@@ -1,19 +1,23 @@
 package par
 
 import (
+	"runtime"
 	"sync/atomic"
 	"testing"
 )
 
+// funcKernel adapts a closure to a Kernel.
+type funcKernel func(lo, hi int)
+
+func (f funcKernel) Run(lo, hi int) { f(lo, hi) }
+
 func TestForCoversOnce(t *testing.T) {
-	defer SetThreads(0)
 	for _, th := range []int{1, 2, 3, 8} {
-		SetThreads(th)
 		for _, n := range []int{0, 1, 2, 5, 100, 1001} {
 			for _, cost := range []int{1, MinWork, 10 * MinWork} {
 				hits := make([]atomic.Int32, n)
 				var calls atomic.Int32
-				For(n, cost, Func(func(lo, hi int) {
+				For(th, n, cost, funcKernel(func(lo, hi int) {
 					calls.Add(1)
 					if lo >= hi {
 						t.Errorf("empty chunk [%d,%d)", lo, hi)
@@ -27,7 +31,7 @@ func TestForCoversOnce(t *testing.T) {
 						t.Fatalf("threads %d n %d cost %d: index %d visited %d times", th, n, cost, i, hits[i].Load())
 					}
 				}
-				if want := Chunks(n, cost); int(calls.Load()) != want {
+				if want := Chunks(th, n, cost); int(calls.Load()) != want {
 					t.Fatalf("threads %d n %d cost %d: %d calls, Chunks says %d", th, n, cost, calls.Load(), want)
 				}
 				if n > 0 && cost >= MinWork && int(calls.Load()) != min(th, n) {
@@ -39,13 +43,24 @@ func TestForCoversOnce(t *testing.T) {
 }
 
 func TestSmallWorkSerial(t *testing.T) {
-	defer SetThreads(0)
-	SetThreads(4)
-	if c := Chunks(100, 1); c != 1 {
+	if c := Chunks(4, 100, 1); c != 1 {
 		t.Fatalf("tiny work split into %d chunks", c)
 	}
-	if SetThreads(-3); Threads() < 1 {
-		t.Fatal("Threads() < 1 after SetThreads(-3)")
+	for _, th := range []int{0, -3} {
+		if c := Chunks(th, 100, 10*MinWork); c != 1 {
+			t.Fatalf("threads %d: %d chunks, want 1", th, c)
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	if got := Resolve(3); got != 3 {
+		t.Errorf("Resolve(3) = %d", got)
+	}
+	for _, n := range []int{0, -1} {
+		if got, want := Resolve(n), runtime.GOMAXPROCS(0); got != want {
+			t.Errorf("Resolve(%d) = %d, want GOMAXPROCS %d", n, got, want)
+		}
 	}
 }
 
@@ -58,14 +73,11 @@ func (k fill) Run(lo, hi int) {
 }
 
 func TestSerialForAllocatesNothing(t *testing.T) {
-	defer SetThreads(0)
-	SetThreads(1)
 	out := make([]float32, 1000)
-	if a := testing.AllocsPerRun(10, func() { For(len(out), 1000, fill{out}) }); a != 0 {
+	if a := testing.AllocsPerRun(10, func() { For(1, len(out), 1000, fill{out}) }); a != 0 {
 		t.Errorf("serial For: %v allocations", a)
 	}
-	SetThreads(2)
-	For(len(out), MinWork, fill{out})
+	For(2, len(out), MinWork, fill{out})
 	for i, v := range out {
 		if v != float32(i) {
 			t.Fatalf("out[%d] = %v", i, v)
@@ -77,12 +89,12 @@ func TestDo(t *testing.T) {
 	for n := 0; n <= 5; n++ {
 		for rep := range 3 { // later rounds reuse the pooled workers
 			hits := make([]atomic.Int32, n)
-			Do(n, func(w int) {
+			Do(n, n, func(w int) {
 				hits[w].Add(1)
 				if rep == 2 && w > 0 {
 					// a nested loop inside a worker gets workers of its own
 					var inner atomic.Int32
-					Do(3, func(int) { inner.Add(1) })
+					Do(3, 3, func(int) { inner.Add(1) })
 					if inner.Load() != 3 {
 						t.Errorf("nested Do ran %d of 3", inner.Load())
 					}

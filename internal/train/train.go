@@ -102,7 +102,7 @@ func (t *Run) Epoch(ctx context.Context) (float64, error) {
 			return 0, fmt.Errorf("%w: the loss is %v at epoch %d, batch %d (try a smaller learning rate)", ErrDiverged, loss, epoch, lo/t.bs+1)
 		}
 		t.net.Backward()
-		t.opt.Step(t.net.Params(), t.net.Grads())
+		t.opt.Step(t.net.Threads(), t.net.Params(), t.net.Grads())
 		sum += loss * float64(len(idx))
 		if t.tg.LogW != nil {
 			// Report the decoder's loss as an NLL in u units, like the

@@ -60,6 +60,9 @@ var (
 	loadOnce sync.Once
 	loadErr  error
 
+	// mu serialises the calls: OpenBLAS's thread count is one setting of
+	// the library's, so each call sets it and multiplies under the lock,
+	// and concurrent calls on different counts do not change each other's.
 	mu      sync.Mutex
 	threads int // last count given to openblas_set_num_threads
 )
@@ -81,18 +84,19 @@ func Load(coretype string) error {
 // CoreName returns the name of the kernels OpenBLAS chose.
 func CoreName() string { return C.GoString(C.ob_core()) }
 
-// Sgemm calls cblas_sgemm (row-major) on nthreads OpenBLAS threads. The
-// caller has checked the arguments and that Load succeeded; m, n >= 1.
+// Sgemm calls cblas_sgemm (row-major) on nthreads OpenBLAS threads, one
+// call at a time (see mu). The caller has checked the arguments and that
+// Load succeeded; m, n >= 1.
 func Sgemm(nthreads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if max(m, n, k, lda, ldb, ldc) > math.MaxInt32 {
 		panic("gemm: dimension too large for OpenBLAS")
 	}
 	mu.Lock()
+	defer mu.Unlock()
 	if nthreads != threads {
 		C.ob_threads(C.int(nthreads))
 		threads = nthreads
 	}
-	mu.Unlock()
 	var dummy [1]float32 // OpenBLAS reads no A or B when k is 0, but wants pointers
 	pa, pb := &dummy[0], &dummy[0]
 	if k > 0 {

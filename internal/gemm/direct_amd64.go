@@ -1,19 +1,17 @@
 //go:build amd64 && gc && !purego
 
-package nn
+package gemm
 
-import "golang.org/x/sys/cpu"
+import "decoreg/internal/vec"
 
-// mmTileAVX2 is mmTileGo in AVX2 (see mm_amd64.s). The caller has checked
-// the operands' lengths.
+// mmTileAVX2 is mmTileGo in AVX2 on 8*nvec columns (see direct_amd64.s).
+// The caller has checked the operands' lengths.
 //
 //go:noescape
 func mmTileAVX2(c *float32, ldc int, x *float32, ldx int, b *float32, ldb int, rows, k, nvec int, accum bool)
 
-var useMMAVX2 = cpu.X86.HasAVX2
-
 func mmTile(c []float32, ldc int, x []float32, ldx int, b []float32, ldb, rows, k, nvec int, accum bool) {
-	if !useMMAVX2 {
+	if !vec.CPU().AVX2 {
 		mmTileGo(c, ldc, x, ldx, b, ldb, rows, k, 8*nvec, accum)
 		return
 	}

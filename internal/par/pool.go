@@ -1,4 +1,4 @@
-package gemm
+package par
 
 import (
 	"runtime"
@@ -8,10 +8,11 @@ import (
 )
 
 // SpinWait is how long a pooled worker polls for its next task after each
-// one before it parks, and how long a caller polls (yielding) for its
-// workers before it blocks, while the machine has cores to spare. Waking a
-// parked goroutine costs tens of microseconds on a virtual machine, a
-// noticeable share of a multiply or a layer that takes a few hundred.
+// one before it parks, and how long a caller of Do polls (yielding) for
+// its workers before it blocks, while the machine has cores to spare.
+// Waking a parked goroutine costs tens of microseconds on a virtual
+// machine, a noticeable share of a multiply or a layer that takes a few
+// hundred.
 const SpinWait = 100 * time.Microsecond
 
 // When another process keeps a core busy, the operating system deschedules
@@ -41,8 +42,10 @@ var (
 	lastSign       atomic.Int64 // UnixNano of the last sign
 )
 
-// contended reports whether the machine is marked contended now.
-func contended() bool { return time.Now().UnixNano() < contendedUntil.Load() }
+// Contended reports whether the machine is marked contended now (see
+// SpinWait): Do then runs every call on the calling goroutine, and callers
+// that plan their own split of the work (gemm) plan for one thread.
+func Contended() bool { return time.Now().UnixNano() < contendedUntil.Load() }
 
 // markContended records a sign of contention. A sign within
 // contendedConfirm of the previous one starts a contended spell: twice as
@@ -67,19 +70,19 @@ func markContended() {
 // spinFor returns how long to poll now: SpinWait, or 0 on a contended
 // machine.
 func spinFor() time.Duration {
-	if contended() {
+	if Contended() {
 		return 0
 	}
 	return SpinWait
 }
 
-// Go runs f on one of the pooled worker goroutines that the parallel
-// multiplies use, starting one if none is idle. The worker polls for its
-// next task for a while after f returns (see SpinWait), then parks; it
-// goes back to the pool as soon as f returns. Package par runs its
-// parallel loops here too, so that one set of goroutines spins on the
-// cores.
-func Go(f func()) {
+// goWorker runs f on one of the pooled worker goroutines, starting one if
+// none is idle. The worker polls for its next task for a while after f
+// returns (see SpinWait), then parks; it goes back to the pool as soon as
+// f returns. Every parallel loop of the engine (For here, and gemm's
+// multiplies through Do) runs on this one pool, so that one set of
+// goroutines spins on the cores.
+func goWorker(f func()) {
 	w := pool.take()
 	w.tasks <- task{f: f, sent: time.Now()}
 }
@@ -162,7 +165,7 @@ func (p *workerPool) give(w *worker) {
 // Do calls f(0), ..., f(items-1) and returns when all have returned. The
 // calls are independent: any goroutine may make any of them, in any order
 // (a call must not wait for another). The calling goroutine and up to
-// workers-1 pooled workers (Go) take the indices in turn from a shared
+// workers-1 pooled workers take the indices in turn from a shared
 // counter, and Do returns as soon as every call has returned: a worker
 // that starts late (its core taken by another process) finds less or
 // nothing left and costs nothing. The caller polls (yielding) for SpinWait
@@ -170,7 +173,7 @@ func (p *workerPool) give(w *worker) {
 // goroutine makes all the calls.
 func Do(items, workers int, f func(i int)) {
 	workers = min(workers, items)
-	if workers > 1 && contended() {
+	if workers > 1 && Contended() {
 		workers = 1
 	}
 	if workers <= 1 {
@@ -183,7 +186,7 @@ func Do(items, workers int, f func(i int)) {
 	g.left.Store(int64(items))
 	g.wg.Add(items)
 	for range workers - 1 {
-		Go(func() { g.run() })
+		goWorker(func() { g.run() })
 	}
 	t0 := time.Now()
 	mine := g.run()

@@ -1,5 +1,5 @@
 //go:build !amd64 || !gc || purego
 
-package nn
+package vec
 
 func expVec(x []float64) int { return 0 }

@@ -1,4 +1,4 @@
-package gemm
+package par
 
 import (
 	"slices"
@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// TestGo runs many tasks through the pool from several goroutines at once,
+// TestGoWorker runs many tasks through the pool from several goroutines at once,
 // some of them starting tasks of their own: every task runs exactly once.
-func TestGo(t *testing.T) {
+func TestGoWorker(t *testing.T) {
 	const callers, per = 4, 50
 	var ran atomic.Int32
 	var wg sync.WaitGroup
@@ -18,9 +18,9 @@ func TestGo(t *testing.T) {
 	for range callers {
 		go func() {
 			for range per {
-				Go(func() {
+				goWorker(func() {
 					ran.Add(1)
-					Go(func() { ran.Add(1); wg.Done() }) // nested
+					goWorker(func() { ran.Add(1); wg.Done() }) // nested
 					wg.Done()
 				})
 			}
@@ -44,19 +44,19 @@ func TestContendedSpells(t *testing.T) {
 	contendedUntil.Store(0)
 	contendedSpan.Store(0)
 	contendedLast.Store(0)
-	if contended() {
+	if Contended() {
 		t.Fatal("contended before any sign")
 	}
 	lastSign.Store(0)
 	markContended() // a lone sign
-	if contended() {
+	if Contended() {
 		t.Fatal("contended after one sign")
 	}
 	want := contendedMin
 	for range 8 {
 		markContended()
-		if !contended() || time.Duration(contendedSpan.Load()) != want {
-			t.Fatalf("spell %v, want %v (contended %v)", time.Duration(contendedSpan.Load()), want, contended())
+		if !Contended() || time.Duration(contendedSpan.Load()) != want {
+			t.Fatalf("spell %v, want %v (contended %v)", time.Duration(contendedSpan.Load()), want, Contended())
 		}
 		want = min(2*want, contendedMax)
 	}

@@ -1,4 +1,4 @@
-// The small-matrix kernel of mm.go: one section per row count, 1 to 6,
+// The small-matrix kernel of direct.go: one section per row count, 1 to 6,
 // each the same loop; keep in step with mmTileGo.
 
 //go:build amd64 && gc && !purego
