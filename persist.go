@@ -79,10 +79,15 @@ func Load(path string) (*Model, error) {
 	if len(h.XMean) == 0 || len(h.XStd) != len(h.XMean) || !(h.YMax > h.YMin) || math.IsInf(h.YMax-h.YMin, 0) {
 		return nil, fmt.Errorf("%s: %w (bad scaling statistics)", path, modelfile.ErrNotModel)
 	}
-	m, err := newModel(cfg, tok, h.XMean, h.XStd, h.YMin, h.YMax, 0)
+	// A loaded model predicts on every core (results do not depend on the
+	// thread count); its Config keeps the setting it was trained with.
+	run := cfg
+	run.Threads = 0
+	m, err := newModel(run, tok, h.XMean, h.XStd, h.YMin, h.YMax, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	m.cfg = cfg
 	m.info, m.features, m.target = h.Info, h.Names, h.Target
 	if m.net.NumParams() != len(params) || h.Params != len(params) {
 		return nil, fmt.Errorf("%s: %w: the architecture has %d parameters, the file %d", path, modelfile.ErrNotModel, m.net.NumParams(), len(params))
