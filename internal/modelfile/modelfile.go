@@ -11,7 +11,8 @@
 //	crc      uint32   CRC-32C (Castagnoli) of every byte above
 //
 // Reading checks the magic, refuses versions newer than Version with an
-// error naming both numbers, and reports a truncated or corrupt file.
+// error naming both numbers, and reports a truncated or corrupt file (data
+// after the checksum included).
 // Writing is atomic: the file appears complete or not at all.
 package modelfile
 
@@ -110,10 +111,16 @@ func Decode(r io.Reader) (header []byte, params []float32, err error) {
 	if hlen > maxHeader {
 		return nil, nil, fmt.Errorf("%w: header length %d", ErrChecksum, hlen)
 	}
-	header = make([]byte, hlen)
-	if err := read(header); err != nil {
+	// Read the header as it comes rather than allocate hlen bytes up front,
+	// so that a short file claiming a long header costs little.
+	var hb bytes.Buffer
+	if _, err := io.CopyN(&hb, tr, int64(hlen)); err != nil {
+		if err == io.EOF {
+			return nil, nil, ErrTruncated
+		}
 		return nil, nil, err
 	}
+	header = hb.Bytes()
 	var nb [8]byte
 	if err := read(nb[:]); err != nil {
 		return nil, nil, err
@@ -141,6 +148,12 @@ func Decode(r io.Reader) (header []byte, params []float32, err error) {
 	}
 	if binary.LittleEndian.Uint32(crc[:]) != sum {
 		return nil, nil, ErrChecksum
+	}
+	switch _, err := io.ReadFull(tr, crc[:1]); {
+	case err == nil:
+		return nil, nil, fmt.Errorf("%w: data after the checksum", ErrChecksum)
+	case err != io.EOF:
+		return nil, nil, err
 	}
 	return header, params, nil
 }
@@ -184,13 +197,15 @@ func WriteFile(path string, header []byte, params []float32) error {
 	return nil
 }
 
-// ReadFile reads the model file at path. Errors name the file.
+// ReadFile reads the model file at path. Errors name the file. A file that
+// is not a model is refused after its first bytes, however long it is.
 func ReadFile(path string) (header []byte, params []float32, err error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	header, params, err = Decode(bytes.NewReader(b))
+	defer f.Close()
+	header, params, err = Decode(f)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
