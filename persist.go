@@ -93,6 +93,9 @@ func Load(path string) (*Model, error) {
 	if err := json.Unmarshal(hb, &h); err != nil || h.Format != "decoreg-model" {
 		return nil, fmt.Errorf("%s: %w (bad header)", path, modelfile.ErrNotModel)
 	}
+	if err := checkModel(path, &h, params); err != nil {
+		return nil, err
+	}
 	cfg := DefaultConfig(h.Config.Config())
 	tok, err := cfg.validate()
 	if err != nil {
