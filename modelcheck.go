@@ -23,6 +23,7 @@ type ModelError struct {
 	Err   error
 }
 
+// Error reads "PATH: invalid model file: FIELD: what is wrong".
 func (e *ModelError) Error() string {
 	return e.Path + ": " + ErrBadModel.Error() + ": " + e.Field + ": " + e.Err.Error()
 }
