@@ -15,7 +15,7 @@ import (
 var ErrBadModel = errors.New("invalid model file")
 
 // ModelError is the error of a model file whose contents are refused.
-// Field names the header field (its JSON key, as "x_std[2]" or "config")
+// Field names the header field (its JSON key, as "x_std[2]" or "y_max")
 // or the parameter ("params[17]") at fault.
 type ModelError struct {
 	Path  string
@@ -33,23 +33,18 @@ func (e *ModelError) Error() string {
 func (e *ModelError) Unwrap() []error { return []error{ErrBadModel, modelfile.ErrNotModel, e.Err} }
 
 // checkModel checks a decoded model file (header h, parameters params, read
-// from path) for everything that could make Load allocate absurd sizes or
-// make the model panic or answer NaN later: the config is valid for its
-// head, the scaling statistics and the parameters are finite, x_std > 0,
+// from path; cfg is h's config with defaults, validated, and tok its
+// tokenization) for everything that could make Load allocate absurd sizes
+// or make the model panic or answer NaN later: the scaling statistics and
+// the parameters are finite, x_std > 0,
 // y_min < y_max with a finite range, the feature names fit the features,
 // and the file holds at least the parameters the architecture needs (so
 // that a small file cannot make Load allocate a huge network). Load still
 // compares the exact parameter count once the network is built.
-func checkModel(path string, h *fileHeader, params []float32) error {
+func checkModel(path string, h *fileHeader, cfg Config, tok vocab.Tokenizer, params []float32) error {
 	bad := func(field, format string, args ...any) error {
 		return &ModelError{Path: path, Field: field, Err: fmt.Errorf(format, args...)}
 	}
-	cfg := DefaultConfig(h.Config.Config())
-	tok, err := cfg.validate()
-	if err != nil {
-		return &ModelError{Path: path, Field: "config", Err: err}
-	}
-
 	d := len(h.XMean)
 	switch {
 	case d == 0:

@@ -105,9 +105,11 @@ func loadEdited(t *testing.T, field string, want error, editH func(h map[string]
 		t.Fatalf("Load accepted the edited file (model %v)", m != nil)
 	}
 	msg := err.Error()
-	if !errors.Is(err, want) || !errors.Is(err, modelfile.ErrNotModel) || !strings.Contains(msg, path) ||
-		!strings.Contains(msg, field) || strings.Contains(msg, "\n") {
-		t.Fatalf("error %q: want one line wrapping %v and ErrNotModel, naming %s and %q", msg, want, path, field)
+	if !errors.Is(err, want) || !strings.Contains(msg, path) || !strings.Contains(msg, field) || strings.Contains(msg, "\n") {
+		t.Fatalf("error %q: want one line wrapping %v, naming %s and %q", msg, want, path, field)
+	}
+	if errors.Is(err, ErrBadModel) && !errors.Is(err, modelfile.ErrNotModel) {
+		t.Fatalf("error %q wraps ErrBadModel but not modelfile.ErrNotModel", msg)
 	}
 }
 
@@ -201,11 +203,11 @@ func TestHandEditedModel_WrongParamCount(t *testing.T) {
 }
 
 func TestHandEditedModel_UnknownHead(t *testing.T) {
-	loadEdited(t, "config", ErrConfig, setConfig("head", "tree"), nil)
+	loadEdited(t, "Head", ErrConfig, setConfig("head", "tree"), nil)
 }
 
 func TestHandEditedModel_BadVocab(t *testing.T) {
-	loadEdited(t, "config", ErrConfig, setConfig("vocab", "normalized:base=1,length=3"), nil)
+	loadEdited(t, "Vocab", ErrConfig, setConfig("vocab", "normalized:base=1,length=3"), nil)
 	loadEdited(t, "Vocab", ErrConfig, setConfig("vocab", "bogus"), nil)
 }
 

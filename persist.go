@@ -93,13 +93,13 @@ func Load(path string) (*Model, error) {
 	if err := json.Unmarshal(hb, &h); err != nil || h.Format != "decoreg-model" {
 		return nil, fmt.Errorf("%s: %w (bad header)", path, modelfile.ErrNotModel)
 	}
-	if err := checkModel(path, &h, params); err != nil {
-		return nil, err
-	}
 	cfg := DefaultConfig(h.Config.Config())
 	tok, err := cfg.validate()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := checkModel(path, &h, cfg, tok, params); err != nil {
+		return nil, err
 	}
 	m := &Model{cfg: cfg, tok: tok, info: h.Info, xMean: h.XMean, xStd: h.XStd, yMin: h.YMin, yMax: h.YMax,
 		features: h.Names, target: h.Target}

@@ -11,8 +11,7 @@
 //	crc      uint32   CRC-32C (Castagnoli) of every byte above
 //
 // Reading checks the magic, refuses versions newer than Version with an
-// error naming both numbers, and reports a truncated or corrupt file (data
-// after the checksum included).
+// error naming both numbers, and reports a truncated or corrupt file.
 // Writing is atomic: the file appears complete or not at all.
 package modelfile
 
@@ -79,6 +78,7 @@ func Encode(w io.Writer, header []byte, params []float32) error {
 }
 
 // Decode reads a model file from r and returns its header and parameters.
+// Data after the checksum is an error (ErrChecksum).
 func Decode(r io.Reader) (header []byte, params []float32, err error) {
 	h := crc32.New(castagnoli)
 	tr := io.TeeReader(bufio.NewReaderSize(r, 1<<16), h)
