@@ -134,7 +134,7 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *hea
 // checkData checks training rows x (rows x cols, at least one of each)
 // and targets y and returns the targets' range.
 func checkData(x []float64, rows, cols int, y []float64) (yMin, yMax float64, err error) {
-	if len(x) != rows*cols || len(y) != rows {
+	if !shapeOK(len(x), rows, cols) || len(y) != rows {
 		return 0, 0, fmt.Errorf("%w: %d feature values and %d targets for %d rows of %d features", ErrBadInput, len(x), len(y), rows, cols)
 	}
 	if err := checkFinite(x, cols); err != nil {

@@ -447,3 +447,50 @@ func TestHeadFields(t *testing.T) {
 		t.Errorf("mdn defaults: %+v", c)
 	}
 }
+
+// TestLibraryAttack covers library calls that used to panic: shapes whose
+// product overflows, negative row counts, huge token options, nil models,
+// NaN targets in Score.
+func TestLibraryAttack(t *testing.T) {
+	x, y := attackData(60)
+	m, err := FitFlat(context.Background(), x, 60, 2, y, Config{Head: HeadMDN, EncLayers: 1, EncWidth: 8, MaxEpochs: 2, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.PredictFlat([]float64{1, 2}, math.MinInt64+1, PredictOptions{}); !errors.Is(err, ErrBadInput) {
+		t.Errorf("PredictFlat with a negative row count: %v, want ErrBadInput", err)
+	}
+	if _, err := m.Dists([]float64{1, 2}, -1, dist.TokenOptions{}); !errors.Is(err, ErrBadInput) {
+		t.Errorf("Dists with -1 rows: %v, want ErrBadInput", err)
+	}
+	if _, err := FitFlat(context.Background(), nil, 4, 1<<62, []float64{1, 2, 3, 4}, Config{}); !errors.Is(err, ErrBadInput) {
+		t.Errorf("FitFlat with 1<<62 columns: %v, want ErrBadInput", err)
+	}
+	if _, err := m.PredictFlat([]float64{1, 2}, 1, PredictOptions{Token: dist.TokenOptions{Samples: 1 << 50}}); !errors.Is(err, ErrConfig) {
+		t.Errorf("Samples 1<<50: %v, want ErrConfig", err)
+	}
+	if _, err := m.Score([][]float64{{1, 2}, {3, 4}}, []float64{1, math.NaN()}); !errors.Is(err, ErrBadInput) {
+		t.Errorf("Score with a NaN target: %v, want ErrBadInput", err)
+	}
+	var nm *Model
+	_ = nm.Config()
+	_ = nm.Info()
+	_ = nm.Tokenizer()
+	_ = nm.DefaultPoint()
+	nm.SetNames([]string{"a"}, "y")
+	if f, tg := nm.Names(); f != nil || tg != "" || nm.Features() != 0 {
+		t.Errorf("nil model: names %v %q, features %d", f, tg, nm.Features())
+	}
+	if lo, hi := nm.YRange(); !math.IsNaN(lo) || !math.IsNaN(hi) {
+		t.Errorf("nil model YRange: %v %v", lo, hi)
+	}
+}
+
+func attackData(n int) (x, y []float64) {
+	for i := range n {
+		a, b := float64(i)/float64(n), float64(i%7)/7
+		x = append(x, a, b)
+		y = append(y, 2*a+b)
+	}
+	return x, y
+}

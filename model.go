@@ -86,29 +86,63 @@ func (m *Model) netConfig(in int) imodel.Config {
 }
 
 // Config returns the model's configuration (with defaults filled in).
-func (m *Model) Config() Config { return m.cfg }
+func (m *Model) Config() Config {
+	if m == nil {
+		return Config{}
+	}
+	return m.cfg
+}
 
 // Info returns how the model was trained.
-func (m *Model) Info() TrainInfo { return m.info }
+func (m *Model) Info() TrainInfo {
+	if m == nil {
+		return TrainInfo{}
+	}
+	return m.info
+}
 
 // Features is the input dimension.
-func (m *Model) Features() int { return len(m.xMean) }
+func (m *Model) Features() int {
+	if m == nil {
+		return 0
+	}
+	return len(m.xMean)
+}
 
 // YRange returns the training targets' minimum and maximum.
-func (m *Model) YRange() (lo, hi float64) { return m.units.YMin, m.units.YMax }
+func (m *Model) YRange() (lo, hi float64) {
+	if m == nil {
+		return math.NaN(), math.NaN()
+	}
+	return m.units.YMin, m.units.YMax
+}
 
 // SetNames records the names of the feature columns and of the target,
 // saved with the model so that prediction inputs can be matched by name.
+// On a nil Model it does nothing.
 func (m *Model) SetNames(features []string, target string) {
+	if m == nil {
+		return
+	}
 	m.features = append([]string(nil), features...)
 	m.target = target
 }
 
 // Names returns the names recorded by SetNames (nil if none).
-func (m *Model) Names() (features []string, target string) { return m.features, m.target }
+func (m *Model) Names() (features []string, target string) {
+	if m == nil {
+		return nil, ""
+	}
+	return m.features, m.target
+}
 
 // Tokenizer returns the decoder's tokenization (nil for other heads).
-func (m *Model) Tokenizer() vocab.Tokenizer { return m.tok }
+func (m *Model) Tokenizer() vocab.Tokenizer {
+	if m == nil {
+		return nil
+	}
+	return m.tok
+}
 
 // maxStandardized bounds the standardized features the network is given:
 // float32's largest finite value.
@@ -148,3 +182,9 @@ func (m *Model) overflow(x []float64, i int, err error) error {
 }
 
 func since(t time.Time) float64 { return time.Since(t).Seconds() }
+
+// shapeOK reports whether n values are rows rows of cols values each, without
+// overflowing rows*cols.
+func shapeOK(n, rows, cols int) bool {
+	return rows >= 0 && cols > 0 && n%cols == 0 && n/cols == rows
+}

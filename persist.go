@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 
 	"decoreg/internal/modelfile"
 )
@@ -68,16 +67,19 @@ func Load(path string) (*Model, error) {
 		return nil, err
 	}
 	var h fileHeader
-	if err := json.Unmarshal(hb, &h); err != nil || h.Format != "decoreg-model" {
-		return nil, fmt.Errorf("%s: %w (bad header)", path, modelfile.ErrNotModel)
+	if err := json.Unmarshal(hb, &h); err != nil {
+		return nil, fmt.Errorf("%s: %w (bad header: %v)", path, modelfile.ErrNotModel, err)
+	}
+	if h.Format != "decoreg-model" {
+		return nil, fmt.Errorf("%s: %w (bad header: format %q)", path, modelfile.ErrNotModel, h.Format)
 	}
 	cfg := DefaultConfig(h.Config)
 	tok, err := cfg.validate()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(h.XMean) == 0 || len(h.XStd) != len(h.XMean) || !(h.YMax > h.YMin) || math.IsInf(h.YMax-h.YMin, 0) {
-		return nil, fmt.Errorf("%s: %w (bad scaling statistics)", path, modelfile.ErrNotModel)
+	if err := checkModel(path, &h, cfg, tok, params); err != nil {
+		return nil, err
 	}
 	// A loaded model predicts on every core (results do not depend on the
 	// thread count); its Config keeps the setting it was trained with.

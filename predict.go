@@ -86,7 +86,7 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 		return nil, ErrNotFitted
 	}
 	d := m.Features()
-	if len(x) != rows*d {
+	if !shapeOK(len(x), rows, d) {
 		return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, d)
 	}
 	if err := checkTokenOptions(opts); err != nil {
@@ -131,6 +131,14 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 	return out, nil
 }
 
+// Limits on dist.TokenOptions, far above the defaults: larger values are
+// refused rather than tried (and failing to allocate).
+const (
+	maxTokenSamples = 1 << 20
+	maxTokenExpand  = 1 << 24
+	maxTokenBeam    = 1 << 16
+)
+
 // checkTokenOptions returns a *ConfigError for options that
 // dist.NewToken refuses.
 func checkTokenOptions(o dist.TokenOptions) error {
@@ -139,8 +147,12 @@ func checkTokenOptions(o dist.TokenOptions) error {
 		return configErr("Token.MaxExpand", "must be >= 0, have %d", o.MaxExpand)
 	case o.Beam < 0:
 		return configErr("Token.Beam", "must be >= 0, have %d", o.Beam)
-	case o.Samples < 0:
-		return configErr("Token.Samples", "must be >= 0, have %d", o.Samples)
+	case o.Samples < 0 || o.Samples > maxTokenSamples:
+		return configErr("Token.Samples", "must be in [0, %d], have %d", maxTokenSamples, o.Samples)
+	case o.MaxExpand > maxTokenExpand:
+		return configErr("Token.MaxExpand", "must be at most %d, have %d", maxTokenExpand, o.MaxExpand)
+	case o.Beam > maxTokenBeam:
+		return configErr("Token.Beam", "must be at most %d, have %d", maxTokenBeam, o.Beam)
 	case math.IsNaN(o.MeanTol):
 		return configErr("Token.MeanTol", "is NaN")
 	}
@@ -303,7 +315,7 @@ func (e *Eval) UnmarshalJSON(b []byte) error {
 // "median" for unnormalized decoders (whose means are swayed by rare huge
 // samples), "mean" otherwise.
 func (m *Model) DefaultPoint() string {
-	if m.tok != nil && vocab.IsUnnormalized(m.tok) {
+	if m != nil && m.tok != nil && vocab.IsUnnormalized(m.tok) {
 		return "median"
 	}
 	return "mean"
@@ -403,6 +415,11 @@ func (m *Model) Score(X [][]float64, y []float64) (float64, error) {
 	}
 	if len(y) != len(p.Mean) {
 		return math.NaN(), fmt.Errorf("%w: %d targets for %d rows", ErrBadInput, len(y), len(p.Mean))
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return math.NaN(), dataErr(i, -1, ErrBadInput, "target is %v", v)
+		}
 	}
 	return metrics.R2(p.Mean, y), nil
 }

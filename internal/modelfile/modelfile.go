@@ -81,6 +81,7 @@ func Encode(w io.Writer, header []byte, params []float32) error {
 }
 
 // Decode reads a model file from r and returns its header and parameters.
+// Data after the checksum is an error (ErrChecksum).
 func Decode(r io.Reader) (header []byte, params []float32, err error) {
 	h := crc32.New(castagnoli)
 	tr := io.TeeReader(bufio.NewReaderSize(r, 1<<16), h)
@@ -113,10 +114,16 @@ func Decode(r io.Reader) (header []byte, params []float32, err error) {
 	if hlen > maxHeader {
 		return nil, nil, fmt.Errorf("%w: header length %d", ErrChecksum, hlen)
 	}
-	header = make([]byte, hlen)
-	if err := read(header); err != nil {
+	// Read the header as it comes rather than allocate hlen bytes up front,
+	// so that a short file claiming a long header costs little.
+	var hb bytes.Buffer
+	if _, err := io.CopyN(&hb, tr, int64(hlen)); err != nil {
+		if err == io.EOF {
+			return nil, nil, ErrTruncated
+		}
 		return nil, nil, err
 	}
+	header = hb.Bytes()
 	var nb [8]byte
 	if err := read(nb[:]); err != nil {
 		return nil, nil, err
@@ -144,6 +151,12 @@ func Decode(r io.Reader) (header []byte, params []float32, err error) {
 	}
 	if binary.LittleEndian.Uint32(crc[:]) != sum {
 		return nil, nil, ErrChecksum
+	}
+	switch _, err := io.ReadFull(tr, crc[:1]); {
+	case err == nil:
+		return nil, nil, fmt.Errorf("%w: data after the checksum", ErrChecksum)
+	case err != io.EOF:
+		return nil, nil, err
 	}
 	return header, params, nil
 }
@@ -178,13 +191,15 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// ReadFile reads the model file at path. Errors name the file.
+// ReadFile reads the model file at path. Errors name the file. A file that
+// is not a model is refused after its first bytes, however long it is.
 func ReadFile(path string) (header []byte, params []float32, err error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	header, params, err = Decode(bytes.NewReader(b))
+	defer f.Close()
+	header, params, err = Decode(f)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}

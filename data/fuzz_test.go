@@ -1,0 +1,118 @@
+package data
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fuzzSeeds are small CSV and mask files, valid and not, that seed
+// FuzzReadCSV (each plain and gzipped).
+var fuzzSeeds = []string{
+	"x0,x1,y\n1,2,3\n4,5,6\n-7.5,8e-1,9\n0.25, 1e3 ,-2\n",
+	"split0,split1\n1,0\n0,1\n",
+	"\ufeffa,b\r\n1,2\r\n",
+	"a,\"b,c\",y\n1,\"2\",3\n",
+	"a,b\n1,2,3\n",
+	"a,a\n1,2\n",
+	"a,b\n\"1\n",
+	"a\n1\n",
+	"a,b\nNaN,1\n1e999,2\n",
+	"a,b\n",
+	"",
+	"\n\n",
+	"split0\n0\n1\n2\n",
+	"a,b\n0x1p-2,1_0\n",
+}
+
+// FuzzReadCSV runs every reader of the package (ReadCSV with each kind of
+// target, ReadFeatures, ReadMask) on any file contents, plain or gzipped:
+// none may panic, every error names the file, and what is read back is
+// well formed (sizes agree, every number finite).
+func FuzzReadCSV(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s), false, "x1", "y")
+		f.Add([]byte(s), true, "a", "")
+	}
+	f.Fuzz(func(t *testing.T, content []byte, gz bool, feature, target string) {
+		if gz {
+			content = gzipBytes(t, string(content))
+		}
+		path := filepath.Join(t.TempDir(), "in.csv")
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		check := func(what string, d *Dataset, err error, wantY bool) {
+			t.Helper()
+			if err != nil {
+				if !strings.Contains(err.Error(), path) {
+					t.Fatalf("%s: error does not name the file: %v", what, err)
+				}
+				return
+			}
+			checkWellFormed(t, what, d, path, wantY)
+		}
+		d, err := ReadCSV(path, ReadOptions{})
+		check("ReadCSV", d, err, true)
+		d, err = ReadCSV(path, ReadOptions{NoTarget: true})
+		check("ReadCSV NoTarget", d, err, false)
+		if err == nil && d.Y != nil {
+			t.Fatalf("ReadCSV NoTarget: %d targets", len(d.Y))
+		}
+		if target != "" {
+			d, err = ReadCSV(path, ReadOptions{Target: target})
+			check("ReadCSV Target", d, err, true)
+		}
+		d, err = ReadFeatures(path, []string{feature}, target)
+		check("ReadFeatures", d, err, false) // Y is optional
+
+		m, err := ReadMask(path)
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Fatalf("ReadMask: error does not name the file: %v", err)
+			}
+			return
+		}
+		if m.Rows() < 1 || m.Splits() < 1 || m.Path != path {
+			t.Fatalf("ReadMask: %d rows, %d splits, path %q", m.Rows(), m.Splits(), m.Path)
+		}
+		for s := range m.Splits() {
+			sel, err := m.Test(s)
+			if err != nil || len(sel) != m.Rows() {
+				t.Fatalf("ReadMask: Test(%d): %d rows, %v", s, len(sel), err)
+			}
+		}
+		if _, err := m.Test(m.Splits()); err == nil {
+			t.Fatalf("ReadMask: Test(%d) of %d splits accepted", m.Splits(), m.Splits())
+		}
+	})
+}
+
+// checkWellFormed checks the invariants of a Dataset that a reader
+// returned without error.
+func checkWellFormed(t *testing.T, what string, d *Dataset, path string, wantY bool) {
+	t.Helper()
+	if d.Rows < 1 || d.Cols < 1 || len(d.X) != d.Rows*d.Cols || len(d.Names) != d.Cols || d.Path != path {
+		t.Fatalf("%s: %d rows, %d cols, %d values, %d names, path %q", what, d.Rows, d.Cols, len(d.X), len(d.Names), d.Path)
+	}
+	if d.Y != nil && len(d.Y) != d.Rows || wantY && d.Y == nil || d.Y == nil && d.TargetName != "" {
+		t.Fatalf("%s: %d targets for %d rows (target %q)", what, len(d.Y), d.Rows, d.TargetName)
+	}
+	for i, v := range d.X {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("%s: X[%d] = %v", what, i, v)
+		}
+	}
+	for i, v := range d.Y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("%s: Y[%d] = %v", what, i, v)
+		}
+	}
+	for j := range d.Rows {
+		if len(d.Row(j)) != d.Cols {
+			t.Fatalf("%s: row %d has %d values", what, j, len(d.Row(j)))
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package decoreg
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"decoreg/internal/modelfile"
+	"decoreg/vocab"
+)
+
+// ErrBadModel is wrapped by Load's error for a model file that is well
+// formed (its checksum holds) but whose contents cannot make a working
+// model: a hand-edited or foreign file. See ModelError.
+var ErrBadModel = errors.New("invalid model file")
+
+// ModelError is the error of a model file whose contents are refused.
+// Field names the header field (its JSON key, as "x_std[2]" or "y_max")
+// or the parameter ("params[17]") at fault.
+type ModelError struct {
+	Path  string
+	Field string
+	Err   error
+}
+
+// Error reads "PATH: invalid model file: FIELD: what is wrong".
+func (e *ModelError) Error() string {
+	return e.Path + ": " + ErrBadModel.Error() + ": " + e.Field + ": " + e.Err.Error()
+}
+
+// Unwrap returns ErrBadModel, the model-file package's "not a model" error
+// and the underlying error.
+func (e *ModelError) Unwrap() []error { return []error{ErrBadModel, modelfile.ErrNotModel, e.Err} }
+
+// checkModel checks a decoded model file (header h, parameters params, read
+// from path; cfg is h's config with defaults, validated, and tok its
+// tokenization) for everything that could make Load allocate absurd sizes
+// or make the model panic or answer NaN later: the scaling statistics and
+// the parameters are finite, x_std > 0,
+// y_min < y_max with a finite range, the feature names fit the features,
+// and the file holds at least the parameters the architecture needs (so
+// that a small file cannot make Load allocate a huge network). Load still
+// compares the exact parameter count once the network is built.
+func checkModel(path string, h *fileHeader, cfg Config, tok vocab.Tokenizer, params []float32) error {
+	bad := func(field, format string, args ...any) error {
+		return &ModelError{Path: path, Field: field, Err: fmt.Errorf(format, args...)}
+	}
+	d := len(h.XMean)
+	switch {
+	case d == 0:
+		return bad("x_mean", "no features")
+	case len(h.XStd) != d:
+		return bad("x_std", "%d values for the %d features of x_mean", len(h.XStd), d)
+	}
+	for j, v := range h.XMean {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return bad(fmt.Sprintf("x_mean[%d]", j), "%v is not finite", v)
+		}
+	}
+	for j, v := range h.XStd {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return bad(fmt.Sprintf("x_std[%d]", j), "%v, want a finite value > 0", v)
+		}
+	}
+
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"y_min", h.YMin}, {"y_max", h.YMax}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return bad(f.name, "%v is not finite", f.v)
+		}
+	}
+	if !(h.YMin < h.YMax) {
+		return bad("y_max", "y_max %v is not above y_min %v", h.YMax, h.YMin)
+	}
+	if math.IsInf(h.YMax-h.YMin, 0) {
+		return bad("y_max", "the range y_max - y_min overflows (y_min %v, y_max %v)", h.YMin, h.YMax)
+	}
+
+	if n := len(h.Names); n != 0 && n != d {
+		return bad("features", "%d names for %d features", n, d)
+	}
+	seen := make(map[string]int, len(h.Names))
+	for j, name := range h.Names {
+		if k, dup := seen[name]; dup {
+			return bad(fmt.Sprintf("features[%d]", j), "%q is also feature %d", name, k)
+		}
+		seen[name] = j
+	}
+	if k, dup := seen[h.Target]; dup && h.Target != "" {
+		return bad("target", "%q is also feature %d", h.Target, k)
+	}
+
+	if h.Params != len(params) {
+		return bad("params", "the header says %d parameters, the file holds %d", h.Params, len(params))
+	}
+	if need := minParams(cfg, d, tok); need > float64(len(params)) {
+		return bad("params", "the architecture needs at least %.0f parameters, the file holds %d", need, len(params))
+	}
+	for i, p := range params {
+		if math.IsNaN(float64(p)) || math.IsInf(float64(p), 0) {
+			return bad(fmt.Sprintf("params[%d]", i), "%v is not finite", p)
+		}
+	}
+	return nil
+}
+
+// minParams is a lower bound on the parameter count of cfg's network with
+// d input features: its weight matrices, without biases and norms. It is
+// float64 so that absurd sizes cannot overflow.
+func minParams(cfg Config, d int, tok vocab.Tokenizer) float64 {
+	w := float64(cfg.EncWidth)
+	n := float64(d)*w + float64(cfg.EncLayers-1)*w*w
+	switch cfg.Head {
+	case HeadDecoder:
+		dw, v, t := float64(cfg.DecWidth), float64(tok.Size()), float64(tok.Len())
+		n += w*dw + v*dw + t*dw + float64(cfg.DecLayers)*6*dw*dw + dw*v
+	case HeadPointwise:
+		n += w
+	case HeadRiemann:
+		n += w * float64(cfg.Bins)
+	case HeadMDN:
+		n += w * 3 * float64(cfg.Components)
+	}
+	return n
+}

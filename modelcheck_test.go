@@ -1,0 +1,268 @@
+package decoreg
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"decoreg/internal/modelfile"
+)
+
+// savedModel trains a tiny model of cfg for one epoch on two named
+// features, saves it, and returns the file's header and parameters.
+func savedModel(tb testing.TB, cfg Config) (header []byte, params []float32) {
+	tb.Helper()
+	const rows = 40
+	x := make([]float64, 2*rows)
+	y := make([]float64, rows)
+	for i := range rows {
+		x[2*i], x[2*i+1] = float64(i), float64(i%7)
+		y[i] = math.Sin(float64(i)) + float64(i%7)
+	}
+	cfg.MaxEpochs, cfg.Seed, cfg.Threads = 1, 3, 1
+	m, err := FitFlat(context.Background(), x, rows, 2, y, cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m.SetNames([]string{"a", "b"}, "y")
+	path := filepath.Join(tb.TempDir(), "m.drg")
+	if err := m.Save(path); err != nil {
+		tb.Fatal(err)
+	}
+	header, params, err = modelfile.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return header, params
+}
+
+// writeModel writes a model file with the given header and parameters and
+// a valid checksum (as a hand editor with the format's description would).
+func writeModel(tb testing.TB, header []byte, params []float32) string {
+	tb.Helper()
+	var b bytes.Buffer
+	if err := modelfile.Encode(&b, header, params); err != nil {
+		tb.Fatal(err)
+	}
+	path := filepath.Join(tb.TempDir(), "edited.drg")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// editHeader decodes a header as generic JSON (numbers kept as written),
+// applies edit and encodes it again.
+func editHeader(tb testing.TB, header []byte, edit func(h map[string]any)) []byte {
+	tb.Helper()
+	dec := json.NewDecoder(bytes.NewReader(header))
+	dec.UseNumber()
+	var h map[string]any
+	if err := dec.Decode(&h); err != nil {
+		tb.Fatal(err)
+	}
+	edit(h)
+	out, err := json.Marshal(h)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, v := range h {
+		if lit, ok := v.(string); ok && strings.HasPrefix(lit, rawMarker) {
+			quoted, _ := json.Marshal(lit)
+			out = bytes.Replace(out, quoted, []byte(strings.TrimPrefix(lit, rawMarker)), 1)
+		}
+	}
+	return out
+}
+
+func tinyDecoder() Config {
+	return Config{Head: HeadDecoder, Vocab: "normalized:base=4,length=3", EncLayers: 1, EncWidth: 8, DecWidth: 4, DecHeads: 1}
+}
+
+// loadEdited writes a copy of a tiny decoder's model file edited by
+// editH (header) and editP (parameters, may be nil), loads it, and checks
+// that Load fails with an error that names the file and field and wraps
+// want.
+func loadEdited(t *testing.T, field string, want error, editH func(h map[string]any), editP func(p []float32) []float32) {
+	t.Helper()
+	header, params := savedModel(t, tinyDecoder())
+	if editH != nil {
+		header = editHeader(t, header, editH)
+	}
+	if editP != nil {
+		params = editP(params)
+	}
+	path := writeModel(t, header, params)
+	m, err := Load(path)
+	if err == nil {
+		t.Fatalf("Load accepted the edited file (model %v)", m != nil)
+	}
+	msg := err.Error()
+	if !errors.Is(err, want) || !strings.Contains(msg, path) || !strings.Contains(msg, field) || strings.Contains(msg, "\n") {
+		t.Fatalf("error %q: want one line wrapping %v, naming %s and %q", msg, want, path, field)
+	}
+	if errors.Is(err, ErrBadModel) && !errors.Is(err, modelfile.ErrNotModel) {
+		t.Fatalf("error %q wraps ErrBadModel but not modelfile.ErrNotModel", msg)
+	}
+}
+
+func setConfig(key string, v any) func(h map[string]any) {
+	return func(h map[string]any) { h["config"].(map[string]any)[key] = v }
+}
+
+func setIndex(key string, i int, v any) func(h map[string]any) {
+	return func(h map[string]any) { h[key].([]any)[i] = v }
+}
+
+// raw sets key to a JSON-like literal that encoding/json will not write
+// (NaN, 1e999): editHeader puts it in place of the marker string.
+func raw(key, literal string) func(h map[string]any) {
+	return func(h map[string]any) { h[key] = rawMarker + literal }
+}
+
+const rawMarker = "RAW:"
+
+func TestHandEditedModel_YRangeOverflow(t *testing.T) {
+	loadEdited(t, "y_max", ErrBadModel, func(h map[string]any) { h["y_min"], h["y_max"] = -1e308, 1e308 }, nil)
+}
+
+func TestHandEditedModel_YMaxBelowYMin(t *testing.T) {
+	loadEdited(t, "y_max", ErrBadModel, func(h map[string]any) { h["y_min"], h["y_max"] = 2.0, 1.0 }, nil)
+}
+
+func TestHandEditedModel_YMaxInf(t *testing.T) {
+	loadEdited(t, "", modelfile.ErrNotModel, raw("y_max", "1e999"), nil) // JSON cannot hold it
+}
+
+func TestHandEditedModel_XStdZero(t *testing.T) {
+	loadEdited(t, "x_std[1]", ErrBadModel, setIndex("x_std", 1, 0), nil)
+}
+
+func TestHandEditedModel_XStdNegative(t *testing.T) {
+	loadEdited(t, "x_std[0]", ErrBadModel, setIndex("x_std", 0, -2.5), nil)
+}
+
+func TestHandEditedModel_XStdSubnormal(t *testing.T) {
+	// Finite and > 0: accepted (standardised features that overflow
+	// float32 are the inference's to report); the edit must not panic.
+	header, params := savedModel(t, tinyDecoder())
+	path := writeModel(t, editHeader(t, header, setIndex("x_std", 0, 5e-324)), params)
+	if _, err := Load(path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestHandEditedModel_XStdNaN(t *testing.T) {
+	loadEdited(t, "", modelfile.ErrNotModel, raw("x_std", "[NaN, 1]"), nil) // JSON cannot hold it
+}
+
+func TestHandEditedModel_XStdCount(t *testing.T) {
+	loadEdited(t, "x_std", ErrBadModel, func(h map[string]any) { h["x_std"] = []any{1.0} }, nil)
+}
+
+func TestHandEditedModel_XMeanInf(t *testing.T) {
+	loadEdited(t, "", modelfile.ErrNotModel, raw("x_mean", "[1e400, 0]"), nil) // JSON cannot hold it
+}
+
+func TestHandEditedModel_NoFeatures(t *testing.T) {
+	loadEdited(t, "x_mean", ErrBadModel, func(h map[string]any) { h["x_mean"], h["x_std"] = []any{}, []any{} }, nil)
+}
+
+func TestHandEditedModel_NaNWeight(t *testing.T) {
+	loadEdited(t, "params[3]", ErrBadModel, nil, func(p []float32) []float32 {
+		p[3] = float32(math.NaN())
+		return p
+	})
+}
+
+func TestHandEditedModel_InfWeight(t *testing.T) {
+	loadEdited(t, "params[", ErrBadModel, nil, func(p []float32) []float32 {
+		p[len(p)-1] = float32(math.Inf(-1))
+		return p
+	})
+}
+
+func TestHandEditedModel_WrongParamCount(t *testing.T) {
+	// Header and arena agree with each other but not with the architecture.
+	header, params := savedModel(t, tinyDecoder())
+	params = params[:len(params)-1]
+	header = editHeader(t, header, func(h map[string]any) { h["params"] = len(params) })
+	path := writeModel(t, header, params)
+	if _, err := Load(path); !errors.Is(err, modelfile.ErrNotModel) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("err %v", err)
+	}
+	// The header's count disagrees with the arena.
+	loadEdited(t, "params", ErrBadModel, func(h map[string]any) { h["params"] = 12 }, nil)
+}
+
+func TestHandEditedModel_UnknownHead(t *testing.T) {
+	loadEdited(t, "Head", ErrConfig, setConfig("head", "tree"), nil)
+}
+
+func TestHandEditedModel_BadVocab(t *testing.T) {
+	loadEdited(t, "Vocab", ErrConfig, setConfig("vocab", "normalized:base=1,length=3"), nil)
+	loadEdited(t, "Vocab", ErrConfig, setConfig("vocab", "bogus"), nil)
+}
+
+func TestHandEditedModel_BadDecoderShape(t *testing.T) {
+	loadEdited(t, "DecWidth", ErrConfig, setConfig("dec_heads", 3), nil)
+}
+
+func TestHandEditedModel_FeatureNameCount(t *testing.T) {
+	loadEdited(t, "features", ErrBadModel, func(h map[string]any) { h["features"] = []any{"a"} }, nil)
+}
+
+func TestHandEditedModel_DuplicateFeatureName(t *testing.T) {
+	loadEdited(t, "features[1]", ErrBadModel, func(h map[string]any) { h["features"] = []any{"a", "a"} }, nil)
+}
+
+func TestHandEditedModel_TargetIsFeature(t *testing.T) {
+	loadEdited(t, "target", ErrBadModel, func(h map[string]any) { h["target"] = "b" }, nil)
+}
+
+// TestHandEditedModel_HugeArchitecture: a small file whose config claims
+// a wide encoder made Load allocate the whole network (here 4M weights,
+// with gradients 32 MB; up to about 2 GB within the config limits) before
+// finding that the file holds far fewer parameters.
+func TestHandEditedModel_HugeArchitecture(t *testing.T) {
+	header, params := savedModel(t, tinyDecoder())
+	header = editHeader(t, header, func(h map[string]any) {
+		c := h["config"].(map[string]any)
+		c["enc_layers"], c["enc_width"] = 2, 2048
+	})
+	path := writeModel(t, header, params)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Load(path)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, modelfile.ErrNotModel) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("err %v", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
+		t.Fatalf("Load allocated %d bytes for a %d-parameter file", n, len(params))
+	}
+}
+
+// TestModelCheckAcceptsSaved: every head's saved model passes checkModel
+// (the lower bound on the parameter count is below the real count).
+func TestModelCheckAcceptsSaved(t *testing.T) {
+	for _, cfg := range []Config{tinyDecoder(),
+		{Head: HeadDecoder, Vocab: "unnormalized:base=4,exponent=1,mantissa=2,repeat=2", EncLayers: 3, EncWidth: 5, DecLayers: 2, DecWidth: 6, DecHeads: 3},
+		{Head: HeadDecoder, Vocab: "hamming:length=4", RawTarget: true, EncLayers: 1, EncWidth: 3, DecWidth: 2, DecHeads: 1},
+		{Head: HeadPointwise, EncLayers: 2, EncWidth: 4},
+		{Head: HeadRiemann, EncLayers: 1, EncWidth: 4, Bins: 7},
+		{Head: HeadMDN, EncLayers: 1, EncWidth: 4, Components: 2},
+	} {
+		header, params := savedModel(t, cfg)
+		if _, err := Load(writeModel(t, header, params)); err != nil {
+			t.Errorf("%s %s: %v", cfg.Head, cfg.Vocab, err)
+		}
+	}
+}
