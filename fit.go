@@ -91,6 +91,7 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 	if !(m.yMax > m.yMin) || math.IsInf(m.yMax-m.yMin, 0) {
 		return nil, fmt.Errorf("%w (every one of the %d targets is %v)", ErrConstantTarget, rows, y[0])
 	}
+	m.tok = m.boundedVocab()
 	st := data.FitStandardizer(x, cols)
 	m.xMean, m.xStd = st.Mean, st.Std
 

@@ -103,6 +103,7 @@ func Load(path string) (*Model, error) {
 	if len(m.xMean) == 0 || len(m.xStd) != len(m.xMean) || !(m.yMax > m.yMin) {
 		return nil, fmt.Errorf("%s: %w (bad scaling statistics)", path, modelfile.ErrNotModel)
 	}
+	m.tok = m.boundedVocab()
 	net, err := imodel.New(m.netConfig(len(m.xMean)), 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -109,8 +109,7 @@ func NewToken(dec Decoder, tok vocab.Tokenizer, aff Affine, opts TokenOptions) *
 	d.tree, _ = tok.(vocab.Tree)
 	d.special = make([]bool, d.v)
 	for t := range d.v {
-		switch tok.TokenString(t) {
-		case "nan", "inf", "+inf", "-inf":
+		if vocab.SpecialKind(tok, t) != vocab.Finite {
 			d.special[t] = true
 			d.anySpec = true
 		}
@@ -162,8 +161,10 @@ func (d *Token) next(dst []int, prefix []int, finite bool) []int {
 }
 
 // softmaxOver writes to p[j] the softmax of row[toks[j]]*invT over toks, in
-// float64 (exp by nn.ExpNegInPlace), and returns p[:len(toks)]. All -Inf
-// logits give a uniform p.
+// float64 (exp by nn.ExpNegInPlace), and returns p[:len(toks)]. A NaN logit
+// counts as -Inf; +Inf logits share the mass equally; all -Inf (or NaN)
+// logits give a uniform p. So p always sums to 1 and its largest entry is
+// positive.
 func softmaxOver(p []float64, row []float32, toks []int, invT float64) []float64 {
 	p = p[:len(toks)]
 	m := math.Inf(-1)
@@ -172,14 +173,26 @@ func softmaxOver(p []float64, row []float32, toks []int, invT float64) []float64
 			m = l
 		}
 	}
-	if math.IsInf(m, -1) {
+	if math.IsInf(m, 0) {
+		n := 0
+		for j, t := range toks {
+			p[j] = 0
+			if float64(row[t]) == m || math.IsInf(m, -1) {
+				p[j] = 1
+				n++
+			}
+		}
 		for j := range p {
-			p[j] = 1 / float64(len(p))
+			p[j] /= float64(n)
 		}
 		return p
 	}
 	for j, t := range toks {
-		p[j] = (float64(row[t]) - m) * invT
+		l := float64(row[t])
+		if math.IsNaN(l) {
+			l = math.Inf(-1)
+		}
+		p[j] = (l - m) * invT
 	}
 	nn.ExpNegInPlace(p) // exp within 2 ulp, vectorised
 	s := 0.0
@@ -206,12 +219,26 @@ func logSoftmaxAt(row []float32, toks []int, t int) float64 {
 	if !in {
 		return math.Inf(-1)
 	}
-	if math.IsInf(m, -1) {
-		return -math.Log(float64(len(toks)))
+	if math.IsInf(m, 0) { // as softmaxOver: uniform over the largest
+		n := 0
+		for _, u := range toks {
+			if float64(row[u]) == m || math.IsInf(m, -1) {
+				n++
+			}
+		}
+		if float64(row[t]) != m && !math.IsInf(m, -1) {
+			return math.Inf(-1)
+		}
+		return -math.Log(float64(n))
 	}
 	s := 0.0
 	for _, u := range toks {
-		s += math.Exp(float64(row[u]) - m)
+		if l := float64(row[u]); !math.IsNaN(l) {
+			s += math.Exp(l - m)
+		}
+	}
+	if math.IsNaN(float64(row[t])) {
+		return math.Inf(-1)
 	}
 	return float64(row[t]) - m - math.Log(s)
 }
