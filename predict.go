@@ -25,16 +25,10 @@ type PredictOptions struct {
 	Outputs Output    // default OutMean|OutMedian|OutMode
 	Levels  []float64 // quantile levels for OutQuantiles; default 0.1, 0.2, ..., 0.9
 	// Token tunes token heads' summaries; a zero MeanTol means
-	// DefaultMeanTol.
+	// dist.DefaultMeanTol, as for Dist, so that Predict's mean and
+	// Dist(x).Mean() agree.
 	Token dist.TokenOptions
 }
-
-// DefaultMeanTol is the probability threshold of the decoder's tree-expanded
-// mean in Predict and Evaluate: prefixes with less mass are not expanded and
-// contribute their interval's midpoint. The error bound this leaves is
-// reported by dist.Token.MeanBound; on the test problems it is about 2e-4
-// of the target range.
-const DefaultMeanTol = 1e-3
 
 // DefaultLevels are the quantile levels Predict uses when none are given.
 var DefaultLevels = []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}
@@ -170,9 +164,6 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 		if !(q >= 0 && q <= 1) {
 			return nil, fmt.Errorf("%w: quantile level %v is outside [0, 1]", ErrBadInput, q)
 		}
-	}
-	if opts.Token.MeanTol == 0 {
-		opts.Token.MeanTol = DefaultMeanTol
 	}
 	ds, err := m.dists(x, rows, opts.Token)
 	if err != nil {

@@ -9,9 +9,13 @@ import (
 	"decoreg/vocab"
 )
 
-// Defaults of the TokenOptions fields left at zero.
+// Defaults of the TokenOptions fields left at zero. DefaultMeanTol is the
+// one default of the mean's tree expansion (decoreg's Predict and Evaluate
+// use it too): prefixes with less mass are not expanded and contribute
+// their interval's midpoint; the error bound this leaves is what MeanBound
+// reports (about 2e-4 of the target range on decoreg's test problems).
 const (
-	DefaultMeanTol   = 1e-6
+	DefaultMeanTol   = 1e-3
 	DefaultMaxExpand = 4096
 	DefaultBeam      = 8
 	DefaultSamples   = 1000
@@ -52,8 +56,11 @@ type TokenOptions struct {
 // the piecewise-uniform density: each draw is a cell sampled from the head
 // (Repeat: the majority-voted cell) and a point uniform within it.
 //
-// Summaries are computed on first use and cached. The methods are safe for
-// concurrent use when the Decoder's Start is.
+// Summaries (Mean, Mode, and the draws behind a non-tree tokenization's
+// estimates) are computed once, on first use, under a sync.Once and cached;
+// every other call starts its own Stepper. So the methods are safe for
+// concurrent use when the Decoder's Start is (decoreg's decoders' are), with
+// one *rand.Rand per goroutine for Sample.
 type Token struct {
 	dec     Decoder
 	tok     vocab.Tokenizer
