@@ -64,7 +64,7 @@ func checkSane(t *testing.T, d Distribution) {
 	slices.Sort(ys)
 	for _, y := range ys {
 		c := d.CDF(y)
-		if !(c >= prev && c <= 1) {
+		if !(c >= prev-1e-12 && c <= 1) {
 			t.Errorf("CDF(%v) = %v after %v", y, c, prev)
 		}
 		prev = c

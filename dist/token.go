@@ -138,7 +138,10 @@ func (d *Token) Exact() bool { return d.tree != nil }
 // Tokenizer returns the tokenization of the head.
 func (d *Token) Tokenizer() vocab.Tokenizer { return d.tok }
 
-func (d *Token) toY(t float64) float64 { return d.aff.Offset + d.aff.Scale*t }
+// toY maps head units to y, saturating at ±MaxFloat64: a value beyond the
+// float64 range (cells of an Unnormalized tokenization whose exponents
+// exceed it, unbounded; see vocab.Bound) counts at the largest finite one.
+func (d *Token) toY(t float64) float64 { return finite(d.aff.Offset + d.aff.Scale*t) }
 
 func (d *Token) toT(y float64) float64 { return (y - d.aff.Offset) / d.aff.Scale }
 

@@ -248,7 +248,9 @@ func mid(lo, hi float64) float64 { return 0.5*finite(lo) + 0.5*finite(hi) }
 // CDF returns P(Y <= y): for a tree tokenization exactly, by a walk down
 // to y's cell (K decoder steps) adding the mass of every cell left of it
 // and the linearly interpolated part of its own; otherwise the fraction of
-// the seeded draws <= y. NaN gives NaN.
+// the seeded draws <= y. NaN gives NaN. It is monotone in y up to rounding
+// (the mass left of two neighbouring cells is summed along two paths, so
+// it may differ in the last bits).
 func (d *Token) CDF(y float64) float64 { return d.CDFs([]float64{y})[0] }
 
 // CDFs returns CDF of every y, walking all of them through one Stepper.
