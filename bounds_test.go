@@ -56,7 +56,7 @@ func abaloneLike(n int, seed uint64) (x, y []float64) {
 // training range (the tiny zero cell, densest) for every row.
 func TestP4UnnormalizedPointEstimates(t *testing.T) {
 	xtr, ytr := abaloneLike(400, 1)
-	xte, yte := abaloneLike(100, 2)
+	xte, yte := abaloneLike(50, 2)
 	for _, c := range []struct {
 		spec string
 		raw  bool

@@ -62,6 +62,10 @@ func checkCells(key string, base, n int, what string) error {
 		}
 		maxN++
 	}
-	return &paramError{fmt.Sprintf("%s %d too long for base %d: %s of relative width %d^-%d (about 2^-%.0f) are finer than float64 resolves (base^%s must be at most 2^%d, so %s <= %d for base %d)",
-		key, n, base, what, base, n, float64(n)*math.Log2(float64(base)), key, MaxCellBits, key, maxN, base)}
+	width := fmt.Sprintf("%d^-%d", base, n)
+	if base != 2 {
+		width += fmt.Sprintf(" (about 2^-%.1f)", float64(n)*math.Log2(float64(base)))
+	}
+	return &paramError{fmt.Sprintf("%s %d too long for base %d: %s of relative width %s are finer than float64 resolves (base^%s must be at most 2^%d, so %s <= %d for base %d)",
+		key, n, base, what, width, key, MaxCellBits, key, maxN, base)}
 }
