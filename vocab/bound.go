@@ -118,6 +118,9 @@ func (b *Bounded) rankIn(ch []int, t int) int {
 // prefix is still a prefix of first and of last.
 func (b *Bounded) locate(prefix []int) (in, onFirst, onLast bool) {
 	onFirst, onLast = true, true
+	if len(prefix) > len(b.first) {
+		return false, false, false
+	}
 	if len(prefix) > 0 && b.spec(prefix[0]) {
 		return true, false, false
 	}
@@ -150,10 +153,10 @@ func (b *Bounded) locate(prefix []int) (in, onFirst, onLast bool) {
 // keep filters ch (the inner Children or Allowed of prefix, prefix inside
 // the bound) in place to the tokens that stay inside it.
 func (b *Bounded) keep(ch []int, prefix []int, onFirst, onLast bool) []int {
-	if !onFirst && !onLast {
+	l := len(prefix)
+	if !onFirst && !onLast || len(ch) == 0 || l >= len(b.first) {
 		return ch
 	}
-	l := len(prefix)
 	order := b.inner.Children(nil, prefix)
 	jf, jl := 0, len(order)
 	if onFirst {

@@ -224,3 +224,50 @@ func TestP4Bound(t *testing.T) {
 		t.Error("IsUnnormalized")
 	}
 }
+
+// FuzzBound: any bound of any small tree, any prefix: Allowed, Children,
+// Encode, Decode and Interval never panic on a prefix Allowed offers, and
+// what Allowed offers stays inside the bound.
+func FuzzBound(f *testing.F) {
+	f.Add("unnormalized:base=4,exponent=1,mantissa=2,special=true", -0.3, 0.7, []byte{1, 2, 3})
+	f.Add("normalized:base=3,length=3", 0.2, 0.5, []byte{0, 9, 200})
+	f.Add("unnormalized:base=2,exponent=10,mantissa=3,repeat=2", -1e300, 1e-300, []byte{7, 7, 7, 7, 7, 7, 7, 7})
+	f.Fuzz(func(t *testing.T, spec string, lo, hi float64, picks []byte) {
+		inner, err := Parse(spec)
+		if err != nil || inner.Len() > 32 {
+			return
+		}
+		tok, err := Bound(inner, lo, hi)
+		if err != nil {
+			return
+		}
+		var prefix []int
+		for _, p := range picks {
+			if len(prefix) == tok.Len() {
+				break
+			}
+			al := tok.Allowed(nil, prefix)
+			if tr, ok := tok.(Tree); ok {
+				tr.Children(nil, prefix)
+				tr.Interval(prefix)
+			}
+			if len(al) == 0 {
+				t.Fatalf("%s [%v, %v]: nothing allowed after %v", spec, lo, hi, prefix)
+			}
+			prefix = append(prefix, al[int(p)%len(al)])
+		}
+		tok.Allowed(nil, append(slices.Clone(prefix), 0, 0)) // invalid or too long: no panic
+		if len(prefix) == tok.Len() {
+			if _, err := tok.Decode(prefix); err != nil {
+				t.Fatalf("%s [%v, %v]: allowed sequence %v: %v", spec, lo, hi, prefix, err)
+			}
+		}
+		for _, v := range []float64{lo, hi, 0, 0.5, -1, 1e308} {
+			if s, _, err := tok.Encode(v); err == nil {
+				if _, err := tok.Decode(s); err != nil {
+					t.Fatalf("%s [%v, %v]: Encode(%v) = %v does not decode: %v", spec, lo, hi, v, s, err)
+				}
+			}
+		}
+	})
+}
