@@ -298,8 +298,9 @@ func (d *Token) logProbSeqs(seqs []int, n int) []float64 {
 // LogPDF returns the log density at y: the log probability of the sequence
 // of y's cell (K teacher-forced steps), minus the log of the cell's width,
 // minus log(Scale). It is -Inf where y is outside the representable range
-// (including values an Unnormalized tokenization would clamp, and values
-// outside [0,1] head units for a Normalized one). For a Repeat tokenization
+// (including values an Unnormalized tokenization would clamp, values
+// outside a vocab.Bound bound, and values outside [0,1] head units for a
+// Normalized one). For a Repeat tokenization
 // it uses the probability of the exact repeated sequence, a lower bound of
 // the probability of every sequence that decodes to the cell. For a special
 // value (NaN, ±Inf) with a special token it is the log probability of that
