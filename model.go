@@ -14,9 +14,15 @@ import (
 var ErrNotFitted = errors.New("decoreg: model is not fitted")
 
 // Model is a trained regression model: the network, its tokenization, and
-// the scaling statistics of the training set. It is safe for concurrent use
-// by several goroutines only for reading methods that do not share a
-// distribution; Dist results are not safe for concurrent use.
+// the scaling statistics of the training set.
+//
+// Concurrency: Predict, PredictFlat, Score, Dist, Dists, Save and the
+// getters only read the model, so any number of goroutines may call them at
+// once; the distributions they return are safe for concurrent use too
+// (see dist.Token; Sample needs a *rand.Rand per goroutine). Evaluate runs
+// the network's training forward pass on the model's own scratch buffers
+// and SetNames writes the model: neither may run concurrently with any
+// other method.
 type Model struct {
 	cfg   Config
 	h     *head.Head
@@ -62,6 +68,7 @@ func newModel(cfg Config, tok vocab.Tokenizer, xMean, xStd []float64, yMin, yMax
 	// The tokenizer is final from here: the network's masks, the training
 	// targets and the distributions all use m.tok.
 	m.tok = tok
+	m.tok = m.boundedVocab()
 	net, err := imodel.New(m.netConfig(len(xMean)), seed)
 	if err != nil {
 		return nil, &ConfigError{Field: "EncWidth", Err: err}

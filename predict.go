@@ -30,16 +30,10 @@ type PredictOptions struct {
 	Outputs Output    // default OutMean|OutMedian|OutMode
 	Levels  []float64 // quantile levels for OutQuantiles, each in [0, 1]; default DefaultLevels
 	// Token tunes token heads' summaries; a zero MeanTol means
-	// DefaultMeanTol.
+	// dist.DefaultMeanTol, as for Dist, so that Predict's mean and
+	// Dist(x).Mean() agree.
 	Token dist.TokenOptions
 }
-
-// DefaultMeanTol is the probability threshold of the decoder's tree-expanded
-// mean in Predict and Evaluate: prefixes with less mass are not expanded and
-// contribute their interval's midpoint. The error bound this leaves is
-// reported by dist.Token.MeanBound; on the test problems it is about 2e-4
-// of the target range.
-const DefaultMeanTol = 1e-3
 
 // DefaultLevels are the quantile levels Predict uses when none are given
 // (the command line's predict writes the same): the 50% and 90% central
@@ -202,9 +196,6 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 		if !(q >= 0 && q <= 1) {
 			return nil, configErr("Levels", "quantile level %v is outside [0, 1]", q)
 		}
-	}
-	if opts.Token.MeanTol == 0 {
-		opts.Token.MeanTol = DefaultMeanTol
 	}
 	ds, err := m.dists(x, rows, opts.Token)
 	if err != nil {

@@ -9,8 +9,11 @@ type Distribution interface {
 	Mean() float64
 	// Median is Quantile(0.5).
 	Median() float64
-	// Mode is the point of highest density (for token heads: the centre
-	// of the highest-density cell found by beam search).
+	// Mode is the most probable value: the point of highest density for
+	// the Riemann, MDN and point heads; for token heads the centre of the
+	// most probable cell (token sequence) found by beam search, which is
+	// the highest-density cell when all cells have the same width (see
+	// Token.Mode).
 	Mode() float64
 	// Quantile returns the q-quantile, 0 <= q <= 1.
 	Quantile(q float64) float64

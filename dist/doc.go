@@ -18,7 +18,15 @@
 // A token head's density is piecewise uniform: the probability of a cell's
 // sequence divided by the cell's width (DESIGN.md section 3). All
 // probabilities are renormalised over the tokens the tokenization allows, in
-// float64.
+// float64. A token head's Mode is the centre of the most probable cell (the
+// most probable token sequence, by beam search), not the densest cell.
+//
+// Nothing a decoder emits makes a Token panic or return NaN: a NaN logit
+// counts as -Inf, +Inf logits share the mass, and all -Inf logits give a
+// uniform choice; the quantile walk follows conditional probabilities, so a
+// prefix whose probability underflows to 0 still leads to a cell; summaries
+// that would leave the float64 range (cells beyond it, of an unbounded
+// Unnormalized tokenization) saturate at ±MaxFloat64.
 //
 // Special cells (NaN, +Inf, -Inf; tokens whose TokenString is "nan", "inf"
 // or "-inf") have zero mass in the numeric summaries of a Token: Mean,

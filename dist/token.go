@@ -9,9 +9,13 @@ import (
 	"decoreg/vocab"
 )
 
-// Defaults of the TokenOptions fields left at zero.
+// Defaults of the TokenOptions fields left at zero. DefaultMeanTol is the
+// one default of the mean's tree expansion (decoreg's Predict and Evaluate
+// use it too): prefixes with less mass are not expanded and contribute
+// their interval's midpoint; the error bound this leaves is what MeanBound
+// reports (about 2e-4 of the target range on decoreg's test problems).
 const (
-	DefaultMeanTol   = 1e-6
+	DefaultMeanTol   = 1e-3
 	DefaultMaxExpand = 4096
 	DefaultBeam      = 8
 	DefaultSamples   = 1000
@@ -52,8 +56,11 @@ type TokenOptions struct {
 // the piecewise-uniform density: each draw is a cell sampled from the head
 // (Repeat: the majority-voted cell) and a point uniform within it.
 //
-// Summaries are computed on first use and cached. The methods are safe for
-// concurrent use when the Decoder's Start is.
+// Summaries (Mean, Mode, and the draws behind a non-tree tokenization's
+// estimates) are computed once, on first use, under a sync.Once and cached;
+// every other call starts its own Stepper. So the methods are safe for
+// concurrent use when the Decoder's Start is (decoreg's decoders' are), with
+// one *rand.Rand per goroutine for Sample.
 type Token struct {
 	dec     Decoder
 	tok     vocab.Tokenizer
@@ -109,8 +116,7 @@ func NewToken(dec Decoder, tok vocab.Tokenizer, aff Affine, opts TokenOptions) *
 	d.tree, _ = tok.(vocab.Tree)
 	d.special = make([]bool, d.v)
 	for t := range d.v {
-		switch tok.TokenString(t) {
-		case "nan", "inf", "+inf", "-inf":
+		if vocab.SpecialKind(tok, t) != vocab.Finite {
 			d.special[t] = true
 			d.anySpec = true
 		}
@@ -132,7 +138,10 @@ func (d *Token) Exact() bool { return d.tree != nil }
 // Tokenizer returns the tokenization of the head.
 func (d *Token) Tokenizer() vocab.Tokenizer { return d.tok }
 
-func (d *Token) toY(t float64) float64 { return d.aff.Offset + d.aff.Scale*t }
+// toY maps head units to y, saturating at ±MaxFloat64: a value beyond the
+// float64 range (cells of an Unnormalized tokenization whose exponents
+// exceed it, unbounded; see vocab.Bound) counts at the largest finite one.
+func (d *Token) toY(t float64) float64 { return finite(d.aff.Offset + d.aff.Scale*t) }
 
 func (d *Token) toT(y float64) float64 { return (y - d.aff.Offset) / d.aff.Scale }
 
@@ -162,8 +171,10 @@ func (d *Token) next(dst []int, prefix []int, finite bool) []int {
 }
 
 // softmaxOver writes to p[j] the softmax of row[toks[j]]*invT over toks, in
-// float64 (exp by vec.ExpNegInPlace), and returns p[:len(toks)]. All -Inf
-// logits give a uniform p.
+// float64 (exp by vec.ExpNegInPlace), and returns p[:len(toks)]. A NaN logit
+// counts as -Inf; +Inf logits share the mass equally; all -Inf (or NaN)
+// logits give a uniform p. So p always sums to 1 and its largest entry is
+// positive.
 func softmaxOver(p []float64, row []float32, toks []int, invT float64) []float64 {
 	p = p[:len(toks)]
 	m := math.Inf(-1)
@@ -172,14 +183,26 @@ func softmaxOver(p []float64, row []float32, toks []int, invT float64) []float64
 			m = l
 		}
 	}
-	if math.IsInf(m, -1) {
+	if math.IsInf(m, 0) {
+		n := 0
+		for j, t := range toks {
+			p[j] = 0
+			if float64(row[t]) == m || math.IsInf(m, -1) {
+				p[j] = 1
+				n++
+			}
+		}
 		for j := range p {
-			p[j] = 1 / float64(len(p))
+			p[j] /= float64(n)
 		}
 		return p
 	}
 	for j, t := range toks {
-		p[j] = (float64(row[t]) - m) * invT
+		l := float64(row[t])
+		if math.IsNaN(l) {
+			l = math.Inf(-1)
+		}
+		p[j] = (l - m) * invT
 	}
 	vec.ExpNegInPlace(p) // exp within 2 ulp, vectorised
 	s := 0.0
@@ -206,12 +229,26 @@ func logSoftmaxAt(row []float32, toks []int, t int) float64 {
 	if !in {
 		return math.Inf(-1)
 	}
-	if math.IsInf(m, -1) {
-		return -math.Log(float64(len(toks)))
+	if math.IsInf(m, 0) { // as softmaxOver: uniform over the largest
+		n := 0
+		for _, u := range toks {
+			if float64(row[u]) == m || math.IsInf(m, -1) {
+				n++
+			}
+		}
+		if float64(row[t]) != m && !math.IsInf(m, -1) {
+			return math.Inf(-1)
+		}
+		return -math.Log(float64(n))
 	}
 	s := 0.0
 	for _, u := range toks {
-		s += math.Exp(float64(row[u]) - m)
+		if l := float64(row[u]); !math.IsNaN(l) {
+			s += math.Exp(l - m)
+		}
+	}
+	if math.IsNaN(float64(row[t])) {
+		return math.Inf(-1)
 	}
 	return float64(row[t]) - m - math.Log(s)
 }
@@ -261,8 +298,9 @@ func (d *Token) logProbSeqs(seqs []int, n int) []float64 {
 // LogPDF returns the log density at y: the log probability of the sequence
 // of y's cell (K teacher-forced steps), minus the log of the cell's width,
 // minus log(Scale). It is -Inf where y is outside the representable range
-// (including values an Unnormalized tokenization would clamp, and values
-// outside [0,1] head units for a Normalized one). For a Repeat tokenization
+// (including values an Unnormalized tokenization would clamp, values
+// outside a vocab.Bound bound, and values outside [0,1] head units for a
+// Normalized one). For a Repeat tokenization
 // it uses the probability of the exact repeated sequence, a lower bound of
 // the probability of every sequence that decodes to the cell. For a special
 // value (NaN, ±Inf) with a special token it is the log probability of that

@@ -115,10 +115,11 @@ func TestTokenTreeExact(t *testing.T) {
 				t.Errorf("MeanBound = %v, %v; brute force %v, 0", m, b, want)
 			}
 
-			// Mode with an exhaustive beam: the centre of the densest cell.
+			// Mode with an exhaustive beam: the centre of the most probable
+			// cell.
 			best := -1
 			for i, c := range cells {
-				if best < 0 || c.p/(c.hi-c.lo) > cells[best].p/(cells[best].hi-cells[best].lo) {
+				if best < 0 || c.p > cells[best].p {
 					best = i
 				}
 			}
@@ -528,10 +529,11 @@ func TestTokenNonTree(t *testing.T) {
 			if again.Mean() != m || other.Mean() == m {
 				t.Error("estimates do not follow the seed")
 			}
-			// Mode with an exhaustive beam: the densest single sequence.
+			// Mode with an exhaustive beam: the most probable single
+			// sequence.
 			best, bestD := 0.0, math.Inf(-1)
 			for _, s := range seqs {
-				if dd := math.Log(s.p) - math.Log(s.cell.Width()); dd > bestD {
+				if dd := math.Log(s.p); dd > bestD {
 					best, bestD = s.cell.Center, dd
 				}
 			}

@@ -82,10 +82,10 @@ func (d *Token) treeMean() (mean, bound float64) {
 			c := d.cell(buf)
 			lo, hi = c.Lo, c.Hi
 		}
-		sum += m * (0.5*lo + 0.5*hi)
+		sum += m * mid(lo, hi)
 		tot += m
 		if pruned {
-			bnd += m * 0.5 * (hi - lo)
+			bnd += m * (0.5*finite(hi) - 0.5*finite(lo))
 		}
 	}
 	for lev := 0; lev < k; lev++ {
@@ -153,6 +153,10 @@ func (d *Token) treeMean() (mean, bound float64) {
 		}
 		logits = logits[:n*v]
 	}
+	if !(tot > 0) { // every leaf's mass underflowed: no information
+		lo, hi := d.tree.Interval(nil)
+		return mid(lo, hi), 0.5*finite(hi) - 0.5*finite(lo)
+	}
 	return sum / tot, bnd / tot
 }
 
@@ -198,39 +202,55 @@ func (d *Token) Quantiles(qs []float64) []float64 {
 	if n == 0 {
 		return out
 	}
-	prefix, below, mass := d.walk(n, func(i, _ int, _ []int, pr []float64, below, mass float64) int {
-		cum, last := below, -1
+	// The walk follows each query's target as a fraction of the current
+	// prefix's mass (conditional probabilities), so that it never meets a
+	// prefix whose mass underflowed to 0: every level offers a child of
+	// positive conditional probability (softmaxOver's largest entry).
+	frac := append([]float64(nil), targets...)
+	prefix, _, _ := d.walk(n, func(i, _ int, _ []int, pr []float64, _, _ float64) int {
+		cum, last := 0.0, 0
 		for j, p := range pr {
-			pk := mass * p
-			if pk <= 0 {
+			if !(p > 0) {
 				continue
 			}
 			last = j
-			if cum+pk >= targets[i] {
+			if cum+p >= frac[i] {
+				frac[i] = min(max((frac[i]-cum)/p, 0), 1)
 				return j
 			}
-			cum += pk
+			cum += p
 		}
-		if last < 0 {
-			panic("dist: a prefix with zero mass in a quantile walk")
-		}
-		return last // rounding: the target lies past the last mass
+		frac[i] = 1 // rounding: the target lies past the last mass
+		return last
 	})
 	k := d.k
 	for i := range n {
 		c := d.cell(prefix[i*k : (i+1)*k])
-		lo, hi := c.Lo, c.Hi
-		f := (targets[i] - below[i]) / mass[i]
-		f = min(max(f, 0), 1)
-		out[idx[i]] = d.toY(lo + f*(hi-lo))
+		out[idx[i]] = d.toY(interp(c.Lo, c.Hi, frac[i]))
 	}
 	return out
 }
 
+// finite clamps x to [-MaxFloat64, MaxFloat64]: cells beyond the float64
+// range (an Unnormalized tokenization with more exponents than float64
+// holds, not restricted by vocab.Bound) count at the largest finite value.
+func finite(x float64) float64 { return min(max(x, -math.MaxFloat64), math.MaxFloat64) }
+
+// interp is lo + f*(hi-lo) for f in [0, 1], finite for any edges.
+func interp(lo, hi, f float64) float64 {
+	lo, hi = finite(lo), finite(hi)
+	return lo*(1-f) + hi*f
+}
+
+// mid is the midpoint of [lo, hi], finite for any edges.
+func mid(lo, hi float64) float64 { return 0.5*finite(lo) + 0.5*finite(hi) }
+
 // CDF returns P(Y <= y): for a tree tokenization exactly, by a walk down
 // to y's cell (K decoder steps) adding the mass of every cell left of it
 // and the linearly interpolated part of its own; otherwise the fraction of
-// the seeded draws <= y. NaN gives NaN.
+// the seeded draws <= y. NaN gives NaN. It is monotone in y up to rounding
+// (the mass left of two neighbouring cells is summed along two paths, so
+// it may differ in the last bits).
 func (d *Token) CDF(y float64) float64 { return d.CDFs([]float64{y})[0] }
 
 // CDFs returns CDF of every y, walking all of them through one Stepper.
@@ -287,7 +307,7 @@ func (d *Token) CDFs(ys []float64) []float64 {
 	})
 	for i := range n {
 		c := d.cell(prefix[i*k : (i+1)*k])
-		lo, hi := c.Lo, c.Hi
+		lo, hi := finite(c.Lo), finite(c.Hi)
 		f := 0.0
 		if hi > lo {
 			f = min(max((ts[i]-lo)/(hi-lo), 0), 1)
@@ -342,16 +362,19 @@ func (d *Token) walk(n int, choose func(i, lev int, ch []int, pr []float64, belo
 
 type beamEnt struct {
 	parent, tok int
-	logp, score float64
+	logp        float64
 }
 
-// Mode returns the centre of the highest-density cell found by a beam
-// search of width TokenOptions.Beam: at each level the Beam partial
-// sequences with the highest score survive, where the score is log
-// P(prefix) - log width(prefix's interval) for a tree tokenization (the
-// prefix's mean density) and log P(prefix) otherwise; complete sequences
-// are ranked by log P(sequence) - log width(cell). It costs K decoder
-// steps. Special cells are never the mode.
+// Mode returns the centre of the most probable cell found by a beam search
+// of width TokenOptions.Beam over log P(prefix): the most probable token
+// sequence (exactly so when Beam is at least the number of sequences), not
+// the cell of highest density. The two agree where every cell has the same
+// width (Normalized, Hamming); for Unnormalized the cells' widths span many
+// orders of magnitude, and the tiny zero cell (or the cells next to it)
+// would have the highest density under almost any model. A Repeat
+// tokenization's most probable sequence is decoded by majority vote. It
+// costs K decoder steps. Special cells are never the mode; a cell beyond the
+// float64 range counts at ±MaxFloat64.
 func (d *Token) Mode() float64 {
 	d.modeOnce.Do(func() { d.mode = d.beamMode() })
 	return d.mode
@@ -380,30 +403,21 @@ func (d *Token) beamMode() float64 {
 			ch = d.next(ch[:0], p, true)
 			pr := softmaxOver(probs, logits[i*v:(i+1)*v], ch, 1)
 			for j, c := range ch {
-				lp := logp[i] + math.Log(pr[j])
-				if math.IsInf(lp, -1) {
+				// Every prefix keeps a child of positive probability
+				// (softmaxOver), so the beam never empties; log P stays
+				// finite where the product of probabilities would
+				// underflow.
+				if !(pr[j] > 0) {
 					continue
 				}
-				score := lp
-				if d.tree != nil || lev == k-1 {
-					buf = append(append(buf[:0], p...), c)
-					w := d.width(buf, lev == k-1)
-					if !(w > 0) {
-						continue
-					}
-					score -= math.Log(w)
-				}
-				cands = append(cands, beamEnt{i, c, lp, score})
+				cands = append(cands, beamEnt{i, c, logp[i] + math.Log(pr[j])})
 			}
-		}
-		if len(cands) == 0 {
-			panic("dist: beam search found no sequence with positive probability")
 		}
 		slices.SortStableFunc(cands, func(a, b beamEnt) int {
 			switch {
-			case a.score > b.score:
+			case a.logp > b.logp:
 				return -1
-			case a.score < b.score:
+			case a.logp < b.logp:
 				return 1
 			}
 			return 0
@@ -414,7 +428,7 @@ func (d *Token) beamMode() float64 {
 		if lev == k-1 {
 			b := cands[0]
 			buf = append(append(buf[:0], pre[b.parent*lev:(b.parent+1)*lev]...), b.tok)
-			return d.toY(d.cell(buf).Center)
+			return d.toY(finite(d.cell(buf).Center))
 		}
 		next := make([]int, 0, len(cands)*(lev+1))
 		idx, step = idx[:0], step[:0]
@@ -435,23 +449,6 @@ func (d *Token) beamMode() float64 {
 	panic("unreachable")
 }
 
-// width is the width of a prefix's interval (tree) or of a complete
-// sequence's cell; 0 for special cells.
-func (d *Token) width(prefix []int, complete bool) float64 {
-	if d.tree != nil {
-		lo, hi := d.tree.Interval(prefix)
-		return hi - lo
-	}
-	if !complete {
-		return 1
-	}
-	cell := d.cell(prefix)
-	if cell.Kind != vocab.Finite {
-		return 0
-	}
-	return cell.Width()
-}
-
 // estimates returns the sorted head-unit draws behind the summaries of a
 // non-tree tokenization: Samples cells drawn from the head with special
 // tokens masked, each with a point uniform inside it.
@@ -467,7 +464,7 @@ func (d *Token) estimates() []float64 {
 			if cell.Kind != vocab.Finite {
 				continue
 			}
-			est = append(est, cell.Lo+r.Float64()*(cell.Hi-cell.Lo))
+			est = append(est, interp(cell.Lo, cell.Hi, r.Float64()))
 		}
 		slices.Sort(est)
 		d.est = est

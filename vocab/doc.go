@@ -16,7 +16,23 @@
 //
 // Normalized and Unnormalized implement Tree: every prefix stands for a
 // contiguous interval and Children lists a prefix's continuations in
-// numeric order.
+// numeric order. Bound restricts a Tree (or a Repeat of one) to the cells
+// that meet an interval; decoreg bounds an unnormalized decoder to its
+// training range widened by a margin, so that no mass goes to absurd
+// exponents. IsUnnormalized and SpecialKind tell a tokenization's kind and
+// a token's meaning by type, through the Repeat and Bounded wrappers.
+//
+// # Limits
+//
+// Parse accepts only what a model can use end to end (Usable): cells that
+// float64 resolves, base^length (2^length for Hamming, base^mantissa for
+// Unnormalized) at most 2^MaxCellBits = 2^50, so that every cell holds at
+// least 4 float64 values (length <= 15 for base 10, <= 50 for base 2, <= 9
+// for base 36), and sequences of at most MaxSeqLen = 256 tokens, repeats
+// included. The constructors accept more (up to MaxLength digits) for
+// exact-arithmetic work. An Unnormalized exponent range may exceed float64
+// (base 10, exponent 4 reaches 10^9999): such cells decode to ±Inf or 0;
+// bound the tokenization to use it in a model.
 //
 // # Token ids
 //

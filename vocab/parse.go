@@ -24,6 +24,11 @@ var kindKeys = map[string][]string{
 // repeat=R (Repeat(R, ·)). Keys may come in any order; every required key
 // must be given once. Errors wrap ErrSpec and name the unknown kind or key,
 // or the bad value. Parse(t.Spec()) gives back an equal tokenization.
+//
+// Parse accepts only tokenizations that Usable accepts: cells that float64
+// resolves (base^length, 2^length for hamming, base^mantissa at most
+// 2^MaxCellBits: length <= 15 for base 10, <= 50 for base 2) and sequences
+// of at most MaxSeqLen tokens, repeats included; the error says the limit.
 func Parse(spec string) (Tokenizer, error) {
 	t, err := parse(spec)
 	if err != nil {
@@ -100,7 +105,12 @@ func parse(spec string) (Tokenizer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bad number %q for key \"repeat\"", v)
 		}
-		return NewRepeat(r, t)
+		if t, err = NewRepeat(r, t); err != nil {
+			return nil, err
+		}
+	}
+	if err := Usable(t); err != nil {
+		return nil, err
 	}
 	return t, nil
 }

@@ -1,0 +1,29 @@
+package decoreg
+
+import "decoreg/vocab"
+
+// BoundMargin widens the training range of an unnormalized decoder's
+// tokenization: the decoder may only produce cells that meet
+// [y_min - BoundMargin*r, y_max + BoundMargin*r], r = y_max - y_min (in its
+// head units), in training and at inference. Without the bound the
+// tokenization covers every magnitude up to base^(base^exponent) (beyond
+// float64 for some specs), and the little mass a trained model leaves on
+// absurd exponents dominates the mean (-2.6e7 for a target of about 10).
+const BoundMargin = 0.1
+
+// boundedVocab returns the model's tokenization restricted, for an
+// unnormalized decoder, to the cells that meet the training range widened
+// by BoundMargin (vocab.Bound); other tokenizations unchanged. It depends on
+// y_min, y_max and the config only, which model files store, so a loaded
+// model gets the same bound.
+func (m *Model) boundedVocab() vocab.Tokenizer {
+	if m.tok == nil || m.cfg.Head != HeadDecoder || !vocab.IsUnnormalized(m.tok) {
+		return m.tok
+	}
+	lo, hi := m.units.ToHead(-BoundMargin), m.units.ToHead(1+BoundMargin)
+	b, err := vocab.Bound(m.tok, lo, hi)
+	if err != nil { // a range that misses the tokenization's: keep it whole
+		return m.tok
+	}
+	return b
+}

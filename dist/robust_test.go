@@ -1,0 +1,189 @@
+package dist
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"decoreg/vocab"
+)
+
+// funcDec is a Decoder whose logits are a function of the prefix.
+type funcDec struct {
+	v      int
+	logits func(prefix []int, out []float32)
+}
+
+func (f *funcDec) Start(n int) Stepper { return &funcStep{f: f, seqs: make([][]int, n)} }
+
+type funcStep struct {
+	f    *funcDec
+	seqs [][]int
+}
+
+func (s *funcStep) N() int { return len(s.seqs) }
+
+func (s *funcStep) Step(tokens []int, logits []float32) {
+	for i := range s.seqs {
+		if tokens != nil {
+			s.seqs[i] = append(s.seqs[i], tokens[i])
+		}
+		s.f.logits(s.seqs[i], logits[i*s.f.v:(i+1)*s.f.v])
+	}
+}
+
+func (s *funcStep) Keep(idx []int) {
+	seqs := make([][]int, len(idx))
+	for i, j := range idx {
+		seqs[i] = append([]int(nil), s.seqs[j]...)
+	}
+	s.seqs = seqs
+}
+
+// checkSane runs every Distribution method and fails on a NaN or infinite
+// summary, a CDF outside [0, 1] or not monotone, or quantiles not monotone.
+func checkSane(t *testing.T, d Distribution) {
+	t.Helper()
+	for name, v := range map[string]float64{"Mean": d.Mean(), "Median": d.Median(), "Mode": d.Mode()} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Errorf("%s = %v", name, v)
+		}
+	}
+	prev := math.Inf(-1)
+	for _, q := range []float64{0, 1e-300, 0.1, 0.5, 0.9, 1 - 1e-16, 1} {
+		v := d.Quantile(q)
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < prev {
+			t.Errorf("Quantile(%v) = %v after %v", q, v, prev)
+		}
+		prev = v
+	}
+	prev = 0
+	ys := []float64{math.Inf(-1), -1e308, -1, d.Quantile(0), d.Median(), d.Quantile(1), 1, 1e308, math.Inf(1)}
+	slices.Sort(ys)
+	for _, y := range ys {
+		c := d.CDF(y)
+		if !(c >= prev-1e-12 && c <= 1) {
+			t.Errorf("CDF(%v) = %v after %v", y, c, prev)
+		}
+		prev = c
+	}
+	for _, y := range []float64{d.Median(), -1e308, 1e308, 0} {
+		if v := d.LogPDF(y); math.IsNaN(v) || math.IsInf(v, 1) {
+			t.Errorf("LogPDF(%v) = %v", y, v)
+		}
+	}
+	for _, v := range d.Sample(20, SampleOptions{Temperature: 0.5, TopK: 2, TopP: 0.9}, rand.New(rand.NewPCG(1, 2))) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Errorf("Sample gave %v", v)
+		}
+	}
+}
+
+// TestP3QuantileZeroMassPrefix: a path whose probability underflows to 0
+// (the last child has probability 2e-9 at each of 50 levels, or e^-700) made
+// Quantile(1) panic "a prefix with zero mass in a quantile walk".
+func TestP3QuantileZeroMassPrefix(t *testing.T) {
+	for _, c := range []struct {
+		spec  string
+		slope float32
+	}{
+		{"normalized:base=2,length=50", -20}, {"normalized:base=2,length=50", 20},
+		{"normalized:base=36,length=9", -20}, {"normalized:base=36,length=9", 20},
+		{"hamming:length=50", -20}, {"hamming:length=50", 20},
+	} {
+		spec := c.spec
+		t.Run(fmt.Sprint(spec, c.slope), func(t *testing.T) {
+			tok := parseTok(t, spec)
+			dec := &funcDec{v: tok.Size(), logits: func(_ []int, out []float32) {
+				for i := range out {
+					out[i] = c.slope * float32(i)
+				}
+			}}
+			d := NewToken(dec, tok, Affine{Offset: 1, Scale: 2}, TokenOptions{Samples: 50})
+			checkSane(t, d)
+			if _, ok := tok.(vocab.Tree); ok {
+				if q := d.Quantile(1); q != 3 {
+					t.Errorf("Quantile(1) = %v, want 3 (the top of the range)", q)
+				}
+				if q := d.Quantile(0); q != 1 {
+					t.Errorf("Quantile(0) = %v, want 1", q)
+				}
+			}
+		})
+	}
+}
+
+// TestP3QuantileSubnormalMass: the path of Quantile(0) reaches a subnormal
+// mass (probabilities 2e-309 and 7e-15 on the first two levels), then every
+// child of that prefix rounds to mass 0: the walk panicked "a prefix with
+// zero mass in a quantile walk" (normalized:base=36,length=256 did this
+// with any model).
+func TestP3QuantileSubnormalMass(t *testing.T) {
+	tok := parseTok(t, "normalized:base=36,length=9")
+	dec := &funcDec{v: tok.Size(), logits: func(prefix []int, out []float32) {
+		clear(out)
+		switch len(prefix) {
+		case 0:
+			out[0] = -707
+		case 1:
+			out[0] = -29
+		}
+	}}
+	d := NewToken(dec, tok, Affine{Offset: 1, Scale: 2}, TokenOptions{})
+	if q := d.Quantile(0); q != 1 {
+		t.Errorf("Quantile(0) = %v, want 1", q)
+	}
+	checkSane(t, d)
+}
+
+// TestP3NonFiniteLogits: NaN and ±Inf logits (a float32 overflow in the
+// network) give finite summaries, not NaN or a panic.
+func TestP3NonFiniteLogits(t *testing.T) {
+	tok := parseTok(t, "unnormalized:base=10,exponent=1,mantissa=4")
+	for name, fill := range map[string]func(i int) float32{
+		"nan":  func(int) float32 { return float32(math.NaN()) },
+		"inf":  func(i int) float32 { return float32(math.Inf(1 - 2*(i%2))) },
+		"some": func(i int) float32 { return []float32{float32(math.NaN()), 1, float32(math.Inf(-1))}[i%3] },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dec := &funcDec{v: tok.Size(), logits: func(_ []int, out []float32) {
+				for i := range out {
+					out[i] = fill(i)
+				}
+			}}
+			checkSane(t, NewToken(dec, tok, Affine{Offset: 0, Scale: 1}, TokenOptions{}))
+		})
+	}
+}
+
+// TestP4MeanBeyondFloat64: an Unnormalized tokenization whose exponents
+// exceed float64 (cells decoding to ±Inf) gave a NaN mean (Inf - Inf).
+func TestP4MeanBeyondFloat64(t *testing.T) {
+	tok := parseTok(t, "unnormalized:base=2,exponent=10,mantissa=8")
+	dec := &funcDec{v: tok.Size(), logits: func(_ []int, out []float32) { clear(out) }}
+	d := NewToken(dec, tok, Affine{Offset: 0, Scale: 1}, TokenOptions{})
+	if m := d.Mean(); math.IsNaN(m) {
+		t.Errorf("Mean = %v", m)
+	}
+	checkSane(t, d)
+}
+
+// TestP4ModeMostProbable: Mode is the most probable sequence, not the cell
+// of highest density, which for Unnormalized is the tiny zero cell under
+// almost any model. The decoder favours the tokens of 0.5 (logit 5); the
+// zero cell then has probability about 3e-5 but width 2e-9.
+func TestP4ModeMostProbable(t *testing.T) {
+	tok := parseTok(t, "unnormalized:base=10,exponent=1,mantissa=4")
+	target, _, _ := tok.Encode(0.5)
+	dec := &funcDec{v: tok.Size(), logits: func(prefix []int, out []float32) {
+		clear(out)
+		out[target[len(prefix)]] = 5
+	}}
+	d := NewToken(dec, tok, Affine{Offset: 0, Scale: 1}, TokenOptions{})
+	if got, want := d.Mode(), 0.50005; math.Abs(got-want) > 1e-12 {
+		t.Errorf("Mode = %v, want %v (the most probable cell [0.5, 0.5001))", got, want)
+	}
+	checkSane(t, d)
+}

@@ -1,0 +1,252 @@
+package vocab
+
+import (
+	"fmt"
+	"math"
+)
+
+// Bounded is a tree tokenization restricted to the cells that meet a closed
+// interval [lo, hi]: from the cell that holds lo to the cell that holds hi,
+// in the tree's numeric order. Allowed and Children offer only the tokens
+// whose subtree holds such a cell, so a model that uses it (in training and
+// at inference) puts no mass on the other cells. The special tokens of the
+// inner tokenization stay allowed. Build one with Bound.
+//
+// Its Spec, Size, Len and token strings are the inner tokenization's: the
+// bounds are not part of the spec, and whoever stores the spec re-applies
+// the bound after Parse.
+type Bounded struct {
+	inner  Tree
+	lo, hi float64
+	first  []int // the sequence of the first cell (the one holding lo)
+	last   []int // the sequence of the last cell (the one holding hi)
+	firstC Cell
+	lastC  Cell
+	spec   func(int) bool
+}
+
+var _ Tree = (*Bounded)(nil)
+
+// Bound returns t restricted to the cells that meet [lo, hi] (see Bounded).
+// t must be a Tree (Normalized, Unnormalized, or a Bounded, whose bound is
+// intersected) or a Repeat of one, which gives the Repeat of the bounded
+// inner tokenization; other tokenizations (Hamming, whose prefixes are not
+// intervals) are an error wrapping ErrSpec. lo and hi are clipped to the
+// tree's range; lo > hi, NaN, or an interval that misses the range is an
+// error.
+func Bound(t Tokenizer, lo, hi float64) (Tokenizer, error) {
+	switch v := t.(type) {
+	case *Repeat:
+		in, err := Bound(v.inner, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		return NewRepeat(v.r, in)
+	case *Bounded:
+		return bound(v.inner, max(lo, v.lo), min(hi, v.hi))
+	case Tree:
+		return bound(v, lo, hi)
+	}
+	return nil, fmt.Errorf("%w: %s is not a tree tokenization; it cannot be bounded", ErrSpec, t.Spec())
+}
+
+type specialer interface{ isSpecial(t int) bool }
+
+func bound(t Tree, lo, hi float64) (*Bounded, error) {
+	if !(lo <= hi) {
+		return nil, fmt.Errorf("%w: bound [%v, %v] of %s is empty or NaN", ErrSpec, lo, hi, t.Spec())
+	}
+	rlo, rhi := t.Interval(nil)
+	if hi < rlo || lo > rhi {
+		return nil, fmt.Errorf("%w: bound [%v, %v] misses the range [%v, %v] of %s", ErrSpec, lo, hi, rlo, rhi, t.Spec())
+	}
+	lo = min(max(lo, rlo, -math.MaxFloat64), math.MaxFloat64)
+	hi = min(max(hi, -math.MaxFloat64), rhi, math.MaxFloat64)
+	b := &Bounded{inner: t, lo: lo, hi: hi, spec: func(int) bool { return false }}
+	if s, ok := t.(specialer); ok {
+		b.spec = s.isSpecial
+	}
+	var err error
+	if b.first, _, err = t.Encode(lo); err != nil {
+		return nil, fmt.Errorf("%w: bound %v of %s: %v", ErrSpec, lo, t.Spec(), err)
+	}
+	if b.last, _, err = t.Encode(hi); err != nil {
+		return nil, fmt.Errorf("%w: bound %v of %s: %v", ErrSpec, hi, t.Spec(), err)
+	}
+	if b.firstC, err = t.Decode(b.first); err != nil {
+		return nil, err
+	}
+	if b.lastC, err = t.Decode(b.last); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Inner is the unbounded tokenization.
+func (b *Bounded) Inner() Tree { return b.inner }
+
+// Bounds returns the interval the cells meet (clipped to the inner range).
+func (b *Bounded) Bounds() (lo, hi float64) { return b.lo, b.hi }
+
+// Spec is the inner spec (the bound is not part of it).
+func (b *Bounded) Spec() string { return b.inner.Spec() }
+
+// Size is the inner vocabulary size.
+func (b *Bounded) Size() int { return b.inner.Size() }
+
+// Len is the inner sequence length.
+func (b *Bounded) Len() int { return b.inner.Len() }
+
+// TokenString returns the inner printed form of token t.
+func (b *Bounded) TokenString(t int) string { return b.inner.TokenString(t) }
+
+// ParseToken returns the inner token printed as s.
+func (b *Bounded) ParseToken(s string) (int, error) { return b.inner.ParseToken(s) }
+
+// rankIn is the position of t in the inner Children of prefix, or -1.
+func (b *Bounded) rankIn(ch []int, t int) int {
+	for j, c := range ch {
+		if c == t {
+			return j
+		}
+	}
+	return -1
+}
+
+// locate walks prefix (valid in the inner tree) and reports whether every
+// token keeps it inside [first, last] in the tree order, and whether the
+// prefix is still a prefix of first and of last.
+func (b *Bounded) locate(prefix []int) (in, onFirst, onLast bool) {
+	onFirst, onLast = true, true
+	if len(prefix) > len(b.first) {
+		return false, false, false
+	}
+	if len(prefix) > 0 && b.spec(prefix[0]) {
+		return true, false, false
+	}
+	var ch []int
+	for l, t := range prefix {
+		if !onFirst && !onLast {
+			break
+		}
+		ch = b.inner.Children(ch[:0], prefix[:l])
+		j := b.rankIn(ch, t)
+		if j < 0 {
+			return false, false, false
+		}
+		if onFirst {
+			if jf := b.rankIn(ch, b.first[l]); j < jf {
+				return false, false, false
+			}
+			onFirst = t == b.first[l]
+		}
+		if onLast {
+			if jl := b.rankIn(ch, b.last[l]); j > jl {
+				return false, false, false
+			}
+			onLast = t == b.last[l]
+		}
+	}
+	return true, onFirst, onLast
+}
+
+// keep filters ch (the inner Children or Allowed of prefix, prefix inside
+// the bound) in place to the tokens that stay inside it.
+func (b *Bounded) keep(ch []int, prefix []int, onFirst, onLast bool) []int {
+	l := len(prefix)
+	if !onFirst && !onLast || len(ch) == 0 || l >= len(b.first) {
+		return ch
+	}
+	order := b.inner.Children(nil, prefix)
+	jf, jl := 0, len(order)
+	if onFirst {
+		jf = b.rankIn(order, b.first[l])
+	}
+	if onLast {
+		jl = b.rankIn(order, b.last[l])
+	}
+	out := ch[:0]
+	for _, t := range ch {
+		if b.spec(t) {
+			out = append(out, t)
+			continue
+		}
+		if j := b.rankIn(order, t); j >= jf && j <= jl {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Allowed appends the inner Allowed tokens after prefix whose subtrees meet
+// the bound, in increasing token order; a prefix outside the bound allows
+// nothing.
+func (b *Bounded) Allowed(dst, prefix []int) []int {
+	in, onF, onL := b.locate(prefix)
+	if !in {
+		return dst
+	}
+	start := len(dst)
+	dst = b.inner.Allowed(dst, prefix)
+	return append(dst[:start], b.keep(dst[start:], prefix, onF, onL)...)
+}
+
+// Children is Allowed in the inner Children order (numeric order).
+func (b *Bounded) Children(dst, prefix []int) []int {
+	in, onF, onL := b.locate(prefix)
+	if !in {
+		return dst
+	}
+	start := len(dst)
+	dst = b.inner.Children(dst, prefix)
+	return append(dst[:start], b.keep(dst[start:], prefix, onF, onL)...)
+}
+
+// Encode returns the inner sequence of v; a finite v whose cell lies outside
+// the bound goes to the first or last cell of the bound, with clamped true.
+func (b *Bounded) Encode(v float64) ([]int, bool, error) {
+	s, clamped, err := b.inner.Encode(v)
+	if err != nil || b.spec(s[0]) {
+		return s, clamped, err
+	}
+	if in, _, _ := b.locate(s); in {
+		return s, clamped, nil
+	}
+	if v < b.lo {
+		return append([]int(nil), b.first...), true, nil
+	}
+	return append([]int(nil), b.last...), true, nil
+}
+
+// Decode returns the inner cell of a sequence inside the bound; a sequence
+// outside it is an error (ErrSequence).
+func (b *Bounded) Decode(tokens []int) (Cell, error) {
+	c, err := b.inner.Decode(tokens)
+	if err != nil {
+		return c, err
+	}
+	if in, _, _ := b.locate(tokens); !in {
+		return Cell{}, fmt.Errorf("%w: %s is outside the bound [%v, %v] of %s", ErrSequence, joinTokens(tokens, b.TokenString), b.lo, b.hi, b.Spec())
+	}
+	return c, nil
+}
+
+// Interval returns the union of the cells under prefix inside the bound:
+// the inner interval, cut at the first cell's low edge when prefix leads to
+// the first cell and at the last cell's high edge when it leads to the last.
+// The empty prefix covers [first.Lo, last.Hi]. An invalid prefix, or one
+// outside the bound, panics.
+func (b *Bounded) Interval(prefix []int) (lo, hi float64) {
+	in, onF, onL := b.locate(prefix)
+	if !in {
+		panic("vocab: Interval: prefix outside the bound")
+	}
+	lo, hi = b.inner.Interval(prefix)
+	if onF {
+		lo = b.firstC.Lo
+	}
+	if onL {
+		hi = b.lastC.Hi
+	}
+	return lo, hi
+}

@@ -1,0 +1,273 @@
+package vocab
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestP3ParseRefusesUnresolvedCells: Parse accepted tokenizations whose
+// cells float64 cannot resolve (normalized base 10 length 17 encoded 0.5 as
+// 5,0,...,0,5; widths rounded to 0 gave "nll": null; beam search and the
+// quantile walk panicked) and sequences too long to decode.
+func TestP3ParseRefusesUnresolvedCells(t *testing.T) {
+	for _, c := range []struct{ spec, want string }{
+		{"normalized:base=36,length=256", "length 256 too long for base 36"},
+		{"normalized:base=10,length=17", "length 17 too long for base 10"},
+		{"normalized:base=10,length=16", "so length <= 15 for base 10"},
+		{"normalized:base=2,length=51", "so length <= 50 for base 2"},
+		{"normalized:base=2,length=56,special=true", "length 56 too long for base 2"},
+		{"normalized:base=2,length=60,repeat=3,special=true", "length 60 too long for base 2"},
+		{"normalized:base=36,length=10", "so length <= 9 for base 36"},
+		{"hamming:length=62", "length 62 too long for base 2"},
+		{"hamming:length=51", "so length <= 50"},
+		{"unnormalized:base=10,exponent=1,mantissa=16", "mantissa 16 too long for base 10"},
+		{"unnormalized:base=2,exponent=1,mantissa=51", "so mantissa <= 50 for base 2"},
+		{"normalized:base=2,length=50,repeat=6", "sequences of 300 tokens are longer than 256"},
+		{"unnormalized:base=10,exponent=4,mantissa=15,repeat=13", "sequences of 273 tokens"},
+	} {
+		_, err := Parse(c.spec)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Parse(%q) = %v; want an error containing %q", c.spec, err, c.want)
+			continue
+		}
+		wantErr(t, err, ErrSpec, c.want)
+	}
+	// The limits themselves are accepted, and their cells hold several
+	// float64 values: edges strictly increasing, centres inside.
+	for _, spec := range []string{
+		"normalized:base=10,length=15", "normalized:base=2,length=50", "normalized:base=36,length=9",
+		"hamming:length=50", "unnormalized:base=10,exponent=2,mantissa=15", "unnormalized:base=2,exponent=9,mantissa=50",
+		"normalized:base=2,length=50,repeat=5,special=true", "unnormalized:base=10,exponent=4,mantissa=4",
+	} {
+		tok, err := Parse(spec)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", spec, err)
+			continue
+		}
+		r := rand.New(rand.NewPCG(1, 2))
+		for range 200 {
+			v := r.Float64()
+			if r.IntN(2) == 0 {
+				v = 1 - v*1e-6 // near 1, where float64 is coarsest in [0, 1]
+			}
+			s, _, err := tok.Encode(v)
+			if err != nil {
+				t.Fatalf("%s: Encode(%v): %v", spec, v, err)
+			}
+			c, err := tok.Decode(s)
+			if err != nil {
+				t.Fatalf("%s: Decode: %v", spec, err)
+			}
+			if ulps := (c.Hi - c.Lo) / (math.Nextafter(c.Lo, 2) - c.Lo); !(ulps >= 4) || !(c.Lo <= v && v < c.Hi) && !(v == 1 && c.Hi == 1) {
+				t.Fatalf("%s: %v in cell [%v, %v) of %v float64 values", spec, v, c.Lo, c.Hi, ulps)
+			}
+		}
+	}
+}
+
+// enumerate lists every valid sequence of tok (small tokenizations only).
+func enumerate(tok Tokenizer) [][]int {
+	var out [][]int
+	var rec func(prefix []int)
+	rec = func(prefix []int) {
+		if len(prefix) == tok.Len() {
+			out = append(out, slices.Clone(prefix))
+			return
+		}
+		for _, a := range tok.Allowed(nil, prefix) {
+			rec(append(prefix, a))
+		}
+	}
+	rec(nil)
+	return out
+}
+
+// TestP4Bound checks Bound against brute force: its valid sequences are
+// exactly the inner ones whose cells meet [lo, hi] (plus the specials),
+// Children lists them in numeric order, Interval is the hull of their
+// cells, Encode clamps outside the bound and Decode refuses what is
+// outside.
+func TestP4Bound(t *testing.T) {
+	for _, c := range []struct {
+		spec   string
+		lo, hi float64
+	}{
+		{"unnormalized:base=4,exponent=1,mantissa=2,special=true", -0.37, 0.61},
+		{"unnormalized:base=4,exponent=1,mantissa=2", 2.3, 17.1},
+		{"unnormalized:base=3,exponent=2,mantissa=2", -123.4, -0.0021},
+		{"unnormalized:base=4,exponent=1,mantissa=2", -1e-9, 1e-9},
+		{"unnormalized:base=10,exponent=1,mantissa=2", -1e300, 1e300},
+		{"normalized:base=3,length=3", 0.13, 0.77},
+		{"normalized:base=3,length=3,special=true", -5, 0.5},
+	} {
+		inner, err := Parse(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := Bound(inner, c.lo, c.hi)
+		if err != nil {
+			t.Fatalf("Bound(%s, %v, %v): %v", c.spec, c.lo, c.hi, err)
+		}
+		tr := tok.(Tree)
+		// Brute force: the inner cells that meet [lo, hi] (no bound lies on
+		// a cell edge, so open and closed ends do not matter).
+		want := map[string]Cell{}
+		var wlo, whi = math.Inf(1), math.Inf(-1)
+		for _, s := range enumerate(inner) {
+			cell, _ := inner.Decode(s)
+			if cell.Kind != Finite || cell.Lo < c.hi && cell.Hi > c.lo || cell.Lo == 0 && cell.Hi == 0 && c.lo <= 0 && c.hi >= 0 {
+				want[joinTokens(s, inner.TokenString)] = cell
+				if cell.Kind == Finite {
+					wlo, whi = min(wlo, cell.Lo), max(whi, cell.Hi)
+				}
+			}
+		}
+		got := enumerate(tok)
+		if len(got) != len(want) {
+			t.Errorf("%s [%v, %v]: %d sequences, brute force %d", c.spec, c.lo, c.hi, len(got), len(want))
+		}
+		for _, s := range got {
+			if _, ok := want[joinTokens(s, inner.TokenString)]; !ok {
+				t.Errorf("%s [%v, %v]: %v allowed, its cell misses the bound", c.spec, c.lo, c.hi, s)
+			}
+			if _, err := tok.Decode(s); err != nil {
+				t.Errorf("Decode(%v): %v", s, err)
+			}
+		}
+		if lo, hi := tr.Interval(nil); lo != wlo || hi != whi {
+			t.Errorf("%s [%v, %v]: Interval() = [%v, %v], brute force [%v, %v]", c.spec, c.lo, c.hi, lo, hi, wlo, whi)
+		}
+		// Children: the allowed tokens in numeric order; prefix intervals
+		// are the hull of their cells.
+		var walk func(prefix []int) (lo, hi float64)
+		walk = func(prefix []int) (lo, hi float64) {
+			if len(prefix) == tok.Len() {
+				cell, _ := tok.Decode(prefix)
+				return cell.Lo, cell.Hi
+			}
+			ch := tr.Children(nil, prefix)
+			al := tr.Allowed(nil, prefix)
+			if s := slices.Sorted(slices.Values(ch)); !slices.Equal(s, al) {
+				t.Fatalf("%v: Children %v, Allowed %v", prefix, ch, al)
+			}
+			lo, hi = math.Inf(1), math.Inf(-1)
+			prev := math.Inf(-1)
+			for _, x := range ch {
+				if len(prefix) == 0 && SpecialKind(tok, x) != Finite {
+					continue
+				}
+				a, b := walk(append(slices.Clone(prefix), x))
+				if a < prev {
+					t.Errorf("%v: children out of order at %d", prefix, x)
+				}
+				prev = b
+				lo, hi = min(lo, a), max(hi, b)
+			}
+			if len(prefix) > 0 && SpecialKind(tok, prefix[0]) != Finite {
+				return tr.Interval(prefix)
+			}
+			if ilo, ihi := tr.Interval(prefix); ilo != lo || ihi != hi {
+				t.Errorf("%v: Interval [%v, %v], hull of the cells [%v, %v]", prefix, ilo, ihi, lo, hi)
+			}
+			return lo, hi
+		}
+		walk(nil)
+		// Encode: values in the bound keep their cell; outside it they go
+		// to the first or last cell, clamped.
+		for _, v := range []float64{c.lo, c.hi, (c.lo + c.hi) / 2, c.lo - 1, c.hi + 1, c.lo * 1.5, c.hi * 1.5} {
+			s, clamped, err := tok.Encode(v)
+			if err != nil {
+				if v < 0 || v > 1 {
+					continue // Normalized refuses what is outside [0, 1]
+				}
+				t.Fatalf("Encode(%v): %v", v, err)
+			}
+			cell, err := tok.Decode(s)
+			if err != nil {
+				t.Fatalf("%s: Encode(%v) = %v does not decode: %v", c.spec, v, s, err)
+			}
+			is, iclamped, _ := inner.Encode(v)
+			if in := slices.Equal(s, is); in && clamped != iclamped || !in && !clamped {
+				t.Errorf("%s: Encode(%v) = %v, clamped %v; inner %v", c.spec, v, s, clamped, is)
+			}
+			if clamped && cell.Lo != wlo && cell.Hi != whi {
+				t.Errorf("%s: Encode(%v) clamped to %v, not an end cell", c.spec, v, cell)
+			}
+		}
+		for _, s := range enumerate(inner) {
+			if _, ok := want[joinTokens(s, inner.TokenString)]; !ok {
+				if _, err := tok.Decode(s); err == nil {
+					t.Errorf("Decode(%v) outside the bound: no error", s)
+				}
+			}
+		}
+	}
+	// Repeat of a tree: the repeat of the bounded tree. Hamming: an error.
+	rep, _ := Parse("unnormalized:base=4,exponent=1,mantissa=2,repeat=2")
+	if b, err := Bound(rep, -1, 1); err != nil || b.(*Repeat).Inner().(*Bounded) == nil || b.Spec() != rep.Spec() {
+		t.Errorf("Bound of a Repeat: %v, %v", b, err)
+	}
+	h, _ := Parse("hamming:length=4")
+	if _, err := Bound(h, 0, 1); err == nil {
+		t.Error("Bound of Hamming: no error")
+	}
+	u, _ := Parse("unnormalized:base=4,exponent=1,mantissa=2")
+	for _, b := range [][2]float64{{1, -1}, {math.NaN(), 1}, {1e300, math.Inf(1)}} {
+		if _, err := Bound(u, b[0], b[1]); err == nil {
+			t.Errorf("Bound(%v, %v): no error", b[0], b[1])
+		}
+	}
+	if !IsUnnormalized(rep) || !IsUnnormalized(u) || IsUnnormalized(h) {
+		t.Error("IsUnnormalized")
+	}
+}
+
+// FuzzBound: any bound of any small tree, any prefix: Allowed, Children,
+// Encode, Decode and Interval never panic on a prefix Allowed offers, and
+// what Allowed offers stays inside the bound.
+func FuzzBound(f *testing.F) {
+	f.Add("unnormalized:base=4,exponent=1,mantissa=2,special=true", -0.3, 0.7, []byte{1, 2, 3})
+	f.Add("normalized:base=3,length=3", 0.2, 0.5, []byte{0, 9, 200})
+	f.Add("unnormalized:base=2,exponent=10,mantissa=3,repeat=2", -1e300, 1e-300, []byte{7, 7, 7, 7, 7, 7, 7, 7})
+	f.Fuzz(func(t *testing.T, spec string, lo, hi float64, picks []byte) {
+		inner, err := Parse(spec)
+		if err != nil || inner.Len() > 32 {
+			return
+		}
+		tok, err := Bound(inner, lo, hi)
+		if err != nil {
+			return
+		}
+		var prefix []int
+		for _, p := range picks {
+			if len(prefix) == tok.Len() {
+				break
+			}
+			al := tok.Allowed(nil, prefix)
+			if tr, ok := tok.(Tree); ok {
+				tr.Children(nil, prefix)
+				tr.Interval(prefix)
+			}
+			if len(al) == 0 {
+				t.Fatalf("%s [%v, %v]: nothing allowed after %v", spec, lo, hi, prefix)
+			}
+			prefix = append(prefix, al[int(p)%len(al)])
+		}
+		tok.Allowed(nil, append(slices.Clone(prefix), 0, 0)) // invalid or too long: no panic
+		if len(prefix) == tok.Len() {
+			if _, err := tok.Decode(prefix); err != nil {
+				t.Fatalf("%s [%v, %v]: allowed sequence %v: %v", spec, lo, hi, prefix, err)
+			}
+		}
+		for _, v := range []float64{lo, hi, 0, 0.5, -1, 1e308} {
+			if s, _, err := tok.Encode(v); err == nil {
+				if _, err := tok.Decode(s); err != nil {
+					t.Fatalf("%s [%v, %v]: Encode(%v) = %v does not decode: %v", spec, lo, hi, v, s, err)
+				}
+			}
+		}
+	})
+}
