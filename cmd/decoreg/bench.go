@@ -61,3 +61,35 @@ func runBench(_ *Command, args []string) error {
 	}
 	return b.Run(args[1:])
 }
+
+// maxBenchBytes is the most memory a benchmark's flags may ask for (by the
+// estimate benchBytes): larger sizes are refused before anything is
+// allocated, with exit status 2, instead of failing to allocate.
+const maxBenchBytes = 4 << 30
+
+// benchBytes multiplies its arguments in float64 (no integer overflow) and
+// returns the product.
+func benchBytes(factors ...int) float64 {
+	p := 1.0
+	for _, f := range factors {
+		p *= float64(f)
+	}
+	return p
+}
+
+// checkBenchMemory refuses an estimated need of need bytes above
+// maxBenchBytes, naming the flag (or flags) that set it.
+func checkBenchMemory(bench, flags string, need float64) error {
+	if need > maxBenchBytes {
+		return usagef("bench %s: %s needs about %s of memory, more than the %s a benchmark may use", bench, flags, fmtBytes(need), fmtBytes(maxBenchBytes))
+	}
+	return nil
+}
+
+// fmtBytes formats n bytes in GiB or MiB.
+func fmtBytes(n float64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.3g GiB", n/(1<<30))
+	}
+	return fmt.Sprintf("%.3g MiB", n/(1<<20))
+}

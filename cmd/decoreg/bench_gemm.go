@@ -31,7 +31,9 @@ kernel and thread count once, then again), so that a noisy machine affects
 all of them alike and their ratios stay meaningful. After timing OpenBLAS on
 several threads the benchmark pauses briefly, because OpenBLAS's idle
 worker threads keep spinning for a while and would take a core from the
-next case.`,
+next case.
+
+A size whose three float32 matrices need more than 4 GiB is refused.`,
 }
 
 func init() {
@@ -69,6 +71,13 @@ func runBenchGemm(args []string) error {
 	sizes, err := gemm.ParseSizes(*sizesFlag)
 	if err != nil {
 		return usagef("bench gemm: -sizes: %v", err)
+	}
+	for _, s := range sizes {
+		m, n, k := s[0], s[1], s[2]
+		need := 4 * (benchBytes(m, k) + benchBytes(k, n) + benchBytes(m, n))
+		if err := checkBenchMemory("gemm", fmt.Sprintf("-sizes %dx%dx%d", m, n, k), need); err != nil {
+			return err
+		}
 	}
 	threads, err := parseGemmThreads(*threadsFlag)
 	if err != nil {

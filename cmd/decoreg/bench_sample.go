@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -40,7 +41,11 @@ decoder steps over all levels. It prints one JSON object:
 	{"samples_per_s":...,"quantile_queries_per_s":...,"peak_rss_mb":...,"threads":2,...}
 
 with the medians over --repeats runs of each part. sample_mean is the mean
-of all draws, a check that runs agree.`,
+of all draws, a check that runs agree.
+
+Flags whose estimated memory (the inputs and their encodings; about 4 KiB
+per sample or quantile level in flight on each thread) exceeds 4 GiB are
+refused.`,
 }
 
 func init() {
@@ -71,7 +76,7 @@ func runBenchSample(args []string) error {
 	inputs := fs.Int("inputs", 1000, "number of inputs x")
 	samples := fs.Int("samples", 1000, "samples drawn for each input")
 	quantiles := fs.Int("quantiles", 99, "quantile levels per input (0: skip the quantile timing)")
-	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "goroutines working on inputs in parallel")
+	threads := fs.Int("threads", 0, "goroutines working on inputs in parallel (0: every core)")
 	repeats := fs.Int("repeats", 3, "timed runs; the medians are reported")
 	seed := fs.Uint64("seed", 0, "seed of the parameters, the inputs and the draws")
 	encWidth := fs.Int("enc-width", 512, "encoder width")
@@ -88,15 +93,29 @@ func runBenchSample(args []string) error {
 		return usagef("bench sample: --samples must be at least 1, not %d", *samples)
 	case *quantiles < 0:
 		return usagef("bench sample: --quantiles must not be negative, not %d", *quantiles)
-	case *threads < 1:
-		return usagef("bench sample: --threads must be at least 1, not %d", *threads)
+	case *threads < 0:
+		return usagef("bench sample: --threads must be >= 0 (0: every core), not %d", *threads)
 	case *repeats < 1:
 		return usagef("bench sample: --repeats must be at least 1, not %d", *repeats)
 	case *encWidth < 1:
 		return usagef("bench sample: --enc-width must be at least 1, not %d", *encWidth)
 	}
 
+	if *threads == 0 {
+		*threads = runtime.GOMAXPROCS(0)
+	}
 	const features = 8
+	// Memory: the inputs and their encodings, and about 3 KiB per sample
+	// in flight (measured; the estimate takes 4 KiB) on every thread.
+	if err := checkBenchMemory("sample", fmt.Sprintf("--inputs %d", *inputs), benchBytes(*inputs, 4*features+4**encWidth+16)); err != nil {
+		return err
+	}
+	if err := checkBenchMemory("sample", fmt.Sprintf("--samples %d", *samples), benchBytes(min(*threads, *inputs), *samples, 4096)); err != nil {
+		return err
+	}
+	if err := checkBenchMemory("sample", fmt.Sprintf("--quantiles %d", *quantiles), benchBytes(min(*threads, *inputs), *quantiles, 4096)); err != nil {
+		return err
+	}
 	tok, err := vocab.NewNormalized(10, 6)
 	if err != nil {
 		return err

@@ -58,7 +58,7 @@ func TestBenchSampleBadFlags(t *testing.T) {
 		{"--inputs", "0"},
 		{"--samples", "0"},
 		{"--quantiles", "-1"},
-		{"--threads", "0"},
+		{"--threads", "-1"},
 		{"--repeats", "0"},
 		{"--enc-width", "0"},
 		{"extra"},

@@ -121,9 +121,15 @@ func runBenchUCI(args []string) error {
 	if err := outfile.Check(filepath.Join(*out, "split0.json")); err != nil {
 		return usagef("bench uci: --out %s: %v", *out, err)
 	}
-	if o.MaxEpochs < 0 || o.Threads < 0 || o.EncLayers < 0 || o.EncWidth < 0 || o.DecLayers < 0 ||
-		o.DecWidth < 0 || o.DecHeads < 0 || o.BatchSize < 0 || o.Patience < 0 {
-		return usagef("bench uci: numeric flags must be >= 0")
+	for _, f := range []struct {
+		flag string
+		v    int
+	}{{"max-epochs", o.MaxEpochs}, {"threads", o.Threads}, {"enc-layers", o.EncLayers}, {"enc-width", o.EncWidth},
+		{"dec-layers", o.DecLayers}, {"dec-width", o.DecWidth}, {"dec-heads", o.DecHeads}, {"batch-size", o.BatchSize},
+		{"patience", o.Patience}} {
+		if f.v < 0 {
+			return usagef("bench uci: --%s must be >= 0 (0: the default), have %d", f.flag, f.v)
+		}
 	}
 	if !(o.LR >= 0) || math.IsInf(o.LR, 0) {
 		return usagef("bench uci: --lr must be a finite number >= 0 (0: the default), have %v", o.LR)

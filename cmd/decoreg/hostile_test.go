@@ -1,0 +1,66 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// Regression tests of the problems a hostile-user review of the command
+// line found (issue 10, CLI part 2): TestHn... is problem n.
+
+// wantUsage runs decoreg with args and checks that it exits with status 2
+// and that its message holds every one of want.
+func wantUsage(t *testing.T, args []string, want ...string) string {
+	t.Helper()
+	code, _, errs := cli(t, args...)
+	if code != 2 {
+		t.Errorf("decoreg %s: exit %d, want 2; stderr: %s", strings.Join(args, " "), code, errs)
+	}
+	for _, w := range want {
+		if !strings.Contains(errs, w) {
+			t.Errorf("decoreg %s: message %q does not say %q", strings.Join(args, " "), errs, w)
+		}
+	}
+	return errs
+}
+
+// TestH1BenchMemoryCaps: sizes that need more memory than a benchmark may
+// use are refused (exit 2, naming the flag) before anything is allocated,
+// including sizes whose products overflow int.
+func TestH1BenchMemoryCaps(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"gemm", "--sizes", "4000000000x4000000000x4000000000"}, "-sizes"},
+		{[]string{"gemm", "--sizes", "100000x100000x100000"}, "-sizes"},
+		{[]string{"gemm", "--sizes", "4294967296x4294967296x1"}, "-sizes"},
+		{[]string{"gemm", "--sizes", "8x8x8,1x1x2000000000"}, "-sizes"},
+		{[]string{"sample", "--samples", "2000000000"}, "--samples"},
+		{[]string{"sample", "--inputs", "2000000000"}, "--inputs"},
+		{[]string{"sample", "--quantiles", "2000000000"}, "--quantiles"},
+		{[]string{"train", "--batch", "2000000000"}, "--batch"},
+		{[]string{"train", "--dec-width", "40000", "--batch", "1"}, "--dec-width"},
+	} {
+		wantUsage(t, append([]string{"bench"}, c.args...), c.flag, "GiB")
+	}
+}
+
+// TestH7BenchFlagErrors: the benchmarks' flag errors name the flag, and
+// --threads 0 means every core, as in train.
+func TestH7BenchFlagErrors(t *testing.T) {
+	for _, f := range []string{"batch-size", "max-epochs", "patience", "threads", "enc-width"} {
+		wantUsage(t, []string{"bench", "uci", "--out", t.TempDir(), "--" + f, "-1"}, "--"+f)
+	}
+	wantUsage(t, []string{"bench", "train", "--dec-width", "3", "--heads", "2"}, "--dec-width 3", "--heads 2")
+	var tr trainBenchResult
+	runBenchJSON(t, &tr, "bench", "train", "--threads", "0", "--steps", "1", "--repeats", "1", "--warmup", "0", "--batch", "2", "--enc-width", "8")
+	if tr.Threads < 1 {
+		t.Errorf("bench train --threads 0: threads %d", tr.Threads)
+	}
+	var sr sampleBenchResult
+	runBenchJSON(t, &sr, "bench", "sample", "--threads", "0", "--inputs", "2", "--samples", "2", "--quantiles", "1", "--repeats", "1", "--enc-width", "8")
+	if sr.Threads < 1 {
+		t.Errorf("bench sample --threads 0: threads %d", sr.Threads)
+	}
+}
