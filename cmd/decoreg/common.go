@@ -118,6 +118,30 @@ func checkOutPath(name, flagName, path string, dash bool) error {
 	return nil
 }
 
+// notAnInput refuses an output file that is one of the command's input
+// files (os.SameFile, after following links): writing it would destroy
+// the input before, or while, it is read. inputs pairs each input flag's
+// name with its path; empty paths and "-" are skipped, as are outputs that
+// are not regular files (standard output, devices, FIFOs).
+func notAnInput(name, outFlag, out string, inputs ...[2]string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	ofi, err := os.Stat(out)
+	if err != nil || !ofi.Mode().IsRegular() {
+		return nil // a new file, or a device: not an input
+	}
+	for _, in := range inputs {
+		if in[1] == "" || in[1] == "-" {
+			continue
+		}
+		if ifi, err := os.Stat(in[1]); err == nil && os.SameFile(ofi, ifi) {
+			return inputf(name, "--%s %s is the same file as --%s %s, which writing it would destroy; choose another --%s", outFlag, out, in[0], in[1], outFlag)
+		}
+	}
+	return nil
+}
+
 // outHelp says, in an --out flag's help, how the file is written; outDoc
 // says it in full, for the commands' help.
 const (
@@ -132,7 +156,9 @@ created if missing). A device or FIFO (/dev/null, a named pipe) is written
 directly. Before any long work the command checks that the output can be
 written (it creates and removes a temporary file where it will write).
 Ctrl-C (SIGINT or SIGTERM) while the output is written abandons it and
-leaves no temporary file; a second Ctrl-C exits at once.`
+leaves no temporary file; a second Ctrl-C exits at once. An --out that
+is one of the command's input files (--data, --model, --test-mask; the
+same file through a link too) is refused.`
 )
 
 // splitFlags are the --test-mask and --split flags shared by the commands.

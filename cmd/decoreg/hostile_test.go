@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -62,5 +64,63 @@ func TestH7BenchFlagErrors(t *testing.T) {
 	runBenchJSON(t, &sr, "bench", "sample", "--threads", "0", "--inputs", "2", "--samples", "2", "--quantiles", "1", "--repeats", "1", "--enc-width", "8")
 	if sr.Threads < 1 {
 		t.Errorf("bench sample --threads 0: threads %d", sr.Threads)
+	}
+}
+
+// copyFile copies src to a new file dst and returns dst.
+func copyFile(t *testing.T, src, dst string) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestH2OutIsAnInput: --out naming one of the command's input files
+// (directly, through a link, or a hard link) is refused before anything is
+// written, and the input is left as it was.
+func TestH2OutIsAnInput(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "d.csv", 30, 3)
+	model := copyFile(t, sharedModel(t, "mdn"), filepath.Join(dir, "m.model"))
+	mask := copyFile(t, "testdata/cli/mask12.csv", filepath.Join(dir, "mask.csv"))
+	small := copyFile(t, "testdata/cli/small.csv", filepath.Join(dir, "small.csv"))
+	link := filepath.Join(dir, "link.model")
+	if err := os.Symlink("m.model", link); err != nil {
+		t.Fatal(err)
+	}
+	hard := filepath.Join(dir, "hard.csv")
+	if err := os.Link(data, hard); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string]string{}
+	for _, p := range []string{data, model, mask, small} {
+		before[p] = mustRead(t, p)
+	}
+	train := append([]string{"train"}, tinyArgs("pointwise")...)
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"predict", "--model", model, "--data", data, "--out", data}, "--data"},
+		{[]string{"predict", "--model", model, "--data", data, "--out", model}, "--model"},
+		{[]string{"predict", "--model", model, "--data", data, "--out", link}, "--model"},
+		{[]string{"predict", "--model", model, "--data", small, "--test-mask", mask, "--split", "0", "--out", mask}, "--test-mask"},
+		{append(train, "--data", data, "--out", data), "--data"},
+		{append(train, "--data", data, "--out", hard), "--data"},
+		{append(train, "--data", small, "--test-mask", mask, "--split", "0", "--out", mask), "--test-mask"},
+		{[]string{"sample", "--model", model, "--data", data, "--n", "2", "--out", model}, "--model"},
+		{[]string{"sample", "--model", model, "--data", data, "--n", "2", "--out", data}, "--data"},
+	} {
+		wantUsage(t, c.args, "--out", "same file as "+c.flag)
+	}
+	for p, b := range before {
+		if mustRead(t, p) != b {
+			t.Errorf("%s was changed", p)
+		}
 	}
 }

@@ -112,6 +112,9 @@ func runSample(cmd *Command, args []string) error {
 	if err := checkOutPath(name, "out", out, true); err != nil {
 		return err
 	}
+	if err := notAnInput(name, "out", out, [2]string{"model", modelPath}, [2]string{"data", dataPath}, [2]string{"test-mask", split.mask}); err != nil {
+		return err
+	}
 	m, err := loadModel(name, modelPath)
 	if err != nil {
 		return err

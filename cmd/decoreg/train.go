@@ -251,6 +251,9 @@ func runTrain(cmd *Command, args []string) error {
 	if err := checkOutPath(name, "out", f.out, true); err != nil {
 		return err
 	}
+	if err := notAnInput(name, "out", f.out, [2]string{"data", f.data}, [2]string{"test-mask", f.split.mask}); err != nil {
+		return err
+	}
 
 	// Data.
 	d, err := data.ReadCSV(f.data, data.ReadOptions{Target: f.target})
