@@ -90,7 +90,7 @@ func runBenchUCI(args []string) error {
 	out := fs.String("out", "", "results directory (required; created if missing, checked to be writable before any run)")
 	heads := fs.String("heads", strings.Join(experiments.BenchHeads, ","), "comma-separated heads")
 	splits := fs.String("splits", "0-9", "splits to run, e.g. 0-9 or 0,3,5-7")
-	datasets := fs.String("datasets", "", "comma-separated datasets (default: every one in --data)")
+	datasets := fs.String("datasets", "", "comma-separated datasets: names of subdirectories of --data (default: every one)")
 	shard := fs.String("shard", "0/1", "run only the runs with index I modulo N")
 	point := fs.String("point", "", "point estimate for mse and kendall_tau: mean, median or mode (default: median for\nunnormalized decoders, mean otherwise)")
 	sweep := fs.Bool("sweep", false, "select each run's hyper-parameters by validation loss over the grid above")
@@ -149,6 +149,9 @@ func runBenchUCI(args []string) error {
 	if *datasets != "" {
 		for _, d := range strings.Split(*datasets, ",") {
 			if d = strings.TrimSpace(d); d != "" {
+				if err := experiments.CheckDatasetName(d); err != nil {
+					return usagef("bench uci: --datasets: %v", err)
+				}
 				opts.Datasets = append(opts.Datasets, d)
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"decoreg/internal/experiments"
 )
 
 // Regression tests of the problems a hostile-user review of the command
@@ -122,5 +124,33 @@ func TestH2OutIsAnInput(t *testing.T) {
 		if mustRead(t, p) != b {
 			t.Errorf("%s was changed", p)
 		}
+	}
+}
+
+// TestH3UCIDatasetNames: --datasets takes plain directory names; a path
+// (which would read and write outside --data and --out) is refused and
+// nothing is written.
+func TestH3UCIDatasetNames(t *testing.T) {
+	root := t.TempDir()
+	data := filepath.Join(root, "data")
+	writeUCIFixture(t, data, "ds1", 30, 1)
+	sub := filepath.Join(root, "sub")
+	os.Mkdir(sub, 0o755)
+	res := filepath.Join(sub, "res")
+	for _, d := range []string{"../data/ds1", "..", ".", "ds1/", "a/b", `a\b`, "/abs"} {
+		wantUsage(t, tinyUCIArgs(data, res, "--datasets", d, "--heads", "pointwise", "--splits", "0"), "--datasets", "plain directory name")
+	}
+	var found []string
+	filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".json") {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if len(found) > 0 {
+		t.Errorf("results written: %v", found)
+	}
+	if _, err := experiments.Plan(experiments.UCIOptions{DataDir: data, Datasets: []string{"../x"}}); err == nil {
+		t.Error("experiments.Plan took dataset ../x")
 	}
 }
