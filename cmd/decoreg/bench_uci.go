@@ -31,6 +31,10 @@ clipped; see "decoreg help eval"), the training record, the run's seconds,
 the commit the binary was built from, the GEMM kernel and GOMAXPROCS.
 Summarise with "decoreg bench report RESULTS".
 
+A run that fails on its data (training diverges, the target is
+constant) writes a result recording the error, and is not retried; when
+every run of the command failed, it exits with status 1.
+
 Runs whose result file exists are skipped, so an interrupted benchmark
 resumes where it stopped; Ctrl-C stops at once and leaves no partial file.
 The runs are ordered by dataset name, then head (in the order below), then
@@ -173,6 +177,10 @@ func runBenchUCI(args []string) error {
 			return fmt.Errorf("bench uci: %s; rerun the same command to resume", oneLine(err.Error()))
 		}
 		return fmt.Errorf("bench uci: %s", oneLine(err.Error()))
+	}
+	if sum.Ran > 0 && sum.Failed == sum.Ran {
+		return fmt.Errorf("bench uci: every one of the %d runs failed (%d of this shard's %d were already done); their result files say why (decoreg bench report %s)",
+			sum.Ran, sum.Skipped, sum.Shard, *out)
 	}
 	fmt.Fprintf(errOut, "bench uci: ran %d runs (%d failed) in %.1fs; %d of this shard's %d were already done\n",
 		sum.Ran, sum.Failed, sum.Seconds, sum.Skipped, sum.Shard)

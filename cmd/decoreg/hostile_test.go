@@ -1,11 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"decoreg"
 	"decoreg/internal/experiments"
 )
 
@@ -152,5 +154,52 @@ func TestH3UCIDatasetNames(t *testing.T) {
 	}
 	if _, err := experiments.Plan(experiments.UCIOptions{DataDir: data, Datasets: []string{"../x"}}); err == nil {
 		t.Error("experiments.Plan took dataset ../x")
+	}
+}
+
+// TestH4FailedRuns: bench uci exits 1 when every run failed (saying how
+// many); bench report shows the failed cells of a head whose runs all
+// failed, and refuses a malformed result, naming its file.
+func TestH4FailedRuns(t *testing.T) {
+	data, res := t.TempDir(), t.TempDir()
+	var d, m strings.Builder
+	d.WriteString("x0,y\n")
+	m.WriteString("split0\n")
+	for i := range 20 {
+		fmt.Fprintf(&d, "%d,3\n", i) // a constant target: every run fails
+		fmt.Fprintf(&m, "%d\n", i%2)
+	}
+	writeGz(t, filepath.Join(data, "const", experiments.DataFile), d.String())
+	writeGz(t, filepath.Join(data, "const", experiments.MaskFile), m.String())
+	code, _, errs := cli(t, tinyUCIArgs(data, res, "--splits", "0", "--heads", "mdn,pointwise")...)
+	if code != 1 || !strings.Contains(errs, "every one of the 2 runs failed") {
+		t.Errorf("bench uci, every run failed: exit %d, stderr %q; want exit 1 and the count", code, errs)
+	}
+	out := reportOutput(t, res)
+	for _, want := range []string{"| dataset | mdn |", "| const | — (0/1, 1 failed) |", "| dataset | mdn | pointwise |", "| const | — (0/1, 1 failed) | — (0/1, 1 failed) |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report of failed runs lacks %q:\n%s", want, out)
+		}
+	}
+
+	for _, c := range []struct {
+		name string
+		edit func(r *experiments.Result)
+		want string
+	}{
+		{"neither", func(r *experiments.Result) { r.Eval, r.Error = nil, "" }, "neither an eval nor an error"},
+		{"tau", func(r *experiments.Result) { r.Eval.KendallTau = 5 }, "kendall_tau 5"},
+		{"seconds", func(r *experiments.Result) { r.Seconds = -100 }, "seconds -100"},
+		{"mse", func(r *experiments.Result) { r.Eval.MSE = -1 }, "mse -1"},
+		{"clipped", func(r *experiments.Result) { r.Eval.Clipped = 11 }, "clipped 11"},
+	} {
+		dir := t.TempDir()
+		r := &experiments.Result{Dataset: "ds", Head: "mdn", Split: 0, Seconds: 1, Eval: &decoreg.Eval{N: 10, KendallTau: 0.5, Point: "mean"}}
+		c.edit(r)
+		path := experiments.ResultPath(dir, "ds", "mdn", 0)
+		if err := experiments.WriteResult(path, r); err != nil {
+			t.Fatal(err)
+		}
+		wantUsage(t, []string{"bench", "report", dir}, path, c.want)
 	}
 }
