@@ -203,3 +203,34 @@ func TestH4FailedRuns(t *testing.T) {
 		wantUsage(t, []string{"bench", "report", dir}, path, c.want)
 	}
 }
+
+// TestH5LevelNames: quantile columns have distinct, exact names for any
+// distinct levels; -0 is 0; only equal levels are refused.
+func TestH5LevelNames(t *testing.T) {
+	for _, c := range []struct {
+		levels string
+		want   string // the names, comma-separated
+	}{
+		{"-0", "q00"},
+		{"1e-300", "q1e-298"},
+		{"0,1e-300", "q00,q1e-298"},
+		{"0.1234567891,0.1234567892", "q12.34567891,q12.34567892"},
+		{"0.05,0.025,0.5,0.999,1", "q05,q2.5,q50,q99.9,q100"},
+		{"0.001,1e-7,1.5e-9,1.5e-10", "q0.1,q0.00001,q0.00000015,q1.5e-8"},
+		{"0.3,0.30000000000000004", "q30,q30.000000000000004"},
+	} {
+		_, names, err := parseLevels(c.levels)
+		if err != nil || strings.Join(names, ",") != c.want {
+			t.Errorf("--levels %s: names %v, %v; want %s", c.levels, names, err, c.want)
+		}
+	}
+	for _, l := range []string{"0,-0", "0.5,0.50", "0.25,2.5e-1"} {
+		if _, _, err := parseLevels(l); err == nil || !strings.Contains(err.Error(), "same number") {
+			t.Errorf("--levels %s: %v, want the same number twice", l, err)
+		}
+	}
+	out, _ := mustCLI(t, "predict", "--model", sharedModel(t, "mdn"), "--data", "testdata/cli/small.csv", "--out", "-", "--levels", "-0,1e-300")
+	if h, _, _ := strings.Cut(out, "\n"); h != "row,mean,median,mode,q00,q1e-298,logpdf" {
+		t.Errorf("header %q", h)
+	}
+}

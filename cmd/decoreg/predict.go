@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
@@ -23,7 +22,10 @@ predictive distribution p(y|x) to a CSV file with the header
 row is the index of the input row among the data rows of FILE (0 is the row
 after the header); mean, median and mode are point estimates and qNN the
 quantiles at the levels of --levels (default ` + formatLevels(decoreg.DefaultLevels) + `,
-decoreg.DefaultLevels; a level 0.025 is named q2.5). logpdf, the log density
+decoreg.DefaultLevels; a column is named after its level in percent, written
+exactly: 0.05 is q05, 0.025 is q2.5, 0.1234567891 is q12.34567891 and 1e-300
+is q1e-298, so that distinct levels have distinct names; -0 is 0, and a level
+given twice is an error). logpdf, the log density
 of the row's target under p(y|x) in the original units of y, is written
 when FILE has the target column, filled in on every row, and the head has a
 density (not for pointwise). The target column is optional: without it, or
@@ -79,37 +81,66 @@ func formatLevels(levels []float64) string {
 }
 
 // parseLevels parses a comma-separated list of quantile levels in [0, 1]
-// and returns them with their column names.
+// and returns them with their column names. -0 is 0; a level given twice
+// (the same number, however written) is an error.
 func parseLevels(s string) ([]float64, []string, error) {
 	var levels []float64
 	var names []string
-	seen := map[string]bool{}
+	seen := map[float64]string{}
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		q, err := strconv.ParseFloat(f, 64)
 		if err != nil || !(q >= 0 && q <= 1) {
 			return nil, nil, fmt.Errorf("level %q is not a number in [0, 1]", f)
 		}
-		n := levelName(q)
-		if seen[n] {
-			return nil, nil, fmt.Errorf("level %q appears twice", f)
+		q += 0 // -0 is 0
+		if prev, ok := seen[q]; ok {
+			if prev == f {
+				return nil, nil, fmt.Errorf("level %q appears twice", f)
+			}
+			return nil, nil, fmt.Errorf("levels %q and %q are the same number", prev, f)
 		}
-		seen[n] = true
+		seen[q] = f
 		levels = append(levels, q)
-		names = append(names, n)
+		names = append(names, levelName(q))
 	}
 	return levels, names, nil
 }
 
-// levelName is the column name of quantile level q: "q" and the percentage,
-// two digits at least (q05, q50, q2.5, q99.9).
+// levelName is the column name of quantile level q: "q" and the
+// percentage, written exactly (the shortest decimal that reads back as q,
+// shifted by two places, so that distinct levels have distinct names),
+// two digits at least for whole percentages (q05, q50, q2.5, q99.9,
+// q12.34567891). Levels below 1e-6 percent are written with an exponent
+// (q1e-298 for 1e-300).
 func levelName(q float64) string {
-	pct := math.Round(q*1e8) / 1e6
-	s := strconv.FormatFloat(pct, 'f', -1, 64)
-	if pct < 10 && pct == math.Trunc(pct) {
-		s = "0" + s
+	if q == 0 {
+		return "q00"
 	}
-	return "q" + s
+	// q = 0.D × 10^(e+1) with the shortest digits D, so that the percentage
+	// is D with its first digit at the place 10^(e+2).
+	m, es, _ := strings.Cut(strconv.FormatFloat(q, 'e', -1, 64), "e")
+	e, _ := strconv.Atoi(es)
+	digits := strings.Replace(m, ".", "", 1)
+	p := e + 2 // the place of the percentage's first digit
+	var pct string
+	switch {
+	case p < -7:
+		pct = m + "e" + strconv.Itoa(p)
+	case p < 0:
+		pct = "0." + strings.Repeat("0", -p-1) + digits
+	default:
+		if len(digits) < p+1 {
+			digits += strings.Repeat("0", p+1-len(digits))
+		}
+		pct = digits[:p+1]
+		if frac := digits[p+1:]; frac != "" {
+			pct += "." + frac
+		} else if p == 0 {
+			pct = "0" + pct // two digits at least: q05
+		}
+	}
+	return "q" + pct
 }
 
 func runPredict(cmd *Command, args []string) error {
