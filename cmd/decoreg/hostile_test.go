@@ -234,3 +234,24 @@ func TestH5LevelNames(t *testing.T) {
 		t.Errorf("header %q", h)
 	}
 }
+
+// TestH6ParamLimitNamesField: the parameter-limit error names the flag of
+// the part of the network that holds most parameters, and no file.
+func TestH6ParamLimitNamesField(t *testing.T) {
+	data := writeSynth(t, t.TempDir(), "base.csv", 20, 1)
+	out := filepath.Join(t.TempDir(), "m.model")
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--dec-width", "16384", "--dec-layers", "64"}, "--dec-width"},
+		{[]string{"--enc-width", "16384", "--enc-layers", "8"}, "--enc-width"},
+		{[]string{"--head", "riemann", "--bins", "1000000", "--enc-width", "4096"}, "--bins"},
+		{[]string{"--head", "mdn", "--components", "100", "--enc-width", "16384", "--enc-layers", "2"}, "--enc-width"},
+	} {
+		errs := wantUsage(t, append([]string{"train", "--data", data, "--out", out}, c.args...), "train: "+c.flag+": ", "parameters")
+		if strings.Contains(errs, "base.csv") {
+			t.Errorf("%v: a config error names the data file: %s", c.args, errs)
+		}
+	}
+}
