@@ -255,3 +255,19 @@ func TestH6ParamLimitNamesField(t *testing.T) {
 		}
 	}
 }
+
+// TestH8ValFracRoundsToEveryRow: a --val-frac that rounding turns into
+// every training row says so (not that the rows are too few), and the
+// bound it suggests works.
+func TestH8ValFracRoundsToEveryRow(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "d.csv", 200, 1)
+	out := filepath.Join(dir, "m.model")
+	train := append([]string{"train", "--data", data, "--out", out}, tinyArgs("pointwise")...)
+	errs := wantUsage(t, append(train, "--val-frac", "0.999"), "--val-frac 0.999", "200 of the 200 training rows", "at most 0.995")
+	if strings.Contains(errs, "too few") {
+		t.Errorf("message blames the row count: %s", errs)
+	}
+	mustCLI(t, append(train, "--val-frac", "0.995")...)
+	wantUsage(t, append([]string{"train", "--data", "testdata/cli/one_row.csv", "--out", out}, tinyArgs("pointwise")...), "too few")
+}

@@ -98,7 +98,7 @@ func parseLevels(s string) ([]float64, []string, error) {
 			if prev == f {
 				return nil, nil, fmt.Errorf("level %q appears twice", f)
 			}
-			return nil, nil, fmt.Errorf("levels %q and %q are the same number", prev, f)
+			return nil, nil, fmt.Errorf("levels %q and %q are the same number: a level appears twice", prev, f)
 		}
 		seen[q] = f
 		levels = append(levels, q)

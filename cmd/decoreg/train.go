@@ -342,6 +342,11 @@ func (f *trainFlags) fitErr(d *data.Dataset, idx []int, err error) error {
 	switch {
 	case errors.Is(err, decoreg.ErrConstantTarget):
 		return inputf(name, "%s: the target column %q is constant (every one of the %d training rows has %v)", d.Path, d.TargetName, d.Rows, d.Y[0])
+	case errors.Is(err, decoreg.ErrTooFewRows) && d.Rows >= 2:
+		// Rounding put every row in the validation split.
+		nVal := max(1, int(math.Round(f.valFrac*float64(d.Rows))))
+		return inputf(name, "--val-frac %v holds out %d of the %d training rows of %s for validation (the fraction is rounded to whole rows), leaving none to train on; use a --val-frac of at most %s (or 0: no validation split)",
+			f.valFrac, nVal, d.Rows, d.Path, fmtFloat(float64(d.Rows-1)/float64(d.Rows)))
 	case errors.Is(err, decoreg.ErrTooFewRows):
 		return inputf(name, "%s: %d training row(s) are too few for a validation split of --val-frac %v (it needs at least 1 row to hold out and 1 to train on; --val-frac 0 trains without one)",
 			d.Path, d.Rows, f.valFrac)
