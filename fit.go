@@ -84,7 +84,7 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 		if res.BestEpoch == 0 {
 			return nil, fmt.Errorf("training cancelled before the first epoch ended: %w", err)
 		}
-		return m, fmt.Errorf("training cancelled at epoch %d (keeping epoch %d): %w", res.Epochs, res.BestEpoch, err)
+		return m, fmt.Errorf("training cancelled after %d epoch(s) (keeping epoch %d): %w", res.Epochs, res.BestEpoch, err)
 	}
 	return m, nil
 }

@@ -271,3 +271,42 @@ func TestH8ValFracRoundsToEveryRow(t *testing.T) {
 	mustCLI(t, append(train, "--val-frac", "0.995")...)
 	wantUsage(t, append([]string{"train", "--data", "testdata/cli/one_row.csv", "--out", out}, tinyArgs("pointwise")...), "too few")
 }
+
+// TestH9StopReason: after Ctrl-C the summary and the model file give the
+// same stop reason, and epochs counts the epochs completed (not the one
+// cut short).
+func TestH9StopReason(t *testing.T) {
+	self, err := os.FindProcess(os.Getpid())
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "train.csv", 2000, 7)
+	model := filepath.Join(dir, "m.model")
+	var sigErr error
+	last := 0
+	onEpoch = func(p decoreg.Progress) {
+		last = p.Epoch
+		if p.Epoch == 2 {
+			sigErr = self.Signal(os.Interrupt)
+		}
+	}
+	defer func() { onEpoch = nil }()
+	out, _ := mustCLI(t, "train", "--data", data, "--out", model, "--head", "pointwise", "--enc-width", "8",
+		"--batch", "8", "--epochs", "100000", "--patience", "100000", "--quiet")
+	if sigErr != nil {
+		t.Skipf("cannot signal this process: %v", sigErr)
+	}
+	s := summary(t, out)
+	m, err := decoreg.Load(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := m.Info()
+	if s["stopped"] != info.Stopped || info.Stopped != "cancelled" {
+		t.Errorf("summary stopped %v, model file %q; want both cancelled", s["stopped"], info.Stopped)
+	}
+	if s["epochs"] != float64(last) || info.Epochs != last {
+		t.Errorf("summary epochs %v, model file %d; %d completed", s["epochs"], info.Epochs, last)
+	}
+}

@@ -57,8 +57,9 @@ Progress goes to standard error: a progress bar (epoch, losses, a "*" on the
 best epoch so far, and an upper bound on the time left) when it is a
 terminal, one line per epoch otherwise, nothing with --quiet. When training
 ends, one JSON line on standard output summarises it: model, head, rows,
-params, epochs, best_epoch, val_loss (null without validation), stopped
-("early-stopping", "max-epochs" or "interrupted") and seconds.
+params, epochs (the epochs completed), best_epoch, val_loss (null without
+validation), stopped ("early-stopping", "max-epochs" or "cancelled", as the
+model file records it) and seconds.
 
 Interrupting (Ctrl-C, SIGINT or SIGTERM) stops training at the next batch
 and saves the best model so far; the command then prints
@@ -304,15 +305,13 @@ func runTrain(cmd *Command, args []string) error {
 		return err
 	}
 	info := m.Info()
-	stopped := info.Stopped
 	if interrupted {
-		stopped = "interrupted"
 		fmt.Fprintf(errOut, "interrupted: saved best model from epoch %d to %s\n", info.BestEpoch, f.out)
 	}
 	s := trainSummary{
 		Model: f.out, Head: string(cfg.Head), Rows: info.Rows, ValRows: info.ValRows, Params: info.Params,
 		Epochs: info.Epochs, BestEpoch: info.BestEpoch, ValLoss: jsonNum(info.BestValLoss),
-		Stopped: stopped, Seconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
+		Stopped: info.Stopped, Seconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
 	}
 	if info.ValRows == 0 {
 		s.ValLoss = nil
