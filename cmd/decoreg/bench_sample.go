@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,7 +41,8 @@ decoder steps over all levels. It prints one JSON object:
 
 	{"samples_per_s":...,"quantile_queries_per_s":...,"peak_rss_mb":...,"threads":2,...}
 
-with the medians over --repeats runs of each part. sample_mean is the mean
+with the medians over --repeats runs of each part (times in seconds to 4
+significant digits; with --quantiles 0 the quantile fields are left out). sample_mean is the mean
 of all draws, a check that runs agree.
 
 Flags whose estimated memory (the inputs and their encodings; about 4 KiB
@@ -54,21 +56,21 @@ func init() {
 
 // sampleBenchResult is the output of bench sample.
 type sampleBenchResult struct {
-	SamplesPerS           float64 `json:"samples_per_s"`
-	SampleSecondsMedian   float64 `json:"sample_seconds_median"`
-	SampleSecondsMin      float64 `json:"sample_seconds_min"`
-	SampleSecondsMax      float64 `json:"sample_seconds_max"`
-	QuantileQueriesPerS   float64 `json:"quantile_queries_per_s"`
-	QuantileInputsPerS    float64 `json:"quantile_inputs_per_s"`
-	QuantileSecondsMedian float64 `json:"quantile_seconds_median"`
-	PeakRSSMB             float64 `json:"peak_rss_mb"`
-	Threads               int     `json:"threads"`
-	Inputs                int     `json:"inputs"`
-	Samples               int     `json:"samples"`
-	Quantiles             int     `json:"quantiles"`
-	Repeats               int     `json:"repeats"`
-	SampleMean            float64 `json:"sample_mean"`
-	QuantileMean          float64 `json:"quantile_mean"`
+	SamplesPerS           float64  `json:"samples_per_s"`
+	SampleSecondsMedian   float64  `json:"sample_seconds_median"`
+	SampleSecondsMin      float64  `json:"sample_seconds_min"`
+	SampleSecondsMax      float64  `json:"sample_seconds_max"`
+	QuantileQueriesPerS   *float64 `json:"quantile_queries_per_s,omitempty"` // these three and quantile_mean are left out with --quantiles 0
+	QuantileInputsPerS    *float64 `json:"quantile_inputs_per_s,omitempty"`
+	QuantileSecondsMedian *float64 `json:"quantile_seconds_median,omitempty"`
+	PeakRSSMB             float64  `json:"peak_rss_mb"`
+	Threads               int      `json:"threads"`
+	Inputs                int      `json:"inputs"`
+	Samples               int      `json:"samples"`
+	Quantiles             int      `json:"quantiles"`
+	Repeats               int      `json:"repeats"`
+	SampleMean            float64  `json:"sample_mean"`
+	QuantileMean          *float64 `json:"quantile_mean,omitempty"`
 }
 
 func runBenchSample(args []string) error {
@@ -194,20 +196,24 @@ func runBenchSample(args []string) error {
 	}
 	total := float64(n) * float64(*samples)
 	res := sampleBenchResult{
-		SampleSecondsMedian: round3(metrics.Median(st)), SampleSecondsMin: round3(slices.Min(st)),
-		SampleSecondsMax: round3(slices.Max(st)), SamplesPerS: round3(total / metrics.Median(st)),
+		SampleSecondsMedian: roundSig(metrics.Median(st)), SampleSecondsMin: roundSig(slices.Min(st)),
+		SampleSecondsMax: roundSig(slices.Max(st)), SamplesPerS: round3(total / metrics.Median(st)),
 		Threads: *threads, Inputs: n, Samples: *samples, Quantiles: *quantiles, Repeats: *repeats,
 		SampleMean: sumInOrder(sums) / total,
 	}
 	if len(qt) > 0 {
 		q := metrics.Median(qt)
-		res.QuantileSecondsMedian = round3(q)
-		res.QuantileQueriesPerS = round3(float64(n) * float64(*quantiles) / q)
-		res.QuantileInputsPerS = round3(float64(n) / q)
-		res.QuantileMean = sumInOrder(qsums) / (float64(n) * float64(*quantiles))
+		ptr := func(v float64) *float64 { return &v }
+		res.QuantileSecondsMedian = ptr(roundSig(q))
+		res.QuantileQueriesPerS = ptr(round3(float64(n) * float64(*quantiles) / q))
+		res.QuantileInputsPerS = ptr(round3(float64(n) / q))
+		res.QuantileMean = ptr(sumInOrder(qsums) / (float64(n) * float64(*quantiles)))
+		if math.IsNaN(*res.QuantileMean) {
+			return errors.New("bench sample: NaN in the results")
+		}
 	}
 	res.PeakRSSMB = round3(peakRSSMB())
-	if math.IsNaN(res.SampleMean) || math.IsNaN(res.QuantileMean) {
+	if math.IsNaN(res.SampleMean) {
 		return errors.New("bench sample: NaN in the results")
 	}
 	return json.NewEncoder(stdout).Encode(res)
@@ -247,4 +253,10 @@ func sumInOrder(x []float64) float64 {
 		s += v
 	}
 	return s
+}
+
+// roundSig rounds x to 4 significant digits (times too short for round3).
+func roundSig(x float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 4, 64), 64)
+	return v
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -308,5 +310,31 @@ func TestH9StopReason(t *testing.T) {
 	}
 	if s["epochs"] != float64(last) || info.Epochs != last {
 		t.Errorf("summary epochs %v, model file %d; %d completed", s["epochs"], info.Epochs, last)
+	}
+}
+
+// TestH10BenchSampleNoQuantiles: with --quantiles 0 the quantile fields
+// are left out (not 0), and the sample times keep their significant digits.
+func TestH10BenchSampleNoQuantiles(t *testing.T) {
+	var o, e bytes.Buffer
+	old := stdout
+	stdout = &o
+	defer func() { stdout = old }()
+	if code := run([]string{"bench", "sample", "--quantiles", "0", "--inputs", "2", "--samples", "2", "--repeats", "1", "--enc-width", "8"}, &e); code != 0 {
+		t.Fatalf("exit %d: %s", code, e.String())
+	}
+	var m map[string]any
+	if err := json.Unmarshal(o.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"quantile_queries_per_s", "quantile_inputs_per_s", "quantile_seconds_median", "quantile_mean"} {
+		if v, ok := m[k]; ok && v != nil {
+			t.Errorf("%s = %v with --quantiles 0", k, v)
+		}
+	}
+	for _, k := range []string{"sample_seconds_median", "sample_seconds_min", "sample_seconds_max"} {
+		if v, _ := m[k].(float64); !(v > 0) {
+			t.Errorf("%s = %v, want > 0", k, m[k])
+		}
 	}
 }
