@@ -42,12 +42,16 @@ var cmdBench = &Command{
 	Short:     "run a benchmark (gemm, train, sample, uci, report)",
 	Long: `Bench runs one of decoreg's benchmarks and prints its results, one JSON
 object per line unless the benchmark says otherwise. Run
-"decoreg help bench <name>" for a benchmark's flags.`,
+"decoreg help bench <name>" (or "decoreg bench help <name>") for a
+benchmark's flags.`,
 	CustomFlags: true, // the benchmark's
 	Run:         runBench,
 }
 
 func runBench(_ *Command, args []string) error {
+	if len(args) >= 2 && args[0] == "help" {
+		return runHelp(cmdHelp, append([]string{"bench"}, args[1:]...)) // bench help NAME: as help bench NAME
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintf(stdout, "usage: decoreg bench <name> [flags]\n\nThe benchmarks are:\n\n%s", benchList())
 		if len(args) == 0 {

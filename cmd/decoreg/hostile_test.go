@@ -338,3 +338,16 @@ func TestH10BenchSampleNoQuantiles(t *testing.T) {
 		}
 	}
 }
+
+// TestH11BenchHelpName: "decoreg bench help NAME" prints the benchmark's
+// help with its flags, as "decoreg help bench NAME" does.
+func TestH11BenchHelpName(t *testing.T) {
+	for _, name := range []string{"gemm", "train", "sample", "uci", "report"} {
+		a, _ := mustCLI(t, "help", "bench", name)
+		b, _ := mustCLI(t, "bench", "help", name)
+		if !strings.HasPrefix(b, "usage: decoreg bench "+name) || !strings.Contains(b, "Flags:") || a != b {
+			t.Errorf("bench help %s printed\n%s\nwant\n%s", name, b, a)
+		}
+	}
+	wantUsage(t, []string{"bench", "help", "nonesuch"}, "unknown benchmark")
+}

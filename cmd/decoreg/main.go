@@ -177,6 +177,9 @@ func runHelp(_ *Command, args []string) error {
 			}
 			return nil
 		}
+		if args[0] == "bench" {
+			return usagef("help: unknown benchmark %q; run 'decoreg bench help'", args[1])
+		}
 		return usagef("help: unknown command %q; run 'decoreg help'", strings.Join(args, " "))
 	default:
 		return usagef("help: too many arguments")
