@@ -36,8 +36,9 @@ import (
 var errOut io.Writer = os.Stderr
 
 // isTerminal reports whether w is a character device (an interactive
-// terminal), which gets a \r-updated progress bar instead of log lines.
-func isTerminal(w io.Writer) bool {
+// terminal), which gets a \r-updated progress bar instead of log lines. A
+// variable, so that tests can pretend.
+var isTerminal = func(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

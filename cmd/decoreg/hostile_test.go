@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -350,4 +351,20 @@ func TestH11BenchHelpName(t *testing.T) {
 		}
 	}
 	wantUsage(t, []string{"bench", "help", "nonesuch"}, "unknown benchmark")
+}
+
+// TestH12ProgressBarEndsLine: on a terminal, train's progress bar line is
+// ended before anything else is printed (the JSON summary on standard
+// output, which shares the terminal).
+func TestH12ProgressBarEndsLine(t *testing.T) {
+	old := isTerminal
+	isTerminal = func(io.Writer) bool { return true }
+	defer func() { isTerminal = old }()
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "d.csv", 50, 1)
+	args := []string{"train", "--data", data, "--out", filepath.Join(dir, "m.model"), "--head", "pointwise", "--enc-width", "8", "--epochs", "3"}
+	_, errs := mustCLI(t, args...)
+	if !strings.Contains(errs, "\repoch 3/3 [") || !strings.HasSuffix(errs, "\n") {
+		t.Errorf("progress bar output %q: want \\r-updated lines ended by a newline", errs)
+	}
 }
