@@ -475,3 +475,61 @@ func jsonNum(v float64) any {
 	}
 	return v
 }
+
+// stdinName is how messages name the --data of "--data -".
+const stdinName = "<stdin>"
+
+// stdin is what "--data -" reads; tests replace it.
+var stdin io.Reader = os.Stdin
+
+// stdinSpools are the temporary files holding the standard input of
+// "--data -"; run names them stdinName in messages and removes them.
+var stdinSpools []string
+
+// dataFile returns the file to read for a --data flag: path itself, or,
+// for "-", a temporary file holding all of standard input (the readers
+// read a file more than once: its header, then its rows). The file is
+// removed when the command ends (run calls removeSpools).
+func dataFile(name, path string) (string, error) {
+	if path != "-" {
+		return path, nil
+	}
+	f, err := os.CreateTemp("", "decoreg-stdin-*.csv")
+	if err != nil {
+		return "", failf(name, "--data -: keeping standard input: %v", err)
+	}
+	stdinSpools = append(stdinSpools, f.Name())
+	_, err = io.Copy(f, stdin)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", failf(name, "--data -: reading standard input: %v", err)
+	}
+	return f.Name(), nil
+}
+
+// removeSpools removes the files of dataFile.
+func removeSpools() {
+	for _, p := range stdinSpools {
+		os.Remove(p)
+	}
+	stdinSpools = nil
+}
+
+// nameSpools replaces the paths of dataFile's files in msg with stdinName.
+func nameSpools(msg string) string {
+	for _, p := range stdinSpools {
+		msg = strings.ReplaceAll(msg, p, stdinName)
+	}
+	return msg
+}
+
+// noEmptyTarget refuses an empty --target given on the command line, which
+// would otherwise silently mean the default column.
+func noEmptyTarget(name string, fs *flag.FlagSet) error {
+	if f := fs.Lookup("target"); f != nil && isSet(fs, "target") && strings.TrimSpace(f.Value.String()) == "" {
+		return inputf(name, "--target is empty; leave it out for the default column")
+	}
+	return nil
+}

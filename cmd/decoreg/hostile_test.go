@@ -12,6 +12,7 @@ import (
 
 	"decoreg"
 	"decoreg/internal/experiments"
+	"decoreg/internal/modelfile"
 )
 
 // Regression tests of the problems a hostile-user review of the command
@@ -366,5 +367,67 @@ func TestH12ProgressBarEndsLine(t *testing.T) {
 	_, errs := mustCLI(t, args...)
 	if !strings.Contains(errs, "\repoch 3/3 [") || !strings.HasSuffix(errs, "\n") {
 		t.Errorf("progress bar output %q: want \\r-updated lines ended by a newline", errs)
+	}
+}
+
+// TestH13ColumnNames: train refuses a column name that is not valid UTF-8
+// (naming the file, line and column) and column names too long for a model
+// file, before training.
+func TestH13ColumnNames(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("a,\xc3(,y\n1,2,3\n2,3,1\n3,1,2\n"), 0o644)
+	out := filepath.Join(dir, "m.model")
+	wantUsage(t, append([]string{"train", "--data", bad, "--out", out}, tinyArgs("pointwise")...), "bad.csv: line 1, column 2", "UTF-8")
+	long := filepath.Join(dir, "long.csv")
+	os.WriteFile(long, []byte(strings.Repeat("n", modelfile.MaxHeader)+",y\n1,2\n2,1\n3,3\n"), 0o644)
+	wantUsage(t, append([]string{"train", "--data", long, "--out", out}, tinyArgs("pointwise")...), "long.csv: line 1", "64 MiB")
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a model was written")
+	}
+}
+
+// TestH14DataStdinAndEmptyTarget: --data - reads standard input (train,
+// eval, predict, sample), messages call it <stdin>, and no temporary file
+// is left; an empty --target is refused.
+func TestH14DataStdinAndEmptyTarget(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "d.csv", 60, 2)
+	body := mustRead(t, data)
+	old := stdin
+	defer func() { stdin = old }()
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "decoreg-stdin-*"))
+
+	model := filepath.Join(dir, "m.model")
+	stdin = strings.NewReader(body)
+	mustCLI(t, append([]string{"train", "--data", "-", "--out", model}, tinyArgs("mdn")...)...)
+	want, _ := mustCLI(t, "predict", "--model", model, "--data", data, "--out", "-")
+	stdin = strings.NewReader(body)
+	if got, _ := mustCLI(t, "predict", "--model", model, "--data", "-", "--out", "-"); got != want {
+		t.Errorf("predict --data -:\n%s\nwant\n%s", got, want)
+	}
+	wantEval, _ := mustCLI(t, "eval", "--model", model, "--data", data)
+	stdin = strings.NewReader(body)
+	if got, _ := mustCLI(t, "eval", "--model", model, "--data", "-"); got != wantEval {
+		t.Errorf("eval --data -: %s, want %s", got, wantEval)
+	}
+	stdin = strings.NewReader(body)
+	if got, _ := mustCLI(t, "sample", "--model", model, "--data", "-", "--n", "3"); strings.Count(got, "\n") != 61 {
+		t.Errorf("sample --data -: %d lines", strings.Count(got, "\n"))
+	}
+	stdin = strings.NewReader("x0,x1,y\n1,oops,2\n")
+	wantUsage(t, []string{"eval", "--model", model, "--data", "-"}, "<stdin>: line 2")
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "decoreg-stdin-*"))
+	if len(after) > len(before) {
+		t.Errorf("temporary files left: %v", after)
+	}
+
+	for _, cmd := range [][]string{
+		append([]string{"train", "--data", data, "--out", model, "--target", ""}, tinyArgs("mdn")...),
+		{"eval", "--model", model, "--data", data, "--target", " "},
+		{"predict", "--model", model, "--data", data, "--out", "-", "--target", ""},
+		{"sample", "--model", model, "--data", data, "--n", "1", "--target", ""},
+	} {
+		wantUsage(t, cmd, "--target is empty")
 	}
 }

@@ -212,11 +212,12 @@ func run(args []string, stderr io.Writer) int {
 	if err == nil {
 		err = c.Run(c, args)
 	}
+	defer removeSpools()
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return 0
 	default:
-		msg := err.Error()
+		msg := nameSpools(err.Error())
 		if !strings.HasPrefix(msg, "decoreg") {
 			msg = "decoreg " + msg
 		}

@@ -55,7 +55,7 @@ var predictF struct {
 func init() {
 	fs := &cmdPredict.Flag
 	fs.StringVar(&predictF.model, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
-	fs.StringVar(&predictF.data, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped (required)")
+	fs.StringVar(&predictF.data, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped, or - for standard input (required)")
 	fs.StringVar(&predictF.out, "out", "", "write the predictions to `OUT.csv`, or - for standard output (required); "+outHelp)
 	fs.StringVar(&predictF.levels, "levels", formatLevels(decoreg.DefaultLevels), "comma-separated quantile `LEVELS` in [0, 1]")
 	fs.StringVar(&predictF.target, "target", "", "the target column's `NAME` for logpdf (default: the model's target name)")
@@ -150,6 +150,9 @@ func runPredict(cmd *Command, args []string) error {
 	if err := noArgs(name, args); err != nil {
 		return err
 	}
+	if err := noEmptyTarget(name, &cmd.Flag); err != nil {
+		return err
+	}
 	if err := required(name, &cmd.Flag, "model", "data", "out"); err != nil {
 		return err
 	}
@@ -168,6 +171,9 @@ func runPredict(cmd *Command, args []string) error {
 	}
 	m, err := loadModel(name, modelPath)
 	if err != nil {
+		return err
+	}
+	if dataPath, err = dataFile(name, dataPath); err != nil {
 		return err
 	}
 	d, err := readForModel(name, dataPath, m, target, targetOptional)

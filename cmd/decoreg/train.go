@@ -13,9 +13,11 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"decoreg"
 	"decoreg/data"
+	"decoreg/internal/modelfile"
 	"decoreg/internal/outfile"
 	"decoreg/vocab"
 )
@@ -26,9 +28,10 @@ var cmdTrain = &Command{
 	Short:     "train a model on a CSV file",
 	Long: `Train fits a regression model to the rows of a CSV file and saves it.
 
-FILE is CSV with a header line, optionally gzip-compressed. Every cell must
-be a finite number. The target is the last column, or the column named by
---target; every other column is a feature. The feature and target names are
+FILE is CSV with a header line, optionally gzip-compressed; --data - reads
+it from standard input (as do eval, predict and sample). Every cell must
+be a finite number, and every column name valid UTF-8. The target is the last column, or the column named by
+--target (an empty --target is refused); every other column is a feature. The feature and target names are
 saved with the model, so that eval, predict and sample match columns by name.
 
 HEAD is one of
@@ -112,7 +115,7 @@ type trainFlags struct {
 }
 
 func (f *trainFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.data, "data", "", "training data: CSV `FILE` with a header, optionally gzipped (required)")
+	fs.StringVar(&f.data, "data", "", "training data: CSV `FILE` with a header, optionally gzipped, or - for standard input (required)")
 	fs.StringVar(&f.target, "target", "", "the target column's `NAME` (default: the last column)")
 	fs.StringVar(&f.out, "out", "", "write the model to `MODEL`, or - for standard output (required); "+outHelp)
 	fs.StringVar(&f.head, "head", string(decoreg.HeadDecoder), "regression `HEAD`: decoder, pointwise, riemann or mdn")
@@ -239,6 +242,9 @@ func runTrain(cmd *Command, args []string) error {
 	if err := noArgs(name, args); err != nil {
 		return err
 	}
+	if err := noEmptyTarget(name, fs); err != nil {
+		return err
+	}
 	if err := required(name, fs, "data", "out"); err != nil {
 		return err
 	}
@@ -257,7 +263,14 @@ func runTrain(cmd *Command, args []string) error {
 	}
 
 	// Data.
-	d, err := data.ReadCSV(f.data, data.ReadOptions{Target: f.target})
+	path, err := dataFile(name, f.data)
+	if err != nil {
+		return err
+	}
+	if err := checkColumnNames(name, path); err != nil {
+		return err
+	}
+	d, err := data.ReadCSV(path, data.ReadOptions{Target: f.target})
 	if err != nil {
 		return inputErr(name, err)
 	}
@@ -326,6 +339,30 @@ func runTrain(cmd *Command, args []string) error {
 	}
 	_, err = fmt.Fprintf(sum, "%s\n", b)
 	return err
+}
+
+// checkColumnNames refuses, before training, column names that the model
+// file could not keep: names that are not valid UTF-8 (the file's JSON
+// header would replace their bytes, and the model could not then read its
+// own training file), and names too long for a model file's header
+// (modelfile.MaxHeader, 64 MiB).
+func checkColumnNames(name, path string) error {
+	header, err := data.ReadHeader(path)
+	if err != nil {
+		return inputErr(name, err)
+	}
+	size := 0
+	for j, h := range header {
+		if !utf8.ValidString(h) {
+			return inputf(name, "%s: line 1, column %d: the column name %q is not valid UTF-8, which a model file cannot record", path, j+1, h)
+		}
+		b, _ := json.Marshal(h)
+		size += len(b) + 64 // the name, and the feature's mean and std
+	}
+	if size > modelfile.MaxHeader-1<<20 {
+		return inputf(name, "%s: line 1: the column names take about %d bytes in a model file, more than its header holds (%d bytes, 64 MiB, for everything)", path, size, modelfile.MaxHeader)
+	}
+	return nil
 }
 
 // fitErr reports an error of decoreg.FitFlat on the training rows d (the
