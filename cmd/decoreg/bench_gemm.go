@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,7 +59,7 @@ type gemmResult struct {
 func runBenchGemm(args []string) error {
 	fs := newFlagSet(benchGemmCmd)
 	sizesFlag := fs.String("sizes", "256x512x512,256x2048x2048,64x32x32", "comma-separated `MxNxK` sizes")
-	threadsFlag := fs.String("threads", "1,2", "comma-separated thread counts")
+	threadsFlag := fs.String("threads", "1,2", "comma-separated thread counts (0: every core)")
 	kernelsFlag := fs.String("kernels", "", "comma-separated kernels (default: all usable: "+strings.Join(gemm.Kernels(), ",")+")")
 	repeat := fs.Int("repeat", 5, "timed repeats per case; the median is reported")
 	minTime := fs.Duration("min-time", 100*time.Millisecond, "least time of one repeat")
@@ -169,13 +170,16 @@ func gemmRound3(x float64) float64 {
 	return v
 }
 
-// parsePositiveInts parses "1,2,...".
+// parseGemmThreads parses "1,2,..."; 0 means every core (GOMAXPROCS).
 func parseGemmThreads(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < 1 {
-			return nil, fmt.Errorf("%q is not a positive integer", f)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("%q is not an integer >= 0 (0: every core)", f)
+		}
+		if v == 0 {
+			v = runtime.GOMAXPROCS(0)
 		}
 		out = append(out, v)
 	}

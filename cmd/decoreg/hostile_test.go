@@ -68,6 +68,14 @@ func TestH7BenchFlagErrors(t *testing.T) {
 	if tr.Threads < 1 {
 		t.Errorf("bench train --threads 0: threads %d", tr.Threads)
 	}
+	var o, e bytes.Buffer
+	saved := stdout
+	stdout = &o
+	code := run([]string{"bench", "gemm", "-repeat", "1", "-min-time", "0", "-sizes", "4x4x4", "-threads", "0", "-kernels", "purego"}, &e)
+	stdout = saved
+	if code != 0 || !strings.Contains(o.String(), `"threads":`) || strings.Contains(o.String(), `"threads":0`) {
+		t.Errorf("bench gemm -threads 0: exit %d, %s%s", code, o.String(), e.String())
+	}
 	var sr sampleBenchResult
 	runBenchJSON(t, &sr, "bench", "sample", "--threads", "0", "--inputs", "2", "--samples", "2", "--quantiles", "1", "--repeats", "1", "--enc-width", "8")
 	if sr.Threads < 1 {
