@@ -42,8 +42,8 @@ decoder steps over all levels. It prints one JSON object:
 	{"samples_per_s":...,"quantile_queries_per_s":...,"peak_rss_mb":...,"threads":2,...}
 
 with the medians over --repeats runs of each part (times in seconds to 4
-significant digits; with --quantiles 0 the quantile fields are left out). sample_mean is the mean
-of all draws, a check that runs agree.
+significant digits; with --quantiles 0 the quantile fields are left out).
+sample_mean is the mean of all draws, a check that runs agree.
 
 Flags whose estimated memory (the inputs and their encodings; about 4 KiB
 per sample or quantile level in flight on each thread) exceeds 4 GiB are

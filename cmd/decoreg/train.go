@@ -29,10 +29,11 @@ var cmdTrain = &Command{
 	Long: `Train fits a regression model to the rows of a CSV file and saves it.
 
 FILE is CSV with a header line, optionally gzip-compressed; --data - reads
-it from standard input (as do eval, predict and sample). Every cell must
-be a finite number, and every column name valid UTF-8. The target is the last column, or the column named by
---target (an empty --target is refused); every other column is a feature. The feature and target names are
-saved with the model, so that eval, predict and sample match columns by name.
+it from standard input (as do eval, predict and sample). Every cell must be
+a finite number, and every column name valid UTF-8. The target is the last
+column, or the column named by --target (an empty --target is refused);
+every other column is a feature. The feature and target names are saved with
+the model, so that eval, predict and sample match columns by name.
 
 HEAD is one of
 	decoder    the paper's head: a causal Transformer decoder over the
