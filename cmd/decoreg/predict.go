@@ -21,12 +21,11 @@ predictive distribution p(y|x) to a CSV file with the header
 
 row is the index of the input row among the data rows of FILE (0 is the row
 after the header); mean, median and mode are point estimates and qNN the
-quantiles at the levels of --levels (default ` +
-formatLevels(decoreg.DefaultLevels) + `,
-decoreg.DefaultLevels; a column is
-named after its level in percent, written exactly: 0.05 is q05, 0.025 is
-q2.5, 0.1234567891 is q12.34567891 and 1e-300 is q1e-298, so that distinct
-levels have distinct names; -0 is 0, and a level given twice is an error).
+quantiles at the levels of --levels (default ` + formatLevels(decoreg.DefaultLevels) + `,
+decoreg.DefaultLevels). A column is named after its level in percent,
+written exactly: 0.05 is q05, 0.025 is q2.5, 0.1234567891 is q12.34567891
+and 1e-300 is q1e-298, so that distinct levels have distinct names; -0 is
+0, and a level given twice is an error.
 logpdf, the log density of the row's target under p(y|x) in the original
 units of y, is written when FILE has the target column, filled in on every
 row, and the head has a density (not for pointwise). The target column is
