@@ -107,11 +107,11 @@ func TestH2OutIsAnInput(t *testing.T) {
 	small := copyFile(t, "testdata/cli/small.csv", filepath.Join(dir, "small.csv"))
 	link := filepath.Join(dir, "link.model")
 	if err := os.Symlink("m.model", link); err != nil {
-		t.Fatal(err)
+		t.Skipf("no symbolic links here: %v", err)
 	}
 	hard := filepath.Join(dir, "hard.csv")
 	if err := os.Link(data, hard); err != nil {
-		t.Fatal(err)
+		t.Skipf("no hard links here: %v", err)
 	}
 	before := map[string]string{}
 	for _, p := range []string{data, model, mask, small} {
