@@ -190,7 +190,8 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 			MaxLayers, MaxWidth, c.EncLayers, c.EncWidth, c.DecLayers, c.DecWidth)
 	}
 	if n := c.approxParams(); n > MaxParams {
-		return nil, configErr(sizeField(c), "the network would have about %.3g parameters, more than the %d allowed", n, MaxParams)
+		return nil, configErr(sizeField(c), "the network would have about %.3g parameters (%.3g in the encoder's hidden layers, %.3g in the %s head), more than the %d allowed",
+			n, c.encParams(), headSpecs[c.Head].params(c), c.Head, MaxParams)
 	}
 	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
 		return nil, configErr("LR", "learning rate must be finite and > 0, have %v", c.LR)
@@ -225,13 +226,20 @@ const (
 // layer (whose size depends on the features): the hidden encoder layers,
 // the decoder blocks and the output layer.
 func (c Config) approxParams() float64 {
-	ew := float64(c.EncWidth)
-	return float64(max(c.EncLayers-1, 0))*ew*(ew+1) + headSpecs[c.Head].params(c)
+	return c.encParams() + headSpecs[c.Head].params(c)
 }
 
-// sizeField names the size field that breaks a limit: the largest of the
-// encoder and decoder layers and widths relative to its limit, else the
-// head's own size field.
+// encParams estimates the parameters of the encoder's hidden layers.
+func (c Config) encParams() float64 {
+	ew := float64(c.EncWidth)
+	return float64(max(c.EncLayers-1, 0)) * ew * (ew + 1)
+}
+
+// sizeField names the size field that breaks a limit: a layer count or
+// width above its own limit, else, for the parameter limit, the field of
+// the part with the most parameters: the head's own size field (DecWidth,
+// Bins, Components) when the head has more than the encoder's hidden
+// layers, else EncWidth.
 func sizeField(c Config) string {
 	switch {
 	case c.EncWidth > MaxWidth:
@@ -242,7 +250,7 @@ func sizeField(c Config) string {
 		return "EncLayers"
 	case c.DecLayers > MaxLayers:
 		return "DecLayers"
-	case headSpecs[c.Head].sizeField != "":
+	case headSpecs[c.Head].sizeField != "" && headSpecs[c.Head].params(c) > c.encParams():
 		return headSpecs[c.Head].sizeField
 	}
 	return "EncWidth"
@@ -307,6 +315,7 @@ var headSpecs = map[Head]*headSpec{
 			ew, dw := float64(c.EncWidth), float64(c.DecWidth)
 			return ew*dw + float64(c.DecLayers)*12*dw*dw
 		},
+		sizeField: "DecWidth",
 	},
 	HeadPointwise: {
 		impl:     head.Lookup("pointwise"),

@@ -84,7 +84,7 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 		if res.BestEpoch == 0 {
 			return nil, fmt.Errorf("training cancelled before the first epoch ended: %w", err)
 		}
-		return m, fmt.Errorf("training cancelled at epoch %d (keeping epoch %d): %w", res.Epochs, res.BestEpoch, err)
+		return m, fmt.Errorf("training cancelled after %d epoch(s) (keeping epoch %d): %w", res.Epochs, res.BestEpoch, err)
 	}
 	return m, nil
 }
@@ -100,7 +100,7 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *hea
 		return nil, nil, nil, fmt.Errorf("%w: %d rows of %d features", ErrTooFewRows, rows, cols)
 	}
 	if nVal := train.ValRows(rows, cfg.ValFrac); nVal > 0 && rows-nVal < 1 {
-		return nil, nil, nil, fmt.Errorf("%w: %d row(s) cannot hold out a validation split (need at least 2; or set ValFrac < 0)", ErrTooFewRows, rows)
+		return nil, nil, nil, fmt.Errorf("%w: ValFrac %v of %d row(s) holds out %d for validation, leaving none to train on (or set ValFrac < 0)", ErrTooFewRows, cfg.ValFrac, rows, nVal)
 	}
 	yMin, yMax, err := checkData(x, rows, cols, y)
 	if err != nil {

@@ -43,7 +43,7 @@ type TrainInfo struct {
 	ValRows     int     `json:"val_rows"`      // rows held out for early stopping
 	Features    int     `json:"features"`      // input dimension
 	Params      int     `json:"params"`        // number of parameters
-	Epochs      int     `json:"epochs"`        // epochs run
+	Epochs      int     `json:"epochs"`        // epochs completed
 	BestEpoch   int     `json:"best_epoch"`    // epoch whose weights were kept (1-based)
 	BestValLoss float64 `json:"best_val_loss"` // 0 when trained without validation (always finite)
 	Stopped     string  `json:"stopped"`       // "early-stopping", "max-epochs" or "cancelled"

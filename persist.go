@@ -49,6 +49,9 @@ func (m *Model) encodeHeader() ([]byte, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
 	}
+	if err := checkNames(m.features, m.target, m.Features()); err != nil {
+		return nil, err
+	}
 	h := fileHeader{Format: "decoreg-model", Config: m.cfg, XMean: m.xMean, XStd: m.xStd,
 		YMin: m.units.YMin, YMax: m.units.YMax, Names: m.features, Target: m.target, Info: m.info, Params: m.net.NumParams()}
 	hb, err := json.Marshal(h)

@@ -71,7 +71,7 @@ func TestBadInput(t *testing.T) {
 		{"train/constant target", train(fx + "constant.csv"), []string{"constant.csv", "constant", `"y"`}},
 		{"train/too few rows", train(fx + "one_row.csv"), []string{"one_row.csv", "too few", "validation"}},
 		{"train/too few rows after mask", train(fx+"small.csv", "--test-mask", fx+"mask12.csv", "--split", "1", "--val-frac", "0.99"),
-			[]string{"small.csv", "too few", "validation"}},
+			[]string{"small.csv", "leaving none", "validation"}},
 		{"train/duplicate column", train(fx + "dup_column.csv"), []string{"dup_column.csv", "line 1, column 3", "duplicate"}},
 		{"train/corrupt gzip", train(fx + "corrupt.csv.gz"), []string{"corrupt.csv.gz"}},
 		{"train/unknown target", train(small, "--target", "zz"), []string{"small.csv", "line 1", `"zz"`}},

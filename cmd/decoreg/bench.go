@@ -42,12 +42,16 @@ var cmdBench = &Command{
 	Short:     "run a benchmark (gemm, train, sample, uci, report)",
 	Long: `Bench runs one of decoreg's benchmarks and prints its results, one JSON
 object per line unless the benchmark says otherwise. Run
-"decoreg help bench <name>" for a benchmark's flags.`,
+"decoreg help bench <name>" (or "decoreg bench help <name>") for a
+benchmark's flags.`,
 	CustomFlags: true, // the benchmark's
 	Run:         runBench,
 }
 
 func runBench(_ *Command, args []string) error {
+	if len(args) >= 2 && args[0] == "help" {
+		return runHelp(cmdHelp, append([]string{"bench"}, args[1:]...)) // bench help NAME: as help bench NAME
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintf(stdout, "usage: decoreg bench <name> [flags]\n\nThe benchmarks are:\n\n%s", benchList())
 		if len(args) == 0 {
@@ -60,4 +64,36 @@ func runBench(_ *Command, args []string) error {
 		return usagef("bench: unknown benchmark %q; run 'decoreg bench help'", args[0])
 	}
 	return b.Run(args[1:])
+}
+
+// maxBenchBytes is the most memory a benchmark's flags may ask for (by the
+// estimate benchBytes): larger sizes are refused before anything is
+// allocated, with exit status 2, instead of failing to allocate.
+const maxBenchBytes = 4 << 30
+
+// benchBytes multiplies its arguments in float64 (no integer overflow) and
+// returns the product.
+func benchBytes(factors ...int) float64 {
+	p := 1.0
+	for _, f := range factors {
+		p *= float64(f)
+	}
+	return p
+}
+
+// checkBenchMemory refuses an estimated need of need bytes above
+// maxBenchBytes, naming the flag (or flags) that set it.
+func checkBenchMemory(bench, flags string, need float64) error {
+	if need > maxBenchBytes {
+		return usagef("bench %s: %s needs about %s of memory, more than the %s a benchmark may use", bench, flags, fmtBytes(need), fmtBytes(maxBenchBytes))
+	}
+	return nil
+}
+
+// fmtBytes formats n bytes in GiB or MiB.
+func fmtBytes(n float64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.3g GiB", n/(1<<30))
+	}
+	return fmt.Sprintf("%.3g MiB", n/(1<<20))
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,7 +32,9 @@ kernel and thread count once, then again), so that a noisy machine affects
 all of them alike and their ratios stay meaningful. After timing OpenBLAS on
 several threads the benchmark pauses briefly, because OpenBLAS's idle
 worker threads keep spinning for a while and would take a core from the
-next case.`,
+next case.
+
+A size whose three float32 matrices need more than 4 GiB is refused.`,
 }
 
 func init() {
@@ -56,7 +59,7 @@ type gemmResult struct {
 func runBenchGemm(args []string) error {
 	fs := newFlagSet(benchGemmCmd)
 	sizesFlag := fs.String("sizes", "256x512x512,256x2048x2048,64x32x32", "comma-separated `MxNxK` sizes")
-	threadsFlag := fs.String("threads", "1,2", "comma-separated thread counts")
+	threadsFlag := fs.String("threads", "1,2", "comma-separated thread counts (0: every core)")
 	kernelsFlag := fs.String("kernels", "", "comma-separated kernels (default: all usable: "+strings.Join(gemm.Kernels(), ",")+")")
 	repeat := fs.Int("repeat", 5, "timed repeats per case; the median is reported")
 	minTime := fs.Duration("min-time", 100*time.Millisecond, "least time of one repeat")
@@ -69,6 +72,13 @@ func runBenchGemm(args []string) error {
 	sizes, err := gemm.ParseSizes(*sizesFlag)
 	if err != nil {
 		return usagef("bench gemm: -sizes: %v", err)
+	}
+	for _, s := range sizes {
+		m, n, k := s[0], s[1], s[2]
+		need := 4 * (benchBytes(m, k) + benchBytes(k, n) + benchBytes(m, n))
+		if err := checkBenchMemory("gemm", fmt.Sprintf("-sizes %dx%dx%d", m, n, k), need); err != nil {
+			return err
+		}
 	}
 	threads, err := parseGemmThreads(*threadsFlag)
 	if err != nil {
@@ -160,13 +170,16 @@ func gemmRound3(x float64) float64 {
 	return v
 }
 
-// parsePositiveInts parses "1,2,...".
+// parseGemmThreads parses "1,2,..."; 0 means every core (GOMAXPROCS).
 func parseGemmThreads(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < 1 {
-			return nil, fmt.Errorf("%q is not a positive integer", f)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("%q is not an integer >= 0 (0: every core)", f)
+		}
+		if v == 0 {
+			v = runtime.GOMAXPROCS(0)
 		}
 		out = append(out, v)
 	}

@@ -61,7 +61,7 @@ func TestBenchGemmBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-sizes", "8x8"},
 		{"-sizes", "8x0x8"},
-		{"-threads", "0"},
+		{"-threads", "-1"},
 		{"-kernels", "nonesuch"},
 		{"-repeat", "0"},
 		{"extra"},

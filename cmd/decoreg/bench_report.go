@@ -18,13 +18,18 @@ holding the mean ± std over splits (sample std, divisor n-1). The best mean
 of each row is in bold (the lowest NLL, the highest tau; ties as printed are
 all bold). A cell with fewer than the full number of splits (--splits, by
 default the most any cell has) is marked "(n/N)", with the number of failed
-runs; a cell without results is "—". The pointwise head has no density and
+runs; a cell without results is "—", and a head whose runs all failed still
+has its column, of such failed cells. The pointwise head has no density and
 so appears only in the tau table. A table of outlying runs follows: each
 run whose test NLL exceeds the median of its cell by more than 5 nats, with
 the cell's median and its mean without such runs (one run with a huge NLL
 can dominate a mean). Last come the total run time (the sum of
 the runs' wall times, and the span from the first start to the last finish)
 and the machines' GOMAXPROCS, GEMM kernel and commit.
+
+A result file that is not one, or holds values no run writes (neither an
+evaluation nor an error, a negative time, Kendall's tau outside [-1, 1],
+...), is refused with exit status 2, naming the file.
 
 --format csv prints the numbers behind the tables instead, one line per
 dataset, head and metric.`,

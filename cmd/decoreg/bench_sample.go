@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,8 +41,13 @@ decoder steps over all levels. It prints one JSON object:
 
 	{"samples_per_s":...,"quantile_queries_per_s":...,"peak_rss_mb":...,"threads":2,...}
 
-with the medians over --repeats runs of each part. sample_mean is the mean
-of all draws, a check that runs agree.`,
+with the medians over --repeats runs of each part (times in seconds to 4
+significant digits; with --quantiles 0 the quantile fields are left out).
+sample_mean is the mean of all draws, a check that runs agree.
+
+Flags whose estimated memory (the inputs and their encodings; about 4 KiB
+per sample or quantile level in flight on each thread) exceeds 4 GiB are
+refused.`,
 }
 
 func init() {
@@ -49,21 +56,21 @@ func init() {
 
 // sampleBenchResult is the output of bench sample.
 type sampleBenchResult struct {
-	SamplesPerS           float64 `json:"samples_per_s"`
-	SampleSecondsMedian   float64 `json:"sample_seconds_median"`
-	SampleSecondsMin      float64 `json:"sample_seconds_min"`
-	SampleSecondsMax      float64 `json:"sample_seconds_max"`
-	QuantileQueriesPerS   float64 `json:"quantile_queries_per_s"`
-	QuantileInputsPerS    float64 `json:"quantile_inputs_per_s"`
-	QuantileSecondsMedian float64 `json:"quantile_seconds_median"`
-	PeakRSSMB             float64 `json:"peak_rss_mb"`
-	Threads               int     `json:"threads"`
-	Inputs                int     `json:"inputs"`
-	Samples               int     `json:"samples"`
-	Quantiles             int     `json:"quantiles"`
-	Repeats               int     `json:"repeats"`
-	SampleMean            float64 `json:"sample_mean"`
-	QuantileMean          float64 `json:"quantile_mean"`
+	SamplesPerS           float64  `json:"samples_per_s"`
+	SampleSecondsMedian   float64  `json:"sample_seconds_median"`
+	SampleSecondsMin      float64  `json:"sample_seconds_min"`
+	SampleSecondsMax      float64  `json:"sample_seconds_max"`
+	QuantileQueriesPerS   *float64 `json:"quantile_queries_per_s,omitempty"` // these three and quantile_mean are left out with --quantiles 0
+	QuantileInputsPerS    *float64 `json:"quantile_inputs_per_s,omitempty"`
+	QuantileSecondsMedian *float64 `json:"quantile_seconds_median,omitempty"`
+	PeakRSSMB             float64  `json:"peak_rss_mb"`
+	Threads               int      `json:"threads"`
+	Inputs                int      `json:"inputs"`
+	Samples               int      `json:"samples"`
+	Quantiles             int      `json:"quantiles"`
+	Repeats               int      `json:"repeats"`
+	SampleMean            float64  `json:"sample_mean"`
+	QuantileMean          *float64 `json:"quantile_mean,omitempty"`
 }
 
 func runBenchSample(args []string) error {
@@ -71,7 +78,7 @@ func runBenchSample(args []string) error {
 	inputs := fs.Int("inputs", 1000, "number of inputs x")
 	samples := fs.Int("samples", 1000, "samples drawn for each input")
 	quantiles := fs.Int("quantiles", 99, "quantile levels per input (0: skip the quantile timing)")
-	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "goroutines working on inputs in parallel")
+	threads := fs.Int("threads", 0, "goroutines working on inputs in parallel (0: every core)")
 	repeats := fs.Int("repeats", 3, "timed runs; the medians are reported")
 	seed := fs.Uint64("seed", 0, "seed of the parameters, the inputs and the draws")
 	encWidth := fs.Int("enc-width", 512, "encoder width")
@@ -88,15 +95,29 @@ func runBenchSample(args []string) error {
 		return usagef("bench sample: --samples must be at least 1, not %d", *samples)
 	case *quantiles < 0:
 		return usagef("bench sample: --quantiles must not be negative, not %d", *quantiles)
-	case *threads < 1:
-		return usagef("bench sample: --threads must be at least 1, not %d", *threads)
+	case *threads < 0:
+		return usagef("bench sample: --threads must be >= 0 (0: every core), not %d", *threads)
 	case *repeats < 1:
 		return usagef("bench sample: --repeats must be at least 1, not %d", *repeats)
 	case *encWidth < 1:
 		return usagef("bench sample: --enc-width must be at least 1, not %d", *encWidth)
 	}
 
+	if *threads == 0 {
+		*threads = runtime.GOMAXPROCS(0)
+	}
 	const features = 8
+	// Memory: the inputs and their encodings, and about 3 KiB per sample
+	// in flight (measured; the estimate takes 4 KiB) on every thread.
+	if err := checkBenchMemory("sample", fmt.Sprintf("--inputs %d", *inputs), benchBytes(*inputs, 4*features+4**encWidth+16)); err != nil {
+		return err
+	}
+	if err := checkBenchMemory("sample", fmt.Sprintf("--samples %d", *samples), benchBytes(min(*threads, *inputs), *samples, 4096)); err != nil {
+		return err
+	}
+	if err := checkBenchMemory("sample", fmt.Sprintf("--quantiles %d", *quantiles), benchBytes(min(*threads, *inputs), *quantiles, 4096)); err != nil {
+		return err
+	}
 	tok, err := vocab.NewNormalized(10, 6)
 	if err != nil {
 		return err
@@ -175,20 +196,24 @@ func runBenchSample(args []string) error {
 	}
 	total := float64(n) * float64(*samples)
 	res := sampleBenchResult{
-		SampleSecondsMedian: round3(metrics.Median(st)), SampleSecondsMin: round3(slices.Min(st)),
-		SampleSecondsMax: round3(slices.Max(st)), SamplesPerS: round3(total / metrics.Median(st)),
+		SampleSecondsMedian: roundSig(metrics.Median(st)), SampleSecondsMin: roundSig(slices.Min(st)),
+		SampleSecondsMax: roundSig(slices.Max(st)), SamplesPerS: round3(total / metrics.Median(st)),
 		Threads: *threads, Inputs: n, Samples: *samples, Quantiles: *quantiles, Repeats: *repeats,
 		SampleMean: sumInOrder(sums) / total,
 	}
 	if len(qt) > 0 {
 		q := metrics.Median(qt)
-		res.QuantileSecondsMedian = round3(q)
-		res.QuantileQueriesPerS = round3(float64(n) * float64(*quantiles) / q)
-		res.QuantileInputsPerS = round3(float64(n) / q)
-		res.QuantileMean = sumInOrder(qsums) / (float64(n) * float64(*quantiles))
+		ptr := func(v float64) *float64 { return &v }
+		res.QuantileSecondsMedian = ptr(roundSig(q))
+		res.QuantileQueriesPerS = ptr(round3(float64(n) * float64(*quantiles) / q))
+		res.QuantileInputsPerS = ptr(round3(float64(n) / q))
+		res.QuantileMean = ptr(sumInOrder(qsums) / (float64(n) * float64(*quantiles)))
+		if math.IsNaN(*res.QuantileMean) {
+			return errors.New("bench sample: NaN in the results")
+		}
 	}
 	res.PeakRSSMB = round3(peakRSSMB())
-	if math.IsNaN(res.SampleMean) || math.IsNaN(res.QuantileMean) {
+	if math.IsNaN(res.SampleMean) {
 		return errors.New("bench sample: NaN in the results")
 	}
 	return json.NewEncoder(stdout).Encode(res)
@@ -228,4 +253,10 @@ func sumInOrder(x []float64) float64 {
 		s += v
 	}
 	return s
+}
+
+// roundSig rounds x to 4 significant digits (times too short for round3).
+func roundSig(x float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 4, 64), 64)
+	return v
 }

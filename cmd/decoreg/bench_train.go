@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"decoreg/internal/gemm"
@@ -42,7 +43,10 @@ min and max are the fastest and slowest blocks); peak_rss_mb is the
 process's peak resident set (getrusage). loss is the batch loss of the
 last step, which depends only on the configuration, the seed and the
 thread count. --enc-width, --dec-layers, --dec-width and --heads override
-the configuration's sizes.`,
+the configuration's sizes. A batch and sizes whose estimated memory (the
+parameters, their gradients and Adam's moments, and about 16 bytes per
+encoder unit and 64 per decoder unit and token of every example) exceeds
+4 GiB are refused.`,
 }
 
 func init() {
@@ -86,7 +90,7 @@ type trainBenchResult struct {
 func runBenchTrain(args []string) error {
 	fs := newFlagSet(benchTrainCmd)
 	config := fs.String("config", "a", "model `a|b|c` (see above)")
-	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "threads for the matrix multiplies and the layers")
+	threads := fs.Int("threads", 0, "threads for the matrix multiplies and the layers (0: every core)")
 	repeats := fs.Int("repeats", 5, "timed blocks; the median is reported")
 	steps := fs.Int("steps", 20, "training steps per timed block")
 	warmup := fs.Int("warmup", 10, "untimed steps before the first block")
@@ -119,8 +123,8 @@ func runBenchTrain(args []string) error {
 		}
 	}
 	switch {
-	case *threads < 1:
-		return usagef("bench train: --threads must be at least 1, not %d", *threads)
+	case *threads < 0:
+		return usagef("bench train: --threads must be >= 0 (0: every core), not %d", *threads)
 	case *repeats < 1:
 		return usagef("bench train: --repeats must be at least 1, not %d", *repeats)
 	case *steps < 1:
@@ -131,7 +135,21 @@ func runBenchTrain(args []string) error {
 		return usagef("bench train: --batch must be at least 1, not %d", *batch)
 	}
 
+	if cfg.decWidth%cfg.heads != 0 {
+		return usagef("bench train: --dec-width %d is not a multiple of --heads %d", cfg.decWidth, cfg.heads)
+	}
+	if *threads == 0 {
+		*threads = runtime.GOMAXPROCS(0)
+	}
 	const features, base, digits = 8, 10, 6
+	// Activations and gradients per example, measured: about 11 bytes per
+	// encoder unit and 47 per decoder unit (layers x width x tokens); the
+	// estimate rounds them up.
+	perExample := benchBytes(16, 3, cfg.encWidth) + benchBytes(64, cfg.decLayers, cfg.decWidth, digits) + 4*(features+digits)
+	params := benchBytes(16, cfg.encWidth, cfg.encWidth) + benchBytes(16*12, cfg.decLayers, cfg.decWidth, cfg.decWidth)
+	if err := checkBenchMemory("train", fmt.Sprintf("--batch %d with --enc-width %d --dec-layers %d --dec-width %d", *batch, cfg.encWidth, cfg.decLayers, cfg.decWidth), benchBytes(*batch)*perExample+params); err != nil {
+		return err
+	}
 	tok, err := vocab.NewNormalized(base, digits)
 	if err != nil {
 		return err
@@ -141,7 +159,8 @@ func runBenchTrain(args []string) error {
 		DecLayers: cfg.decLayers, DecWidth: cfg.decWidth, DecHeads: cfg.heads, Threads: *threads,
 	}, *seed)
 	if err != nil {
-		return usagef("bench train: %v", err)
+		// model's field names in the flags' terms.
+		return usagef("bench train: %v", modelFieldFlags.Replace(err.Error()))
 	}
 	b := &model.Batch{B: *batch, X: make([]float32, *batch*features), Tokens: make([]int32, *batch*digits)}
 	r := rng.New(*seed + 1)
@@ -190,6 +209,11 @@ func runBenchTrain(args []string) error {
 	}
 	return json.NewEncoder(stdout).Encode(res)
 }
+
+// modelFieldFlags rewrites the field names of internal/model's errors as
+// the flags of bench train that set them.
+var modelFieldFlags = strings.NewReplacer("model: ", "", "EncWidth", "--enc-width", "DecLayers", "--dec-layers",
+	"DecWidth", "--dec-width", "DecHeads", "--heads")
 
 // round3 rounds x to 3 decimals (for readable JSON).
 func round3(x float64) float64 { return math.Round(x*1e3) / 1e3 }

@@ -92,7 +92,7 @@ func TestBenchTrainLearns(t *testing.T) {
 func TestBenchTrainBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--config", "d"},
-		{"--threads", "0"},
+		{"--threads", "-1"},
 		{"--steps", "0"},
 		{"--repeats", "0"},
 		{"--warmup", "-1"},

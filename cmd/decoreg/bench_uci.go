@@ -31,6 +31,10 @@ clipped; see "decoreg help eval"), the training record, the run's seconds,
 the commit the binary was built from, the GEMM kernel and GOMAXPROCS.
 Summarise with "decoreg bench report RESULTS".
 
+A run that fails on its data (training diverges, the target is
+constant) writes a result recording the error, and is not retried; when
+every run of the command failed, it exits with status 1.
+
 Runs whose result file exists are skipped, so an interrupted benchmark
 resumes where it stopped; Ctrl-C stops at once and leaves no partial file.
 The runs are ordered by dataset name, then head (in the order below), then
@@ -90,7 +94,7 @@ func runBenchUCI(args []string) error {
 	out := fs.String("out", "", "results directory (required; created if missing, checked to be writable before any run)")
 	heads := fs.String("heads", strings.Join(experiments.BenchHeads, ","), "comma-separated heads")
 	splits := fs.String("splits", "0-9", "splits to run, e.g. 0-9 or 0,3,5-7")
-	datasets := fs.String("datasets", "", "comma-separated datasets (default: every one in --data)")
+	datasets := fs.String("datasets", "", "comma-separated datasets: names of subdirectories of --data (default: every one)")
 	shard := fs.String("shard", "0/1", "run only the runs with index I modulo N")
 	point := fs.String("point", "", "point estimate for mse and kendall_tau: mean, median or mode (default: median for\nunnormalized decoders, mean otherwise)")
 	sweep := fs.Bool("sweep", false, "select each run's hyper-parameters by validation loss over the grid above")
@@ -121,9 +125,15 @@ func runBenchUCI(args []string) error {
 	if err := outfile.Check(filepath.Join(*out, "split0.json")); err != nil {
 		return usagef("bench uci: --out %s: %v", *out, err)
 	}
-	if o.MaxEpochs < 0 || o.Threads < 0 || o.EncLayers < 0 || o.EncWidth < 0 || o.DecLayers < 0 ||
-		o.DecWidth < 0 || o.DecHeads < 0 || o.BatchSize < 0 || o.Patience < 0 {
-		return usagef("bench uci: numeric flags must be >= 0")
+	for _, f := range []struct {
+		flag string
+		v    int
+	}{{"max-epochs", o.MaxEpochs}, {"threads", o.Threads}, {"enc-layers", o.EncLayers}, {"enc-width", o.EncWidth},
+		{"dec-layers", o.DecLayers}, {"dec-width", o.DecWidth}, {"dec-heads", o.DecHeads}, {"batch-size", o.BatchSize},
+		{"patience", o.Patience}} {
+		if f.v < 0 {
+			return usagef("bench uci: --%s must be >= 0 (0: the default), have %d", f.flag, f.v)
+		}
 	}
 	if !(o.LR >= 0) || math.IsInf(o.LR, 0) {
 		return usagef("bench uci: --lr must be a finite number >= 0 (0: the default), have %v", o.LR)
@@ -143,6 +153,9 @@ func runBenchUCI(args []string) error {
 	if *datasets != "" {
 		for _, d := range strings.Split(*datasets, ",") {
 			if d = strings.TrimSpace(d); d != "" {
+				if err := experiments.CheckDatasetName(d); err != nil {
+					return usagef("bench uci: --datasets: %v", err)
+				}
 				opts.Datasets = append(opts.Datasets, d)
 			}
 		}
@@ -164,6 +177,10 @@ func runBenchUCI(args []string) error {
 			return fmt.Errorf("bench uci: %s; rerun the same command to resume", oneLine(err.Error()))
 		}
 		return fmt.Errorf("bench uci: %s", oneLine(err.Error()))
+	}
+	if sum.Ran > 0 && sum.Failed == sum.Ran {
+		return fmt.Errorf("bench uci: every one of the %d runs failed (%d of this shard's %d were already done); their result files say why (decoreg bench report %s)",
+			sum.Ran, sum.Skipped, sum.Shard, *out)
 	}
 	fmt.Fprintf(errOut, "bench uci: ran %d runs (%d failed) in %.1fs; %d of this shard's %d were already done\n",
 		sum.Ran, sum.Failed, sum.Seconds, sum.Skipped, sum.Shard)

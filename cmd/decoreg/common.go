@@ -36,8 +36,9 @@ import (
 var errOut io.Writer = os.Stderr
 
 // isTerminal reports whether w is a character device (an interactive
-// terminal), which gets a \r-updated progress bar instead of log lines.
-func isTerminal(w io.Writer) bool {
+// terminal), which gets a \r-updated progress bar instead of log lines. A
+// variable, so that tests can pretend.
+var isTerminal = func(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -118,6 +119,30 @@ func checkOutPath(name, flagName, path string, dash bool) error {
 	return nil
 }
 
+// notAnInput refuses an output file that is one of the command's input
+// files (os.SameFile, after following links): writing it would destroy
+// the input before, or while, it is read. inputs pairs each input flag's
+// name with its path; empty paths and "-" are skipped, as are outputs that
+// are not regular files (standard output, devices, FIFOs).
+func notAnInput(name, outFlag, out string, inputs ...[2]string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	ofi, err := os.Stat(out)
+	if err != nil || !ofi.Mode().IsRegular() {
+		return nil // a new file, or a device: not an input
+	}
+	for _, in := range inputs {
+		if in[1] == "" || in[1] == "-" {
+			continue
+		}
+		if ifi, err := os.Stat(in[1]); err == nil && os.SameFile(ofi, ifi) {
+			return inputf(name, "--%s %s is the same file as --%s %s, which writing it would destroy; choose another --%s", outFlag, out, in[0], in[1], outFlag)
+		}
+	}
+	return nil
+}
+
 // outHelp says, in an --out flag's help, how the file is written; outDoc
 // says it in full, for the commands' help.
 const (
@@ -132,7 +157,9 @@ created if missing). A device or FIFO (/dev/null, a named pipe) is written
 directly. Before any long work the command checks that the output can be
 written (it creates and removes a temporary file where it will write).
 Ctrl-C (SIGINT or SIGTERM) while the output is written abandons it and
-leaves no temporary file; a second Ctrl-C exits at once.`
+leaves no temporary file; a second Ctrl-C exits at once. An --out that
+is one of the command's input files (--data, --model, --test-mask; the
+same file through a link too) is refused.`
 )
 
 // splitFlags are the --test-mask and --split flags shared by the commands.
@@ -447,4 +474,62 @@ func jsonNum(v float64) any {
 		return nil
 	}
 	return v
+}
+
+// stdinName is how messages name the --data of "--data -".
+const stdinName = "<stdin>"
+
+// stdin is what "--data -" reads; tests replace it.
+var stdin io.Reader = os.Stdin
+
+// stdinSpools are the temporary files holding the standard input of
+// "--data -"; run names them stdinName in messages and removes them.
+var stdinSpools []string
+
+// dataFile returns the file to read for a --data flag: path itself, or,
+// for "-", a temporary file holding all of standard input (the readers
+// read a file more than once: its header, then its rows). The file is
+// removed when the command ends (run calls removeSpools).
+func dataFile(name, path string) (string, error) {
+	if path != "-" {
+		return path, nil
+	}
+	f, err := os.CreateTemp("", "decoreg-stdin-*.csv")
+	if err != nil {
+		return "", failf(name, "--data -: keeping standard input: %v", err)
+	}
+	stdinSpools = append(stdinSpools, f.Name())
+	_, err = io.Copy(f, stdin)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", failf(name, "--data -: reading standard input: %v", err)
+	}
+	return f.Name(), nil
+}
+
+// removeSpools removes the files of dataFile.
+func removeSpools() {
+	for _, p := range stdinSpools {
+		os.Remove(p)
+	}
+	stdinSpools = nil
+}
+
+// nameSpools replaces the paths of dataFile's files in msg with stdinName.
+func nameSpools(msg string) string {
+	for _, p := range stdinSpools {
+		msg = strings.ReplaceAll(msg, p, stdinName)
+	}
+	return msg
+}
+
+// noEmptyTarget refuses an empty --target given on the command line, which
+// would otherwise silently mean the default column.
+func noEmptyTarget(name string, fs *flag.FlagSet) error {
+	if f := fs.Lookup("target"); f != nil && isSet(fs, "target") && strings.TrimSpace(f.Value.String()) == "" {
+		return inputf(name, "--target is empty; leave it out for the default column")
+	}
+	return nil
 }

@@ -59,7 +59,7 @@ var evalF struct {
 func init() {
 	fs := &cmdEval.Flag
 	fs.StringVar(&evalF.model, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
-	fs.StringVar(&evalF.data, "data", "", "labelled data: CSV `FILE` with a header, optionally gzipped (required)")
+	fs.StringVar(&evalF.data, "data", "", "labelled data: CSV `FILE` with a header, optionally gzipped, or - for standard input (required)")
 	evalF.split.register(fs, "evaluate the test rows of --split")
 	fs.StringVar(&evalF.point, "point", "", "point estimate for mse, rel_mse and kendall_tau: mean, median or mode (default: median for unnormalized decoders, else mean)")
 	fs.StringVar(&evalF.target, "target", "", "the target column's `NAME` (default: the model's target name, or the last column)")
@@ -70,6 +70,9 @@ func runEval(cmd *Command, args []string) error {
 	f := &evalF
 	modelPath, dataPath, point, target, split := f.model, f.data, f.point, f.target, &f.split
 	if err := noArgs(name, args); err != nil {
+		return err
+	}
+	if err := noEmptyTarget(name, &cmd.Flag); err != nil {
 		return err
 	}
 	if err := required(name, &cmd.Flag, "model", "data"); err != nil {
@@ -85,6 +88,9 @@ func runEval(cmd *Command, args []string) error {
 	}
 	m, err := loadModel(name, modelPath)
 	if err != nil {
+		return err
+	}
+	if dataPath, err = dataFile(name, dataPath); err != nil {
 		return err
 	}
 	d, err := readForModel(name, dataPath, m, target, targetRequired)

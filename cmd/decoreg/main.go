@@ -177,6 +177,9 @@ func runHelp(_ *Command, args []string) error {
 			}
 			return nil
 		}
+		if args[0] == "bench" {
+			return usagef("help: unknown benchmark %q; run 'decoreg bench help'", args[1])
+		}
 		return usagef("help: unknown command %q; run 'decoreg help'", strings.Join(args, " "))
 	default:
 		return usagef("help: too many arguments")
@@ -209,11 +212,12 @@ func run(args []string, stderr io.Writer) int {
 	if err == nil {
 		err = c.Run(c, args)
 	}
+	defer removeSpools()
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return 0
 	default:
-		msg := err.Error()
+		msg := nameSpools(err.Error())
 		if !strings.HasPrefix(msg, "decoreg") {
 			msg = "decoreg " + msg
 		}

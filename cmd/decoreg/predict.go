@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
@@ -23,13 +22,16 @@ predictive distribution p(y|x) to a CSV file with the header
 row is the index of the input row among the data rows of FILE (0 is the row
 after the header); mean, median and mode are point estimates and qNN the
 quantiles at the levels of --levels (default ` + formatLevels(decoreg.DefaultLevels) + `,
-decoreg.DefaultLevels; a level 0.025 is named q2.5). logpdf, the log density
-of the row's target under p(y|x) in the original units of y, is written
-when FILE has the target column, filled in on every row, and the head has a
-density (not for pointwise). The target column is optional: without it, or
-with blank cells in it (unlabelled rows), predict writes no logpdf. Values
-are written in the shortest form that reads back exactly; a target outside
-the support has logpdf -Inf.
+decoreg.DefaultLevels). A column is named after its level in percent,
+written exactly: 0.05 is q05, 0.025 is q2.5, 0.1234567891 is q12.34567891
+and 1e-300 is q1e-298, so that distinct levels have distinct names; -0 is
+0, and a level given twice is an error.
+logpdf, the log density of the row's target under p(y|x) in the original
+units of y, is written when FILE has the target column, filled in on every
+row, and the head has a density (not for pointwise). The target column is
+optional: without it, or with blank cells in it (unlabelled rows), predict
+writes no logpdf. Values are written in the shortest form that reads back
+exactly; a target outside the support has logpdf -Inf.
 
 Input columns are matched as in 'decoreg eval': by the model's feature names
 when it has them (other columns ignored), else by position. With
@@ -53,7 +55,7 @@ var predictF struct {
 func init() {
 	fs := &cmdPredict.Flag
 	fs.StringVar(&predictF.model, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
-	fs.StringVar(&predictF.data, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped (required)")
+	fs.StringVar(&predictF.data, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped, or - for standard input (required)")
 	fs.StringVar(&predictF.out, "out", "", "write the predictions to `OUT.csv`, or - for standard output (required); "+outHelp)
 	fs.StringVar(&predictF.levels, "levels", formatLevels(decoreg.DefaultLevels), "comma-separated quantile `LEVELS` in [0, 1]")
 	fs.StringVar(&predictF.target, "target", "", "the target column's `NAME` for logpdf (default: the model's target name)")
@@ -79,37 +81,66 @@ func formatLevels(levels []float64) string {
 }
 
 // parseLevels parses a comma-separated list of quantile levels in [0, 1]
-// and returns them with their column names.
+// and returns them with their column names. -0 is 0; a level given twice
+// (the same number, however written) is an error.
 func parseLevels(s string) ([]float64, []string, error) {
 	var levels []float64
 	var names []string
-	seen := map[string]bool{}
+	seen := map[float64]string{}
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		q, err := strconv.ParseFloat(f, 64)
 		if err != nil || !(q >= 0 && q <= 1) {
 			return nil, nil, fmt.Errorf("level %q is not a number in [0, 1]", f)
 		}
-		n := levelName(q)
-		if seen[n] {
-			return nil, nil, fmt.Errorf("level %q appears twice", f)
+		q += 0 // -0 is 0
+		if prev, ok := seen[q]; ok {
+			if prev == f {
+				return nil, nil, fmt.Errorf("level %q appears twice", f)
+			}
+			return nil, nil, fmt.Errorf("levels %q and %q are the same number: a level appears twice", prev, f)
 		}
-		seen[n] = true
+		seen[q] = f
 		levels = append(levels, q)
-		names = append(names, n)
+		names = append(names, levelName(q))
 	}
 	return levels, names, nil
 }
 
-// levelName is the column name of quantile level q: "q" and the percentage,
-// two digits at least (q05, q50, q2.5, q99.9).
+// levelName is the column name of quantile level q: "q" and the
+// percentage, written exactly (the shortest decimal that reads back as q,
+// shifted by two places, so that distinct levels have distinct names),
+// two digits at least for whole percentages (q05, q50, q2.5, q99.9,
+// q12.34567891). Levels below 1e-6 percent are written with an exponent
+// (q1e-298 for 1e-300).
 func levelName(q float64) string {
-	pct := math.Round(q*1e8) / 1e6
-	s := strconv.FormatFloat(pct, 'f', -1, 64)
-	if pct < 10 && pct == math.Trunc(pct) {
-		s = "0" + s
+	if q == 0 {
+		return "q00"
 	}
-	return "q" + s
+	// q = 0.D × 10^(e+1) with the shortest digits D, so that the percentage
+	// is D with its first digit at the place 10^(e+2).
+	m, es, _ := strings.Cut(strconv.FormatFloat(q, 'e', -1, 64), "e")
+	e, _ := strconv.Atoi(es)
+	digits := strings.Replace(m, ".", "", 1)
+	p := e + 2 // the place of the percentage's first digit
+	var pct string
+	switch {
+	case p < -7:
+		pct = m + "e" + strconv.Itoa(p)
+	case p < 0:
+		pct = "0." + strings.Repeat("0", -p-1) + digits
+	default:
+		if len(digits) < p+1 {
+			digits += strings.Repeat("0", p+1-len(digits))
+		}
+		pct = digits[:p+1]
+		if frac := digits[p+1:]; frac != "" {
+			pct += "." + frac
+		} else if p == 0 {
+			pct = "0" + pct // two digits at least: q05
+		}
+	}
+	return "q" + pct
 }
 
 func runPredict(cmd *Command, args []string) error {
@@ -117,6 +148,9 @@ func runPredict(cmd *Command, args []string) error {
 	f := &predictF
 	modelPath, dataPath, out, levelsFlag, target, split := f.model, f.data, f.out, f.levels, f.target, &f.split
 	if err := noArgs(name, args); err != nil {
+		return err
+	}
+	if err := noEmptyTarget(name, &cmd.Flag); err != nil {
 		return err
 	}
 	if err := required(name, &cmd.Flag, "model", "data", "out"); err != nil {
@@ -132,8 +166,14 @@ func runPredict(cmd *Command, args []string) error {
 	if err := checkOutPath(name, "out", out, true); err != nil {
 		return err
 	}
+	if err := notAnInput(name, "out", out, [2]string{"model", modelPath}, [2]string{"data", dataPath}, [2]string{"test-mask", split.mask}); err != nil {
+		return err
+	}
 	m, err := loadModel(name, modelPath)
 	if err != nil {
+		return err
+	}
+	if dataPath, err = dataFile(name, dataPath); err != nil {
 		return err
 	}
 	d, err := readForModel(name, dataPath, m, target, targetOptional)

@@ -58,7 +58,7 @@ func init() {
 	fs := &cmdSample.Flag
 	f := &sampleF
 	fs.StringVar(&f.model, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
-	fs.StringVar(&f.data, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped (required)")
+	fs.StringVar(&f.data, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped, or - for standard input (required)")
 	fs.IntVar(&f.n, "n", 0, "samples per row, 1 to 1048576 (required; streamed, so memory does not grow with N)")
 	fs.Float64Var(&f.temperature, "temperature", 1, "decoder: sampling temperature, > 0")
 	fs.IntVar(&f.topK, "top-k", 0, "decoder: keep the K most probable tokens at each step (0: all)")
@@ -76,6 +76,9 @@ func runSample(cmd *Command, args []string) error {
 	modelPath, dataPath, out, target := f.model, f.data, f.out, f.target
 	n, topK, temperature, topP, seed, split := f.n, f.topK, f.temperature, f.topP, f.seed, &f.split
 	if err := noArgs(name, args); err != nil {
+		return err
+	}
+	if err := noEmptyTarget(name, &cmd.Flag); err != nil {
 		return err
 	}
 	if err := required(name, fs, "model", "data"); err != nil {
@@ -112,6 +115,9 @@ func runSample(cmd *Command, args []string) error {
 	if err := checkOutPath(name, "out", out, true); err != nil {
 		return err
 	}
+	if err := notAnInput(name, "out", out, [2]string{"model", modelPath}, [2]string{"data", dataPath}, [2]string{"test-mask", split.mask}); err != nil {
+		return err
+	}
 	m, err := loadModel(name, modelPath)
 	if err != nil {
 		return err
@@ -122,6 +128,9 @@ func runSample(cmd *Command, args []string) error {
 				return inputf(name, "--%s is for decoder heads; %s is a %s model", f, modelPath, m.Config().Head)
 			}
 		}
+	}
+	if dataPath, err = dataFile(name, dataPath); err != nil {
+		return err
 	}
 	d, err := readForModel(name, dataPath, m, target, targetIgnored)
 	if err != nil {

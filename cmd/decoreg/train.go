@@ -13,9 +13,11 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"decoreg"
 	"decoreg/data"
+	"decoreg/internal/modelfile"
 	"decoreg/internal/outfile"
 	"decoreg/vocab"
 )
@@ -26,10 +28,12 @@ var cmdTrain = &Command{
 	Short:     "train a model on a CSV file",
 	Long: `Train fits a regression model to the rows of a CSV file and saves it.
 
-FILE is CSV with a header line, optionally gzip-compressed. Every cell must
-be a finite number. The target is the last column, or the column named by
---target; every other column is a feature. The feature and target names are
-saved with the model, so that eval, predict and sample match columns by name.
+FILE is CSV with a header line, optionally gzip-compressed; --data - reads
+it from standard input (as do eval, predict and sample). Every cell must be
+a finite number, and every column name valid UTF-8. The target is the last
+column, or the column named by --target (an empty --target is refused);
+every other column is a feature. The feature and target names are saved with
+the model, so that eval, predict and sample match columns by name.
 
 HEAD is one of
 	decoder    the paper's head: a causal Transformer decoder over the
@@ -57,8 +61,9 @@ Progress goes to standard error: a progress bar (epoch, losses, a "*" on the
 best epoch so far, and an upper bound on the time left) when it is a
 terminal, one line per epoch otherwise, nothing with --quiet. When training
 ends, one JSON line on standard output summarises it: model, head, rows,
-params, epochs, best_epoch, val_loss (null without validation), stopped
-("early-stopping", "max-epochs" or "interrupted") and seconds.
+params, epochs (the epochs completed), best_epoch, val_loss (null without
+validation), stopped ("early-stopping", "max-epochs" or "cancelled", as the
+model file records it) and seconds.
 
 Interrupting (Ctrl-C, SIGINT or SIGTERM) stops training at the next batch
 and saves the best model so far; the command then prints
@@ -111,7 +116,7 @@ type trainFlags struct {
 }
 
 func (f *trainFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.data, "data", "", "training data: CSV `FILE` with a header, optionally gzipped (required)")
+	fs.StringVar(&f.data, "data", "", "training data: CSV `FILE` with a header, optionally gzipped, or - for standard input (required)")
 	fs.StringVar(&f.target, "target", "", "the target column's `NAME` (default: the last column)")
 	fs.StringVar(&f.out, "out", "", "write the model to `MODEL`, or - for standard output (required); "+outHelp)
 	fs.StringVar(&f.head, "head", string(decoreg.HeadDecoder), "regression `HEAD`: decoder, pointwise, riemann or mdn")
@@ -238,6 +243,9 @@ func runTrain(cmd *Command, args []string) error {
 	if err := noArgs(name, args); err != nil {
 		return err
 	}
+	if err := noEmptyTarget(name, fs); err != nil {
+		return err
+	}
 	if err := required(name, fs, "data", "out"); err != nil {
 		return err
 	}
@@ -251,9 +259,19 @@ func runTrain(cmd *Command, args []string) error {
 	if err := checkOutPath(name, "out", f.out, true); err != nil {
 		return err
 	}
+	if err := notAnInput(name, "out", f.out, [2]string{"data", f.data}, [2]string{"test-mask", f.split.mask}); err != nil {
+		return err
+	}
 
 	// Data.
-	d, err := data.ReadCSV(f.data, data.ReadOptions{Target: f.target})
+	path, err := dataFile(name, f.data)
+	if err != nil {
+		return err
+	}
+	if err := checkColumnNames(name, path); err != nil {
+		return err
+	}
+	d, err := data.ReadCSV(path, data.ReadOptions{Target: f.target})
 	if err != nil {
 		return inputErr(name, err)
 	}
@@ -301,15 +319,13 @@ func runTrain(cmd *Command, args []string) error {
 		return err
 	}
 	info := m.Info()
-	stopped := info.Stopped
 	if interrupted {
-		stopped = "interrupted"
 		fmt.Fprintf(errOut, "interrupted: saved best model from epoch %d to %s\n", info.BestEpoch, f.out)
 	}
 	s := trainSummary{
 		Model: f.out, Head: string(cfg.Head), Rows: info.Rows, ValRows: info.ValRows, Params: info.Params,
 		Epochs: info.Epochs, BestEpoch: info.BestEpoch, ValLoss: jsonNum(info.BestValLoss),
-		Stopped: stopped, Seconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
+		Stopped: info.Stopped, Seconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
 	}
 	if info.ValRows == 0 {
 		s.ValLoss = nil
@@ -326,6 +342,30 @@ func runTrain(cmd *Command, args []string) error {
 	return err
 }
 
+// checkColumnNames refuses, before training, column names that the model
+// file could not keep: names that are not valid UTF-8 (the file's JSON
+// header would replace their bytes, and the model could not then read its
+// own training file), and names too long for a model file's header
+// (modelfile.MaxHeader, 64 MiB).
+func checkColumnNames(name, path string) error {
+	header, err := data.ReadHeader(path)
+	if err != nil {
+		return inputErr(name, err)
+	}
+	size := 0
+	for j, h := range header {
+		if !utf8.ValidString(h) {
+			return inputf(name, "%s: line 1, column %d: the column name %q is not valid UTF-8, which a model file cannot record", path, j+1, h)
+		}
+		b, _ := json.Marshal(h)
+		size += len(b) + 64 // the name, and the feature's mean and std
+	}
+	if size > modelfile.MaxHeader-1<<20 {
+		return inputf(name, "%s: line 1: the column names take about %d bytes in a model file, more than its header holds (%d bytes, 64 MiB, for everything)", path, size, modelfile.MaxHeader)
+	}
+	return nil
+}
+
 // fitErr reports an error of decoreg.FitFlat on the training rows d (the
 // data rows idx of d.Path): a bad configuration names its flag, data that
 // cannot be trained on names the file (and its line and column where the
@@ -339,6 +379,11 @@ func (f *trainFlags) fitErr(d *data.Dataset, idx []int, err error) error {
 	switch {
 	case errors.Is(err, decoreg.ErrConstantTarget):
 		return inputf(name, "%s: the target column %q is constant (every one of the %d training rows has %v)", d.Path, d.TargetName, d.Rows, d.Y[0])
+	case errors.Is(err, decoreg.ErrTooFewRows) && d.Rows >= 2:
+		// Rounding put every row in the validation split.
+		nVal := max(1, int(math.Round(f.valFrac*float64(d.Rows))))
+		return inputf(name, "--val-frac %v holds out %d of the %d training rows of %s for validation (the fraction is rounded to whole rows), leaving none to train on; use a --val-frac of at most %s (or 0: no validation split)",
+			f.valFrac, nVal, d.Rows, d.Path, fmtFloat(float64(d.Rows-1)/float64(d.Rows)))
 	case errors.Is(err, decoreg.ErrTooFewRows):
 		return inputf(name, "%s: %d training row(s) are too few for a validation split of --val-frac %v (it needs at least 1 row to hold out and 1 to train on; --val-frac 0 trains without one)",
 			d.Path, d.Rows, f.valFrac)

@@ -446,7 +446,7 @@ func TestTrainInterrupt(t *testing.T) {
 		t.Errorf("stderr %q", errs)
 	}
 	s := summary(t, out)
-	if s["stopped"] != "interrupted" {
+	if s["stopped"] != "cancelled" {
 		t.Errorf("summary %v", s)
 	}
 	if ep, _ := s["epochs"].(float64); ep < 2 || ep > 1000 {

@@ -144,7 +144,7 @@ func TestConfigRoundTrip(t *testing.T) {
 		Components: 4, Sigmoid: true, LR: 0.25, WeightDecay: 0.5, AdamW: true, BatchSize: 7, MaxEpochs: 11,
 		Patience: 3, ValFrac: 0.2, Seed: 99, Threads: 1}
 	path := filepath.Join(t.TempDir(), "r.json")
-	if err := WriteResult(path, &Result{Dataset: "d", Head: "mdn", Config: c}); err != nil {
+	if err := WriteResult(path, &Result{Dataset: "d", Head: "mdn", Config: c, Error: "diverged"}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := ReadResult(path)

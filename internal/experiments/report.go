@@ -159,12 +159,28 @@ func (t *table) cell(ds, head string, m metric) cell {
 // hasMetric reports whether any result of head has a value of m (the
 // pointwise head has no NLL).
 func (t *table) hasMetric(head string, m metric) bool {
+	failed := false
 	for _, ds := range t.datasets {
-		if len(t.cell(ds, head, m).vals) > 0 {
+		c := t.cell(ds, head, m)
+		if len(c.vals) > 0 {
 			return true
 		}
+		failed = failed || c.failed > 0
 	}
-	return false
+	// A head whose runs all failed still gets its column, of failed cells.
+	return failed && metricApplies(head, m.key)
+}
+
+// metricApplies reports whether the runs of head can have metric key: the
+// pointwise head has no density and neither it nor mdn has tokens.
+func metricApplies(head, key string) bool {
+	switch key {
+	case "nll", "nll_u":
+		return head != "pointwise"
+	case "nll_token":
+		return head != "pointwise" && head != "mdn"
+	}
+	return true
 }
 
 func fmtNum(v float64, prec int) string {

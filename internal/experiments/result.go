@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -95,5 +97,43 @@ func ReadResult(path string) (*Result, error) {
 	if r.Dataset == "" || r.Head == "" {
 		return nil, fmt.Errorf("%s: not a result file: no dataset or head", path)
 	}
+	if err := r.check(); err != nil {
+		return nil, fmt.Errorf("%s: malformed result: %v", path, err)
+	}
 	return &r, nil
+}
+
+// check refuses values no run writes: a result with neither an evaluation
+// nor an error, negative counts or times, and metrics outside their range
+// (Kendall's tau outside [-1, 1], a negative MSE or cross-entropy, more
+// clipped targets than test rows). NaN stands for a value not measured.
+func (r *Result) check() error {
+	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
+	switch {
+	case r.Split < 0:
+		return fmt.Errorf("split %d is negative", r.Split)
+	case r.Error == "" && r.Eval == nil:
+		return errors.New("it has neither an eval nor an error")
+	case bad(r.Seconds) || r.Seconds < 0:
+		return fmt.Errorf("seconds %v is not a time >= 0", r.Seconds)
+	case r.TrainRows < 0 || r.TestRows < 0:
+		return fmt.Errorf("train_rows %d and test_rows %d must be >= 0", r.TrainRows, r.TestRows)
+	}
+	e := r.Eval
+	if e == nil {
+		return nil
+	}
+	switch {
+	case e.N < 0:
+		return fmt.Errorf("eval: n %d is negative", e.N)
+	case e.KendallTau < -1 || e.KendallTau > 1:
+		return fmt.Errorf("eval: kendall_tau %v is outside [-1, 1]", e.KendallTau)
+	case e.MSE < 0, e.RelMSE < 0:
+		return fmt.Errorf("eval: mse %v and rel_mse %v must be >= 0", e.MSE, e.RelMSE)
+	case e.NLLToken < 0:
+		return fmt.Errorf("eval: nll_token %v is negative (a cross-entropy)", e.NLLToken)
+	case e.Clipped < 0 || e.Clipped > e.N:
+		return fmt.Errorf("eval: clipped %d is not in [0, n = %d]", e.Clipped, e.N)
+	}
+	return nil
 }

@@ -111,6 +111,11 @@ func Datasets(dir string) ([]string, error) {
 // machine given the same datasets, heads and splits agrees on the shards.
 func Plan(opts UCIOptions) ([]Run, error) {
 	ds := append([]string(nil), opts.Datasets...)
+	for _, d := range ds {
+		if err := CheckDatasetName(d); err != nil {
+			return nil, err
+		}
+	}
 	if len(ds) == 0 {
 		var err error
 		if ds, err = Datasets(opts.DataDir); err != nil {
@@ -147,6 +152,16 @@ func Plan(opts UCIOptions) ([]Run, error) {
 		}
 	}
 	return plan, nil
+}
+
+// CheckDatasetName refuses a dataset name that is not a plain directory
+// name: one with a path separator, "." or "..", which would read, and
+// write results, outside DataDir and OutDir.
+func CheckDatasetName(d string) error {
+	if d == "" || d == "." || d == ".." || strings.ContainsAny(d, `/\`) || !filepath.IsLocal(d) || filepath.Base(d) != d {
+		return fmt.Errorf("dataset %q is not a plain directory name (the name of a subdirectory of the data directory, without / or ..)", d)
+	}
+	return nil
 }
 
 // ShardOf returns the runs of plan whose index is shard modulo shards.

@@ -36,11 +36,17 @@ const Version = 1
 
 const magic = "DECOREG\x00"
 
-// Limits that protect Read from absurd sizes in corrupt files.
+// Limits that protect Read from absurd sizes in corrupt files; Encode
+// refuses to write a file over them.
 const (
-	maxHeader = 64 << 20
+	maxHeader = MaxHeader
 	maxParams = 1 << 34
 )
+
+// MaxHeader is the largest JSON header, in bytes, that a model file may
+// hold: Decode calls a larger one corrupt, so Encode refuses to write it
+// (ErrTooLarge).
+const MaxHeader = 64 << 20
 
 var (
 	// ErrNotModel means the file does not start with the model magic.
@@ -51,12 +57,23 @@ var (
 	ErrChecksum = errors.New("model file is corrupt (checksum mismatch)")
 	// ErrVersion means the file was written by a newer decoreg.
 	ErrVersion = errors.New("model file version not supported")
+	// ErrTooLarge means Encode was given a header or parameters over the
+	// limits that Decode enforces.
+	ErrTooLarge = errors.New("model too large for a model file")
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Encode writes a model file with the given JSON header and parameters to w.
+// A header over MaxHeader bytes, or more parameters than Decode reads, is
+// refused before anything is written (an error wrapping ErrTooLarge).
 func Encode(w io.Writer, header []byte, params []float32) error {
+	if len(header) > MaxHeader {
+		return fmt.Errorf("%w: its header is %d bytes, over the %d (64 MiB) a model file allows (are the column names very long?)", ErrTooLarge, len(header), MaxHeader)
+	}
+	if uint64(len(params)) > maxParams {
+		return fmt.Errorf("%w: %d parameters, over the %d a model file allows", ErrTooLarge, len(params), uint64(maxParams))
+	}
 	h := crc32.New(castagnoli)
 	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 1<<16)
 	var buf [8]byte

@@ -155,7 +155,7 @@ type Epoch struct {
 // Result says how a run ended.
 type Result struct {
 	ValRows     int
-	Epochs      int     // epochs run (finished or cancelled)
+	Epochs      int     // epochs completed (a cancelled epoch does not count)
 	BestEpoch   int     // the epoch whose weights the network holds (0: none finished)
 	BestValLoss float64 // 0 without validation
 	Stopped     string  // "early-stopping", "max-epochs" or "cancelled"
@@ -177,7 +177,6 @@ func (t *Run) Loop(ctx context.Context, onEpoch func(Epoch)) (Result, error) {
 			}
 			cancelErr = err
 			res.Stopped = "cancelled"
-			res.Epochs = t.epoch + 1
 			break
 		}
 		valLoss, best, err := t.Validate()
@@ -192,9 +191,7 @@ func (t *Run) Loop(ctx context.Context, onEpoch func(Epoch)) (Result, error) {
 			break
 		}
 	}
-	if cancelErr == nil {
-		res.Epochs = t.epoch
-	}
+	res.Epochs = t.epoch // completed epochs: a cancelled one does not count
 	if len(t.val) > 0 && t.bestEpoch > 0 {
 		copy(t.net.Params(), t.best)
 	}

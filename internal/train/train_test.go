@@ -111,7 +111,7 @@ func TestLoopCancel(t *testing.T) {
 			cancel()
 		}
 	})
-	if !errors.Is(err, context.Canceled) || res.Stopped != "cancelled" || res.Epochs != 3 || res.BestEpoch != 2 || res.BestValLoss != 0 {
+	if !errors.Is(err, context.Canceled) || res.Stopped != "cancelled" || res.Epochs != 2 || res.BestEpoch != 2 || res.BestValLoss != 0 {
 		t.Errorf("got %+v, %v", res, err)
 	}
 }

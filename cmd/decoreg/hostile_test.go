@@ -1,0 +1,441 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"decoreg"
+	"decoreg/internal/experiments"
+	"decoreg/internal/modelfile"
+)
+
+// Regression tests of the problems a hostile-user review of the command
+// line found (issue 10, CLI part 2): TestHn... is problem n.
+
+// wantUsage runs decoreg with args and checks that it exits with status 2
+// and that its message holds every one of want.
+func wantUsage(t *testing.T, args []string, want ...string) string {
+	t.Helper()
+	code, _, errs := cli(t, args...)
+	if code != 2 {
+		t.Errorf("decoreg %s: exit %d, want 2; stderr: %s", strings.Join(args, " "), code, errs)
+	}
+	for _, w := range want {
+		if !strings.Contains(errs, w) {
+			t.Errorf("decoreg %s: message %q does not say %q", strings.Join(args, " "), errs, w)
+		}
+	}
+	return errs
+}
+
+// TestH1BenchMemoryCaps: sizes that need more memory than a benchmark may
+// use are refused (exit 2, naming the flag) before anything is allocated,
+// including sizes whose products overflow int.
+func TestH1BenchMemoryCaps(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"gemm", "--sizes", "4000000000x4000000000x4000000000"}, "-sizes"},
+		{[]string{"gemm", "--sizes", "100000x100000x100000"}, "-sizes"},
+		{[]string{"gemm", "--sizes", "4294967296x4294967296x1"}, "-sizes"},
+		{[]string{"gemm", "--sizes", "8x8x8,1x1x2000000000"}, "-sizes"},
+		{[]string{"sample", "--samples", "2000000000"}, "--samples"},
+		{[]string{"sample", "--inputs", "2000000000"}, "--inputs"},
+		{[]string{"sample", "--quantiles", "2000000000"}, "--quantiles"},
+		{[]string{"train", "--batch", "2000000000"}, "--batch"},
+		{[]string{"train", "--dec-width", "40000", "--batch", "1"}, "--dec-width"},
+	} {
+		wantUsage(t, append([]string{"bench"}, c.args...), c.flag, "GiB")
+	}
+}
+
+// TestH7BenchFlagErrors: the benchmarks' flag errors name the flag, and
+// --threads 0 means every core, as in train.
+func TestH7BenchFlagErrors(t *testing.T) {
+	for _, f := range []string{"batch-size", "max-epochs", "patience", "threads", "enc-width"} {
+		wantUsage(t, []string{"bench", "uci", "--out", t.TempDir(), "--" + f, "-1"}, "--"+f)
+	}
+	wantUsage(t, []string{"bench", "train", "--dec-width", "3", "--heads", "2"}, "--dec-width 3", "--heads 2")
+	var tr trainBenchResult
+	runBenchJSON(t, &tr, "bench", "train", "--threads", "0", "--steps", "1", "--repeats", "1", "--warmup", "0", "--batch", "2", "--enc-width", "8")
+	if tr.Threads < 1 {
+		t.Errorf("bench train --threads 0: threads %d", tr.Threads)
+	}
+	var o, e bytes.Buffer
+	saved := stdout
+	stdout = &o
+	code := run([]string{"bench", "gemm", "-repeat", "1", "-min-time", "0", "-sizes", "4x4x4", "-threads", "0", "-kernels", "purego"}, &e)
+	stdout = saved
+	if code != 0 || !strings.Contains(o.String(), `"threads":`) || strings.Contains(o.String(), `"threads":0`) {
+		t.Errorf("bench gemm -threads 0: exit %d, %s%s", code, o.String(), e.String())
+	}
+	var sr sampleBenchResult
+	runBenchJSON(t, &sr, "bench", "sample", "--threads", "0", "--inputs", "2", "--samples", "2", "--quantiles", "1", "--repeats", "1", "--enc-width", "8")
+	if sr.Threads < 1 {
+		t.Errorf("bench sample --threads 0: threads %d", sr.Threads)
+	}
+}
+
+// copyFile copies src to a new file dst and returns dst.
+func copyFile(t *testing.T, src, dst string) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestH2OutIsAnInput: --out naming one of the command's input files
+// (directly, through a link, or a hard link) is refused before anything is
+// written, and the input is left as it was.
+func TestH2OutIsAnInput(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "d.csv", 30, 3)
+	model := copyFile(t, sharedModel(t, "mdn"), filepath.Join(dir, "m.model"))
+	mask := copyFile(t, "testdata/cli/mask12.csv", filepath.Join(dir, "mask.csv"))
+	small := copyFile(t, "testdata/cli/small.csv", filepath.Join(dir, "small.csv"))
+	link := filepath.Join(dir, "link.model")
+	if err := os.Symlink("m.model", link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	hard := filepath.Join(dir, "hard.csv")
+	if err := os.Link(data, hard); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	before := map[string]string{}
+	for _, p := range []string{data, model, mask, small} {
+		before[p] = mustRead(t, p)
+	}
+	train := append([]string{"train"}, tinyArgs("pointwise")...)
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"predict", "--model", model, "--data", data, "--out", data}, "--data"},
+		{[]string{"predict", "--model", model, "--data", data, "--out", model}, "--model"},
+		{[]string{"predict", "--model", model, "--data", data, "--out", link}, "--model"},
+		{[]string{"predict", "--model", model, "--data", small, "--test-mask", mask, "--split", "0", "--out", mask}, "--test-mask"},
+		{append(train, "--data", data, "--out", data), "--data"},
+		{append(train, "--data", data, "--out", hard), "--data"},
+		{append(train, "--data", small, "--test-mask", mask, "--split", "0", "--out", mask), "--test-mask"},
+		{[]string{"sample", "--model", model, "--data", data, "--n", "2", "--out", model}, "--model"},
+		{[]string{"sample", "--model", model, "--data", data, "--n", "2", "--out", data}, "--data"},
+	} {
+		wantUsage(t, c.args, "--out", "same file as "+c.flag)
+	}
+	for p, b := range before {
+		if mustRead(t, p) != b {
+			t.Errorf("%s was changed", p)
+		}
+	}
+}
+
+// TestH3UCIDatasetNames: --datasets takes plain directory names; a path
+// (which would read and write outside --data and --out) is refused and
+// nothing is written.
+func TestH3UCIDatasetNames(t *testing.T) {
+	root := t.TempDir()
+	data := filepath.Join(root, "data")
+	writeUCIFixture(t, data, "ds1", 30, 1)
+	sub := filepath.Join(root, "sub")
+	os.Mkdir(sub, 0o755)
+	res := filepath.Join(sub, "res")
+	for _, d := range []string{"../data/ds1", "..", ".", "ds1/", "a/b", `a\b`, "/abs"} {
+		wantUsage(t, tinyUCIArgs(data, res, "--datasets", d, "--heads", "pointwise", "--splits", "0"), "--datasets", "plain directory name")
+	}
+	var found []string
+	filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".json") {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if len(found) > 0 {
+		t.Errorf("results written: %v", found)
+	}
+	if _, err := experiments.Plan(experiments.UCIOptions{DataDir: data, Datasets: []string{"../x"}}); err == nil {
+		t.Error("experiments.Plan took dataset ../x")
+	}
+}
+
+// TestH4FailedRuns: bench uci exits 1 when every run failed (saying how
+// many); bench report shows the failed cells of a head whose runs all
+// failed, and refuses a malformed result, naming its file.
+func TestH4FailedRuns(t *testing.T) {
+	data, res := t.TempDir(), t.TempDir()
+	var d, m strings.Builder
+	d.WriteString("x0,y\n")
+	m.WriteString("split0\n")
+	for i := range 20 {
+		fmt.Fprintf(&d, "%d,3\n", i) // a constant target: every run fails
+		fmt.Fprintf(&m, "%d\n", i%2)
+	}
+	writeGz(t, filepath.Join(data, "const", experiments.DataFile), d.String())
+	writeGz(t, filepath.Join(data, "const", experiments.MaskFile), m.String())
+	code, _, errs := cli(t, tinyUCIArgs(data, res, "--splits", "0", "--heads", "mdn,pointwise")...)
+	if code != 1 || !strings.Contains(errs, "every one of the 2 runs failed") {
+		t.Errorf("bench uci, every run failed: exit %d, stderr %q; want exit 1 and the count", code, errs)
+	}
+	out := reportOutput(t, res)
+	for _, want := range []string{"| dataset | mdn |", "| const | — (0/1, 1 failed) |", "| dataset | mdn | pointwise |", "| const | — (0/1, 1 failed) | — (0/1, 1 failed) |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report of failed runs lacks %q:\n%s", want, out)
+		}
+	}
+
+	for _, c := range []struct {
+		name string
+		edit func(r *experiments.Result)
+		want string
+	}{
+		{"neither", func(r *experiments.Result) { r.Eval, r.Error = nil, "" }, "neither an eval nor an error"},
+		{"tau", func(r *experiments.Result) { r.Eval.KendallTau = 5 }, "kendall_tau 5"},
+		{"seconds", func(r *experiments.Result) { r.Seconds = -100 }, "seconds -100"},
+		{"mse", func(r *experiments.Result) { r.Eval.MSE = -1 }, "mse -1"},
+		{"clipped", func(r *experiments.Result) { r.Eval.Clipped = 11 }, "clipped 11"},
+	} {
+		dir := t.TempDir()
+		r := &experiments.Result{Dataset: "ds", Head: "mdn", Split: 0, Seconds: 1, Eval: &decoreg.Eval{N: 10, KendallTau: 0.5, Point: "mean"}}
+		c.edit(r)
+		path := experiments.ResultPath(dir, "ds", "mdn", 0)
+		if err := experiments.WriteResult(path, r); err != nil {
+			t.Fatal(err)
+		}
+		wantUsage(t, []string{"bench", "report", dir}, path, c.want)
+	}
+}
+
+// TestH5LevelNames: quantile columns have distinct, exact names for any
+// distinct levels; -0 is 0; only equal levels are refused.
+func TestH5LevelNames(t *testing.T) {
+	for _, c := range []struct {
+		levels string
+		want   string // the names, comma-separated
+	}{
+		{"-0", "q00"},
+		{"1e-300", "q1e-298"},
+		{"0,1e-300", "q00,q1e-298"},
+		{"0.1234567891,0.1234567892", "q12.34567891,q12.34567892"},
+		{"0.05,0.025,0.5,0.999,1", "q05,q2.5,q50,q99.9,q100"},
+		{"0.001,1e-7,1.5e-9,1.5e-10", "q0.1,q0.00001,q0.00000015,q1.5e-8"},
+		{"0.3,0.30000000000000004", "q30,q30.000000000000004"},
+	} {
+		_, names, err := parseLevels(c.levels)
+		if err != nil || strings.Join(names, ",") != c.want {
+			t.Errorf("--levels %s: names %v, %v; want %s", c.levels, names, err, c.want)
+		}
+	}
+	for _, l := range []string{"0,-0", "0.5,0.50", "0.25,2.5e-1"} {
+		if _, _, err := parseLevels(l); err == nil || !strings.Contains(err.Error(), "same number") {
+			t.Errorf("--levels %s: %v, want the same number twice", l, err)
+		}
+	}
+	out, _ := mustCLI(t, "predict", "--model", sharedModel(t, "mdn"), "--data", "testdata/cli/small.csv", "--out", "-", "--levels", "-0,1e-300")
+	if h, _, _ := strings.Cut(out, "\n"); h != "row,mean,median,mode,q00,q1e-298,logpdf" {
+		t.Errorf("header %q", h)
+	}
+}
+
+// TestH6ParamLimitNamesField: the parameter-limit error names the flag of
+// the part of the network that holds most parameters, and no file.
+func TestH6ParamLimitNamesField(t *testing.T) {
+	data := writeSynth(t, t.TempDir(), "base.csv", 20, 1)
+	out := filepath.Join(t.TempDir(), "m.model")
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--dec-width", "16384", "--dec-layers", "64"}, "--dec-width"},
+		{[]string{"--enc-width", "16384", "--enc-layers", "8"}, "--enc-width"},
+		{[]string{"--head", "riemann", "--bins", "1000000", "--enc-width", "4096"}, "--bins"},
+		{[]string{"--head", "mdn", "--components", "100", "--enc-width", "16384", "--enc-layers", "2"}, "--enc-width"},
+	} {
+		errs := wantUsage(t, append([]string{"train", "--data", data, "--out", out}, c.args...), "train: "+c.flag+": ", "parameters")
+		if strings.Contains(errs, "base.csv") {
+			t.Errorf("%v: a config error names the data file: %s", c.args, errs)
+		}
+	}
+}
+
+// TestH8ValFracRoundsToEveryRow: a --val-frac that rounding turns into
+// every training row says so (not that the rows are too few), and the
+// bound it suggests works.
+func TestH8ValFracRoundsToEveryRow(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "d.csv", 200, 1)
+	out := filepath.Join(dir, "m.model")
+	train := append([]string{"train", "--data", data, "--out", out}, tinyArgs("pointwise")...)
+	errs := wantUsage(t, append(train, "--val-frac", "0.999"), "--val-frac 0.999", "200 of the 200 training rows", "at most 0.995")
+	if strings.Contains(errs, "too few") {
+		t.Errorf("message blames the row count: %s", errs)
+	}
+	mustCLI(t, append(train, "--val-frac", "0.995")...)
+	wantUsage(t, append([]string{"train", "--data", "testdata/cli/one_row.csv", "--out", out}, tinyArgs("pointwise")...), "too few")
+}
+
+// TestH9StopReason: after Ctrl-C the summary and the model file give the
+// same stop reason, and epochs counts the epochs completed (not the one
+// cut short).
+func TestH9StopReason(t *testing.T) {
+	self, err := os.FindProcess(os.Getpid())
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "train.csv", 2000, 7)
+	model := filepath.Join(dir, "m.model")
+	var sigErr error
+	last := 0
+	onEpoch = func(p decoreg.Progress) {
+		last = p.Epoch
+		if p.Epoch == 2 {
+			sigErr = self.Signal(os.Interrupt)
+		}
+	}
+	defer func() { onEpoch = nil }()
+	out, _ := mustCLI(t, "train", "--data", data, "--out", model, "--head", "pointwise", "--enc-width", "8",
+		"--batch", "8", "--epochs", "100000", "--patience", "100000", "--quiet")
+	if sigErr != nil {
+		t.Skipf("cannot signal this process: %v", sigErr)
+	}
+	s := summary(t, out)
+	m, err := decoreg.Load(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := m.Info()
+	if s["stopped"] != info.Stopped || info.Stopped != "cancelled" {
+		t.Errorf("summary stopped %v, model file %q; want both cancelled", s["stopped"], info.Stopped)
+	}
+	if s["epochs"] != float64(last) || info.Epochs != last {
+		t.Errorf("summary epochs %v, model file %d; %d completed", s["epochs"], info.Epochs, last)
+	}
+}
+
+// TestH10BenchSampleNoQuantiles: with --quantiles 0 the quantile fields
+// are left out (not 0), and the sample times keep their significant digits.
+func TestH10BenchSampleNoQuantiles(t *testing.T) {
+	var o, e bytes.Buffer
+	old := stdout
+	stdout = &o
+	defer func() { stdout = old }()
+	if code := run([]string{"bench", "sample", "--quantiles", "0", "--inputs", "2", "--samples", "2", "--repeats", "1", "--enc-width", "8"}, &e); code != 0 {
+		t.Fatalf("exit %d: %s", code, e.String())
+	}
+	var m map[string]any
+	if err := json.Unmarshal(o.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"quantile_queries_per_s", "quantile_inputs_per_s", "quantile_seconds_median", "quantile_mean"} {
+		if v, ok := m[k]; ok && v != nil {
+			t.Errorf("%s = %v with --quantiles 0", k, v)
+		}
+	}
+	for _, k := range []string{"sample_seconds_median", "sample_seconds_min", "sample_seconds_max"} {
+		if v, _ := m[k].(float64); !(v > 0) {
+			t.Errorf("%s = %v, want > 0", k, m[k])
+		}
+	}
+}
+
+// TestH11BenchHelpName: "decoreg bench help NAME" prints the benchmark's
+// help with its flags, as "decoreg help bench NAME" does.
+func TestH11BenchHelpName(t *testing.T) {
+	for _, name := range []string{"gemm", "train", "sample", "uci", "report"} {
+		a, _ := mustCLI(t, "help", "bench", name)
+		b, _ := mustCLI(t, "bench", "help", name)
+		if !strings.HasPrefix(b, "usage: decoreg bench "+name) || !strings.Contains(b, "Flags:") || a != b {
+			t.Errorf("bench help %s printed\n%s\nwant\n%s", name, b, a)
+		}
+	}
+	wantUsage(t, []string{"bench", "help", "nonesuch"}, "unknown benchmark")
+}
+
+// TestH12ProgressBarEndsLine: on a terminal, train's progress bar line is
+// ended before anything else is printed (the JSON summary on standard
+// output, which shares the terminal).
+func TestH12ProgressBarEndsLine(t *testing.T) {
+	old := isTerminal
+	isTerminal = func(io.Writer) bool { return true }
+	defer func() { isTerminal = old }()
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "d.csv", 50, 1)
+	args := []string{"train", "--data", data, "--out", filepath.Join(dir, "m.model"), "--head", "pointwise", "--enc-width", "8", "--epochs", "3"}
+	_, errs := mustCLI(t, args...)
+	if !strings.Contains(errs, "\repoch 3/3 [") || !strings.HasSuffix(errs, "\n") {
+		t.Errorf("progress bar output %q: want \\r-updated lines ended by a newline", errs)
+	}
+}
+
+// TestH13ColumnNames: train refuses a column name that is not valid UTF-8
+// (naming the file, line and column) and column names too long for a model
+// file, before training.
+func TestH13ColumnNames(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("a,\xc3(,y\n1,2,3\n2,3,1\n3,1,2\n"), 0o644)
+	out := filepath.Join(dir, "m.model")
+	wantUsage(t, append([]string{"train", "--data", bad, "--out", out}, tinyArgs("pointwise")...), "bad.csv: line 1, column 2", "UTF-8")
+	long := filepath.Join(dir, "long.csv")
+	os.WriteFile(long, []byte(strings.Repeat("n", modelfile.MaxHeader)+",y\n1,2\n2,1\n3,3\n"), 0o644)
+	wantUsage(t, append([]string{"train", "--data", long, "--out", out}, tinyArgs("pointwise")...), "long.csv: line 1", "64 MiB")
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a model was written")
+	}
+}
+
+// TestH14DataStdinAndEmptyTarget: --data - reads standard input (train,
+// eval, predict, sample), messages call it <stdin>, and no temporary file
+// is left; an empty --target is refused.
+func TestH14DataStdinAndEmptyTarget(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "d.csv", 60, 2)
+	body := mustRead(t, data)
+	old := stdin
+	defer func() { stdin = old }()
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "decoreg-stdin-*"))
+
+	model := filepath.Join(dir, "m.model")
+	stdin = strings.NewReader(body)
+	mustCLI(t, append([]string{"train", "--data", "-", "--out", model}, tinyArgs("mdn")...)...)
+	want, _ := mustCLI(t, "predict", "--model", model, "--data", data, "--out", "-")
+	stdin = strings.NewReader(body)
+	if got, _ := mustCLI(t, "predict", "--model", model, "--data", "-", "--out", "-"); got != want {
+		t.Errorf("predict --data -:\n%s\nwant\n%s", got, want)
+	}
+	wantEval, _ := mustCLI(t, "eval", "--model", model, "--data", data)
+	stdin = strings.NewReader(body)
+	if got, _ := mustCLI(t, "eval", "--model", model, "--data", "-"); got != wantEval {
+		t.Errorf("eval --data -: %s, want %s", got, wantEval)
+	}
+	stdin = strings.NewReader(body)
+	if got, _ := mustCLI(t, "sample", "--model", model, "--data", "-", "--n", "3"); strings.Count(got, "\n") != 61 {
+		t.Errorf("sample --data -: %d lines", strings.Count(got, "\n"))
+	}
+	stdin = strings.NewReader("x0,x1,y\n1,oops,2\n")
+	wantUsage(t, []string{"eval", "--model", model, "--data", "-"}, "<stdin>: line 2")
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "decoreg-stdin-*"))
+	if len(after) > len(before) {
+		t.Errorf("temporary files left: %v", after)
+	}
+
+	for _, cmd := range [][]string{
+		append([]string{"train", "--data", data, "--out", model, "--target", ""}, tinyArgs("mdn")...),
+		{"eval", "--model", model, "--data", data, "--target", " "},
+		{"predict", "--model", model, "--data", data, "--out", "-", "--target", ""},
+		{"sample", "--model", model, "--data", data, "--n", "1", "--target", ""},
+	} {
+		wantUsage(t, cmd, "--target is empty")
+	}
+}
