@@ -89,7 +89,14 @@ type Config struct {
 	// holds out nothing and trains on all rows for MaxEpochs epochs. (The
 	// command line's --val-frac differs: there 0 means none.)
 	ValFrac float64 `json:"val_frac"`
-	Seed    uint64  `json:"seed"`
+	// TargetMin and TargetMax, unless both are 0, fix the range that y is
+	// scaled by (u = (y - TargetMin) / (TargetMax - TargetMin)) in place of
+	// the training targets' min and max: a known range, such as [0, 1] for
+	// a density on the unit interval, so that the heads' cells and bins lie
+	// on that range's grid. Training targets outside it are refused.
+	TargetMin float64 `json:"target_min,omitempty"`
+	TargetMax float64 `json:"target_max,omitempty"`
+	Seed      uint64  `json:"seed"`
 	// Threads is the number of threads of the network's kernels (0: all
 	// cores). The same seed and thread count give the same model.
 	Threads int `json:"threads"`
@@ -207,6 +214,10 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	}
 	if c.Threads < 0 {
 		return nil, configErr("Threads", "threads must be >= 0, have %d", c.Threads)
+	}
+	if c.FixedRange() && !(c.TargetMin < c.TargetMax && !math.IsInf(c.TargetMax-c.TargetMin, 0)) {
+		return nil, configErr(pick(math.IsInf(c.TargetMin, 0) || math.IsNaN(c.TargetMin), "TargetMin", "TargetMax"),
+			"a fixed target range needs finite TargetMin < TargetMax whose difference is finite, have [%v, %v]", c.TargetMin, c.TargetMax)
 	}
 	return tok, nil
 }
@@ -366,6 +377,10 @@ func (h Head) Fields() []string {
 	}
 	return nil
 }
+
+// FixedRange reports whether c fixes the target range (TargetMin and
+// TargetMax are not both 0).
+func (c Config) FixedRange() bool { return c.TargetMin != 0 || c.TargetMax != 0 }
 
 func setInt(p *int, v int) {
 	if *p == 0 {

@@ -102,7 +102,7 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *hea
 	if nVal := train.ValRows(rows, cfg.ValFrac); nVal > 0 && rows-nVal < 1 {
 		return nil, nil, nil, fmt.Errorf("%w: ValFrac %v of %d row(s) holds out %d for validation, leaving none to train on (or set ValFrac < 0)", ErrTooFewRows, cfg.ValFrac, rows, nVal)
 	}
-	yMin, yMax, err := checkData(x, rows, cols, y)
+	yMin, yMax, err := checkData(x, rows, cols, y, cfg)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -132,8 +132,9 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *hea
 }
 
 // checkData checks training rows x (rows x cols, at least one of each)
-// and targets y and returns the targets' range.
-func checkData(x []float64, rows, cols int, y []float64) (yMin, yMax float64, err error) {
+// and targets y and returns the target range: cfg's fixed range, which
+// every target must lie in, or else the targets' min and max.
+func checkData(x []float64, rows, cols int, y []float64, cfg Config) (yMin, yMax float64, err error) {
 	if !shapeOK(len(x), rows, cols) || len(y) != rows {
 		return 0, 0, fmt.Errorf("%w: %d feature values and %d targets for %d rows of %d features", ErrBadInput, len(x), len(y), rows, cols)
 	}
@@ -146,6 +147,14 @@ func checkData(x []float64, rows, cols int, y []float64) (yMin, yMax float64, er
 			return 0, 0, dataErr(i, -1, ErrBadInput, "the target is %v", v)
 		}
 		yMin, yMax = min(yMin, v), max(yMax, v)
+	}
+	if cfg.FixedRange() {
+		for i, v := range y {
+			if v < cfg.TargetMin || v > cfg.TargetMax {
+				return 0, 0, dataErr(i, -1, ErrBadInput, "the target %v is outside the fixed range [%v, %v] (Config.TargetMin, TargetMax)", v, cfg.TargetMin, cfg.TargetMax)
+			}
+		}
+		return cfg.TargetMin, cfg.TargetMax, nil
 	}
 	if !(yMax > yMin) {
 		return 0, 0, dataErr(-1, -1, ErrConstantTarget, "the training target is constant (every one of the %d targets is %v)", rows, y[0])

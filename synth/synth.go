@@ -13,6 +13,23 @@
 //	ring       y|x = ½ N(h, 0.08²) + ½ N(-h, 0.08²), h = sqrt(1-t²): a noisy
 //	           circle, bimodal in the middle and unimodal at the ends
 //	lognormal  log y|x = N(0.5t, 0.5²): skewed, positive, a long right tail
+//	modes      y|x = Σ_i w_i N(c_i + 0.2t, s_i²), c = (-1, 0, 1),
+//	           s = (0.12, 0.10, 0.08), w ∝ (1, σ(30(t+⅓)), σ(30(t-⅓))): the
+//	           number of modes grows with x, one for t < -⅓, two in the
+//	           middle, three for t > ⅓
+//	studentt   y|x = 0.5t + 0.2 T, T Student-t with ν = 2.5 degrees of
+//	           freedom: heavy tails (density ∝ |y|^-3.5), finite mean and
+//	           variance (0.2), no fourth moment
+//
+// Names lists the first five, whose densities are negligible outside
+// [-6, 6] (lognormal: [0, 80]); AllNames adds studentt, whose tails are not.
+//
+// Beside the problems, Curves lists the deterministic 1-D functions y = f(x)
+// of the paper's curve-fitting figure (smooth, high-frequency,
+// discontinuous, exponential, vertical asymptote, ...), and TruncNorm is the
+// truncated normal of the paper's histogram-risk theorem, with the exact
+// integrated squared error of a histogram estimate (MISE) and the theorem's
+// risk (RiskTheory).
 package synth
 
 import (
@@ -40,8 +57,9 @@ type Problem interface {
 	Mean(x []float64) float64
 }
 
-// Names lists the problems New knows, in a fixed order.
-func Names() []string { return []string{"mixture", "hetero", "ring", "lognormal"} }
+// Names lists the light-tailed problems New knows, in a fixed order;
+// AllNames lists them all.
+func Names() []string { return []string{"mixture", "hetero", "ring", "lognormal", "modes"} }
 
 // New returns the problem called name with d features. An unknown name or
 // d < 1 is an error.
@@ -58,8 +76,12 @@ func New(name string, d int) (Problem, error) {
 		return NewRing(d), nil
 	case "lognormal":
 		return NewLogNormal(d), nil
+	case "modes":
+		return NewModes(d), nil
+	case "studentt":
+		return NewStudentT(d), nil
 	}
-	return nil, fmt.Errorf("synth: unknown problem %q (have %v)", name, Names())
+	return nil, fmt.Errorf("synth: unknown problem %q (have %v)", name, AllNames())
 }
 
 // NewMixture returns the "mixture" problem with d features (see the

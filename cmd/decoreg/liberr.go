@@ -48,6 +48,8 @@ var flagFields = []struct {
 	{"MaxEpochs", "epochs", true},
 	{"Patience", "patience", true},
 	{"ValFrac", "val-frac", false},
+	{"TargetMin", "target-range", false},
+	{"TargetMax", "target-range", false},
 	{"Seed", "seed", false},
 	{"Threads", "threads", false},
 	// dist.SampleOptions

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -101,6 +102,7 @@ func init() { trainF.register(&cmdTrain.Flag) }
 // trainFlags are train's flags.
 type trainFlags struct {
 	data, target, out, head, vocab string
+	targetRange                    string
 	split                          splitFlags
 
 	encLayers, encWidth           int
@@ -118,6 +120,7 @@ type trainFlags struct {
 func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.data, "data", "", "training data: CSV `FILE` with a header, optionally gzipped, or - for standard input (required)")
 	fs.StringVar(&f.target, "target", "", "the target column's `NAME` (default: the last column)")
+	fs.StringVar(&f.targetRange, "target-range", "", "scale y by the fixed range `LO,HI` (e.g. 0,1) instead of the training targets' min and max; targets outside it are refused")
 	fs.StringVar(&f.out, "out", "", "write the model to `MODEL`, or - for standard output (required); "+outHelp)
 	fs.StringVar(&f.head, "head", string(decoreg.HeadDecoder), "regression `HEAD`: decoder, pointwise, riemann or mdn")
 	fs.StringVar(&f.vocab, "vocab", decoreg.DefaultVocab, "decoder tokenization `SPEC`, as in 'decoreg tokenize'")
@@ -172,6 +175,17 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		LR: f.lr, WeightDecay: f.weightDecay, AdamW: f.adamw,
 		BatchSize: f.batch, MaxEpochs: f.epochs, Patience: f.patience,
 		ValFrac: vf, Seed: f.seed, Threads: f.threads,
+	}
+	if f.targetRange != "" {
+		lo, hi, ok := strings.Cut(f.targetRange, ",")
+		var err1, err2 error
+		if ok {
+			c.TargetMin, err1 = strconv.ParseFloat(strings.TrimSpace(lo), 64)
+			c.TargetMax, err2 = strconv.ParseFloat(strings.TrimSpace(hi), 64)
+		}
+		if !ok || err1 != nil || err2 != nil || !c.FixedRange() {
+			return c, inputf(name, "--target-range: want LO,HI with LO < HI, such as 0,1; have %q", f.targetRange)
+		}
 	}
 	switch head {
 	case decoreg.HeadDecoder:

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"decoreg/internal/experiments"
+	"decoreg/internal/outfile"
+)
+
+var cmdExperiment = &Command{
+	Name:      "experiment",
+	UsageLine: "experiment NAME [--out DIR] [--quick] [--shard I/N] [--threads T] [--n N] [--seeds S] [--report-only] | experiment --list",
+	Short:     "regenerate one of the paper's figures or tables (results, REPORT.md, PNG figures)",
+	Long: `Experiment runs one of the paper's experiments and writes its report.
+
+Each run of the experiment appends one JSON object (one line) to
+DIR/results.jsonl as soon as it finishes: its settings, its results, the
+commit the binary was built from, the host, the GEMM kernel, the thread
+count and its wall time. Runs whose key is already in results.jsonl are
+skipped, so an interrupted experiment resumes where it stopped (Ctrl-C
+stops at once and leaves no partial line), and --shard I/N runs only the
+runs whose index in the experiment's fixed plan is I modulo N: N processes
+or machines given the same flags and --shard 0/N .. N-1/N run disjoint
+slices of the same plan, appending to one results.jsonl (or to several
+that are concatenated afterwards). After its runs the command writes
+DIR/REPORT.md (tables, the paper's numbers beside ours where it gives
+them, the scale, the commits and the run time) and the PNG figures from
+every line of results.jsonl; --report-only does only that.
+
+DIR defaults to experiments/results/NAME. --quick runs a small version
+(for tests; well under a minute). --n and --seeds change the number of
+training points and of seeds (runs per setting) from each experiment's
+default; the paper's scale is, for bbob, --n 100000 --seeds 10.
+
+The experiments (decoreg experiment --list):
+
+` + indent(experimentList()) + `
+"decoreg bench uci" runs the paper's UCI table ("decoreg experiment uci"
+is the same command with the same flags).`,
+	CustomFlags: true,
+	Run:         runExperiment,
+}
+
+func experimentList() string {
+	var b strings.Builder
+	for _, e := range experiments.Synthetic() {
+		fmt.Fprintf(&b, "%-9s %s\n", e.Name, e.Short)
+	}
+	fmt.Fprintf(&b, "%-9s %s\n", "uci", benchUCICmd.Short)
+	return b.String()
+}
+
+var experimentF struct {
+	out, shard       string
+	quick, list      bool
+	reportOnly       bool
+	threads, n, seed int
+}
+
+func init() {
+	fs := &cmdExperiment.Flag
+	fs.StringVar(&experimentF.out, "out", "", "the experiment's `DIR` (default experiments/results/NAME)")
+	fs.BoolVar(&experimentF.quick, "quick", false, "a small version, for tests")
+	fs.StringVar(&experimentF.shard, "shard", "0/1", "run only the runs with index I modulo N")
+	fs.IntVar(&experimentF.threads, "threads", 1, "matrix-kernel threads per run (0: every core)")
+	fs.IntVar(&experimentF.n, "n", 0, "training points per run (0: the experiment's default)")
+	fs.IntVar(&experimentF.seed, "seeds", 0, "seeds (runs per setting; 0: the experiment's default)")
+	fs.BoolVar(&experimentF.reportOnly, "report-only", false, "write REPORT.md and the figures from results.jsonl without running")
+	fs.BoolVar(&experimentF.list, "list", false, "list the experiments")
+}
+
+func runExperiment(cmd *Command, args []string) error {
+	const name = "experiment"
+	if len(args) > 0 && args[0] == "uci" {
+		return runBenchUCI(args[1:])
+	}
+	var pos []string
+	rest := args
+	for {
+		if err := parseFlags(cmd, &cmd.Flag, rest); err != nil {
+			return err
+		}
+		rest = cmd.Flag.Args()
+		if len(rest) == 0 {
+			break
+		}
+		pos = append(pos, rest[0])
+		rest = rest[1:]
+	}
+	f := &experimentF
+	if f.list {
+		fmt.Fprint(stdout, experimentList())
+		return nil
+	}
+	if len(pos) != 1 {
+		if len(pos) == 0 {
+			return inputf(name, "an experiment NAME is required (decoreg experiment --list names them)")
+		}
+		return inputf(name, "one experiment at a time, have %q and %q", pos[0], pos[1])
+	}
+	e := experiments.LookupExperiment(pos[0])
+	if e == nil {
+		return inputf(name, "unknown experiment %q (have %s)", pos[0], strings.ReplaceAll(strings.TrimSpace(experimentNames()), "\n", ", "))
+	}
+	if f.threads < 0 {
+		return inputf(name, "--threads must be >= 0 (0: every core), have %d", f.threads)
+	}
+	if f.n < 0 || f.seed < 0 {
+		return inputf(name, "--n and --seeds must be >= 0 (0: the experiment's default), have %d and %d", f.n, f.seed)
+	}
+	if f.seed > 1000 || f.n > 10_000_000 {
+		return inputf(name, "--seeds is at most 1000 and --n at most 10000000, have %d and %d", f.seed, f.n)
+	}
+	shard, shards, err := experiments.ParseShard(f.shard)
+	if err != nil {
+		return inputf(name, "--shard: %v", err)
+	}
+	out := f.out
+	if out == "" {
+		out = filepath.Join("experiments", "results", e.Name)
+	}
+	if err := os.MkdirAll(out, 0o777); err != nil {
+		return inputf(name, "--out: %v", err)
+	}
+	for _, file := range []string{experiments.JournalFile, "REPORT.md"} {
+		if err := outfile.Check(filepath.Join(out, file)); err != nil {
+			return inputf(name, "--out %s: %v", out, err)
+		}
+	}
+	so := experiments.SynthOptions{Quick: f.quick, N: f.n, Seeds: f.seed, Threads: f.threads}
+	info := experiments.ReportInfo{Command: experimentCommand(e.Name, f.quick, f.n, f.seed, f.threads), Scale: e.Scale(so)}
+	if !f.reportOnly {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		sum, err := e.Run(ctx, so, experiments.RunOptions{Out: out, Shard: shard, Shards: shards,
+			Threads: f.threads, Commit: experiments.GitCommit(), Log: errOut})
+		if err != nil {
+			var ie *experiments.InputError
+			switch {
+			case errors.As(err, &ie):
+				return inputf(name, "%s", oneLine(err.Error()))
+			case ctx.Err() != nil:
+				return failf(name, "%s; rerun the same command to resume", oneLine(err.Error()))
+			}
+			return failf(name, "%s", oneLine(err.Error()))
+		}
+		fmt.Fprintf(errOut, "experiment %s: ran %d runs in %.1fs; %d of this shard's %d were already done\n",
+			e.Name, sum.Ran, sum.Seconds, sum.Skipped, sum.Shard)
+	}
+	if err := e.Report(out, info); err != nil {
+		var ie *experiments.InputError
+		if errors.As(err, &ie) {
+			return inputf(name, "%s", oneLine(err.Error()))
+		}
+		return failf(name, "writing the report: %s", oneLine(err.Error()))
+	}
+	fmt.Fprintf(errOut, "experiment %s: wrote %s\n", e.Name, filepath.Join(out, "REPORT.md"))
+	return nil
+}
+
+func experimentNames() string {
+	var b strings.Builder
+	for _, e := range experiments.Synthetic() {
+		b.WriteString(e.Name + "\n")
+	}
+	return b.String() + "uci\n"
+}
+
+// experimentCommand is the command line that reproduces an experiment's
+// results, for its report (without --shard and --out).
+func experimentCommand(name string, quick bool, n, seeds, threads int) string {
+	s := "decoreg experiment " + name
+	if quick {
+		s += " --quick"
+	}
+	if n > 0 {
+		s += fmt.Sprintf(" --n %d", n)
+	}
+	if seeds > 0 {
+		s += fmt.Sprintf(" --seeds %d", seeds)
+	}
+	if threads != 1 {
+		s += fmt.Sprintf(" --threads %d", threads)
+	}
+	return s
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"encoding/csv"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"decoreg/internal/experiments"
+	"decoreg/synth"
+)
+
+func TestSynthCommand(t *testing.T) {
+	out, _ := mustCLI(t, "synth", "--list")
+	for _, want := range []string{"bbob:function=Sphere,dim=D", "bbob:function=FonsecaFleming,dim=D", "curve:name=tan",
+		"density:name=ring,dim=1", "density:name=modes,dim=1", "density:name=studentt,dim=1", "truncnorm:mean=0.5,std=0.25"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("synth --list lacks %s:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "bbob:"); n != 24 {
+		t.Errorf("synth --list has %d BBOB functions, want 24", n)
+	}
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sphere.csv")
+	mustCLI(t, "synth", "bbob:function=Sphere,dim=3", "--n", "50", "--seed", "7", "--out", file)
+	rows := readCSV(t, file)
+	if got := strings.Join(rows[0], ","); got != "x0,x1,x2,y" || len(rows) != 51 {
+		t.Fatalf("header %q, %d lines", got, len(rows))
+	}
+	for _, r := range rows[1:] {
+		s := 0.0
+		for _, v := range r[:3] {
+			x := fnum(t, v)
+			if x < -5 || x > 5 {
+				t.Errorf("x %v outside [-5, 5]", x)
+			}
+			s += x * x
+		}
+		if y := fnum(t, r[3]); math.Abs(y-s) > 1e-12*math.Max(1, s) {
+			t.Errorf("Sphere(%v) = %v, want %v", r[:3], y, s)
+		}
+	}
+	// The same seed gives the same rows, flags before or after PROBLEM;
+	// standard output by default.
+	again, _ := mustCLI(t, "synth", "--seed", "7", "--n", "50", "bbob:function=Sphere,dim=3")
+	if b, _ := os.ReadFile(file); string(b) != again {
+		t.Error("the same seed gave other rows")
+	}
+
+	// A density has a logpdf column equal to the truth's.
+	out, _ = mustCLI(t, "synth", "density:name=ring", "--n", "20")
+	p, _ := synth.New("ring", 1)
+	r := csv.NewReader(strings.NewReader(out))
+	recs, err := r.ReadAll()
+	if err != nil || strings.Join(recs[0], ",") != "x0,y,logpdf" {
+		t.Fatalf("density output: %v %q", err, recs[0])
+	}
+	for _, rec := range recs[1:] {
+		x, y, lp := fnum(t, rec[0]), fnum(t, rec[1]), fnum(t, rec[2])
+		if want := p.LogPDF([]float64{x}, y); lp != want {
+			t.Errorf("logpdf %v, want %v", lp, want)
+		}
+	}
+	out, _ = mustCLI(t, "synth", "truncnorm", "--n", "5")
+	if !strings.HasPrefix(out, "y,logpdf\n") || strings.Count(out, "\n") != 6 {
+		t.Errorf("truncnorm output:\n%s", out)
+	}
+
+	// Bad problems and flags are usage errors that say what is wrong.
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"synth"}, "PROBLEM is required"},
+		{[]string{"synth", "bbob:function=Nope,dim=2"}, "Nope"},
+		{[]string{"synth", "bbob:function=Sphere"}, "dim"},
+		{[]string{"synth", "bbob:function=Sphere,dim=0"}, "dim"},
+		{[]string{"synth", "bbob:function=Sphere,dim=2,dim=3"}, "twice"},
+		{[]string{"synth", "curve:name=sine,foo=1"}, "unknown key"},
+		{[]string{"synth", "nope:x=1"}, "unknown kind"},
+		{[]string{"synth", "truncnorm:std=-1"}, "std"},
+		{[]string{"synth", "truncnorm:mean=NaN"}, "finite"},
+		{[]string{"synth", "curve:name=sine", "--n", "0"}, "--n"},
+		{[]string{"synth", "curve:name=sine", "--n", "999999999"}, "--n"},
+		{[]string{"synth", "curve:name=sine", "curve:name=abs"}, "one PROBLEM"},
+		{[]string{"synth", "--list", "curve:name=sine"}, "--list"},
+		{[]string{"synth", "curve:name=sine", "--out", filepath.Join(dir, "missing", "x.csv")}, "--out"},
+	} {
+		code, _, errs := cli(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.msg) {
+			t.Errorf("decoreg %s: exit %d, %q; want 2 and %q", strings.Join(c.args, " "), code, errs, c.msg)
+		}
+	}
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func fnum(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func journalKeys(t *testing.T, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, experiments.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		i := strings.Index(l, `"key":"`)
+		if i < 0 {
+			t.Fatalf("line without key: %s", l)
+		}
+		keys = append(keys, l[i+7:i+7+strings.Index(l[i+7:], `"`)])
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Every synthetic experiment, --quick, end to end: its journal, report and
+// figures; a second run adds nothing; two shards give the same runs.
+func TestExperimentsQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains small models")
+	}
+	for _, e := range experiments.Synthetic() {
+		t.Run(e.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			one := filepath.Join(dir, "one")
+			mustCLI(t, "experiment", e.Name, "--quick", "--out", one)
+			keys := journalKeys(t, one)
+			if len(keys) == 0 {
+				t.Fatal("no results")
+			}
+			for i := 1; i < len(keys); i++ {
+				if keys[i] == keys[i-1] {
+					t.Errorf("duplicate run %s", keys[i])
+				}
+			}
+			report, err := os.ReadFile(filepath.Join(one, "REPORT.md"))
+			if err != nil || !strings.Contains(string(report), "--quick") {
+				t.Errorf("REPORT.md: %v\n%s", err, report)
+			}
+			pngs, _ := filepath.Glob(filepath.Join(one, "*.png"))
+			if len(pngs) == 0 {
+				t.Error("no figure")
+			}
+			for _, p := range pngs {
+				if b, err := os.ReadFile(p); err != nil || len(b) < 1000 || string(b[1:4]) != "PNG" {
+					t.Errorf("%s is not a PNG (%d bytes, %v)", p, len(b), err)
+				}
+			}
+			_, errs := mustCLI(t, "experiment", e.Name, "--quick", "--out", one)
+			if !strings.Contains(errs, "ran 0 runs") || len(journalKeys(t, one)) != len(keys) {
+				t.Errorf("a second run ran again:\n%s", errs)
+			}
+			two := filepath.Join(dir, "two")
+			mustCLI(t, "experiment", e.Name, "--quick", "--shard", "1/2", "--out", two)
+			if n := len(journalKeys(t, two)); n != len(keys)/2 {
+				t.Errorf("shard 1/2 ran %d of %d", n, len(keys))
+			}
+			mustCLI(t, "experiment", e.Name, "--quick", "--shard", "0/2", "--out", two)
+			if got := journalKeys(t, two); strings.Join(got, " ") != strings.Join(keys, " ") {
+				t.Errorf("shards ran %v, one process %v", got, keys)
+			}
+			mustCLI(t, "experiment", e.Name, "--quick", "--out", two, "--report-only")
+		})
+	}
+}
+
+func TestExperimentErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"experiment"}, "NAME is required"},
+		{[]string{"experiment", "nope"}, "unknown experiment"},
+		{[]string{"experiment", "risk", "bbob"}, "one experiment"},
+		{[]string{"experiment", "risk", "--shard", "2/2"}, "--shard"},
+		{[]string{"experiment", "risk", "--threads", "-1"}, "--threads"},
+		{[]string{"experiment", "risk", "--n", "-5"}, "--n"},
+		{[]string{"experiment", "risk", "--out", dir, "--report-only"}, "no results"},
+	} {
+		code, _, errs := cli(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.msg) {
+			t.Errorf("decoreg %s: exit %d, %q; want 2 and %q", strings.Join(c.args, " "), code, errs, c.msg)
+		}
+	}
+	out, _ := mustCLI(t, "experiment", "--list")
+	for _, n := range []string{"risk", "curves", "density", "bbob", "uci"} {
+		if !strings.Contains(out, n) {
+			t.Errorf("--list lacks %s", n)
+		}
+	}
+}

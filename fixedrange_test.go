@@ -1,0 +1,73 @@
+package decoreg
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// A fixed target range scales y by it, not by the training targets' range:
+// the heads' cells lie on its grid and cover values no training row has.
+func TestFixedTargetRange(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	n := 400
+	x := make([]float64, n)
+	y := make([]float64, n)
+	for i := range y {
+		y[i] = 0.25 + 0.5*r.Float64() // in [0.25, 0.75)
+	}
+	for _, c := range []Config{
+		{Head: HeadRiemann, Bins: 4},
+		{Head: HeadDecoder, Vocab: "normalized:base=2,length=2"},
+	} {
+		c.EncLayers, c.EncWidth, c.MaxEpochs, c.Patience, c.LR, c.Seed, c.Threads = 1, 8, 100, 20, 5e-3, 1, 1
+		free, err := FitFlat(context.Background(), x, n, 1, y, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lo, hi := free.YRange(); lo < 0.25 || hi > 0.75 {
+			t.Fatalf("%s: free range [%v, %v]", c.Head, lo, hi)
+		}
+		c.TargetMin, c.TargetMax = 0, 1
+		m, err := FitFlat(context.Background(), x, n, 1, y, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lo, hi := m.YRange(); lo != 0 || hi != 1 {
+			t.Errorf("%s: fixed range [0, 1] gave [%v, %v]", c.Head, lo, hi)
+		}
+		d, err := m.Dist([]float64{0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Four cells of width 1/4: [0.25, 0.5) and [0.5, 0.75) hold the
+		// data, and the CDF at the grid's edges is piecewise linear in
+		// between.
+		c1, c2, c3 := d.CDF(0.25), d.CDF(0.5), d.CDF(0.75)
+		if !(c1 < 0.1 && c3 > 0.9 && c2 > 0.3 && c2 < 0.7) {
+			t.Errorf("%s: CDF at 0.25, 0.5, 0.75 = %v, %v, %v", c.Head, c1, c2, c3)
+		}
+		mid := d.CDF(0.375)
+		if math.Abs(mid-(c1+c2)/2) > 1e-9 {
+			t.Errorf("%s: CDF(0.375) = %v, not the mean %v of its cell's edges", c.Head, mid, (c1+c2)/2)
+		}
+	}
+
+	// Targets outside the range are refused, naming the row.
+	y[7] = 1.5
+	_, err := FitFlat(context.Background(), x, n, 1, y, Config{TargetMin: 0, TargetMax: 1, MaxEpochs: 1})
+	var de *DataError
+	if !errors.As(err, &de) || de.Row != 7 {
+		t.Errorf("a target outside the fixed range: %v", err)
+	}
+	// A range that is not one is a ConfigError.
+	for _, c := range []Config{{TargetMin: 1, TargetMax: 1}, {TargetMin: 2, TargetMax: 1}, {TargetMin: math.Inf(-1), TargetMax: 1},
+		{TargetMin: -math.MaxFloat64, TargetMax: math.MaxFloat64}, {TargetMin: math.NaN()}} {
+		var ce *ConfigError
+		if err := c.Validate(); !errors.As(err, &ce) || (ce.Field != "TargetMin" && ce.Field != "TargetMax") {
+			t.Errorf("Validate(%v, %v) = %v", c.TargetMin, c.TargetMax, err)
+		}
+	}
+}

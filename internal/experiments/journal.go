@@ -1,0 +1,294 @@
+package experiments
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"time"
+
+	"decoreg/internal/gemm"
+)
+
+// Journal files: the results of an experiment's runs, one JSON object per
+// line, appended as each run finishes.
+const JournalFile = "results.jsonl"
+
+// Meta is what every line of a journal holds besides the experiment's own
+// fields: which run it is, and where and from what it was computed.
+// Experiments embed it in their result types (its fields are flattened into
+// the line).
+type Meta struct {
+	Experiment string  `json:"experiment"`
+	Key        string  `json:"key"`     // identifies the run within the experiment; unique per journal
+	Seconds    float64 `json:"seconds"` // wall time of the run
+	Started    string  `json:"started"` // RFC 3339
+	Commit     string  `json:"commit,omitempty"`
+	Host       string  `json:"host,omitempty"`
+	Kernel     string  `json:"kernel,omitempty"`
+	Threads    int     `json:"threads"`
+	GoMaxProcs int     `json:"gomaxprocs"`
+	GoVersion  string  `json:"go_version"`
+}
+
+// M returns m; through embedding it gives every result type access to its
+// Meta.
+func (m *Meta) M() *Meta { return m }
+
+// Line is a result type: a struct that embeds Meta.
+type Line interface{ M() *Meta }
+
+// ReadJournal reads the lines of path, a journal, decoding each into a new
+// value made by newLine. A missing file is no lines. A last line without
+// its newline (a write cut off by a crash) is ignored, and reported in
+// partial; a malformed complete line is an error naming the file and line.
+// Lines whose Key repeats an earlier one are dropped (the first is kept).
+func ReadJournal[T Line](path string, newLine func() T) (lines []T, partial bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if n := len(b); n > 0 && b[n-1] != '\n' {
+		partial = true
+		b = b[:bytes.LastIndexByte(b, '\n')+1]
+	}
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for ln := 1; sc.Scan(); ln++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		v := newLine()
+		if err := json.Unmarshal(sc.Bytes(), v); err != nil {
+			return nil, false, fmt.Errorf("%s: line %d: %v", path, ln, err)
+		}
+		if v.M().Key == "" {
+			return nil, false, fmt.Errorf("%s: line %d: no \"key\"", path, ln)
+		}
+		if seen[v.M().Key] {
+			continue
+		}
+		seen[v.M().Key] = true
+		lines = append(lines, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, false, fmt.Errorf("%s: %v", path, err)
+	}
+	return lines, partial, nil
+}
+
+// appendLine appends v's JSON and a newline to path in one write, so that
+// shards appending to the same journal side by side do not interleave and
+// an interrupted run leaves no partial line. A last line left without its
+// newline by a crash is cut off first.
+func appendLine(path string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	b = append(b, '\n')
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := cutPartial(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// cutPartial truncates f after its last newline when it does not end in
+// one.
+func cutPartial(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return err
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], st.Size()-1); err != nil {
+		return err
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	// Find the last newline, reading backwards in blocks.
+	const block = 64 << 10
+	end := st.Size()
+	for end > 0 {
+		start := max(end-block, 0)
+		buf := make([]byte, end-start)
+		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+			return f.Truncate(start + int64(i) + 1)
+		}
+		end = start
+	}
+	return f.Truncate(0)
+}
+
+// Task is one run of an experiment: its key (unique within the
+// experiment, and stable, since resuming skips the keys already in the
+// journal) and the function that computes its line.
+type Task[T Line] struct {
+	Key string
+	Run func(ctx context.Context) (T, error)
+}
+
+// RunOptions say which of an experiment's tasks to run and how.
+type RunOptions struct {
+	Out           string // the experiment's directory: Out/results.jsonl, Out/REPORT.md, figures
+	Shard, Shards int    // run the tasks whose index is Shard modulo Shards (Shards 0 means 1)
+	Threads       int    // threads per run (recorded; the tasks use it)
+	Commit        string
+	Log           io.Writer // one line per run; nil discards
+}
+
+// JournalSummary counts what RunTasks did.
+type JournalSummary struct {
+	Planned, Shard, Skipped, Ran int
+	Seconds                      float64
+}
+
+// RunTasks runs the shard's tasks whose key is not yet in Out's journal,
+// in order, appending each line as soon as its task is done. A task's
+// error stops the run (it is returned, naming the task); so does ctx, in
+// which case the task in progress writes nothing. describe, if not nil,
+// gives the log's summary of a finished line.
+func RunTasks[T Line](ctx context.Context, name string, tasks []Task[T], o RunOptions, newLine func() T, describe func(T) string) (JournalSummary, error) {
+	var sum JournalSummary
+	logw := o.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	shards := max(o.Shards, 1)
+	if o.Shard < 0 || o.Shard >= shards {
+		return sum, fmt.Errorf("bad shard %d/%d", o.Shard, shards)
+	}
+	seenKey := map[string]bool{}
+	for _, t := range tasks {
+		if seenKey[t.Key] {
+			panic("experiments: duplicate task key " + t.Key)
+		}
+		seenKey[t.Key] = true
+	}
+	path := filepath.Join(o.Out, JournalFile)
+	done, partial, err := ReadJournal(path, newLine)
+	if err != nil {
+		return sum, &InputError{err}
+	}
+	if partial {
+		fmt.Fprintf(logw, "warning: %s ends in a partial line (a run cut off); it will be cut and the run redone\n", path)
+	}
+	have := map[string]bool{}
+	for _, l := range done {
+		have[l.M().Key] = true
+	}
+	var todo []Task[T]
+	sum.Planned = len(tasks)
+	for i, t := range tasks {
+		if i%shards != o.Shard {
+			continue
+		}
+		sum.Shard++
+		if have[t.Key] {
+			sum.Skipped++
+			continue
+		}
+		todo = append(todo, t)
+	}
+	fmt.Fprintf(logw, "experiment %s: %d runs in the plan, %d in shard %d/%d, %d already done, %d to run\n",
+		name, sum.Planned, sum.Shard, o.Shard, shards, sum.Skipped, len(todo))
+	host, _ := os.Hostname()
+	start := time.Now()
+	for i, t := range todo {
+		if err := ctx.Err(); err != nil {
+			return sum, fmt.Errorf("interrupted after %d of %d runs: %w", i, len(todo), err)
+		}
+		t0 := time.Now()
+		line, err := t.Run(ctx)
+		if ctx.Err() != nil {
+			return sum, fmt.Errorf("interrupted during %s (%d of %d runs done): %w", t.Key, i, len(todo), ctx.Err())
+		}
+		if err != nil {
+			return sum, fmt.Errorf("%s %s: %w", name, t.Key, err)
+		}
+		m := line.M()
+		m.Experiment, m.Key = name, t.Key
+		m.Seconds = time.Since(t0).Seconds()
+		m.Started = t0.UTC().Format(time.RFC3339)
+		m.Commit, m.Host, m.Kernel = o.Commit, host, gemm.Kernel()
+		m.Threads, m.GoMaxProcs, m.GoVersion = o.Threads, runtime.GOMAXPROCS(0), runtime.Version()
+		if err := appendLine(path, line); err != nil {
+			return sum, err
+		}
+		sum.Ran++
+		sum.Seconds = time.Since(start).Seconds()
+		msg := ""
+		if describe != nil {
+			msg = ": " + describe(line)
+		}
+		fmt.Fprintf(logw, "[%d/%d] %s%s (%.1fs)\n", i+1, len(todo), t.Key, msg, m.Seconds)
+	}
+	return sum, nil
+}
+
+// Provenance summarises the journal lines' origin for a report: the
+// commits, hosts and kernels they came from, the sum of their run times
+// and the span from the first start to the last finish.
+func Provenance[T Line](lines []T) string {
+	commits, hosts, kernels := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	total := 0.0
+	var first, last time.Time
+	for _, l := range lines {
+		m := l.M()
+		commits[m.Commit], hosts[m.Host], kernels[m.Kernel] = true, true, true
+		total += m.Seconds
+		if t, err := time.Parse(time.RFC3339, m.Started); err == nil {
+			end := t.Add(time.Duration(m.Seconds * float64(time.Second)))
+			if first.IsZero() || t.Before(first) {
+				first = t
+			}
+			if end.After(last) {
+				last = end
+			}
+		}
+	}
+	keys := func(m map[string]bool) []string {
+		var out []string
+		for k := range m {
+			if k == "" {
+				k = "(unknown)"
+			}
+			out = append(out, k)
+		}
+		sort.Strings(out)
+		return out
+	}
+	return fmt.Sprintf("%d runs; run time %s (the sum of the runs' wall times), %s from the first start to the last finish; commit %v; %d host(s); kernel %v.",
+		len(lines), fmtDur(total), fmtDur(last.Sub(first).Seconds()), keys(commits), len(hosts), keys(kernels))
+}
+
+func fmtDur(s float64) string {
+	return (time.Duration(s) * time.Second).Round(time.Second).String()
+}

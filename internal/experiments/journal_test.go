@@ -1,0 +1,143 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+type testLine struct {
+	Meta
+	V int `json:"v"`
+}
+
+func testTasks(n int, calls *[]string) []Task[*testLine] {
+	var ts []Task[*testLine]
+	for i := range n {
+		key := fmt.Sprintf("i=%d", i)
+		ts = append(ts, Task[*testLine]{Key: key, Run: func(context.Context) (*testLine, error) {
+			*calls = append(*calls, key)
+			return &testLine{V: i * i}, nil
+		}})
+	}
+	return ts
+}
+
+func newTestLine() *testLine { return new(testLine) }
+
+func readKeys(t *testing.T, dir string) []string {
+	t.Helper()
+	lines, partial, err := ReadJournal(filepath.Join(dir, JournalFile), newTestLine)
+	if err != nil || partial {
+		t.Fatalf("ReadJournal: %v, partial %v", err, partial)
+	}
+	var keys []string
+	for _, l := range lines {
+		keys = append(keys, l.Key)
+		if l.Experiment != "test" || l.GoVersion == "" {
+			t.Errorf("line %s: meta not filled: %+v", l.Key, l.Meta)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Shards partition the plan; together they run every task exactly once.
+func TestJournalShardsPartition(t *testing.T) {
+	dir := t.TempDir()
+	var calls []string
+	for s := range 3 {
+		sum, err := RunTasks(context.Background(), "test", testTasks(10, &calls), RunOptions{Out: dir, Shard: s, Shards: 3}, newTestLine, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []int{4, 3, 3}[s]; sum.Shard != want || sum.Ran != want {
+			t.Errorf("shard %d: %+v, want %d runs", s, sum, want)
+		}
+	}
+	keys := readKeys(t, dir)
+	if len(keys) != 10 || len(calls) != 10 {
+		t.Fatalf("keys %v, calls %v", keys, calls)
+	}
+	for i := 1; i < len(keys); i++ {
+		if keys[i] == keys[i-1] {
+			t.Errorf("duplicate %s", keys[i])
+		}
+	}
+}
+
+// Resuming after an interruption runs only what is missing and adds no
+// duplicate line; a partial last line (a crash mid-write) is cut and redone.
+func TestJournalResume(t *testing.T) {
+	dir := t.TempDir()
+	var calls []string
+	ctx, cancel := context.WithCancel(context.Background())
+	tasks := testTasks(6, &calls)
+	// Cancel during the fourth task: it must leave no line.
+	tasks[3].Run = func(context.Context) (*testLine, error) { cancel(); return &testLine{V: 9}, nil }
+	if _, err := RunTasks(ctx, "test", tasks, RunOptions{Out: dir}, newTestLine, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("want a cancellation error, have %v", err)
+	}
+	if got := readKeys(t, dir); !reflect.DeepEqual(got, []string{"i=0", "i=1", "i=2"}) {
+		t.Fatalf("after the interruption: %v", got)
+	}
+	// A crash in the middle of a write.
+	f, err := os.OpenFile(filepath.Join(dir, JournalFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"experiment":"test","key":"i=4","v":1`)
+	f.Close()
+	if _, partial, err := ReadJournal(filepath.Join(dir, JournalFile), newTestLine); err != nil || !partial {
+		t.Fatalf("partial line not reported: %v %v", partial, err)
+	}
+	calls = nil
+	sum, err := RunTasks(context.Background(), "test", testTasks(6, &calls), RunOptions{Out: dir}, newTestLine, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Skipped != 3 || sum.Ran != 3 || !reflect.DeepEqual(calls, []string{"i=3", "i=4", "i=5"}) {
+		t.Errorf("resume: %+v, calls %v", sum, calls)
+	}
+	if got := readKeys(t, dir); len(got) != 6 {
+		t.Errorf("after resuming: %v", got)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, JournalFile))
+	if n := strings.Count(string(b), "\n"); n != 6 || strings.Contains(string(b), `"v":1{`) {
+		t.Errorf("journal has %d lines:\n%s", n, b)
+	}
+	// A third run does nothing.
+	calls = nil
+	if sum, err := RunTasks(context.Background(), "test", testTasks(6, &calls), RunOptions{Out: dir}, newTestLine, nil); err != nil || sum.Ran != 0 || len(calls) != 0 {
+		t.Errorf("a finished journal ran again: %+v %v %v", sum, calls, err)
+	}
+}
+
+func TestJournalMalformedLine(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, JournalFile)
+	os.WriteFile(path, []byte("{\"key\":\"a\"}\nnot json\n"), 0o644)
+	if _, _, err := ReadJournal(path, newTestLine); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("want an error naming line 2, have %v", err)
+	}
+	os.WriteFile(path, []byte("{\"v\":1}\n"), 0o644)
+	if _, _, err := ReadJournal(path, newTestLine); err == nil || !strings.Contains(err.Error(), "key") {
+		t.Errorf("want an error about the missing key, have %v", err)
+	}
+}
+
+func TestCoarsen(t *testing.T) {
+	p := []float64{0.1, 0.2, 0.3, 0.4}
+	if got := Coarsen(p, 1); !reflect.DeepEqual(got, []float64{0.1 + 0.2, 0.3 + 0.4}) {
+		t.Errorf("Coarsen(p, 1) = %v", got)
+	}
+	if got := Coarsen(p, 2); !reflect.DeepEqual(got, p) {
+		t.Errorf("Coarsen(p, 2) = %v", got)
+	}
+}

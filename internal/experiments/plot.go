@@ -1,0 +1,187 @@
+package experiments
+
+import (
+	"context"
+	"image/color"
+	"io"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"decoreg/internal/outfile"
+)
+
+// Colours of the heads in every figure.
+var headColors = map[string]color.Color{
+	"decoder":              color.NRGBA{200, 40, 20, 255},
+	"decoder-unnormalized": color.NRGBA{200, 40, 20, 255},
+	"decoder-normalized":   color.NRGBA{230, 140, 0, 255},
+	"riemann":              color.NRGBA{30, 90, 200, 255},
+	"pointwise":            color.NRGBA{40, 150, 60, 255},
+	"mdn":                  color.NRGBA{130, 50, 170, 255},
+	"theory":               color.Black,
+	"truth":                color.Black,
+}
+
+func headColor(h string) color.Color {
+	if c, ok := headColors[h]; ok {
+		return c
+	}
+	return color.Gray{100}
+}
+
+// writeGrid draws plots (rows of columns; nil cells stay blank) under a
+// title into a PNG of the given size at path, atomically.
+func writeGrid(path, title string, plots [][]*plot.Plot, width, height vg.Length) error {
+	img := vgimg.New(width, height)
+	dc := draw.New(img)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	titleH := vg.Points(0)
+	if title != "" {
+		titleH = vg.Points(24)
+		sty := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YCenter}
+		sty.Font.Size = vg.Points(13)
+		dc.FillText(sty, vg.Point{X: width / 2, Y: height - titleH/2}, title)
+	}
+	top := draw.Canvas{Canvas: dc.Canvas, Rectangle: dc.Rectangle}
+	top.Max.Y -= titleH
+	cols := 0
+	for _, r := range plots {
+		cols = max(cols, len(r))
+	}
+	for i := range plots {
+		for len(plots[i]) < cols {
+			plots[i] = append(plots[i], nil)
+		}
+	}
+	tiles := draw.Tiles{Rows: len(plots), Cols: cols, PadX: vg.Points(14), PadY: vg.Points(14),
+		PadTop: vg.Points(4), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(14)}
+	blank := make([][]*plot.Plot, len(plots))
+	for i := range plots {
+		blank[i] = make([]*plot.Plot, cols)
+		for j := range plots[i] {
+			if plots[i][j] == nil {
+				blank[i][j] = plot.New()
+				blank[i][j].HideAxes()
+			} else {
+				blank[i][j] = plots[i][j]
+			}
+		}
+	}
+	canvases := plot.Align(blank, tiles, top)
+	for i := range plots {
+		for j := range plots[i] {
+			if plots[i][j] != nil {
+				plots[i][j].Draw(canvases[i][j])
+			}
+		}
+	}
+	return outfile.WriteFile(context.Background(), path, func(w io.Writer) error {
+		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
+		return err
+	})
+}
+
+// addLine adds a line (with point glyphs when points) in colour c to p,
+// with a legend entry when label is not empty. Points with a non-finite
+// coordinate are left out.
+func addLine(p *plot.Plot, xy plotter.XYs, c color.Color, label string, dashed, points bool) error {
+	xy = finiteXYs(xy)
+	if len(xy) == 0 {
+		return nil
+	}
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return err
+	}
+	l.Color, l.Width = c, vg.Points(1.5)
+	if dashed {
+		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	}
+	p.Add(l)
+	if points {
+		s, err := plotter.NewScatter(xy)
+		if err != nil {
+			return err
+		}
+		s.GlyphStyle.Color, s.GlyphStyle.Radius, s.GlyphStyle.Shape = c, vg.Points(2), draw.CircleGlyph{}
+		p.Add(s)
+		if label != "" {
+			p.Legend.Add(label, l, s)
+		}
+		return nil
+	}
+	if label != "" {
+		p.Legend.Add(label, l)
+	}
+	return nil
+}
+
+// addScatter adds small dots of colour c.
+func addScatter(p *plot.Plot, xy plotter.XYs, c color.Color, radius vg.Length, label string) error {
+	xy = finiteXYs(xy)
+	if len(xy) == 0 {
+		return nil
+	}
+	s, err := plotter.NewScatter(xy)
+	if err != nil {
+		return err
+	}
+	s.GlyphStyle.Color, s.GlyphStyle.Radius, s.GlyphStyle.Shape = c, radius, draw.CircleGlyph{}
+	p.Add(s)
+	if label != "" {
+		p.Legend.Add(label, s)
+	}
+	return nil
+}
+
+func finiteXYs(xy plotter.XYs) plotter.XYs {
+	out := xy[:0:0]
+	for _, v := range xy {
+		if !math.IsNaN(v.X) && !math.IsInf(v.X, 0) && !math.IsNaN(v.Y) && !math.IsInf(v.Y, 0) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// newPlot returns a plot with a title and axis labels.
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
+	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	p.Legend.Top = true
+	return p
+}
+
+// meanStd returns the mean and the sample standard deviation (0 for one
+// value) of the finite values of xs, and their count.
+func meanStd(xs []float64) (mean, std float64, n int) {
+	s := 0.0
+	for _, v := range xs {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			s += v
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN(), math.NaN(), 0
+	}
+	mean = s / float64(n)
+	if n > 1 {
+		ss := 0.0
+		for _, v := range xs {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				ss += (v - mean) * (v - mean)
+			}
+		}
+		std = math.Sqrt(ss / float64(n-1))
+	}
+	return mean, std, n
+}
