@@ -16,7 +16,7 @@ import (
 
 var cmdExperiment = &Command{
 	Name:      "experiment",
-	UsageLine: "experiment NAME [--out DIR] [--quick] [--shard I/N] [--threads T] [--n N] [--seeds S] [--report-only] | experiment --list",
+	UsageLine: "experiment NAME [--out DIR] [--quick] [--shard I/N] [--threads T] [--n N] [--seeds S] [--report-only] | experiment NAME --merge --out DIR SHARD_RESULTS... | experiment --list",
 	Short:     "regenerate one of the paper's figures or tables (results, REPORT.md, PNG figures)",
 	Long: `Experiment runs one of the paper's experiments and writes its report.
 
@@ -33,6 +33,12 @@ that are concatenated afterwards). After its runs the command writes
 DIR/REPORT.md (tables, the paper's numbers beside ours where it gives
 them, the scale, the commits and the run time) and the PNG figures from
 every line of results.jsonl; --report-only does only that.
+
+On a cluster, each task of an array job runs one shard into its own
+directory, and "decoreg experiment NAME --merge --out DIR SHARD_DIR..."
+gathers them (keys already in DIR are skipped) and writes the report;
+deploy/slurm and deploy/k8s hold a Slurm array script and a Kubernetes
+Indexed Job that do this.
 
 DIR defaults to experiments/results/NAME. --quick runs a small version
 (for tests; well under a minute). --n and --seeds change the number of
@@ -62,6 +68,7 @@ var experimentF struct {
 	quick, list      bool
 	reportOnly       bool
 	threads, n, seed int
+	merge            bool
 }
 
 func init() {
@@ -74,6 +81,7 @@ func init() {
 	fs.IntVar(&experimentF.seed, "seeds", 0, "seeds (runs per setting; 0: the experiment's default)")
 	fs.BoolVar(&experimentF.reportOnly, "report-only", false, "write REPORT.md and the figures from results.jsonl without running")
 	fs.BoolVar(&experimentF.list, "list", false, "list the experiments")
+	fs.BoolVar(&experimentF.merge, "merge", false, "gather the results of shards run elsewhere: append to --out's results.jsonl the lines of the\njournals given as arguments (results.jsonl files or directories holding one) that it lacks, then write\nthe report; runs nothing")
 }
 
 func runExperiment(cmd *Command, args []string) error {
@@ -98,6 +106,13 @@ func runExperiment(cmd *Command, args []string) error {
 	if f.list {
 		fmt.Fprint(stdout, experimentList())
 		return nil
+	}
+	var srcs []string
+	if f.merge && len(pos) > 0 {
+		srcs, pos = pos[1:], pos[:1]
+		if len(srcs) == 0 {
+			return inputf(name, "--merge needs the shards' results: results.jsonl files or directories holding one")
+		}
 	}
 	if len(pos) != 1 {
 		if len(pos) == 0 {
@@ -136,7 +151,17 @@ func runExperiment(cmd *Command, args []string) error {
 	}
 	so := experiments.SynthOptions{Quick: f.quick, N: f.n, Seeds: f.seed, Threads: f.threads}
 	info := experiments.ReportInfo{Command: experimentCommand(e.Name, f.quick, f.n, f.seed, f.threads), Scale: e.Scale(so)}
-	if !f.reportOnly {
+	if f.merge {
+		added, err := e.Merge(out, srcs)
+		if err != nil {
+			var ie *experiments.InputError
+			if errors.As(err, &ie) {
+				return inputf(name, "--merge: %s", oneLine(err.Error()))
+			}
+			return failf(name, "--merge: %s", oneLine(err.Error()))
+		}
+		fmt.Fprintf(errOut, "experiment %s: merged %d new runs into %s\n", e.Name, added, filepath.Join(out, experiments.JournalFile))
+	} else if !f.reportOnly {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		sum, err := e.Run(ctx, so, experiments.RunOptions{Out: out, Shard: shard, Shards: shards,

@@ -217,3 +217,56 @@ func TestExperimentErrors(t *testing.T) {
 		}
 	}
 }
+
+// reportTables is a report without its provenance line (run times,
+// hosts), which differs between runs that computed the same results.
+func reportTables(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "REPORT.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.Contains(l, "(the sum of the runs' wall times)") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// Shards run into their own directories (as array tasks on machines
+// without a shared file system) and merged give the report of one process.
+func TestExperimentMerge(t *testing.T) {
+	dir := t.TempDir()
+	one := filepath.Join(dir, "one")
+	mustCLI(t, "experiment", "risk", "--quick", "--out", one)
+	var shards []string
+	for s := range 4 {
+		d := filepath.Join(dir, "shard"+strconv.Itoa(s))
+		mustCLI(t, "experiment", "risk", "--quick", "--shard", strconv.Itoa(s)+"/4", "--out", d)
+		shards = append(shards, d)
+	}
+	merged := filepath.Join(dir, "merged")
+	args := append([]string{"experiment", "risk", "--quick", "--merge", "--out", merged}, shards...)
+	_, errs := mustCLI(t, args...)
+	if !strings.Contains(errs, "merged 6 new runs") {
+		t.Errorf("merge said:\n%s", errs)
+	}
+	if a, b := reportTables(t, one), reportTables(t, merged); a != b {
+		t.Errorf("the merged report differs from one process's:\n%s\n---\n%s", b, a)
+	}
+	// Merging again adds nothing; a journal of another experiment is refused.
+	_, errs = mustCLI(t, args...)
+	if !strings.Contains(errs, "merged 0 new runs") {
+		t.Errorf("second merge said:\n%s", errs)
+	}
+	other := filepath.Join(dir, "density")
+	mustCLI(t, "experiment", "density", "--quick", "--shard", "0/6", "--out", other)
+	if code, _, errs := cli(t, "experiment", "risk", "--merge", "--out", merged, other); code != 2 || !strings.Contains(errs, "not \"risk\"") {
+		t.Errorf("merging another experiment: exit %d, %s", code, errs)
+	}
+	if code, _, errs := cli(t, "experiment", "risk", "--merge", "--out", merged); code != 2 || !strings.Contains(errs, "--merge needs") {
+		t.Errorf("merge without sources: exit %d, %s", code, errs)
+	}
+}

@@ -133,8 +133,8 @@ func TestJournalMalformedLine(t *testing.T) {
 }
 
 func TestCoarsen(t *testing.T) {
-	p := []float64{0.1, 0.2, 0.3, 0.4}
-	if got := Coarsen(p, 1); !reflect.DeepEqual(got, []float64{0.1 + 0.2, 0.3 + 0.4}) {
+	p := []float64{0.125, 0.25, 0.375, 0.25}
+	if got := Coarsen(p, 1); !reflect.DeepEqual(got, []float64{0.375, 0.625}) {
 		t.Errorf("Coarsen(p, 1) = %v", got)
 	}
 	if got := Coarsen(p, 2); !reflect.DeepEqual(got, p) {

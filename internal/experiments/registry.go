@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 )
 
@@ -16,6 +17,11 @@ type Experiment struct {
 	Run func(ctx context.Context, o SynthOptions, ro RunOptions) (JournalSummary, error)
 	// Report writes dir/REPORT.md and the figures from dir's journal.
 	Report func(dir string, info ReportInfo) error
+	// Merge appends to dir's journal the lines of the journals srcs (each
+	// a results.jsonl file or a directory holding one) whose keys dir's
+	// journal lacks, and returns how many it added: the step that
+	// gathers the shards of an array job.
+	Merge func(dir string, srcs []string) (int, error)
 }
 
 // Synthetic lists the synthetic experiments in a fixed order.
@@ -56,7 +62,58 @@ func experiment[T Line](name, short string, scale func(SynthOptions) string, tas
 			}
 			return report(dir, lines, info)
 		},
+		Merge: func(dir string, srcs []string) (int, error) {
+			return mergeJournals(name, dir, srcs, newLine)
+		},
 	}
+}
+
+func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (int, error) {
+	dst := filepath.Join(dir, JournalFile)
+	have, _, err := ReadJournal(dst, newLine)
+	if err != nil {
+		return 0, &InputError{err}
+	}
+	seen := map[string]bool{}
+	for _, l := range have {
+		seen[l.M().Key] = true
+	}
+	added := 0
+	for _, src := range srcs {
+		path := src
+		if st, err := os.Stat(src); err == nil && st.IsDir() {
+			path = filepath.Join(src, JournalFile)
+		}
+		if abs1, err1 := filepath.Abs(path); err1 == nil {
+			if abs2, err2 := filepath.Abs(dst); err2 == nil && abs1 == abs2 {
+				continue
+			}
+		}
+		if _, err := os.Stat(path); err != nil {
+			return added, &InputError{err}
+		}
+		lines, partial, err := ReadJournal(path, newLine)
+		if err != nil {
+			return added, &InputError{err}
+		}
+		if partial {
+			return added, &InputError{fmt.Errorf("%s ends in a partial line: is its run still going? (resume it first)", path)}
+		}
+		for _, l := range lines {
+			if e := l.M().Experiment; e != name {
+				return added, &InputError{fmt.Errorf("%s: a line of experiment %q (key %s), not %q", path, e, l.M().Key, name)}
+			}
+			if seen[l.M().Key] {
+				continue
+			}
+			seen[l.M().Key] = true
+			if err := appendLine(dst, l); err != nil {
+				return added, err
+			}
+			added++
+		}
+	}
+	return added, nil
 }
 
 func riskExperiment() *Experiment {
