@@ -13,11 +13,12 @@ const BoundMargin = 0.1
 
 // boundedVocab returns the model's tokenization restricted, for an
 // unnormalized decoder, to the cells that meet the training range widened
-// by BoundMargin (vocab.Bound); other tokenizations unchanged. It depends on
+// by BoundMargin (vocab.Bound) unless Config.Unbounded; other
+// tokenizations unchanged. It depends on
 // y_min, y_max and the config only, which model files store, so a loaded
 // model gets the same bound.
 func (m *Model) boundedVocab() vocab.Tokenizer {
-	if m.tok == nil || m.cfg.Head != HeadDecoder || !vocab.IsUnnormalized(m.tok) {
+	if m.tok == nil || m.cfg.Head != HeadDecoder || !vocab.IsUnnormalized(m.tok) || m.cfg.Unbounded {
 		return m.tok
 	}
 	lo, hi := m.units.ToHead(-BoundMargin), m.units.ToHead(1+BoundMargin)

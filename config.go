@@ -63,6 +63,12 @@ type Config struct {
 	// allowed-token constraint (probabilities renormalised over valid
 	// tokens), as likelihoods and sampling always do.
 	UnmaskedLoss bool `json:"unmasked_loss,omitempty"`
+	// Unbounded leaves an unnormalized decoder's tokenization whole: by
+	// default it may only produce cells that meet the training range
+	// widened by BoundMargin. Unbounded is the paper's (and the reference
+	// code's) behaviour, whose rare huge samples sway means; it is here for
+	// ablations.
+	Unbounded bool `json:"unbounded,omitempty"`
 
 	// The MLP encoder: layers x width, ReLU.
 	EncLayers int `json:"enc_layers"`
@@ -300,7 +306,7 @@ type headSpec struct {
 var headSpecs = map[Head]*headSpec{
 	HeadDecoder: {
 		impl:   head.Lookup("decoder"),
-		fields: []string{"Vocab", "RawTarget", "UnmaskedLoss", "DecLayers", "DecWidth", "DecHeads"},
+		fields: []string{"Vocab", "RawTarget", "UnmaskedLoss", "Unbounded", "DecLayers", "DecWidth", "DecHeads"},
 		defaults: func(c *Config) {
 			if c.Vocab == "" {
 				c.Vocab = DefaultVocab

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 )
 
@@ -68,6 +69,55 @@ func TestFixedTargetRange(t *testing.T) {
 		var ce *ConfigError
 		if err := c.Validate(); !errors.As(err, &ce) || (ce.Field != "TargetMin" && ce.Field != "TargetMax") {
 			t.Errorf("Validate(%v, %v) = %v", c.TargetMin, c.TargetMax, err)
+		}
+	}
+}
+
+// Config.Unbounded leaves an unnormalized decoder free to put mass far
+// outside the training range, as the paper's; by default it cannot.
+func TestUnbounded(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	n := 200
+	x := make([]float64, n)
+	y := make([]float64, n)
+	for i := range y {
+		x[i] = r.Float64()
+		y[i] = 10 + x[i] + 0.1*r.NormFloat64()
+	}
+	for _, unb := range []bool{false, true} {
+		c := Config{Vocab: DefaultUnnormalized, Unbounded: unb, MaxEpochs: 1, EncLayers: 1, EncWidth: 8, Seed: 1, Threads: 1}
+		m, err := FitFlat(context.Background(), x, n, 1, y, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		yl, yh := m.YRange()
+		rng := yh - yl
+		d, err := m.Dist([]float64{0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := d.CDF(yl-0.2*rng) + 1 - d.CDF(yh+0.2*rng)
+		if !unb && out != 0 {
+			t.Errorf("bounded: mass %v beyond the training range widened by 20%%", out)
+		}
+		if unb && !(out > 1e-6) {
+			t.Errorf("unbounded: mass %v beyond the training range widened by 20%% (an untrained decoder spreads it)", out)
+		}
+		// A saved model keeps its bound, or its lack of one.
+		path := filepath.Join(t.TempDir(), "m.drg")
+		if err := m.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		l, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dl, err := l.Dist([]float64{0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := dl.CDF(yl-0.2*rng) + 1 - dl.CDF(yh+0.2*rng); l.Config().Unbounded != unb || math.Abs(got-out) > 1e-12 {
+			t.Errorf("unbounded %v: loaded model's mass outside %v, want %v", unb, got, out)
 		}
 	}
 }

@@ -56,10 +56,10 @@ is the same command with the same flags).`,
 
 func experimentList() string {
 	var b strings.Builder
-	for _, e := range experiments.Synthetic() {
-		fmt.Fprintf(&b, "%-9s %s\n", e.Name, e.Short)
+	for _, e := range experiments.All() {
+		fmt.Fprintf(&b, "%-17s %s\n", e.Name, e.Short)
 	}
-	fmt.Fprintf(&b, "%-9s %s\n", "uci", benchUCICmd.Short)
+	fmt.Fprintf(&b, "%-17s %s\n", "uci", benchUCICmd.Short)
 	return b.String()
 }
 
@@ -69,6 +69,7 @@ var experimentF struct {
 	reportOnly       bool
 	threads, n, seed int
 	merge            bool
+	data, datasets   string
 }
 
 func init() {
@@ -81,6 +82,8 @@ func init() {
 	fs.IntVar(&experimentF.seed, "seeds", 0, "seeds (runs per setting; 0: the experiment's default)")
 	fs.BoolVar(&experimentF.reportOnly, "report-only", false, "write REPORT.md and the figures from results.jsonl without running")
 	fs.BoolVar(&experimentF.list, "list", false, "list the experiments")
+	fs.StringVar(&experimentF.data, "data", "", "real-data experiments: the directory of datasets, each a subdirectory holding data.csv.gz and\ntest_mask.csv.gz (default ../shared/data/uci)")
+	fs.StringVar(&experimentF.datasets, "datasets", "", "real-data experiments: comma-separated dataset names (default: the experiment's)")
 	fs.BoolVar(&experimentF.merge, "merge", false, "gather the results of shards run elsewhere: append to --out's results.jsonl the lines of the\njournals given as arguments (results.jsonl files or directories holding one) that it lacks, then write\nthe report; runs nothing")
 }
 
@@ -149,8 +152,26 @@ func runExperiment(cmd *Command, args []string) error {
 			return inputf(name, "--out %s: %v", out, err)
 		}
 	}
-	so := experiments.SynthOptions{Quick: f.quick, N: f.n, Seeds: f.seed, Threads: f.threads}
-	info := experiments.ReportInfo{Command: experimentCommand(e.Name, f.quick, f.n, f.seed, f.threads), Scale: e.Scale(so)}
+	so := experiments.Options{Quick: f.quick, N: f.n, Seeds: f.seed, Threads: f.threads, DataDir: f.data}
+	if so.DataDir == "" {
+		so.DataDir = defaultUCIDir()
+	}
+	if f.datasets != "" {
+		for _, d := range strings.Split(f.datasets, ",") {
+			if d = strings.TrimSpace(d); d != "" {
+				if err := experiments.CheckDatasetName(d); err != nil {
+					return inputf(name, "--datasets: %v", err)
+				}
+				so.Datasets = append(so.Datasets, d)
+			}
+		}
+	}
+	if isSet(&cmd.Flag, "data") || f.datasets != "" {
+		if !e.RealData {
+			return inputf(name, "--data and --datasets are for the real-data experiments, not %s", e.Name)
+		}
+	}
+	info := experiments.ReportInfo{Command: experimentCommand(e.Name, f.quick, f.n, f.seed, f.threads, f.datasets), Scale: e.Scale(so)}
 	if f.merge {
 		added, err := e.Merge(out, srcs)
 		if err != nil {
@@ -192,7 +213,7 @@ func runExperiment(cmd *Command, args []string) error {
 
 func experimentNames() string {
 	var b strings.Builder
-	for _, e := range experiments.Synthetic() {
+	for _, e := range experiments.All() {
 		b.WriteString(e.Name + "\n")
 	}
 	return b.String() + "uci\n"
@@ -200,8 +221,11 @@ func experimentNames() string {
 
 // experimentCommand is the command line that reproduces an experiment's
 // results, for its report (without --shard and --out).
-func experimentCommand(name string, quick bool, n, seeds, threads int) string {
+func experimentCommand(name string, quick bool, n, seeds, threads int, datasets string) string {
 	s := "decoreg experiment " + name
+	if datasets != "" {
+		s += " --datasets " + datasets
+	}
 	if quick {
 		s += " --quick"
 	}

@@ -33,6 +33,7 @@ var flagFields = []struct {
 	{"Vocab", "vocab", false},
 	{"RawTarget", "raw-target", false},
 	{"UnmaskedLoss", "unmasked-loss", false},
+	{"Unbounded", "unbounded", false},
 	{"EncLayers", "enc-layers", true},
 	{"EncWidth", "enc-width", true},
 	{"DecLayers", "dec-layers", true},

@@ -114,6 +114,7 @@ type trainFlags struct {
 	seed                          uint64
 	threads                       int
 	unmaskedLoss, rawTarget       bool
+	unbounded                     bool
 	sigmoid, quiet                bool
 }
 
@@ -142,6 +143,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed (initialisation, validation split, batch order)")
 	fs.IntVar(&f.threads, "threads", 0, "threads of the matrix kernels (0: every core)")
 	fs.BoolVar(&f.unmaskedLoss, "unmasked-loss", false, "train the decoder with the softmax over the whole vocabulary (as the reference code), not over the valid tokens")
+	fs.BoolVar(&f.unbounded, "unbounded", false, "unnormalized decoder: do not restrict its cells to the training range widened by 10% (the paper's behaviour; rare huge samples then sway the mean)")
 	fs.BoolVar(&f.rawTarget, "raw-target", false, "unnormalized decoder: tokenize the original y instead of the scaled one")
 	fs.BoolVar(&f.sigmoid, "sigmoid", false, "pointwise head: squash the output to the training range")
 	fs.BoolVar(&f.quiet, "quiet", false, "print no progress")
@@ -152,7 +154,7 @@ var headFlags = []struct {
 	head  decoreg.Head
 	flags []string
 }{
-	{decoreg.HeadDecoder, []string{"vocab", "dec-layers", "dec-width", "dec-heads", "unmasked-loss", "raw-target"}},
+	{decoreg.HeadDecoder, []string{"vocab", "dec-layers", "dec-width", "dec-heads", "unmasked-loss", "raw-target", "unbounded"}},
 	{decoreg.HeadRiemann, []string{"bins"}},
 	{decoreg.HeadMDN, []string{"components"}},
 	{decoreg.HeadPointwise, []string{"sigmoid"}},
@@ -191,7 +193,7 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	case decoreg.HeadDecoder:
 		c.Vocab = f.vocab
 		c.DecLayers, c.DecWidth, c.DecHeads = f.decLayers, f.decWidth, f.decHeads
-		c.UnmaskedLoss, c.RawTarget = f.unmaskedLoss, f.rawTarget
+		c.UnmaskedLoss, c.RawTarget, c.Unbounded = f.unmaskedLoss, f.rawTarget, f.unbounded
 	case decoreg.HeadRiemann:
 		c.Bins = f.bins
 	case decoreg.HeadMDN:
@@ -218,6 +220,11 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	if c.RawTarget {
 		if tok, _ := vocab.Parse(c.Vocab); !isUnnormalized(tok) {
 			return c, inputf(name, "--raw-target needs an unnormalized --vocab, have %q", f.vocab)
+		}
+	}
+	if c.Unbounded {
+		if tok, _ := vocab.Parse(c.Vocab); !isUnnormalized(tok) {
+			return c, inputf(name, "--unbounded needs an unnormalized --vocab, have %q", f.vocab)
 		}
 	}
 	return c, nil

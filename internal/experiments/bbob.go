@@ -50,7 +50,7 @@ const BBOBDefaultN = 10000
 // BBOBTasks returns the BBOB runs: function (vizier's order) x dim x head x
 // seed, with opts.N training points (default BBOBDefaultN) and opts.Seeds
 // seeds (default 1).
-func BBOBTasks(opts SynthOptions) []Task[*BBOBLine] {
+func BBOBTasks(opts Options) []Task[*BBOBLine] {
 	n, seeds, dims, fns := opts.N, opts.Seeds, bbobDims, synth.BBOBNames()
 	if n == 0 {
 		n = BBOBDefaultN
@@ -81,7 +81,7 @@ func BBOBTasks(opts SynthOptions) []Task[*BBOBLine] {
 	return tasks
 }
 
-func runBBOB(ctx context.Context, fn string, dim int, head string, n, seed int, opts SynthOptions) (*BBOBLine, error) {
+func runBBOB(ctx context.Context, fn string, dim int, head string, n, seed int, opts Options) (*BBOBLine, error) {
 	src, err := synth.ParseSource(fmt.Sprintf("bbob:function=%s,dim=%d", fn, dim))
 	if err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func runBBOB(ctx context.Context, fn string, dim int, head string, n, seed int, 
 
 func bbobExperiment() *Experiment {
 	return experiment("bbob", "Kendall's tau on the 24 BBOB functions in 5, 10, 15 and 20 dimensions, four heads",
-		func(o SynthOptions) string {
+		func(o Options) string {
 			n, s := o.N, o.Seeds
 			if n == 0 {
 				n = BBOBDefaultN
@@ -117,7 +117,7 @@ func bbobExperiment() *Experiment {
 			}
 			return fmt.Sprintf("%d runs, %d training points and %d test points each, %d seed(s)%s", len(BBOBTasks(o)), n, bbobTest, max(s, 1), quickNote(o))
 		},
-		BBOBTasks, func() *BBOBLine { return new(BBOBLine) },
+		noErr(BBOBTasks), func() *BBOBLine { return new(BBOBLine) },
 		func(l *BBOBLine) string {
 			if l.Error != "" {
 				return "FAILED: " + l.Error

@@ -43,7 +43,7 @@ const curveGrid = 400
 // CurveConfig is the configuration of a curve run: the head's defaults;
 // the unnormalized decoder tokenizes the raw y (RawTarget, with two
 // exponent digits), which is its point: it needs no scaling of y.
-func CurveConfig(head string, seed int, opts SynthOptions) (decoreg.Config, error) {
+func CurveConfig(head string, seed int, opts Options) (decoreg.Config, error) {
 	cfg, err := HeadConfig(head)
 	if err != nil {
 		return cfg, err
@@ -59,7 +59,7 @@ func CurveConfig(head string, seed int, opts SynthOptions) (decoreg.Config, erro
 }
 
 // CurvesTasks returns the curve runs: curve x head x seed.
-func CurvesTasks(opts SynthOptions) []Task[*CurveLine] {
+func CurvesTasks(opts Options) []Task[*CurveLine] {
 	n, seeds, curves := opts.N, max(opts.Seeds, 1), synth.Curves()
 	if n == 0 {
 		n = CurvesDefaultN
@@ -85,7 +85,7 @@ func CurvesTasks(opts SynthOptions) []Task[*CurveLine] {
 	return tasks
 }
 
-func runCurve(ctx context.Context, c synth.Curve, head string, n, seed int, opts SynthOptions) (*CurveLine, error) {
+func runCurve(ctx context.Context, c synth.Curve, head string, n, seed int, opts Options) (*CurveLine, error) {
 	cfg, err := CurveConfig(head, seed, opts)
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func runCurve(ctx context.Context, c synth.Curve, head string, n, seed int, opts
 
 func curvesExperiment() *Experiment {
 	return experiment("curves", "curve fitting: 1-D functions with steps, asymptotes and huge ranges, four heads",
-		func(o SynthOptions) string {
+		func(o Options) string {
 			n := o.N
 			if n == 0 {
 				n = CurvesDefaultN
@@ -137,7 +137,7 @@ func curvesExperiment() *Experiment {
 			}
 			return fmt.Sprintf("%d runs, %d training points each (x uniform on the curve's range, y = f(x))%s", len(CurvesTasks(o)), n, quickNote(o))
 		},
-		CurvesTasks, func() *CurveLine { return new(CurveLine) },
+		noErr(CurvesTasks), func() *CurveLine { return new(CurveLine) },
 		func(l *CurveLine) string {
 			if l.Error != "" {
 				return "FAILED: " + l.Error

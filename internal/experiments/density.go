@@ -59,7 +59,7 @@ var densitySettings = []struct {
 
 // DensityConfig is the configuration of a density run: the head's
 // defaults, the unnormalized decoder with the Appendix's B=10, E=1, M=5.
-func DensityConfig(head string, seed int, opts SynthOptions) (decoreg.Config, error) {
+func DensityConfig(head string, seed int, opts Options) (decoreg.Config, error) {
 	cfg, err := HeadConfig(head)
 	if err != nil {
 		return cfg, err
@@ -75,7 +75,7 @@ func DensityConfig(head string, seed int, opts SynthOptions) (decoreg.Config, er
 }
 
 // DensityTasks returns the density runs: shape x head x seed.
-func DensityTasks(opts SynthOptions) []Task[*DensityLine] {
+func DensityTasks(opts Options) []Task[*DensityLine] {
 	n, seeds, shapes := opts.N, max(opts.Seeds, 1), synth.AllNames()
 	if n == 0 {
 		n = DensityDefaultN
@@ -101,7 +101,7 @@ func DensityTasks(opts SynthOptions) []Task[*DensityLine] {
 	return tasks
 }
 
-func runDensity(ctx context.Context, shape, head string, n, seed int, opts SynthOptions) (*DensityLine, error) {
+func runDensity(ctx context.Context, shape, head string, n, seed int, opts Options) (*DensityLine, error) {
 	p, err := synth.New(shape, 1)
 	if err != nil {
 		return nil, err
@@ -143,7 +143,7 @@ func runDensity(ctx context.Context, shape, head string, n, seed int, opts Synth
 
 func densityExperiment() *Experiment {
 	return experiment("density", "density estimation: samples of p(y|x) over the truth for six shapes, three heads",
-		func(o SynthOptions) string {
+		func(o Options) string {
 			n := o.N
 			if n == 0 {
 				n = DensityDefaultN
@@ -153,7 +153,7 @@ func densityExperiment() *Experiment {
 			}
 			return fmt.Sprintf("%d runs, %d training points each, %d test points%s", len(DensityTasks(o)), n, densityTest, quickNote(o))
 		},
-		DensityTasks, func() *DensityLine { return new(DensityLine) },
+		noErr(DensityTasks), func() *DensityLine { return new(DensityLine) },
 		func(l *DensityLine) string {
 			if l.Error != "" {
 				return "FAILED: " + l.Error

@@ -11,10 +11,12 @@ import (
 // experiment NAME` regenerates from a journal of runs (results.jsonl).
 type Experiment struct {
 	Name, Short string
+	// RealData marks the experiments on datasets (Options.DataDir).
+	RealData bool
 	// Scale describes, in words, the scale the options give.
-	Scale func(o SynthOptions) string
+	Scale func(o Options) string
 	// Run runs the shard's pending runs (see RunTasks).
-	Run func(ctx context.Context, o SynthOptions, ro RunOptions) (JournalSummary, error)
+	Run func(ctx context.Context, o Options, ro RunOptions) (JournalSummary, error)
 	// Report writes dir/REPORT.md and the figures from dir's journal.
 	Report func(dir string, info ReportInfo) error
 	// Merge appends to dir's journal the lines of the journals srcs (each
@@ -29,9 +31,21 @@ func Synthetic() []*Experiment {
 	return []*Experiment{riskExperiment(), curvesExperiment(), densityExperiment(), bbobExperiment()}
 }
 
-// LookupExperiment returns the synthetic experiment called name, or nil.
+// RealData lists the real-data experiments in a fixed order.
+func RealData() []*Experiment {
+	es := []*Experiment{realworldExperiment(), scalingExperiment(), decoderSizeExperiment(), errorCorrectionExperiment(), hammingExperiment()}
+	for _, e := range es {
+		e.RealData = true
+	}
+	return es
+}
+
+// All lists every experiment of `decoreg experiment` but uci.
+func All() []*Experiment { return append(Synthetic(), RealData()...) }
+
+// LookupExperiment returns the experiment called name, or nil.
 func LookupExperiment(name string) *Experiment {
-	for _, e := range Synthetic() {
+	for _, e := range All() {
 		if e.Name == name {
 			return e
 		}
@@ -40,12 +54,16 @@ func LookupExperiment(name string) *Experiment {
 }
 
 // experiment builds an Experiment from its typed parts.
-func experiment[T Line](name, short string, scale func(SynthOptions) string, tasks func(SynthOptions) []Task[T],
+func experiment[T Line](name, short string, scale func(Options) string, tasks func(Options) ([]Task[T], error),
 	newLine func() T, describe func(T) string, report func(dir string, lines []T, info ReportInfo) error) *Experiment {
 	return &Experiment{
 		Name: name, Short: short, Scale: scale,
-		Run: func(ctx context.Context, o SynthOptions, ro RunOptions) (JournalSummary, error) {
-			return RunTasks(ctx, name, tasks(o), ro, newLine, describe)
+		Run: func(ctx context.Context, o Options, ro RunOptions) (JournalSummary, error) {
+			ts, err := tasks(o)
+			if err != nil {
+				return JournalSummary{}, err
+			}
+			return RunTasks(ctx, name, ts, ro, newLine, describe)
 		},
 		Report: func(dir string, info ReportInfo) error {
 			lines, _, err := ReadJournal(filepath.Join(dir, JournalFile), newLine)
@@ -118,18 +136,23 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (i
 
 func riskExperiment() *Experiment {
 	return experiment("risk", "risk vs K: a truncated normal fitted with binary tokens and 2^K bins, against the theorem",
-		func(o SynthOptions) string {
+		func(o Options) string {
 			t := RiskTasks(o)
 			return fmt.Sprintf("%d runs (2 heads × N × K × seeds%s)", len(t), quickNote(o))
 		},
-		RiskTasks, func() *RiskLine { return new(RiskLine) },
+		noErr(RiskTasks), func() *RiskLine { return new(RiskLine) },
 		func(l *RiskLine) string {
 			return fmt.Sprintf("mise %.4g theory %.4g, %d epochs", float64(l.MISE), float64(l.MISETheory), l.Epochs)
 		},
 		RiskReport)
 }
 
-func quickNote(o SynthOptions) string {
+// noErr adapts a plan that cannot fail.
+func noErr[T Line](f func(Options) []Task[T]) func(Options) ([]Task[T], error) {
+	return func(o Options) ([]Task[T], error) { return f(o), nil }
+}
+
+func quickNote(o Options) string {
 	if o.Quick {
 		return "; --quick"
 	}

@@ -48,12 +48,18 @@ type RiskLine struct {
 	MassErrMax float64        `json:"mass_err"` // |1 - sum of the cell probabilities|
 }
 
-// SynthOptions scale the synthetic experiments.
-type SynthOptions struct {
+// Options scale the synthetic experiments.
+type Options struct {
 	Quick   bool // a small version for tests (well under a minute)
 	N       int  // training points (0: the experiment's default)
 	Seeds   int  // runs per setting (0: the default)
 	Threads int  // threads per run
+
+	// The real-data experiments: the directory of datasets (each a
+	// directory holding data.csv.gz and test_mask.csv.gz) and the
+	// datasets to use (nil: the experiment's default).
+	DataDir  string
+	Datasets []string
 }
 
 // The truncated normal of the theorem.
@@ -65,7 +71,7 @@ const riskTestDraws = 10000
 // RiskTasks returns the risk experiment's runs: heads decoder and riemann,
 // N in {1024, ..., 16384} (opts.N: that one only), K in 1..12, seeds
 // 0..9 (opts.Seeds).
-func RiskTasks(opts SynthOptions) []Task[*RiskLine] {
+func RiskTasks(opts Options) []Task[*RiskLine] {
 	ns := []int{1024, 2048, 4096, 8192, 16384}
 	ks := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
 	seeds := 10
@@ -100,7 +106,7 @@ func RiskTasks(opts SynthOptions) []Task[*RiskLine] {
 // heads are the theorem's bins [j 2^-K, (j+1) 2^-K). The single feature
 // is a constant, so the encoder learns one vector: the fit is of the
 // marginal density, as in the theorem.
-func RiskConfig(head string, k, seed int, opts SynthOptions) decoreg.Config {
+func RiskConfig(head string, k, seed int, opts Options) decoreg.Config {
 	c := decoreg.Config{
 		EncLayers: 2, EncWidth: 64, TargetMin: 0, TargetMax: 1,
 		Seed: uint64(seed), Threads: opts.Threads, BatchSize: 64, Patience: 20,
@@ -116,7 +122,7 @@ func RiskConfig(head string, k, seed int, opts SynthOptions) decoreg.Config {
 	return c
 }
 
-func runRisk(ctx context.Context, head string, n, k, seed int, opts SynthOptions) (*RiskLine, error) {
+func runRisk(ctx context.Context, head string, n, k, seed int, opts Options) (*RiskLine, error) {
 	tn, err := synth.NewTruncNorm(riskMean, riskStd)
 	if err != nil {
 		return nil, err
