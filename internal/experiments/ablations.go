@@ -180,7 +180,6 @@ func ScalingReport(dir string, lines []*RealLine, info ReportInfo) error {
 	var panels []*plot.Plot
 	for _, ds := range names {
 		p := newPlot(ds, "training rows", "relative MSE")
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 		for _, h := range scalingHeads {
 			var xy plotter.XYs
 			for _, s := range sortedInts(sizes[ds]) {
@@ -196,6 +195,7 @@ func ScalingReport(dir string, lines []*RealLine, info ReportInfo) error {
 				return err
 			}
 		}
+		logAxes(p, true, false)
 		panels = append(panels, p)
 	}
 	return writeGrid(filepath.Join(dir, "scaling.png"), "Relative MSE vs training rows (lower is better)",
@@ -389,9 +389,6 @@ func DecoderSizeReport(dir string, lines []*DecoderSizeLine, info ReportInfo) er
 			return float64(s.width)
 		}
 		sort.Slice(ss, func(i, j int) bool { return val(ss[i]) < val(ss[j]) })
-		if axis != "layers" {
-			p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-		}
 		for _, ds := range names {
 			var xy plotter.XYs
 			for _, s := range ss {
@@ -411,6 +408,7 @@ func DecoderSizeReport(dir string, lines []*DecoderSizeLine, info ReportInfo) er
 		if err := addLine(p, xy, headColor("decoder"), "mean over datasets", false, true); err != nil {
 			return err
 		}
+		logAxes(p, axis != "layers", false)
 		panels = append(panels, p)
 	}
 	return writeGrid(filepath.Join(dir, "decoder-size.png"), "Decoder size: change of the test NLL from (3 layers, 4 heads, 128 units); lower is better",
@@ -485,6 +483,9 @@ func ErrorCorrectionTasks(opts Options) ([]Task[*SampleLine], error) {
 		for sp := range splits {
 			for _, unb := range []bool{true, false} {
 				for _, r := range repeats {
+					if opts.Quick && unb != (r == 1) {
+						continue // quick: repeat 1 unbounded, repeat 3 bounded
+					}
 					ds, sp, r, unb := ds, sp, r, unb
 					variant := fmt.Sprintf("repeat=%d", r)
 					if unb {
@@ -729,8 +730,6 @@ func sampleReport(dir string, lines []*SampleLine, info ReportInfo, name, intro,
 	palette := []string{"decoder", "riemann", "pointwise", "mdn", "decoder-normalized", "theory", "", "truth"}
 	for _, ds := range names {
 		p := newPlot(ds, "samples n", "relative MSE")
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 		for vi, v := range variants {
 			var xy plotter.XYs
 			for i, n := range sampleCounts {
@@ -746,6 +745,7 @@ func sampleReport(dir string, lines []*SampleLine, info ReportInfo, name, intro,
 				return err
 			}
 		}
+		logAxes(p, true, true)
 		panels = append(panels, p)
 	}
 	return writeGrid(filepath.Join(dir, name+".png"), "Relative MSE of the mean of n samples (lower is better)",

@@ -110,20 +110,24 @@ func runDensity(ctx context.Context, shape, head string, n, seed int, opts Optio
 	if err != nil {
 		return nil, err
 	}
+	nTest, nSamples := densityTest, densitySamples
+	if opts.Quick {
+		nTest, nSamples = 1000, 300
+	}
 	xtr, ytr := p.Sample(n, uint64(2*seed))
-	xte, yte := p.Sample(densityTest, uint64(2*seed+1))
+	xte, yte := p.Sample(nTest, uint64(2*seed+1))
 	l := &DensityLine{Shape: shape, TrueNLL: Float(synth.TrueNLL(p, xte, yte))}
 	l.Head, l.Seed, l.N = head, seed, n
 	m, err := fitEval(ctx, &l.RegressLine, cfg, xtr, 1, ytr, xte, yte)
 	if err != nil || m == nil {
 		return l, err
 	}
-	l.SampleX = make([]float64, densitySamples)
+	l.SampleX = make([]float64, nSamples)
 	r := rand.New(rand.NewPCG(uint64(seed), 0xd5))
 	for i := range l.SampleX {
-		l.SampleX[i] = -1 + 2*(float64(i)+r.Float64())/densitySamples
+		l.SampleX[i] = -1 + 2*(float64(i)+r.Float64())/float64(nSamples)
 	}
-	ds, err := m.Dists(l.SampleX, densitySamples, dist.TokenOptions{})
+	ds, err := m.Dists(l.SampleX, nSamples, dist.TokenOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +136,7 @@ func runDensity(ctx context.Context, shape, head string, n, seed int, opts Optio
 		if head != DecoderUnnormalized && st.name != "t1" {
 			continue
 		}
-		ys := make([]float64, densitySamples)
+		ys := make([]float64, nSamples)
 		for i, d := range ds {
 			ys[i] = d.Sample(1, st.o, r)[0]
 		}

@@ -185,3 +185,14 @@ func meanStd(xs []float64) (mean, std float64, n int) {
 	}
 	return mean, std, n
 }
+
+// logAxes makes p's x and/or y axis logarithmic where its data, already
+// added, are all positive (gonum panics on a log axis through 0).
+func logAxes(p *plot.Plot, x, y bool) {
+	if x && p.X.Min > 0 && p.X.Max > p.X.Min {
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	}
+	if y && p.Y.Min > 0 && p.Y.Max > p.Y.Min {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	}
+}

@@ -65,7 +65,12 @@ func experiment[T Line](name, short string, scale func(Options) string, tasks fu
 			}
 			return RunTasks(ctx, name, ts, ro, newLine, describe)
 		},
-		Report: func(dir string, info ReportInfo) error {
+		Report: func(dir string, info ReportInfo) (err error) {
+			defer func() {
+				if r := recover(); r != nil { // gonum/plot panics on some degenerate data
+					err = fmt.Errorf("writing %s's report: %v", name, r)
+				}
+			}()
 			lines, _, err := ReadJournal(filepath.Join(dir, JournalFile), newLine)
 			if err != nil {
 				return &InputError{err}

@@ -306,8 +306,6 @@ func riskFigure(path string, tn synth.TruncNorm, by map[string]map[riskCell][]fl
 	var row []*plot.Plot
 	for _, n := range ns {
 		p := newPlot(fmt.Sprintf("N = %d", n), "K (bits)", "MISE")
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 		var th plotter.XYs
 		for _, k := range ks {
 			th = append(th, plotter.XY{X: float64(k), Y: tn.RiskTheory(k, n)})
@@ -326,6 +324,7 @@ func riskFigure(path string, tn synth.TruncNorm, by map[string]map[riskCell][]fl
 				return err
 			}
 		}
+		logAxes(p, false, true)
 		row = append(row, p)
 	}
 	var grid [][]*plot.Plot
