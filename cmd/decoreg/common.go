@@ -533,3 +533,20 @@ func noEmptyTarget(name string, fs *flag.FlagSet) error {
 	}
 	return nil
 }
+
+// parseInterspersed parses args with cmd's flags, which may come before,
+// between or after the positional arguments, and returns those.
+func parseInterspersed(cmd *Command, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parseFlags(cmd, &cmd.Flag, args); err != nil {
+			return nil, err
+		}
+		args = cmd.Flag.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

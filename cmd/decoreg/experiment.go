@@ -92,18 +92,9 @@ func runExperiment(cmd *Command, args []string) error {
 	if len(args) > 0 && args[0] == "uci" {
 		return runBenchUCI(args[1:])
 	}
-	var pos []string
-	rest := args
-	for {
-		if err := parseFlags(cmd, &cmd.Flag, rest); err != nil {
-			return err
-		}
-		rest = cmd.Flag.Args()
-		if len(rest) == 0 {
-			break
-		}
-		pos = append(pos, rest[0])
-		rest = rest[1:]
+	pos, err := parseInterspersed(cmd, args)
+	if err != nil {
+		return err
 	}
 	f := &experimentF
 	if f.list {

@@ -67,19 +67,9 @@ func init() {
 
 func runSynth(cmd *Command, args []string) error {
 	const name = "synth"
-	// The problem may come before or after the flags.
-	var spec []string
-	rest := args
-	for {
-		if err := parseFlags(cmd, &cmd.Flag, rest); err != nil {
-			return err
-		}
-		rest = cmd.Flag.Args()
-		if len(rest) == 0 {
-			break
-		}
-		spec = append(spec, rest[0])
-		rest = rest[1:]
+	spec, err := parseInterspersed(cmd, args)
+	if err != nil {
+		return err
 	}
 	f := &synthF
 	if f.list {

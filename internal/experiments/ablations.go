@@ -35,19 +35,8 @@ func ScalingSizes(rows int) []int {
 // ScalingTasks returns the runs: dataset x size x head x subset, on split
 // 0 (training subsets of its train part, its test part).
 func ScalingTasks(opts Options) ([]Task[*RealLine], error) {
-	u := newUCIData(opts.DataDir)
-	names := datasetsFor(opts, scalingDatasets)
-	subsets := 3
-	if opts.Quick {
-		if len(opts.Datasets) == 0 {
-			names = []string{"yacht"}
-		}
-		subsets = 1
-	}
-	if opts.Seeds > 0 {
-		subsets = opts.Seeds
-	}
-	if err := checkDatasets(opts, names); err != nil {
+	u, names, subsets, err := realPlan(opts, scalingDatasets, []string{"yacht"}, 3)
+	if err != nil {
 		return nil, err
 	}
 	var tasks []Task[*RealLine]
@@ -86,13 +75,7 @@ func ScalingTasks(opts Options) ([]Task[*RealLine], error) {
 func scalingExperiment() *Experiment {
 	return experiment("scaling", "relative MSE against the number of training points: normalized decoder, Riemann, pointwise",
 		func(o Options) string {
-			s := o.Seeds
-			if s == 0 {
-				s = 3
-				if o.Quick {
-					s = 1
-				}
-			}
+			s := seedsOr(o, 3)
 			return fmt.Sprintf("sizes 64, 128, ... and the full training set of split 0; %d random subset(s) per size%s", s, quickNote(o))
 		},
 		ScalingTasks, func() *RealLine { return new(RealLine) },
@@ -239,20 +222,13 @@ var decoderSizeDatasets = []string{"airfoil", "autompg", "autos", "breastcancer"
 
 // DecoderSizeTasks returns the runs: dataset x split x size.
 func DecoderSizeTasks(opts Options) ([]Task[*DecoderSizeLine], error) {
-	u := newUCIData(opts.DataDir)
-	names := datasetsFor(opts, decoderSizeDatasets)
-	splits, sizes := 1, decoderSizes
-	if opts.Quick {
-		if len(opts.Datasets) == 0 {
-			names = []string{"yacht"}
-		}
-		sizes = []decSize{decoderSizes[0], decoderSizes[1], decoderSizes[5], decoderSizes[8]}
-	}
-	if opts.Seeds > 0 {
-		splits = opts.Seeds
-	}
-	if err := checkDatasets(opts, names); err != nil {
+	u, names, splits, err := realPlan(opts, decoderSizeDatasets, []string{"yacht"}, 1)
+	if err != nil {
 		return nil, err
+	}
+	sizes := decoderSizes
+	if opts.Quick {
+		sizes = []decSize{decoderSizes[0], decoderSizes[1], decoderSizes[5], decoderSizes[8]}
 	}
 	var tasks []Task[*DecoderSizeLine]
 	for _, ds := range names {
@@ -463,20 +439,13 @@ func runSamples(ctx context.Context, u *uciData, ds string, split, size int, hea
 // ErrorCorrectionTasks returns the runs: dataset x split x repeat count x
 // bound.
 func ErrorCorrectionTasks(opts Options) ([]Task[*SampleLine], error) {
-	u := newUCIData(opts.DataDir)
-	names := datasetsFor(opts, ablationDatasets)
-	splits, repeats := 3, []int{1, 2, 3, 5}
-	if opts.Quick {
-		if len(opts.Datasets) == 0 {
-			names = []string{"yacht"}
-		}
-		splits, repeats = 1, []int{1, 3}
-	}
-	if opts.Seeds > 0 {
-		splits = opts.Seeds
-	}
-	if err := checkDatasets(opts, names); err != nil {
+	u, names, splits, err := realPlan(opts, ablationDatasets, []string{"yacht"}, 3)
+	if err != nil {
 		return nil, err
+	}
+	repeats := []int{1, 2, 3, 5}
+	if opts.Quick {
+		repeats = []int{1, 3}
 	}
 	var tasks []Task[*SampleLine]
 	for _, ds := range names {
@@ -511,13 +480,7 @@ func ErrorCorrectionTasks(opts Options) ([]Task[*SampleLine], error) {
 func errorCorrectionExperiment() *Experiment {
 	return experiment("error-correction", "the unnormalized decoder's repeat count against the number of samples averaged",
 		func(o Options) string {
-			s := o.Seeds
-			if s == 0 {
-				s = 3
-				if o.Quick {
-					s = 1
-				}
-			}
+			s := seedsOr(o, 3)
 			return fmt.Sprintf("splits 0..%d, the full training part, at most %d test rows sampled, n = 1..256 samples%s", s-1, sampleTestRows, quickNote(o))
 		},
 		ErrorCorrectionTasks, func() *SampleLine { return new(SampleLine) },
@@ -550,23 +513,16 @@ func describeSample(l *SampleLine) string {
 // HammingTasks returns the runs: dataset x split x code (tree or Hamming)
 // x length, on random training subsets of 1,000 rows as the paper.
 func HammingTasks(opts Options) ([]Task[*SampleLine], error) {
-	u := newUCIData(opts.DataDir)
-	names := datasetsFor(opts, ablationDatasets)
-	splits, lengths, size := 3, []int{6, 8, 10}, 1000
-	if opts.Quick {
-		if len(opts.Datasets) == 0 {
-			names = []string{"yacht"}
-		}
-		splits, lengths = 1, []int{6}
+	u, names, splits, err := realPlan(opts, ablationDatasets, []string{"yacht"}, 3)
+	if err != nil {
+		return nil, err
 	}
-	if opts.Seeds > 0 {
-		splits = opts.Seeds
+	lengths, size := []int{6, 8, 10}, 1000
+	if opts.Quick {
+		lengths = []int{6}
 	}
 	if opts.N > 0 {
 		size = opts.N
-	}
-	if err := checkDatasets(opts, names); err != nil {
-		return nil, err
 	}
 	var tasks []Task[*SampleLine]
 	for _, ds := range names {
@@ -595,13 +551,7 @@ func HammingTasks(opts Options) ([]Task[*SampleLine], error) {
 func hammingExperiment() *Experiment {
 	return experiment("hamming", "Hamming codes against binary tree tokens of the same length",
 		func(o Options) string {
-			s := o.Seeds
-			if s == 0 {
-				s = 3
-				if o.Quick {
-					s = 1
-				}
-			}
+			s := seedsOr(o, 3)
 			n := o.N
 			if n == 0 {
 				n = 1000

@@ -115,6 +115,32 @@ func datasetsFor(opts Options, def []string) []string {
 	return ds
 }
 
+// seedsOr returns opts.Seeds, or def (1 with Quick) when it is 0.
+func seedsOr(opts Options, def int) int {
+	switch {
+	case opts.Seeds > 0:
+		return opts.Seeds
+	case opts.Quick:
+		return 1
+	}
+	return def
+}
+
+// realPlan is the start of every real-data plan: the data, the datasets
+// (opts.Datasets, else def, else every dataset; quick when Quick and none
+// are given), checked to exist, and the runs per setting (opts.Seeds, else
+// defSeeds; 1 with Quick).
+func realPlan(opts Options, def, quick []string, defSeeds int) (*uciData, []string, int, error) {
+	names := datasetsFor(opts, def)
+	if opts.Quick && len(opts.Datasets) == 0 {
+		names = quick
+	}
+	if err := checkDatasets(opts, names); err != nil {
+		return nil, nil, 0, err
+	}
+	return newUCIData(opts.DataDir), names, seedsOr(opts, defSeeds), nil
+}
+
 // checkDatasets reports a dataset of names that the data directory lacks.
 func checkDatasets(opts Options, names []string) error {
 	dir := opts.DataDir

@@ -40,23 +40,13 @@ const RealworldMaxTrain = 10000
 // train part (split r mod the mask's splits), the same rows for every
 // head, and evaluates on split r's test part.
 func RealworldTasks(opts Options) ([]Task[*RealLine], error) {
-	u := newUCIData(opts.DataDir)
-	names := datasetsFor(opts, nil)
-	runs, maxTrain := 10, RealworldMaxTrain
-	if opts.Quick {
-		if len(opts.Datasets) == 0 {
-			names = []string{"yacht", "autompg"}
-		}
-		runs = 1
+	u, names, runs, err := realPlan(opts, nil, []string{"yacht", "autompg"}, 10)
+	if err != nil {
+		return nil, err
 	}
-	if opts.Seeds > 0 {
-		runs = opts.Seeds
-	}
+	maxTrain := RealworldMaxTrain
 	if opts.N > 0 {
 		maxTrain = opts.N
-	}
-	if err := checkDatasets(opts, names); err != nil {
-		return nil, err
 	}
 	var tasks []Task[*RealLine]
 	for _, ds := range names {
