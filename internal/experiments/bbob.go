@@ -175,7 +175,8 @@ func BBOBReport(dir string, lines []*BBOBLine, info ReportInfo) error {
 	b.WriteString("The paper's Table 1 and its Appendix figure (DESIGN.md section 8.3): the 24 functions of google/vizier's " +
 		"`bbob.py` (seed 0: no rotation; `decoreg synth bbob:function=NAME,dim=D` writes them), x uniform on [-5, 5]^D, " +
 		"y = f(x) without noise; Kendall's tau between each head's point estimate (median for the unnormalized decoder, " +
-		"mean otherwise) and the test targets. Every head uses decoreg's defaults (encoder 2×256; decoder 1 layer × 32; " +
+		"mean otherwise) and the test targets. The data of seed s are `decoreg synth bbob:function=F,dim=D --n N --seed 2s` " +
+		"(training) and `--seed 2s+1` (test). Every head uses decoreg's defaults (encoder 2×256; decoder 1 layer × 32; " +
 		"`normalized:base=8,length=6`, `unnormalized:base=10,exponent=1,mantissa=4`; Riemann 256 bins; Adam 5e-4, batch 32, " +
 		"early stopping on 10% with patience 5), with no per-function tuning (the paper swept its grid).\n\n")
 	fmt.Fprintf(&b, "Scale: %s. Command: `%s`.\n\n%s\n\n", info.Scale, info.Command, Provenance(lines))

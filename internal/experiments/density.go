@@ -190,7 +190,7 @@ func DensityReport(dir string, lines []*DensityLine, info ReportInfo) error {
 	var b strings.Builder
 	b.WriteString("# Density estimation\n\n")
 	b.WriteString("The paper's Figure 4 and its Appendix figure (DESIGN.md section 8.6): conditional shapes p(y|x) with exact " +
-		"log-densities (`decoreg synth density:name=NAME`; x uniform on [-1, 1]), fitted by the unnormalized decoder " +
+		"log-densities (`decoreg synth density:name=NAME --seed 0` for training, `--seed 1` for the test rows; x uniform on [-1, 1]), fitted by the unnormalized decoder " +
 		"(`unnormalized:base=10,exponent=1,mantissa=5`, the Appendix's), an MDN (5 components) and a Riemann head (256 bins); " +
 		"encoder 2×256, batch 128, Adam 5e-4, early stopping. Test NLL per unit of y against the true density's NLL on the " +
 		"same test rows (the gap is the KL divergence from the truth, estimated; lower is better, 0 is perfect).\n\n")

@@ -235,7 +235,8 @@ func RiskReport(dir string, lines []*RiskLine, info ReportInfo) error {
 		"probabilities (CDF differences at the cell edges); theory is 2^(−2K)/12 ∫f′² + 2^K/N with ∫f′² = %.6g. "+
 		"Each model sees one constant feature, so it fits the marginal density; its target range is fixed to [0, 1] "+
 		"(`Config.TargetMin/TargetMax`) so that its cells are the theorem's bins. Encoder 2×64, decoder 1 layer × 32, "+
-		"batch 64, Adam 5e-4, early stopping on 10%% of the N draws (patience 5).\n\n", riskMean, riskStd, tn.IntDerivSquare())
+		"batch 64, Adam 5e-4, early stopping on 10%% of the N draws (patience 20), so the fit sees 0.9 N of them (the theory "+
+		"column uses N).\n\n", riskMean, riskStd, tn.IntDerivSquare())
 	fmt.Fprintf(&b, "Scale: %s. Command: `%s`.\n\n%s\n\n", info.Scale, info.Command, Provenance(lines))
 
 	fmt.Fprintf(&b, "## The K that minimises the risk\n\n| N | theory | decoder | riemann |\n|---:|---:|---:|---:|\n")
