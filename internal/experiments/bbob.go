@@ -181,7 +181,13 @@ func BBOBReport(dir string, lines []*BBOBLine, info ReportInfo) error {
 		"early stopping on 10% with patience 5), with no per-function tuning (the paper swept its grid).\n\n")
 	fmt.Fprintf(&b, "Scale: %s. Command: `%s`.\n\n%s\n\n", info.Scale, info.Command, Provenance(lines))
 	if failed > 0 {
-		fmt.Fprintf(&b, "%d run(s) failed (diverged); they are left out of the means.\n\n", failed)
+		fmt.Fprintf(&b, "%d run(s) failed and are left out:", failed)
+		for _, l := range lines {
+			if l.Error != "" {
+				fmt.Fprintf(&b, " %s D=%d %s (%s);", l.Function, l.Dim, l.Head, strings.TrimPrefix(l.Error, "decoreg: "))
+			}
+		}
+		b.WriteString(" a function counts in a dimension's mean only where every head has a tau.\n\n")
 	}
 	b.WriteString("## Mean Kendall's tau × 100 over the functions (ours, and the paper's in brackets)\n\n| head |")
 	for _, d := range dims {
@@ -268,6 +274,7 @@ func BBOBReport(dir string, lines []*BBOBLine, info ReportInfo) error {
 				return err
 			}
 		}
+		p.Legend.Top, p.Legend.Left = false, true
 		panels = append(panels, p)
 	}
 	var grid [][]*plot.Plot
