@@ -263,6 +263,16 @@ func (d *Token) LogProbSeq(tokens []int) float64 {
 	return d.logProbSeqs(tokens, 1)[0]
 }
 
+// LogProbSeqs returns the log probabilities of n complete sequences,
+// stored flat in seqs (n*Len()), as LogProbSeq does for one, in one batched
+// pass of Len() decoder steps. It panics if len(seqs) != n*Len().
+func (d *Token) LogProbSeqs(seqs []int, n int) []float64 {
+	if n < 0 || len(seqs) != n*d.k {
+		panic(fmt.Sprintf("dist: LogProbSeqs: %d tokens for %d sequences of %d", len(seqs), n, d.k))
+	}
+	return d.logProbSeqs(seqs, n)
+}
+
 // logProbSeqs returns the log probabilities of n sequences stored flat in
 // seqs (n*K), teacher-forced through one Stepper.
 func (d *Token) logProbSeqs(seqs []int, n int) []float64 {

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"decoreg"
+	"decoreg/dist"
 	"decoreg/internal/outfile"
 	"decoreg/synth"
 )
@@ -140,16 +141,9 @@ func runRisk(ctx context.Context, head string, n, k, seed int, opts Options) (*R
 	if err != nil {
 		return nil, err
 	}
-	cells := 1 << k
-	p := make([]float64, cells)
-	prev := 0.0
-	for j := range cells {
-		c := 1.0
-		if j+1 < cells {
-			c = d.CDF(float64(j+1) / float64(cells))
-		}
-		p[j] = max(c-prev, 0)
-		prev = max(prev, c)
+	p, err := cellProbs(m, d, k)
+	if err != nil {
+		return nil, err
 	}
 	sum := 0.0
 	for _, v := range p {
@@ -179,6 +173,40 @@ func runRisk(ctx context.Context, head string, n, k, seed int, opts Options) (*R
 	l.TestNLL, l.TrueNLL = Float(ev.NLL), Float(tru/float64(len(yt)))
 	l.Epochs, l.TrainRows, l.ValRows, l.TrainSecs, l.Stopped = info.Epochs, info.Rows-info.ValRows, info.ValRows, info.Seconds, info.Stopped
 	return l, nil
+}
+
+// cellProbs returns the model's probabilities of the 2^k cells
+// [j 2^-k, (j+1) 2^-k) of [0, 1]: for the decoder the exact probability of
+// each binary sequence, in one batched pass; for the Riemann head the
+// differences of its CDF at the cell edges (its bins).
+func cellProbs(m *decoreg.Model, d dist.Distribution, k int) ([]float64, error) {
+	cells := 1 << k
+	p := make([]float64, cells)
+	if td, ok := d.(*dist.Token); ok {
+		tok := m.Tokenizer()
+		seqs := make([]int, 0, cells*k)
+		for j := range cells {
+			t, _, err := tok.Encode((float64(j) + 0.5) / float64(cells))
+			if err != nil {
+				return nil, err
+			}
+			seqs = append(seqs, t...)
+		}
+		for j, lp := range td.LogProbSeqs(seqs, cells) {
+			p[j] = math.Exp(lp)
+		}
+		return p, nil
+	}
+	prev := 0.0
+	for j := range cells {
+		c := 1.0
+		if j+1 < cells {
+			c = d.CDF(float64(j+1) / float64(cells))
+		}
+		p[j] = max(c-prev, 0)
+		prev = max(prev, c)
+	}
+	return p, nil
 }
 
 // Coarsen sums p, the probabilities of 2^K equal cells, into 2^lev equal
