@@ -13,7 +13,8 @@ const BoundMargin = 0.1
 
 // boundedVocab returns the model's tokenization restricted, for an
 // unnormalized decoder, to the cells that meet the training range widened
-// by BoundMargin (vocab.Bound) unless Config.Unbounded; other
+// by BoundMargin (not widened when Config fixes the target range;
+// vocab.Bound), unless Config.Unbounded; other
 // tokenizations unchanged. It depends on
 // y_min, y_max and the config only, which model files store, so a loaded
 // model gets the same bound.
@@ -22,6 +23,14 @@ func (m *Model) boundedVocab() vocab.Tokenizer {
 		return m.tok
 	}
 	lo, hi := m.units.ToHead(-BoundMargin), m.units.ToHead(1+BoundMargin)
+	if m.cfg.FixedRange() {
+		// The user's range is the target's: no margin, and cells that
+		// only touch it at an edge are left out (a cell that straddles an
+		// edge stays, so values reach past it by less than a cell).
+		lo, hi = m.units.ToHead(0), m.units.ToHead(1)
+		eps := (hi - lo) * 1e-12
+		lo, hi = lo+eps, hi-eps
+	}
 	b, err := vocab.Bound(m.tok, lo, hi)
 	if err != nil { // a range that misses the tokenization's: keep it whole
 		return m.tok

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
+
+	"decoreg/dist"
 )
 
 // A fixed target range scales y by it, not by the training targets' range:
@@ -118,6 +120,35 @@ func TestUnbounded(t *testing.T) {
 		}
 		if got := dl.CDF(yl-0.2*rng) + 1 - dl.CDF(yh+0.2*rng); l.Config().Unbounded != unb || math.Abs(got-out) > 1e-12 {
 			t.Errorf("unbounded %v: loaded model's mass outside %v, want %v", unb, got, out)
+		}
+	}
+}
+
+// An unnormalized decoder with a fixed target range is bounded by that
+// range itself, not widened by BoundMargin: the user said where y lies.
+func TestFixedRangeBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	n := 200
+	x := make([]float64, n)
+	y := make([]float64, n)
+	for i := range y {
+		x[i], y[i] = r.Float64(), r.Float64()
+	}
+	c := Config{Vocab: DefaultUnnormalized, TargetMin: 0, TargetMax: 1, MaxEpochs: 1, EncLayers: 1, EncWidth: 8, Seed: 1, Threads: 1}
+	m, err := FitFlat(context.Background(), x, n, 1, y, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := m.Dist([]float64{0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := d.CDF(-1e-9) + 1 - d.CDF(1+1e-9); out > 1e-12 {
+		t.Errorf("mass %v outside the fixed range [0, 1]", out)
+	}
+	for _, v := range d.Sample(2000, dist.SampleOptions{}, rand.New(rand.NewPCG(1, 1))) {
+		if v < -1e-9 || v > 1+1e-9 {
+			t.Fatalf("sample %v outside the fixed range [0, 1]", v)
 		}
 	}
 }

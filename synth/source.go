@@ -73,6 +73,7 @@ var densityDescriptions = map[string]string{
 // value is an error that says which.
 func ParseSource(spec string) (Source, error) {
 	kind, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	kind = strings.TrimSpace(kind)
 	kv := map[string]string{}
 	if strings.TrimSpace(rest) != "" {
 		for _, f := range strings.Split(rest, ",") {

@@ -18,15 +18,24 @@ import (
 // underflows, gives NaN or infinite results.
 type TruncNorm struct{ Mean, Std float64 }
 
+// MaxTruncNormStd bounds NewTruncNorm's |mean| and std.
+const MaxTruncNormStd = 1e6
+
 // NewTruncNorm returns N(mean, std²) truncated to [0, 1]. A mean that is
-// not finite, a std that is not positive and finite, or a normal whose
-// mass on [0, 1] underflows (a mean some 37 stds outside) is an error.
+// not finite, a std that is not positive and finite, a mean or std larger
+// than MaxTruncNormStd, or a normal whose mass on [0, 1] underflows (a
+// mean some 37 stds outside) is an error.
 func NewTruncNorm(mean, std float64) (TruncNorm, error) {
 	if math.IsNaN(mean) || math.IsInf(mean, 0) {
 		return TruncNorm{}, fmt.Errorf("synth: truncated normal mean %v, want finite", mean)
 	}
 	if !(std > 0) || math.IsInf(std, 1) {
 		return TruncNorm{}, fmt.Errorf("synth: truncated normal std %v, want positive and finite", std)
+	}
+	if std > MaxTruncNormStd || math.Abs(mean) > MaxTruncNormStd {
+		// Beyond that the density on [0, 1] is flat to float64 precision and
+		// the mass Z ~ 1/std leaves the inverse CDF too few bits.
+		return TruncNorm{}, fmt.Errorf("synth: truncated normal mean %v and std %v, want both at most %g in size (a wider one is uniform on [0, 1] to float64 precision)", mean, std, MaxTruncNormStd)
 	}
 	t := TruncNorm{mean, std}
 	if z := t.z(); !(z > 0) {

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"decoreg/internal/experiments"
 	"decoreg/internal/outfile"
@@ -124,6 +121,12 @@ func runExperiment(cmd *Command, args []string) error {
 	if f.n < 0 || f.seed < 0 {
 		return inputf(name, "--n and --seeds must be >= 0 (0: the experiment's default), have %d and %d", f.n, f.seed)
 	}
+	if f.n > 0 && f.n < 10 {
+		return inputf(name, "--n must be 0 (the experiment's default) or at least 10, have %d", f.n)
+	}
+	if isSet(&cmd.Flag, "shard") && (f.merge || f.reportOnly) {
+		return inputf(name, "--shard is for running; --merge and --report-only use every line of the results")
+	}
 	if f.seed > 1000 || f.n > 10_000_000 {
 		return inputf(name, "--seeds is at most 1000 and --n at most 10000000, have %d and %d", f.seed, f.n)
 	}
@@ -148,11 +151,13 @@ func runExperiment(cmd *Command, args []string) error {
 		so.DataDir = defaultUCIDir()
 	}
 	if f.datasets != "" {
+		seen := map[string]bool{}
 		for _, d := range strings.Split(f.datasets, ",") {
-			if d = strings.TrimSpace(d); d != "" {
+			if d = strings.TrimSpace(d); d != "" && !seen[d] {
 				if err := experiments.CheckDatasetName(d); err != nil {
 					return inputf(name, "--datasets: %v", err)
 				}
+				seen[d] = true
 				so.Datasets = append(so.Datasets, d)
 			}
 		}
@@ -162,7 +167,10 @@ func runExperiment(cmd *Command, args []string) error {
 			return inputf(name, "--data and --datasets are for the real-data experiments, not %s", e.Name)
 		}
 	}
-	info := experiments.ReportInfo{Command: experimentCommand(e.Name, f.quick, f.n, f.seed, f.threads, f.datasets), Scale: e.Scale(so)}
+	command := experimentCommand(e.Name, f.quick, f.n, f.seed, f.threads, f.datasets)
+	ctx, stop := onInterrupt(func() {})
+	defer stop()
+	info := experiments.ReportInfo{Command: command, Scale: e.Scale(so), Ctx: ctx}
 	if f.merge {
 		added, err := e.Merge(out, srcs)
 		if err != nil {
@@ -174,10 +182,8 @@ func runExperiment(cmd *Command, args []string) error {
 		}
 		fmt.Fprintf(errOut, "experiment %s: merged %d new runs into %s\n", e.Name, added, filepath.Join(out, experiments.JournalFile))
 	} else if !f.reportOnly {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
 		sum, err := e.Run(ctx, so, experiments.RunOptions{Out: out, Shard: shard, Shards: shards,
-			Threads: f.threads, Commit: experiments.GitCommit(), Log: errOut})
+			Threads: f.threads, Commit: experiments.GitCommit(), Command: command, Log: errOut})
 		if err != nil {
 			var ie *experiments.InputError
 			switch {
@@ -188,11 +194,20 @@ func runExperiment(cmd *Command, args []string) error {
 			}
 			return failf(name, "%s", oneLine(err.Error()))
 		}
-		fmt.Fprintf(errOut, "experiment %s: ran %d runs in %.1fs; %d of this shard's %d were already done\n",
-			e.Name, sum.Ran, sum.Seconds, sum.Skipped, sum.Shard)
+		fmt.Fprintf(errOut, "experiment %s: ran %d runs (%d failed) in %.1fs; %d of this shard's %d were already done\n",
+			e.Name, sum.Ran, sum.Failed, sum.Seconds, sum.Skipped, sum.Shard)
+		if sum.Ran > 0 && sum.Failed == sum.Ran {
+			if err := e.Report(out, info); err != nil {
+				fmt.Fprintf(errOut, "experiment %s: %s\n", e.Name, oneLine(err.Error()))
+			}
+			return failf(name, "every one of the %d runs failed; results.jsonl says why", sum.Ran)
+		}
 	}
 	if err := e.Report(out, info); err != nil {
 		var ie *experiments.InputError
+		if ctx.Err() != nil {
+			return failf(name, "interrupted while writing the report (rerun with --report-only)")
+		}
 		if errors.As(err, &ie) {
 			return inputf(name, "%s", oneLine(err.Error()))
 		}

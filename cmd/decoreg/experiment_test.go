@@ -278,3 +278,66 @@ func TestExperimentMerge(t *testing.T) {
 		t.Errorf("merge without sources: exit %d, %s", code, errs)
 	}
 }
+
+// Review findings: quick runs are not the full plan's; a journal of
+// another experiment is refused before anything runs; a failing merge
+// appends nothing; duplicate datasets; every run failing exits 1.
+func TestExperimentJournalGuards(t *testing.T) {
+	dir := t.TempDir()
+	r := filepath.Join(dir, "risk")
+	mustCLI(t, "experiment", "risk", "--quick", "--out", r)
+	keys := journalKeys(t, r)
+	for _, k := range keys {
+		if !strings.HasSuffix(k, ",quick") {
+			t.Errorf("quick run key %s", k)
+		}
+	}
+	// The full plan at the quick runs' N shares none of their keys.
+	_, errs := mustCLI(t, "experiment", "risk", "--report-only", "--out", r)
+	if !strings.Contains(string(must(os.ReadFile(filepath.Join(r, "REPORT.md")))), "decoreg experiment risk --quick") {
+		t.Errorf("the report does not name the command of its runs:\n%s", errs)
+	}
+	// Another experiment into this directory is refused before it runs.
+	before, _ := os.ReadFile(filepath.Join(r, experiments.JournalFile))
+	if code, _, errs := cli(t, "experiment", "curves", "--quick", "--out", r); code != 2 || !strings.Contains(errs, `not "curves"`) {
+		t.Errorf("curves into risk's directory: exit %d, %s", code, errs)
+	}
+	// A merge with one bad source appends nothing.
+	c := filepath.Join(dir, "curves")
+	mustCLI(t, "experiment", "curves", "--quick", "--shard", "0/8", "--out", c)
+	m := filepath.Join(dir, "merged")
+	if code, _, errs := cli(t, "experiment", "risk", "--merge", "--out", m, r, c); code != 2 {
+		t.Errorf("merge with a curves journal: exit %d, %s", code, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(m, experiments.JournalFile)); err == nil && len(b) > 0 {
+		t.Errorf("a failed merge appended:\n%s", b)
+	}
+	if after, _ := os.ReadFile(filepath.Join(r, experiments.JournalFile)); string(after) != string(before) {
+		t.Error("the refused run changed the journal")
+	}
+	// --n too small, --shard with --report-only.
+	for _, args := range [][]string{
+		{"experiment", "risk", "--n", "3", "--out", r},
+		{"experiment", "risk", "--report-only", "--shard", "0/2", "--out", r},
+	} {
+		if code, _, errs := cli(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, %s", args, code, errs)
+		}
+	}
+	// Every run failing (constant targets) exits 1.
+	data := filepath.Join(dir, "data")
+	os.MkdirAll(filepath.Join(data, "flat"), 0o755)
+	writeGz(t, filepath.Join(data, "flat", experiments.DataFile), "x0,y\n1,5\n2,5\n3,5\n4,5\n5,5\n6,5\n7,5\n8,5\n9,5\n10,5\n11,5\n12,5\n")
+	writeGz(t, filepath.Join(data, "flat", experiments.MaskFile), "split0\n0\n0\n0\n0\n0\n0\n0\n0\n0\n0\n1\n1\n")
+	code, _, errs := cli(t, "experiment", "realworld", "--quick", "--data", data, "--datasets", "flat,flat", "--out", filepath.Join(dir, "flat"))
+	if code != 1 || !strings.Contains(errs, "every one of the 4 runs failed") {
+		t.Errorf("all runs failing: exit %d, %s", code, errs)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

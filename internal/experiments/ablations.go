@@ -135,8 +135,8 @@ func ScalingReport(dir string, lines []*RealLine, info ReportInfo) error {
 			return res
 		}
 		full := ss[len(ss)-1]
-		fmt.Fprintf(&b, "| %s | %s | %s | %.4f / %.4f / %.4f |\n", ds, from(Riemann), from(Pointwise),
-			mean(ds, DecoderNormalized, full), mean(ds, Riemann, full), mean(ds, Pointwise, full))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s / %s / %s |\n", ds, from(Riemann), from(Pointwise),
+			num(mean(ds, DecoderNormalized, full), "%.4f"), num(mean(ds, Riemann, full), "%.4f"), num(mean(ds, Pointwise, full), "%.4f"))
 	}
 	b.WriteString("\n\"From N\": the decoder's mean relative MSE is below the other head's at N training rows and at every larger " +
 		"size run. The paper: the Riemann head is data-inefficient and on some tasks plateaus above the decoder; the " +
@@ -150,14 +150,14 @@ func ScalingReport(dir string, lines []*RealLine, info ReportInfo) error {
 		for _, s := range sortedInts(sizes[ds]) {
 			fmt.Fprintf(&b, "| %d |", s)
 			for _, h := range scalingHeads {
-				fmt.Fprintf(&b, " %.4f |", mean(ds, h, s))
+				fmt.Fprintf(&b, " %s |", num(mean(ds, h, s), "%.4f"))
 			}
 			b.WriteString("\n")
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("Figure: [scaling.png](scaling.png), one panel per dataset, log-scaled rows.\n")
-	if err := writeText(filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
+	if err := writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
 		return err
 	}
 	var panels []*plot.Plot
@@ -181,7 +181,7 @@ func ScalingReport(dir string, lines []*RealLine, info ReportInfo) error {
 		logAxes(p, true, false)
 		panels = append(panels, p)
 	}
-	return writeGrid(filepath.Join(dir, "scaling.png"), "Relative MSE vs training rows (lower is better)",
+	return writeGrid(ctxOf(info), filepath.Join(dir, "scaling.png"), "Relative MSE vs training rows (lower is better)",
 		chunk(panels, 4), 16*vg.Inch, vg.Length(3.4*float64((len(panels)+3)/4))*vg.Inch+vg.Points(24))
 }
 
@@ -322,7 +322,7 @@ func DecoderSizeReport(dir string, lines []*DecoderSizeLine, info ReportInfo) er
 		if n == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %+.4f | %d of %d |\n", s.axis, s.layers, s.heads, s.width, m, better, n)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %s | %d of %d |\n", s.axis, s.layers, s.heads, s.width, num(m, "%+.4f"), better, n)
 	}
 	b.WriteString("\nThe paper: larger decoders sometimes help, but only up to a point, after which they overfit.\n\n")
 	b.WriteString("## Test NLL per dataset\n\n| dataset |")
@@ -337,13 +337,13 @@ func DecoderSizeReport(dir string, lines []*DecoderSizeLine, info ReportInfo) er
 	for _, ds := range names {
 		fmt.Fprintf(&b, "| %s |", ds)
 		for _, s := range decoderSizes {
-			fmt.Fprintf(&b, " %.3f |", nll(ds, s))
+			fmt.Fprintf(&b, " %s |", num(nll(ds, s), "%.3f"))
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("\nColumns are layers/heads/units. Figure: [decoder-size.png](decoder-size.png), one panel per axis: the " +
 		"change of each dataset's NLL from the default (thin lines) and the mean (thick).\n")
-	if err := writeText(filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
+	if err := writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
 		return err
 	}
 	var panels []*plot.Plot
@@ -387,7 +387,7 @@ func DecoderSizeReport(dir string, lines []*DecoderSizeLine, info ReportInfo) er
 		logAxes(p, axis != "layers", false)
 		panels = append(panels, p)
 	}
-	return writeGrid(filepath.Join(dir, "decoder-size.png"), "Decoder size: change of the test NLL from (3 layers, 4 heads, 128 units); lower is better",
+	return writeGrid(ctxOf(info), filepath.Join(dir, "decoder-size.png"), "Decoder size: change of the test NLL from (3 layers, 4 heads, 128 units); lower is better",
 		[][]*plot.Plot{panels}, 15*vg.Inch, 4.5*vg.Inch)
 }
 
@@ -636,8 +636,9 @@ func sampleReport(dir string, lines []*SampleLine, info ReportInfo, name, intro,
 				med = append(med, float64(l.RelMSEMedian))
 			}
 			mm, _, _ := meanStd(med)
-			fmt.Fprintf(&b, "| %s | %s | %.4g | %.4g | %.4g | %.4g | %.4g | %.4g | %.3f |\n", ds, v,
-				at(k, idx(1)), at(k, idx(4)), at(k, idx(16)), at(k, idx(64)), at(k, idx(256)), mm, nllOf(k))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", ds, v,
+				num(at(k, idx(1)), "%.4g"), num(at(k, idx(4)), "%.4g"), num(at(k, idx(16)), "%.4g"), num(at(k, idx(64)), "%.4g"),
+				num(at(k, idx(256)), "%.4g"), num(mm, "%.4g"), num(nllOf(k), "%.3f"))
 		}
 	}
 	// Over the datasets: how the relative MSE moves from n = 1 to 256.
@@ -673,7 +674,7 @@ func sampleReport(dir string, lines []*SampleLine, info ReportInfo, name, intro,
 		fmt.Fprintf(&b, "| %s | %d of %d | %.3g | %.3f |\n", v, worse, n, med, mn)
 	}
 	fmt.Fprintf(&b, "\nFigure: [%s.png](%s.png), one panel per dataset: relative MSE (log) against n (log), one line per variant.\n", name, name)
-	if err := writeText(filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
+	if err := writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
 		return err
 	}
 	var panels []*plot.Plot
@@ -698,6 +699,6 @@ func sampleReport(dir string, lines []*SampleLine, info ReportInfo, name, intro,
 		logAxes(p, true, true)
 		panels = append(panels, p)
 	}
-	return writeGrid(filepath.Join(dir, name+".png"), "Relative MSE of the mean of n samples (lower is better)",
+	return writeGrid(ctxOf(info), filepath.Join(dir, name+".png"), "Relative MSE of the mean of n samples (lower is better)",
 		chunk(panels, 3), 15*vg.Inch, vg.Length(4*float64((len(panels)+2)/3))*vg.Inch+vg.Points(24))
 }

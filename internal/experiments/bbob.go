@@ -252,7 +252,7 @@ func BBOBReport(dir string, lines []*BBOBLine, info ReportInfo) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("\nFigure: [bbob.png](bbob.png), tau against the dimension per function and head.\n")
-	if err := writeText(filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
+	if err := writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
 		return err
 	}
 
@@ -281,6 +281,6 @@ func BBOBReport(dir string, lines []*BBOBLine, info ReportInfo) error {
 	for i := 0; i < len(panels); i += 6 {
 		grid = append(grid, panels[i:min(i+6, len(panels))])
 	}
-	return writeGrid(filepath.Join(dir, "bbob.png"), "Kendall's tau vs input dimension on the BBOB functions (higher is better)",
+	return writeGrid(ctxOf(info), filepath.Join(dir, "bbob.png"), "Kendall's tau vs input dimension on the BBOB functions (higher is better)",
 		grid, 16*vg.Inch, vg.Length(2.6*float64(len(grid)))*vg.Inch+vg.Points(24))
 }

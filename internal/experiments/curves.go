@@ -208,7 +208,7 @@ func CurvesReport(dir string, lines []*CurveLine, info ReportInfo) error {
 	}
 	b.WriteString("\nFigure: [curves.png](curves.png), one row per curve and one column per head: the truth (black, dashed), " +
 		"the point estimate and the 5–95% band. Where a prediction leaves the truth's y range the panel clips it.\n")
-	if err := writeText(filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
+	if err := writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
 		return err
 	}
 
@@ -264,6 +264,6 @@ func CurvesReport(dir string, lines []*CurveLine, info ReportInfo) error {
 		}
 		grid = append(grid, row)
 	}
-	return writeGrid(filepath.Join(dir, "curves.png"), "Curve fitting: truth (dashed), point estimate and 5-95% band per head",
+	return writeGrid(ctxOf(info), filepath.Join(dir, "curves.png"), "Curve fitting: truth (dashed), point estimate and 5-95% band per head",
 		grid, 16*vg.Inch, vg.Length(2.4*float64(len(grid)))*vg.Inch+vg.Points(24))
 }

@@ -234,10 +234,10 @@ func DensityReport(dir string, lines []*DensityLine, info ReportInfo) error {
 	b.WriteString("\nFigures: [density.png](density.png), one row per shape, one column per head: samples at temperature 1 " +
 		"(dots) over the true density (shading); [density-sampling.png](density-sampling.png), the decoder's samples at " +
 		"temperature 1, temperature 0.5, top-p 0.9 and top-k 3, as the paper's Appendix figure.\n")
-	if err := writeText(filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
+	if err := writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
 		return err
 	}
-	if err := densityFigure(filepath.Join(dir, "density.png"), "Samples at temperature 1 (dots) over the true p(y|x) (shading)",
+	if err := densityFigure(ctxOf(info), filepath.Join(dir, "density.png"), "Samples at temperature 1 (dots) over the true p(y|x) (shading)",
 		shapes, densityHeads, func(s, h string) (*DensityLine, string) { return by[s][h], "t1" }); err != nil {
 		return err
 	}
@@ -245,11 +245,11 @@ func DensityReport(dir string, lines []*DensityLine, info ReportInfo) error {
 	for _, st := range densitySettings {
 		cols = append(cols, st.name)
 	}
-	return densityFigure(filepath.Join(dir, "density-sampling.png"), "The unnormalized decoder's samples under four sampling settings",
+	return densityFigure(ctxOf(info), filepath.Join(dir, "density-sampling.png"), "The unnormalized decoder's samples under four sampling settings",
 		shapes, cols, func(s, c string) (*DensityLine, string) { return by[s][DecoderUnnormalized], c })
 }
 
-func densityFigure(path, title string, shapes, cols []string, cell func(shape, col string) (*DensityLine, string)) error {
+func densityFigure(ctx context.Context, path, title string, shapes, cols []string, cell func(shape, col string) (*DensityLine, string)) error {
 	var grid [][]*plot.Plot
 	for _, s := range shapes {
 		prob, err := synth.New(s, 1)
@@ -291,7 +291,7 @@ func densityFigure(path, title string, shapes, cols []string, cell func(shape, c
 		}
 		grid = append(grid, row)
 	}
-	return writeGrid(path, title, grid, vg.Length(3.6*float64(len(cols)))*vg.Inch, vg.Length(2.6*float64(len(grid)))*vg.Inch+vg.Points(24))
+	return writeGrid(ctx, path, title, grid, vg.Length(3.6*float64(len(cols)))*vg.Inch, vg.Length(2.6*float64(len(grid)))*vg.Inch+vg.Points(24))
 }
 
 // densityGrid is the true density on an n x n grid for a heat map.

@@ -27,9 +27,10 @@ const JournalFile = "results.jsonl"
 // the line).
 type Meta struct {
 	Experiment string  `json:"experiment"`
-	Key        string  `json:"key"`     // identifies the run within the experiment; unique per journal
-	Seconds    float64 `json:"seconds"` // wall time of the run
-	Started    string  `json:"started"` // RFC 3339
+	Key        string  `json:"key"`               // identifies the run within the experiment; unique per journal
+	Command    string  `json:"command,omitempty"` // the command whose plan the run belongs to (without --shard and --out)
+	Seconds    float64 `json:"seconds"`           // wall time of the run
+	Started    string  `json:"started"`           // RFC 3339
 	Commit     string  `json:"commit,omitempty"`
 	Host       string  `json:"host,omitempty"`
 	Kernel     string  `json:"kernel,omitempty"`
@@ -45,12 +46,13 @@ func (m *Meta) M() *Meta { return m }
 // Line is a result type: a struct that embeds Meta.
 type Line interface{ M() *Meta }
 
-// ReadJournal reads the lines of path, a journal, decoding each into a new
-// value made by newLine. A missing file is no lines. A last line without
-// its newline (a write cut off by a crash) is ignored, and reported in
-// partial; a malformed complete line is an error naming the file and line.
-// Lines whose Key repeats an earlier one are dropped (the first is kept).
-func ReadJournal[T Line](path string, newLine func() T) (lines []T, partial bool, err error) {
+// ReadJournal reads the lines of path, a journal of experiment name ("":
+// any), decoding each into a new value made by newLine. A missing file is
+// no lines. A last line without its newline (a write cut off by a crash)
+// is ignored, and reported in partial; a malformed complete line, or one
+// of another experiment, is an error naming the file and line. Lines whose
+// Key repeats an earlier one are dropped (the first is kept).
+func ReadJournal[T Line](path, name string, newLine func() T) (lines []T, partial bool, err error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil
@@ -75,6 +77,9 @@ func ReadJournal[T Line](path string, newLine func() T) (lines []T, partial bool
 		}
 		if v.M().Key == "" {
 			return nil, false, fmt.Errorf("%s: line %d: no \"key\"", path, ln)
+		}
+		if name != "" && v.M().Experiment != name {
+			return nil, false, fmt.Errorf("%s: line %d is a result of experiment %q, not %q (each experiment needs its own directory)", path, ln, v.M().Experiment, name)
 		}
 		if seen[v.M().Key] {
 			continue
@@ -104,6 +109,12 @@ func appendLine(path string, v any) error {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
+	}
+	// Shards appending side by side: the lock keeps one from cutting
+	// another's line while it is being written.
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %v", path, err)
 	}
 	if err := cutPartial(f); err != nil {
 		f.Close()
@@ -161,14 +172,20 @@ type RunOptions struct {
 	Shard, Shards int    // run the tasks whose index is Shard modulo Shards (Shards 0 means 1)
 	Threads       int    // threads per run (recorded; the tasks use it)
 	Commit        string
+	Command       string    // recorded in every line (Meta.Command)
 	Log           io.Writer // one line per run; nil discards
 }
 
 // JournalSummary counts what RunTasks did.
 type JournalSummary struct {
 	Planned, Shard, Skipped, Ran int
+	Failed                       int // runs done now that recorded a failure (see Failer)
 	Seconds                      float64
 }
+
+// Failer is implemented by lines that can record a run that failed on its
+// data (RegressLine).
+type Failer interface{ Failed() bool }
 
 // RunTasks runs the shard's tasks whose key is not yet in Out's journal,
 // in order, appending each line as soon as its task is done. A task's
@@ -193,7 +210,7 @@ func RunTasks[T Line](ctx context.Context, name string, tasks []Task[T], o RunOp
 		seenKey[t.Key] = true
 	}
 	path := filepath.Join(o.Out, JournalFile)
-	done, partial, err := ReadJournal(path, newLine)
+	done, partial, err := ReadJournal(path, name, newLine)
 	if err != nil {
 		return sum, &InputError{err}
 	}
@@ -237,12 +254,15 @@ func RunTasks[T Line](ctx context.Context, name string, tasks []Task[T], o RunOp
 		m.Experiment, m.Key = name, t.Key
 		m.Seconds = time.Since(t0).Seconds()
 		m.Started = t0.UTC().Format(time.RFC3339)
-		m.Commit, m.Host, m.Kernel = o.Commit, host, gemm.Kernel()
+		m.Commit, m.Host, m.Kernel, m.Command = o.Commit, host, gemm.Kernel(), o.Command
 		m.Threads, m.GoMaxProcs, m.GoVersion = o.Threads, runtime.GOMAXPROCS(0), runtime.Version()
 		if err := appendLine(path, line); err != nil {
 			return sum, err
 		}
 		sum.Ran++
+		if f, ok := any(line).(Failer); ok && f.Failed() {
+			sum.Failed++
+		}
 		sum.Seconds = time.Since(start).Seconds()
 		msg := ""
 		if describe != nil {

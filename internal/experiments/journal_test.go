@@ -33,7 +33,7 @@ func newTestLine() *testLine { return new(testLine) }
 
 func readKeys(t *testing.T, dir string) []string {
 	t.Helper()
-	lines, partial, err := ReadJournal(filepath.Join(dir, JournalFile), newTestLine)
+	lines, partial, err := ReadJournal(filepath.Join(dir, JournalFile), "test", newTestLine)
 	if err != nil || partial {
 		t.Fatalf("ReadJournal: %v, partial %v", err, partial)
 	}
@@ -94,7 +94,7 @@ func TestJournalResume(t *testing.T) {
 	}
 	f.WriteString(`{"experiment":"test","key":"i=4","v":1`)
 	f.Close()
-	if _, partial, err := ReadJournal(filepath.Join(dir, JournalFile), newTestLine); err != nil || !partial {
+	if _, partial, err := ReadJournal(filepath.Join(dir, JournalFile), "test", newTestLine); err != nil || !partial {
 		t.Fatalf("partial line not reported: %v %v", partial, err)
 	}
 	calls = nil
@@ -123,11 +123,11 @@ func TestJournalMalformedLine(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, JournalFile)
 	os.WriteFile(path, []byte("{\"key\":\"a\"}\nnot json\n"), 0o644)
-	if _, _, err := ReadJournal(path, newTestLine); err == nil || !strings.Contains(err.Error(), "line 2") {
+	if _, _, err := ReadJournal(path, "", newTestLine); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("want an error naming line 2, have %v", err)
 	}
 	os.WriteFile(path, []byte("{\"v\":1}\n"), 0o644)
-	if _, _, err := ReadJournal(path, newTestLine); err == nil || !strings.Contains(err.Error(), "key") {
+	if _, _, err := ReadJournal(path, "", newTestLine); err == nil || !strings.Contains(err.Error(), "key") {
 		t.Errorf("want an error about the missing key, have %v", err)
 	}
 }

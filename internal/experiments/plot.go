@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"fmt"
 	"image/color"
 	"io"
 	"math"
@@ -36,7 +37,7 @@ func headColor(h string) color.Color {
 
 // writeGrid draws plots (rows of columns; nil cells stay blank) under a
 // title into a PNG of the given size at path, atomically.
-func writeGrid(path, title string, plots [][]*plot.Plot, width, height vg.Length) error {
+func writeGrid(ctx context.Context, path, title string, plots [][]*plot.Plot, width, height vg.Length) error {
 	img := vgimg.New(width, height)
 	dc := draw.New(img)
 	dc.SetColor(color.White)
@@ -81,7 +82,10 @@ func writeGrid(path, title string, plots [][]*plot.Plot, width, height vg.Length
 			}
 		}
 	}
-	return outfile.WriteFile(context.Background(), path, func(w io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return outfile.WriteFile(ctx, path, func(w io.Writer) error {
 		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
 		return err
 	})
@@ -195,4 +199,20 @@ func logAxes(p *plot.Plot, x, y bool) {
 	if y && p.Y.Min > 0 && p.Y.Max > p.Y.Min {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	}
+}
+
+// ctxOf is info's context, or the background one.
+func ctxOf(info ReportInfo) context.Context {
+	if info.Ctx == nil {
+		return context.Background()
+	}
+	return info.Ctx
+}
+
+// num formats v with format, or "—" when it is NaN (no result).
+func num(v float64, format string) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf(format, v)
 }

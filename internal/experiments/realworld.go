@@ -229,7 +229,7 @@ func RealworldReport(dir string, lines []*RealLine, info ReportInfo) error {
 	b.WriteString("Figures: [gap.png](gap.png), per dataset each decoder's tau minus the pointwise head's, sorted (the paper's " +
 		"Figure 5); [diagonal.png](diagonal.png), each decoder's tau against the Riemann head's (Figure 6: above the diagonal " +
 		"the decoder is better).\n")
-	if err := writeText(filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
+	if err := writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
 		return err
 	}
 
@@ -268,7 +268,7 @@ func RealworldReport(dir string, lines []*RealLine, info ReportInfo) error {
 		}
 		panels = append(panels, p)
 	}
-	if err := writeGrid(filepath.Join(dir, "gap.png"), "Per dataset: decoder tau minus pointwise tau, sorted",
+	if err := writeGrid(ctxOf(info), filepath.Join(dir, "gap.png"), "Per dataset: decoder tau minus pointwise tau, sorted",
 		[][]*plot.Plot{panels}, 14*vg.Inch, 5*vg.Inch); err != nil {
 		return err
 	}
@@ -293,5 +293,5 @@ func RealworldReport(dir string, lines []*RealLine, info ReportInfo) error {
 		}
 	}
 	p.Legend.Left = true
-	return writeGrid(filepath.Join(dir, "diagonal.png"), "", [][]*plot.Plot{{p}}, 6*vg.Inch, 6*vg.Inch)
+	return writeGrid(ctxOf(info), filepath.Join(dir, "diagonal.png"), "", [][]*plot.Plot{{p}}, 6*vg.Inch, 6*vg.Inch)
 }

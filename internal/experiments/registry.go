@@ -2,9 +2,11 @@ package experiments
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Experiment is one of the paper's figures or tables that `decoreg
@@ -63,27 +65,45 @@ func experiment[T Line](name, short string, scale func(Options) string, tasks fu
 			if err != nil {
 				return JournalSummary{}, err
 			}
+			if o.Quick {
+				// Quick runs are not the full plan's runs with the same
+				// settings (they train for a few epochs): other keys.
+				for i := range ts {
+					ts[i].Key += ",quick"
+				}
+			}
 			return RunTasks(ctx, name, ts, ro, newLine, describe)
 		},
 		Report: func(dir string, info ReportInfo) (err error) {
 			defer func() {
 				if r := recover(); r != nil { // gonum/plot panics on some degenerate data
-					err = fmt.Errorf("writing %s's report: %v", name, r)
+					err = &InputError{fmt.Errorf("%s: writing %s's report from these results: %v", filepath.Join(dir, JournalFile), name, r)}
 				}
 			}()
-			lines, _, err := ReadJournal(filepath.Join(dir, JournalFile), newLine)
+			lines, _, err := ReadJournal(filepath.Join(dir, JournalFile), name, newLine)
 			if err != nil {
 				return &InputError{err}
 			}
 			if len(lines) == 0 {
 				return &InputError{fmt.Errorf("%s: no results yet", filepath.Join(dir, JournalFile))}
 			}
-			for _, l := range lines {
-				if e := l.M().Experiment; e != name {
-					return &InputError{fmt.Errorf("%s: a line of experiment %q (key %s), not %q", filepath.Join(dir, JournalFile), e, l.M().Key, name)}
-				}
+			if info.Ctx == nil {
+				info.Ctx = context.Background()
 			}
-			return report(dir, lines, info)
+			if cmds := commandsOf(lines); cmds != "" {
+				info.Command = cmds
+			}
+			if err := report(dir, lines, info); err != nil {
+				if info.Ctx.Err() != nil {
+					return err
+				}
+				var ie *InputError
+				if !errors.As(err, &ie) && !isWriteErr(err) {
+					return &InputError{fmt.Errorf("%s: %v", filepath.Join(dir, JournalFile), err)}
+				}
+				return err
+			}
+			return nil
 		},
 		Merge: func(dir string, srcs []string) (int, error) {
 			return mergeJournals(name, dir, srcs, newLine)
@@ -93,7 +113,7 @@ func experiment[T Line](name, short string, scale func(Options) string, tasks fu
 
 func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (int, error) {
 	dst := filepath.Join(dir, JournalFile)
-	have, _, err := ReadJournal(dst, newLine)
+	have, _, err := ReadJournal(dst, name, newLine)
 	if err != nil {
 		return 0, &InputError{err}
 	}
@@ -101,42 +121,73 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (i
 	for _, l := range have {
 		seen[l.M().Key] = true
 	}
-	added := 0
+	// Read and check every source before appending anything, so that a
+	// bad source leaves the destination as it was.
+	var add []T
 	for _, src := range srcs {
 		path := src
 		if st, err := os.Stat(src); err == nil && st.IsDir() {
 			path = filepath.Join(src, JournalFile)
 		}
-		if abs1, err1 := filepath.Abs(path); err1 == nil {
-			if abs2, err2 := filepath.Abs(dst); err2 == nil && abs1 == abs2 {
-				continue
-			}
+		if same(path, dst) {
+			continue
 		}
 		if _, err := os.Stat(path); err != nil {
-			return added, &InputError{err}
+			return 0, &InputError{err}
 		}
-		lines, partial, err := ReadJournal(path, newLine)
+		lines, partial, err := ReadJournal(path, name, newLine)
 		if err != nil {
-			return added, &InputError{err}
+			return 0, &InputError{err}
 		}
 		if partial {
-			return added, &InputError{fmt.Errorf("%s ends in a partial line: is its run still going? (resume it first)", path)}
+			return 0, &InputError{fmt.Errorf("%s ends in a partial line: is its run still going? (resume it first)", path)}
 		}
 		for _, l := range lines {
-			if e := l.M().Experiment; e != name {
-				return added, &InputError{fmt.Errorf("%s: a line of experiment %q (key %s), not %q", path, e, l.M().Key, name)}
+			if !seen[l.M().Key] {
+				seen[l.M().Key] = true
+				add = append(add, l)
 			}
-			if seen[l.M().Key] {
-				continue
-			}
-			seen[l.M().Key] = true
-			if err := appendLine(dst, l); err != nil {
-				return added, err
-			}
-			added++
 		}
 	}
-	return added, nil
+	for i, l := range add {
+		if err := appendLine(dst, l); err != nil {
+			return i, err
+		}
+	}
+	return len(add), nil
+}
+
+// same reports whether paths a and b name the same file.
+func same(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	if err1 == nil && err2 == nil {
+		return os.SameFile(sa, sb)
+	}
+	x, err1 := filepath.Abs(a)
+	y, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && x == y
+}
+
+// commandsOf returns the distinct commands recorded in lines, joined by
+// " and ", or "" when none records one.
+func commandsOf[T Line](lines []T) string {
+	var cmds []string
+	seen := map[string]bool{}
+	for _, l := range lines {
+		if c := l.M().Command; c != "" && !seen[c] {
+			seen[c] = true
+			cmds = append(cmds, c)
+		}
+	}
+	return strings.Join(cmds, "` and `")
+}
+
+// isWriteErr reports whether err came from writing a file (a full disk, a
+// directory in the way), not from the results.
+func isWriteErr(err error) bool {
+	var pe *os.PathError
+	return errors.As(err, &pe)
 }
 
 func riskExperiment() *Experiment {

@@ -25,6 +25,9 @@ type RegressLine struct {
 	Error      string         `json:"error,omitempty"` // why the run has no model (it diverged)
 }
 
+// Failed reports whether the run failed on its data.
+func (l *RegressLine) Failed() bool { return l.Error != "" }
+
 // fitEval trains cfg on (xtr, ytr) and evaluates on (xte, yte), filling l.
 // A run that fails on its data (diverges) is recorded in l.Error and
 // returns a nil model and no error.

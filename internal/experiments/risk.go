@@ -223,13 +223,19 @@ func Coarsen(p []float64, lev int) []float64 {
 // ReportInfo is what every experiment report states besides its results:
 // the command that made it and the scale it ran at.
 type ReportInfo struct {
-	Command string // the command line that regenerates the results
+	Command string // the command line that regenerates the results (replaced by the one the lines record)
 	Scale   string // the scale, in words
+	// Ctx cancels the writing of the report's files (nil: never); a
+	// cancelled write leaves no temporary file.
+	Ctx context.Context
 }
 
 // writeText writes s to path atomically.
-func writeText(path, s string) error {
-	return outfile.WriteFile(context.Background(), path, func(w io.Writer) error {
+func writeText(ctx context.Context, path, s string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return outfile.WriteFile(ctx, path, func(w io.Writer) error {
 		_, err := io.WriteString(w, s)
 		return err
 	})
@@ -248,7 +254,7 @@ func RiskReport(dir string, lines []*RiskLine, info ReportInfo) error {
 	nset, kset := map[int]bool{}, map[int]bool{}
 	for _, l := range lines {
 		if by[l.Head] == nil {
-			return fmt.Errorf("%s: unknown head %q", l.Key, l.Head)
+			return &InputError{fmt.Errorf("line %s: unknown head %q", l.Key, l.Head)}
 		}
 		c := riskCell{l.N, l.K}
 		by[l.Head][c] = append(by[l.Head][c], float64(l.MISE))
@@ -284,19 +290,19 @@ func RiskReport(dir string, lines []*RiskLine, info ReportInfo) error {
 			th := tn.RiskTheory(k, n)
 			dm, ds, dn := meanStd(by["decoder"][riskCell{n, k}])
 			rm, rs, rn := meanStd(by["riemann"][riskCell{n, k}])
-			fmt.Fprintf(&b, "| %d | %.4g | %s | %s | %.2f | %.2f |\n", k, th, pm(dm, ds, dn), pm(rm, rs, rn), dm/th, rm/th)
+			fmt.Fprintf(&b, "| %d | %.4g | %s | %s | %s | %s |\n", k, th, pm(dm, ds, dn), pm(rm, rs, rn), num(dm/th, "%.3g"), num(rm/th, "%.3g"))
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("Figures: [risk.png](risk.png) (MISE against K per N, both heads and the theory, log scale) and " +
 		"[tree.png](tree.png) (the nested histograms 2^k p^k, k = 1..K, of one decoder: the paper's binary-tree picture).\n")
-	if err := writeText(filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
+	if err := writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
 		return err
 	}
-	if err := riskFigure(filepath.Join(dir, "risk.png"), tn, by, ns, ks); err != nil {
+	if err := riskFigure(ctxOf(info), filepath.Join(dir, "risk.png"), tn, by, ns, ks); err != nil {
 		return err
 	}
-	return treeFigure(filepath.Join(dir, "tree.png"), tn, lines)
+	return treeFigure(ctxOf(info), filepath.Join(dir, "tree.png"), tn, lines)
 }
 
 func pm(m, s float64, n int) string {
@@ -331,7 +337,7 @@ func sortedInts(m map[int]bool) []int {
 	return out
 }
 
-func riskFigure(path string, tn synth.TruncNorm, by map[string]map[riskCell][]float64, ns, ks []int) error {
+func riskFigure(ctx context.Context, path string, tn synth.TruncNorm, by map[string]map[riskCell][]float64, ns, ks []int) error {
 	var row []*plot.Plot
 	for _, n := range ns {
 		p := newPlot(fmt.Sprintf("N = %d", n), "K (bits)", "MISE")
@@ -360,13 +366,13 @@ func riskFigure(path string, tn synth.TruncNorm, by map[string]map[riskCell][]fl
 	for i := 0; i < len(row); i += 3 {
 		grid = append(grid, row[i:min(i+3, len(row))])
 	}
-	return writeGrid(path, "Risk (MISE) of the density estimate vs K: decoder (binary tokens) and Riemann (2^K bins)",
+	return writeGrid(ctx, path, "Risk (MISE) of the density estimate vs K: decoder (binary tokens) and Riemann (2^K bins)",
 		grid, 13*vg.Inch, vg.Length(4.2*float64(len(grid)))*vg.Inch+vg.Points(24))
 }
 
 // treeFigure draws the K nested histograms of the decoder run with the
 // largest N, seed 0 and the largest K <= 6 that kept its probabilities.
-func treeFigure(path string, tn synth.TruncNorm, lines []*RiskLine) error {
+func treeFigure(ctx context.Context, path string, tn synth.TruncNorm, lines []*RiskLine) error {
 	var pick *RiskLine
 	for _, l := range lines {
 		if l.Head != "decoder" || l.P == nil || l.K > 6 {
@@ -403,5 +409,5 @@ func treeFigure(path string, tn synth.TruncNorm, lines []*RiskLine) error {
 		grid = append(grid, []*plot.Plot{p})
 	}
 	title := fmt.Sprintf("One decoder (N = %d, K = %d, seed %d): each level k is a histogram estimator over 2^k bins", pick.N, pick.K, pick.Seed)
-	return writeGrid(path, title, grid, 8*vg.Inch, vg.Length(1.9*float64(len(grid)))*vg.Inch+vg.Points(24))
+	return writeGrid(ctx, path, title, grid, 8*vg.Inch, vg.Length(1.9*float64(len(grid)))*vg.Inch+vg.Points(24))
 }
