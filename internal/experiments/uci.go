@@ -226,12 +226,22 @@ func ParseInts(s string) ([]int, error) {
 	return out, nil
 }
 
-// GitCommit returns the commit the running binary was built from: the
-// revision the go command stamped into it (with "+dirty" when the working
-// tree had uncommitted changes), or, for binaries without one (go run, go
-// test), the output of `git rev-parse HEAD` in the current directory; ""
-// where neither is known.
+// BuildCommit, set at link time (go build -ldflags "-X
+// decoreg/internal/experiments.BuildCommit=$(git rev-parse HEAD)"), is the
+// commit GitCommit reports: for binaries built where the go command does not
+// stamp version-control information (GOFLAGS=-buildvcs=false), or built
+// once and run while the checkout moves on.
+var BuildCommit string
+
+// GitCommit returns the commit the running binary was built from:
+// BuildCommit when set, else the revision the go command stamped into it
+// (with "+dirty" when the working tree had uncommitted changes), or, for
+// binaries without one (go run, go test), the output of `git rev-parse
+// HEAD` in the current directory; "" where neither is known.
 func GitCommit() string {
+	if BuildCommit != "" {
+		return BuildCommit
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		rev, dirty := "", false
 		for _, s := range bi.Settings {
