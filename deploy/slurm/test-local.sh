@@ -234,7 +234,7 @@ say "cluster up after $(($(date +%s) - started))s"
 
 # ---- Build decoreg.
 say "building decoreg"
-(cd "$repo" && go build -o "$tmp/decoreg" ./cmd/decoreg) || fail "go build ./cmd/decoreg failed"
+(cd "$repo" && go build -ldflags "-X decoreg/internal/experiments.BuildCommit=$(git rev-parse HEAD 2>/dev/null)" -o "$tmp/decoreg" ./cmd/decoreg) || fail "go build ./cmd/decoreg failed"
 
 # run_jobs waits for the array and merge jobs that submit.sh printed (its
 # output is in $1) and fails unless both completed.
