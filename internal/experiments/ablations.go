@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"image/color"
 	"math"
 	"path/filepath"
 	"sort"
@@ -673,12 +674,42 @@ func sampleReport(dir string, lines []*SampleLine, info ReportInfo, name, intro,
 		mn, _, _ := meanStd(nlls)
 		fmt.Fprintf(&b, "| %s | %d of %d | %.3g | %.3f |\n", v, worse, n, med, mn)
 	}
+	if name == "hamming" {
+		// Paired: tree against Hamming of the same length, per dataset.
+		b.WriteString("\n## Tree against Hamming, same length (mean over datasets; per dataset: which has the lower value)\n\n" +
+			"| length | rel MSE, mean of 256: tree / hamming | tree lower on | NLL: tree / hamming | tree lower on |\n|---:|---|---:|---|---:|\n")
+		for _, L := range []int{6, 8, 10} {
+			tv, hv := fmt.Sprintf("tree,length=%d", L), fmt.Sprintf("hamming,length=%d", L)
+			var mt, mh, nt, nh []float64
+			wm, wn, n := 0, 0, 0
+			for _, ds := range names {
+				a, z := at(key{ds, tv}, len(sampleCounts)-1), at(key{ds, hv}, len(sampleCounts)-1)
+				na, nz := nllOf(key{ds, tv}), nllOf(key{ds, hv})
+				if math.IsNaN(a) || math.IsNaN(z) || math.IsNaN(na) || math.IsNaN(nz) {
+					continue
+				}
+				n++
+				mt, mh, nt, nh = append(mt, a), append(mh, z), append(nt, na), append(nh, nz)
+				wm += b2i(a < z)
+				wn += b2i(na < nz)
+			}
+			if n == 0 {
+				continue
+			}
+			x, _, _ := meanStd(mt)
+			y, _, _ := meanStd(mh)
+			u, _, _ := meanStd(nt)
+			v, _, _ := meanStd(nh)
+			fmt.Fprintf(&b, "| %d | %.4f / %.4f | %d of %d | %.3f / %.3f | %d of %d |\n", L, x, y, wm, n, u, v, wn, n)
+		}
+	}
 	fmt.Fprintf(&b, "\nFigure: [%s.png](%s.png), one panel per dataset: relative MSE (log) against n (log), one line per variant.\n", name, name)
 	if err := writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
 		return err
 	}
 	var panels []*plot.Plot
-	palette := []string{"decoder", "riemann", "pointwise", "mdn", "decoder-normalized", "theory", "", "truth"}
+	palette := []color.Color{color.NRGBA{200, 40, 20, 255}, color.NRGBA{30, 90, 200, 255}, color.NRGBA{40, 150, 60, 255},
+		color.NRGBA{130, 50, 170, 255}, color.NRGBA{230, 140, 0, 255}, color.Black, color.NRGBA{0, 170, 170, 255}, color.NRGBA{150, 150, 150, 255}}
 	for _, ds := range names {
 		p := newPlot(ds, "samples n", "relative MSE")
 		for vi, v := range variants {
@@ -692,7 +723,7 @@ func sampleReport(dir string, lines []*SampleLine, info ReportInfo, name, intro,
 			if len(panels) == 0 {
 				label = v
 			}
-			if err := addLine(p, xy, headColor(palette[vi%len(palette)]), label, strings.Contains(v, "unbounded"), true); err != nil {
+			if err := addLine(p, xy, palette[vi%len(palette)], label, strings.Contains(v, "unbounded"), true); err != nil {
 				return err
 			}
 		}
