@@ -210,6 +210,28 @@ func CurvesReport(dir string, lines []*CurveLine, info ReportInfo) error {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString("\n## Kendall's tau of the point estimate (seed 0; higher is better)\n\nRelative MSE is dominated by the largest " +
+		"values of y; tau weighs every point alike, so it shows whether the small values of a wide-ranged curve (exp, pow10, " +
+		"x9) are resolved or collapsed to one output.\n\n| curve |")
+	for _, h := range curveHeads {
+		fmt.Fprintf(&b, " %s |", h)
+	}
+	b.WriteString("\n|---|")
+	for range curveHeads {
+		b.WriteString("---:|")
+	}
+	b.WriteString("\n")
+	for _, c := range curves {
+		fmt.Fprintf(&b, "| %s |", c.Name)
+		for _, h := range curveHeads {
+			if l := byCurve[c.Name][h]; l != nil && l.Error == "" {
+				fmt.Fprintf(&b, " %s |", num(float64(l.KendallTau), "%.3f"))
+			} else {
+				b.WriteString(" — |")
+			}
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("\nFigure: [curves.png](curves.png), one row per curve and one column per head: the truth (black, dashed), " +
 		"the point estimate and the 5–95% band. Where a prediction leaves the truth's y range the panel clips it.\n")
 	if err := writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
