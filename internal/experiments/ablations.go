@@ -327,14 +327,7 @@ func DecoderSizeReport(dir string, lines []*DecoderSizeLine, info ReportInfo) er
 	}
 	b.WriteString("\nThe paper: larger decoders sometimes help, but only up to a point, after which they overfit.\n\n")
 	b.WriteString("## Test NLL per dataset\n\n| dataset |")
-	for _, s := range decoderSizes {
-		fmt.Fprintf(&b, " %d/%d/%d |", s.layers, s.heads, s.width)
-	}
-	b.WriteString("\n|---|")
-	for range decoderSizes {
-		b.WriteString("---:|")
-	}
-	b.WriteString("\n")
+	mdColumns(&b, labels(decoderSizes, func(s decSize) string { return fmt.Sprintf("%d/%d/%d", s.layers, s.heads, s.width) }), "---:")
 	for _, ds := range names {
 		fmt.Fprintf(&b, "| %s |", ds)
 		for _, s := range decoderSizes {

@@ -51,17 +51,8 @@ const BBOBDefaultN = 10000
 // seed, with opts.N training points (default BBOBDefaultN) and opts.Seeds
 // seeds (default 1).
 func BBOBTasks(opts Options) []Task[*BBOBLine] {
-	n, seeds, dims, fns := opts.N, opts.Seeds, bbobDims, synth.BBOBNames()
-	if n == 0 {
-		n = BBOBDefaultN
-	}
-	if seeds == 0 {
-		seeds = 1
-	}
+	n, seeds, dims, fns := nOr(opts, BBOBDefaultN, 500), seedsOr(opts, 1), bbobDims, synth.BBOBNames()
 	if opts.Quick {
-		if opts.N == 0 {
-			n = 500
-		}
 		dims, fns = []int{5}, []string{"Sphere", "Rastrigin"}
 	}
 	var tasks []Task[*BBOBLine]
@@ -108,14 +99,7 @@ func runBBOB(ctx context.Context, fn string, dim int, head string, n, seed int, 
 func bbobExperiment() *Experiment {
 	return experiment("bbob", "Kendall's tau on the 24 BBOB functions in 5, 10, 15 and 20 dimensions, four heads",
 		func(o Options) string {
-			n, s := o.N, o.Seeds
-			if n == 0 {
-				n = BBOBDefaultN
-				if o.Quick {
-					n = 500
-				}
-			}
-			return fmt.Sprintf("%d runs, %d training points and %d test points each, %d seed(s)%s", len(BBOBTasks(o)), n, bbobTest, max(s, 1), quickNote(o))
+			return fmt.Sprintf("%d runs, %d training points and %d test points each, %d seed(s)%s", len(BBOBTasks(o)), nOr(o, BBOBDefaultN, 500), bbobTest, seedsOr(o, 1), quickNote(o))
 		},
 		noErr(BBOBTasks), func() *BBOBLine { return new(BBOBLine) },
 		func(l *BBOBLine) string {
@@ -190,14 +174,7 @@ func BBOBReport(dir string, lines []*BBOBLine, info ReportInfo) error {
 		b.WriteString(" a function counts in a dimension's mean only where every head has a tau.\n\n")
 	}
 	b.WriteString("## Mean Kendall's tau × 100 over the functions (ours, and the paper's in brackets)\n\n| head |")
-	for _, d := range dims {
-		fmt.Fprintf(&b, " D = %d |", d)
-	}
-	b.WriteString("\n|---|")
-	for range dims {
-		b.WriteString("---:|")
-	}
-	b.WriteString("\n")
+	mdColumns(&b, labels(dims, func(d int) string { return fmt.Sprintf("D = %d", d) }), "---:")
 	nUsed := map[int]int{}
 	for _, h := range bbobHeads {
 		fmt.Fprintf(&b, "| %s |", h)
@@ -218,14 +195,7 @@ func BBOBReport(dir string, lines []*BBOBLine, info ReportInfo) error {
 	}
 	b.WriteString(" (a function counts where every head has a tau).\n\n")
 	b.WriteString("## Per function: tau × 100 (mean over seeds), heads in the order above\n\n| function |")
-	for _, d := range dims {
-		fmt.Fprintf(&b, " D = %d |", d)
-	}
-	b.WriteString("\n|---|")
-	for range dims {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
+	mdColumns(&b, labels(dims, func(d int) string { return fmt.Sprintf("D = %d", d) }), "---")
 	for _, f := range fns {
 		fmt.Fprintf(&b, "| %s |", f)
 		for _, d := range dims {

@@ -44,18 +44,29 @@ const curveGrid = 400
 // the unnormalized decoder tokenizes the raw y (RawTarget, with two
 // exponent digits), which is its point: it needs no scaling of y.
 func CurveConfig(head string, seed int, opts Options) (decoreg.Config, error) {
-	cfg, err := HeadConfig(head)
-	if err != nil {
-		return cfg, err
-	}
-	if head == DecoderUnnormalized {
-		cfg.Vocab, cfg.RawTarget = "unnormalized:base=10,exponent=2,mantissa=4", true
-	}
 	// At most 100 epochs: on noise-free curves the validation loss of the
 	// Riemann head and the unnormalized decoder can keep creeping down for
 	// the default 300 (10 minutes a run here); the other heads stop
 	// earlier (before epoch 61 in the committed results).
-	cfg.Seed, cfg.Threads, cfg.BatchSize, cfg.MaxEpochs = uint64(seed), opts.Threads, 256, 100
+	cfg, err := synthConfig(head, seed, 256, 100, opts)
+	if head == DecoderUnnormalized {
+		cfg.Vocab, cfg.RawTarget = "unnormalized:base=10,exponent=2,mantissa=4", true
+	}
+	return cfg, err
+}
+
+// synthConfig is the configuration of a synthetic run of head: its
+// defaults with the seed, the threads, the batch size and, unless 0, the
+// epoch cap; 3 epochs with Quick.
+func synthConfig(head string, seed, batch, maxEpochs int, opts Options) (decoreg.Config, error) {
+	cfg, err := HeadConfig(head)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Seed, cfg.Threads, cfg.BatchSize = uint64(seed), opts.Threads, batch
+	if maxEpochs > 0 {
+		cfg.MaxEpochs = maxEpochs
+	}
 	if opts.Quick {
 		cfg.MaxEpochs = 3
 	}
@@ -64,13 +75,7 @@ func CurveConfig(head string, seed int, opts Options) (decoreg.Config, error) {
 
 // CurvesTasks returns the curve runs: curve x head x seed.
 func CurvesTasks(opts Options) []Task[*CurveLine] {
-	n, seeds, curves := opts.N, max(opts.Seeds, 1), synth.Curves()
-	if n == 0 {
-		n = CurvesDefaultN
-		if opts.Quick {
-			n = 1000
-		}
-	}
+	n, seeds, curves := nOr(opts, CurvesDefaultN, 1000), seedsOr(opts, 1), synth.Curves()
 	if opts.Quick {
 		curves = curves[:2]
 	}
@@ -132,14 +137,7 @@ func runCurve(ctx context.Context, c synth.Curve, head string, n, seed int, opts
 func curvesExperiment() *Experiment {
 	return experiment("curves", "curve fitting: 1-D functions with steps, asymptotes and huge ranges, four heads",
 		func(o Options) string {
-			n := o.N
-			if n == 0 {
-				n = CurvesDefaultN
-				if o.Quick {
-					n = 1000
-				}
-			}
-			return fmt.Sprintf("%d runs, %d training points each (x uniform on the curve's range, y = f(x))%s", len(CurvesTasks(o)), n, quickNote(o))
+			return fmt.Sprintf("%d runs, %d training points each (x uniform on the curve's range, y = f(x))%s", len(CurvesTasks(o)), nOr(o, CurvesDefaultN, 1000), quickNote(o))
 		},
 		noErr(CurvesTasks), func() *CurveLine { return new(CurveLine) },
 		func(l *CurveLine) string {
@@ -179,14 +177,7 @@ func CurvesReport(dir string, lines []*CurveLine, info ReportInfo) error {
 		"unnormalized decoder and the mean otherwise; the band of the figure is the 5–95% quantile range.\n\n")
 	fmt.Fprintf(&b, "Scale: %s. Command: `%s`.\n\n%s\n\n", info.Scale, info.Command, Provenance(lines))
 	b.WriteString("## Relative MSE of the point estimate on held-out x (seed 0; lower is better)\n\n| curve |")
-	for _, h := range curveHeads {
-		fmt.Fprintf(&b, " %s |", h)
-	}
-	b.WriteString("\n|---|")
-	for range curveHeads {
-		b.WriteString("---:|")
-	}
-	b.WriteString("\n")
+	mdColumns(&b, curveHeads, "---:")
 	for _, c := range curves {
 		fmt.Fprintf(&b, "| %s |", c.Name)
 		best := math.Inf(1)
@@ -213,14 +204,7 @@ func CurvesReport(dir string, lines []*CurveLine, info ReportInfo) error {
 	b.WriteString("\n## Kendall's tau of the point estimate (seed 0; higher is better)\n\nRelative MSE is dominated by the largest " +
 		"values of y; tau weighs every point alike, so it shows whether the small values of a wide-ranged curve (exp, pow10, " +
 		"x9) are resolved or collapsed to one output.\n\n| curve |")
-	for _, h := range curveHeads {
-		fmt.Fprintf(&b, " %s |", h)
-	}
-	b.WriteString("\n|---|")
-	for range curveHeads {
-		b.WriteString("---:|")
-	}
-	b.WriteString("\n")
+	mdColumns(&b, curveHeads, "---:")
 	for _, c := range curves {
 		fmt.Fprintf(&b, "| %s |", c.Name)
 		for _, h := range curveHeads {

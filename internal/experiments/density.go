@@ -60,29 +60,16 @@ var densitySettings = []struct {
 // DensityConfig is the configuration of a density run: the head's
 // defaults, the unnormalized decoder with the Appendix's B=10, E=1, M=5.
 func DensityConfig(head string, seed int, opts Options) (decoreg.Config, error) {
-	cfg, err := HeadConfig(head)
-	if err != nil {
-		return cfg, err
-	}
+	cfg, err := synthConfig(head, seed, 128, 0, opts)
 	if head == DecoderUnnormalized {
 		cfg.Vocab = "unnormalized:base=10,exponent=1,mantissa=5"
 	}
-	cfg.Seed, cfg.Threads, cfg.BatchSize = uint64(seed), opts.Threads, 128
-	if opts.Quick {
-		cfg.MaxEpochs = 3
-	}
-	return cfg, nil
+	return cfg, err
 }
 
 // DensityTasks returns the density runs: shape x head x seed.
 func DensityTasks(opts Options) []Task[*DensityLine] {
-	n, seeds, shapes := opts.N, max(opts.Seeds, 1), synth.AllNames()
-	if n == 0 {
-		n = DensityDefaultN
-		if opts.Quick {
-			n = 1000
-		}
-	}
+	n, seeds, shapes := nOr(opts, DensityDefaultN, 1000), seedsOr(opts, 1), synth.AllNames()
 	if opts.Quick {
 		shapes = shapes[:2]
 	}
@@ -148,14 +135,7 @@ func runDensity(ctx context.Context, shape, head string, n, seed int, opts Optio
 func densityExperiment() *Experiment {
 	return experiment("density", "density estimation: samples of p(y|x) over the truth for six shapes, three heads",
 		func(o Options) string {
-			n := o.N
-			if n == 0 {
-				n = DensityDefaultN
-				if o.Quick {
-					n = 1000
-				}
-			}
-			return fmt.Sprintf("%d runs, %d training points each, %d test points%s", len(DensityTasks(o)), n, densityTest, quickNote(o))
+			return fmt.Sprintf("%d runs, %d training points each, %d test points%s", len(DensityTasks(o)), nOr(o, DensityDefaultN, 1000), densityTest, quickNote(o))
 		},
 		noErr(DensityTasks), func() *DensityLine { return new(DensityLine) },
 		func(l *DensityLine) string {

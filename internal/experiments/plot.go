@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -215,4 +216,27 @@ func num(v float64, format string) string {
 		return "—"
 	}
 	return fmt.Sprintf(format, v)
+}
+
+// mdColumns ends a markdown table header whose first cells are already in
+// b ("| dataset |"): one cell per column, then the separator row, the
+// leading cells left-aligned and the columns' cells sep ("---:" or "---").
+func mdColumns(b *strings.Builder, cols []string, sep string) {
+	for _, c := range cols {
+		fmt.Fprintf(b, " %s |", c)
+	}
+	b.WriteString("\n|" + strings.Repeat("---|", strings.Count(lastLine(b.String()), "|")-1-len(cols)))
+	b.WriteString(strings.Repeat(sep+"|", len(cols)) + "\n")
+}
+
+// lastLine is the text after s's last newline.
+func lastLine(s string) string { return s[strings.LastIndexByte(s, '\n')+1:] }
+
+// labels maps xs to their column labels.
+func labels[T any](xs []T, f func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
 }

@@ -3,7 +3,7 @@ package experiments
 import (
 	"fmt"
 	"hash/fnv"
-	"math"
+
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -30,16 +30,22 @@ type uciData struct {
 	sets map[string]*dataset
 }
 
-func newUCIData(dir string) *uciData {
-	if dir == "" {
-		dir = DefaultDataDir()
-	}
-	return &uciData{dir: dir, sets: map[string]*dataset{}}
+func newUCIData(opts Options) *uciData {
+	return &uciData{dir: dataDir(opts), sets: map[string]*dataset{}}
 }
 
-// DefaultDataDir is ../shared/data/uci, or that path relative to the
-// parent of the working directory's git root.
+// DefaultDataDir is the data directory when Options.DataDir is empty:
+// ../shared/data/uci, relative to the working directory (the command line
+// passes its own default, which also looks beside the git root).
 func DefaultDataDir() string { return "../shared/data/uci" }
+
+// dataDir is opts.DataDir or DefaultDataDir.
+func dataDir(opts Options) string {
+	if opts.DataDir == "" {
+		return DefaultDataDir()
+	}
+	return opts.DataDir
+}
 
 func (u *uciData) get(name string) (*dataset, error) {
 	u.mu.Lock()
@@ -98,21 +104,25 @@ func subsetSeed(dataset string, size, r int) uint64 {
 // datasetsFor returns opts.Datasets, or the datasets of the data directory,
 // or def when the directory has all of def and opts.Datasets is nil.
 func datasetsFor(opts Options, def []string) []string {
-	if len(opts.Datasets) > 0 {
+	switch {
+	case len(opts.Datasets) > 0:
 		return opts.Datasets
-	}
-	dir := opts.DataDir
-	if dir == "" {
-		dir = DefaultDataDir()
-	}
-	if def != nil {
+	case def != nil:
 		return def
 	}
-	ds, err := Datasets(dir)
-	if err != nil {
-		return nil
-	}
+	ds, _ := Datasets(dataDir(opts)) // none: checkDatasets says so
 	return ds
+}
+
+// nOr returns opts.N, or def (quick with Quick) when it is 0.
+func nOr(opts Options, def, quick int) int {
+	switch {
+	case opts.N > 0:
+		return opts.N
+	case opts.Quick:
+		return quick
+	}
+	return def
 }
 
 // seedsOr returns opts.Seeds, or def (1 with Quick) when it is 0.
@@ -138,15 +148,12 @@ func realPlan(opts Options, def, quick []string, defSeeds int) (*uciData, []stri
 	if err := checkDatasets(opts, names); err != nil {
 		return nil, nil, 0, err
 	}
-	return newUCIData(opts.DataDir), names, seedsOr(opts, defSeeds), nil
+	return newUCIData(opts), names, seedsOr(opts, defSeeds), nil
 }
 
 // checkDatasets reports a dataset of names that the data directory lacks.
 func checkDatasets(opts Options, names []string) error {
-	dir := opts.DataDir
-	if dir == "" {
-		dir = DefaultDataDir()
-	}
+	dir := dataDir(opts)
 	if len(names) == 0 {
 		return &InputError{fmt.Errorf("%s: no datasets (no subdirectory holds %s)", dir, DataFile)}
 	}
@@ -214,5 +221,3 @@ func capRows(d *data.Dataset, n int, seed uint64) *data.Dataset {
 	}
 	return data.Subset(d, TrainSubset(d.Rows, n, seed))
 }
-
-func nanFloat() Float { return Float(math.NaN()) }

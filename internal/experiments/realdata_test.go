@@ -88,7 +88,7 @@ func writeDataset(t *testing.T, dir, name string, n, splits int) {
 func TestRealSubsetsAvoidTestRows(t *testing.T) {
 	dir := t.TempDir()
 	writeDataset(t, dir, "toy", 200, 3)
-	u := newUCIData(dir)
+	u := newUCIData(Options{DataDir: dir})
 	for split := range 3 {
 		tr, te, err := u.split("toy", split)
 		if err != nil {

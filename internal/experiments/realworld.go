@@ -169,14 +169,7 @@ func RealworldReport(dir string, lines []*RealLine, info ReportInfo) error {
 		"`normalized:base=8,length=6`, `unnormalized:base=10,exponent=1,mantissa=4`, Riemann 256 bins), no tuning.\n\n" + dataNote + "\n\n")
 	fmt.Fprintf(&b, "Scale: %s. Command: `%s`.\n\n%s\n\n", info.Scale, info.Command, Provenance(lines))
 	b.WriteString("## Mean tau per dataset (best in bold)\n\n| dataset |")
-	for _, h := range realworldHeads {
-		fmt.Fprintf(&b, " %s |", h)
-	}
-	b.WriteString("\n|---|")
-	for range realworldHeads {
-		b.WriteString("---:|")
-	}
-	b.WriteString("\n")
+	mdColumns(&b, realworldHeads, "---:")
 	for _, ds := range names {
 		fmt.Fprintf(&b, "| %s |", ds)
 		best := math.Inf(-1)
