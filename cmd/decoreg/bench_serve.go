@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"decoreg"
+	"decoreg/internal/gemm"
+	"decoreg/serve"
+	"decoreg/synth"
+)
+
+var benchServeCmd = &Command{
+	Name:      "bench serve",
+	UsageLine: "bench serve [--model FILE] [--clients C,...] [--rows R,...] [--requests N] [--batching on,off] [--outputs LIST]",
+	Short:     "measure 'decoreg serve': requests/s and latency under concurrent clients",
+	Long: `Bench serve starts 'decoreg serve' on 127.0.0.1 (a free port, in this
+process) and drives it with C concurrent clients, each sending its next
+request as soon as the last is answered, until --requests requests are
+answered, for every combination of --rows (rows per request), --clients
+and --batching (on: the micro-batcher; off: every request predicted on its
+own). The requests ask for --outputs (default: mean and the quantiles
+0.1, ..., 0.9) of rows drawn from the model's training distribution. It
+prints one JSON object per combination:
+
+	{"rows":1,"clients":16,"batching":true,"requests_per_s":...,"rows_per_s":...,
+	 "p50_ms":...,"p95_ms":...,"p99_ms":...,"errors":0,"mean_batch_requests":...,
+	 "mean_batch_rows":...,"peak_rss_mb":...,"seconds":...}
+
+Each combination gets a new server and a warm-up of --warmup requests that
+are not counted. errors counts requests that failed or were not answered
+200. peak_rss_mb is the peak resident memory of this process so far
+(server and clients together). The clients run in the same process and
+share its cores with the server.
+
+Without --model, it trains a model first (a few seconds): the decoder head
+with the defaults of 'decoreg train' (encoder 2x256, normalized:base=8,
+length=6) on 5,000 rows of the demo's problem (y|x a Gaussian mixture).`,
+}
+
+func init() {
+	registerBench(&benchCommand{Name: "serve", Short: benchServeCmd.Short, Run: runBenchServe})
+}
+
+type serveBenchResult struct {
+	Rows              int     `json:"rows"`
+	Clients           int     `json:"clients"`
+	Batching          bool    `json:"batching"`
+	Outputs           string  `json:"outputs"`
+	RequestsPerS      float64 `json:"requests_per_s"`
+	RowsPerS          float64 `json:"rows_per_s"`
+	P50ms             float64 `json:"p50_ms"`
+	P95ms             float64 `json:"p95_ms"`
+	P99ms             float64 `json:"p99_ms"`
+	Requests          int     `json:"requests"`
+	Errors            int     `json:"errors"`
+	MeanBatchRequests float64 `json:"mean_batch_requests"`
+	MeanBatchRows     float64 `json:"mean_batch_rows"`
+	PeakRSSMB         float64 `json:"peak_rss_mb"`
+	Seconds           float64 `json:"seconds"`
+	Head              string  `json:"head"`
+	Kernel            string  `json:"kernel"`
+	GOMAXPROCS        int     `json:"gomaxprocs"`
+}
+
+func parseInts(flag, s string, lo, hi int) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < lo || v > hi {
+			return nil, usagef("bench serve: --%s: %q is not a whole number in [%d, %d]", flag, f, lo, hi)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func runBenchServe(args []string) error {
+	fs := newFlagSet(benchServeCmd)
+	modelPath := fs.String("model", "", "serve the model `FILE` (default: train one on built-in data)")
+	clientsF := fs.String("clients", "1,16,64", "comma-separated numbers of concurrent `CLIENTS`")
+	rowsF := fs.String("rows", "1,100", "comma-separated `ROWS` per request")
+	requests := fs.Int("requests", 2000, "answered requests per combination (100-row requests: a tenth of it, at least 100)")
+	warmup := fs.Int("warmup", 100, "requests before timing, per combination")
+	batchingF := fs.String("batching", "on,off", "on, off or on,off")
+	outputsF := fs.String("outputs", "mean,quantiles", "the requests' `OUTPUTS` (quantiles: 0.1, ..., 0.9; samples: 100 per row; density: 200 points)")
+	if err := parseFlags(benchServeCmd, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("bench serve: unexpected argument %q", fs.Arg(0))
+	}
+	clients, err := parseInts("clients", *clientsF, 1, 4096)
+	if err != nil {
+		return err
+	}
+	rowsList, err := parseInts("rows", *rowsF, 1, serve.DefaultLimits.MaxRows)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *requests < 1:
+		return usagef("bench serve: --requests must be >= 1, have %d", *requests)
+	case *warmup < 0:
+		return usagef("bench serve: --warmup must be >= 0, have %d", *warmup)
+	}
+	var modes []bool
+	for _, f := range strings.Split(*batchingF, ",") {
+		switch strings.TrimSpace(f) {
+		case "on":
+			modes = append(modes, true)
+		case "off":
+			modes = append(modes, false)
+		default:
+			return usagef("bench serve: --batching: %q is not on or off", f)
+		}
+	}
+	outputs := strings.Split(*outputsF, ",")
+	for i, o := range outputs {
+		outputs[i] = strings.TrimSpace(o)
+		if !slices.Contains(serve.Outputs, outputs[i]) || outputs[i] == "logpdf" || outputs[i] == "cdf" {
+			return usagef("bench serve: --outputs: %q is not one of mean, median, mode, quantiles, samples, density", o)
+		}
+	}
+
+	dir, err := os.MkdirTemp("", "decoreg-bench-serve-")
+	if err != nil {
+		return fmt.Errorf("bench serve: %v", err)
+	}
+	defer os.RemoveAll(dir)
+	var m *decoreg.Model
+	if *modelPath == "" {
+		prob := synth.NewMixture(1)
+		x, y := prob.Sample(5000, 1)
+		m, err = decoreg.FitFlat(context.Background(), x, 5000, 1, y, decoreg.Config{MaxEpochs: 20, Seed: 1})
+		if err != nil {
+			return fmt.Errorf("bench serve: training the model: %v", err)
+		}
+		*modelPath = filepath.Join(dir, "bench.model")
+		if err := m.Save(*modelPath); err != nil {
+			return fmt.Errorf("bench serve: %v", err)
+		}
+	} else if m, err = loadModel("bench serve", *modelPath); err != nil {
+		return err
+	}
+	if m.Config().Head == decoreg.HeadPointwise && (slices.Contains(outputs, "density")) {
+		return usagef("bench serve: --outputs density: %s is a pointwise model, without a density", *modelPath)
+	}
+	d := m.Features()
+	enc := json.NewEncoder(stdout)
+	for _, rows := range rowsList {
+		n := *requests
+		if rows >= 100 {
+			n = max(100, n/10)
+		}
+		body := benchBody(d, rows, outputs)
+		for _, c := range clients {
+			for _, batching := range modes {
+				r, err := benchServeOnce(*modelPath, body, rows, c, n, *warmup, batching)
+				if err != nil {
+					return err
+				}
+				r.Outputs = strings.Join(outputs, ",")
+				r.Head = string(m.Config().Head)
+				enc.Encode(r)
+			}
+		}
+	}
+	return nil
+}
+
+// benchBody is a request of rows rows of d features in [-1, 1].
+func benchBody(d, rows int, outputs []string) []byte {
+	x := make([][]float64, rows)
+	for i := range x {
+		x[i] = make([]float64, d)
+		for j := range x[i] {
+			x[i][j] = math.Round((math.Mod(float64(i*7+j*3), 21)/10-1)*1000) / 1000
+		}
+	}
+	req := map[string]any{"x": x, "outputs": outputs}
+	if slices.Contains(outputs, "quantiles") {
+		req["quantiles"] = []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}
+	}
+	if slices.Contains(outputs, "samples") {
+		req["samples"] = map[string]any{"n": 100}
+	}
+	b, _ := json.Marshal(req)
+	return b
+}
+
+func benchServeOnce(path string, body []byte, rows, clients, n, warmup int, batching bool) (*serveBenchResult, error) {
+	s, err := serve.New(serve.Options{Model: path, NoBatching: !batching, QueueLen: 4 * clients, Log: log.New(io.Discard, "", 0)})
+	if err != nil {
+		return nil, fmt.Errorf("bench serve: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("bench serve: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln, 10*time.Second) }()
+	defer func() { cancel(); <-served }()
+	name := s.Models()[0].Name
+	url := "http://" + ln.Addr().String() + "/v1/models/" + name + "/predict"
+	tr := &http.Transport{MaxIdleConns: clients, MaxIdleConnsPerHost: clients, IdleConnTimeout: time.Minute}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: time.Minute}
+	do := func() (time.Duration, bool) {
+		t := time.Now()
+		resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+		if err != nil {
+			return time.Since(t), false
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return time.Since(t), err == nil && resp.StatusCode == http.StatusOK
+	}
+	run := func(total int, lat []time.Duration) (errs int, secs float64) {
+		var next, bad atomic.Int64
+		var wg sync.WaitGroup
+		start := time.Now()
+		for range clients {
+			wg.Go(func() {
+				for {
+					i := int(next.Add(1)) - 1
+					if i >= total {
+						return
+					}
+					dt, ok := do()
+					if lat != nil {
+						lat[i] = dt
+					}
+					if !ok {
+						bad.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		return int(bad.Load()), time.Since(start).Seconds()
+	}
+	if warmup > 0 {
+		run(warmup, nil)
+	}
+	b0, q0, r0 := s.BatchTotals()
+	lat := make([]time.Duration, n)
+	errs, secs := run(n, lat)
+	b1, q1, r1 := s.BatchTotals()
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		i := min(len(lat)-1, int(math.Ceil(p*float64(len(lat))))-1)
+		return math.Round(lat[max(i, 0)].Seconds()*1e6) / 1e3
+	}
+	r := &serveBenchResult{
+		Rows: rows, Clients: clients, Batching: batching,
+		RequestsPerS: sig4(float64(n) / secs), RowsPerS: sig4(float64(n*rows) / secs),
+		P50ms: pct(0.50), P95ms: pct(0.95), P99ms: pct(0.99), Requests: n, Errors: errs,
+		PeakRSSMB: sig4(peakRSSMB()), Seconds: sig4(secs), Kernel: gemm.Kernel(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+	}
+	if nb := b1 - b0; nb > 0 {
+		r.MeanBatchRequests = sig4(float64(q1-q0) / float64(nb))
+		r.MeanBatchRows = sig4(float64(r1-r0) / float64(nb))
+	}
+	return r, nil
+}
+
+// sig4 rounds v to 4 significant digits.
+func sig4(v float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
+	return f
+}

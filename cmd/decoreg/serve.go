@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"decoreg/serve"
+)
+
+var cmdServe = &Command{
+	Name:      "serve",
+	UsageLine: "serve --model FILE | --models DIR [--addr HOST:PORT] [--no-batching] [limits]",
+	Short:     "serve models over HTTP: JSON predictions, metrics, a page to explore p(y|x)",
+	Long: `Serve answers prediction requests over HTTP for one model file (--model,
+served under its file name without the extension) or for every *.model and
+*.drg file of a directory (--models), which is watched: a model file that is
+replaced (atomically, as 'decoreg train --out' writes) is reloaded without a
+restart, a replacement that does not load is refused (logged) and the old
+model kept, and files added or removed are served or dropped.
+
+The API (JSON in and out; errors are {"error": "..."}):
+
+	GET  /v1/models                      the models: name, head, tokenization, features, created
+	POST /v1/models/NAME/predict         predictions, in request order
+	GET  /healthz, /readyz               liveness; readiness (503 while shutting down)
+	GET  /metrics                        Prometheus metrics
+	GET  /                               a page to explore a model's p(y|x)
+
+A predict request gives its inputs as "rows" (objects keyed by feature
+name) or "x" (arrays in the model's feature order) and names its
+"outputs": mean, median, mode, quantiles (at "quantiles": [levels],
+default 0.05,0.25,0.75,0.95), logpdf and cdf (at "y": [one per row]),
+samples ("samples": {"n", "temperature", "top_k", "top_p", "seed"}) and
+density (the log-density on a grid: "density": {"n", "lo", "hi"}). The
+default outputs are mean, median, mode and quantiles, as 'decoreg predict'
+writes, with the same numbers.
+
+	curl -s localhost:8080/v1/models/m/predict -d '{"rows":[{"x0":1.5,"x1":-2}],
+	    "outputs":["mean","quantiles"],"quantiles":[0.05,0.5,0.95]}'
+
+Requests that arrive together are predicted in one batch (one encoder
+pass; the rows' summaries spread over the cores): a batch closes when it
+holds every request in flight for its model, --max-batch-rows rows, or
+--batch-wait after its first request. Past --queue waiting requests, and
+past --timeout per request, the answer is 503 with Retry-After; bodies over
+--max-body are 413; bad input is 400 with a message naming the field, row
+or feature. SIGINT or SIGTERM stops accepting, finishes the requests in
+flight (up to --grace) and exits 0.`,
+	Run: runServe,
+}
+
+var serveF struct {
+	model, models, addr           string
+	noBatching                    bool
+	batchWait, timeout, grace     time.Duration
+	reload                        time.Duration
+	maxBatchRows, queue, workers  int
+	maxRows, maxSamples, maxQuant int
+	maxBody                       int64
+}
+
+func init() {
+	fs := &cmdServe.Flag
+	f := &serveF
+	fs.StringVar(&f.model, "model", "", "serve the model `FILE`")
+	fs.StringVar(&f.models, "models", "", "serve the *.model and *.drg files of `DIR`, reloading them when they change")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0: any free port)")
+	fs.BoolVar(&f.noBatching, "no-batching", false, "predict every request on its own (for comparison)")
+	fs.DurationVar(&f.batchWait, "batch-wait", 2*time.Millisecond, "the longest a batch waits for more requests after its first")
+	fs.IntVar(&f.maxBatchRows, "max-batch-rows", 1024, "close a batch once it holds this many rows")
+	fs.IntVar(&f.queue, "queue", 1024, "requests waiting per model before the server answers 503")
+	fs.IntVar(&f.workers, "workers", 0, "goroutines computing a batch's rows (0: one per core)")
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-request deadline (503 past it)")
+	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGINT or SIGTERM, how long to wait for the requests in flight")
+	fs.DurationVar(&f.reload, "reload-every", time.Second, "how often --models DIR is scanned for changed files")
+	fs.IntVar(&f.maxRows, "max-rows", serve.DefaultLimits.MaxRows, "rows per request")
+	fs.IntVar(&f.maxSamples, "max-samples", serve.DefaultLimits.MaxSamples, "samples per request (rows x n)")
+	fs.IntVar(&f.maxQuant, "max-quantiles", serve.DefaultLimits.MaxQuantiles, "quantile levels per request")
+	fs.Int64Var(&f.maxBody, "max-body", 4<<20, "request body limit in bytes (413 past it)")
+}
+
+func runServe(cmd *Command, args []string) error {
+	const name = "serve"
+	f := &serveF
+	fs := &cmd.Flag
+	if err := noArgs(name, args); err != nil {
+		return err
+	}
+	switch {
+	case (f.model == "") == (f.models == ""):
+		return inputf(name, "give --model FILE or --models DIR (one of the two)")
+	case f.batchWait <= 0:
+		return inputf(name, "--batch-wait must be > 0, have %v", f.batchWait)
+	case f.timeout <= 0:
+		return inputf(name, "--timeout must be > 0, have %v", f.timeout)
+	case f.grace < 0:
+		return inputf(name, "--grace must be >= 0, have %v", f.grace)
+	case f.reload <= 0:
+		return inputf(name, "--reload-every must be > 0, have %v", f.reload)
+	case f.workers < 0:
+		return inputf(name, "--workers must be >= 0, have %d", f.workers)
+	case f.maxBody < 1:
+		return inputf(name, "--max-body must be >= 1, have %d", f.maxBody)
+	}
+	for _, c := range []struct {
+		flag string
+		v    int
+	}{{"max-batch-rows", f.maxBatchRows}, {"queue", f.queue}, {"max-rows", f.maxRows}, {"max-samples", f.maxSamples}, {"max-quantiles", f.maxQuant}} {
+		if c.v < 1 {
+			return inputf(name, "--%s must be >= 1, have %d", c.flag, c.v)
+		}
+	}
+	if f.noBatching {
+		for _, fl := range []string{"batch-wait", "max-batch-rows", "queue"} {
+			if isSet(fs, fl) {
+				return inputf(name, "--%s is for batching; it has no effect with --no-batching", fl)
+			}
+		}
+	}
+	if f.model != "" && isSet(fs, "reload-every") {
+		return inputf(name, "--reload-every is for --models DIR")
+	}
+	if f.models != "" {
+		if fi, err := os.Stat(f.models); err != nil {
+			return inputf(name, "--models: %v", err)
+		} else if !fi.IsDir() {
+			return inputf(name, "--models: %s is not a directory (use --model FILE for one file)", f.models)
+		}
+	}
+	logger := log.New(errOut, "decoreg serve: ", log.LstdFlags)
+	s, err := serve.New(serve.Options{
+		Model: f.model, Models: f.models, ReloadEvery: f.reload,
+		Limits:       serve.Limits{MaxRows: f.maxRows, MaxSamples: f.maxSamples, MaxQuantiles: f.maxQuant},
+		MaxBodyBytes: f.maxBody, RequestTimeout: f.timeout,
+		NoBatching: f.noBatching, BatchWait: f.batchWait, MaxBatchRows: f.maxBatchRows,
+		QueueLen: f.queue, Workers: f.workers, Log: logger,
+	})
+	if err != nil {
+		return inputErr(name, err)
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		s.Close()
+		return inputf(name, "--addr: %v", err)
+	}
+	for _, m := range s.Models() {
+		logger.Printf("serving model %q (%s head, %d features) from %s", m.Name, m.Head, len(m.Features), m.File)
+	}
+	logger.Printf("listening on http://%s (Ctrl-C or SIGTERM to stop)", ln.Addr())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = s.Serve(ctx, ln, f.grace)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("serve: requests still in flight after --grace %v: %w", f.grace, err)
+	case err != nil:
+		return fmt.Errorf("serve: %w", err)
+	}
+	logger.Printf("shut down cleanly")
+	return nil
+}

@@ -1,0 +1,118 @@
+package serve
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"decoreg/dist"
+	"decoreg/internal/jsonfloat"
+)
+
+// quantiler and densities are the batched queries some distributions
+// answer in one pass (dist.Token does); decoreg.PredictFlat uses the same
+// Quantiles, so the server's numbers are predict's.
+type quantiler interface {
+	Quantiles(qs []float64) []float64
+}
+
+type densities interface {
+	LogPDFs(ys []float64) []float64
+}
+
+// sampleChunk is how many draws of a row are made at once.
+const sampleChunk = 1024
+
+func fl(v float64) *jsonfloat.Float {
+	f := jsonfloat.Float(v)
+	return &f
+}
+
+func fls(v []float64) []jsonfloat.Float {
+	out := make([]jsonfloat.Float, len(v))
+	for i, x := range v {
+		out[i] = jsonfloat.Float(x)
+	}
+	return out
+}
+
+// answer computes the outputs of q for its row i, whose distribution is dd.
+func (q *query) answer(dd dist.Distribution, i int) Prediction {
+	var p Prediction
+	if q.want[outMean] {
+		p.Mean = fl(dd.Mean())
+	}
+	if q.want[outMedian] {
+		p.Median = fl(dd.Median())
+	}
+	if q.want[outMode] {
+		p.Mode = fl(dd.Mode())
+	}
+	if q.want[outQuantiles] {
+		p.Quantiles = fls(quantiles(dd, q.levels))
+	}
+	if q.want[outLogPDF] {
+		p.LogPDF = fl(dd.LogPDF(q.y[i]))
+	}
+	if q.want[outCDF] {
+		p.CDF = fl(dd.CDF(q.y[i]))
+	}
+	if q.want[outSamples] {
+		// In chunks, as 'decoreg sample' draws them, so that memory does
+		// not grow with n (a decoder draws a chunk through one cache).
+		r := rand.New(rand.NewPCG(q.seed, uint64(i)))
+		p.Samples = make([]jsonfloat.Float, 0, q.n)
+		for done := 0; done < q.n; done += sampleChunk {
+			for _, v := range dd.Sample(min(sampleChunk, q.n-done), q.sample, r) {
+				p.Samples = append(p.Samples, jsonfloat.Float(v))
+			}
+		}
+	}
+	if q.want[outDensity] {
+		p.Density = density(dd, q.dens)
+	}
+	return p
+}
+
+func quantiles(dd dist.Distribution, levels []float64) []float64 {
+	if bq, ok := dd.(quantiler); ok {
+		return bq.Quantiles(levels)
+	}
+	qs := make([]float64, len(levels))
+	for j, l := range levels {
+		qs[j] = dd.Quantile(l)
+	}
+	return qs
+}
+
+// density evaluates dd's log-density on the grid of s.
+func density(dd dist.Distribution, s DensitySpec) *Density {
+	var lo, hi float64
+	if s.Lo != nil {
+		lo, hi = *s.Lo, *s.Hi
+	} else {
+		t := quantiles(dd, []float64{densityTail, 1 - densityTail})
+		lo, hi = t[0], t[1]
+		pad := 0.05 * (hi - lo)
+		if !(pad > 0) || math.IsInf(pad, 0) {
+			pad = 0.5 * max(1, math.Abs(lo)) * 1e-3
+		}
+		lo, hi = lo-pad, hi+pad
+		if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo+hi) {
+			lo, hi = t[0], t[1]
+		}
+	}
+	ys := make([]float64, s.N)
+	for k := range ys {
+		ys[k] = lo + (hi-lo)*float64(k)/float64(s.N-1)
+	}
+	var lp []float64
+	if bd, ok := dd.(densities); ok {
+		lp = bd.LogPDFs(ys)
+	} else {
+		lp = make([]float64, len(ys))
+		for k, y := range ys {
+			lp[k] = dd.LogPDF(y)
+		}
+	}
+	return &Density{Y: fls(ys), LogPDF: fls(lp)}
+}

@@ -1,0 +1,67 @@
+package serve
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"decoreg"
+)
+
+// FuzzParseRequest: the request decoder never panics; what it accepts is
+// consistent (rows within the limit, one finite value per feature, levels
+// in [0, 1], one finite y per row where asked), and what it refuses is a
+// *badRequest (a 400, never a 500).
+func FuzzParseRequest(f *testing.F) {
+	for _, s := range []string{
+		`{"rows":[{"a":1,"b":2}]}`,
+		`{"x":[[1,2],[3,4]],"outputs":["mean","quantiles"],"quantiles":[0.1,0.9]}`,
+		`{"x":[[1,2]],"outputs":["logpdf","cdf"],"y":[1.5]}`,
+		`{"x":[[1,2]],"outputs":["samples"],"samples":{"n":3,"temperature":0.5,"top_k":2,"top_p":0.9,"seed":4}}`,
+		`{"x":[[1,2]],"outputs":["density"],"density":{"n":5,"lo":-1,"hi":1}}`,
+		`{"rows":[{"a":1e308,"b":-0}],"outputs":["mode","median"]}`,
+		`{"rows":[{"a":null}]}`, `{"x":[[1,"2"]]}`, `[]`, `{}`, `null`, ``,
+	} {
+		f.Add([]byte(s), false)
+	}
+	lim := Limits{MaxRows: 50, MaxSamples: 500, MaxQuantiles: 20, MaxDensity: 500}
+	f.Fuzz(func(t *testing.T, body []byte, pointwise bool) {
+		ms := modelSpec{features: []string{"a", "b"}, head: decoreg.HeadDecoder}
+		if pointwise {
+			ms.head = decoreg.HeadPointwise
+		}
+		q, err := parseRequest(body, ms, lim)
+		if err != nil {
+			var br *badRequest
+			if !errors.As(err, &br) || br.msg == "" {
+				t.Fatalf("error %v (%T) is not a bad request", err, err)
+			}
+			return
+		}
+		if q.rows < 1 || q.rows > lim.MaxRows || len(q.x) != q.rows*2 {
+			t.Fatalf("%d rows, %d values", q.rows, len(q.x))
+		}
+		for _, v := range q.x {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("non-finite feature %v accepted", v)
+			}
+		}
+		if len(q.want) == 0 {
+			t.Fatal("no outputs")
+		}
+		for _, l := range q.levels {
+			if !(l >= 0 && l <= 1) {
+				t.Fatalf("level %v accepted", l)
+			}
+		}
+		if (q.want[outLogPDF] || q.want[outCDF]) && len(q.y) != q.rows {
+			t.Fatalf("%d y for %d rows", len(q.y), q.rows)
+		}
+		if q.want[outSamples] && (q.n < 1 || q.n*q.rows > lim.MaxSamples) {
+			t.Fatalf("%d samples for %d rows", q.n, q.rows)
+		}
+		if q.want[outDensity] && (q.dens.N < 2 || q.dens.N*q.rows > lim.MaxDensity || ms.head == decoreg.HeadPointwise) {
+			t.Fatalf("density %+v for %d rows", q.dens, q.rows)
+		}
+	})
+}

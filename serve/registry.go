@@ -1,0 +1,238 @@
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"decoreg"
+)
+
+// ModelInfo describes a served model (GET /v1/models).
+type ModelInfo struct {
+	Name         string     `json:"name"`
+	Head         string     `json:"head"`
+	Tokenization string     `json:"tokenization,omitempty"` // decoder heads: the vocab spec
+	Features     []Feature  `json:"features"`
+	Target       string     `json:"target,omitempty"`
+	Created      string     `json:"created,omitempty"` // when it was trained (RFC 3339)
+	Params       int        `json:"params"`
+	File         string     `json:"file"`
+	Loaded       string     `json:"loaded"`  // when the server loaded it (RFC 3339)
+	YRange       [2]float64 `json:"y_range"` // the training targets' range
+}
+
+// Feature is one input of a model.
+type Feature struct {
+	Name string `json:"name"`
+	Type string `json:"type"` // "number"
+}
+
+// entry is one loaded model with its batcher.
+type entry struct {
+	info  ModelInfo
+	model *decoreg.Model
+	spec  modelSpec
+	b     *batcher
+	stamp fileStamp
+}
+
+// fileStamp tells whether a model file changed: a file replaced
+// atomically (renamed over) is a new inode; one rewritten in place changes
+// size or modification time.
+type fileStamp struct {
+	fi os.FileInfo
+}
+
+func (a fileStamp) same(b fileStamp) bool {
+	return a.fi != nil && b.fi != nil && os.SameFile(a.fi, b.fi) &&
+		a.fi.Size() == b.fi.Size() && a.fi.ModTime().Equal(b.fi.ModTime())
+}
+
+// ModelExts are the file name endings --models DIR serves; the model's
+// name is the file name without it.
+var ModelExts = []string{".model", ".drg"}
+
+// modelName returns the served name of a model file, or "" for a file the
+// directory watcher ignores (hidden files, such as the temporary files of
+// an atomic write, and other endings).
+func modelName(file string) string {
+	base := filepath.Base(file)
+	if strings.HasPrefix(base, ".") {
+		return ""
+	}
+	for _, e := range ModelExts {
+		if n, ok := strings.CutSuffix(base, e); ok && n != "" {
+			return n
+		}
+	}
+	return ""
+}
+
+// registry holds the served models by name.
+type registry struct {
+	opts *Options
+	obs  func(requests, rows int)
+	log  func(format string, a ...any)
+
+	mu      sync.RWMutex
+	models  map[string]*entry
+	failed  map[string]fileStamp // files that failed to load, until they change
+	reloads func(ok bool)
+}
+
+func (r *registry) get(name string) *entry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.models[name]
+}
+
+func (r *registry) list() []ModelInfo {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]ModelInfo, 0, len(r.models))
+	for _, e := range r.models {
+		out = append(out, e.info)
+	}
+	slices.SortFunc(out, func(a, b ModelInfo) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+func (r *registry) all() []*entry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]*entry, 0, len(r.models))
+	for _, e := range r.models {
+		out = append(out, e)
+	}
+	return out
+}
+
+// load reads the model file path as name.
+func (r *registry) load(name, path string) (*entry, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	m, err := decoreg.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg := m.Config()
+	feats, target := m.Names()
+	if len(feats) != m.Features() {
+		feats = make([]string, m.Features())
+		for i := range feats {
+			feats[i] = fmt.Sprintf("x%d", i)
+		}
+	}
+	info := ModelInfo{
+		Name: name, Head: string(cfg.Head), Target: target, Created: m.Info().Created,
+		Params: m.Info().Params, File: path, Loaded: time.Now().UTC().Format(time.RFC3339),
+	}
+	info.YRange[0], info.YRange[1] = m.YRange()
+	if cfg.Head == decoreg.HeadDecoder {
+		info.Tokenization = cfg.Vocab
+	}
+	for _, f := range feats {
+		info.Features = append(info.Features, Feature{Name: f, Type: "number"})
+	}
+	return &entry{
+		info: info, model: m, spec: modelSpec{features: feats, head: cfg.Head},
+		b: newBatcher(m, r.opts, r.obs), stamp: fileStamp{fi},
+	}, nil
+}
+
+// put serves e under its name, retiring the model it replaces.
+func (r *registry) put(e *entry) {
+	r.mu.Lock()
+	old := r.models[e.info.Name]
+	r.models[e.info.Name] = e
+	r.mu.Unlock()
+	if old != nil {
+		old.b.close()
+	}
+}
+
+// scan brings the models of dir up to date: new and changed files are
+// loaded (a file that fails to load keeps the model it would replace, and
+// is retried once it changes again), removed ones are dropped. It returns
+// the number of models served from dir.
+func (r *registry) scan(dir string) (int, error) {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	seen := map[string]bool{}
+	for _, de := range des {
+		name := modelName(de.Name())
+		if name == "" {
+			continue
+		}
+		path := filepath.Join(dir, de.Name())
+		fi, err := os.Stat(path) // follows links
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if seen[name] {
+			r.log("%s: a model named %q is already served from this directory; ignored", path, name)
+			continue
+		}
+		seen[name] = true
+		st := fileStamp{fi}
+		r.mu.RLock()
+		cur, failed := r.models[name], r.failed[path]
+		r.mu.RUnlock()
+		if cur != nil && cur.info.File == path && cur.stamp.same(st) || failed.same(st) {
+			continue
+		}
+		e, err := r.load(name, path)
+		if err != nil {
+			r.mu.Lock()
+			r.failed[path] = st
+			r.mu.Unlock()
+			if cur != nil {
+				r.log("model %q: %s changed but does not load, still serving the previous version: %v", name, path, err)
+			} else {
+				r.log("model %q: not served: %v", name, err)
+			}
+			r.reloads(false)
+			continue
+		}
+		r.mu.Lock()
+		delete(r.failed, path)
+		r.mu.Unlock()
+		r.put(e)
+		if cur != nil {
+			r.log("model %q: reloaded from %s", name, path)
+		} else {
+			r.log("model %q: loaded from %s", name, path)
+		}
+		r.reloads(true)
+	}
+	r.mu.Lock()
+	var gone []*entry
+	for name, e := range r.models {
+		if !seen[name] {
+			gone = append(gone, e)
+			delete(r.models, name)
+		}
+	}
+	n := len(r.models)
+	r.mu.Unlock()
+	for _, e := range gone {
+		r.log("model %q: %s is gone, no longer served", e.info.Name, e.info.File)
+		e.b.close()
+	}
+	return n, nil
+}
+
+var errNoModels = errors.New("no model loaded")

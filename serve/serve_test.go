@@ -1,0 +1,589 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"math"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"decoreg"
+	"decoreg/dist"
+	"decoreg/internal/jsonfloat"
+)
+
+// fitTiny trains a small model of head h on y = x0 + x1^2 + noise, fast.
+func fitTiny(t testing.TB, h decoreg.Head, seed uint64) *decoreg.Model {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 1))
+	const n, d = 400, 2
+	x := make([]float64, n*d)
+	y := make([]float64, n)
+	for i := range n {
+		a, b := r.NormFloat64(), r.NormFloat64()
+		x[i*d], x[i*d+1] = a, b
+		y[i] = a + b*b + 0.3*r.NormFloat64()
+	}
+	cfg := decoreg.Config{Head: h, EncLayers: 1, EncWidth: 32, MaxEpochs: 3, Seed: seed, Threads: 1}
+	if h == decoreg.HeadDecoder {
+		cfg.Vocab = "normalized:base=4,length=4"
+	}
+	m, err := decoreg.FitFlat(context.Background(), x, n, d, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.SetNames([]string{"a", "b"}, "y")
+	return m
+}
+
+func saveModel(t testing.TB, m *decoreg.Model, path string) {
+	t.Helper()
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func quietLog() *log.Logger { return log.New(io.Discard, "", 0) }
+
+// newTestServer serves one model file and returns the server and its
+// httptest front.
+func newTestServer(t testing.TB, m *decoreg.Model, o Options) (*Server, *httptest.Server) {
+	t.Helper()
+	if o.Model == "" && o.Models == "" {
+		o.Model = filepath.Join(t.TempDir(), "m.model")
+		saveModel(t, m, o.Model)
+	}
+	if o.Log == nil {
+		o.Log = quietLog()
+	}
+	s, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(func() { ts.Close(); s.Close() })
+	return s, ts
+}
+
+func post(t testing.TB, url, body string) (int, []byte, http.Header) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, resp.Header
+}
+
+func decode(t testing.TB, b []byte) Response {
+	t.Helper()
+	var r Response
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	return r
+}
+
+func eq(a jsonfloat.Float, b float64) bool {
+	return float64(a) == b || math.IsNaN(float64(a)) && math.IsNaN(b)
+}
+
+// TestPredictMatchesLibrary: every output of the server equals what the
+// library computes for the same rows, for every head, whether the rows
+// come one per request or many.
+func TestPredictMatchesLibrary(t *testing.T) {
+	for _, h := range decoreg.Heads {
+		t.Run(string(h), func(t *testing.T) {
+			m := fitTiny(t, h, 1)
+			_, ts := newTestServer(t, m, Options{})
+			rows := [][]float64{{0, 0}, {1.5, -2}, {-3, 0.25}, {10, 10}}
+			ys := []float64{0.5, 4, -1, 100}
+			levels := []float64{0.01, 0.1, 0.5, 0.9, 0.99}
+			want, err := m.Predict(rows, decoreg.PredictOptions{Outputs: decoreg.OutMean | decoreg.OutMedian | decoreg.OutMode | decoreg.OutQuantiles | decoreg.OutDist, Levels: levels})
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs, dens := `"mean","median","mode","quantiles","cdf","samples"`, ""
+			if h != decoreg.HeadPointwise {
+				outs += `,"logpdf","density"`
+				dens = `,"density":{"n":11,"lo":-5,"hi":15}`
+			}
+			var objs []string
+			for _, r := range rows {
+				objs = append(objs, fmt.Sprintf(`{"a":%v,"b":%v}`, r[0], r[1]))
+			}
+			ysJSON, _ := json.Marshal(ys)
+			body := fmt.Sprintf(`{"rows":[%s],"outputs":[%s],"quantiles":[0.01,0.1,0.5,0.9,0.99],"y":%s,"samples":{"n":5,"seed":7}%s}`,
+				strings.Join(objs, ","), outs, ysJSON, dens)
+			code, b, _ := post(t, ts.URL+"/v1/models/m/predict", body)
+			if code != 200 {
+				t.Fatalf("%d %s", code, b)
+			}
+			got := decode(t, b)
+			if got.Model != "m" || len(got.Predictions) != len(rows) {
+				t.Fatalf("answer %s", b)
+			}
+			for i, p := range got.Predictions {
+				dd := want.Dist[i]
+				if !eq(*p.Mean, want.Mean[i]) || !eq(*p.Median, want.Median[i]) || !eq(*p.Mode, want.Mode[i]) {
+					t.Errorf("row %d: mean/median/mode %v %v %v, library %v %v %v", i, *p.Mean, *p.Median, *p.Mode, want.Mean[i], want.Median[i], want.Mode[i])
+				}
+				for j := range levels {
+					if !eq(p.Quantiles[j], want.Quantiles[j][i]) {
+						t.Errorf("row %d: quantile %v = %v, library %v", i, levels[j], p.Quantiles[j], want.Quantiles[j][i])
+					}
+				}
+				if !eq(*p.CDF, dd.CDF(ys[i])) {
+					t.Errorf("row %d: cdf %v, library %v", i, *p.CDF, dd.CDF(ys[i]))
+				}
+				smp := dd.Sample(5, dist.SampleOptions{}, rand.New(rand.NewPCG(7, uint64(i))))
+				for k := range smp {
+					if !eq(p.Samples[k], smp[k]) {
+						t.Errorf("row %d: sample %d = %v, library %v", i, k, p.Samples[k], smp[k])
+					}
+				}
+				if h == decoreg.HeadPointwise {
+					continue
+				}
+				if !eq(*p.LogPDF, dd.LogPDF(ys[i])) {
+					t.Errorf("row %d: logpdf %v, library %v", i, *p.LogPDF, dd.LogPDF(ys[i]))
+				}
+				if len(p.Density.Y) != 11 || p.Density.Y[0] != -5 || p.Density.Y[10] != 15 {
+					t.Fatalf("row %d: density grid %v", i, p.Density.Y)
+				}
+				for k, y := range p.Density.Y {
+					if !eq(p.Density.LogPDF[k], dd.LogPDF(float64(y))) {
+						t.Errorf("row %d: density at %v = %v, library %v", i, y, p.Density.LogPDF[k], dd.LogPDF(float64(y)))
+					}
+				}
+			}
+			// The same rows as "x", one request per row, answer the same.
+			for i, r := range rows {
+				code, b, _ := post(t, ts.URL+"/v1/models/m/predict", fmt.Sprintf(`{"x":[[%v,%v]],"outputs":["mean","quantiles"],"quantiles":[0.01,0.1,0.5,0.9,0.99]}`, r[0], r[1]))
+				if code != 200 {
+					t.Fatalf("%d %s", code, b)
+				}
+				p := decode(t, b).Predictions[0]
+				if !eq(*p.Mean, want.Mean[i]) || !eq(p.Quantiles[2], want.Quantiles[2][i]) {
+					t.Errorf("row %d alone: mean %v median %v, library %v %v", i, *p.Mean, p.Quantiles[2], want.Mean[i], want.Quantiles[2][i])
+				}
+			}
+		})
+	}
+}
+
+// TestBadRequests: every malformed request is a 4xx with a JSON error that
+// names the problem; none is a 500.
+func TestBadRequests(t *testing.T) {
+	m := fitTiny(t, decoreg.HeadDecoder, 1)
+	_, ts := newTestServer(t, m, Options{Limits: Limits{MaxRows: 5, MaxSamples: 100}, MaxBodyBytes: 2000})
+	pw := fitTiny(t, decoreg.HeadPointwise, 1)
+	_, tsp := newTestServer(t, pw, Options{})
+	u := ts.URL + "/v1/models/m/predict"
+	cases := []struct {
+		url, body string
+		code      int
+		want      string
+	}{
+		{u, ``, 400, "empty body"},
+		{u, `{`, 400, "bad JSON"},
+		{u, `[1,2]`, 400, "bad JSON"},
+		{u, `{"rows":[{"a":1,"b":2}]} {}`, 400, "more than one value"},
+		{u, `{"rows":[{"a":1,"b":2}],"bogus":1}`, 400, `unknown field "bogus"`},
+		{u, `{}`, 400, "no inputs"},
+		{u, `{"rows":[]}`, 400, "no rows"},
+		{u, `{"rows":[{"a":1,"b":2}],"x":[[1,2]]}`, 400, "not both"},
+		{u, `{"rows":[{"a":1}]}`, 400, `feature "b" is missing`},
+		{u, `{"rows":[{"a":1,"b":2,"c":3}]}`, 400, `unknown feature "c"`},
+		{u, `{"rows":[{"a":"1","b":2}]}`, 400, `feature "a": "1" is not a number`},
+		{u, `{"rows":[{"a":null,"b":2}]}`, 400, `feature "a": is null`},
+		{u, `{"rows":[{"a":1e999,"b":2}]}`, 400, "not a finite number"},
+		{u, `{"rows":[null]}`, 400, "rows[0] is null"},
+		{u, `{"x":[[1]]}`, 400, "x[0] has 1 values"},
+		{u, `{"x":[[1,true]]}`, 400, `x[0][1] (feature "b")`},
+		{u, `{"x":[[1,2],[1,2],[1,2],[1,2],[1,2],[1,2]]}`, 400, "6 rows: at most 5"},
+		{u, `{"x":[[1,2]],"outputs":["avg"]}`, 400, `unknown output "avg"`},
+		{u, `{"x":[[1,2]],"outputs":["mean","mean"]}`, 400, "twice"},
+		{u, `{"x":[[1,2]],"outputs":["quantiles"],"quantiles":[1.5]}`, 400, "outside [0, 1]"},
+		{u, `{"x":[[1,2]],"outputs":["quantiles"],"quantiles":[null]}`, 400, "outside [0, 1]"},
+		{u, `{"x":[[1,2]],"outputs":["mean"],"quantiles":[0.5]}`, 400, `"quantiles" is not asked for`},
+		{u, `{"x":[[1,2]],"outputs":["logpdf"]}`, 400, `need "y"`},
+		{u, `{"x":[[1,2]],"outputs":["cdf"],"y":["+Inf"]}`, 400, "y[0] is not a finite number"},
+		{u, `{"x":[[1,2]],"outputs":["mean"],"y":[1]}`, 400, `"y" is given`},
+		{u, `{"x":[[1,2]],"outputs":["samples"]}`, 400, `"n": N`},
+		{u, `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":101}}`, 400, "at most 100 samples"},
+		{u, `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":1,"temperature":0}}`, 400, "temperature must be > 0"},
+		{u, `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":1,"top_p":1.5}}`, 400, "top-p"},
+		{u, `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":1,"top_k":-1}}`, 400, "top-k"},
+		{u, `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":-1}}`, 400, `"n": N`},
+		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"n":1}}`, 400, "density.n must be >= 2"},
+		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"lo":1}}`, 400, "both lo and hi"},
+		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"lo":1,"hi":1}}`, 400, "lo < hi"},
+		{u, `{"x":[[1e300,2]]}`, 400, "row 0"},
+		{u, `{"x":[[1,2]],"pad":"` + strings.Repeat("z", 3000) + `"}`, 413, "larger than the server's limit of 2000 bytes"},
+		{ts.URL + "/v1/models/nope/predict", `{}`, 404, `no model "nope"`},
+		{ts.URL + "/v2/models", `{}`, 404, "no such endpoint"},
+		{tsp.URL + "/v1/models/m/predict", `{"x":[[1,2]],"outputs":["logpdf"],"y":[1]}`, 400, "pointwise model has no density"},
+		{tsp.URL + "/v1/models/m/predict", `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":1,"top_k":2}}`, 400, "for decoder heads"},
+	}
+	for _, c := range cases {
+		code, b, h := post(t, c.url, c.body)
+		var e struct{ Error string }
+		if err := json.Unmarshal(b, &e); err != nil || code != c.code || !strings.Contains(e.Error, c.want) {
+			t.Errorf("%.80s: %d %s, want %d and an error containing %q", c.body, code, b, c.code, c.want)
+		}
+		if ct := h.Get("Content-Type"); ct != "application/json" {
+			t.Errorf("%.80s: Content-Type %q", c.body, ct)
+		}
+	}
+	// The wrong method is a 405 with Allow, in JSON.
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 405 || resp.Header.Get("Allow") != "POST" || !strings.Contains(string(b), `"error"`) {
+		t.Errorf("GET predict: %d %s", resp.StatusCode, b)
+	}
+}
+
+// TestEndpoints: the model list, health, readiness, the page and the
+// metrics.
+func TestEndpoints(t *testing.T) {
+	m := fitTiny(t, decoreg.HeadDecoder, 1)
+	s, ts := newTestServer(t, m, Options{})
+	get := func(path string) (int, string) {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, b := get("/v1/models")
+	var list struct{ Models []ModelInfo }
+	if err := json.Unmarshal([]byte(b), &list); code != 200 || err != nil || len(list.Models) != 1 {
+		t.Fatalf("%d %s", code, b)
+	}
+	mi := list.Models[0]
+	if mi.Name != "m" || mi.Head != "decoder" || mi.Tokenization != "normalized:base=4,length=4" || len(mi.Features) != 2 ||
+		mi.Features[1] != (Feature{"b", "number"}) || mi.Target != "y" || mi.Created == "" {
+		t.Errorf("model info %+v", mi)
+	}
+	if code, b := get("/healthz"); code != 200 || !strings.Contains(b, "ok") {
+		t.Errorf("healthz %d %s", code, b)
+	}
+	if code, b := get("/readyz"); code != 200 || !strings.Contains(b, "ready") {
+		t.Errorf("readyz %d %s", code, b)
+	}
+	if code, b := get("/"); code != 200 || !strings.Contains(b, "<canvas") {
+		t.Errorf("page %d %.200s", code, b)
+	}
+	post(t, ts.URL+"/v1/models/m/predict", `{"x":[[1,2]]}`)
+	post(t, ts.URL+"/v1/models/m/predict", `{"x":[[1]]}`)
+	code, b = get("/metrics")
+	for _, want := range []string{
+		`decoreg_http_requests_total{code="200",route="/v1/models/{name}/predict"} 1`,
+		`decoreg_http_request_errors_total{code="400",route="/v1/models/{name}/predict"} 1`,
+		`decoreg_http_request_duration_seconds_bucket{route="/v1/models/{name}/predict",le="+Inf"} 2`,
+		"decoreg_batch_rows_count 1", "decoreg_batch_requests_count 1",
+		`decoreg_queue_length{model="m"} 0`, "decoreg_models 1", "go_goroutines", "process_resident_memory_bytes",
+	} {
+		if !strings.Contains(b, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	s.Close()
+	if code, _ := get("/readyz"); code != 503 {
+		t.Errorf("readyz after Close: %d", code)
+	}
+	if code, b, h := post(t, ts.URL+"/v1/models/m/predict", `{"x":[[1,2]]}`); code != 503 || h.Get("Retry-After") == "" {
+		t.Errorf("predict after Close: %d %s", code, b)
+	}
+}
+
+// TestLoad: many concurrent clients with mixed requests all get the right
+// answers, and requests are batched together.
+func TestLoad(t *testing.T) {
+	m := fitTiny(t, decoreg.HeadDecoder, 2)
+	s, ts := newTestServer(t, m, Options{BatchWait: 20 * time.Millisecond})
+	const clients, each = 16, 12
+	var wg sync.WaitGroup
+	errs := make(chan error, clients*each)
+	for c := range clients {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(c), 9))
+			for k := range each {
+				n := 1 + r.IntN(6)
+				x := make([][]float64, n)
+				for i := range x {
+					x[i] = []float64{r.NormFloat64() * 2, r.NormFloat64() * 2}
+				}
+				want, err := m.Predict(x, decoreg.PredictOptions{Outputs: decoreg.OutMean | decoreg.OutQuantiles, Levels: []float64{0.1, 0.9}})
+				if err != nil {
+					errs <- err
+					return
+				}
+				body, _ := json.Marshal(map[string]any{"x": x, "outputs": []string{"mean", "quantiles"}, "quantiles": []float64{0.1, 0.9}})
+				resp, err := http.Post(ts.URL+"/v1/models/m/predict", "application/json", bytes.NewReader(body))
+				if err != nil {
+					errs <- err
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					errs <- fmt.Errorf("client %d request %d: %d %s", c, k, resp.StatusCode, b)
+					return
+				}
+				var got Response
+				if err := json.Unmarshal(b, &got); err != nil || len(got.Predictions) != n {
+					errs <- fmt.Errorf("client %d request %d: %v %s", c, k, err, b)
+					return
+				}
+				for i, p := range got.Predictions {
+					if !eq(*p.Mean, want.Mean[i]) || !eq(p.Quantiles[0], want.Quantiles[0][i]) || !eq(p.Quantiles[1], want.Quantiles[1][i]) {
+						errs <- fmt.Errorf("client %d request %d row %d: %v %v, want %v %v %v", c, k, i, *p.Mean, p.Quantiles, want.Mean[i], want.Quantiles[0][i], want.Quantiles[1][i])
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var batches, requests float64
+	for _, mf := range gather(t, s) {
+		switch mf.name {
+		case "decoreg_batch_requests_count":
+			batches = mf.v
+		case "decoreg_batch_requests_sum":
+			requests = mf.v
+		}
+	}
+	if requests != clients*each || !(batches < requests) {
+		t.Errorf("%v requests in %v batches: want every request answered and some batched together", requests, batches)
+	}
+	t.Logf("%v requests in %v batches", requests, batches)
+}
+
+type sample struct {
+	name string
+	v    float64
+}
+
+// gather reads the server's metrics without labels.
+func gather(t testing.TB, s *Server) []sample {
+	mfs, err := s.metrics.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []sample
+	for _, mf := range mfs {
+		for _, m := range mf.Metric {
+			if h := m.Histogram; h != nil {
+				out = append(out, sample{mf.GetName() + "_count", float64(h.GetSampleCount())}, sample{mf.GetName() + "_sum", h.GetSampleSum()})
+			}
+			if g := m.Gauge; g != nil && len(m.Label) == 0 {
+				out = append(out, sample{mf.GetName(), g.GetValue()})
+			}
+			if c := m.Counter; c != nil && len(m.Label) == 0 {
+				out = append(out, sample{mf.GetName(), c.GetValue()})
+			}
+		}
+	}
+	return out
+}
+
+// TestQueueFullAndDeadline: past the queue the answer is 503 with
+// Retry-After, and so is a request past its deadline.
+func TestQueueFullAndDeadline(t *testing.T) {
+	m := fitTiny(t, decoreg.HeadDecoder, 1)
+	s, ts := newTestServer(t, m, Options{QueueLen: 1})
+	e := s.reg.get("m")
+	blocker := &job{ctx: context.Background(), q: &query{rows: 1, x: []float64{0, 0}, want: map[string]bool{outMean: true}}, done: make(chan struct{})}
+	// A queue of one that is full: put a job in while the loop is busy
+	// with a slow batch of many samples.
+	slow := `{"x":[` + strings.TrimSuffix(strings.Repeat("[1,2],", 2000), ",") + `],"outputs":["samples"],"samples":{"n":200}}`
+	var wg sync.WaitGroup
+	wg.Go(func() { post(t, ts.URL+"/v1/models/m/predict", slow) })
+	batches := func() float64 {
+		for _, g := range gather(t, s) {
+			if g.name == "decoreg_batch_requests_count" {
+				return g.v
+			}
+		}
+		return 0
+	}
+	for end := time.Now().Add(5 * time.Second); batches() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the slow request never started")
+		}
+	}
+	e.b.queue <- blocker // the queue is now full
+	code, b, h := post(t, ts.URL+"/v1/models/m/predict", `{"x":[[1,2]]}`)
+	if code != 503 || h.Get("Retry-After") == "" || !strings.Contains(string(b), "queue is full") {
+		t.Errorf("with a full queue: %d %s", code, b)
+	}
+	wg.Wait()
+	<-blocker.done
+
+	// A deadline shorter than the work.
+	_, ts2 := newTestServer(t, m, Options{RequestTimeout: time.Millisecond})
+	code, b, h = post(t, ts2.URL+"/v1/models/m/predict", slow)
+	if code != 503 || h.Get("Retry-After") == "" || !strings.Contains(string(b), "longer than the server's limit") {
+		t.Errorf("past the deadline: %d %.200s", code, b)
+	}
+}
+
+// TestReload: a model directory's files are served; a file replaced
+// atomically is reloaded, a corrupt replacement is refused and the old
+// model kept, a removed file is no longer served.
+func TestReload(t *testing.T) {
+	dir := t.TempDir()
+	m1 := fitTiny(t, decoreg.HeadDecoder, 1)
+	m2 := fitTiny(t, decoreg.HeadRiemann, 2)
+	saveModel(t, m1, filepath.Join(dir, "a.model"))
+	saveModel(t, m1, filepath.Join(dir, "b.drg"))
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a model"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".a.model.tmp123"), []byte("half a model"), 0o644)
+	s, ts := newTestServer(t, nil, Options{Models: dir, ReloadEvery: 10 * time.Millisecond})
+	heads := func() map[string]string {
+		out := map[string]string{}
+		for _, mi := range s.Models() {
+			out[mi.Name] = mi.Head
+		}
+		return out
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for end := time.Now().Add(5 * time.Second); !ok(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("timed out waiting for %s; serving %v", what, heads())
+			}
+		}
+	}
+	if h := heads(); len(h) != 2 || h["a"] != "decoder" || h["b"] != "decoder" {
+		t.Fatalf("serving %v", h)
+	}
+	// Replace a.model atomically (write elsewhere, rename over).
+	tmp := filepath.Join(dir, ".a.model.new")
+	saveModel(t, m2, tmp)
+	os.Rename(tmp, filepath.Join(dir, "a.model"))
+	waitFor("the reload", func() bool { return heads()["a"] == "riemann" })
+	want, _ := m2.Predict([][]float64{{1, 2}}, decoreg.PredictOptions{Outputs: decoreg.OutMean})
+	code, b, _ := post(t, ts.URL+"/v1/models/a/predict", `{"x":[[1,2]],"outputs":["mean"]}`)
+	if code != 200 || !eq(*decode(t, b).Predictions[0].Mean, want.Mean[0]) {
+		t.Errorf("after the reload: %d %s, want mean %v", code, b, want.Mean[0])
+	}
+	// A corrupt replacement is refused; the old model stays.
+	good, _ := os.ReadFile(filepath.Join(dir, "a.model"))
+	os.WriteFile(tmp, good[:len(good)/2], 0o644)
+	os.Rename(tmp, filepath.Join(dir, "a.model"))
+	waitFor("the refusal", func() bool {
+		mfs, _ := s.metrics.reg.Gather()
+		for _, mf := range mfs {
+			if mf.GetName() == "decoreg_model_loads_total" {
+				for _, m := range mf.Metric {
+					if m.Label[0].GetValue() == "error" && m.Counter.GetValue() >= 1 {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	})
+	if code, b, _ := post(t, ts.URL+"/v1/models/a/predict", `{"x":[[1,2]],"outputs":["mean"]}`); code != 200 || !eq(*decode(t, b).Predictions[0].Mean, want.Mean[0]) {
+		t.Errorf("after a corrupt replacement: %d %s, want the old model's mean %v", code, b, want.Mean[0])
+	}
+	// Removed: no longer served.
+	os.Remove(filepath.Join(dir, "b.drg"))
+	waitFor("the removal", func() bool { _, ok := heads()["b"]; return !ok })
+	if code, _, _ := post(t, ts.URL+"/v1/models/b/predict", `{"x":[[1,2]]}`); code != 404 {
+		t.Errorf("removed model: %d", code)
+	}
+}
+
+// TestNewErrors: what New refuses.
+func TestNewErrors(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "bad.model"), []byte("garbage"), 0o644)
+	for _, o := range []Options{
+		{},
+		{Model: "a", Models: "b"},
+		{Model: filepath.Join(dir, "missing.model")},
+		{Model: filepath.Join(dir, "bad.model")},
+		{Models: dir},
+		{Models: filepath.Join(dir, "nodir")},
+	} {
+		o.Log = quietLog()
+		if s, err := New(o); err == nil {
+			s.Close()
+			t.Errorf("New(%+v) accepted", o)
+		}
+	}
+}
+
+// TestGracefulShutdown: cancelling Serve's context lets the request in
+// flight finish with its answer, refuses new connections, and returns nil.
+func TestGracefulShutdown(t *testing.T) {
+	m := fitTiny(t, decoreg.HeadDecoder, 1)
+	path := filepath.Join(t.TempDir(), "m.model")
+	saveModel(t, m, path)
+	s, err := New(Options{Model: path, Log: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln, 10*time.Second) }()
+	url := "http://" + ln.Addr().String() + "/v1/models/m/predict"
+	slow := `{"x":[` + strings.TrimSuffix(strings.Repeat("[1,2],", 500), ",") + `],"outputs":["samples"],"samples":{"n":200}}`
+	type result struct {
+		code int
+		n    int
+	}
+	res := make(chan result, 1)
+	go func() {
+		code, b, _ := post(t, url, slow)
+		var r Response
+		json.Unmarshal(b, &r)
+		res <- result{code, len(r.Predictions)}
+	}()
+	e := s.reg.get("m")
+	for e.b.inflight.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if r := <-res; r.code != 200 || r.n != 500 {
+		t.Errorf("the request in flight: %d with %d predictions", r.code, r.n)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	if _, err := http.Post(url, "application/json", strings.NewReader(`{"x":[[1,2]]}`)); err == nil {
+		t.Error("a request after the shutdown was answered")
+	}
+}

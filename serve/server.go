@@ -1,0 +1,377 @@
+package serve
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Options configure a Server. The zero value of a field means its default.
+type Options struct {
+	// Model is a model file to serve, under its file name without the
+	// extension; Models a directory whose *.model and *.drg files are
+	// served and watched: a file replaced (atomically, by renaming over
+	// it, as 'decoreg train --out' does) is reloaded without a restart,
+	// a replacement that does not load is refused and the old model kept.
+	// Exactly one of the two is set.
+	Model, Models string
+	// ReloadEvery is how often Models is scanned (default 1s).
+	ReloadEvery time.Duration
+
+	Limits                       // per request
+	MaxBodyBytes   int64         // request body limit (default 4 MiB); larger bodies get 413
+	RequestTimeout time.Duration // per-request deadline (default 30s); past it, 503
+
+	// NoBatching predicts every request on its own (for comparison);
+	// otherwise requests that arrive together share one pass.
+	NoBatching bool
+	// BatchWait is the longest a batch waits for more requests after its
+	// first (default 2ms); it closes earlier once it holds every request
+	// in flight for its model, or MaxBatchRows rows (default 1024).
+	BatchWait    time.Duration
+	MaxBatchRows int
+	// QueueLen bounds the requests waiting per model (default 1024); past
+	// it the server answers 503 with Retry-After.
+	QueueLen int
+	// Workers compute the rows of a batch in parallel (default GOMAXPROCS).
+	Workers int
+
+	// Log receives one line per model load, reload and refusal (default:
+	// standard error).
+	Log *log.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.ReloadEvery <= 0 {
+		o.ReloadEvery = time.Second
+	}
+	o.Limits = o.Limits.withDefaults()
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 4 << 20
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 30 * time.Second
+	}
+	if o.BatchWait <= 0 {
+		o.BatchWait = 2 * time.Millisecond
+	}
+	if o.MaxBatchRows <= 0 {
+		o.MaxBatchRows = 1024
+	}
+	if o.QueueLen <= 0 {
+		o.QueueLen = 1024
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Log == nil {
+		o.Log = log.New(os.Stderr, "decoreg serve: ", log.LstdFlags)
+	}
+	return o
+}
+
+// Server serves models over HTTP; see the package documentation for the
+// API. Create it with New, serve Handler (or call Serve), and Close it.
+type Server struct {
+	opts    Options
+	reg     *registry
+	metrics *metrics
+	mux     *http.ServeMux
+
+	closing   atomic.Bool
+	stopWatch chan struct{}
+	watchDone chan struct{}
+	closeOnce sync.Once
+}
+
+// New loads the models of o and returns a Server for them. A model file
+// that does not load is an error; with Models, a directory in which no
+// model loads is an error, and files that fail are logged and skipped.
+func New(o Options) (*Server, error) {
+	o = o.withDefaults()
+	if (o.Model == "") == (o.Models == "") {
+		return nil, errors.New("serve: give a model file or a model directory, not both or neither")
+	}
+	s := &Server{opts: o, metrics: newMetrics(), stopWatch: make(chan struct{}), watchDone: make(chan struct{})}
+	s.reg = &registry{
+		opts: &s.opts, models: map[string]*entry{}, failed: map[string]fileStamp{},
+		obs: s.metrics.observeBatch, log: o.Log.Printf,
+		reloads: func(ok bool) { s.metrics.reload(ok) },
+	}
+	s.metrics.reg.MustRegister(queueCollector{s.reg, s.metrics.queueDesc, s.metrics.modelsDesc})
+	if o.Model != "" {
+		name := modelName(o.Model)
+		if name == "" {
+			name = trimExt(o.Model)
+		}
+		e, err := s.reg.load(name, o.Model)
+		if err != nil {
+			return nil, err
+		}
+		s.reg.put(e)
+		close(s.watchDone)
+	} else {
+		n, err := s.reg.scan(o.Models)
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("%s: %w (it serves the files ending in %v that load)", o.Models, errNoModels, ModelExts)
+		}
+		go s.watch()
+	}
+	s.routes()
+	return s, nil
+}
+
+func trimExt(path string) string {
+	base := path
+	for i := len(path) - 1; i >= 0 && path[i] != '/'; i-- {
+		if path[i] == '.' && i > 0 && path[i-1] != '/' {
+			base = path[:i]
+			break
+		}
+	}
+	for i := len(base) - 1; i >= 0; i-- {
+		if base[i] == '/' {
+			return base[i+1:]
+		}
+	}
+	return base
+}
+
+func (s *Server) watch() {
+	defer close(s.watchDone)
+	t := time.NewTicker(s.opts.ReloadEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stopWatch:
+			return
+		case <-t.C:
+			if _, err := s.reg.scan(s.opts.Models); err != nil {
+				s.opts.Log.Printf("%v", err)
+			}
+		}
+	}
+}
+
+// BatchTotals returns the number of batches predicted so far and the
+// requests and rows in them (the sums behind the decoreg_batch_requests
+// and decoreg_batch_rows histograms).
+func (s *Server) BatchTotals() (batches, requests, rows int64) {
+	return s.metrics.nBatches.Load(), s.metrics.nRequests.Load(), s.metrics.nRows.Load()
+}
+
+// Models describes the models being served, sorted by name.
+func (s *Server) Models() []ModelInfo { return s.reg.list() }
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Serve answers on ln until ctx is done, then shuts down gracefully: it
+// stops accepting, answers 503 to new requests on open connections,
+// finishes the requests in flight (waiting at most grace), and returns nil
+// after a clean shutdown.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	hs := &http.Server{
+		Handler:           s.mux,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      s.opts.RequestTimeout + 10*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          s.opts.Log,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		s.Close()
+		return err
+	case <-ctx.Done():
+	}
+	s.closing.Store(true)
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	<-errc
+	s.Close()
+	return err
+}
+
+// Close stops watching the model directory and stops the batchers once
+// their queued requests are answered. Requests after Close get 503.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		s.closing.Store(true)
+		close(s.stopWatch)
+		<-s.watchDone
+		for _, e := range s.reg.all() {
+			e.b.close()
+			<-e.b.exited
+		}
+	})
+}
+
+//go:embed page.html
+var page []byte
+
+func (s *Server) routes() {
+	mux := http.NewServeMux()
+	handle := func(pattern, route string, methods string, h func(w http.ResponseWriter, r *http.Request) int) {
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			code := 0
+			if r.Method != methods && !(methods == http.MethodGet && r.Method == http.MethodHead) {
+				w.Header().Set("Allow", methods)
+				code = writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, methods))
+			} else {
+				code = h(w, r)
+			}
+			s.metrics.observeRequest(route, code, time.Since(start))
+		})
+	}
+	handle("/v1/models", "/v1/models", http.MethodGet, s.listModels)
+	handle("/v1/models/{name}/predict", "/v1/models/{name}/predict", http.MethodPost, s.predict)
+	handle("/healthz", "/healthz", http.MethodGet, func(w http.ResponseWriter, _ *http.Request) int {
+		return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	handle("/readyz", "/readyz", http.MethodGet, func(w http.ResponseWriter, _ *http.Request) int {
+		if s.closing.Load() {
+			return writeError(w, http.StatusServiceUnavailable, "shutting down")
+		}
+		return writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "models": len(s.reg.list())})
+	})
+	metricsH := promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+	handle("/metrics", "/metrics", http.MethodGet, func(w http.ResponseWriter, r *http.Request) int {
+		metricsH.ServeHTTP(w, r)
+		return http.StatusOK
+	})
+	handle("/{$}", "/", http.MethodGet, func(w http.ResponseWriter, _ *http.Request) int {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'")
+		w.Write(page)
+		return http.StatusOK
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		code := writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s (see GET /v1/models and POST /v1/models/{name}/predict)", r.URL.Path))
+		s.metrics.observeRequest("other", code, 0)
+	})
+	s.mux = mux
+}
+
+func (s *Server) listModels(w http.ResponseWriter, _ *http.Request) int {
+	return writeJSON(w, http.StatusOK, map[string]any{"models": s.reg.list()})
+}
+
+func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
+	if s.closing.Load() {
+		w.Header().Set("Retry-After", "1")
+		return writeError(w, http.StatusServiceUnavailable, "shutting down")
+	}
+	name := r.PathValue("name")
+	e := s.reg.get(name)
+	if e == nil {
+		return writeError(w, http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)", name))
+	}
+	e.b.inflight.Add(1)
+	defer func() { e.b.inflight.Add(-1) }()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than the server's limit of %d bytes", mb.Limit))
+		}
+		return writeError(w, http.StatusBadRequest, "reading the body: "+err.Error())
+	}
+	q, err := parseRequest(body, e.spec, s.opts.Limits)
+	if err != nil {
+		return writeError(w, http.StatusBadRequest, err.Error())
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+	defer cancel()
+	j := &job{ctx: ctx, q: q, done: make(chan struct{})}
+	if s.opts.NoBatching {
+		e.b.run([]*job{j})
+	} else {
+		for try := 0; ; try++ {
+			err = e.b.submit(j)
+			if err == errRetired && try == 0 {
+				// Replaced between lookup and submit: the new version answers.
+				if e2 := s.reg.get(name); e2 != nil && e2 != e {
+					e.b.inflight.Add(-1)
+					e = e2
+					e.b.inflight.Add(1)
+					continue
+				}
+			}
+			if err != nil {
+				w.Header().Set("Retry-After", "1")
+				return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("model %q cannot take more requests now: %v", name, err))
+			}
+			break
+		}
+		select {
+		case <-j.done:
+		case <-ctx.Done():
+		}
+	}
+	select {
+	case <-j.done:
+		err = j.err
+	default: // timed out or cancelled; the batch drops the job's rows
+		err = ctx.Err()
+	}
+	if err != nil {
+		var ie *internalError
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			w.Header().Set("Retry-After", "1")
+			return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the request took longer than the server's limit of %v", s.opts.RequestTimeout))
+		case errors.Is(err, context.Canceled):
+			return 499 // the client went away; nothing to write
+		case errors.As(err, &ie):
+			s.opts.Log.Printf("model %q: %v", name, err)
+			return writeError(w, http.StatusInternalServerError, err.Error())
+		default: // a *decoreg.DataError: an input the network overflows on
+			return writeError(w, http.StatusBadRequest, err.Error())
+		}
+	}
+	return writeJSON(w, http.StatusOK, Response{Model: name, Predictions: j.preds})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return writeError(w, http.StatusInternalServerError, "encoding the answer: "+err.Error())
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(code)
+	w.Write(append(b, '\n'))
+	return code
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) int {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	w.Write(append(b, '\n'))
+	return code
+}
