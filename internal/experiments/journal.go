@@ -97,34 +97,59 @@ func ReadJournal[T Line](path, name string, newLine func() T) (lines []T, partia
 // shards appending to the same journal side by side do not interleave and
 // an interrupted run leaves no partial line. A last line left without its
 // newline by a crash is cut off first.
-func appendLine(path string, v any) error {
+func appendLine(path, key string, v any) (added bool, err error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
+		return false, fmt.Errorf("%s: %v", path, err)
 	}
 	b = append(b, '\n')
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return false, err
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return err
+		return false, err
 	}
+	defer f.Close()
 	// Shards appending side by side: the lock keeps one from cutting
-	// another's line while it is being written.
+	// another's line while it is being written, and two processes that
+	// ran the same task (the same shard started twice) from both
+	// recording it.
 	if err := lockFile(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %v", path, err)
+		return false, fmt.Errorf("%s: %v", path, err)
 	}
 	if err := cutPartial(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %v", path, err)
+		return false, fmt.Errorf("%s: %v", path, err)
+	}
+	if has, err := fileHasKey(f, key); err != nil || has {
+		return false, err
 	}
 	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
+		return false, err
 	}
-	return f.Close()
+	return true, f.Close()
+}
+
+// keyField is how a key appears in a journal line (Meta's second field).
+func keyField(key string) []byte {
+	q, _ := json.Marshal(key)
+	return append(append([]byte(`"key":`), q...), ',')
+}
+
+// fileHasKey reports whether the journal f holds a line for key.
+func fileHasKey(f *os.File, key string) (bool, error) {
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<62))
+	if err != nil {
+		return false, err
+	}
+	return bytes.Contains(b, keyField(key)), nil
+}
+
+// journalHasKey reports whether the journal at path holds a line for key
+// (another process may have run it since this one read the journal).
+func journalHasKey(path, key string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && bytes.Contains(b, keyField(key))
 }
 
 // cutPartial truncates f after its last newline when it does not end in
@@ -242,6 +267,11 @@ func RunTasks[T Line](ctx context.Context, name string, tasks []Task[T], o RunOp
 		if err := ctx.Err(); err != nil {
 			return sum, fmt.Errorf("interrupted after %d of %d runs: %w", i, len(todo), err)
 		}
+		if journalHasKey(path, t.Key) {
+			sum.Skipped++
+			fmt.Fprintf(logw, "[%d/%d] %s: done by another process meanwhile\n", i+1, len(todo), t.Key)
+			continue
+		}
 		t0 := time.Now()
 		line, err := t.Run(ctx)
 		if ctx.Err() != nil {
@@ -256,8 +286,14 @@ func RunTasks[T Line](ctx context.Context, name string, tasks []Task[T], o RunOp
 		m.Started = t0.UTC().Format(time.RFC3339)
 		m.Commit, m.Host, m.Kernel, m.Command = o.Commit, host, gemm.Kernel(), o.Command
 		m.Threads, m.GoMaxProcs, m.GoVersion = o.Threads, runtime.GOMAXPROCS(0), runtime.Version()
-		if err := appendLine(path, line); err != nil {
+		added, err := appendLine(path, t.Key, line)
+		if err != nil {
 			return sum, err
+		}
+		if !added {
+			sum.Skipped++
+			fmt.Fprintf(logw, "[%d/%d] %s: recorded by another process meanwhile; this run's result dropped\n", i+1, len(todo), t.Key)
+			continue
 		}
 		sum.Ran++
 		if f, ok := any(line).(Failer); ok && f.Failed() {

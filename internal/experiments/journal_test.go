@@ -141,3 +141,53 @@ func TestCoarsen(t *testing.T) {
 		t.Errorf("Coarsen(p, 2) = %v", got)
 	}
 }
+
+// Two processes on the same shard: a task another process recorded after
+// this one read the journal is skipped, and a task both ran is recorded
+// once (the second result is dropped).
+func TestJournalSameShardTwice(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, JournalFile)
+	other := func(key string, v int) {
+		l := &testLine{V: v}
+		l.Experiment, l.Key = "test", key
+		if _, err := appendLine(path, key, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var calls []string
+	tasks := testTasks(4, &calls)
+	// While running i=0 the "other process" finishes i=1; while running
+	// i=2 it also finishes i=2 itself.
+	run0, run2 := tasks[0].Run, tasks[2].Run
+	tasks[0].Run = func(ctx context.Context) (*testLine, error) { other("i=1", 100); return run0(ctx) }
+	tasks[2].Run = func(ctx context.Context) (*testLine, error) { other("i=2", 200); return run2(ctx) }
+	sum, err := RunTasks(context.Background(), "test", tasks, RunOptions{Out: dir}, newTestLine, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"i=0", "i=2", "i=3"}; !reflect.DeepEqual(calls, want) {
+		t.Errorf("ran %v, want %v", calls, want)
+	}
+	if sum.Ran != 2 || sum.Skipped != 2 {
+		t.Errorf("summary %+v: want 2 ran, 2 skipped", sum)
+	}
+	lines, _, err := ReadJournal(path, "test", newTestLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, l := range lines {
+		if _, dup := got[l.Key]; dup {
+			t.Errorf("key %s recorded twice", l.Key)
+		}
+		got[l.Key] = l.V
+	}
+	if want := map[string]int{"i=0": 0, "i=1": 100, "i=2": 200, "i=3": 9}; !reflect.DeepEqual(got, want) {
+		t.Errorf("journal %v, want %v", got, want)
+	}
+	// A key that is a prefix of another is not mistaken for it.
+	if journalHasKey(path, "i=") || !journalHasKey(path, "i=3") {
+		t.Error("journalHasKey matches a prefix or misses a key")
+	}
+}

@@ -149,12 +149,17 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (i
 			}
 		}
 	}
-	for i, l := range add {
-		if err := appendLine(dst, l); err != nil {
-			return i, err
+	n := 0
+	for _, l := range add {
+		added, err := appendLine(dst, l.M().Key, l)
+		if err != nil {
+			return n, err
+		}
+		if added {
+			n++
 		}
 	}
-	return len(add), nil
+	return n, nil
 }
 
 // same reports whether paths a and b name the same file.
