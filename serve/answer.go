@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 
@@ -19,8 +20,14 @@ type densities interface {
 	LogPDFs(ys []float64) []float64
 }
 
-// sampleChunk is how many draws of a row are made at once.
-const sampleChunk = 1024
+// How much of a row's long outputs is computed between checks of the
+// request's context: draws (a decoder draws a chunk through one cache),
+// quantile levels (one batched walk) and density points.
+const (
+	sampleChunk   = 1024
+	quantileChunk = 256
+	densityChunk  = 4096
+)
 
 func fl(v float64) *jsonfloat.Float {
 	f := jsonfloat.Float(v)
@@ -36,7 +43,9 @@ func fls(v []float64) []jsonfloat.Float {
 }
 
 // answer computes the outputs of q for its row i, whose distribution is dd.
-func (q *query) answer(dd dist.Distribution, i int) Prediction {
+// It stops early, with a partial answer, once ctx is done (the request
+// timed out or went away): long outputs are computed in chunks.
+func (q *query) answer(ctx context.Context, dd dist.Distribution, i int) Prediction {
 	var p Prediction
 	if q.want[outMean] {
 		p.Mean = fl(dd.Mean())
@@ -48,7 +57,9 @@ func (q *query) answer(dd dist.Distribution, i int) Prediction {
 		p.Mode = fl(dd.Mode())
 	}
 	if q.want[outQuantiles] {
-		p.Quantiles = fls(quantiles(dd, q.levels))
+		for lo := 0; lo < len(q.levels) && ctx.Err() == nil; lo += quantileChunk {
+			p.Quantiles = append(p.Quantiles, fls(quantiles(dd, q.levels[lo:min(lo+quantileChunk, len(q.levels))]))...)
+		}
 	}
 	if q.want[outLogPDF] {
 		p.LogPDF = fl(dd.LogPDF(q.y[i]))
@@ -61,14 +72,14 @@ func (q *query) answer(dd dist.Distribution, i int) Prediction {
 		// not grow with n (a decoder draws a chunk through one cache).
 		r := rand.New(rand.NewPCG(q.seed, uint64(i)))
 		p.Samples = make([]jsonfloat.Float, 0, q.n)
-		for done := 0; done < q.n; done += sampleChunk {
+		for done := 0; done < q.n && ctx.Err() == nil; done += sampleChunk {
 			for _, v := range dd.Sample(min(sampleChunk, q.n-done), q.sample, r) {
 				p.Samples = append(p.Samples, jsonfloat.Float(v))
 			}
 		}
 	}
 	if q.want[outDensity] {
-		p.Density = density(dd, q.dens)
+		p.Density = density(ctx, dd, q.dens)
 	}
 	return p
 }
@@ -85,7 +96,7 @@ func quantiles(dd dist.Distribution, levels []float64) []float64 {
 }
 
 // density evaluates dd's log-density on the grid of s.
-func density(dd dist.Distribution, s DensitySpec) *Density {
+func density(ctx context.Context, dd dist.Distribution, s DensitySpec) *Density {
 	var lo, hi float64
 	if s.Lo != nil {
 		lo, hi = *s.Lo, *s.Hi
@@ -103,15 +114,19 @@ func density(dd dist.Distribution, s DensitySpec) *Density {
 	}
 	ys := make([]float64, s.N)
 	for k := range ys {
-		ys[k] = lo + (hi-lo)*float64(k)/float64(s.N-1)
+		t := float64(k) / float64(s.N-1)
+		ys[k] = lo*(1-t) + hi*t // never overflows for finite lo, hi
 	}
-	var lp []float64
-	if bd, ok := dd.(densities); ok {
-		lp = bd.LogPDFs(ys)
-	} else {
-		lp = make([]float64, len(ys))
-		for k, y := range ys {
-			lp[k] = dd.LogPDF(y)
+	ys[s.N-1] = hi
+	lp := make([]float64, 0, len(ys))
+	for a := 0; a < len(ys) && ctx.Err() == nil; a += densityChunk {
+		part := ys[a:min(a+densityChunk, len(ys))]
+		if bd, ok := dd.(densities); ok {
+			lp = append(lp, bd.LogPDFs(part)...)
+		} else {
+			for _, y := range part {
+				lp = append(lp, dd.LogPDF(y))
+			}
 		}
 	}
 	return &Density{Y: fls(ys), LogPDF: fls(lp)}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,17 +42,17 @@ type Request struct {
 	// Rows are the inputs as objects keyed by feature name; X gives them
 	// instead as arrays in the model's feature order. Exactly one of the
 	// two is set.
-	Rows []map[string]json.RawMessage `json:"rows,omitempty"`
-	X    [][]json.RawMessage          `json:"x,omitempty"`
+	Rows []json.RawMessage   `json:"rows,omitempty"`
+	X    [][]json.RawMessage `json:"x,omitempty"`
 	// Outputs are what to compute (Outputs lists them); default
 	// DefaultOutputs.
 	Outputs []string `json:"outputs,omitempty"`
 	// Quantiles are the levels of the quantiles output, each in [0, 1];
 	// default decoreg.DefaultLevels.
-	Quantiles []jsonfloat.Float `json:"quantiles,omitempty"`
+	Quantiles []json.RawMessage `json:"quantiles,omitempty"`
 	// Y holds one target value per row, where logpdf and cdf are
 	// evaluated.
-	Y []jsonfloat.Float `json:"y,omitempty"`
+	Y []json.RawMessage `json:"y,omitempty"`
 	// Samples sets the samples output.
 	Samples *SampleSpec `json:"samples,omitempty"`
 	// Density sets the density output: the log-density on a grid.
@@ -113,10 +114,33 @@ type Limits struct {
 	MaxSamples   int // samples per request, rows x n
 	MaxQuantiles int // quantile levels per request
 	MaxDensity   int // density points per request, rows x n
+	MaxValues    int // numbers in an answer, all outputs of all rows
 }
 
-// DefaultLimits are the limits of a zero Limits.
-var DefaultLimits = Limits{MaxRows: 10000, MaxSamples: 1 << 20, MaxQuantiles: 1000, MaxDensity: 1 << 20}
+// DefaultLimits are the limits of a zero Limits; MaxLimits the largest
+// that New accepts (beyond them one request could exhaust the memory of
+// the machine).
+var (
+	DefaultLimits = Limits{MaxRows: 10000, MaxSamples: 1 << 20, MaxQuantiles: 1000, MaxDensity: 1 << 20, MaxValues: 1 << 22}
+	MaxLimits     = Limits{MaxRows: 1 << 20, MaxSamples: 1 << 24, MaxQuantiles: 1 << 16, MaxDensity: 1 << 24, MaxValues: 1 << 26}
+)
+
+// check returns an error naming the first limit above MaxLimits.
+func (l Limits) check() error {
+	for _, c := range []struct {
+		name   string
+		v, max int
+	}{
+		{"MaxRows", l.MaxRows, MaxLimits.MaxRows}, {"MaxSamples", l.MaxSamples, MaxLimits.MaxSamples},
+		{"MaxQuantiles", l.MaxQuantiles, MaxLimits.MaxQuantiles}, {"MaxDensity", l.MaxDensity, MaxLimits.MaxDensity},
+		{"MaxValues", l.MaxValues, MaxLimits.MaxValues},
+	} {
+		if c.v > c.max {
+			return fmt.Errorf("serve: Limits.%s = %d is above its maximum %d", c.name, c.v, c.max)
+		}
+	}
+	return nil
+}
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxRows <= 0 {
@@ -130,6 +154,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxDensity <= 0 {
 		l.MaxDensity = DefaultLimits.MaxDensity
+	}
+	if l.MaxValues <= 0 {
+		l.MaxValues = DefaultLimits.MaxValues
 	}
 	return l
 }
@@ -171,14 +198,21 @@ type modelSpec struct {
 // ms within limits. Every error is a *badRequest with a message that names
 // the offending field, row or feature.
 func parseRequest(body []byte, ms modelSpec, lim Limits) (*query, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
 	var r Request
-	if err := dec.Decode(&r); err != nil {
-		return nil, badf("bad JSON: %v", jsonErr(err))
+	if err := strictDecode(body, &r, "the body"); err != nil {
+		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, badf("bad JSON: more than one value in the body")
+	var raw map[string]json.RawMessage
+	json.Unmarshal(body, &raw) // valid: strictDecode read it
+	for _, sub := range []struct {
+		key string
+		v   any
+	}{{"samples", new(SampleSpec)}, {"density", new(DensitySpec)}} {
+		if b, ok := raw[sub.key]; ok && strings.TrimSpace(string(b)) != "null" {
+			if err := strictDecode(b, sub.v, `"`+sub.key+`"`); err != nil {
+				return nil, err
+			}
+		}
 	}
 	q := &query{want: map[string]bool{}}
 	if err := q.rowsFrom(&r, ms, lim); err != nil {
@@ -190,7 +224,7 @@ func parseRequest(body []byte, ms modelSpec, lim Limits) (*query, error) {
 	}
 	for _, o := range outs {
 		if !slices.Contains(Outputs, o) {
-			return nil, badf("unknown output %q (outputs are %s)", o, strings.Join(Outputs, ", "))
+			return nil, badf("unknown output %q (outputs are %s)", clip(o), strings.Join(Outputs, ", "))
 		}
 		if q.want[o] {
 			return nil, badf("output %q is asked for twice", o)
@@ -202,7 +236,7 @@ func parseRequest(body []byte, ms modelSpec, lim Limits) (*query, error) {
 	}
 	// Options for outputs that were not asked for are mistakes, not noise.
 	switch {
-	case len(r.Quantiles) > 0 && !q.want[outQuantiles]:
+	case r.Quantiles != nil && !q.want[outQuantiles]:
 		return nil, badf(`"quantiles" levels are given but the output "quantiles" is not asked for`)
 	case r.Y != nil && !q.want[outLogPDF] && !q.want[outCDF]:
 		return nil, badf(`"y" is given but neither output "logpdf" nor "cdf" is asked for`)
@@ -213,18 +247,20 @@ func parseRequest(body []byte, ms modelSpec, lim Limits) (*query, error) {
 	}
 	if q.want[outQuantiles] {
 		q.levels = decoreg.DefaultLevels
-		if len(r.Quantiles) > 0 {
-			q.levels = make([]float64, len(r.Quantiles))
-			for i, l := range r.Quantiles {
-				q.levels[i] = float64(l) + 0 // -0 is 0
+		if r.Quantiles != nil {
+			if len(r.Quantiles) == 0 {
+				return nil, badf(`"quantiles" is empty: give levels in [0, 1], or leave it out for the defaults`)
 			}
-		}
-		if len(q.levels) > lim.MaxQuantiles {
-			return nil, badf("%d quantile levels: at most %d per request", len(q.levels), lim.MaxQuantiles)
-		}
-		for i, l := range q.levels {
-			if !(l >= 0 && l <= 1) {
-				return nil, badf("quantiles[%d] = %v is outside [0, 1]", i, l)
+			if len(r.Quantiles) > lim.MaxQuantiles {
+				return nil, badf("%d quantile levels: at most %d per request", len(r.Quantiles), lim.MaxQuantiles)
+			}
+			q.levels = make([]float64, len(r.Quantiles))
+			for i, raw := range r.Quantiles {
+				l, err := number(raw)
+				if err != nil || !(l >= 0 && l <= 1) {
+					return nil, badf("quantiles[%d] = %s is not a number in [0, 1]", i, clip(string(raw)))
+				}
+				q.levels[i] = l + 0 // -0 is 0
 			}
 		}
 	}
@@ -233,11 +269,12 @@ func parseRequest(body []byte, ms modelSpec, lim Limits) (*query, error) {
 			return nil, badf(`outputs "logpdf" and "cdf" need "y" with one value per row: %d values for %d rows`, len(r.Y), q.rows)
 		}
 		q.y = make([]float64, len(r.Y))
-		for i, v := range r.Y {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return nil, badf("y[%d] is not a finite number", i)
+		for i, raw := range r.Y {
+			v, err := number(raw)
+			if err != nil {
+				return nil, badf("y[%d]: %v", i, err)
 			}
-			q.y[i] = float64(v)
+			q.y[i] = v
 		}
 	}
 	if q.want[outSamples] {
@@ -250,7 +287,88 @@ func parseRequest(body []byte, ms modelSpec, lim Limits) (*query, error) {
 			return nil, err
 		}
 	}
+	// The size of the answer: every number of every row.
+	per := len(q.levels) + q.n + 2*q.dens.N
+	for _, o := range []string{outMean, outMedian, outMode, outLogPDF, outCDF} {
+		if q.want[o] {
+			per++
+		}
+	}
+	if per > lim.MaxValues/q.rows {
+		return nil, badf("the answer would hold %d rows x %d numbers: at most %d numbers per request", q.rows, per, lim.MaxValues)
+	}
 	return q, nil
+}
+
+// strictDecode decodes the JSON object b into v (a pointer to a struct
+// with json tags), refusing what encoding/json lets pass: keys that match
+// a field only case-insensitively, duplicate keys, unknown keys, and
+// anything after the value. what names b in messages.
+func strictDecode(b []byte, v any, what string) error {
+	keys, err := objectKeys(b, what)
+	if err != nil {
+		return err
+	}
+	known := jsonFields(v)
+	for _, k := range keys {
+		if !known[k] {
+			return badf("%s: unknown field %q", what, clip(k))
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(v); err != nil {
+		return badf("bad JSON in %s: %v", what, jsonErr(err))
+	}
+	return nil
+}
+
+// objectKeys returns the keys of the JSON object b in order, refusing
+// duplicates, a value that is not an object, and trailing data.
+func objectKeys(b []byte, what string) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, badf("bad JSON in %s: %v", what, jsonErr(err))
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, badf("%s must be a JSON object", what)
+	}
+	var keys []string
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, badf("bad JSON in %s: %v", what, jsonErr(err))
+		}
+		k := tok.(string) // object keys are strings
+		if seen[k] {
+			return nil, badf("%s: key %q appears twice", what, clip(k))
+		}
+		seen[k] = true
+		keys = append(keys, k)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, badf("bad JSON in %s: %v", what, jsonErr(err))
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, badf("bad JSON in %s: %v", what, jsonErr(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, badf("bad JSON in %s: more than one value", what)
+	}
+	return keys, nil
+}
+
+// jsonFields returns the JSON names of the fields of the struct *v.
+func jsonFields(v any) map[string]bool {
+	t := reflect.TypeOf(v).Elem()
+	out := map[string]bool{}
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out[name] = true
+	}
+	return out
 }
 
 func firstOf(want map[string]bool, names ...string) string {
@@ -289,7 +407,7 @@ func (q *query) rowsFrom(r *Request, ms modelSpec, lim Limits) error {
 	case r.Rows != nil && r.X != nil:
 		return badf(`give the inputs as "rows" or as "x", not both`)
 	case r.Rows == nil && r.X == nil:
-		return badf(`no inputs: give "rows" (objects keyed by feature name) or "x" (arrays in feature order: %s)`, strings.Join(ms.features, ", "))
+		return badf(`no inputs: give "rows" (objects keyed by feature name) or "x" (arrays in feature order: %s)`, clipList(ms.features))
 	}
 	n := max(len(r.Rows), len(r.X))
 	if n == 0 {
@@ -303,7 +421,7 @@ func (q *query) rowsFrom(r *Request, ms modelSpec, lim Limits) error {
 	if r.X != nil {
 		for i, row := range r.X {
 			if len(row) != d {
-				return badf("x[%d] has %d values; the model takes %d features (%s)", i, len(row), d, strings.Join(ms.features, ", "))
+				return badf("x[%d] has %d values; the model takes %d features (%s)", i, len(row), d, clipList(ms.features))
 			}
 			for j, raw := range row {
 				v, err := number(raw)
@@ -319,30 +437,46 @@ func (q *query) rowsFrom(r *Request, ms modelSpec, lim Limits) error {
 	for j, f := range ms.features {
 		col[f] = j
 	}
-	for i, row := range r.Rows {
-		if row == nil {
-			return badf("rows[%d] is null", i)
+	for i, raw := range r.Rows {
+		what := fmt.Sprintf("rows[%d]", i)
+		if strings.TrimSpace(string(raw)) == "null" {
+			return badf("%s is null", what)
 		}
-		for k, raw := range row {
-			j, ok := col[k]
-			if !ok {
-				return badf("rows[%d]: unknown feature %q (the model's features are %s)", i, k, strings.Join(ms.features, ", "))
-			}
-			v, err := number(raw)
-			if err != nil {
-				return badf("rows[%d]: feature %q: %v", i, k, err)
-			}
-			q.x[i*d+j] = v
+		keys, err := objectKeys(raw, what)
+		if err != nil {
+			return err
 		}
-		if len(row) != d {
+		for _, k := range keys {
+			if _, ok := col[k]; !ok {
+				return badf("%s: unknown feature %q (the model's features are %s)", what, clip(k), clipList(ms.features))
+			}
+		}
+		if len(keys) != d {
 			for _, f := range ms.features {
-				if _, ok := row[f]; !ok {
-					return badf("rows[%d]: feature %q is missing", i, f)
+				if !slices.Contains(keys, f) {
+					return badf("%s: feature %q is missing", what, f)
 				}
 			}
 		}
+		var row map[string]json.RawMessage
+		json.Unmarshal(raw, &row) // valid: objectKeys read it
+		for _, f := range ms.features {
+			v, err := number(row[f])
+			if err != nil {
+				return badf("%s: feature %q: %v", what, f, err)
+			}
+			q.x[i*d+col[f]] = v
+		}
 	}
 	return nil
+}
+
+// clipList joins names for a message, at most 20 of them.
+func clipList(names []string) string {
+	if len(names) > 20 {
+		return strings.Join(names[:20], ", ") + fmt.Sprintf(", ... (%d in all)", len(names))
+	}
+	return strings.Join(names, ", ")
 }
 
 // number parses one feature value: a finite JSON number.
@@ -372,7 +506,7 @@ func (q *query) samplesFrom(s *SampleSpec, ms modelSpec, lim Limits) error {
 	if s == nil || s.N < 1 {
 		return badf(`output "samples" needs "samples": {"n": N} with N >= 1`)
 	}
-	if s.N > lim.MaxSamples || q.rows*s.N > lim.MaxSamples {
+	if s.N > lim.MaxSamples/q.rows {
 		return badf("%d samples for %d rows: at most %d samples per request", s.N, q.rows, lim.MaxSamples)
 	}
 	o := dist.SampleOptions{TopK: s.TopK, TopP: 1, Temperature: 1}
@@ -400,17 +534,17 @@ func (q *query) samplesFrom(s *SampleSpec, ms modelSpec, lim Limits) error {
 
 func (q *query) densityFrom(s *DensitySpec, lim Limits) error {
 	q.dens = DensitySpec{N: defaultDensityN}
-	if s == nil {
-		return nil
-	}
-	if s.N != 0 {
+	if s != nil && s.N != 0 {
 		if s.N < 2 {
 			return badf("density.n must be >= 2, have %d", s.N)
 		}
 		q.dens.N = s.N
 	}
-	if q.dens.N > lim.MaxDensity || q.rows*q.dens.N > lim.MaxDensity {
+	if q.dens.N > lim.MaxDensity/q.rows {
 		return badf("density: %d points for %d rows: at most %d points per request", q.dens.N, q.rows, lim.MaxDensity)
+	}
+	if s == nil {
+		return nil
 	}
 	if (s.Lo == nil) != (s.Hi == nil) {
 		return badf("density: give both lo and hi, or neither")

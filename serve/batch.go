@@ -30,21 +30,24 @@ var (
 
 // batcher is one model's micro-batcher: requests that arrive together are
 // predicted in one encoder pass, their rows' summaries spread over the
-// worker goroutines. A batch closes when it holds maxRows rows, when every
-// request in flight for the model is in it, or wait after its first
-// request, whichever comes first; so a lone request never waits.
+// worker goroutines. A batch closes when it holds maxRows rows, when no
+// other request is on its way (parsed and about to be queued), or wait
+// after its first request, whichever comes first; so a lone request never
+// waits.
 type batcher struct {
 	m        *decoreg.Model
 	queue    chan *job
 	wait     time.Duration
 	maxRows  int
 	workers  int
-	inflight atomic.Int64 // requests between admission and answer
+	pending atomic.Int64 // requests parsed and on their way into a batch (queued or about to be)
 	observe  func(requests, rows int)
 
 	mu     sync.RWMutex
 	closed bool
 	exited chan struct{}
+
+	slots chan struct{} // without batching: one per request being predicted
 }
 
 func newBatcher(m *decoreg.Model, o *Options, observe func(requests, rows int)) *batcher {
@@ -53,6 +56,7 @@ func newBatcher(m *decoreg.Model, o *Options, observe func(requests, rows int)) 
 		workers: o.Workers, observe: observe, exited: make(chan struct{}),
 	}
 	if o.NoBatching {
+		b.slots = make(chan struct{}, o.QueueLen)
 		close(b.exited)
 		return b
 	}
@@ -60,23 +64,42 @@ func newBatcher(m *decoreg.Model, o *Options, observe func(requests, rows int)) 
 	return b
 }
 
-// submit queues j, or returns errQueueFull or errRetired at once.
+// submit queues j, or returns errQueueFull or errRetired at once. Without
+// batching it predicts j at once on the caller's goroutine, if fewer than
+// QueueLen requests are being predicted.
 func (b *batcher) submit(j *job) error {
+	if b.slots != nil {
+		select {
+		case b.slots <- struct{}{}:
+		default:
+			return errQueueFull
+		}
+		go func() {
+			defer func() { <-b.slots }()
+			b.run([]*job{j})
+		}()
+		return nil
+	}
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if b.closed {
 		return errRetired
 	}
+	b.pending.Add(1)
 	select {
 	case b.queue <- j:
 		return nil
 	default:
+		b.pending.Add(-1)
 		return errQueueFull
 	}
 }
 
 // close stops taking jobs; the loop finishes the queued ones and exits.
 func (b *batcher) close() {
+	if b.slots != nil {
+		return
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.closed {
@@ -93,11 +116,12 @@ func (b *batcher) loop() {
 		if !ok {
 			return
 		}
+		b.pending.Add(-1)
 		batch = append(batch[:0], j)
 		rows := j.q.rows
 		open := true
 		var timer *time.Timer
-		for open && rows < b.maxRows && int64(len(batch)) < b.inflight.Load() {
+		for open && rows < b.maxRows && b.pending.Load() > 0 {
 			if timer == nil {
 				timer = time.NewTimer(b.wait)
 			}
@@ -107,6 +131,7 @@ func (b *batcher) loop() {
 					open = false
 					break
 				}
+				b.pending.Add(-1)
 				batch = append(batch, j)
 				rows += j.q.rows
 			case <-timer.C:
@@ -216,7 +241,7 @@ func answerRow(j *job, dd dist.Distribution, i int) {
 			j.panicked.CompareAndSwap(nil, &msg)
 		}
 	}()
-	j.preds[i] = j.q.answer(dd, i)
+	j.preds[i] = j.q.answer(j.ctx, dd, i)
 }
 
 // internalError is a failure that is not the client's fault (HTTP 500).

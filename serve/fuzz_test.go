@@ -24,7 +24,7 @@ func FuzzParseRequest(f *testing.F) {
 	} {
 		f.Add([]byte(s), false)
 	}
-	lim := Limits{MaxRows: 50, MaxSamples: 500, MaxQuantiles: 20, MaxDensity: 500}
+	lim := Limits{MaxRows: 50, MaxSamples: 500, MaxQuantiles: 20, MaxDensity: 500, MaxValues: 3000}
 	f.Fuzz(func(t *testing.T, body []byte, pointwise bool) {
 		ms := modelSpec{features: []string{"a", "b"}, head: decoreg.HeadDecoder}
 		if pointwise {

@@ -44,13 +44,14 @@ type entry struct {
 
 // fileStamp tells whether a model file changed: a file replaced
 // atomically (renamed over) is a new inode; one rewritten in place changes
-// size or modification time.
+// size or modification time; a chmod changes its mode (a file that could
+// not be read is tried again).
 type fileStamp struct {
 	fi os.FileInfo
 }
 
 func (a fileStamp) same(b fileStamp) bool {
-	return a.fi != nil && b.fi != nil && os.SameFile(a.fi, b.fi) &&
+	return a.fi != nil && b.fi != nil && os.SameFile(a.fi, b.fi) && a.fi.Mode() == b.fi.Mode() &&
 		a.fi.Size() == b.fi.Size() && a.fi.ModTime().Equal(b.fi.ModTime())
 }
 
@@ -80,10 +81,12 @@ type registry struct {
 	obs  func(requests, rows int)
 	log  func(format string, a ...any)
 
-	mu      sync.RWMutex
-	models  map[string]*entry
-	failed  map[string]fileStamp // files that failed to load, until they change
-	reloads func(ok bool)
+	mu     sync.RWMutex
+	models map[string]*entry
+	failed map[string]fileStamp // files that failed to load, until they change
+
+	dupLogged map[string]bool // files ignored for their name, said once (scan runs on one goroutine)
+	reloads   func(ok bool)
 }
 
 func (r *registry) get(name string) *entry {
@@ -183,7 +186,10 @@ func (r *registry) scan(dir string) (int, error) {
 			continue
 		}
 		if seen[name] {
-			r.log("%s: a model named %q is already served from this directory; ignored", path, name)
+			if !r.dupLogged[path] {
+				r.dupLogged[path] = true
+				r.log("%s: a model named %q is already served from this directory; ignored", path, name)
+			}
 			continue
 		}
 		seen[name] = true

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -189,7 +190,7 @@ func TestPredictMatchesLibrary(t *testing.T) {
 // names the problem; none is a 500.
 func TestBadRequests(t *testing.T) {
 	m := fitTiny(t, decoreg.HeadDecoder, 1)
-	_, ts := newTestServer(t, m, Options{Limits: Limits{MaxRows: 5, MaxSamples: 100}, MaxBodyBytes: 2000})
+	_, ts := newTestServer(t, m, Options{Limits: Limits{MaxRows: 5, MaxSamples: 100, MaxDensity: 300, MaxValues: 1000}, MaxBodyBytes: 20000})
 	pw := fitTiny(t, decoreg.HeadPointwise, 1)
 	_, tsp := newTestServer(t, pw, Options{})
 	u := ts.URL + "/v1/models/m/predict"
@@ -200,7 +201,20 @@ func TestBadRequests(t *testing.T) {
 	}{
 		{u, ``, 400, "empty body"},
 		{u, `{`, 400, "bad JSON"},
-		{u, `[1,2]`, 400, "bad JSON"},
+		{u, `[1,2]`, 400, "must be a JSON object"},
+		{u, `{"ROWS":[{"a":1,"b":2}]}`, 400, `unknown field "ROWS"`},
+		{u, `{"rows":[{"a":1,"b":2}],"rows":[]}`, 400, `key "rows" appears twice`},
+		{u, `{"rows":[{"a":1,"b":2,"a":3}]}`, 400, `rows[0]: key "a" appears twice`},
+		{u, `{"rows":[{"a":1,"b":2}],"outputs":["samples"],"samples":{"N":3}}`, 400, `"samples": unknown field "N"`},
+		{u, `{"rows":[{"a":1,"b":2}],"outputs":["samples"],"samples":{"n":"3"}}`, 400, `samples.n`},
+		{u, `{"rows":[{"a":1,"b":2,"` + strings.Repeat("q", 5000) + `":1}]}`, 400, `unknown feature "qqqq`},
+		{u, `{"x":[[1,2]],"outputs":["quantiles"],"quantiles":[1e400]}`, 400, "quantiles[0] = 1e400"},
+		{u, `{"x":[[1,2]],"outputs":["quantiles"],"quantiles":[]}`, 400, `"quantiles" is empty`},
+		{u, `{"x":[[1,2]],"outputs":["cdf"],"y":["x"]}`, 400, `y[0]: "x" is not a number`},
+		{u, `{"x":[[1,2]],"outputs":["cdf"],"y":[true]}`, 400, `y[0]: true is not a number`},
+		{u, `{"x":[[1,2],[1,2]],"outputs":["density"]}`, 400, "at most 300 points"},
+		{u, `{"x":[[1,2],[1,2],[1,2],[1,2],[1,2]],"outputs":["quantiles"],"quantiles":[` + strings.TrimSuffix(strings.Repeat("0.5,", 250), ",") + `]}`, 400, "at most 1000 numbers"},
+		{u, `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":9223372036854775807}}`, 400, "at most 100 samples"},
 		{u, `{"rows":[{"a":1,"b":2}]} {}`, 400, "more than one value"},
 		{u, `{"rows":[{"a":1,"b":2}],"bogus":1}`, 400, `unknown field "bogus"`},
 		{u, `{}`, 400, "no inputs"},
@@ -217,11 +231,12 @@ func TestBadRequests(t *testing.T) {
 		{u, `{"x":[[1,2],[1,2],[1,2],[1,2],[1,2],[1,2]]}`, 400, "6 rows: at most 5"},
 		{u, `{"x":[[1,2]],"outputs":["avg"]}`, 400, `unknown output "avg"`},
 		{u, `{"x":[[1,2]],"outputs":["mean","mean"]}`, 400, "twice"},
-		{u, `{"x":[[1,2]],"outputs":["quantiles"],"quantiles":[1.5]}`, 400, "outside [0, 1]"},
-		{u, `{"x":[[1,2]],"outputs":["quantiles"],"quantiles":[null]}`, 400, "outside [0, 1]"},
+		{u, `{"x":[[1,2]],"outputs":["quantiles"],"quantiles":[1.5]}`, 400, "quantiles[0] = 1.5 is not a number in [0, 1]"},
+		{u, `{"x":[[1,2]],"outputs":["quantiles"],"quantiles":[null]}`, 400, "quantiles[0] = null"},
 		{u, `{"x":[[1,2]],"outputs":["mean"],"quantiles":[0.5]}`, 400, `"quantiles" is not asked for`},
 		{u, `{"x":[[1,2]],"outputs":["logpdf"]}`, 400, `need "y"`},
-		{u, `{"x":[[1,2]],"outputs":["cdf"],"y":["+Inf"]}`, 400, "y[0] is not a finite number"},
+		{u, `{"x":[[1,2]],"outputs":["cdf"],"y":["+Inf"]}`, 400, `y[0]: "+Inf" is not a number`},
+		{u, `{"x":[[1,2]],"outputs":["cdf"],"y":[1e999]}`, 400, `y[0]: 1e999 is not a finite number`},
 		{u, `{"x":[[1,2]],"outputs":["mean"],"y":[1]}`, 400, `"y" is given`},
 		{u, `{"x":[[1,2]],"outputs":["samples"]}`, 400, `"n": N`},
 		{u, `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":101}}`, 400, "at most 100 samples"},
@@ -232,8 +247,10 @@ func TestBadRequests(t *testing.T) {
 		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"n":1}}`, 400, "density.n must be >= 2"},
 		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"lo":1}}`, 400, "both lo and hi"},
 		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"lo":1,"hi":1}}`, 400, "lo < hi"},
-		{u, `{"x":[[1e300,2]]}`, 400, "row 0"},
-		{u, `{"x":[[1,2]],"pad":"` + strings.Repeat("z", 3000) + `"}`, 413, "larger than the server's limit of 2000 bytes"},
+		{u, `{"x":[[1e300,2]]}`, 400, `row 0: feature "a"`},
+		{ts.URL + "/v1/models//predict", `{}`, 404, "no such endpoint"},
+		{ts.URL + "/v1/models/../v1/models/m/predict", `{}`, 404, "no such endpoint"},
+		{u, `{"x":[[1,2]],"pad":"` + strings.Repeat("z", 30000) + `"}`, 413, "larger than the server's limit of 20000 bytes"},
 		{ts.URL + "/v1/models/nope/predict", `{}`, 404, `no model "nope"`},
 		{ts.URL + "/v2/models", `{}`, 404, "no such endpoint"},
 		{tsp.URL + "/v1/models/m/predict", `{"x":[[1,2]],"outputs":["logpdf"],"y":[1]}`, 400, "pointwise model has no density"},
@@ -572,8 +589,7 @@ func TestGracefulShutdown(t *testing.T) {
 		json.Unmarshal(b, &r)
 		res <- result{code, len(r.Predictions)}
 	}()
-	e := s.reg.get("m")
-	for e.b.inflight.Load() == 0 {
+	for b, _, _ := s.BatchTotals(); b == 0; b, _, _ = s.BatchTotals() { // the request is being predicted
 		time.Sleep(time.Millisecond)
 	}
 	cancel()
@@ -585,5 +601,143 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	if _, err := http.Post(url, "application/json", strings.NewReader(`{"x":[[1,2]]}`)); err == nil {
 		t.Error("a request after the shutdown was answered")
+	}
+}
+
+// rawPost sends the headers of a POST now and returns a function that
+// sends the body and reads the answer's status line and body.
+func rawPost(t *testing.T, addr, path, body string) func() (string, string) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n", path, len(body))
+	return func() (string, string) {
+		defer c.Close()
+		io.WriteString(c, body)
+		b, _ := io.ReadAll(c)
+		head, rest, _ := strings.Cut(string(b), "\r\n\r\n")
+		status, _, _ := strings.Cut(head, "\r\n")
+		return status, rest
+	}
+}
+
+// TestReplacedWhileUploading: a model replaced by one with other features
+// while a request's body is on its way answers with the new model, reading
+// the row by the names the client gave.
+func TestReplacedWhileUploading(t *testing.T) {
+	dir := t.TempDir()
+	m1 := fitTiny(t, decoreg.HeadRiemann, 1)
+	m2 := fitTiny(t, decoreg.HeadRiemann, 2)
+	m2.SetNames([]string{"b", "a"}, "y") // the same features, the other order
+	saveModel(t, m1, filepath.Join(dir, "s.model"))
+	s, ts := newTestServer(t, nil, Options{Models: dir, ReloadEvery: 5 * time.Millisecond})
+	finish := rawPost(t, strings.TrimPrefix(ts.URL, "http://"), "/v1/models/s/predict", `{"rows":[{"a":1,"b":0}],"outputs":["mean"]}`)
+	tmp := filepath.Join(dir, ".s.new")
+	saveModel(t, m2, tmp)
+	os.Rename(tmp, filepath.Join(dir, "s.model"))
+	for end := time.Now().Add(5 * time.Second); s.reg.get("s").spec.features[0] != "b"; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("no reload")
+		}
+	}
+	status, body := finish()
+	want, _ := m2.Predict([][]float64{{0, 1}}, decoreg.PredictOptions{Outputs: decoreg.OutMean}) // b=0, a=1
+	if !strings.Contains(status, "200") || !eq(*decode(t, []byte(body)).Predictions[0].Mean, want.Mean[0]) {
+		t.Errorf("%s %s; want the new model's mean %v", status, body, want.Mean[0])
+	}
+}
+
+// TestStalledUploadsDoNotDelay: requests still uploading their bodies do
+// not hold a batch open: a lone complete request is answered at once.
+func TestStalledUploadsDoNotDelay(t *testing.T) {
+	m := fitTiny(t, decoreg.HeadMDN, 1)
+	_, ts := newTestServer(t, m, Options{BatchWait: 2 * time.Second})
+	addr := strings.TrimPrefix(ts.URL, "http://")
+	for range 3 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST /v1/models/m/predict HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"x\":")
+	}
+	time.Sleep(50 * time.Millisecond)
+	start := time.Now()
+	if code, b, _ := post(t, ts.URL+"/v1/models/m/predict", `{"x":[[1,2]],"outputs":["mean"]}`); code != 200 {
+		t.Fatalf("%d %s", code, b)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("a lone request took %v behind stalled uploads (batch wait 2s)", d)
+	}
+}
+
+// TestTimeoutStopsWork: a request past its deadline stops computing, so
+// the next request is not stuck behind it; the default quantile levels do
+// not count against MaxQuantiles; a density grid on huge bounds stays
+// finite.
+func TestTimeoutStopsWork(t *testing.T) {
+	m := fitTiny(t, decoreg.HeadDecoder, 1)
+	_, ts := newTestServer(t, m, Options{RequestTimeout: time.Second, Limits: Limits{MaxQuantiles: 2, MaxDensity: 1 << 24, MaxValues: 1 << 26}})
+	code, b, _ := post(t, ts.URL+"/v1/models/m/predict", `{"x":[[1,2]],"outputs":["density"],"density":{"n":3000000}}`)
+	if code != 503 {
+		t.Errorf("a density of 3M points: %d %.100s", code, b)
+	}
+	start := time.Now()
+	if code, b, _ := post(t, ts.URL+"/v1/models/m/predict", `{"x":[[1,2]]}`); code != 200 {
+		t.Errorf("the next request: %d %s", code, b)
+	}
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Logf("the next request took %v", d)
+	}
+	code, b, _ = post(t, ts.URL+"/v1/models/m/predict", `{"x":[[1,2]],"outputs":["density"],"density":{"n":5,"lo":-8e307,"hi":8e307}}`)
+	if code != 200 {
+		t.Fatalf("%d %s", code, b)
+	}
+	ys := decode(t, b).Predictions[0].Density.Y
+	for k, y := range ys {
+		if v := float64(y); math.IsInf(v, 0) || v < -8e307 || v > 8e307 || k > 0 && !(v > float64(ys[k-1])) {
+			t.Errorf("grid %v", ys)
+			break
+		}
+	}
+}
+
+// TestGraceExpires: past the grace period, the work still running is
+// cancelled, its client gets 503, and Serve returns DeadlineExceeded soon.
+func TestGraceExpires(t *testing.T) {
+	m := fitTiny(t, decoreg.HeadDecoder, 1)
+	path := filepath.Join(t.TempDir(), "m.model")
+	saveModel(t, m, path)
+	s, err := New(Options{Model: path, Log: quietLog(), Limits: Limits{MaxDensity: 1 << 24, MaxValues: 1 << 26}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln, 100*time.Millisecond) }()
+	codes := make(chan int, 1)
+	go func() {
+		code, _, _ := post(t, "http://"+ln.Addr().String()+"/v1/models/m/predict", `{"x":[[1,2]],"outputs":["density"],"density":{"n":16000000}}`)
+		codes <- code
+	}()
+	for b, _, _ := s.BatchTotals(); b == 0; b, _, _ = s.BatchTotals() {
+		time.Sleep(time.Millisecond)
+	}
+	start := time.Now()
+	cancel()
+	if err := <-served; !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Serve: %v, want DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("shutdown took %v with a grace of 100ms", d)
+	}
+	if code := <-codes; code != 503 && code != 0 {
+		t.Errorf("the cancelled request: %d", code)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
 	"runtime"
 	"strconv"
 	"sync"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"decoreg"
 )
 
 // Options configure a Server. The zero value of a field means its default.
@@ -55,6 +58,9 @@ type Options struct {
 	Log *log.Logger
 }
 
+// MaxQueueLen is the largest Options.QueueLen.
+const MaxQueueLen = 1 << 20
+
 func (o Options) withDefaults() Options {
 	if o.ReloadEvery <= 0 {
 		o.ReloadEvery = time.Second
@@ -90,7 +96,7 @@ type Server struct {
 	opts    Options
 	reg     *registry
 	metrics *metrics
-	mux     *http.ServeMux
+	mux     http.Handler
 
 	closing   atomic.Bool
 	stopWatch chan struct{}
@@ -103,12 +109,23 @@ type Server struct {
 // model loads is an error, and files that fail are logged and skipped.
 func New(o Options) (*Server, error) {
 	o = o.withDefaults()
+	if err := o.Limits.check(); err != nil {
+		return nil, err
+	}
+	switch {
+	case o.QueueLen > MaxQueueLen:
+		return nil, fmt.Errorf("serve: QueueLen = %d is above its maximum %d", o.QueueLen, MaxQueueLen)
+	case o.MaxBatchRows > MaxLimits.MaxRows:
+		return nil, fmt.Errorf("serve: MaxBatchRows = %d is above its maximum %d", o.MaxBatchRows, MaxLimits.MaxRows)
+	case o.Workers > 4096:
+		return nil, fmt.Errorf("serve: Workers = %d is above its maximum 4096", o.Workers)
+	}
 	if (o.Model == "") == (o.Models == "") {
 		return nil, errors.New("serve: give a model file or a model directory, not both or neither")
 	}
 	s := &Server{opts: o, metrics: newMetrics(), stopWatch: make(chan struct{}), watchDone: make(chan struct{})}
 	s.reg = &registry{
-		opts: &s.opts, models: map[string]*entry{}, failed: map[string]fileStamp{},
+		opts: &s.opts, models: map[string]*entry{}, failed: map[string]fileStamp{}, dupLogged: map[string]bool{},
 		obs: s.metrics.observeBatch, log: o.Log.Printf,
 		reloads: func(ok bool) { s.metrics.reload(ok) },
 	}
@@ -184,10 +201,13 @@ func (s *Server) Models() []ModelInfo { return s.reg.list() }
 func (s *Server) Handler() http.Handler { return s.mux }
 
 // Serve answers on ln until ctx is done, then shuts down gracefully: it
-// stops accepting, answers 503 to new requests on open connections,
-// finishes the requests in flight (waiting at most grace), and returns nil
-// after a clean shutdown.
+// stops accepting, answers 503 to new requests on open connections, and
+// finishes the requests in flight. Past grace it cancels those still
+// running (their clients get 503), closes the connections and returns
+// context.DeadlineExceeded; after a clean shutdown it returns nil.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	base, cancelBase := context.WithCancel(context.Background())
+	defer cancelBase()
 	hs := &http.Server{
 		Handler:           s.mux,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -196,6 +216,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          s.opts.Log,
+		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -209,6 +230,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err := hs.Shutdown(sctx)
+	if err != nil {
+		// Past grace: stop the work still running, give its requests a
+		// moment to answer 503, then drop the connections.
+		cancelBase()
+		wait, cancelWait := context.WithTimeout(context.Background(), time.Second)
+		hs.Shutdown(wait)
+		cancelWait()
+		hs.Close()
+	}
 	<-errc
 	s.Close()
 	return err
@@ -268,11 +298,20 @@ func (s *Server) routes() {
 		w.Write(page)
 		return http.StatusOK
 	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		code := writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s (see GET /v1/models and POST /v1/models/{name}/predict)", r.URL.Path))
+	notFound := func(w http.ResponseWriter, r *http.Request) {
+		code := writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s (see GET /v1/models and POST /v1/models/{name}/predict)", clip(r.URL.Path)))
 		s.metrics.observeRequest("other", code, 0)
+	}
+	mux.HandleFunc("/", notFound)
+	// ServeMux redirects unclean paths (//, /./, /../) with a 307 that is
+	// not JSON: answer them 404 here instead.
+	s.mux = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p == "" || p[0] != '/' || path.Clean(p) != p && p != "/" {
+			notFound(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
 	})
-	s.mux = mux
 }
 
 func (s *Server) listModels(w http.ResponseWriter, _ *http.Request) int {
@@ -285,12 +324,9 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 		return writeError(w, http.StatusServiceUnavailable, "shutting down")
 	}
 	name := r.PathValue("name")
-	e := s.reg.get(name)
-	if e == nil {
-		return writeError(w, http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)", name))
+	if s.reg.get(name) == nil {
+		return s.noModel(w, name)
 	}
-	e.b.inflight.Add(1)
-	defer func() { e.b.inflight.Add(-1) }()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	if err != nil {
 		var mb *http.MaxBytesError
@@ -299,60 +335,73 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 		}
 		return writeError(w, http.StatusBadRequest, "reading the body: "+err.Error())
 	}
-	q, err := parseRequest(body, e.spec, s.opts.Limits)
-	if err != nil {
-		return writeError(w, http.StatusBadRequest, err.Error())
-	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 	defer cancel()
-	j := &job{ctx: ctx, q: q, done: make(chan struct{})}
-	if s.opts.NoBatching {
-		e.b.run([]*job{j})
-	} else {
-		for try := 0; ; try++ {
-			err = e.b.submit(j)
-			if err == errRetired && try == 0 {
-				// Replaced between lookup and submit: the new version answers.
-				if e2 := s.reg.get(name); e2 != nil && e2 != e {
-					e.b.inflight.Add(-1)
-					e = e2
-					e.b.inflight.Add(1)
-					continue
-				}
-			}
-			if err != nil {
-				w.Header().Set("Retry-After", "1")
-				return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("model %q cannot take more requests now: %v", name, err))
-			}
+	// The body is parsed against the model that will answer it: if the
+	// model is replaced between parsing and queueing, the new version
+	// parses it again (its features may differ).
+	var e *entry
+	var j *job
+	for try := 0; ; try++ {
+		if e = s.reg.get(name); e == nil {
+			return s.noModel(w, name)
+		}
+		q, err := parseRequest(body, e.spec, s.opts.Limits)
+		if err != nil {
+			return writeError(w, http.StatusBadRequest, err.Error())
+		}
+		j = &job{ctx: ctx, q: q, done: make(chan struct{})}
+		// Queued once parsed: a batch never waits for a request that is
+		// still uploading.
+		err = e.b.submit(j)
+		if err == nil {
 			break
 		}
-		select {
-		case <-j.done:
-		case <-ctx.Done():
+		if err == errRetired && try < 3 {
+			continue
 		}
+		w.Header().Set("Retry-After", "1")
+		return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("model %q cannot take more requests now: %v", name, err))
 	}
 	select {
 	case <-j.done:
 		err = j.err
-	default: // timed out or cancelled; the batch drops the job's rows
-		err = ctx.Err()
+	case <-ctx.Done():
+		select {
+		case <-j.done:
+			err = j.err
+		default: // the batch drops the job's remaining rows
+			err = ctx.Err()
+		}
 	}
 	if err != nil {
 		var ie *internalError
+		var de *decoreg.DataError
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
 			w.Header().Set("Retry-After", "1")
 			return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the request took longer than the server's limit of %v", s.opts.RequestTimeout))
 		case errors.Is(err, context.Canceled):
+			if s.closing.Load() {
+				w.Header().Set("Retry-After", "1")
+				return writeError(w, http.StatusServiceUnavailable, "shut down before the request was answered")
+			}
 			return 499 // the client went away; nothing to write
 		case errors.As(err, &ie):
 			s.opts.Log.Printf("model %q: %v", name, err)
 			return writeError(w, http.StatusInternalServerError, err.Error())
-		default: // a *decoreg.DataError: an input the network overflows on
+		case errors.As(err, &de) && de.Row >= 0 && de.Column >= 0 && de.Column < len(e.spec.features):
+			// An input the network overflows on, named as the client named it.
+			return writeError(w, http.StatusBadRequest, fmt.Sprintf("row %d: feature %q: %v", de.Row, e.spec.features[de.Column], de.Err))
+		default:
 			return writeError(w, http.StatusBadRequest, err.Error())
 		}
 	}
 	return writeJSON(w, http.StatusOK, Response{Model: name, Predictions: j.preds})
+}
+
+func (s *Server) noModel(w http.ResponseWriter, name string) int {
+	return writeError(w, http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)", clip(name)))
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) int {

@@ -115,8 +115,10 @@ func runBenchServe(args []string) error {
 		return err
 	}
 	switch {
-	case *requests < 1:
-		return usagef("bench serve: --requests must be >= 1, have %d", *requests)
+	case *requests < 1 || *requests > 1e7:
+		return usagef("bench serve: --requests must be in [1, 10000000], have %d", *requests)
+	case *warmup > 1e7:
+		return usagef("bench serve: --warmup must be at most 10000000, have %d", *warmup)
 	case *warmup < 0:
 		return usagef("bench serve: --warmup must be >= 0, have %d", *warmup)
 	}
@@ -136,6 +138,9 @@ func runBenchServe(args []string) error {
 		outputs[i] = strings.TrimSpace(o)
 		if !slices.Contains(serve.Outputs, outputs[i]) || outputs[i] == "logpdf" || outputs[i] == "cdf" {
 			return usagef("bench serve: --outputs: %q is not one of mean, median, mode, quantiles, samples, density", o)
+		}
+		if slices.Contains(outputs[:i], outputs[i]) {
+			return usagef("bench serve: --outputs: %q appears twice", o)
 		}
 	}
 
@@ -257,6 +262,17 @@ func benchServeOnce(path string, body []byte, rows, clients, n, warmup int, batc
 		}
 		wg.Wait()
 		return int(bad.Load()), time.Since(start).Seconds()
+	}
+	// One request first: one the server refuses (too large for its
+	// limits, say) would make every timed request an error.
+	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("bench serve: %v", err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, usagef("bench serve: the server refuses the request of %d rows: %d %s", rows, resp.StatusCode, strings.TrimSpace(string(b)))
 	}
 	if warmup > 0 {
 		run(warmup, nil)

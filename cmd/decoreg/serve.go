@@ -52,7 +52,8 @@ holds every request in flight for its model, --max-batch-rows rows, or
 past --timeout per request, the answer is 503 with Retry-After; bodies over
 --max-body are 413; bad input is 400 with a message naming the field, row
 or feature. SIGINT or SIGTERM stops accepting, finishes the requests in
-flight (up to --grace) and exits 0.`,
+flight (up to --grace; past it they are cancelled and answered 503, and
+serve exits 1) and exits 0; a second signal stops it at once.`,
 	Run: runServe,
 }
 
@@ -63,6 +64,7 @@ var serveF struct {
 	reload                        time.Duration
 	maxBatchRows, queue, workers  int
 	maxRows, maxSamples, maxQuant int
+	maxDensity, maxValues         int
 	maxBody                       int64
 }
 
@@ -75,7 +77,7 @@ func init() {
 	fs.BoolVar(&f.noBatching, "no-batching", false, "predict every request on its own (for comparison)")
 	fs.DurationVar(&f.batchWait, "batch-wait", 2*time.Millisecond, "the longest a batch waits for more requests after its first")
 	fs.IntVar(&f.maxBatchRows, "max-batch-rows", 1024, "close a batch once it holds this many rows")
-	fs.IntVar(&f.queue, "queue", 1024, "requests waiting per model before the server answers 503")
+	fs.IntVar(&f.queue, "queue", 1024, "requests waiting per model (with --no-batching: being predicted) before the server answers 503")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines computing a batch's rows (0: one per core)")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-request deadline (503 past it)")
 	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGINT or SIGTERM, how long to wait for the requests in flight")
@@ -83,6 +85,8 @@ func init() {
 	fs.IntVar(&f.maxRows, "max-rows", serve.DefaultLimits.MaxRows, "rows per request")
 	fs.IntVar(&f.maxSamples, "max-samples", serve.DefaultLimits.MaxSamples, "samples per request (rows x n)")
 	fs.IntVar(&f.maxQuant, "max-quantiles", serve.DefaultLimits.MaxQuantiles, "quantile levels per request")
+	fs.IntVar(&f.maxDensity, "max-density", serve.DefaultLimits.MaxDensity, "density points per request (rows x n)")
+	fs.IntVar(&f.maxValues, "max-values", serve.DefaultLimits.MaxValues, "numbers in an answer, all outputs of all rows")
 	fs.Int64Var(&f.maxBody, "max-body", 4<<20, "request body limit in bytes (413 past it)")
 }
 
@@ -104,21 +108,27 @@ func runServe(cmd *Command, args []string) error {
 		return inputf(name, "--grace must be >= 0, have %v", f.grace)
 	case f.reload <= 0:
 		return inputf(name, "--reload-every must be > 0, have %v", f.reload)
-	case f.workers < 0:
-		return inputf(name, "--workers must be >= 0, have %d", f.workers)
 	case f.maxBody < 1:
 		return inputf(name, "--max-body must be >= 1, have %d", f.maxBody)
 	}
+	lim := serve.MaxLimits
 	for _, c := range []struct {
-		flag string
-		v    int
-	}{{"max-batch-rows", f.maxBatchRows}, {"queue", f.queue}, {"max-rows", f.maxRows}, {"max-samples", f.maxSamples}, {"max-quantiles", f.maxQuant}} {
-		if c.v < 1 {
-			return inputf(name, "--%s must be >= 1, have %d", c.flag, c.v)
+		flag   string
+		v, max int
+	}{
+		{"max-batch-rows", f.maxBatchRows, lim.MaxRows}, {"queue", f.queue, serve.MaxQueueLen}, {"workers", max1(f.workers), 4096},
+		{"max-rows", f.maxRows, lim.MaxRows}, {"max-samples", f.maxSamples, lim.MaxSamples},
+		{"max-quantiles", f.maxQuant, lim.MaxQuantiles}, {"max-density", f.maxDensity, lim.MaxDensity}, {"max-values", f.maxValues, lim.MaxValues},
+	} {
+		if c.v < 1 || c.v > c.max {
+			return inputf(name, "--%s must be in [1, %d], have %d", c.flag, c.max, c.v)
 		}
 	}
+	if f.maxBody > 1<<30 {
+		return inputf(name, "--max-body must be at most %d (1 GiB), have %d", 1<<30, f.maxBody)
+	}
 	if f.noBatching {
-		for _, fl := range []string{"batch-wait", "max-batch-rows", "queue"} {
+		for _, fl := range []string{"batch-wait", "max-batch-rows"} {
 			if isSet(fs, fl) {
 				return inputf(name, "--%s is for batching; it has no effect with --no-batching", fl)
 			}
@@ -137,7 +147,8 @@ func runServe(cmd *Command, args []string) error {
 	logger := log.New(errOut, "decoreg serve: ", log.LstdFlags)
 	s, err := serve.New(serve.Options{
 		Model: f.model, Models: f.models, ReloadEvery: f.reload,
-		Limits:       serve.Limits{MaxRows: f.maxRows, MaxSamples: f.maxSamples, MaxQuantiles: f.maxQuant},
+		Limits: serve.Limits{MaxRows: f.maxRows, MaxSamples: f.maxSamples, MaxQuantiles: f.maxQuant,
+			MaxDensity: f.maxDensity, MaxValues: f.maxValues},
 		MaxBodyBytes: f.maxBody, RequestTimeout: f.timeout,
 		NoBatching: f.noBatching, BatchWait: f.batchWait, MaxBatchRows: f.maxBatchRows,
 		QueueLen: f.queue, Workers: f.workers, Log: logger,
@@ -156,13 +167,25 @@ func runServe(cmd *Command, args []string) error {
 	logger.Printf("listening on http://%s (Ctrl-C or SIGTERM to stop)", ln.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal kills the process at once
+	}()
 	err = s.Serve(ctx, ln, f.grace)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("serve: requests still in flight after --grace %v: %w", f.grace, err)
+		return fmt.Errorf("serve: requests still in flight after --grace %v were cancelled (answered 503)", f.grace)
 	case err != nil:
 		return fmt.Errorf("serve: %w", err)
 	}
 	logger.Printf("shut down cleanly")
 	return nil
+}
+
+// max1 is v, or 1 for 0 (a flag where 0 means "the default").
+func max1(v int) int {
+	if v == 0 {
+		return 1
+	}
+	return v
 }
