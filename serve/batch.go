@@ -35,13 +35,13 @@ var (
 // after its first request, whichever comes first; so a lone request never
 // waits.
 type batcher struct {
-	m        *decoreg.Model
-	queue    chan *job
-	wait     time.Duration
-	maxRows  int
-	workers  int
+	m       *decoreg.Model
+	queue   chan *job
+	wait    time.Duration
+	maxRows int
+	workers int
 	pending atomic.Int64 // requests parsed and on their way into a batch (queued or about to be)
-	observe  func(requests, rows int)
+	observe func(requests, rows int)
 
 	mu     sync.RWMutex
 	closed bool
