@@ -24,8 +24,17 @@ object on standard output:
 	kendall_tau  Kendall's tau-b between point estimates and targets
 	clipped      targets outside the training range (clipped to it for the NLL)
 	point        the point estimate: mean, median or mode
+	coverage     for the central predictive intervals of mass 0.5, 0.8, 0.9
+	             and 0.95 (from the (1-c)/2 to the (1+c)/2 quantile), the
+	             fraction of targets inside: {"0.5": ..., "0.8": ..., ...};
+	             calibrated predictions cover about c
+	interval_width  the same intervals' mean width, in units of y
+	pit_ece      PIT calibration error: with p_i = F_i(y_i), the predictive
+	             CDF at the target, the mean over q = 0.05, 0.10, ..., 0.95 of
+	             |fraction of rows with p_i <= q - q|; 0 when calibrated
 
-nll and nll_u are null for the pointwise head, which has no density.
+nll, nll_u, coverage, interval_width and pit_ece are null for the pointwise
+head, which has no distribution beyond its point.
 
 FILE is CSV with a header (optionally gzipped). When the model recorded the
 names of its columns (models trained by 'decoreg train' do), columns are

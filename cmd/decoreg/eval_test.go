@@ -24,13 +24,33 @@ func evalObject(t *testing.T, out string) map[string]any {
 	if err := json.Unmarshal([]byte(out), &e); err != nil {
 		t.Fatalf("eval output is not JSON: %v: %s", err, out)
 	}
-	for _, k := range []string{"n", "nll", "nll_u", "nll_token", "mse", "rel_mse", "kendall_tau", "clipped", "point"} {
+	keys := []string{"n", "nll", "nll_u", "nll_token", "mse", "rel_mse", "kendall_tau", "clipped", "point", "coverage", "interval_width", "pit_ece"}
+	for _, k := range keys {
 		if _, ok := e[k]; !ok {
 			t.Errorf("eval output lacks %q: %s", k, out)
 		}
 	}
-	if len(e) != 9 {
-		t.Errorf("eval output has %d fields, want 9: %s", len(e), out)
+	if len(e) != len(keys) {
+		t.Errorf("eval output has %d fields, want %d: %s", len(e), len(keys), out)
+	}
+	// Coverage and widths: one value per central level (null without a
+	// distribution), coverage a fraction, wider for more mass.
+	if cov, ok := e["coverage"].(map[string]any); ok {
+		w := e["interval_width"].(map[string]any)
+		prev := -1.0
+		for _, l := range []string{"0.5", "0.8", "0.9", "0.95"} {
+			c, _ := cov[l].(float64)
+			wl, _ := w[l].(float64)
+			if !(c >= 0 && c <= 1) || !(wl >= prev) {
+				t.Errorf("coverage[%s] = %v, interval_width[%s] = %v: %s", l, cov[l], l, w[l], out)
+			}
+			prev = wl
+		}
+		if len(cov) != 4 || len(w) != 4 {
+			t.Errorf("coverage or interval_width without 4 levels: %s", out)
+		}
+	} else if e["coverage"] != nil || e["pit_ece"] != nil {
+		t.Errorf("coverage without a distribution: %s", out)
 	}
 	return e
 }

@@ -1,0 +1,79 @@
+package decoreg
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestEvaluateCalibration: on targets that do not depend on x (y ~ N(1,
+// 0.5²)), a fitted density head predicts the marginal, so its central
+// intervals cover about their mass of fresh targets, their widths are near
+// the normal's, and the PIT values are near uniform. The pointwise head
+// reports no calibration.
+func TestEvaluateCalibration(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	draw := func(n int) ([]float64, []float64) {
+		x, y := make([]float64, n), make([]float64, n)
+		for i := range n {
+			x[i] = r.Float64()
+			y[i] = 1 + 0.5*r.NormFloat64()
+		}
+		return x, y
+	}
+	xTr, yTr := draw(4000)
+	xTe, yTe := draw(3000)
+	for _, h := range []Head{HeadRiemann, HeadMDN, HeadDecoder} {
+		cfg := Config{Head: h, EncLayers: 1, EncWidth: 16, MaxEpochs: 8, Seed: 1, Threads: 1, Bins: 32}
+		if h == HeadDecoder {
+			cfg.Vocab = "normalized:base=4,length=4"
+		}
+		m, err := FitFlat(context.Background(), xTr, len(yTr), 1, yTr, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := m.Evaluate(xTe, len(yTe), yTe, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			key  string
+			mass float64
+		}{{"0.5", 0.5}, {"0.8", 0.8}, {"0.9", 0.9}, {"0.95", 0.95}} {
+			cov, ok := e.Coverage[c.key]
+			if !ok || math.Abs(cov-c.mass) > 0.05 {
+				t.Errorf("%s: coverage[%s] = %v", h, c.key, cov)
+			}
+			want := 2 * 0.5 * math.Sqrt2 * math.Erfinv(c.mass) // the normal's central interval
+			if w := e.IntervalWidth[c.key]; math.Abs(w-want) > 0.2*want {
+				t.Errorf("%s: interval_width[%s] = %v, the normal's %v", h, c.key, w, want)
+			}
+		}
+		if !(e.PITError < 0.05) {
+			t.Errorf("%s: pit_ece = %v", h, e.PITError)
+		}
+		b, _ := json.Marshal(e)
+		if !strings.Contains(string(b), `"coverage":{"0.5":`) || !strings.Contains(string(b), `"pit_ece":0.`) {
+			t.Errorf("%s: JSON %s", h, b)
+		}
+	}
+	m, err := FitFlat(context.Background(), xTr, len(yTr), 1, yTr, Config{Head: HeadPointwise, EncLayers: 1, EncWidth: 8, MaxEpochs: 2, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := m.Evaluate(xTe, len(yTe), yTe, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(e)
+	if e.Coverage != nil || !math.IsNaN(e.PITError) || !strings.Contains(string(b), `"coverage":null,"interval_width":null`) || !strings.Contains(string(b), `"pit_ece":null`) {
+		t.Errorf("pointwise: %s", b)
+	}
+	var back Eval
+	if err := json.Unmarshal(b, &back); err != nil || !math.IsNaN(back.PITError) {
+		t.Errorf("round trip: %v %v", err, back.PITError)
+	}
+}
