@@ -9,12 +9,13 @@ import (
 	"testing"
 )
 
-// TestEvaluateCalibration: on targets that do not depend on x (y ~ N(1,
-// 0.5²)), a fitted density head predicts the marginal, so its central
-// intervals cover about their mass of fresh targets, their widths are near
-// the normal's, and the PIT values are near uniform. The pointwise head
-// reports no calibration.
-func TestEvaluateCalibration(t *testing.T) {
+// TestCalibration: on targets that do not depend on x (y ~ N(1, 0.5²)), a
+// fitted density head predicts the marginal, so its central intervals
+// cover about their mass of fresh targets, their widths are near the
+// normal's, the PIT values are near uniform, and the mean CRPS is near the
+// normal's expected score sigma/sqrt(pi). The pointwise head reports no
+// calibration.
+func TestCalibration(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	draw := func(n int) ([]float64, []float64) {
 		x, y := make([]float64, n), make([]float64, n)
@@ -35,9 +36,15 @@ func TestEvaluateCalibration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := m.Evaluate(xTe, len(yTe), yTe, "")
+		e, err := m.Calibration(xTe, len(yTe), yTe)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if want := 0.5 / math.Sqrt(math.Pi); math.Abs(e.CRPS-want) > 0.1*want || !(e.CRPSBound >= 0 && e.CRPSBound < 0.01) {
+			t.Errorf("%s: crps %v (bound %v), the normal's %v", h, e.CRPS, e.CRPSBound, want)
+		}
+		if len(e.PIT) != len(yTe) {
+			t.Errorf("%s: %d PIT values", h, len(e.PIT))
 		}
 		for _, c := range []struct {
 			key  string
@@ -64,16 +71,15 @@ func TestEvaluateCalibration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := m.Evaluate(xTe, len(yTe), yTe, "")
+	e, err := m.Calibration(xTe, len(yTe), yTe)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(e)
-	if e.Coverage != nil || !math.IsNaN(e.PITError) || !strings.Contains(string(b), `"coverage":null,"interval_width":null`) || !strings.Contains(string(b), `"pit_ece":null`) {
+	if e.Coverage != nil || !math.IsNaN(e.PITError) || string(b) != `{"n":3000,"coverage":null,"interval_width":null,"crps":null,"crps_bound":null,"pit_ece":null}` {
 		t.Errorf("pointwise: %s", b)
 	}
-	var back Eval
-	if err := json.Unmarshal(b, &back); err != nil || !math.IsNaN(back.PITError) {
-		t.Errorf("round trip: %v %v", err, back.PITError)
+	if _, err := m.Calibration(xTe, 2, yTe[:2]); err == nil {
+		t.Error("2 targets for 3000 rows of x accepted")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 
 	"decoreg/dist"
 	"decoreg/internal/head"
@@ -270,17 +269,6 @@ type Eval struct {
 	KendallTau float64 `json:"kendall_tau"`
 	Clipped    int     `json:"clipped"` // targets outside the training range (clipped to it for the NLL)
 	Point      string  `json:"point"`   // the point estimate used for MSE and tau
-
-	// Calibration (nil or NaN for the pointwise head). Coverage holds, for
-	// each central predictive interval of metrics.CentralLevels (keyed
-	// "0.5", "0.8", "0.9", "0.95"; the interval of level c runs from the
-	// (1-c)/2 to the (1+c)/2 quantile), the fraction of targets inside it,
-	// and IntervalWidth its mean width in y units. PITError is
-	// metrics.PITError of the targets' predictive CDF values: 0 for
-	// calibrated predictions, up to 0.5.
-	Coverage      map[string]float64 `json:"coverage"`
-	IntervalWidth map[string]float64 `json:"interval_width"`
-	PITError      float64            `json:"pit_ece"`
 }
 
 // evalJSON is Eval's JSON form: its float fields shadow Eval's.
@@ -291,7 +279,6 @@ type evalJSON struct {
 	NLLToken   jsonfloat.Float `json:"nll_token"`
 	MSE        jsonfloat.Float `json:"mse"`
 	RelMSE     jsonfloat.Float `json:"rel_mse"`
-	PITError   jsonfloat.Float `json:"pit_ece"`
 	KendallTau jsonfloat.Float `json:"kendall_tau"`
 }
 
@@ -300,19 +287,18 @@ type plainEval Eval // Eval without its methods
 // MarshalJSON implements json.Marshaler.
 func (e Eval) MarshalJSON() ([]byte, error) {
 	return json.Marshal(evalJSON{(*plainEval)(&e), jsonfloat.Float(e.NLL), jsonfloat.Float(e.NLLU),
-		jsonfloat.Float(e.NLLToken), jsonfloat.Float(e.MSE), jsonfloat.Float(e.RelMSE), jsonfloat.Float(e.PITError), jsonfloat.Float(e.KendallTau)})
+		jsonfloat.Float(e.NLLToken), jsonfloat.Float(e.MSE), jsonfloat.Float(e.RelMSE), jsonfloat.Float(e.KendallTau)})
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (e *Eval) UnmarshalJSON(b []byte) error {
 	nan := jsonfloat.Float(math.NaN())
-	j := evalJSON{(*plainEval)(e), nan, nan, nan, nan, nan, nan, nan}
+	j := evalJSON{(*plainEval)(e), nan, nan, nan, nan, nan, nan}
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
 	e.NLL, e.NLLU, e.NLLToken = float64(j.NLL), float64(j.NLLU), float64(j.NLLToken)
 	e.MSE, e.RelMSE, e.KendallTau = float64(j.MSE), float64(j.RelMSE), float64(j.KendallTau)
-	e.PITError = float64(j.PITError)
 	return nil
 }
 
@@ -328,9 +314,8 @@ func (m *Model) DefaultPoint() string {
 
 // Evaluate computes the NLL (both units), the cross-entropy per token, and
 // the MSE, relative MSE and Kendall's tau of the point estimate point
-// ("mean", "median", "mode"; "" for DefaultPoint) on rows x with targets y,
-// and the calibration of the predictive distributions: the coverage and
-// width of central intervals and the PIT calibration error (see Eval).
+// ("mean", "median", "mode"; "" for DefaultPoint) on rows x with targets y.
+// Calibration scores the predictive distributions themselves.
 func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eval, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
@@ -357,16 +342,7 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 			return nil, dataErr(i, -1, ErrBadInput, "the target is %v", v)
 		}
 	}
-	if m.h.Density {
-		// The central intervals' quantiles, and the distributions for the
-		// targets' CDF values.
-		out |= OutQuantiles | OutDist
-	}
-	levels := make([]float64, 0, 2*len(metrics.CentralLevels))
-	for _, c := range metrics.CentralLevels {
-		levels = append(levels, (1-c)/2, (1+c)/2)
-	}
-	p, err := m.PredictFlat(x, rows, PredictOptions{Outputs: out, Levels: levels})
+	p, err := m.PredictFlat(x, rows, PredictOptions{Outputs: out})
 	if err != nil {
 		return nil, err
 	}
@@ -377,21 +353,7 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 	case "mode":
 		pred = p.Mode
 	}
-	e := &Eval{N: rows, Point: point, PITError: math.NaN()}
-	if p.Dist != nil {
-		e.Coverage, e.IntervalWidth = map[string]float64{}, map[string]float64{}
-		for k, c := range metrics.CentralLevels {
-			key := strconv.FormatFloat(c, 'g', -1, 64)
-			lo, hi := p.Quantiles[2*k], p.Quantiles[2*k+1]
-			e.Coverage[key] = metrics.Coverage(lo, hi, y)
-			e.IntervalWidth[key] = metrics.MeanWidth(lo, hi)
-		}
-		pit := make([]float64, rows)
-		for i, dd := range p.Dist {
-			pit[i] = dd.CDF(y[i])
-		}
-		e.PITError = metrics.PITError(pit)
-	}
+	e := &Eval{N: rows, Point: point}
 	e.MSE = metrics.MSE(pred, y)
 	e.RelMSE = metrics.RelMSE(pred, y)
 	e.KendallTau = metrics.KendallTau(pred, y)

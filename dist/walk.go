@@ -60,6 +60,26 @@ type meanCand struct {
 }
 
 func (d *Token) treeMean() (mean, bound float64) {
+	var sum, tot, bnd float64
+	d.expand(func(lo, hi, m float64, pruned bool) {
+		sum += m * mid(lo, hi)
+		tot += m
+		if pruned {
+			bnd += m * (0.5*finite(hi) - 0.5*finite(lo))
+		}
+	})
+	if !(tot > 0) { // every leaf's mass underflowed: no information
+		lo, hi := d.tree.Interval(nil)
+		return mid(lo, hi), 0.5*finite(hi) - 0.5*finite(lo)
+	}
+	return sum / tot, bnd / tot
+}
+
+// expand runs the expansion described at MeanBound and calls leaf for
+// every cell it ends at, in the order of the tree: a complete sequence's
+// cell (pruned false), or the interval of a prefix that was not expanded
+// (pruned true), with its probability m > 0.
+func (d *Token) expand(leaf func(lo, hi, m float64, pruned bool)) {
 	k, v := d.k, d.v
 	tol := d.opts.MeanTol
 	budget := d.opts.MaxExpand - 1 // the root is always expanded
@@ -72,8 +92,7 @@ func (d *Token) treeMean() (mean, bound float64) {
 	var step, ch, buf, idx []int
 	var probs = make([]float64, v)
 	var cands []meanCand
-	var sum, tot, bnd float64
-	leaf := func(prefix []int, tok int, m float64, pruned bool) {
+	visit := func(prefix []int, tok int, m float64, pruned bool) {
 		buf = append(append(buf[:0], prefix...), tok)
 		var lo, hi float64
 		if pruned {
@@ -82,11 +101,7 @@ func (d *Token) treeMean() (mean, bound float64) {
 			c := d.cell(buf)
 			lo, hi = c.Lo, c.Hi
 		}
-		sum += m * mid(lo, hi)
-		tot += m
-		if pruned {
-			bnd += m * (0.5*finite(hi) - 0.5*finite(lo))
-		}
+		leaf(lo, hi, m, pruned)
 	}
 	for lev := 0; lev < k; lev++ {
 		if lev == 0 {
@@ -104,9 +119,9 @@ func (d *Token) treeMean() (mean, bound float64) {
 				switch {
 				case m == 0:
 				case lev == k-1:
-					leaf(p, c, m, false)
+					visit(p, c, m, false)
 				case m < tol:
-					leaf(p, c, m, true)
+					visit(p, c, m, true)
 				default:
 					cands = append(cands, meanCand{i, c, 0, m})
 				}
@@ -128,7 +143,7 @@ func (d *Token) treeMean() (mean, bound float64) {
 				return a.order - b.order
 			})
 			for _, c := range cands[budget:] {
-				leaf(pre[c.parent*lev:(c.parent+1)*lev], c.tok, c.mass, true)
+				visit(pre[c.parent*lev:(c.parent+1)*lev], c.tok, c.mass, true)
 			}
 			cands = cands[:budget]
 			slices.SortFunc(cands, func(a, b meanCand) int { return a.order - b.order })
@@ -153,11 +168,6 @@ func (d *Token) treeMean() (mean, bound float64) {
 		}
 		logits = logits[:n*v]
 	}
-	if !(tot > 0) { // every leaf's mass underflowed: no information
-		lo, hi := d.tree.Interval(nil)
-		return mid(lo, hi), 0.5*finite(hi) - 0.5*finite(lo)
-	}
-	return sum / tot, bnd / tot
 }
 
 // Median returns Quantile(0.5) for a tree tokenization; otherwise the

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+
+	"decoreg"
 )
 
 var cmdEval = &Command{
 	Name:      "eval",
-	UsageLine: "eval --model MODEL --data FILE [--test-mask FILE --split K] [--point mean|median|mode] [--target NAME]",
+	UsageLine: "eval --model MODEL --data FILE [--test-mask FILE --split K] [--point mean|median|mode] [--target NAME] [--plot FILE.png]",
 	Short:     "evaluate a model on labelled data (one JSON object)",
 	Long: `Eval scores a trained model on the rows of a CSV file and prints one JSON
 object on standard output:
@@ -24,6 +28,11 @@ object on standard output:
 	kendall_tau  Kendall's tau-b between point estimates and targets
 	clipped      targets outside the training range (clipped to it for the NLL)
 	point        the point estimate: mean, median or mode
+	crps         mean continuous ranked probability score of p(y|x), in units
+	             of y (lower is better; for a point forecast it would be the
+	             mean absolute error): exact for riemann and mdn, and for
+	             decoders over the cells of the mean's tree expansion
+	crps_bound   a bound on crps's error (0 where exact)
 	coverage     for the central predictive intervals of mass 0.5, 0.8, 0.9
 	             and 0.95 (from the (1-c)/2 to the (1+c)/2 quantile), the
 	             fraction of targets inside: {"0.5": ..., "0.8": ..., ...};
@@ -33,8 +42,12 @@ object on standard output:
 	             CDF at the target, the mean over q = 0.05, 0.10, ..., 0.95 of
 	             |fraction of rows with p_i <= q - q|; 0 when calibrated
 
-nll, nll_u, coverage, interval_width and pit_ece are null for the pointwise
-head, which has no distribution beyond its point.
+nll, nll_u, crps, crps_bound, coverage, interval_width and pit_ece are null
+for the pointwise head, which has no distribution beyond its point.
+
+--plot FILE.png draws the calibration: the histogram of the PIT values
+(flat when calibrated) and the coverage of central intervals of every mass
+from 5% to 95% against the mass (on the diagonal when calibrated).
 
 FILE is CSV with a header (optionally gzipped). When the model recorded the
 names of its columns (models trained by 'decoreg train' do), columns are
@@ -55,14 +68,15 @@ Examples:
 	decoreg eval --model m.model --data test.csv
 	decoreg eval --model concrete0.model --data uci/concrete/data.csv.gz \
 		--test-mask uci/concrete/test_mask.csv.gz --split 0
-	decoreg eval --model m.model --data test.csv --point mode`,
+	decoreg eval --model m.model --data test.csv --point mode
+	decoreg eval --model m.model --data test.csv --plot calibration.png`,
 	Run: runEval,
 }
 
 // evalF holds eval's flags.
 var evalF struct {
-	model, data, point, target string
-	split                      splitFlags
+	model, data, point, target, plot string
+	split                            splitFlags
 }
 
 func init() {
@@ -72,12 +86,13 @@ func init() {
 	evalF.split.register(fs, "evaluate the test rows of --split")
 	fs.StringVar(&evalF.point, "point", "", "point estimate for mse, rel_mse and kendall_tau: mean, median or mode (default: median for unnormalized decoders, else mean)")
 	fs.StringVar(&evalF.target, "target", "", "the target column's `NAME` (default: the model's target name, or the last column)")
+	fs.StringVar(&evalF.plot, "plot", "", "draw the PIT histogram and the coverage curve to `FILE.png`; "+outHelp)
 }
 
 func runEval(cmd *Command, args []string) error {
 	const name = "eval"
 	f := &evalF
-	modelPath, dataPath, point, target, split := f.model, f.data, f.point, f.target, &f.split
+	modelPath, dataPath, point, target, plotPath, split := f.model, f.data, f.point, f.target, f.plot, &f.split
 	if err := noArgs(name, args); err != nil {
 		return err
 	}
@@ -95,9 +110,20 @@ func runEval(cmd *Command, args []string) error {
 	if err := split.check(name); err != nil {
 		return err
 	}
+	if plotPath != "" {
+		if err := checkOutPath(name, "plot", plotPath, false); err != nil {
+			return err
+		}
+		if err := notAnInput(name, "plot", plotPath, [2]string{"model", modelPath}, [2]string{"data", dataPath}, [2]string{"test-mask", split.mask}); err != nil {
+			return err
+		}
+	}
 	m, err := loadModel(name, modelPath)
 	if err != nil {
 		return err
+	}
+	if plotPath != "" && m.Config().Head == decoreg.HeadPointwise {
+		return inputf(name, "--plot: %s is a pointwise model, which has no distribution to draw", modelPath)
 	}
 	if dataPath, err = dataFile(name, dataPath); err != nil {
 		return err
@@ -115,11 +141,27 @@ func runEval(cmd *Command, args []string) error {
 	if err != nil {
 		return dataErr(name, d, idx, err)
 	}
-	// Eval marshals NaN as null and infinities as "+Inf" / "-Inf".
-	b, err := json.Marshal(e)
+	c, err := m.Calibration(d.X, d.Rows, d.Y)
+	if err != nil {
+		return dataErr(name, d, idx, err)
+	}
+	// Eval and Calibration marshal NaN as null and infinities as "+Inf" /
+	// "-Inf"; one object holds both (n once).
+	be, err := json.Marshal(e)
 	if err != nil {
 		return failf(name, "%v", err)
 	}
-	_, err = fmt.Fprintf(stdout, "%s\n", b)
+	c.N = 0
+	bc, err := json.Marshal(c)
+	if err != nil {
+		return failf(name, "%v", err)
+	}
+	if plotPath != "" {
+		err := writeOutput(name, plotPath, func(w io.Writer) error { return calibrationPlot(w, c, modelPath) })
+		if err != nil {
+			return err
+		}
+	}
+	_, err = fmt.Fprintf(stdout, "%s,%s\n", bytes.TrimSuffix(be, []byte("}")), bytes.TrimPrefix(bc, []byte("{")))
 	return err
 }

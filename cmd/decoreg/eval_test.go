@@ -24,7 +24,7 @@ func evalObject(t *testing.T, out string) map[string]any {
 	if err := json.Unmarshal([]byte(out), &e); err != nil {
 		t.Fatalf("eval output is not JSON: %v: %s", err, out)
 	}
-	keys := []string{"n", "nll", "nll_u", "nll_token", "mse", "rel_mse", "kendall_tau", "clipped", "point", "coverage", "interval_width", "pit_ece"}
+	keys := []string{"n", "nll", "nll_u", "nll_token", "mse", "rel_mse", "kendall_tau", "clipped", "point", "crps", "crps_bound", "coverage", "interval_width", "pit_ece"}
 	for _, k := range keys {
 		if _, ok := e[k]; !ok {
 			t.Errorf("eval output lacks %q: %s", k, out)
@@ -49,7 +49,7 @@ func evalObject(t *testing.T, out string) map[string]any {
 		if len(cov) != 4 || len(w) != 4 {
 			t.Errorf("coverage or interval_width without 4 levels: %s", out)
 		}
-	} else if e["coverage"] != nil || e["pit_ece"] != nil {
+	} else if e["coverage"] != nil || e["pit_ece"] != nil || e["crps"] != nil {
 		t.Errorf("coverage without a distribution: %s", out)
 	}
 	return e
@@ -286,4 +286,29 @@ func mustRead(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestEvalPlot: --plot writes a PNG of the calibration, refuses the
+// pointwise head and an output that is an input.
+func TestEvalPlot(t *testing.T) {
+	dir := t.TempDir()
+	png := filepath.Join(dir, "cal.png")
+	model := sharedModel(t, "mdn")
+	out, _ := mustCLI(t, "eval", "--model", model, "--data", "testdata/cli/small.csv", "--plot", png)
+	e := evalObject(t, out)
+	if c, ok := e["crps"].(float64); !ok || !(c > 0) {
+		t.Errorf("crps %v", e["crps"])
+	}
+	b, err := os.ReadFile(png)
+	if err != nil || len(b) < 1000 || string(b[1:4]) != "PNG" {
+		t.Fatalf("plot: %v, %d bytes", err, len(b))
+	}
+	code, _, errs := cli(t, "eval", "--model", sharedModel(t, "pointwise"), "--data", "testdata/cli/small.csv", "--plot", png)
+	if code != 2 || !strings.Contains(errs, "pointwise model") {
+		t.Errorf("pointwise --plot: exit %d %q", code, errs)
+	}
+	code, _, errs = cli(t, "eval", "--model", model, "--data", "testdata/cli/small.csv", "--plot", model)
+	if code != 2 || !strings.Contains(errs, "--plot") {
+		t.Errorf("--plot the model: exit %d %q", code, errs)
+	}
 }

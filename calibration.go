@@ -1,0 +1,99 @@
+package decoreg
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"decoreg/dist"
+	"decoreg/internal/jsonfloat"
+	"decoreg/metrics"
+)
+
+// Calibration scores predictive distributions on a labelled set: how well
+// p(y|x) as a whole, not only its point estimate, fits the targets. The
+// pointwise head, which has no distribution, has NaN scores and nil maps.
+// Its JSON form writes NaN as null.
+type Calibration struct {
+	N int `json:"n,omitempty"`
+	// CRPS is the mean continuous ranked probability score (dist.CRPS), in
+	// units of y: lower is better, and for a point forecast it would be the
+	// mean absolute error. CRPSBound bounds its error (0 where it is exact:
+	// Riemann, MDN, and token heads whose expansion reached every cell).
+	CRPS      float64 `json:"crps"`
+	CRPSBound float64 `json:"crps_bound"`
+	// Coverage holds, for each central predictive interval of
+	// metrics.CentralLevels (keyed "0.5", "0.8", "0.9", "0.95"; the
+	// interval of level c runs from the (1-c)/2 to the (1+c)/2 quantile),
+	// the fraction of targets inside it; calibrated predictions cover
+	// about c. IntervalWidth is the intervals' mean width in units of y.
+	Coverage      map[string]float64 `json:"coverage"`
+	IntervalWidth map[string]float64 `json:"interval_width"`
+	// PITError is metrics.PITError of the targets' predictive CDF values
+	// F_i(y_i): 0 for calibrated predictions, at most 0.5.
+	PITError float64 `json:"pit_ece"`
+	// PIT holds those values, one per row (for a histogram); not in JSON.
+	PIT []float64 `json:"-"`
+}
+
+// MarshalJSON implements json.Marshaler.
+func (c Calibration) MarshalJSON() ([]byte, error) {
+	type plain Calibration
+	return json.Marshal(struct {
+		plain
+		CRPS      jsonfloat.Float `json:"crps"`
+		CRPSBound jsonfloat.Float `json:"crps_bound"`
+		PITError  jsonfloat.Float `json:"pit_ece"`
+	}{plain(c), jsonfloat.Float(c.CRPS), jsonfloat.Float(c.CRPSBound), jsonfloat.Float(c.PITError)})
+}
+
+// Calibration computes the Calibration of the model's predictive
+// distributions on rows x with targets y. For a token head it costs about
+// as much as Predict's mean (the CRPS walks the same tree expansion).
+func (m *Model) Calibration(x []float64, rows int, y []float64) (*Calibration, error) {
+	if m == nil || m.net == nil {
+		return nil, ErrNotFitted
+	}
+	if len(y) != rows || rows < 1 {
+		return nil, fmt.Errorf("%w: %d targets for %d rows", ErrBadInput, len(y), rows)
+	}
+	if d := m.Features(); !shapeOK(len(x), rows, d) {
+		return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, d)
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, dataErr(i, -1, ErrBadInput, "the target is %v", v)
+		}
+	}
+	c := &Calibration{N: rows, CRPS: math.NaN(), CRPSBound: math.NaN(), PITError: math.NaN()}
+	if !m.h.Density {
+		return c, nil
+	}
+	levels := make([]float64, 0, 2*len(metrics.CentralLevels))
+	for _, l := range metrics.CentralLevels {
+		levels = append(levels, (1-l)/2, (1+l)/2)
+	}
+	p, err := m.PredictFlat(x, rows, PredictOptions{Outputs: OutQuantiles | OutDist, Levels: levels})
+	if err != nil {
+		return nil, err
+	}
+	c.Coverage, c.IntervalWidth = map[string]float64{}, map[string]float64{}
+	for k, l := range metrics.CentralLevels {
+		key := strconv.FormatFloat(l, 'g', -1, 64)
+		lo, hi := p.Quantiles[2*k], p.Quantiles[2*k+1]
+		c.Coverage[key] = metrics.Coverage(lo, hi, y)
+		c.IntervalWidth[key] = metrics.MeanWidth(lo, hi)
+	}
+	c.PIT = make([]float64, rows)
+	var crps, bound float64
+	for i, dd := range p.Dist {
+		c.PIT[i] = dd.CDF(y[i])
+		s, b := dist.CRPS(dd, y[i])
+		crps += s
+		bound += b
+	}
+	c.PITError = metrics.PITError(c.PIT)
+	c.CRPS, c.CRPSBound = crps/float64(rows), bound/float64(rows)
+	return c, nil
+}

@@ -1,0 +1,123 @@
+package dist
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// numericCRPS integrates (F(t) - 1{y <= t})² by the trapezoid rule on
+// [lo, y] and [y, hi] (grids that meet at y, where the indicator jumps),
+// with F(t) = 0 below lo and 1 above hi.
+func numericCRPS(cdf func(float64) float64, lo, hi, y float64, n int) float64 {
+	integrate := func(a, b float64, f func(float64) float64) float64 {
+		if !(b > a) {
+			return 0
+		}
+		h := (b - a) / float64(n)
+		s := 0.5 * (f(a) + f(b))
+		for i := 1; i < n; i++ {
+			s += f(a + float64(i)*h)
+		}
+		return s * h
+	}
+	total := 0.0
+	if y < lo {
+		total += lo - y
+	}
+	if y > hi {
+		total += y - hi
+	}
+	total += integrate(lo, min(y, hi), func(t float64) float64 { f := cdf(t); return f * f })
+	total += integrate(max(y, lo), hi, func(t float64) float64 { f := 1 - cdf(t); return f * f })
+	return total
+}
+
+func TestCRPSRiemannAndMDN(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	aff := Affine{Offset: -1, Scale: 4}
+	probs := make([]float64, 37)
+	for i := range probs {
+		probs[i] = r.ExpFloat64()
+	}
+	probs[3] = 0
+	rie := NewRiemann(probs, aff)
+	mdn := NewMDN([]float64{0.2, 0.5, 0.3}, []float64{-0.3, 0.1, 0.4}, []float64{0.05, 0.2, 0.1}, aff)
+	for _, y := range []float64{-6, -1, 0.3, 1.1, 2.9, 3, 9} {
+		got, b := CRPS(rie, y)
+		want := numericCRPS(rie.CDF, -1, 3, y, 200000)
+		if b != 0 || math.Abs(got-want) > 1e-6 {
+			t.Errorf("riemann y=%v: CRPS %v (bound %v), numeric %v", y, got, b, want)
+		}
+		got, b = CRPS(mdn, y)
+		want = numericCRPS(mdn.CDF, -12, 12, y, 400000)
+		if b != 0 || math.Abs(got-want) > 1e-6 {
+			t.Errorf("mdn y=%v: CRPS %v, numeric %v", y, got, want)
+		}
+	}
+	// One normal: the textbook closed form sigma (z(2Phi(z)-1) + 2phi(z) - 1/sqrt(pi)).
+	n := NewMDN([]float64{1}, []float64{0.25}, []float64{0.5}, Affine{Offset: 0, Scale: 1})
+	z := (1.0 - 0.25) / 0.5
+	want := 0.5 * (z*math.Erf(z/math.Sqrt2) + 2*math.Exp(-z*z/2)/math.Sqrt(2*math.Pi) - 1/math.Sqrt(math.Pi))
+	if got, _ := CRPS(n, 1); math.Abs(got-want) > 1e-12 {
+		t.Errorf("normal: %v, want %v", got, want)
+	}
+	if s, b := CRPS(NewPoint(2), 1); !math.IsNaN(s) || !math.IsNaN(b) {
+		t.Errorf("point: %v %v, want NaN", s, b)
+	}
+}
+
+// Token heads: with every prefix expanded the score is the integral of the
+// exact CDF; with a threshold it is within the reported bound of it.
+func TestCRPSToken(t *testing.T) {
+	for _, spec := range treeSpecs {
+		t.Run(spec, func(t *testing.T) {
+			tok := parseTok(t, spec)
+			f := newFake(t, tok.Size(), 21, 1.5)
+			full := NewToken(f, tok, testAff, TokenOptions{MeanTol: -1})
+			lo, hi := full.tree.Interval(nil)
+			ylo, yhi := full.toY(lo), full.toY(hi)
+			for _, y := range []float64{ylo - 1, ylo + 0.3*(yhi-ylo), 0.5 * (ylo + yhi), yhi - 0.01, yhi + 2} {
+				want := numericCRPS(full.CDF, ylo, yhi, y, 20000)
+				got, b := CRPS(full, y)
+				if b != 0 || math.Abs(got-want) > 1e-5*(yhi-ylo) {
+					t.Errorf("y=%v: CRPS %v (bound %v), numeric %v", y, got, b, want)
+				}
+				for _, tol := range []float64{1e-1, 1e-2} {
+					pr := NewToken(f, tok, testAff, TokenOptions{MeanTol: tol})
+					got, b := CRPS(pr, y)
+					if !(b > 0) || math.Abs(got-want) > b+1e-5*(yhi-ylo) {
+						t.Errorf("tol %v, y=%v: CRPS %v, bound %v, exact %v", tol, y, got, b, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// A non-tree tokenization scores its draws: the CRPS of their empirical
+// distribution, against the integral of that step CDF.
+func TestCRPSTokenDraws(t *testing.T) {
+	tok := parseTok(t, "hamming:length=4")
+	f := newFake(t, tok.Size(), 3, 1)
+	d := NewToken(f, tok, testAff, TokenOptions{Samples: 300})
+	est := d.estimates()
+	ecdf := func(y float64) float64 {
+		tv := d.toT(y)
+		n := 0
+		for _, x := range est {
+			if x <= tv {
+				n++
+			}
+		}
+		return float64(n) / float64(len(est))
+	}
+	lo, hi := d.toY(est[0]), d.toY(est[len(est)-1])
+	for _, y := range []float64{lo - 1, 0.5 * (lo + hi), hi + 1} {
+		got, b := CRPS(d, y)
+		want := numericCRPS(ecdf, lo, hi, y, 200000)
+		if !math.IsInf(b, 1) || math.Abs(got-want) > 1e-3*(hi-lo) {
+			t.Errorf("y=%v: CRPS %v (bound %v), numeric %v", y, got, b, want)
+		}
+	}
+}
