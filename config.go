@@ -106,6 +106,11 @@ type Config struct {
 	// Threads is the number of threads of the network's kernels (0: all
 	// cores). The same seed and thread count give the same model.
 	Threads int `json:"threads"`
+	// Calibrate fits a temperature (Model.Temperature) after training, by
+	// the NLL of the validation rows: one number that widens or sharpens
+	// every predictive distribution. It needs validation rows (ValFrac not
+	// negative) and a head with a density (not pointwise).
+	Calibrate bool `json:"calibrate,omitempty"`
 }
 
 // Progress reports one finished epoch to the function given WithProgress.
@@ -220,6 +225,12 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	}
 	if c.Threads < 0 {
 		return nil, configErr("Threads", "threads must be >= 0, have %d", c.Threads)
+	}
+	if c.Calibrate && c.Head == HeadPointwise {
+		return nil, configErr("Calibrate", "the pointwise head has no distribution to calibrate")
+	}
+	if c.Calibrate && c.ValFrac < 0 {
+		return nil, configErr("Calibrate", "calibration needs validation rows (ValFrac >= 0)")
 	}
 	if c.FixedRange() && !(c.TargetMin < c.TargetMax && !math.IsInf(c.TargetMax-c.TargetMin, 0)) {
 		return nil, configErr(pick(math.IsInf(c.TargetMin, 0) || math.IsNaN(c.TargetMin), "TargetMin", "TargetMax"),

@@ -86,6 +86,12 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 		}
 		return m, fmt.Errorf("training cancelled after %d epoch(s) (keeping epoch %d): %w", res.Epochs, res.BestEpoch, err)
 	}
+	if cfg.Calibrate {
+		if err := m.calibrate(x, cols, y, run.Val()); err != nil {
+			return nil, err
+		}
+		m.info.Seconds = since(start)
+	}
 	return m, nil
 }
 

@@ -33,6 +33,8 @@ type Model struct {
 
 	xMean, xStd []float64 // per-feature standardisation (std 0 -> 1)
 
+	temp float64 // calibration temperature; 0 means none (1)
+
 	features []string // optional column names, for files
 	target   string
 }
@@ -46,12 +48,18 @@ type TrainInfo struct {
 	Epochs      int     `json:"epochs"`        // epochs completed
 	BestEpoch   int     `json:"best_epoch"`    // epoch whose weights were kept (1-based)
 	BestValLoss float64 `json:"best_val_loss"` // 0 when trained without validation (always finite)
-	Stopped     string  `json:"stopped"`       // "early-stopping", "max-epochs" or "cancelled"
-	Seconds     float64 `json:"seconds"`       // wall time of Fit
-	Kernel      string  `json:"kernel"`        // GEMM kernel used
-	Threads     int     `json:"threads"`
-	Version     string  `json:"version"` // decoreg version that trained it
-	Created     string  `json:"created"` // RFC 3339 time
+	// With Config.Calibrate: the temperature found and the validation
+	// rows' NLL (in u units, as BestValLoss) at temperature 1 and at it.
+	Temperature   float64 `json:"temperature,omitempty"`
+	ValNLLBefore  float64 `json:"val_nll_uncalibrated,omitempty"`
+	ValNLLAfter   float64 `json:"val_nll_calibrated,omitempty"`
+	CalibrateRows int     `json:"calibration_rows,omitempty"`
+	Stopped       string  `json:"stopped"` // "early-stopping", "max-epochs" or "cancelled"
+	Seconds       float64 `json:"seconds"` // wall time of Fit
+	Kernel        string  `json:"kernel"`  // GEMM kernel used
+	Threads       int     `json:"threads"`
+	Version       string  `json:"version"` // decoreg version that trained it
+	Created       string  `json:"created"` // RFC 3339 time
 }
 
 // Version is decoreg's version, recorded in model files.
@@ -106,6 +114,44 @@ func (m *Model) Info() TrainInfo {
 		return TrainInfo{}
 	}
 	return m.info
+}
+
+// The range of calibration temperatures: Config.Calibrate searches it,
+// WithTemperature and Load accept it.
+const (
+	MinTemperature = 0.05
+	MaxTemperature = 20.0
+)
+
+// Temperature returns the model's calibration temperature: 1 unless it
+// was trained with Config.Calibrate or made by WithTemperature. A
+// temperature T divides the decoder's and the Riemann head's logits by T
+// (T > 1 spreads p(y|x), T < 1 sharpens it) and multiplies the MDN's
+// standard deviations by T.
+func (m *Model) Temperature() float64 {
+	if m == nil || m.temp == 0 {
+		return 1
+	}
+	return m.temp
+}
+
+// WithTemperature returns a copy of m, sharing its weights, whose
+// predictive distributions use temperature t (see Temperature); t = 1
+// gives the uncalibrated distributions. A t outside [MinTemperature,
+// MaxTemperature] is a *ConfigError, and so is a pointwise model.
+func (m *Model) WithTemperature(t float64) (*Model, error) {
+	if m == nil || m.net == nil {
+		return nil, ErrNotFitted
+	}
+	if !m.h.Density {
+		return nil, configErr("Temperature", "a %s model has no distribution to scale", m.cfg.Head)
+	}
+	if !(t >= MinTemperature && t <= MaxTemperature) {
+		return nil, configErr("Temperature", "%v is outside [%v, %v]", t, MinTemperature, MaxTemperature)
+	}
+	c := *m
+	c.temp = t
+	return &c, nil
 }
 
 // Features is the input dimension.

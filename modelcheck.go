@@ -45,6 +45,9 @@ func checkModel(path string, h *fileHeader, cfg Config, tok vocab.Tokenizer, par
 	bad := func(field, format string, args ...any) error {
 		return &ModelError{Path: path, Field: field, Err: fmt.Errorf(format, args...)}
 	}
+	if t := h.Temperature; t != 0 && !(t >= MinTemperature && t <= MaxTemperature) {
+		return bad("temperature", "%v, want a number in [%v, %v] (or none)", t, MinTemperature, MaxTemperature)
+	}
 	d := len(h.XMean)
 	switch {
 	case d == 0:

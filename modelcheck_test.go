@@ -266,3 +266,9 @@ func TestModelCheckAcceptsSaved(t *testing.T) {
 		}
 	}
 }
+
+func TestHandEditedModel_Temperature(t *testing.T) {
+	for _, v := range []any{-1.0, 0.001, 1000.0} {
+		loadEdited(t, "temperature", ErrBadModel, func(h map[string]any) { h["temperature"] = v }, nil)
+	}
+}

@@ -20,6 +20,9 @@ type fileHeader struct {
 	Target string    `json:"target,omitempty"`
 	Info   TrainInfo `json:"train"`
 	Params int       `json:"params"`
+	// Temperature is the calibration temperature of 'train --calibrate';
+	// absent (0) means none, as 1.
+	Temperature float64 `json:"temperature,omitempty"`
 }
 
 // Save writes the model to path (see package modelfile for the format):
@@ -54,6 +57,9 @@ func (m *Model) encodeHeader() ([]byte, error) {
 	}
 	h := fileHeader{Format: "decoreg-model", Config: m.cfg, XMean: m.xMean, XStd: m.xStd,
 		YMin: m.units.YMin, YMax: m.units.YMax, Names: m.features, Target: m.target, Info: m.info, Params: m.net.NumParams()}
+	if m.temp != 0 && m.temp != 1 {
+		h.Temperature = m.temp
+	}
 	hb, err := json.Marshal(h)
 	if err != nil {
 		return nil, fmt.Errorf("decoreg: encoding model header: %w", err)
@@ -94,6 +100,7 @@ func Load(path string) (*Model, error) {
 	}
 	m.cfg = cfg
 	m.info, m.features, m.target = h.Info, h.Names, h.Target
+	m.temp = h.Temperature
 	if m.net.NumParams() != len(params) || h.Params != len(params) {
 		return nil, fmt.Errorf("%s: %w: the architecture has %d parameters, the file %d", path, modelfile.ErrNotModel, m.net.NumParams(), len(params))
 	}

@@ -110,7 +110,7 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 		}
 	}
 	out := make([]dist.Distribution, rows)
-	r := head.Row{Net: m.net, Affine: m.units.Affine(), Opts: opts}
+	r := head.Row{Net: m.net, Affine: m.units.Affine(), Opts: opts, Temp: m.temp}
 	for i := range out {
 		r.Phi = phi[i*width : (i+1)*width]
 		if k > 0 {
@@ -378,7 +378,20 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 			idx[i] = i
 		}
 		nll := make([]float64, rows)
-		tg.RowNLL(m.net, xs, d, idx, nll)
+		if m.temp != 0 && m.temp != 1 {
+			// The training forward knows no temperature: score the
+			// distributions themselves (targets clipped as RowNLL does).
+			ds, err := m.dists(x, rows, dist.TokenOptions{})
+			if err != nil {
+				return nil, err
+			}
+			lr := m.units.LogRange()
+			for i, dd := range ds {
+				nll[i] = -dd.LogPDF(m.clipY(y[i])) - lr
+			}
+		} else {
+			tg.RowNLL(m.net, xs, d, idx, nll)
+		}
 		var su, st float64
 		for i, v := range nll {
 			su += v

@@ -23,8 +23,9 @@ type ModelInfo struct {
 	Created      string     `json:"created,omitempty"` // when it was trained (RFC 3339)
 	Params       int        `json:"params"`
 	File         string     `json:"file"`
-	Loaded       string     `json:"loaded"`  // when the server loaded it (RFC 3339)
-	YRange       [2]float64 `json:"y_range"` // the training targets' range
+	Loaded       string     `json:"loaded"`      // when the server loaded it (RFC 3339)
+	YRange       [2]float64 `json:"y_range"`     // the training targets' range
+	Temperature  float64    `json:"temperature"` // calibration temperature (1: none)
 }
 
 // Feature is one input of a model.
@@ -140,6 +141,7 @@ func (r *registry) load(name, path string) (*entry, error) {
 	info := ModelInfo{
 		Name: name, Head: string(cfg.Head), Target: target, Created: m.Info().Created,
 		Params: m.Info().Params, File: path, Loaded: time.Now().UTC().Format(time.RFC3339),
+		Temperature: m.Temperature(),
 	}
 	info.YRange[0], info.YRange[1] = m.YRange()
 	if cfg.Head == decoreg.HeadDecoder {

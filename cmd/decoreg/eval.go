@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 
 	"decoreg"
 )
@@ -44,6 +45,13 @@ object on standard output:
 
 nll, nll_u, crps, crps_bound, coverage, interval_width and pit_ece are null
 for the pointwise head, which has no distribution beyond its point.
+
+For a model trained with --calibrate the scores are those at its
+temperature, and two more fields report it and the scores without it:
+
+	temperature   the temperature of 'train --calibrate'
+	uncalibrated  {nll, nll_u, crps, crps_bound, coverage, interval_width,
+	              pit_ece} at temperature 1
 
 --plot FILE.png draws the calibration: the histogram of the PIT values
 (flat when calibrated) and the coverage of central intervals of every mass
@@ -156,12 +164,42 @@ func runEval(cmd *Command, args []string) error {
 	if err != nil {
 		return failf(name, "%v", err)
 	}
+	extra := ""
+	if t := m.Temperature(); t != 1 {
+		// Calibrated by train --calibrate: the same scores without it.
+		u, err := m.WithTemperature(1)
+		if err != nil {
+			return failf(name, "%v", err)
+		}
+		eu, err := u.Evaluate(d.X, d.Rows, d.Y, point)
+		if err != nil {
+			return dataErr(name, d, idx, err)
+		}
+		cu, err := u.Calibration(d.X, d.Rows, d.Y)
+		if err != nil {
+			return dataErr(name, d, idx, err)
+		}
+		cu.N = 0
+		bn, err := json.Marshal(struct {
+			NLL  any `json:"nll"`
+			NLLU any `json:"nll_u"`
+		}{jsonNum(eu.NLL), jsonNum(eu.NLLU)})
+		if err != nil {
+			return failf(name, "%v", err)
+		}
+		bu, err := json.Marshal(cu)
+		if err != nil {
+			return failf(name, "%v", err)
+		}
+		extra = fmt.Sprintf(`,"temperature":%s,"uncalibrated":%s,%s`, strconv.FormatFloat(t, 'g', -1, 64),
+			bytes.TrimSuffix(bn, []byte("}")), bytes.TrimPrefix(bu, []byte("{")))
+	}
 	if plotPath != "" {
 		err := writeOutput(name, plotPath, func(w io.Writer) error { return calibrationPlot(w, c, modelPath) })
 		if err != nil {
 			return err
 		}
 	}
-	_, err = fmt.Fprintf(stdout, "%s,%s\n", bytes.TrimSuffix(be, []byte("}")), bytes.TrimPrefix(bc, []byte("{")))
+	_, err = fmt.Fprintf(stdout, "%s,%s%s}\n", bytes.TrimSuffix(be, []byte("}")), bytes.TrimSuffix(bytes.TrimPrefix(bc, []byte("{")), []byte("}")), extra)
 	return err
 }

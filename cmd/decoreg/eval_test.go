@@ -312,3 +312,39 @@ func TestEvalPlot(t *testing.T) {
 		t.Errorf("--plot the model: exit %d %q", code, errs)
 	}
 }
+
+// TestTrainCalibrate: --calibrate stores a temperature that the summary
+// reports, eval reports the scores at it and without it, and it is refused
+// for the pointwise head and without validation rows.
+func TestTrainCalibrate(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "train.csv", 300, 3)
+	model := filepath.Join(dir, "cal.model")
+	out, _ := mustCLI(t, append([]string{"train", "--data", data, "--out", model, "--calibrate"}, tinyArgs("mdn")...)...)
+	var s trainSummary
+	if err := json.Unmarshal([]byte(out), &s); err != nil || !(s.Temperature >= 0.05 && s.Temperature <= 20) || s.Temperature == 1 ||
+		!(s.ValNLLAfter < s.ValNLLBefore) {
+		t.Fatalf("summary %s (%v)", out, err)
+	}
+	out, _ = mustCLI(t, "eval", "--model", model, "--data", "testdata/cli/small.csv")
+	var e map[string]any
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	u, ok := e["uncalibrated"].(map[string]any)
+	if e["temperature"] != s.Temperature || !ok || len(u) != 7 || u["nll"] == e["nll"] {
+		t.Errorf("eval of a calibrated model: %s", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append([]string{"--calibrate"}, tinyArgs("pointwise")...), "--calibrate: the pointwise head has no distribution"},
+		{append([]string{"--calibrate", "--val-frac", "0"}, tinyArgs("riemann")...), "--calibrate fits on the validation rows"},
+	} {
+		code, _, errs := cli(t, append([]string{"train", "--data", data, "--out", filepath.Join(dir, "x.model")}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d %q", c.args, code, errs)
+		}
+	}
+}

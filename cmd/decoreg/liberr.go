@@ -53,6 +53,7 @@ var flagFields = []struct {
 	{"TargetMax", "target-range", false},
 	{"Seed", "seed", false},
 	{"Threads", "threads", false},
+	{"Calibrate", "calibrate", false},
 	// dist.SampleOptions
 	{"Temperature", "temperature", true},
 	{"TopK", "top-k", false},

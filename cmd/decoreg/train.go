@@ -64,7 +64,15 @@ terminal, one line per epoch otherwise, nothing with --quiet. When training
 ends, one JSON line on standard output summarises it: model, head, rows,
 params, epochs (the epochs completed), best_epoch, val_loss (null without
 validation), stopped ("early-stopping", "max-epochs" or "cancelled", as the
-model file records it) and seconds.
+model file records it) and seconds; with --calibrate also temperature,
+val_nll_uncalibrated and val_nll_calibrated.
+
+--calibrate fits one temperature T after early stopping, by the NLL of (up
+to 4,000 of) the validation rows: the decoder's and the Riemann head's
+logits are divided by T, the MDN's standard deviations multiplied by it
+(T > 1 widens p(y|x), T < 1 sharpens it; T in [0.05, 20]). The model file
+stores T; predict, sample, eval and serve use it, and eval reports the
+scores without it too.
 
 Interrupting (Ctrl-C, SIGINT or SIGTERM) stops training at the next batch
 and saves the best model so far; the command then prints
@@ -116,6 +124,7 @@ type trainFlags struct {
 	unmaskedLoss, rawTarget       bool
 	unbounded                     bool
 	sigmoid, quiet                bool
+	calibrate                     bool
 }
 
 func (f *trainFlags) register(fs *flag.FlagSet) {
@@ -143,6 +152,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed (initialisation, validation split, batch order)")
 	fs.IntVar(&f.threads, "threads", 0, "threads of the matrix kernels (0: every core)")
 	fs.BoolVar(&f.unmaskedLoss, "unmasked-loss", false, "train the decoder with the softmax over the whole vocabulary (as the reference code), not over the valid tokens")
+	fs.BoolVar(&f.calibrate, "calibrate", false, "after training, fit a temperature on the validation rows by their NLL (not for pointwise); predictions use it, eval reports before and after")
 	fs.BoolVar(&f.unbounded, "unbounded", false, "unnormalized decoder: do not restrict its cells to the training range widened by 10% (the paper's behaviour; rare huge samples then sway the mean)")
 	fs.BoolVar(&f.rawTarget, "raw-target", false, "unnormalized decoder: tokenize the original y instead of the scaled one")
 	fs.BoolVar(&f.sigmoid, "sigmoid", false, "pointwise head: squash the output to the training range")
@@ -172,11 +182,14 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	if err != nil {
 		return decoreg.Config{}, err
 	}
+	if f.calibrate && vf < 0 {
+		return decoreg.Config{}, inputf(name, "--calibrate fits on the validation rows: --val-frac must be > 0")
+	}
 	c := decoreg.Config{
 		Head: head, EncLayers: f.encLayers, EncWidth: f.encWidth,
 		LR: f.lr, WeightDecay: f.weightDecay, AdamW: f.adamw,
 		BatchSize: f.batch, MaxEpochs: f.epochs, Patience: f.patience,
-		ValFrac: vf, Seed: f.seed, Threads: f.threads,
+		ValFrac: vf, Seed: f.seed, Threads: f.threads, Calibrate: f.calibrate,
 	}
 	if f.targetRange != "" {
 		lo, hi, ok := strings.Cut(f.targetRange, ",")
@@ -252,6 +265,11 @@ type trainSummary struct {
 	ValLoss   any     `json:"val_loss"`
 	Stopped   string  `json:"stopped"`
 	Seconds   float64 `json:"seconds"`
+	// With --calibrate: the temperature and the validation NLL (u units,
+	// as val_loss) before and after.
+	Temperature  float64 `json:"temperature,omitempty"`
+	ValNLLBefore float64 `json:"val_nll_uncalibrated,omitempty"`
+	ValNLLAfter  float64 `json:"val_nll_calibrated,omitempty"`
 }
 
 // onEpoch, when set (by tests), is called after each epoch's progress.
@@ -347,6 +365,7 @@ func runTrain(cmd *Command, args []string) error {
 		Model: f.out, Head: string(cfg.Head), Rows: info.Rows, ValRows: info.ValRows, Params: info.Params,
 		Epochs: info.Epochs, BestEpoch: info.BestEpoch, ValLoss: jsonNum(info.BestValLoss),
 		Stopped: info.Stopped, Seconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
+		Temperature: info.Temperature, ValNLLBefore: info.ValNLLBefore, ValNLLAfter: info.ValNLLAfter,
 	}
 	if info.ValRows == 0 {
 		s.ValLoss = nil

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"decoreg/dist"
 	"decoreg/internal/model"
@@ -46,7 +47,14 @@ type Row struct {
 	Out    []float64 // HeadOutputs (nil for the decoder)
 	Affine dist.Affine
 	Opts   dist.TokenOptions // decoder only
+	// Temp is the model's calibration temperature (0 or 1: none): the
+	// decoder's and Riemann's logits are divided by it, the MDN's
+	// standard deviations multiplied by it.
+	Temp float64
 }
+
+// scaled reports whether r has a temperature other than 1.
+func (r *Row) scaled() bool { return r.Temp > 0 && r.Temp != 1 }
 
 // Dist returns the row's distribution in y units, or an error wrapping
 // ErrOutput when the network's outputs are not finite (its float32
@@ -148,7 +156,10 @@ var decoder = Head{
 		copy(b.Mask[k*tv:(k+1)*tv], tg.Mask[i*tv:(i+1)*tv])
 	},
 	dist: func(r Row) (dist.Distribution, error) {
-		dec := r.Net.Decoder(r.Phi)
+		var dec dist.Decoder = r.Net.Decoder(r.Phi)
+		if r.scaled() {
+			dec = tempDecoder{dec, float32(1 / r.Temp), r.Net.VocabSize()}
+		}
 		if err := checkFirstStep(dec, r.Net.VocabSize()); err != nil {
 			return nil, err
 		}
@@ -207,7 +218,20 @@ var riemann = Head{
 		if !(s > 0) || math.IsInf(s, 1) {
 			return nil, fmt.Errorf("%w: the bin probabilities sum to %v", ErrOutput, s)
 		}
-		return dist.NewRiemann(r.Out, r.Affine), nil
+		probs := r.Out
+		if r.scaled() {
+			// softmax(logits/T) = p^(1/T), renormalised; from the largest
+			// in log space, so that no power underflows to all zeros.
+			probs = make([]float64, len(r.Out))
+			top := 0.0
+			for _, p := range r.Out {
+				top = max(top, p)
+			}
+			for i, p := range r.Out {
+				probs[i] = math.Exp((math.Log(p) - math.Log(top)) / r.Temp)
+			}
+		}
+		return dist.NewRiemann(probs, r.Affine), nil
 	},
 }
 
@@ -234,6 +258,12 @@ var mdn = Head{
 		}
 		if !(s > 0) || math.IsInf(s, 1) {
 			return nil, fmt.Errorf("%w: the mixture weights sum to %v", ErrOutput, s)
+		}
+		if r.scaled() {
+			sd = slices.Clone(sd)
+			for i := range sd {
+				sd[i] *= r.Temp
+			}
 		}
 		return dist.NewMDN(w, mu, sd, r.Affine), nil
 	},
@@ -267,4 +297,34 @@ func checkFirstStep(dec dist.Decoder, V int) error {
 		}
 	}
 	return nil
+}
+
+// tempDecoder divides its Decoder's next-token logits by a temperature.
+type tempDecoder struct {
+	dist.Decoder
+	inv float32 // 1/temperature
+	v   int     // vocabulary size
+}
+
+func (d tempDecoder) Start(n int) dist.Stepper { return &tempStepper{d.Decoder.Start(n), d.inv, d.v} }
+
+type tempStepper struct {
+	dist.Stepper
+	inv float32
+	v   int
+}
+
+func (s *tempStepper) Step(tokens []int, logits []float32) {
+	s.Stepper.Step(tokens, logits)
+	out := logits[:s.N()*s.v]
+	for i := range out {
+		out[i] *= s.inv
+	}
+}
+
+// Release hands the wrapped Stepper's buffers back, when it offers that.
+func (s *tempStepper) Release() {
+	if r, ok := s.Stepper.(interface{ Release() }); ok {
+		r.Release()
+	}
 }

@@ -79,6 +79,9 @@ func Prepare(net *model.Model, tg *head.Targets, xs []float32, rows, cols int, s
 	return t
 }
 
+// Val returns the indices of the validation rows (aliased).
+func (t *Run) Val() []int { return t.val }
+
 // Epoch runs one epoch: a shuffle of the training rows and one Adam step
 // per mini-batch. It returns the epoch's mean training loss (for the
 // decoder an NLL in u units, from the training objective's probabilities).

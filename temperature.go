@@ -1,0 +1,94 @@
+package decoreg
+
+import (
+	"fmt"
+	"math"
+
+	"decoreg/dist"
+)
+
+// maxCalibrationRows bounds the validation rows Config.Calibrate scores
+// (the first of the shuffled validation split): the search evaluates
+// their NLL about 40 times.
+const maxCalibrationRows = 4000
+
+// calibrate sets m's temperature to the one in [MinTemperature,
+// MaxTemperature] that minimises the NLL of the validation rows val of x
+// (cols features) and y, found by golden-section search on log T (the NLL
+// of a softmax is convex in 1/T); T = 1 is kept unless the search does
+// better.
+func (m *Model) calibrate(x []float64, cols int, y []float64, val []int) error {
+	n := min(len(val), maxCalibrationRows)
+	if n == 0 {
+		return configErr("Calibrate", "calibration needs validation rows; there are none")
+	}
+	xv := make([]float64, 0, n*cols)
+	yv := make([]float64, n)
+	for k, i := range val[:n] {
+		xv = append(xv, x[i*cols:(i+1)*cols]...)
+		yv[k] = y[i]
+	}
+	var failed error
+	nll := func(t float64) float64 {
+		v, err := m.nllAt(t, xv, n, yv)
+		if err != nil && failed == nil {
+			failed = err
+		}
+		return v
+	}
+	lo, hi := math.Log(MinTemperature), math.Log(MaxTemperature)
+	phi := (math.Sqrt(5) - 1) / 2
+	a, b := hi-phi*(hi-lo), lo+phi*(hi-lo)
+	fa, fb := nll(math.Exp(a)), nll(math.Exp(b))
+	for range 40 {
+		if fa <= fb {
+			hi, b, fb = b, a, fa
+			a = hi - phi*(hi-lo)
+			fa = nll(math.Exp(a))
+		} else {
+			lo, a, fa = a, b, fb
+			b = lo + phi*(hi-lo)
+			fb = nll(math.Exp(b))
+		}
+	}
+	if failed != nil {
+		return fmt.Errorf("calibrating: %w", failed)
+	}
+	best, fbest := math.Exp(a), fa
+	if fb < fa {
+		best, fbest = math.Exp(b), fb
+	}
+	f1 := nll(1)
+	if !(fbest < f1) {
+		best, fbest = 1, f1
+	}
+	m.temp = best
+	lr := m.units.LogRange()
+	m.info.Temperature, m.info.ValNLLBefore, m.info.ValNLLAfter, m.info.CalibrateRows = best, f1-lr, fbest-lr, n
+	return nil
+}
+
+// nllAt is the mean NLL (per unit of y) of rows x with targets y under
+// m's distributions at temperature t. Targets are clipped to the training
+// range (as Evaluate's NLL does), a hair inside its edges.
+func (m *Model) nllAt(t float64, x []float64, rows int, y []float64) (float64, error) {
+	c := *m
+	c.temp = t
+	ds, err := c.dists(x, rows, dist.TokenOptions{})
+	if err != nil {
+		return math.NaN(), err
+	}
+	s := 0.0
+	for i, d := range ds {
+		s -= d.LogPDF(c.clipY(y[i]))
+	}
+	return s / float64(rows), nil
+}
+
+// clipY clips y into the training range, a hair inside its edges (where a
+// tokenization's last cell may end open).
+func (m *Model) clipY(y float64) float64 {
+	lo, hi := m.YRange()
+	eps := 1e-9 * (hi - lo)
+	return min(max(y, lo+eps), hi-eps)
+}

@@ -1,0 +1,129 @@
+package decoreg
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"decoreg/internal/train"
+)
+
+// calibrationData returns rows where y = x + small noise: a model trained
+// on them too briefly (TestCalibrate) is not yet sharp.
+func calibrationData(n int, seed uint64) ([]float64, []float64) {
+	r := rand.New(rand.NewPCG(seed, 8))
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range n {
+		x[i] = r.Float64()*2 - 1
+		y[i] = x[i] + 0.1*r.NormFloat64()
+	}
+	return x, y
+}
+
+// TestCalibrate: the temperature Calibrate picks minimises the validation
+// NLL (no better nearby, no worse than 1), is stored, survives Save and
+// Load, and lowers the NLL of fresh data for a model that is too wide;
+// Evaluate's NLL uses it. For every head with a density.
+func TestCalibrate(t *testing.T) {
+	x, y := calibrationData(3000, 1)
+	xt, yt := calibrationData(2000, 2)
+	for _, h := range []Head{HeadRiemann, HeadMDN, HeadDecoder} {
+		cfg := Config{Head: h, EncLayers: 1, EncWidth: 16, MaxEpochs: 2, LR: 1e-4, Seed: 1, Threads: 1, Calibrate: true}
+		if h == HeadDecoder {
+			cfg.Vocab = "normalized:base=4,length=4"
+		}
+		m, err := FitFlat(context.Background(), x, len(y), 1, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		T, info := m.Temperature(), m.Info()
+		if T == 1 || info.Temperature != T || info.CalibrateRows != 300 || !(info.ValNLLAfter < info.ValNLLBefore) {
+			t.Errorf("%s: temperature %v, info %+v", h, T, info)
+		}
+		// The argmin: no better at 0.9 T or 1.1 T on the same rows.
+		val := valRows(t, x, y, cfg)
+		at := func(t2 float64) float64 { v, _ := m.nllAt(t2, val.x, len(val.y), val.y); return v }
+		if f := at(T); !(f <= at(0.9*T)+1e-9 && f <= at(1.1*T)+1e-9 && f <= at(1)) {
+			t.Errorf("%s: NLL %v at T=%v, %v at 0.9T, %v at 1.1T, %v at 1", h, f, T, at(0.9*T), at(1.1*T), at(1))
+		}
+		// Fresh data: calibrated NLL below the uncalibrated, through Evaluate.
+		un, _ := m.WithTemperature(1)
+		ec, err := m.Evaluate(xt, len(yt), yt, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		eu, err := un.Evaluate(xt, len(yt), yt, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(ec.NLL < eu.NLL) {
+			t.Errorf("%s: test NLL %v calibrated, %v not", h, ec.NLL, eu.NLL)
+		}
+		// At T = 1 the distributions' NLL is the training forward's.
+		if v, _ := un.nllAt(1, xt, len(yt), yt); math.Abs(v-eu.NLL) > 1e-4*math.Max(1, math.Abs(v)) {
+			t.Errorf("%s: NLL from the densities %v, from the forward %v", h, v, eu.NLL)
+		}
+		// Saved and loaded.
+		path := filepath.Join(t.TempDir(), "m.model")
+		if err := m.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		l, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, _ := l.Predict([][]float64{{0.3}}, PredictOptions{Outputs: OutQuantiles, Levels: []float64{0.1, 0.9}})
+		pm, _ := m.Predict([][]float64{{0.3}}, PredictOptions{Outputs: OutQuantiles, Levels: []float64{0.1, 0.9}})
+		pu, _ := un.Predict([][]float64{{0.3}}, PredictOptions{Outputs: OutQuantiles, Levels: []float64{0.1, 0.9}})
+		if l.Temperature() != T || pl.Quantiles[0][0] != pm.Quantiles[0][0] || pl.Quantiles[1][0] != pm.Quantiles[1][0] {
+			t.Errorf("%s: loaded temperature %v (saved %v), quantiles %v vs %v", h, l.Temperature(), T, pl.Quantiles, pm.Quantiles)
+		}
+		// A temperature below 1 sharpens, above 1 widens: the 80% interval.
+		wm, wu := pm.Quantiles[1][0]-pm.Quantiles[0][0], pu.Quantiles[1][0]-pu.Quantiles[0][0]
+		if (T < 1) != (wm < wu) {
+			t.Errorf("%s: T %v, interval %v calibrated, %v not", h, T, wm, wu)
+		}
+	}
+}
+
+type rowsXY struct{ x, y []float64 }
+
+// valRows recomputes the calibration rows of a FitFlat run (the first
+// rows of its shuffled validation split), as train.Prepare picks them.
+func valRows(t *testing.T, x, y []float64, cfg Config) rowsXY {
+	t.Helper()
+	cfg = DefaultConfig(cfg)
+	perm := rand.New(rand.NewPCG(cfg.Seed, 0x5eed)).Perm(len(y))
+	val := perm[:train.ValRows(len(y), cfg.ValFrac)]
+	var out rowsXY
+	for _, i := range val[:min(len(val), maxCalibrationRows)] {
+		out.x = append(out.x, x[i])
+		out.y = append(out.y, y[i])
+	}
+	return out
+}
+
+func TestCalibrateRefused(t *testing.T) {
+	x, y := calibrationData(100, 1)
+	for _, cfg := range []Config{
+		{Head: HeadPointwise, Calibrate: true},
+		{Head: HeadRiemann, Calibrate: true, ValFrac: -1},
+	} {
+		var ce *ConfigError
+		if _, err := FitFlat(context.Background(), x, len(y), 1, y, cfg); !errors.As(err, &ce) || ce.Field != "Calibrate" {
+			t.Errorf("%+v: %v", cfg, err)
+		}
+	}
+	m, err := FitFlat(context.Background(), x, len(y), 1, y, Config{Head: HeadMDN, EncLayers: 1, EncWidth: 4, MaxEpochs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []float64{0, -1, math.NaN(), math.Inf(1), 0.01, 21} {
+		if _, err := m.WithTemperature(bad); err == nil {
+			t.Errorf("WithTemperature(%v) accepted", bad)
+		}
+	}
+}
