@@ -109,12 +109,23 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 			m.net.HeadOutputs(phi[lo*width:(lo+n)*width], n, ho[lo*k:(lo+n)*k])
 		}
 	}
+	var logits []float32 // a Riemann head's raw logits, for its temperature
+	if m.temp != 0 && m.temp != 1 && m.cfg.Head == HeadRiemann {
+		logits = make([]float32, rows*k)
+		for lo := 0; lo < rows; lo += chunk {
+			n := min(chunk, rows-lo)
+			m.net.HeadLogits(phi[lo*width:(lo+n)*width], n, logits[lo*k:(lo+n)*k])
+		}
+	}
 	out := make([]dist.Distribution, rows)
 	r := head.Row{Net: m.net, Affine: m.units.Affine(), Opts: opts, Temp: m.temp}
 	for i := range out {
 		r.Phi = phi[i*width : (i+1)*width]
 		if k > 0 {
 			r.Out = f64(ho[i*k : (i+1)*k])
+		}
+		if logits != nil {
+			r.Logits = f64(logits[i*k : (i+1)*k])
 		}
 		dd, err := m.h.Dist(r)
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"decoreg"
+	"decoreg/metrics"
 )
 
 // The calibration experiment is decoreg's own, not the paper's: how well
@@ -155,7 +156,7 @@ type CalibrationSummary struct {
 	Head                    string
 	Datasets                int
 	InBandBefore, InBandAft int // datasets whose central 90% interval covers 85-95% of test rows
-	NLLBefore, NLLAfter     float64
+	NLLBefore, NLLAfter     float64 // medians over datasets (one bad model's NLL can dwarf a mean)
 	CRPSRelChange           float64 // mean over datasets of CRPS after / before - 1
 	PITBefore, PITAfter     float64 // mean pit_ece
 	Cov90Before, Cov90After float64 // mean coverage of the central 90% interval
@@ -227,6 +228,7 @@ func SummarizeCalibration(lines []*CalibrationLine) []CalibrationSummary {
 			continue
 		}
 		s := CalibrationSummary{Head: h}
+		var nb, na []float64
 		for _, ds := range names {
 			c := byDS[ds]
 			if c == nil {
@@ -243,8 +245,7 @@ func SummarizeCalibration(lines []*CalibrationLine) []CalibrationSummary {
 			if c.after[0] < c.before[0] {
 				s.LowerNLL++
 			}
-			s.NLLBefore += c.before[0]
-			s.NLLAfter += c.after[0]
+			nb, na = append(nb, c.before[0]), append(na, c.after[0])
 			s.CRPSRelChange += c.after[1]/c.before[1] - 1
 			s.PITBefore += c.before[2]
 			s.PITAfter += c.after[2]
@@ -252,8 +253,7 @@ func SummarizeCalibration(lines []*CalibrationLine) []CalibrationSummary {
 			s.Cov90After += c.after[3]
 		}
 		n := float64(s.Datasets)
-		s.NLLBefore /= n
-		s.NLLAfter /= n
+		s.NLLBefore, s.NLLAfter = metrics.Median(nb), metrics.Median(na)
 		s.CRPSRelChange /= n
 		s.PITBefore /= n
 		s.PITAfter /= n
@@ -285,10 +285,10 @@ func CalibrationReport(dir string, lines []*CalibrationLine, info ReportInfo) er
 	if failed > 0 {
 		fmt.Fprintf(&b, "%d run(s) failed on their data and are left out.\n\n", failed)
 	}
-	b.WriteString("## Summary per head (means over datasets)\n\n")
+	b.WriteString("## Summary per head (means over datasets; NLL: medians)\n\n")
 	b.WriteString("| head |")
 	mdColumns(&b, []string{"datasets", "90% interval covers 85-95%: before", "after", "mean coverage of the 90% interval: before", "after",
-		"test NLL: before", "after", "datasets with lower NLL after", "CRPS change", "pit_ece: before", "after"}, "---:")
+		"median test NLL: before", "after", "datasets with lower NLL after", "CRPS change", "pit_ece: before", "after"}, "---:")
 	for _, s := range SummarizeCalibration(lines) {
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.3f | %.3f | %.3f | %.3f | %d | %+.1f%% | %.3f | %.3f |\n", s.Head, s.Datasets,
 			s.InBandBefore, s.InBandAft, s.Cov90Before, s.Cov90After, s.NLLBefore, s.NLLAfter, s.LowerNLL, 100*s.CRPSRelChange, s.PITBefore, s.PITAfter)

@@ -51,6 +51,9 @@ type Row struct {
 	// decoder's and Riemann's logits are divided by it, the MDN's
 	// standard deviations multiplied by it.
 	Temp float64
+	// Logits are the Riemann head's raw logits (model.HeadLogits), which
+	// a scaled row needs (its probabilities in Out may have underflowed).
+	Logits []float64
 }
 
 // scaled reports whether r has a temperature other than 1.
@@ -220,15 +223,17 @@ var riemann = Head{
 		}
 		probs := r.Out
 		if r.scaled() {
-			// softmax(logits/T) = p^(1/T), renormalised; from the largest
-			// in log space, so that no power underflows to all zeros.
-			probs = make([]float64, len(r.Out))
-			top := 0.0
-			for _, p := range r.Out {
-				top = max(top, p)
+			if len(r.Logits) != len(r.Out) {
+				panic("head: a Riemann row with a temperature needs its logits")
 			}
-			for i, p := range r.Out {
-				probs[i] = math.Exp((math.Log(p) - math.Log(top)) / r.Temp)
+			// softmax(logits/T) in float64, from the largest logit.
+			probs = make([]float64, len(r.Logits))
+			top := math.Inf(-1)
+			for _, z := range r.Logits {
+				top = max(top, z)
+			}
+			for i, z := range r.Logits {
+				probs[i] = math.Exp((z - top) / r.Temp)
 			}
 		}
 		return dist.NewRiemann(probs, r.Affine), nil

@@ -85,6 +85,20 @@ func (m *Model) HeadOutputs(phi []float32, B int, out []float32) {
 	}
 }
 
+// HeadLogits computes the Riemann head's raw logits (B, Bins) from phi
+// (B, EncWidth) into out: HeadOutputs before its softmax, for callers that
+// rescale them (a temperature) without the float32 probabilities'
+// underflow. It panics for other heads.
+func (m *Model) HeadLogits(phi []float32, B int, out []float32) {
+	if m.Cfg.Head != Riemann {
+		panic("model: HeadLogits on a " + m.Cfg.Head.String() + " head")
+	}
+	if len(phi) < B*m.w || len(out) < B*m.nout {
+		panic("model: HeadLogits phi or out too short")
+	}
+	nn.LinearForward(m.threads, out, phi, m.p.out.w, m.p.out.b, B, m.w, m.nout)
+}
+
 // softmaxInPlace replaces s by softmax(s), with float64 sums.
 func softmaxInPlace(s []float32) {
 	mx := float32(math.Inf(-1))
