@@ -155,7 +155,7 @@ func calibrationExperiment() *Experiment {
 type CalibrationSummary struct {
 	Head                    string
 	Datasets                int
-	InBandBefore, InBandAft int // datasets whose central 90% interval covers 85-95% of test rows
+	InBandBefore, InBandAft int     // datasets whose central 90% interval covers 85-95% of test rows
 	NLLBefore, NLLAfter     float64 // medians over datasets (one bad model's NLL can dwarf a mean)
 	CRPSRelChange           float64 // mean over datasets of CRPS after / before - 1
 	PITBefore, PITAfter     float64 // mean pit_ece
