@@ -354,6 +354,7 @@ func CalibrationReport(dir string, lines []*CalibrationLine, info ReportInfo) er
 		if err := addScatter(p, axy, headColor(h), vg.Points(3), "after"); err != nil {
 			return err
 		}
+		p.Legend.Top = false // the points that fall short are on the left
 		row = append(row, p)
 	}
 	if err := writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
