@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
+	"decoreg/data"
 	"decoreg/internal/head"
 	"decoreg/vocab"
 )
@@ -106,6 +109,14 @@ type Config struct {
 	// Threads is the number of threads of the network's kernels (0: all
 	// cores). The same seed and thread count give the same model.
 	Threads int `json:"threads"`
+	// InputTransform maps each feature before the encoder: "standard" (the
+	// default, "" too): (x - mean) / sd; "robust": (x - median) / IQR;
+	// "quantile": the inverse normal CDF of the training values' ECDF
+	// (interpolated between up to 1,000 quantiles; values beyond the
+	// training range map to about +-5.2), which makes skewed or heavy-tailed
+	// features normal and outliers harmless. The transform is fitted on the
+	// training rows and saved in the model.
+	InputTransform string `json:"input_transform,omitempty"`
 	// Calibrate fits a temperature (Model.Temperature) after training, by
 	// the NLL of the validation rows: one number that widens or sharpens
 	// every predictive distribution. It needs validation rows (ValFrac not
@@ -225,6 +236,9 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	}
 	if c.Threads < 0 {
 		return nil, configErr("Threads", "threads must be >= 0, have %d", c.Threads)
+	}
+	if c.InputTransform != "" && !slices.Contains(data.Transforms, c.InputTransform) {
+		return nil, configErr("InputTransform", "unknown input transform %q (want %s)", c.InputTransform, strings.Join(data.Transforms, ", "))
 	}
 	if c.Calibrate && c.Head == HeadPointwise {
 		return nil, configErr("Calibrate", "the pointwise head has no distribution to calibrate")

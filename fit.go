@@ -118,9 +118,16 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *hea
 			return nil, nil, nil, dataErr(-1, j, ErrBadInput, "the feature's values span too wide a range: their mean or standard deviation overflows float64 (mean %v, sd %v)", st.Mean[j], st.Std[j])
 		}
 	}
-	m, err := newModel(cfg, tok, st.Mean, st.Std, yMin, yMax, cfg.Seed)
+	center, scale := st.Mean, st.Std
+	if cfg.InputTransform == data.TransformRobust {
+		center, scale = data.FitRobust(x, cols)
+	}
+	m, err := newModel(cfg, tok, center, scale, yMin, yMax, cfg.Seed)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if cfg.InputTransform == data.TransformQuantile {
+		m.xKnots = data.FitQuantiles(x, cols)
 	}
 	tg, err := head.Encode(&m.net.Cfg, m.units, y)
 	if err != nil {

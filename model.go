@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"decoreg/data"
 	"decoreg/internal/head"
 	imodel "decoreg/internal/model"
 	"decoreg/vocab"
@@ -31,7 +32,8 @@ type Model struct {
 	units head.Units // y <-> u <-> head units
 	info  TrainInfo
 
-	xMean, xStd []float64 // per-feature standardisation (std 0 -> 1)
+	xMean, xStd []float64   // per-feature centre and scale (standard: mean and sd; robust: median and IQR)
+	xKnots      [][]float64 // the quantile transform's knots per feature (nil for the others)
 
 	temp float64 // calibration temperature; 0 means none (1)
 
@@ -206,11 +208,19 @@ const maxStandardized = math.MaxFloat32
 // gives a *DataError naming its row and column.
 func (m *Model) standardize(dst []float32, x []float64, n int) error {
 	d := len(m.xMean)
+	if m.xKnots != nil {
+		for i := 0; i < n; i++ {
+			for j := 0; j < d; j++ {
+				dst[i*d+j] = float32(data.QuantileTransform(m.xKnots[j], x[i*d+j]))
+			}
+		}
+		return nil
+	}
 	for i := 0; i < n; i++ {
 		for j := 0; j < d; j++ {
 			z := (x[i*d+j] - m.xMean[j]) / m.xStd[j]
 			if !(math.Abs(z) <= maxStandardized) {
-				return dataErr(i, j, ErrBadInput, "feature value %v is %.3g standard deviations from the training mean %.6g, beyond what the network's float32 arithmetic can hold",
+				return dataErr(i, j, ErrBadInput, "feature value %v is %.3g scale units from the training centre %.6g, beyond what the network's float32 arithmetic can hold",
 					x[i*d+j], z, m.xMean[j])
 			}
 			dst[i*d+j] = float32(z)

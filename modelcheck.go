@@ -1,6 +1,7 @@
 package decoreg
 
 import (
+	"decoreg/data"
 	"errors"
 	"fmt"
 	"math"
@@ -54,6 +55,20 @@ func checkModel(path string, h *fileHeader, cfg Config, tok vocab.Tokenizer, par
 		return bad("x_mean", "no features")
 	case len(h.XStd) != d:
 		return bad("x_std", "%d values for the %d features of x_mean", len(h.XStd), d)
+	case (cfg.InputTransform == data.TransformQuantile) != (h.XQuantiles != nil):
+		return bad("x_quantiles", "present for input transform %q: want it exactly for %q", cfg.InputTransform, data.TransformQuantile)
+	case h.XQuantiles != nil && len(h.XQuantiles) != d:
+		return bad("x_quantiles", "%d features' knots for %d features", len(h.XQuantiles), d)
+	}
+	for j, k := range h.XQuantiles {
+		if len(k) == 0 || len(k) > data.QuantileKnots {
+			return bad(fmt.Sprintf("x_quantiles[%d]", j), "%d knots, want 1 to %d", len(k), data.QuantileKnots)
+		}
+		for l, v := range k {
+			if math.IsNaN(v) || math.IsInf(v, 0) || l > 0 && v < k[l-1] {
+				return bad(fmt.Sprintf("x_quantiles[%d][%d]", j, l), "%v: knots must be finite and ascending", v)
+			}
+		}
 	}
 	for j, v := range h.XMean {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -272,3 +272,29 @@ func TestHandEditedModel_Temperature(t *testing.T) {
 		loadEdited(t, "temperature", ErrBadModel, func(h map[string]any) { h["temperature"] = v }, nil)
 	}
 }
+
+func TestHandEditedModel_Quantiles(t *testing.T) {
+	header, params := savedModel(t, Config{Head: HeadMDN, EncLayers: 1, EncWidth: 4, MaxEpochs: 1, InputTransform: "quantile"})
+	for _, c := range []struct {
+		field string
+		edit  func(h map[string]any)
+	}{
+		{"x_quantiles", func(h map[string]any) { delete(h, "x_quantiles") }},
+		{"x_quantiles[0][1]", func(h map[string]any) {
+			k := h["x_quantiles"].([]any)[0].([]any)
+			k[0], k[1] = 5.0, 1.0 // not ascending
+		}},
+		{"x_quantiles", func(h map[string]any) { h["x_quantiles"] = h["x_quantiles"].([]any)[:0] }},
+	} {
+		path := writeModel(t, editHeader(t, header, c.edit), params)
+		if _, err := Load(path); err == nil || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("%s: %v", c.field, err)
+		}
+	}
+	// And knots without the quantile transform.
+	h2, p2 := savedModel(t, Config{Head: HeadMDN, EncLayers: 1, EncWidth: 4, MaxEpochs: 1})
+	path := writeModel(t, editHeader(t, h2, func(h map[string]any) { h["x_quantiles"] = []any{[]any{1.0}} }), p2)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "x_quantiles") {
+		t.Errorf("stray knots: %v", err)
+	}
+}

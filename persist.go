@@ -14,12 +14,16 @@ type fileHeader struct {
 	Config Config    `json:"config"`
 	XMean  []float64 `json:"x_mean"`
 	XStd   []float64 `json:"x_std"`
-	YMin   float64   `json:"y_min"`
-	YMax   float64   `json:"y_max"`
-	Names  []string  `json:"features,omitempty"`
-	Target string    `json:"target,omitempty"`
-	Info   TrainInfo `json:"train"`
-	Params int       `json:"params"`
+	// XQuantiles are the quantile transform's knots per feature
+	// (Config.InputTransform "quantile"); x_mean and x_std are then the
+	// features' mean and sd, for messages only.
+	XQuantiles [][]float64 `json:"x_quantiles,omitempty"`
+	YMin       float64     `json:"y_min"`
+	YMax       float64     `json:"y_max"`
+	Names      []string    `json:"features,omitempty"`
+	Target     string      `json:"target,omitempty"`
+	Info       TrainInfo   `json:"train"`
+	Params     int         `json:"params"`
 	// Temperature is the calibration temperature of 'train --calibrate';
 	// absent (0) means none, as 1.
 	Temperature float64 `json:"temperature,omitempty"`
@@ -60,6 +64,7 @@ func (m *Model) encodeHeader() ([]byte, error) {
 	if m.temp != 0 && m.temp != 1 {
 		h.Temperature = m.temp
 	}
+	h.XQuantiles = m.xKnots
 	hb, err := json.Marshal(h)
 	if err != nil {
 		return nil, fmt.Errorf("decoreg: encoding model header: %w", err)
@@ -101,6 +106,7 @@ func Load(path string) (*Model, error) {
 	m.cfg = cfg
 	m.info, m.features, m.target = h.Info, h.Names, h.Target
 	m.temp = h.Temperature
+	m.xKnots = h.XQuantiles
 	if m.net.NumParams() != len(params) || h.Params != len(params) {
 		return nil, fmt.Errorf("%s: %w: the architecture has %d parameters, the file %d", path, modelfile.ErrNotModel, m.net.NumParams(), len(params))
 	}

@@ -54,6 +54,7 @@ var flagFields = []struct {
 	{"Seed", "seed", false},
 	{"Threads", "threads", false},
 	{"Calibrate", "calibrate", false},
+	{"InputTransform", "input-transform", false},
 	// dist.SampleOptions
 	{"Temperature", "temperature", true},
 	{"TopK", "top-k", false},

@@ -125,6 +125,7 @@ type trainFlags struct {
 	unbounded                     bool
 	sigmoid, quiet                bool
 	calibrate                     bool
+	inputTransform                string
 }
 
 func (f *trainFlags) register(fs *flag.FlagSet) {
@@ -152,6 +153,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed (initialisation, validation split, batch order)")
 	fs.IntVar(&f.threads, "threads", 0, "threads of the matrix kernels (0: every core)")
 	fs.BoolVar(&f.unmaskedLoss, "unmasked-loss", false, "train the decoder with the softmax over the whole vocabulary (as the reference code), not over the valid tokens")
+	fs.StringVar(&f.inputTransform, "input-transform", data.TransformStandard, "map each feature before the encoder: standard ((x - mean) / sd), robust ((x - median) / IQR) or quantile (normal scores of the training ECDF; skewed features and outliers)")
 	fs.BoolVar(&f.calibrate, "calibrate", false, "after training, fit a temperature on the validation rows by their NLL (not for pointwise); predictions use it, eval reports before and after")
 	fs.BoolVar(&f.unbounded, "unbounded", false, "unnormalized decoder: do not restrict its cells to the training range widened by 10% (the paper's behaviour; rare huge samples then sway the mean)")
 	fs.BoolVar(&f.rawTarget, "raw-target", false, "unnormalized decoder: tokenize the original y instead of the scaled one")
@@ -189,7 +191,7 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		Head: head, EncLayers: f.encLayers, EncWidth: f.encWidth,
 		LR: f.lr, WeightDecay: f.weightDecay, AdamW: f.adamw,
 		BatchSize: f.batch, MaxEpochs: f.epochs, Patience: f.patience,
-		ValFrac: vf, Seed: f.seed, Threads: f.threads, Calibrate: f.calibrate,
+		ValFrac: vf, Seed: f.seed, Threads: f.threads, Calibrate: f.calibrate, InputTransform: f.inputTransform,
 	}
 	if f.targetRange != "" {
 		lo, hi, ok := strings.Cut(f.targetRange, ",")
