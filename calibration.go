@@ -20,7 +20,9 @@ type Calibration struct {
 	// CRPS is the mean continuous ranked probability score (dist.CRPS), in
 	// units of y: lower is better, and for a point forecast it would be the
 	// mean absolute error. CRPSBound bounds its error (0 where it is exact:
-	// Riemann, MDN, and token heads whose expansion reached every cell).
+	// Riemann, MDN, and token heads whose expansion reached every cell;
+	// +Inf where the score is an estimate from draws: non-tree
+	// tokenizations).
 	CRPS      float64 `json:"crps"`
 	CRPSBound float64 `json:"crps_bound"`
 	// Coverage holds, for each central predictive interval of
@@ -40,12 +42,24 @@ type Calibration struct {
 // MarshalJSON implements json.Marshaler.
 func (c Calibration) MarshalJSON() ([]byte, error) {
 	type plain Calibration
+	floats := func(m map[string]float64) map[string]jsonfloat.Float {
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]jsonfloat.Float, len(m))
+		for k, v := range m {
+			out[k] = jsonfloat.Float(v)
+		}
+		return out
+	}
 	return json.Marshal(struct {
 		plain
-		CRPS      jsonfloat.Float `json:"crps"`
-		CRPSBound jsonfloat.Float `json:"crps_bound"`
-		PITError  jsonfloat.Float `json:"pit_ece"`
-	}{plain(c), jsonfloat.Float(c.CRPS), jsonfloat.Float(c.CRPSBound), jsonfloat.Float(c.PITError)})
+		Coverage      map[string]jsonfloat.Float `json:"coverage"`
+		IntervalWidth map[string]jsonfloat.Float `json:"interval_width"`
+		CRPS          jsonfloat.Float            `json:"crps"`
+		CRPSBound     jsonfloat.Float            `json:"crps_bound"`
+		PITError      jsonfloat.Float            `json:"pit_ece"`
+	}{plain(c), floats(c.Coverage), floats(c.IntervalWidth), jsonfloat.Float(c.CRPS), jsonfloat.Float(c.CRPSBound), jsonfloat.Float(c.PITError)})
 }
 
 // Calibration computes the Calibration of the model's predictive
@@ -87,13 +101,14 @@ func (m *Model) Calibration(x []float64, rows int, y []float64) (*Calibration, e
 	}
 	c.PIT = make([]float64, rows)
 	var crps, bound float64
+	n := float64(rows)
 	for i, dd := range p.Dist {
 		c.PIT[i] = dd.CDF(y[i])
 		s, b := dist.CRPS(dd, y[i])
-		crps += s
-		bound += b
+		crps += s / n // divided first: no overflow for huge targets
+		bound += b / n
 	}
 	c.PITError = metrics.PITError(c.PIT)
-	c.CRPS, c.CRPSBound = crps/float64(rows), bound/float64(rows)
+	c.CRPS, c.CRPSBound = crps, bound
 	return c, nil
 }

@@ -83,3 +83,31 @@ func TestCalibration(t *testing.T) {
 		t.Error("2 targets for 3000 rows of x accepted")
 	}
 }
+
+// Scores of huge targets stay finite and the JSON valid: means divide each
+// term first, and an infinite value would be written as a string.
+func TestCalibrationHugeTargets(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	const n = 300
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range n {
+		x[i] = r.Float64()
+		y[i] = r.Float64() * 1.7e308
+	}
+	m, err := FitFlat(context.Background(), x, n, 1, y, Config{Head: HeadRiemann, EncLayers: 1, EncWidth: 8, MaxEpochs: 2, Bins: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := m.Calibration(x, n, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(c)
+	if err != nil || math.IsInf(c.CRPS, 0) || math.IsInf(c.IntervalWidth["0.9"], 0) {
+		t.Errorf("%v: %s", err, b)
+	}
+	c.IntervalWidth["0.9"] = math.Inf(1)
+	if b, err := json.Marshal(c); err != nil || !strings.Contains(string(b), `"0.9":"+Inf"`) {
+		t.Errorf("an infinite width: %v %s", err, b)
+	}
+}

@@ -49,6 +49,9 @@ func checkModel(path string, h *fileHeader, cfg Config, tok vocab.Tokenizer, par
 	if t := h.Temperature; t != 0 && !(t >= MinTemperature && t <= MaxTemperature) {
 		return bad("temperature", "%v, want a number in [%v, %v] (or none)", t, MinTemperature, MaxTemperature)
 	}
+	if h.Temperature != 0 && cfg.Head == HeadPointwise {
+		return bad("temperature", "%v for a pointwise model, which has no distribution to scale", h.Temperature)
+	}
 	d := len(h.XMean)
 	switch {
 	case d == 0:

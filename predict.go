@@ -396,10 +396,7 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 			if err != nil {
 				return nil, err
 			}
-			lr := m.units.LogRange()
-			for i, dd := range ds {
-				nll[i] = -dd.LogPDF(m.clipY(y[i])) - lr
-			}
+			nll = m.nllU(ds, tg, y)
 		} else {
 			tg.RowNLL(m.net, xs, d, idx, nll)
 		}

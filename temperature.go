@@ -5,12 +5,17 @@ import (
 	"math"
 
 	"decoreg/dist"
+	"decoreg/internal/head"
 )
 
 // maxCalibrationRows bounds the validation rows Config.Calibrate scores
 // (the first of the shuffled validation split): the search evaluates
 // their NLL about 40 times.
 const maxCalibrationRows = 4000
+
+// minCalibrationRows is the fewest validation rows Config.Calibrate fits a
+// temperature on.
+const minCalibrationRows = 20
 
 // calibrate sets m's temperature to the one in [MinTemperature,
 // MaxTemperature] that minimises the NLL of the validation rows val of x
@@ -22,15 +27,22 @@ func (m *Model) calibrate(x []float64, cols int, y []float64, val []int) error {
 	if n == 0 {
 		return configErr("Calibrate", "calibration needs validation rows; there are none")
 	}
+	if n < minCalibrationRows {
+		return configErr("Calibrate", "calibration needs at least %d validation rows, have %d (raise ValFrac)", minCalibrationRows, n)
+	}
 	xv := make([]float64, 0, n*cols)
 	yv := make([]float64, n)
 	for k, i := range val[:n] {
 		xv = append(xv, x[i*cols:(i+1)*cols]...)
 		yv[k] = y[i]
 	}
+	tg, err := head.Encode(&m.net.Cfg, m.units, yv)
+	if err != nil {
+		return fmt.Errorf("calibrating: %w", err)
+	}
 	var failed error
 	nll := func(t float64) float64 {
-		v, err := m.nllAt(t, xv, n, yv)
+		v, err := m.nllAt(t, xv, n, yv, tg)
 		if err != nil && failed == nil {
 			failed = err
 		}
@@ -68,10 +80,9 @@ func (m *Model) calibrate(x []float64, cols int, y []float64, val []int) error {
 	return nil
 }
 
-// nllAt is the mean NLL (per unit of y) of rows x with targets y under
-// m's distributions at temperature t. Targets are clipped to the training
-// range (as Evaluate's NLL does), a hair inside its edges.
-func (m *Model) nllAt(t float64, x []float64, rows int, y []float64) (float64, error) {
+// nllAt is the mean NLL (per unit of y) of rows x with targets y (encoded
+// as tg) under m's distributions at temperature t.
+func (m *Model) nllAt(t float64, x []float64, rows int, y []float64, tg *head.Targets) (float64, error) {
 	c := *m
 	c.temp = t
 	ds, err := c.dists(x, rows, dist.TokenOptions{})
@@ -79,10 +90,35 @@ func (m *Model) nllAt(t float64, x []float64, rows int, y []float64) (float64, e
 		return math.NaN(), err
 	}
 	s := 0.0
-	for i, d := range ds {
-		s -= d.LogPDF(c.clipY(y[i]))
+	for _, v := range c.nllU(ds, tg, y) {
+		s += v
 	}
-	return s / float64(rows), nil
+	return s/float64(rows) + c.units.LogRange(), nil
+}
+
+// nllU returns each row's NLL in u units under ds, m's distributions of
+// the rows (at any temperature), scoring the cell the training forward
+// scores (head.RowNLL): for a decoder the token sequence head.Encode gives
+// the target (clipped to the range), -log P(sequence) plus the cell's log
+// width; for the other heads the log-density at the target clipped to the
+// range, a hair inside its edges.
+func (m *Model) nllU(ds []dist.Distribution, tg *head.Targets, y []float64) []float64 {
+	out := make([]float64, len(ds))
+	if m.cfg.Head == HeadDecoder {
+		seq := make([]int, tg.T)
+		for i, d := range ds {
+			for k := range seq {
+				seq[k] = int(tg.Tokens[i*tg.T+k])
+			}
+			out[i] = -d.(*dist.Token).LogProbSeq(seq) + tg.LogWidthU(i)
+		}
+		return out
+	}
+	lr := m.units.LogRange()
+	for i, d := range ds {
+		out[i] = -d.LogPDF(m.clipY(y[i])) - lr
+	}
+	return out
 }
 
 // clipY clips y into the training range, a hair inside its edges (where a

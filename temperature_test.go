@@ -6,8 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"decoreg/internal/head"
 	"decoreg/internal/train"
 )
 
@@ -45,7 +47,11 @@ func TestCalibrate(t *testing.T) {
 		}
 		// The argmin: no better at 0.9 T or 1.1 T on the same rows.
 		val := valRows(t, x, y, cfg)
-		at := func(t2 float64) float64 { v, _ := m.nllAt(t2, val.x, len(val.y), val.y); return v }
+		tgv, err := head.Encode(&m.net.Cfg, m.units, val.y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := func(t2 float64) float64 { v, _ := m.nllAt(t2, val.x, len(val.y), val.y, tgv); return v }
 		if f := at(T); !(f <= at(0.9*T)+1e-9 && f <= at(1.1*T)+1e-9 && f <= at(1)) {
 			t.Errorf("%s: NLL %v at T=%v, %v at 0.9T, %v at 1.1T, %v at 1", h, f, T, at(0.9*T), at(1.1*T), at(1))
 		}
@@ -63,9 +69,7 @@ func TestCalibrate(t *testing.T) {
 			t.Errorf("%s: test NLL %v calibrated, %v not", h, ec.NLL, eu.NLL)
 		}
 		// At T = 1 the distributions' NLL is the training forward's.
-		if v, _ := un.nllAt(1, xt, len(yt), yt); math.Abs(v-eu.NLL) > 1e-4*math.Max(1, math.Abs(v)) {
-			t.Errorf("%s: NLL from the densities %v, from the forward %v", h, v, eu.NLL)
-		}
+		checkNLLPaths(t, un, xt, yt)
 		// Saved and loaded.
 		path := filepath.Join(t.TempDir(), "m.model")
 		if err := m.Save(path); err != nil {
@@ -111,6 +115,7 @@ func TestCalibrateRefused(t *testing.T) {
 	for _, cfg := range []Config{
 		{Head: HeadPointwise, Calibrate: true},
 		{Head: HeadRiemann, Calibrate: true, ValFrac: -1},
+		{Head: HeadRiemann, Calibrate: true, ValFrac: 0.05, EncLayers: 1, EncWidth: 4, MaxEpochs: 1}, // 5 validation rows
 	} {
 		var ce *ConfigError
 		if _, err := FitFlat(context.Background(), x, len(y), 1, y, cfg); !errors.As(err, &ce) || ce.Field != "Calibrate" {
@@ -125,5 +130,46 @@ func TestCalibrateRefused(t *testing.T) {
 		if _, err := m.WithTemperature(bad); err == nil {
 			t.Errorf("WithTemperature(%v) accepted", bad)
 		}
+	}
+}
+
+// checkNLLPaths: at temperature 1, the NLL scored through the
+// distributions (the path a temperature takes) equals the training
+// forward's (Evaluate's) on targets y, edges and out-of-range ones too.
+func checkNLLPaths(t *testing.T, m *Model, x, y []float64) {
+	t.Helper()
+	tg, err := head.Encode(&m.net.Cfg, m.units, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := m.Evaluate(x, len(y), y, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := m.nllAt(1, x, len(y), y, tg)
+	if err != nil || math.Abs(v-e.NLL) > 1e-4*math.Max(1, math.Abs(v)) {
+		t.Errorf("%s %s: NLL from the distributions %v (%v), from the forward %v", m.cfg.Head, m.cfg.Vocab, v, err, e.NLL)
+	}
+}
+
+// The two NLL paths agree on the targets at and beyond the edges of the
+// range, where an unnormalized decoder's cells meet (t = +-0.5).
+func TestNLLPathsAtEdges(t *testing.T) {
+	x, y := calibrationData(400, 5)
+	lo, hi := slices.Min(y), slices.Max(y)
+	xe := []float64{0, 0.5, -0.5, 1, -1, 0.2}
+	ye := []float64{lo, hi, lo - 1, hi + 1, hi + 100, 0.3}
+	for _, cfg := range []Config{
+		{Head: HeadDecoder, Vocab: "unnormalized:base=10,exponent=1,mantissa=3"},
+		{Head: HeadDecoder, Vocab: "normalized:base=4,length=4"},
+		{Head: HeadRiemann, Bins: 16},
+		{Head: HeadMDN},
+	} {
+		cfg.EncLayers, cfg.EncWidth, cfg.MaxEpochs, cfg.Threads = 1, 16, 3, 1
+		m, err := FitFlat(context.Background(), x, len(y), 1, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkNLLPaths(t, m, xe, ye)
 	}
 }

@@ -40,11 +40,12 @@ func MeanWidth(lo, hi []float64) float64 {
 	if len(lo) == 0 {
 		return math.NaN()
 	}
+	n := float64(len(lo))
 	s := 0.0
 	for i := range lo {
-		s += hi[i] - lo[i]
+		s += hi[i]/n - lo[i]/n // each term divided first: no overflow for huge values
 	}
-	return s / float64(len(lo))
+	return s
 }
 
 // PITError is a calibration error of probability integral transforms

@@ -65,3 +65,11 @@ func TestCalibratedByConstruction(t *testing.T) {
 		t.Errorf("PIT error of a distorted CDF: %v, want %v", e, want)
 	}
 }
+
+// Means of huge values do not overflow: each term is divided first (a sum
+// of two widths of 1.5e308 would be +Inf).
+func TestMeanWidthHuge(t *testing.T) {
+	if w := MeanWidth([]float64{-1e308, -1e308}, []float64{0.5e308, 0.5e308}); math.IsInf(w, 0) || math.Abs(w-1.5e308) > 1e294 {
+		t.Errorf("MeanWidth = %v, want 1.5e308", w)
+	}
+}

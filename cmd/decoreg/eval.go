@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 
 	"decoreg"
@@ -33,7 +34,8 @@ object on standard output:
 	             of y (lower is better; for a point forecast it would be the
 	             mean absolute error): exact for riemann and mdn, and for
 	             decoders over the cells of the mean's tree expansion
-	crps_bound   a bound on crps's error (0 where exact)
+	crps_bound   a bound on crps's error (0 where exact; "+Inf" where crps is
+	             estimated from draws: hamming and repeat tokenizations)
 	coverage     for the central predictive intervals of mass 0.5, 0.8, 0.9
 	             and 0.95 (from the (1-c)/2 to the (1+c)/2 quantile), the
 	             fraction of targets inside: {"0.5": ..., "0.8": ..., ...};
@@ -46,8 +48,9 @@ object on standard output:
 nll, nll_u, crps, crps_bound, coverage, interval_width and pit_ece are null
 for the pointwise head, which has no distribution beyond its point.
 
-For a model trained with --calibrate the scores are those at its
-temperature, and two more fields report it and the scores without it:
+For a model whose 'train --calibrate' chose a temperature other than 1 the
+scores are those at its temperature, and two more fields report it and the
+scores without it:
 
 	temperature   the temperature of 'train --calibrate'
 	uncalibrated  {nll, nll_u, crps, crps_bound, coverage, interval_width,
@@ -94,7 +97,7 @@ func init() {
 	evalF.split.register(fs, "evaluate the test rows of --split")
 	fs.StringVar(&evalF.point, "point", "", "point estimate for mse, rel_mse and kendall_tau: mean, median or mode (default: median for unnormalized decoders, else mean)")
 	fs.StringVar(&evalF.target, "target", "", "the target column's `NAME` (default: the model's target name, or the last column)")
-	fs.StringVar(&evalF.plot, "plot", "", "draw the PIT histogram and the coverage curve to `FILE.png`; "+outHelp)
+	fs.StringVar(&evalF.plot, "plot", "", "draw the PIT histogram and the coverage curve to `FILE.png` (not standard output, which carries the JSON); a regular file is replaced atomically, a link is written through")
 }
 
 func runEval(cmd *Command, args []string) error {
@@ -119,6 +122,9 @@ func runEval(cmd *Command, args []string) error {
 		return err
 	}
 	if plotPath != "" {
+		if isStdout(plotPath) {
+			return inputf(name, "--plot %s: standard output carries the JSON; give a file", plotPath)
+		}
 		if err := checkOutPath(name, "plot", plotPath, false); err != nil {
 			return err
 		}
@@ -202,4 +208,18 @@ func runEval(cmd *Command, args []string) error {
 	}
 	_, err = fmt.Fprintf(stdout, "%s,%s%s}\n", bytes.TrimSuffix(be, []byte("}")), bytes.TrimSuffix(bytes.TrimPrefix(bc, []byte("{")), []byte("}")), extra)
 	return err
+}
+
+// isStdout reports whether path is standard output: "-" or a name of the
+// same file (/dev/stdout, /dev/fd/1, a link to the terminal).
+func isStdout(path string) bool {
+	if path == "-" {
+		return true
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	so, err := os.Stdout.Stat()
+	return err == nil && os.SameFile(fi, so)
 }

@@ -96,7 +96,7 @@ func calibrationPlot(w io.Writer, c *decoreg.Calibration, model string) error {
 	sty := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YCenter}
 	sty.Font.Size = vg.Points(12)
 	dc.FillText(sty, vg.Point{X: width / 2, Y: height - titleH/2},
-		fmt.Sprintf("calibration of %s on %d rows (crps %.4g)", filepath.Base(model), len(c.PIT), c.CRPS))
+		fmt.Sprintf("calibration of %s on %d %s (crps %.4g)", filepath.Base(model), len(c.PIT), plural(len(c.PIT), "row", "rows"), c.CRPS))
 	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Points(24), PadTop: vg.Points(4), PadBottom: vg.Points(8), PadLeft: vg.Points(8), PadRight: vg.Points(16)}
 	plots := [][]*plot.Plot{{hist, cov}}
 	canvases := plot.Align(plots, tiles, top)
@@ -104,4 +104,11 @@ func calibrationPlot(w io.Writer, c *decoreg.Calibration, model string) error {
 	cov.Draw(canvases[0][1])
 	_, err = vgimg.PngCanvas{Canvas: img}.WriteTo(w)
 	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

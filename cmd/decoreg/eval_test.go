@@ -307,6 +307,10 @@ func TestEvalPlot(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "pointwise model") {
 		t.Errorf("pointwise --plot: exit %d %q", code, errs)
 	}
+	code, _, errs = cli(t, "eval", "--model", model, "--data", "testdata/cli/small.csv", "--plot", "-")
+	if code != 2 || !strings.Contains(errs, "standard output carries the JSON") {
+		t.Errorf("--plot -: exit %d %q", code, errs)
+	}
 	code, _, errs = cli(t, "eval", "--model", model, "--data", "testdata/cli/small.csv", "--plot", model)
 	if code != 2 || !strings.Contains(errs, "--plot") {
 		t.Errorf("--plot the model: exit %d %q", code, errs)
