@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -97,8 +98,10 @@ func runCalibration(ctx context.Context, u *uciData, ds string, split int, head 
 	}
 	l := &CalibrationLine{Dataset: ds, Split: split, Head: head, Config: cfg, TrainRows: tr.Rows, TestRows: te.Rows}
 	m, err := decoreg.FitFlat(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, cfg)
+	var ce *decoreg.ConfigError
 	if err != nil {
-		if ctx.Err() == nil && dataFailure(err) {
+		if ctx.Err() == nil && (dataFailure(err) || errors.As(err, &ce) && ce.Field == "Calibrate") {
+			// Diverged, or too few validation rows to calibrate on.
 			l.Error = err.Error()
 			return l, nil
 		}
@@ -284,7 +287,13 @@ func CalibrationReport(dir string, lines []*CalibrationLine, info ReportInfo) er
 		}
 	}
 	if failed > 0 {
-		fmt.Fprintf(&b, "%d run(s) failed on their data and are left out.\n\n", failed)
+		fmt.Fprintf(&b, "%d run(s) failed on their data and are left out:\n\n", failed)
+		for _, l := range lines {
+			if l.Error != "" {
+				fmt.Fprintf(&b, "- %s split %d %s: %s\n", l.Dataset, l.Split, l.Head, l.Error)
+			}
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("## Summary per head (means over datasets; NLL: medians)\n\n")
 	b.WriteString("| head |")
