@@ -43,8 +43,8 @@ type Options struct {
 	// otherwise requests that arrive together share one pass.
 	NoBatching bool
 	// BatchWait is the longest a batch waits for more requests after its
-	// first (default 2ms); it closes earlier once it holds every request
-	// in flight for its model, or MaxBatchRows rows (default 1024).
+	// first (default 2ms); it closes earlier once no other parsed request
+	// for its model is waiting, or at MaxBatchRows rows (default 1024).
 	BatchWait    time.Duration
 	MaxBatchRows int
 	// QueueLen bounds the requests waiting per model (default 1024); past

@@ -46,9 +46,9 @@ writes, with the same numbers.
 	    "outputs":["mean","quantiles"],"quantiles":[0.05,0.5,0.95]}'
 
 Requests that arrive together are predicted in one batch (one encoder
-pass; the rows' summaries spread over the cores): a batch closes when it
-holds every request in flight for its model, --max-batch-rows rows, or
---batch-wait after its first request. Past --queue waiting requests, and
+pass; the rows' summaries spread over the cores): a batch closes when no
+other parsed request for its model is waiting, at --max-batch-rows rows,
+or --batch-wait after its first request. Past --queue waiting requests, and
 past --timeout per request, the answer is 503 with Retry-After; bodies over
 --max-body are 413; bad input is 400 with a message naming the field, row
 or feature. SIGINT or SIGTERM stops accepting, finishes the requests in
