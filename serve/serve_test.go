@@ -314,6 +314,9 @@ func TestEndpoints(t *testing.T) {
 	post(t, ts.URL+"/v1/models/m/predict", `{"x":[[1,2]]}`)
 	post(t, ts.URL+"/v1/models/m/predict", `{"x":[[1]]}`)
 	code, b = get("/metrics")
+	if code != 200 {
+		t.Fatalf("metrics: %d", code)
+	}
 	for _, want := range []string{
 		`decoreg_http_requests_total{code="200",route="/v1/models/{name}/predict"} 1`,
 		`decoreg_http_request_errors_total{code="400",route="/v1/models/{name}/predict"} 1`,

@@ -89,18 +89,6 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
-// asUsage wraps err (if non-nil) as a usage error.
-func asUsage(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		return err
-	}
-	return usageError{err}
-}
-
 // newFlagSet returns a flag set for cmd that reports errors instead of
 // exiting, so that Run can return them as usage errors. The benchmarks of
 // "decoreg bench" define their flags on one in their Run.
