@@ -298,3 +298,13 @@ func TestHandEditedModel_Quantiles(t *testing.T) {
 		t.Errorf("stray knots: %v", err)
 	}
 }
+
+// A temperature in a pointwise model's file is refused (it has no
+// distribution to scale).
+func TestHandEditedModel_PointwiseTemperature(t *testing.T) {
+	header, params := savedModel(t, Config{Head: HeadPointwise, EncLayers: 1, EncWidth: 4, MaxEpochs: 1})
+	path := writeModel(t, editHeader(t, header, func(h map[string]any) { h["temperature"] = 2.0 }), params)
+	if _, err := Load(path); !errors.Is(err, ErrBadModel) || !strings.Contains(err.Error(), "temperature") {
+		t.Errorf("Load: %v", err)
+	}
+}
