@@ -185,3 +185,23 @@ func TestBenchServeRuns(t *testing.T) {
 		t.Errorf("--clients 0: exit %d %q", code, errs)
 	}
 }
+
+// TestBenchPredictRuns: bench predict on a model and rows of a file; the
+// exact and sampled means agree roughly; bad flags are refused.
+func TestBenchPredictRuns(t *testing.T) {
+	model := sharedModel(t, "mdn")
+	out, _ := mustCLI(t, "bench", "predict", "--model", model, "--data", "testdata/cli/small.csv", "--rows", "50", "--samples", "2000", "--repeats", "1")
+	var r predictBenchResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if r.Rows != 50 || !(r.ExactRowsPerS > 0) || !(r.SampledRowsPerS > 0) || math.Abs(r.ExactMeanOfMeans-r.SampledMeanOfMeans) > 0.2*(1+math.Abs(r.ExactMeanOfMeans)) {
+		t.Errorf("%s", out)
+	}
+	for _, args := range [][]string{{"--rows", "0"}, {"--model", model}, {"--samples", "-1"}, {"--threads", "-2"}} {
+		code, _, errs := cli(t, append([]string{"bench", "predict"}, args...)...)
+		if code != 2 || errs == "" {
+			t.Errorf("%v: exit %d %q", args, code, errs)
+		}
+	}
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"decoreg"
+	"decoreg/dist"
+	"decoreg/internal/gemm"
+	"decoreg/synth"
+)
+
+var benchPredictCmd = &Command{
+	Name:      "bench predict",
+	UsageLine: "bench predict [--model FILE --data FILE] [--rows N] [--quantiles Q] [--samples S] [--threads T] [--repeats R]",
+	Short:     "measure batch prediction: exact mean and quantiles per row, against the same from S samples per row",
+	Long: `Bench predict times what 'decoreg predict' computes for many rows: the
+exact mean and Q quantiles (levels 1/(Q+1), ..., Q/(Q+1)) of p(y|x) for
+--rows rows, the rows spread over --threads goroutines (Model.PredictFlat
+on each goroutine's slice). For comparison it times the estimate a
+sampling-only implementation (such as the paper's reference code) must
+make instead: S draws per row (dist.Distribution.Sample, key/value-cached
+for decoders) and their mean and empirical quantiles. It prints one JSON
+object with the medians over --repeats runs:
+
+	{"rows":100000,"exact_rows_per_s":...,"sampled_rows_per_s":...,"speedup":...,...}
+
+Without --model it trains a decoder with the defaults of 'decoreg train'
+on 5,000 rows of the demo's problem (y|x a Gaussian mixture, x on [-1, 1];
+a few seconds) and predicts rows of x evenly spread on [-1, 1]. With
+--model FILE, --data FILE gives the rows (CSV, read as 'decoreg predict'
+reads it), repeated in order up to --rows.
+
+--samples 0 skips the sampled timing. The decoder's exact mean expands
+every prefix with probability >= 1e-3 (dist.DefaultMeanTol), so its cost
+depends on the model's spread: an untrained model is the worst case.`,
+}
+
+func init() {
+	registerBench(&benchCommand{Name: "predict", Short: benchPredictCmd.Short, Run: runBenchPredict})
+}
+
+type predictBenchResult struct {
+	Rows               int     `json:"rows"`
+	Quantiles          int     `json:"quantiles"`
+	Samples            int     `json:"samples"`
+	Threads            int     `json:"threads"`
+	Repeats            int     `json:"repeats"`
+	ExactRowsPerS      float64 `json:"exact_rows_per_s"`
+	ExactSeconds       float64 `json:"exact_seconds"`
+	SampledRowsPerS    float64 `json:"sampled_rows_per_s,omitempty"`
+	SampledSeconds     float64 `json:"sampled_seconds,omitempty"`
+	Speedup            float64 `json:"speedup,omitempty"`               // exact rows/s over sampled rows/s
+	ExactMeanOfMeans   float64 `json:"exact_mean_of_means"`             // the mean over rows of the exact means,
+	SampledMeanOfMeans float64 `json:"sampled_mean_of_means,omitempty"` // and of the sampled ones: a check that both did the work
+	Head               string  `json:"head"`
+	Kernel             string  `json:"kernel"`
+	PeakRSSMB          float64 `json:"peak_rss_mb"`
+}
+
+func runBenchPredict(args []string) error {
+	const name = "bench predict"
+	fs := newFlagSet(benchPredictCmd)
+	modelPath := fs.String("model", "", "the model `FILE` (default: train one on built-in data)")
+	dataPath := fs.String("data", "", "rows for --model: CSV `FILE` as 'decoreg predict' reads")
+	rows := fs.Int("rows", 100000, "rows to predict")
+	quantiles := fs.Int("quantiles", 9, "quantile levels per row")
+	samples := fs.Int("samples", 1000, "draws per row of the sampled comparison (0: skip it)")
+	threads := fs.Int("threads", 0, "goroutines working on rows in parallel (0: every core)")
+	repeats := fs.Int("repeats", 3, "timed runs; the medians are reported")
+	if err := parseFlags(benchPredictCmd, fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usagef("%s: unexpected argument %q", name, fs.Arg(0))
+	case *rows < 1 || *rows > 1<<24:
+		return usagef("%s: --rows must be in [1, %d], have %d", name, 1<<24, *rows)
+	case *quantiles < 0 || *quantiles > 1000:
+		return usagef("%s: --quantiles must be in [0, 1000], have %d", name, *quantiles)
+	case *samples < 0 || *samples > 1<<20:
+		return usagef("%s: --samples must be in [0, %d], have %d", name, 1<<20, *samples)
+	case *threads < 0 || *threads > 4096:
+		return usagef("%s: --threads must be in [0, 4096] (0: every core), have %d", name, *threads)
+	case *repeats < 1 || *repeats > 1000:
+		return usagef("%s: --repeats must be in [1, 1000], have %d", name, *repeats)
+	case (*modelPath == "") != (*dataPath == ""):
+		return usagef("%s: give --model and --data together, or neither (the built-in model and rows)", name)
+	}
+	if *threads == 0 {
+		*threads = runtime.GOMAXPROCS(0)
+	}
+	if err := checkBenchMemory("predict", fmt.Sprintf("--rows %d", *rows), benchBytes(*rows, 8*(*quantiles+4)+64)); err != nil {
+		return err
+	}
+	var m *decoreg.Model
+	var x []float64
+	if *modelPath == "" {
+		prob := synth.NewMixture(1)
+		xt, yt := prob.Sample(5000, 1)
+		var err error
+		if m, err = decoreg.FitFlat(context.Background(), xt, 5000, 1, yt, decoreg.Config{MaxEpochs: 20, Seed: 1}); err != nil {
+			return fmt.Errorf("%s: training the model: %v", name, err)
+		}
+		x = make([]float64, *rows)
+		for i := range x {
+			x[i] = -1 + 2*(float64(i)+0.5)/float64(*rows)
+		}
+	} else {
+		var err error
+		if m, err = loadModel(name, *modelPath); err != nil {
+			return err
+		}
+		path, err := dataFile(name, *dataPath)
+		if err != nil {
+			return err
+		}
+		d, err := readForModel(name, path, m, "", targetIgnored)
+		if err != nil {
+			return err
+		}
+		x = make([]float64, 0, *rows*d.Cols)
+		for i := 0; len(x) < *rows*d.Cols; i = (i + 1) % d.Rows {
+			x = append(x, d.X[i*d.Cols:(i+1)*d.Cols]...)
+		}
+	}
+	feats := m.Features()
+	levels := make([]float64, *quantiles)
+	for i := range levels {
+		levels[i] = float64(i+1) / float64(*quantiles+1)
+	}
+	outs := decoreg.OutMean
+	if *quantiles > 0 {
+		outs |= decoreg.OutQuantiles
+	}
+	// parallel runs f on contiguous slices of the rows, one per goroutine.
+	parallel := func(f func(lo, hi int) error) error {
+		var wg sync.WaitGroup
+		errs := make([]error, *threads)
+		for g := range *threads {
+			lo, hi := g**rows / *threads, (g+1)**rows / *threads
+			if lo == hi {
+				continue
+			}
+			wg.Go(func() { errs[g] = f(lo, hi) })
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	means, sMeans := make([]float64, *rows), make([]float64, *rows)
+	exact := func(lo, hi int) error {
+		p, err := m.PredictFlat(x[lo*feats:hi*feats], hi-lo, decoreg.PredictOptions{Outputs: outs, Levels: levels})
+		if err != nil {
+			return err
+		}
+		copy(means[lo:hi], p.Mean)
+		return nil
+	}
+	sampled := func(lo, hi int) error {
+		ds, err := m.Dists(x[lo*feats:hi*feats], hi-lo, dist.TokenOptions{})
+		if err != nil {
+			return err
+		}
+		r := rand.New(rand.NewPCG(uint64(lo), 7))
+		qs := make([]float64, len(levels))
+		for k, d := range ds {
+			s := d.Sample(*samples, dist.SampleOptions{}, r)
+			slices.Sort(s)
+			sum := 0.0
+			for _, v := range s {
+				sum += v
+			}
+			sMeans[lo+k] = sum / float64(len(s))
+			for j, q := range levels {
+				qs[j] = s[min(len(s)-1, int(q*float64(len(s))))]
+			}
+		}
+		return nil
+	}
+	var te, ts []float64
+	for range *repeats {
+		t := time.Now()
+		if err := parallel(exact); err != nil {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+		te = append(te, time.Since(t).Seconds())
+		if *samples > 0 {
+			t = time.Now()
+			if err := parallel(sampled); err != nil {
+				return fmt.Errorf("%s: %v", name, err)
+			}
+			ts = append(ts, time.Since(t).Seconds())
+		}
+	}
+	res := predictBenchResult{
+		Rows: *rows, Quantiles: *quantiles, Samples: *samples, Threads: *threads, Repeats: *repeats,
+		Head: string(m.Config().Head), Kernel: gemm.Kernel(),
+	}
+	res.ExactSeconds = sig4(median(te))
+	res.ExactRowsPerS = sig4(float64(*rows) / median(te))
+	if len(ts) > 0 {
+		res.SampledSeconds = sig4(median(ts))
+		res.SampledRowsPerS = sig4(float64(*rows) / median(ts))
+		res.Speedup = sig4(median(ts) / median(te))
+	}
+	for i := range means {
+		res.ExactMeanOfMeans += means[i] / float64(len(means))
+		res.SampledMeanOfMeans += sMeans[i] / float64(len(means))
+	}
+	res.PeakRSSMB = sig4(peakRSSMB())
+	return json.NewEncoder(stdout).Encode(res)
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
