@@ -137,6 +137,9 @@ func (m *Model) Temperature() float64 {
 	return m.temp
 }
 
+// scaled reports whether m has a temperature other than 1.
+func (m *Model) scaled() bool { return m.temp != 0 && m.temp != 1 }
+
 // WithTemperature returns a copy of m, sharing its weights, whose
 // predictive distributions use temperature t (see Temperature); t = 1
 // gives the uncalibrated distributions. A t outside [MinTemperature,

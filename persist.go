@@ -61,7 +61,7 @@ func (m *Model) encodeHeader() ([]byte, error) {
 	}
 	h := fileHeader{Format: "decoreg-model", Config: m.cfg, XMean: m.xMean, XStd: m.xStd,
 		YMin: m.units.YMin, YMax: m.units.YMax, Names: m.features, Target: m.target, Info: m.info, Params: m.net.NumParams()}
-	if m.temp != 0 && m.temp != 1 {
+	if m.scaled() {
 		h.Temperature = m.temp
 	}
 	h.XQuantiles = m.xKnots

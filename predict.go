@@ -49,12 +49,6 @@ type Prediction struct {
 	Dist               []dist.Distribution
 }
 
-// quantiler is implemented by distributions that answer several quantile
-// queries in one batched pass.
-type quantiler interface {
-	Quantiles(qs []float64) []float64
-}
-
 // Dist returns the predictive distribution of one input x (len Features()).
 // Features that are NaN or infinite, or so far from the training data that
 // the network's float32 arithmetic overflows, give a *DataError naming the
@@ -101,31 +95,30 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 		m.net.Encode(xs[lo*d:(lo+n)*d], n, phi[lo*width:(lo+n)*width])
 	}
 	k := m.h.Width(&m.net.Cfg)
+	// A Riemann head with a temperature rescales its raw logits: its
+	// softmaxed float32 probabilities may have underflowed.
+	logits := m.scaled() && m.cfg.Head == HeadRiemann
 	var ho []float32
 	if k > 0 {
 		ho = make([]float32, rows*k)
 		for lo := 0; lo < rows; lo += chunk {
 			n := min(chunk, rows-lo)
-			m.net.HeadOutputs(phi[lo*width:(lo+n)*width], n, ho[lo*k:(lo+n)*k])
-		}
-	}
-	var logits []float32 // a Riemann head's raw logits, for its temperature
-	if m.temp != 0 && m.temp != 1 && m.cfg.Head == HeadRiemann {
-		logits = make([]float32, rows*k)
-		for lo := 0; lo < rows; lo += chunk {
-			n := min(chunk, rows-lo)
-			m.net.HeadLogits(phi[lo*width:(lo+n)*width], n, logits[lo*k:(lo+n)*k])
+			if logits {
+				m.net.HeadLogits(phi[lo*width:(lo+n)*width], n, ho[lo*k:(lo+n)*k])
+			} else {
+				m.net.HeadOutputs(phi[lo*width:(lo+n)*width], n, ho[lo*k:(lo+n)*k])
+			}
 		}
 	}
 	out := make([]dist.Distribution, rows)
 	r := head.Row{Net: m.net, Affine: m.units.Affine(), Opts: opts, Temp: m.temp}
 	for i := range out {
 		r.Phi = phi[i*width : (i+1)*width]
-		if k > 0 {
+		switch {
+		case logits:
+			r.Logits = f64(ho[i*k : (i+1)*k])
+		case k > 0:
 			r.Out = f64(ho[i*k : (i+1)*k])
-		}
-		if logits != nil {
-			r.Logits = f64(logits[i*k : (i+1)*k])
 		}
 		dd, err := m.h.Dist(r)
 		if err != nil {
@@ -243,15 +236,7 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 			p.Mode[i] = dd.Mode()
 		}
 		if p.Quantiles != nil {
-			var qs []float64
-			if bq, ok := dd.(quantiler); ok {
-				qs = bq.Quantiles(levels)
-			} else {
-				qs = make([]float64, len(levels))
-				for j, q := range levels {
-					qs[j] = dd.Quantile(q)
-				}
-			}
+			qs := dist.Quantiles(dd, levels)
 			for j := range levels {
 				p.Quantiles[j][i] = qs[j]
 			}
@@ -353,6 +338,9 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 			return nil, dataErr(i, -1, ErrBadInput, "the target is %v", v)
 		}
 	}
+	if m.h.Density && m.scaled() {
+		out |= OutDist // the NLL at a temperature scores the distributions
+	}
 	p, err := m.PredictFlat(x, rows, PredictOptions{Outputs: out})
 	if err != nil {
 		return nil, err
@@ -379,25 +367,22 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 	}
 	e.Clipped = tg.Clipped
 	if m.h.Density {
-		d := m.Features()
-		xs := make([]float32, rows*d)
-		if err := m.standardize(xs, x, rows); err != nil {
-			return nil, err
-		}
-		idx := make([]int, rows)
-		for i := range idx {
-			idx[i] = i
-		}
-		nll := make([]float64, rows)
-		if m.temp != 0 && m.temp != 1 {
+		var nll []float64
+		if m.scaled() {
 			// The training forward knows no temperature: score the
-			// distributions themselves (targets clipped as RowNLL does).
-			ds, err := m.dists(x, rows, dist.TokenOptions{})
-			if err != nil {
+			// distributions themselves, the cells RowNLL scores.
+			nll = m.nllU(p.Dist, tg, y)
+		} else {
+			d := m.Features()
+			xs := make([]float32, rows*d)
+			if err := m.standardize(xs, x, rows); err != nil {
 				return nil, err
 			}
-			nll = m.nllU(ds, tg, y)
-		} else {
+			idx := make([]int, rows)
+			for i := range idx {
+				idx[i] = i
+			}
+			nll = make([]float64, rows)
 			tg.RowNLL(m.net, xs, d, idx, nll)
 		}
 		var su, st float64

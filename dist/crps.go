@@ -1,6 +1,7 @@
 package dist
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -140,14 +141,6 @@ func (d *Token) crps(y float64) (score, bound float64) {
 	for i := range cells {
 		cells[i].m /= tot
 	}
-	slices.SortStableFunc(cells, func(a, b massCell) int {
-		switch {
-		case a.lo < b.lo:
-			return -1
-		case a.lo > b.lo:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(cells, func(a, b massCell) int { return cmp.Compare(a.lo, b.lo) })
 	return d.aff.Scale * cellsCRPS(cells, t), d.aff.Scale * bnd / tot
 }

@@ -26,6 +26,33 @@ type Distribution interface {
 	Sample(n int, opts SampleOptions, r *rand.Rand) []float64
 }
 
+// Quantiles returns d's quantiles at the levels qs: in one batched pass
+// when d offers one (a Token walks its tree once for all levels),
+// otherwise one Quantile call per level.
+func Quantiles(d Distribution, qs []float64) []float64 {
+	if b, ok := d.(interface{ Quantiles([]float64) []float64 }); ok {
+		return b.Quantiles(qs)
+	}
+	out := make([]float64, len(qs))
+	for i, q := range qs {
+		out[i] = d.Quantile(q)
+	}
+	return out
+}
+
+// LogPDFs returns d's log-densities at ys: batched when d offers it (a
+// Token scores them through one Stepper), otherwise one LogPDF call each.
+func LogPDFs(d Distribution, ys []float64) []float64 {
+	if b, ok := d.(interface{ LogPDFs([]float64) []float64 }); ok {
+		return b.LogPDFs(ys)
+	}
+	out := make([]float64, len(ys))
+	for i, y := range ys {
+		out[i] = d.LogPDF(y)
+	}
+	return out
+}
+
 // SampleOptions control sampling from token heads; other heads ignore
 // them. The zero value means plain ancestral sampling at temperature 1.
 type SampleOptions struct {

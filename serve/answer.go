@@ -9,17 +9,6 @@ import (
 	"decoreg/internal/jsonfloat"
 )
 
-// quantiler and densities are the batched queries some distributions
-// answer in one pass (dist.Token does); decoreg.PredictFlat uses the same
-// Quantiles, so the server's numbers are predict's.
-type quantiler interface {
-	Quantiles(qs []float64) []float64
-}
-
-type densities interface {
-	LogPDFs(ys []float64) []float64
-}
-
 // How much of a row's long outputs is computed between checks of the
 // request's context: draws (a decoder draws a chunk through one cache),
 // quantile levels (one batched walk) and density points.
@@ -58,7 +47,7 @@ func (q *query) answer(ctx context.Context, dd dist.Distribution, i int) Predict
 	}
 	if q.want[outQuantiles] {
 		for lo := 0; lo < len(q.levels) && ctx.Err() == nil; lo += quantileChunk {
-			p.Quantiles = append(p.Quantiles, fls(quantiles(dd, q.levels[lo:min(lo+quantileChunk, len(q.levels))]))...)
+			p.Quantiles = append(p.Quantiles, fls(dist.Quantiles(dd, q.levels[lo:min(lo+quantileChunk, len(q.levels))]))...)
 		}
 	}
 	if q.want[outLogPDF] {
@@ -84,24 +73,13 @@ func (q *query) answer(ctx context.Context, dd dist.Distribution, i int) Predict
 	return p
 }
 
-func quantiles(dd dist.Distribution, levels []float64) []float64 {
-	if bq, ok := dd.(quantiler); ok {
-		return bq.Quantiles(levels)
-	}
-	qs := make([]float64, len(levels))
-	for j, l := range levels {
-		qs[j] = dd.Quantile(l)
-	}
-	return qs
-}
-
 // density evaluates dd's log-density on the grid of s.
 func density(ctx context.Context, dd dist.Distribution, s DensitySpec) *Density {
 	var lo, hi float64
 	if s.Lo != nil {
 		lo, hi = *s.Lo, *s.Hi
 	} else {
-		t := quantiles(dd, []float64{densityTail, 1 - densityTail})
+		t := dist.Quantiles(dd, []float64{densityTail, 1 - densityTail})
 		lo, hi = t[0], t[1]
 		pad := 0.05 * (hi - lo)
 		if !(pad > 0) || math.IsInf(pad, 0) {
@@ -121,13 +99,7 @@ func density(ctx context.Context, dd dist.Distribution, s DensitySpec) *Density 
 	lp := make([]float64, 0, len(ys))
 	for a := 0; a < len(ys) && ctx.Err() == nil; a += densityChunk {
 		part := ys[a:min(a+densityChunk, len(ys))]
-		if bd, ok := dd.(densities); ok {
-			lp = append(lp, bd.LogPDFs(part)...)
-		} else {
-			for _, y := range part {
-				lp = append(lp, dd.LogPDF(y))
-			}
-		}
+		lp = append(lp, dist.LogPDFs(dd, part)...)
 	}
 	return &Density{Y: fls(ys), LogPDF: fls(lp)}
 }

@@ -12,8 +12,10 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -155,18 +157,12 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
+// trimExt is path's file name without its extension (a hidden file's
+// whole name: ".m" stays ".m").
 func trimExt(path string) string {
-	base := path
-	for i := len(path) - 1; i >= 0 && path[i] != '/'; i-- {
-		if path[i] == '.' && i > 0 && path[i-1] != '/' {
-			base = path[:i]
-			break
-		}
-	}
-	for i := len(base) - 1; i >= 0; i-- {
-		if base[i] == '/' {
-			return base[i+1:]
-		}
+	base := filepath.Base(path)
+	if n := strings.TrimSuffix(base, filepath.Ext(base)); n != "" {
+		return n
 	}
 	return base
 }

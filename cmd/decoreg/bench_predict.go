@@ -13,6 +13,7 @@ import (
 	"decoreg"
 	"decoreg/dist"
 	"decoreg/internal/gemm"
+	"decoreg/metrics"
 	"decoreg/synth"
 )
 
@@ -96,9 +97,6 @@ func runBenchPredict(args []string) error {
 	if *threads == 0 {
 		*threads = runtime.GOMAXPROCS(0)
 	}
-	if err := checkBenchMemory("predict", fmt.Sprintf("--rows %d", *rows), benchBytes(*rows, 8*(*quantiles+4)+64)); err != nil {
-		return err
-	}
 	var m *decoreg.Model
 	var x []float64
 	if *modelPath == "" {
@@ -131,6 +129,11 @@ func runBenchPredict(args []string) error {
 		}
 	}
 	feats := m.Features()
+	// Memory: the rows, their means and, per goroutine, one chunk's
+	// encodings and distributions.
+	if err := checkBenchMemory("predict", fmt.Sprintf("--rows %d", *rows), benchBytes(*rows, 8*feats+16)); err != nil {
+		return err
+	}
 	levels := make([]float64, *quantiles)
 	for i := range levels {
 		levels[i] = float64(i+1) / float64(*quantiles+1)
@@ -139,16 +142,19 @@ func runBenchPredict(args []string) error {
 	if *quantiles > 0 {
 		outs |= decoreg.OutQuantiles
 	}
-	// parallel runs f on contiguous slices of the rows, one per goroutine.
+	// parallel runs f on contiguous slices of the rows, one per goroutine,
+	// predictChunk rows at a time (so that memory does not grow with --rows).
+	const predictChunk = 4096
 	parallel := func(f func(lo, hi int) error) error {
 		var wg sync.WaitGroup
 		errs := make([]error, *threads)
 		for g := range *threads {
 			lo, hi := g**rows / *threads, (g+1)**rows / *threads
-			if lo == hi {
-				continue
-			}
-			wg.Go(func() { errs[g] = f(lo, hi) })
+			wg.Go(func() {
+				for a := lo; a < hi && errs[g] == nil; a += predictChunk {
+					errs[g] = f(a, min(a+predictChunk, hi))
+				}
+			})
 		}
 		wg.Wait()
 		for _, err := range errs {
@@ -207,27 +213,17 @@ func runBenchPredict(args []string) error {
 		Rows: *rows, Quantiles: *quantiles, Samples: *samples, Threads: *threads, Repeats: *repeats,
 		Head: string(m.Config().Head), Kernel: gemm.Kernel(),
 	}
-	res.ExactSeconds = sig4(median(te))
-	res.ExactRowsPerS = sig4(float64(*rows) / median(te))
+	res.ExactSeconds = roundSig(metrics.Median(te))
+	res.ExactRowsPerS = roundSig(float64(*rows) / metrics.Median(te))
 	if len(ts) > 0 {
-		res.SampledSeconds = sig4(median(ts))
-		res.SampledRowsPerS = sig4(float64(*rows) / median(ts))
-		res.Speedup = sig4(median(ts) / median(te))
+		res.SampledSeconds = roundSig(metrics.Median(ts))
+		res.SampledRowsPerS = roundSig(float64(*rows) / metrics.Median(ts))
+		res.Speedup = roundSig(metrics.Median(ts) / metrics.Median(te))
 	}
 	for i := range means {
 		res.ExactMeanOfMeans += means[i] / float64(len(means))
 		res.SampledMeanOfMeans += sMeans[i] / float64(len(means))
 	}
-	res.PeakRSSMB = sig4(peakRSSMB())
+	res.PeakRSSMB = roundSig(peakRSSMB())
 	return json.NewEncoder(stdout).Encode(res)
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -288,22 +288,13 @@ func benchServeOnce(path string, body []byte, rows, clients, n, warmup int, batc
 	}
 	r := &serveBenchResult{
 		Rows: rows, Clients: clients, Batching: batching,
-		RequestsPerS: sig4(float64(n) / secs), RowsPerS: sig4(float64(n*rows) / secs),
+		RequestsPerS: roundSig(float64(n) / secs), RowsPerS: roundSig(float64(n*rows) / secs),
 		P50ms: pct(0.50), P95ms: pct(0.95), P99ms: pct(0.99), Requests: n, Errors: errs,
-		PeakRSSMB: sig4(peakRSSMB()), Seconds: sig4(secs), Kernel: gemm.Kernel(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		PeakRSSMB: roundSig(peakRSSMB()), Seconds: roundSig(secs), Kernel: gemm.Kernel(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 	}
 	if nb := b1 - b0; nb > 0 {
-		r.MeanBatchRequests = sig4(float64(q1-q0) / float64(nb))
-		r.MeanBatchRows = sig4(float64(r1-r0) / float64(nb))
+		r.MeanBatchRequests = roundSig(float64(q1-q0) / float64(nb))
+		r.MeanBatchRows = roundSig(float64(r1-r0) / float64(nb))
 	}
 	return r, nil
-}
-
-// sig4 rounds v to 4 significant digits.
-func sig4(v float64) float64 {
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return v
-	}
-	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
-	return f
 }

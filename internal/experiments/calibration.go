@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -337,15 +338,7 @@ func CalibrationReport(dir string, lines []*CalibrationLine, info ReportInfo) er
 				pts = append(pts, pt{c.before[3], c.after[3]})
 			}
 		}
-		slices.SortFunc(pts, func(a, b pt) int {
-			switch {
-			case a.before < b.before:
-				return -1
-			case a.before > b.before:
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(pts, func(a, b pt) int { return cmp.Compare(a.before, b.before) })
 		var bxy, axy plotter.XYs
 		for i, q := range pts {
 			bxy = append(bxy, plotter.XY{X: float64(i + 1), Y: q.before})

@@ -44,15 +44,16 @@ type Head struct {
 type Row struct {
 	Net    *model.Model
 	Phi    []float32 // phi(x), EncWidth values
-	Out    []float64 // HeadOutputs (nil for the decoder)
+	Out    []float64 // HeadOutputs (nil for the decoder, and for a Riemann row with a temperature: see Logits)
 	Affine dist.Affine
 	Opts   dist.TokenOptions // decoder only
 	// Temp is the model's calibration temperature (0 or 1: none): the
 	// decoder's and Riemann's logits are divided by it, the MDN's
 	// standard deviations multiplied by it.
 	Temp float64
-	// Logits are the Riemann head's raw logits (model.HeadLogits), which
-	// a scaled row needs (its probabilities in Out may have underflowed).
+	// Logits are the Riemann head's raw logits (model.HeadLogits), which a
+	// scaled row uses in place of Out (whose float32 probabilities may
+	// have underflowed).
 	Logits []float64
 }
 
@@ -211,8 +212,26 @@ var riemann = Head{
 		return nllU + math.Log(float64(tg.c.Bins))
 	},
 	dist: func(r Row) (dist.Distribution, error) {
+		probs := r.Out
+		if r.scaled() {
+			// softmax(logits/T) in float64, from the largest logit.
+			if len(r.Logits) == 0 {
+				panic("head: a Riemann row with a temperature needs its logits")
+			}
+			top := math.Inf(-1)
+			for _, z := range r.Logits {
+				if math.IsNaN(z) || math.IsInf(z, 0) {
+					return nil, fmt.Errorf("%w: a logit is %v", ErrOutput, z)
+				}
+				top = max(top, z)
+			}
+			probs = make([]float64, len(r.Logits))
+			for i, z := range r.Logits {
+				probs[i] = math.Exp((z - top) / r.Temp)
+			}
+		}
 		var s float64
-		for _, p := range r.Out {
+		for _, p := range probs {
 			if !(p >= 0) || math.IsInf(p, 1) {
 				return nil, fmt.Errorf("%w: a bin probability is %v", ErrOutput, p)
 			}
@@ -220,21 +239,6 @@ var riemann = Head{
 		}
 		if !(s > 0) || math.IsInf(s, 1) {
 			return nil, fmt.Errorf("%w: the bin probabilities sum to %v", ErrOutput, s)
-		}
-		probs := r.Out
-		if r.scaled() {
-			if len(r.Logits) != len(r.Out) {
-				panic("head: a Riemann row with a temperature needs its logits")
-			}
-			// softmax(logits/T) in float64, from the largest logit.
-			probs = make([]float64, len(r.Logits))
-			top := math.Inf(-1)
-			for _, z := range r.Logits {
-				top = max(top, z)
-			}
-			for i, z := range r.Logits {
-				probs[i] = math.Exp((z - top) / r.Temp)
-			}
 		}
 		return dist.NewRiemann(probs, r.Affine), nil
 	},
