@@ -199,17 +199,21 @@ type modelSpec struct {
 // the offending field, row or feature.
 func parseRequest(body []byte, ms modelSpec, lim Limits) (*query, error) {
 	var r Request
-	if err := strictDecode(body, &r, "the body"); err != nil {
+	raw, err := strictDecode(body, &r, requestFields, "the body")
+	if err != nil {
 		return nil, err
 	}
-	var raw map[string]json.RawMessage
-	json.Unmarshal(body, &raw) // valid: strictDecode read it
+	// The nested objects' keys, checked as strictly (their values are in r).
 	for _, sub := range []struct {
-		key string
-		v   any
-	}{{"samples", new(SampleSpec)}, {"density", new(DensitySpec)}} {
+		key   string
+		known map[string]bool
+	}{{"samples", sampleFields}, {"density", densityFields}} {
 		if b, ok := raw[sub.key]; ok && strings.TrimSpace(string(b)) != "null" {
-			if err := strictDecode(b, sub.v, `"`+sub.key+`"`); err != nil {
+			keys, _, err := objectFields(b, `"`+sub.key+`"`)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkFields(keys, sub.known, `"`+sub.key+`"`); err != nil {
 				return nil, err
 			}
 		}
@@ -300,69 +304,84 @@ func parseRequest(body []byte, ms modelSpec, lim Limits) (*query, error) {
 	return q, nil
 }
 
+// The JSON names of the request's objects' fields.
+var (
+	requestFields = jsonFields(Request{})
+	sampleFields  = jsonFields(SampleSpec{})
+	densityFields = jsonFields(DensitySpec{})
+)
+
 // strictDecode decodes the JSON object b into v (a pointer to a struct
-// with json tags), refusing what encoding/json lets pass: keys that match
-// a field only case-insensitively, duplicate keys, unknown keys, and
-// anything after the value. what names b in messages.
-func strictDecode(b []byte, v any, what string) error {
-	keys, err := objectKeys(b, what)
+// whose JSON names are known), refusing what encoding/json lets pass: keys
+// that match a field only case-insensitively, duplicate keys, unknown
+// keys, and anything after the value. It returns the object's fields
+// undecoded. what names b in messages.
+func strictDecode(b []byte, v any, known map[string]bool, what string) (map[string]json.RawMessage, error) {
+	keys, vals, err := objectFields(b, what)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	known := jsonFields(v)
+	if err := checkFields(keys, known, what); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return nil, badf("bad JSON in %s: %v", what, jsonErr(err))
+	}
+	return vals, nil
+}
+
+// checkFields refuses the first of keys that is not known.
+func checkFields(keys []string, known map[string]bool, what string) error {
 	for _, k := range keys {
 		if !known[k] {
 			return badf("%s: unknown field %q", what, clip(k))
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(v); err != nil {
-		return badf("bad JSON in %s: %v", what, jsonErr(err))
-	}
 	return nil
 }
 
-// objectKeys returns the keys of the JSON object b in order, refusing
-// duplicates, a value that is not an object, and trailing data.
-func objectKeys(b []byte, what string) ([]string, error) {
+// objectFields returns the keys of the JSON object b in order and its
+// values undecoded, refusing duplicate keys, a value that is not an
+// object, and trailing data.
+func objectFields(b []byte, what string) ([]string, map[string]json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, badf("bad JSON in %s: %v", what, jsonErr(err))
+		return nil, nil, badf("bad JSON in %s: %v", what, jsonErr(err))
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, badf("%s must be a JSON object", what)
+		return nil, nil, badf("%s must be a JSON object", what)
 	}
 	var keys []string
-	seen := map[string]bool{}
+	vals := map[string]json.RawMessage{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, badf("bad JSON in %s: %v", what, jsonErr(err))
+			return nil, nil, badf("bad JSON in %s: %v", what, jsonErr(err))
 		}
 		k := tok.(string) // object keys are strings
-		if seen[k] {
-			return nil, badf("%s: key %q appears twice", what, clip(k))
+		if _, dup := vals[k]; dup {
+			return nil, nil, badf("%s: key %q appears twice", what, clip(k))
 		}
-		seen[k] = true
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, badf("bad JSON in %s: %v", what, jsonErr(err))
+		}
 		keys = append(keys, k)
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, badf("bad JSON in %s: %v", what, jsonErr(err))
-		}
+		vals[k] = v
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, badf("bad JSON in %s: %v", what, jsonErr(err))
+		return nil, nil, badf("bad JSON in %s: %v", what, jsonErr(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, badf("bad JSON in %s: more than one value", what)
+		return nil, nil, badf("bad JSON in %s: more than one value", what)
 	}
-	return keys, nil
+	return keys, vals, nil
 }
 
-// jsonFields returns the JSON names of the fields of the struct *v.
+// jsonFields returns the JSON names of the fields of the struct v.
 func jsonFields(v any) map[string]bool {
-	t := reflect.TypeOf(v).Elem()
+	t := reflect.TypeOf(v)
 	out := map[string]bool{}
 	for i := range t.NumField() {
 		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
@@ -442,7 +461,7 @@ func (q *query) rowsFrom(r *Request, ms modelSpec, lim Limits) error {
 		if strings.TrimSpace(string(raw)) == "null" {
 			return badf("%s is null", what)
 		}
-		keys, err := objectKeys(raw, what)
+		keys, row, err := objectFields(raw, what)
 		if err != nil {
 			return err
 		}
@@ -458,8 +477,6 @@ func (q *query) rowsFrom(r *Request, ms modelSpec, lim Limits) error {
 				}
 			}
 		}
-		var row map[string]json.RawMessage
-		json.Unmarshal(raw, &row) // valid: objectKeys read it
 		for _, f := range ms.features {
 			v, err := number(row[f])
 			if err != nil {
