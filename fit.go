@@ -58,6 +58,11 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Calibrate {
+		if err := checkCalibrationRows(rows, cfg.ValFrac); err != nil {
+			return nil, err
+		}
+	}
 
 	// Train.
 	run := train.Prepare(m.net, tg, xs, rows, cols, train.Settings{

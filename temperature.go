@@ -6,6 +6,7 @@ import (
 
 	"decoreg/dist"
 	"decoreg/internal/head"
+	"decoreg/internal/train"
 )
 
 // maxCalibrationRows bounds the validation rows Config.Calibrate scores
@@ -17,19 +18,23 @@ const maxCalibrationRows = 4000
 // temperature on.
 const minCalibrationRows = 20
 
+// checkCalibrationRows refuses Config.Calibrate, before any training, when
+// rows with validation fraction valFrac leave fewer than
+// minCalibrationRows validation rows.
+func checkCalibrationRows(rows int, valFrac float64) error {
+	if n := train.ValRows(rows, valFrac); n < minCalibrationRows {
+		return configErr("Calibrate", "calibration needs at least %d validation rows, have %d (raise ValFrac)", minCalibrationRows, n)
+	}
+	return nil
+}
+
 // calibrate sets m's temperature to the one in [MinTemperature,
 // MaxTemperature] that minimises the NLL of the validation rows val of x
 // (cols features) and y, found by golden-section search on log T (the NLL
 // of a softmax is convex in 1/T); T = 1 is kept unless the search does
 // better.
 func (m *Model) calibrate(x []float64, cols int, y []float64, val []int) error {
-	n := min(len(val), maxCalibrationRows)
-	if n == 0 {
-		return configErr("Calibrate", "calibration needs validation rows; there are none")
-	}
-	if n < minCalibrationRows {
-		return configErr("Calibrate", "calibration needs at least %d validation rows, have %d (raise ValFrac)", minCalibrationRows, n)
-	}
+	n := min(len(val), maxCalibrationRows) // at least minCalibrationRows: checkCalibrationRows
 	xv := make([]float64, 0, n*cols)
 	yv := make([]float64, n)
 	for k, i := range val[:n] {
