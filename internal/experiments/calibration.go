@@ -169,10 +169,28 @@ type CalibrationSummary struct {
 
 // calMeans averages a dataset's runs of one head.
 type calMeans struct {
-	t              float64
-	before, after  [4]float64 // nll, crps, pit, cov90
-	cov50b, cov50a float64
-	runs           int
+	t             float64
+	before, after scoreMeans
+	runs          int
+}
+
+// scoreMeans are the means of CalScores over runs.
+type scoreMeans struct{ nll, crps, pit, cov50, cov90 float64 }
+
+func (m *scoreMeans) add(s CalScores) {
+	m.nll += float64(s.NLL)
+	m.crps += float64(s.CRPS)
+	m.pit += float64(s.PITError)
+	m.cov50 += float64(s.Coverage["0.5"])
+	m.cov90 += float64(s.Coverage["0.9"])
+}
+
+func (m *scoreMeans) div(n float64) {
+	m.nll /= n
+	m.crps /= n
+	m.pit /= n
+	m.cov50 /= n
+	m.cov90 /= n
 }
 
 func calibrationTable(lines []*CalibrationLine) (map[string]map[string]*calMeans, []string) {
@@ -192,26 +210,16 @@ func calibrationTable(lines []*CalibrationLine) (map[string]map[string]*calMeans
 		}
 		c.runs++
 		c.t += float64(l.Temperature)
-		for i, v := range []Float{l.Before.NLL, l.Before.CRPS, l.Before.PITError, l.Before.Coverage["0.9"]} {
-			c.before[i] += float64(v)
-		}
-		for i, v := range []Float{l.After.NLL, l.After.CRPS, l.After.PITError, l.After.Coverage["0.9"]} {
-			c.after[i] += float64(v)
-		}
-		c.cov50b += float64(l.Before.Coverage["0.5"])
-		c.cov50a += float64(l.After.Coverage["0.5"])
+		c.before.add(l.Before)
+		c.after.add(l.After)
 		dsSet[l.Dataset] = true
 	}
 	for _, byDS := range acc {
 		for _, c := range byDS {
 			n := float64(c.runs)
 			c.t /= n
-			c.cov50b /= n
-			c.cov50a /= n
-			for i := range c.before {
-				c.before[i] /= n
-				c.after[i] /= n
-			}
+			c.before.div(n)
+			c.after.div(n)
 		}
 	}
 	var names []string
@@ -240,21 +248,21 @@ func SummarizeCalibration(lines []*CalibrationLine) []CalibrationSummary {
 			}
 			s.Datasets++
 			inBand := func(v float64) bool { return v >= 0.85 && v <= 0.95 }
-			if inBand(c.before[3]) {
+			if inBand(c.before.cov90) {
 				s.InBandBefore++
 			}
-			if inBand(c.after[3]) {
+			if inBand(c.after.cov90) {
 				s.InBandAft++
 			}
-			if c.after[0] < c.before[0] {
+			if c.after.nll < c.before.nll {
 				s.LowerNLL++
 			}
-			nb, na = append(nb, c.before[0]), append(na, c.after[0])
-			s.CRPSRelChange += c.after[1]/c.before[1] - 1
-			s.PITBefore += c.before[2]
-			s.PITAfter += c.after[2]
-			s.Cov90Before += c.before[3]
-			s.Cov90After += c.after[3]
+			nb, na = append(nb, c.before.nll), append(na, c.after.nll)
+			s.CRPSRelChange += c.after.crps/c.before.crps - 1
+			s.PITBefore += c.before.pit
+			s.PITAfter += c.after.pit
+			s.Cov90Before += c.before.cov90
+			s.Cov90After += c.after.cov90
 		}
 		n := float64(s.Datasets)
 		s.NLLBefore, s.NLLAfter = metrics.Median(nb), metrics.Median(na)
@@ -318,7 +326,7 @@ func CalibrationReport(dir string, lines []*CalibrationLine, info ReportInfo) er
 				continue
 			}
 			fmt.Fprintf(&b, "| %s | %.3g | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.4g | %.4g | %.3f | %.3f |\n", ds, c.t,
-				c.cov50b, c.cov50a, c.before[3], c.after[3], c.before[0], c.after[0], c.before[1], c.after[1], c.before[2], c.after[2])
+				c.before.cov50, c.after.cov50, c.before.cov90, c.after.cov90, c.before.nll, c.after.nll, c.before.crps, c.after.crps, c.before.pit, c.after.pit)
 		}
 	}
 	b.WriteString("\nFigure: [calibration.png](calibration.png): per head, each dataset's coverage of the central 90% interval " +
@@ -335,7 +343,7 @@ func CalibrationReport(dir string, lines []*CalibrationLine, info ReportInfo) er
 		var pts []pt
 		for _, ds := range names {
 			if c := byDS[ds]; c != nil {
-				pts = append(pts, pt{c.before[3], c.after[3]})
+				pts = append(pts, pt{c.before.cov90, c.after.cov90})
 			}
 		}
 		slices.SortFunc(pts, func(a, b pt) int { return cmp.Compare(a.before, b.before) })
