@@ -562,13 +562,15 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
-// TestGracefulShutdown: cancelling Serve's context lets the request in
-// flight finish with its answer, refuses new connections, and returns nil.
-func TestGracefulShutdown(t *testing.T) {
-	m := fitTiny(t, decoreg.HeadDecoder, 1)
-	path := filepath.Join(t.TempDir(), "m.model")
-	saveModel(t, m, path)
-	s, err := New(Options{Model: path, Log: quietLog()})
+// serveModel serves a tiny decoder model, as "m", with options o on a
+// loopback port through Serve with the grace period grace; cancel stops
+// it and served receives Serve's result.
+func serveModel(t *testing.T, o Options, grace time.Duration) (s *Server, addr string, cancel func(), served chan error) {
+	t.Helper()
+	o.Model = filepath.Join(t.TempDir(), "m.model")
+	saveModel(t, fitTiny(t, decoreg.HeadDecoder, 1), o.Model)
+	o.Log = quietLog()
+	s, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -577,9 +579,16 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln, 10*time.Second) }()
-	url := "http://" + ln.Addr().String() + "/v1/models/m/predict"
+	served = make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln, grace) }()
+	return s, ln.Addr().String(), cancel, served
+}
+
+// TestGracefulShutdown: cancelling Serve's context lets the request in
+// flight finish with its answer, refuses new connections, and returns nil.
+func TestGracefulShutdown(t *testing.T) {
+	s, addr, cancel, served := serveModel(t, Options{}, 10*time.Second)
+	url := "http://" + addr + "/v1/models/m/predict"
 	slow := `{"x":[` + strings.TrimSuffix(strings.Repeat("[1,2],", 500), ",") + `],"outputs":["samples"],"samples":{"n":200}}`
 	type result struct {
 		code int
@@ -710,23 +719,10 @@ func TestTimeoutStopsWork(t *testing.T) {
 // TestGraceExpires: past the grace period, the work still running is
 // cancelled, its client gets 503, and Serve returns DeadlineExceeded soon.
 func TestGraceExpires(t *testing.T) {
-	m := fitTiny(t, decoreg.HeadDecoder, 1)
-	path := filepath.Join(t.TempDir(), "m.model")
-	saveModel(t, m, path)
-	s, err := New(Options{Model: path, Log: quietLog(), Limits: Limits{MaxDensity: 1 << 24, MaxValues: 1 << 26}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln, 100*time.Millisecond) }()
+	s, addr, cancel, served := serveModel(t, Options{Limits: Limits{MaxDensity: 1 << 24, MaxValues: 1 << 26}}, 100*time.Millisecond)
 	codes := make(chan int, 1)
 	go func() {
-		code, _, _ := post(t, "http://"+ln.Addr().String()+"/v1/models/m/predict", `{"x":[[1,2]],"outputs":["density"],"density":{"n":16000000}}`)
+		code, _, _ := post(t, "http://"+addr+"/v1/models/m/predict", `{"x":[[1,2]],"outputs":["density"],"density":{"n":16000000}}`)
 		codes <- code
 	}()
 	for b, _, _ := s.BatchTotals(); b == 0; b, _, _ = s.BatchTotals() {
