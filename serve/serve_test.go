@@ -518,19 +518,28 @@ func TestReload(t *testing.T) {
 	good, _ := os.ReadFile(filepath.Join(dir, "a.model"))
 	os.WriteFile(tmp, good[:len(good)/2], 0o644)
 	os.Rename(tmp, filepath.Join(dir, "a.model"))
-	waitFor("the refusal", func() bool {
+	refusals := func() float64 {
 		mfs, _ := s.metrics.reg.Gather()
 		for _, mf := range mfs {
 			if mf.GetName() == "decoreg_model_loads_total" {
 				for _, m := range mf.Metric {
-					if m.Label[0].GetValue() == "error" && m.Counter.GetValue() >= 1 {
-						return true
+					if m.Label[0].GetValue() == "error" {
+						return m.Counter.GetValue()
 					}
 				}
 			}
 		}
-		return false
-	})
+		return 0
+	}
+	waitFor("the refusal", func() bool { return refusals() >= 1 })
+	// A refused file is not tried again while it is unchanged, but is once
+	// its mode changes (a file made readable).
+	time.Sleep(50 * time.Millisecond)
+	if n := refusals(); n != 1 {
+		t.Errorf("an unchanged refused file was tried %v times", n)
+	}
+	os.Chmod(filepath.Join(dir, "a.model"), 0o600)
+	waitFor("the retry after chmod", func() bool { return refusals() >= 2 })
 	if code, b, _ := post(t, ts.URL+"/v1/models/a/predict", `{"x":[[1,2]],"outputs":["mean"]}`); code != 200 || !eq(*decode(t, b).Predictions[0].Mean, want.Mean[0]) {
 		t.Errorf("after a corrupt replacement: %d %s, want the old model's mean %v", code, b, want.Mean[0])
 	}
