@@ -167,26 +167,27 @@ func (b *batcher) run(batch []*job) {
 		b.observe(len(live), rows)
 	}
 	ds := make([][]dist.Distribution, len(live))
-	if len(live) == 1 {
-		ds[0], live[0].err = b.m.Dists(live[0].q.x, live[0].q.rows, dist.TokenOptions{})
-	} else {
-		d := b.m.Features()
-		x := make([]float64, 0, rows*d)
+	x := live[0].q.x
+	if len(live) > 1 {
+		x = make([]float64, 0, rows*b.m.Features())
 		for _, j := range live {
 			x = append(x, j.q.x...)
 		}
-		all, err := b.m.Dists(x, rows, dist.TokenOptions{})
-		if err == nil {
-			lo := 0
-			for k, j := range live {
-				ds[k] = all[lo : lo+j.q.rows]
-				lo += j.q.rows
-			}
-		} else {
-			// Some row overflowed: find whose, one job at a time.
-			for k, j := range live {
-				ds[k], j.err = b.m.Dists(j.q.x, j.q.rows, dist.TokenOptions{})
-			}
+	}
+	all, err := b.m.Dists(x, rows, dist.TokenOptions{})
+	switch {
+	case err == nil:
+		lo := 0
+		for k, j := range live {
+			ds[k] = all[lo : lo+j.q.rows]
+			lo += j.q.rows
+		}
+	case len(live) == 1:
+		live[0].err = err
+	default:
+		// Some row overflowed: find whose, one job at a time.
+		for k, j := range live {
+			ds[k], j.err = b.m.Dists(j.q.x, j.q.rows, dist.TokenOptions{})
 		}
 	}
 	// The rows of all jobs, in order, shared among the workers.

@@ -176,7 +176,8 @@ func (r *registry) scan(dir string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	seen := map[string]bool{}
+	seen := map[string]bool{}    // names served from dir
+	present := map[string]bool{} // model files in dir
 	for _, de := range des {
 		name := modelName(de.Name())
 		if name == "" {
@@ -187,6 +188,7 @@ func (r *registry) scan(dir string) (int, error) {
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
+		present[path] = true
 		if seen[name] {
 			if !r.dupLogged[path] {
 				r.dupLogged[path] = true
@@ -227,6 +229,16 @@ func (r *registry) scan(dir string) (int, error) {
 		r.reloads(true)
 	}
 	r.mu.Lock()
+	for path := range r.failed { // forget refusals of files that are gone
+		if !present[path] {
+			delete(r.failed, path)
+		}
+	}
+	for path := range r.dupLogged {
+		if !present[path] {
+			delete(r.dupLogged, path)
+		}
+	}
 	var gone []*entry
 	for name, e := range r.models {
 		if !seen[name] {
