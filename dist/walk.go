@@ -219,6 +219,17 @@ func (d *Token) Quantiles(qs []float64) []float64 {
 	frac := append([]float64(nil), targets...)
 	prefix, _, _ := d.walk(n, func(i, _ int, _ []int, pr []float64, _, _ float64) int {
 		cum, last := 0.0, 0
+		if frac[i] >= 1 {
+			// The top of the support: the last child with mass, at its top
+			// (summing the children's masses would round below 1 and might
+			// stop in an earlier child).
+			for j, p := range pr {
+				if p > 0 {
+					last = j
+				}
+			}
+			return last
+		}
 		for j, p := range pr {
 			if !(p > 0) {
 				continue
