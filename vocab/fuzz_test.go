@@ -90,6 +90,11 @@ func checkPicked(t *testing.T, tok Tokenizer, pick []byte) {
 		}
 		return
 	}
+	if math.Abs(c.Center) < 0x1p-1022 {
+		// A cell at the bottom of float64's range: its centre underflows
+		// (to 0 or a subnormal), which another cell encodes.
+		return
+	}
 	wantEncode(t, tok, c.Center, s)
 }
 
