@@ -122,6 +122,12 @@ type Config struct {
 	// every predictive distribution. It needs validation rows (ValFrac not
 	// negative) and a head with a density (not pointwise).
 	Calibrate bool `json:"calibrate,omitempty"`
+	// Ensemble, when 2 or more, trains that many members with seeds Seed,
+	// Seed+1, ... (their initialisations and mini-batches differ; they hold
+	// out the same validation rows, those of Seed) and predicts with their
+	// equal mixture (see NewEnsemble); 0 or 1 trains one model. With
+	// Calibrate, one temperature is fitted for the mixture.
+	Ensemble int `json:"ensemble,omitempty"`
 }
 
 // Progress reports one finished epoch to the function given WithProgress.
@@ -131,6 +137,9 @@ type Progress struct {
 	ValLoss          float64 // validation loss (NLL in u units; MSE in head units for pointwise); NaN without validation
 	Best             bool    // this epoch has the best validation loss so far
 	Elapsed          time.Duration
+	// Member is the ensemble member being trained (0-based) of Members
+	// (Config.Ensemble; 0 or 1 for a single model).
+	Member, Members int
 }
 
 // FitOption is an option of Fit and FitFlat that is not a hyper-parameter.
@@ -240,6 +249,9 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	if c.InputTransform != "" && !slices.Contains(data.Transforms, c.InputTransform) {
 		return nil, configErr("InputTransform", "unknown input transform %q (want %s)", c.InputTransform, strings.Join(data.Transforms, ", "))
 	}
+	if c.Ensemble < 0 || c.Ensemble > MaxEnsemble {
+		return nil, configErr("Ensemble", "an ensemble has 0 (one model) to %d members, have %d", MaxEnsemble, c.Ensemble)
+	}
 	if c.Calibrate && c.Head == HeadPointwise {
 		return nil, configErr("Calibrate", "the pointwise head has no distribution to calibrate")
 	}
@@ -262,6 +274,7 @@ const (
 	MaxBins       = 1 << 20 // Riemann bins
 	MaxComponents = 1 << 14 // MDN components
 	MaxParams     = 1 << 28 // about 1 GiB of float32 weights (4 GiB with gradients and Adam's moments)
+	MaxEnsemble   = 64      // ensemble members
 )
 
 // approxParams estimates the network's parameter count without the input

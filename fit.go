@@ -54,8 +54,7 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 	}
 
 	cfg = DefaultConfig(cfg)
-	m, tg, xs, err := prepare(x, rows, cols, y, cfg)
-	if err != nil {
+	if _, err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	if cfg.Calibrate {
@@ -63,16 +62,67 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 			return nil, err
 		}
 	}
+	n := max(cfg.Ensemble, 1)
+	var members []*Model
+	for k := range n {
+		mk, err := fitMember(ctx, x, rows, cols, y, cfg, k, &o, start)
+		if mk != nil {
+			members = append(members, mk)
+		}
+		if err != nil {
+			if ctx.Err() == nil || len(members) == 0 {
+				return nil, err
+			}
+			if n == 1 {
+				return members[0], err
+			}
+			m, eerr := NewEnsemble(members...)
+			if eerr != nil {
+				return nil, eerr
+			}
+			m.info.Seconds = since(start)
+			return m, fmt.Errorf("ensemble member %d of %d: %w (keeping %d member(s))", k+1, n, err, len(members))
+		}
+	}
+	m := members[0]
+	if n > 1 {
+		var err error
+		if m, err = NewEnsemble(members...); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Calibrate {
+		val, _ := train.Split(rows, cfg.ValFrac, cfg.Seed)
+		if err := m.calibrate(x, cols, y, val); err != nil {
+			return nil, err
+		}
+	}
+	m.info.Seconds = since(start)
+	return m, nil
+}
 
-	// Train.
+// fitMember trains member k of cfg.Ensemble (k = 0 for a single model)
+// with seed cfg.Seed + k, holding out the validation rows of cfg.Seed;
+// cfg is defaulted and valid. On cancellation it returns the best model
+// so far (nil before the first epoch ended) and an error wrapping
+// ctx.Err().
+func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cfg Config, k int, o *fitOptions, start time.Time) (*Model, error) {
+	split := cfg.Seed
+	cfg.Seed += uint64(k)
+	m, tg, xs, err := prepare(x, rows, cols, y, cfg)
+	if err != nil {
+		return nil, err
+	}
 	run := train.Prepare(m.net, tg, xs, rows, cols, train.Settings{
 		LR: cfg.LR, WeightDecay: cfg.WeightDecay, AdamW: cfg.AdamW, BatchSize: cfg.BatchSize,
 		MaxEpochs: cfg.MaxEpochs, Patience: cfg.Patience, ValFrac: cfg.ValFrac, Seed: cfg.Seed,
+		SplitSeed: split, OwnSplit: k > 0,
 	})
 	var onEpoch func(train.Epoch)
 	if o.progress != nil {
 		onEpoch = func(e train.Epoch) {
-			o.progress(Progress{Epoch: e.N, MaxEpochs: cfg.MaxEpochs, TrainLoss: e.TrainLoss, ValLoss: e.ValLoss, Best: e.Best, Elapsed: time.Since(start)})
+			o.progress(Progress{Epoch: e.N, MaxEpochs: cfg.MaxEpochs, TrainLoss: e.TrainLoss, ValLoss: e.ValLoss, Best: e.Best,
+				Elapsed: time.Since(start), Member: k, Members: max(cfg.Ensemble, 1)})
 		}
 	}
 	res, err := run.Loop(ctx, onEpoch)
@@ -90,12 +140,6 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 			return nil, fmt.Errorf("training cancelled before the first epoch ended: %w", err)
 		}
 		return m, fmt.Errorf("training cancelled after %d epoch(s) (keeping epoch %d): %w", res.Epochs, res.BestEpoch, err)
-	}
-	if cfg.Calibrate {
-		if err := m.calibrate(x, cols, y, run.Val()); err != nil {
-			return nil, err
-		}
-		m.info.Seconds = since(start)
 	}
 	return m, nil
 }

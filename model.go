@@ -39,6 +39,11 @@ type Model struct {
 
 	features []string // optional column names, for files
 	target   string
+
+	// others are an ensemble's members after the first, which is the
+	// model itself (see NewEnsemble); nil for a single model. The
+	// ensemble's temperature (temp) applies to every member.
+	others []*Model
 }
 
 // TrainInfo describes how a model was trained.
@@ -56,6 +61,10 @@ type TrainInfo struct {
 	ValNLLBefore  float64 `json:"val_nll_uncalibrated,omitempty"`
 	ValNLLAfter   float64 `json:"val_nll_calibrated,omitempty"`
 	CalibrateRows int     `json:"calibration_rows,omitempty"`
+	// Members is an ensemble's number of members (0 for a single model);
+	// the other fields are the first member's, but Seconds is the whole
+	// ensemble's.
+	Members int    `json:"members,omitempty"`
 	Stopped       string  `json:"stopped"` // "early-stopping", "max-epochs" or "cancelled"
 	Seconds       float64 `json:"seconds"` // wall time of Fit
 	Kernel        string  `json:"kernel"`  // GEMM kernel used

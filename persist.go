@@ -27,6 +27,11 @@ type fileHeader struct {
 	// Temperature is the calibration temperature of 'train --calibrate';
 	// absent (0) means none, as 1.
 	Temperature float64 `json:"temperature,omitempty"`
+	// Members are an ensemble's members after the first, whose header this
+	// is (see NewEnsemble); their parameters follow the first member's in
+	// the file, in this order. A member's own temperature is absent: the
+	// ensemble's applies to all.
+	Members []fileHeader `json:"members,omitempty"`
 }
 
 // Save writes the model to path (see package modelfile for the format):
@@ -39,7 +44,20 @@ func (m *Model) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	return modelfile.WriteFile(path, hb, m.net.Params())
+	return modelfile.WriteFile(path, hb, m.params())
+}
+
+// params returns the parameters the model's file holds: a single model's
+// own, an ensemble's members' one after another.
+func (m *Model) params() []float32 {
+	if len(m.others) == 0 {
+		return m.net.Params()
+	}
+	var out []float32
+	for _, mk := range m.Members() {
+		out = append(out, mk.net.Params()...)
+	}
+	return out
 }
 
 // WriteTo writes the model file's bytes (what Save writes) to w.
@@ -48,7 +66,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return modelfile.WriteTo(w, hb, m.net.Params())
+	return modelfile.WriteTo(w, hb, m.params())
 }
 
 // encodeHeader returns the JSON header of the model's file.
@@ -59,17 +77,24 @@ func (m *Model) encodeHeader() ([]byte, error) {
 	if err := checkNames(m.features, m.target, m.Features()); err != nil {
 		return nil, err
 	}
-	h := fileHeader{Format: "decoreg-model", Config: m.cfg, XMean: m.xMean, XStd: m.xStd,
-		YMin: m.units.YMin, YMax: m.units.YMax, Names: m.features, Target: m.target, Info: m.info, Params: m.net.NumParams()}
+	h := m.header()
 	if m.scaled() {
 		h.Temperature = m.temp
 	}
-	h.XQuantiles = m.xKnots
+	for _, o := range m.others {
+		h.Members = append(h.Members, o.header())
+	}
 	hb, err := json.Marshal(h)
 	if err != nil {
 		return nil, fmt.Errorf("decoreg: encoding model header: %w", err)
 	}
 	return hb, nil
+}
+
+// header is the file header of m alone (without temperature or members).
+func (m *Model) header() fileHeader {
+	return fileHeader{Format: "decoreg-model", Config: m.cfg, XMean: m.xMean, XStd: m.xStd, XQuantiles: m.xKnots,
+		YMin: m.units.YMin, YMax: m.units.YMax, Names: m.features, Target: m.target, Info: m.info, Params: m.net.NumParams()}
 }
 
 // Load reads a model written by Save. A file that is not a model, is
@@ -87,12 +112,50 @@ func Load(path string) (*Model, error) {
 	if h.Format != "decoreg-model" {
 		return nil, fmt.Errorf("%s: %w (bad header: format %q)", path, modelfile.ErrNotModel, h.Format)
 	}
+	if len(h.Members) >= MaxEnsemble {
+		return nil, fmt.Errorf("%s: %w: %d ensemble members, at most %d", path, modelfile.ErrNotModel, len(h.Members)+1, MaxEnsemble)
+	}
+	heads := []*fileHeader{&h}
+	for k := range h.Members {
+		mh := &h.Members[k]
+		if mh.Format != "decoreg-model" || len(mh.Members) > 0 || mh.Temperature != 0 {
+			return nil, fmt.Errorf("%s: %w (bad header of ensemble member %d)", path, modelfile.ErrNotModel, k+2)
+		}
+		heads = append(heads, mh)
+	}
+	if len(heads) == 1 {
+		return loadMember(path, &h, params)
+	}
+	members := make([]*Model, len(heads))
+	rest := params
+	for k, hk := range heads {
+		if hk.Params < 0 || hk.Params > len(rest) || (k == len(heads)-1 && hk.Params != len(rest)) {
+			return nil, fmt.Errorf("%s: %w: the header gives %d parameters to member %d, the file has %d left", path, modelfile.ErrNotModel, hk.Params, k+1, len(rest))
+		}
+		mk, err := loadMember(path, hk, rest[:hk.Params])
+		if err != nil {
+			return nil, fmt.Errorf("ensemble member %d: %w", k+1, err)
+		}
+		rest = rest[hk.Params:]
+		members[k] = mk
+	}
+	info := members[0].info
+	m, err := NewEnsemble(members...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", path, modelfile.ErrNotModel, err)
+	}
+	m.info = info
+	return m, nil
+}
+
+// loadMember makes the single model of header h with parameters params.
+func loadMember(path string, h *fileHeader, params []float32) (*Model, error) {
 	cfg := DefaultConfig(h.Config)
 	tok, err := cfg.validate()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := checkModel(path, &h, cfg, tok, params); err != nil {
+	if err := checkModel(path, h, cfg, tok, params); err != nil {
 		return nil, err
 	}
 	// A loaded model predicts on every core (results do not depend on the

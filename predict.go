@@ -73,6 +73,15 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
 	}
+	if len(m.others) > 0 {
+		return m.mixDists(x, rows, opts)
+	}
+	return m.memberDists(x, rows, opts)
+}
+
+// memberDists is dists for a single model (an ensemble's first member
+// alone).
+func (m *Model) memberDists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
 	d := m.Features()
 	if !shapeOK(len(x), rows, d) {
 		return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, d)
@@ -338,8 +347,8 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 			return nil, dataErr(i, -1, ErrBadInput, "the target is %v", v)
 		}
 	}
-	if m.h.Density && m.scaled() {
-		out |= OutDist // the NLL at a temperature scores the distributions
+	if m.h.Density && (m.scaled() || len(m.others) > 0) {
+		out |= OutDist // the NLL at a temperature, or of a mixture, scores the distributions
 	}
 	p, err := m.PredictFlat(x, rows, PredictOptions{Outputs: out})
 	if err != nil {
@@ -366,7 +375,17 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 		return nil, err
 	}
 	e.Clipped = tg.Clipped
-	if m.h.Density {
+	if m.h.Density && len(m.others) > 0 {
+		nll, tokCE, err := m.ensembleNLLU(p.Dist, x, rows, y)
+		if err != nil {
+			return nil, err
+		}
+		e.NLLU = metrics.Mean(nll)
+		e.NLL = e.NLLU + m.units.LogRange()
+		if tokCE != nil {
+			e.NLLToken = metrics.Mean(tokCE)
+		}
+	} else if m.h.Density {
 		var nll []float64
 		if m.scaled() {
 			// The training forward knows no temperature: score the

@@ -94,8 +94,16 @@ func (m *Model) nllAt(t float64, x []float64, rows int, y []float64, tg *head.Ta
 	if err != nil {
 		return math.NaN(), err
 	}
+	var nll []float64
+	if len(c.others) > 0 {
+		if nll, _, err = c.ensembleNLLU(ds, x, rows, y); err != nil {
+			return math.NaN(), err
+		}
+	} else {
+		nll = c.nllU(ds, tg, y)
+	}
 	s := 0.0
-	for _, v := range c.nllU(ds, tg, y) {
+	for _, v := range nll {
 		s += v
 	}
 	return s/float64(rows) + c.units.LogRange(), nil

@@ -23,6 +23,8 @@ import (
 //     was expanded, TokenOptions.MeanTol < 0 within MaxExpand).
 //   - Token with another tokenization: the score of the seeded draws
 //     behind its other estimates; bound +Inf.
+//   - Mixture: see Mixture (exact for mixtures of Riemann, tree-tokenized
+//     Token or MDN components).
 //   - Point (the pointwise head, which has no distribution): NaN, NaN.
 func CRPS(d Distribution, y float64) (score, bound float64) {
 	switch d := d.(type) {
@@ -36,6 +38,8 @@ func CRPS(d Distribution, y float64) (score, bound float64) {
 	case *MDN:
 		return d.aff.Scale * d.crpsT((y-d.aff.Offset)/d.aff.Scale), 0
 	case *Token:
+		return d.crps(y)
+	case *Mixture:
 		return d.crps(y)
 	}
 	return math.NaN(), math.NaN()

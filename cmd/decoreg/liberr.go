@@ -55,6 +55,7 @@ var flagFields = []struct {
 	{"Threads", "threads", false},
 	{"Calibrate", "calibrate", false},
 	{"InputTransform", "input-transform", false},
+	{"Ensemble", "ensemble", false},
 	// dist.SampleOptions
 	{"Temperature", "temperature", true},
 	{"TopK", "top-k", false},

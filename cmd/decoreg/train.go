@@ -65,7 +65,16 @@ ends, one JSON line on standard output summarises it: model, head, rows,
 params, epochs (the epochs completed), best_epoch, val_loss (null without
 validation), stopped ("early-stopping", "max-epochs" or "cancelled", as the
 model file records it) and seconds; with --calibrate also temperature,
-val_nll_uncalibrated and val_nll_calibrated.
+val_nll_uncalibrated and val_nll_calibrated; with --ensemble also members.
+
+--ensemble N trains N members with seeds --seed, --seed+1, ...: their
+initialisations and mini-batches differ, and all hold out the validation
+rows of --seed. The model file holds all of them, and the predictive
+distribution is their equal mixture: its density, CDF and mean are the
+averages of the members', its quantiles found by bisection on its CDF,
+its samples drawn from a uniformly chosen member. With --calibrate one
+temperature is fitted for the mixture. An interrupt keeps the members
+finished so far (and the best epoch of the one in training).
 
 --calibrate fits one temperature T after early stopping, by the NLL of (up
 to 4,000 of) the validation rows: the decoder's and the Riemann head's
@@ -126,6 +135,7 @@ type trainFlags struct {
 	sigmoid, quiet                bool
 	calibrate                     bool
 	inputTransform                string
+	ensemble                      int
 }
 
 func (f *trainFlags) register(fs *flag.FlagSet) {
@@ -155,6 +165,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.unmaskedLoss, "unmasked-loss", false, "train the decoder with the softmax over the whole vocabulary (as the reference code), not over the valid tokens")
 	fs.StringVar(&f.inputTransform, "input-transform", data.TransformStandard, "map each feature before the encoder: standard ((x - mean) / sd), robust ((x - median) / IQR) or quantile (normal scores of the training ECDF; skewed features and outliers)")
 	fs.BoolVar(&f.calibrate, "calibrate", false, "after training, fit a temperature on the validation rows by their NLL (not for pointwise); predictions use it, eval reports before and after")
+	fs.IntVar(&f.ensemble, "ensemble", 1, "train `N` members (seeds --seed, --seed+1, ...; the same validation rows) and predict with their equal mixture; 1: one model")
 	fs.BoolVar(&f.unbounded, "unbounded", false, "unnormalized decoder: do not restrict its cells to the training range widened by 10% (the paper's behaviour; rare huge samples then sway the mean)")
 	fs.BoolVar(&f.rawTarget, "raw-target", false, "unnormalized decoder: tokenize the original y instead of the scaled one")
 	fs.BoolVar(&f.sigmoid, "sigmoid", false, "pointwise head: squash the output to the training range")
@@ -192,6 +203,13 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		LR: f.lr, WeightDecay: f.weightDecay, AdamW: f.adamw,
 		BatchSize: f.batch, MaxEpochs: f.epochs, Patience: f.patience,
 		ValFrac: vf, Seed: f.seed, Threads: f.threads, Calibrate: f.calibrate, InputTransform: f.inputTransform,
+		Ensemble: f.ensemble,
+	}
+	if f.ensemble < 1 {
+		return c, inputf(name, "--ensemble must be at least 1, have %d", f.ensemble)
+	}
+	if f.ensemble > 1 && f.seed > math.MaxUint64-uint64(f.ensemble-1) {
+		return c, inputf(name, "--seed %d leaves no room for the seeds of --ensemble %d members (seed + member)", f.seed, f.ensemble)
 	}
 	if f.targetRange != "" {
 		lo, hi, ok := strings.Cut(f.targetRange, ",")
@@ -272,6 +290,9 @@ type trainSummary struct {
 	Temperature  float64 `json:"temperature,omitempty"`
 	ValNLLBefore float64 `json:"val_nll_uncalibrated,omitempty"`
 	ValNLLAfter  float64 `json:"val_nll_calibrated,omitempty"`
+	// With --ensemble N: N; epochs, best_epoch and val_loss are then the
+	// first member's.
+	Members int `json:"members,omitempty"`
 }
 
 // onEpoch, when set (by tests), is called after each epoch's progress.
@@ -368,6 +389,7 @@ func runTrain(cmd *Command, args []string) error {
 		Epochs: info.Epochs, BestEpoch: info.BestEpoch, ValLoss: jsonNum(info.BestValLoss),
 		Stopped: info.Stopped, Seconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
 		Temperature: info.Temperature, ValNLLBefore: info.ValNLLBefore, ValNLLAfter: info.ValNLLAfter,
+		Members: info.Members,
 	}
 	if info.ValRows == 0 {
 		s.ValLoss = nil
@@ -456,8 +478,12 @@ func (p *progress) update(e decoreg.Progress) {
 	if !math.IsNaN(e.ValLoss) {
 		val = fmt.Sprintf("%.4f", e.ValLoss)
 	}
+	member := ""
+	if e.Members > 1 {
+		member = fmt.Sprintf("member %d/%d ", e.Member+1, e.Members)
+	}
 	if !p.bar {
-		fmt.Fprintf(p.out, "epoch %d/%d train %.4f val %s%s %s\n", e.Epoch, e.MaxEpochs, e.TrainLoss, val, best, fmtDur(e.Elapsed))
+		fmt.Fprintf(p.out, "%sepoch %d/%d train %.4f val %s%s %s\n", member, e.Epoch, e.MaxEpochs, e.TrainLoss, val, best, fmtDur(e.Elapsed))
 		return
 	}
 	// Early stopping may end training sooner, so the time left is a bound.
@@ -465,7 +491,7 @@ func (p *progress) update(e decoreg.Progress) {
 	const width = 20
 	fill := width * e.Epoch / max(1, e.MaxEpochs)
 	bar := strings.Repeat("=", fill) + strings.Repeat(" ", width-fill)
-	line := fmt.Sprintf("epoch %d/%d [%s] train %.4f val %s%s ETA <= %s", e.Epoch, e.MaxEpochs, bar, e.TrainLoss, val, best, fmtDur(left))
+	line := fmt.Sprintf("%sepoch %d/%d [%s] train %.4f val %s%s ETA <= %s", member, e.Epoch, e.MaxEpochs, bar, e.TrainLoss, val, best, fmtDur(left))
 	pad := ""
 	if n := p.lastLen - len(line); n > 0 {
 		pad = strings.Repeat(" ", n)

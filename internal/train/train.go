@@ -28,6 +28,20 @@ type Settings struct {
 	Patience        int     // epochs without a better validation loss before stopping
 	ValFrac         float64 // fraction of rows held out; <= 0: none
 	Seed            uint64  // shuffles the split and the batches
+	// SplitSeed, when OwnSplit is set, shuffles the split instead of Seed,
+	// so that runs with different Seeds (an ensemble's members) hold out
+	// the same validation rows.
+	SplitSeed uint64
+	OwnSplit  bool
+}
+
+// Split returns the validation and training rows Prepare holds out and
+// trains on for rows rows, validation fraction valFrac and split seed seed
+// (Settings.Seed, or SplitSeed with OwnSplit).
+func Split(rows int, valFrac float64, seed uint64) (val, train []int) {
+	perm := rand.New(rand.NewPCG(seed, 0x5eed)).Perm(rows)
+	nVal := ValRows(rows, valFrac)
+	return perm[:nVal], perm[nVal:]
 }
 
 // ValRows is the number of validation rows held out of rows: none for
@@ -66,7 +80,12 @@ type Run struct {
 // at least one training row left (the caller checks ValRows).
 func Prepare(net *model.Model, tg *head.Targets, xs []float32, rows, cols int, s Settings) *Run {
 	r := rand.New(rand.NewPCG(s.Seed, 0x5eed))
-	perm := r.Perm(rows)
+	var perm []int
+	if s.OwnSplit {
+		perm = rand.New(rand.NewPCG(s.SplitSeed, 0x5eed)).Perm(rows)
+	} else {
+		perm = r.Perm(rows) // the same stream then shuffles the batches
+	}
 	nVal := ValRows(rows, s.ValFrac)
 	t := &Run{net: net, tg: tg, xs: xs, cols: cols, s: s, r: r, val: perm[:nVal], train: perm[nVal:]}
 	t.opt = nn.NewAdam(net.NumParams(), float32(s.LR))

@@ -1,0 +1,212 @@
+package dist
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// mixtures returns test mixtures of each kind of component with the range
+// [lo, hi] holding (nearly) all their mass.
+func testMixtures(t *testing.T) map[string]struct {
+	d      *Mixture
+	lo, hi float64
+} {
+	r := rand.New(rand.NewPCG(7, 8))
+	rie := func(off, scale float64, n int) *Riemann {
+		p := make([]float64, n)
+		for i := range p {
+			p[i] = r.ExpFloat64()
+		}
+		p[n/3] = 0
+		return NewRiemann(p, Affine{Offset: off, Scale: scale})
+	}
+	tok := parseTok(t, treeSpecs[0])
+	out := map[string]struct {
+		d      *Mixture
+		lo, hi float64
+	}{}
+	out["riemann"] = struct {
+		d      *Mixture
+		lo, hi float64
+	}{NewMixture([]Distribution{rie(-1, 4, 37), rie(0.5, 1, 11), rie(-3, 2, 5)}), -3, 3}
+	out["mdn"] = struct {
+		d      *Mixture
+		lo, hi float64
+	}{NewMixture([]Distribution{
+		NewMDN([]float64{0.2, 0.8}, []float64{-0.3, 0.1}, []float64{0.05, 0.2}, Affine{Offset: -1, Scale: 4}),
+		NewMDN([]float64{1}, []float64{0.4}, []float64{0.1}, Affine{Offset: 0, Scale: 2}),
+	}), -12, 12}
+	toks := []Distribution{}
+	for seed := range uint64(3) {
+		toks = append(toks, NewToken(newFake(t, tok.Size(), 30+seed, 1.5), tok, Affine{Offset: float64(seed) * 0.3, Scale: 2 + float64(seed)}, TokenOptions{MeanTol: -1}))
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, c := range toks {
+		lo, hi = min(lo, c.Quantile(0)), max(hi, c.Quantile(1))
+	}
+	out["token"] = struct {
+		d      *Mixture
+		lo, hi float64
+	}{NewMixture(toks), lo, hi}
+	out["mixed"] = struct {
+		d      *Mixture
+		lo, hi float64
+	}{NewMixture([]Distribution{rie(-1, 4, 20), NewMDN([]float64{1}, []float64{0.3}, []float64{0.1}, Affine{Offset: 0, Scale: 1})}), -3, 3}
+	return out
+}
+
+// The mixture's CDF, density and mean are the averages of its components';
+// its quantiles invert its CDF.
+func TestMixtureAgainstComponents(t *testing.T) {
+	for name, tc := range testMixtures(t) {
+		t.Run(name, func(t *testing.T) {
+			d := tc.d
+			n := float64(len(d.comps))
+			var mean float64
+			for _, c := range d.comps {
+				mean += c.Mean() / n
+			}
+			if got := d.Mean(); math.Abs(got-mean) > 1e-12*math.Max(1, math.Abs(mean)) {
+				t.Errorf("mean %v, want %v", got, mean)
+			}
+			for i := range 41 {
+				y := tc.lo + (tc.hi-tc.lo)*float64(i)/40
+				var f, p float64
+				for _, c := range d.comps {
+					f += c.CDF(y) / n
+					p += math.Exp(c.LogPDF(y)) / n
+				}
+				if got := d.CDF(y); math.Abs(got-f) > 1e-12 {
+					t.Errorf("CDF(%v) = %v, want %v", y, got, f)
+				}
+				got := d.LogPDF(y)
+				if p == 0 && !math.IsInf(got, -1) || p > 0 && math.Abs(got-math.Log(p)) > 1e-9 {
+					t.Errorf("LogPDF(%v) = %v, want log %v", y, got, p)
+				}
+			}
+			qs := []float64{0, 1e-4, 0.05, 0.25, 0.5, 0.75, 0.95, 0.9999, 1}
+			got := d.Quantiles(qs)
+			for i, q := range qs {
+				x := got[i]
+				if i > 0 && x < got[i-1] {
+					t.Errorf("quantiles not monotone: %v", got)
+				}
+				if d.Quantile(q) != x {
+					t.Errorf("Quantile(%v) = %v, Quantiles gave %v", q, d.Quantile(q), x)
+				}
+				if q == 0 || q == 1 {
+					continue
+				}
+				// The least x with F(x) >= q: F(x) >= q and F just below x < q.
+				eps := 1e-9 * math.Max(1, math.Abs(x))
+				if d.CDF(x) < q-1e-12 || d.CDF(x-eps) >= q+1e-12 {
+					t.Errorf("q=%v: x=%v, F(x)=%v, F(x-eps)=%v", q, x, d.CDF(x), d.CDF(x-eps))
+				}
+			}
+			if got[0] > got[1] || d.CDF(got[len(got)-1]) < 1-1e-9 {
+				t.Errorf("ends: Q(0)=%v Q(1)=%v F(Q(1))=%v", got[0], got[len(got)-1], d.CDF(got[len(got)-1]))
+			}
+			if m := d.Median(); m != d.Quantile(0.5) {
+				t.Errorf("median %v != Q(0.5) %v", m, d.Quantile(0.5))
+			}
+			if q := d.Quantiles([]float64{-0.1, 1.1, math.NaN()}); !math.IsNaN(q[0]) || !math.IsNaN(q[1]) || !math.IsNaN(q[2]) {
+				t.Errorf("bad levels: %v, want NaN", q)
+			}
+			// The mode is one of the components' modes, of the highest
+			// mixture density among them.
+			mode := d.Mode()
+			best := math.Inf(-1)
+			found := false
+			for _, c := range d.comps {
+				best = max(best, d.LogPDF(c.Mode()))
+				found = found || c.Mode() == mode
+			}
+			if !found || d.LogPDF(mode) != best {
+				t.Errorf("mode %v (density %v), best component mode density %v", mode, d.LogPDF(mode), best)
+			}
+		})
+	}
+}
+
+// CRPS against the integral of (F(t) - 1{y <= t})² of the mixture's CDF.
+func TestMixtureCRPS(t *testing.T) {
+	for name, tc := range testMixtures(t) {
+		t.Run(name, func(t *testing.T) {
+			for _, y := range []float64{tc.lo - 1, tc.lo + 0.3*(tc.hi-tc.lo), 0.5 * (tc.lo + tc.hi), tc.hi - 0.01, tc.hi + 2} {
+				want := numericCRPS(tc.d.CDF, tc.lo, tc.hi, y, 100000)
+				got, b := CRPS(tc.d, y)
+				tol := 1e-5 * (tc.hi - tc.lo)
+				if name == "mixed" {
+					// From draws: bound +Inf, about 2,000 draws' accuracy.
+					if !math.IsInf(b, 1) {
+						t.Errorf("mixed: bound %v, want +Inf", b)
+					}
+					tol = 0.05 * want
+				} else if b != 0 {
+					t.Errorf("y=%v: bound %v, want 0", y, b)
+				}
+				if math.Abs(got-want) > tol {
+					t.Errorf("y=%v: CRPS %v, numeric %v", y, got, want)
+				}
+			}
+		})
+	}
+	if s, b := CRPS(NewMixture([]Distribution{NewPoint(1), NewPoint(2)}), 1); !math.IsNaN(s) || !math.IsNaN(b) {
+		t.Errorf("points: %v %v, want NaN", s, b)
+	}
+}
+
+// Draws follow the mixture: their empirical CDF is within the 0.1%
+// two-sample Kolmogorov-Smirnov distance of the average of the empirical
+// CDFs of many draws from each component (token and Riemann draws are cell
+// centres, so the comparison is with the components' draws, not their
+// CDFs); the same seed gives the same draws.
+func TestMixtureSample(t *testing.T) {
+	for name, tc := range testMixtures(t) {
+		t.Run(name, func(t *testing.T) {
+			const n, m = 4000, 40000
+			s := tc.d.Sample(n, SampleOptions{}, rand.New(rand.NewPCG(1, 2)))
+			again := tc.d.Sample(n, SampleOptions{}, rand.New(rand.NewPCG(1, 2)))
+			if !slices.Equal(s, again) {
+				t.Fatal("same seed, different draws")
+			}
+			ref := make([][]float64, len(tc.d.comps))
+			for k, c := range tc.d.comps {
+				ref[k] = c.Sample(m, SampleOptions{}, rand.New(rand.NewPCG(uint64(k)+10, 3)))
+				slices.Sort(ref[k])
+			}
+			refCDF := func(x float64) float64 {
+				f := 0.0
+				for _, r := range ref {
+					i, _ := slices.BinarySearch(r, math.Nextafter(x, math.Inf(1)))
+					f += float64(i) / m
+				}
+				return f / float64(len(ref))
+			}
+			slices.Sort(s)
+			ks := 0.0
+			for i, x := range s {
+				if i+1 < n && s[i+1] == x {
+					continue // the empirical CDF's value at x counts all ties
+				}
+				ks = max(ks, math.Abs(refCDF(x)-float64(i+1)/n))
+			}
+			if crit := 1.95 * math.Sqrt(1.0/n+1.0/(m*float64(len(ref)))); ks > crit {
+				t.Errorf("KS distance %v > %v", ks, crit)
+			}
+		})
+	}
+	if got := NewMixture([]Distribution{NewPoint(1)}).Sample(0, SampleOptions{}, rand.New(rand.NewPCG(1, 2))); len(got) != 0 {
+		t.Errorf("Sample(0) = %v", got)
+	}
+}
+
+// A mixture of point masses (pointwise members) averages their values.
+func TestMixturePoints(t *testing.T) {
+	d := NewMixture([]Distribution{NewPoint(1), NewPoint(2), NewPoint(6)})
+	if d.Mean() != 3 || d.Median() != 2 || !math.IsNaN(d.LogPDF(1)) || d.Mode() != 2 {
+		t.Errorf("mean %v median %v logpdf %v mode %v", d.Mean(), d.Median(), d.LogPDF(1), d.Mode())
+	}
+}

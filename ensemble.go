@@ -1,0 +1,199 @@
+package decoreg
+
+import (
+	"fmt"
+	"math"
+
+	"decoreg/dist"
+	"decoreg/internal/head"
+)
+
+// NewEnsemble returns the ensemble of members: a Model whose predictive
+// distribution for x is the equal mixture (1/N) sum_k p_k(y|x) of the
+// members' (see dist.Mixture). Its log-density, CDF and mean are exact
+// wherever the members' are, its quantiles are found by bisection on the
+// mixture's CDF, and it samples each value from a uniformly chosen member.
+// Save writes all members to one file and Load reads it back.
+//
+// The members must be fitted single models (not ensembles) of the same
+// head, trained on the same data: the same number of features with the
+// same scaling range of y (the units of NLL_u), and the same names. They
+// may differ in anything else: seeds, sizes, tokenizations (an ensemble of
+// the best trials of Tune). The ensemble takes its configuration, training
+// information, names and input checks from the first member, and shares
+// the members' weights; it has the first member's temperature, applied to
+// every member.
+func NewEnsemble(members ...*Model) (*Model, error) {
+	if len(members) == 0 {
+		return nil, configErr("Ensemble", "an ensemble needs at least one member")
+	}
+	if len(members) > MaxEnsemble {
+		return nil, configErr("Ensemble", "an ensemble has at most %d members, have %d", MaxEnsemble, len(members))
+	}
+	first := members[0]
+	for k, mk := range members {
+		if mk == nil || mk.net == nil {
+			return nil, fmt.Errorf("member %d: %w", k, ErrNotFitted)
+		}
+		if len(mk.others) > 0 {
+			return nil, configErr("Ensemble", "member %d is itself an ensemble", k)
+		}
+		if err := first.compatible(mk); err != nil {
+			return nil, configErr("Ensemble", "member %d: %v", k, err)
+		}
+	}
+	e := *first
+	e.others = append([]*Model(nil), members[1:]...)
+	if len(members) > 1 {
+		e.info.Members = len(members)
+	}
+	return &e, nil
+}
+
+// compatible says why member o cannot join m's ensemble, or nil.
+func (m *Model) compatible(o *Model) error {
+	switch {
+	case o.cfg.Head != m.cfg.Head:
+		return fmt.Errorf("head %s, the first member's is %s", o.cfg.Head, m.cfg.Head)
+	case o.Features() != m.Features():
+		return fmt.Errorf("%d features, the first member has %d", o.Features(), m.Features())
+	case o.units.YMin != m.units.YMin || o.units.YMax != m.units.YMax:
+		return fmt.Errorf("target range [%v, %v], the first member's is [%v, %v] (train the members on the same rows)",
+			o.units.YMin, o.units.YMax, m.units.YMin, m.units.YMax)
+	case o.target != m.target || len(o.features) != len(m.features):
+		return fmt.Errorf("different column names from the first member")
+	}
+	for j := range o.features {
+		if o.features[j] != m.features[j] {
+			return fmt.Errorf("feature %d is %q, the first member's is %q", j, o.features[j], m.features[j])
+		}
+	}
+	return nil
+}
+
+// Members returns an ensemble's members as single models, the first
+// member first, each with the ensemble's temperature; for a single model,
+// itself alone. They share the ensemble's weights.
+func (m *Model) Members() []*Model {
+	if m == nil {
+		return nil
+	}
+	first := *m
+	first.others = nil
+	first.info.Members = 0
+	out := []*Model{&first}
+	for _, o := range m.others {
+		c := *o
+		c.temp = m.temp
+		out = append(out, &c)
+	}
+	return out
+}
+
+// EnsembleSize is the number of members: 1 for a single model.
+func (m *Model) EnsembleSize() int {
+	if m == nil {
+		return 0
+	}
+	return 1 + len(m.others)
+}
+
+// mixDists returns the ensemble's distributions of rows x: each row's
+// mixture of the members' distributions, in member order.
+func (m *Model) mixDists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
+	members := m.Members()
+	per := make([][]dist.Distribution, len(members))
+	for k, mk := range members {
+		ds, err := mk.memberDists(x, rows, opts)
+		if err != nil {
+			return nil, err
+		}
+		per[k] = ds
+	}
+	out := make([]dist.Distribution, rows)
+	comps := make([]dist.Distribution, len(members))
+	for i := range out {
+		for k := range members {
+			comps[k] = per[k][i]
+		}
+		out[i] = dist.NewMixture(comps)
+	}
+	return out, nil
+}
+
+// ensembleNLLU returns each row's NLL in u units under the ensemble's
+// mixtures ds of rows x (rows x Features()) with targets y: minus the log
+// of the average of the members' densities, each member scoring the cell
+// its own training forward scores (see nllU); all members share u. For a
+// decoder ensemble whose members share a tokenization, tokenCE holds each
+// row's cross-entropy per token of the mixture's probability of the
+// target's sequence (the members' cells are the same); otherwise nil.
+func (m *Model) ensembleNLLU(ds []dist.Distribution, x []float64, rows int, y []float64) (nll, tokenCE []float64, err error) {
+	members := m.Members()
+	per := make([][]float64, len(members))
+	var tg0 *head.Targets
+	sameTok := m.h.Tokens
+	for k, mk := range members {
+		comp := make([]dist.Distribution, rows)
+		for i, d := range ds {
+			comp[i] = d.(*dist.Mixture).Components()[k]
+		}
+		tg, err := head.Encode(&mk.net.Cfg, mk.units, y)
+		if err != nil {
+			return nil, nil, err
+		}
+		if k == 0 {
+			tg0 = tg
+		} else if mk.tok == nil || m.tok == nil || mk.tok.Spec() != m.tok.Spec() {
+			sameTok = false
+		}
+		if mk.scaled() {
+			per[k] = mk.nllU(comp, tg, y)
+			continue
+		}
+		// At temperature 1 the training forward scores the rows, as a
+		// single model's Evaluate does.
+		d := mk.Features()
+		xs := make([]float32, rows*d)
+		if err := mk.standardize(xs, x, rows); err != nil {
+			return nil, nil, err
+		}
+		idx := make([]int, rows)
+		for i := range idx {
+			idx[i] = i
+		}
+		per[k] = make([]float64, rows)
+		tg.RowNLL(mk.net, xs, d, idx, per[k])
+	}
+	nll = make([]float64, rows)
+	lp := make([]float64, len(members))
+	for i := range nll {
+		for k := range members {
+			lp[k] = -per[k][i]
+		}
+		nll[i] = -logMeanExp(lp)
+	}
+	if sameTok {
+		tokenCE = make([]float64, rows)
+		for i, v := range nll {
+			tokenCE[i] = tg0.TokenCE(i, v)
+		}
+	}
+	return nll, tokenCE, nil
+}
+
+// logMeanExp returns log((1/n) sum exp(v)); -Inf if every v is -Inf.
+func logMeanExp(v []float64) float64 {
+	top := math.Inf(-1)
+	for _, x := range v {
+		top = max(top, x)
+	}
+	if math.IsInf(top, 0) || math.IsNaN(top) {
+		return top
+	}
+	s := 0.0
+	for _, x := range v {
+		s += math.Exp(x - top)
+	}
+	return top + math.Log(s/float64(len(v)))
+}
