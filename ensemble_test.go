@@ -288,4 +288,3 @@ func TestLoadEnsembleCorrupt(t *testing.T) {
 		}
 	}
 }
-

@@ -64,13 +64,13 @@ type TrainInfo struct {
 	// Members is an ensemble's number of members (0 for a single model);
 	// the other fields are the first member's, but Seconds is the whole
 	// ensemble's.
-	Members int    `json:"members,omitempty"`
-	Stopped       string  `json:"stopped"` // "early-stopping", "max-epochs" or "cancelled"
-	Seconds       float64 `json:"seconds"` // wall time of Fit
-	Kernel        string  `json:"kernel"`  // GEMM kernel used
-	Threads       int     `json:"threads"`
-	Version       string  `json:"version"` // decoreg version that trained it
-	Created       string  `json:"created"` // RFC 3339 time
+	Members int     `json:"members,omitempty"`
+	Stopped string  `json:"stopped"` // "early-stopping", "max-epochs" or "cancelled"
+	Seconds float64 `json:"seconds"` // wall time of Fit
+	Kernel  string  `json:"kernel"`  // GEMM kernel used
+	Threads int     `json:"threads"`
+	Version string  `json:"version"` // decoreg version that trained it
+	Created string  `json:"created"` // RFC 3339 time
 }
 
 // Version is decoreg's version, recorded in model files.
