@@ -71,6 +71,8 @@ type TrainInfo struct {
 	Threads int     `json:"threads"`
 	Version string  `json:"version"` // decoreg version that trained it
 	Created string  `json:"created"` // RFC 3339 time
+	// Tune is the trial history of a model made by Tune.
+	Tune *TuneReport `json:"tune,omitempty"`
 }
 
 // Version is decoreg's version, recorded in model files.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -76,6 +78,21 @@ its samples drawn from a uniformly chosen member. With --calibrate one
 temperature is fitted for the mixture. An interrupt keeps the members
 finished so far (and the best epoch of the one in training).
 
+--tune chooses the settings by validation loss within --budget (default
+3m): it trains the given settings (trial 1) and --trials-1 others (default
+12 in all) drawn with --seed from the paper's grid: encoder 2-5 layers x
+width 256, 512 or 2048, learning rate 1e-4 or 5e-4, input transform, and
+the head's own settings (decoder: tokenization base and length, and the
+decoder size; riemann: bins; mdn: components; pointwise: weight decay). By
+successive halving, every trial trains 3 epochs, the best third goes on to
+9 in all, the best third of those to 27, and so on until they stop early
+or reach --epochs. All trials hold out the same validation rows. The best
+trial is saved (with --ensemble N, the best N as an ensemble), with the
+trial history in the model file; a table of the trials (validation loss,
+epochs, seconds, status, settings) goes to standard error. The same data,
+flags, --seed and --threads give the same choice unless the budget runs
+out first (the table then says so).
+
 --calibrate fits one temperature T after early stopping, by the NLL of (up
 to 4,000 of) the validation rows: the decoder's and the Riemann head's
 logits are divided by T, the MDN's standard deviations multiplied by it
@@ -136,6 +153,9 @@ type trainFlags struct {
 	calibrate                     bool
 	inputTransform                string
 	ensemble                      int
+	tune                          bool
+	budget                        time.Duration
+	trials                        int
 }
 
 func (f *trainFlags) register(fs *flag.FlagSet) {
@@ -166,6 +186,9 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.inputTransform, "input-transform", data.TransformStandard, "map each feature before the encoder: standard ((x - mean) / sd), robust ((x - median) / IQR) or quantile (normal scores of the training ECDF; skewed features and outliers)")
 	fs.BoolVar(&f.calibrate, "calibrate", false, "after training, fit a temperature on the validation rows by their NLL (not for pointwise); predictions use it, eval reports before and after")
 	fs.IntVar(&f.ensemble, "ensemble", 1, "train `N` members (seeds --seed, --seed+1, ...; the same validation rows) and predict with their equal mixture; 1: one model")
+	fs.BoolVar(&f.tune, "tune", false, "choose the settings by validation loss: the given ones and --trials-1 from the paper's grid, with successive halving, within --budget")
+	fs.DurationVar(&f.budget, "budget", decoreg.DefaultTuneBudget, "with --tune: the wall time `DURATION` of the search (e.g. 90s, 5m)")
+	fs.IntVar(&f.trials, "trials", decoreg.DefaultTuneTrials, "with --tune: the number of settings tried")
 	fs.BoolVar(&f.unbounded, "unbounded", false, "unnormalized decoder: do not restrict its cells to the training range widened by 10% (the paper's behaviour; rare huge samples then sway the mean)")
 	fs.BoolVar(&f.rawTarget, "raw-target", false, "unnormalized decoder: tokenize the original y instead of the scaled one")
 	fs.BoolVar(&f.sigmoid, "sigmoid", false, "pointwise head: squash the output to the training range")
@@ -204,6 +227,26 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		BatchSize: f.batch, MaxEpochs: f.epochs, Patience: f.patience,
 		ValFrac: vf, Seed: f.seed, Threads: f.threads, Calibrate: f.calibrate, InputTransform: f.inputTransform,
 		Ensemble: f.ensemble,
+	}
+	if !f.tune {
+		for _, fl := range []string{"budget", "trials"} {
+			if isSet(fs, fl) {
+				return c, inputf(name, "--%s is for --tune", fl)
+			}
+		}
+	} else {
+		if !(f.budget > 0) {
+			return c, inputf(name, "--budget must be > 0, have %v", f.budget)
+		}
+		if f.trials < 1 || f.trials > decoreg.MaxTuneTrials {
+			return c, inputf(name, "--trials must be in [1, %d], have %d", decoreg.MaxTuneTrials, f.trials)
+		}
+		if vf < 0 {
+			return c, inputf(name, "--tune chooses by validation loss: --val-frac must be > 0")
+		}
+		if f.ensemble > f.trials {
+			return c, inputf(name, "--ensemble %d takes the best %d trials of --tune: --trials must be at least %d, have %d", f.ensemble, f.ensemble, f.ensemble, f.trials)
+		}
 	}
 	if f.ensemble < 1 {
 		return c, inputf(name, "--ensemble must be at least 1, have %d", f.ensemble)
@@ -293,6 +336,49 @@ type trainSummary struct {
 	// With --ensemble N: N; epochs, best_epoch and val_loss are then the
 	// first member's.
 	Members int `json:"members,omitempty"`
+	// With --tune: the number of trials, the chosen ones (1-based, best
+	// first) and whether the budget cut the search short.
+	Tune *tuneSummary `json:"tune,omitempty"`
+}
+
+type tuneSummary struct {
+	Trials int   `json:"trials"`
+	Chosen []int `json:"chosen"`
+	Cut    bool  `json:"cut"`
+}
+
+// printTrials writes Tune's trial table, best first.
+func printTrials(w io.Writer, rep *decoreg.TuneReport) {
+	trials := slices.Clone(rep.Trials)
+	slices.SortStableFunc(trials, func(a, b decoreg.TuneTrial) int { return cmp.Compare(a.ValLoss, b.ValLoss) })
+	fmt.Fprintf(w, "%-5s %-7s %10s %6s %8s  %-16s %s\n", "trial", "chosen", "val_loss", "epochs", "seconds", "status", "settings")
+	for _, t := range trials {
+		ch := ""
+		if t.Chosen {
+			ch = "*"
+		}
+		fmt.Fprintf(w, "%-5d %-7s %10s %6d %8.1f  %-16s %s\n", t.N, ch, fmtLoss(t.ValLoss), t.Epochs, t.Seconds, trimStatus(t.Status), t.Label)
+	}
+	cut := ""
+	if rep.Cut {
+		cut = "; the budget ran out before every trial ended"
+	}
+	fmt.Fprintf(w, "tuned in %.1fs of a %.0fs budget%s\n", rep.Seconds, rep.Budget, cut)
+}
+
+func fmtLoss(v float64) string {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f", v)
+}
+
+// trimStatus shortens a refused trial's reason for the table.
+func trimStatus(s string) string {
+	if len(s) > 16 && strings.HasPrefix(s, "refused") {
+		return "refused"
+	}
+	return s
 }
 
 // onEpoch, when set (by tests), is called after each epoch's progress.
@@ -363,9 +449,24 @@ func runTrain(cmd *Command, args []string) error {
 		}
 	})
 	start := time.Now()
-	m, err := decoreg.FitFlat(ctx, d.X, d.Rows, d.Cols, d.Y, cfg, progress)
-	if prog != nil {
-		prog.done()
+	var m *decoreg.Model
+	if f.tune {
+		var rep *decoreg.TuneReport
+		opts := decoreg.TuneOptions{Budget: f.budget, Trials: f.trials}
+		if !f.quiet {
+			opts.Progress = func(t decoreg.TuneTrial) {
+				fmt.Fprintf(errOut, "trial %d/%d %-14s epochs %3d val %s %s\n", t.N, f.trials, t.Status, t.Epochs, fmtLoss(t.ValLoss), t.Label)
+			}
+		}
+		m, rep, err = decoreg.Tune(ctx, d.X, d.Rows, d.Cols, d.Y, cfg, opts)
+		if rep != nil && !f.quiet {
+			printTrials(errOut, rep)
+		}
+	} else {
+		m, err = decoreg.FitFlat(ctx, d.X, d.Rows, d.Cols, d.Y, cfg, progress)
+		if prog != nil {
+			prog.done()
+		}
 	}
 	interrupted := errors.Is(err, context.Canceled)
 	switch {
@@ -390,6 +491,14 @@ func runTrain(cmd *Command, args []string) error {
 		Stopped: info.Stopped, Seconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
 		Temperature: info.Temperature, ValNLLBefore: info.ValNLLBefore, ValNLLAfter: info.ValNLLAfter,
 		Members: info.Members,
+	}
+	if t := info.Tune; t != nil {
+		s.Tune = &tuneSummary{Trials: len(t.Trials), Cut: t.Cut}
+		for _, tr := range t.Trials {
+			if tr.Chosen {
+				s.Tune.Chosen = append(s.Tune.Chosen, tr.N)
+			}
+		}
 	}
 	if info.ValRows == 0 {
 		s.ValLoss = nil

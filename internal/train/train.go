@@ -72,6 +72,7 @@ type Run struct {
 	bestLoss  float64
 	bestEpoch int
 	stale     int
+	ended     string // why the run ended ("" while it may go on)
 }
 
 // Prepare sets up a run of net on the standardized features xs (rows x
@@ -189,31 +190,69 @@ type Result struct {
 // it returns the result so far with ctx.Err(); on divergence an error
 // wrapping ErrDiverged.
 func (t *Run) Loop(ctx context.Context, onEpoch func(Epoch)) (Result, error) {
-	res := Result{ValRows: len(t.val), Stopped: "max-epochs"}
-	var cancelErr error
-	for t.epoch < t.s.MaxEpochs {
+	stopped, err := t.Continue(ctx, t.s.MaxEpochs, onEpoch)
+	if err != nil && ctx.Err() == nil {
+		return Result{ValRows: len(t.val), Stopped: stopped, Epochs: t.epoch}, err
+	}
+	return t.Finish(stopped), err
+}
+
+// Continue runs epochs as Loop does, but pauses once upTo epochs (in all)
+// are done, leaving the current weights in the network so that a later
+// Continue goes on from them. It returns "" when paused, else why the run
+// ended: "early-stopping", "max-epochs" or, with ctx.Err(), "cancelled".
+// A run that has ended does nothing more.
+func (t *Run) Continue(ctx context.Context, upTo int, onEpoch func(Epoch)) (stopped string, err error) {
+	if t.ended != "" {
+		return t.ended, nil
+	}
+	defer func() { t.ended = stopped }()
+	for t.epoch < min(upTo, t.s.MaxEpochs) {
 		trainLoss, err := t.Epoch(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
-				return res, err
+				return "", err
 			}
-			cancelErr = err
-			res.Stopped = "cancelled"
-			break
+			return "cancelled", err
 		}
 		valLoss, best, err := t.Validate()
 		if err != nil {
-			return res, err
+			return "", err
 		}
 		if onEpoch != nil {
 			onEpoch(Epoch{N: t.epoch, TrainLoss: trainLoss, ValLoss: valLoss, Best: best})
 		}
 		if len(t.val) > 0 && t.stale >= t.s.Patience {
-			res.Stopped = "early-stopping"
-			break
+			return "early-stopping", nil
 		}
 	}
-	res.Epochs = t.epoch // completed epochs: a cancelled one does not count
+	if t.epoch >= t.s.MaxEpochs {
+		return "max-epochs", nil
+	}
+	return "", nil
+}
+
+// Epochs is the number of epochs completed.
+func (t *Run) Epochs() int { return t.epoch }
+
+// BestLoss is the best validation loss so far (+Inf before the first
+// epoch; NaN without validation rows).
+func (t *Run) BestLoss() float64 {
+	if len(t.val) == 0 {
+		return math.NaN()
+	}
+	return t.bestLoss
+}
+
+// Finish ends the run: it puts the best weights in the network and
+// returns the result, with stopped as the reason ("cancelled" for a run
+// ended early from outside, as Tune's successive halving does).
+func (t *Run) Finish(stopped string) Result {
+	if stopped == "" {
+		stopped = "cancelled"
+	}
+	t.ended = stopped
+	res := Result{ValRows: len(t.val), Stopped: stopped, Epochs: t.epoch}
 	if len(t.val) > 0 && t.bestEpoch > 0 {
 		copy(t.net.Params(), t.best)
 	}
@@ -221,5 +260,5 @@ func (t *Run) Loop(ctx context.Context, onEpoch func(Epoch)) (Result, error) {
 	if !math.IsInf(t.bestLoss, 0) {
 		res.BestValLoss = t.bestLoss // else no validation: nothing to report
 	}
-	return res, cancelErr
+	return res
 }

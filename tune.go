@@ -1,0 +1,466 @@
+package decoreg
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"decoreg/data"
+	"decoreg/internal/gemm"
+	"decoreg/internal/jsonfloat"
+	"decoreg/internal/train"
+	"decoreg/vocab"
+)
+
+// Tune's defaults.
+const (
+	DefaultTuneBudget = 3 * time.Minute
+	DefaultTuneTrials = 12
+	DefaultTuneEta    = 3
+	DefaultTuneRung   = 3 // epochs of the first rung
+	MaxTuneTrials     = 1000
+)
+
+// TuneOptions control Tune. The zero value takes the defaults.
+type TuneOptions struct {
+	// Budget bounds Tune's wall time (default DefaultTuneBudget, 3
+	// minutes). When it runs out, the trials stop where they are and the
+	// best so far is chosen.
+	Budget time.Duration
+	// Trials is the number of settings tried (default DefaultTuneTrials):
+	// the base configuration and Trials-1 drawn from the grid with
+	// Config.Seed.
+	Trials int
+	// Eta is successive halving's factor (default 3): after each rung
+	// the best 1/Eta of the trials go on, for Eta times as many epochs.
+	Eta int
+	// Rung is the number of epochs of the first rung (default 3).
+	Rung int
+	// Progress, when not nil, is called after each trial's rung.
+	Progress func(TuneTrial)
+
+	grid func(Config) []tuneAxis // tests: a grid in place of tuneGrid
+}
+
+// TuneTrial is one trial of Tune.
+type TuneTrial struct {
+	N       int     `json:"n"`     // 1-based; trial 1 is the base configuration
+	Label   string  `json:"label"` // the settings it changes, "defaults" for trial 1
+	Config  Config  `json:"config"`
+	ValLoss float64 `json:"val_loss"` // best validation NLL in u units (MSE for pointwise); +Inf before an epoch ended
+	Epochs  int     `json:"epochs"`
+	Best    int     `json:"best_epoch"`
+	Seconds float64 `json:"seconds"`
+	// Status is how the trial ended: "early-stopping", "max-epochs",
+	// "halved" (dropped by successive halving after Epochs epochs),
+	// "budget" (stopped when the budget ran out), "refused: ..." (a
+	// setting the data or the size limits do not allow), "diverged", or
+	// "" while it runs.
+	Status string `json:"status"`
+	Chosen bool   `json:"chosen,omitempty"` // in the returned model
+}
+
+// TuneReport is what Tune did, saved with the model (TrainInfo.Tune).
+type TuneReport struct {
+	Trials  []TuneTrial `json:"trials"`
+	Budget  float64     `json:"budget_seconds"`
+	Seconds float64     `json:"seconds"`
+	Eta     int         `json:"eta"`
+	Rung    int         `json:"first_rung_epochs"`
+	// Cut says the budget ran out before every trial had ended; the same
+	// seed may then choose differently on another run.
+	Cut bool `json:"cut,omitempty"`
+}
+
+// tuneAxis is one axis of Tune's grid.
+type tuneAxis struct {
+	name   string
+	values []string
+	set    func(c *Config, v string)
+}
+
+// tuneGrid returns the axes Tune searches for base's head: the paper's
+// grid (DESIGN.md section 6) for the encoder, the learning rate and the
+// head's own settings, and the input transforms.
+func tuneGrid(base Config) []tuneAxis {
+	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
+	axes := []tuneAxis{
+		{"enc_layers", []string{"2", "3", "4", "5"}, func(c *Config, v string) { c.EncLayers = atoi(v) }},
+		{"enc_width", []string{"256", "512", "2048"}, func(c *Config, v string) { c.EncWidth = atoi(v) }},
+		{"lr", []string{"1e-4", "5e-4"}, func(c *Config, v string) { c.LR, _ = strconv.ParseFloat(v, 64) }},
+		{"input_transform", data.Transforms, func(c *Config, v string) { c.InputTransform = v }},
+	}
+	switch base.Head {
+	case HeadDecoder:
+		var vocabs []string
+		tok, _ := vocab.Parse(base.Vocab)
+		if vocab.IsUnnormalized(tok) {
+			for _, b := range []int{4, 8, 10} {
+				for _, e := range []int{1, 2, 4} {
+					for _, m := range []int{2, 4, 8} {
+						vocabs = append(vocabs, fmt.Sprintf("unnormalized:base=%d,exponent=%d,mantissa=%d", b, e, m))
+					}
+				}
+			}
+		} else {
+			for _, b := range []int{2, 4, 8} {
+				for _, k := range []int{4, 6, 8} {
+					vocabs = append(vocabs, fmt.Sprintf("normalized:base=%d,length=%d", b, k))
+				}
+			}
+		}
+		axes = append(axes,
+			tuneAxis{"vocab", vocabs, func(c *Config, v string) { c.Vocab = v }},
+			tuneAxis{"decoder", []string{"1x32x1", "3x128x4"}, func(c *Config, v string) {
+				if v == "1x32x1" {
+					c.DecLayers, c.DecWidth, c.DecHeads = 1, 32, 1
+				} else {
+					c.DecLayers, c.DecWidth, c.DecHeads = 3, 128, 4
+				}
+			}})
+	case HeadRiemann:
+		axes = append(axes, tuneAxis{"bins", []string{"16", "64", "256", "1024", "4096", "16384"}, func(c *Config, v string) { c.Bins = atoi(v) }})
+	case HeadMDN:
+		axes = append(axes, tuneAxis{"components", []string{"1", "5", "20", "50", "100"}, func(c *Config, v string) { c.Components = atoi(v) }})
+	case HeadPointwise:
+		axes = append(axes, tuneAxis{"weight_decay", []string{"0", "0.1", "1"}, func(c *Config, v string) { c.WeightDecay, _ = strconv.ParseFloat(v, 64) }})
+	}
+	return axes
+}
+
+// TuneGrid describes the grid Tune searches for head h, one axis per
+// line ("name: v1, v2, ..."), for help texts.
+func TuneGrid(h Head) string {
+	var b strings.Builder
+	for _, a := range tuneGrid(DefaultConfig(Config{Head: h})) {
+		vs := a.values
+		if len(vs) > 9 {
+			vs = append(slices.Clone(vs[:3]), "... ("+strconv.Itoa(len(a.values))+" values)")
+		}
+		fmt.Fprintf(&b, "%s: %s\n", a.name, strings.Join(vs, ", "))
+	}
+	return b.String()
+}
+
+// tuneConfigs returns the trials' configurations: base first, then up to
+// n-1 other points of the grid in an order drawn with base.Seed.
+func tuneConfigs(base Config, n int, grid func(Config) []tuneAxis) (cfgs []Config, labels []string) {
+	axes := grid(base)
+	size := 1
+	for _, a := range axes {
+		size *= len(a.values)
+	}
+	cfgs, labels = []Config{base}, []string{"defaults"}
+	seen := map[string]bool{}
+	key := func(c Config) string { return fmt.Sprintf("%+v", c) }
+	seen[key(base)] = true
+	r := rand.New(rand.NewPCG(base.Seed, 0x7e57))
+	// Draw without replacement from the grid's index space.
+	for _, idx := range r.Perm(size) {
+		if len(cfgs) >= n {
+			break
+		}
+		c := base
+		var parts []string
+		for _, a := range axes {
+			v := a.values[idx%len(a.values)]
+			idx /= len(a.values)
+			a.set(&c, v)
+			parts = append(parts, a.name+"="+v)
+		}
+		if seen[key(c)] {
+			continue
+		}
+		seen[key(c)] = true
+		cfgs = append(cfgs, c)
+		labels = append(labels, strings.Join(parts, " "))
+	}
+	return cfgs, labels
+}
+
+// trialRun is a trial in training.
+type trialRun struct {
+	t     *TuneTrial
+	m     *Model
+	run   *train.Run
+	start time.Duration // time spent so far
+}
+
+// Tune chooses settings for rows x (rows x cols) and targets y by
+// validation loss: it trains base (defaulted) and Trials-1 configurations
+// drawn from the paper's grid (see TuneGrid) with successive halving, all
+// on the same validation split (that of base.Seed), and returns the model
+// of the trial with the lowest validation loss, or with base.Ensemble >= 2
+// the ensemble of the best base.Ensemble trials (NewEnsemble), calibrated
+// when base.Calibrate. The report lists every trial; it is also saved in
+// the model (TrainInfo.Tune).
+//
+// Successive halving: every trial trains for opts.Rung epochs; the best
+// 1/Eta of them (by their best validation loss) go on to Eta times as
+// many epochs in all, and so on, until the trials left have ended by early
+// stopping or base.MaxEpochs. A trial keeps its best weights whenever it
+// ends. Within the budget, the same data, base and thread count give the
+// same trials and the same choice; a budget that runs out stops the
+// trials where they are (TuneReport.Cut).
+//
+// Tune needs validation rows (base.ValFrac not negative). Errors in the
+// data are as FitFlat's; a trial whose settings the size limits refuse is
+// skipped. When ctx is cancelled Tune returns the best model so far with
+// an error wrapping ctx.Err().
+func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Config, opts TuneOptions) (*Model, *TuneReport, error) {
+	start := time.Now()
+	base = DefaultConfig(base)
+	if _, err := base.validate(); err != nil {
+		return nil, nil, err
+	}
+	if base.ValFrac < 0 {
+		return nil, nil, configErr("ValFrac", "tuning chooses by validation loss: it needs validation rows (ValFrac >= 0)")
+	}
+	if base.Calibrate {
+		if err := checkCalibrationRows(rows, base.ValFrac); err != nil {
+			return nil, nil, err
+		}
+	}
+	if opts.Budget == 0 {
+		opts.Budget = DefaultTuneBudget
+	}
+	if opts.Trials == 0 {
+		opts.Trials = DefaultTuneTrials
+	}
+	if opts.Eta == 0 {
+		opts.Eta = DefaultTuneEta
+	}
+	if opts.Rung == 0 {
+		opts.Rung = DefaultTuneRung
+	}
+	switch {
+	case opts.Budget < 0:
+		return nil, nil, configErr("Budget", "must be > 0, have %v", opts.Budget)
+	case opts.Trials < 1 || opts.Trials > MaxTuneTrials:
+		return nil, nil, configErr("Trials", "must be in [1, %d], have %d", MaxTuneTrials, opts.Trials)
+	case opts.Eta < 2:
+		return nil, nil, configErr("Eta", "must be at least 2, have %d", opts.Eta)
+	case opts.Rung < 1:
+		return nil, nil, configErr("Rung", "must be at least 1 epoch, have %d", opts.Rung)
+	case base.Ensemble > opts.Trials:
+		return nil, nil, configErr("Ensemble", "an ensemble of the best %d trials needs at least %d trials, have %d", base.Ensemble, base.Ensemble, opts.Trials)
+	}
+	rep := &TuneReport{Budget: opts.Budget.Seconds(), Eta: opts.Eta, Rung: opts.Rung}
+	tctx, cancel := context.WithTimeout(ctx, opts.Budget)
+	defer cancel()
+
+	grid := opts.grid
+	if grid == nil {
+		grid = tuneGrid
+	}
+	cfgs, labels := tuneConfigs(base, opts.Trials, grid)
+	rep.Trials = make([]TuneTrial, len(cfgs))
+	var race []*trialRun
+	for i, c := range cfgs {
+		c.Calibrate, c.Ensemble = false, 0
+		rep.Trials[i] = TuneTrial{N: i + 1, Label: labels[i], Config: c, ValLoss: math.Inf(1)}
+		race = append(race, &trialRun{t: &rep.Trials[i]})
+	}
+	report := func(tr *trialRun) {
+		if opts.Progress != nil {
+			opts.Progress(*tr.t)
+		}
+	}
+	// step trains tr up to upTo epochs in all (making its model first).
+	step := func(tr *trialRun, upTo int) error {
+		t0 := time.Now()
+		defer func() { tr.t.Seconds = (tr.start + time.Since(t0)).Seconds(); tr.start += time.Since(t0) }()
+		if tr.run == nil {
+			m, tg, xs, err := prepare(x, rows, cols, y, tr.t.Config)
+			if err != nil {
+				var ce *ConfigError
+				if errors.As(err, &ce) && tr.t.N > 1 {
+					tr.t.Status = "refused: " + err.Error()
+					return nil
+				}
+				return err
+			}
+			c := tr.t.Config
+			tr.m = m
+			tr.run = train.Prepare(m.net, tg, xs, rows, cols, train.Settings{
+				LR: c.LR, WeightDecay: c.WeightDecay, AdamW: c.AdamW, BatchSize: c.BatchSize,
+				MaxEpochs: c.MaxEpochs, Patience: c.Patience, ValFrac: c.ValFrac, Seed: c.Seed,
+			})
+		}
+		stopped, err := tr.run.Continue(tctx, upTo, nil)
+		tr.t.ValLoss = tr.run.BestLoss()
+		switch {
+		case err != nil && tctx.Err() != nil:
+			tr.t.Status = "budget"
+		case errors.Is(err, train.ErrDiverged):
+			tr.t.Status = "diverged"
+			tr.t.ValLoss = math.Inf(1)
+		case err != nil:
+			return err
+		default:
+			tr.t.Status = stopped
+		}
+		return nil
+	}
+	// finish ends tr's run, keeping its best weights.
+	finish := func(tr *trialRun, status string) {
+		if tr.run == nil {
+			return
+		}
+		if tr.t.Status == "" {
+			tr.t.Status = status
+		}
+		res := tr.run.Finish(tr.t.Status)
+		tr.t.Epochs, tr.t.Best = res.Epochs, res.BestEpoch
+		tr.m.info = TrainInfo{
+			Rows: rows, ValRows: res.ValRows, Features: cols, Params: tr.m.net.NumParams(),
+			Epochs: res.Epochs, BestEpoch: res.BestEpoch, BestValLoss: res.BestValLoss, Stopped: res.Stopped,
+			Seconds: tr.t.Seconds, Kernel: gemm.Kernel(), Threads: tr.m.net.Threads(), Version: Version,
+			Created: time.Now().UTC().Format(time.RFC3339),
+		}
+		tr.run = nil // its optimizer state is no longer needed
+	}
+	all := slices.Clone(race)
+	var failed error
+	upTo := opts.Rung
+rungs:
+	for len(race) > 0 {
+		for _, tr := range race {
+			if tctx.Err() != nil {
+				break rungs
+			}
+			if tr.t.Status != "" && tr.t.Status != "halving" {
+				continue // ended: early stopping, max epochs, refused, diverged
+			}
+			tr.t.Status = ""
+			if err := step(tr, upTo); err != nil {
+				failed = err
+				break rungs
+			}
+			if tr.t.Status == "" {
+				tr.t.Status = "halving" // paused at the rung
+			}
+			if tr.run != nil {
+				tr.t.Epochs = tr.run.Epochs()
+			}
+			report(tr)
+		}
+		// Keep the best 1/Eta of the race; trials that have ended stay
+		// in it (they compete) but train no more.
+		live := race[:0]
+		for _, tr := range race {
+			if tr.run != nil && tr.t.Status != "diverged" {
+				live = append(live, tr)
+			} else if tr.run != nil {
+				finish(tr, "diverged")
+			}
+		}
+		race = live
+		slices.SortStableFunc(race, func(a, b *trialRun) int { return cmp.Compare(a.t.ValLoss, b.t.ValLoss) })
+		keep := max(1, (len(race)+opts.Eta-1)/opts.Eta)
+		for _, tr := range race[keep:] {
+			tr.t.Status = "halved"
+			finish(tr, "halved")
+		}
+		race = race[:keep]
+		running := false
+		for _, tr := range race {
+			if tr.t.Status == "halving" {
+				running = true
+			}
+		}
+		if !running {
+			break
+		}
+		upTo *= opts.Eta
+	}
+	cut := tctx.Err() != nil && ctx.Err() == nil
+	for _, tr := range all {
+		if tr.t.Status == "halving" || tr.t.Status == "" {
+			if cut {
+				tr.t.Status = "budget"
+			} else if tr.run != nil {
+				tr.t.Status = "cancelled"
+			}
+		}
+		finish(tr, tr.t.Status)
+	}
+	rep.Cut = cut
+	rep.Seconds = time.Since(start).Seconds()
+	if failed != nil {
+		return nil, rep, failed
+	}
+	// The best trials that trained at least one epoch.
+	var done []*trialRun
+	for _, tr := range all {
+		if tr.m != nil && tr.t.Best > 0 && !math.IsInf(tr.t.ValLoss, 0) && !math.IsNaN(tr.t.ValLoss) {
+			done = append(done, tr)
+		}
+	}
+	if len(done) == 0 {
+		err := fmt.Errorf("no trial finished an epoch within the budget of %v (raise it)", opts.Budget)
+		if ctx.Err() != nil {
+			err = fmt.Errorf("tuning cancelled before a trial finished an epoch: %w", ctx.Err())
+		}
+		return nil, rep, err
+	}
+	slices.SortStableFunc(done, func(a, b *trialRun) int { return cmp.Compare(a.t.ValLoss, b.t.ValLoss) })
+	n := min(max(base.Ensemble, 1), len(done))
+	members := make([]*Model, n)
+	for k := range n {
+		done[k].t.Chosen = true
+		members[k] = done[k].m
+	}
+	m := members[0]
+	if n > 1 {
+		var err error
+		if m, err = NewEnsemble(members...); err != nil {
+			return nil, rep, err
+		}
+	}
+	if base.Calibrate && ctx.Err() == nil {
+		val, _ := train.Split(rows, base.ValFrac, base.Seed)
+		if err := m.calibrate(x, cols, y, val); err != nil {
+			return nil, rep, err
+		}
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	m.info.Seconds = rep.Seconds
+	m.info.Tune = rep
+	if ctx.Err() != nil {
+		return m, rep, fmt.Errorf("tuning cancelled (keeping the best trial so far): %w", ctx.Err())
+	}
+	return m, rep, nil
+}
+
+// tuneTrialJSON is TuneTrial's JSON form: an infinite or NaN ValLoss (a
+// trial that did not finish an epoch) is written as "+Inf" or null.
+type tuneTrialJSON struct {
+	*plainTrial
+	ValLoss jsonfloat.Float `json:"val_loss"`
+}
+
+type plainTrial TuneTrial // TuneTrial without its methods
+
+// MarshalJSON implements json.Marshaler.
+func (t TuneTrial) MarshalJSON() ([]byte, error) {
+	return json.Marshal(tuneTrialJSON{(*plainTrial)(&t), jsonfloat.Float(t.ValLoss)})
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (t *TuneTrial) UnmarshalJSON(b []byte) error {
+	j := tuneTrialJSON{(*plainTrial)(t), jsonfloat.Float(math.NaN())}
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	t.ValLoss = float64(j.ValLoss)
+	return nil
+}

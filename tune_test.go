@@ -1,0 +1,204 @@
+package decoreg
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// tinyGrid is a quick grid for tests: learning rates and encoder widths.
+func tinyGrid(Config) []tuneAxis {
+	return []tuneAxis{
+		{"lr", []string{"1e-2", "3e-3", "1e-3", "1e-5"}, func(c *Config, v string) { c.LR, _ = strconv.ParseFloat(v, 64) }},
+		{"enc_width", []string{"8", "16", "32"}, func(c *Config, v string) { c.EncWidth, _ = strconv.Atoi(v) }},
+	}
+}
+
+// Tune chooses the trial with the lowest validation loss; successive
+// halving trains the best 1/Eta on; the same seed gives the same trials
+// and choice; the model carries the history through Save and Load.
+func TestTune(t *testing.T) {
+	x, y := toyData(400, 1)
+	base := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 8, Components: 2, MaxEpochs: 20, Patience: 3, LR: 1e-3, Seed: 3, Threads: 1}
+	opts := TuneOptions{Trials: 6, Eta: 3, Rung: 2, Budget: time.Minute, grid: tinyGrid}
+	var calls int
+	opts.Progress = func(TuneTrial) { calls++ }
+	m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range rep.Trials {
+		t.Logf("%d %-30s loss %.4f epochs %d best %d %s chosen %v", tr.N, tr.Label, tr.ValLoss, tr.Epochs, tr.Best, tr.Status, tr.Chosen)
+	}
+	if len(rep.Trials) != 6 || rep.Trials[0].Label != "defaults" || rep.Cut || calls < 6 {
+		t.Fatalf("report %+v, %d progress calls", rep, calls)
+	}
+	best, halved := -1, 0
+	for i, tr := range rep.Trials {
+		if best < 0 || tr.ValLoss < rep.Trials[best].ValLoss {
+			best = i
+		}
+		if tr.Status == "halved" {
+			halved++
+			if tr.Epochs != 2 && tr.Epochs != 6 && tr.Epochs != 18 {
+				t.Errorf("trial %d halved after %d epochs, want a rung's end (2, 6, 18)", tr.N, tr.Epochs)
+			}
+		}
+		if tr.Chosen != (i == best) && tr.Chosen {
+			t.Errorf("trial %d chosen, the argmin is trial %d", tr.N, best+1)
+		}
+	}
+	if !rep.Trials[best].Chosen {
+		t.Errorf("the argmin, trial %d, was not chosen: %+v", best+1, rep.Trials)
+	}
+	if halved < 3 {
+		t.Errorf("%d trials halved after the first rung, want at least 3 of 6 (Eta 3): %+v", halved, rep.Trials)
+	}
+	if got := m.Info().BestValLoss; math.Abs(got-rep.Trials[best].ValLoss) > 1e-12 {
+		t.Errorf("model's validation loss %v, chosen trial's %v", got, rep.Trials[best].ValLoss)
+	}
+	if m.Config().LR != rep.Trials[best].Config.LR || m.Config().EncWidth != rep.Trials[best].Config.EncWidth {
+		t.Errorf("model config %+v, chosen %+v", m.Config(), rep.Trials[best].Config)
+	}
+	// The same seed: the same trials, the same model.
+	m2, rep2, err := Tune(context.Background(), x, len(y), 1, y, base, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rep.Trials {
+		a, b := rep.Trials[i], rep2.Trials[i]
+		if a.Label != b.Label || a.ValLoss != b.ValLoss || a.Epochs != b.Epochs || a.Chosen != b.Chosen {
+			t.Errorf("trial %d: %+v, then %+v", i+1, a, b)
+		}
+	}
+	if !slices.Equal(m.net.Params(), m2.net.Params()) {
+		t.Error("the same seed gave different weights")
+	}
+	// A re-trained model of the chosen settings matches (the trial is a
+	// plain training run of those settings, stopped where it stopped).
+	path := filepath.Join(t.TempDir(), "t.model")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := back.Info().Tune; tr == nil || len(tr.Trials) != 6 || tr.Trials[best].ValLoss != rep.Trials[best].ValLoss || !tr.Trials[best].Chosen {
+		t.Errorf("loaded trial history %+v", tr)
+	}
+}
+
+// The chosen trial equals a plain FitFlat of its settings when it ran to
+// its end (successive halving only pauses it between rungs).
+func TestTuneTrialIsAFit(t *testing.T) {
+	x, y := toyData(300, 2)
+	base := Config{Head: HeadRiemann, EncLayers: 1, EncWidth: 8, Bins: 16, MaxEpochs: 12, Patience: 100, LR: 1e-3, Seed: 5, Threads: 1}
+	m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 3, Rung: 1, Budget: time.Minute, grid: tinyGrid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chosen TuneTrial
+	for _, tr := range rep.Trials {
+		if tr.Chosen {
+			chosen = tr
+		}
+	}
+	if chosen.Status != "max-epochs" {
+		t.Skipf("the chosen trial ended by %q", chosen.Status)
+	}
+	f, err := FitFlat(context.Background(), x, len(y), 1, y, chosen.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(f.net.Params(), m.net.Params()) {
+		t.Error("the chosen trial's weights differ from a plain fit of its settings")
+	}
+}
+
+// The budget stops the trials where they are.
+func TestTuneBudget(t *testing.T) {
+	x, y := toyData(4000, 1)
+	base := Config{Head: HeadMDN, EncLayers: 2, EncWidth: 64, MaxEpochs: 300, Patience: 300, BatchSize: 8, Seed: 1, Threads: 1}
+	budget := 600 * time.Millisecond
+	start := time.Now()
+	m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 3, Rung: 1, Budget: budget, grid: tinyGrid})
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Cut || took > budget+3*time.Second {
+		t.Errorf("cut %v, took %v for a budget of %v", rep.Cut, took, budget)
+	}
+	n := 0
+	for _, tr := range rep.Trials {
+		if tr.Status == "budget" {
+			n++
+		}
+	}
+	if n == 0 || m == nil {
+		t.Errorf("no trial stopped by the budget: %+v", rep.Trials)
+	}
+	// Too small a budget for one epoch: an error, no model.
+	if m, _, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 2, Budget: time.Millisecond, grid: tinyGrid}); err == nil || m != nil {
+		t.Errorf("1 ms budget: %v, %v", m, err)
+	}
+}
+
+// With Ensemble the best trials make the ensemble, in order.
+func TestTuneEnsemble(t *testing.T) {
+	x, y := toyData(400, 1)
+	base := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 8, Components: 2, MaxEpochs: 6, LR: 1e-3, Seed: 3, Threads: 1, Ensemble: 2}
+	m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 4, Rung: 2, Budget: time.Minute, grid: tinyGrid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.EnsembleSize() != 2 {
+		t.Fatalf("ensemble of %d", m.EnsembleSize())
+	}
+	losses := []float64{}
+	for _, tr := range rep.Trials {
+		losses = append(losses, tr.ValLoss)
+	}
+	slices.Sort(losses)
+	ms := m.Members()
+	if ms[0].info.BestValLoss != losses[0] || ms[1].info.BestValLoss != losses[1] {
+		t.Errorf("members' losses %v %v, the two lowest %v", ms[0].info.BestValLoss, ms[1].info.BestValLoss, losses[:2])
+	}
+	if _, _, err := Tune(context.Background(), x, len(y), 1, y, Config{Head: HeadMDN, Ensemble: 5}, TuneOptions{Trials: 3}); err == nil {
+		t.Error("an ensemble of 5 from 3 trials was accepted")
+	}
+}
+
+// The default grid of every head: trial 1 is the base, the others differ
+// from it and from each other, and every one passes Validate.
+func TestTuneGrid(t *testing.T) {
+	for _, h := range Heads {
+		base := DefaultConfig(Config{Head: h, Seed: 9})
+		cfgs, labels := tuneConfigs(base, 50, tuneGrid)
+		if len(cfgs) != 50 || labels[0] != "defaults" || cfgs[0] != base {
+			t.Fatalf("%s: %d configs, first %q", h, len(cfgs), labels[0])
+		}
+		for i, c := range cfgs {
+			if err := c.Validate(); err != nil {
+				t.Errorf("%s trial %d (%s): %v", h, i+1, labels[i], err)
+			}
+			for j := range i {
+				if cfgs[j] == c {
+					t.Errorf("%s: trials %d and %d are the same", h, j+1, i+1)
+				}
+			}
+		}
+		again, _ := tuneConfigs(base, 50, tuneGrid)
+		if !slices.Equal(again, cfgs) {
+			t.Errorf("%s: the same seed drew different trials", h)
+		}
+		if TuneGrid(h) == "" {
+			t.Errorf("%s: no grid description", h)
+		}
+	}
+}
