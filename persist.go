@@ -61,6 +61,11 @@ func (m *Model) encodeHeader() ([]byte, error) {
 	}
 	h := fileHeader{Format: "decoreg-model", Config: m.cfg, XMean: m.xMean, XStd: m.xStd,
 		YMin: m.units.YMin, YMax: m.units.YMax, Names: m.features, Target: m.target, Info: m.info, Params: m.net.NumParams()}
+	if h.Config.Encoder == EncoderMLP {
+		// Files of MLP encoders stay as they were before PLR (Load reads a
+		// missing encoder as "mlp"), readable by earlier versions too.
+		h.Config.Encoder = ""
+	}
 	if m.scaled() {
 		h.Temperature = m.temp
 	}
