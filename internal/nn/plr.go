@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 
+	"decoreg/internal/gemm"
 	"decoreg/internal/par"
 )
 
@@ -22,8 +23,10 @@ import (
 //	in (N, F), freq (F, K), w (F, D, 2K), b (F, D), out (N, F*D),
 //	feat (N, F*2K): the p_j of every row, kept for the backward pass.
 //
-// The phases 2π c x, their sines and cosines and the sums over the 2K
-// periodic features are computed in float64.
+// The phases 2π c x and their sines and cosines are computed in float64;
+// the per-feature linear maps and their gradients are matrix products
+// (gemm.Sgemm, one per feature, as the Linear layers'), and the sums over
+// rows of the bias and frequency gradients are accumulated in float64.
 
 // PLRForward computes out and feat from in as described above.
 func PLRForward(threads int, out, feat, in, freq, w, b []float32, N, F, K, D int) {
@@ -34,18 +37,37 @@ func PLRForward(threads int, out, feat, in, freq, w, b []float32, N, F, K, D int
 	need(freq, F*K, "PLRForward freq")
 	need(w, F*D*2*K, "PLRForward w")
 	need(b, F*D, "PLRForward b")
-	par.For(threads, N, F*K*(40+2*D), plrForward{out, feat, in, freq, w, b, F, K, D})
+	if N == 0 || F == 0 {
+		return
+	}
+	par.For(threads, N, F*K*40, plrPeriodic{out, feat, in, freq, b, F, K, D})
+	outer, inner := featureThreads(threads, F)
+	par.For(outer, F, N*D*2*K, plrMatmul{kind: plrOut, th: inner, out: out, feat: feat, w: w, N: N, F: F, K: K, D: D})
 }
 
-type plrForward struct {
-	out, feat, in, freq, w, b []float32
-	F, K, D                   int
+// featureThreads splits threads between a loop over the F features (outer)
+// and the matrix products inside it (inner): the features when there are
+// enough of them, else the products. Either way every product gives the
+// same bits (gemm.Sgemm's result does not depend on its thread count).
+func featureThreads(threads, F int) (outer, inner int) {
+	if F >= threads {
+		return threads, 1
+	}
+	return 1, threads
 }
 
-func (k plrForward) Run(lo, hi int) {
+// plrPeriodic sets, for rows lo..hi-1, the periodic features feat and the
+// bias in out (the products are added by plrMatmul).
+type plrPeriodic struct {
+	out, feat, in, freq, b []float32
+	F, K, D                int
+}
+
+func (k plrPeriodic) Run(lo, hi int) {
 	F, K, D := k.F, k.K, k.D
 	K2 := 2 * K
 	for i := lo; i < hi; i++ {
+		copy(k.out[i*F*D:(i+1)*F*D], k.b[:F*D])
 		for j := range F {
 			x := float64(k.in[i*F+j])
 			fr := k.freq[j*K : (j+1)*K]
@@ -54,15 +76,39 @@ func (k plrForward) Run(lo, hi int) {
 				s, co := math.Sincos(2 * math.Pi * float64(c) * x)
 				p[l], p[K+l] = float32(co), float32(s)
 			}
-			o := k.out[i*F*D+j*D : i*F*D+(j+1)*D]
-			for r := range o {
-				wr := k.w[(j*D+r)*K2 : (j*D+r+1)*K2]
-				acc := float64(k.b[j*D+r])
-				for m, v := range p {
-					acc += float64(wr[m]) * float64(v)
-				}
-				o[r] = float32(acc)
-			}
+		}
+	}
+}
+
+// The matrix products of feature j, on the column blocks of the row-major
+// (N, F*D) and (N, F*2K) buffers that belong to it.
+const (
+	plrOut   = iota // out_j  += feat_j · W_jᵀ     (N, D)
+	plrDFeat        // dfeat_j = dout_j · W_j      (N, 2K)
+	plrDW           // dW_j   += dout_jᵀ · feat_j  (D, 2K)
+)
+
+// plrMatmul runs product kind for features lo..hi-1, each one multiply on
+// th threads.
+type plrMatmul struct {
+	kind, th                 int
+	out, feat, w, dout, dbuf []float32
+	N, F, K, D               int
+}
+
+func (k plrMatmul) Run(lo, hi int) {
+	N, F, K, D := k.N, k.F, k.K, k.D
+	K2 := 2 * K
+	lf, lw, lo2 := max(F*K2, 1), max(K2, 1), max(F*D, 1) // strides (>= 1 for gemm when K or D is 0)
+	for j := lo; j < hi; j++ {
+		wj := k.w[j*D*K2 : (j+1)*D*K2]
+		switch k.kind {
+		case plrOut:
+			gemm.Sgemm(k.th, false, true, N, D, K2, 1, k.feat[j*K2:], lf, wj, lw, 1, k.out[j*D:], lo2)
+		case plrDFeat:
+			gemm.Sgemm(k.th, false, false, N, K2, D, 1, k.dout[j*D:], lo2, wj, lw, 0, k.dbuf[j*K2:], lf)
+		case plrDW:
+			gemm.Sgemm(k.th, true, false, D, K2, N, 1, k.dout[j*D:], lo2, k.feat[j*K2:], lf, 1, wj, lw)
 		}
 	}
 }
@@ -76,79 +122,75 @@ func (k plrForward) Run(lo, hi int) {
 //	db    (F, D)     added to
 //
 // Any of them may be nil. dfeat (N, F*2K) is scratch, needed (and
-// overwritten) when din or dfreq is wanted. feat is PLRForward's. Sums
-// over rows (the parameter gradients) and over the periodic features are
-// accumulated in float64; the work is split over rows for din and over
-// parameters for the rest, so results do not depend on threads.
+// overwritten) when din or dfreq is wanted. feat is PLRForward's. The
+// work is split over rows (din), features (the products) or parameters
+// (the sums over rows), so results do not depend on threads.
 func PLRBackward(threads int, din, dfreq, dw, db, dfeat, dout, feat, in, freq, w []float32, N, F, K, D int) {
 	needDims("PLRBackward", N, F, K, D)
 	need(dout, N*F*D, "PLRBackward dout")
+	needOpt(din, N*F, "PLRBackward din")
+	needOpt(dfreq, F*K, "PLRBackward dfreq")
+	needOpt(dw, F*D*2*K, "PLRBackward dw")
+	needOpt(db, F*D, "PLRBackward db")
 	if din != nil || dfreq != nil {
 		need(dfeat, N*F*2*K, "PLRBackward dfeat")
 		need(feat, N*F*2*K, "PLRBackward feat")
 		need(w, F*D*2*K, "PLRBackward w")
-		needOpt(din, N*F, "PLRBackward din")
 		if din != nil {
 			need(freq, F*K, "PLRBackward freq")
 		}
 		if dfreq != nil {
-			need(dfreq, F*K, "PLRBackward dfreq")
 			need(in, N*F, "PLRBackward in")
 		}
-		par.For(threads, N, F*D*2*K, plrBackRows{din, dfeat, dout, feat, freq, w, F, K, D})
+	}
+	if dw != nil {
+		need(feat, N*F*2*K, "PLRBackward feat")
+	}
+	if N == 0 || F == 0 {
+		if din != nil {
+			clear(din[:N*F])
+		}
+		return
+	}
+	outer, inner := featureThreads(threads, F)
+	if din != nil || dfreq != nil {
+		par.For(outer, F, N*D*2*K, plrMatmul{kind: plrDFeat, th: inner, w: w, dout: dout, dbuf: dfeat, N: N, F: F, K: K, D: D})
+		par.For(threads, N, F*K*8, plrBackPhase{din, dfeat, feat, freq, F, K})
 		if dfreq != nil {
 			par.For(threads, F*K, N, plrBackFreq{dfreq, dfeat, in, N, F, K})
 		}
 	}
-	if dw != nil || db != nil {
-		needOpt(dw, F*D*2*K, "PLRBackward dw")
-		needOpt(db, F*D, "PLRBackward db")
-		if dw != nil {
-			need(feat, N*F*2*K, "PLRBackward feat")
-		}
-		par.For(threads, F*D, N*2*K, plrBackParams{dw, db, dout, feat, N, F, K, D})
+	if dw != nil {
+		par.For(outer, F, N*D*2*K, plrMatmul{kind: plrDW, th: inner, feat: feat, w: dw, dout: dout, N: N, F: F, K: K, D: D})
+	}
+	if db != nil {
+		par.For(threads, blocks(F*D), N*colBlock, colSums{db, dout, N, F * D})
 	}
 }
 
-// plrBackRows sets, for rows lo..hi-1, dfeat's first K values of every
-// feature to the gradient of the phase 2π c x (dz) and din to its
-// gradient: dp = Wᵀ dout_j, dz_l = -sin(z_l) dp_l + cos(z_l) dp_{K+l},
-// din_j = 2π sum_l c_l dz_l.
-type plrBackRows struct {
-	din, dfeat, dout, feat, freq, w []float32
-	F, K, D                         int
+// plrBackPhase turns, for rows lo..hi-1, the gradient of the periodic
+// features dp (in dfeat) into that of the phases 2π c x, written over
+// dfeat's first K values of every feature, dz_l = -sin(z_l) dp_l +
+// cos(z_l) dp_{K+l}, and sets din_j = 2π sum_l c_l dz_l (float64 sums).
+type plrBackPhase struct {
+	din, dfeat, feat, freq []float32
+	F, K                   int
 }
 
-func (k plrBackRows) Run(lo, hi int) {
-	F, K, D := k.F, k.K, k.D
+func (k plrBackPhase) Run(lo, hi int) {
+	F, K := k.F, k.K
 	K2 := 2 * K
-	var acc [colBlock]float64
 	for i := lo; i < hi; i++ {
 		for j := range F {
-			g := k.dout[i*F*D+j*D : i*F*D+(j+1)*D]
 			dp := k.dfeat[(i*F+j)*K2 : (i*F+j+1)*K2]
-			for m0 := 0; m0 < K2; m0 += colBlock {
-				m1 := min(m0+colBlock, K2)
-				a := acc[:m1-m0]
-				clear(a)
-				for r, gr := range g {
-					wr := k.w[(j*D+r)*K2+m0 : (j*D+r)*K2+m1]
-					for m, v := range wr {
-						a[m] += float64(gr) * float64(v)
-					}
-				}
-				for m, v := range a {
-					dp[m0+m] = float32(v)
-				}
-			}
 			p := k.feat[(i*F+j)*K2 : (i*F+j+1)*K2]
 			var dx float64
 			for l := range K {
 				co, s := float64(p[l]), float64(p[K+l])
-				dz := -s*float64(dp[l]) + co*float64(dp[K+l])
-				dp[l] = float32(dz)
+				dz := float32(-s*float64(dp[l]) + co*float64(dp[K+l]))
+				dp[l] = dz
 				if k.din != nil {
-					dx += float64(k.freq[j*K+l]) * float64(dp[l])
+					dx += float64(k.freq[j*K+l]) * float64(dz)
 				}
 			}
 			if k.din != nil {
@@ -173,47 +215,5 @@ func (k plrBackFreq) Run(lo, hi int) {
 			s += float64(k.in[i*F+j]) * float64(k.dfeat[(i*F+j)*2*K+l])
 		}
 		k.dfreq[t] += float32(2 * math.Pi * s)
-	}
-}
-
-// plrBackParams owns the rows lo..hi-1 (index j*D+r) of dw and db:
-// dw_jr += sum_i dout_ijr p_ij, db_jr += sum_i dout_ijr.
-type plrBackParams struct {
-	dw, db, dout, feat []float32
-	N, F, K, D         int
-}
-
-func (k plrBackParams) Run(lo, hi int) {
-	F, K, D := k.F, k.K, k.D
-	K2 := 2 * K
-	var acc [colBlock]float64
-	for t := lo; t < hi; t++ {
-		j := t / D
-		if k.db != nil {
-			var s float64
-			for i := range k.N {
-				s += float64(k.dout[i*F*D+t])
-			}
-			k.db[t] += float32(s)
-		}
-		if k.dw == nil {
-			continue
-		}
-		for m0 := 0; m0 < K2; m0 += colBlock {
-			m1 := min(m0+colBlock, K2)
-			a := acc[:m1-m0]
-			clear(a)
-			for i := range k.N {
-				g := float64(k.dout[i*F*D+t])
-				p := k.feat[(i*F+j)*K2+m0 : (i*F+j)*K2+m1]
-				for m, v := range p {
-					a[m] += g * float64(v)
-				}
-			}
-			d := k.dw[t*K2+m0 : t*K2+m1]
-			for m, v := range a {
-				d[m] += float32(v)
-			}
-		}
 	}
 }

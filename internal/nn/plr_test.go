@@ -87,3 +87,29 @@ func TestPLRPanics(t *testing.T) {
 		PLRBackward(1, nil, nil, make([]float32, 3), nil, nil, out, feat, in, freq, w, N, F, K, D)
 	})
 }
+
+// TestPLRZeroSizes: empty shapes do nothing and do not panic (din is
+// zeroed when there are no frequencies: the output does not depend on x).
+func TestPLRZeroSizes(t *testing.T) {
+	for _, sz := range [][4]int{{0, 2, 3, 2}, {2, 0, 3, 2}, {2, 2, 0, 2}, {2, 2, 3, 0}} {
+		N, F, K, D := sz[0], sz[1], sz[2], sz[3]
+		r := rng.New(3)
+		in, freq, w, b := uniform(r, N*F, 1), uniform(r, F*K, 1), uniform(r, F*D*2*K, 1), uniform(r, F*D, 1)
+		out, feat := garbage(N*F*D), garbage(N*F*2*K)
+		PLRForward(2, out, feat, in, freq, w, b, N, F, K, D)
+		for i, v := range out {
+			if v != b[i%(F*D)] {
+				t.Errorf("%v: out[%d] = %v, want the bias %v", sz, i, v, b[i%(F*D)])
+			}
+		}
+		din, dfreq, dw, db := garbage(N*F), make([]float32, F*K), make([]float32, F*D*2*K), make([]float32, F*D)
+		PLRBackward(2, din, dfreq, dw, db, garbage(N*F*2*K), uniform(r, N*F*D, 1), feat, in, freq, w, N, F, K, D)
+		if K == 0 || D == 0 {
+			for i, v := range din {
+				if v != 0 {
+					t.Errorf("%v: din[%d] = %v, want 0", sz, i, v)
+				}
+			}
+		}
+	}
+}
