@@ -156,8 +156,8 @@ func sinData(n int) (x, y []float64) {
 }
 
 // TestPLRLearnsSin: on y = sin(8x) the PLR encoder's training loss after
-// 10 epochs is far below the MLP's (measured about 30x at this seed, and
-// at least 18x at seeds 1 to 8; the test asks for 5x). The frequency
+// 10 epochs is far below the MLP's (measured 30x at this seed, and
+// at least 23x at seeds 1 to 8; the test asks for 5x). The frequency
 // scale sigma is 0.3: at the default 0.01 the periodic features of a
 // standardised x are nearly linear at first, and 10 epochs do not tell
 // the encoders apart.
