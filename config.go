@@ -101,8 +101,8 @@ type Config struct {
 	// frequencies and PLRDim outputs, so that the MLP's first layer takes
 	// features x PLRDim inputs. The frequencies start N(0, PLRSigma^2),
 	// truncated to +-3 PLRSigma, as in rtdl_num_embeddings; PLRSigma is
-	// the one to tune (the periodic features of a standardised feature vary
-	// over about 1/PLRSigma standard deviations at first). The PLR fields
+	// the one to tune (at first a frequency's period spans about 1/PLRSigma
+	// standard deviations of a standardised feature). The PLR fields
 	// are ignored by the MLP encoder, as other heads' fields are by a head.
 	// A model file of an MLP encoder leaves the encoder out, as files
 	// written before PLR did (and read as "mlp").
