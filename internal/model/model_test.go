@@ -554,7 +554,13 @@ func TestConfigErrors(t *testing.T) {
 // several goroutines (run with -race to check that they share nothing
 // writable) and compares them with a serial run.
 func TestConcurrentInference(t *testing.T) {
-	cfg := tinyConfigs()["decoder"]
+	for _, name := range []string{"decoder", "decoder-plr"} {
+		concurrentInference(t, tinyConfigs()[name])
+	}
+}
+
+func concurrentInference(t *testing.T, cfg Config) {
+	t.Helper()
 	m, _ := New(cfg, 5)
 	r := rng.New(6)
 	const G = 4
