@@ -27,6 +27,20 @@ const (
 // Heads lists the heads in a fixed order.
 var Heads = []Head{HeadDecoder, HeadPointwise, HeadRiemann, HeadMDN}
 
+// The encoders: how the features enter the encoder's MLP (Config.Encoder).
+const (
+	EncoderMLP = "mlp" // the (transformed) features go straight into the MLP
+	// EncoderPLR embeds each feature with PLR (Gorishniy et al., "On
+	// Embeddings for Numerical Features in Tabular Deep Learning", 2022)
+	// before the MLP: ReLU(W_j [cos(2π c_j x_j), sin(2π c_j x_j)] + b_j),
+	// with PLRFrequencies learned frequencies c_j and a linear map to PLRDim
+	// values of each feature's own.
+	EncoderPLR = "plr"
+)
+
+// Encoders lists the encoders in a fixed order.
+var Encoders = []string{EncoderMLP, EncoderPLR}
+
 // Defaults. They were chosen once from the paper's grid (its Appendix,
 // DESIGN.md section 6) and are the same for every dataset.
 const (
@@ -44,6 +58,12 @@ const (
 	DefaultMaxEpochs    = 300
 	DefaultPatience     = 5
 	DefaultValFrac      = 0.1
+	// The PLR encoder's defaults are those of the rtdl_num_embeddings
+	// package's PeriodicEmbeddings (version 0.0.10, by the paper's authors):
+	// n_frequencies 48, d_embedding 24, frequency_init_scale 0.01.
+	DefaultPLRFrequencies = 48
+	DefaultPLRDim         = 24
+	DefaultPLRSigma       = 0.01
 )
 
 // Config holds the hyper-parameters of a model and of its training. The zero
@@ -76,6 +96,20 @@ type Config struct {
 	// The MLP encoder: layers x width, ReLU.
 	EncLayers int `json:"enc_layers"`
 	EncWidth  int `json:"enc_width"`
+	// Encoder is EncoderMLP (the default, "" too) or EncoderPLR, which
+	// embeds every feature (after InputTransform) with PLRFrequencies
+	// frequencies and PLRDim outputs, so that the MLP's first layer takes
+	// features x PLRDim inputs. The frequencies start N(0, PLRSigma^2),
+	// truncated to +-3 PLRSigma, as in rtdl_num_embeddings; PLRSigma is
+	// the one to tune (at first a frequency's period spans about 1/PLRSigma
+	// standard deviations of a standardised feature). The PLR fields
+	// are ignored by the MLP encoder, as other heads' fields are by a head.
+	// A model file of an MLP encoder leaves the encoder out, as files
+	// written before PLR did (and read as "mlp").
+	Encoder        string  `json:"encoder,omitempty"`
+	PLRFrequencies int     `json:"plr_frequencies,omitempty"`
+	PLRDim         int     `json:"plr_dim,omitempty"`
+	PLRSigma       float64 `json:"plr_sigma,omitempty"`
 	// The decoder: blocks, model width, attention heads.
 	DecLayers int `json:"dec_layers,omitempty"`
 	DecWidth  int `json:"dec_width,omitempty"`
@@ -164,6 +198,16 @@ func DefaultConfig(c Config) Config {
 	}
 	setInt(&c.EncLayers, DefaultEncLayers)
 	setInt(&c.EncWidth, DefaultEncWidth)
+	if c.Encoder == "" {
+		c.Encoder = EncoderMLP
+	}
+	if c.Encoder == EncoderPLR {
+		setInt(&c.PLRFrequencies, DefaultPLRFrequencies)
+		setInt(&c.PLRDim, DefaultPLRDim)
+		if c.PLRSigma == 0 {
+			c.PLRSigma = DefaultPLRSigma
+		}
+	}
 	if c.LR == 0 {
 		c.LR = DefaultLR
 	}
@@ -219,6 +263,9 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	if c.EncLayers < 1 || c.EncWidth < 1 {
 		return nil, configErr(pick(c.EncLayers < 1, "EncLayers", "EncWidth"), "encoder needs at least 1 layer of width >= 1, have %d x %d", c.EncLayers, c.EncWidth)
 	}
+	if err := c.checkEncoder(); err != nil {
+		return nil, err
+	}
 	tok, err := hs.check(c)
 	if err != nil {
 		return nil, err
@@ -265,6 +312,26 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	return tok, nil
 }
 
+// checkEncoder checks Encoder and, for PLR, its sizes.
+func (c Config) checkEncoder() error {
+	switch c.Encoder {
+	case EncoderMLP:
+		return nil
+	case EncoderPLR:
+	default:
+		return configErr("Encoder", "unknown encoder %q (want %s)", c.Encoder, strings.Join(Encoders, " or "))
+	}
+	switch {
+	case c.PLRFrequencies < 1 || c.PLRFrequencies > MaxPLRFrequencies:
+		return configErr("PLRFrequencies", "the plr encoder needs 1 to %d frequencies per feature, have %d", MaxPLRFrequencies, c.PLRFrequencies)
+	case c.PLRDim < 1 || c.PLRDim > MaxWidth:
+		return configErr("PLRDim", "the plr encoder needs 1 to %d outputs per feature, have %d", MaxWidth, c.PLRDim)
+	case !(c.PLRSigma > 0) || math.IsInf(c.PLRSigma, 0):
+		return configErr("PLRSigma", "the plr encoder's frequency scale must be finite and > 0, have %v", c.PLRSigma)
+	}
+	return nil
+}
+
 // Limits on the network's size, far above the paper's grid (encoders up to
 // 5 x 2048, 16384 bins, 1000 components): sizes beyond them are refused
 // with ErrConfig rather than tried (and failing to allocate).
@@ -273,8 +340,11 @@ const (
 	MaxWidth      = 1 << 14 // encoder or decoder width
 	MaxBins       = 1 << 20 // Riemann bins
 	MaxComponents = 1 << 14 // MDN components
-	MaxParams     = 1 << 28 // about 1 GiB of float32 weights (4 GiB with gradients and Adam's moments)
-	MaxEnsemble   = 64      // ensemble members
+	// MaxPLRFrequencies limits Config.PLRFrequencies (PLRDim is limited to
+	// MaxWidth), so that one feature's PLR weights stay below 2^27.
+	MaxPLRFrequencies = 1 << 12
+	MaxParams         = 1 << 28 // about 1 GiB of float32 weights (4 GiB with gradients and Adam's moments)
+	MaxEnsemble       = 64      // ensemble members
 )
 
 // approxParams estimates the network's parameter count without the input

@@ -104,6 +104,7 @@ func (m *Model) netConfig(in int) imodel.Config {
 	c := m.cfg
 	return imodel.Config{
 		In: in, EncLayers: c.EncLayers, EncWidth: c.EncWidth, Threads: c.Threads,
+		Encoder: encoderKind(c.Encoder), PLRFreqs: c.PLRFrequencies, PLRDim: c.PLRDim, PLRSigma: c.PLRSigma,
 		Head: m.h.Kind,
 		// Decoder.
 		Vocab: m.tok, DecLayers: c.DecLayers, DecWidth: c.DecWidth, DecHeads: c.DecHeads, DFF: c.DecWidth,
@@ -111,6 +112,14 @@ func (m *Model) netConfig(in int) imodel.Config {
 		// Riemann, MDN, pointwise.
 		Bins: c.Bins, Components: c.Components, Sigmoid: c.Sigmoid,
 	}
+}
+
+// encoderKind is the network's encoder of a validated Config.Encoder.
+func encoderKind(enc string) imodel.EncoderKind {
+	if enc == EncoderPLR {
+		return imodel.PLREncoder
+	}
+	return imodel.MLPEncoder
 }
 
 // Config returns the model's configuration (with defaults filled in).

@@ -132,7 +132,15 @@ func checkModel(path string, h *fileHeader, cfg Config, tok vocab.Tokenizer, par
 // float64 so that absurd sizes cannot overflow.
 func minParams(cfg Config, d int, tok vocab.Tokenizer) float64 {
 	w := float64(cfg.EncWidth)
-	n := float64(d)*w + float64(cfg.EncLayers-1)*w*w
+	in := float64(d)
+	var n float64
+	if cfg.Encoder == EncoderPLR {
+		// frequencies (d, K) and weights (d, D, 2K); the MLP takes d*D inputs
+		k, dim := float64(cfg.PLRFrequencies), float64(cfg.PLRDim)
+		n += in*k + in*dim*2*k
+		in *= dim
+	}
+	n += in*w + float64(cfg.EncLayers-1)*w*w
 	switch cfg.Head {
 	case HeadDecoder:
 		dw, v, t := float64(cfg.DecWidth), float64(tok.Size()), float64(tok.Len())

@@ -93,8 +93,14 @@ func (m *Model) encodeHeader() ([]byte, error) {
 
 // header is the file header of m alone (without temperature or members).
 func (m *Model) header() fileHeader {
-	return fileHeader{Format: "decoreg-model", Config: m.cfg, XMean: m.xMean, XStd: m.xStd, XQuantiles: m.xKnots,
+	h := fileHeader{Format: "decoreg-model", Config: m.cfg, XMean: m.xMean, XStd: m.xStd, XQuantiles: m.xKnots,
 		YMin: m.units.YMin, YMax: m.units.YMax, Names: m.features, Target: m.target, Info: m.info, Params: m.net.NumParams()}
+	if h.Config.Encoder == EncoderMLP {
+		// Files of MLP encoders stay as they were before PLR (Load reads a
+		// missing encoder as "mlp"), readable by earlier versions too.
+		h.Config.Encoder = ""
+	}
+	return h
 }
 
 // Load reads a model written by Save. A file that is not a model, is

@@ -89,7 +89,8 @@ type tuneAxis struct {
 
 // tuneGrid returns the axes Tune searches for base's head: the paper's
 // grid (DESIGN.md section 6) for the encoder, the learning rate and the
-// head's own settings, and the input transforms.
+// head's own settings, and the input transforms and encoder kinds (MLP or
+// PLR embeddings) of the strongest tabular MLPs.
 func tuneGrid(base Config) []tuneAxis {
 	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
 	axes := []tuneAxis{
@@ -97,6 +98,7 @@ func tuneGrid(base Config) []tuneAxis {
 		{"enc_width", []string{"256", "512", "2048"}, func(c *Config, v string) { c.EncWidth = atoi(v) }},
 		{"lr", []string{"1e-4", "5e-4"}, func(c *Config, v string) { c.LR, _ = strconv.ParseFloat(v, 64) }},
 		{"input_transform", data.Transforms, func(c *Config, v string) { c.InputTransform = v }},
+		{"encoder", []string{EncoderMLP, EncoderPLR}, func(c *Config, v string) { c.Encoder = v }},
 	}
 	switch base.Head {
 	case HeadDecoder:
@@ -176,6 +178,7 @@ func tuneConfigs(base Config, n int, grid func(Config) []tuneAxis) (cfgs []Confi
 			a.set(&c, v)
 			parts = append(parts, a.name+"="+v)
 		}
+		c = DefaultConfig(c) // the PLR encoder's sizes
 		if seen[key(c)] {
 			continue
 		}

@@ -46,6 +46,17 @@ HEAD is one of
 	mdn        a Gaussian mixture density network (--components)
 Flags that belong to another head are an error.
 
+The encoder is an MLP (--enc-layers x --enc-width, ReLU). With --encoder plr
+each feature first goes through PLR embeddings (Gorishniy et al., "On
+Embeddings for Numerical Features in Tabular Deep Learning", 2022):
+--plr-frequencies learned frequencies c, sin and cos of 2*pi*c*x, a linear map
+of the feature's own to --plr-dim values and a ReLU; the MLP then takes
+features x --plr-dim inputs. The defaults are those of the authors'
+rtdl_num_embeddings package. --plr-sigma, the scale of the initial
+frequencies, matters most: the package's notes advise trying small values
+first, as a value above the best one can spoil training while one below it
+is still decent. The --plr-* flags need --encoder plr.
+
 Features are standardised and y is min-max scaled with the statistics of the
 training rows. A fraction --val-frac of them is held out for early stopping:
 training stops when the validation loss has not improved for --patience
@@ -81,8 +92,8 @@ finished so far (and the best epoch of the one in training).
 --tune chooses the settings by validation loss within --budget (default
 3m): it trains the given settings (trial 1) and --trials-1 others (default
 12 in all) drawn with --seed from the paper's grid: encoder 2-5 layers x
-width 256, 512 or 2048, learning rate 1e-4 or 5e-4, input transform, and
-the head's own settings (decoder: tokenization base and length, and the
+width 256, 512 or 2048, learning rate 1e-4 or 5e-4, input transform,
+encoder (mlp or plr, at its default sizes), and the head's own settings (decoder: tokenization base and length, and the
 decoder size; riemann: bins; mdn: components; pointwise: weight decay). By
 successive halving, every trial trains 3 epochs, the best third goes on to
 9 in all, the best third of those to 27, and so on until they stop early
@@ -123,6 +134,7 @@ Examples:
 	decoreg train --data housing.csv.gz --target price --head mdn --components 10 --out mdn.model
 	decoreg train --data data.csv --head decoder --vocab unnormalized:base=10,exponent=1,mantissa=4 \
 		--enc-layers 3 --enc-width 512 --epochs 100 --out m.model
+	decoreg train --data data.csv --head riemann --encoder plr --plr-sigma 0.1 --out plr.model
 	decoreg train --data uci/concrete/data.csv.gz --test-mask uci/concrete/test_mask.csv.gz --split 0 \
 		--head riemann --bins 512 --quiet --out concrete0.model`,
 	Run: runTrain,
@@ -156,6 +168,9 @@ type trainFlags struct {
 	tune                          bool
 	budget                        time.Duration
 	trials                        int
+	encoder                       string
+	plrFrequencies, plrDim        int
+	plrSigma                      float64
 }
 
 func (f *trainFlags) register(fs *flag.FlagSet) {
@@ -168,6 +183,10 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	f.split.register(fs, "train on the rows that are not test rows of --split")
 	fs.IntVar(&f.encLayers, "enc-layers", decoreg.DefaultEncLayers, "encoder MLP layers")
 	fs.IntVar(&f.encWidth, "enc-width", decoreg.DefaultEncWidth, "encoder MLP width")
+	fs.StringVar(&f.encoder, "encoder", decoreg.EncoderMLP, "`ENCODER` of the features: mlp, or plr (periodic embeddings of each feature before the MLP; --plr-frequencies, --plr-dim, --plr-sigma)")
+	fs.IntVar(&f.plrFrequencies, "plr-frequencies", decoreg.DefaultPLRFrequencies, "learned frequencies per feature (--encoder plr)")
+	fs.IntVar(&f.plrDim, "plr-dim", decoreg.DefaultPLRDim, "embedding values per feature, the MLP's inputs (--encoder plr)")
+	fs.Float64Var(&f.plrSigma, "plr-sigma", decoreg.DefaultPLRSigma, "scale (sd) of the initial frequencies, in standardised feature units (--encoder plr)")
 	fs.IntVar(&f.decLayers, "dec-layers", decoreg.DefaultDecLayers, "decoder blocks (decoder head)")
 	fs.IntVar(&f.decWidth, "dec-width", decoreg.DefaultDecWidth, "decoder model width (decoder head)")
 	fs.IntVar(&f.decHeads, "dec-heads", decoreg.DefaultDecHeads, "decoder attention heads; must divide --dec-width (decoder head)")
@@ -206,6 +225,9 @@ var headFlags = []struct {
 	{decoreg.HeadPointwise, []string{"sigmoid"}},
 }
 
+// plrFlags are the flags that only --encoder plr takes.
+var plrFlags = []string{"plr-frequencies", "plr-dim", "plr-sigma"}
+
 // config returns the training configuration of the flags, checked by
 // decoreg.Config.Validate; every problem names its flag.
 func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
@@ -226,7 +248,10 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		LR: f.lr, WeightDecay: f.weightDecay, AdamW: f.adamw,
 		BatchSize: f.batch, MaxEpochs: f.epochs, Patience: f.patience,
 		ValFrac: vf, Seed: f.seed, Threads: f.threads, Calibrate: f.calibrate, InputTransform: f.inputTransform,
-		Ensemble: f.ensemble,
+		Ensemble: f.ensemble, Encoder: f.encoder,
+	}
+	if f.encoder == decoreg.EncoderPLR {
+		c.PLRFrequencies, c.PLRDim, c.PLRSigma = f.plrFrequencies, f.plrDim, f.plrSigma
 	}
 	if !f.tune {
 		for _, fl := range []string{"budget", "trials"} {
@@ -290,6 +315,13 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		for _, fl := range hf.flags {
 			if isSet(fs, fl) {
 				return c, inputf(name, "--%s is for --head %s, not %s", fl, hf.head, head)
+			}
+		}
+	}
+	if c.Encoder != decoreg.EncoderPLR {
+		for _, fl := range plrFlags {
+			if isSet(fs, fl) {
+				return c, inputf(name, "--%s is for --encoder plr, not %s", fl, c.Encoder)
 			}
 		}
 	}

@@ -494,3 +494,42 @@ func parseCSV(t *testing.T, s string) ([]string, [][]float64) {
 	}
 	return header, rows
 }
+
+// TestTrainPLR trains every head with --encoder plr: the model file
+// records the encoder and its sizes, and eval and predict run on it.
+func TestTrainPLR(t *testing.T) {
+	dir := t.TempDir()
+	train := writeSynth(t, dir, "train.csv", 200, 5)
+	test := writeSynth(t, dir, "test.csv", 20, 6)
+	for _, head := range decoreg.Heads {
+		model := filepath.Join(dir, string(head)+".model")
+		args := append([]string{"train", "--data", train, "--out", model, "--encoder", "plr", "--plr-frequencies", "6",
+			"--plr-dim", "5", "--plr-sigma", "0.2", "--threads", "1"}, tinyArgs(string(head))...)
+		out, _ := mustCLI(t, args...)
+		m, err := decoreg.Load(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := m.Config()
+		if c.Encoder != decoreg.EncoderPLR || c.PLRFrequencies != 6 || c.PLRDim != 5 || c.PLRSigma != 0.2 {
+			t.Errorf("%s: model config %+v", head, c)
+		}
+		// 2 features: 2*(6 + 5*12 + 5) PLR parameters, and an MLP first
+		// layer of 10 inputs instead of 2.
+		if p := summary(t, out)["params"].(float64); int(p) != m.Info().Params || m.Info().Params < 2*(6+5*12+5)+10*16 {
+			t.Errorf("%s: summary params %v, model %d", head, p, m.Info().Params)
+		}
+		mustCLI(t, "eval", "--model", model, "--data", test)
+		mustCLI(t, "predict", "--model", model, "--data", test, "--out", filepath.Join(dir, string(head)+".csv"))
+	}
+	// --encoder mlp is the default, and its model file says nothing of PLR.
+	model := filepath.Join(dir, "mlp.model")
+	mustCLI(t, append([]string{"train", "--data", train, "--out", model, "--encoder", "mlp"}, tinyArgs("mdn")...)...)
+	h, _, err := modelfile.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(h), "encoder") || strings.Contains(string(h), "plr") {
+		t.Errorf("mlp model header mentions the encoder: %s", h)
+	}
+}

@@ -43,6 +43,12 @@ type acts struct {
 	bcap int
 	buf  []float32
 
+	// PLR encoder (F = In features, K frequencies, D outputs each)
+	plr      []float32 // (B, F*D) ReLU outputs, the MLP's input
+	plrFeat  []float32 // (B, F*2K) periodic features
+	dplr     []float32 // (B, F*D)
+	plrDFeat []float32 // (B, F*2K) scratch of the backward pass
+
 	enc  [][]float32  // EncLayers x (B, W): ReLU outputs; phi = enc[last]
 	denc [2][]float32 // (B, W) ping-pong gradients of encoder outputs
 
@@ -90,6 +96,13 @@ type acts struct {
 
 // layout carves (or, when counting, measures) every buffer for bc rows.
 func (a *acts) layout(m *Model, c *carver, bc int) {
+	if m.Cfg.Encoder == PLREncoder {
+		F, K := m.Cfg.In, m.Cfg.PLRFreqs
+		a.plr = c.take(bc * m.encIn)
+		a.plrFeat = c.take(bc * F * 2 * K)
+		a.dplr = c.take(bc * m.encIn)
+		a.plrDFeat = c.take(bc * F * 2 * K)
+	}
 	a.enc = a.enc[:0]
 	for range m.Cfg.EncLayers {
 		a.enc = append(a.enc, c.take(bc*m.w))

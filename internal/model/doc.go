@@ -2,6 +2,15 @@
 // (internal/nn): a ReLU MLP encoder phi(x) and one of four regression heads
 // on top of it.
 //
+// The encoder is EncLayers x (Linear, ReLU). With Config.Encoder
+// PLREncoder each feature x_j is first embedded by PLR (Gorishniy et al.,
+// "On Embeddings for Numerical Features in Tabular Deep Learning", 2022):
+// ReLU(W_j [cos(2π c_j x_j), sin(2π c_j x_j)] + b_j) with PLRFreqs learned
+// frequencies c_j and a PLRDim x 2*PLRFreqs weight W_j of its own; the
+// In*PLRDim values, concatenated in feature order, are the MLP's input.
+// Its tensors plr.freq (In, K), plr.w (In, D, 2K) and plr.b (In, D) come
+// first in the arena. (The PyTorch peer has no PLR encoder.)
+//
 //   - Decoder: a causal Transformer over a tokenization. The input at
 //     position 0 is Linear(EncWidth, d)(phi(x)); positions 1..T-1 are the
 //     token embeddings of t_1..t_{T-1} (teacher forcing); learned positional

@@ -118,7 +118,7 @@ func (m *Model) forward(b *Batch, lo, hi int, masked bool) {
 	a, p := &m.a, &m.p
 	B := hi - lo
 	x := b.X[lo*m.Cfg.In : hi*m.Cfg.In]
-	phi := m.encode(x, B, p, a.enc)
+	phi := m.encode(x, B)
 	a.ready, a.b, a.x = true, B, x
 	switch m.Cfg.Head {
 	case Decoder:
@@ -153,12 +153,20 @@ func (m *Model) forward(b *Batch, lo, hi int, masked bool) {
 	}
 }
 
-// encode runs the encoder on x (B, In), writing every layer's ReLU output
-// into h[l] (B, W), and returns phi = h[last].
-func (m *Model) encode(x []float32, B int, p *tensors, h [][]float32) []float32 {
+// encode runs the encoder on x (B, In), writing the PLR embeddings (when
+// the encoder has them) into m.a.plr and every layer's ReLU output into
+// m.a.enc[l] (B, W), and returns phi = m.a.enc[last].
+func (m *Model) encode(x []float32, B int) []float32 {
+	a, p := &m.a, &m.p
 	in, C := x, m.Cfg.In
+	if m.Cfg.Encoder == PLREncoder {
+		out := a.plr[:B*m.encIn]
+		nn.PLRForward(m.threads, out, a.plrFeat, x, p.plrFreq, p.plrW, p.plrB, B, m.Cfg.In, m.Cfg.PLRFreqs, m.Cfg.PLRDim)
+		reluInPlace(m.threads, out)
+		in, C = out, m.encIn
+	}
 	for l := range p.enc {
-		out := h[l][:B*m.w]
+		out := a.enc[l][:B*m.w]
 		nn.LinearForward(m.threads, out, in, p.enc[l].w, p.enc[l].b, B, C, m.w)
 		reluInPlace(m.threads, out)
 		in, C = out, m.w
@@ -284,12 +292,23 @@ func (m *Model) encoderBackward(B int) {
 		reluMask(m.threads, dout, a.enc[l][:B*W])
 		in, C := a.x, m.Cfg.In
 		var din []float32
-		if l > 0 {
+		switch {
+		case l > 0:
 			in, C = a.enc[l-1][:B*W], W
 			din = a.denc[1-cur][:B*W]
+		case m.Cfg.Encoder == PLREncoder:
+			in, C = a.plr[:B*m.encIn], m.encIn
+			din = a.dplr[:B*m.encIn]
 		}
 		nn.LinearBackward(m.threads, din, g.enc[l].w, g.enc[l].b, dout, in, p.enc[l].w, B, C, W, false, m.addLinear)
 		cur = 1 - cur
+	}
+	if m.Cfg.Encoder == PLREncoder {
+		// The PLR gradients are added to (cleared by Backward after ZeroGrad).
+		dout := a.dplr[:B*m.encIn]
+		reluMask(m.threads, dout, a.plr[:B*m.encIn])
+		nn.PLRBackward(m.threads, nil, g.plrFreq, g.plrW, g.plrB, a.plrDFeat, dout, a.plrFeat, a.x, p.plrFreq, p.plrW,
+			B, m.Cfg.In, m.Cfg.PLRFreqs, m.Cfg.PLRDim)
 	}
 }
 

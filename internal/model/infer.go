@@ -30,9 +30,21 @@ func (m *Model) Encode(x []float32, B int, phi []float32) {
 			h[1] = make([]float32, c*W)
 		}
 	}
+	plr := m.Cfg.Encoder == PLREncoder
+	var pout, pfeat []float32
+	if plr {
+		c := min(B, encChunk)
+		pout, pfeat = make([]float32, c*m.encIn), make([]float32, c*In*2*m.Cfg.PLRFreqs)
+	}
 	for lo := 0; lo < B; lo += encChunk {
 		n := min(encChunk, B-lo)
 		in, C := x[lo*In:(lo+n)*In], In
+		if plr {
+			out := pout[:n*m.encIn]
+			nn.PLRForward(m.threads, out, pfeat, in, m.p.plrFreq, m.p.plrW, m.p.plrB, n, In, m.Cfg.PLRFreqs, m.Cfg.PLRDim)
+			reluInPlace(m.threads, out)
+			in, C = out, m.encIn
+		}
 		for l := range L {
 			out := phi[lo*W : (lo+n)*W]
 			if l < L-1 {

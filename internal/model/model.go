@@ -37,6 +37,29 @@ func (k HeadKind) String() string {
 	return fmt.Sprintf("HeadKind(%d)", int(k))
 }
 
+// EncoderKind selects how the features enter the encoder's MLP.
+type EncoderKind int
+
+// The encoders.
+const (
+	MLPEncoder EncoderKind = iota // the features go straight into the MLP
+	// PLREncoder embeds each feature with PLR (periodic features, a
+	// per-feature Linear, ReLU; Gorishniy et al. 2022, nn.PLRForward)
+	// and feeds the In*PLRDim embeddings to the MLP.
+	PLREncoder
+)
+
+// String returns the encoder's name: "mlp", "plr".
+func (k EncoderKind) String() string {
+	switch k {
+	case MLPEncoder:
+		return "mlp"
+	case PLREncoder:
+		return "plr"
+	}
+	return fmt.Sprintf("EncoderKind(%d)", int(k))
+}
+
 // LNEps is the LayerNorm epsilon of the decoder blocks (as the reference
 // code and the PyTorch peer).
 const LNEps = 1e-6
@@ -46,6 +69,14 @@ type Config struct {
 	In        int // number of input features (x is standardized by the caller)
 	EncLayers int // encoder depth: EncLayers x (Linear + ReLU), >= 1
 	EncWidth  int // encoder width; phi(x) has EncWidth values
+	// Encoder is MLPEncoder (the zero value) or PLREncoder, whose sizes
+	// follow: PLRFreqs frequencies K and PLRDim outputs D per feature, the
+	// frequencies initialised N(0, PLRSigma^2) truncated to +-3 PLRSigma
+	// (as rtdl_num_embeddings). They are ignored for MLPEncoder.
+	Encoder  EncoderKind
+	PLRFreqs int
+	PLRDim   int
+	PLRSigma float64
 	// Threads is the number of threads every kernel of this model runs on
 	// (0: all cores, runtime.GOMAXPROCS at New). It is per model, not
 	// process-wide; Model.Threads reports the resolved count.
@@ -81,6 +112,20 @@ func (c Config) Validate() error {
 		return fmt.Errorf("model: EncWidth = %d, need at least 1", c.EncWidth)
 	case c.Threads < 0:
 		return fmt.Errorf("model: Threads = %d, need 0 (all cores) or more", c.Threads)
+	}
+	switch c.Encoder {
+	case MLPEncoder:
+	case PLREncoder:
+		switch {
+		case c.PLRFreqs < 1:
+			return fmt.Errorf("model: PLRFreqs = %d, need at least 1 frequency", c.PLRFreqs)
+		case c.PLRDim < 1:
+			return fmt.Errorf("model: PLRDim = %d, need at least 1", c.PLRDim)
+		case !(c.PLRSigma > 0) || math.IsInf(c.PLRSigma, 0):
+			return fmt.Errorf("model: PLRSigma = %v, need a finite value > 0", c.PLRSigma)
+		}
+	default:
+		return fmt.Errorf("model: unknown encoder kind %d", int(c.Encoder))
 	}
 	switch c.Head {
 	case Decoder:
@@ -144,12 +189,15 @@ type block struct {
 
 // tensors are named views into one arena (parameters or gradients).
 type tensors struct {
-	enc    []linear  // EncLayers x Linear: (W, In) then (W, W)
-	inproj linear    // decoder: (d, W), (d)
-	wte    []float32 // decoder: (V, d)
-	wpe    []float32 // decoder: (T, d)
-	blocks []block   // decoder: DecLayers
-	out    linear    // decoder (V, d); pointwise (1, W); riemann (Bins, W); mdn (3M, W)
+	plrFreq []float32 // PLR: (In, K) frequencies
+	plrW    []float32 // PLR: (In, D, 2K) per-feature weights
+	plrB    []float32 // PLR: (In, D) per-feature biases
+	enc     []linear  // EncLayers x Linear: (W, In) (or (W, In*D) after PLR) then (W, W)
+	inproj  linear    // decoder: (d, W), (d)
+	wte     []float32 // decoder: (V, d)
+	wpe     []float32 // decoder: (T, d)
+	blocks  []block   // decoder: DecLayers
+	out     linear    // decoder (V, d); pointwise (1, W); riemann (Bins, W); mdn (3M, W)
 }
 
 // init kinds of a tensor.
@@ -159,6 +207,9 @@ const (
 	initNormal         // N(0, 1)
 	initOnes
 	initZeros
+	initFreq // PLR frequencies: N(0, PLRSigma^2) truncated to +-3 PLRSigma
+	initPLRW // PLR weights: as initLinearW (but added to in Backward)
+	initPLRB // PLR biases: as initLinearB (but added to in Backward)
 )
 
 type entry struct {
@@ -176,6 +227,7 @@ type Model struct {
 
 	// sizes
 	w, d, dff, nh, v, t, nout int
+	encIn                     int // input width of the MLP: In, or In*PLRDim after PLR
 
 	threads int // Cfg.Threads resolved: the thread count of every kernel call
 
@@ -200,13 +252,18 @@ type Model struct {
 // New validates cfg and returns a model whose parameters are initialised
 // from seed: every Linear weight and bias uniform in +-1/sqrt(fan_in), the
 // token and positional embeddings N(0, 1), LayerNorm gains 1 and biases 0
-// (PyTorch's defaults, as the peer). The draws are taken tensor by tensor
-// in Tensors order from rng.New(seed).
+// (PyTorch's defaults, as the peer); PLR's frequencies N(0, PLRSigma^2)
+// truncated to +-3 PLRSigma, its weights and biases uniform in
+// +-1/sqrt(2K), as rtdl_num_embeddings. The draws are taken tensor by
+// tensor in Tensors order from rng.New(seed).
 func New(cfg Config, seed uint64) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	m := &Model{Cfg: cfg, w: cfg.EncWidth, threads: par.Resolve(cfg.Threads)}
+	m := &Model{Cfg: cfg, w: cfg.EncWidth, encIn: cfg.In, threads: par.Resolve(cfg.Threads)}
+	if cfg.Encoder == PLREncoder {
+		m.encIn = cfg.In * cfg.PLRDim
+	}
 	switch cfg.Head {
 	case Decoder:
 		m.d, m.nh = cfg.DecWidth, cfg.DecHeads
@@ -260,7 +317,13 @@ func (m *Model) buildTable() {
 		add(name+".w", initLinearW, in, func(t *tensors, s []float32) { l(t).w = s }, out, in)
 		add(name+".b", initLinearB, in, func(t *tensors, s []float32) { l(t).b = s }, out)
 	}
-	in := cfg.In
+	if cfg.Encoder == PLREncoder {
+		F, K, D := cfg.In, cfg.PLRFreqs, cfg.PLRDim
+		add("plr.freq", initFreq, 0, func(t *tensors, s []float32) { t.plrFreq = s }, F, K)
+		add("plr.w", initPLRW, 2*K, func(t *tensors, s []float32) { t.plrW = s }, F, D, 2*K)
+		add("plr.b", initPLRB, 2*K, func(t *tensors, s []float32) { t.plrB = s }, F, D)
+	}
+	in := m.encIn
 	for i := range cfg.EncLayers {
 		addLinear(fmt.Sprintf("enc.%d", i), in, m.w, func(t *tensors) *linear {
 			if t.enc == nil {
@@ -303,7 +366,7 @@ func (m *Model) initParams(seed uint64) {
 	for i, e := range m.table {
 		s := m.params[m.info[i].Off : m.info[i].Off+m.info[i].Len]
 		switch e.init {
-		case initLinearW, initLinearB:
+		case initLinearW, initLinearB, initPLRW, initPLRB:
 			bound := 1 / math.Sqrt(float64(e.fanIn))
 			for j := range s {
 				s[j] = float32((2*r.Float64() - 1) * bound)
@@ -311,6 +374,15 @@ func (m *Model) initParams(seed uint64) {
 		case initNormal:
 			for j := range s {
 				s[j] = float32(r.NormFloat64())
+			}
+		case initFreq:
+			sigma := m.Cfg.PLRSigma
+			for j := range s {
+				v := r.NormFloat64()
+				for math.Abs(v) > 3 {
+					v = r.NormFloat64()
+				}
+				s[j] = float32(v * sigma)
 			}
 		case initOnes:
 			for j := range s {

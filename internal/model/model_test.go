@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"strings"
@@ -12,7 +13,8 @@ import (
 )
 
 // tinyConfigs are the gradient-check models: In=3, EncLayers=2, EncWidth=5;
-// decoder d=4, H=2, L=2, T=3, V=5; riemann 7 bins; mdn M=3.
+// decoder d=4, H=2, L=2, T=3, V=5; riemann 7 bins; mdn M=3; each head once
+// more on a PLR encoder (PLRSigma 0.3, so that the phases vary).
 func tinyConfigs() map[string]Config {
 	base := Config{In: 3, EncLayers: 2, EncWidth: 5}
 	dec := base
@@ -30,9 +32,15 @@ func tinyConfigs() map[string]Config {
 	rm.Head, rm.Bins = Riemann, 7
 	mdn := base
 	mdn.Head, mdn.Components = MDN, 3
+	plr := func(c Config, k, d int) Config {
+		c.Encoder, c.PLRFreqs, c.PLRDim, c.PLRSigma = PLREncoder, k, d, 0.3
+		return c
+	}
 	return map[string]Config{
 		"decoder": dec, "decoder-masked": decMasked, "decoder-dff6": decFF,
 		"pointwise": pw, "pointwise-sigmoid": pws, "riemann": rm, "mdn": mdn,
+		// the PLR encoder, with one frequency and one output per feature too
+		"decoder-plr": plr(dec, 3, 2), "pointwise-plr": plr(pw, 1, 1), "riemann-plr": plr(rm, 2, 3), "mdn-plr": plr(mdn, 4, 1),
 	}
 }
 
@@ -227,7 +235,7 @@ func TestMasks(t *testing.T) {
 // teacher-forced forward logits at every position, including after Keep
 // with duplicated, dropped and reordered sequences.
 func TestStepper(t *testing.T) {
-	cfgs := map[string]Config{"tiny": tinyConfigs()["decoder"]}
+	cfgs := map[string]Config{"tiny": tinyConfigs()["decoder"], "plr": tinyConfigs()["decoder-plr"]}
 	c := cfgs["tiny"]
 	c.Vocab, c.DecWidth, c.DecHeads, c.DecLayers = toyTok{v: 7, t: 6}, 8, 2, 3
 	cfgs["t6"] = c
@@ -290,7 +298,7 @@ func TestStepper(t *testing.T) {
 // TestEncodeHeadOutputs checks Encode against the forward pass's phi and
 // HeadOutputs against the reference head.
 func TestEncodeHeadOutputs(t *testing.T) {
-	for _, name := range []string{"pointwise", "pointwise-sigmoid", "riemann", "mdn"} {
+	for _, name := range []string{"pointwise", "pointwise-sigmoid", "riemann", "mdn", "pointwise-plr", "riemann-plr", "mdn-plr"} {
 		cfg := tinyConfigs()[name]
 		m, _ := New(cfg, 21)
 		r := rng.New(8)
@@ -352,10 +360,19 @@ func TestEncodeHeadOutputs(t *testing.T) {
 
 // TestDeterminism: same seed and thread count give bit-identical
 // parameters after 20 Adam steps, and so does another thread count; a
-// different seed does not.
+// different seed does not. Also with the PLR encoder.
 func TestDeterminism(t *testing.T) {
 	cfg := tinyConfigs()["decoder-masked"]
 	cfg.EncWidth, cfg.DecWidth = 64, 16
+	plr := cfg
+	plr.Encoder, plr.PLRFreqs, plr.PLRDim, plr.PLRSigma = PLREncoder, 48, 24, 0.01
+	for _, cfg := range []Config{cfg, plr} {
+		determinism(t, cfg)
+	}
+}
+
+func determinism(t *testing.T, cfg Config) {
+	t.Helper()
 	run := func(seed uint64, threads int) []float32 {
 		cfg := cfg
 		cfg.Threads = threads
@@ -434,7 +451,7 @@ func TestLearns(t *testing.T) {
 // more threads the parallel loops' goroutine start-up allocates a few
 // small objects per call, independent of the sizes.)
 func TestNoAllocs(t *testing.T) {
-	for _, name := range []string{"decoder", "decoder-masked", "riemann", "mdn", "pointwise-sigmoid"} {
+	for _, name := range []string{"decoder", "decoder-masked", "riemann", "mdn", "pointwise-sigmoid", "decoder-plr", "mdn-plr"} {
 		cfg := tinyConfigs()[name]
 		cfg.Threads = 1
 		m, _ := New(cfg, 1)
@@ -517,6 +534,11 @@ func TestConfigErrors(t *testing.T) {
 		{func(c *Config) { c.Head = Riemann; c.Bins = 1 }, "Bins"},
 		{func(c *Config) { c.Head = MDN }, "Components"},
 		{func(c *Config) { c.Head = 9 }, "head"},
+		{func(c *Config) { c.Encoder = PLREncoder; c.PLRDim, c.PLRSigma = 2, 0.1 }, "PLRFreqs"},
+		{func(c *Config) { c.Encoder = PLREncoder; c.PLRFreqs, c.PLRSigma = 2, 0.1 }, "PLRDim"},
+		{func(c *Config) { c.Encoder = PLREncoder; c.PLRFreqs, c.PLRDim, c.PLRSigma = 2, 2, math.NaN() }, "PLRSigma"},
+		{func(c *Config) { c.Encoder = PLREncoder; c.PLRFreqs, c.PLRDim, c.PLRSigma = 2, 2, math.Inf(1) }, "PLRSigma"},
+		{func(c *Config) { c.Encoder = 5 }, "encoder"},
 	}
 	for _, tc := range cases {
 		c := good
@@ -532,7 +554,13 @@ func TestConfigErrors(t *testing.T) {
 // several goroutines (run with -race to check that they share nothing
 // writable) and compares them with a serial run.
 func TestConcurrentInference(t *testing.T) {
-	cfg := tinyConfigs()["decoder"]
+	for _, name := range []string{"decoder", "decoder-plr"} {
+		concurrentInference(t, tinyConfigs()[name])
+	}
+}
+
+func concurrentInference(t *testing.T, cfg Config) {
+	t.Helper()
 	m, _ := New(cfg, 5)
 	r := rng.New(6)
 	const G = 4
@@ -615,5 +643,47 @@ func TestLazyZeroGrad(t *testing.T) {
 				t.Fatalf("%s: Grads()[%d] = %v after ZeroGrad", name, i, g)
 			}
 		}
+	}
+}
+
+// TestPLRTensors: the PLR encoder's tensors come first, with their shapes,
+// the MLP's first layer takes In*PLRDim inputs, and the initial values lie
+// where New says: frequencies within +-3 sigma, weights and biases within
+// +-1/sqrt(2K).
+func TestPLRTensors(t *testing.T) {
+	cfg := Config{In: 3, EncLayers: 2, EncWidth: 5, Head: Pointwise, Encoder: PLREncoder, PLRFreqs: 4, PLRDim: 2, PLRSigma: 0.1}
+	m, err := New(cfg, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		name  string
+		shape []int
+	}{{"plr.freq", []int{3, 4}}, {"plr.w", []int{3, 2, 8}}, {"plr.b", []int{3, 2}}, {"enc.0.w", []int{5, 6}}, {"enc.0.b", []int{5}}}
+	tn := m.Tensors()
+	for i, w := range want {
+		if tn[i].Name != w.name || fmt.Sprint(tn[i].Shape) != fmt.Sprint(w.shape) {
+			t.Errorf("tensor %d: %s %v, want %s %v", i, tn[i].Name, tn[i].Shape, w.name, w.shape)
+		}
+	}
+	p := m.Params()
+	var sumSq float64
+	for _, v := range p[tn[0].Off : tn[0].Off+tn[0].Len] {
+		if math.Abs(float64(v)) > 0.3+1e-7 || v == 0 {
+			t.Errorf("frequency %v outside (0, 3 sigma]", v)
+		}
+		sumSq += float64(v) * float64(v)
+	}
+	if rms := math.Sqrt(sumSq / 12); rms < 0.03 || rms > 0.2 {
+		t.Errorf("frequencies' rms %v, want about sigma 0.1", rms)
+	}
+	bound := 1 / math.Sqrt(8)
+	for _, v := range p[tn[1].Off : tn[2].Off+tn[2].Len] {
+		if math.Abs(float64(v)) > bound {
+			t.Errorf("PLR weight or bias %v outside +-%v", v, bound)
+		}
+	}
+	if mlp, _ := New(Config{In: 3, EncLayers: 2, EncWidth: 5, Head: Pointwise, PLRFreqs: 4, PLRDim: 2}, 3); mlp.Tensors()[0].Name != "enc.0.w" || mlp.encIn != 3 {
+		t.Errorf("an MLP encoder has PLR tensors or input width %d", mlp.encIn)
 	}
 }

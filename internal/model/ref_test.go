@@ -111,10 +111,32 @@ func (r refParams) layerNorm(name string, x []float64) []float64 {
 
 func (r refParams) phi(x []float64) []float64 {
 	h := x
+	if c := r.m.Cfg; c.Encoder == PLREncoder {
+		h = relu64(r.plr(x))
+	}
 	for l := range r.m.Cfg.EncLayers {
 		h = relu64(r.lin(fmt.Sprintf("enc.%d", l), h))
 	}
 	return h
+}
+
+// plr returns the PLR embeddings of x before their ReLU: for feature j
+// and output o, b[j,o] + sum_l w[j,o,l] cos(2π c_jl x_j) + w[j,o,K+l] sin(2π c_jl x_j).
+func (r refParams) plr(x []float64) []float64 {
+	K, D := r.m.Cfg.PLRFreqs, r.m.Cfg.PLRDim
+	c, w, b := r.get("plr.freq"), r.get("plr.w"), r.get("plr.b")
+	out := make([]float64, len(x)*D)
+	for j, xj := range x {
+		for o := range D {
+			s := b[j*D+o]
+			for l := range K {
+				z := 2 * math.Pi * c[j*K+l] * xj
+				s += w[(j*D+o)*2*K+l]*math.Cos(z) + w[(j*D+o)*2*K+K+l]*math.Sin(z)
+			}
+			out[j*D+o] = s
+		}
+	}
+	return out
 }
 
 // decoderLogits returns the (T, V) logits of one row.

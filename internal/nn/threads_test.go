@@ -88,6 +88,14 @@ func allLayers(th int) [][]float32 {
 	MDNBackward(th, dp, uniform(r, Nm, 1), cache, params, y, Nm, M)
 	keep(ml, cache, dp)
 
+	Np, Fp, Kp, Dp := 256, 5, 12, 8
+	pin, pfreq, pw, pb := uniform(r, Np*Fp, 1), uniform(r, Fp*Kp, 1), uniform(r, Fp*Dp*2*Kp, 1), uniform(r, Fp*Dp, 1)
+	pout, pfeat := make([]float32, Np*Fp*Dp), make([]float32, Np*Fp*2*Kp)
+	PLRForward(th, pout, pfeat, pin, pfreq, pw, pb, Np, Fp, Kp, Dp)
+	pdin, pdfreq, pdw, pdb := make([]float32, Np*Fp), make([]float32, Fp*Kp), make([]float32, Fp*Dp*2*Kp), make([]float32, Fp*Dp)
+	PLRBackward(th, pdin, pdfreq, pdw, pdb, make([]float32, Np*Fp*2*Kp), uniform(r, Np*Fp*Dp, 1), pfeat, pin, pfreq, pw, Np, Fp, Kp, Dp)
+	keep(pout, pfeat, pdin, pdfreq, pdw, pdb)
+
 	p := uniform(r, 10000, 1)
 	a := NewAdam(len(p), 1e-3)
 	a.Step(th, p, uniform(r, len(p), 1))
@@ -123,7 +131,12 @@ func TestSerialLayersAllocateNothing(t *testing.T) {
 	losses, probs, dlogits := make([]float32, N), make([]float32, N*V), make([]float32, N*V)
 	params, cache, dparams := uniform(r, N*3*M, 1), make([]float32, MDNCacheLen(N, M)), make([]float32, N*3*M)
 	adam := NewAdam(len(w), 1e-3)
+	K, D := 3, 2
+	pfreq, pw, pb, pfeat, pdfeat := uniform(r, C*K, 1), uniform(r, C*D*2*K, 1), uniform(r, C*D, 1), make([]float32, N*C*2*K), make([]float32, N*C*2*K)
+	pout, pdfreq, pdw := make([]float32, N*C*D), make([]float32, C*K), make([]float32, C*D*2*K)
 	calls := []func(){
+		func() { PLRForward(1, pout, pfeat, in, pfreq, pw, pb, N, C, K, D) },
+		func() { PLRBackward(1, din, pdfreq, pdw, pb, pdfeat, pout, pfeat, in, pfreq, pw, N, C, K, D) },
 		func() { ReLUInPlace(1, h) },
 		func() { ReLUMask(1, din, h) },
 		func() { LayerNormForward(1, out, mean, rstd, in, b, b, N, C, 1e-5) },
