@@ -97,7 +97,8 @@ func TestEnsemble(t *testing.T) {
 			if math.IsNaN(e.NLL) || (hc.cfg.Head == HeadDecoder && math.IsNaN(e.NLLToken)) {
 				t.Errorf("eval %+v", e)
 			}
-			// The file.
+			// The file, with names (set on every member).
+			m.SetNames([]string{"x"}, "y")
 			path := filepath.Join(t.TempDir(), "e.model")
 			if err := m.Save(path); err != nil {
 				t.Fatal(err)
@@ -105,6 +106,9 @@ func TestEnsemble(t *testing.T) {
 			back, err := Load(path)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if f, tn := back.Names(); len(f) != 1 || f[0] != "x" || tn != "y" {
+				t.Errorf("loaded names %v %q", f, tn)
 			}
 			if back.EnsembleSize() != 3 || back.Info() != m.Info() {
 				t.Fatalf("loaded: size %d, info %+v", back.EnsembleSize(), back.Info())

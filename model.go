@@ -204,6 +204,9 @@ func (m *Model) SetNames(features []string, target string) {
 	}
 	m.features = append([]string(nil), features...)
 	m.target = target
+	for _, o := range m.others {
+		o.features, o.target = m.features, target
+	}
 }
 
 // Names returns the names recorded by SetNames (nil if none).

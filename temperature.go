@@ -41,13 +41,13 @@ func (m *Model) calibrate(x []float64, cols int, y []float64, val []int) error {
 		xv = append(xv, x[i*cols:(i+1)*cols]...)
 		yv[k] = y[i]
 	}
-	tg, err := head.Encode(&m.net.Cfg, m.units, yv)
+	obj, err := m.tempObjective(xv, n, yv)
 	if err != nil {
 		return fmt.Errorf("calibrating: %w", err)
 	}
 	var failed error
 	nll := func(t float64) float64 {
-		v, err := m.nllAt(t, xv, n, yv, tg)
+		v, err := obj(t)
 		if err != nil && failed == nil {
 			failed = err
 		}
@@ -83,6 +83,77 @@ func (m *Model) calibrate(x []float64, cols int, y []float64, val []int) error {
 	lr := m.units.LogRange()
 	m.info.Temperature, m.info.ValNLLBefore, m.info.ValNLLAfter, m.info.CalibrateRows = best, f1-lr, fbest-lr, n
 	return nil
+}
+
+// tempObjective returns the function calibrate minimises: the mean NLL
+// (per unit of y) of rows x with targets y under m's distributions at
+// temperature t, as nllAt computes it (an ensemble's mixture too), but
+// with each decoder member's logits along the targets' sequences computed
+// once (dist.Token.LogProbSeqAt), so that each temperature costs no
+// decoding.
+func (m *Model) tempObjective(x []float64, rows int, y []float64) (func(t float64) (float64, error), error) {
+	members := m.Members()
+	type member struct {
+		mk    *Model
+		tg    *head.Targets
+		seqLP []func(invT float64) float64 // decoder: per row
+		logW  []float64                    // decoder: per row, the cell's log width in u
+	}
+	ms := make([]member, len(members))
+	for k, mk := range members {
+		one := *mk
+		one.temp = 1
+		tg, err := head.Encode(&one.net.Cfg, one.units, y)
+		if err != nil {
+			return nil, err
+		}
+		ms[k] = member{mk: &one, tg: tg}
+		if one.cfg.Head != HeadDecoder {
+			continue
+		}
+		ds, err := one.memberDists(x, rows, dist.TokenOptions{})
+		if err != nil {
+			return nil, err
+		}
+		seq := make([]int, tg.T)
+		ms[k].seqLP = make([]func(float64) float64, rows)
+		ms[k].logW = make([]float64, rows)
+		for i, d := range ds {
+			for j := range seq {
+				seq[j] = int(tg.Tokens[i*tg.T+j])
+			}
+			ms[k].seqLP[i] = d.(*dist.Token).LogProbSeqAt(seq)
+			ms[k].logW[i] = tg.LogWidthU(i)
+		}
+	}
+	return func(t float64) (float64, error) {
+		per := make([][]float64, len(ms))
+		for k, mm := range ms {
+			if mm.seqLP != nil {
+				per[k] = make([]float64, rows)
+				for i, f := range mm.seqLP {
+					per[k][i] = -f(1/t) + mm.logW[i]
+				}
+				continue
+			}
+			c := *mm.mk
+			c.temp = t
+			ds, err := c.memberDists(x, rows, dist.TokenOptions{})
+			if err != nil {
+				return math.NaN(), err
+			}
+			per[k] = c.nllU(ds, mm.tg, y)
+		}
+		s := 0.0
+		lp := make([]float64, len(ms))
+		for i := range rows {
+			for k := range ms {
+				lp[k] = -per[k][i]
+			}
+			s -= logMeanExp(lp)
+		}
+		return s/float64(rows) + m.units.LogRange(), nil
+	}, nil
 }
 
 // nllAt is the mean NLL (per unit of y) of rows x with targets y (encoded

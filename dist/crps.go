@@ -131,14 +131,14 @@ func (d *Token) crps(y float64) (score, bound float64) {
 	}
 	var cells []massCell
 	var tot, bnd float64
-	d.expand(func(lo, hi, m float64, pruned bool) {
-		lo, hi = finite(lo), finite(hi)
+	for _, l := range d.expansion() {
+		lo, hi, m := finite(l.lo), finite(l.hi), l.m
 		cells = append(cells, massCell{lo, hi, m})
 		tot += m
-		if pruned {
+		if l.pruned {
 			bnd += 2 * m * (hi - lo)
 		}
-	})
+	}
 	if !(tot > 0) {
 		return math.NaN(), math.NaN()
 	}

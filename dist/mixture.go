@@ -1,10 +1,10 @@
 package dist
 
 import (
-	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"sync"
 )
 
@@ -14,10 +14,14 @@ import (
 //   - Mean is the average of the components' means, CDF the average of their
 //     CDFs and LogPDF the log of the average of their densities (computed
 //     as a log-sum-exp): exact wherever the components' are.
-//   - Quantile is found by bisection on the mixture's CDF between the
+//   - Quantile is found by false position (Illinois-safeguarded
+//     bisection) on the mixture's CDF between the
 //     smallest and the largest component quantile at the same level (the
-//     mixture's lies between them), to the last representable bits or 200
-//     halvings: the least y with CDF(y) >= q, as the components define it.
+//     mixture's lies between them) down to a millionth of that bracket,
+//     then by linear interpolation of the CDF across what is left: exact
+//     (to rounding) where the components' CDFs are linear there, as inside
+//     the cells of token and Riemann components; within a millionth of the
+//     bracket otherwise; point masses (pointwise components) exactly.
 //   - Mode is the component mode at which the mixture's density is highest
 //     (the median for components without a density): the mixture's mode
 //     when the components overlap little or agree, an approximation
@@ -31,6 +35,88 @@ type Mixture struct {
 
 	modeOnce sync.Once
 	mode     float64
+
+	cellsOnce sync.Once
+	cells     *mixCells // nil unless every component is cell-based
+}
+
+// mixCells is the CDF of a mixture of cell-based components (Riemann, tree
+// Token) as their cells give it: pieces that do not overlap, sorted, with
+// the CDF at each piece's start, and the intervals of the token
+// components' unexpanded prefixes, inside which it is not exact.
+type mixCells struct {
+	pieces []massCell
+	start  []float64 // CDF at pieces[j].lo
+	pruned [][2]float64
+}
+
+// cellCDF returns the mixture's mixCells, or nil when a component is not
+// cell-based.
+func (d *Mixture) cellCDF() *mixCells {
+	d.cellsOnce.Do(func() {
+		var cells []massCell
+		var pruned [][2]float64
+		for _, c := range d.comps {
+			switch c := c.(type) {
+			case *Riemann:
+				n := float64(len(c.p))
+				for i, p := range c.p {
+					cells = append(cells, massCell{c.toY(float64(i) / n), c.toY(float64(i+1) / n), p / d.n()})
+				}
+			case *Token:
+				if c.tree == nil {
+					return
+				}
+				var tot float64
+				ls := c.expansion()
+				for _, l := range ls {
+					tot += l.m
+				}
+				if !(tot > 0) {
+					return
+				}
+				for _, l := range ls {
+					lo, hi := c.toY(finite(l.lo)), c.toY(finite(l.hi))
+					cells = append(cells, massCell{lo, hi, l.m / tot / d.n()})
+					if l.pruned {
+						pruned = append(pruned, [2]float64{lo, hi})
+					}
+				}
+			default:
+				return
+			}
+		}
+		pieces := mixedPieces(cells)
+		mc := &mixCells{pieces: pieces, start: make([]float64, len(pieces)), pruned: pruned}
+		f := 0.0
+		for j, p := range pieces {
+			mc.start[j] = f
+			f += p.m
+		}
+		d.cells = mc
+	})
+	return d.cells
+}
+
+// quantile inverts the cells' CDF at q (0 < q < 1); ok is false where the
+// answer lies inside an unexpanded prefix (or the cells end short of q by
+// rounding), where the cells' CDF is not the mixture's.
+func (mc *mixCells) quantile(q float64) (x float64, ok bool) {
+	j := sort.Search(len(mc.pieces), func(j int) bool { return mc.start[j]+mc.pieces[j].m >= q })
+	if j == len(mc.pieces) {
+		return 0, false
+	}
+	p := mc.pieces[j]
+	x = p.lo
+	if p.hi > p.lo && p.m > 0 {
+		x = min(max(p.lo+(q-mc.start[j])/p.m*(p.hi-p.lo), p.lo), p.hi)
+	}
+	for _, pr := range mc.pruned {
+		if x >= pr[0] && x <= pr[1] {
+			return 0, false
+		}
+	}
+	return x, true
 }
 
 var _ Distribution = (*Mixture)(nil)
@@ -150,7 +236,8 @@ func (d *Mixture) Quantiles(qs []float64) []float64 {
 	}
 	lo := make([]float64, len(qs))
 	hi := make([]float64, len(qs))
-	var open []int // levels still being bisected
+	var open []int                 // levels still being bisected
+	found := make([]bool, len(qs)) // answered
 	for i, q := range qs {
 		if !(q >= 0 && q <= 1) {
 			out[i] = math.NaN()
@@ -164,6 +251,14 @@ func (d *Mixture) Quantiles(qs []float64) []float64 {
 				break
 			}
 			lo[i], hi[i] = min(lo[i], v), max(hi[i], v)
+		}
+		if q > 0 && q < 1 && !math.IsNaN(lo[i]) && lo[i] != hi[i] {
+			if mc := d.cellCDF(); mc != nil {
+				if x, ok := mc.quantile(q); ok {
+					out[i], found[i] = x, true // exact: no unexpanded prefix there
+					continue
+				}
+			}
 		}
 		switch {
 		case math.IsNaN(lo[i]):
@@ -180,31 +275,78 @@ func (d *Mixture) Quantiles(qs []float64) []float64 {
 	}
 	// Invariant: CDF(hi) >= q (hi is some component's q-quantile and no
 	// component's is above it); lo is below the answer or equal to it.
-	mids := make([]float64, 0, len(open))
+	// Narrow the bracket until the CDF meets q, or the bracket is a
+	// millionth of its first width (or no representable point lies
+	// between); then interpolate the CDF linearly across it: exact where
+	// every component's CDF is linear there, as inside one cell of a
+	// token or Riemann component.
+	// (flo and fhi are CDF(lo) and CDF(hi).)
+	flo := make([]float64, len(qs))
+	fhi := make([]float64, len(qs))
+	tol := make([]float64, len(qs))
+	ends := make([]float64, 0, 2*len(open))
+	for _, i := range open {
+		ends = append(ends, lo[i], hi[i])
+		tol[i] = 1e-6 * (hi[i] - lo[i])
+	}
+	fs := d.CDFs(ends)
+	for j, i := range open {
+		flo[i], fhi[i] = fs[2*j], fs[2*j+1]
+	}
+	// Each step tries the false-position point (where the line through
+	// (lo, CDF(lo)) and (hi, CDF(hi)) meets q, which is the answer once
+	// the CDF is linear across the bracket), and the midpoint instead when
+	// the last two steps moved the same end (Illinois' safeguard) or the
+	// point falls outside.
+	side := make([]int, len(qs))    // the end the last step moved: -1 lo, +1 hi
+	bisect := make([]bool, len(qs)) // the next step bisects
+	xs := make([]float64, 0, len(open))
 	for step := 0; step < 200 && len(open) > 0; step++ {
-		mids = mids[:0]
+		xs = xs[:0]
 		for _, i := range open {
-			mids = append(mids, 0.5*lo[i]+0.5*hi[i])
+			x := 0.5*lo[i] + 0.5*hi[i]
+			if !bisect[i] && fhi[i] > flo[i] {
+				if fp := lo[i] + (qs[i]-flo[i])/(fhi[i]-flo[i])*(hi[i]-lo[i]); fp > lo[i] && fp < hi[i] {
+					x = fp
+				}
+			}
+			xs = append(xs, x)
 		}
-		fs := d.CDFs(mids)
+		fs := d.CDFs(xs)
 		next := open[:0]
 		for j, i := range open {
-			m := mids[j]
-			if m <= lo[i] || m >= hi[i] { // no representable point between
+			x := xs[j]
+			if x <= lo[i] || x >= hi[i] { // no representable point between
 				continue
 			}
-			if fs[j] >= qs[i] {
-				hi[i] = m
-			} else {
-				lo[i] = m
+			if math.Abs(fs[j]-qs[i]) <= 1e-13 {
+				out[i], found[i] = x, true // on the line: the answer
+				continue
 			}
-			next = append(next, i)
+			s := -1
+			if fs[j] >= qs[i] {
+				hi[i], fhi[i], s = x, fs[j], 1
+			} else {
+				lo[i], flo[i] = x, fs[j]
+			}
+			bisect[i] = s == side[i]
+			side[i] = s
+			// A bracket that still holds much mass may hold an atom (a
+			// point mass, or a cell narrower than it): narrow it to the
+			// last bits, where hi is the atom.
+			if hi[i]-lo[i] > tol[i] || fhi[i]-flo[i] > 1e-4 {
+				next = append(next, i)
+			}
 		}
 		open = next
 	}
 	for i, q := range qs {
-		if q > 0 && q < 1 && !math.IsNaN(lo[i]) && lo[i] != hi[i] {
-			out[i] = hi[i]
+		if !(q > 0 && q < 1) || math.IsNaN(lo[i]) || lo[i] == hi[i] || found[i] {
+			continue
+		}
+		out[i] = hi[i]
+		if fhi[i] > flo[i] && flo[i] < q && fhi[i]-flo[i] <= 1e-4 {
+			out[i] = min(max(lo[i]+(q-flo[i])/(fhi[i]-flo[i])*(hi[i]-lo[i]), lo[i]), hi[i])
 		}
 	}
 	return out
@@ -351,14 +493,14 @@ func (d *Mixture) crps(y float64) (score, bound float64) {
 // mass.
 func (d *Token) yCells() (cells []massCell, bound float64, ok bool) {
 	var tot, bnd float64
-	d.expand(func(lo, hi, m float64, pruned bool) {
-		lo, hi = finite(lo), finite(hi)
+	for _, l := range d.expansion() {
+		lo, hi, m := finite(l.lo), finite(l.hi), l.m
 		cells = append(cells, massCell{d.toY(lo), d.toY(hi), m})
 		tot += m
-		if pruned {
+		if l.pruned {
 			bnd += 2 * m * (hi - lo)
 		}
-	})
+	}
 	if !(tot > 0) {
 		return nil, 0, false
 	}
@@ -373,6 +515,14 @@ func (d *Token) yCells() (cells []massCell, bound float64, ok bool) {
 // from every cell covering it the share of the cell's mass its width
 // gives; a cell of zero width stays a point mass.
 func mixedCellsCRPS(cells []massCell, y float64) float64 {
+	return cellsCRPS(mixedPieces(cells), y)
+}
+
+// mixedPieces cuts cells that may overlap at every cell's endpoints into
+// pieces that do not, sorted: each piece gets from every cell covering it
+// the share of the cell's mass its width gives; a cell of zero width stays
+// a point mass (a piece of zero width before the pieces starting there).
+func mixedPieces(cells []massCell) []massCell {
 	pts := make([]float64, 0, 2*len(cells))
 	for _, c := range cells {
 		pts = append(pts, c.lo, c.hi)
@@ -406,6 +556,5 @@ func mixedCellsCRPS(cells []massCell, y float64) float64 {
 			}
 		}
 	}
-	slices.SortStableFunc(pieces, func(a, b massCell) int { return cmp.Compare(a.lo, b.lo) })
-	return cellsCRPS(pieces, y)
+	return pieces
 }

@@ -79,6 +79,28 @@ type Token struct {
 
 	estOnce sync.Once
 	est     []float64 // sorted draws in head units (non-tree only)
+
+	leavesOnce sync.Once
+	leaves     []expLeaf // the mean's expansion (tree only), head units
+}
+
+// expLeaf is a leaf of the mean's expansion: a cell, or the interval of a
+// prefix that was not expanded (pruned), with its probability.
+type expLeaf struct {
+	lo, hi, m float64
+	pruned    bool
+}
+
+// expansion returns the leaves of the expansion MeanBound describes, in
+// the order expand visits them, computed once: the mean, the CRPS and a
+// mixture's quantiles share them.
+func (d *Token) expansion() []expLeaf {
+	d.leavesOnce.Do(func() {
+		d.expand(func(lo, hi, m float64, pruned bool) {
+			d.leaves = append(d.leaves, expLeaf{lo, hi, m, pruned})
+		})
+	})
+	return d.leaves
 }
 
 var _ Distribution = (*Token)(nil)
@@ -351,4 +373,73 @@ func (d *Token) LogPDFs(ys []float64) []float64 {
 		out[i] = lp[j] - logw[j]
 	}
 	return out
+}
+
+// LogProbSeqAt returns a function giving the log probability of the
+// complete sequence tokens under the masked softmax of the logits times
+// invT (temperature 1/invT), computed from one teacher-forced pass of Len()
+// decoder steps made now: a temperature search evaluates it at many
+// temperatures without decoding again. At invT = 1 it equals LogProbSeq
+// (to rounding). It panics if len(tokens) != Len().
+func (d *Token) LogProbSeqAt(tokens []int) func(invT float64) float64 {
+	if len(tokens) != d.k {
+		panic(fmt.Sprintf("dist: LogProbSeqAt: %d tokens, tokenization has %d", len(tokens), d.k))
+	}
+	st := d.dec.Start(1)
+	defer releaseStepper(st)
+	logits := make([]float32, d.v)
+	type level struct {
+		allowed []float64 // the allowed tokens' logits
+		at      int       // the index of the sequence's token among them; -1: not allowed
+	}
+	levels := make([]level, d.k)
+	var allowed []int
+	for lev := range d.k {
+		if lev == 0 {
+			st.Step(nil, logits)
+		} else {
+			st.Step(tokens[lev-1:lev], logits)
+		}
+		allowed = d.tok.Allowed(allowed[:0], tokens[:lev])
+		l := level{allowed: make([]float64, len(allowed)), at: -1}
+		for j, u := range allowed {
+			l.allowed[j] = float64(logits[u])
+			if u == tokens[lev] {
+				l.at = j
+			}
+		}
+		levels[lev] = l
+	}
+	return func(invT float64) float64 {
+		s := 0.0
+		for _, l := range levels {
+			if l.at < 0 {
+				return math.Inf(-1)
+			}
+			m := math.Inf(-1)
+			for _, v := range l.allowed {
+				if !math.IsNaN(v) {
+					m = max(m, v)
+				}
+			}
+			if math.IsInf(m, 0) || math.IsNaN(l.allowed[l.at]) {
+				// Degenerate logits: the plain path's rules.
+				row := make([]float32, len(l.allowed))
+				toks := make([]int, len(l.allowed))
+				for j, v := range l.allowed {
+					row[j], toks[j] = float32(v*invT), j
+				}
+				s += logSoftmaxAt(row, toks, l.at)
+				continue
+			}
+			z := 0.0
+			for _, v := range l.allowed {
+				if !math.IsNaN(v) {
+					z += math.Exp((v - m) * invT)
+				}
+			}
+			s += (l.allowed[l.at]-m)*invT - math.Log(z)
+		}
+		return s
+	}
 }

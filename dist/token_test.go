@@ -664,3 +664,33 @@ func TestSampleAllocs(t *testing.T) {
 		t.Errorf("Sample allocates %v times for n=1000, %v for n=10", a, b)
 	}
 }
+
+// LogProbSeqAt(seq)(1) is LogProbSeq(seq), and at another temperature it
+// is the log probability under a decoder whose logits are scaled.
+func TestLogProbSeqAt(t *testing.T) {
+	for _, spec := range treeSpecs {
+		tok := parseTok(t, spec)
+		f := newFake(t, tok.Size(), 4, 1.5)
+		d := NewToken(f, tok, testAff, TokenOptions{MeanTol: -1})
+		for _, s := range brute(t, f, tok)[:5] {
+			at := d.LogProbSeqAt(s.toks)
+			if got, want := at(1), d.LogProbSeq(s.toks); math.Abs(got-want) > 1e-9 {
+				t.Errorf("%s %v: at T=1 %v, LogProbSeq %v", spec, s.toks, got, want)
+			}
+			// T = 2 by hand: the masked softmax of logits/2 at each level.
+			want := 0.0
+			for lev := range s.toks {
+				allowed := tok.Allowed(nil, s.toks[:lev])
+				lg := f.logits(s.toks[:lev])
+				row := make([]float32, len(lg))
+				for j, v := range lg {
+					row[j] = v / 2
+				}
+				want += logSoftmaxAt(row, allowed, s.toks[lev])
+			}
+			if got := at(0.5); math.Abs(got-want) > 1e-6 {
+				t.Errorf("%s %v: at T=2 %v, want %v", spec, s.toks, got, want)
+			}
+		}
+	}
+}

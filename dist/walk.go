@@ -61,13 +61,14 @@ type meanCand struct {
 
 func (d *Token) treeMean() (mean, bound float64) {
 	var sum, tot, bnd float64
-	d.expand(func(lo, hi, m float64, pruned bool) {
+	for _, l := range d.expansion() {
+		lo, hi, m := l.lo, l.hi, l.m
 		sum += m * mid(lo, hi)
 		tot += m
-		if pruned {
+		if l.pruned {
 			bnd += m * (0.5*finite(hi) - 0.5*finite(lo))
 		}
-	})
+	}
 	if !(tot > 0) { // every leaf's mass underflowed: no information
 		lo, hi := d.tree.Interval(nil)
 		return mid(lo, hi), 0.5*finite(hi) - 0.5*finite(lo)

@@ -35,7 +35,7 @@ func Synthetic() []*Experiment {
 
 // RealData lists the real-data experiments in a fixed order.
 func RealData() []*Experiment {
-	es := []*Experiment{realworldExperiment(), scalingExperiment(), decoderSizeExperiment(), errorCorrectionExperiment(), hammingExperiment(), calibrationExperiment()}
+	es := []*Experiment{realworldExperiment(), scalingExperiment(), decoderSizeExperiment(), errorCorrectionExperiment(), hammingExperiment(), calibrationExperiment(), tabularExperiment()}
 	for _, e := range es {
 		e.RealData = true
 	}

@@ -1,0 +1,588 @@
+package experiments
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"decoreg"
+	"decoreg/metrics"
+)
+
+// The tabular experiment is decoreg's own (issue 13): the normalized
+// decoder as a user would run it on a table (defaults; --ensemble 5;
+// --tune at the default budget, alone and with --ensemble 5; each with
+// --calibrate where the validation rows allow it) on the UCI datasets,
+// against XGBoost's Kendall's tau on the same splits
+// (experiments/xgboost/xgb_uci.py, results in ../xgboost/results.jsonl
+// beside this experiment's directory).
+
+// The tabular experiment's groups of runs, each one training: a variant
+// group yields one or more scored models.
+const (
+	tabDefault  = "default"  // FitFlat with the defaults: "default", "default+cal"
+	tabEnsemble = "ensemble" // FitFlat with Ensemble 5: "ensemble5", "ensemble5+cal"
+	tabTuned    = "tuned"    // Tune with Ensemble 5: "tuned", "tuned+ensemble5", "tuned+ensemble5+cal"
+)
+
+var tabGroups = []string{tabDefault, tabEnsemble, tabTuned}
+
+// tabVariants are the scored models, in report order.
+var tabVariants = []string{"default", "default+cal", "ensemble5", "ensemble5+cal", "tuned", "tuned+ensemble5", "tuned+ensemble5+cal"}
+
+// tabEnsembleSize is the experiment's --ensemble.
+const tabEnsembleSize = 5
+
+// tabCalRows bounds the test rows of the distribution scores (CRPS,
+// coverage, PIT): evenly spaced ones of larger test sets. NLL and tau use
+// every test row.
+const tabCalRows = 500
+
+// TabScores are one model's scores on its test rows.
+type TabScores struct {
+	NLL         Float `json:"nll"`
+	KendallTau  Float `json:"kendall_tau"`
+	RelMSE      Float `json:"rel_mse"`
+	CRPS        Float `json:"crps"`
+	PITError    Float `json:"pit_ece"`
+	Coverage90  Float `json:"coverage_90"`
+	Width90     Float `json:"width_90"`
+	Temperature Float `json:"temperature"`
+}
+
+// TabularLine is one group's run on one split.
+type TabularLine struct {
+	Meta
+	Dataset   string               `json:"dataset"`
+	Split     int                  `json:"split"`
+	Group     string               `json:"group"`
+	Config    decoreg.Config       `json:"config"`
+	TrainRows int                  `json:"train_rows"`
+	TestRows  int                  `json:"test_rows"`
+	CalRows   int                  `json:"calibration_rows"` // test rows of the CRPS, coverage and PIT scores
+	Budget    float64              `json:"tune_budget_seconds,omitempty"`
+	Seconds   float64              `json:"train_seconds"`
+	Scores    map[string]TabScores `json:"scores"`
+	// Calibrated is false where the validation rows were too few for
+	// --calibrate (the "+cal" variants are then missing).
+	Calibrated bool `json:"calibrated"`
+	// Tuned: the trials, the chosen ones' settings (best first) and
+	// whether the budget cut the search.
+	Trials int      `json:"trials,omitempty"`
+	Chosen []string `json:"chosen,omitempty"`
+	Cut    bool     `json:"cut,omitempty"`
+	Error  string   `json:"error,omitempty"`
+}
+
+// Failed reports whether the run failed on its data.
+func (l *TabularLine) Failed() bool { return l.Error != "" }
+
+// TabularTasks returns the runs: dataset x split x group.
+func TabularTasks(opts Options) ([]Task[*TabularLine], error) {
+	u, names, splits, err := realPlan(opts, nil, []string{"yacht", "concrete"}, 1)
+	if err != nil {
+		return nil, err
+	}
+	var tasks []Task[*TabularLine]
+	for _, ds := range names {
+		for sp := range splits {
+			for _, g := range tabGroups {
+				tasks = append(tasks, Task[*TabularLine]{
+					Key: fmt.Sprintf("dataset=%s,split=%d,group=%s", ds, sp, g),
+					Run: func(ctx context.Context) (*TabularLine, error) { return runTabular(ctx, u, ds, sp, g, opts) },
+				})
+			}
+		}
+	}
+	return tasks, nil
+}
+
+func runTabular(ctx context.Context, u *uciData, ds string, split int, group string, opts Options) (*TabularLine, error) {
+	ud, err := u.get(ds)
+	if err != nil {
+		return nil, err
+	}
+	split %= ud.m.Splits()
+	tr, te, err := u.split(ds, split)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := HeadConfig(DecoderNormalized)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Seed, cfg.Threads = uint64(split), opts.Threads
+	budget := decoreg.DefaultTuneBudget
+	if opts.Quick {
+		cfg.MaxEpochs = 3
+		budget = 5 * time.Second
+	}
+	// Calibrate where the validation rows allow it.
+	cfg.Calibrate = calibratable(tr.Rows, cfg)
+	l := &TabularLine{Dataset: ds, Split: split, Group: group, TrainRows: tr.Rows, TestRows: te.Rows,
+		Scores: map[string]TabScores{}, Calibrated: cfg.Calibrate}
+	start := time.Now()
+	var m *decoreg.Model
+	switch group {
+	case tabDefault:
+		m, err = decoreg.FitFlat(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, cfg)
+	case tabEnsemble:
+		cfg.Ensemble = tabEnsembleSize
+		m, err = decoreg.FitFlat(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, cfg)
+	case tabTuned:
+		cfg.Ensemble = tabEnsembleSize
+		l.Budget = budget.Seconds()
+		var rep *decoreg.TuneReport
+		m, rep, err = decoreg.Tune(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, cfg, decoreg.TuneOptions{Budget: budget})
+		if rep != nil {
+			l.Trials, l.Cut = len(rep.Trials), rep.Cut
+		}
+	default:
+		return nil, fmt.Errorf("tabular: unknown group %q", group)
+	}
+	l.Config = cfg
+	l.Seconds = time.Since(start).Seconds()
+	if err != nil {
+		if ctx.Err() == nil && dataFailure(err) {
+			l.Error = err.Error()
+			return l, nil
+		}
+		return nil, err
+	}
+	// The models to score.
+	type scored struct {
+		name string
+		m    *decoreg.Model
+	}
+	var todo []scored
+	un := m
+	if m.Temperature() != 1 {
+		if un, err = m.WithTemperature(1); err != nil {
+			return nil, err
+		}
+	}
+	switch group {
+	case tabDefault:
+		todo = append(todo, scored{"default", un})
+		if cfg.Calibrate {
+			todo = append(todo, scored{"default+cal", m})
+		}
+	case tabEnsemble:
+		todo = append(todo, scored{"ensemble5", un})
+		if cfg.Calibrate {
+			todo = append(todo, scored{"ensemble5+cal", m})
+		}
+	case tabTuned:
+		best, err := un.Members()[0].WithTemperature(1)
+		if err != nil {
+			return nil, err
+		}
+		todo = append(todo, scored{"tuned", best}, scored{"tuned+ensemble5", un})
+		if cfg.Calibrate {
+			todo = append(todo, scored{"tuned+ensemble5+cal", m})
+		}
+		if t := m.Info().Tune; t != nil {
+			var chosen []decoreg.TuneTrial
+			for _, k := range t.Trials {
+				if k.Chosen {
+					chosen = append(chosen, k)
+				}
+			}
+			sort.SliceStable(chosen, func(i, j int) bool { return chosen[i].ValLoss < chosen[j].ValLoss })
+			for _, k := range chosen {
+				l.Chosen = append(l.Chosen, fmt.Sprintf("%d:%s (val %.4f)", k.N, k.Label, k.ValLoss))
+			}
+		}
+	}
+	// The distribution scores on at most tabCalRows test rows, evenly
+	// spaced (an ensemble's quantiles cost about 50 ms a row).
+	cx, cy := te.X, te.Y
+	if te.Rows > tabCalRows {
+		cx, cy = make([]float64, 0, tabCalRows*te.Cols), make([]float64, 0, tabCalRows)
+		for k := range tabCalRows {
+			i := k * te.Rows / tabCalRows
+			cx = append(cx, te.X[i*te.Cols:(i+1)*te.Cols]...)
+			cy = append(cy, te.Y[i])
+		}
+	}
+	l.CalRows = len(cy)
+	for _, s := range todo {
+		ev, err := s.m.Evaluate(te.X, te.Rows, te.Y, "mean")
+		if err != nil {
+			return nil, err
+		}
+		cal, err := s.m.Calibration(cx, len(cy), cy)
+		if err != nil {
+			return nil, err
+		}
+		l.Scores[s.name] = TabScores{NLL: Float(ev.NLL), KendallTau: Float(ev.KendallTau), RelMSE: Float(ev.RelMSE),
+			CRPS: Float(cal.CRPS), PITError: Float(cal.PITError), Coverage90: Float(cal.Coverage["0.9"]),
+			Width90: Float(cal.IntervalWidth["0.9"]), Temperature: Float(s.m.Temperature())}
+	}
+	return l, nil
+}
+
+// calibratable reports whether rows training rows leave the validation
+// rows Config.Calibrate needs.
+func calibratable(rows int, cfg decoreg.Config) bool {
+	c := decoreg.DefaultConfig(cfg)
+	return int(math.Max(1, math.Round(c.ValFrac*float64(rows)))) >= 20
+}
+
+func tabularExperiment() *Experiment {
+	return experiment("tabular", "the normalized decoder on tables: defaults, --ensemble 5, --tune, --calibrate, against XGBoost (decoreg's own)",
+		func(o Options) string {
+			s := seedsOr(o, 1)
+			return fmt.Sprintf("splits 0..%d, the full training part, the normalized decoder: defaults, --ensemble %d, --tune (budget %v) with --ensemble %d, each with --calibrate where >= 20 validation rows%s",
+				s-1, tabEnsembleSize, decoreg.DefaultTuneBudget, tabEnsembleSize, quickNote(o))
+		},
+		TabularTasks, func() *TabularLine { return new(TabularLine) },
+		func(l *TabularLine) string {
+			if l.Error != "" {
+				return "FAILED: " + l.Error
+			}
+			var parts []string
+			for _, v := range tabVariants {
+				if s, ok := l.Scores[v]; ok {
+					parts = append(parts, fmt.Sprintf("%s tau %.3f nll %.3f", v, float64(s.KendallTau), float64(s.NLL)))
+				}
+			}
+			return strings.Join(parts, "; ")
+		},
+		TabularReport)
+}
+
+// xgbTau reads the XGBoost baseline's Kendall's tau per dataset and split
+// from path (experiments/xgboost/xgb_uci.py's results.jsonl); a missing
+// file gives an empty map.
+func xgbTau(path string) (map[string]map[int]float64, error) {
+	out := map[string]map[int]float64{}
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		var r struct {
+			Dataset string   `json:"dataset"`
+			Split   int      `json:"split"`
+			Tau     *float64 `json:"kendall_tau"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("%s: line %d: %v", path, n, err)
+		}
+		if out[r.Dataset] == nil {
+			out[r.Dataset] = map[int]float64{}
+		}
+		if r.Tau != nil {
+			out[r.Dataset][r.Split] = *r.Tau
+		} else {
+			out[r.Dataset][r.Split] = math.NaN()
+		}
+	}
+	return out, sc.Err()
+}
+
+// TabularSummary compares one variant with XGBoost and with the defaults
+// over the datasets both have (each dataset's splits averaged first).
+type TabularSummary struct {
+	Variant           string
+	Datasets          int
+	MeanTau           float64
+	XGBMeanTau        float64 // over the same datasets
+	BeatsXGB          int     // datasets with a higher mean tau than XGBoost's
+	MeanNLL           float64
+	DefaultMeanNLL    float64 // the defaults' mean NLL over the same datasets
+	LowerNLL          int     // datasets with a lower NLL than the defaults
+	InBand90          int     // datasets whose 90% interval covers 85-95%
+	MeanCoverage90    float64
+	MeanCRPSvsDefault float64 // mean over datasets of CRPS / the defaults' CRPS - 1
+}
+
+// tabTable averages each dataset's runs per variant.
+func tabTable(lines []*TabularLine) (map[string]map[string]TabScores, []string) {
+	sum := map[string]map[string]*[9]float64{}
+	for _, l := range lines {
+		if l.Error != "" {
+			continue
+		}
+		for v, s := range l.Scores {
+			if sum[v] == nil {
+				sum[v] = map[string]*[9]float64{}
+			}
+			a := sum[v][l.Dataset]
+			if a == nil {
+				a = new([9]float64)
+				sum[v][l.Dataset] = a
+			}
+			a[0] += float64(s.NLL)
+			a[1] += float64(s.KendallTau)
+			a[2] += float64(s.RelMSE)
+			a[3] += float64(s.CRPS)
+			a[4] += float64(s.PITError)
+			a[5] += float64(s.Coverage90)
+			a[6] += float64(s.Width90)
+			a[7] += float64(s.Temperature)
+			a[8]++
+		}
+	}
+	out := map[string]map[string]TabScores{}
+	dsSet := map[string]bool{}
+	for v, byDS := range sum {
+		out[v] = map[string]TabScores{}
+		for ds, a := range byDS {
+			n := a[8]
+			out[v][ds] = TabScores{NLL: Float(a[0] / n), KendallTau: Float(a[1] / n), RelMSE: Float(a[2] / n), CRPS: Float(a[3] / n),
+				PITError: Float(a[4] / n), Coverage90: Float(a[5] / n), Width90: Float(a[6] / n), Temperature: Float(a[7] / n)}
+			dsSet[ds] = true
+		}
+	}
+	var names []string
+	for ds := range dsSet {
+		names = append(names, ds)
+	}
+	sort.Strings(names)
+	return out, names
+}
+
+// xgbMeans averages XGBoost's tau per dataset over the splits the lines
+// ran (NaN splits left out).
+func xgbMeans(lines []*TabularLine, xgb map[string]map[int]float64) map[string]float64 {
+	splits := map[string]map[int]bool{}
+	for _, l := range lines {
+		if splits[l.Dataset] == nil {
+			splits[l.Dataset] = map[int]bool{}
+		}
+		splits[l.Dataset][l.Split] = true
+	}
+	out := map[string]float64{}
+	for ds, sp := range splits {
+		var v []float64
+		for s := range sp {
+			if t, ok := xgb[ds][s]; ok && !math.IsNaN(t) {
+				v = append(v, t)
+			}
+		}
+		if len(v) > 0 {
+			out[ds] = metrics.Mean(v)
+		}
+	}
+	return out
+}
+
+// SummarizeTabular summarizes each variant against XGBoost and the
+// defaults.
+func SummarizeTabular(lines []*TabularLine, xgb map[string]map[int]float64) []TabularSummary {
+	tab, names := tabTable(lines)
+	xm := xgbMeans(lines, xgb)
+	var out []TabularSummary
+	for _, v := range tabVariants {
+		byDS := tab[v]
+		if len(byDS) == 0 {
+			continue
+		}
+		s := TabularSummary{Variant: v}
+		var taus, xtaus, nlls, dnlls, covs, crps []float64
+		for _, ds := range names {
+			sc, ok := byDS[ds]
+			if !ok || math.IsNaN(float64(sc.KendallTau)) {
+				continue
+			}
+			s.Datasets++
+			taus = append(taus, float64(sc.KendallTau))
+			if x, ok := xm[ds]; ok {
+				xtaus = append(xtaus, x)
+				if float64(sc.KendallTau) > x {
+					s.BeatsXGB++
+				}
+			}
+			if d, ok := tab["default"][ds]; ok {
+				nlls = append(nlls, float64(sc.NLL))
+				dnlls = append(dnlls, float64(d.NLL))
+				if sc.NLL < d.NLL {
+					s.LowerNLL++
+				}
+				crps = append(crps, float64(sc.CRPS)/float64(d.CRPS)-1)
+			}
+			c := float64(sc.Coverage90)
+			covs = append(covs, c)
+			if c >= 0.85 && c <= 0.95 {
+				s.InBand90++
+			}
+		}
+		s.MeanTau, s.XGBMeanTau = metrics.Mean(taus), math.NaN()
+		if len(xtaus) == len(taus) {
+			s.XGBMeanTau = metrics.Mean(xtaus)
+		}
+		s.MeanNLL, s.DefaultMeanNLL = metrics.Mean(nlls), metrics.Mean(dnlls)
+		s.MeanCoverage90, s.MeanCRPSvsDefault = metrics.Mean(covs), metrics.Mean(crps)
+		out = append(out, s)
+	}
+	return out
+}
+
+// TabularReport writes dir/REPORT.md and dir/tabular.png.
+func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
+	xgbPath := filepath.Join(filepath.Dir(filepath.Clean(dir)), "xgboost", "results.jsonl")
+	xgb, err := xgbTau(xgbPath)
+	if err != nil {
+		return err
+	}
+	tab, names := tabTable(lines)
+	xm := xgbMeans(lines, xgb)
+	var b strings.Builder
+	b.WriteString("# The normalized decoder on tables, against XGBoost\n\n" +
+		"decoreg's own experiment (issue 13): the normalized decoder as a user would run it on each UCI dataset's split: " +
+		"`train` with the defaults, with `--ensemble 5`, and with `--tune` (default budget) `--ensemble 5`, whose best trial " +
+		"alone is scored too (\"tuned\"); each group with `--calibrate` where the split leaves at least 20 validation rows " +
+		"(\"+cal\"; without it, the scores are at temperature 1). Point estimate: the mean. NLL and tau use every test row; " +
+		"CRPS, coverage and PIT use at most 500 evenly spaced test rows (an ensemble's exact quantiles cost about 50 ms a row). XGBoost: " +
+		"`experiments/xgboost/xgb_uci.py` (Debian's xgboost, 500 trees, learning rate 0.05, depth 6, subsample 0.8, " +
+		"colsample 0.8) on the same splits, from `../xgboost/results.jsonl`; its tau is averaged over the splits run here " +
+		"(splits where tau is undefined, all test targets equal, are left out).\n\n")
+	fmt.Fprintf(&b, "Scale: %s. Command: `%s`.\n\n%s\n\n", info.Scale, info.Command, Provenance(lines))
+	failed := 0
+	for _, l := range lines {
+		if l.Error != "" {
+			failed++
+			fmt.Fprintf(&b, "- FAILED: %s split %d %s: %s\n", l.Dataset, l.Split, l.Group, l.Error)
+		}
+	}
+	if failed > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString("## Summary (means over datasets)\n\n" +
+		"\"beats XGBoost\": datasets where the variant's tau is higher; \"lower NLL\": datasets where its test NLL is below " +
+		"the defaults'; \"90% in band\": datasets whose central 90% interval covers 85-95% of the test rows; CRPS change: " +
+		"mean over datasets of CRPS / the defaults' CRPS - 1.\n\n| variant |")
+	mdColumns(&b, []string{"datasets", "mean tau", "XGBoost mean tau", "beats XGBoost", "mean NLL", "defaults' mean NLL", "lower NLL", "90% in band", "mean 90% coverage", "CRPS change"}, "---:")
+	for _, s := range SummarizeTabular(lines, xgb) {
+		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f | %d | %.3f | %.3f | %d | %d | %.3f | %+.1f%% |\n", s.Variant, s.Datasets, s.MeanTau, s.XGBMeanTau,
+			s.BeatsXGB, s.MeanNLL, s.DefaultMeanNLL, s.LowerNLL, s.InBand90, s.MeanCoverage90, 100*s.MeanCRPSvsDefault)
+	}
+	b.WriteString("\n## Kendall's tau per dataset\n\n| dataset | XGBoost |")
+	mdColumns(&b, tabVariants, "---:")
+	for _, ds := range names {
+		x, ok := xm[ds]
+		xs := "-"
+		if ok {
+			xs = fmt.Sprintf("%.3f", x)
+		}
+		fmt.Fprintf(&b, "| %s | %s |", ds, xs)
+		for _, v := range tabVariants {
+			if s, ok := tab[v][ds]; ok {
+				fmt.Fprintf(&b, " %.3f |", float64(s.KendallTau))
+			} else {
+				b.WriteString(" - |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n## Test NLL per dataset (per unit of y)\n\n| dataset |")
+	mdColumns(&b, tabVariants, "---:")
+	for _, ds := range names {
+		fmt.Fprintf(&b, "| %s |", ds)
+		for _, v := range tabVariants {
+			if s, ok := tab[v][ds]; ok {
+				fmt.Fprintf(&b, " %.3f |", float64(s.NLL))
+			} else {
+				b.WriteString(" - |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n## Coverage of the central 90% interval per dataset\n\n| dataset |")
+	mdColumns(&b, tabVariants, "---:")
+	for _, ds := range names {
+		fmt.Fprintf(&b, "| %s |", ds)
+		for _, v := range tabVariants {
+			if s, ok := tab[v][ds]; ok {
+				fmt.Fprintf(&b, " %.3f |", float64(s.Coverage90))
+			} else {
+				b.WriteString(" - |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n## Tuning: the chosen trials and the time\n\n| dataset | split | trials | budget cut | train seconds (default, ensemble, tuned) | chosen (best first) |\n|---|---:|---:|---|---|---|\n")
+	secs := map[string]map[int]map[string]float64{}
+	for _, l := range lines {
+		if secs[l.Dataset] == nil {
+			secs[l.Dataset] = map[int]map[string]float64{}
+		}
+		if secs[l.Dataset][l.Split] == nil {
+			secs[l.Dataset][l.Split] = map[string]float64{}
+		}
+		secs[l.Dataset][l.Split][l.Group] = l.Seconds
+	}
+	for _, l := range lines {
+		if l.Group != tabTuned || l.Error != "" {
+			continue
+		}
+		s := secs[l.Dataset][l.Split]
+		fmt.Fprintf(&b, "| %s | %d | %d | %v | %.0f, %.0f, %.0f | %s |\n", l.Dataset, l.Split, l.Trials, l.Cut,
+			s[tabDefault], s[tabEnsemble], s[tabTuned], strings.Join(l.Chosen, "; "))
+	}
+	b.WriteString("\nFigure: [tabular.png](tabular.png): each dataset's Kendall's tau, XGBoost's against the defaults' " +
+		"(grey) and against --tune --ensemble 5 (colour); above the diagonal the decoder ranks better.\n")
+	if err := writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
+		return err
+	}
+	var dxy, txy plotter.XYs
+	for _, ds := range names {
+		x, ok := xm[ds]
+		if !ok {
+			continue
+		}
+		if s, ok := tab["default"][ds]; ok && !math.IsNaN(float64(s.KendallTau)) {
+			dxy = append(dxy, plotter.XY{X: x, Y: float64(s.KendallTau)})
+		}
+		if s, ok := tab["tuned+ensemble5"][ds]; ok && !math.IsNaN(float64(s.KendallTau)) {
+			txy = append(txy, plotter.XY{X: x, Y: float64(s.KendallTau)})
+		}
+	}
+	if len(dxy)+len(txy) == 0 {
+		return nil
+	}
+	p := newPlot("", "XGBoost", "normalized decoder")
+	lo := math.Min(0, math.Min(minXY(dxy), minXY(txy)))
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, 1, lo, 1
+	if err := addLine(p, plotter.XYs{{X: lo, Y: lo}, {X: 1, Y: 1}}, headColor("truth"), "equal", true, false); err != nil {
+		return err
+	}
+	if err := addScatter(p, dxy, headColor("none"), vg.Points(3), "defaults"); err != nil {
+		return err
+	}
+	if err := addScatter(p, txy, headColor(DecoderNormalized), vg.Points(3), "--tune --ensemble 5"); err != nil {
+		return err
+	}
+	p.Legend.Top = true
+	p.Legend.Left = true
+	return writeGrid(ctxOf(info), filepath.Join(dir, "tabular.png"), "Kendall's tau on the UCI datasets: the normalized decoder against XGBoost", [][]*plot.Plot{{p}}, 6*vg.Inch, 6*vg.Inch)
+}
+
+// minXY is the smallest X or Y of xy (1 when empty).
+func minXY(xy plotter.XYs) float64 {
+	m := 1.0
+	for _, p := range xy {
+		m = math.Min(m, math.Min(p.X, p.Y))
+	}
+	return m
+}
