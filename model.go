@@ -39,6 +39,10 @@ type Model struct {
 
 	features []string // optional column names, for files
 	target   string
+
+	// schema maps a data.Frame's columns to the features (FitFrame); nil
+	// for models fitted on numbers (Fit, FitFlat) and older model files.
+	schema *data.Schema
 }
 
 // TrainInfo describes how a model was trained.
@@ -57,11 +61,14 @@ type TrainInfo struct {
 	ValNLLAfter   float64 `json:"val_nll_calibrated,omitempty"`
 	CalibrateRows int     `json:"calibration_rows,omitempty"`
 	Stopped       string  `json:"stopped"` // "early-stopping", "max-epochs" or "cancelled"
-	Seconds       float64 `json:"seconds"` // wall time of Fit
-	Kernel        string  `json:"kernel"`  // GEMM kernel used
-	Threads       int     `json:"threads"`
-	Version       string  `json:"version"` // decoreg version that trained it
-	Created       string  `json:"created"` // RFC 3339 time
+	// SkippedRows counts the rows FitFrame left out because their target
+	// was missing (not included in Rows).
+	SkippedRows int     `json:"skipped_rows,omitempty"`
+	Seconds     float64 `json:"seconds"` // wall time of Fit
+	Kernel      string  `json:"kernel"`  // GEMM kernel used
+	Threads     int     `json:"threads"`
+	Version     string  `json:"version"` // decoreg version that trained it
+	Created     string  `json:"created"` // RFC 3339 time
 }
 
 // Version is decoreg's version, recorded in model files.

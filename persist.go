@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"decoreg/data"
 	"decoreg/internal/modelfile"
 )
 
@@ -27,6 +28,12 @@ type fileHeader struct {
 	// Temperature is the calibration temperature of 'train --calibrate';
 	// absent (0) means none, as 1.
 	Temperature float64 `json:"temperature,omitempty"`
+	// Schema is the column transform of a model fitted on a data.Frame
+	// (FitFrame, 'decoreg train'): the original columns, their kinds,
+	// levels, medians and missing indicators. Absent for models fitted on
+	// numbers and for files written before it existed, which behave as
+	// before.
+	Schema *data.Schema `json:"schema,omitempty"`
 }
 
 // Save writes the model to path (see package modelfile for the format):
@@ -65,6 +72,7 @@ func (m *Model) encodeHeader() ([]byte, error) {
 		h.Temperature = m.temp
 	}
 	h.XQuantiles = m.xKnots
+	h.Schema = m.schema
 	hb, err := json.Marshal(h)
 	if err != nil {
 		return nil, fmt.Errorf("decoreg: encoding model header: %w", err)
@@ -107,6 +115,7 @@ func Load(path string) (*Model, error) {
 	m.info, m.features, m.target = h.Info, h.Names, h.Target
 	m.temp = h.Temperature
 	m.xKnots = h.XQuantiles
+	m.schema = h.Schema
 	if m.net.NumParams() != len(params) || h.Params != len(params) {
 		return nil, fmt.Errorf("%s: %w: the architecture has %d parameters, the file %d", path, modelfile.ErrNotModel, m.net.NumParams(), len(params))
 	}

@@ -151,10 +151,18 @@ func runEval(cmd *Command, args []string) error {
 		return err
 	}
 	d = subset(d, idx)
+	d, idx, skipped, err := labelled(name, d, idx)
+	if err != nil {
+		return err
+	}
+	if skipped > 0 {
+		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target is missing\n", name, d.Path, skipped)
+	}
 	e, err := m.Evaluate(d.X, d.Rows, d.Y, point)
 	if err != nil {
 		return dataErr(name, d, idx, err)
 	}
+	e.Skipped = skipped
 	c, err := m.Calibration(d.X, d.Rows, d.Y)
 	if err != nil {
 		return dataErr(name, d, idx, err)
