@@ -133,6 +133,9 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 		s.Columns = append(s.Columns, cs)
 	}
 	if err := s.Check(); err != nil {
+		if f.Path != "" {
+			return nil, fmt.Errorf("%s: %w", f.Path, err)
+		}
 		return nil, err
 	}
 	return s, nil
@@ -220,8 +223,8 @@ func (s *Schema) Clone() *Schema {
 }
 
 // Check reports a schema that Encode could not use or that a model file
-// could not keep: no columns, a column name that is empty, repeated or
-// not valid UTF-8, an unknown kind, a median that is not finite, levels
+// could not keep: no columns, a column name that is repeated or
+// not valid UTF-8 (a model file could not keep it), an unknown kind, a median that is not finite, levels
 // of a numeric column, a categorical column without levels or with more
 // than MaxMaxLevels, levels not sorted or repeated, or encoded feature
 // names that collide.
@@ -235,8 +238,8 @@ func (s *Schema) Check() error {
 			return fmt.Errorf("column %d (%q): %s", j, c.Name, fmt.Sprintf(format, a...))
 		}
 		switch {
-		case c.Name == "" || !utf8.ValidString(c.Name):
-			return bad("the name is empty or not valid UTF-8")
+		case !utf8.ValidString(c.Name):
+			return bad("the name is not valid UTF-8")
 		case seen[c.Name]:
 			return bad("the name appears twice")
 		case c.Kind != Numeric && c.Kind != Categorical:
