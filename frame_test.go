@@ -351,3 +351,38 @@ func TestOldModelNoSchema(t *testing.T) {
 		t.Errorf("PredictFrame %v, PredictFlat %v", p.Mean[0], want.Mean[0])
 	}
 }
+
+// TestLoadChecksSchema: a model file whose schema does not fit the model
+// (its width, its names, its contents) is refused by Load naming the
+// field; a file without the field loads as before (no schema).
+func TestLoadChecksSchema(t *testing.T) {
+	header, params := savedModel(t, Config{Head: HeadMDN, EncLayers: 1, EncWidth: 8})
+	good := map[string]any{"columns": []any{
+		map[string]any{"name": "a", "kind": "numeric", "median": 3},
+		map[string]any{"name": "b", "kind": "numeric"},
+	}, "na": []any{"NA"}}
+	m, err := Load(writeModel(t, editHeader(t, header, func(h map[string]any) { h["schema"] = good }), params))
+	if err != nil || m.Schema() == nil || m.Schema().Columns[0].Median != 3 {
+		t.Fatalf("a schema that fits: %v", err)
+	}
+	if m, err := Load(writeModel(t, header, params)); err != nil || m.Schema() != nil {
+		t.Fatalf("no schema: %v, %v", err, m.Schema())
+	}
+	cases := []struct {
+		schema any
+		field  string
+	}{
+		{map[string]any{"columns": []any{map[string]any{"name": "a", "kind": "numeric"}}}, "schema"},                                              // 1 feature for 2
+		{map[string]any{"columns": []any{map[string]any{"name": "a", "kind": "numeric", "missing": true}}}, "features"},                           // names a, a:missing
+		{map[string]any{"columns": []any{map[string]any{"name": "a", "kind": "text"}, map[string]any{"name": "b", "kind": "numeric"}}}, "schema"}, // kind
+		{map[string]any{"columns": []any{map[string]any{"name": "a", "kind": "categorical", "levels": []any{"y", "x"}}}}, "schema"},               // unsorted
+		{map[string]any{"columns": []any{map[string]any{"name": "a", "kind": "numeric"}, map[string]any{"name": "y", "kind": "numeric"}}}, "features"},
+	}
+	for i, c := range cases {
+		_, err := Load(writeModel(t, editHeader(t, header, func(h map[string]any) { h["schema"] = c.schema }), params))
+		var me *ModelError
+		if !errors.As(err, &me) || me.Field != c.field {
+			t.Errorf("case %d: %v, want a ModelError about %q", i, err, c.field)
+		}
+	}
+}
