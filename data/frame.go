@@ -247,7 +247,11 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 			return nil, &ParseError{Path: path, Line: 1, Err: fmt.Errorf("%w: column %q asked for twice", ErrDuplicateColumn, n)}
 		}
 		seen[n] = true
-		f.Columns[j] = Column{Name: n, Field: k, Kind: opts.Kinds[n]}
+		kind := opts.Kinds[n]
+		if kind != "" && kind != Numeric && kind != Categorical {
+			return nil, fmt.Errorf("data: FrameOptions.Kinds[%q] is %q, want %q or %q", n, kind, Numeric, Categorical)
+		}
+		f.Columns[j] = Column{Name: n, Field: k, Kind: kind}
 	}
 	// Per column: whether a cell is not a number, and the first cell that
 	// is a non-finite number (an error if the column turns out numeric).

@@ -83,7 +83,8 @@ type SchemaOptions struct {
 
 // FitSchema fits the transform of every column of f (features only: the
 // target is not among them), recording the missing markers f was read
-// with (Frame.NA; nil: DefaultNA). A categorical column with more than
+// with (Frame.NA; nil: DefaultNA). Names and levels that Check refuses
+// are an error (a *ParseError for a frame read from a file). A categorical column with more than
 // opts.MaxLevels levels is a *LevelsError.
 func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 	if err := f.check(); err != nil {
@@ -133,8 +134,9 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 		s.Columns = append(s.Columns, cs)
 	}
 	if err := s.Check(); err != nil {
+		// Names or levels a model file cannot keep.
 		if f.Path != "" {
-			return nil, fmt.Errorf("%s: %w", f.Path, err)
+			return nil, &ParseError{Path: f.Path, Line: 1, Err: err}
 		}
 		return nil, err
 	}

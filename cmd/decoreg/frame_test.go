@@ -196,3 +196,14 @@ func TestTrainMixedNumbersOnly(t *testing.T) {
 		t.Errorf("names %v", names)
 	}
 }
+
+// TestTrainEncodedNameClash: a column whose name is another column's
+// encoded level is refused as bad input (exit 2), naming the feature.
+func TestTrainEncodedNameClash(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "clash.csv")
+	os.WriteFile(p, []byte("a,a=b,y\nb,1,1\nc,2,2\nb,3,3\n"), 0o644)
+	code, _, errs := cli(t, "train", "--data", p, "--head", "mdn", "--epochs", "1", "--out", filepath.Join(t.TempDir(), "m.model"))
+	if code != 2 || !strings.Contains(errs, "clash.csv: line 1") || !strings.Contains(errs, `"a=b"`) {
+		t.Errorf("exit %d, %q", code, errs)
+	}
+}
