@@ -162,7 +162,7 @@ func runEval(cmd *Command, args []string) error {
 		return err
 	}
 	if skipped > 0 {
-		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target is missing\n", name, d.Path, skipped)
+		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target is missing\n", name, nameSpools(d.Path), skipped)
 	}
 	e, err := m.Evaluate(d.X, d.Rows, d.Y, point)
 	if err != nil {

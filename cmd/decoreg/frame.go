@@ -129,7 +129,7 @@ func naList(s string) []string {
 // warnEncoding prints the encoding warnings of the rows of path on errOut.
 func warnEncoding(name, path string, ws []data.Warning) {
 	for _, w := range ws {
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: %s\n", name, path, w)
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: %s\n", name, nameSpools(path), w)
 	}
 }
 

@@ -207,3 +207,25 @@ func TestTrainEncodedNameClash(t *testing.T) {
 		t.Errorf("exit %d, %q", code, errs)
 	}
 }
+
+// TestTrainMixedStdin: the notes about skipped rows and unseen levels name
+// standard input as <stdin>, not its temporary file.
+func TestTrainMixedStdin(t *testing.T) {
+	body, err := os.ReadFile(mixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := stdin
+	defer func() { stdin = old }()
+	stdin = strings.NewReader(string(body))
+	model := filepath.Join(t.TempDir(), "m.model")
+	_, errs := trainMixed(t, model, "--data", "-")
+	if !strings.Contains(errs, "train: <stdin>: skipped 12 row(s)") {
+		t.Errorf("stderr %q", errs)
+	}
+	stdin = strings.NewReader("area,rooms,city,heating,garden,year\n50,2,Nice,gas,no,1990\n")
+	out, errs := mustCLI(t, "predict", "--model", model, "--data", "-", "--out", "-")
+	if _, rows := parseCSV(t, out); len(rows) != 1 || !strings.Contains(errs, `warning: <stdin>: column "city"`) {
+		t.Errorf("predict from stdin: %d rows, stderr %q", len(rows), errs)
+	}
+}

@@ -379,7 +379,7 @@ func runTrain(cmd *Command, args []string) error {
 		return f.fitErr(fr, target, idx, err)
 	}
 	if info := m.Info(); info.SkippedRows > 0 {
-		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target %q is missing\n", name, fr.Path, info.SkippedRows, target)
+		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target %q is missing\n", name, nameSpools(fr.Path), info.SkippedRows, target)
 	}
 	if err := writeOutput(name, f.out, func(w io.Writer) error { _, err := m.WriteTo(w); return err }); err != nil {
 		return err
