@@ -159,6 +159,39 @@ func (f *Frame) Subset(rows []int) *Frame {
 	return s
 }
 
+// Reinfer returns f with each categorical column whose cells that are not
+// missing are all finite numbers made numeric (its values parsed), the
+// kind ReadFrame would have given it had the file held only these rows:
+// for a frame of training rows selected from a larger file. Other columns
+// are shared with f.
+func (f *Frame) Reinfer() *Frame {
+	g := *f
+	g.Columns = slices.Clone(f.Columns)
+	for j := range g.Columns {
+		c := &g.Columns[j]
+		if c.Kind != Categorical {
+			continue
+		}
+		num := make([]float64, f.Rows)
+		ok := true
+		for i, s := range c.Str {
+			if c.Missing[i] {
+				continue
+			}
+			v, err := parseNumber(s)
+			if err != nil {
+				ok = false
+				break
+			}
+			num[i] = v
+		}
+		if ok {
+			c.Kind, c.Num = Numeric, num
+		}
+	}
+	return &g
+}
+
 // check reports a frame whose slices do not hold Rows entries (one built
 // in memory by mistake).
 func (f *Frame) check() error {

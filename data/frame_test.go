@@ -275,3 +275,26 @@ func TestFrameSelectDropSubset(t *testing.T) {
 		t.Errorf("subset: %+v", s)
 	}
 }
+
+// TestReinfer: a column made categorical by text in rows that a subset
+// leaves out becomes numeric again; others keep their kind.
+func TestReinfer(t *testing.T) {
+	f, err := ReadFrame(writeFile(t, "a,b,c\n1,x,1\n,y,2\n3,z,inf\n2.5,q,oops\n"), FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Columns[0].Kind != Numeric || f.Columns[2].Kind != Categorical {
+		t.Fatalf("kinds %s %s", f.Columns[0].Kind, f.Columns[2].Kind)
+	}
+	g := f.Subset([]int{0, 1}).Reinfer()
+	if g.Columns[1].Kind != Categorical || g.Columns[2].Kind != Numeric || !slices.Equal(g.Columns[2].Num, []float64{1, 2}) || g.check() != nil {
+		t.Errorf("rows 0, 1: %+v", g.Columns)
+	}
+	// inf is a number, but not a finite one: the column stays text.
+	if g := f.Subset([]int{0, 2}).Reinfer(); g.Columns[2].Kind != Categorical {
+		t.Errorf("rows 0, 2: c is %s", g.Columns[2].Kind)
+	}
+	if f.Columns[2].Kind != Categorical {
+		t.Errorf("Reinfer changed its receiver")
+	}
+}

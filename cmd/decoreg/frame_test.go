@@ -229,3 +229,37 @@ func TestTrainMixedStdin(t *testing.T) {
 		t.Errorf("predict from stdin: %d rows, stderr %q", len(rows), errs)
 	}
 }
+
+// TestTrainMaskKinds: a column's kind is decided by the training rows: text
+// in a test row of --test-mask does not make it categorical.
+func TestTrainMaskKinds(t *testing.T) {
+	dir := t.TempDir()
+	var d, m strings.Builder
+	d.WriteString("x,c,y\n")
+	m.WriteString("split0\n")
+	for i := range 40 {
+		x := fmt.Sprint(i % 9)
+		if i == 5 {
+			x = "unknown" // a test row
+		}
+		fmt.Fprintf(&d, "%s,%c,%d\n", x, 'a'+i%3, i)
+		fmt.Fprintf(&m, "%d\n", map[bool]int{true: 1}[i%8 == 5])
+	}
+	dp, mp := filepath.Join(dir, "d.csv"), filepath.Join(dir, "mask.csv")
+	os.WriteFile(dp, []byte(d.String()), 0o644)
+	os.WriteFile(mp, []byte(m.String()), 0o644)
+	model := filepath.Join(dir, "m.model")
+	mustCLI(t, "train", "--data", dp, "--test-mask", mp, "--split", "0", "--head", "mdn", "--epochs", "1", "--quiet", "--out", model)
+	lm, err := decoreg.Load(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := lm.Schema(); s.Columns[0].Kind != data.Numeric || s.Columns[1].Kind != data.Categorical {
+		t.Errorf("kinds %s, %s; want numeric, categorical", s.Columns[0].Kind, s.Columns[1].Kind)
+	}
+	// Evaluating the test rows names the text cell.
+	code, _, errs := cli(t, "eval", "--model", model, "--data", dp, "--test-mask", mp, "--split", "0")
+	if code != 2 || !strings.Contains(errs, "d.csv: line 7, column 1") || !strings.Contains(errs, `"unknown"`) {
+		t.Errorf("eval: exit %d, %q", code, errs)
+	}
+}

@@ -342,7 +342,8 @@ func runTrain(cmd *Command, args []string) error {
 		return err
 	}
 	if len(idx) < fr.Rows {
-		fr = fr.Subset(idx)
+		// A column is categorical if a training row has text in it.
+		fr = fr.Subset(idx).Reinfer()
 	}
 
 	// Training.
