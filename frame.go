@@ -17,7 +17,10 @@ import (
 // cell; categorical columns one-hot encoded, at most data.DefaultMaxLevels
 // levels unless WithMaxLevels says otherwise), saves it with the model, and
 // trains as FitFlat on the encoded features. Rows whose target is missing
-// are left out (counted in TrainInfo.SkippedRows).
+// are left out (counted in TrainInfo.SkippedRows). Each column's kind is
+// f's: a program may make a column of numbers categorical (set its Kind
+// and Str); for training rows selected from a larger table, Frame.Reinfer
+// gives the kinds of those rows alone.
 //
 // The target must be numeric: a cell that is not a number is an error
 // naming it (its file, line and column). A *DataError from training names
