@@ -386,3 +386,23 @@ func TestLoadChecksSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestSaveChecksSchemaNames: names that do not fit the schema are refused
+// at Save, as Load would refuse them.
+func TestSaveChecksSchemaNames(t *testing.T) {
+	m, err := FitFrame(context.Background(), readMixed(t), "price", mixedConfig(HeadMDN))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := m.Names()
+	m.SetNames(names, "city")
+	if err := m.Save(filepath.Join(t.TempDir(), "m.model")); err == nil {
+		t.Errorf("a target among the schema's columns saved")
+	}
+	names = slices.Clone(names)
+	names[0] = "surface"
+	m.SetNames(names, "price")
+	if err := m.Save(filepath.Join(t.TempDir(), "m.model")); err == nil {
+		t.Errorf("renamed features saved")
+	}
+}

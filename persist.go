@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"decoreg/data"
 	"decoreg/internal/modelfile"
@@ -65,6 +67,9 @@ func (m *Model) encodeHeader() ([]byte, error) {
 	}
 	if err := checkNames(m.features, m.target, m.Features()); err != nil {
 		return nil, err
+	}
+	if m.schema != nil && (m.features != nil && !slices.Equal(m.features, m.schema.Names()) || slices.Contains(m.schema.ColumnNames(), m.target)) {
+		return nil, fmt.Errorf("decoreg: the names of SetNames do not fit the model's schema (features %s, target %q)", strings.Join(m.schema.Names(), ","), m.target)
 	}
 	h := fileHeader{Format: "decoreg-model", Config: m.cfg, XMean: m.xMean, XStd: m.xStd,
 		YMin: m.units.YMin, YMax: m.units.YMax, Names: m.features, Target: m.target, Info: m.info, Params: m.net.NumParams()}
