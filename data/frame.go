@@ -27,10 +27,12 @@ const (
 // empty cell is always missing.
 var DefaultNA = []string{"NA", "NaN", "?"}
 
-// Column is one column of a Frame. Str holds every cell's text, trimmed of
-// surrounding spaces ("" where missing); Num holds a numeric column's
-// values (0 where missing) and is nil for a categorical column. Missing
-// marks the missing cells. Each slice has Frame.Rows entries.
+// Column is one column of a Frame. Num holds a numeric column's values (0
+// where missing) and is nil for a categorical column; Str holds a
+// categorical column's cells' text, trimmed of surrounding spaces (""
+// where missing), and may be nil for a numeric column (ReadFrame leaves it
+// nil). Missing marks the missing cells. Each slice has Frame.Rows
+// entries.
 type Column struct {
 	Name    string
 	Kind    Kind
@@ -144,14 +146,20 @@ func (f *Frame) Subset(rows []int) *Frame {
 		}
 	}
 	for j, c := range f.Columns {
-		n := Column{Name: c.Name, Kind: c.Kind, Field: c.Field, Str: make([]string, len(rows)), Missing: make([]bool, len(rows))}
+		n := Column{Name: c.Name, Kind: c.Kind, Field: c.Field, Missing: make([]bool, len(rows))}
 		if c.Num != nil {
 			n.Num = make([]float64, len(rows))
 		}
+		if c.Str != nil {
+			n.Str = make([]string, len(rows))
+		}
 		for i, r := range rows {
-			n.Str[i], n.Missing[i] = c.Str[r], c.Missing[r]
+			n.Missing[i] = c.Missing[r]
 			if c.Num != nil {
 				n.Num[i] = c.Num[r]
+			}
+			if c.Str != nil {
+				n.Str[i] = c.Str[r]
 			}
 		}
 		s.Columns[j] = n
@@ -199,7 +207,8 @@ func (f *Frame) check() error {
 		return fmt.Errorf("data: frame has %d lines for %d rows", len(f.Lines), f.Rows)
 	}
 	for _, c := range f.Columns {
-		if len(c.Str) != f.Rows || len(c.Missing) != f.Rows || c.Kind == Numeric && len(c.Num) != f.Rows {
+		if len(c.Missing) != f.Rows || c.Str != nil && len(c.Str) != f.Rows || c.Num != nil && len(c.Num) != f.Rows ||
+			c.Kind == Numeric && c.Num == nil || c.Kind == Categorical && c.Str == nil {
 			return fmt.Errorf("data: frame column %q has %d texts, %d values and %d missing flags for %d rows", c.Name, len(c.Str), len(c.Num), len(c.Missing), f.Rows)
 		}
 		if c.Kind != Numeric && c.Kind != Categorical {
@@ -233,7 +242,11 @@ func (f *Frame) NotNumeric(j int) error {
 		if c.Missing[i] {
 			continue
 		}
-		if _, err := parseNumber(c.Str[i]); err != nil {
+		if c.Kind == Numeric {
+			if v := c.Num[i]; !finite(v) {
+				return f.cellErr(c, i, fmt.Errorf("%w: %v", ErrNonFinite, v))
+			}
+		} else if _, err := parseNumber(c.Str[i]); err != nil {
 			return f.cellErr(c, i, err)
 		}
 	}
@@ -352,6 +365,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 				c.Num[i], _ = strconv.ParseFloat(s, 64)
 			}
 		}
+		c.Str = nil // the numbers say it all
 	}
 	return f, nil
 }

@@ -298,3 +298,33 @@ func TestReinfer(t *testing.T) {
 		t.Errorf("Reinfer changed its receiver")
 	}
 }
+
+// TestEncodeNumbersAsLevels: a categorical column of the schema read as
+// numbers (no FrameOptions.Kinds) is matched by the numbers' shortest
+// text; read with the schema's kinds, by the file's text.
+func TestEncodeNumbersAsLevels(t *testing.T) {
+	s := &Schema{Columns: []ColumnSchema{{Name: "k", Kind: Categorical, Levels: []string{"1.5", "2", "x"}}}}
+	p := writeFile(t, "k\n1.50\n2\n7\n")
+	f, err := ReadFrame(p, FrameOptions{})
+	if err != nil || f.Columns[0].Kind != Numeric || f.Columns[0].Str != nil {
+		t.Fatalf("%v %+v", err, f.Columns)
+	}
+	e, err := s.Encode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(e.X, []float64{1, 0, 0, 0, 1, 0, 0, 0, 0}) || len(e.Warnings) != 1 || e.Warnings[0].Unseen != 1 {
+		t.Errorf("as numbers: %v %+v", e.X, e.Warnings)
+	}
+	f, err = ReadFrame(p, FrameOptions{Kinds: s.Kinds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err = s.Encode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(e.X, []float64{0, 0, 0, 0, 1, 0, 0, 0, 0}) || e.Warnings[0].Unseen != 2 || !slices.Equal(e.Warnings[0].Levels, []string{"1.50", "7"}) {
+		t.Errorf("as text: %v %+v", e.X, e.Warnings)
+	}
+}

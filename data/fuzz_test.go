@@ -191,7 +191,7 @@ func checkFrame(t *testing.T, f *Frame, path string) {
 	}
 	for _, c := range f.Columns {
 		for i := range f.Rows {
-			if c.Missing[i] && c.Str[i] != "" {
+			if c.Missing[i] && c.Str != nil && c.Str[i] != "" {
 				t.Fatalf("column %q row %d: missing but %q", c.Name, i, c.Str[i])
 			}
 			if c.Kind == Numeric && (math.IsNaN(c.Num[i]) || math.IsInf(c.Num[i], 0)) {

@@ -311,7 +311,10 @@ func (w Warning) String() string {
 }
 
 // Encode encodes the columns of f named by the schema (matched by name;
-// f's other columns are ignored) into the model's features. A column f
+// f's other columns are ignored) into the model's features. A categorical
+// column of the schema that f holds as numbers without their text is
+// matched by the numbers' shortest text ("1.5", not "1.50"): read the
+// frame with FrameOptions.Kinds set to Schema.Kinds to keep a file's text. A column f
 // lacks is an error wrapping ErrNoColumn; a cell of a numeric column that
 // is not a finite number is an error naming it (its file, line and column
 // for a frame read from a file).
@@ -373,8 +376,15 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 			for l, v := range cs.Levels {
 				index[v] = l
 			}
+			text := c.Str
+			if text == nil { // a numeric column: its numbers' shortest text
+				text = make([]string, f.Rows)
+				for i, v := range c.Num {
+					text[i] = strconv.FormatFloat(v, 'g', -1, 64)
+				}
+			}
 			for i := range f.Rows {
-				switch l, ok := index[c.Str[i]]; {
+				switch l, ok := index[text[i]]; {
 				case c.Missing[i] && cs.Missing:
 					e.X[i*w+off+len(cs.Levels)] = 1
 				case c.Missing[i]:
@@ -383,8 +393,8 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 					e.X[i*w+off+l] = 1
 				default:
 					warn.Unseen++
-					if len(warn.Levels) < 5 && !slices.Contains(warn.Levels, c.Str[i]) {
-						warn.Levels = append(warn.Levels, c.Str[i])
+					if len(warn.Levels) < 5 && !slices.Contains(warn.Levels, text[i]) {
+						warn.Levels = append(warn.Levels, text[i])
 					}
 				}
 			}
