@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -299,10 +298,32 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 		}
 		f.Columns[j] = Column{Name: n, Field: k, Kind: kind}
 	}
-	// Per column: whether a cell is not a number, and the first cell that
-	// is a non-finite number (an error if the column turns out numeric).
+	// Numbers are kept as numbers, and text only for the columns that
+	// turn out categorical: a column that meets its first text cell at row
+	// r (textFrom[j] = r) gets the text of its rows before r from a second
+	// pass over the file. Categorical cells are interned per column.
+	// nonFinite is a column's first non-finite number, an error if the
+	// column stays numeric.
 	text := make([]bool, len(names))
+	textFrom := make([]int, len(names))
 	nonFinite := make([]error, len(names))
+	interned := make([]map[string]string, len(names))
+	intern := func(j int, s string) string {
+		if v, ok := interned[j][s]; ok {
+			return v
+		}
+		v := strings.Clone(s)
+		if interned[j] == nil {
+			interned[j] = map[string]string{}
+		}
+		if len(interned[j]) < 1<<16 {
+			interned[j][v] = v
+		}
+		return v
+	}
+	for j := range f.Columns {
+		text[j] = f.Columns[j].Kind == Categorical
+	}
 	for {
 		rec, err := t.next()
 		if err == io.EOF {
@@ -322,8 +343,16 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 			miss := isNA[s]
 			if miss {
 				s = ""
-			} else if c.Kind != Categorical && !text[j] {
-				if _, err := parseNumber(s); err != nil {
+			}
+			c.Missing = append(c.Missing, miss)
+			if text[j] {
+				c.Str = append(c.Str, intern(j, s))
+				continue
+			}
+			v := 0.0
+			if !miss {
+				x, err := parseNumber(s)
+				if err != nil {
 					perr := &ParseError{Path: t.path, Line: t.line(c.Field), Column: c.Field + 1, Err: fmt.Errorf("%w in column %q", err, c.Name)}
 					switch {
 					case c.Kind == Numeric:
@@ -332,13 +361,16 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 						if nonFinite[j] == nil {
 							nonFinite[j] = perr
 						}
-					default:
-						text[j] = true
+					default: // text: the column is categorical
+						text[j], textFrom[j] = true, f.Rows
+						c.Num = nil
+						c.Str = append(make([]string, f.Rows, f.Rows+1), intern(j, s))
+						continue
 					}
 				}
+				v = x
 			}
-			c.Str = append(c.Str, s)
-			c.Missing = append(c.Missing, miss)
+			c.Num = append(c.Num, v)
 		}
 		f.Rows++
 	}
@@ -347,27 +379,57 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 	}
 	for j := range f.Columns {
 		c := &f.Columns[j]
-		if c.Kind == "" {
-			c.Kind = Numeric
-			if text[j] {
-				c.Kind = Categorical
-			}
-		}
-		if c.Kind != Numeric {
+		if text[j] {
+			c.Kind = Categorical
 			continue
 		}
+		c.Kind = Numeric
 		if nonFinite[j] != nil {
 			return nil, nonFinite[j]
 		}
-		c.Num = make([]float64, f.Rows)
-		for i, s := range c.Str {
-			if !c.Missing[i] {
-				c.Num[i], _ = strconv.ParseFloat(s, 64)
-			}
+	}
+	if slices.ContainsFunc(textFrom, func(r int) bool { return r > 0 }) {
+		if err := f.earlyText(t, textFrom, isNA, intern); err != nil {
+			return nil, err
 		}
-		c.Str = nil // the numbers say it all
 	}
 	return f, nil
+}
+
+// earlyText reads the file of t again for the text of the rows before
+// textFrom[j] of each column j (those rows held numbers or nothing).
+func (f *Frame) earlyText(t *table, textFrom []int, isNA map[string]bool, intern func(int, string) string) error {
+	t2, err := openTable(t.path)
+	if err != nil {
+		return err
+	}
+	defer t2.close()
+	changed := &ParseError{Path: t.path, Err: errors.New("the file changed while it was read")}
+	if !slices.Equal(t2.header, t.header) {
+		return changed
+	}
+	last := slices.Max(textFrom)
+	for i := 0; i < last; i++ {
+		rec, err := t2.next()
+		if err == io.EOF || err == nil && len(rec) != len(t.header) {
+			return changed
+		}
+		if err != nil {
+			return err
+		}
+		for j := range f.Columns {
+			if i >= textFrom[j] {
+				continue
+			}
+			c := &f.Columns[j]
+			s := strings.TrimSpace(rec[c.Field])
+			if isNA[s] {
+				s = ""
+			}
+			c.Str[i] = intern(j, s)
+		}
+	}
+	return nil
 }
 
 // finite reports whether v is a finite number.
