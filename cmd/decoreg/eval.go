@@ -70,10 +70,11 @@ error, and the target is the column of the model's target name unless
 and missing cells as 'decoreg help train' describes, with the model's --na
 markers: levels not seen in training and missing cells in columns that had
 none are encoded without their own feature and counted in a warning on
-standard error, and rows whose target is missing are skipped. A model trained through the library (decoreg.Fit)
-has no names: the file must hold its features in the model's order and the
-target last (or --target), and a warning on standard error says that
-columns are matched by position, which cannot catch reordered columns.
+standard error, and rows whose target is missing are skipped (and
+counted). A model trained through the library (decoreg.Fit) has no
+names: the file must hold its features in the model's order and the target
+last (or --target), and a warning on standard error says that columns are
+matched by position, which cannot catch reordered columns.
 
 With --test-mask FILE --split K only the test rows of split K are evaluated.
 
