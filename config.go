@@ -180,7 +180,15 @@ type Progress struct {
 type FitOption func(*fitOptions)
 
 type fitOptions struct {
-	progress func(Progress)
+	progress  func(Progress)
+	maxLevels int // FitFrame: 0 means data.DefaultMaxLevels
+}
+
+// WithMaxLevels sets the most levels FitFrame accepts in a categorical
+// column (default data.DefaultMaxLevels); a column with more is a
+// *data.LevelsError. Fit and FitFlat ignore it.
+func WithMaxLevels(n int) FitOption {
+	return func(o *fitOptions) { o.maxLevels = n }
 }
 
 // WithProgress makes Fit call f after every epoch.

@@ -12,6 +12,13 @@
 // and Score (R²). Models are saved to and loaded from versioned, checksummed
 // files.
 //
+// Tables as they come: FitFrame trains on a data.Frame (data.ReadFrame), whose
+// columns may be text (one-hot encoded, up to a level limit) and hold missing
+// cells (imputed, with missing indicators); the fitted data.Schema is saved
+// with the model, and PredictFrame, EvaluateFrame and EncodeFrame apply it.
+// For frames, a *DataError's Row and Column index the frame's rows and
+// columns.
+//
 // Four heads share the same encoder: the decoder head over any tokenization
 // of package vocab (the paper's model), and the baselines pointwise (MSE),
 // Riemann (histogram) and mixture density network. Every head returns the same

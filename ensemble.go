@@ -84,7 +84,7 @@ func (m *Model) Members() []*Model {
 	out := []*Model{&first}
 	for _, o := range m.others {
 		c := *o
-		c.temp = m.temp
+		c.temp, c.schema = m.temp, m.schema
 		out = append(out, &c)
 	}
 	return out

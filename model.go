@@ -44,6 +44,10 @@ type Model struct {
 	// model itself (see NewEnsemble); nil for a single model. The
 	// ensemble's temperature (temp) applies to every member.
 	others []*Model
+
+	// schema maps a data.Frame's columns to the features (FitFrame); nil
+	// for models fitted on numbers (Fit, FitFlat) and older model files.
+	schema *data.Schema
 }
 
 // TrainInfo describes how a model was trained.
@@ -64,13 +68,16 @@ type TrainInfo struct {
 	// Members is an ensemble's number of members (0 for a single model);
 	// the other fields are the first member's, but Seconds is the whole
 	// ensemble's.
-	Members int     `json:"members,omitempty"`
-	Stopped string  `json:"stopped"` // "early-stopping", "max-epochs" or "cancelled"
-	Seconds float64 `json:"seconds"` // wall time of Fit
-	Kernel  string  `json:"kernel"`  // GEMM kernel used
-	Threads int     `json:"threads"`
-	Version string  `json:"version"` // decoreg version that trained it
-	Created string  `json:"created"` // RFC 3339 time
+	Members int    `json:"members,omitempty"`
+	Stopped string `json:"stopped"` // "early-stopping", "max-epochs" or "cancelled"
+	// SkippedRows counts the rows FitFrame left out because their target
+	// was missing (not included in Rows).
+	SkippedRows int     `json:"skipped_rows,omitempty"`
+	Seconds     float64 `json:"seconds"` // wall time of Fit
+	Kernel      string  `json:"kernel"`  // GEMM kernel used
+	Threads     int     `json:"threads"`
+	Version     string  `json:"version"` // decoreg version that trained it
+	Created     string  `json:"created"` // RFC 3339 time
 	// Tune is the trial history of a model made by Tune.
 	Tune *TuneReport `json:"tune,omitempty"`
 }

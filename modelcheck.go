@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"decoreg/internal/modelfile"
 	"decoreg/vocab"
@@ -111,6 +112,21 @@ func checkModel(path string, h *fileHeader, cfg Config, tok vocab.Tokenizer, par
 	}
 	if k, dup := seen[h.Target]; dup && h.Target != "" {
 		return bad("target", "%q is also feature %d", h.Target, k)
+	}
+
+	if sc := h.Schema; sc != nil {
+		if err := sc.Check(); err != nil {
+			return bad("schema", "%v", err)
+		}
+		if w := sc.Width(); w != d {
+			return bad("schema", "encodes %d features, the model has %d", w, d)
+		}
+		if h.Names != nil && !slices.Equal(h.Names, sc.Names()) {
+			return bad("features", "the names differ from the schema's encoded features")
+		}
+		if slices.Contains(sc.ColumnNames(), h.Target) {
+			return bad("target", "%q is also a column of the schema", h.Target)
+		}
 	}
 
 	if h.Params != len(params) {

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
+	"decoreg/data"
 	"decoreg/internal/modelfile"
 )
 
@@ -32,6 +35,12 @@ type fileHeader struct {
 	// the file, in this order. A member's own temperature is absent: the
 	// ensemble's applies to all.
 	Members []fileHeader `json:"members,omitempty"`
+	// Schema is the column transform of a model fitted on a data.Frame
+	// (FitFrame, 'decoreg train'): the original columns, their kinds,
+	// levels, medians and missing indicators. Absent for models fitted on
+	// numbers and for files written before it existed, which behave as
+	// before.
+	Schema *data.Schema `json:"schema,omitempty"`
 }
 
 // Save writes the model to path (see package modelfile for the format):
@@ -77,10 +86,14 @@ func (m *Model) encodeHeader() ([]byte, error) {
 	if err := checkNames(m.features, m.target, m.Features()); err != nil {
 		return nil, err
 	}
+	if m.schema != nil && (m.features != nil && !slices.Equal(m.features, m.schema.Names()) || slices.Contains(m.schema.ColumnNames(), m.target)) {
+		return nil, fmt.Errorf("decoreg: the names of SetNames do not fit the model's schema (features %s, target %q)", strings.Join(m.schema.Names(), ","), m.target)
+	}
 	h := m.header()
 	if m.scaled() {
 		h.Temperature = m.temp
 	}
+	h.Schema = m.schema
 	for _, o := range m.others {
 		h.Members = append(h.Members, o.header())
 	}
@@ -176,6 +189,7 @@ func loadMember(path string, h *fileHeader, params []float32) (*Model, error) {
 	m.info, m.features, m.target = h.Info, h.Names, h.Target
 	m.temp = h.Temperature
 	m.xKnots = h.XQuantiles
+	m.schema = h.Schema
 	if m.net.NumParams() != len(params) || h.Params != len(params) {
 		return nil, fmt.Errorf("%s: %w: the architecture has %d parameters, the file %d", path, modelfile.ErrNotModel, m.net.NumParams(), len(params))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"decoreg/data"
 	"decoreg/dist"
 	"decoreg/internal/head"
 	"decoreg/internal/jsonfloat"
@@ -47,6 +48,10 @@ type Prediction struct {
 	Levels             []float64   // the quantile levels
 	Quantiles          [][]float64 // [len(Levels)][rows]
 	Dist               []dist.Distribution
+	// Warnings are PredictFrame's notes on cells encoded without their
+	// own feature (levels not seen in training, missing cells in columns
+	// that had none); nil from Predict and PredictFlat.
+	Warnings []data.Warning
 }
 
 // Dist returns the predictive distribution of one input x (len Features()).
@@ -274,6 +279,11 @@ type Eval struct {
 	KendallTau float64 `json:"kendall_tau"`
 	Clipped    int     `json:"clipped"` // targets outside the training range (clipped to it for the NLL)
 	Point      string  `json:"point"`   // the point estimate used for MSE and tau
+	// Skipped counts the rows EvaluateFrame left out for a missing target
+	// (not in N).
+	Skipped int `json:"skipped_rows,omitempty"`
+	// Warnings are EvaluateFrame's encoding notes (see Prediction).
+	Warnings []data.Warning `json:"-"`
 }
 
 // evalJSON is Eval's JSON form: its float fields shadow Eval's.

@@ -15,6 +15,16 @@
 // infinities are rejected, as are values that overflow float64. The target
 // is the last column unless ReadOptions.Target names another one.
 //
+// ReadCSV and ReadFeatures read numbers only. ReadFrame reads a table as
+// it comes into a Frame: each column numeric or categorical (text), with
+// its missing cells (empty, or one of FrameOptions.NA, by default
+// DefaultNA) marked. A Schema, fitted to a frame's feature columns by
+// FitSchema and saved with a model, encodes frames as numbers: numeric
+// columns with missing cells imputed by the training median (plus a
+// "NAME:missing" indicator for columns that had missing cells), categorical
+// columns one-hot ("NAME=LEVEL", at most DefaultMaxLevels levels unless
+// SchemaOptions.MaxLevels says otherwise; more is a *LevelsError).
+//
 // Mask files (the UCI benchmark's test_mask.csv.gz) have the header
 // split0,...,split{k-1} and one 0/1 value per split and row; row r is a test
 // row of split k iff its column k is 1.

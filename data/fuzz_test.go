@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -113,6 +114,89 @@ func checkWellFormed(t *testing.T, what string, d *Dataset, path string, wantY b
 	for j := range d.Rows {
 		if len(d.Row(j)) != d.Cols {
 			t.Fatalf("%s: row %d has %d values", what, j, len(d.Row(j)))
+		}
+	}
+}
+
+// FuzzReadFrame reads any file contents, plain or gzipped, as a Frame
+// (kinds inferred, then fixed as a schema would fix them, with fuzzed
+// missing markers), fits a schema to it and encodes it: none may panic,
+// every error names the file, a frame is well formed (sizes agree, numeric
+// values finite), and the encoding has the schema's width and finite
+// values.
+func FuzzReadFrame(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s), false, "NA,?")
+	}
+	f.Add([]byte(frameSeed), false, "NA,NaN,?")
+	f.Add([]byte(frameSeed), true, "")
+	f.Add([]byte("a,b\n1,x\n,y\n?,\ninf,z\n"), false, "?")
+	f.Fuzz(func(t *testing.T, content []byte, gz bool, na string) {
+		if gz {
+			content = gzipBytes(t, string(content))
+		}
+		path := filepath.Join(t.TempDir(), "in.csv")
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		markers := strings.Split(na, ",")
+		fr, err := ReadFrame(path, FrameOptions{NA: markers})
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Fatalf("ReadFrame: error does not name the file: %v", err)
+			}
+			return
+		}
+		checkFrame(t, fr, path)
+		s, err := FitSchema(fr, SchemaOptions{MaxLevels: MaxMaxLevels})
+		if err != nil {
+			// Names a model file cannot keep: not UTF-8, or encoded names
+			// that collide ("a=b" and a column "a=b").
+			if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "UTF-8") && !strings.Contains(err.Error(), "encoded features") {
+				t.Fatalf("FitSchema: %v", err)
+			}
+			return
+		}
+		e, err := s.Encode(fr)
+		if err != nil {
+			t.Fatalf("Encode of the training frame: %v", err)
+		}
+		if e.Rows != fr.Rows || e.Cols != s.Width() || len(e.X) != e.Rows*e.Cols || len(e.Names) != e.Cols || len(e.Warnings) != 0 {
+			t.Fatalf("Encode: %d rows, %d cols, %d values, %d names, warnings %v", e.Rows, e.Cols, len(e.X), len(e.Names), e.Warnings)
+		}
+		for i, v := range e.X {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("Encode: X[%d] = %v", i, v)
+			}
+		}
+		// Read again as the schema reads prediction inputs.
+		fr2, err := ReadFrame(path, FrameOptions{NA: s.NA, Kinds: s.Kinds(), Columns: s.ColumnNames()})
+		if err != nil {
+			t.Fatalf("ReadFrame with the schema's kinds: %v", err)
+		}
+		e2, err := s.Encode(fr2)
+		if err != nil || !slices.Equal(e.X, e2.X) {
+			t.Fatalf("Encode with the schema's kinds: %v", err)
+		}
+	})
+}
+
+const frameSeed = "age, sex ,city,y\n31,M,Lyon,10\nNA, F,Paris,11\n45,F, ,\n?,M,inf,13\n"
+
+// checkFrame checks the invariants of a Frame that ReadFrame returned.
+func checkFrame(t *testing.T, f *Frame, path string) {
+	t.Helper()
+	if f.Rows < 1 || len(f.Columns) < 1 || len(f.Lines) != f.Rows || f.Path != path || f.check() != nil {
+		t.Fatalf("ReadFrame: %d rows, %d columns, %d lines, path %q: %v", f.Rows, len(f.Columns), len(f.Lines), f.Path, f.check())
+	}
+	for _, c := range f.Columns {
+		for i := range f.Rows {
+			if c.Missing[i] && c.Str != nil && c.Str[i] != "" {
+				t.Fatalf("column %q row %d: missing but %q", c.Name, i, c.Str[i])
+			}
+			if c.Kind == Numeric && (math.IsNaN(c.Num[i]) || math.IsInf(c.Num[i], 0)) {
+				t.Fatalf("column %q row %d: %v", c.Name, i, c.Num[i])
+			}
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"decoreg"
+	"decoreg/data"
 	"decoreg/dist"
 	"decoreg/internal/jsonfloat"
 )
@@ -85,6 +86,10 @@ type DensitySpec struct {
 type Response struct {
 	Model       string       `json:"model"`
 	Predictions []Prediction `json:"predictions"`
+	// Warnings note inputs of a model with a schema that were encoded
+	// without their own feature: levels not seen in training, and null
+	// values of columns that had no missing value in training.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Prediction is the answer for one row; outputs not asked for are absent.
@@ -179,6 +184,7 @@ type query struct {
 	n      int // samples per row
 	seed   uint64
 	dens   DensitySpec // N set, Lo/Hi nil for the default range
+	warns  []string    // encoding warnings (models with a schema)
 }
 
 // badRequest is an error that is the client's fault (HTTP 400).
@@ -190,8 +196,9 @@ func badf(format string, a ...any) error { return &badRequest{fmt.Sprintf(format
 
 // model is what parseRequest needs to know of a model.
 type modelSpec struct {
-	features []string
+	features []string // the network's inputs (encoded, with a schema)
 	head     decoreg.Head
+	schema   *data.Schema // nil: rows are keyed by features, numbers only
 }
 
 // parseRequest decodes and validates a predict request's body for model
@@ -421,6 +428,9 @@ func jsonErr(err error) string {
 
 // rowsFrom fills q.x and q.rows from r.Rows or r.X.
 func (q *query) rowsFrom(r *Request, ms modelSpec, lim Limits) error {
+	if ms.schema != nil {
+		return q.rowsFromSchema(r, ms, lim)
+	}
 	d := len(ms.features)
 	switch {
 	case r.Rows != nil && r.X != nil:

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"decoreg"
+	"decoreg/data"
 )
 
 // browser returns the path of a Chromium or Chrome, or "".
@@ -148,5 +149,68 @@ func TestPageInBrowser(t *testing.T) {
 		if err := os.WriteFile(path, png, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestPageSchemaModel drives the page for a model with text columns: a
+// pasted row with a category and a null is sent as a string and a null,
+// and the page shows the model's mean for it.
+func TestPageSchemaModel(t *testing.T) {
+	exe := browser()
+	if exe == "" && os.Getenv("DECOREG_REQUIRE_BROWSER") != "" {
+		t.Fatal("DECOREG_REQUIRE_BROWSER is set but no Chromium is installed")
+	}
+	if exe == "" {
+		t.Skip("no Chromium installed (apt-get install chromium, or set DECOREG_CHROMIUM)")
+	}
+	f, err := data.ReadFrame("../testdata/mixed.csv", data.FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := decoreg.FitFrame(context.Background(), f, "price", decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 16, MaxEpochs: 2, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, m, Options{})
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.UserDataDir(t.TempDir()))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelA()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
+	defer cancelT()
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-state="ready"]`)),
+		chromedp.SetValue(chromedp.ID("paste"), `{"area":80,"rooms":3,"city":"Paris","heating":"gas","garden":"yes","year":null}`),
+		chromedp.Click(chromedp.ID("fill")),
+		chromedp.Click(chromedp.ID("predict")),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-state="drawn"]`)),
+	)
+	if err != nil {
+		errText, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID("error")))
+		t.Fatalf("%v (page error %q)", err, errText)
+	}
+	r, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("#s-mean"), "data-value"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := func(name string, kind data.Kind, s string, v float64) data.Column {
+		c := data.Column{Name: name, Kind: kind, Field: -1, Str: []string{s}, Missing: []bool{s == ""}}
+		if kind == data.Numeric {
+			c.Num = []float64{v}
+		}
+		return c
+	}
+	g := &data.Frame{Rows: 1, Columns: []data.Column{col("area", data.Numeric, "80", 80), col("rooms", data.Numeric, "3", 3),
+		col("city", data.Categorical, "Paris", 0), col("heating", data.Categorical, "gas", 0), col("garden", data.Categorical, "yes", 0),
+		col("year", data.Numeric, "", 0)}}
+	want, err := m.PredictFrame(g, decoreg.PredictOptions{Outputs: decoreg.OutMean})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := strconv.ParseFloat(r.Value, 64); err != nil || v != want.Mean[0] {
+		t.Errorf("the page shows mean %q, the model's is %v", r.Value, want.Mean[0])
 	}
 }

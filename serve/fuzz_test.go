@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"decoreg"
+	"decoreg/data"
 )
 
 // FuzzParseRequest: the request decoder never panics; what it accepts is
@@ -62,6 +63,46 @@ func FuzzParseRequest(f *testing.F) {
 		}
 		if q.want[outDensity] && (q.dens.N < 2 || q.dens.N*q.rows > lim.MaxDensity || ms.head == decoreg.HeadPointwise) {
 			t.Fatalf("density %+v for %d rows", q.dens, q.rows)
+		}
+	})
+}
+
+// FuzzParseRequestSchema: the same for a model with a schema (a numeric
+// column with a missing indicator and a categorical one): rows of strings,
+// numbers and nulls never panic, and what is accepted is encoded to the
+// schema's width with finite values.
+func FuzzParseRequestSchema(f *testing.F) {
+	for _, s := range []string{
+		`{"rows":[{"a":1,"c":"x"}]}`,
+		`{"rows":[{"a":null,"c":null},{"a":2.5,"c":"z"}]}`,
+		`{"x":[[1,"y"],[null,""]],"outputs":["mean"]}`,
+		`{"x":[[1,7]]}`, `{"rows":[{"a":"1","c":"x"}]}`, `{"rows":[{"a":1,"c":"NA"}]}`,
+		`{"rows":[{"a":1,"c":"\u00ff\ud800"}]}`, `{"rows":[{"a":1}]}`, `{"x":[[1,{}]]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	sc := &data.Schema{Columns: []data.ColumnSchema{
+		{Name: "a", Kind: data.Numeric, Median: 2, Missing: true},
+		{Name: "c", Kind: data.Categorical, Levels: []string{"x", "y"}},
+	}}
+	lim := Limits{MaxRows: 50, MaxSamples: 500, MaxQuantiles: 20, MaxDensity: 500, MaxValues: 3000}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		ms := modelSpec{features: sc.Names(), head: decoreg.HeadMDN, schema: sc}
+		q, err := parseRequest(body, ms, lim)
+		if err != nil {
+			var br *badRequest
+			if !errors.As(err, &br) || br.msg == "" {
+				t.Fatalf("error %v (%T) is not a bad request", err, err)
+			}
+			return
+		}
+		if q.rows < 1 || q.rows > lim.MaxRows || len(q.x) != q.rows*sc.Width() {
+			t.Fatalf("%d rows, %d values", q.rows, len(q.x))
+		}
+		for _, v := range q.x {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("non-finite feature %v accepted", v)
+			}
 		}
 	})
 }

@@ -11,27 +11,42 @@ import (
 	"time"
 
 	"decoreg"
+	"decoreg/data"
 )
 
 // ModelInfo describes a served model (GET /v1/models).
 type ModelInfo struct {
-	Name         string     `json:"name"`
-	Head         string     `json:"head"`
-	Tokenization string     `json:"tokenization,omitempty"` // decoder heads: the vocab spec
-	Features     []Feature  `json:"features"`
-	Target       string     `json:"target,omitempty"`
-	Created      string     `json:"created,omitempty"` // when it was trained (RFC 3339)
-	Params       int        `json:"params"`
-	File         string     `json:"file"`
-	Loaded       string     `json:"loaded"`      // when the server loaded it (RFC 3339)
-	YRange       [2]float64 `json:"y_range"`     // the training targets' range
-	Temperature  float64    `json:"temperature"` // calibration temperature (1: none)
+	Name         string    `json:"name"`
+	Head         string    `json:"head"`
+	Tokenization string    `json:"tokenization,omitempty"` // decoder heads: the vocab spec
+	Features     []Feature `json:"features"`
+	// EncodedFeatures are the network's inputs of a model with a schema
+	// (trained by 'decoreg train' or decoreg.FitFrame): "NAME" for a
+	// numeric column, "NAME=LEVEL" per level of a categorical one,
+	// "NAME:missing" for a missing indicator.
+	EncodedFeatures []string   `json:"encoded_features,omitempty"`
+	Target          string     `json:"target,omitempty"`
+	Created         string     `json:"created,omitempty"` // when it was trained (RFC 3339)
+	Params          int        `json:"params"`
+	File            string     `json:"file"`
+	Loaded          string     `json:"loaded"`      // when the server loaded it (RFC 3339)
+	YRange          [2]float64 `json:"y_range"`     // the training targets' range
+	Temperature     float64    `json:"temperature"` // calibration temperature (1: none)
 }
 
-// Feature is one input of a model.
+// Feature is one input column of a model.
 type Feature struct {
 	Name string `json:"name"`
-	Type string `json:"type"` // "number"
+	// Type is "number" or, for a model with a schema, "category": a text
+	// column, given as a JSON string (or a number, read as its text).
+	Type string `json:"type"`
+	// Levels are a category's levels seen in training; others are
+	// accepted and encoded as no level (the answer warns).
+	Levels []string `json:"levels,omitempty"`
+	// Missing says that the model learnt from missing values of the
+	// column (it has a missing indicator); null is accepted for every
+	// column of a model with a schema.
+	Missing bool `json:"missing,omitempty"`
 }
 
 // entry is one loaded model with its batcher.
@@ -147,11 +162,24 @@ func (r *registry) load(name, path string) (*entry, error) {
 	if cfg.Head == decoreg.HeadDecoder {
 		info.Tokenization = cfg.Vocab
 	}
-	for _, f := range feats {
-		info.Features = append(info.Features, Feature{Name: f, Type: "number"})
+	spec := modelSpec{features: feats, head: cfg.Head}
+	if sc := m.Schema(); sc != nil {
+		spec.schema = sc
+		info.EncodedFeatures = feats
+		for _, c := range sc.Columns {
+			f := Feature{Name: c.Name, Type: "number", Levels: c.Levels, Missing: c.Missing}
+			if c.Kind == data.Categorical {
+				f.Type = "category"
+			}
+			info.Features = append(info.Features, f)
+		}
+	} else {
+		for _, f := range feats {
+			info.Features = append(info.Features, Feature{Name: f, Type: "number"})
+		}
 	}
 	return &entry{
-		info: info, model: m, spec: modelSpec{features: feats, head: cfg.Head},
+		info: info, model: m, spec: spec,
 		b: newBatcher(m, r.opts, r.obs), stamp: fileStamp{fi},
 	}, nil
 }

@@ -299,7 +299,7 @@ func TestEndpoints(t *testing.T) {
 	}
 	mi := list.Models[0]
 	if mi.Name != "m" || mi.Head != "decoder" || mi.Tokenization != "normalized:base=4,length=4" || len(mi.Features) != 2 ||
-		mi.Features[1] != (Feature{"b", "number"}) || mi.Target != "y" || mi.Created == "" {
+		mi.Features[1].Name != "b" || mi.Features[1].Type != "number" || mi.Features[1].Levels != nil || mi.Target != "y" || mi.Created == "" {
 		t.Errorf("model info %+v", mi)
 	}
 	if code, b := get("/healthz"); code != 200 || !strings.Contains(b, "ok") {

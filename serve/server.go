@@ -393,7 +393,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 			return writeError(w, http.StatusBadRequest, err.Error())
 		}
 	}
-	return writeJSON(w, http.StatusOK, Response{Model: name, Predictions: j.preds})
+	return writeJSON(w, http.StatusOK, Response{Model: name, Predictions: j.preds, Warnings: j.q.warns})
 }
 
 func (s *Server) noModel(w http.ResponseWriter, name string) int {

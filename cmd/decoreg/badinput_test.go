@@ -63,8 +63,17 @@ func TestBadInput(t *testing.T) {
 		{"train/empty file", train(fx + "empty.csv"), []string{"empty.csv", "empty file"}},
 		{"train/header only", train(fx + "header_only.csv"), []string{"header_only.csv", "no data rows"}},
 		{"train/ragged row", train(fx + "ragged.csv"), []string{"ragged.csv", "line 4", "wrong number of fields"}},
-		{"train/non-numeric cell", train(fx + "nonnumeric.csv"), []string{"nonnumeric.csv", "line 3, column 2", `"abc"`}},
-		{"train/NaN feature", train(fx + "nan_feature.csv"), []string{"nan_feature.csv", "line 3, column 1", "NaN"}},
+		// A text cell makes a feature categorical, but a target must be numeric.
+		{"train/non-numeric target", train(fx+"nonnumeric.csv", "--target", "x1"), []string{"nonnumeric.csv", "line 3, column 2", `"abc"`}},
+		// NaN is missing by default; without it among --na it is a non-finite number.
+		{"train/NaN feature", train(fx+"nan_feature.csv", "--na", ""), []string{"nan_feature.csv", "line 3, column 1", "NaN"}},
+		{"train/bad max levels", train(small, "--max-levels", "0"), []string{"--max-levels"}},
+		{"train/unknown drop", train(small, "--drop", "x9"), []string{"--drop", `"x9"`}},
+		{"train/unknown feature", train(small, "--features", "x0,x9"), []string{"--features", `"x9"`}},
+		{"train/target as feature", train(small, "--features", "x0,y"), []string{"--features", `"y"`, "target"}},
+		{"train/drop the target", train(small, "--drop", "y"), []string{"--drop", `"y"`, "target"}},
+		{"train/drop and features", train(small, "--drop", "x0", "--features", "x1"), []string{"--features", "--drop"}},
+		{"train/unknown target", train(small, "--target", "z"), []string{"small.csv", `"z"`}},
 		{"train/Inf target", train(fx + "inf_target.csv"), []string{"inf_target.csv", "line 5, column 3", "Inf"}},
 		{"train/NaN target", train(fx + "nan_target.csv"), []string{"nan_target.csv", "line 3, column 3", `"nan"`}},
 		{"train/Inf feature", train(fx + "inf_feature.csv"), []string{"inf_feature.csv", "line 3, column 2", "Inf"}},
@@ -155,7 +164,6 @@ func TestBadInput(t *testing.T) {
 		{"eval/header only", eval(dec, fx+"header_only.csv"), []string{"header_only.csv", "no data rows"}},
 		{"eval/ragged", eval(dec, fx+"ragged.csv"), []string{"ragged.csv", "line 4"}},
 		{"eval/non-numeric", eval(dec, fx+"nonnumeric.csv"), []string{"nonnumeric.csv", "line 3, column 2"}},
-		{"eval/NaN feature", eval(dec, fx+"nan_feature.csv"), []string{"nan_feature.csv", "line 3, column 1"}},
 		{"eval/NaN target", eval(dec, fx+"nan_target.csv"), []string{"nan_target.csv", "line 3, column 3"}},
 		{"eval/Inf feature", eval(dec, fx+"inf_feature.csv"), []string{"inf_feature.csv", "line 3, column 2"}},
 		{"eval/target is a feature", eval(dec, small, "--target", "x0"), []string{"--target", `"x0"`, "feature"}},
@@ -187,7 +195,8 @@ func TestBadInput(t *testing.T) {
 		{"sample/zero top-p", sample(dec, small, "--n", "2", "--top-p", "0"), []string{"--top-p"}},
 		{"sample/top-k for pointwise", sample(point, small, "--n", "2", "--top-k", "3"), []string{"--top-k", "pointwise"}},
 		{"sample/empty data", sample(dec, fx+"empty.csv", "--n", "2"), []string{"empty.csv"}},
-		{"sample/NaN feature", sample(dec, fx+"nan_feature.csv", "--n", "2"), []string{"nan_feature.csv", "line 3, column 1"}},
+		{"sample/Inf feature", sample(dec, fx+"inf_feature.csv", "--n", "2"), []string{"inf_feature.csv", "line 3, column 2"}},
+		{"sample/non-numeric feature", sample(dec, fx+"nonnumeric.csv", "--n", "2"), []string{"nonnumeric.csv", "line 3, column 2", `"abc"`}},
 		{"sample/mask row count", sample(dec, small, "--n", "2", "--test-mask", fx+"mask5.csv", "--split", "0"), []string{"mask5.csv"}},
 	}
 	for _, c := range cases {

@@ -281,7 +281,14 @@ const (
 //
 // Dataset.Y is nil when the target is not read. With targetOptional a
 // target column with blank cells (unlabelled rows) is not read.
+//
+// A model with a schema (trained by 'decoreg train') reads its original
+// columns by name and encodes them (readFrameForModel); Dataset.Names are
+// then the encoded features, and a missing target is NaN.
 func readForModel(name, path string, m *decoreg.Model, target string, use targetUse) (*data.Dataset, error) {
+	if s := m.Schema(); s != nil {
+		return readFrameForModel(name, path, m, s, target, use)
+	}
 	header, err := data.ReadHeader(path)
 	if err != nil {
 		return nil, inputErr(name, err)

@@ -19,6 +19,8 @@ var cmdEval = &Command{
 object on standard output:
 
 	n            the number of rows evaluated
+	skipped_rows rows left out because their target is missing (present
+	             when there are any; models trained by 'decoreg train')
 	nll          mean negative log-likelihood per unit of the original y
 	nll_u        the same per unit of u = (y - y_min)/(y_max - y_min), with
 	             the training range [y_min, y_max]: nll = nll_u + log(y_max - y_min)
@@ -64,10 +66,15 @@ FILE is CSV with a header (optionally gzipped). When the model recorded the
 names of its columns (models trained by 'decoreg train' do), columns are
 matched by name, other columns are ignored, a feature the file lacks is an
 error, and the target is the column of the model's target name unless
---target names another. A model trained through the library (decoreg.Fit)
-has no names: the file must hold its features in the model's order and the
-target last (or --target), and a warning on standard error says that
-columns are matched by position, which cannot catch reordered columns.
+--target names another. Such a model reads text (categorical) columns
+and missing cells as 'decoreg help train' describes, with the model's --na
+markers: levels not seen in training and missing cells in columns that had
+none are encoded without their own feature and counted in a warning on
+standard error, and rows whose target is missing are skipped (and
+counted). A model trained through the library (decoreg.Fit) has no
+names: the file must hold its features in the model's order and the target
+last (or --target), and a warning on standard error says that columns are
+matched by position, which cannot catch reordered columns.
 
 With --test-mask FILE --split K only the test rows of split K are evaluated.
 
@@ -151,10 +158,18 @@ func runEval(cmd *Command, args []string) error {
 		return err
 	}
 	d = subset(d, idx)
+	d, idx, skipped, err := labelled(name, d, idx)
+	if err != nil {
+		return err
+	}
+	if skipped > 0 {
+		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target is missing\n", name, nameSpools(d.Path), skipped)
+	}
 	e, err := m.Evaluate(d.X, d.Rows, d.Y, point)
 	if err != nil {
 		return dataErr(name, d, idx, err)
 	}
+	e.Skipped = skipped
 	c, err := m.Calibration(d.X, d.Rows, d.Y)
 	if err != nil {
 		return dataErr(name, d, idx, err)

@@ -33,8 +33,12 @@ optional: without it, or with blank cells in it (unlabelled rows), predict
 writes no logpdf. Values are written in the shortest form that reads back
 exactly; a target outside the support has logpdf -Inf.
 
-Input columns are matched as in 'decoreg eval': by the model's feature names
-when it has them (other columns ignored), else by position. With
+Input columns are matched as in 'decoreg eval': by the model's column names
+when it has them (other columns ignored), else by position. A model trained
+by 'decoreg train' reads text (categorical) columns and missing cells
+through its saved schema (see 'decoreg help train'); levels not seen in
+training and missing cells in columns that had none in training are
+counted in a warning on standard error. With
 --test-mask FILE --split K only the test rows of split K are predicted.
 
 ` + outDoc + `

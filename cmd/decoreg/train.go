@@ -32,11 +32,14 @@ var cmdTrain = &Command{
 	Long: `Train fits a regression model to the rows of a CSV file and saves it.
 
 FILE is CSV with a header line, optionally gzip-compressed; --data - reads
-it from standard input (as do eval, predict and sample). Every cell must be
-a finite number, and every column name valid UTF-8. The target is the last
-column, or the column named by --target (an empty --target is refused);
-every other column is a feature. The feature and target names are saved with
-the model, so that eval, predict and sample match columns by name.
+it from standard input (as do eval, predict and sample). Every column name
+must be valid UTF-8. The target is the last column, or the column named by
+--target (an empty --target is refused); its cells must be numbers (or
+missing). Every other column is a feature, unless --features or --drop
+say otherwise. The columns, their kinds and the target's name are saved
+with the model, so that eval, predict and sample match columns by name.
+
+` + naDoc + `
 
 HEAD is one of
 	decoder    the paper's head: a causal Transformer decoder over the
@@ -78,7 +81,9 @@ ends, one JSON line on standard output summarises it: model, head, rows,
 params, epochs (the epochs completed), best_epoch, val_loss (null without
 validation), stopped ("early-stopping", "max-epochs" or "cancelled", as the
 model file records it) and seconds; with --calibrate also temperature,
-val_nll_uncalibrated and val_nll_calibrated; with --ensemble also members.
+val_nll_uncalibrated and val_nll_calibrated; with --ensemble also members;
+with --tune also tune (trials, chosen, cut); skipped_rows when rows with a
+missing target were left out.
 
 --ensemble N trains N members with seeds --seed, --seed+1, ...: their
 initialisations and mini-batches differ, and all hold out the validation
@@ -171,6 +176,8 @@ type trainFlags struct {
 	encoder                       string
 	plrFrequencies, plrDim        int
 	plrSigma                      float64
+	na, drop, features            string
+	maxLevels                     int
 }
 
 func (f *trainFlags) register(fs *flag.FlagSet) {
@@ -212,6 +219,10 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.rawTarget, "raw-target", false, "unnormalized decoder: tokenize the original y instead of the scaled one")
 	fs.BoolVar(&f.sigmoid, "sigmoid", false, "pointwise head: squash the output to the training range")
 	fs.BoolVar(&f.quiet, "quiet", false, "print no progress")
+	fs.StringVar(&f.na, "na", strings.Join(data.DefaultNA, ","), "comma-separated `CELLS` read as missing, besides empty cells (matched exactly after trimming spaces); \"\" for none")
+	fs.IntVar(&f.maxLevels, "max-levels", data.DefaultMaxLevels, fmt.Sprintf("the most distinct values (levels) of a categorical (text) column, 1 to %d", data.MaxMaxLevels))
+	fs.StringVar(&f.drop, "drop", "", "comma-separated `COLUMNS` not to use as features")
+	fs.StringVar(&f.features, "features", "", "comma-separated feature `COLUMNS` to use (default: every column but the target)")
 }
 
 // headFlags lists the flags that only one head takes.
@@ -371,6 +382,8 @@ type trainSummary struct {
 	// With --tune: the number of trials, the chosen ones (1-based, best
 	// first) and whether the budget cut the search short.
 	Tune *tuneSummary `json:"tune,omitempty"`
+	// Rows left out for a missing target.
+	SkippedRows int `json:"skipped_rows,omitempty"`
 }
 
 type tuneSummary struct {
@@ -436,6 +449,9 @@ func runTrain(cmd *Command, args []string) error {
 	if err := f.split.check(name); err != nil {
 		return err
 	}
+	if f.maxLevels < 1 || f.maxLevels > data.MaxMaxLevels {
+		return inputf(name, "--max-levels must be in [1, %d], have %d", data.MaxMaxLevels, f.maxLevels)
+	}
 	if err := checkOutPath(name, "out", f.out, true); err != nil {
 		return err
 	}
@@ -448,18 +464,27 @@ func runTrain(cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkColumnNames(name, path); err != nil {
+	header, err := checkColumnNames(name, path)
+	if err != nil {
 		return err
 	}
-	d, err := data.ReadCSV(path, data.ReadOptions{Target: f.target})
+	feats, target, err := f.trainColumns(name, path, header)
+	if err != nil {
+		return err
+	}
+	fr, err := data.ReadFrame(path, data.FrameOptions{Columns: append(feats, target), NA: naList(f.na),
+		Kinds: map[string]data.Kind{target: data.Numeric}})
 	if err != nil {
 		return inputErr(name, err)
 	}
-	idx, err := f.split.rows(name, d, false)
+	idx, err := f.split.rows(name, &data.Dataset{Rows: fr.Rows, Path: fr.Path}, false)
 	if err != nil {
 		return err
 	}
-	d = subset(d, idx)
+	if len(idx) < fr.Rows {
+		// A column is categorical if a training row has text in it.
+		fr = fr.Subset(idx).Reinfer()
+	}
 
 	// Training.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -490,12 +515,12 @@ func runTrain(cmd *Command, args []string) error {
 				fmt.Fprintf(errOut, "trial %d/%d %-14s epochs %3d val %s %s\n", t.N, f.trials, t.Status, t.Epochs, fmtLoss(t.ValLoss), t.Label)
 			}
 		}
-		m, rep, err = decoreg.Tune(ctx, d.X, d.Rows, d.Cols, d.Y, cfg, opts)
+		m, rep, err = decoreg.TuneFrame(ctx, fr, target, cfg, opts, decoreg.WithMaxLevels(f.maxLevels))
 		if rep != nil && !f.quiet {
 			printTrials(errOut, rep)
 		}
 	} else {
-		m, err = decoreg.FitFlat(ctx, d.X, d.Rows, d.Cols, d.Y, cfg, progress)
+		m, err = decoreg.FitFrame(ctx, fr, target, cfg, progress, decoreg.WithMaxLevels(f.maxLevels))
 		if prog != nil {
 			prog.done()
 		}
@@ -507,9 +532,11 @@ func runTrain(cmd *Command, args []string) error {
 	case interrupted:
 		return failf(name, "interrupted before the first epoch ended; no model saved")
 	default:
-		return f.fitErr(d, idx, err)
+		return f.fitErr(fr, target, idx, err)
 	}
-	m.SetNames(d.Names, d.TargetName)
+	if info := m.Info(); info.SkippedRows > 0 {
+		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target %q is missing\n", name, nameSpools(fr.Path), info.SkippedRows, target)
+	}
 	if err := writeOutput(name, f.out, func(w io.Writer) error { _, err := m.WriteTo(w); return err }); err != nil {
 		return err
 	}
@@ -522,7 +549,7 @@ func runTrain(cmd *Command, args []string) error {
 		Epochs: info.Epochs, BestEpoch: info.BestEpoch, ValLoss: jsonNum(info.BestValLoss),
 		Stopped: info.Stopped, Seconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
 		Temperature: info.Temperature, ValNLLBefore: info.ValNLLBefore, ValNLLAfter: info.ValNLLAfter,
-		Members: info.Members,
+		Members: info.Members, SkippedRows: info.SkippedRows,
 	}
 	if t := info.Tune; t != nil {
 		s.Tune = &tuneSummary{Trials: len(t.Trials), Cut: t.Cut}
@@ -552,50 +579,69 @@ func runTrain(cmd *Command, args []string) error {
 // header would replace their bytes, and the model could not then read its
 // own training file), and names too long for a model file's header
 // (modelfile.MaxHeader, 64 MiB).
-func checkColumnNames(name, path string) error {
+func checkColumnNames(name, path string) ([]string, error) {
 	header, err := data.ReadHeader(path)
 	if err != nil {
-		return inputErr(name, err)
+		return nil, inputErr(name, err)
 	}
 	size := 0
 	for j, h := range header {
 		if !utf8.ValidString(h) {
-			return inputf(name, "%s: line 1, column %d: the column name %q is not valid UTF-8, which a model file cannot record", path, j+1, h)
+			return nil, inputf(name, "%s: line 1, column %d: the column name %q is not valid UTF-8, which a model file cannot record", path, j+1, h)
 		}
 		b, _ := json.Marshal(h)
 		size += len(b) + 64 // the name, and the feature's mean and std
 	}
 	if size > modelfile.MaxHeader-1<<20 {
-		return inputf(name, "%s: line 1: the column names take about %d bytes in a model file, more than its header holds (%d bytes, 64 MiB, for everything)", path, size, modelfile.MaxHeader)
+		return nil, inputf(name, "%s: line 1: the column names take about %d bytes in a model file, more than its header holds (%d bytes, 64 MiB, for everything)", path, size, modelfile.MaxHeader)
 	}
-	return nil
+	return header, nil
 }
 
-// fitErr reports an error of decoreg.FitFlat on the training rows d (the
-// data rows idx of d.Path): a bad configuration names its flag, data that
-// cannot be trained on names the file (and its line and column where the
-// library gives them); other failures, such as a diverging loss, exit with
-// status 1.
-func (f *trainFlags) fitErr(d *data.Dataset, idx []int, err error) error {
+// fitErr reports an error of decoreg.FitFrame on the training frame fr
+// (the data rows idx of its file): a bad configuration names its flag, data
+// that cannot be trained on names the file (and its line and column where
+// the library gives them); other failures, such as a diverging loss, exit
+// with status 1.
+func (f *trainFlags) fitErr(fr *data.Frame, target string, idx []int, err error) error {
 	const name = "train"
 	if ferr, ok := configErr(name, err); ok {
 		return ferr
 	}
+	if lerr, ok := levelsErr(name, err); ok {
+		return lerr
+	}
+	var pe *data.ParseError
+	if errors.As(err, &pe) {
+		return inputErr(name, pe)
+	}
+	// The labelled rows, as the library trained on them.
+	tj := fr.Column(target)
+	var y []float64
+	for i, miss := range fr.Columns[tj].Missing {
+		if !miss {
+			y = append(y, fr.Columns[tj].Num[i])
+		}
+	}
+	rows := len(y)
 	switch {
 	case errors.Is(err, decoreg.ErrConstantTarget):
-		return inputf(name, "%s: the target column %q is constant (every one of the %d training rows has %v)", d.Path, d.TargetName, d.Rows, d.Y[0])
-	case errors.Is(err, decoreg.ErrTooFewRows) && d.Rows >= 2:
+		return inputf(name, "%s: the target column %q is constant (every one of the %d training rows has %v)", fr.Path, target, rows, y[0])
+	case errors.Is(err, decoreg.ErrTooFewRows) && rows == 0:
+		return inputf(name, "%s: every one of the %d training rows has a missing target %q", fr.Path, fr.Rows, target)
+	case errors.Is(err, decoreg.ErrTooFewRows) && rows >= 2:
 		// Rounding put every row in the validation split.
-		nVal := max(1, int(math.Round(f.valFrac*float64(d.Rows))))
+		nVal := max(1, int(math.Round(f.valFrac*float64(rows))))
 		return inputf(name, "--val-frac %v holds out %d of the %d training rows of %s for validation (the fraction is rounded to whole rows), leaving none to train on; use a --val-frac of at most %s (or 0: no validation split)",
-			f.valFrac, nVal, d.Rows, d.Path, fmtFloat(float64(d.Rows-1)/float64(d.Rows)))
+			f.valFrac, nVal, rows, fr.Path, fmtFloat(float64(rows-1)/float64(rows)))
 	case errors.Is(err, decoreg.ErrTooFewRows):
 		return inputf(name, "%s: %d training row(s) are too few for a validation split of --val-frac %v (it needs at least 1 row to hold out and 1 to train on; --val-frac 0 trains without one)",
-			d.Path, d.Rows, f.valFrac)
+			fr.Path, rows, f.valFrac)
 	case errors.Is(err, decoreg.ErrBadInput):
-		return dataErr(name, d, idx, err)
+		// Row and Column index fr's rows and columns.
+		return dataErr(name, &data.Dataset{Names: fr.Names(), Rows: fr.Rows, Path: fr.Path}, idx, err)
 	}
-	return failf(name, "%s: %v", d.Path, err)
+	return failf(name, "%s: %v", fr.Path, err)
 }
 
 // progress prints training progress: a \r-updated bar on a terminal, one

@@ -1,0 +1,224 @@
+package main
+
+// Tables with text and missing cells: train's column flags and the reading
+// of prediction inputs through a model's schema.
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"decoreg"
+	"decoreg/data"
+)
+
+// naDoc documents --na, --max-levels, --drop and --features in train's help.
+const naDoc = `Columns as they come: a column with a cell that is neither a number nor
+missing is categorical. It is one-hot encoded: one 0/1 feature NAME=LEVEL
+per distinct text (a level, trimmed of spaces, sorted), at most
+--max-levels (default 64) levels; a column with more (an identifier, free
+text) is refused, naming it: drop it with --drop NAME, or raise the limit.
+A cell that is empty or one of --na (default "NA,NaN,?"; matched exactly,
+case included) is missing. A numeric feature's missing cells are imputed
+with the training median, and a 0/1 feature NAME:missing marks them if the
+training data had a missing cell in the column. A categorical feature's
+missing cells set its NAME:missing feature (made if the training data had
+one) and no level. Rows whose target is missing are left out of training
+and counted (skipped_rows). The transform ("schema") is saved in the model:
+eval, predict, sample and serve read the same columns by name with it and
+the same --na markers. There, a level not seen in training sets no level
+(an all-zero one-hot; there is no trained "other" feature) and a missing
+cell in a column that had none in training is imputed all the same: both
+are counted in a warning on standard error. A numeric column's cell that
+is not a number, or is infinite, is an error naming the file, line and
+column. --features A,B,C trains on those columns only, --drop A,B on every
+column but those (and the target); not both. Columns named there or by
+--target must exist, and the target may not also be a feature.`
+
+// splitList splits a comma-separated flag value into trimmed names,
+// dropping empty ones.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// quoteList quotes names for a message, at most 8 of them.
+func quoteList(names []string) string {
+	q := make([]string, 0, min(len(names), 9))
+	for i, n := range names {
+		if i == 8 {
+			q = append(q, fmt.Sprintf("... (%d in all)", len(names)))
+			break
+		}
+		q = append(q, strconv.Quote(n))
+	}
+	return strings.Join(q, ", ")
+}
+
+// trainColumns returns the feature columns and the target of a training
+// file whose header is header, chosen by --target, --features and --drop:
+// every column but the target by default. Unknown names are errors that
+// name them, and so is the target among the features.
+func (f *trainFlags) trainColumns(name, path string, header []string) (feats []string, target string, err error) {
+	target = f.target
+	if target == "" {
+		target = header[len(header)-1]
+	} else if !slices.Contains(header, target) {
+		return nil, "", inputf(name, "%s: line 1: no target column %q (the file's columns are %s)", path, target, quoteList(header))
+	}
+	sel, drop := splitList(f.features), splitList(f.drop)
+	if f.features != "" && f.drop != "" {
+		return nil, "", inputf(name, "give --features or --drop, not both")
+	}
+	if f.features != "" && len(sel) == 0 {
+		return nil, "", inputf(name, "--features names no column")
+	}
+	for _, l := range []struct {
+		flag  string
+		names []string
+	}{{"features", sel}, {"drop", drop}} {
+		seen := map[string]bool{}
+		for _, c := range l.names {
+			switch {
+			case !slices.Contains(header, c):
+				return nil, "", inputf(name, "--%s: %s has no column %q (its columns are %s)", l.flag, path, c, quoteList(header))
+			case seen[c]:
+				return nil, "", inputf(name, "--%s names %q twice", l.flag, c)
+			case c == target && l.flag == "features":
+				return nil, "", inputf(name, "--features: %q is the target column; a column cannot be both (choose another --target, or leave it out of --features)", c)
+			case c == target:
+				return nil, "", inputf(name, "--drop: %q is the target column (choose another with --target)", c)
+			}
+			seen[c] = true
+		}
+	}
+	for _, h := range header {
+		switch {
+		case h == target:
+		case len(sel) > 0 && !slices.Contains(sel, h):
+		case slices.Contains(drop, h):
+		default:
+			feats = append(feats, h)
+		}
+	}
+	if len(feats) == 0 {
+		return nil, "", inputf(name, "%s: no feature columns are left besides the target %q", path, target)
+	}
+	return feats, target, nil
+}
+
+// naList parses --na.
+func naList(s string) []string {
+	out := []string{}
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// warnEncoding prints the encoding warnings of the rows of path on errOut.
+func warnEncoding(name, path string, ws []data.Warning) {
+	for _, w := range ws {
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: %s\n", name, nameSpools(path), w)
+	}
+}
+
+// readFrameForModel is readForModel for a model with a schema: the
+// schema's columns are read by name (other columns ignored) with the
+// model's missing markers, and encoded. Dataset.Names are the encoded
+// features' names. A target that is read is numeric, NaN where missing;
+// with targetOptional, Y is nil if any target is missing (no logpdf).
+func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, target string, use targetUse) (*data.Dataset, error) {
+	header, err := data.ReadHeader(path)
+	if err != nil {
+		return nil, inputErr(name, err)
+	}
+	_, mtarget := m.Names()
+	if target == "" {
+		target = mtarget
+	}
+	cols := s.ColumnNames()
+	if target != "" && slices.Contains(cols, target) {
+		return nil, inputf(name, "--target %q is one of the model's feature columns", target)
+	}
+	for _, c := range cols {
+		if !slices.Contains(header, c) {
+			return nil, inputErr(name, &data.ParseError{Path: path, Line: 1,
+				Err: fmt.Errorf("%w: feature %q missing (the model's columns are %s; the file's columns are %s)", data.ErrNoColumn, c, quoteList(cols), quoteList(header))})
+		}
+	}
+	read := target != "" && use != targetIgnored && slices.Contains(header, target)
+	if use == targetRequired && !read {
+		if target == "" {
+			return nil, inputf(name, "%s: the model has no target name; give --target NAME", path)
+		}
+		return nil, inputf(name, "%s: no target column %q (give --target NAME)", path, target)
+	}
+	kinds := s.Kinds()
+	if read {
+		kinds[target] = data.Numeric
+		cols = append(cols, target)
+	}
+	fr, err := data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: s.NA})
+	if err != nil {
+		return nil, inputErr(name, err)
+	}
+	enc, err := m.EncodeFrame(fr)
+	if err != nil {
+		return nil, inputErr(name, err)
+	}
+	warnEncoding(name, path, enc.Warnings)
+	d := &data.Dataset{Names: enc.Names, X: enc.X, Rows: enc.Rows, Cols: enc.Cols, Path: path}
+	if read {
+		y, err := fr.Targets(len(cols) - 1)
+		if err != nil {
+			return nil, inputErr(name, err)
+		}
+		if use == targetOptional && slices.ContainsFunc(y, math.IsNaN) {
+			return d, nil // unlabelled rows: no logpdf
+		}
+		d.Y, d.TargetName = y, target
+	}
+	return d, nil
+}
+
+// labelled returns the rows of d (data rows idx of its file) whose target
+// is not missing (NaN), and how many were left out; none left is an error.
+func labelled(name string, d *data.Dataset, idx []int) (*data.Dataset, []int, int, error) {
+	var keep, rows []int
+	for i, v := range d.Y {
+		if !math.IsNaN(v) {
+			keep = append(keep, i)
+			rows = append(rows, idx[i])
+		}
+	}
+	skipped := d.Rows - len(keep)
+	if skipped == 0 {
+		return d, idx, 0, nil
+	}
+	if len(keep) == 0 {
+		return nil, nil, 0, inputf(name, "%s: every one of the %d rows has a missing target %q; nothing to evaluate", d.Path, d.Rows, d.TargetName)
+	}
+	return data.Subset(d, keep), rows, skipped, nil
+}
+
+// levelsErr reports a *data.LevelsError of training in the command line's
+// terms, or returns ok false.
+func levelsErr(name string, err error) (_ error, ok bool) {
+	var le *data.LevelsError
+	if !errors.As(err, &le) {
+		return nil, false
+	}
+	return inputf(name, "%s: column %q has %d distinct text values (levels), more than --max-levels %d allows for a categorical column; drop it with --drop %s, or raise --max-levels",
+		le.Path, le.Column, le.Levels, le.Max, le.Column), true
+}

@@ -1,0 +1,436 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Kind is the type of a Frame column.
+type Kind string
+
+// The kinds of column.
+const (
+	// Numeric: every cell that is not missing is a number.
+	Numeric Kind = "numeric"
+	// Categorical: text; a column is categorical when any of its cells
+	// that is not missing is not a number.
+	Categorical Kind = "categorical"
+)
+
+// DefaultNA are the cells (after trimming spaces, matched exactly) that
+// ReadFrame reads as missing unless FrameOptions.NA says otherwise. An
+// empty cell is always missing.
+var DefaultNA = []string{"NA", "NaN", "?"}
+
+// Column is one column of a Frame. Num holds a numeric column's values (0
+// where missing) and is nil for a categorical column; Str holds a
+// categorical column's cells' text, trimmed of surrounding spaces (""
+// where missing), and may be nil for a numeric column (ReadFrame leaves it
+// nil). Missing marks the missing cells. Each slice has Frame.Rows
+// entries.
+type Column struct {
+	Name    string
+	Kind    Kind
+	Field   int // the column's position in its file, from 0 (-1 when built in memory)
+	Str     []string
+	Num     []float64
+	Missing []bool
+}
+
+// Frame is a typed table: named columns, numeric or categorical, with
+// missing cells marked. ReadFrame reads one from a CSV file; a program may
+// also build one in memory (Lines nil, Field -1).
+type Frame struct {
+	Path    string // the file it was read from ("" if built in memory)
+	Rows    int
+	Columns []Column
+	// Lines holds the file line on which each row starts (the header is
+	// line 1); nil for a frame built in memory.
+	Lines []int
+	// NA are the cells, besides the empty cell, that were read as missing
+	// (nil: DefaultNA).
+	NA []string
+}
+
+// FrameOptions control ReadFrame. The zero value reads every column,
+// infers each column's kind, and reads DefaultNA as missing.
+type FrameOptions struct {
+	// NA lists the cells, besides the empty cell, read as missing (after
+	// trimming spaces; matched exactly, case included). nil means
+	// DefaultNA; an empty, non-nil slice means only empty cells.
+	NA []string
+	// Columns names the columns to read, in the order wanted; nil reads
+	// every column in file order. Other columns are not parsed. A name the
+	// file lacks is an error wrapping ErrNoColumn.
+	Columns []string
+	// Kinds fixes the kind of the columns it names (as a model's schema
+	// does at prediction time): a cell of a Numeric column that is neither
+	// missing nor a number is an error naming its line and column. Other
+	// columns' kinds are inferred.
+	Kinds map[string]Kind
+}
+
+// Column returns the index of the column called name, or -1.
+func (f *Frame) Column(name string) int {
+	for j := range f.Columns {
+		if f.Columns[j].Name == name {
+			return j
+		}
+	}
+	return -1
+}
+
+// Names returns the column names in order.
+func (f *Frame) Names() []string {
+	names := make([]string, len(f.Columns))
+	for j := range f.Columns {
+		names[j] = f.Columns[j].Name
+	}
+	return names
+}
+
+// Select returns a frame of the columns named, in that order, sharing
+// their data with f. A name f lacks is an error wrapping ErrNoColumn.
+func (f *Frame) Select(names ...string) (*Frame, error) {
+	s := &Frame{Path: f.Path, Rows: f.Rows, Lines: f.Lines, NA: f.NA}
+	seen := map[string]bool{}
+	for _, n := range names {
+		j := f.Column(n)
+		if j < 0 {
+			return nil, fmt.Errorf("%w: %q (the columns are %s)", ErrNoColumn, n, nameList(f.Names()))
+		}
+		if seen[n] {
+			return nil, fmt.Errorf("%w: %q named twice", ErrDuplicateColumn, n)
+		}
+		seen[n] = true
+		s.Columns = append(s.Columns, f.Columns[j])
+	}
+	return s, nil
+}
+
+// Drop returns a frame without the columns named, sharing the others'
+// data with f. A name f lacks is an error wrapping ErrNoColumn.
+func (f *Frame) Drop(names ...string) (*Frame, error) {
+	for _, n := range names {
+		if f.Column(n) < 0 {
+			return nil, fmt.Errorf("%w: %q (the columns are %s)", ErrNoColumn, n, nameList(f.Names()))
+		}
+	}
+	var keep []string
+	for _, c := range f.Columns {
+		if !slices.Contains(names, c.Name) {
+			keep = append(keep, c.Name)
+		}
+	}
+	return f.Select(keep...)
+}
+
+// Subset returns a frame of the given rows of f, in the order given
+// (copied). It panics if a row is out of range.
+func (f *Frame) Subset(rows []int) *Frame {
+	s := &Frame{Path: f.Path, Rows: len(rows), Columns: make([]Column, len(f.Columns)), NA: f.NA}
+	for _, r := range rows {
+		if r < 0 || r >= f.Rows {
+			panic(fmt.Sprintf("data: Frame.Subset: row %d out of range [0, %d)", r, f.Rows))
+		}
+	}
+	if f.Lines != nil {
+		s.Lines = make([]int, len(rows))
+		for i, r := range rows {
+			s.Lines[i] = f.Lines[r]
+		}
+	}
+	for j, c := range f.Columns {
+		n := Column{Name: c.Name, Kind: c.Kind, Field: c.Field, Missing: make([]bool, len(rows))}
+		if c.Num != nil {
+			n.Num = make([]float64, len(rows))
+		}
+		if c.Str != nil {
+			n.Str = make([]string, len(rows))
+		}
+		for i, r := range rows {
+			n.Missing[i] = c.Missing[r]
+			if c.Num != nil {
+				n.Num[i] = c.Num[r]
+			}
+			if c.Str != nil {
+				n.Str[i] = c.Str[r]
+			}
+		}
+		s.Columns[j] = n
+	}
+	return s
+}
+
+// Reinfer returns f with each categorical column whose cells that are not
+// missing are all finite numbers made numeric (its values parsed), the
+// kind ReadFrame would have given it had the file held only these rows:
+// for a frame of training rows selected from a larger file. Other columns
+// are shared with f.
+func (f *Frame) Reinfer() *Frame {
+	g := *f
+	g.Columns = slices.Clone(f.Columns)
+	for j := range g.Columns {
+		c := &g.Columns[j]
+		if c.Kind != Categorical {
+			continue
+		}
+		num := make([]float64, f.Rows)
+		ok := true
+		for i, s := range c.Str {
+			if c.Missing[i] {
+				continue
+			}
+			v, err := parseNumber(s)
+			if err != nil {
+				ok = false
+				break
+			}
+			num[i] = v
+		}
+		if ok {
+			c.Kind, c.Num = Numeric, num
+		}
+	}
+	return &g
+}
+
+// check reports a frame whose slices do not hold Rows entries (one built
+// in memory by mistake).
+func (f *Frame) check() error {
+	if f.Lines != nil && len(f.Lines) != f.Rows {
+		return fmt.Errorf("data: frame has %d lines for %d rows", len(f.Lines), f.Rows)
+	}
+	for _, c := range f.Columns {
+		if len(c.Missing) != f.Rows || c.Str != nil && len(c.Str) != f.Rows || c.Num != nil && len(c.Num) != f.Rows ||
+			c.Kind == Numeric && c.Num == nil || c.Kind == Categorical && c.Str == nil {
+			return fmt.Errorf("data: frame column %q has %d texts, %d values and %d missing flags for %d rows", c.Name, len(c.Str), len(c.Num), len(c.Missing), f.Rows)
+		}
+		if c.Kind != Numeric && c.Kind != Categorical {
+			return fmt.Errorf("data: frame column %q has kind %q", c.Name, c.Kind)
+		}
+	}
+	return nil
+}
+
+// CellError returns err as the error of row i of column j: a *ParseError
+// naming the file, line and column when the frame was read from a file,
+// else an error naming the row and column.
+func (f *Frame) CellError(j, i int, err error) error {
+	return f.cellErr(&f.Columns[j], i, err)
+}
+
+func (f *Frame) cellErr(c *Column, i int, err error) error {
+	if f.Lines != nil && c.Field >= 0 {
+		return &ParseError{Path: f.Path, Line: f.Lines[i], Column: c.Field + 1, Err: fmt.Errorf("%w in column %q", err, c.Name)}
+	}
+	return fmt.Errorf("row %d, column %q: %w", i, c.Name, err)
+}
+
+// NotNumeric returns the error of the first cell of column j that is
+// neither missing nor a finite number (wrapping ErrNotNumber or
+// ErrNonFinite, and naming the file, line and column for a frame read
+// from a file), or nil if there is none.
+func (f *Frame) NotNumeric(j int) error {
+	c := &f.Columns[j]
+	for i := range f.Rows {
+		if c.Missing[i] {
+			continue
+		}
+		if c.Kind == Numeric {
+			if v := c.Num[i]; !finite(v) {
+				return f.cellErr(c, i, fmt.Errorf("%w: %v", ErrNonFinite, v))
+			}
+		} else if _, err := parseNumber(c.Str[i]); err != nil {
+			return f.cellErr(c, i, err)
+		}
+	}
+	return nil
+}
+
+// ReadFrame reads a CSV file with a header, gzipped or not, into a Frame:
+// the columns of opts.Columns (every column by default). Cells that are
+// empty or among opts.NA are missing. A column whose cells are all
+// numbers (or missing) is Numeric, any other Categorical, unless
+// opts.Kinds fixes its kind. A Numeric column may not hold a non-finite
+// number ("inf", "1e999"; "NaN" is missing by default): that is an error
+// naming the file, line and column, as is malformed CSV. Errors in the
+// file's contents are *ParseError values.
+func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
+	t, err := openTable(path)
+	if err != nil {
+		return nil, err
+	}
+	defer t.close()
+	na := opts.NA
+	if na == nil {
+		na = DefaultNA
+	}
+	isNA := make(map[string]bool, len(na)+1)
+	isNA[""] = true
+	for _, s := range na {
+		isNA[strings.TrimSpace(s)] = true
+	}
+
+	names := opts.Columns
+	if names == nil {
+		names = t.header
+	}
+	f := &Frame{Path: path, Columns: make([]Column, len(names)), NA: slices.Clone(na)}
+	seen := map[string]bool{}
+	for j, n := range names {
+		k := t.column(n)
+		if k < 0 {
+			return nil, &ParseError{Path: path, Line: 1,
+				Err: fmt.Errorf("%w: %q (the file's columns are %s)", ErrNoColumn, n, nameList(t.header))}
+		}
+		if seen[n] {
+			return nil, &ParseError{Path: path, Line: 1, Err: fmt.Errorf("%w: column %q asked for twice", ErrDuplicateColumn, n)}
+		}
+		seen[n] = true
+		kind := opts.Kinds[n]
+		if kind != "" && kind != Numeric && kind != Categorical {
+			return nil, fmt.Errorf("data: FrameOptions.Kinds[%q] is %q, want %q or %q", n, kind, Numeric, Categorical)
+		}
+		f.Columns[j] = Column{Name: n, Field: k, Kind: kind}
+	}
+	// Numbers are kept as numbers, and text only for the columns that
+	// turn out categorical: a column that meets its first text cell at row
+	// r (textFrom[j] = r) gets the text of its rows before r from a second
+	// pass over the file. Categorical cells are interned per column.
+	// nonFinite is a column's first non-finite number, an error if the
+	// column stays numeric.
+	text := make([]bool, len(names))
+	textFrom := make([]int, len(names))
+	nonFinite := make([]error, len(names))
+	interned := make([]map[string]string, len(names))
+	intern := func(j int, s string) string {
+		if v, ok := interned[j][s]; ok {
+			return v
+		}
+		v := strings.Clone(s)
+		if interned[j] == nil {
+			interned[j] = map[string]string{}
+		}
+		if len(interned[j]) < 1<<16 {
+			interned[j][v] = v
+		}
+		return v
+	}
+	for j := range f.Columns {
+		text[j] = f.Columns[j].Kind == Categorical
+	}
+	for {
+		rec, err := t.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(rec) != len(t.header) {
+			return nil, &ParseError{Path: t.path, Line: t.line(0),
+				Err: fmt.Errorf("%w: %d fields, the header has %d", ErrFieldCount, len(rec), len(t.header))}
+		}
+		f.Lines = append(f.Lines, t.line(0))
+		for j := range f.Columns {
+			c := &f.Columns[j]
+			s := strings.TrimSpace(rec[c.Field])
+			miss := isNA[s]
+			if miss {
+				s = ""
+			}
+			c.Missing = append(c.Missing, miss)
+			if text[j] {
+				c.Str = append(c.Str, intern(j, s))
+				continue
+			}
+			v := 0.0
+			if !miss {
+				x, err := parseNumber(s)
+				if err != nil {
+					perr := &ParseError{Path: t.path, Line: t.line(c.Field), Column: c.Field + 1, Err: fmt.Errorf("%w in column %q", err, c.Name)}
+					switch {
+					case c.Kind == Numeric:
+						return nil, perr
+					case errors.Is(err, ErrNonFinite):
+						if nonFinite[j] == nil {
+							nonFinite[j] = perr
+						}
+					default: // text: the column is categorical
+						text[j], textFrom[j] = true, f.Rows
+						c.Num = nil
+						c.Str = append(make([]string, f.Rows, f.Rows+1), intern(j, s))
+						continue
+					}
+				}
+				v = x
+			}
+			c.Num = append(c.Num, v)
+		}
+		f.Rows++
+	}
+	if f.Rows == 0 {
+		return nil, &ParseError{Path: t.path, Err: ErrNoRows}
+	}
+	for j := range f.Columns {
+		c := &f.Columns[j]
+		if text[j] {
+			c.Kind = Categorical
+			continue
+		}
+		c.Kind = Numeric
+		if nonFinite[j] != nil {
+			return nil, nonFinite[j]
+		}
+	}
+	if slices.ContainsFunc(textFrom, func(r int) bool { return r > 0 }) {
+		if err := f.earlyText(t, textFrom, isNA, intern); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// earlyText reads the file of t again for the text of the rows before
+// textFrom[j] of each column j (those rows held numbers or nothing).
+func (f *Frame) earlyText(t *table, textFrom []int, isNA map[string]bool, intern func(int, string) string) error {
+	t2, err := openTable(t.path)
+	if err != nil {
+		return err
+	}
+	defer t2.close()
+	changed := &ParseError{Path: t.path, Err: errors.New("the file changed while it was read")}
+	if !slices.Equal(t2.header, t.header) {
+		return changed
+	}
+	last := slices.Max(textFrom)
+	for i := 0; i < last; i++ {
+		rec, err := t2.next()
+		if err == io.EOF || err == nil && len(rec) != len(t.header) {
+			return changed
+		}
+		if err != nil {
+			return err
+		}
+		for j := range f.Columns {
+			if i >= textFrom[j] {
+				continue
+			}
+			c := &f.Columns[j]
+			s := strings.TrimSpace(rec[c.Field])
+			if isNA[s] {
+				s = ""
+			}
+			c.Str[i] = intern(j, s)
+		}
+	}
+	return nil
+}
+
+// finite reports whether v is a finite number.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -1,0 +1,330 @@
+package data
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func writeFile(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "t.csv")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const frameCSV = "age, sex ,city,score,y\n" +
+	"31,M,Lyon,1.5,10\n" +
+	"NA, F,Paris,?,11\n" +
+	"45,F, ,2,\n" +
+	"?,M,inf,NaN,13\n" +
+	"52,X,Lyon,3,14\n"
+
+// TestReadFrame: kinds are inferred (a text cell makes a column
+// categorical; "inf" there is a level), missing markers and blank cells
+// are missing, cells are trimmed, and every row knows its line.
+func TestReadFrame(t *testing.T) {
+	p := writeFile(t, frameCSV)
+	f, err := ReadFrame(p, FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Rows != 5 || strings.Join(f.Names(), ",") != "age,sex,city,score,y" || !slices.Equal(f.Lines, []int{2, 3, 4, 5, 6}) {
+		t.Fatalf("%d rows, columns %v, lines %v", f.Rows, f.Names(), f.Lines)
+	}
+	kinds := []Kind{Numeric, Categorical, Categorical, Numeric, Numeric}
+	for j, c := range f.Columns {
+		if c.Kind != kinds[j] || c.Field != j {
+			t.Errorf("column %q: kind %s, field %d", c.Name, c.Kind, c.Field)
+		}
+	}
+	age := f.Columns[0]
+	if !slices.Equal(age.Missing, []bool{false, true, false, true, false}) || !slices.Equal(age.Num, []float64{31, 0, 45, 0, 52}) {
+		t.Errorf("age: %v %v", age.Num, age.Missing)
+	}
+	sex, city := f.Columns[1], f.Columns[2]
+	if !slices.Equal(sex.Str, []string{"M", "F", "F", "M", "X"}) || sex.Num != nil {
+		t.Errorf("sex: %q", sex.Str)
+	}
+	if !slices.Equal(city.Str, []string{"Lyon", "Paris", "", "inf", "Lyon"}) || !city.Missing[2] {
+		t.Errorf("city: %q %v", city.Str, city.Missing)
+	}
+	if y := f.Columns[4]; !y.Missing[2] || y.Num[4] != 14 {
+		t.Errorf("y: %v %v", y.Num, y.Missing)
+	}
+
+	// Other markers: "?" is then text, which makes age categorical.
+	f, err = ReadFrame(p, FrameOptions{NA: []string{"NaN", "NA"}, Columns: []string{"age", "sex"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Columns[0].Kind != Categorical || !slices.Equal(f.Columns[0].Str, []string{"31", "", "45", "?", "52"}) || len(f.Columns) != 2 {
+		t.Errorf("age with ? not missing: %s %q", f.Columns[0].Kind, f.Columns[0].Str)
+	}
+}
+
+// TestReadFrameErrors: errors name the file, line and column.
+func TestReadFrameErrors(t *testing.T) {
+	p := writeFile(t, frameCSV)
+	cases := []struct {
+		opts FrameOptions
+		body string
+		want []string
+		is   error
+	}{
+		// With no markers, NaN is a non-finite number in a numeric column.
+		{FrameOptions{NA: []string{"?", "NA"}}, frameCSV, []string{"line 5, column 4", "NaN"}, ErrNonFinite},
+		{FrameOptions{}, "a,b\n1,2\n1e999,3\n", []string{"line 3, column 1", "overflows"}, ErrNonFinite},
+		{FrameOptions{}, "a,b\n1,2\n-inf,3\n", []string{"line 3, column 1"}, ErrNonFinite},
+		{FrameOptions{Kinds: map[string]Kind{"sex": Numeric}}, frameCSV, []string{"line 2, column 2", `"M"`, `column "sex"`}, ErrNotNumber},
+		{FrameOptions{Columns: []string{"age", "nope"}}, frameCSV, []string{"line 1", `"nope"`}, ErrNoColumn},
+		{FrameOptions{Columns: []string{"age", "age"}}, frameCSV, []string{"line 1", `"age"`}, ErrDuplicateColumn},
+		{FrameOptions{}, "a,b\n1,2\n3\n", []string{"line 3"}, ErrFieldCount},
+		{FrameOptions{}, "a,b\n", nil, ErrNoRows},
+	}
+	for _, c := range cases {
+		path := p
+		if c.body != frameCSV {
+			path = writeFile(t, c.body)
+		}
+		_, err := ReadFrame(path, c.opts)
+		var pe *ParseError
+		if !errors.As(err, &pe) || !errors.Is(err, c.is) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%q %+v: %v, want a *ParseError wrapping %v", c.body, c.opts, err, c.is)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%q %+v: %v does not contain %q", c.body, c.opts, err, w)
+			}
+		}
+	}
+}
+
+// TestSchema: fitting, the encoded names and values, unseen levels and
+// missing cells, and the JSON round trip.
+func TestSchema(t *testing.T) {
+	p := writeFile(t, frameCSV)
+	f, err := ReadFrame(p, FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err = f.Drop("y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := FitSchema(f, SchemaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNames := []string{"age", "age:missing", "sex=F", "sex=M", "sex=X", "city=Lyon", "city=Paris", "city=inf", "city:missing", "score", "score:missing"}
+	if !slices.Equal(s.Names(), wantNames) || s.Width() != len(wantNames) || len(s.Source()) != len(wantNames) {
+		t.Fatalf("names %q, want %q", s.Names(), wantNames)
+	}
+	if s.Columns[0].Median != 45 || s.Columns[3].Median != 2 || !slices.Equal(s.NA, DefaultNA) {
+		t.Errorf("medians %v, %v; NA %q", s.Columns[0].Median, s.Columns[3].Median, s.NA)
+	}
+	e, err := s.Encode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]float64{
+		{31, 0, 0, 1, 0, 1, 0, 0, 0, 1.5, 0},
+		{45, 1, 1, 0, 0, 0, 1, 0, 0, 2, 1},
+		{45, 0, 1, 0, 0, 0, 0, 0, 1, 2, 0},
+		{45, 1, 0, 1, 0, 0, 0, 1, 0, 2, 1},
+		{52, 0, 0, 0, 1, 1, 0, 0, 0, 3, 0},
+	}
+	for i, row := range want {
+		if got := e.X[i*e.Cols : (i+1)*e.Cols]; !slices.Equal(got, row) {
+			t.Errorf("row %d: %v, want %v", i, got, row)
+		}
+	}
+	if len(e.Warnings) != 0 {
+		t.Errorf("warnings on the training data: %v", e.Warnings)
+	}
+
+	// JSON round trip.
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s2 Schema
+	if err := json.Unmarshal(b, &s2); err != nil || s2.Check() != nil {
+		t.Fatal(err, s2.Check())
+	}
+	// New data: an unseen level, a missing sex (no indicator), a missing
+	// city (indicator).
+	g := writeFile(t, "sex,y,city,age,score,other\nM,1,Nice,40,1,a\n,2,NA,41,2,b\nZ,3,Paris,,,c\n")
+	h, err := ReadFrame(g, FrameOptions{Kinds: s2.Kinds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err = s2.Encode(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = [][]float64{
+		{40, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0},
+		{41, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0},
+		{45, 1, 0, 0, 0, 0, 1, 0, 0, 2, 1},
+	}
+	for i, row := range want {
+		if got := e.X[i*e.Cols : (i+1)*e.Cols]; !slices.Equal(got, row) {
+			t.Errorf("new row %d: %v, want %v", i, got, row)
+		}
+	}
+	if len(e.Warnings) != 2 || e.Warnings[0].Column != "sex" || e.Warnings[0].Unseen != 1 || e.Warnings[0].Missing != 1 ||
+		!slices.Equal(e.Warnings[0].Levels, []string{"Z"}) || e.Warnings[1].Column != "city" || e.Warnings[1].Unseen != 1 {
+		t.Errorf("warnings %+v", e.Warnings)
+	}
+	if w := e.Warnings[0].String(); !strings.Contains(w, `"sex"`) || !strings.Contains(w, `"Z"`) || !strings.Contains(w, "1 missing") {
+		t.Errorf("warning %q", w)
+	}
+	// A column the data lacks.
+	g = writeFile(t, "sex,city,age\nM,Lyon,1\n")
+	h, _ = ReadFrame(g, FrameOptions{})
+	if _, err := s.Encode(h); !errors.Is(err, ErrNoColumn) || !strings.Contains(err.Error(), `"score"`) {
+		t.Errorf("no score column: %v", err)
+	}
+}
+
+// TestSchemaLevels: more levels than the limit is a *LevelsError naming
+// the column and its count; the limit is an option.
+func TestSchemaLevels(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("id,x\n")
+	for i := range 70 {
+		b.WriteString("u" + string(rune('A'+i%26)) + string(rune('a'+i/26)) + ",1\n")
+	}
+	p := writeFile(t, b.String())
+	f, err := ReadFrame(p, FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = FitSchema(f, SchemaOptions{})
+	var le *LevelsError
+	if !errors.As(err, &le) || !errors.Is(err, ErrTooManyLevels) || le.Column != "id" || le.Levels != 70 || le.Max != DefaultMaxLevels ||
+		!strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), `"id"`) {
+		t.Errorf("70 levels: %v", err)
+	}
+	s, err := FitSchema(f, SchemaOptions{MaxLevels: 70})
+	if err != nil || len(s.Columns[0].Levels) != 70 || !slices.IsSorted(s.Columns[0].Levels) {
+		t.Errorf("70 levels allowed: %v", err)
+	}
+	if _, err := FitSchema(f, SchemaOptions{MaxLevels: -1}); err == nil {
+		t.Errorf("MaxLevels -1 accepted")
+	}
+}
+
+// TestSchemaCheck: schemas a model file could hold but Encode could not
+// use are refused.
+func TestSchemaCheck(t *testing.T) {
+	good := Schema{Columns: []ColumnSchema{{Name: "a", Kind: Numeric}, {Name: "b", Kind: Categorical, Levels: []string{"x", "y"}}}}
+	if err := good.Check(); err != nil {
+		t.Fatal(err)
+	}
+	bad := []Schema{
+		{},
+		{Columns: []ColumnSchema{{Name: "\xff", Kind: Numeric}}},
+		{Columns: []ColumnSchema{{Name: "a", Kind: Numeric}, {Name: "a", Kind: Numeric}}},
+		{Columns: []ColumnSchema{{Name: "a", Kind: "text"}}},
+		{Columns: []ColumnSchema{{Name: "a", Kind: Numeric, Median: math.Inf(1)}}},
+		{Columns: []ColumnSchema{{Name: "a", Kind: Numeric, Levels: []string{"x"}}}},
+		{Columns: []ColumnSchema{{Name: "b", Kind: Categorical}}},
+		{Columns: []ColumnSchema{{Name: "b", Kind: Categorical, Levels: []string{"y", "x"}}}},
+		{Columns: []ColumnSchema{{Name: "b", Kind: Categorical, Levels: []string{"x", "x"}}}},
+		{Columns: []ColumnSchema{{Name: "b", Kind: Categorical, Levels: []string{"x"}}, {Name: "b=x", Kind: Numeric}}},
+	}
+	for i, s := range bad {
+		if err := s.Check(); err == nil {
+			t.Errorf("schema %d %+v accepted", i, s)
+		}
+	}
+}
+
+// TestFrameSelectDropSubset: column and row selection.
+func TestFrameSelectDropSubset(t *testing.T) {
+	f, err := ReadFrame(writeFile(t, frameCSV), FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := f.Select("y", "sex")
+	if err != nil || strings.Join(g.Names(), ",") != "y,sex" {
+		t.Errorf("select: %v %v", g, err)
+	}
+	if _, err := f.Select("nope"); !errors.Is(err, ErrNoColumn) {
+		t.Errorf("select nope: %v", err)
+	}
+	if _, err := f.Drop("nope"); !errors.Is(err, ErrNoColumn) {
+		t.Errorf("drop nope: %v", err)
+	}
+	g, _ = f.Drop("age", "y")
+	if strings.Join(g.Names(), ",") != "sex,city,score" {
+		t.Errorf("drop: %v", g.Names())
+	}
+	s := f.Subset([]int{4, 0})
+	if s.Rows != 2 || !slices.Equal(s.Lines, []int{6, 2}) || s.Columns[1].Str[0] != "X" || s.Columns[0].Num[1] != 31 {
+		t.Errorf("subset: %+v", s)
+	}
+}
+
+// TestReinfer: a column made categorical by text in rows that a subset
+// leaves out becomes numeric again; others keep their kind.
+func TestReinfer(t *testing.T) {
+	f, err := ReadFrame(writeFile(t, "a,b,c\n1,x,1\n,y,2\n3,z,inf\n2.5,q,oops\n"), FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Columns[0].Kind != Numeric || f.Columns[2].Kind != Categorical {
+		t.Fatalf("kinds %s %s", f.Columns[0].Kind, f.Columns[2].Kind)
+	}
+	g := f.Subset([]int{0, 1}).Reinfer()
+	if g.Columns[1].Kind != Categorical || g.Columns[2].Kind != Numeric || !slices.Equal(g.Columns[2].Num, []float64{1, 2}) || g.check() != nil {
+		t.Errorf("rows 0, 1: %+v", g.Columns)
+	}
+	// inf is a number, but not a finite one: the column stays text.
+	if g := f.Subset([]int{0, 2}).Reinfer(); g.Columns[2].Kind != Categorical {
+		t.Errorf("rows 0, 2: c is %s", g.Columns[2].Kind)
+	}
+	if f.Columns[2].Kind != Categorical {
+		t.Errorf("Reinfer changed its receiver")
+	}
+}
+
+// TestEncodeNumbersAsLevels: a categorical column of the schema read as
+// numbers (no FrameOptions.Kinds) is matched by the numbers' shortest
+// text; read with the schema's kinds, by the file's text.
+func TestEncodeNumbersAsLevels(t *testing.T) {
+	s := &Schema{Columns: []ColumnSchema{{Name: "k", Kind: Categorical, Levels: []string{"1.5", "2", "x"}}}}
+	p := writeFile(t, "k\n1.50\n2\n7\n")
+	f, err := ReadFrame(p, FrameOptions{})
+	if err != nil || f.Columns[0].Kind != Numeric || f.Columns[0].Str != nil {
+		t.Fatalf("%v %+v", err, f.Columns)
+	}
+	e, err := s.Encode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(e.X, []float64{1, 0, 0, 0, 1, 0, 0, 0, 0}) || len(e.Warnings) != 1 || e.Warnings[0].Unseen != 1 {
+		t.Errorf("as numbers: %v %+v", e.X, e.Warnings)
+	}
+	f, err = ReadFrame(p, FrameOptions{Kinds: s.Kinds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err = s.Encode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(e.X, []float64{0, 0, 0, 0, 1, 0, 0, 0, 0}) || e.Warnings[0].Unseen != 2 || !slices.Equal(e.Warnings[0].Levels, []string{"1.50", "7"}) {
+		t.Errorf("as text: %v %+v", e.X, e.Warnings)
+	}
+}

@@ -1,0 +1,431 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// DefaultMaxLevels is the most levels a categorical column may have unless
+// SchemaOptions.MaxLevels says otherwise; MaxMaxLevels bounds that option
+// (and the levels a model file may hold).
+const (
+	DefaultMaxLevels = 64
+	MaxMaxLevels     = 1 << 16
+)
+
+// ErrTooManyLevels is wrapped by the *LevelsError of FitSchema.
+var ErrTooManyLevels = errors.New("too many levels")
+
+// LevelsError is FitSchema's error for a categorical column with more
+// distinct values than the limit: such a column is usually an identifier
+// or free text, which one-hot encoding cannot use.
+type LevelsError struct {
+	Path   string // the frame's file ("" if built in memory)
+	Column string
+	Levels int // its distinct values
+	Max    int // the limit
+}
+
+func (e *LevelsError) Error() string {
+	s := fmt.Sprintf("column %q has %d distinct text values (levels), more than the limit of %d for a categorical column; drop it, or raise the limit", e.Column, e.Levels, e.Max)
+	if e.Path != "" {
+		s = e.Path + ": " + s
+	}
+	return s
+}
+
+// Unwrap returns ErrTooManyLevels.
+func (e *LevelsError) Unwrap() error { return ErrTooManyLevels }
+
+// Schema is the fitted transform from the columns of a Frame to a model's
+// numeric features. It is JSON-serialisable (models save it).
+//
+// The features of each column, in column order:
+//
+//   - Numeric: its value, a missing cell imputed with the training
+//     median; then, if the training data had a missing cell in the column
+//     (Missing), an indicator "NAME:missing" (1 where the cell is missing).
+//     A missing cell in a column without an indicator is imputed all the
+//     same (and counted in a Warning).
+//   - Categorical: one indicator "NAME=LEVEL" per level seen in training,
+//     in sorted order (one-hot); then, if the training data had a missing
+//     cell in the column, an indicator "NAME:missing". A missing cell sets
+//     only the missing indicator (all of them 0 if there is none); a level
+//     not seen in training sets none of them (counted in a Warning). There
+//     is no trained "other" feature: its weights would never have seen a 1.
+type Schema struct {
+	Columns []ColumnSchema `json:"columns"`
+	// NA are the cells, besides the empty cell, read as missing in
+	// training (FrameOptions.NA); prediction inputs are read with them.
+	NA []string `json:"na"`
+}
+
+// ColumnSchema is the transform of one column.
+type ColumnSchema struct {
+	Name    string   `json:"name"`
+	Kind    Kind     `json:"kind"`
+	Median  float64  `json:"median,omitempty"`  // numeric: the imputed value
+	Missing bool     `json:"missing,omitempty"` // the column has a "NAME:missing" indicator
+	Levels  []string `json:"levels,omitempty"`  // categorical: the levels, sorted
+}
+
+// SchemaOptions control FitSchema.
+type SchemaOptions struct {
+	// MaxLevels is the most levels a categorical column may have; 0 means
+	// DefaultMaxLevels.
+	MaxLevels int
+}
+
+// FitSchema fits the transform of every column of f (features only: the
+// target is not among them), recording the missing markers f was read
+// with (Frame.NA; nil: DefaultNA). Names and levels that Check refuses
+// are an error (a *ParseError for a frame read from a file). A categorical column with more than
+// opts.MaxLevels levels is a *LevelsError.
+func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	maxLevels := opts.MaxLevels
+	if maxLevels == 0 {
+		maxLevels = DefaultMaxLevels
+	}
+	if maxLevels < 1 || maxLevels > MaxMaxLevels {
+		return nil, fmt.Errorf("data: MaxLevels %d is outside [1, %d]", maxLevels, MaxMaxLevels)
+	}
+	na := f.NA
+	if na == nil {
+		na = DefaultNA
+	}
+	s := &Schema{NA: slices.Clone(na)}
+	for _, c := range f.Columns {
+		cs := ColumnSchema{Name: c.Name, Kind: c.Kind, Missing: slices.Contains(c.Missing, true)}
+		switch c.Kind {
+		case Numeric:
+			var vals []float64
+			for i, v := range c.Num {
+				if !c.Missing[i] {
+					vals = append(vals, v)
+				}
+			}
+			if len(vals) > 0 {
+				slices.Sort(vals)
+				cs.Median = sortedQuantile(vals, 0.5)
+			}
+		case Categorical:
+			set := map[string]bool{}
+			for i, v := range c.Str {
+				if !c.Missing[i] {
+					set[v] = true
+				}
+			}
+			if len(set) > maxLevels {
+				return nil, &LevelsError{Path: f.Path, Column: c.Name, Levels: len(set), Max: maxLevels}
+			}
+			for v := range set {
+				cs.Levels = append(cs.Levels, v)
+			}
+			slices.Sort(cs.Levels)
+		}
+		s.Columns = append(s.Columns, cs)
+	}
+	if err := s.Check(); err != nil {
+		// Names or levels a model file cannot keep.
+		if f.Path != "" {
+			return nil, &ParseError{Path: f.Path, Line: 1, Err: err}
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// Names returns the names of the encoded features: a numeric column's
+// name, "NAME=LEVEL" for a level's indicator, "NAME:missing" for a missing
+// indicator.
+func (s *Schema) Names() []string {
+	var names []string
+	for _, c := range s.Columns {
+		if c.Kind == Numeric {
+			names = append(names, c.Name)
+		}
+		for _, l := range c.Levels {
+			names = append(names, c.Name+"="+l)
+		}
+		if c.Missing {
+			names = append(names, c.Name+":missing")
+		}
+	}
+	return names
+}
+
+// Width returns the number of encoded features.
+func (s *Schema) Width() int {
+	n := 0
+	for _, c := range s.Columns {
+		n += c.width()
+	}
+	return n
+}
+
+func (c *ColumnSchema) width() int {
+	n := len(c.Levels)
+	if c.Kind == Numeric {
+		n = 1
+	}
+	if c.Missing {
+		n++
+	}
+	return n
+}
+
+// Source returns, for each encoded feature, the index of the column of
+// s.Columns it comes from.
+func (s *Schema) Source() []int {
+	var src []int
+	for j, c := range s.Columns {
+		for range c.width() {
+			src = append(src, j)
+		}
+	}
+	return src
+}
+
+// ColumnNames returns the names of the schema's columns, in order.
+func (s *Schema) ColumnNames() []string {
+	names := make([]string, len(s.Columns))
+	for j, c := range s.Columns {
+		names[j] = c.Name
+	}
+	return names
+}
+
+// Kinds returns each column's kind by name, for FrameOptions.Kinds.
+func (s *Schema) Kinds() map[string]Kind {
+	k := make(map[string]Kind, len(s.Columns))
+	for _, c := range s.Columns {
+		k[c.Name] = c.Kind
+	}
+	return k
+}
+
+// Clone returns a deep copy of s.
+func (s *Schema) Clone() *Schema {
+	if s == nil {
+		return nil
+	}
+	c := &Schema{NA: slices.Clone(s.NA), Columns: slices.Clone(s.Columns)}
+	for j := range c.Columns {
+		c.Columns[j].Levels = slices.Clone(c.Columns[j].Levels)
+	}
+	return c
+}
+
+// Check reports a schema that Encode could not use or that a model file
+// could not keep: no columns, a column name that is repeated or
+// not valid UTF-8 (a model file could not keep it), an unknown kind, a median that is not finite, levels
+// of a numeric column, a categorical column without levels or with more
+// than MaxMaxLevels, levels not sorted or repeated, or encoded feature
+// names that collide.
+func (s *Schema) Check() error {
+	if len(s.Columns) == 0 {
+		return errors.New("the schema has no columns")
+	}
+	seen := map[string]bool{}
+	for j, c := range s.Columns {
+		bad := func(format string, a ...any) error {
+			return fmt.Errorf("column %d (%q): %s", j, c.Name, fmt.Sprintf(format, a...))
+		}
+		switch {
+		case !utf8.ValidString(c.Name):
+			return bad("the name is not valid UTF-8")
+		case seen[c.Name]:
+			return bad("the name appears twice")
+		case c.Kind != Numeric && c.Kind != Categorical:
+			return bad("unknown kind %q", c.Kind)
+		case !finite(c.Median):
+			return bad("median %v is not finite", c.Median)
+		case c.Kind == Numeric && len(c.Levels) != 0:
+			return bad("a numeric column with levels")
+		case c.Kind == Categorical && (len(c.Levels) == 0 && !c.Missing || len(c.Levels) > MaxMaxLevels):
+			return bad("%d levels, want 1 to %d", len(c.Levels), MaxMaxLevels)
+		}
+		seen[c.Name] = true
+		for l, v := range c.Levels {
+			if !utf8.ValidString(v) || l > 0 && v <= c.Levels[l-1] {
+				return bad("level %d (%q) is not valid UTF-8, or the levels are not sorted without repeats", l, v)
+			}
+		}
+	}
+	names := map[string]bool{}
+	for _, n := range s.Names() {
+		if names[n] {
+			return fmt.Errorf("two encoded features are called %q (rename a column)", n)
+		}
+		names[n] = true
+	}
+	return nil
+}
+
+// Encoded is a frame encoded by a Schema: the model's numeric features.
+type Encoded struct {
+	X        []float64 // Rows x Cols, row-major
+	Rows     int
+	Cols     int
+	Names    []string // the encoded features' names (Schema.Names)
+	Warnings []Warning
+}
+
+// Warning reports, for one column, the cells Encode encoded without their
+// own feature: levels not seen in training, and missing cells in a column
+// that had none in training (imputed with the median, or all indicators
+// 0).
+type Warning struct {
+	Column  string
+	Unseen  int      // cells with a level not seen in training
+	Levels  []string // up to 5 of those levels, in order of appearance
+	Missing int      // missing cells in a column without a missing indicator
+}
+
+// String describes w in one line.
+func (w Warning) String() string {
+	var parts []string
+	if w.Unseen > 0 {
+		q := make([]string, len(w.Levels))
+		for i, l := range w.Levels {
+			q[i] = strconv.Quote(l)
+		}
+		more := ""
+		if w.Unseen > len(w.Levels) {
+			more = ", ..."
+		}
+		parts = append(parts, fmt.Sprintf("%d cell(s) with a level not seen in training (%s%s), encoded as no level", w.Unseen, strings.Join(q, ", "), more))
+	}
+	if w.Missing > 0 {
+		parts = append(parts, fmt.Sprintf("%d missing cell(s), where training had none, imputed", w.Missing))
+	}
+	return fmt.Sprintf("column %q: %s", w.Column, strings.Join(parts, "; "))
+}
+
+// Encode encodes the columns of f named by the schema (matched by name;
+// f's other columns are ignored) into the model's features. A categorical
+// column of the schema that f holds as numbers without their text is
+// matched by the numbers' shortest text ("1.5", not "1.50"): read the
+// frame with FrameOptions.Kinds set to Schema.Kinds to keep a file's text. A column f
+// lacks is an error wrapping ErrNoColumn; a cell of a numeric column that
+// is not a finite number is an error naming it (its file, line and column
+// for a frame read from a file).
+func (s *Schema) Encode(f *Frame) (*Encoded, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	cols := make([]*Column, len(s.Columns))
+	for j, cs := range s.Columns {
+		k := f.Column(cs.Name)
+		if k < 0 {
+			err := fmt.Errorf("%w: %q (the model's columns are %s; the data's are %s)", ErrNoColumn, cs.Name, nameList(s.ColumnNames()), nameList(f.Names()))
+			if f.Path != "" {
+				return nil, &ParseError{Path: f.Path, Line: 1, Err: err}
+			}
+			return nil, err
+		}
+		c := &f.Columns[k]
+		if cs.Kind == Numeric {
+			if c.Kind != Numeric {
+				if err := f.NotNumeric(k); err != nil {
+					return nil, err
+				}
+			}
+			for i, v := range c.Num {
+				if !c.Missing[i] && !finite(v) {
+					return nil, f.cellErr(c, i, fmt.Errorf("%w: %v", ErrNonFinite, v))
+				}
+			}
+		}
+		cols[j] = c
+	}
+	w := s.Width()
+	e := &Encoded{X: make([]float64, f.Rows*w), Rows: f.Rows, Cols: w, Names: s.Names()}
+	off := 0
+	for j, cs := range s.Columns {
+		c := cols[j]
+		warn := Warning{Column: cs.Name}
+		switch cs.Kind {
+		case Numeric:
+			for i := range f.Rows {
+				v := cs.Median
+				if c.Missing[i] {
+					if !cs.Missing {
+						warn.Missing++
+					}
+				} else if c.Num != nil {
+					v = c.Num[i]
+				} else {
+					v, _ = strconv.ParseFloat(c.Str[i], 64) // checked by NotNumeric
+				}
+				e.X[i*w+off] = v
+				if cs.Missing && c.Missing[i] {
+					e.X[i*w+off+1] = 1
+				}
+			}
+		case Categorical:
+			index := make(map[string]int, len(cs.Levels))
+			for l, v := range cs.Levels {
+				index[v] = l
+			}
+			text := c.Str
+			if text == nil { // a numeric column: its numbers' shortest text
+				text = make([]string, f.Rows)
+				for i, v := range c.Num {
+					text[i] = strconv.FormatFloat(v, 'g', -1, 64)
+				}
+			}
+			for i := range f.Rows {
+				switch l, ok := index[text[i]]; {
+				case c.Missing[i] && cs.Missing:
+					e.X[i*w+off+len(cs.Levels)] = 1
+				case c.Missing[i]:
+					warn.Missing++
+				case ok:
+					e.X[i*w+off+l] = 1
+				default:
+					warn.Unseen++
+					if len(warn.Levels) < 5 && !slices.Contains(warn.Levels, text[i]) {
+						warn.Levels = append(warn.Levels, text[i])
+					}
+				}
+			}
+		}
+		if warn.Unseen > 0 || warn.Missing > 0 {
+			e.Warnings = append(e.Warnings, warn)
+		}
+		off += cs.width()
+	}
+	return e, nil
+}
+
+// Targets returns the values of column j of f (NaN where missing), which
+// must be numeric without non-finite numbers (else the error of
+// NotNumeric).
+func (f *Frame) Targets(j int) ([]float64, error) {
+	if err := f.NotNumeric(j); err != nil {
+		return nil, err
+	}
+	c := &f.Columns[j]
+	y := make([]float64, f.Rows)
+	for i := range y {
+		if c.Missing[i] {
+			y[i] = math.NaN()
+			continue
+		}
+		if c.Num != nil {
+			y[i] = c.Num[i]
+		} else {
+			y[i], _ = strconv.ParseFloat(c.Str[i], 64)
+		}
+	}
+	return y, nil
+}

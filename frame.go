@@ -1,0 +1,269 @@
+package decoreg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"decoreg/data"
+)
+
+// FitFrame trains a model on the typed table f (see data.ReadFrame) to
+// predict its column target from every other column. It fits a
+// data.Schema to the feature columns (numeric columns imputed with their
+// median, with a missing indicator where the training data had a missing
+// cell; categorical columns one-hot encoded, at most data.DefaultMaxLevels
+// levels unless WithMaxLevels says otherwise), saves it with the model, and
+// trains as FitFlat on the encoded features. Rows whose target is missing
+// are left out (counted in TrainInfo.SkippedRows). Each column's kind is
+// f's: a program may make a column of numbers categorical (set its Kind
+// and Str); for training rows selected from a larger table, Frame.Reinfer
+// gives the kinds of those rows alone.
+//
+// The target must be numeric: a cell that is not a number is an error
+// naming it (its file, line and column). A *DataError from training names
+// the row of f and the column of f (Row and Column index f's rows and
+// f.Columns, not the encoded features).
+func FitFrame(ctx context.Context, f *data.Frame, target string, cfg Config, opts ...FitOption) (*Model, error) {
+	return fitFrame(f, target, opts, func(x []float64, rows, cols int, y []float64) (*Model, error) {
+		return FitFlat(ctx, x, rows, cols, y, cfg, opts...)
+	})
+}
+
+// TuneFrame is Tune on the typed table f, as FitFrame is FitFlat: the
+// schema is fitted once and shared by every trial, and saved with the
+// chosen model (or ensemble). Of opts only WithMaxLevels applies.
+func TuneFrame(ctx context.Context, f *data.Frame, target string, cfg Config, topts TuneOptions, opts ...FitOption) (*Model, *TuneReport, error) {
+	var rep *TuneReport
+	m, err := fitFrame(f, target, opts, func(x []float64, rows, cols int, y []float64) (*Model, error) {
+		m, r, err := Tune(ctx, x, rows, cols, y, cfg, topts)
+		rep = r
+		return m, err
+	})
+	return m, rep, err
+}
+
+// fitFrame encodes f's features with a schema fitted to them and trains
+// with fit on the rows whose target is not missing.
+func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float64, rows, cols int, y []float64) (*Model, error)) (*Model, error) {
+	var o fitOptions
+	for _, fn := range opts {
+		fn(&o)
+	}
+	tj := f.Column(target)
+	if tj < 0 {
+		return nil, fmt.Errorf("decoreg: %w: the target %q is not a column of the frame (%d columns)", data.ErrNoColumn, target, len(f.Columns))
+	}
+	y, err := f.Targets(tj)
+	if err != nil {
+		return nil, fmt.Errorf("the target is not numeric: %w", err)
+	}
+	var keep []int
+	var yk []float64
+	for i, v := range y {
+		if !math.IsNaN(v) {
+			keep = append(keep, i)
+			yk = append(yk, v)
+		}
+	}
+	if len(keep) == 0 {
+		return nil, fmt.Errorf("%w: every one of the %d rows has a missing target", ErrTooFewRows, f.Rows)
+	}
+	feats, err := f.Drop(target)
+	if err != nil {
+		return nil, err
+	}
+	if len(feats.Columns) == 0 {
+		return nil, fmt.Errorf("%w: no feature columns besides the target %q", ErrBadInput, target)
+	}
+	if len(keep) < f.Rows {
+		feats = feats.Subset(keep)
+	}
+	schema, err := data.FitSchema(feats, data.SchemaOptions{MaxLevels: o.maxLevels})
+	if err != nil {
+		return nil, err
+	}
+	enc, err := schema.Encode(feats)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(enc.Names, target) {
+		return nil, fmt.Errorf("%w: the target's name %q is also the name of an encoded feature", ErrBadInput, target)
+	}
+	m, err := fit(enc.X, enc.Rows, enc.Cols, yk)
+	err = frameErr(err, keep, colSource(schema, enc), f)
+	if m != nil {
+		m.schema = schema
+		m.SetNames(enc.Names, target)
+		m.info.SkippedRows = f.Rows - len(keep)
+	}
+	return m, err
+}
+
+// frameErr translates a *DataError about encoded rows and features into
+// one about the rows and columns of f: encoded row r is row rows[r] of f
+// (rows nil: the same), and encoded feature j comes from the column of f
+// called source[j].
+func frameErr(err error, rows []int, source []string, f *data.Frame) error {
+	var de *DataError
+	if err == nil || !errors.As(err, &de) {
+		return err
+	}
+	n := *de
+	if n.Row >= 0 && rows != nil && n.Row < len(rows) {
+		n.Row = rows[n.Row]
+	}
+	if n.Column >= 0 && n.Column < len(source) {
+		n.Column = f.Column(source[n.Column])
+	}
+	return &n
+}
+
+// colSource returns the column each encoded feature of enc comes from:
+// by the schema s, or, without one, the feature's own name.
+func colSource(s *data.Schema, enc *data.Encoded) []string {
+	if s == nil {
+		return enc.Names
+	}
+	src := s.Source()
+	names := make([]string, len(src))
+	for j, k := range src {
+		names[j] = s.Columns[k].Name
+	}
+	return names
+}
+
+// Schema returns a copy of the model's column transform (nil for a model
+// fitted on numbers with Fit or FitFlat, or saved before schemas existed).
+func (m *Model) Schema() *data.Schema {
+	if m == nil {
+		return nil
+	}
+	return m.schema.Clone()
+}
+
+// Columns returns the names of the input columns the model reads: the
+// schema's columns (the original columns of the table it was trained on)
+// when it has one, else the feature names of SetNames (nil if none).
+// Names returns the encoded features' names instead ("sex=M",
+// "age:missing").
+func (m *Model) Columns() []string {
+	if m == nil {
+		return nil
+	}
+	if m.schema != nil {
+		return m.schema.ColumnNames()
+	}
+	return slices.Clone(m.features)
+}
+
+// EncodeFrame encodes the input columns of f as the model's features. With
+// a schema, columns are matched by name, other columns are ignored, and
+// missing cells and levels not seen in training are encoded as the schema
+// documents (counted in the result's Warnings). Without one (a model of
+// Fit or FitFlat), f must hold the model's features, by name when the
+// model has names (SetNames) and otherwise by position, all numeric and
+// with no missing cell.
+func (m *Model) EncodeFrame(f *data.Frame) (*data.Encoded, error) {
+	if m == nil || m.net == nil {
+		return nil, ErrNotFitted
+	}
+	if m.schema != nil {
+		return m.schema.Encode(f)
+	}
+	g := f
+	if m.features != nil {
+		var err error
+		if g, err = f.Select(m.features...); err != nil {
+			if f.Path != "" {
+				return nil, &data.ParseError{Path: f.Path, Line: 1, Err: err}
+			}
+			return nil, err
+		}
+	} else if len(f.Columns) != m.Features() {
+		return nil, fmt.Errorf("%w: %d columns for the model's %d features", ErrBadInput, len(f.Columns), m.Features())
+	}
+	d := m.Features()
+	e := &data.Encoded{X: make([]float64, f.Rows*d), Rows: f.Rows, Cols: d, Names: g.Names()}
+	for j := range g.Columns {
+		c := &g.Columns[j]
+		if c.Kind != data.Numeric {
+			if err := g.NotNumeric(j); err != nil {
+				return nil, err
+			}
+		}
+		y, err := g.Targets(j)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range y {
+			if c.Missing[i] {
+				return nil, g.CellError(j, i, fmt.Errorf("%w: a missing value (the model has no schema to impute it)", data.ErrNotNumber))
+			}
+			e.X[i*d+j] = v
+		}
+	}
+	return e, nil
+}
+
+// PredictFrame predicts the rows of f as PredictFlat, after EncodeFrame;
+// the Prediction's Warnings are EncodeFrame's. A *DataError's Row and
+// Column index f's rows and f.Columns.
+func (m *Model) PredictFrame(f *data.Frame, opts PredictOptions) (*Prediction, error) {
+	enc, err := m.EncodeFrame(f)
+	if err != nil {
+		return nil, err
+	}
+	p, err := m.PredictFlat(enc.X, enc.Rows, opts)
+	if err != nil {
+		return nil, frameErr(err, nil, colSource(m.schema, enc), f)
+	}
+	p.Warnings = enc.Warnings
+	return p, nil
+}
+
+// EvaluateFrame evaluates the model as Evaluate on the rows of f whose
+// column target is not missing; the others are left out and counted in
+// Eval.Skipped. The target must be numeric (an error names the first cell
+// that is not). Errors are as PredictFrame's.
+func (m *Model) EvaluateFrame(f *data.Frame, target, point string) (*Eval, error) {
+	if m == nil || m.net == nil {
+		return nil, ErrNotFitted
+	}
+	tj := f.Column(target)
+	if tj < 0 {
+		return nil, fmt.Errorf("decoreg: %w: the target %q is not a column of the frame", data.ErrNoColumn, target)
+	}
+	y, err := f.Targets(tj)
+	if err != nil {
+		return nil, err
+	}
+	var keep []int
+	var yk []float64
+	for i, v := range y {
+		if !math.IsNaN(v) {
+			keep = append(keep, i)
+			yk = append(yk, v)
+		}
+	}
+	if len(keep) == 0 {
+		return nil, fmt.Errorf("%w: every one of the %d rows has a missing target", ErrTooFewRows, f.Rows)
+	}
+	g := f
+	if len(keep) < f.Rows {
+		g = f.Subset(keep)
+	}
+	enc, err := m.EncodeFrame(g)
+	if err != nil {
+		return nil, err
+	}
+	e, err := m.Evaluate(enc.X, enc.Rows, yk, point)
+	if err != nil {
+		return nil, frameErr(err, keep, colSource(m.schema, enc), f)
+	}
+	e.Skipped = f.Rows - len(keep)
+	e.Warnings = enc.Warnings
+	return e, nil
+}

@@ -1,0 +1,408 @@
+package decoreg
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"decoreg/data"
+)
+
+var updateTestdata = flag.Bool("update-testdata", false, "rewrite testdata/mixed.csv from mixedCSV")
+
+// mixedPath is a table with text columns and missing cells, written by
+// mixedCSV (go test -run TestMixedTestdata -update-testdata).
+const mixedPath = "testdata/mixed.csv"
+
+// mixedCSV generates the rows of testdata/mixed.csv, deterministically: a
+// house price (price, in thousands; blank on 1 row in 25) from its area
+// (m2; blank on 1 row in 12), rooms, city (five cities; "NA" on 1 row in
+// 20), heating (gas, electric, heat-pump; blank on 1 row in 15), garden
+// (yes/no) and year built ("?" on 1 row in 18).
+func mixedCSV(n int) string {
+	r := rand.New(rand.NewPCG(13, 1))
+	cities := []string{"Lyon", "Paris", "Nantes", "Lille", "Toulouse"}
+	cityEffect := []float64{40, 150, 10, -10, 20}
+	heatings := []string{"gas", "electric", "heat-pump"}
+	heatEffect := []float64{0, -15, 25}
+	var b strings.Builder
+	b.WriteString("area,rooms,city,heating,garden,year,price\n")
+	for i := range n {
+		area := 30 + 120*r.Float64()
+		rooms := 1 + int(area/25) + r.IntN(2)
+		c := r.IntN(len(cities))
+		h := r.IntN(len(heatings))
+		garden := r.IntN(3) == 0
+		year := 1900 + r.IntN(124)
+		price := 50 + 2.5*area + cityEffect[c] + heatEffect[h] + 0.3*float64(year-1960) + 15*r.NormFloat64()
+		if garden {
+			price += 30
+		}
+		cell := func(s string, every int) string {
+			if i%every == every-1 {
+				return ""
+			}
+			return s
+		}
+		city := cities[c]
+		if i%20 == 7 {
+			city = "NA"
+		}
+		yearCell := strconv.Itoa(year)
+		if i%18 == 5 {
+			yearCell = "?"
+		}
+		gardenCell := "no"
+		if garden {
+			gardenCell = "yes"
+		}
+		fmt.Fprintf(&b, "%s,%d,%s,%s,%s,%s,%s\n", cell(strconv.FormatFloat(area, 'f', 1, 64), 12), rooms, city,
+			cell(heatings[h], 15), gardenCell, yearCell, cell(strconv.FormatFloat(price, 'f', 1, 64), 25))
+	}
+	return b.String()
+}
+
+// TestMixedTestdata: testdata/mixed.csv is what mixedCSV generates.
+func TestMixedTestdata(t *testing.T) {
+	want := mixedCSV(300)
+	if *updateTestdata {
+		if err := os.WriteFile(mixedPath, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(mixedPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("%s differs from mixedCSV(300); regenerate it with go test -run TestMixedTestdata -update-testdata", mixedPath)
+	}
+}
+
+// mixedConfig is a small, fast configuration for the frame tests.
+func mixedConfig(h Head) Config {
+	cfg := Config{Head: h, EncLayers: 1, EncWidth: 32, MaxEpochs: 5, Seed: 3, Threads: 1}
+	if h == HeadDecoder {
+		cfg.Vocab = "normalized:base=4,length=4"
+	}
+	return cfg
+}
+
+func readMixed(t *testing.T) *data.Frame {
+	t.Helper()
+	f, err := data.ReadFrame(mixedPath, data.FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestFitFrame trains on a table with text columns and missing cells:
+// the schema has the expected columns, kinds, levels and indicators, rows
+// with a missing target are skipped and counted, and the model predicts
+// the same after Save and Load.
+func TestFitFrame(t *testing.T) {
+	f := readMixed(t)
+	m, err := FitFrame(context.Background(), f, "price", mixedConfig(HeadMDN))
+	if err != nil {
+		t.Fatal(err)
+	}
+	missingY := 0
+	for _, miss := range f.Columns[f.Column("price")].Missing {
+		if miss {
+			missingY++
+		}
+	}
+	if info := m.Info(); missingY != 12 || info.SkippedRows != missingY || info.Rows != f.Rows-missingY {
+		t.Errorf("skipped %d rows, trained on %d; the file has %d rows, %d without a target (want 12)", info.SkippedRows, info.Rows, f.Rows, missingY)
+	}
+	s := m.Schema()
+	if s == nil {
+		t.Fatal("no schema")
+	}
+	if got := strings.Join(m.Columns(), ","); got != "area,rooms,city,heating,garden,year" {
+		t.Errorf("columns %s", got)
+	}
+	wantNames := []string{"area", "area:missing", "rooms", "city=Lille", "city=Lyon", "city=Nantes", "city=Paris", "city=Toulouse", "city:missing",
+		"heating=electric", "heating=gas", "heating=heat-pump", "heating:missing", "garden=no", "garden=yes", "year", "year:missing"}
+	if names, target := m.Names(); !slices.Equal(names, wantNames) || target != "price" || m.Features() != len(wantNames) {
+		t.Errorf("encoded features %q (target %q), want %q", names, target, wantNames)
+	}
+	kinds := map[string]data.Kind{"area": data.Numeric, "rooms": data.Numeric, "city": data.Categorical, "heating": data.Categorical, "garden": data.Categorical, "year": data.Numeric}
+	for _, c := range s.Columns {
+		if kinds[c.Name] != c.Kind {
+			t.Errorf("column %q is %s, want %s", c.Name, c.Kind, kinds[c.Name])
+		}
+	}
+
+	path := filepath.Join(t.TempDir(), "m.model")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(l.Schema().Names(), s.Names()) || fmt.Sprint(l.Schema()) != fmt.Sprint(s) {
+		t.Errorf("schema after Load %+v, want %+v", l.Schema(), s)
+	}
+	opts := PredictOptions{Outputs: OutMean | OutQuantiles}
+	p1, err := m.PredictFrame(f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := l.PredictFrame(f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p1.Mean, p2.Mean) || len(p1.Mean) != f.Rows {
+		t.Errorf("predictions differ after Load")
+	}
+	for i, v := range p1.Mean {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("row %d: mean %v", i, v)
+		}
+	}
+	if len(p1.Warnings) != 0 {
+		t.Errorf("warnings on the training data: %v", p1.Warnings)
+	}
+
+	// EvaluateFrame skips the rows without a target.
+	e, err := l.EvaluateFrame(f, "price", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Skipped != missingY || e.N != f.Rows-missingY || math.IsNaN(e.NLL) {
+		t.Errorf("evaluated %d rows, skipped %d, nll %v", e.N, e.Skipped, e.NLL)
+	}
+}
+
+// TestPredictFrameUnseenAndMissing: a level not seen in training and
+// missing cells in every column are predicted, with warnings for the
+// unseen level and for the missing cell of a column that had none in
+// training; the unseen level is encoded as no level at all.
+func TestPredictFrameUnseenAndMissing(t *testing.T) {
+	f := readMixed(t)
+	m, err := FitFrame(context.Background(), f, "price", mixedConfig(HeadRiemann))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "new.csv")
+	body := "price,year,garden,heating,city,rooms,area,extra\n" +
+		",1990,yes,gas,Marseille,3,80,x\n" + // unseen city
+		",,,,,,,\n" + // everything missing
+		",NA,no,?,Paris,NaN,55,y\n"
+	if err := os.WriteFile(in, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err := data.ReadFrame(in, data.FrameOptions{Kinds: m.Schema().Kinds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := m.EncodeFrame(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := m.Names()
+	at := func(row int, name string) float64 { return enc.X[row*enc.Cols+slices.Index(names, name)] }
+	for _, n := range names {
+		if strings.HasPrefix(n, "city=") && at(0, n) != 0 {
+			t.Errorf("unseen city: %s = %v, want 0", n, at(0, n))
+		}
+	}
+	if at(0, "city:missing") != 0 || at(1, "city:missing") != 1 || at(1, "area:missing") != 1 || at(1, "area") != m.Schema().Columns[0].Median {
+		t.Errorf("missing cells: city:missing %v, %v; area:missing %v, area %v", at(0, "city:missing"), at(1, "city:missing"), at(1, "area:missing"), at(1, "area"))
+	}
+	// rooms had no missing cell in training: imputed, without an indicator.
+	var roomsMedian float64
+	for _, c := range m.Schema().Columns {
+		if c.Name == "rooms" {
+			roomsMedian = c.Median
+		}
+	}
+	if at(1, "rooms") != roomsMedian || at(2, "rooms") != roomsMedian || slices.Contains(names, "rooms:missing") {
+		t.Errorf("rooms imputed with %v, %v; median %v", at(1, "rooms"), at(2, "rooms"), roomsMedian)
+	}
+	p, err := m.PredictFrame(g, PredictOptions{Outputs: OutMean})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := fmt.Sprint(p.Warnings)
+	if len(p.Warnings) != 3 || !strings.Contains(ws, "city") || !strings.Contains(ws, `"Marseille"`) || !strings.Contains(ws, "rooms") || !strings.Contains(ws, "garden") {
+		t.Errorf("warnings %v: want the unseen city and the missing rooms and garden", p.Warnings)
+	}
+	for i, v := range p.Mean {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Errorf("row %d: mean %v", i, v)
+		}
+	}
+	// A numeric column with text, when the model reads it as numeric, is
+	// an error naming the file, line and column.
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("area,rooms,city,heating,garden,year\n50,2,Lyon,gas,no,1990\n60,three,Lyon,gas,no,1990\n"), 0o644)
+	_, err = data.ReadFrame(bad, data.FrameOptions{Kinds: m.Schema().Kinds()})
+	if err == nil || !strings.Contains(err.Error(), "bad.csv: line 3, column 2") || !strings.Contains(err.Error(), `"three"`) {
+		t.Errorf("text in a numeric column: %v", err)
+	}
+	// Read without the schema's kinds, the column is categorical: the
+	// model refuses it, naming the cell.
+	g, err = data.ReadFrame(bad, data.FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.PredictFrame(g, PredictOptions{}); err == nil || !strings.Contains(err.Error(), "bad.csv: line 3, column 2") || !errors.Is(err, data.ErrNotNumber) {
+		t.Errorf("text in a numeric column, inferred categorical: %v", err)
+	}
+}
+
+// TestFitFrameErrors: too many levels, a text target, no rows with a
+// target, and a model without a schema reading a frame by name.
+func TestFitFrameErrors(t *testing.T) {
+	f := readMixed(t)
+	_, err := FitFrame(context.Background(), f, "price", mixedConfig(HeadMDN), WithMaxLevels(4))
+	var le *data.LevelsError
+	if !errors.As(err, &le) || le.Column != "city" || le.Levels != 5 || le.Max != 4 || !strings.Contains(err.Error(), "mixed.csv") {
+		t.Errorf("5 cities with at most 4 levels: %v", err)
+	}
+	if _, err := FitFrame(context.Background(), f, "city", mixedConfig(HeadMDN)); err == nil || !errors.Is(err, data.ErrNotNumber) || !strings.Contains(err.Error(), `column "city"`) {
+		t.Errorf("a text target: %v", err)
+	}
+	if _, err := FitFrame(context.Background(), f, "nope", mixedConfig(HeadMDN)); !errors.Is(err, data.ErrNoColumn) {
+		t.Errorf("no target column: %v", err)
+	}
+	noY := f.Subset([]int{24, 49, 74})
+	if _, err := FitFrame(context.Background(), noY, "price", mixedConfig(HeadMDN)); !errors.Is(err, ErrTooFewRows) {
+		t.Errorf("no targets: %v", err)
+	}
+
+	// A model of FitFlat reads a frame's numeric columns by name, and
+	// refuses a missing cell.
+	num, err := f.Select("rooms", "area", "price")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, 0, 2*f.Rows)
+	y := make([]float64, 0, f.Rows)
+	for i := range f.Rows {
+		x = append(x, f.Columns[1].Num[i], float64(i%7))
+		y = append(y, float64(i%5))
+	}
+	m, err := FitFlat(context.Background(), x, f.Rows, 2, y, mixedConfig(HeadMDN))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.SetNames([]string{"rooms", "area"}, "price")
+	if _, err := m.PredictFrame(num, PredictOptions{}); err == nil || !strings.Contains(err.Error(), "mixed.csv: line 13, column 1") {
+		t.Errorf("a missing area for a model without a schema: %v", err)
+	}
+	ok := num.Subset([]int{0, 1, 2})
+	p, err := m.PredictFrame(ok, PredictOptions{Outputs: OutMean})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := m.PredictFlat([]float64{ok.Columns[0].Num[0], ok.Columns[1].Num[0]}, 1, PredictOptions{Outputs: OutMean})
+	if p.Mean[0] != want.Mean[0] || m.Schema() != nil {
+		t.Errorf("by name: %v, want %v", p.Mean[0], want.Mean[0])
+	}
+}
+
+// TestOldModelNoSchema: a model file written before schemas existed loads
+// without one and reads a frame by position.
+func TestOldModelNoSchema(t *testing.T) {
+	m, err := Load("testdata/v0.1.0-mdn.model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Schema() != nil {
+		t.Fatalf("an old model has a schema")
+	}
+	t.Logf("columns %v, %d features", m.Columns(), m.Features())
+	d := m.Features()
+	f := &data.Frame{Rows: 1}
+	row := make([]float64, d)
+	for j := range d {
+		row[j] = 0.1 * float64(j)
+		name := fmt.Sprintf("c%d", j)
+		if cols := m.Columns(); cols != nil {
+			name = cols[j]
+		}
+		f.Columns = append(f.Columns, data.Column{Name: name, Kind: data.Numeric, Field: -1,
+			Str: []string{fmt.Sprint(row[j])}, Num: []float64{row[j]}, Missing: []bool{false}})
+	}
+	p, err := m.PredictFrame(f, PredictOptions{Outputs: OutMean})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.PredictFlat(row, 1, PredictOptions{Outputs: OutMean})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Mean[0] != want.Mean[0] {
+		t.Errorf("PredictFrame %v, PredictFlat %v", p.Mean[0], want.Mean[0])
+	}
+}
+
+// TestLoadChecksSchema: a model file whose schema does not fit the model
+// (its width, its names, its contents) is refused by Load naming the
+// field; a file without the field loads as before (no schema).
+func TestLoadChecksSchema(t *testing.T) {
+	header, params := savedModel(t, Config{Head: HeadMDN, EncLayers: 1, EncWidth: 8})
+	good := map[string]any{"columns": []any{
+		map[string]any{"name": "a", "kind": "numeric", "median": 3},
+		map[string]any{"name": "b", "kind": "numeric"},
+	}, "na": []any{"NA"}}
+	m, err := Load(writeModel(t, editHeader(t, header, func(h map[string]any) { h["schema"] = good }), params))
+	if err != nil || m.Schema() == nil || m.Schema().Columns[0].Median != 3 {
+		t.Fatalf("a schema that fits: %v", err)
+	}
+	if m, err := Load(writeModel(t, header, params)); err != nil || m.Schema() != nil {
+		t.Fatalf("no schema: %v, %v", err, m.Schema())
+	}
+	cases := []struct {
+		schema any
+		field  string
+	}{
+		{map[string]any{"columns": []any{map[string]any{"name": "a", "kind": "numeric"}}}, "schema"},                                              // 1 feature for 2
+		{map[string]any{"columns": []any{map[string]any{"name": "a", "kind": "numeric", "missing": true}}}, "features"},                           // names a, a:missing
+		{map[string]any{"columns": []any{map[string]any{"name": "a", "kind": "text"}, map[string]any{"name": "b", "kind": "numeric"}}}, "schema"}, // kind
+		{map[string]any{"columns": []any{map[string]any{"name": "a", "kind": "categorical", "levels": []any{"y", "x"}}}}, "schema"},               // unsorted
+		{map[string]any{"columns": []any{map[string]any{"name": "a", "kind": "numeric"}, map[string]any{"name": "y", "kind": "numeric"}}}, "features"},
+	}
+	for i, c := range cases {
+		_, err := Load(writeModel(t, editHeader(t, header, func(h map[string]any) { h["schema"] = c.schema }), params))
+		var me *ModelError
+		if !errors.As(err, &me) || me.Field != c.field {
+			t.Errorf("case %d: %v, want a ModelError about %q", i, err, c.field)
+		}
+	}
+}
+
+// TestSaveChecksSchemaNames: names that do not fit the schema are refused
+// at Save, as Load would refuse them.
+func TestSaveChecksSchemaNames(t *testing.T) {
+	m, err := FitFrame(context.Background(), readMixed(t), "price", mixedConfig(HeadMDN))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := m.Names()
+	m.SetNames(names, "city")
+	if err := m.Save(filepath.Join(t.TempDir(), "m.model")); err == nil {
+		t.Errorf("a target among the schema's columns saved")
+	}
+	names = slices.Clone(names)
+	names[0] = "surface"
+	m.SetNames(names, "price")
+	if err := m.Save(filepath.Join(t.TempDir(), "m.model")); err == nil {
+		t.Errorf("renamed features saved")
+	}
+}

@@ -1,0 +1,111 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"decoreg"
+	"decoreg/data"
+)
+
+// TestServeSchemaModel: a model trained on a table with text columns and
+// missing cells lists its original columns with their types and levels,
+// takes rows whose values are strings (categorical columns), numbers and
+// null (missing), answers as the library does, warns about unseen levels,
+// and refuses a string for a numeric column and an absent column.
+func TestServeSchemaModel(t *testing.T) {
+	f, err := data.ReadFrame("../testdata/mixed.csv", data.FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := decoreg.FitFrame(context.Background(), f, "price", decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 16, MaxEpochs: 2, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, m, Options{})
+
+	resp, err := http.Get(ts.URL + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var list struct{ Models []ModelInfo }
+	if err := json.Unmarshal(b, &list); err != nil || len(list.Models) != 1 {
+		t.Fatalf("%v: %s", err, b)
+	}
+	mi := list.Models[0]
+	var names, types []string
+	for _, ft := range mi.Features {
+		names, types = append(names, ft.Name), append(types, ft.Type)
+	}
+	if strings.Join(names, ",") != "area,rooms,city,heating,garden,year" || strings.Join(types, ",") != "number,number,category,category,category,number" ||
+		strings.Join(mi.Features[2].Levels, ",") != "Lille,Lyon,Nantes,Paris,Toulouse" || !mi.Features[0].Missing || mi.Features[1].Missing ||
+		!slices.Contains(mi.EncodedFeatures, "garden=yes") {
+		t.Errorf("model info %+v", mi)
+	}
+
+	rows := `[{"area":80,"rooms":3,"city":"Paris","heating":"gas","garden":"yes","year":1990},` +
+		`{"area":null,"rooms":null,"city":null,"heating":"","garden":"no","year":null},` +
+		`{"area":55.5,"rooms":2,"city":"Marseille","heating":"NA","garden":"no","year":2001}]`
+	code, body, _ := post(t, ts.URL+"/v1/models/m/predict", `{"rows":`+rows+`,"outputs":["mean"]}`)
+	if code != 200 {
+		t.Fatalf("%d %s", code, body)
+	}
+	r := decode(t, body)
+	var ans struct{ Warnings []string }
+	json.Unmarshal(body, &ans)
+	if len(ans.Warnings) != 2 || !strings.Contains(ans.Warnings[0], `"rooms"`) || !strings.Contains(ans.Warnings[1], `"Marseille"`) {
+		t.Errorf("warnings %q: want the missing rooms and the unseen city", ans.Warnings)
+	}
+	// The same rows as a frame, through the library.
+	col := func(name string, kind data.Kind, str []string, num []float64) data.Column {
+		c := data.Column{Name: name, Kind: kind, Field: -1, Str: str, Num: num, Missing: make([]bool, 3)}
+		for i, s := range str {
+			c.Missing[i] = s == ""
+		}
+		return c
+	}
+	g := &data.Frame{Rows: 3, Columns: []data.Column{
+		col("area", data.Numeric, []string{"80", "", "55.5"}, []float64{80, 0, 55.5}),
+		col("rooms", data.Numeric, []string{"3", "", "2"}, []float64{3, 0, 2}),
+		col("city", data.Categorical, []string{"Paris", "", "Marseille"}, nil),
+		col("heating", data.Categorical, []string{"gas", "", ""}, nil),
+		col("garden", data.Categorical, []string{"yes", "no", "no"}, nil),
+		col("year", data.Numeric, []string{"1990", "", "2001"}, []float64{1990, 0, 2001}),
+	}}
+	want, err := m.PredictFrame(g, decoreg.PredictOptions{Outputs: decoreg.OutMean})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range r.Predictions {
+		if p.Mean == nil || !eq(*p.Mean, want.Mean[i]) {
+			t.Errorf("row %d: served mean %v, library %v", i, p.Mean, want.Mean[i])
+		}
+	}
+	// The same as arrays in column order.
+	code, body2, _ := post(t, ts.URL+"/v1/models/m/predict", `{"x":[[80,3,"Paris","gas","yes",1990],[null,null,null,"","no",null],[55.5,2,"Marseille","NA","no",2001]],"outputs":["mean"]}`)
+	if code != 200 || string(body2) != string(body) {
+		t.Errorf("x arrays: %d %s, want %s", code, body2, body)
+	}
+
+	for _, c := range []struct{ body, want string }{
+		{`{"rows":[{"area":"big","rooms":3,"city":"Paris","heating":"gas","garden":"yes","year":1990}]}`, `feature "area"`},
+		{`{"rows":[{"rooms":3,"city":"Paris","heating":"gas","garden":"yes","year":1990}]}`, `feature "area" is missing`},
+		{`{"rows":[{"area":1,"rooms":3,"city":true,"heating":"gas","garden":"yes","year":1990}]}`, `feature "city"`},
+		{`{"rows":[{"area":1,"rooms":3,"city":"Paris","heating":"gas","garden":"yes","year":1990,"price":3}]}`, `unknown feature "price"`},
+		{`{"x":[[80,3,"Paris","gas","yes"]]}`, `5 values`},
+	} {
+		code, b, _ := post(t, ts.URL+"/v1/models/m/predict", c.body)
+		var e struct{ Error string }
+		json.Unmarshal(b, &e)
+		if code != 400 || !strings.Contains(e.Error, c.want) {
+			t.Errorf("%s: %d %s, want 400 naming %s", c.body, code, b, c.want)
+		}
+	}
+}
