@@ -20,16 +20,20 @@ import (
 var updateTestdata = flag.Bool("update-testdata", false, "rewrite testdata/mixed.csv from mixedCSV")
 
 // mixedPath is a table with text columns and missing cells, written by
-// mixedCSV (go test -run TestMixedTestdata -update-testdata).
-const mixedPath = "testdata/mixed.csv"
+// mixedCSV (go test -run TestMixedTestdata -update-testdata), and
+// mixedTestPath 100 more rows of the same kind (another seed), to test on.
+const (
+	mixedPath     = "testdata/mixed.csv"
+	mixedTestPath = "testdata/mixed-test.csv"
+)
 
 // mixedCSV generates the rows of testdata/mixed.csv, deterministically: a
 // house price (price, in thousands; blank on 1 row in 25) from its area
 // (m2; blank on 1 row in 12), rooms, city (five cities; "NA" on 1 row in
 // 20), heating (gas, electric, heat-pump; blank on 1 row in 15), garden
 // (yes/no) and year built ("?" on 1 row in 18).
-func mixedCSV(n int) string {
-	r := rand.New(rand.NewPCG(13, 1))
+func mixedCSV(n int, seed uint64) string {
+	r := rand.New(rand.NewPCG(seed, 1))
 	cities := []string{"Lyon", "Paris", "Nantes", "Lille", "Toulouse"}
 	cityEffect := []float64{40, 150, 10, -10, 20}
 	heatings := []string{"gas", "electric", "heat-pump"}
@@ -71,20 +75,27 @@ func mixedCSV(n int) string {
 	return b.String()
 }
 
-// TestMixedTestdata: testdata/mixed.csv is what mixedCSV generates.
+// TestMixedTestdata: testdata/mixed.csv and mixed-test.csv are what
+// mixedCSV generates.
 func TestMixedTestdata(t *testing.T) {
-	want := mixedCSV(300)
-	if *updateTestdata {
-		if err := os.WriteFile(mixedPath, []byte(want), 0o644); err != nil {
+	for _, c := range []struct {
+		path string
+		n    int
+		seed uint64
+	}{{mixedPath, 300, 13}, {mixedTestPath, 100, 14}} {
+		want := mixedCSV(c.n, c.seed)
+		if *updateTestdata {
+			if err := os.WriteFile(c.path, []byte(want), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := os.ReadFile(c.path)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	got, err := os.ReadFile(mixedPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != want {
-		t.Errorf("%s differs from mixedCSV(300); regenerate it with go test -run TestMixedTestdata -update-testdata", mixedPath)
+		if string(got) != want {
+			t.Errorf("%s differs from mixedCSV(%d, %d); regenerate it with go test -run TestMixedTestdata -update-testdata", c.path, c.n, c.seed)
+		}
 	}
 }
 

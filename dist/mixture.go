@@ -172,6 +172,27 @@ func (d *Mixture) CDFs(ys []float64) []float64 {
 }
 
 func cdfs(c Distribution, ys []float64) []float64 {
+	if t, ok := c.(*Token); ok && t.tree != nil {
+		// From the cached expansion where it is exact; a tree walk for
+		// the points inside unexpanded prefixes.
+		out := make([]float64, len(ys))
+		var miss []int
+		var my []float64
+		for i, y := range ys {
+			f, ok := t.leafCDF(t.toT(y))
+			if !ok {
+				miss, my = append(miss, i), append(my, y)
+				continue
+			}
+			out[i] = f
+		}
+		if len(my) > 0 {
+			for j, f := range t.CDFs(my) {
+				out[miss[j]] = f
+			}
+		}
+		return out
+	}
 	if b, ok := c.(interface{ CDFs([]float64) []float64 }); ok {
 		return b.CDFs(ys)
 	}

@@ -231,3 +231,31 @@ func TestMixturePoints(t *testing.T) {
 		t.Errorf("mean %v median %v logpdf %v mode %v", d.Mean(), d.Median(), d.LogPDF(1), d.Mode())
 	}
 }
+
+// leafCDF, the CDF from the mean's expansion, equals the tree walk's CDF
+// wherever it answers, and refuses inside unexpanded prefixes.
+func TestLeafCDF(t *testing.T) {
+	for _, spec := range treeSpecs {
+		tok := parseTok(t, spec)
+		for _, tol := range []float64{-1, 0.05} {
+			d := NewToken(newFake(t, tok.Size(), 8, 1.5), tok, testAff, TokenOptions{MeanTol: tol})
+			lo, hi := d.tree.Interval(nil)
+			answered, refused := 0, 0
+			for i := range 501 {
+				tv := lo - 0.1 + (hi-lo+0.2)*float64(i)/500
+				f, ok := d.leafCDF(tv)
+				if !ok {
+					refused++
+					continue
+				}
+				answered++
+				if want := d.CDF(d.toY(tv)); math.Abs(f-want) > 1e-12 {
+					t.Errorf("%s tol %v: t=%v: leafCDF %v, CDF %v", spec, tol, tv, f, want)
+				}
+			}
+			if answered == 0 || (tol < 0) != (refused == 0) {
+				t.Errorf("%s tol %v: answered %d, refused %d", spec, tol, answered, refused)
+			}
+		}
+	}
+}

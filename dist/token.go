@@ -1,8 +1,11 @@
 package dist
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 	"sync"
 
 	"decoreg/internal/vec"
@@ -82,6 +85,51 @@ type Token struct {
 
 	leavesOnce sync.Once
 	leaves     []expLeaf // the mean's expansion (tree only), head units
+
+	sortedOnce sync.Once
+	sorted     []expLeaf // the leaves sorted by lo, masses normalised
+	below      []float64 // below[j]: the mass of sorted[:j]
+}
+
+// leafCDF returns the CDF at head-unit t from the mean's expansion: exact
+// (to rounding) unless t lies inside a prefix that was not expanded, where
+// ok is false. Tree tokenizations only.
+func (d *Token) leafCDF(t float64) (f float64, ok bool) {
+	d.sortedOnce.Do(func() {
+		ls := slices.Clone(d.expansion())
+		slices.SortStableFunc(ls, func(a, b expLeaf) int { return cmp.Compare(a.lo, b.lo) })
+		tot := 0.0
+		for _, l := range ls {
+			tot += l.m
+		}
+		d.below = make([]float64, len(ls)+1)
+		for j := range ls {
+			if tot > 0 {
+				ls[j].m /= tot
+			}
+			d.below[j+1] = d.below[j] + ls[j].m
+		}
+		d.sorted = ls
+	})
+	ls := d.sorted
+	if len(ls) == 0 || math.IsNaN(t) {
+		return 0, false
+	}
+	// The last leaf starting at or before t.
+	j := sort.Search(len(ls), func(j int) bool { return ls[j].lo > t }) - 1
+	if j < 0 {
+		return 0, t < ls[0].lo
+	}
+	l := ls[j]
+	switch {
+	case t >= l.hi:
+		return min(d.below[j+1], 1), true // between leaves (or past the last)
+	case l.pruned:
+		return 0, false
+	case l.hi > l.lo:
+		return min(d.below[j]+l.m*(t-l.lo)/(l.hi-l.lo), 1), true
+	}
+	return min(d.below[j+1], 1), true
 }
 
 // expLeaf is a leaf of the mean's expansion: a cell, or the interval of a
