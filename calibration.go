@@ -88,25 +88,39 @@ func (m *Model) Calibration(x []float64, rows int, y []float64) (*Calibration, e
 	for _, l := range metrics.CentralLevels {
 		levels = append(levels, (1-l)/2, (1+l)/2)
 	}
-	p, err := m.PredictFlat(x, rows, PredictOptions{Outputs: OutQuantiles | OutDist, Levels: levels})
-	if err != nil {
-		return nil, err
-	}
-	c.Coverage, c.IntervalWidth = map[string]float64{}, map[string]float64{}
-	for k, l := range metrics.CentralLevels {
-		key := strconv.FormatFloat(l, 'g', -1, 64)
-		lo, hi := p.Quantiles[2*k], p.Quantiles[2*k+1]
-		c.Coverage[key] = metrics.Coverage(lo, hi, y)
-		c.IntervalWidth[key] = metrics.MeanWidth(lo, hi)
+	// In chunks of rows, so that the distributions (and the tree
+	// expansions they cache) of only one chunk are held at a time.
+	d := m.Features()
+	qs := make([][]float64, len(levels))
+	for j := range qs {
+		qs[j] = make([]float64, rows)
 	}
 	c.PIT = make([]float64, rows)
 	var crps, bound float64
 	n := float64(rows)
-	for i, dd := range p.Dist {
-		c.PIT[i] = dd.CDF(y[i])
-		s, b := dist.CRPS(dd, y[i])
-		crps += s / n // divided first: no overflow for huge targets
-		bound += b / n
+	for lo := 0; lo < rows; lo += predictChunk {
+		hi := min(lo+predictChunk, rows)
+		p, err := m.PredictFlat(x[lo*d:hi*d], hi-lo, PredictOptions{Outputs: OutQuantiles | OutDist, Levels: levels})
+		if err != nil {
+			return nil, shiftRow(err, lo)
+		}
+		for j := range levels {
+			copy(qs[j][lo:hi], p.Quantiles[j])
+		}
+		for k, dd := range p.Dist {
+			i := lo + k
+			c.PIT[i] = dd.CDF(y[i])
+			s, b := dist.CRPS(dd, y[i])
+			crps += s / n // divided first: no overflow for huge targets
+			bound += b / n
+		}
+	}
+	c.Coverage, c.IntervalWidth = map[string]float64{}, map[string]float64{}
+	for k, l := range metrics.CentralLevels {
+		key := strconv.FormatFloat(l, 'g', -1, 64)
+		lo, hi := qs[2*k], qs[2*k+1]
+		c.Coverage[key] = metrics.Coverage(lo, hi, y)
+		c.IntervalWidth[key] = metrics.MeanWidth(lo, hi)
 	}
 	c.PITError = metrics.PITError(c.PIT)
 	c.CRPS, c.CRPSBound = crps, bound

@@ -336,6 +336,8 @@ func (c Config) checkEncoder() error {
 		return configErr("PLRDim", "the plr encoder needs 1 to %d outputs per feature, have %d", MaxWidth, c.PLRDim)
 	case !(c.PLRSigma > 0) || math.IsInf(c.PLRSigma, 0):
 		return configErr("PLRSigma", "the plr encoder's frequency scale must be finite and > 0, have %v", c.PLRSigma)
+	case c.PLRSigma > MaxPLRSigma:
+		return configErr("PLRSigma", "the plr encoder's frequency scale is at most %v (standardized features with frequencies that large give float32 phases of noise), have %v", MaxPLRSigma, c.PLRSigma)
 	}
 	return nil
 }
@@ -353,6 +355,7 @@ const (
 	MaxPLRFrequencies = 1 << 12
 	MaxParams         = 1 << 28 // about 1 GiB of float32 weights (4 GiB with gradients and Adam's moments)
 	MaxEnsemble       = 64      // ensemble members
+	MaxPLRSigma       = 1000    // the PLR frequencies' scale
 )
 
 // approxParams estimates the network's parameter count without the input
@@ -360,6 +363,36 @@ const (
 // the decoder blocks and the output layer.
 func (c Config) approxParams() float64 {
 	return c.encParams() + headSpecs[c.Head].params(c)
+}
+
+// inputParams estimates the parameters that depend on the number of
+// features cols: the encoder's first layer and, for the PLR encoder, the
+// embeddings.
+func (c Config) inputParams(cols int) float64 {
+	n, ew := float64(cols), float64(c.EncWidth)
+	if c.Encoder == EncoderPLR {
+		k, d := float64(c.PLRFrequencies), float64(c.PLRDim)
+		return n*k + n*d*(2*k+1) + n*d*ew + ew
+	}
+	return n*ew + ew
+}
+
+// checkSize refuses a configuration whose network for cols features would
+// have more than MaxParams parameters, naming the field that makes it so.
+func (c Config) checkSize(cols int) error {
+	in := c.inputParams(cols)
+	if n := c.approxParams() + in; n > MaxParams {
+		field := sizeField(c)
+		if in > c.approxParams() {
+			field = "EncWidth"
+			if c.Encoder == EncoderPLR {
+				field = "PLRDim"
+			}
+		}
+		return configErr(field, "the network for %d features would have about %.3g parameters (%.3g for the input layer and embeddings), more than the %d allowed",
+			cols, n, in, MaxParams)
+	}
+	return nil
 }
 
 // encParams estimates the parameters of the encoder's hidden layers.

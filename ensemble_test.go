@@ -292,3 +292,95 @@ func TestLoadEnsembleCorrupt(t *testing.T) {
 		}
 	}
 }
+
+// More rows than predictChunk: PredictFlat, Evaluate and Calibration work
+// in chunks, and give what they give on the rows' parts.
+func TestChunkedPredictions(t *testing.T) {
+	x, y := toyData(300, 1)
+	xt, yt := toyData(predictChunk+200, 3)
+	cfg := small(HeadDecoder, "normalized:base=4,length=3")
+	cfg.Ensemble = 2
+	m, err := FitFlat(context.Background(), x, len(y), 1, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scaled, err := m.Members()[0].WithTemperature(1.7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, mm := range map[string]*Model{"ensemble": m, "temperature": scaled} {
+		n := len(yt)
+		p, err := mm.PredictFlat(xt, n, PredictOptions{Outputs: OutMean | OutQuantiles, Levels: []float64{0.1, 0.9}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range []int{0, predictChunk - 1, predictChunk, n - 1} {
+			d, err := mm.Dist(xt[i : i+1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Mean[i] != d.Mean() || p.Quantiles[1][i] != d.Quantile(0.9) {
+				t.Errorf("%s row %d: mean %v, quantile %v; one row: %v, %v", name, i, p.Mean[i], p.Quantiles[1][i], d.Mean(), d.Quantile(0.9))
+			}
+		}
+		e, err := mm.Evaluate(xt, n, yt, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := mm.Evaluate(xt[:300], 300, yt[:300], "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := mm.Evaluate(xt[300:], n-300, yt[300:], "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (300*a.NLL + float64(n-300)*b.NLL) / float64(n); math.Abs(e.NLL-want) > 1e-9 {
+			t.Errorf("%s: NLL %v, from two parts %v", name, e.NLL, want)
+		}
+		c, err := mm.Calibration(xt, n, yt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ca, _ := mm.Calibration(xt[:300], 300, yt[:300])
+		cb, _ := mm.Calibration(xt[300:], n-300, yt[300:])
+		if want := (300*ca.CRPS + float64(n-300)*cb.CRPS) / float64(n); math.Abs(c.CRPS-want) > 1e-9 {
+			t.Errorf("%s: CRPS %v, from two parts %v", name, c.CRPS, want)
+		}
+		if want := (300*ca.Coverage["0.9"] + float64(n-300)*cb.Coverage["0.9"]) / float64(n); math.Abs(c.Coverage["0.9"]-want) > 1e-12 {
+			t.Errorf("%s: coverage %v, from two parts %v", name, c.Coverage["0.9"], want)
+		}
+	}
+}
+
+// The parameter limit counts the input layer and the PLR embeddings, which
+// depend on the number of features: refused before anything is allocated.
+func TestSizeLimitWithFeatures(t *testing.T) {
+	const cols = 60
+	x := make([]float64, 10*cols)
+	for i := range x {
+		x[i] = float64(i % 7)
+	}
+	y := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	for field, cfg := range map[string]Config{
+		"PLRDim":   {Head: HeadMDN, Encoder: EncoderPLR, PLRDim: 16384},
+		"EncWidth": {Head: HeadMDN, EncLayers: 1, EncWidth: 16384, MaxEpochs: 1},
+	} {
+		in := x
+		c := cols
+		if field == "EncWidth" {
+			c = 20000 // 20,000 features x 16,384 wide
+			in = make([]float64, 2*c)
+			y = y[:2]
+		}
+		_, err := FitFlat(context.Background(), in, len(in)/c, c, y[:len(in)/c], cfg)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Field != field {
+			t.Errorf("%s: %v, want a ConfigError naming %s", field, err, field)
+		}
+	}
+	cfg := Config{Head: HeadMDN, Encoder: EncoderPLR, PLRSigma: 1e20}
+	if err := cfg.Validate(); err == nil {
+		t.Error("PLRSigma 1e20 accepted")
+	}
+}

@@ -81,6 +81,8 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 				return nil, eerr
 			}
 			m.info.Seconds = since(start)
+			m.info.Stopped = "cancelled"
+
 			return m, fmt.Errorf("ensemble member %d of %d: %w (keeping %d member(s))", k+1, n, err, len(members))
 		}
 	}
@@ -159,6 +161,9 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *hea
 	}
 	yMin, yMax, err := checkData(x, rows, cols, y, cfg)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cfg.checkSize(cols); err != nil {
 		return nil, nil, nil, err
 	}
 	st := data.FitStandardizer(x, cols)

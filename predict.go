@@ -143,6 +143,24 @@ func (m *Model) memberDists(x []float64, rows int, opts dist.TokenOptions) ([]di
 	return out, nil
 }
 
+// predictChunk is the most rows whose distributions PredictFlat (without
+// OutDist), Evaluate and Calibration hold at once: a token head's
+// distribution caches its tree expansion (tens of KB), and an ensemble's
+// one per member.
+const predictChunk = 512
+
+// shiftRow returns err with a *DataError's row moved by off (the error of
+// a chunk of rows starting at row off).
+func shiftRow(err error, off int) error {
+	var de *DataError
+	if off == 0 || !errors.As(err, &de) || de.Row < 0 {
+		return err
+	}
+	c := *de
+	c.Row += off
+	return &c
+}
+
 // Limits on dist.TokenOptions, far above the defaults: larger values are
 // refused rather than tried (and failing to allocate).
 const (
@@ -214,6 +232,33 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 		if !(q >= 0 && q <= 1) {
 			return nil, configErr("Levels", "quantile level %v is outside [0, 1]", q)
 		}
+	}
+	if what&OutDist == 0 && rows > predictChunk {
+		// In chunks: the distributions (and the tree expansions they
+		// cache) of one chunk at a time.
+		d := m.Features()
+		if !shapeOK(len(x), rows, d) {
+			return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, d)
+		}
+		out := &Prediction{}
+		for lo := 0; lo < rows; lo += predictChunk {
+			hi := min(lo+predictChunk, rows)
+			p, err := m.PredictFlat(x[lo*d:hi*d], hi-lo, opts)
+			if err != nil {
+				return nil, shiftRow(err, lo)
+			}
+			out.Mean = append(out.Mean, p.Mean...)
+			out.Median = append(out.Median, p.Median...)
+			out.Mode = append(out.Mode, p.Mode...)
+			out.Levels = p.Levels
+			if p.Quantiles != nil && out.Quantiles == nil {
+				out.Quantiles = make([][]float64, len(p.Quantiles))
+			}
+			for j := range p.Quantiles {
+				out.Quantiles[j] = append(out.Quantiles[j], p.Quantiles[j]...)
+			}
+		}
+		return out, nil
 	}
 	ds, err := m.dists(x, rows, opts.Token)
 	if err != nil {
@@ -357,12 +402,48 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 			return nil, dataErr(i, -1, ErrBadInput, "the target is %v", v)
 		}
 	}
+	// The NLL at a temperature, or of a mixture, scores the distributions:
+	// computed with the predictions, in chunks of rows.
+	var distNLL, distTokCE []float64
+	var p *Prediction
 	if m.h.Density && (m.scaled() || len(m.others) > 0) {
-		out |= OutDist // the NLL at a temperature, or of a mixture, scores the distributions
-	}
-	p, err := m.PredictFlat(x, rows, PredictOptions{Outputs: out})
-	if err != nil {
-		return nil, err
+		d := m.Features()
+		if !shapeOK(len(x), rows, d) {
+			return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, d)
+		}
+		p = &Prediction{}
+		for lo := 0; lo < rows; lo += predictChunk {
+			hi := min(lo+predictChunk, rows)
+			xc, yc := x[lo*d:hi*d], y[lo:hi]
+			pc, err := m.PredictFlat(xc, hi-lo, PredictOptions{Outputs: out | OutDist})
+			if err != nil {
+				return nil, shiftRow(err, lo)
+			}
+			p.Mean, p.Median, p.Mode = append(p.Mean, pc.Mean...), append(p.Median, pc.Median...), append(p.Mode, pc.Mode...)
+			if len(m.others) > 0 {
+				nll, tokCE, err := m.ensembleNLLU(pc.Dist, xc, hi-lo, yc)
+				if err != nil {
+					return nil, shiftRow(err, lo)
+				}
+				distNLL = append(distNLL, nll...)
+				if tokCE == nil {
+					distTokCE = nil
+				} else if lo == 0 || distTokCE != nil {
+					distTokCE = append(distTokCE, tokCE...)
+				}
+				continue
+			}
+			tgc, err := head.Encode(&m.net.Cfg, m.units, yc)
+			if err != nil {
+				break // reported below, for the whole set
+			}
+			distNLL = append(distNLL, m.nllU(pc.Dist, tgc, yc)...)
+		}
+	} else {
+		var err error
+		if p, err = m.PredictFlat(x, rows, PredictOptions{Outputs: out}); err != nil {
+			return nil, err
+		}
 	}
 	pred := p.Mean
 	switch point {
@@ -386,21 +467,17 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 	}
 	e.Clipped = tg.Clipped
 	if m.h.Density && len(m.others) > 0 {
-		nll, tokCE, err := m.ensembleNLLU(p.Dist, x, rows, y)
-		if err != nil {
-			return nil, err
-		}
-		e.NLLU = metrics.Mean(nll)
+		e.NLLU = metrics.Mean(distNLL)
 		e.NLL = e.NLLU + m.units.LogRange()
-		if tokCE != nil {
-			e.NLLToken = metrics.Mean(tokCE)
+		if len(distTokCE) == rows {
+			e.NLLToken = metrics.Mean(distTokCE)
 		}
 	} else if m.h.Density {
 		var nll []float64
 		if m.scaled() {
-			// The training forward knows no temperature: score the
-			// distributions themselves, the cells RowNLL scores.
-			nll = m.nllU(p.Dist, tg, y)
+			// The training forward knows no temperature: the
+			// distributions themselves scored the cells RowNLL scores.
+			nll = distNLL
 		} else {
 			d := m.Features()
 			xs := make([]float32, rows*d)

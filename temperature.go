@@ -23,7 +23,7 @@ const minCalibrationRows = 20
 // minCalibrationRows validation rows.
 func checkCalibrationRows(rows int, valFrac float64) error {
 	if n := train.ValRows(rows, valFrac); n < minCalibrationRows {
-		return configErr("Calibrate", "calibration needs at least %d validation rows, have %d (raise ValFrac)", minCalibrationRows, n)
+		return configErr("Calibrate", "calibration needs at least %d validation rows, have %d (raise the validation fraction)", minCalibrationRows, n)
 	}
 	return nil
 }

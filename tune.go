@@ -15,6 +15,7 @@ import (
 
 	"decoreg/data"
 	"decoreg/internal/gemm"
+	"decoreg/internal/head"
 	"decoreg/internal/jsonfloat"
 	"decoreg/internal/train"
 	"decoreg/vocab"
@@ -26,7 +27,11 @@ const (
 	DefaultTuneTrials = 12
 	DefaultTuneEta    = 3
 	DefaultTuneRung   = 3 // epochs of the first rung
-	MaxTuneTrials     = 1000
+	MaxTuneTrials     = 200
+	// maxTuneBytes bounds the memory the trials of one Tune may hold at
+	// once (every trial of the first rung keeps its weights, gradients,
+	// Adam moments and best weights until the rung ends).
+	maxTuneBytes = 8 << 30
 )
 
 // TuneOptions control Tune. The zero value takes the defaults.
@@ -78,6 +83,77 @@ type TuneReport struct {
 	// Cut says the budget ran out before every trial had ended; the same
 	// seed may then choose differently on another run.
 	Cut bool `json:"cut,omitempty"`
+	// Members is the number of trials in the returned model: 1, or with
+	// Config.Ensemble N up to N (see Tune).
+	Members int `json:"members"`
+}
+
+// selectMembers picks up to n of the trials done (sorted by validation
+// loss, best first) for an ensemble by greedy ensemble selection (Caruana
+// et al., "Ensemble selection from libraries of models", 2004, without
+// replacement): starting from the best trial, it adds the trial that
+// lowers the validation NLL of the equal mixture most, while one does. It
+// returns indices into done, in the order they were added (the best
+// first).
+func selectMembers(done []*trialRun, n int, x []float64, rows, cols int, y []float64, base Config) ([]int, error) {
+	val, _ := train.Split(rows, base.ValFrac, base.Seed)
+	val = val[:min(len(val), maxCalibrationRows)]
+	xv := make([]float64, 0, len(val)*cols)
+	yv := make([]float64, len(val))
+	for k, i := range val {
+		xv = append(xv, x[i*cols:(i+1)*cols]...)
+		yv[k] = y[i]
+	}
+	// Each trial's per-row validation NLL in u units (shared by all:
+	// the same targets' range).
+	nll := make([][]float64, len(done))
+	idx := make([]int, len(val))
+	for i := range idx {
+		idx[i] = i
+	}
+	for k, tr := range done {
+		m := tr.m
+		tg, err := head.Encode(&m.net.Cfg, m.units, yv)
+		if err != nil {
+			return nil, err
+		}
+		xs := make([]float32, len(val)*cols)
+		if err := m.standardize(xs, xv, len(val)); err != nil {
+			return nil, err
+		}
+		nll[k] = make([]float64, len(val))
+		tg.RowNLL(m.net, xs, cols, idx, nll[k])
+	}
+	mixNLL := func(set []int) float64 {
+		lp := make([]float64, len(set))
+		s := 0.0
+		for i := range val {
+			for j, k := range set {
+				lp[j] = -nll[k][i]
+			}
+			s -= logMeanExp(lp)
+		}
+		return s / float64(len(val))
+	}
+	set := []int{0}
+	cur := mixNLL(set)
+	used := map[int]bool{0: true}
+	for len(set) < n {
+		best, bestNLL := -1, cur
+		for k := range done {
+			if used[k] {
+				continue
+			}
+			if v := mixNLL(append(slices.Clone(set), k)); v < bestNLL {
+				best, bestNLL = k, v
+			}
+		}
+		if best < 0 {
+			break // no trial lowers the mixture's validation NLL
+		}
+		set, cur, used[best] = append(set, best), bestNLL, true
+	}
+	return set, nil
 }
 
 // tuneAxis is one axis of Tune's grid.
@@ -202,8 +278,11 @@ type trialRun struct {
 // drawn from the paper's grid (see TuneGrid) with successive halving, all
 // on the same validation split (that of base.Seed), and returns the model
 // of the trial with the lowest validation loss, or with base.Ensemble >= 2
-// the ensemble of the best base.Ensemble trials (NewEnsemble), calibrated
-// when base.Calibrate. The report lists every trial; it is also saved in
+// an ensemble (NewEnsemble) of up to base.Ensemble trials, chosen by
+// greedy ensemble selection: from the best trial on, the trial that lowers
+// the validation NLL of the mixture most is added while one does (for the
+// pointwise head, which has no likelihood, the best trials by validation
+// loss). The model is calibrated when base.Calibrate. The report lists every trial; it is also saved in
 // the model (TrainInfo.Tune).
 //
 // Successive halving: every trial trains for opts.Rung epochs; the best
@@ -265,6 +344,14 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 		grid = tuneGrid
 	}
 	cfgs, labels := tuneConfigs(base, opts.Trials, grid)
+	var bytes float64
+	for _, c := range cfgs {
+		bytes += 5 * 4 * (c.approxParams() + c.inputParams(cols))
+	}
+	if bytes > maxTuneBytes {
+		return nil, nil, configErr("Trials", "the %d trials would hold about %.1f GiB at once (weights, gradients, Adam's moments and best weights of each), more than the %d GiB allowed: try fewer trials",
+			len(cfgs), bytes/(1<<30), maxTuneBytes>>30)
+	}
 	rep.Trials = make([]TuneTrial, len(cfgs))
 	var race []*trialRun
 	for i, c := range cfgs {
@@ -301,6 +388,8 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 		stopped, err := tr.run.Continue(tctx, upTo, nil)
 		tr.t.ValLoss = tr.run.BestLoss()
 		switch {
+		case err != nil && ctx.Err() != nil:
+			tr.t.Status = "cancelled"
 		case err != nil && tctx.Err() != nil:
 			tr.t.Status = "budget"
 		case errors.Is(err, train.ErrDiverged):
@@ -356,6 +445,9 @@ rungs:
 			}
 			report(tr)
 		}
+		if tctx.Err() != nil {
+			break // the budget ran out or the caller cancelled: no halving
+		}
 		// Keep the best 1/Eta of the race; trials that have ended stay
 		// in it (they compete) but train no more.
 		live := race[:0]
@@ -370,8 +462,10 @@ rungs:
 		slices.SortStableFunc(race, func(a, b *trialRun) int { return cmp.Compare(a.t.ValLoss, b.t.ValLoss) })
 		keep := max(1, (len(race)+opts.Eta-1)/opts.Eta)
 		for _, tr := range race[keep:] {
-			tr.t.Status = "halved"
-			finish(tr, "halved")
+			if tr.t.Status == "halving" {
+				tr.t.Status = "halved" // trials that ended keep their status
+			}
+			finish(tr, tr.t.Status)
 		}
 		race = race[:keep]
 		running := false
@@ -388,9 +482,12 @@ rungs:
 	cut := tctx.Err() != nil && ctx.Err() == nil
 	for _, tr := range all {
 		if tr.t.Status == "halving" || tr.t.Status == "" {
-			if cut {
+			switch {
+			case ctx.Err() != nil && tr.run != nil:
+				tr.t.Status = "cancelled"
+			case cut:
 				tr.t.Status = "budget"
-			} else if tr.run != nil {
+			case tr.run != nil:
 				tr.t.Status = "cancelled"
 			}
 		}
@@ -416,12 +513,28 @@ rungs:
 		return nil, rep, err
 	}
 	slices.SortStableFunc(done, func(a, b *trialRun) int { return cmp.Compare(a.t.ValLoss, b.t.ValLoss) })
-	n := min(max(base.Ensemble, 1), len(done))
-	members := make([]*Model, n)
-	for k := range n {
-		done[k].t.Chosen = true
-		members[k] = done[k].m
+	members := []*Model{done[0].m}
+	done[0].t.Chosen = true
+	switch {
+	case base.Ensemble > 1 && base.Head == HeadPointwise:
+		// No likelihood to select by: the best trials by validation MSE.
+		for _, tr := range done[1:min(base.Ensemble, len(done))] {
+			tr.t.Chosen = true
+			members = append(members, tr.m)
+		}
+	case base.Ensemble > 1 && len(done) > 1:
+		picked, err := selectMembers(done, base.Ensemble, x, rows, cols, y, base)
+		if err != nil {
+			return nil, rep, err
+		}
+		members = members[:0]
+		for _, k := range picked {
+			done[k].t.Chosen = true
+			members = append(members, done[k].m)
+		}
 	}
+	rep.Members = len(members)
+	n := len(members)
 	m := members[0]
 	if n > 1 {
 		var err error

@@ -2,6 +2,7 @@ package decoreg
 
 import (
 	"context"
+	"errors"
 	"math"
 	"path/filepath"
 	"slices"
@@ -149,25 +150,64 @@ func TestTuneBudget(t *testing.T) {
 	}
 }
 
-// With Ensemble the best trials make the ensemble, in order.
+// With Ensemble the trials are chosen greedily: the best trial first, and
+// each one added lowers the validation NLL of the mixture (so the
+// ensemble is no worse than the best trial on the validation rows).
 func TestTuneEnsemble(t *testing.T) {
 	x, y := toyData(400, 1)
-	base := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 8, Components: 2, MaxEpochs: 6, LR: 1e-3, Seed: 3, Threads: 1, Ensemble: 2}
-	m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 4, Rung: 2, Budget: time.Minute, grid: tinyGrid})
+	// Two settings as good as the base (other widths: other
+	// initialisations), and a useless one (lr 1e-7), which must not join.
+	grid := func(Config) []tuneAxis {
+		return []tuneAxis{{"width_lr", []string{"17", "18", "x"}, func(c *Config, v string) {
+			if v == "x" {
+				c.LR = 1e-7
+				return
+			}
+			c.EncWidth, _ = strconv.Atoi(v)
+		}}}
+	}
+	base := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 16, Components: 2, MaxEpochs: 300, Patience: 20, LR: 3e-3, Seed: 3, Threads: 1, Ensemble: 3}
+	m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 4, Rung: 300, Budget: time.Minute, grid: grid})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.EnsembleSize() != 2 {
-		t.Fatalf("ensemble of %d", m.EnsembleSize())
-	}
-	losses := []float64{}
-	for _, tr := range rep.Trials {
-		losses = append(losses, tr.ValLoss)
-	}
-	slices.Sort(losses)
 	ms := m.Members()
-	if ms[0].info.BestValLoss != losses[0] || ms[1].info.BestValLoss != losses[1] {
-		t.Errorf("members' losses %v %v, the two lowest %v", ms[0].info.BestValLoss, ms[1].info.BestValLoss, losses[:2])
+	if len(ms) < 2 || len(ms) > 3 || rep.Members != len(ms) {
+		t.Fatalf("ensemble of %d (report %d): the greedy selection found no trial to add on this data", len(ms), rep.Members)
+	}
+	best := math.Inf(1)
+	chosen := 0
+	for _, tr := range rep.Trials {
+		best = math.Min(best, tr.ValLoss)
+		if tr.Chosen {
+			chosen++
+			if tr.Config.LR == 1e-7 {
+				t.Errorf("the useless trial %d joined the ensemble", tr.N)
+			}
+		}
+	}
+	if ms[0].info.BestValLoss != best || chosen != len(ms) {
+		t.Errorf("first member's loss %v, the best %v; %d trials marked chosen for %d members", ms[0].info.BestValLoss, best, chosen, len(ms))
+	}
+	// The mixture's validation NLL: below the best trial's, and each
+	// prefix of the members lowers it.
+	val := valRows(t, x, y, DefaultConfig(base))
+	prev := math.Inf(1)
+	for k := 1; k <= len(ms); k++ {
+		e := ms[0]
+		if k > 1 {
+			if e, err = NewEnsemble(ms[:k]...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ev, err := e.Evaluate(val.x, len(val.y), val.y, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(ev.NLL < prev) {
+			t.Errorf("the first %d members: validation NLL %v, not below %v", k, ev.NLL, prev)
+		}
+		prev = ev.NLL
 	}
 	if _, _, err := Tune(context.Background(), x, len(y), 1, y, Config{Head: HeadMDN, Ensemble: 5}, TuneOptions{Trials: 3}); err == nil {
 		t.Error("an ensemble of 5 from 3 trials was accepted")
@@ -200,5 +240,12 @@ func TestTuneGrid(t *testing.T) {
 		if TuneGrid(h) == "" {
 			t.Errorf("%s: no grid description", h)
 		}
+	}
+	// Too many large trials for memory: refused before any is made.
+	x, y := toyData(50, 1)
+	_, _, err := Tune(context.Background(), x, len(y), 1, y, Config{Head: HeadRiemann}, TuneOptions{Trials: 200})
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Field != "Trials" {
+		t.Errorf("200 Riemann trials: %v, want a ConfigError naming Trials", err)
 	}
 }

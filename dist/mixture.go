@@ -311,9 +311,18 @@ func (d *Mixture) Quantiles(qs []float64) []float64 {
 		tol[i] = 1e-6 * (hi[i] - lo[i])
 	}
 	fs := d.CDFs(ends)
+	still := open[:0]
 	for j, i := range open {
 		flo[i], fhi[i] = fs[2*j], fs[2*j+1]
+		if flo[i] >= qs[i] {
+			// The lowest component quantile already has mass q below it
+			// (an atom there, as a pointwise component's): the answer.
+			out[i], found[i] = lo[i], true
+			continue
+		}
+		still = append(still, i)
 	}
+	open = still
 	// Each step tries the false-position point (where the line through
 	// (lo, CDF(lo)) and (hi, CDF(hi)) meets q, which is the answer once
 	// the CDF is linear across the bracket), and the midpoint instead when

@@ -259,3 +259,18 @@ func TestLeafCDF(t *testing.T) {
 		}
 	}
 }
+
+// A mixture of point masses: every quantile is one of the points exactly.
+func TestMixturePointQuantiles(t *testing.T) {
+	pts := []float64{-1.4770458669483661, 0.3, 2.5}
+	var comps []Distribution
+	for _, v := range pts {
+		comps = append(comps, NewPoint(v))
+	}
+	d := NewMixture(comps)
+	for _, c := range []struct{ q, want float64 }{{0.01, pts[0]}, {0.2, pts[0]}, {1.0 / 3, pts[0]}, {0.34, pts[1]}, {0.5, pts[1]}, {0.7, pts[2]}, {0.99, pts[2]}} {
+		if got := d.Quantile(c.q); got != c.want {
+			t.Errorf("Quantile(%v) = %v, want %v", c.q, got, c.want)
+		}
+	}
+}

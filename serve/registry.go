@@ -24,14 +24,19 @@ type ModelInfo struct {
 	// (trained by 'decoreg train' or decoreg.FitFrame): "NAME" for a
 	// numeric column, "NAME=LEVEL" per level of a categorical one,
 	// "NAME:missing" for a missing indicator.
-	EncodedFeatures []string   `json:"encoded_features,omitempty"`
-	Target          string     `json:"target,omitempty"`
-	Created         string     `json:"created,omitempty"` // when it was trained (RFC 3339)
-	Params          int        `json:"params"`
-	File            string     `json:"file"`
-	Loaded          string     `json:"loaded"`      // when the server loaded it (RFC 3339)
-	YRange          [2]float64 `json:"y_range"`     // the training targets' range
-	Temperature     float64    `json:"temperature"` // calibration temperature (1: none)
+	EncodedFeatures []string `json:"encoded_features,omitempty"`
+	Target          string   `json:"target,omitempty"`
+	Created         string   `json:"created,omitempty"` // when it was trained (RFC 3339)
+	Params          int      `json:"params"`            // all members' for an ensemble
+	// Members is an ensemble's number of members (1: a single model), and
+	// MemberTokenizations the decoder members' vocab specs when they
+	// differ (an ensemble of --tune trials).
+	Members             int        `json:"members"`
+	MemberTokenizations []string   `json:"member_tokenizations,omitempty"`
+	File                string     `json:"file"`
+	Loaded              string     `json:"loaded"`      // when the server loaded it (RFC 3339)
+	YRange              [2]float64 `json:"y_range"`     // the training targets' range
+	Temperature         float64    `json:"temperature"` // calibration temperature (1: none)
 }
 
 // Feature is one input column of a model.
@@ -155,8 +160,20 @@ func (r *registry) load(name, path string) (*entry, error) {
 	}
 	info := ModelInfo{
 		Name: name, Head: string(cfg.Head), Target: target, Created: m.Info().Created,
-		Params: m.Info().Params, File: path, Loaded: time.Now().UTC().Format(time.RFC3339),
-		Temperature: m.Temperature(),
+		File: path, Loaded: time.Now().UTC().Format(time.RFC3339),
+		Temperature: m.Temperature(), Members: m.EnsembleSize(),
+	}
+	toks := map[string]bool{}
+	var specs []string
+	for _, mk := range m.Members() {
+		info.Params += mk.Info().Params
+		if c := mk.Config(); c.Head == decoreg.HeadDecoder {
+			specs = append(specs, c.Vocab)
+			toks[c.Vocab] = true
+		}
+	}
+	if len(toks) > 1 {
+		info.MemberTokenizations = specs
 	}
 	info.YRange[0], info.YRange[1] = m.YRange()
 	if cfg.Head == decoreg.HeadDecoder {

@@ -80,7 +80,8 @@ terminal, one line per epoch otherwise, nothing with --quiet. When training
 ends, one JSON line on standard output summarises it: model, head, rows,
 params, epochs (the epochs completed), best_epoch, val_loss (null without
 validation), stopped ("early-stopping", "max-epochs" or "cancelled", as the
-model file records it) and seconds; with --calibrate also temperature,
+model file records it; with --tune the chosen trial's, which may also be
+"halved" or "budget") and seconds; with --calibrate also temperature,
 val_nll_uncalibrated and val_nll_calibrated; with --ensemble also members;
 with --tune also tune (trials, chosen, cut); skipped_rows when rows with a
 missing target were left out.
@@ -376,7 +377,8 @@ type trainSummary struct {
 	Temperature  float64 `json:"temperature,omitempty"`
 	ValNLLBefore float64 `json:"val_nll_uncalibrated,omitempty"`
 	ValNLLAfter  float64 `json:"val_nll_calibrated,omitempty"`
-	// With --ensemble N: N; epochs, best_epoch and val_loss are then the
+	// With --ensemble N: the members kept (N, or fewer with --tune);
+	// params is then all members', epochs, best_epoch and val_loss the
 	// first member's.
 	Members int `json:"members,omitempty"`
 	// With --tune: the number of trials, the chosen ones (1-based, best
@@ -390,6 +392,33 @@ type tuneSummary struct {
 	Trials int   `json:"trials"`
 	Chosen []int `json:"chosen"`
 	Cut    bool  `json:"cut"`
+}
+
+// warnNumericLevels warns about categorical columns most of whose levels
+// are numbers: a numeric column made categorical by a few stray cells
+// (a unit, a comment, an unlisted missing marker).
+func warnNumericLevels(name, path string, s *data.Schema) {
+	if s == nil {
+		return
+	}
+	for _, c := range s.Columns {
+		if c.Kind != data.Categorical {
+			continue
+		}
+		var text []string
+		for _, l := range c.Levels {
+			if _, err := strconv.ParseFloat(l, 64); err != nil {
+				text = append(text, strconv.Quote(l))
+			}
+		}
+		if nums := len(c.Levels) - len(text); nums > 0 && 2*nums >= len(c.Levels) {
+			if len(text) > 3 {
+				text = append(text[:3], "...")
+			}
+			fmt.Fprintf(errOut, "decoreg %s: %s: warning: column %q is categorical (%d levels), but %d of its levels are numbers; the text ones are %s: if they are meant as missing, list them in --na\n",
+				name, path, c.Name, len(c.Levels), nums, strings.Join(text, ", "))
+		}
+	}
 }
 
 // printTrials writes Tune's trial table, best first.
@@ -408,7 +437,7 @@ func printTrials(w io.Writer, rep *decoreg.TuneReport) {
 	if rep.Cut {
 		cut = "; the budget ran out before every trial ended"
 	}
-	fmt.Fprintf(w, "tuned in %.1fs of a %.0fs budget%s\n", rep.Seconds, rep.Budget, cut)
+	fmt.Fprintf(w, "tuned in %v of a %v budget%s\n", time.Duration(rep.Seconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), cut)
 }
 
 func fmtLoss(v float64) string {
@@ -537,12 +566,26 @@ func runTrain(cmd *Command, args []string) error {
 	if info := m.Info(); info.SkippedRows > 0 {
 		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target %q is missing\n", name, nameSpools(fr.Path), info.SkippedRows, target)
 	}
+	warnNumericLevels(name, nameSpools(fr.Path), m.Schema())
+	if f.tune && cfg.Ensemble > 1 && m.EnsembleSize() < cfg.Ensemble {
+		fmt.Fprintf(errOut, "decoreg %s: --ensemble %d: kept %d trial(s): no other trial that finished an epoch lowered the validation NLL of the mixture\n", name, cfg.Ensemble, m.EnsembleSize())
+	}
 	if err := writeOutput(name, f.out, func(w io.Writer) error { _, err := m.WriteTo(w); return err }); err != nil {
 		return err
 	}
 	info := m.Info()
 	if interrupted {
-		fmt.Fprintf(errOut, "interrupted: saved best model from epoch %d to %s\n", info.BestEpoch, f.out)
+		switch {
+		case info.Tune != nil:
+			fmt.Fprintf(errOut, "interrupted: saved the best trial so far to %s\n", f.out)
+		case info.Members > 1:
+			fmt.Fprintf(errOut, "interrupted: saved the %d ensemble member(s) trained so far (the last at its best epoch) to %s\n", info.Members, f.out)
+		default:
+			fmt.Fprintf(errOut, "interrupted: saved best model from epoch %d to %s\n", info.BestEpoch, f.out)
+		}
+		if cfg.Calibrate && info.Temperature == 0 {
+			fmt.Fprintln(errOut, "interrupted before --calibrate: the model has no temperature")
+		}
 	}
 	s := trainSummary{
 		Model: f.out, Head: string(cfg.Head), Rows: info.Rows, ValRows: info.ValRows, Params: info.Params,
@@ -550,6 +593,13 @@ func runTrain(cmd *Command, args []string) error {
 		Stopped: info.Stopped, Seconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
 		Temperature: info.Temperature, ValNLLBefore: info.ValNLLBefore, ValNLLAfter: info.ValNLLAfter,
 		Members: info.Members, SkippedRows: info.SkippedRows,
+	}
+	if cfg.Ensemble > 1 {
+		s.Members = m.EnsembleSize()
+		s.Params = 0
+		for _, mk := range m.Members() {
+			s.Params += mk.Info().Params // all members'
+		}
 	}
 	if t := info.Tune; t != nil {
 		s.Tune = &tuneSummary{Trials: len(t.Trials), Cut: t.Cut}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"decoreg"
+)
+
+// train --ensemble and --tune end to end: the summary says what was made,
+// the model file holds it, and eval, predict and sample take it.
+func TestTrainEnsembleAndTune(t *testing.T) {
+	dir := t.TempDir()
+	train := writeSynth(t, dir, "train.csv", 300, 5)
+	test := writeSynth(t, dir, "test.csv", 30, 6)
+	ens := filepath.Join(dir, "e.model")
+	out, _ := mustCLI(t, append([]string{"train", "--data", train, "--out", ens, "--ensemble", "3", "--threads", "1"}, tinyArgs("mdn")...)...)
+	if s := summary(t, out); s["members"] != 3.0 {
+		t.Errorf("summary %v, want members 3", s)
+	}
+	m, err := decoreg.Load(ens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.EnsembleSize() != 3 {
+		t.Errorf("the file holds %d members", m.EnsembleSize())
+	}
+	mustCLI(t, "eval", "--model", ens, "--data", test)
+	mustCLI(t, "predict", "--model", ens, "--data", test, "--out", filepath.Join(dir, "e.csv"))
+	mustCLI(t, "sample", "--model", ens, "--data", test, "--n", "3", "--out", filepath.Join(dir, "e.samples"))
+
+	tuned := filepath.Join(dir, "t.model")
+	out, errs := mustCLI(t, "train", "--data", train, "--out", tuned, "--head", "mdn", "--tune", "--trials", "3",
+		"--budget", "60s", "--epochs", "4", "--enc-width", "16", "--threads", "1", "--ensemble", "2")
+	s := summary(t, out)
+	tu, ok := s["tune"].(map[string]any)
+	if !ok || tu["trials"] != 3.0 || s["members"] == nil {
+		t.Errorf("summary %v", s)
+	}
+	if !strings.Contains(errs, "trial") || !strings.Contains(errs, "settings") {
+		t.Errorf("no trial table on stderr:\n%s", errs)
+	}
+	m, err = decoreg.Load(tuned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Info().Tune == nil || len(m.Info().Tune.Trials) != 3 {
+		t.Errorf("the model's trial history: %+v", m.Info().Tune)
+	}
+	mustCLI(t, "eval", "--model", tuned, "--data", test)
+	// Flags of --tune without it, and bad values.
+	for _, args := range [][]string{
+		{"--budget", "10s"}, {"--trials", "3"}, {"--tune", "--budget", "0s"}, {"--tune", "--trials", "0"},
+		{"--tune", "--val-frac", "0"}, {"--tune", "--trials", "2", "--ensemble", "3"}, {"--ensemble", "0"},
+	} {
+		code, _, errs := cli(t, append([]string{"train", "--data", train, "--out", filepath.Join(dir, "x.model"), "--head", "mdn"}, args...)...)
+		if code != 2 || !strings.Contains(errs, "--") {
+			t.Errorf("train %v: exit %d, %s", args, code, errs)
+		}
+	}
+}
+
+// A numeric column made categorical by a stray text cell is warned about.
+func TestTrainWarnsNumericLevels(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "pct.csv")
+	if err := os.WriteFile(data, []byte("x,y\n1,2\n2,3\n3,4\n50%,5\n4,5\n5,6\n6,7\n7,8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs := mustCLI(t, "train", "--data", data, "--head", "mdn", "--epochs", "1", "--quiet", "--val-frac", "0", "--out", filepath.Join(dir, "m.model"))
+	if !strings.Contains(errs, `column "x" is categorical`) || !strings.Contains(errs, `"50%"`) {
+		t.Errorf("stderr: %s", errs)
+	}
+}
