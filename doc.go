@@ -19,6 +19,14 @@
 // For frames, a *DataError's Row and Column index the frame's rows and
 // columns.
 //
+// Settings and ensembles: Tune (and TuneFrame) chooses a Config from the
+// paper's grid by validation loss with successive halving within a time
+// budget; Config.Ensemble trains several seeds, and NewEnsemble mixes any
+// fitted models of one head, into a Model whose distribution is their equal
+// mixture (dist.Mixture). Config.Calibrate fits a temperature on the
+// validation rows; Calibration scores the distributions (CRPS, interval
+// coverage, PIT).
+//
 // Four heads share the same encoder: the decoder head over any tokenization
 // of package vocab (the paper's model), and the baselines pointwise (MSE),
 // Riemann (histogram) and mixture density network. Every head returns the same
