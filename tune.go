@@ -66,7 +66,9 @@ type TuneTrial struct {
 	Seconds float64 `json:"seconds"`
 	// Status is how the trial ended: "early-stopping", "max-epochs",
 	// "halved" (dropped by successive halving after Epochs epochs),
-	// "budget" (stopped when the budget ran out), "refused: ..." (a
+	// "budget" (stopped when the budget ran out), "skipped" (its first
+	// rung would not have fitted in what was left of the budget, at the
+	// speed measured on the trials before it), "refused: ..." (a
 	// setting the data or the size limits do not allow), "diverged", or
 	// "" while it runs.
 	Status string `json:"status"`
@@ -265,6 +267,19 @@ func tuneConfigs(base Config, n int, grid func(Config) []tuneAxis) (cfgs []Confi
 	return cfgs, labels
 }
 
+// trialCost is a count proportional to the multiply-adds of one row's
+// forward pass through c's network for cols features: the encoder once,
+// the decoder once per token.
+func trialCost(c Config, cols int) float64 {
+	head := headSpecs[c.Head].params(c)
+	if c.Head == HeadDecoder {
+		if tok, err := vocab.Parse(c.Vocab); err == nil {
+			head *= float64(tok.Len())
+		}
+	}
+	return c.encParams() + c.inputParams(cols) + head
+}
+
 // trialRun is a trial in training.
 type trialRun struct {
 	t     *TuneTrial
@@ -285,9 +300,11 @@ type trialRun struct {
 // loss). The model is calibrated when base.Calibrate. The report lists every trial; it is also saved in
 // the model (TrainInfo.Tune).
 //
-// Successive halving: every trial trains for opts.Rung epochs; the best
-// 1/Eta of them (by their best validation loss) go on to Eta times as
-// many epochs in all, and so on, until the trials left have ended by early
+// Successive halving: every trial trains for opts.Rung epochs (the base
+// first, then the others from the cheapest; one that would not fit in
+// what is left of the budget is skipped); the best 1/Eta of them (by their
+// best validation loss), and always the base, go on to Eta times as many
+// epochs in all, and so on, until the trials left have ended by early
 // stopping or base.MaxEpochs. A trial keeps its best weights whenever it
 // ends. Within the budget, the same data, base and thread count give the
 // same trials and the same choice; a budget that runs out stops the
@@ -423,6 +440,16 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 	all := slices.Clone(race)
 	var failed error
 	upTo := opts.Rung
+	// The first rung trains the base first, then the others from the
+	// cheapest (by a count of the multiply-adds of a row's pass); a trial
+	// that the time per unit of cost measured so far says cannot finish
+	// its first rung in what is left of the budget is skipped.
+	cost := make(map[*trialRun]float64, len(race))
+	for _, tr := range race {
+		cost[tr] = trialCost(tr.t.Config, cols)
+	}
+	slices.SortStableFunc(race[1:], func(a, b *trialRun) int { return cmp.Compare(cost[a], cost[b]) })
+	var spentSecs, spentCost float64 // over finished first-rung steps
 rungs:
 	for len(race) > 0 {
 		for _, tr := range race {
@@ -430,12 +457,26 @@ rungs:
 				break rungs
 			}
 			if tr.t.Status != "" && tr.t.Status != "halving" {
-				continue // ended: early stopping, max epochs, refused, diverged
+				continue // ended: early stopping, max epochs, refused, diverged, skipped
+			}
+			first := tr.run == nil
+			if first && tr.t.N > 1 && spentCost > 0 {
+				left := opts.Budget.Seconds() - time.Since(start).Seconds()
+				if est := spentSecs / spentCost * cost[tr] * float64(upTo); est > left {
+					tr.t.Status = "skipped"
+					report(tr)
+					continue
+				}
 			}
 			tr.t.Status = ""
+			secs0 := tr.t.Seconds
 			if err := step(tr, upTo); err != nil {
 				failed = err
 				break rungs
+			}
+			if first && tr.run != nil && tr.run.Epochs() > 0 {
+				spentSecs += tr.t.Seconds - secs0
+				spentCost += cost[tr] * float64(tr.run.Epochs())
 			}
 			if tr.t.Status == "" {
 				tr.t.Status = "halving" // paused at the rung
@@ -461,13 +502,18 @@ rungs:
 		race = live
 		slices.SortStableFunc(race, func(a, b *trialRun) int { return cmp.Compare(a.t.ValLoss, b.t.ValLoss) })
 		keep := max(1, (len(race)+opts.Eta-1)/opts.Eta)
+		kept := race[:keep:keep]
 		for _, tr := range race[keep:] {
+			if tr.t.N == 1 && tr.t.Status == "halving" {
+				kept = append(kept, tr) // the base settings are never dropped
+				continue
+			}
 			if tr.t.Status == "halving" {
 				tr.t.Status = "halved" // trials that ended keep their status
 			}
 			finish(tr, tr.t.Status)
 		}
-		race = race[:keep]
+		race = kept
 		running := false
 		for _, tr := range race {
 			if tr.t.Status == "halving" {

@@ -56,6 +56,9 @@ func TestTune(t *testing.T) {
 	if !rep.Trials[best].Chosen {
 		t.Errorf("the argmin, trial %d, was not chosen: %+v", best+1, rep.Trials)
 	}
+	if rep.Trials[0].Status == "halved" {
+		t.Errorf("the base settings were halved: %+v", rep.Trials[0])
+	}
 	if halved < 3 {
 		t.Errorf("%d trials halved after the first rung, want at least 3 of 6 (Eta 3): %+v", halved, rep.Trials)
 	}
@@ -143,6 +146,19 @@ func TestTuneBudget(t *testing.T) {
 	}
 	if n == 0 || m == nil {
 		t.Errorf("no trial stopped by the budget: %+v", rep.Trials)
+	}
+	// A trial far costlier than the base, which its speed says cannot
+	// finish a first rung in the budget, is skipped, not started.
+	wide := func(Config) []tuneAxis {
+		return []tuneAxis{{"enc_width", []string{"2048"}, func(c *Config, v string) { c.EncWidth, _ = strconv.Atoi(v) }}}
+	}
+	small := Config{Head: HeadMDN, EncLayers: 3, EncWidth: 8, MaxEpochs: 300, Patience: 300, Seed: 1, Threads: 1}
+	_, rep, err = Tune(context.Background(), x, len(y), 1, y, small, TuneOptions{Trials: 2, Rung: 1, Budget: time.Second, grid: wide})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Trials[1].Status != "skipped" || rep.Trials[1].Epochs != 0 {
+		t.Errorf("the 2048-wide trial: %+v, want skipped", rep.Trials[1])
 	}
 	// Too small a budget for one epoch: an error, no model.
 	if m, _, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 2, Budget: time.Millisecond, grid: tinyGrid}); err == nil || m != nil {
