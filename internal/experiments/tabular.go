@@ -284,7 +284,9 @@ func xgbTau(path string) (map[string]map[int]float64, error) {
 			Split   int      `json:"split"`
 			Tau     *float64 `json:"kendall_tau"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+		// Python's json writes an undefined tau as the bare token NaN.
+		line := strings.ReplaceAll(sc.Text(), ": NaN", ": null")
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			return nil, fmt.Errorf("%s: line %d: %v", path, n, err)
 		}
 		if out[r.Dataset] == nil {
