@@ -67,7 +67,7 @@ type TuneTrial struct {
 	// Status is how the trial ended: "early-stopping", "max-epochs",
 	// "halved" (dropped by successive halving after Epochs epochs),
 	// "budget" (stopped when the budget ran out), "skipped" (its first
-	// rung would not have fitted in what was left of the budget, at the
+	// rung would have ended past the first third of the budget, at the
 	// speed measured on the trials before it), "refused: ..." (a
 	// setting the data or the size limits do not allow), "diverged", or
 	// "" while it runs.
@@ -301,8 +301,8 @@ type trialRun struct {
 // the model (TrainInfo.Tune).
 //
 // Successive halving: every trial trains for opts.Rung epochs (the base
-// first, then the others from the cheapest; one that would not fit in
-// what is left of the budget is skipped); the best 1/Eta of them (by their
+// first, then the others from the cheapest; one that would end past the
+// first third of the budget is skipped, leaving the rest for the best); the best 1/Eta of them (by their
 // best validation loss), and always the base, go on to Eta times as many
 // epochs in all, and so on, until the trials left have ended by early
 // stopping or base.MaxEpochs. A trial keeps its best weights whenever it
@@ -443,7 +443,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 	// The first rung trains the base first, then the others from the
 	// cheapest (by a count of the multiply-adds of a row's pass); a trial
 	// that the time per unit of cost measured so far says cannot finish
-	// its first rung in what is left of the budget is skipped.
+	// its first rung within the first third of the budget is skipped.
 	cost := make(map[*trialRun]float64, len(race))
 	for _, tr := range race {
 		cost[tr] = trialCost(tr.t.Config, cols)
@@ -461,7 +461,9 @@ rungs:
 			}
 			first := tr.run == nil
 			if first && tr.t.N > 1 && spentCost > 0 {
-				left := opts.Budget.Seconds() - time.Since(start).Seconds()
+				// The first rung may take a third of the budget: the
+				// rest is for the rungs that train the best further.
+				left := opts.Budget.Seconds()/3 - time.Since(start).Seconds()
 				if est := spentSecs / spentCost * cost[tr] * float64(upTo); est > left {
 					tr.t.Status = "skipped"
 					report(tr)

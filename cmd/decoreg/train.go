@@ -102,8 +102,8 @@ width 256, 512 or 2048, learning rate 1e-4 or 5e-4, input transform,
 encoder (mlp or plr, at its default sizes), and the head's own settings (decoder: tokenization base and length, and the
 decoder size; riemann: bins; mdn: components; pointwise: weight decay). By
 successive halving, every trial trains 3 epochs (the given settings first,
-then the cheapest; one that cannot finish them in what is left of the
-budget is skipped), the best third goes on to 9 in all, the best third of
+then the cheapest; one that would end past the first third of the budget
+is skipped), the best third goes on to 9 in all, the best third of
 those to 27, and so on until they stop early or reach --epochs; the given
 settings are never dropped. All trials hold out the same validation rows.
 The best trial is saved (with --ensemble N, up to N trials chosen greedily:
