@@ -2,17 +2,17 @@ package decoreg
 
 import (
 	"fmt"
-	"math"
 
 	"decoreg/dist"
 	"decoreg/internal/head"
+	"decoreg/internal/vec"
 )
 
 // NewEnsemble returns the ensemble of members: a Model whose predictive
 // distribution for x is the equal mixture (1/N) sum_k p_k(y|x) of the
 // members' (see dist.Mixture). Its log-density, CDF and mean are exact
-// wherever the members' are, its quantiles are found by bisection on the
-// mixture's CDF, and it samples each value from a uniformly chosen member.
+// wherever the members' are, its quantiles are found by safeguarded false
+// position on the mixture's CDF, and it samples each value from a uniformly chosen member.
 // Save writes all members to one file and Load reads it back.
 //
 // The members must be fitted single models (not ensembles) of the same
@@ -171,7 +171,7 @@ func (m *Model) ensembleNLLU(ds []dist.Distribution, x []float64, rows int, y []
 		for k := range members {
 			lp[k] = -per[k][i]
 		}
-		nll[i] = -logMeanExp(lp)
+		nll[i] = -vec.LogMeanExp(lp)
 	}
 	if sameTok {
 		tokenCE = make([]float64, rows)
@@ -180,20 +180,4 @@ func (m *Model) ensembleNLLU(ds []dist.Distribution, x []float64, rows int, y []
 		}
 	}
 	return nll, tokenCE, nil
-}
-
-// logMeanExp returns log((1/n) sum exp(v)); -Inf if every v is -Inf.
-func logMeanExp(v []float64) float64 {
-	top := math.Inf(-1)
-	for _, x := range v {
-		top = max(top, x)
-	}
-	if math.IsInf(top, 0) || math.IsNaN(top) {
-		return top
-	}
-	s := 0.0
-	for _, x := range v {
-		s += math.Exp(x - top)
-	}
-	return top + math.Log(s/float64(len(v)))
 }

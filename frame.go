@@ -60,14 +60,7 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 	if err != nil {
 		return nil, fmt.Errorf("the target is not numeric: %w", err)
 	}
-	var keep []int
-	var yk []float64
-	for i, v := range y {
-		if !math.IsNaN(v) {
-			keep = append(keep, i)
-			yk = append(yk, v)
-		}
-	}
+	keep, yk := presentTargets(y)
 	if len(keep) == 0 {
 		return nil, fmt.Errorf("%w: every one of the %d rows has a missing target", ErrTooFewRows, f.Rows)
 	}
@@ -240,14 +233,7 @@ func (m *Model) EvaluateFrame(f *data.Frame, target, point string) (*Eval, error
 	if err != nil {
 		return nil, err
 	}
-	var keep []int
-	var yk []float64
-	for i, v := range y {
-		if !math.IsNaN(v) {
-			keep = append(keep, i)
-			yk = append(yk, v)
-		}
-	}
+	keep, yk := presentTargets(y)
 	if len(keep) == 0 {
 		return nil, fmt.Errorf("%w: every one of the %d rows has a missing target", ErrTooFewRows, f.Rows)
 	}
@@ -266,4 +252,16 @@ func (m *Model) EvaluateFrame(f *data.Frame, target, point string) (*Eval, error
 	e.Skipped = f.Rows - len(keep)
 	e.Warnings = enc.Warnings
 	return e, nil
+}
+
+// presentTargets returns the rows whose target y is not missing (NaN) and
+// their targets.
+func presentTargets(y []float64) (keep []int, yk []float64) {
+	for i, v := range y {
+		if !math.IsNaN(v) {
+			keep = append(keep, i)
+			yk = append(yk, v)
+		}
+	}
+	return keep, yk
 }

@@ -7,6 +7,7 @@ import (
 	"decoreg/dist"
 	"decoreg/internal/head"
 	"decoreg/internal/train"
+	"decoreg/internal/vec"
 )
 
 // maxCalibrationRows bounds the validation rows Config.Calibrate scores
@@ -150,7 +151,7 @@ func (m *Model) tempObjective(x []float64, rows int, y []float64) (func(t float6
 			for k := range ms {
 				lp[k] = -per[k][i]
 			}
-			s -= logMeanExp(lp)
+			s -= vec.LogMeanExp(lp)
 		}
 		return s/float64(rows) + m.units.LogRange(), nil
 	}, nil

@@ -18,6 +18,7 @@ import (
 	"decoreg/internal/head"
 	"decoreg/internal/jsonfloat"
 	"decoreg/internal/train"
+	"decoreg/internal/vec"
 	"decoreg/vocab"
 )
 
@@ -133,7 +134,7 @@ func selectMembers(done []*trialRun, n int, x []float64, rows, cols int, y []flo
 			for j, k := range set {
 				lp[j] = -nll[k][i]
 			}
-			s -= logMeanExp(lp)
+			s -= vec.LogMeanExp(lp)
 		}
 		return s / float64(len(val))
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"decoreg/internal/vec"
 )
 
 // Mixture is the equal-weight mixture of its components, (1/N) sum_k p_k:
@@ -219,29 +221,9 @@ func (d *Mixture) LogPDFs(ys []float64) []float64 {
 		for k := range d.comps {
 			lp[k] = per[k][i]
 		}
-		out[i] = logMeanExp(lp)
+		out[i] = vec.LogMeanExp(lp)
 	}
 	return out
-}
-
-// logMeanExp returns log((1/n) sum exp(v)): NaN if any v is NaN, -Inf if
-// all are -Inf.
-func logMeanExp(v []float64) float64 {
-	top := math.Inf(-1)
-	for _, x := range v {
-		if math.IsNaN(x) {
-			return math.NaN()
-		}
-		top = max(top, x)
-	}
-	if math.IsInf(top, 0) {
-		return top
-	}
-	s := 0.0
-	for _, x := range v {
-		s += math.Exp(x - top)
-	}
-	return top + math.Log(s/float64(len(v)))
 }
 
 // Quantile returns the q-quantile (NaN for q outside [0, 1]).

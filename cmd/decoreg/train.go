@@ -90,7 +90,7 @@ missing target were left out.
 initialisations and mini-batches differ, and all hold out the validation
 rows of --seed. The model file holds all of them, and the predictive
 distribution is their equal mixture: its density, CDF and mean are the
-averages of the members', its quantiles found by bisection on its CDF,
+averages of the members', its quantiles found by solving its CDF,
 its samples drawn from a uniformly chosen member. With --calibrate one
 temperature is fitted for the mixture. An interrupt keeps the members
 finished so far (and the best epoch of the one in training).

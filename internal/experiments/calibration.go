@@ -80,12 +80,7 @@ func CalibrationTasks(opts Options) ([]Task[*CalibrationLine], error) {
 }
 
 func runCalibration(ctx context.Context, u *uciData, ds string, split int, head string, opts Options) (*CalibrationLine, error) {
-	ud, err := u.get(ds)
-	if err != nil {
-		return nil, err
-	}
-	split %= ud.m.Splits()
-	tr, te, err := u.split(ds, split)
+	tr, te, split, err := u.wrappedSplit(ds, split)
 	if err != nil {
 		return nil, err
 	}

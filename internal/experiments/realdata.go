@@ -75,6 +75,19 @@ func (u *uciData) split(name string, k int) (tr, te *data.Dataset, err error) {
 	return tr, te, nil
 }
 
+// wrappedSplit is split for split k modulo the dataset's number of
+// splits (a plan's split index may exceed a dataset's splits), which it
+// returns.
+func (u *uciData) wrappedSplit(name string, k int) (tr, te *data.Dataset, split int, err error) {
+	ds, err := u.get(name)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	split = k % ds.m.Splits()
+	tr, te, err = u.split(name, split)
+	return tr, te, split, err
+}
+
 // TrainSubset returns size distinct row indices drawn uniformly from
 // 0..rows-1 without replacement, sorted, from seed; all rows when size >=
 // rows. The same (rows, size, seed) give the same subset, so every head of

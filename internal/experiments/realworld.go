@@ -70,12 +70,7 @@ func RealworldTasks(opts Options) ([]Task[*RealLine], error) {
 // train part (the subset drawn from run) and evaluates it on the test part.
 // tweak, if not nil, edits the configuration.
 func runReal(ctx context.Context, u *uciData, ds string, run, split, size int, head string, opts Options, tweak func(*RealLine) error) (*RealLine, *decoreg.Model, error) {
-	ud, err := u.get(ds)
-	if err != nil {
-		return nil, nil, err
-	}
-	split %= ud.m.Splits()
-	tr, te, err := u.split(ds, split)
+	tr, te, split, err := u.wrappedSplit(ds, split)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -110,12 +110,7 @@ func TabularTasks(opts Options) ([]Task[*TabularLine], error) {
 }
 
 func runTabular(ctx context.Context, u *uciData, ds string, split int, group string, opts Options) (*TabularLine, error) {
-	ud, err := u.get(ds)
-	if err != nil {
-		return nil, err
-	}
-	split %= ud.m.Splits()
-	tr, te, err := u.split(ds, split)
+	tr, te, split, err := u.wrappedSplit(ds, split)
 	if err != nil {
 		return nil, err
 	}
@@ -496,32 +491,8 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\n## Test NLL per dataset (per unit of y)\n\n| dataset |")
-	mdColumns(&b, tabVariants, "---:")
-	for _, ds := range names {
-		fmt.Fprintf(&b, "| %s |", ds)
-		for _, v := range tabVariants {
-			if s, ok := tab[v][ds]; ok {
-				fmt.Fprintf(&b, " %.3f |", float64(s.NLL))
-			} else {
-				b.WriteString(" - |")
-			}
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("\n## Coverage of the central 90% interval per dataset\n\n| dataset |")
-	mdColumns(&b, tabVariants, "---:")
-	for _, ds := range names {
-		fmt.Fprintf(&b, "| %s |", ds)
-		for _, v := range tabVariants {
-			if s, ok := tab[v][ds]; ok {
-				fmt.Fprintf(&b, " %.3f |", float64(s.Coverage90))
-			} else {
-				b.WriteString(" - |")
-			}
-		}
-		b.WriteString("\n")
-	}
+	variantTable(&b, "Test NLL per dataset (per unit of y)", tab, names, func(s TabScores) Float { return s.NLL })
+	variantTable(&b, "Coverage of the central 90% interval per dataset", tab, names, func(s TabScores) Float { return s.Coverage90 })
 	b.WriteString("\n## Tuning: the chosen trials and the time\n\n| dataset | split | trials | budget cut | train seconds (default, ensemble, tuned) | chosen (best first) |\n|---|---:|---:|---|---|---|\n")
 	secs := map[string]map[int]map[string]float64{}
 	for _, l := range lines {
@@ -600,6 +571,25 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	}
 	return writeGrid(ctxOf(info), filepath.Join(dir, "tabular.png"), "Kendall's tau on the UCI datasets (one point per dataset)",
 		[][]*plot.Plot{row}, vg.Length(len(row))*5*vg.Inch, 5*vg.Inch)
+}
+
+// variantTable writes a section titled title: a table of one score of
+// every variant (columns) per dataset (rows), "-" where a variant has no
+// score.
+func variantTable(b *strings.Builder, title string, tab map[string]map[string]TabScores, names []string, score func(TabScores) Float) {
+	fmt.Fprintf(b, "\n## %s\n\n| dataset |", title)
+	mdColumns(b, tabVariants, "---:")
+	for _, ds := range names {
+		fmt.Fprintf(b, "| %s |", ds)
+		for _, v := range tabVariants {
+			if s, ok := tab[v][ds]; ok {
+				fmt.Fprintf(b, " %.3f |", float64(score(s)))
+			} else {
+				b.WriteString(" - |")
+			}
+		}
+		b.WriteString("\n")
+	}
 }
 
 // minXY is the smallest X or Y of xy (1 when empty).
