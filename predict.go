@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
+	"sync/atomic"
 
 	"decoreg/data"
 	"decoreg/dist"
@@ -167,6 +169,7 @@ const (
 	maxTokenSamples = 1 << 20
 	maxTokenExpand  = 1 << 24
 	maxTokenBeam    = 1 << 16
+	maxThreads      = 4096
 )
 
 // checkTokenOptions returns a *ConfigError for options that
@@ -185,6 +188,8 @@ func checkTokenOptions(o dist.TokenOptions) error {
 		return configErr("Token.Beam", "must be at most %d, have %d", maxTokenBeam, o.Beam)
 	case math.IsNaN(o.MeanTol):
 		return configErr("Token.MeanTol", "is NaN")
+	case o.Threads < 0 || o.Threads > maxThreads:
+		return configErr("Token.Threads", "must be in [0, %d], have %d", maxThreads, o.Threads)
 	}
 	return nil
 }
@@ -260,7 +265,15 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 		}
 		return out, nil
 	}
-	ds, err := m.dists(x, rows, opts.Token)
+	// Rows are summarised in parallel, each on one core (a row's decoder
+	// steps are too small to share), unless the caller set Token.Threads.
+	tok, workers := opts.Token, 1
+	if tok.Threads == 0 && rows > 1 {
+		if workers = min(m.net.Threads(), rows); workers > 1 {
+			tok.Threads = 1
+		}
+	}
+	ds, err := m.dists(x, rows, tok)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +297,8 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 	if what&OutDist != 0 {
 		p.Dist = ds
 	}
-	for i, dd := range ds {
+	eachRow(workers, rows, func(i int) {
+		dd := ds[i]
 		if p.Mean != nil {
 			p.Mean[i] = dd.Mean()
 		}
@@ -300,8 +314,45 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 				p.Quantiles[j][i] = qs[j]
 			}
 		}
-	}
+	})
 	return p, nil
+}
+
+// eachRow calls f(i) for every i in [0, rows) on up to workers goroutines
+// (rows taken in turn, so uneven rows balance). A panic in f is re-raised
+// on the caller's goroutine.
+func eachRow(workers, rows int, f func(i int)) {
+	if workers <= 1 || rows <= 1 {
+		for i := range rows {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var panicked atomic.Pointer[any]
+	work := func() {
+		defer func() {
+			if r := recover(); r != nil {
+				panicked.CompareAndSwap(nil, &r)
+			}
+		}()
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= rows || panicked.Load() != nil {
+				return
+			}
+			f(i)
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(workers, rows) - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	if r := panicked.Load(); r != nil {
+		panic(*r)
+	}
 }
 
 // Eval holds evaluation metrics on a labelled set. Its JSON form writes

@@ -12,25 +12,33 @@ import (
 	"decoreg/vocab"
 )
 
-// Defaults of the TokenOptions fields left at zero. DefaultMeanTol is the
-// one default of the mean's tree expansion (decoreg's Predict and Evaluate
-// use it too): prefixes with less mass are not expanded and contribute
-// their interval's midpoint; the error bound this leaves is what MeanBound
-// reports (about 2e-4 of the target range on decoreg's test problems).
+// Defaults of the TokenOptions fields left at zero. DefaultMeanTol and
+// DefaultMeanTolNormalized are the defaults of the mean's tree expansion
+// (decoreg's Predict and Evaluate use them too): prefixes below the
+// threshold are not expanded and contribute their interval's midpoint; the
+// error bound this leaves is what MeanBound reports (about 3e-4 of the
+// target range for a normalized decoder on decoreg's test problems).
 const (
-	DefaultMeanTol   = 1e-3
-	DefaultMaxExpand = 4096
-	DefaultBeam      = 8
-	DefaultSamples   = 1000
+	DefaultMeanTol           = 1e-3 // probability threshold: trees other than Normalized
+	DefaultMeanTolNormalized = 5e-6 // probability x share of the range: Normalized
+	DefaultMaxExpand         = 4096
+	DefaultBeam              = 8
+	DefaultSamples           = 1000
 )
 
 // TokenOptions tune the summaries of a Token. The zero value uses the
 // defaults above.
 type TokenOptions struct {
-	// MeanTol is the mass threshold of Mean's tree expansion: every prefix
-	// whose probability is at least MeanTol is expanded. 0 means
-	// DefaultMeanTol; a negative value expands every prefix (up to
-	// MaxExpand).
+	// MeanTol is the threshold of Mean's tree expansion. For a
+	// vocab.Normalized tokenization, whose tree spans the target's range
+	// (t in [0, 1]), a prefix is expanded when its probability times its
+	// interval's width in t is at least MeanTol (0 means
+	// DefaultMeanTolNormalized): twice the most that leaving it
+	// unexpanded can add to the error bound, as a share of the range. For
+	// other trees (the unnormalized tokenization spans +-B^(B^E), so widths
+	// say nothing about y's scale) a prefix is expanded when its
+	// probability is at least MeanTol (0 means DefaultMeanTol). A negative
+	// value expands every prefix (up to MaxExpand).
 	MeanTol float64
 	// MaxExpand caps the number of prefixes Mean's expansion feeds to the
 	// decoder (each costs one incremental decoder step). 0 means
@@ -46,6 +54,12 @@ type TokenOptions struct {
 	// HarrellDavis makes the Median of a non-tree tokenization the
 	// Harrell-Davis estimate from the draws instead of the sample median.
 	HarrellDavis bool
+	// Threads is the number of goroutines one decoder step may use, for
+	// the decoders that decoreg's heads build (0: the model's Threads).
+	// NewToken does not read it. Code that computes many rows'
+	// summaries in parallel passes 1: the steps of one row are too
+	// small to share among cores.
+	Threads int
 }
 
 // Token is the predictive distribution of a decoder head for one input x:
@@ -73,6 +87,7 @@ type Token struct {
 	v, k    int
 	special []bool // special[t]: t is a NaN/Inf token
 	anySpec bool
+	byWidth bool // MeanTol weighs a prefix's probability by its width (Normalized)
 
 	meanOnce        sync.Once
 	mean, meanBound float64 // y units
@@ -143,11 +158,7 @@ type expLeaf struct {
 // the order expand visits them, computed once: the mean, the CRPS and a
 // mixture's quantiles share them.
 func (d *Token) expansion() []expLeaf {
-	d.leavesOnce.Do(func() {
-		d.expand(func(lo, hi, m float64, pruned bool) {
-			d.leaves = append(d.leaves, expLeaf{lo, hi, m, pruned})
-		})
-	})
+	d.leavesOnce.Do(func() { d.leaves = d.expand() })
 	return d.leaves
 }
 
@@ -165,9 +176,13 @@ func NewToken(dec Decoder, tok vocab.Tokenizer, aff Affine, opts TokenOptions) *
 	if opts.MaxExpand < 0 || opts.Beam < 0 || opts.Samples < 0 {
 		panic("dist: negative TokenOptions.MaxExpand, Beam or Samples")
 	}
-	if opts.MeanTol == 0 {
+	_, byWidth := tok.(*vocab.Normalized)
+	switch {
+	case opts.MeanTol == 0 && byWidth:
+		opts.MeanTol = DefaultMeanTolNormalized
+	case opts.MeanTol == 0:
 		opts.MeanTol = DefaultMeanTol
-	} else if opts.MeanTol < 0 {
+	case opts.MeanTol < 0:
 		opts.MeanTol = 0
 	}
 	if opts.MaxExpand == 0 {
@@ -179,7 +194,7 @@ func NewToken(dec Decoder, tok vocab.Tokenizer, aff Affine, opts TokenOptions) *
 	if opts.Samples == 0 {
 		opts.Samples = DefaultSamples
 	}
-	d := &Token{dec: dec, tok: tok, aff: aff, opts: opts, v: tok.Size(), k: tok.Len()}
+	d := &Token{dec: dec, tok: tok, aff: aff, opts: opts, v: tok.Size(), k: tok.Len(), byWidth: byWidth}
 	if d.v <= 0 || d.k <= 0 {
 		panic("dist: tokenizer with empty vocabulary or zero length")
 	}

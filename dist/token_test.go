@@ -137,7 +137,9 @@ func TestTokenTreeExact(t *testing.T) {
 }
 
 // TestTokenMeanThreshold checks the pruned expansion: the bound holds, and
-// exactly the prefixes with mass >= MeanTol are fed to the decoder.
+// exactly the prefixes that meet MeanTol are fed to the decoder: mass >=
+// MeanTol, or for a normalized tokenization mass times the width of the
+// prefix's interval >= MeanTol.
 func TestTokenMeanThreshold(t *testing.T) {
 	for _, spec := range treeSpecs {
 		t.Run(spec, func(t *testing.T) {
@@ -147,16 +149,24 @@ func TestTokenMeanThreshold(t *testing.T) {
 			cells, _ := finiteCells(seqs)
 			exact := bfMean(cells)
 			for _, tol := range []float64{1e-1, 1e-2, 1e-3} {
-				// Prefix masses (depth 1..K-1) by summing sequences.
+				// Prefix masses (depth 1..K-1) by summing sequences; for a
+				// normalized tokenization times the prefix's width.
 				mass := map[string]float64{}
+				width := map[string]float64{}
+				_, byWidth := tok.(*vocab.Normalized)
 				for _, s := range seqs {
 					for dpt := 1; dpt < tok.Len(); dpt++ {
-						mass[string(rune(dpt))+fmtInts(s.toks[:dpt])] += s.p
+						key := string(rune(dpt)) + fmtInts(s.toks[:dpt])
+						mass[key] += s.p
+						width[key] = 1
+						if lo, hi := tok.(vocab.Tree).Interval(s.toks[:dpt]); byWidth && !math.IsNaN(lo) {
+							width[key] = hi - lo
+						}
 					}
 				}
 				want := 1
-				for _, p := range mass {
-					if p >= tol {
+				for key, p := range mass {
+					if p*width[key] >= tol {
 						want++
 					}
 				}

@@ -21,19 +21,24 @@ func (d *Token) Mean() float64 {
 //
 // For a tree tokenization the mean is that of the piecewise-uniform density:
 // the sum over cells of P(cell) times the cell's midpoint. The tree is
-// expanded level by level: every prefix whose probability is at least
-// MeanTol is fed to the decoder for its children; a prefix below the
-// threshold is not expanded and contributes its mass times the midpoint of
-// its interval, and the sum of mass times half-width over those prefixes
-// is the bound (the true conditional mean of a prefix lies inside its
-// interval). Because a prefix's mass never exceeds its parent's, the set
-// {prefixes with mass >= MeanTol} is closed under taking parents, so this
-// level-synchronous, batched expansion expands exactly the prefixes that a
-// best-first search stopping at the threshold would. At most MaxExpand
-// prefixes are fed to the decoder; when a level's candidates would exceed
-// what is left of that cap, the most probable are expanded and the rest
-// are treated as pruned (their error is in the bound). Special cells have
-// zero mass (see the package doc).
+// expanded level by level: every prefix that meets TokenOptions.MeanTol
+// (for a normalized tokenization: probability times the width of its
+// interval in t at least MeanTol; for other trees: probability at least
+// MeanTol) is fed to the decoder for its children; a prefix that does not
+// is not expanded and contributes its mass times the midpoint of its
+// interval, and the sum of mass times half-width over those prefixes is
+// the bound (the true conditional mean of a prefix lies inside its
+// interval). Because neither a prefix's mass nor its width exceeds its
+// parent's, the set of prefixes that meet the threshold is closed under
+// taking parents, so this level-synchronous, batched expansion expands
+// exactly the prefixes that a best-first search stopping at the threshold
+// would. Weighing by width spends the decoder steps where the bound is:
+// a deep prefix of probability 1e-3 can move the mean by at most 1e-3
+// times its tiny width. At most MaxExpand prefixes are fed to the decoder;
+// when a level's candidates would exceed what is left of that cap, those
+// with the largest criterion are expanded and the rest are treated as
+// pruned (their error is in the bound). Special cells have zero mass (see
+// the package doc).
 //
 // For other tokenizations the mean is the mean of TokenOptions.Samples
 // seeded draws and the bound is +Inf: an estimate, without a guarantee.
@@ -56,7 +61,7 @@ func (d *Token) MeanBound() (mean, bound float64) {
 
 type meanCand struct {
 	parent, tok, order int
-	mass               float64
+	mass, crit         float64 // crit: what MeanTol is compared with
 }
 
 func (d *Token) treeMean() (mean, bound float64) {
@@ -76,11 +81,15 @@ func (d *Token) treeMean() (mean, bound float64) {
 	return sum / tot, bnd / tot
 }
 
-// expand runs the expansion described at MeanBound and calls leaf for
-// every cell it ends at, in the order of the tree: a complete sequence's
-// cell (pruned false), or the interval of a prefix that was not expanded
+// expand runs the expansion described at MeanBound and returns the cells
+// it ends at, in the order of the tree: a complete sequence's cell
+// (pruned false), or the interval of a prefix that was not expanded
 // (pruned true), with its probability m > 0.
-func (d *Token) expand(leaf func(lo, hi, m float64, pruned bool)) {
+func (d *Token) expand() []expLeaf {
+	var leaves []expLeaf
+	leaf := func(lo, hi, m float64, pruned bool) {
+		leaves = append(leaves, expLeaf{lo, hi, m, pruned})
+	}
 	k, v := d.k, d.v
 	tol := d.opts.MeanTol
 	budget := d.opts.MaxExpand - 1 // the root is always expanded
@@ -91,6 +100,7 @@ func (d *Token) expand(leaf func(lo, hi, m float64, pruned bool)) {
 	mass := []float64{1} // their probabilities
 	logits := make([]float32, v)
 	var step, ch, buf, idx []int
+	var ivLo, ivHi []float64
 	var probs = make([]float64, v)
 	var cands []meanCand
 	visit := func(prefix []int, tok int, m float64, pruned bool) {
@@ -111,34 +121,48 @@ func (d *Token) expand(leaf func(lo, hi, m float64, pruned bool)) {
 			st.Step(step, logits[:n*v])
 		}
 		cands = cands[:0]
+		leaves = slices.Grow(leaves, n*v) // at most every child a leaf
 		for i := range n {
 			p := pre[i*lev : (i+1)*lev]
 			ch = d.next(ch[:0], p, true)
 			pr := softmaxOver(probs, logits[i*v:(i+1)*v], ch, 1)
+			ivs := false // ivLo, ivHi hold the children's intervals
+			intervals := func() {
+				if !ivs {
+					ivLo, ivHi = slices.Grow(ivLo[:0], len(ch))[:len(ch)], slices.Grow(ivHi[:0], len(ch))[:len(ch)]
+					vocab.ChildIntervals(d.tree, p, ch, ivLo, ivHi)
+					ivs = true
+				}
+			}
 			for j, c := range ch {
 				m := mass[i] * pr[j]
+				crit := m
+				if d.byWidth && m != 0 && lev < k-1 {
+					intervals()
+					crit = m * (ivHi[j] - ivLo[j])
+				}
 				switch {
 				case m == 0:
-				case lev == k-1:
-					visit(p, c, m, false)
-				case m < tol:
-					visit(p, c, m, true)
+				case lev == k-1 || crit < tol:
+					// A complete sequence's cell, or a pruned prefix.
+					intervals()
+					leaf(ivLo[j], ivHi[j], m, lev != k-1)
 				default:
-					cands = append(cands, meanCand{i, c, 0, m})
+					cands = append(cands, meanCand{i, c, 0, m, crit})
 				}
 			}
 		}
 		if len(cands) > budget {
-			// Most probable first; ties in the original (parent, Children)
-			// order, which the sort restores for the survivors.
+			// Largest criterion first; ties in the original (parent,
+			// Children) order, which the sort restores for the survivors.
 			for j := range cands {
 				cands[j].order = j
 			}
 			slices.SortFunc(cands, func(a, b meanCand) int {
 				switch {
-				case a.mass > b.mass:
+				case a.crit > b.crit:
 					return -1
-				case a.mass < b.mass:
+				case a.crit < b.crit:
 					return 1
 				}
 				return a.order - b.order
@@ -169,6 +193,7 @@ func (d *Token) expand(leaf func(lo, hi, m float64, pruned bool)) {
 		}
 		logits = logits[:n*v]
 	}
+	return leaves
 }
 
 // Median returns Quantile(0.5) for a tree tokenization; otherwise the

@@ -174,7 +174,15 @@ func (b *batcher) run(batch []*job) {
 			x = append(x, j.q.x...)
 		}
 	}
-	all, err := b.m.Dists(x, rows, dist.TokenOptions{})
+	// The rows are spread over the workers, each row's decoder steps on
+	// one core; fewer rows than workers (and, without batching, fewer
+	// requests in flight) lend the spare cores to each row's steps.
+	busy := rows
+	if b.slots != nil {
+		busy = max(rows, len(b.slots))
+	}
+	opts := dist.TokenOptions{Threads: max(1, b.workers/busy)}
+	all, err := b.m.Dists(x, rows, opts)
 	switch {
 	case err == nil:
 		lo := 0
@@ -187,7 +195,7 @@ func (b *batcher) run(batch []*job) {
 	default:
 		// Some row overflowed: find whose, one job at a time.
 		for k, j := range live {
-			ds[k], j.err = b.m.Dists(j.q.x, j.q.rows, dist.TokenOptions{})
+			ds[k], j.err = b.m.Dists(j.q.x, j.q.rows, opts)
 		}
 	}
 	// The rows of all jobs, in order, shared among the workers.

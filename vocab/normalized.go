@@ -243,6 +243,65 @@ func (t *Normalized) Interval(prefix []int) (lo, hi float64) {
 	return nearest(p, n), nearest(p.Add(p, big.NewInt(1)), n)
 }
 
+// ChildIntervals writes to lo[j] and hi[j] the interval of the sequence
+// prefix + [children[j]], bit for bit what Interval returns for it, or
+// for a complete sequence the Lo and Hi of its cell (Decode). It checks
+// prefix once, not once per child, which is what makes it cheaper than
+// Interval in a loop. lo and hi need len(children) elements; an invalid
+// prefix or child panics, as Interval does.
+func (t *Normalized) ChildIntervals(prefix, children []int, lo, hi []float64) {
+	_, _ = lo[:len(children)], hi[:len(children)]
+	n, ok := powAtMost(t.base, len(prefix)+1, fastLimit)
+	if ok && len(prefix) < t.k && t.digitsBadAt(prefix) < 0 && (len(prefix) == 0 || !t.isSpecial(prefix[0])) {
+		var p uint64
+		for _, d := range prefix {
+			p = p*uint64(t.base) + uint64(d)
+		}
+		p *= uint64(t.base)
+		fn := float64(n)
+		for j, c := range children {
+			if c < 0 || c >= t.base {
+				goto slow
+			}
+			i := p + uint64(c)
+			lo[j], hi[j] = float64(i)/fn, float64(i+1)/fn
+		}
+		return
+	}
+slow:
+	childIntervalsSlow(t, prefix, children, lo, hi)
+}
+
+// childIntervalsSlow is ChildIntervals by Interval and Decode.
+func childIntervalsSlow(t Tree, prefix, children []int, lo, hi []float64) {
+	seq := make([]int, len(prefix)+1)
+	copy(seq, prefix)
+	for j, c := range children {
+		seq[len(prefix)] = c
+		if len(seq) == t.Len() {
+			cell, err := t.Decode(seq)
+			if err != nil {
+				panic("vocab: ChildIntervals: " + err.Error())
+			}
+			lo[j], hi[j] = cell.Lo, cell.Hi
+			continue
+		}
+		lo[j], hi[j] = t.Interval(seq)
+	}
+}
+
+// ChildIntervals writes to lo[j] and hi[j] the interval of prefix +
+// [children[j]] as Interval returns it, or for a complete sequence the Lo
+// and Hi of its cell (Decode). A Tree that does not implement
+// ChildIntervaler gets it by Interval and Decode, one child at a time.
+func ChildIntervals(t Tree, prefix, children []int, lo, hi []float64) {
+	if ci, ok := t.(ChildIntervaler); ok {
+		ci.ChildIntervals(prefix, children, lo, hi)
+		return
+	}
+	childIntervalsSlow(t, prefix, children, lo, hi)
+}
+
 // putDigits writes i in base b into dst, most significant digit first.
 func putDigits(dst []int, b int, i uint64) {
 	for j := len(dst) - 1; j >= 0; j-- {

@@ -68,3 +68,10 @@ type Tree interface {
 	// increasing numeric order of their intervals, and returns it.
 	Children(dst []int, prefix []int) []int
 }
+
+// ChildIntervaler is a Tree that gives the intervals of many children of
+// one prefix at once (see ChildIntervals, which falls back to Interval
+// and Decode for a Tree without it).
+type ChildIntervaler interface {
+	ChildIntervals(prefix, children []int, lo, hi []float64)
+}

@@ -160,7 +160,7 @@ var decoder = Head{
 		copy(b.Mask[k*tv:(k+1)*tv], tg.Mask[i*tv:(i+1)*tv])
 	},
 	dist: func(r Row) (dist.Distribution, error) {
-		var dec dist.Decoder = r.Net.Decoder(r.Phi)
+		var dec dist.Decoder = r.Net.DecoderThreads(r.Phi, r.Opts.Threads)
 		if r.scaled() {
 			dec = tempDecoder{dec, float32(1 / r.Temp), r.Net.VocabSize()}
 		}

@@ -9,24 +9,33 @@ import (
 
 // decoder is the dist.Decoder of one input: the projected phi(x).
 type decoder struct {
-	m *Model
-	p []float32 // (d) inproj(phi(x))
+	m       *Model
+	p       []float32 // (d) inproj(phi(x))
+	threads int       // goroutines per step
 }
 
 // Decoder returns the key/value-cached decoder of one input whose encoding
 // is phiRow (EncWidth values, as Encode writes them). The projection of phi
 // is computed once here; every Stepper it starts shares it. It panics for
 // heads other than the decoder.
-func (m *Model) Decoder(phiRow []float32) dist.Decoder {
+func (m *Model) Decoder(phiRow []float32) dist.Decoder { return m.DecoderThreads(phiRow, 0) }
+
+// DecoderThreads is Decoder whose Steppers use threads goroutines per
+// step (0: the model's Threads). Callers that decode many rows in
+// parallel pass 1: the steps of one row are too small to share.
+func (m *Model) DecoderThreads(phiRow []float32, threads int) dist.Decoder {
 	if m.Cfg.Head != Decoder {
 		panic("model: Decoder on a " + m.Cfg.Head.String() + " head")
 	}
 	if len(phiRow) < m.w {
 		panic("model: Decoder phiRow shorter than EncWidth")
 	}
+	if threads <= 0 {
+		threads = m.threads
+	}
 	p := make([]float32, m.d)
-	nn.LinearForward(m.threads, p, phiRow, m.p.inproj.w, m.p.inproj.b, 1, m.w, m.d)
-	return &decoder{m: m, p: p}
+	nn.LinearForward(threads, p, phiRow, m.p.inproj.w, m.p.inproj.b, 1, m.w, m.d)
+	return &decoder{m: m, p: p, threads: threads}
 }
 
 // Start returns a Stepper over n empty sequences. Its buffers come from
@@ -47,7 +56,7 @@ func (dc *decoder) Start(n int) dist.Stepper {
 			c.Restart(n)
 		}
 	}
-	s.p, s.n, s.pos = dc.p, n, 0
+	s.p, s.n, s.pos, s.threads = dc.p, n, 0, dc.threads
 	s.grow(n)
 	return s
 }
@@ -65,11 +74,12 @@ func (s *stepper) Release() {
 // cached keys and values of the earlier positions, and the rest of the
 // block on n rows.
 type stepper struct {
-	m      *Model
-	p      []float32 // (d) position 0's input before wpe
-	n      int       // sequences
-	pos    int       // positions consumed so far
-	caches []*nn.KVCache
+	m       *Model
+	p       []float32 // (d) position 0's input before wpe
+	n       int       // sequences
+	pos     int       // positions consumed so far
+	threads int       // goroutines per step
+	caches  []*nn.KVCache
 
 	ncap int
 	x    []float32 // (n, d) the running row of each sequence
@@ -135,13 +145,13 @@ func (s *stepper) Step(tokens []int, logits []float32) {
 			}
 			s.tok[i] = int32(t)
 		}
-		nn.EmbeddingForward(m.threads, x, s.tok, m.p.wte, n, d)
+		nn.EmbeddingForward(s.threads, x, s.tok, m.p.wte, n, d)
 	}
-	nn.PositionalForward(m.threads, x, m.p.wpe[s.pos*d:], rows, 1, d)
+	nn.PositionalForward(s.threads, x, m.p.wpe[s.pos*d:], rows, 1, d)
 	for l := range s.caches {
 		s.block(l, rows)
 	}
-	nn.LinearForward(m.threads, logits, x, m.p.out.w, m.p.out.b, rows, d, V)
+	nn.LinearForward(s.threads, logits, x, m.p.out.w, m.p.out.b, rows, d, V)
 	broadcast(logits[:n*V], rows, V)
 	s.pos++
 }
@@ -164,16 +174,16 @@ func (s *stepper) block(l, rows int) {
 	m, p := s.m, &s.m.p.blocks[l]
 	d, F := m.d, m.dff
 	x := s.x[:rows*d]
-	nn.LinearForward(m.threads, s.qkv, x, p.qkv.w, p.qkv.b, rows, d, 3*d)
+	nn.LinearForward(s.threads, s.qkv, x, p.qkv.w, p.qkv.b, rows, d, 3*d)
 	broadcast(s.qkv[:s.n*3*d], rows, 3*d)
-	s.caches[l].Step(m.threads, s.atty, s.qkv)
+	s.caches[l].Step(s.threads, s.atty, s.qkv)
 	res := s.res[:rows*d]
-	linearResidual(m.threads, res, x, s.atty, p.proj.w, p.proj.b, rows, d, d)
-	nn.LayerNormForward(m.threads, s.ln1, s.mean, s.rstd, res, p.ln1w, p.ln1b, rows, d, LNEps)
-	nn.LinearForward(m.threads, s.fch, s.ln1, p.fc.w, p.fc.b, rows, d, F)
-	reluInPlace(m.threads, s.fch[:rows*F])
-	linearResidual(m.threads, res, s.ln1, s.fch, p.fc2.w, p.fc2.b, rows, F, d)
-	nn.LayerNormForward(m.threads, x, s.mean, s.rstd, res, p.ln2w, p.ln2b, rows, d, LNEps)
+	linearResidual(s.threads, res, x, s.atty, p.proj.w, p.proj.b, rows, d, d)
+	nn.LayerNormForward(s.threads, s.ln1, s.mean, s.rstd, res, p.ln1w, p.ln1b, rows, d, LNEps)
+	nn.LinearForward(s.threads, s.fch, s.ln1, p.fc.w, p.fc.b, rows, d, F)
+	reluInPlace(s.threads, s.fch[:rows*F])
+	linearResidual(s.threads, res, s.ln1, s.fch, p.fc2.w, p.fc2.b, rows, F, d)
+	nn.LayerNormForward(s.threads, x, s.mean, s.rstd, res, p.ln2w, p.ln2b, rows, d, LNEps)
 }
 
 // Keep reorders the batch: afterwards sequence i is the old sequence

@@ -1,0 +1,88 @@
+package decoreg
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"decoreg/dist"
+)
+
+// TestPredictRowsInParallel: PredictFlat summarises rows on several
+// goroutines, each row's decoder steps on one core. The answers must be
+// those of one goroutine with the model's own threads per step
+// (Token.Threads set, which keeps the loop sequential), bit for bit, for
+// every head and every output.
+func TestPredictRowsInParallel(t *testing.T) {
+	xs := make([]float64, 37)
+	for i := range xs {
+		xs[i] = -2 + 4*float64(i)/float64(len(xs)-1)
+	}
+	for _, hc := range headCases {
+		t.Run(hc.name, func(t *testing.T) {
+			cfg := hc.cfg
+			cfg.Threads = 2
+			m := fit(t, cfg, true)
+			all := PredictOptions{Outputs: OutMean | OutMedian | OutMode | OutQuantiles, Levels: []float64{0.05, 0.5, 0.9}}
+			par, err := m.PredictFlat(xs, len(xs), all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all.Token.Threads = 2 // sequential rows, two threads per step
+			seq, err := m.PredictFlat(xs, len(xs), all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			same := func(what string, a, b []float64) {
+				for i := range a {
+					if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+						t.Fatalf("%s of row %d: %v in parallel, %v sequentially", what, i, a[i], b[i])
+					}
+				}
+			}
+			same("mean", par.Mean, seq.Mean)
+			same("median", par.Median, seq.Median)
+			same("mode", par.Mode, seq.Mode)
+			for j := range par.Quantiles {
+				same("quantile", par.Quantiles[j], seq.Quantiles[j])
+			}
+		})
+	}
+}
+
+func TestTokenThreadsChecked(t *testing.T) {
+	m := fit(t, headCases[0].cfg, false)
+	for _, n := range []int{-1, maxThreads + 1} {
+		_, err := m.PredictFlat([]float64{0}, 1, PredictOptions{Token: dist.TokenOptions{Threads: n}})
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Field != "Token.Threads" {
+			t.Errorf("Threads %d: %v, want a ConfigError on Token.Threads", n, err)
+		}
+	}
+}
+
+// TestEachRow: every row once, on any number of workers; a panic in one
+// row reaches the caller.
+func TestEachRow(t *testing.T) {
+	for _, w := range []int{0, 1, 2, 7, 100} {
+		for _, rows := range []int{0, 1, 5, 64} {
+			seen := make([]int32, rows)
+			eachRow(w, rows, func(i int) { seen[i]++ })
+			for i, c := range seen {
+				if c != 1 {
+					t.Fatalf("workers %d rows %d: row %d done %d times", w, rows, i, c)
+				}
+			}
+		}
+	}
+	defer func() {
+		if r := recover(); r != "row 3" {
+			t.Errorf("recovered %v, want the row's panic", r)
+		}
+	}()
+	eachRow(2, 10, func(i int) {
+		if i == 3 {
+			panic("row 3")
+		}
+	})
+}
