@@ -1,8 +1,11 @@
 package nn
 
 import (
+	"math"
+
 	"decoreg/internal/gemm"
 	"decoreg/internal/par"
+	"decoreg/internal/vec"
 )
 
 // KVCache holds the keys and values of B sequences for incremental
@@ -23,6 +26,7 @@ type KVCache struct {
 	kt, v                []float32 // (b, nh, hs, w), (b, tmax, c)
 	kt2, v2              []float32 // spare buffers for Keep
 	pre, att             []float32 // (b, nh, w), (b, nh, tmax) scratch
+	e                    []float64 // (b, nh, tmax) scratch: the softmax's exps
 }
 
 // NewKVCache returns an empty cache for B sequences of at most Tmax
@@ -34,6 +38,7 @@ func NewKVCache(B, Tmax, C, NH int) *KVCache {
 		b: B, tmax: Tmax, c: C, nh: NH, w: w,
 		kt: make([]float32, B*C*w), v: make([]float32, B*Tmax*C),
 		pre: make([]float32, B*NH*w), att: make([]float32, B*NH*Tmax),
+		e: make([]float64, B*NH*Tmax),
 	}
 }
 
@@ -82,17 +87,41 @@ type kvStep struct {
 func (k kvStep) Run(lo, hi int) {
 	c, hs, n, C, w := k.c, k.hs, k.c.n, k.c.c, k.c.w
 	C3 := 3 * C
+	// The scores of every (sequence, head) of the chunk first, shifted by
+	// their maxima into e; then one vec.ExpNegInPlace over all of them (a
+	// call per pair costs more than its few exps); then each pair's
+	// softmax weights and output. The arithmetic is softmaxCausal's,
+	// element for element, so the bits are the same.
+	e := c.e[lo*n : hi*n]
 	for bh := lo; bh < hi; bh++ {
 		b, h := bh/c.nh, bh%c.nh
 		// scores against all keys, as AttentionForward's direct path
 		s := c.pre[bh*w : (bh+1)*w]
 		gemm.Direct(false, 1, roundUp8(n), hs, k.qkv[b*C3+h*hs:], hs, c.kt[bh*hs*w:], w, s, w)
 		pre := s[:n]
+		maxv := float32(math.Inf(-1))
 		for t2, x := range pre {
 			pre[t2] = x * k.scale
+			maxv = max(maxv, pre[t2])
 		}
+		eb := e[(bh-lo)*n : (bh-lo+1)*n]
+		for t2, x := range pre {
+			eb[t2] = float64(x - maxv)
+		}
+	}
+	vec.ExpNegInPlace(e)
+	for bh := lo; bh < hi; bh++ {
+		b, h := bh/c.nh, bh%c.nh
 		a := c.att[bh*c.tmax : bh*c.tmax+n]
-		softmaxCausal(pre, a, n)
+		var sum float64
+		for t2, x := range e[(bh-lo)*n : (bh-lo+1)*n] {
+			a[t2] = float32(x)
+			sum += x
+		}
+		inv := float32(1 / sum)
+		for t2 := range a {
+			a[t2] *= inv
+		}
 		gemm.Direct(false, 1, hs, n, a, n, c.v[b*c.tmax*C+h*hs:], C, k.out[b*C+h*hs:], C)
 	}
 }
@@ -131,6 +160,11 @@ func (c *KVCache) Keep(idx []int) {
 	} else {
 		c.att = c.att[:s]
 	}
+	if s := nb * c.nh * c.tmax; cap(c.e) < s {
+		c.e = make([]float64, s)
+	} else {
+		c.e = c.e[:s]
+	}
 	c.b = nb
 }
 
@@ -142,6 +176,10 @@ func (c *KVCache) Restart(B int) {
 	c.v = growTo(c.v, B*c.tmax*c.c)
 	c.pre = growTo(c.pre, B*c.nh*c.w)
 	c.att = growTo(c.att, B*c.nh*c.tmax)
+	if cap(c.e) < B*c.nh*c.tmax {
+		c.e = make([]float64, B*c.nh*c.tmax)
+	}
+	c.e = c.e[:B*c.nh*c.tmax]
 	c.b, c.n = B, 0
 }
 
