@@ -32,9 +32,11 @@ const (
 type PredictOptions struct {
 	Outputs Output    // default OutMean|OutMedian|OutMode
 	Levels  []float64 // quantile levels for OutQuantiles, each in [0, 1]; default DefaultLevels
-	// Token tunes token heads' summaries; a zero MeanTol means
-	// dist.DefaultMeanTol, as for Dist, so that Predict's mean and
-	// Dist(x).Mean() agree.
+	// Token tunes token heads' summaries; a zero MeanTol means the
+	// dist package's default (dist.DefaultMeanTolNormalized or
+	// dist.DefaultMeanTol), as for Dist, so that Predict's mean and
+	// Dist(x).Mean() agree. Token.Threads 0 summarises the rows in
+	// parallel, one core per row.
 	Token dist.TokenOptions
 }
 

@@ -39,8 +39,10 @@ a few seconds) and predicts rows of x evenly spread on [-1, 1]. With
 reads it), repeated in order up to --rows.
 
 --samples 0 skips the sampled timing. The decoder's exact mean expands
-every prefix with probability >= 1e-3 (dist.DefaultMeanTol), so its cost
-depends on the model's spread: an untrained model is the worst case.`,
+every prefix whose probability times its width (as a share of the
+target's range) is at least 5e-6 (dist.DefaultMeanTolNormalized; for the
+unnormalized tokenization, probability >= 1e-3), so its cost depends on
+the model's spread: an untrained model is the worst case.`,
 }
 
 func init() {
