@@ -212,6 +212,7 @@ type CalibrationSummary struct {
 	NLLNLL             float64
 	PITNLL             float64
 	NLLChangePIT       float64 // mean of test NLL (PIT) - test NLL (NLL objective)
+	NLLChangeMedPIT    float64 // their median (one diverged NLL can dwarf the mean)
 	CRPSChangePIT      float64 // mean of CRPS (PIT) / CRPS (NLL objective) - 1
 	LowerNLLPIT        int     // datasets where the PIT objective's test NLL is below the NLL objective's
 }
@@ -305,7 +306,7 @@ func SummarizeCalibration(lines []*CalibrationLine) []CalibrationSummary {
 			continue
 		}
 		s := CalibrationSummary{Head: h}
-		var nb, na, np, nn []float64
+		var nb, na, np, nn, dn []float64
 		for _, ds := range names {
 			c := byDS[ds]
 			if c == nil {
@@ -324,7 +325,7 @@ func SummarizeCalibration(lines []*CalibrationLine) []CalibrationSummary {
 				if c.pit.nll < c.after.nll {
 					s.LowerNLLPIT++
 				}
-				np, nn = append(np, c.pit.nll), append(nn, c.after.nll)
+				np, nn, dn = append(np, c.pit.nll), append(nn, c.after.nll), append(dn, c.pit.nll-c.after.nll)
 				s.Cov90PIT += c.pit.cov90
 				s.Cov50PIT += c.pit.cov50
 				s.Cov90NLL += c.after.cov90
@@ -358,7 +359,7 @@ func SummarizeCalibration(lines []*CalibrationLine) []CalibrationSummary {
 		s.Cov90Before /= n
 		s.Cov90After /= n
 		if p := float64(s.PITDatasets); p > 0 {
-			s.NLLPIT, s.NLLNLL = metrics.Median(np), metrics.Median(nn)
+			s.NLLPIT, s.NLLNLL, s.NLLChangeMedPIT = metrics.Median(np), metrics.Median(nn), metrics.Median(dn)
 			s.Cov90PIT /= p
 			s.Cov50PIT /= p
 			s.Cov90NLL /= p
@@ -419,19 +420,19 @@ func CalibrationReport(dir string, lines []*CalibrationLine, info ReportInfo) er
 			"The same trained model calibrated a second time on the same validation rows by `--calibrate-by pit` " +
 			"(`Model.FitTemperature` with `CalibrateByPIT`: the temperature whose validation PIT values are closest to uniform, " +
 			"the minimum of `pit_ece` on a log-spaced grid over [0.05, 20]), scored on the same test rows. \"NLL change\" is the " +
-			"mean over datasets of test NLL (pit) - test NLL (nll), \"CRPS change\" the mean of CRPS (pit) / CRPS (nll) - 1; " +
+			"mean (and median) over datasets of test NLL (pit) - test NLL (nll), \"CRPS change\" the mean of CRPS (pit) / CRPS (nll) - 1; " +
 			"both objectives' figures are over the datasets whose runs all have the PIT objective.\n\n")
 		b.WriteString("| head |")
 		mdColumns(&b, []string{"datasets", "90% interval covers 85-95%: nll", "pit", "mean coverage of the 90% interval: nll", "pit",
-			"mean coverage of the 50% interval: nll", "pit", "median test NLL: nll", "pit", "datasets with lower NLL: pit", "NLL change", "CRPS change",
+			"mean coverage of the 50% interval: nll", "pit", "median test NLL: nll", "pit", "datasets with lower NLL: pit", "NLL change: mean", "median", "CRPS change",
 			"pit_ece: nll", "pit"}, "---:")
 		for _, s := range sums {
 			if s.PITDatasets == 0 {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %d | %+.3f | %+.1f%% | %.3f | %.3f |\n", s.Head, s.PITDatasets,
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %d | %+.4g | %+.3f | %+.1f%% | %.3f | %.3f |\n", s.Head, s.PITDatasets,
 				s.InBandNLL, s.InBandPIT, s.Cov90NLL, s.Cov90PIT, s.Cov50NLL, s.Cov50PIT, s.NLLNLL, s.NLLPIT, s.LowerNLLPIT,
-				s.NLLChangePIT, 100*s.CRPSChangePIT, s.PITNLL, s.PITPIT)
+				s.NLLChangePIT, s.NLLChangeMedPIT, 100*s.CRPSChangePIT, s.PITNLL, s.PITPIT)
 		}
 	}
 	for _, h := range calibrationHeads {

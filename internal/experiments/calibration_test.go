@@ -71,7 +71,7 @@ func TestSummarizeCalibrationPIT(t *testing.T) {
 	d := s[0]
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 	if d.Datasets != 3 || d.PITDatasets != 2 || d.InBandPIT != 1 || d.InBandNLL != 1 || d.LowerNLLPIT != 1 ||
-		!near(d.Cov90PIT, 0.855) || !near(d.Cov50PIT, 0.5) || !near(d.NLLPIT, 1.55) || !near(d.NLLChangePIT, (0.2-0.1)/2) ||
+		!near(d.Cov90PIT, 0.855) || !near(d.Cov50PIT, 0.5) || !near(d.NLLPIT, 1.55) || !near(d.NLLChangePIT, (0.2-0.1)/2) || !near(d.NLLChangeMedPIT, (0.2-0.1)/2) ||
 		!near(d.CRPSChangePIT, (-0.1+0.1)/2) || !near(d.PITPIT, 0.02) || !near(d.Cov50NLL, 0.6) || !near(d.Cov90NLL, 0.935) ||
 		!near(d.NLLNLL, 1.5) || !near(d.PITNLL, 0.08) {
 		t.Errorf("summary %+v", d)
@@ -81,7 +81,7 @@ func TestSummarizeCalibrationPIT(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "REPORT.md"))
-	for _, want := range []string{"## The PIT objective against the NLL objective", "| riemann | 2 | 1 | 1 | 0.935 | 0.855 | 0.600 | 0.500 | 1.500 | 1.550 | 1 | +0.050 | +0.0% | 0.080 | 0.020 |",
+	for _, want := range []string{"## The PIT objective against the NLL objective", "| riemann | 2 | 1 | 1 | 0.935 | 0.855 | 0.600 | 0.500 | 1.500 | 1.550 | 1 | +0.05 | +0.050 | +0.0% | 0.080 | 0.020 |",
 		"| a | 1.2 |", "| 0.8 | 0.500 | 0.910 | 1.200 | 0.9 | 0.020 |", "| – | – | – | – | – | – |"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the report lacks %q:\n%s", want, b)
