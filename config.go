@@ -156,6 +156,12 @@ type Config struct {
 	// every predictive distribution. It needs validation rows (ValFrac not
 	// negative) and a head with a density (not pointwise).
 	Calibrate bool `json:"calibrate,omitempty"`
+	// CalibrateBy is Calibrate's objective: CalibrateByNLL ("nll"; "" too,
+	// the default) or CalibrateByPIT ("pit": the temperature whose
+	// validation PIT values are closest to uniform, which aims at the
+	// coverage of the predictive intervals; decoders need a tree
+	// tokenization). Ignored without Calibrate.
+	CalibrateBy string `json:"calibrate_by,omitempty"`
 	// Ensemble, when 2 or more, trains that many members with seeds Seed,
 	// Seed+1, ... (their initialisations and mini-batches differ; they hold
 	// out the same validation rows, those of Seed) and predicts with their
@@ -312,6 +318,12 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	}
 	if c.Calibrate && c.ValFrac < 0 {
 		return nil, configErr("Calibrate", "calibration needs validation rows (ValFrac >= 0)")
+	}
+	if err := checkCalibrateBy(c.CalibrateBy); err != nil {
+		return nil, err
+	}
+	if _, tree := tok.(vocab.Tree); c.Calibrate && c.CalibrateBy == CalibrateByPIT && c.Head == HeadDecoder && !tree {
+		return nil, configErr("CalibrateBy", "the pit objective needs a tree tokenization (normalized or unnormalized, without repeat), have %s", c.Vocab)
 	}
 	if c.FixedRange() && !(c.TargetMin < c.TargetMax && !math.IsInf(c.TargetMax-c.TargetMin, 0)) {
 		return nil, configErr(pick(math.IsInf(c.TargetMin, 0) || math.IsNaN(c.TargetMin), "TargetMin", "TargetMax"),

@@ -24,8 +24,10 @@
 // budget; Config.Ensemble trains several seeds, and NewEnsemble mixes any
 // fitted models of one head, into a Model whose distribution is their equal
 // mixture (dist.Mixture). Config.Calibrate fits a temperature on the
-// validation rows; Calibration scores the distributions (CRPS, interval
-// coverage, PIT).
+// validation rows, by their NLL or (Config.CalibrateBy "pit") by how
+// uniform their PIT values are; Model.FitTemperature fits one on given
+// rows; Calibration scores the distributions (CRPS, interval coverage,
+// PIT).
 //
 // Four heads share the same encoder: the decoder head over any tokenization
 // of package vocab (the paper's model), and the baselines pointwise (MSE),

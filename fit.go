@@ -95,7 +95,7 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 	}
 	if cfg.Calibrate {
 		val, _ := train.Split(rows, cfg.ValFrac, cfg.Seed)
-		if err := m.calibrate(x, cols, y, val); err != nil {
+		if err := m.calibrate(x, cols, y, val, cfg.CalibrateBy); err != nil {
 			return nil, err
 		}
 	}

@@ -59,11 +59,18 @@ type TrainInfo struct {
 	Epochs      int     `json:"epochs"`        // epochs completed
 	BestEpoch   int     `json:"best_epoch"`    // epoch whose weights were kept (1-based)
 	BestValLoss float64 `json:"best_val_loss"` // 0 when trained without validation (always finite)
-	// With Config.Calibrate: the temperature found and the validation
-	// rows' NLL (in u units, as BestValLoss) at temperature 1 and at it.
+	// With Config.Calibrate (or made by FitTemperature): the temperature
+	// found, the objective that chose it (CalibrateByNLL or
+	// CalibrateByPIT; empty in files written before the PIT objective,
+	// which were all NLL) and the validation rows' NLL (in u units, as
+	// BestValLoss) at temperature 1 and at it; with the PIT objective also
+	// their metrics.PITError at both.
 	Temperature   float64 `json:"temperature,omitempty"`
+	CalibrateBy   string  `json:"calibrate_by,omitempty"`
 	ValNLLBefore  float64 `json:"val_nll_uncalibrated,omitempty"`
 	ValNLLAfter   float64 `json:"val_nll_calibrated,omitempty"`
+	ValPITBefore  float64 `json:"val_pit_ece_uncalibrated,omitempty"`
+	ValPITAfter   float64 `json:"val_pit_ece_calibrated,omitempty"`
 	CalibrateRows int     `json:"calibration_rows,omitempty"`
 	// Members is an ensemble's number of members (0 for a single model);
 	// the other fields are the first member's, but Seconds is the whole

@@ -91,6 +91,28 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 // memberDists is dists for a single model (an ensemble's first member
 // alone).
 func (m *Model) memberDists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
+	// A Riemann head with a temperature rescales its raw logits: its
+	// softmaxed float32 probabilities may have underflowed.
+	rs, err := m.memberRows(x, rows, opts, m.scaled() && m.cfg.Head == HeadRiemann)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]dist.Distribution, rows)
+	for i, r := range rs {
+		dd, err := m.h.Dist(r)
+		if err != nil {
+			return nil, m.overflow(x, i, err)
+		}
+		out[i] = dd
+	}
+	return out, nil
+}
+
+// memberRows returns what a single model's distributions of rows x are
+// built from (head.Row, with m's temperature): the network runs once
+// here. With logits a Riemann head's rows hold their raw logits instead
+// of probabilities.
+func (m *Model) memberRows(x []float64, rows int, opts dist.TokenOptions, logits bool) ([]head.Row, error) {
 	d := m.Features()
 	if !shapeOK(len(x), rows, d) {
 		return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, d)
@@ -113,9 +135,6 @@ func (m *Model) memberDists(x []float64, rows int, opts dist.TokenOptions) ([]di
 		m.net.Encode(xs[lo*d:(lo+n)*d], n, phi[lo*width:(lo+n)*width])
 	}
 	k := m.h.Width(&m.net.Cfg)
-	// A Riemann head with a temperature rescales its raw logits: its
-	// softmaxed float32 probabilities may have underflowed.
-	logits := m.scaled() && m.cfg.Head == HeadRiemann
 	var ho []float32
 	if k > 0 {
 		ho = make([]float32, rows*k)
@@ -128,21 +147,16 @@ func (m *Model) memberDists(x []float64, rows int, opts dist.TokenOptions) ([]di
 			}
 		}
 	}
-	out := make([]dist.Distribution, rows)
-	r := head.Row{Net: m.net, Affine: m.units.Affine(), Opts: opts, Temp: m.temp}
+	out := make([]head.Row, rows)
 	for i := range out {
-		r.Phi = phi[i*width : (i+1)*width]
+		r := head.Row{Net: m.net, Affine: m.units.Affine(), Opts: opts, Temp: m.temp, Phi: phi[i*width : (i+1)*width]}
 		switch {
 		case logits:
 			r.Logits = f64(ho[i*k : (i+1)*k])
 		case k > 0:
 			r.Out = f64(ho[i*k : (i+1)*k])
 		}
-		dd, err := m.h.Dist(r)
-		if err != nil {
-			return nil, m.overflow(x, i, err)
-		}
-		out[i] = dd
+		out[i] = r
 	}
 	return out, nil
 }

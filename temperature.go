@@ -29,12 +29,11 @@ func checkCalibrationRows(rows int, valFrac float64) error {
 	return nil
 }
 
-// calibrate sets m's temperature to the one in [MinTemperature,
-// MaxTemperature] that minimises the NLL of the validation rows val of x
-// (cols features) and y, found by golden-section search on log T (the NLL
-// of a softmax is convex in 1/T); T = 1 is kept unless the search does
-// better.
-func (m *Model) calibrate(x []float64, cols int, y []float64, val []int) error {
+// calibrate sets m's temperature to the one fitted by objective by
+// (Config.CalibrateBy: "" or CalibrateByNLL, or CalibrateByPIT) on the
+// validation rows val of x (cols features) and y: the first
+// maxCalibrationRows of them.
+func (m *Model) calibrate(x []float64, cols int, y []float64, val []int, by string) error {
 	n := min(len(val), maxCalibrationRows) // at least minCalibrationRows: checkCalibrationRows
 	xv := make([]float64, 0, n*cols)
 	yv := make([]float64, n)
@@ -42,9 +41,18 @@ func (m *Model) calibrate(x []float64, cols int, y []float64, val []int) error {
 		xv = append(xv, x[i*cols:(i+1)*cols]...)
 		yv[k] = y[i]
 	}
-	obj, err := m.tempObjective(xv, n, yv)
-	if err != nil {
+	if err := m.fitTemperature(xv, n, yv, by); err != nil {
 		return fmt.Errorf("calibrating: %w", err)
+	}
+	return nil
+}
+
+// fitTemperature sets m's temperature, and the calibration fields of its
+// TrainInfo, to the one objective by fits on rows x with targets y.
+func (m *Model) fitTemperature(x []float64, rows int, y []float64, by string) error {
+	obj, err := m.tempObjective(x, rows, y)
+	if err != nil {
+		return err
 	}
 	var failed error
 	nll := func(t float64) float64 {
@@ -53,6 +61,26 @@ func (m *Model) calibrate(x []float64, cols int, y []float64, val []int) error {
 			failed = err
 		}
 		return v
+	}
+	lr := m.units.LogRange()
+	if by == CalibrateByPIT {
+		pits, err := m.pitObjective(x, rows, y)
+		if err != nil {
+			return err
+		}
+		best, fbest, f1, err := pitSearch(pits)
+		if err != nil {
+			return err
+		}
+		n1, nb := nll(1), nll(best)
+		if failed != nil {
+			return failed
+		}
+		m.temp = best
+		m.info.Temperature, m.info.CalibrateBy, m.info.CalibrateRows = best, CalibrateByPIT, rows
+		m.info.ValNLLBefore, m.info.ValNLLAfter = n1-lr, nb-lr
+		m.info.ValPITBefore, m.info.ValPITAfter = f1, fbest
+		return nil
 	}
 	lo, hi := math.Log(MinTemperature), math.Log(MaxTemperature)
 	phi := (math.Sqrt(5) - 1) / 2
@@ -70,19 +98,23 @@ func (m *Model) calibrate(x []float64, cols int, y []float64, val []int) error {
 		}
 	}
 	if failed != nil {
-		return fmt.Errorf("calibrating: %w", failed)
+		return failed
 	}
 	best, fbest := math.Exp(a), fa
 	if fb < fa {
 		best, fbest = math.Exp(b), fb
 	}
 	f1 := nll(1)
+	if failed != nil {
+		return failed
+	}
 	if !(fbest < f1) {
 		best, fbest = 1, f1
 	}
 	m.temp = best
-	lr := m.units.LogRange()
-	m.info.Temperature, m.info.ValNLLBefore, m.info.ValNLLAfter, m.info.CalibrateRows = best, f1-lr, fbest-lr, n
+	m.info.Temperature, m.info.CalibrateBy, m.info.CalibrateRows = best, CalibrateByNLL, rows
+	m.info.ValNLLBefore, m.info.ValNLLAfter = f1-lr, fbest-lr
+	m.info.ValPITBefore, m.info.ValPITAfter = 0, 0
 	return nil
 }
 

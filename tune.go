@@ -373,7 +373,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 	rep.Trials = make([]TuneTrial, len(cfgs))
 	var race []*trialRun
 	for i, c := range cfgs {
-		c.Calibrate, c.Ensemble = false, 0
+		c.Calibrate, c.CalibrateBy, c.Ensemble = false, "", 0
 		rep.Trials[i] = TuneTrial{N: i + 1, Label: labels[i], Config: c, ValLoss: math.Inf(1)}
 		race = append(race, &trialRun{t: &rep.Trials[i]})
 	}
@@ -593,7 +593,7 @@ rungs:
 	}
 	if base.Calibrate && ctx.Err() == nil {
 		val, _ := train.Split(rows, base.ValFrac, base.Seed)
-		if err := m.calibrate(x, cols, y, val); err != nil {
+		if err := m.calibrate(x, cols, y, val, base.CalibrateBy); err != nil {
 			return nil, rep, err
 		}
 	}

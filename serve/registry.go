@@ -37,6 +37,9 @@ type ModelInfo struct {
 	Loaded              string     `json:"loaded"`      // when the server loaded it (RFC 3339)
 	YRange              [2]float64 `json:"y_range"`     // the training targets' range
 	Temperature         float64    `json:"temperature"` // calibration temperature (1: none)
+	// CalibrateBy is the objective that chose Temperature ("nll" or
+	// "pit"); absent for files written before the pit objective.
+	CalibrateBy string `json:"calibrate_by,omitempty"`
 }
 
 // Feature is one input column of a model.
@@ -162,6 +165,9 @@ func (r *registry) load(name, path string) (*entry, error) {
 		Name: name, Head: string(cfg.Head), Target: target, Created: m.Info().Created,
 		File: path, Loaded: time.Now().UTC().Format(time.RFC3339),
 		Temperature: m.Temperature(), Members: m.EnsembleSize(),
+	}
+	if m.Temperature() != 1 {
+		info.CalibrateBy = m.Info().CalibrateBy
 	}
 	toks := map[string]bool{}
 	var specs []string

@@ -51,10 +51,12 @@ nll, nll_u, crps, crps_bound, coverage, interval_width and pit_ece are null
 for the pointwise head, which has no distribution beyond its point.
 
 For a model whose 'train --calibrate' chose a temperature other than 1 the
-scores are those at its temperature, and two more fields report it and the
+scores are those at its temperature, and more fields report it and the
 scores without it:
 
 	temperature   the temperature of 'train --calibrate'
+	calibrate_by  its objective, nll or pit (--calibrate-by; absent for
+	              models written before the pit objective, which used nll)
 	uncalibrated  {nll, nll_u, crps, crps_bound, coverage, interval_width,
 	              pit_ece} at temperature 1
 
@@ -212,7 +214,11 @@ func runEval(cmd *Command, args []string) error {
 		if err != nil {
 			return failf(name, "%v", err)
 		}
-		extra = fmt.Sprintf(`,"temperature":%s,"uncalibrated":%s,%s`, strconv.FormatFloat(t, 'g', -1, 64),
+		by := ""
+		if b := m.Info().CalibrateBy; b != "" {
+			by = `,"calibrate_by":` + strconv.Quote(b)
+		}
+		extra = fmt.Sprintf(`,"temperature":%s%s,"uncalibrated":%s,%s`, strconv.FormatFloat(t, 'g', -1, 64), by,
 			bytes.TrimSuffix(bn, []byte("}")), bytes.TrimPrefix(bu, []byte("{")))
 	}
 	if plotPath != "" {

@@ -336,8 +336,23 @@ func TestTrainCalibrate(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	u, ok := e["uncalibrated"].(map[string]any)
-	if e["temperature"] != s.Temperature || !ok || len(u) != 7 || u["nll"] == e["nll"] {
+	if e["temperature"] != s.Temperature || !ok || len(u) != 7 || u["nll"] == e["nll"] || e["calibrate_by"] != "nll" || s.CalibrateBy != "nll" || s.ValPITAfter != 0 {
 		t.Errorf("eval of a calibrated model: %s", out)
+	}
+	// --calibrate-by pit: the summary, the model file and eval name it.
+	pit := filepath.Join(dir, "pit.model")
+	out, _ = mustCLI(t, append([]string{"train", "--data", data, "--out", pit, "--calibrate", "--calibrate-by", "pit"}, tinyArgs("decoder")...)...)
+	s = trainSummary{}
+	if err := json.Unmarshal([]byte(out), &s); err != nil || s.CalibrateBy != "pit" || !(s.ValPITAfter <= s.ValPITBefore) || s.ValPITBefore == 0 || s.ValNLLBefore == 0 {
+		t.Fatalf("summary %s (%v)", out, err)
+	}
+	out, _ = mustCLI(t, "eval", "--model", pit, "--data", "testdata/cli/small.csv")
+	e = nil
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if s.Temperature != 1 && (e["temperature"] != s.Temperature || e["calibrate_by"] != "pit") {
+		t.Errorf("eval of a pit-calibrated model: %s", out)
 	}
 	for _, c := range []struct {
 		args []string
@@ -345,6 +360,9 @@ func TestTrainCalibrate(t *testing.T) {
 	}{
 		{append([]string{"--calibrate"}, tinyArgs("pointwise")...), "--calibrate: the pointwise head has no distribution"},
 		{append([]string{"--calibrate", "--val-frac", "0"}, tinyArgs("riemann")...), "--calibrate fits on the validation rows"},
+		{append([]string{"--calibrate-by", "pit"}, tinyArgs("riemann")...), "--calibrate-by is for --calibrate"},
+		{append([]string{"--calibrate", "--calibrate-by", "ece"}, tinyArgs("mdn")...), `--calibrate-by: unknown calibration objective "ece"`},
+		{append(tinyArgs("decoder"), "--calibrate", "--calibrate-by", "pit", "--vocab", "hamming:length=4"), "--calibrate-by: the pit objective needs a tree tokenization"},
 	} {
 		code, _, errs := cli(t, append([]string{"train", "--data", data, "--out", filepath.Join(dir, "x.model")}, c.args...)...)
 		if code != 2 || !strings.Contains(errs, c.want) {

@@ -58,6 +58,7 @@ var flagFields = []struct {
 	{"Seed", "seed", false},
 	{"Threads", "threads", false},
 	{"Calibrate", "calibrate", false},
+	{"CalibrateBy", "calibrate-by", false},
 	{"InputTransform", "input-transform", false},
 	{"Ensemble", "ensemble", false},
 	// dist.SampleOptions

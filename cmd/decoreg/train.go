@@ -82,7 +82,9 @@ params, epochs (the epochs completed), best_epoch, val_loss (null without
 validation), stopped ("early-stopping", "max-epochs" or "cancelled", as the
 model file records it; with --tune the chosen trial's, which may also be
 "halved" or "budget") and seconds; with --calibrate also temperature,
-val_nll_uncalibrated and val_nll_calibrated; with --ensemble also members;
+calibrate_by, val_nll_uncalibrated and val_nll_calibrated (with
+--calibrate-by pit also val_pit_ece_uncalibrated and val_pit_ece_calibrated);
+with --ensemble also members;
 with --tune also tune (trials, chosen, cut); skipped_rows when rows with a
 missing target were left out.
 
@@ -113,12 +115,19 @@ epochs, seconds, status, settings) goes to standard error. The same data,
 flags, --seed and --threads give the same choice unless the budget runs
 out first (the table then says so).
 
---calibrate fits one temperature T after early stopping, by the NLL of (up
-to 4,000 of) the validation rows: the decoder's and the Riemann head's
-logits are divided by T, the MDN's standard deviations multiplied by it
-(T > 1 widens p(y|x), T < 1 sharpens it; T in [0.05, 20]). The model file
-stores T; predict, sample, eval and serve use it, and eval reports the
-scores without it too.
+--calibrate fits one temperature T after early stopping, on (up to 4,000
+of) the validation rows: the decoder's and the Riemann head's logits are
+divided by T, the MDN's standard deviations multiplied by it (T > 1 widens
+p(y|x), T < 1 sharpens it; T in [0.05, 20]). --calibrate-by chooses what T
+minimises: nll (the default) the validation NLL, by golden-section search;
+pit the validation rows' pit_ece (as eval reports it: how far their PIT
+values F_T(y) are from uniform), on a grid of 97 log-spaced temperatures
+refined around the best (ties go to the T nearest 1), which aims at the
+coverage of central intervals of every level. pit needs a tree
+tokenization for the decoder (not hamming or repeat). --calibrate-by
+without --calibrate is refused. The model file stores T and the objective;
+predict, sample, eval and serve use T, and eval reports the scores without
+it too.
 
 Interrupting (Ctrl-C, SIGINT or SIGTERM) stops training at the next batch
 and saves the best model so far; the command then prints
@@ -172,6 +181,7 @@ type trainFlags struct {
 	unbounded                     bool
 	sigmoid, quiet                bool
 	calibrate                     bool
+	calibrateBy                   string
 	inputTransform                string
 	ensemble                      int
 	tune                          bool
@@ -214,7 +224,8 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.threads, "threads", 0, "threads of the matrix kernels (0: every core)")
 	fs.BoolVar(&f.unmaskedLoss, "unmasked-loss", false, "train the decoder with the softmax over the whole vocabulary (as the reference code), not over the valid tokens")
 	fs.StringVar(&f.inputTransform, "input-transform", data.TransformStandard, "map each feature before the encoder: standard ((x - mean) / sd), robust ((x - median) / IQR) or quantile (normal scores of the training ECDF; skewed features and outliers)")
-	fs.BoolVar(&f.calibrate, "calibrate", false, "after training, fit a temperature on the validation rows by their NLL (not for pointwise); predictions use it, eval reports before and after")
+	fs.BoolVar(&f.calibrate, "calibrate", false, "after training, fit a temperature on the validation rows (by --calibrate-by; not for pointwise); predictions use it, eval reports before and after")
+	fs.StringVar(&f.calibrateBy, "calibrate-by", decoreg.CalibrateByNLL, "with --calibrate: the `OBJECTIVE` of the temperature, nll (the validation NLL) or pit (validation PIT values closest to uniform: interval coverage; decoders need a tree tokenization)")
 	fs.IntVar(&f.ensemble, "ensemble", 1, "train `N` members (seeds --seed, --seed+1, ...; the same validation rows) and predict with their equal mixture; 1: one model")
 	fs.BoolVar(&f.tune, "tune", false, "choose the settings by validation loss: the given ones and --trials-1 from the paper's grid, with successive halving, within --budget")
 	fs.DurationVar(&f.budget, "budget", decoreg.DefaultTuneBudget, "with --tune: the wall time `DURATION` of the search (e.g. 90s, 5m)")
@@ -258,12 +269,18 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	if f.calibrate && vf < 0 {
 		return decoreg.Config{}, inputf(name, "--calibrate fits on the validation rows: --val-frac must be > 0")
 	}
+	if isSet(fs, "calibrate-by") && !f.calibrate {
+		return decoreg.Config{}, inputf(name, "--calibrate-by is for --calibrate (add --calibrate)")
+	}
 	c := decoreg.Config{
 		Head: head, EncLayers: f.encLayers, EncWidth: f.encWidth,
 		LR: f.lr, WeightDecay: f.weightDecay, AdamW: f.adamw,
 		BatchSize: f.batch, MaxEpochs: f.epochs, Patience: f.patience,
 		ValFrac: vf, Seed: f.seed, Threads: f.threads, Calibrate: f.calibrate, InputTransform: f.inputTransform,
 		Ensemble: f.ensemble, Encoder: f.encoder,
+	}
+	if f.calibrate && f.calibrateBy != decoreg.CalibrateByNLL {
+		c.CalibrateBy = f.calibrateBy // the default objective stays "" in the Config
 	}
 	if f.encoder == decoreg.EncoderPLR {
 		c.PLRFrequencies, c.PLRDim, c.PLRSigma = f.plrFrequencies, f.plrDim, f.plrSigma
@@ -378,8 +395,13 @@ type trainSummary struct {
 	// With --calibrate: the temperature and the validation NLL (u units,
 	// as val_loss) before and after.
 	Temperature  float64 `json:"temperature,omitempty"`
+	CalibrateBy  string  `json:"calibrate_by,omitempty"`
 	ValNLLBefore float64 `json:"val_nll_uncalibrated,omitempty"`
 	ValNLLAfter  float64 `json:"val_nll_calibrated,omitempty"`
+	// With --calibrate-by pit: the validation rows' pit_ece before and
+	// after.
+	ValPITBefore float64 `json:"val_pit_ece_uncalibrated,omitempty"`
+	ValPITAfter  float64 `json:"val_pit_ece_calibrated,omitempty"`
 	// With --ensemble N: the members kept (N, or fewer with --tune);
 	// params is then all members', epochs, best_epoch and val_loss the
 	// first member's.
@@ -594,7 +616,8 @@ func runTrain(cmd *Command, args []string) error {
 		Model: f.out, Head: string(cfg.Head), Rows: info.Rows, ValRows: info.ValRows, Params: info.Params,
 		Epochs: info.Epochs, BestEpoch: info.BestEpoch, ValLoss: jsonNum(info.BestValLoss),
 		Stopped: info.Stopped, Seconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
-		Temperature: info.Temperature, ValNLLBefore: info.ValNLLBefore, ValNLLAfter: info.ValNLLAfter,
+		Temperature: info.Temperature, CalibrateBy: info.CalibrateBy, ValNLLBefore: info.ValNLLBefore, ValNLLAfter: info.ValNLLAfter,
+		ValPITBefore: info.ValPITBefore, ValPITAfter: info.ValPITAfter,
 		Members: info.Members, SkippedRows: info.SkippedRows,
 	}
 	if cfg.Ensemble > 1 {

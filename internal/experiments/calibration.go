@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/color"
 	"math"
 	"path/filepath"
 	"slices"
@@ -14,15 +15,19 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"decoreg"
+	"decoreg/internal/train"
 	"decoreg/metrics"
 )
 
 // The calibration experiment is decoreg's own, not the paper's: how well
 // the predictive distributions of the density heads fit real test data,
 // before and after 'train --calibrate' (a temperature fitted on the
-// validation rows), on the UCI datasets.
+// validation rows), on the UCI datasets: by the default objective (NLL),
+// and, on the same trained model and validation rows, by the PIT
+// objective (Config.CalibrateBy "pit").
 
 // CalScores are calibration scores of one model on its test rows.
 type CalScores struct {
@@ -47,8 +52,19 @@ type CalibrationLine struct {
 	Temperature Float          `json:"temperature"`
 	Before      CalScores      `json:"before"`
 	After       CalScores      `json:"after"`
-	Epochs      int            `json:"epochs"`
-	Error       string         `json:"error,omitempty"`
+	// PIT is the same model calibrated on the same validation rows by the
+	// PIT objective (Model.FitTemperature with CalibrateByPIT); nil in
+	// journals written before it.
+	PIT    *CalObjective `json:"pit,omitempty"`
+	Epochs int           `json:"epochs"`
+	Error  string        `json:"error,omitempty"`
+}
+
+// CalObjective is a model calibrated by another objective: its temperature
+// and test scores.
+type CalObjective struct {
+	Temperature Float     `json:"temperature"`
+	After       CalScores `json:"after"`
 }
 
 // Failed reports whether the run failed on its data.
@@ -108,10 +124,16 @@ func runCalibration(ctx context.Context, u *uciData, ds string, split int, head 
 	if err != nil {
 		return nil, err
 	}
+	xv, yv := calibrationRows(tr.X, tr.Rows, tr.Cols, tr.Y, cfg)
+	mp, err := un.FitTemperature(xv, len(yv), yv, decoreg.CalibrateByPIT)
+	if err != nil {
+		return nil, err
+	}
+	l.PIT = &CalObjective{Temperature: Float(mp.Temperature())}
 	for _, c := range []struct {
 		m   *decoreg.Model
 		dst *CalScores
-	}{{un, &l.Before}, {m, &l.After}} {
+	}{{un, &l.Before}, {m, &l.After}, {mp, &l.PIT.After}} {
 		ev, err := c.m.Evaluate(te.X, te.Rows, te.Y, "")
 		if err != nil {
 			return nil, err
@@ -132,8 +154,20 @@ func runCalibration(ctx context.Context, u *uciData, ds string, split int, head 
 	return l, nil
 }
 
+// calibrationRows returns the rows Config.Calibrate fits on when cfg
+// trains on x (rows x cols) and y: its validation rows, in their order.
+func calibrationRows(x []float64, rows, cols int, y []float64, cfg decoreg.Config) (xv, yv []float64) {
+	cfg = decoreg.DefaultConfig(cfg)
+	val, _ := train.Split(rows, cfg.ValFrac, cfg.Seed)
+	for _, i := range val {
+		xv = append(xv, x[i*cols:(i+1)*cols]...)
+		yv = append(yv, y[i])
+	}
+	return xv, yv
+}
+
 func calibrationExperiment() *Experiment {
-	return experiment("calibration", "calibration of the density heads on real data, before and after train --calibrate (decoreg's own)",
+	return experiment("calibration", "calibration of the density heads on real data, before and after train --calibrate, by --calibrate-by nll and pit (decoreg's own)",
 		func(o Options) string {
 			s := seedsOr(o, 1)
 			return fmt.Sprintf("splits 0..%d, the full training part, default settings, heads %s%s", s-1, strings.Join(calibrationHeads, ", "), quickNote(o))
@@ -143,8 +177,12 @@ func calibrationExperiment() *Experiment {
 			if l.Error != "" {
 				return "FAILED: " + l.Error
 			}
-			return fmt.Sprintf("T %.3g, coverage 0.9 %.3f -> %.3f, nll %.3f -> %.3f", float64(l.Temperature),
+			s := fmt.Sprintf("T %.3g, coverage 0.9 %.3f -> %.3f, nll %.3f -> %.3f", float64(l.Temperature),
 				float64(l.Before.Coverage["0.9"]), float64(l.After.Coverage["0.9"]), float64(l.Before.NLL), float64(l.After.NLL))
+			if l.PIT != nil {
+				s += fmt.Sprintf("; pit: T %.3g, coverage 0.9 %.3f, nll %.3f", float64(l.PIT.Temperature), float64(l.PIT.After.Coverage["0.9"]), float64(l.PIT.After.NLL))
+			}
+			return s
 		},
 		CalibrationReport)
 }
@@ -160,6 +198,23 @@ type CalibrationSummary struct {
 	PITBefore, PITAfter     float64 // mean pit_ece
 	Cov90Before, Cov90After float64 // mean coverage of the central 90% interval
 	LowerNLL                int     // datasets where calibration lowered the test NLL
+	// The PIT objective, over the datasets whose runs all have it
+	// (PITDatasets): the same figures, and its test NLL and CRPS against
+	// the NLL objective's (After) on the same datasets.
+	PITDatasets        int
+	InBandPIT          int     // of PITDatasets
+	Cov90PIT, Cov50PIT float64 // means
+	NLLPIT             float64 // median
+	PITPIT             float64 // mean pit_ece
+	// The NLL objective's figures over the same PITDatasets.
+	InBandNLL          int
+	Cov90NLL, Cov50NLL float64
+	NLLNLL             float64
+	PITNLL             float64
+	NLLChangePIT       float64 // mean of test NLL (PIT) - test NLL (NLL objective)
+	NLLChangeMedPIT    float64 // their median (one diverged NLL can dwarf the mean)
+	CRPSChangePIT      float64 // mean of CRPS (PIT) / CRPS (NLL objective) - 1
+	LowerNLLPIT        int     // datasets where the PIT objective's test NLL is below the NLL objective's
 }
 
 // calMeans averages a dataset's runs of one head.
@@ -167,7 +222,14 @@ type calMeans struct {
 	t             float64
 	before, after scoreMeans
 	runs          int
+	// The PIT objective's runs (pitRuns of runs), temperature and scores.
+	tPIT    float64
+	pit     scoreMeans
+	pitRuns int
 }
+
+// hasPIT reports whether every run of the dataset has the PIT objective.
+func (c *calMeans) hasPIT() bool { return c.pitRuns > 0 && c.pitRuns == c.runs }
 
 // scoreMeans are the means of CalScores over runs.
 type scoreMeans struct{ nll, crps, pit, cov50, cov90 float64 }
@@ -207,6 +269,11 @@ func calibrationTable(lines []*CalibrationLine) (map[string]map[string]*calMeans
 		c.t += float64(l.Temperature)
 		c.before.add(l.Before)
 		c.after.add(l.After)
+		if l.PIT != nil {
+			c.pitRuns++
+			c.tPIT += float64(l.PIT.Temperature)
+			c.pit.add(l.PIT.After)
+		}
 		dsSet[l.Dataset] = true
 	}
 	for _, byDS := range acc {
@@ -215,6 +282,10 @@ func calibrationTable(lines []*CalibrationLine) (map[string]map[string]*calMeans
 			c.t /= n
 			c.before.div(n)
 			c.after.div(n)
+			if c.pitRuns > 0 {
+				c.tPIT /= float64(c.pitRuns)
+				c.pit.div(float64(c.pitRuns))
+			}
 		}
 	}
 	var names []string
@@ -235,7 +306,7 @@ func SummarizeCalibration(lines []*CalibrationLine) []CalibrationSummary {
 			continue
 		}
 		s := CalibrationSummary{Head: h}
-		var nb, na []float64
+		var nb, na, np, nn, dn []float64
 		for _, ds := range names {
 			c := byDS[ds]
 			if c == nil {
@@ -243,6 +314,27 @@ func SummarizeCalibration(lines []*CalibrationLine) []CalibrationSummary {
 			}
 			s.Datasets++
 			inBand := func(v float64) bool { return v >= 0.85 && v <= 0.95 }
+			if c.hasPIT() {
+				s.PITDatasets++
+				if inBand(c.pit.cov90) {
+					s.InBandPIT++
+				}
+				if inBand(c.after.cov90) {
+					s.InBandNLL++
+				}
+				if c.pit.nll < c.after.nll {
+					s.LowerNLLPIT++
+				}
+				np, nn, dn = append(np, c.pit.nll), append(nn, c.after.nll), append(dn, c.pit.nll-c.after.nll)
+				s.Cov90PIT += c.pit.cov90
+				s.Cov50PIT += c.pit.cov50
+				s.Cov90NLL += c.after.cov90
+				s.Cov50NLL += c.after.cov50
+				s.PITNLL += c.after.pit
+				s.NLLChangePIT += c.pit.nll - c.after.nll
+				s.CRPSChangePIT += c.pit.crps/c.after.crps - 1
+				s.PITPIT += c.pit.pit
+			}
 			if inBand(c.before.cov90) {
 				s.InBandBefore++
 			}
@@ -266,6 +358,17 @@ func SummarizeCalibration(lines []*CalibrationLine) []CalibrationSummary {
 		s.PITAfter /= n
 		s.Cov90Before /= n
 		s.Cov90After /= n
+		if p := float64(s.PITDatasets); p > 0 {
+			s.NLLPIT, s.NLLNLL, s.NLLChangeMedPIT = metrics.Median(np), metrics.Median(nn), metrics.Median(dn)
+			s.Cov90PIT /= p
+			s.Cov50PIT /= p
+			s.Cov90NLL /= p
+			s.Cov50NLL /= p
+			s.PITNLL /= p
+			s.NLLChangePIT /= p
+			s.CRPSChangePIT /= p
+			s.PITPIT /= p
+		}
 		out = append(out, s)
 	}
 	return out
@@ -303,9 +406,34 @@ func CalibrationReport(dir string, lines []*CalibrationLine, info ReportInfo) er
 	b.WriteString("| head |")
 	mdColumns(&b, []string{"datasets", "90% interval covers 85-95%: before", "after", "mean coverage of the 90% interval: before", "after",
 		"median test NLL: before", "after", "datasets with lower NLL after", "CRPS change", "pit_ece: before", "after"}, "---:")
-	for _, s := range SummarizeCalibration(lines) {
+	sums := SummarizeCalibration(lines)
+	for _, s := range sums {
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.3f | %.3f | %.3f | %.3f | %d | %+.1f%% | %.3f | %.3f |\n", s.Head, s.Datasets,
 			s.InBandBefore, s.InBandAft, s.Cov90Before, s.Cov90After, s.NLLBefore, s.NLLAfter, s.LowerNLL, 100*s.CRPSRelChange, s.PITBefore, s.PITAfter)
+	}
+	anyPIT := false
+	for _, s := range sums {
+		anyPIT = anyPIT || s.PITDatasets > 0
+	}
+	if anyPIT {
+		b.WriteString("\n## The PIT objective against the NLL objective\n\n" +
+			"The same trained model calibrated a second time on the same validation rows by `--calibrate-by pit` " +
+			"(`Model.FitTemperature` with `CalibrateByPIT`: the temperature whose validation PIT values are closest to uniform, " +
+			"the minimum of `pit_ece` on a log-spaced grid over [0.05, 20]), scored on the same test rows. \"NLL change\" is the " +
+			"mean (and median) over datasets of test NLL (pit) - test NLL (nll), \"CRPS change\" the mean of CRPS (pit) / CRPS (nll) - 1; " +
+			"both objectives' figures are over the datasets whose runs all have the PIT objective.\n\n")
+		b.WriteString("| head |")
+		mdColumns(&b, []string{"datasets", "90% interval covers 85-95%: nll", "pit", "mean coverage of the 90% interval: nll", "pit",
+			"mean coverage of the 50% interval: nll", "pit", "median test NLL: nll", "pit", "datasets with lower NLL: pit", "NLL change: mean", "median", "CRPS change",
+			"pit_ece: nll", "pit"}, "---:")
+		for _, s := range sums {
+			if s.PITDatasets == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %d | %+.4g | %+.3f | %+.1f%% | %.3f | %.3f |\n", s.Head, s.PITDatasets,
+				s.InBandNLL, s.InBandPIT, s.Cov90NLL, s.Cov90PIT, s.Cov50NLL, s.Cov50PIT, s.NLLNLL, s.NLLPIT, s.LowerNLLPIT,
+				s.NLLChangePIT, s.NLLChangeMedPIT, 100*s.CRPSChangePIT, s.PITNLL, s.PITPIT)
+		}
 	}
 	for _, h := range calibrationHeads {
 		byDS := acc[h]
@@ -314,18 +442,36 @@ func CalibrationReport(dir string, lines []*CalibrationLine, info ReportInfo) er
 		}
 		fmt.Fprintf(&b, "\n## %s\n\n", h)
 		b.WriteString("| dataset |")
-		mdColumns(&b, []string{"T", "coverage 50%: before", "after", "coverage 90%: before", "after", "NLL: before", "after", "CRPS: before", "after", "pit_ece: before", "after"}, "---:")
+		cols := []string{"T", "coverage 50%: before", "after", "coverage 90%: before", "after", "NLL: before", "after", "CRPS: before", "after", "pit_ece: before", "after"}
+		if anyPIT {
+			cols = append(cols, "pit: T", "coverage 50%", "coverage 90%", "NLL", "CRPS", "pit_ece")
+		}
+		mdColumns(&b, cols, "---:")
 		for _, ds := range names {
 			c := byDS[ds]
 			if c == nil {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %.3g | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.4g | %.4g | %.3f | %.3f |\n", ds, c.t,
+			fmt.Fprintf(&b, "| %s | %.3g | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.4g | %.4g | %.3f | %.3f |", ds, c.t,
 				c.before.cov50, c.after.cov50, c.before.cov90, c.after.cov90, c.before.nll, c.after.nll, c.before.crps, c.after.crps, c.before.pit, c.after.pit)
+			switch {
+			case anyPIT && c.hasPIT():
+				fmt.Fprintf(&b, " %.3g | %.3f | %.3f | %.3f | %.4g | %.3f |", c.tPIT, c.pit.cov50, c.pit.cov90, c.pit.nll, c.pit.crps, c.pit.pit)
+			case anyPIT:
+				b.WriteString(" – | – | – | – | – | – |")
+			}
+			b.WriteString("\n")
 		}
 	}
+	if anyPIT {
+		b.WriteString("\n(\"after\" is the NLL objective's temperature T; the \"pit:\" columns the PIT objective's.)\n")
+	}
 	b.WriteString("\nFigure: [calibration.png](calibration.png): per head, each dataset's coverage of the central 90% interval " +
-		"before (grey) and after calibration (colour); the band is 85-95%.\n")
+		"before (grey) and after calibration (colour: by the NLL objective")
+	if anyPIT {
+		b.WriteString("; black triangles: by the PIT objective")
+	}
+	b.WriteString("); the band is 85-95%.\n")
 
 	var row []*plot.Plot
 	for _, h := range calibrationHeads {
@@ -334,20 +480,27 @@ func CalibrationReport(dir string, lines []*CalibrationLine, info ReportInfo) er
 			continue
 		}
 		p := newPlot(h, "dataset (sorted by coverage before)", "coverage of the central 90% interval")
-		type pt struct{ before, after float64 }
+		type pt struct{ before, after, pit float64 }
 		var pts []pt
 		for _, ds := range names {
 			if c := byDS[ds]; c != nil {
-				pts = append(pts, pt{c.before.cov90, c.after.cov90})
+				q := pt{c.before.cov90, c.after.cov90, math.NaN()}
+				if c.hasPIT() {
+					q.pit = c.pit.cov90
+				}
+				pts = append(pts, q)
 			}
 		}
 		slices.SortFunc(pts, func(a, b pt) int { return cmp.Compare(a.before, b.before) })
-		var bxy, axy plotter.XYs
+		var bxy, axy, pxy plotter.XYs
 		for i, q := range pts {
 			bxy = append(bxy, plotter.XY{X: float64(i + 1), Y: q.before})
 			axy = append(axy, plotter.XY{X: float64(i + 1), Y: q.after})
+			if !math.IsNaN(q.pit) {
+				pxy = append(pxy, plotter.XY{X: float64(i + 1), Y: q.pit})
+			}
 		}
-		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, float64(len(pts)+1), math.Min(0.5, minY(bxy, axy)), 1
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, float64(len(pts)+1), math.Min(0.5, minY(bxy, axy, pxy)), 1
 		if err := addLine(p, plotter.XYs{{X: 0, Y: 0.85}, {X: float64(len(pts) + 1), Y: 0.85}}, headColor("truth"), "85% and 95%", true, false); err != nil {
 			return err
 		}
@@ -357,8 +510,21 @@ func CalibrationReport(dir string, lines []*CalibrationLine, info ReportInfo) er
 		if err := addScatter(p, bxy, headColor("none"), vg.Points(3), "before"); err != nil {
 			return err
 		}
-		if err := addScatter(p, axy, headColor(h), vg.Points(3), "after"); err != nil {
+		label := "after"
+		if len(pxy) > 0 {
+			label = "after (nll)"
+		}
+		if err := addScatter(p, axy, headColor(h), vg.Points(3), label); err != nil {
 			return err
+		}
+		if len(pxy) > 0 {
+			s, err := plotter.NewScatter(pxy)
+			if err != nil {
+				return err
+			}
+			s.GlyphStyle.Color, s.GlyphStyle.Radius, s.GlyphStyle.Shape = color.Black, vg.Points(3), draw.TriangleGlyph{}
+			p.Add(s)
+			p.Legend.Add("after (pit)", s)
 		}
 		p.Legend.Top = false // the points that fall short are on the left
 		row = append(row, p)
@@ -369,7 +535,11 @@ func CalibrationReport(dir string, lines []*CalibrationLine, info ReportInfo) er
 	if len(row) == 0 {
 		return nil
 	}
-	return writeGrid(ctxOf(info), filepath.Join(dir, "calibration.png"), "Coverage of central 90% intervals before and after train --calibrate",
+	title := "Coverage of central 90% intervals before and after train --calibrate"
+	if anyPIT {
+		title += " (--calibrate-by nll and pit)"
+	}
+	return writeGrid(ctxOf(info), filepath.Join(dir, "calibration.png"), title,
 		[][]*plot.Plot{row}, vg.Length(len(row))*4.5*vg.Inch, 4.2*vg.Inch)
 }
 
