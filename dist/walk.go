@@ -286,7 +286,10 @@ func finite(x float64) float64 { return min(max(x, -math.MaxFloat64), math.MaxFl
 // interp is lo + f*(hi-lo) for f in [0, 1], finite for any edges.
 func interp(lo, hi, f float64) float64 {
 	lo, hi = finite(lo), finite(hi)
-	return lo*(1-f) + hi*f
+	// Rounding can put lo*(1-f) + hi*f just outside [lo, hi] (by an ulp
+	// of 1e100, found by FuzzAcceptedSpecs), which made quantiles
+	// decrease; the clamp keeps them in their cell.
+	return min(max(lo*(1-f)+hi*f, lo), hi)
 }
 
 // mid is the midpoint of [lo, hi], finite for any edges.
