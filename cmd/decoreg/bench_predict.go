@@ -23,8 +23,8 @@ var benchPredictCmd = &Command{
 	Short:     "measure batch prediction: exact mean and quantiles per row, against the same from S samples per row",
 	Long: `Bench predict times what 'decoreg predict' computes for many rows: the
 exact mean and Q quantiles (levels 1/(Q+1), ..., Q/(Q+1)) of p(y|x) for
---rows rows, the rows spread over --threads goroutines (Model.PredictFlat
-on each goroutine's slice). For comparison it times the estimate a
+--rows rows, the rows spread over --threads goroutines, one core each
+(Model.PredictFlat on each goroutine's slice with Token.Threads 1). For comparison it times the estimate a
 sampling-only implementation (such as the paper's reference code) must
 make instead: S draws per row (dist.Distribution.Sample, key/value-cached
 for decoders) and their mean and empirical quantiles. It prints one JSON
@@ -166,9 +166,12 @@ func runBenchPredict(args []string) error {
 		}
 		return nil
 	}
+	// Each goroutine works on one core (its rows in turn, each row's
+	// decoder steps unshared), so that --threads is the cores used.
+	oneCore := dist.TokenOptions{Threads: 1}
 	means, sMeans := make([]float64, *rows), make([]float64, *rows)
 	exact := func(lo, hi int) error {
-		p, err := m.PredictFlat(x[lo*feats:hi*feats], hi-lo, decoreg.PredictOptions{Outputs: outs, Levels: levels})
+		p, err := m.PredictFlat(x[lo*feats:hi*feats], hi-lo, decoreg.PredictOptions{Outputs: outs, Levels: levels, Token: oneCore})
 		if err != nil {
 			return err
 		}
@@ -176,7 +179,7 @@ func runBenchPredict(args []string) error {
 		return nil
 	}
 	sampled := func(lo, hi int) error {
-		ds, err := m.Dists(x[lo*feats:hi*feats], hi-lo, dist.TokenOptions{})
+		ds, err := m.Dists(x[lo*feats:hi*feats], hi-lo, oneCore)
 		if err != nil {
 			return err
 		}
