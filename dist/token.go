@@ -98,8 +98,11 @@ type Token struct {
 	estOnce sync.Once
 	est     []float64 // sorted draws in head units (non-tree only)
 
-	leavesOnce sync.Once
+	leavesMu   sync.Mutex
+	leavesDone bool
 	leaves     []expLeaf // the mean's expansion (tree only), head units
+
+	qc quantCache // quantiles computed so far (tree only)
 
 	sortedOnce sync.Once
 	sorted     []expLeaf // the leaves sorted by lo, masses normalised
@@ -158,8 +161,29 @@ type expLeaf struct {
 // the order expand visits them, computed once: the mean, the CRPS and a
 // mixture's quantiles share them.
 func (d *Token) expansion() []expLeaf {
-	d.leavesOnce.Do(func() { d.leaves = d.expand() })
+	d.leavesMu.Lock()
+	defer d.leavesMu.Unlock()
+	if !d.leavesDone {
+		d.leaves, d.leavesDone = d.expand(), true
+	}
 	return d.leaves
+}
+
+// hasLeaves reports whether the expansion is cached.
+func (d *Token) hasLeaves() bool {
+	d.leavesMu.Lock()
+	defer d.leavesMu.Unlock()
+	return d.leavesDone
+}
+
+// setLeaves caches ls as the expansion unless one is cached already (the
+// same, computed concurrently).
+func (d *Token) setLeaves(ls []expLeaf) {
+	d.leavesMu.Lock()
+	defer d.leavesMu.Unlock()
+	if !d.leavesDone {
+		d.leaves, d.leavesDone = ls, true
+	}
 }
 
 var _ Distribution = (*Token)(nil)

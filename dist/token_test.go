@@ -48,8 +48,8 @@ func TestTokenTreeExact(t *testing.T) {
 			}
 			f.reset()
 			got := d.Quantiles(qs)
-			if f.starts != 1 || f.steps != k || f.startN[0] != len(qs) {
-				t.Errorf("Quantiles: %d starts, %d steps (N=%v); want 1 start, %d steps", f.starts, f.steps, f.startN, k)
+			if f.starts != 1 || f.steps != k || f.startN[0] != 1 {
+				t.Errorf("Quantiles: %d starts, %d steps (N=%v); want 1 start of 1 sequence, %d steps", f.starts, f.steps, f.startN, k)
 			}
 			for i, q := range qs {
 				want := bfQuantile(cells, q)

@@ -86,114 +86,11 @@ func (d *Token) treeMean() (mean, bound float64) {
 // (pruned false), or the interval of a prefix that was not expanded
 // (pruned true), with its probability m > 0.
 func (d *Token) expand() []expLeaf {
-	var leaves []expLeaf
-	leaf := func(lo, hi, m float64, pruned bool) {
-		leaves = append(leaves, expLeaf{lo, hi, m, pruned})
-	}
-	k, v := d.k, d.v
-	tol := d.opts.MeanTol
-	budget := d.opts.MaxExpand - 1 // the root is always expanded
+	r := &jointRow{d: d, expand: true}
 	st := d.dec.Start(1)
 	defer releaseStepper(st)
-	n := 1
-	pre := []int{}       // n*lev, the frontier's prefixes
-	mass := []float64{1} // their probabilities
-	logits := make([]float32, v)
-	var step, ch, buf, idx []int
-	var ivLo, ivHi []float64
-	var probs = make([]float64, v)
-	var cands []meanCand
-	visit := func(prefix []int, tok int, m float64, pruned bool) {
-		buf = append(append(buf[:0], prefix...), tok)
-		var lo, hi float64
-		if pruned {
-			lo, hi = d.tree.Interval(buf)
-		} else {
-			c := d.cell(buf)
-			lo, hi = c.Lo, c.Hi
-		}
-		leaf(lo, hi, m, pruned)
-	}
-	for lev := 0; lev < k; lev++ {
-		if lev == 0 {
-			st.Step(nil, logits[:v])
-		} else {
-			st.Step(step, logits[:n*v])
-		}
-		cands = cands[:0]
-		leaves = slices.Grow(leaves, n*v) // at most every child a leaf
-		for i := range n {
-			p := pre[i*lev : (i+1)*lev]
-			ch = d.next(ch[:0], p, true)
-			pr := softmaxOver(probs, logits[i*v:(i+1)*v], ch, 1)
-			ivs := false // ivLo, ivHi hold the children's intervals
-			intervals := func() {
-				if !ivs {
-					ivLo, ivHi = slices.Grow(ivLo[:0], len(ch))[:len(ch)], slices.Grow(ivHi[:0], len(ch))[:len(ch)]
-					vocab.ChildIntervals(d.tree, p, ch, ivLo, ivHi)
-					ivs = true
-				}
-			}
-			for j, c := range ch {
-				m := mass[i] * pr[j]
-				crit := m
-				if d.byWidth && m != 0 && lev < k-1 {
-					intervals()
-					crit = m * (ivHi[j] - ivLo[j])
-				}
-				switch {
-				case m == 0:
-				case lev == k-1 || crit < tol:
-					// A complete sequence's cell, or a pruned prefix.
-					intervals()
-					leaf(ivLo[j], ivHi[j], m, lev != k-1)
-				default:
-					cands = append(cands, meanCand{i, c, 0, m, crit})
-				}
-			}
-		}
-		if len(cands) > budget {
-			// Largest criterion first; ties in the original (parent,
-			// Children) order, which the sort restores for the survivors.
-			for j := range cands {
-				cands[j].order = j
-			}
-			slices.SortFunc(cands, func(a, b meanCand) int {
-				switch {
-				case a.crit > b.crit:
-					return -1
-				case a.crit < b.crit:
-					return 1
-				}
-				return a.order - b.order
-			})
-			for _, c := range cands[budget:] {
-				visit(pre[c.parent*lev:(c.parent+1)*lev], c.tok, c.mass, true)
-			}
-			cands = cands[:budget]
-			slices.SortFunc(cands, func(a, b meanCand) int { return a.order - b.order })
-		}
-		if len(cands) == 0 {
-			break
-		}
-		budget -= len(cands)
-		next := make([]int, 0, len(cands)*(lev+1))
-		idx, step = idx[:0], step[:0]
-		nm := make([]float64, len(cands))
-		for j, c := range cands {
-			next = append(append(next, pre[c.parent*lev:(c.parent+1)*lev]...), c.tok)
-			idx = append(idx, c.parent)
-			step = append(step, c.tok)
-			nm[j] = c.mass
-		}
-		st.Keep(idx)
-		pre, mass, n = next, nm, len(cands)
-		if cap(logits) < n*v {
-			logits = make([]float32, n*v)
-		}
-		logits = logits[:n*v]
-	}
-	return leaves
+	runJoint([]*jointRow{r}, st)
+	return r.leaves
 }
 
 // Median returns Quantile(0.5) for a tree tokenization; otherwise the
@@ -224,56 +121,30 @@ func (d *Token) Quantiles(qs []float64) []float64 {
 		}
 		return out
 	}
-	var targets []float64
-	var idx []int
+	// Levels not cached yet are walked together, each level once.
+	r := &jointRow{d: d}
 	for i, q := range qs {
 		if !(q >= 0 && q <= 1) {
 			out[i] = math.NaN()
 			continue
 		}
-		targets = append(targets, q)
-		idx = append(idx, i)
+		if v, ok := d.cachedQuantile(q); ok {
+			out[i] = v
+		} else if !slices.Contains(r.qs, q) {
+			r.qs = append(r.qs, q)
+		}
 	}
-	n := len(targets)
-	if n == 0 {
+	if len(r.qs) == 0 {
 		return out
 	}
-	// The walk follows each query's target as a fraction of the current
-	// prefix's mass (conditional probabilities), so that it never meets a
-	// prefix whose mass underflowed to 0: every level offers a child of
-	// positive conditional probability (softmaxOver's largest entry).
-	frac := append([]float64(nil), targets...)
-	prefix, _, _ := d.walk(n, func(i, _ int, _ []int, pr []float64, _, _ float64) int {
-		cum, last := 0.0, 0
-		if frac[i] >= 1 {
-			// The top of the support: the last child with mass, at its top
-			// (summing the children's masses would round below 1 and might
-			// stop in an earlier child).
-			for j, p := range pr {
-				if p > 0 {
-					last = j
-				}
-			}
-			return last
+	st := d.dec.Start(1)
+	defer releaseStepper(st)
+	runJoint([]*jointRow{r}, st)
+	d.cacheQuantiles(r.qs, r.out)
+	for i, q := range qs {
+		if j := slices.Index(r.qs, q); j >= 0 {
+			out[i] = r.out[j]
 		}
-		for j, p := range pr {
-			if !(p > 0) {
-				continue
-			}
-			last = j
-			if cum+p >= frac[i] {
-				frac[i] = min(max((frac[i]-cum)/p, 0), 1)
-				return j
-			}
-			cum += p
-		}
-		frac[i] = 1 // rounding: the target lies past the last mass
-		return last
-	})
-	k := d.k
-	for i := range n {
-		c := d.cell(prefix[i*k : (i+1)*k])
-		out[idx[i]] = d.toY(interp(c.Lo, c.Hi, frac[i]))
 	}
 	return out
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,11 +31,14 @@ var (
 )
 
 // batcher is one model's micro-batcher: requests that arrive together are
-// predicted in one encoder pass, their rows' summaries spread over the
-// worker goroutines. A batch closes when it holds maxRows rows, when no
-// other request is on its way (parsed and about to be queued), or wait
-// after its first request, whichever comes first; so a lone request never
-// waits.
+// predicted in one encoder pass, and their rows' decoder steps are shared
+// (dist.Prepare). Workers executors take batches from one queue, each
+// batch on one core (spare cores are lent to it: a lone request does not
+// wait for a busy one), so that batches run side by side instead of one
+// at a time, and requests are served in the order they came. A batch
+// closes when it holds maxRows rows, when no other request is on its way
+// (parsed and about to be queued), or wait after its first request,
+// whichever comes first; so a lone request never waits.
 type batcher struct {
 	m       *decoreg.Model
 	queue   chan *job
@@ -41,6 +46,7 @@ type batcher struct {
 	maxRows int
 	workers int
 	pending atomic.Int64 // requests parsed and on their way into a batch (queued or about to be)
+	busy    atomic.Int64 // executors (or, without batching, requests) computing
 	observe func(requests, rows int)
 
 	mu     sync.RWMutex
@@ -60,7 +66,14 @@ func newBatcher(m *decoreg.Model, o *Options, observe func(requests, rows int)) 
 		close(b.exited)
 		return b
 	}
-	go b.loop()
+	var wg sync.WaitGroup
+	for range b.workers {
+		wg.Go(b.loop)
+	}
+	go func() {
+		wg.Wait()
+		close(b.exited)
+	}()
 	return b
 }
 
@@ -76,6 +89,8 @@ func (b *batcher) submit(j *job) error {
 		}
 		go func() {
 			defer func() { <-b.slots }()
+			b.busy.Add(1)
+			defer b.busy.Add(-1)
 			b.run([]*job{j})
 		}()
 		return nil
@@ -95,7 +110,7 @@ func (b *batcher) submit(j *job) error {
 	}
 }
 
-// close stops taking jobs; the loop finishes the queued ones and exits.
+// close stops taking jobs; the executors finish the queued ones and exit.
 func (b *batcher) close() {
 	if b.slots != nil {
 		return
@@ -108,8 +123,9 @@ func (b *batcher) close() {
 	}
 }
 
+// loop is one executor: it takes the next request, gathers a batch behind
+// it, and predicts the batch.
 func (b *batcher) loop() {
-	defer close(b.exited)
 	var batch []*job
 	for {
 		j, ok := <-b.queue
@@ -119,6 +135,10 @@ func (b *batcher) loop() {
 		b.pending.Add(-1)
 		batch = append(batch[:0], j)
 		rows := j.q.rows
+		// Let the goroutines that are reading requests run first: with
+		// every core busy predicting, they would otherwise wait for the
+		// scheduler's preemption, and each batch would hold one request.
+		runtime.Gosched()
 		open := true
 		var timer *time.Timer
 		for open && rows < b.maxRows && b.pending.Load() > 0 {
@@ -141,13 +161,20 @@ func (b *batcher) loop() {
 		if timer != nil {
 			timer.Stop()
 		}
+		b.busy.Add(1)
 		b.run(batch)
+		b.busy.Add(-1)
 		clear(batch)
 	}
 }
 
-// run predicts a batch: one Dists call over all its rows, then every row's
-// outputs on the workers.
+// prepareGroup is the most rows whose decoder steps one dist.Prepare
+// shares (as decoreg's PredictFlat does).
+const prepareGroup = 8
+
+// run predicts a batch: one Dists call over all its rows, then their
+// summaries, prepared in groups of rows, on the cores that no other
+// batch (or request) is using, at least one.
 func (b *batcher) run(batch []*job) {
 	live := batch[:0:0]
 	rows := 0
@@ -166,6 +193,7 @@ func (b *batcher) run(batch []*job) {
 	if b.observe != nil {
 		b.observe(len(live), rows)
 	}
+	cores := max(1, b.workers-int(b.busy.Load())+1)
 	ds := make([][]dist.Distribution, len(live))
 	x := live[0].q.x
 	if len(live) > 1 {
@@ -174,14 +202,8 @@ func (b *batcher) run(batch []*job) {
 			x = append(x, j.q.x...)
 		}
 	}
-	// The rows are spread over the workers, each row's decoder steps on
-	// one core; fewer rows than workers (and, without batching, fewer
-	// requests in flight) lend the spare cores to each row's steps.
-	busy := rows
-	if b.slots != nil {
-		busy = max(rows, len(b.slots))
-	}
-	opts := dist.TokenOptions{Threads: max(1, b.workers/busy)}
+	// A row's decoder steps use the spare cores when the rows are fewer.
+	opts := dist.TokenOptions{Threads: max(1, cores/rows)}
 	all, err := b.m.Dists(x, rows, opts)
 	switch {
 	case err == nil:
@@ -198,8 +220,7 @@ func (b *batcher) run(batch []*job) {
 			ds[k], j.err = b.m.Dists(j.q.x, j.q.rows, opts)
 		}
 	}
-	// The rows of all jobs, in order, shared among the workers.
-	type task struct{ k, i int }
+	// The rows of all jobs, in order, in groups shared among the cores.
 	var tasks []task
 	for k, j := range live {
 		if j.err != nil {
@@ -210,21 +231,20 @@ func (b *batcher) run(batch []*job) {
 			tasks = append(tasks, task{k, i})
 		}
 	}
+	group := max(1, min(prepareGroup, (len(tasks)+cores-1)/cores))
+	groups := (len(tasks) + group - 1) / group
 	var next atomic.Int64
 	work := func() {
 		for {
-			t := int(next.Add(1)) - 1
-			if t >= len(tasks) {
+			g := int(next.Add(1)) - 1
+			if g >= groups {
 				return
 			}
-			k, i := tasks[t].k, tasks[t].i
-			if j := live[k]; j.ctx.Err() == nil {
-				answerRow(j, ds[k][i], i)
-			}
+			answerGroup(live, ds, tasks[g*group:min((g+1)*group, len(tasks))])
 		}
 	}
 	var wg sync.WaitGroup
-	for range min(b.workers, len(tasks)) - 1 {
+	for range min(cores, groups) - 1 {
 		wg.Go(work)
 	}
 	work()
@@ -238,6 +258,56 @@ func (b *batcher) run(batch []*job) {
 		}
 		close(j.done)
 	}
+}
+
+// task is row i of job k of a batch.
+type task struct{ k, i int }
+
+// answerGroup computes the rows of tasks: their summaries prepared
+// together (dist.Prepare: the decoder steps of the rows' mean expansions
+// and quantile walks shared), then each row's answer.
+func answerGroup(live []*job, ds [][]dist.Distribution, tasks []task) {
+	reqs := make([]dist.PrepareRequest, 0, len(tasks))
+	for _, t := range tasks {
+		j := live[t.k]
+		if j.ctx.Err() != nil {
+			continue
+		}
+		q := j.q
+		r := dist.PrepareRequest{Dist: ds[t.k][t.i], Mean: q.want[outMean]}
+		if q.want[outQuantiles] {
+			r.Levels = q.levels
+		}
+		if q.want[outMedian] {
+			r.Levels = append(slices.Clip(r.Levels), 0.5)
+		}
+		reqs = append(reqs, r)
+	}
+	if !prepare(live, tasks, reqs) {
+		return
+	}
+	for _, t := range tasks {
+		if j := live[t.k]; j.ctx.Err() == nil {
+			answerRow(j, ds[t.k][t.i], t.i)
+		}
+	}
+}
+
+// prepare runs dist.Prepare(reqs). A panic (the library does not panic on
+// valid input; this is the last line of defence) fails the tasks' jobs
+// with an internal error instead of crashing the server.
+func prepare(live []*job, tasks []task, reqs []dist.PrepareRequest) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg := fmt.Sprintf("rows %d-%d: %v", tasks[0].i, tasks[len(tasks)-1].i, r)
+			for _, t := range tasks {
+				live[t.k].panicked.CompareAndSwap(nil, &msg)
+			}
+			ok = false
+		}
+	}()
+	dist.Prepare(reqs)
+	return true
 }
 
 // answerRow computes row i of j. A panic (the library does not panic on

@@ -437,11 +437,12 @@ func gather(t testing.TB, s *Server) []sample {
 // Retry-After, and so is a request past its deadline.
 func TestQueueFullAndDeadline(t *testing.T) {
 	m := fitTiny(t, decoreg.HeadDecoder, 1)
-	s, ts := newTestServer(t, m, Options{QueueLen: 1})
+	// One executor (Workers 1), so that one slow batch occupies them all.
+	s, ts := newTestServer(t, m, Options{QueueLen: 1, Workers: 1})
 	e := s.reg.get("m")
 	blocker := &job{ctx: context.Background(), q: &query{rows: 1, x: []float64{0, 0}, want: map[string]bool{outMean: true}}, done: make(chan struct{})}
-	// A queue of one that is full: put a job in while the loop is busy
-	// with a slow batch of many samples.
+	// A queue of one that is full: put a job in while the executor is
+	// busy with a slow batch of many samples.
 	slow := `{"x":[` + strings.TrimSuffix(strings.Repeat("[1,2],", 2000), ",") + `],"outputs":["samples"],"samples":{"n":200}}`
 	var wg sync.WaitGroup
 	wg.Go(func() { post(t, ts.URL+"/v1/models/m/predict", slow) })

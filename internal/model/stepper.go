@@ -61,11 +61,36 @@ func (dc *decoder) Start(n int) dist.Stepper {
 	return s
 }
 
+// StartJoint implements dist.JointDecoder: a Stepper over len(decs)
+// sequences, sequence i starting from decs[i]'s projected encoding. It
+// returns nil unless every decs[i] is a decoder of this model. Each
+// sequence's logits are those of its own decoder's Stepper bit for bit:
+// every operation of a step is computed row by row in a fixed order
+// (gemm's tiles see the same operations whatever the number of rows).
+func (dc *decoder) StartJoint(decs []dist.Decoder) dist.Stepper {
+	d := dc.m.d
+	p0 := make([]float32, len(decs)*d)
+	for i, x := range decs {
+		o, ok := x.(*decoder)
+		if !ok || o.m != dc.m {
+			return nil
+		}
+		copy(p0[i*d:(i+1)*d], o.p)
+	}
+	s := dc.Start(len(decs)).(*stepper)
+	s.p0 = p0
+	return s
+}
+
+// JointKey implements dist.JointDecoder: decoders of one model share
+// Steppers.
+func (dc *decoder) JointKey() any { return dc.m }
+
 // Release hands the Stepper's buffers back to its model for a later
 // Start; the Stepper must not be used afterwards. The distributions of
 // package dist call it when they are done with a Stepper.
 func (s *stepper) Release() {
-	s.p = nil
+	s.p, s.p0 = nil, nil
 	s.m.steppers.Put(s)
 }
 
@@ -76,6 +101,7 @@ func (s *stepper) Release() {
 type stepper struct {
 	m       *Model
 	p       []float32 // (d) position 0's input before wpe
+	p0      []float32 // (n, d) each sequence's, when they differ (StartJoint)
 	n       int       // sequences
 	pos     int       // positions consumed so far
 	threads int       // goroutines per step
@@ -126,15 +152,20 @@ func (s *stepper) Step(tokens []int, logits []float32) {
 		panic("model: Step logits shorter than (N, V)")
 	}
 	// Position 0 is the same phi(x) in every sequence: run it on one row
-	// and broadcast (its k and v still go into every sequence's cache).
+	// and broadcast (its k and v still go into every sequence's cache);
+	// a joint Stepper's sequences each have their own.
 	rows := n
 	x := s.x[:n*d]
 	if s.pos == 0 {
 		if tokens != nil {
 			panic("model: the first Step takes nil tokens")
 		}
-		rows = min(n, 1)
-		copy(x[:rows*d], s.p)
+		if s.p0 != nil {
+			copy(x, s.p0[:n*d])
+		} else {
+			rows = min(n, 1)
+			copy(x[:rows*d], s.p)
+		}
 	} else {
 		if len(tokens) < n {
 			panic("model: Step tokens shorter than N")

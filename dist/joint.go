@@ -1,0 +1,427 @@
+package dist
+
+import (
+	"slices"
+	"sync"
+
+	"decoreg/vocab"
+)
+
+// JointDecoder is a Decoder that can decode the sequences of several
+// inputs in one Stepper, so that many rows' small decoder steps become one
+// larger step each. decoreg's model decoders are JointDecoders.
+type JointDecoder interface {
+	Decoder
+	// StartJoint returns a Stepper over len(decs) empty sequences,
+	// sequence i decoding for decs[i]'s input, or nil when decs cannot
+	// share a Stepper (decoders of different models). Every sequence's
+	// logits must equal, bit for bit, what a Stepper of its own Decoder
+	// gives for the same tokens: the answers of Prepare then do not
+	// depend on which rows were prepared together.
+	StartJoint(decs []Decoder) Stepper
+	// JointKey is equal (==) for decoders that can share a Stepper: a
+	// comparable value such as the model's pointer.
+	JointKey() any
+}
+
+// PrepareRequest asks Prepare for one distribution's summaries: its mean
+// (Mean) and its quantiles at Levels (levels outside [0, 1] are ignored).
+type PrepareRequest struct {
+	Dist   Distribution
+	Mean   bool
+	Levels []float64
+}
+
+// Prepare computes and caches what reqs ask of every tree Token among
+// them (and of the tree Token components of Mixtures): the mean's tree
+// expansion (see MeanBound) and quantiles, so that Mean, MeanBound,
+// Quantile and Quantiles at those levels (Median at 0.5) then cost
+// nothing. The answers are the same, bit for bit, as those the methods
+// compute on their own; what Prepare saves is decoder work:
+//
+//   - the quantile walks ride along the mean's expansion: a walk's prefix
+//     that the expansion feeds to the decoder anyway costs nothing more,
+//     and the walks and the expansion share one Stepper;
+//   - rows whose Decoders are JointDecoders of one model share one
+//     Stepper, so that each level of the trees is one decoder step for
+//     all of them (a step costs a few microseconds beyond its sequences).
+//
+// Other distributions, and summaries already cached, are left alone.
+// Prepare runs on the calling goroutine (each Token's TokenOptions.Threads
+// goroutines per step) and is safe to call concurrently with the
+// distributions' own methods.
+func Prepare(reqs []PrepareRequest) {
+	var rows []*jointRow
+	var add func(d Distribution, mean bool, levels []float64)
+	add = func(d Distribution, mean bool, levels []float64) {
+		switch d := d.(type) {
+		case *Token:
+			if d.tree == nil {
+				return
+			}
+			r := &jointRow{d: d, expand: mean && !d.hasLeaves()}
+			for _, q := range levels {
+				if !(q >= 0 && q <= 1) || slices.Contains(r.qs, q) {
+					continue
+				}
+				if _, ok := d.cachedQuantile(q); !ok {
+					r.qs = append(r.qs, q)
+				}
+			}
+			if r.expand || len(r.qs) > 0 {
+				rows = append(rows, r)
+			}
+		case *Mixture:
+			for _, c := range d.comps {
+				add(c, mean, levels)
+			}
+		}
+	}
+	for _, q := range reqs {
+		add(q.Dist, q.Mean, q.Levels)
+	}
+	// Rows that can share a Stepper: the same tokenization and a joint
+	// decoder that accepts the others' (StartJoint checks the model).
+	type groupKey struct {
+		key  any
+		spec string
+	}
+	var order []groupKey
+	groups := map[groupKey][]*jointRow{}
+	for _, r := range rows {
+		jd, ok := r.d.dec.(JointDecoder)
+		if !ok {
+			runAlone(r)
+			continue
+		}
+		gk := groupKey{jd.JointKey(), r.d.tok.Spec()}
+		if _, seen := groups[gk]; !seen {
+			order = append(order, gk)
+		}
+		groups[gk] = append(groups[gk], r)
+	}
+	for _, gk := range order {
+		group := groups[gk]
+		if len(group) == 1 {
+			runAlone(group[0])
+			continue
+		}
+		decs := make([]Decoder, len(group))
+		for i, r := range group {
+			decs[i] = r.d.dec
+		}
+		st := group[0].d.dec.(JointDecoder).StartJoint(decs)
+		if st == nil {
+			for _, r := range group {
+				runAlone(r)
+			}
+			continue
+		}
+		runJoint(group, st)
+		releaseStepper(st)
+		for _, r := range group {
+			r.store()
+		}
+	}
+}
+
+// runAlone runs r's part of a joint pass through a Stepper of its own.
+func runAlone(r *jointRow) {
+	st := r.d.dec.Start(1)
+	defer releaseStepper(st)
+	runJoint([]*jointRow{r}, st)
+	r.store()
+}
+
+// jointRow is one Token's part of a joint pass: its mean's expansion
+// (when expand) and its quantile walks.
+type jointRow struct {
+	d      *Token
+	expand bool
+	qs     []float64 // quantile levels to walk
+
+	// The expansion: the frontier (global sequence indices and masses),
+	// the leaves so far and what is left of MaxExpand.
+	front  []int
+	mass   []float64
+	leaves []expLeaf
+	budget int
+	cands  []meanCand
+
+	// The walks: each level's target as a fraction of the current
+	// prefix's mass, the query's global sequence, the answers.
+	frac []float64
+	qseq []int
+	out  []float64
+}
+
+// store caches the row's results in its Token.
+func (r *jointRow) store() {
+	d := r.d
+	if r.expand {
+		d.setLeaves(r.leaves)
+	}
+	if len(r.qs) > 0 {
+		d.cacheQuantiles(r.qs, r.out)
+	}
+}
+
+// runJoint runs the level-synchronous pass of rows through st, a Stepper
+// over len(rows) empty sequences (sequence i of rows[i]'s input): each
+// level is one Step over every row's expansion frontier and walk prefixes.
+// A row's expansion is Token.expand's, visit for visit; its walks are
+// Quantiles' (quantileChild), on the same logits.
+func runJoint(rows []*jointRow, st Stepper) {
+	d0 := rows[0].d
+	k, v := d0.k, d0.v
+	n := len(rows)
+	pre := make([]int, 0, n) // n*lev: the prefix of each global sequence
+	var spare []int          // the previous level's, reused for the next
+	for i, r := range rows {
+		if r.expand {
+			r.front = append(r.front[:0], i)
+			r.mass = append(r.mass[:0], 1)
+			r.budget = r.d.opts.MaxExpand - 1 // the root is always expanded
+		}
+		if len(r.qs) > 0 {
+			r.frac = slices.Clone(r.qs)
+			r.qseq = make([]int, len(r.qs))
+			for j := range r.qseq {
+				r.qseq[j] = i
+			}
+			r.out = make([]float64, len(r.qs))
+		}
+	}
+	logits := make([]float32, n*v)
+	var (
+		step, idx, buf []int
+		chOff          []int     // chOff[g]: sequence g's children in chAll/prAll
+		chAll          []int     // the children of every sequence, in order
+		prAll          []float64 // their probabilities given the prefix
+		probs          = make([]float64, v)
+		ivLo, ivHi     []float64
+		made           []int // per row: walk sequences added this level, as (parent, tok, index) triples
+		candLo         []int // candLo[g]: first next-level sequence of g's expanded children
+	)
+	for lev := 0; lev < k; lev++ {
+		if lev == 0 {
+			st.Step(nil, logits[:n*v])
+		} else {
+			st.Step(step, logits[:n*v])
+		}
+		// The children and their probabilities, once per sequence.
+		chOff, chAll, prAll = chOff[:0], slices.Grow(chAll[:0], n*v), slices.Grow(prAll[:0], n*v)
+		for g := range n {
+			chOff = append(chOff, len(chAll))
+			start := len(chAll)
+			chAll = d0.next(chAll, pre[g*lev:(g+1)*lev], true)
+			pr := softmaxOver(probs, logits[g*v:(g+1)*v], chAll[start:], 1)
+			prAll = append(prAll, pr...)
+		}
+		chOff = append(chOff, len(chAll))
+		idx, step = idx[:0], step[:0]
+		candLo = slices.Grow(candLo[:0], n)[:n]
+		for g := range candLo {
+			candLo[g] = -1
+		}
+		for _, r := range rows {
+			d := r.d
+			if r.expand && len(r.front) > 0 {
+				tol := d.opts.MeanTol
+				r.cands = r.cands[:0]
+				r.leaves = slices.Grow(r.leaves, len(r.front)*v) // at most every child a leaf
+				for fi, g := range r.front {
+					p := pre[g*lev : (g+1)*lev]
+					ch, pr := chAll[chOff[g]:chOff[g+1]], prAll[chOff[g]:chOff[g+1]]
+					ivs := false // ivLo, ivHi hold the children's intervals
+					intervals := func() {
+						if !ivs {
+							ivLo, ivHi = slices.Grow(ivLo[:0], len(ch))[:len(ch)], slices.Grow(ivHi[:0], len(ch))[:len(ch)]
+							vocab.ChildIntervals(d.tree, p, ch, ivLo, ivHi)
+							ivs = true
+						}
+					}
+					for j, c := range ch {
+						m := r.mass[fi] * pr[j]
+						crit := m
+						if d.byWidth && m != 0 && lev < k-1 {
+							intervals()
+							crit = m * (ivHi[j] - ivLo[j])
+						}
+						switch {
+						case m == 0:
+						case lev == k-1 || crit < tol:
+							// A complete sequence's cell, or a pruned prefix.
+							intervals()
+							r.leaves = append(r.leaves, expLeaf{ivLo[j], ivHi[j], m, lev != k-1})
+						default:
+							r.cands = append(r.cands, meanCand{g, c, 0, m, crit})
+						}
+					}
+				}
+				if len(r.cands) > r.budget {
+					keep := r.cands[:r.budget]
+					for _, c := range pruneCands(r.cands, r.budget) {
+						buf = append(append(buf[:0], pre[c.parent*lev:(c.parent+1)*lev]...), c.tok)
+						lo, hi := d.tree.Interval(buf)
+						r.leaves = append(r.leaves, expLeaf{lo, hi, c.mass, true})
+					}
+					r.cands = keep
+				}
+				r.budget -= len(r.cands)
+				r.front, r.mass = r.front[:0], r.mass[:0]
+				for _, c := range r.cands {
+					if len(r.front) == 0 || idx[len(idx)-1] != c.parent {
+						candLo[c.parent] = len(idx)
+					}
+					r.front = append(r.front, len(idx))
+					r.mass = append(r.mass, c.mass)
+					idx = append(idx, c.parent)
+					step = append(step, c.tok)
+				}
+			}
+			made = made[:0]
+			for qi, g := range r.qseq {
+				if g < 0 {
+					continue
+				}
+				ch, pr := chAll[chOff[g]:chOff[g+1]], prAll[chOff[g]:chOff[g+1]]
+				j := quantileChild(&r.frac[qi], pr)
+				if lev == k-1 {
+					buf = append(append(buf[:0], pre[g*lev:(g+1)*lev]...), ch[j])
+					c := d.cell(buf)
+					r.out[qi] = d.toY(interp(c.Lo, c.Hi, r.frac[qi]))
+					r.qseq[qi] = -1
+					continue
+				}
+				r.qseq[qi] = -1
+				// The expansion's sequence for this child, if it made one.
+				if candLo[g] >= 0 {
+					for s := candLo[g]; s < len(idx) && idx[s] == g; s++ {
+						if step[s] == ch[j] {
+							r.qseq[qi] = s
+							break
+						}
+					}
+				}
+				for t := 0; r.qseq[qi] < 0 && t < len(made); t += 3 {
+					if made[t] == g && made[t+1] == ch[j] {
+						r.qseq[qi] = made[t+2]
+					}
+				}
+				if r.qseq[qi] < 0 {
+					r.qseq[qi] = len(idx)
+					made = append(made, g, ch[j], len(idx))
+					idx = append(idx, g)
+					step = append(step, ch[j])
+				}
+			}
+		}
+		if len(idx) == 0 {
+			break
+		}
+		next := slices.Grow(spare[:0], len(idx)*(lev+1))
+		for s, g := range idx {
+			next = append(append(next, pre[g*lev:(g+1)*lev]...), step[s])
+		}
+		st.Keep(idx)
+		pre, spare, n = next, pre, len(idx)
+		if cap(logits) < n*v {
+			logits = make([]float32, n*v)
+		}
+		logits = logits[:n*v]
+	}
+}
+
+// pruneCands sorts cands so that the budget candidates with the largest
+// criterion come first, in their original (parent, Children) order, and
+// returns the rest, in criterion order, which the expansion treats as
+// pruned.
+func pruneCands(cands []meanCand, budget int) []meanCand {
+	// Largest criterion first; ties in the original order, which the sort
+	// restores for the survivors.
+	for j := range cands {
+		cands[j].order = j
+	}
+	slices.SortFunc(cands, func(a, b meanCand) int {
+		switch {
+		case a.crit > b.crit:
+			return -1
+		case a.crit < b.crit:
+			return 1
+		}
+		return a.order - b.order
+	})
+	rest := slices.Clone(cands[budget:])
+	slices.SortFunc(cands[:budget], func(a, b meanCand) int { return a.order - b.order })
+	return rest
+}
+
+// quantileChild picks the child of a quantile's walk: the one where the
+// children's cumulative probability pr crosses *frac (the target as a
+// fraction of the prefix's mass), and rescales *frac to a fraction of that
+// child's mass. Every level offers a child of positive probability
+// (softmaxOver's largest entry), so the walk never meets a prefix whose
+// mass underflowed.
+func quantileChild(frac *float64, pr []float64) int {
+	cum, last := 0.0, 0
+	if *frac >= 1 {
+		// The top of the support: the last child with mass, at its top
+		// (summing the children's masses would round below 1 and might
+		// stop in an earlier child).
+		for j, p := range pr {
+			if p > 0 {
+				last = j
+			}
+		}
+		return last
+	}
+	for j, p := range pr {
+		if !(p > 0) {
+			continue
+		}
+		last = j
+		if cum+p >= *frac {
+			*frac = min(max((*frac-cum)/p, 0), 1)
+			return j
+		}
+		cum += p
+	}
+	*frac = 1 // rounding: the target lies past the last mass
+	return last
+}
+
+// quantCache holds a Token's quantiles computed so far.
+type quantCache struct {
+	mu     sync.Mutex
+	levels []float64
+	vals   []float64
+}
+
+// cachedQuantile returns the cached quantile at level q.
+func (d *Token) cachedQuantile(q float64) (float64, bool) {
+	d.qc.mu.Lock()
+	defer d.qc.mu.Unlock()
+	if i := slices.Index(d.qc.levels, q); i >= 0 {
+		return d.qc.vals[i], true
+	}
+	return 0, false
+}
+
+// cacheQuantiles adds quantiles to the cache (at most maxCachedQuantiles
+// levels are kept: a caller asking for ever new levels does not grow it).
+func (d *Token) cacheQuantiles(levels, vals []float64) {
+	d.qc.mu.Lock()
+	defer d.qc.mu.Unlock()
+	for i, q := range levels {
+		if len(d.qc.levels) >= maxCachedQuantiles {
+			return
+		}
+		if !slices.Contains(d.qc.levels, q) {
+			d.qc.levels = append(d.qc.levels, q)
+			d.qc.vals = append(d.qc.vals, vals[i])
+		}
+	}
+}
+
+const maxCachedQuantiles = 64
