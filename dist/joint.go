@@ -175,13 +175,16 @@ func runJoint(rows []*jointRow, st Stepper) {
 	d0 := rows[0].d
 	k, v := d0.k, d0.v
 	n := len(rows)
-	pre := make([]int, 0, n) // n*lev: the prefix of each global sequence
-	var spare []int          // the previous level's, reused for the next
+	sc := scratchPool.Get().(*jointScratch)
+	for len(sc.leaves) < n {
+		sc.leaves = append(sc.leaves, nil)
+	}
 	for i, r := range rows {
 		if r.expand {
 			r.front = append(r.front[:0], i)
 			r.mass = append(r.mass[:0], 1)
 			r.budget = r.d.opts.MaxExpand - 1 // the root is always expanded
+			r.leaves = sc.leaves[i][:0]
 		}
 		if len(r.qs) > 0 {
 			r.frac = slices.Clone(r.qs)
@@ -192,17 +195,36 @@ func runJoint(rows []*jointRow, st Stepper) {
 			r.out = make([]float64, len(r.qs))
 		}
 	}
-	logits := make([]float32, n*v)
 	var (
-		step, idx, buf []int
-		chOff          []int     // chOff[g]: sequence g's children in chAll/prAll
-		chAll          []int     // the children of every sequence, in order
-		prAll          []float64 // their probabilities given the prefix
-		probs          = make([]float64, v)
-		ivLo, ivHi     []float64
-		made           []int // per row: walk sequences added this level, as (parent, tok, index) triples
-		candLo         []int // candLo[g]: first next-level sequence of g's expanded children
+		pre    = sc.pre[:0]   // n*lev: the prefix of each global sequence
+		spare  = sc.spare[:0] // the previous level's, reused for the next
+		logits = slices.Grow(sc.logits[:0], n*v)[:n*v]
+		step   = sc.step[:0]
+		idx    = sc.idx[:0]
+		buf    = sc.buf[:0]
+		chOff  = sc.chOff[:0] // chOff[g]: sequence g's children in chAll/prAll
+		chAll  = sc.chAll[:0] // the children of every sequence, in order
+		prAll  = sc.prAll[:0] // their probabilities given the prefix
+		probs  = slices.Grow(sc.probs[:0], v)[:v]
+		ivLo   = sc.ivLo[:0]
+		ivHi   = sc.ivHi[:0]
+		made   = sc.made[:0]   // per row: walk sequences added this level, as (parent, tok, index) triples
+		candLo = sc.candLo[:0] // candLo[g]: first next-level sequence of g's expanded children
 	)
+	defer func() {
+		// The rows keep exact copies of their leaves; the buffers go back
+		// to the pool.
+		for i, r := range rows {
+			if r.expand {
+				sc.leaves[i] = r.leaves[:0]
+				r.leaves = slices.Clone(r.leaves)
+			}
+		}
+		sc.pre, sc.spare, sc.logits, sc.step, sc.idx, sc.buf = pre, spare, logits, step, idx, buf
+		sc.chOff, sc.chAll, sc.prAll, sc.probs, sc.ivLo, sc.ivHi = chOff, chAll, prAll, probs, ivLo, ivHi
+		sc.made, sc.candLo = made, candLo
+		scratchPool.Put(sc)
+	}()
 	for lev := 0; lev < k; lev++ {
 		if lev == 0 {
 			st.Step(nil, logits[:n*v])
@@ -332,6 +354,18 @@ func runJoint(rows []*jointRow, st Stepper) {
 		logits = logits[:n*v]
 	}
 }
+
+// jointScratch is runJoint's working memory, pooled (as gemm's packing
+// buffers are): a pass allocates little beyond what it returns, the rows'
+// leaves and answers, which keeps a server's garbage collector quiet.
+type jointScratch struct {
+	logits                                                 []float32
+	pre, spare, step, idx, buf, chOff, chAll, made, candLo []int
+	prAll, probs, ivLo, ivHi                               []float64
+	leaves                                                 [][]expLeaf // per row
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(jointScratch) }}
 
 // pruneCands sorts cands so that the budget candidates with the largest
 // criterion come first, in their original (parent, Children) order, and

@@ -92,6 +92,7 @@ func parseInts(flag, s string, lo, hi int) ([]int, error) {
 }
 
 func runBenchServe(args []string) error {
+	serverGC() // as serve: the server runs in this process
 	fs := newFlagSet(benchServeCmd)
 	modelPath := fs.String("model", "", "serve the model `FILE` (default: train one on built-in data)")
 	clientsF := fs.String("clients", "1,16,64", "comma-separated numbers of concurrent `CLIENTS`")

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -97,6 +98,7 @@ func runServe(cmd *Command, args []string) error {
 	if err := noArgs(name, args); err != nil {
 		return err
 	}
+	serverGC()
 	switch {
 	case (f.model == "") == (f.models == ""):
 		return inputf(name, "give --model FILE or --models DIR (one of the two)")
@@ -188,4 +190,19 @@ func max1(v int) int {
 		return 1
 	}
 	return v
+}
+
+// serverGCPercent is the garbage collector's target for serve and bench
+// serve when GOGC is not set: a server's live heap is small (tens of MiB)
+// and each prediction allocates its tree's leaves, so the default (100)
+// collects every few milliseconds under load and the collections show in
+// the latency's tail; 400 collects a quarter as often for about 2.5 times
+// the heap.
+const serverGCPercent = 400
+
+// serverGC sets serverGCPercent unless the environment sets GOGC.
+func serverGC() {
+	if _, ok := os.LookupEnv("GOGC"); !ok {
+		debug.SetGCPercent(serverGCPercent)
+	}
 }
