@@ -329,7 +329,7 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 		lo, hi := g*group, min((g+1)*group, rows)
 		reqs := make([]dist.PrepareRequest, hi-lo)
 		for i := range reqs {
-			reqs[i] = dist.PrepareRequest{Dist: ds[lo+i], Mean: p.Mean != nil, Levels: prep}
+			reqs[i] = dist.PrepareRequest{Dist: ds[lo+i], Mean: p.Mean != nil, Levels: prep, Mode: p.Mode != nil}
 		}
 		dist.Prepare(reqs)
 		for i := lo; i < hi; i++ {

@@ -1,6 +1,7 @@
 package dist
 
 import (
+	"math"
 	"slices"
 	"sync"
 
@@ -25,23 +26,26 @@ type JointDecoder interface {
 }
 
 // PrepareRequest asks Prepare for one distribution's summaries: its mean
-// (Mean) and its quantiles at Levels (levels outside [0, 1] are ignored).
+// (Mean), its quantiles at Levels (levels outside [0, 1] are ignored) and
+// its mode (Mode).
 type PrepareRequest struct {
 	Dist   Distribution
 	Mean   bool
 	Levels []float64
+	Mode   bool
 }
 
 // Prepare computes and caches what reqs ask of every tree Token among
 // them (and of the tree Token components of Mixtures): the mean's tree
-// expansion (see MeanBound) and quantiles, so that Mean, MeanBound,
-// Quantile and Quantiles at those levels (Median at 0.5) then cost
-// nothing. The answers are the same, bit for bit, as those the methods
-// compute on their own; what Prepare saves is decoder work:
+// expansion (see MeanBound), quantiles and the mode's beam search, so
+// that Mean, MeanBound, Quantile and Quantiles at those levels (Median at
+// 0.5) and Mode then cost nothing. The answers are the same, bit for bit,
+// as those the methods compute on their own; what Prepare saves is
+// decoder work:
 //
-//   - the quantile walks ride along the mean's expansion: a walk's prefix
-//     that the expansion feeds to the decoder anyway costs nothing more,
-//     and the walks and the expansion share one Stepper;
+//   - the quantile walks and the beam ride along the mean's expansion: a
+//     prefix that the expansion feeds to the decoder anyway costs nothing
+//     more, and all of them share one Stepper;
 //   - rows whose Decoders are JointDecoders of one model share one
 //     Stepper, so that each level of the trees is one decoder step for
 //     all of them (a step costs a few microseconds beyond its sequences).
@@ -52,33 +56,33 @@ type PrepareRequest struct {
 // distributions' own methods.
 func Prepare(reqs []PrepareRequest) {
 	var rows []*jointRow
-	var add func(d Distribution, mean bool, levels []float64)
-	add = func(d Distribution, mean bool, levels []float64) {
+	var add func(d Distribution, q PrepareRequest)
+	add = func(d Distribution, q PrepareRequest) {
 		switch d := d.(type) {
 		case *Token:
 			if d.tree == nil {
 				return
 			}
-			r := &jointRow{d: d, expand: mean && !d.hasLeaves()}
-			for _, q := range levels {
-				if !(q >= 0 && q <= 1) || slices.Contains(r.qs, q) {
+			r := &jointRow{d: d, expand: q.Mean && !d.hasLeaves(), mode: q.Mode && !d.hasMode()}
+			for _, l := range q.Levels {
+				if !(l >= 0 && l <= 1) || slices.Contains(r.qs, l) {
 					continue
 				}
-				if _, ok := d.cachedQuantile(q); !ok {
-					r.qs = append(r.qs, q)
+				if _, ok := d.cachedQuantile(l); !ok {
+					r.qs = append(r.qs, l)
 				}
 			}
-			if r.expand || len(r.qs) > 0 {
+			if r.expand || len(r.qs) > 0 || r.mode {
 				rows = append(rows, r)
 			}
 		case *Mixture:
 			for _, c := range d.comps {
-				add(c, mean, levels)
+				add(c, q)
 			}
 		}
 	}
 	for _, q := range reqs {
-		add(q.Dist, q.Mean, q.Levels)
+		add(q.Dist, q)
 	}
 	// Rows that can share a Stepper: the same tokenization and a joint
 	// decoder that accepts the others' (StartJoint checks the model).
@@ -153,6 +157,13 @@ type jointRow struct {
 	frac []float64
 	qseq []int
 	out  []float64
+
+	// The mode's beam search (when mode): the beam's entries (parent:
+	// their global sequence), the candidates and the answer.
+	mode    bool
+	beam    []beamEnt
+	bc      []beamEnt
+	modeVal float64
 }
 
 // store caches the row's results in its Token.
@@ -163,6 +174,9 @@ func (r *jointRow) store() {
 	}
 	if len(r.qs) > 0 {
 		d.cacheQuantiles(r.qs, r.out)
+	}
+	if r.mode {
+		d.setMode(r.modeVal)
 	}
 }
 
@@ -185,6 +199,9 @@ func runJoint(rows []*jointRow, st Stepper) {
 			r.mass = append(r.mass[:0], 1)
 			r.budget = r.d.opts.MaxExpand - 1 // the root is always expanded
 			r.leaves = sc.leaves[i][:0]
+		}
+		if r.mode {
+			r.beam = []beamEnt{{i, 0, 0}}
 		}
 		if len(r.qs) > 0 {
 			r.frac = slices.Clone(r.qs)
@@ -302,7 +319,28 @@ func runJoint(rows []*jointRow, st Stepper) {
 					step = append(step, c.tok)
 				}
 			}
+			// seqFor returns the next level's sequence for prefix g's
+			// child tok: the expansion's, if it made one, or one an
+			// earlier walk or beam entry of this row added, or a new one.
 			made = made[:0]
+			seqFor := func(g, tok int) int {
+				if candLo[g] >= 0 {
+					for s := candLo[g]; s < len(idx) && idx[s] == g; s++ {
+						if step[s] == tok {
+							return s
+						}
+					}
+				}
+				for t := 0; t < len(made); t += 3 {
+					if made[t] == g && made[t+1] == tok {
+						return made[t+2]
+					}
+				}
+				made = append(made, g, tok, len(idx))
+				idx = append(idx, g)
+				step = append(step, tok)
+				return len(idx) - 1
+			}
 			for qi, g := range r.qseq {
 				if g < 0 {
 					continue
@@ -316,26 +354,37 @@ func runJoint(rows []*jointRow, st Stepper) {
 					r.qseq[qi] = -1
 					continue
 				}
-				r.qseq[qi] = -1
-				// The expansion's sequence for this child, if it made one.
-				if candLo[g] >= 0 {
-					for s := candLo[g]; s < len(idx) && idx[s] == g; s++ {
-						if step[s] == ch[j] {
-							r.qseq[qi] = s
-							break
+				r.qseq[qi] = seqFor(g, ch[j])
+			}
+			if len(r.beam) > 0 {
+				// Token.beamMode's step, on the beam's sequences.
+				r.bc = r.bc[:0]
+				for bi, e := range r.beam {
+					ch, pr := chAll[chOff[e.parent]:chOff[e.parent+1]], prAll[chOff[e.parent]:chOff[e.parent+1]]
+					for j, c := range ch {
+						if !(pr[j] > 0) {
+							continue
 						}
+						r.bc = append(r.bc, beamEnt{bi, c, e.logp + math.Log(pr[j])})
 					}
 				}
-				for t := 0; r.qseq[qi] < 0 && t < len(made); t += 3 {
-					if made[t] == g && made[t+1] == ch[j] {
-						r.qseq[qi] = made[t+2]
-					}
+				sortBeam(r.bc)
+				if len(r.bc) > d.opts.Beam {
+					r.bc = r.bc[:d.opts.Beam]
 				}
-				if r.qseq[qi] < 0 {
-					r.qseq[qi] = len(idx)
-					made = append(made, g, ch[j], len(idx))
-					idx = append(idx, g)
-					step = append(step, ch[j])
+				if lev == k-1 {
+					b := r.bc[0]
+					g := r.beam[b.parent].parent
+					buf = append(append(buf[:0], pre[g*lev:(g+1)*lev]...), b.tok)
+					r.modeVal = d.toY(finite(d.cell(buf).Center))
+					r.beam = r.beam[:0]
+				} else {
+					nb := make([]beamEnt, len(r.bc))
+					for i, c := range r.bc {
+						// parent: the sequence of the entry's prefix.
+						nb[i] = beamEnt{seqFor(r.beam[c.parent].parent, c.tok), 0, c.logp}
+					}
+					r.beam = nb
 				}
 			}
 		}

@@ -85,7 +85,7 @@ func (s *jointStep) Keep(idx []int) {
 // under a MaxExpand cap; afterwards those answers cost no decoder work.
 func TestPrepareSameAnswers(t *testing.T) {
 	specs := []string{"normalized:base=4,length=4", "normalized:base=3,length=5,special=true", "unnormalized:base=4,exponent=1,mantissa=2"}
-	optss := []TokenOptions{{}, {MeanTol: 1e-9}, {MeanTol: -1, MaxExpand: 7}}
+	optss := []TokenOptions{{}, {MeanTol: 1e-9, Beam: 2}, {MeanTol: -1, MaxExpand: 7, Beam: 1 << 10}}
 	qs := []float64{0.05, 0.5, 0.5, 0.95, 0, 1, 0.3, math.NaN(), 1.5, 0.999999}
 	for _, spec := range specs {
 		tok, err := vocab.Parse(spec)
@@ -120,7 +120,7 @@ func TestPrepareSameAnswers(t *testing.T) {
 
 			var reqs []PrepareRequest
 			for _, d := range ds {
-				reqs = append(reqs, PrepareRequest{d, true, qs})
+				reqs = append(reqs, PrepareRequest{d, true, qs, true})
 			}
 			Prepare(reqs)
 			for _, f := range fakes {
@@ -140,6 +140,9 @@ func TestPrepareSameAnswers(t *testing.T) {
 				}
 				if ds[i].Median() != ref[i].Median() {
 					t.Errorf("%s opts %d row %d: Median differs", spec, oi, i)
+				}
+				if ds[i].Mode() != ref[i].Mode() {
+					t.Errorf("%s opts %d row %d: prepared Mode %v, own %v", spec, oi, i, ds[i].Mode(), ref[i].Mode())
 				}
 			}
 			for i, f := range fakes {
@@ -165,7 +168,7 @@ func TestPrepareWalksRide(t *testing.T) {
 	f := newFake(t, tok.Size(), 3, 1)
 	d := NewToken(f, tok, testAff, TokenOptions{})
 	qs := []float64{0.1, 0.25, 0.5, 0.75, 0.9}
-	Prepare([]PrepareRequest{{d, true, qs}})
+	Prepare([]PrepareRequest{{d, true, qs, false}})
 	if f.starts != 1 || f.steps != tok.Len() {
 		t.Errorf("Prepare of one row: %d starts, %d steps; want 1 and %d", f.starts, f.steps, tok.Len())
 	}
@@ -188,7 +191,7 @@ func TestPrepareLeavesAlone(t *testing.T) {
 	}
 	f := newFake(t, tok.Size(), 3, 1)
 	d := NewToken(f, tok, testAff, TokenOptions{})
-	m, q := d.Mean(), d.Quantile(0.3)
+	m, q, mo := d.Mean(), d.Quantile(0.3), d.Mode()
 	f.reset()
 	ham, err := vocab.Parse("hamming:length=4")
 	if err != nil {
@@ -196,8 +199,8 @@ func TestPrepareLeavesAlone(t *testing.T) {
 	}
 	h := NewToken(newFake(t, ham.Size(), 1, 1), ham, testAff, TokenOptions{Samples: 10})
 	l := []float64{0.3}
-	Prepare([]PrepareRequest{{d, true, l}, {h, true, l}, {NewRiemann([]float64{0.5, 0.5}, testAff), true, l}})
-	if f.starts != 0 || d.Mean() != m || d.Quantile(0.3) != q {
+	Prepare([]PrepareRequest{{d, true, l, true}, {h, true, l, true}, {NewRiemann([]float64{0.5, 0.5}, testAff), true, l, true}})
+	if f.starts != 0 || d.Mean() != m || d.Quantile(0.3) != q || d.Mode() != mo {
 		t.Errorf("a cached Token: %d starts after Prepare", f.starts)
 	}
 	Prepare(nil)

@@ -92,7 +92,8 @@ type Token struct {
 	meanOnce        sync.Once
 	mean, meanBound float64 // y units
 
-	modeOnce sync.Once
+	modeMu   sync.Mutex
+	modeDone bool
 	mode     float64 // y units
 
 	estOnce sync.Once
@@ -167,6 +168,22 @@ func (d *Token) expansion() []expLeaf {
 		d.leaves, d.leavesDone = d.expand(), true
 	}
 	return d.leaves
+}
+
+// hasMode reports whether the mode is cached.
+func (d *Token) hasMode() bool {
+	d.modeMu.Lock()
+	defer d.modeMu.Unlock()
+	return d.modeDone
+}
+
+// setMode caches the mode unless it is cached already.
+func (d *Token) setMode(m float64) {
+	d.modeMu.Lock()
+	defer d.modeMu.Unlock()
+	if !d.modeDone {
+		d.mode, d.modeDone = m, true
+	}
 }
 
 // hasLeaves reports whether the expansion is cached.

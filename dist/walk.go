@@ -297,77 +297,34 @@ type beamEnt struct {
 // costs K decoder steps. Special cells are never the mode; a cell beyond the
 // float64 range counts at ±MaxFloat64.
 func (d *Token) Mode() float64 {
-	d.modeOnce.Do(func() { d.mode = d.beamMode() })
+	d.modeMu.Lock()
+	defer d.modeMu.Unlock()
+	if !d.modeDone {
+		d.mode, d.modeDone = d.beamMode(), true
+	}
 	return d.mode
 }
 
 func (d *Token) beamMode() float64 {
-	k, v, width := d.k, d.v, d.opts.Beam
+	r := &jointRow{d: d, mode: true, beam: []beamEnt{{0, 0, 0}}}
 	st := d.dec.Start(1)
 	defer releaseStepper(st)
-	n := 1
-	pre := []int{}
-	logp := []float64{0}
-	logits := make([]float32, v)
-	probs := make([]float64, v)
-	var ch, buf, idx, step []int
-	var cands []beamEnt
-	for lev := range k {
-		if lev == 0 {
-			st.Step(nil, logits[:v])
-		} else {
-			st.Step(step, logits[:n*v])
+	runJoint([]*jointRow{r}, st)
+	return r.modeVal
+}
+
+// sortBeam sorts beam candidates by log-probability, largest first, ties
+// in their order.
+func sortBeam(cands []beamEnt) {
+	slices.SortStableFunc(cands, func(a, b beamEnt) int {
+		switch {
+		case a.logp > b.logp:
+			return -1
+		case a.logp < b.logp:
+			return 1
 		}
-		cands = cands[:0]
-		for i := range n {
-			p := pre[i*lev : (i+1)*lev]
-			ch = d.next(ch[:0], p, true)
-			pr := softmaxOver(probs, logits[i*v:(i+1)*v], ch, 1)
-			for j, c := range ch {
-				// Every prefix keeps a child of positive probability
-				// (softmaxOver), so the beam never empties; log P stays
-				// finite where the product of probabilities would
-				// underflow.
-				if !(pr[j] > 0) {
-					continue
-				}
-				cands = append(cands, beamEnt{i, c, logp[i] + math.Log(pr[j])})
-			}
-		}
-		slices.SortStableFunc(cands, func(a, b beamEnt) int {
-			switch {
-			case a.logp > b.logp:
-				return -1
-			case a.logp < b.logp:
-				return 1
-			}
-			return 0
-		})
-		if len(cands) > width {
-			cands = cands[:width]
-		}
-		if lev == k-1 {
-			b := cands[0]
-			buf = append(append(buf[:0], pre[b.parent*lev:(b.parent+1)*lev]...), b.tok)
-			return d.toY(finite(d.cell(buf).Center))
-		}
-		next := make([]int, 0, len(cands)*(lev+1))
-		idx, step = idx[:0], step[:0]
-		logp = logp[:0]
-		for _, c := range cands {
-			next = append(append(next, pre[c.parent*lev:(c.parent+1)*lev]...), c.tok)
-			idx = append(idx, c.parent)
-			step = append(step, c.tok)
-			logp = append(logp, c.logp)
-		}
-		st.Keep(idx)
-		pre, n = next, len(cands)
-		if cap(logits) < n*v {
-			logits = make([]float32, n*v)
-		}
-		logits = logits[:n*v]
-	}
-	panic("unreachable")
+		return 0
+	})
 }
 
 // estimates returns the sorted head-unit draws behind the summaries of a

@@ -274,7 +274,7 @@ func answerGroup(live []*job, ds [][]dist.Distribution, tasks []task) {
 			continue
 		}
 		q := j.q
-		r := dist.PrepareRequest{Dist: ds[t.k][t.i], Mean: q.want[outMean]}
+		r := dist.PrepareRequest{Dist: ds[t.k][t.i], Mean: q.want[outMean], Mode: q.want[outMode]}
 		if q.want[outQuantiles] {
 			r.Levels = q.levels
 		}
