@@ -39,7 +39,14 @@ width/heads. After --warmup untimed steps it times --repeats blocks of
 	{"config":"a","steps_per_s":...,"examples_per_s":...,"peak_rss_mb":...,"threads":2,...}
 
 steps_per_s is 1 / the median time per step over the blocks (ms_per_step
-min and max are the fastest and slowest blocks); peak_rss_mb is the
+min and max are the fastest and slowest blocks). step_gflop counts the
+floating-point operations of the step's matrix products (the linear
+layers forward, their weight and input gradients, the attention's
+products); gemm_gflops is the matrix multiply's rate at 256x2048x2048 on
+the same threads, measured after the steps (the median of --repeats
+timings); gemm_bound_fraction = steps_per_s x step_gflop / gemm_gflops is
+the share of the bound those products set that the steps reach (1 would
+be a step that is nothing but multiplies at that rate). peak_rss_mb is the
 process's peak resident set (getrusage). loss is the batch loss of the
 last step, which depends only on the configuration, the seed and the
 thread count. --enc-width, --dec-layers, --dec-width and --heads override
@@ -85,6 +92,12 @@ type trainBenchResult struct {
 	Params       int     `json:"params"`
 	Kernel       string  `json:"gemm_kernel"`
 	Loss         float64 `json:"loss"`
+	// The step's bound: StepGFLOP (model.TrainFLOPs) at the GEMM rate
+	// measured in the same run (GEMMGFLOPS, 256x2048x2048 on the same
+	// threads), and the share of that bound the steps reach.
+	StepGFLOP     float64 `json:"step_gflop"`
+	GEMMGFLOPS    float64 `json:"gemm_gflops"`
+	BoundFraction float64 `json:"gemm_bound_fraction"`
 }
 
 func runBenchTrain(args []string) error {
@@ -197,17 +210,47 @@ func runBenchTrain(args []string) error {
 		per[i] = time.Since(t0).Seconds() / float64(*steps)
 	}
 	med := metrics.Median(per)
+	flops := net.TrainFLOPs(*batch)
+	rate := gemmRate(*threads, *repeats)
 	res := trainBenchResult{
 		Config: *config, StepsPerS: round3(1 / med), ExamplesPerS: round3(float64(*batch) / med),
 		MsMedian: round3(med * 1e3), MsMin: round3(slices.Min(per) * 1e3), MsMax: round3(slices.Max(per) * 1e3),
 		PeakRSSMB: round3(peakRSSMB()), Threads: *threads, Batch: *batch, Steps: *steps, Repeats: *repeats,
 		Warmup: *warmup, EncWidth: cfg.encWidth, DecLayers: cfg.decLayers, DecWidth: cfg.decWidth,
 		Heads: cfg.heads, Params: net.NumParams(), Kernel: gemm.Kernel(), Loss: loss,
+		StepGFLOP: round3(flops / 1e9), GEMMGFLOPS: round3(rate / 1e9), BoundFraction: round3(flops / med / rate),
 	}
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return fmt.Errorf("bench train: the loss became %v", loss)
 	}
 	return json.NewEncoder(stdout).Encode(res)
+}
+
+// gemmRate measures the multiply's rate (FLOP/s) at 256x2048x2048 on
+// threads, as the linear layers call it (B transposed): the median of
+// repeats timings of at least 0.2 s each.
+func gemmRate(threads, repeats int) float64 {
+	const m, n, k = 256, 2048, 2048
+	a, b, c := make([]float32, m*k), make([]float32, n*k), make([]float32, m*n)
+	r := rng.New(7)
+	for i := range a {
+		a[i] = float32(r.NormFloat64())
+	}
+	for i := range b {
+		b[i] = float32(r.NormFloat64())
+	}
+	mul := func() { gemm.Sgemm(threads, false, true, m, n, k, 1, a, k, b, k, 0, c, n) }
+	mul() // warm-up
+	rates := make([]float64, repeats)
+	for i := range rates {
+		calls, t0 := 0, time.Now()
+		for calls == 0 || time.Since(t0) < 200*time.Millisecond {
+			mul()
+			calls++
+		}
+		rates[i] = 2 * m * n * k * float64(calls) / time.Since(t0).Seconds()
+	}
+	return metrics.Median(rates)
 }
 
 // modelFieldFlags rewrites the field names of internal/model's errors as

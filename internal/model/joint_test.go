@@ -86,3 +86,38 @@ func TestStartJoint(t *testing.T) {
 		})
 	}
 }
+
+// TestTrainFLOPs: the count for a small decoder and a Riemann model,
+// added up by hand from the layer shapes.
+func TestTrainFLOPs(t *testing.T) {
+	tok, err := vocab.NewNormalized(10, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Config{In: 5, EncLayers: 2, EncWidth: 16, Head: Decoder, Vocab: tok, DecLayers: 2, DecWidth: 8, DecHeads: 2, MaskLoss: true}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const B = 4
+	// Encoder 5->16->16 (no input gradient for the first), inproj 16->8,
+	// per block on B*T = 12 rows: qkv 8->24, proj 8->8, fc 8->8 (the
+	// feed-forward width defaults to the width), fc2 8->8; attention
+	// 2 products of T(T+1)/2 = 6 pairs x 8 per example forward, 4
+	// backward; out 8->10 (base 10 digits, no specials).
+	enc := 4.0 * (5*16 + 16*16)
+	encIn := 4.0 * 16 * 16
+	dec := 4.0*16*8 + 2*12*(8*24+8*8+8*8+8*8) + 12*8*10
+	att := 2 * (2 * 4 * 6 * 8.0)
+	want := 2 * (2*(enc+dec) + encIn + dec + 3*att)
+	if got := m.TrainFLOPs(B); got != want {
+		t.Errorf("decoder: TrainFLOPs = %v, want %v", got, want)
+	}
+	r, err := New(Config{In: 3, EncLayers: 3, EncWidth: 32, Head: Riemann, Bins: 7}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := 2 * (2*float64(B)*(3*32+32*32+32*32+32*7) + float64(B)*(32*32+32*32+32*7))
+	if got := r.TrainFLOPs(B); got != w {
+		t.Errorf("riemann: TrainFLOPs = %v, want %v", got, w)
+	}
+}

@@ -439,3 +439,46 @@ func (m *Model) VocabSize() int { return m.v }
 // OutWidth is the width of HeadOutputs' rows: 1 (pointwise), Bins
 // (riemann), 3M (mdn); V for the decoder.
 func (m *Model) OutWidth() int { return m.nout }
+
+// TrainFLOPs is the number of floating-point operations (2 per
+// multiply-add) in the matrix products of one training step (Forward and
+// Backward) on a batch of B examples: the linear layers' forward
+// products, their weight gradients and their input gradients (all but the
+// first encoder layer's, whose input needs none), the output head, and
+// the decoder's causal attention products (QKᵀ and AV forward, four
+// backward, counting the T(T+1)/2 query-key pairs of a causal sequence).
+// It is what a step would cost at a matrix multiply's rate: bench train
+// divides it by the measured GEMM rate for the step's bound.
+func (m *Model) TrainFLOPs(B int) float64 {
+	var fwd, din, att float64
+	lin := func(rows, in, out int, needIn bool) {
+		f := float64(rows) * float64(in) * float64(out)
+		fwd += f
+		if needIn {
+			din += f
+		}
+	}
+	in := m.Cfg.In
+	if m.Cfg.Encoder == PLREncoder {
+		in = m.encIn
+	}
+	for l := range len(m.p.enc) {
+		lin(B, in, m.w, l > 0 || m.Cfg.Encoder == PLREncoder)
+		in = m.w
+	}
+	if m.Cfg.Head != Decoder {
+		lin(B, m.w, m.nout, true)
+		return 2 * (2*fwd + din)
+	}
+	N, d := B*m.t, m.d
+	lin(B, m.w, d, true) // inproj
+	for range m.Cfg.DecLayers {
+		lin(N, d, 3*d, true)
+		lin(N, d, d, true)
+		lin(N, d, m.dff, true)
+		lin(N, m.dff, d, true)
+		att += 2 * float64(B) * float64(m.t*(m.t+1)/2) * float64(d)
+	}
+	lin(N, d, m.v, true)
+	return 2 * (2*fwd + din + 3*att)
+}
