@@ -652,23 +652,11 @@ func CalibrationReport(dir string, lines []*CalibrationLine, info ReportInfo) er
 		if err := addScatter(p, axy, headColor(h), vg.Points(3), label); err != nil {
 			return err
 		}
-		if len(pxy) > 0 {
-			s, err := plotter.NewScatter(pxy)
-			if err != nil {
-				return err
-			}
-			s.GlyphStyle.Color, s.GlyphStyle.Radius, s.GlyphStyle.Shape = color.Black, vg.Points(3), draw.TriangleGlyph{}
-			p.Add(s)
-			p.Legend.Add("after (pit)", s)
+		if err := addBlack(p, pxy, draw.TriangleGlyph{}, "after (pit)"); err != nil {
+			return err
 		}
-		if len(ixy) > 0 {
-			s, err := plotter.NewScatter(ixy)
-			if err != nil {
-				return err
-			}
-			s.GlyphStyle.Color, s.GlyphStyle.Radius, s.GlyphStyle.Shape = color.Black, vg.Points(3.5), draw.CrossGlyph{}
-			p.Add(s)
-			p.Legend.Add("after (isotonic)", s)
+		if err := addBlack(p, ixy, draw.CrossGlyph{}, "after (isotonic)"); err != nil {
+			return err
 		}
 		p.Legend.Top = false // the points that fall short are on the left
 		row = append(row, p)
@@ -688,6 +676,22 @@ func CalibrationReport(dir string, lines []*CalibrationLine, info ReportInfo) er
 	}
 	return writeGrid(ctxOf(info), filepath.Join(dir, "calibration.png"), title,
 		[][]*plot.Plot{row}, vg.Length(len(row))*4.5*vg.Inch, 4.2*vg.Inch)
+}
+
+// addBlack adds xy (none: nothing) to p as black glyphs of shape with
+// legend label.
+func addBlack(p *plot.Plot, xy plotter.XYs, shape draw.GlyphDrawer, label string) error {
+	if len(xy) == 0 {
+		return nil
+	}
+	s, err := plotter.NewScatter(xy)
+	if err != nil {
+		return err
+	}
+	s.GlyphStyle.Color, s.GlyphStyle.Radius, s.GlyphStyle.Shape = color.Black, vg.Points(3.5), shape
+	p.Add(s)
+	p.Legend.Add(label, s)
+	return nil
 }
 
 // isotonicReport writes the isotonic objective's section: per head, its
