@@ -71,7 +71,9 @@ func (m *Model) Dist(x []float64) (dist.Distribution, error) {
 }
 
 // Dists returns the predictive distributions of rows x (rows x Features(),
-// row-major), encoding every input once. Errors are as Dist's, naming the
+// row-major), encoding every input once; a model calibrated by
+// CalibrateByIsotonic gives *dist.Recalibrated ones (an ensemble's: of
+// its *dist.Mixture). Errors are as Dist's, naming the
 // row; options dist.NewToken refuses give a *ConfigError ("Token.Beam",
 // ...).
 func (m *Model) Dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
