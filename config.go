@@ -160,7 +160,9 @@ type Config struct {
 	// the default) or CalibrateByPIT ("pit": the temperature whose
 	// validation PIT values are closest to uniform, which aims at the
 	// coverage of the predictive intervals; decoders need a tree
-	// tokenization). Ignored without Calibrate.
+	// tokenization), or CalibrateByIsotonic ("isotonic": the NLL
+	// temperature, then a monotone map of the CDF fitted to the validation
+	// PIT values; see CalibrateByIsotonic). Ignored without Calibrate.
 	CalibrateBy string `json:"calibrate_by,omitempty"`
 	// Ensemble, when 2 or more, trains that many members with seeds Seed,
 	// Seed+1, ... (their initialisations and mini-batches differ; they hold
@@ -322,8 +324,8 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	if err := checkCalibrateBy(c.CalibrateBy); err != nil {
 		return nil, err
 	}
-	if _, tree := tok.(vocab.Tree); c.Calibrate && c.CalibrateBy == CalibrateByPIT && c.Head == HeadDecoder && !tree {
-		return nil, configErr("CalibrateBy", "the pit objective needs a tree tokenization (normalized or unnormalized, without repeat), have %s", c.Vocab)
+	if _, tree := tok.(vocab.Tree); c.Calibrate && (c.CalibrateBy == CalibrateByPIT || c.CalibrateBy == CalibrateByIsotonic) && c.Head == HeadDecoder && !tree {
+		return nil, configErr("CalibrateBy", "the %s objective needs a tree tokenization (normalized or unnormalized, without repeat), have %s", c.CalibrateBy, c.Vocab)
 	}
 	if c.FixedRange() && !(c.TargetMin < c.TargetMax && !math.IsInf(c.TargetMax-c.TargetMin, 0)) {
 		return nil, configErr(pick(math.IsInf(c.TargetMin, 0) || math.IsNaN(c.TargetMin), "TargetMin", "TargetMax"),

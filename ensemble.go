@@ -22,7 +22,8 @@ import (
 // the best trials of Tune). The ensemble takes its configuration, training
 // information, names and input checks from the first member, and shares
 // the members' weights; it has the first member's temperature, applied to
-// every member.
+// every member, and no map of the CDF (CalibrateByIsotonic; a member's
+// was fitted for that member alone).
 func NewEnsemble(members ...*Model) (*Model, error) {
 	if len(members) == 0 {
 		return nil, configErr("Ensemble", "an ensemble needs at least one member")
@@ -43,6 +44,7 @@ func NewEnsemble(members ...*Model) (*Model, error) {
 		}
 	}
 	e := *first
+	e.recal = nil // a member's map was fitted for it alone
 	e.others = append([]*Model(nil), members[1:]...)
 	if len(members) > 1 {
 		e.info.Members = len(members)
@@ -72,14 +74,15 @@ func (m *Model) compatible(o *Model) error {
 }
 
 // Members returns an ensemble's members as single models, the first
-// member first, each with the ensemble's temperature; for a single model,
-// itself alone. They share the ensemble's weights.
+// member first, each with the ensemble's temperature but not its map of
+// the CDF (CalibrateByIsotonic: fitted for the mixture); for a single
+// model, itself alone, without its map. They share the ensemble's weights.
 func (m *Model) Members() []*Model {
 	if m == nil {
 		return nil
 	}
 	first := *m
-	first.others = nil
+	first.others, first.recal = nil, nil
 	first.info.Members = 0
 	out := []*Model{&first}
 	for _, o := range m.others {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"decoreg/data"
+	"decoreg/dist"
 	"decoreg/internal/head"
 	imodel "decoreg/internal/model"
 	"decoreg/vocab"
@@ -36,6 +37,10 @@ type Model struct {
 	xKnots      [][]float64 // the quantile transform's knots per feature (nil for the others)
 
 	temp float64 // calibration temperature; 0 means none (1)
+	// recal is the map of the CDF of CalibrateByIsotonic, applied after
+	// the temperature to every distribution dists makes (an ensemble's
+	// mixture, not its members); nil for none.
+	recal *dist.Recalibration
 
 	features []string // optional column names, for files
 	target   string
@@ -72,6 +77,12 @@ type TrainInfo struct {
 	ValPITBefore  float64 `json:"val_pit_ece_uncalibrated,omitempty"`
 	ValPITAfter   float64 `json:"val_pit_ece_calibrated,omitempty"`
 	CalibrateRows int     `json:"calibration_rows,omitempty"`
+	// With CalibrateByIsotonic: the map's segments and the identity's
+	// weight in it (its smallest slope). ValNLLAfter is then the NLL after
+	// the map, and the PIT errors are at temperature 1 and after the map
+	// (on the rows it was fitted on).
+	IsotonicSegments int     `json:"isotonic_segments,omitempty"`
+	IsotonicWeight   float64 `json:"isotonic_identity_weight,omitempty"`
 	// Members is an ensemble's number of members (0 for a single model);
 	// the other fields are the first member's, but Seconds is the whole
 	// ensemble's.
@@ -175,8 +186,9 @@ func (m *Model) Temperature() float64 {
 func (m *Model) scaled() bool { return m.temp != 0 && m.temp != 1 }
 
 // WithTemperature returns a copy of m, sharing its weights, whose
-// predictive distributions use temperature t (see Temperature); t = 1
-// gives the uncalibrated distributions. A t outside [MinTemperature,
+// predictive distributions use temperature t (see Temperature), without
+// the map of CalibrateByIsotonic (fitted at m's temperature); t = 1 gives
+// the uncalibrated distributions. A t outside [MinTemperature,
 // MaxTemperature] is a *ConfigError, and so is a pointwise model.
 func (m *Model) WithTemperature(t float64) (*Model, error) {
 	if m == nil || m.net == nil {
@@ -189,9 +201,22 @@ func (m *Model) WithTemperature(t float64) (*Model, error) {
 		return nil, configErr("Temperature", "%v is outside [%v, %v]", t, MinTemperature, MaxTemperature)
 	}
 	c := *m
-	c.temp = t
+	c.temp, c.recal = t, nil
 	return &c, nil
 }
+
+// Recalibration returns the map of the CDF that CalibrateByIsotonic
+// fitted (see dist.Recalibrated), or nil.
+func (m *Model) Recalibration() *dist.Recalibration {
+	if m == nil {
+		return nil
+	}
+	return m.recal
+}
+
+// Calibrated reports whether the model's distributions are calibrated: a
+// temperature other than 1 or a map of the CDF.
+func (m *Model) Calibrated() bool { return m != nil && (m.scaled() || m.recal != nil) }
 
 // Features is the input dimension.
 func (m *Model) Features() int {

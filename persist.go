@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"decoreg/data"
+	"decoreg/dist"
 	"decoreg/internal/modelfile"
 )
 
@@ -30,6 +31,11 @@ type fileHeader struct {
 	// Temperature is the calibration temperature of 'train --calibrate';
 	// absent (0) means none, as 1.
 	Temperature float64 `json:"temperature,omitempty"`
+	// Recalibration is the map of the CDF of 'train --calibrate-by
+	// isotonic' (dist.Recalibration's knots), applied after the
+	// temperature; absent means none. An ensemble's is the mixture's, in
+	// the first member's header only.
+	Recalibration *recalKnots `json:"recalibration,omitempty"`
 	// Members are an ensemble's members after the first, whose header this
 	// is (see NewEnsemble); their parameters follow the first member's in
 	// the file, in this order. A member's own temperature is absent: the
@@ -41,6 +47,12 @@ type fileHeader struct {
 	// numbers and for files written before it existed, which behave as
 	// before.
 	Schema *data.Schema `json:"schema,omitempty"`
+}
+
+// recalKnots are a dist.Recalibration's knots in a file: R(v[k]) = r[k].
+type recalKnots struct {
+	V []float64 `json:"v"`
+	R []float64 `json:"r"`
 }
 
 // Save writes the model to path (see package modelfile for the format):
@@ -93,6 +105,10 @@ func (m *Model) encodeHeader() ([]byte, error) {
 	if m.scaled() {
 		h.Temperature = m.temp
 	}
+	if m.recal != nil {
+		v, r := m.recal.Knots()
+		h.Recalibration = &recalKnots{V: v, R: r}
+	}
 	h.Schema = m.schema
 	for _, o := range m.others {
 		h.Members = append(h.Members, o.header())
@@ -137,13 +153,27 @@ func Load(path string) (*Model, error) {
 	heads := []*fileHeader{&h}
 	for k := range h.Members {
 		mh := &h.Members[k]
-		if mh.Format != "decoreg-model" || len(mh.Members) > 0 || mh.Temperature != 0 {
+		if mh.Format != "decoreg-model" || len(mh.Members) > 0 || mh.Temperature != 0 || mh.Recalibration != nil {
 			return nil, fmt.Errorf("%s: %w (bad header of ensemble member %d)", path, modelfile.ErrNotModel, k+2)
 		}
 		heads = append(heads, mh)
 	}
+	var recal *dist.Recalibration
+	if h.Recalibration != nil {
+		if recal, err = dist.NewRecalibration(h.Recalibration.V, h.Recalibration.R); err != nil {
+			return nil, fmt.Errorf("%s: %w (bad header: %v)", path, modelfile.ErrNotModel, err)
+		}
+		if h.Config.Head == HeadPointwise {
+			return nil, fmt.Errorf("%s: %w (bad header: a map of the CDF for a pointwise model)", path, modelfile.ErrNotModel)
+		}
+	}
 	if len(heads) == 1 {
-		return loadMember(path, &h, params)
+		m, err := loadMember(path, &h, params)
+		if err != nil {
+			return nil, err
+		}
+		m.recal = recal
+		return m, nil
 	}
 	members := make([]*Model, len(heads))
 	rest := params
@@ -163,7 +193,7 @@ func Load(path string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %v", path, modelfile.ErrNotModel, err)
 	}
-	m.info = info
+	m.info, m.recal = info, recal
 	return m, nil
 }
 

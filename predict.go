@@ -72,7 +72,9 @@ func (m *Model) Dist(x []float64) (dist.Distribution, error) {
 }
 
 // Dists returns the predictive distributions of rows x (rows x Features(),
-// row-major), encoding every input once. Errors are as Dist's, naming the
+// row-major), encoding every input once; a model calibrated by
+// CalibrateByIsotonic gives *dist.Recalibrated ones (an ensemble's: of
+// its *dist.Mixture). Errors are as Dist's, naming the
 // row; options dist.NewToken refuses give a *ConfigError ("Token.Beam",
 // ...).
 func (m *Model) Dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
@@ -83,10 +85,20 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
 	}
+	mk := m.memberDists
 	if len(m.others) > 0 {
-		return m.mixDists(x, rows, opts)
+		mk = m.mixDists
 	}
-	return m.memberDists(x, rows, opts)
+	out, err := mk(x, rows, opts)
+	if err != nil {
+		return nil, err
+	}
+	if m.recal != nil {
+		for i, d := range out {
+			out[i] = dist.NewRecalibrated(d, m.recal)
+		}
+	}
+	return out, nil
 }
 
 // memberDists is dists for a single model (an ensemble's first member
@@ -410,7 +422,8 @@ type Eval struct {
 	// masked probabilities, K tokens), -log P(bin) for Riemann; NaN for MDN
 	// and pointwise, which have no tokens. It is a probability, not a
 	// density: it ignores the cells' widths, so it is not comparable across
-	// tokenizations; it is the training loss per token.
+	// tokenizations; it is the training loss per token. NaN after a map of
+	// the CDF (CalibrateByIsotonic), which is no distribution over tokens.
 	NLLToken   float64 `json:"nll_token"`
 	MSE        float64 `json:"mse"`
 	RelMSE     float64 `json:"rel_mse"` // MSE / variance of the targets
@@ -499,7 +512,7 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 	// computed with the predictions, in chunks of rows.
 	var distNLL, distTokCE []float64
 	var p *Prediction
-	if m.h.Density && (m.scaled() || len(m.others) > 0) {
+	if m.h.Density && (m.Calibrated() || len(m.others) > 0) {
 		d := m.Features()
 		if !shapeOK(len(x), rows, d) {
 			return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, d)
@@ -513,13 +526,14 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 				return nil, shiftRow(err, lo)
 			}
 			p.Mean, p.Median, p.Mode = append(p.Mean, pc.Mean...), append(p.Median, pc.Median...), append(p.Mode, pc.Mode...)
+			bd, extra := m.recalNLL(pc.Dist, yc)
 			if len(m.others) > 0 {
-				nll, tokCE, err := m.ensembleNLLU(pc.Dist, xc, hi-lo, yc)
+				nll, tokCE, err := m.ensembleNLLU(bd, xc, hi-lo, yc)
 				if err != nil {
 					return nil, shiftRow(err, lo)
 				}
-				distNLL = append(distNLL, nll...)
-				if tokCE == nil {
+				distNLL = append(distNLL, addTo(nll, extra)...)
+				if tokCE == nil || extra != nil {
 					distTokCE = nil
 				} else if lo == 0 || distTokCE != nil {
 					distTokCE = append(distTokCE, tokCE...)
@@ -530,7 +544,7 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 			if err != nil {
 				break // reported below, for the whole set
 			}
-			distNLL = append(distNLL, m.nllU(pc.Dist, tgc, yc)...)
+			distNLL = append(distNLL, addTo(m.nllU(bd, tgc, yc), extra)...)
 		}
 	} else {
 		var err error
@@ -567,8 +581,8 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 		}
 	} else if m.h.Density {
 		var nll []float64
-		if m.scaled() {
-			// The training forward knows no temperature: the
+		if m.Calibrated() {
+			// The training forward knows no temperature or map: the
 			// distributions themselves scored the cells RowNLL scores.
 			nll = distNLL
 		} else {
@@ -593,11 +607,36 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 		}
 		e.NLLU = su / float64(rows)
 		e.NLL = e.NLLU + m.units.LogRange()
-		if m.h.Tokens {
+		if m.h.Tokens && m.recal == nil {
 			e.NLLToken = st / float64(rows)
 		}
 	}
 	return e, nil
+}
+
+// recalNLL returns the distributions of ds before m's map of the CDF and
+// what the map adds to each row's NLL at targets y: -log R'(F(y)), with F
+// the distribution before the map and y clipped to the training range as
+// the NLL scores it; extra is nil without a map.
+func (m *Model) recalNLL(ds []dist.Distribution, y []float64) (base []dist.Distribution, extra []float64) {
+	if m.recal == nil {
+		return ds, nil
+	}
+	base = make([]dist.Distribution, len(ds))
+	extra = make([]float64, len(ds))
+	for i, d := range ds {
+		base[i] = d.(*dist.Recalibrated).Base()
+		extra[i] = -m.recal.LogSlope(base[i].CDF(m.clipY(y[i])))
+	}
+	return base, extra
+}
+
+// addTo adds extra (nil: nothing) to v element-wise and returns v.
+func addTo(v, extra []float64) []float64 {
+	for i := range extra {
+		v[i] += extra[i]
+	}
+	return v
 }
 
 // Score returns the coefficient of determination R² of the mean prediction

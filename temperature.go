@@ -8,6 +8,7 @@ import (
 	"decoreg/internal/head"
 	"decoreg/internal/train"
 	"decoreg/internal/vec"
+	"decoreg/metrics"
 )
 
 // maxCalibrationRows bounds the validation rows Config.Calibrate scores
@@ -50,6 +51,8 @@ func (m *Model) calibrate(x []float64, cols int, y []float64, val []int, by stri
 // fitTemperature sets m's temperature, and the calibration fields of its
 // TrainInfo, to the one objective by fits on rows x with targets y.
 func (m *Model) fitTemperature(x []float64, rows int, y []float64, by string) error {
+	m.recal = nil
+	m.info.IsotonicSegments, m.info.IsotonicWeight = 0, 0
 	obj, err := m.tempObjective(x, rows, y)
 	if err != nil {
 		return err
@@ -115,7 +118,50 @@ func (m *Model) fitTemperature(x []float64, rows int, y []float64, by string) er
 	m.info.Temperature, m.info.CalibrateBy, m.info.CalibrateRows = best, CalibrateByNLL, rows
 	m.info.ValNLLBefore, m.info.ValNLLAfter = f1-lr, fbest-lr
 	m.info.ValPITBefore, m.info.ValPITAfter = 0, 0
+	if by == CalibrateByIsotonic {
+		return m.fitIsotonic(x, rows, y, fbest-lr)
+	}
 	return nil
+}
+
+// fitIsotonic fits CalibrateByIsotonic's map on rows x with targets y to
+// their PIT values under m's temperature (fitted by NLL: nllT is their
+// mean NLL there, in u units), and records it in m's TrainInfo: the
+// validation NLL after the map (the mean of -log R'(p_i) added), and the
+// PIT error at temperature 1 and after the map (in-sample).
+func (m *Model) fitIsotonic(x []float64, rows int, y []float64, nllT float64) error {
+	pits, err := m.pitObjective(x, rows, y)
+	if err != nil {
+		return err
+	}
+	p1, err := pits(1)
+	if err != nil {
+		return err
+	}
+	pt, err := pits(m.Temperature())
+	if err != nil {
+		return err
+	}
+	rc, err := dist.FitRecalibration(pt, IsotonicSegments, IsotonicFloor)
+	if err != nil {
+		return configErr("CalibrateBy", "%v", err)
+	}
+	after := make([]float64, rows)
+	nll := nllT
+	for i, p := range pt {
+		after[i] = rc.Map(p)
+		nll -= rc.LogSlope(p) / float64(rows)
+	}
+	m.recal = rc
+	m.info.CalibrateBy, m.info.ValNLLAfter = CalibrateByIsotonic, nll
+	m.info.ValPITBefore, m.info.ValPITAfter = metrics.PITError(p1), metrics.PITError(after)
+	m.info.IsotonicSegments, m.info.IsotonicWeight = IsotonicSegments, isotonicWeight(rows)
+	return nil
+}
+
+// isotonicWeight is the identity's weight in the map fitted on n rows.
+func isotonicWeight(n int) float64 {
+	return max(IsotonicFloor, dist.RecalibrationPrior/(float64(n)+dist.RecalibrationPrior))
 }
 
 // tempObjective returns the function calibrate minimises: the mean NLL
@@ -193,7 +239,7 @@ func (m *Model) tempObjective(x []float64, rows int, y []float64) (func(t float6
 // as tg) under m's distributions at temperature t.
 func (m *Model) nllAt(t float64, x []float64, rows int, y []float64, tg *head.Targets) (float64, error) {
 	c := *m
-	c.temp = t
+	c.temp, c.recal = t, nil
 	ds, err := c.dists(x, rows, dist.TokenOptions{})
 	if err != nil {
 		return math.NaN(), err

@@ -25,6 +25,8 @@ import (
 //     behind its other estimates; bound +Inf.
 //   - Mixture: see Mixture (exact for mixtures of Riemann, tree-tokenized
 //     Token or MDN components).
+//   - Recalibrated: see Recalibrated (exact for Riemann, tree-tokenized
+//     Token and mixtures of them; a quadrature otherwise).
 //   - Point (the pointwise head, which has no distribution): NaN, NaN.
 func CRPS(d Distribution, y float64) (score, bound float64) {
 	switch d := d.(type) {
@@ -40,6 +42,8 @@ func CRPS(d Distribution, y float64) (score, bound float64) {
 	case *Token:
 		return d.crps(y)
 	case *Mixture:
+		return d.crps(y)
+	case *Recalibrated:
 		return d.crps(y)
 	}
 	return math.NaN(), math.NaN()

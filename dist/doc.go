@@ -14,6 +14,9 @@
 //   - Riemann is the histogram head: n uniform bins on [0,1].
 //   - MDN is the mixture density network's Gaussian mixture.
 //   - Point is the pointwise head's point mass.
+//   - Mixture is an ensemble's equal mixture of distributions, and
+//     Recalibrated a distribution whose CDF F is recalibrated to R(F) by a
+//     monotone map (Recalibration, fitted to held-out PIT values).
 //
 // A token head's density is piecewise uniform: the probability of a cell's
 // sequence divided by the cell's width (DESIGN.md section 3). All

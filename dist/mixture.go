@@ -435,23 +435,12 @@ func (d *Mixture) crps(y float64) (score, bound float64) {
 	var cells []massCell
 	allCells, allMDN := true, true
 	var bnd float64
-	var w, mu, sd []float64
-	var aff Affine
-	for k, c := range d.comps {
+	for _, c := range d.comps {
 		switch c := c.(type) {
 		case *Point:
 			return math.NaN(), math.NaN()
 		case *MDN:
 			allCells = false
-			if k == 0 {
-				aff = c.aff
-			}
-			// Put every component in the first one's head units.
-			for i := range c.w {
-				w = append(w, c.w[i]/d.n())
-				mu = append(mu, (c.toY(c.mu[i])-aff.Offset)/aff.Scale)
-				sd = append(sd, c.sd[i]*c.aff.Scale/aff.Scale)
-			}
 			continue
 		case *Riemann:
 			n := float64(len(c.p))
@@ -480,8 +469,8 @@ func (d *Mixture) crps(y float64) (score, bound float64) {
 	case allCells:
 		return mixedCellsCRPS(cells, y), bnd
 	case allMDN:
-		m := &MDN{w: w, mu: mu, sd: sd, aff: aff}
-		return aff.Scale * m.crpsT((y-aff.Offset)/aff.Scale), 0
+		m, _ := d.pooledMDN()
+		return m.aff.Scale * m.crpsT((y-m.aff.Offset)/m.aff.Scale), 0
 	}
 	// The pooled seeded draws.
 	var est []float64
@@ -497,6 +486,29 @@ func (d *Mixture) crps(y float64) (score, bound float64) {
 		pair += (2*float64(i) - n + 1) * x
 	}
 	return abs/n - pair/(n*n), math.Inf(1)
+}
+
+// pooledMDN returns a mixture of MDN components as one Gaussian mixture
+// in the first component's head units (weights, means and sds only: for
+// its CRPS and modes), or ok false when a component is not an MDN.
+func (d *Mixture) pooledMDN() (m *MDN, ok bool) {
+	m = &MDN{}
+	for k, c := range d.comps {
+		c, ok := c.(*MDN)
+		if !ok {
+			return nil, false
+		}
+		if k == 0 {
+			m.aff = c.aff
+		}
+		for i := range c.w {
+			m.w = append(m.w, c.w[i]/d.n())
+			m.logw = append(m.logw, c.logw[i]-math.Log(d.n()))
+			m.mu = append(m.mu, (c.toY(c.mu[i])-m.aff.Offset)/m.aff.Scale)
+			m.sd = append(m.sd, c.sd[i]*c.aff.Scale/m.aff.Scale)
+		}
+	}
+	return m, true
 }
 
 // yCells returns the token distribution's cells of the mean's expansion

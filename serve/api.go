@@ -199,6 +199,7 @@ type modelSpec struct {
 	features []string // the network's inputs (encoded, with a schema)
 	head     decoreg.Head
 	schema   *data.Schema // nil: rows are keyed by features, numbers only
+	recal    bool         // a map of the CDF: samples by inverse CDF
 }
 
 // parseRequest decodes and validates a predict request's body for model
@@ -554,6 +555,9 @@ func (q *query) samplesFrom(s *SampleSpec, ms modelSpec, lim Limits) error {
 	}
 	if ms.head != decoreg.HeadDecoder && (s.Temperature != nil || s.TopK != 0 || s.TopP != nil) {
 		return badf("samples.temperature, top_k and top_p are for decoder heads; this is a %s model", ms.head)
+	}
+	if ms.recal && (s.Temperature != nil || s.TopK != 0 || s.TopP != nil) {
+		return badf("samples.temperature, top_k and top_p reshape the decoder's ancestral sampling; this model is recalibrated (calibrate_by isotonic) and samples by inverse CDF")
 	}
 	q.sample, q.n, q.seed = o, s.N, s.Seed
 	return nil

@@ -37,8 +37,9 @@ type ModelInfo struct {
 	Loaded              string     `json:"loaded"`      // when the server loaded it (RFC 3339)
 	YRange              [2]float64 `json:"y_range"`     // the training targets' range
 	Temperature         float64    `json:"temperature"` // calibration temperature (1: none)
-	// CalibrateBy is the objective that chose Temperature ("nll" or
-	// "pit"); absent for files written before the pit objective.
+	// CalibrateBy is the calibration's objective ("nll", "pit" or
+	// "isotonic": the temperature and a map of the CDF); absent for
+	// uncalibrated models and files written before the pit objective.
 	CalibrateBy string `json:"calibrate_by,omitempty"`
 }
 
@@ -166,7 +167,7 @@ func (r *registry) load(name, path string) (*entry, error) {
 		File: path, Loaded: time.Now().UTC().Format(time.RFC3339),
 		Temperature: m.Temperature(), Members: m.EnsembleSize(),
 	}
-	if m.Temperature() != 1 {
+	if m.Calibrated() {
 		info.CalibrateBy = m.Info().CalibrateBy
 	}
 	toks := map[string]bool{}
@@ -185,7 +186,7 @@ func (r *registry) load(name, path string) (*entry, error) {
 	if cfg.Head == decoreg.HeadDecoder {
 		info.Tokenization = cfg.Vocab
 	}
-	spec := modelSpec{features: feats, head: cfg.Head}
+	spec := modelSpec{features: feats, head: cfg.Head, recal: m.Recalibration() != nil}
 	if sc := m.Schema(); sc != nil {
 		spec.schema = sc
 		info.EncodedFeatures = feats

@@ -50,15 +50,17 @@ object on standard output:
 nll, nll_u, crps, crps_bound, coverage, interval_width and pit_ece are null
 for the pointwise head, which has no distribution beyond its point.
 
-For a model whose 'train --calibrate' chose a temperature other than 1 the
-scores are those at its temperature, and more fields report it and the
+For a model whose 'train --calibrate' chose a temperature other than 1 or
+a map of the CDF (--calibrate-by isotonic) the scores are those of the
+calibrated distributions, and more fields report the calibration and the
 scores without it:
 
 	temperature   the temperature of 'train --calibrate'
-	calibrate_by  its objective, nll or pit (--calibrate-by; absent for
-	              models written before the pit objective, which used nll)
+	calibrate_by  its objective, nll, pit or isotonic (--calibrate-by;
+	              absent for models written before the pit objective, which
+	              used nll)
 	uncalibrated  {nll, nll_u, crps, crps_bound, coverage, interval_width,
-	              pit_ece} at temperature 1
+	              pit_ece} at temperature 1 without a map
 
 --plot FILE.png draws the calibration: the histogram of the PIT values
 (flat when calibrated) and the coverage of central intervals of every mass
@@ -188,7 +190,7 @@ func runEval(cmd *Command, args []string) error {
 		return failf(name, "%v", err)
 	}
 	extra := ""
-	if t := m.Temperature(); t != 1 {
+	if t := m.Temperature(); m.Calibrated() {
 		// Calibrated by train --calibrate: the same scores without it.
 		u, err := m.WithTemperature(1)
 		if err != nil {

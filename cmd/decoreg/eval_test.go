@@ -354,6 +354,32 @@ func TestTrainCalibrate(t *testing.T) {
 	if s.Temperature != 1 && (e["temperature"] != s.Temperature || e["calibrate_by"] != "pit") {
 		t.Errorf("eval of a pit-calibrated model: %s", out)
 	}
+	// --calibrate-by isotonic: a map besides the temperature; eval reports
+	// the scores without both, and sample refuses the decoder's sampling
+	// options.
+	iso := filepath.Join(dir, "iso.model")
+	out, _ = mustCLI(t, append([]string{"train", "--data", data, "--out", iso, "--calibrate", "--calibrate-by", "isotonic"}, tinyArgs("decoder")...)...)
+	s = trainSummary{}
+	if err := json.Unmarshal([]byte(out), &s); err != nil || s.CalibrateBy != "isotonic" || s.IsotonicSegments != 10 || !(s.IsotonicWeight >= 0.05) ||
+		s.ValPITBefore == 0 || s.ValNLLAfter == 0 {
+		t.Fatalf("summary %s (%v)", out, err)
+	}
+	out, _ = mustCLI(t, "eval", "--model", iso, "--data", "testdata/cli/small.csv")
+	e = nil
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if u, ok := e["uncalibrated"].(map[string]any); !ok || e["calibrate_by"] != "isotonic" || u["nll"] == e["nll"] || e["nll_token"] != nil {
+		t.Errorf("eval of an isotonic model: %s", out)
+	}
+	mustCLI(t, "sample", "--model", iso, "--data", "testdata/cli/small.csv", "--n", "3", "--out", filepath.Join(dir, "s.csv"))
+	for _, f := range []string{"--temperature", "--top-k", "--top-p"} {
+		v := map[string]string{"--temperature": "0.5", "--top-k": "2", "--top-p": "0.9"}[f]
+		code, _, errs := cli(t, "sample", "--model", iso, "--data", "testdata/cli/small.csv", "--n", "3", f, v)
+		if code != 2 || !strings.Contains(errs, f+" reshapes") {
+			t.Errorf("sample %s on an isotonic model: exit %d %q", f, code, errs)
+		}
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -361,6 +387,9 @@ func TestTrainCalibrate(t *testing.T) {
 		{append([]string{"--calibrate"}, tinyArgs("pointwise")...), "--calibrate: the pointwise head has no distribution"},
 		{append([]string{"--calibrate", "--val-frac", "0"}, tinyArgs("riemann")...), "--calibrate fits on the validation rows"},
 		{append([]string{"--calibrate-by", "pit"}, tinyArgs("riemann")...), "--calibrate-by is for --calibrate"},
+		{append([]string{"--calibrate-by", "isotonic"}, tinyArgs("mdn")...), "--calibrate-by is for --calibrate"},
+		{append([]string{"--calibrate", "--calibrate-by", "isotonic"}, tinyArgs("pointwise")...), "--calibrate: the pointwise head has no distribution"},
+		{append(tinyArgs("decoder"), "--calibrate", "--calibrate-by", "isotonic", "--vocab", "hamming:length=4"), "--calibrate-by: the isotonic objective needs a tree tokenization"},
 		{append([]string{"--calibrate", "--calibrate-by", "ece"}, tinyArgs("mdn")...), `--calibrate-by: unknown calibration objective "ece"`},
 		{append(tinyArgs("decoder"), "--calibrate", "--calibrate-by", "pit", "--vocab", "hamming:length=4"), "--calibrate-by: the pit objective needs a tree tokenization"},
 	} {

@@ -122,11 +122,13 @@ func runSample(cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if m.Config().Head != decoreg.HeadDecoder {
-		for _, f := range []string{"temperature", "top-k", "top-p"} {
-			if isSet(fs, f) {
-				return inputf(name, "--%s is for decoder heads; %s is a %s model", f, modelPath, m.Config().Head)
-			}
+	for _, f := range []string{"temperature", "top-k", "top-p"} {
+		switch {
+		case !isSet(fs, f):
+		case m.Config().Head != decoreg.HeadDecoder:
+			return inputf(name, "--%s is for decoder heads; %s is a %s model", f, modelPath, m.Config().Head)
+		case m.Recalibration() != nil:
+			return inputf(name, "--%s reshapes the decoder's ancestral sampling, but %s is recalibrated (train --calibrate-by isotonic) and samples by inverse CDF", f, modelPath)
 		}
 	}
 	if dataPath, err = dataFile(name, dataPath); err != nil {
