@@ -36,7 +36,8 @@ type PrepareRequest struct {
 }
 
 // Prepare computes and caches what reqs ask of every tree Token among
-// them (and of the tree Token components of Mixtures): the mean's tree
+// them (and of the tree Tokens inside Mixtures and Recalibrated
+// distributions, at the levels those ask of them): the mean's tree
 // expansion (see MeanBound), quantiles and the mode's beam search, so
 // that Mean, MeanBound, Quantile and Quantiles at those levels (Median at
 // 0.5) and Mode then cost nothing. The answers are the same, bit for bit,
@@ -79,6 +80,19 @@ func Prepare(reqs []PrepareRequest) {
 			for _, c := range d.comps {
 				add(c, q)
 			}
+		case *Recalibrated:
+			// What its summaries ask of the base: quantiles at R^-1 of
+			// the levels, and at R's knots for the mean and the mode.
+			b := PrepareRequest{Mean: q.Mean, Mode: q.Mode}
+			for _, l := range q.Levels {
+				if l >= 0 && l <= 1 {
+					b.Levels = append(b.Levels, d.rc.Inverse(l))
+				}
+			}
+			if q.Mean || q.Mode {
+				b.Levels = append(b.Levels, d.rc.v[1:len(d.rc.v)-1]...)
+			}
+			add(d.base, b)
 		}
 	}
 	for _, q := range reqs {

@@ -117,6 +117,13 @@ func TestPrepareSameAnswers(t *testing.T) {
 				NewToken(&jointFake{fakeDec: newFake(t, tok.Size(), 8, 2), key: key1}, tok, testAff, opts)})
 			mixRef := NewMixture([]Distribution{NewToken(newFake(t, tok.Size(), 7, 2), tok, testAff, opts), NewToken(newFake(t, tok.Size(), 8, 2), tok, testAff, opts)})
 			ds, ref = append(ds, mix), append(ref, mixRef)
+			// A recalibrated row is prepared through its base.
+			rc, err := NewRecalibration([]float64{0, 0.3, 0.7, 1}, []float64{0, 0.2, 0.85, 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds = append(ds, NewRecalibrated(NewToken(&jointFake{fakeDec: newFake(t, tok.Size(), 9, 2), key: key1}, tok, testAff, opts), rc))
+			ref = append(ref, NewRecalibrated(NewToken(newFake(t, tok.Size(), 9, 2), tok, testAff, opts), rc))
 
 			var reqs []PrepareRequest
 			for _, d := range ds {
@@ -151,8 +158,8 @@ func TestPrepareSameAnswers(t *testing.T) {
 				}
 			}
 			// Rows of key1 shared one joint Stepper, key2's another.
-			if fakes[0].joints != 1 || fakes[2].joints != 1 || fakes[0].jointN[0] != 8 || fakes[2].jointN[0] != 3 {
-				t.Errorf("%s opts %d: joint starts %v %v, want one of 8 rows (6 and the mixture's 2) and one of 3", spec, oi, fakes[0].jointN, fakes[2].jointN)
+			if fakes[0].joints != 1 || fakes[2].joints != 1 || fakes[0].jointN[0] != 9 || fakes[2].jointN[0] != 3 {
+				t.Errorf("%s opts %d: joint starts %v %v, want one of 9 rows (6, the mixture's 2 and the recalibrated one) and one of 3", spec, oi, fakes[0].jointN, fakes[2].jointN)
 			}
 		}
 	}
