@@ -86,3 +86,80 @@ func TestEachRow(t *testing.T) {
 		}
 	})
 }
+
+// TestPreparedEqualsAlone: PredictFlat's answers (rows prepared in groups
+// by dist.Prepare, decoder steps shared) are those of each row's
+// distribution computed alone, method by method, bit for bit, for every
+// head; and Prepare called on shared distributions from several
+// goroutines while others call their methods gives the same answers.
+func TestPreparedEqualsAlone(t *testing.T) {
+	xs := make([]float64, 21)
+	for i := range xs {
+		xs[i] = -2 + 4*float64(i)/float64(len(xs)-1)
+	}
+	levels := []float64{0.05, 0.5, 0.9}
+	for _, hc := range headCases {
+		t.Run(hc.name, func(t *testing.T) {
+			m := fit(t, hc.cfg, true)
+			p, err := m.PredictFlat(xs, len(xs), PredictOptions{Outputs: OutMean | OutMedian | OutMode | OutQuantiles, Levels: levels})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check := func(what string, i int, got, want float64) {
+				t.Helper()
+				if math.Float64bits(got) != math.Float64bits(want) {
+					t.Errorf("%s of row %d: %v, alone %v", what, i, got, want)
+				}
+			}
+			alone, err := m.Dists(xs, len(xs), dist.TokenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, d := range alone {
+				check("mean", i, p.Mean[i], d.Mean())
+				check("median", i, p.Median[i], d.Median())
+				check("mode", i, p.Mode[i], d.Mode())
+				for j, q := range dist.Quantiles(d, levels) {
+					check("quantile", i, p.Quantiles[j][i], q)
+				}
+			}
+			// Concurrently: four goroutines prepare overlapping groups of
+			// shared distributions while four others ask them directly.
+			shared, err := m.Dists(xs, len(xs), dist.TokenOptions{Threads: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			for w := range 8 {
+				go func() {
+					defer func() { done <- struct{}{} }()
+					for i := range shared {
+						k := (i + 5*w) % len(shared)
+						if w%2 == 0 {
+							hi := min(k+6, len(shared))
+							var reqs []dist.PrepareRequest
+							for _, d := range shared[k:hi] {
+								reqs = append(reqs, dist.PrepareRequest{Dist: d, Mean: true, Levels: levels, Mode: true})
+							}
+							dist.Prepare(reqs)
+						} else {
+							shared[k].Mean()
+							dist.Quantiles(shared[k], levels)
+							shared[k].Mode()
+						}
+					}
+				}()
+			}
+			for range 8 {
+				<-done
+			}
+			for i, d := range shared {
+				check("shared mean", i, d.Mean(), p.Mean[i])
+				check("shared mode", i, d.Mode(), p.Mode[i])
+				for j, q := range dist.Quantiles(d, levels) {
+					check("shared quantile", i, q, p.Quantiles[j][i])
+				}
+			}
+		})
+	}
+}
