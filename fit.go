@@ -131,6 +131,9 @@ func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cf
 	if err != nil && ctx.Err() == nil {
 		return nil, err
 	}
+	// Trained (the best epoch's weights restored): from here the model
+	// only predicts, so its layers' weights are packed once.
+	m.net.Freeze()
 	m.info = TrainInfo{
 		Rows: rows, ValRows: res.ValRows, Features: cols, Params: m.net.NumParams(),
 		Epochs: res.Epochs, BestEpoch: res.BestEpoch, BestValLoss: res.BestValLoss, Stopped: res.Stopped,

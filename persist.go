@@ -72,11 +72,11 @@ func (m *Model) Save(path string) error {
 // own, an ensemble's members' one after another.
 func (m *Model) params() []float32 {
 	if len(m.others) == 0 {
-		return m.net.Params()
+		return m.net.ParamsView()
 	}
 	var out []float32
 	for _, mk := range m.Members() {
-		out = append(out, mk.net.Params()...)
+		out = append(out, mk.net.ParamsView()...)
 	}
 	return out
 }
@@ -224,5 +224,6 @@ func loadMember(path string, h *fileHeader, params []float32) (*Model, error) {
 		return nil, fmt.Errorf("%s: %w: the architecture has %d parameters, the file %d", path, modelfile.ErrNotModel, m.net.NumParams(), len(params))
 	}
 	copy(m.net.Params(), params)
+	m.net.Freeze() // a loaded model only predicts: its layers' weights packed once
 	return m, nil
 }

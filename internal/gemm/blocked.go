@@ -49,14 +49,20 @@ const (
 // after all threads have packed the whole of A together into a buffer
 // they share (see plan).
 func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if float64(m)*float64(n)*float64(k) < parallelMin || par.Contended() {
-		threads = 1
-	}
-	g := gemmCall{
+	run(gemmCall{
 		kern: kern, transA: transA, transB: transB, m: m, n: n, k: k,
 		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc,
 		directA: n <= 4*kern.nr || transA && n <= 8*kern.nr,
 		directB: !transB && (n*k <= directBMax || m <= directBRows*kern.mr && ldb%64 != 0),
+	}, threads)
+}
+
+// run carries out the multiply g (blocked's, or SgemmPacked's with B
+// packed beforehand) on up to threads goroutines.
+func run(g gemmCall, threads int) {
+	kern, m, n, k := g.kern, g.m, g.n, g.k
+	if float64(m)*float64(n)*float64(k) < parallelMin || par.Contended() {
+		threads = 1
 	}
 	mt, nt := ceilDiv(m, kern.mr), ceilDiv(n, kern.nr)
 	rows, items := g.plan(threads, mt, nt)
@@ -108,7 +114,7 @@ func (g *gemmCall) plan(threads, mt, nt int) (rows bool, items int) {
 	if !g.directA {
 		packA = float64(mt*kern.mr) * float64(g.k)
 	}
-	if !g.directB {
+	if !g.directB && g.prepB == nil {
 		packB = float64(nt*kern.nr) * float64(g.k)
 	}
 	rowCost := packA + packB*float64(rowItems)
@@ -175,6 +181,7 @@ type gemmCall struct {
 	c                []float32
 	ldc              int
 	directA, directB bool
+	prepB            [][]float32 // B packed beforehand (PackB): depth block d's panels
 }
 
 // depth is one block of the sum over k: rows pc to pc+kcb of op(B),
@@ -395,7 +402,10 @@ func (g *gemmCall) work(r0, r1, c0, c1 int, shared [][]float32) {
 		aTiles = 1 // only a partial tile, or nothing, is packed here
 	}
 	bPanels := bGroup
-	if g.directB {
+	switch {
+	case g.prepB != nil:
+		bPanels = 0
+	case g.directB:
 		bPanels = 1 // only a partial panel is packed
 	}
 	scratch := getBuf(aTiles*kc*mr + bPanels*kc*nr + mr*nr)
@@ -421,9 +431,11 @@ func (g *gemmCall) work(r0, r1, c0, c1 int, shared [][]float32) {
 			}
 			for j0 := c0; j0 < c1; j0 += bGroup {
 				j1 := min(j0+bGroup, c1)
-				if !g.directB {
+				switch {
+				case g.prepB != nil:
+				case !g.directB:
 					g.packB(bpack, d, j0, j1)
-				} else if j1*nr > g.n {
+				case j1*nr > g.n:
 					g.packB(bpack, d, j1-1, j1)
 				}
 				for jr := j0; jr < j1; jr++ {
@@ -432,6 +444,8 @@ func (g *gemmCall) work(r0, r1, c0, c1 int, shared [][]float32) {
 					var bp []float32
 					rsb := nr
 					switch {
+					case g.prepB != nil:
+						bp = g.prepB[di][jr*d.kcb*nr:]
 					case !g.directB:
 						bp = bpack[(jr-j0)*d.kcb*nr:]
 					case cols < nr:

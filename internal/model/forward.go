@@ -58,6 +58,7 @@ func (m *Model) check(b *Batch) {
 // over the T positions (masked when Cfg.MaskLoss), the Riemann and MDN
 // negative log-likelihoods, or the pointwise squared error.
 func (m *Model) Forward(b *Batch) float64 {
+	m.thaw()
 	m.check(b)
 	m.ensure(b.B)
 	m.forward(b, 0, b.B, m.Cfg.MaskLoss)
@@ -84,6 +85,7 @@ func (m *Model) Forward(b *Batch) float64 {
 // chunks no larger than the training batch (at least 256 rows) and leaves
 // no state for Backward.
 func (m *Model) RowLosses(b *Batch, masked bool, out []float64) {
+	m.thaw()
 	m.check(b)
 	if len(out) < b.B {
 		panic("model: RowLosses out shorter than B")
@@ -221,17 +223,18 @@ func (m *Model) blockForward(l int, x []float32, B int) {
 	d, T, N := m.d, m.t, B*m.t
 	nn.LinearForward(m.threads, a.qkv, x, p.qkv.w, p.qkv.b, N, d, 3*d)
 	nn.AttentionForward(m.threads, a.atty, m.a.preatt, a.att, a.qkv, B, T, d, m.nh)
-	linearResidual(m.threads, a.res1, x, a.atty, p.proj.w, p.proj.b, N, d, d)
+	linearResidual(m.threads, a.res1, x, a.atty, &p.proj, N, d, d)
 	nn.LayerNormForward(m.threads, a.ln1, a.mean1, a.rstd1, a.res1, p.ln1w, p.ln1b, N, d, LNEps)
 	nn.LinearForward(m.threads, a.fch, a.ln1, p.fc.w, p.fc.b, N, d, m.dff)
 	reluInPlace(m.threads, a.fch[:N*m.dff])
-	linearResidual(m.threads, a.res2, a.ln1, a.fch, p.fc2.w, p.fc2.b, N, m.dff, d)
+	linearResidual(m.threads, a.res2, a.ln1, a.fch, &p.fc2, N, m.dff, d)
 	nn.LayerNormForward(m.threads, a.ln2, a.mean2, a.rstd2, a.res2, p.ln2w, p.ln2b, N, d, LNEps)
 }
 
 // Backward accumulates into Grads the gradient of the mean loss of the
 // last Forward. It panics if no Forward preceded it.
 func (m *Model) Backward() {
+	m.thaw()
 	a, p, g := &m.a, &m.p, &m.g
 	if !a.ready {
 		panic("model: Backward without a preceding Forward")
@@ -382,13 +385,18 @@ func reluMask(threads int, dout, out []float32) { nn.ReLUMask(threads, dout, out
 // the residual added in the same pass that writes the bias.
 //
 //	out, res (N, OC), in (N, C), w (OC, C), b (OC).
-func linearResidual(threads int, out, res, in, w, b []float32, N, C, OC int) {
+func linearResidual(threads int, out, res, in []float32, l *linear, N, C, OC int) {
+	w, b := l.w, l.b
 	out, res, b = out[:N*OC], res[:N*OC], b[:OC]
 	for i := 0; i < N; i++ {
 		o, r := out[i*OC:(i+1)*OC], res[i*OC:(i+1)*OC]
 		for j, bj := range b {
 			o[j] = r[j] + bj
 		}
+	}
+	if l.pw != nil {
+		gemm.SgemmPacked(threads, false, N, 1, in, C, l.pw, 1, out, OC)
+		return
 	}
 	gemm.Sgemm(threads, false, true, N, OC, C, 1, in, C, w, C, 1, out, OC)
 }

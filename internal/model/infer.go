@@ -50,7 +50,7 @@ func (m *Model) Encode(x []float32, B int, phi []float32) {
 			if l < L-1 {
 				out = h[l%2][:n*W]
 			}
-			nn.LinearForward(m.threads, out, in, m.p.enc[l].w, m.p.enc[l].b, n, C, W)
+			m.p.enc[l].infer(m.threads, out, in, n, C, W)
 			reluInPlace(m.threads, out)
 			in, C = out, W
 		}
@@ -73,7 +73,7 @@ func (m *Model) HeadOutputs(phi []float32, B int, out []float32) {
 	if len(out) < B*no {
 		panic("model: HeadOutputs out shorter than (B, OutWidth)")
 	}
-	nn.LinearForward(m.threads, out, phi, m.p.out.w, m.p.out.b, B, m.w, no)
+	m.p.out.infer(m.threads, out, phi, B, m.w, no)
 	switch m.Cfg.Head {
 	case Pointwise:
 		if m.Cfg.Sigmoid {
@@ -108,7 +108,7 @@ func (m *Model) HeadLogits(phi []float32, B int, out []float32) {
 	if len(phi) < B*m.w || len(out) < B*m.nout {
 		panic("model: HeadLogits phi or out too short")
 	}
-	nn.LinearForward(m.threads, out, phi, m.p.out.w, m.p.out.b, B, m.w, m.nout)
+	m.p.out.infer(m.threads, out, phi, B, m.w, m.nout)
 }
 
 // softmaxInPlace replaces s by softmax(s), with float64 sums.

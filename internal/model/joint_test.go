@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"testing"
 
 	"decoreg/dist"
@@ -119,5 +120,98 @@ func TestTrainFLOPs(t *testing.T) {
 	w := 2 * (2*float64(B)*(3*32+32*32+32*32+32*7) + float64(B)*(32*32+32*32+32*7))
 	if got := r.TrainFLOPs(B); got != w {
 		t.Errorf("riemann: TrainFLOPs = %v, want %v", got, w)
+	}
+}
+
+// TestFreeze: a frozen model's inference (Encode, HeadOutputs,
+// HeadLogits, decoder Steppers, joint ones too) gives the same bits as
+// the unfrozen model's, for every tiny configuration and the default
+// decoder's widths (packed panels, partial tiles); anything that can
+// change the parameters thaws it, and a later Freeze packs the new ones.
+func TestFreeze(t *testing.T) {
+	cfgs := tinyConfigs()
+	tok, err := vocab.NewNormalized(8, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgs["default"] = Config{In: 3, EncLayers: 2, EncWidth: 256, Head: Decoder, Vocab: tok, DecLayers: 1, DecWidth: 32, DecHeads: 1, MaskLoss: true}
+	cfgs["riemann512"] = Config{In: 8, EncLayers: 3, EncWidth: 512, Head: Riemann, Bins: 256}
+	for name, cfg := range cfgs {
+		t.Run(name, func(t *testing.T) {
+			m, err := New(cfg, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rng.New(6)
+			const B = 11
+			b := randBatch(m, B, r)
+			infer := func() []float32 {
+				var out []float32
+				phi := make([]float32, B*m.w)
+				m.Encode(b.X, B, phi)
+				out = append(out, phi...)
+				if cfg.Head != Decoder {
+					o := make([]float32, B*m.nout)
+					m.HeadOutputs(phi, B, o)
+					out = append(out, o...)
+					if cfg.Head == Riemann {
+						m.HeadLogits(phi, B, o)
+						out = append(out, o...)
+					}
+					return out
+				}
+				var decs []dist.Decoder
+				for i := range B {
+					decs = append(decs, m.DecoderThreads(phi[i*m.w:(i+1)*m.w], 1))
+				}
+				st := decs[0].(*decoder).StartJoint(decs)
+				logits := make([]float32, 3*B*m.v)
+				st.Step(nil, logits[:B*m.v])
+				out = append(out, logits[:B*m.v]...)
+				idx := make([]int, 3*B)
+				toks := make([]int, 3*B)
+				for i := range idx {
+					idx[i], toks[i] = i%B, i%m.v
+				}
+				st.Keep(idx)
+				st.Step(toks, logits)
+				out = append(out, logits...)
+				st.(interface{ Release() }).Release()
+				return out
+			}
+			want := infer()
+			m.Freeze()
+			if !m.Frozen() {
+				t.Fatal("Freeze did not freeze")
+			}
+			got := infer()
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("output %d: frozen %v, unfrozen %v", i, got[i], want[i])
+				}
+			}
+			// A change through Params thaws; the next Freeze sees it.
+			for i, p := range m.Params() {
+				m.params[i] = p * 1.01
+			}
+			if m.Frozen() {
+				t.Fatal("Params did not thaw")
+			}
+			want2 := infer()
+			m.Freeze()
+			got2 := infer()
+			for i := range want2 {
+				if math.Float32bits(got2[i]) != math.Float32bits(want2[i]) {
+					t.Fatalf("after a change, output %d: frozen %v, unfrozen %v", i, got2[i], want2[i])
+				}
+			}
+			for _, thaw := range []func(){func() { m.Grads() }, func() { m.Tensors() }, m.ZeroGrad, func() { m.Forward(b) }} {
+				m.Freeze()
+				thaw()
+				if m.Frozen() {
+					t.Fatal("a mutating accessor did not thaw")
+				}
+			}
+		})
 	}
 }

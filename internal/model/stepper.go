@@ -34,7 +34,7 @@ func (m *Model) DecoderThreads(phiRow []float32, threads int) dist.Decoder {
 		threads = m.threads
 	}
 	p := make([]float32, m.d)
-	nn.LinearForward(threads, p, phiRow, m.p.inproj.w, m.p.inproj.b, 1, m.w, m.d)
+	m.p.inproj.infer(threads, p, phiRow, 1, m.w, m.d)
 	return &decoder{m: m, p: p, threads: threads}
 }
 
@@ -182,7 +182,7 @@ func (s *stepper) Step(tokens []int, logits []float32) {
 	for l := range s.caches {
 		s.block(l, rows)
 	}
-	nn.LinearForward(s.threads, logits, x, m.p.out.w, m.p.out.b, rows, d, V)
+	m.p.out.infer(s.threads, logits, x, rows, d, V)
 	broadcast(logits[:n*V], rows, V)
 	s.pos++
 }
@@ -205,15 +205,15 @@ func (s *stepper) block(l, rows int) {
 	m, p := s.m, &s.m.p.blocks[l]
 	d, F := m.d, m.dff
 	x := s.x[:rows*d]
-	nn.LinearForward(s.threads, s.qkv, x, p.qkv.w, p.qkv.b, rows, d, 3*d)
+	p.qkv.infer(s.threads, s.qkv, x, rows, d, 3*d)
 	broadcast(s.qkv[:s.n*3*d], rows, 3*d)
 	s.caches[l].Step(s.threads, s.atty, s.qkv)
 	res := s.res[:rows*d]
-	linearResidual(s.threads, res, x, s.atty, p.proj.w, p.proj.b, rows, d, d)
+	linearResidual(s.threads, res, x, s.atty, &p.proj, rows, d, d)
 	nn.LayerNormForward(s.threads, s.ln1, s.mean, s.rstd, res, p.ln1w, p.ln1b, rows, d, LNEps)
-	nn.LinearForward(s.threads, s.fch, s.ln1, p.fc.w, p.fc.b, rows, d, F)
+	p.fc.infer(s.threads, s.fch, s.ln1, rows, d, F)
 	reluInPlace(s.threads, s.fch[:rows*F])
-	linearResidual(s.threads, res, s.ln1, s.fch, p.fc2.w, p.fc2.b, rows, F, d)
+	linearResidual(s.threads, res, s.ln1, s.fch, &p.fc2, rows, F, d)
 	nn.LayerNormForward(s.threads, x, s.mean, s.rstd, res, p.ln2w, p.ln2b, rows, d, LNEps)
 }
 

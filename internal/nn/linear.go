@@ -25,6 +25,29 @@ func LinearForward(threads int, out, in, w, b []float32, N, C, OC int) {
 	gemm.Sgemm(threads, false, true, N, OC, C, 1, in, max(C, 1), w, max(C, 1), beta, out, max(OC, 1))
 }
 
+// LinearForwardPacked is LinearForward with w packed beforehand
+// (gemm.PackB(true, OC, C, w, C)): the same results, bit for bit,
+// without packing w at every call. It panics if w's dimensions are not
+// (OC, C).
+func LinearForwardPacked(threads int, out, in []float32, w *gemm.PackedB, b []float32, N, C, OC int) {
+	needDims("LinearForwardPacked", N, C, OC)
+	if n, k := w.Dims(); n != OC || k != C {
+		panic("nn: LinearForwardPacked with weights packed for other dimensions")
+	}
+	need(out, N*OC, "LinearForwardPacked out")
+	need(in, N*C, "LinearForwardPacked in")
+	needOpt(b, OC, "LinearForwardPacked b")
+	beta := float32(0)
+	if b != nil {
+		bias := b[:OC]
+		for i := 0; i < N; i++ {
+			copy(out[i*OC:(i+1)*OC], bias)
+		}
+		beta = 1
+	}
+	gemm.SgemmPacked(threads, false, N, 1, in, max(C, 1), w, beta, out, max(OC, 1))
+}
+
 // LinearBackward computes the gradients of LinearForward for dout (N, OC):
 //
 //	din (N, C)  = dout · w                  (+= when addIn)
