@@ -163,3 +163,17 @@ func TestPreparedEqualsAlone(t *testing.T) {
 		})
 	}
 }
+
+// TestPredictNoRows: zero rows give an empty prediction, not a panic.
+func TestPredictNoRows(t *testing.T) {
+	for _, hc := range headCases {
+		m := fit(t, hc.cfg, false)
+		p, err := m.PredictFlat(nil, 0, PredictOptions{Outputs: OutMean | OutMedian | OutMode | OutQuantiles})
+		if err != nil || len(p.Mean) != 0 {
+			t.Errorf("%s: PredictFlat of no rows: %v, %v", hc.name, p, err)
+		}
+		if _, err := m.Predict([][]float64{}, PredictOptions{}); err != nil {
+			t.Errorf("%s: Predict of no rows: %v", hc.name, err)
+		}
+	}
+}

@@ -335,7 +335,7 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 	if p.Median != nil {
 		prep = append(slices.Clone(prep), 0.5)
 	}
-	group := min(prepareGroup, (rows+workers-1)/workers)
+	group := max(1, min(prepareGroup, (rows+workers-1)/workers))
 	groups := (rows + group - 1) / group
 	eachRow(workers, groups, func(g int) {
 		lo, hi := g*group, min((g+1)*group, rows)

@@ -65,10 +65,18 @@ func Prepare(reqs []PrepareRequest) {
 				return
 			}
 			r := &jointRow{d: d, expand: q.Mean && !d.hasLeaves(), mode: q.Mode && !d.hasMode()}
+			// Only as many levels as the cache keeps: the rest would be
+			// walked again when asked for.
+			room := d.quantileRoom()
+			seen := make(map[float64]bool, len(q.Levels))
 			for _, l := range q.Levels {
-				if !(l >= 0 && l <= 1) || slices.Contains(r.qs, l) {
+				if len(r.qs) >= room {
+					break
+				}
+				if !(l >= 0 && l <= 1) || seen[l] {
 					continue
 				}
+				seen[l] = true
 				if _, ok := d.cachedQuantile(l); !ok {
 					r.qs = append(r.qs, l)
 				}
@@ -77,8 +85,12 @@ func Prepare(reqs []PrepareRequest) {
 				rows = append(rows, r)
 			}
 		case *Mixture:
-			for _, c := range d.comps {
-				add(c, q)
+			// Its quantiles are found on the components' cells: their
+			// expansions are wanted too.
+			c := q
+			c.Mean = q.Mean || len(q.Levels) > 0
+			for _, comp := range d.comps {
+				add(comp, c)
 			}
 		case *Recalibrated:
 			// What its summaries ask of the base: quantiles at R^-1 of
@@ -135,8 +147,10 @@ func Prepare(reqs []PrepareRequest) {
 			}
 			continue
 		}
-		runJoint(group, st)
-		releaseStepper(st)
+		func() {
+			defer releaseStepper(st)
+			runJoint(group, st)
+		}()
 		for _, r := range group {
 			r.store()
 		}
@@ -337,6 +351,7 @@ func runJoint(rows []*jointRow, st Stepper) {
 			// child tok: the expansion's, if it made one, or one an
 			// earlier walk or beam entry of this row added, or a new one.
 			made = made[:0]
+			var madeIdx map[int]int
 			seqFor := func(g, tok int) int {
 				if candLo[g] >= 0 {
 					for s := candLo[g]; s < len(idx) && idx[s] == g; s++ {
@@ -345,12 +360,29 @@ func runJoint(rows []*jointRow, st Stepper) {
 						}
 					}
 				}
-				for t := 0; t < len(made); t += 3 {
-					if made[t] == g && made[t+1] == tok {
-						return made[t+2]
+				if madeIdx != nil {
+					if s, ok := madeIdx[g*v+tok]; ok {
+						return s
+					}
+				} else {
+					for t := 0; t < len(made); t += 3 {
+						if made[t] == g && made[t+1] == tok {
+							return made[t+2]
+						}
 					}
 				}
 				made = append(made, g, tok, len(idx))
+				switch {
+				case madeIdx != nil:
+					madeIdx[g*v+tok] = len(idx)
+				case len(made) >= 3*madeScan:
+					// Many walks (hundreds of levels): a map instead of
+					// the scan.
+					madeIdx = make(map[int]int, 2*len(made)/3)
+					for t := 0; t < len(made); t += 3 {
+						madeIdx[made[t]*v+made[t+1]] = made[t+2]
+					}
+				}
 				idx = append(idx, g)
 				step = append(step, tok)
 				return len(idx) - 1
@@ -522,3 +554,14 @@ func (d *Token) cacheQuantiles(levels, vals []float64) {
 }
 
 const maxCachedQuantiles = 64
+
+// madeScan is the number of walk sequences of a row and level up to which
+// runJoint looks them up by a scan rather than a map.
+const madeScan = 32
+
+// quantileRoom is how many more levels the quantile cache keeps.
+func (d *Token) quantileRoom() int {
+	d.qc.mu.Lock()
+	defer d.qc.mu.Unlock()
+	return maxCachedQuantiles - len(d.qc.levels)
+}

@@ -220,3 +220,43 @@ func meanBound(d Distribution) (float64, float64) {
 	}
 	return d.Mean(), 0
 }
+
+// TestManyLevels: hundreds of levels (past the quantile cache's 64 and
+// the walks' scan, so that a map finds their sequences) give the quantiles
+// that each level walked alone gives, through Quantiles and through
+// Prepare, for a Token and a Mixture.
+func TestManyLevels(t *testing.T) {
+	tok, err := vocab.NewNormalized(4, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qs []float64
+	for i := range 300 {
+		qs = append(qs, float64(i)/299)
+	}
+	qs = append(qs, 0.5, 0.5, math.NaN())
+	newTok := func(seed uint64) *Token {
+		return NewToken(newFake(t, tok.Size(), seed, 1.2), tok, testAff, TokenOptions{})
+	}
+	for _, mk := range []func() Distribution{
+		func() Distribution { return newTok(5) },
+		func() Distribution { return NewMixture([]Distribution{newTok(5), newTok(6)}) },
+	} {
+		want := make([]float64, len(qs))
+		for i, q := range qs {
+			want[i] = Quantiles(mk(), []float64{q})[0]
+		}
+		d := mk()
+		got := Quantiles(d, qs)
+		p := mk()
+		Prepare([]PrepareRequest{{Dist: p, Levels: qs}})
+		gotP := Quantiles(p, qs)
+		for i := range qs {
+			for name, g := range map[string]float64{"Quantiles": got[i], "Prepare": gotP[i]} {
+				if !(g == want[i] || math.IsNaN(g) && math.IsNaN(want[i])) {
+					t.Fatalf("%T %s: level %v: %v, alone %v", d, name, qs[i], g, want[i])
+				}
+			}
+		}
+	}
+}

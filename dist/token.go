@@ -73,9 +73,10 @@ type TokenOptions struct {
 // the piecewise-uniform density: each draw is a cell sampled from the head
 // (Repeat: the majority-voted cell) and a point uniform within it.
 //
-// Summaries (Mean, Mode, and the draws behind a non-tree tokenization's
-// estimates) are computed once, on first use, under a sync.Once and cached;
-// every other call starts its own Stepper. So the methods are safe for
+// Summaries (Mean, Mode, quantiles up to 64 levels, and the draws behind
+// a non-tree tokenization's estimates) are computed once, on first use
+// (or by Prepare, for many rows at once), and cached under locks; every
+// other call starts its own Stepper. So the methods are safe for
 // concurrent use when the Decoder's Start is (decoreg's decoders' are), with
 // one *rand.Rand per goroutine for Sample.
 type Token struct {

@@ -123,6 +123,7 @@ func (d *Token) Quantiles(qs []float64) []float64 {
 	}
 	// Levels not cached yet are walked together, each level once.
 	r := &jointRow{d: d}
+	pos := map[float64]int{} // level -> index in r.qs
 	for i, q := range qs {
 		if !(q >= 0 && q <= 1) {
 			out[i] = math.NaN()
@@ -130,7 +131,8 @@ func (d *Token) Quantiles(qs []float64) []float64 {
 		}
 		if v, ok := d.cachedQuantile(q); ok {
 			out[i] = v
-		} else if !slices.Contains(r.qs, q) {
+		} else if _, ok := pos[q]; !ok {
+			pos[q] = len(r.qs)
 			r.qs = append(r.qs, q)
 		}
 	}
@@ -142,7 +144,7 @@ func (d *Token) Quantiles(qs []float64) []float64 {
 	runJoint([]*jointRow{r}, st)
 	d.cacheQuantiles(r.qs, r.out)
 	for i, q := range qs {
-		if j := slices.Index(r.qs, q); j >= 0 {
+		if j, ok := pos[q]; ok {
 			out[i] = r.out[j]
 		}
 	}

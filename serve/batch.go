@@ -299,7 +299,7 @@ func answerGroup(live []*job, ds [][]dist.Distribution, tasks []task) {
 func prepare(live []*job, tasks []task, reqs []dist.PrepareRequest) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			msg := fmt.Sprintf("rows %d-%d: %v", tasks[0].i, tasks[len(tasks)-1].i, r)
+			msg := fmt.Sprintf("preparing a group of %d rows: %v", len(tasks), r)
 			for _, t := range tasks {
 				live[t.k].panicked.CompareAndSwap(nil, &msg)
 			}

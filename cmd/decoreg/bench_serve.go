@@ -48,6 +48,7 @@ are not counted. errors counts requests that failed or were not answered
 200. peak_rss_mb is the peak resident memory of this process so far
 (server and clients together). The clients run in the same process and
 share its cores with the server.
+As serve, bench serve sets GOGC to 400 unless the environment sets it.
 
 Without --model, it trains a model first (a few seconds): the decoder head
 with the defaults of 'decoreg train' (encoder 2x256, normalized:base=8,

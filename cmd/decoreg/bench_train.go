@@ -210,12 +210,13 @@ func runBenchTrain(args []string) error {
 		per[i] = time.Since(t0).Seconds() / float64(*steps)
 	}
 	med := metrics.Median(per)
+	rss := peakRSSMB() // before the multiply's probe allocates its operands
 	flops := net.TrainFLOPs(*batch)
 	rate := gemmRate(*threads, *repeats)
 	res := trainBenchResult{
 		Config: *config, StepsPerS: round3(1 / med), ExamplesPerS: round3(float64(*batch) / med),
 		MsMedian: round3(med * 1e3), MsMin: round3(slices.Min(per) * 1e3), MsMax: round3(slices.Max(per) * 1e3),
-		PeakRSSMB: round3(peakRSSMB()), Threads: *threads, Batch: *batch, Steps: *steps, Repeats: *repeats,
+		PeakRSSMB: round3(rss), Threads: *threads, Batch: *batch, Steps: *steps, Repeats: *repeats,
 		Warmup: *warmup, EncWidth: cfg.encWidth, DecLayers: cfg.decLayers, DecWidth: cfg.decWidth,
 		Heads: cfg.heads, Params: net.NumParams(), Kernel: gemm.Kernel(), Loss: loss,
 		StepGFLOP: round3(flops / 1e9), GEMMGFLOPS: round3(rate / 1e9), BoundFraction: round3(flops / med / rate),

@@ -47,14 +47,22 @@ writes, with the same numbers.
 	    "outputs":["mean","quantiles"],"quantiles":[0.05,0.5,0.95]}'
 
 Requests that arrive together are predicted in one batch (one encoder
-pass; the rows' summaries spread over the cores): a batch closes when no
+pass; the rows' summaries in groups of 8 sharing their decoder steps, one
+executor per core taking batches in order): a batch closes when no
 other parsed request for its model is waiting, at --max-batch-rows rows,
 or --batch-wait after its first request. Past --queue waiting requests, and
 past --timeout per request, the answer is 503 with Retry-After; bodies over
 --max-body are 413; bad input is 400 with a message naming the field, row
 or feature. SIGINT or SIGTERM stops accepting, finishes the requests in
 flight (up to --grace; past it they are cancelled and answered 503, and
-serve exits 1) and exits 0; a second signal stops it at once.`,
+serve exits 1) and exits 0; a second signal stops it at once.
+
+Unless the environment sets GOGC, serve sets the garbage collector's
+target to 400% (Go's default is 100): the live heap is small and every
+prediction allocates its tree's leaves, so the default collects every few
+milliseconds under load, which shows in the latency's tail. The price is
+memory: a few hundred MiB under heavy traffic of many rows or levels
+(GOGC=100 to trade it back).`,
 	Run: runServe,
 }
 
