@@ -14,15 +14,20 @@ func LinearForward(threads int, out, in, w, b []float32, N, C, OC int) {
 	need(in, N*C, "LinearForward in")
 	need(w, OC*C, "LinearForward w")
 	needOpt(b, OC, "LinearForward b")
-	beta := float32(0)
-	if b != nil {
-		bias := b[:OC]
-		for i := 0; i < N; i++ {
-			copy(out[i*OC:(i+1)*OC], bias)
-		}
-		beta = 1
+	gemm.Sgemm(threads, false, true, N, OC, C, 1, in, max(C, 1), w, max(C, 1), initBias(out, b, N, OC), out, max(OC, 1))
+}
+
+// initBias writes the bias b (when not nil) into every row of out (N,
+// OC) and returns the beta with which the multiply then adds to out.
+func initBias(out, b []float32, N, OC int) (beta float32) {
+	if b == nil {
+		return 0
 	}
-	gemm.Sgemm(threads, false, true, N, OC, C, 1, in, max(C, 1), w, max(C, 1), beta, out, max(OC, 1))
+	bias := b[:OC]
+	for i := 0; i < N; i++ {
+		copy(out[i*OC:(i+1)*OC], bias)
+	}
+	return 1
 }
 
 // LinearForwardPacked is LinearForward with w packed beforehand
@@ -37,15 +42,7 @@ func LinearForwardPacked(threads int, out, in []float32, w *gemm.PackedB, b []fl
 	need(out, N*OC, "LinearForwardPacked out")
 	need(in, N*C, "LinearForwardPacked in")
 	needOpt(b, OC, "LinearForwardPacked b")
-	beta := float32(0)
-	if b != nil {
-		bias := b[:OC]
-		for i := 0; i < N; i++ {
-			copy(out[i*OC:(i+1)*OC], bias)
-		}
-		beta = 1
-	}
-	gemm.SgemmPacked(threads, false, N, 1, in, max(C, 1), w, beta, out, max(OC, 1))
+	gemm.SgemmPacked(threads, false, N, 1, in, max(C, 1), w, initBias(out, b, N, OC), out, max(OC, 1))
 }
 
 // LinearBackward computes the gradients of LinearForward for dout (N, OC):
