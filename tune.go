@@ -429,6 +429,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 			tr.t.Status = status
 		}
 		res := tr.run.Finish(tr.t.Status)
+		tr.m.net.Freeze() // trained: from here it only predicts (as fitMember's models)
 		tr.t.Epochs, tr.t.Best = res.Epochs, res.BestEpoch
 		tr.m.info = TrainInfo{
 			Rows: rows, ValRows: res.ValRows, Features: cols, Params: tr.m.net.NumParams(),
