@@ -102,7 +102,7 @@ func Prepare(reqs []PrepareRequest) {
 				}
 			}
 			if q.Mean || q.Mode {
-				b.Levels = append(b.Levels, d.rc.v[1:len(d.rc.v)-1]...)
+				b.Levels = append(b.Levels, d.rc.interior()...)
 			}
 			add(d.base, b)
 		}
@@ -210,9 +210,10 @@ func (r *jointRow) store() {
 
 // runJoint runs the level-synchronous pass of rows through st, a Stepper
 // over len(rows) empty sequences (sequence i of rows[i]'s input): each
-// level is one Step over every row's expansion frontier and walk prefixes.
-// A row's expansion is Token.expand's, visit for visit; its walks are
-// Quantiles' (quantileChild), on the same logits.
+// level is one Step over every row's expansion frontier, walk prefixes and
+// beam. A row's expansion is Token.expand's, visit for visit; its walks
+// are Quantiles' (quantileChild) and its beam Token.beamMode's, on the
+// same logits.
 func runJoint(rows []*jointRow, st Stepper) {
 	d0 := rows[0].d
 	k, v := d0.k, d0.v
@@ -240,22 +241,11 @@ func runJoint(rows []*jointRow, st Stepper) {
 			r.out = make([]float64, len(r.qs))
 		}
 	}
-	var (
-		pre    = sc.pre[:0]   // n*lev: the prefix of each global sequence
-		spare  = sc.spare[:0] // the previous level's, reused for the next
-		logits = slices.Grow(sc.logits[:0], n*v)[:n*v]
-		step   = sc.step[:0]
-		idx    = sc.idx[:0]
-		buf    = sc.buf[:0]
-		chOff  = sc.chOff[:0] // chOff[g]: sequence g's children in chAll/prAll
-		chAll  = sc.chAll[:0] // the children of every sequence, in order
-		prAll  = sc.prAll[:0] // their probabilities given the prefix
-		probs  = slices.Grow(sc.probs[:0], v)[:v]
-		ivLo   = sc.ivLo[:0]
-		ivHi   = sc.ivHi[:0]
-		made   = sc.made[:0]   // per row: walk sequences added this level, as (parent, tok, index) triples
-		candLo = sc.candLo[:0] // candLo[g]: first next-level sequence of g's expanded children
-	)
+	l := &level{jointScratch: *sc, k: k, v: v}
+	l.pre, l.spare, l.step, l.idx, l.buf = sc.pre[:0], sc.spare[:0], sc.step[:0], sc.idx[:0], sc.buf[:0]
+	l.chOff, l.chAll, l.prAll, l.made, l.candLo = sc.chOff[:0], sc.chAll[:0], sc.prAll[:0], sc.made[:0], sc.candLo[:0]
+	l.logits = slices.Grow(sc.logits[:0], n*v)[:n*v]
+	l.probs = slices.Grow(sc.probs[:0], v)[:v]
 	defer func() {
 		// The rows keep exact copies of their leaves; the buffers go back
 		// to the pool.
@@ -265,189 +255,233 @@ func runJoint(rows []*jointRow, st Stepper) {
 				r.leaves = slices.Clone(r.leaves)
 			}
 		}
-		sc.pre, sc.spare, sc.logits, sc.step, sc.idx, sc.buf = pre, spare, logits, step, idx, buf
-		sc.chOff, sc.chAll, sc.prAll, sc.probs, sc.ivLo, sc.ivHi = chOff, chAll, prAll, probs, ivLo, ivHi
-		sc.made, sc.candLo = made, candLo
+		*sc = l.jointScratch
 		scratchPool.Put(sc)
 	}()
-	for lev := 0; lev < k; lev++ {
-		if lev == 0 {
-			st.Step(nil, logits[:n*v])
+	for l.lev = 0; l.lev < k; l.lev++ {
+		if l.lev == 0 {
+			st.Step(nil, l.logits[:n*v])
 		} else {
-			st.Step(step, logits[:n*v])
+			st.Step(l.step, l.logits[:n*v])
 		}
-		// The children and their probabilities, once per sequence.
-		chOff, chAll, prAll = chOff[:0], slices.Grow(chAll[:0], n*v), slices.Grow(prAll[:0], n*v)
-		for g := range n {
-			chOff = append(chOff, len(chAll))
-			start := len(chAll)
-			chAll = d0.next(chAll, pre[g*lev:(g+1)*lev], true)
-			pr := softmaxOver(probs, logits[g*v:(g+1)*v], chAll[start:], 1)
-			prAll = append(prAll, pr...)
-		}
-		chOff = append(chOff, len(chAll))
-		idx, step = idx[:0], step[:0]
-		candLo = slices.Grow(candLo[:0], n)[:n]
-		for g := range candLo {
-			candLo[g] = -1
+		l.children(d0, n)
+		l.idx, l.step = l.idx[:0], l.step[:0]
+		l.candLo = slices.Grow(l.candLo[:0], n)[:n]
+		for g := range l.candLo {
+			l.candLo[g] = -1
 		}
 		for _, r := range rows {
-			d := r.d
 			if r.expand && len(r.front) > 0 {
-				tol := d.opts.MeanTol
-				r.cands = r.cands[:0]
-				r.leaves = slices.Grow(r.leaves, len(r.front)*v) // at most every child a leaf
-				for fi, g := range r.front {
-					p := pre[g*lev : (g+1)*lev]
-					ch, pr := chAll[chOff[g]:chOff[g+1]], prAll[chOff[g]:chOff[g+1]]
-					ivs := false // ivLo, ivHi hold the children's intervals
-					intervals := func() {
-						if !ivs {
-							ivLo, ivHi = slices.Grow(ivLo[:0], len(ch))[:len(ch)], slices.Grow(ivHi[:0], len(ch))[:len(ch)]
-							vocab.ChildIntervals(d.tree, p, ch, ivLo, ivHi)
-							ivs = true
-						}
-					}
-					for j, c := range ch {
-						m := r.mass[fi] * pr[j]
-						crit := m
-						if d.byWidth && m != 0 && lev < k-1 {
-							intervals()
-							crit = m * (ivHi[j] - ivLo[j])
-						}
-						switch {
-						case m == 0:
-						case lev == k-1 || crit < tol:
-							// A complete sequence's cell, or a pruned prefix.
-							intervals()
-							r.leaves = append(r.leaves, expLeaf{ivLo[j], ivHi[j], m, lev != k-1})
-						default:
-							r.cands = append(r.cands, meanCand{g, c, 0, m, crit})
-						}
-					}
-				}
-				if len(r.cands) > r.budget {
-					keep := r.cands[:r.budget]
-					for _, c := range pruneCands(r.cands, r.budget) {
-						buf = append(append(buf[:0], pre[c.parent*lev:(c.parent+1)*lev]...), c.tok)
-						lo, hi := d.tree.Interval(buf)
-						r.leaves = append(r.leaves, expLeaf{lo, hi, c.mass, true})
-					}
-					r.cands = keep
-				}
-				r.budget -= len(r.cands)
-				r.front, r.mass = r.front[:0], r.mass[:0]
-				for _, c := range r.cands {
-					if len(r.front) == 0 || idx[len(idx)-1] != c.parent {
-						candLo[c.parent] = len(idx)
-					}
-					r.front = append(r.front, len(idx))
-					r.mass = append(r.mass, c.mass)
-					idx = append(idx, c.parent)
-					step = append(step, c.tok)
-				}
+				r.expandLevel(l)
 			}
-			// seqFor returns the next level's sequence for prefix g's
-			// child tok: the expansion's, if it made one, or one an
-			// earlier walk or beam entry of this row added, or a new one.
-			made = made[:0]
-			var madeIdx map[int]int
-			seqFor := func(g, tok int) int {
-				if candLo[g] >= 0 {
-					for s := candLo[g]; s < len(idx) && idx[s] == g; s++ {
-						if step[s] == tok {
-							return s
-						}
-					}
-				}
-				if madeIdx != nil {
-					if s, ok := madeIdx[g*v+tok]; ok {
-						return s
-					}
-				} else {
-					for t := 0; t < len(made); t += 3 {
-						if made[t] == g && made[t+1] == tok {
-							return made[t+2]
-						}
-					}
-				}
-				made = append(made, g, tok, len(idx))
-				switch {
-				case madeIdx != nil:
-					madeIdx[g*v+tok] = len(idx)
-				case len(made) >= 3*madeScan:
-					// Many walks (hundreds of levels): a map instead of
-					// the scan.
-					madeIdx = make(map[int]int, 2*len(made)/3)
-					for t := 0; t < len(made); t += 3 {
-						madeIdx[made[t]*v+made[t+1]] = made[t+2]
-					}
-				}
-				idx = append(idx, g)
-				step = append(step, tok)
-				return len(idx) - 1
-			}
-			for qi, g := range r.qseq {
-				if g < 0 {
-					continue
-				}
-				ch, pr := chAll[chOff[g]:chOff[g+1]], prAll[chOff[g]:chOff[g+1]]
-				j := quantileChild(&r.frac[qi], pr)
-				if lev == k-1 {
-					buf = append(append(buf[:0], pre[g*lev:(g+1)*lev]...), ch[j])
-					c := d.cell(buf)
-					r.out[qi] = d.toY(interp(c.Lo, c.Hi, r.frac[qi]))
-					r.qseq[qi] = -1
-					continue
-				}
-				r.qseq[qi] = seqFor(g, ch[j])
-			}
+			l.made, l.madeIdx = l.made[:0], nil // walk sequences are found per row
+			r.walkLevel(l)
 			if len(r.beam) > 0 {
-				// Token.beamMode's step, on the beam's sequences.
-				r.bc = r.bc[:0]
-				for bi, e := range r.beam {
-					ch, pr := chAll[chOff[e.parent]:chOff[e.parent+1]], prAll[chOff[e.parent]:chOff[e.parent+1]]
-					for j, c := range ch {
-						if !(pr[j] > 0) {
-							continue
-						}
-						r.bc = append(r.bc, beamEnt{bi, c, e.logp + math.Log(pr[j])})
-					}
-				}
-				sortBeam(r.bc)
-				if len(r.bc) > d.opts.Beam {
-					r.bc = r.bc[:d.opts.Beam]
-				}
-				if lev == k-1 {
-					b := r.bc[0]
-					g := r.beam[b.parent].parent
-					buf = append(append(buf[:0], pre[g*lev:(g+1)*lev]...), b.tok)
-					r.modeVal = d.toY(finite(d.cell(buf).Center))
-					r.beam = r.beam[:0]
-				} else {
-					nb := make([]beamEnt, len(r.bc))
-					for i, c := range r.bc {
-						// parent: the sequence of the entry's prefix.
-						nb[i] = beamEnt{seqFor(r.beam[c.parent].parent, c.tok), 0, c.logp}
-					}
-					r.beam = nb
-				}
+				r.beamLevel(l)
 			}
 		}
-		if len(idx) == 0 {
+		if len(l.idx) == 0 {
 			break
 		}
-		next := slices.Grow(spare[:0], len(idx)*(lev+1))
-		for s, g := range idx {
-			next = append(append(next, pre[g*lev:(g+1)*lev]...), step[s])
+		next := slices.Grow(l.spare[:0], len(l.idx)*(l.lev+1))
+		for s, g := range l.idx {
+			next = append(append(next, l.prefix(g)...), l.step[s])
 		}
-		st.Keep(idx)
-		pre, spare, n = next, pre, len(idx)
-		if cap(logits) < n*v {
-			logits = make([]float32, n*v)
+		st.Keep(l.idx)
+		l.pre, l.spare, n = next, l.pre, len(l.idx)
+		if cap(l.logits) < n*v {
+			l.logits = make([]float32, n*v)
 		}
-		logits = logits[:n*v]
+		l.logits = l.logits[:n*v]
 	}
+}
+
+// level is runJoint's state at one level of the trees: the sequences
+// stepped (global indices g, their prefixes, children and probabilities)
+// and the next level's sequences as they are made (idx: parent, step:
+// token). Its buffers are the pooled scratch's.
+type level struct {
+	jointScratch
+	lev, k, v int
+	madeIdx   map[int]int // made as a map, once a row's walks are many
+}
+
+// prefix returns sequence g's tokens.
+func (l *level) prefix(g int) []int { return l.pre[g*l.lev : (g+1)*l.lev] }
+
+// kids returns sequence g's children and their probabilities.
+func (l *level) kids(g int) ([]int, []float64) {
+	return l.chAll[l.chOff[g]:l.chOff[g+1]], l.prAll[l.chOff[g]:l.chOff[g+1]]
+}
+
+// children computes every sequence's children (d's Children, finite) and
+// their probabilities from the level's logits, once per sequence.
+func (l *level) children(d *Token, n int) {
+	v := l.v
+	l.chOff, l.chAll, l.prAll = l.chOff[:0], slices.Grow(l.chAll[:0], n*v), slices.Grow(l.prAll[:0], n*v)
+	for g := range n {
+		l.chOff = append(l.chOff, len(l.chAll))
+		start := len(l.chAll)
+		l.chAll = d.next(l.chAll, l.prefix(g), true)
+		l.prAll = append(l.prAll, softmaxOver(l.probs, l.logits[g*v:(g+1)*v], l.chAll[start:], 1)...)
+	}
+	l.chOff = append(l.chOff, len(l.chAll))
+}
+
+// add makes a next-level sequence: g's prefix and tok.
+func (l *level) add(g, tok int) int {
+	l.idx = append(l.idx, g)
+	l.step = append(l.step, tok)
+	return len(l.idx) - 1
+}
+
+// seqFor returns the next level's sequence for prefix g's child tok: the
+// expansion's, if it made one, or one an earlier walk or beam entry of
+// this row made, or a new one.
+func (l *level) seqFor(g, tok int) int {
+	if l.candLo[g] >= 0 {
+		for s := l.candLo[g]; s < len(l.idx) && l.idx[s] == g; s++ {
+			if l.step[s] == tok {
+				return s
+			}
+		}
+	}
+	if l.madeIdx != nil {
+		if s, ok := l.madeIdx[g*l.v+tok]; ok {
+			return s
+		}
+	} else {
+		for t := 0; t < len(l.made); t += 3 {
+			if l.made[t] == g && l.made[t+1] == tok {
+				return l.made[t+2]
+			}
+		}
+	}
+	s := l.add(g, tok)
+	l.made = append(l.made, g, tok, s)
+	switch {
+	case l.madeIdx != nil:
+		l.madeIdx[g*l.v+tok] = s
+	case len(l.made) >= 3*madeScan:
+		// Many walks (hundreds of levels): a map instead of the scan.
+		l.madeIdx = make(map[int]int, 2*len(l.made)/3)
+		for t := 0; t < len(l.made); t += 3 {
+			l.madeIdx[l.made[t]*l.v+l.made[t+1]] = l.made[t+2]
+		}
+	}
+	return s
+}
+
+// expandLevel is Token.expand's step at level l for r's frontier: the
+// children of each frontier prefix become leaves (a complete sequence's
+// cell, or a prefix below MeanTol) or candidates, at most the budget of
+// them, which become the next frontier.
+func (r *jointRow) expandLevel(l *level) {
+	d, lev, k := r.d, l.lev, l.k
+	tol := d.opts.MeanTol
+	r.cands = r.cands[:0]
+	r.leaves = slices.Grow(r.leaves, len(r.front)*l.v) // at most every child a leaf
+	for fi, g := range r.front {
+		p := l.prefix(g)
+		ch, pr := l.kids(g)
+		ivs := false // ivLo, ivHi hold the children's intervals
+		intervals := func() {
+			if !ivs {
+				l.ivLo, l.ivHi = slices.Grow(l.ivLo[:0], len(ch))[:len(ch)], slices.Grow(l.ivHi[:0], len(ch))[:len(ch)]
+				vocab.ChildIntervals(d.tree, p, ch, l.ivLo, l.ivHi)
+				ivs = true
+			}
+		}
+		for j, c := range ch {
+			m := r.mass[fi] * pr[j]
+			crit := m
+			if d.byWidth && m != 0 && lev < k-1 {
+				intervals()
+				crit = m * (l.ivHi[j] - l.ivLo[j])
+			}
+			switch {
+			case m == 0:
+			case lev == k-1 || crit < tol:
+				// A complete sequence's cell, or a pruned prefix.
+				intervals()
+				r.leaves = append(r.leaves, expLeaf{l.ivLo[j], l.ivHi[j], m, lev != k-1})
+			default:
+				r.cands = append(r.cands, meanCand{g, c, 0, m, crit})
+			}
+		}
+	}
+	if len(r.cands) > r.budget {
+		keep := r.cands[:r.budget]
+		for _, c := range pruneCands(r.cands, r.budget) {
+			l.buf = append(append(l.buf[:0], l.prefix(c.parent)...), c.tok)
+			lo, hi := d.tree.Interval(l.buf)
+			r.leaves = append(r.leaves, expLeaf{lo, hi, c.mass, true})
+		}
+		r.cands = keep
+	}
+	r.budget -= len(r.cands)
+	r.front, r.mass = r.front[:0], r.mass[:0]
+	for _, c := range r.cands {
+		if len(r.front) == 0 || l.idx[len(l.idx)-1] != c.parent {
+			l.candLo[c.parent] = len(l.idx)
+		}
+		r.front = append(r.front, l.add(c.parent, c.tok))
+		r.mass = append(r.mass, c.mass)
+	}
+}
+
+// walkLevel takes r's quantile walks one level down (Quantiles'
+// quantileChild); at the last level it writes their answers.
+func (r *jointRow) walkLevel(l *level) {
+	d := r.d
+	for qi, g := range r.qseq {
+		if g < 0 {
+			continue
+		}
+		ch, pr := l.kids(g)
+		j := quantileChild(&r.frac[qi], pr)
+		if l.lev < l.k-1 {
+			r.qseq[qi] = l.seqFor(g, ch[j])
+			continue
+		}
+		l.buf = append(append(l.buf[:0], l.prefix(g)...), ch[j])
+		c := d.cell(l.buf)
+		r.out[qi] = d.toY(interp(c.Lo, c.Hi, r.frac[qi]))
+		r.qseq[qi] = -1
+	}
+}
+
+// beamLevel is Token.beamMode's step at level l for r's beam; at the last
+// level it writes the mode.
+func (r *jointRow) beamLevel(l *level) {
+	d := r.d
+	r.bc = r.bc[:0]
+	for bi, e := range r.beam {
+		ch, pr := l.kids(e.parent)
+		for j, c := range ch {
+			if !(pr[j] > 0) {
+				continue
+			}
+			r.bc = append(r.bc, beamEnt{bi, c, e.logp + math.Log(pr[j])})
+		}
+	}
+	sortBeam(r.bc)
+	if len(r.bc) > d.opts.Beam {
+		r.bc = r.bc[:d.opts.Beam]
+	}
+	if l.lev == l.k-1 {
+		b := r.bc[0]
+		l.buf = append(append(l.buf[:0], l.prefix(r.beam[b.parent].parent)...), b.tok)
+		r.modeVal = d.toY(finite(d.cell(l.buf).Center))
+		r.beam = r.beam[:0]
+		return
+	}
+	nb := make([]beamEnt, len(r.bc))
+	for i, c := range r.bc {
+		// parent: the sequence of the entry's prefix.
+		nb[i] = beamEnt{l.seqFor(r.beam[c.parent].parent, c.tok), 0, c.logp}
+	}
+	r.beam = nb
 }
 
 // jointScratch is runJoint's working memory, pooled (as gemm's packing

@@ -97,6 +97,9 @@ func FitRecalibration(pit []float64, knots int, floor float64) (*Recalibration, 
 // Knots returns copies of the knots: R(v[k]) = r[k].
 func (c *Recalibration) Knots() (v, r []float64) { return slices.Clone(c.v), slices.Clone(c.r) }
 
+// interior returns the map's interior knots in F-space (not a copy).
+func (c *Recalibration) interior() []float64 { return c.v[1 : len(c.v)-1] }
+
 // MaxSlope is the largest slope of R.
 func (c *Recalibration) MaxSlope() float64 { return c.maxS }
 

@@ -129,7 +129,7 @@ func (d *Recalibrated) LogPDFs(ys []float64) []float64 {
 // computed once.
 func (d *Recalibrated) knotQuantiles() []float64 {
 	d.knotsOnce.Do(func() {
-		v := d.rc.v[1 : len(d.rc.v)-1]
+		v := d.rc.interior()
 		q := Quantiles(d.base, v)
 		for k := 1; k < len(q); k++ {
 			q[k] = max(q[k], q[k-1]) // monotone against rounding

@@ -220,7 +220,7 @@ func (d *Token) CDFs(ys []float64) []float64 {
 		return out
 	}
 	k := d.k
-	prefix, below, mass := d.walk(n, func(i, lev int, ch []int, _ []float64, _, _ float64) int {
+	prefix, below, mass := d.walk(n, func(i, lev int, ch []int) int {
 		// The child on the path to ts[i]'s cell.
 		j := slices.Index(ch, path[i*k+lev])
 		if j < 0 {
@@ -243,12 +243,11 @@ func (d *Token) CDFs(ys []float64) []float64 {
 }
 
 // walk descends the tree for n queries at once, one decoder step per level
-// for all of them: at each level choose(i, lev, ch, pr, below, mass) picks
-// query i's child (an index into ch, the children its prefix allows, whose
-// probabilities given the prefix are pr), where below is the mass of the
-// cells left of the prefix and mass the prefix's own. It returns the chosen
-// paths (n rows of K tokens) with their below and mass.
-func (d *Token) walk(n int, choose func(i, lev int, ch []int, pr []float64, below, mass float64) int) (prefix []int, below, mass []float64) {
+// for all of them: at each level choose(i, lev, ch) picks query i's child
+// (an index into ch, the children its prefix allows). It returns the
+// chosen paths (n rows of K tokens) with, for each, the mass of the cells
+// left of its cell and the cell's own.
+func (d *Token) walk(n int, choose func(i, lev int, ch []int) int) (prefix []int, below, mass []float64) {
 	k, v := d.k, d.v
 	st := d.dec.Start(n)
 	defer releaseStepper(st)
@@ -271,7 +270,7 @@ func (d *Token) walk(n int, choose func(i, lev int, ch []int, pr []float64, belo
 		for i := range n {
 			ch = d.next(ch[:0], prefix[i*k:i*k+lev], true)
 			pr := softmaxOver(probs, logits[i*v:(i+1)*v], ch, 1)
-			j := choose(i, lev, ch, pr, below[i], mass[i])
+			j := choose(i, lev, ch)
 			for _, p := range pr[:j] {
 				below[i] += mass[i] * p
 			}

@@ -52,7 +52,10 @@ type Options struct {
 	// QueueLen bounds the requests waiting per model (default 1024); past
 	// it the server answers 503 with Retry-After.
 	QueueLen int
-	// Workers compute the rows of a batch in parallel (default GOMAXPROCS).
+	// Workers is the number of executors per model, each predicting one
+	// batch at a time; the cores they leave idle are lent to a batch's
+	// rows (default GOMAXPROCS). Without batching it is the number of
+	// cores that requests predicted at once share.
 	Workers int
 
 	// Log receives one line per model load, reload and refusal (default:

@@ -52,7 +52,7 @@ func blocked(kern *kernel, threads int, transA, transB bool, m, n, k int, alpha 
 	run(gemmCall{
 		kern: kern, transA: transA, transB: transB, m: m, n: n, k: k,
 		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc,
-		directA: n <= 4*kern.nr || transA && n <= 8*kern.nr,
+		directA: kern.directA(n, transA),
 		directB: !transB && (n*k <= directBMax || m <= directBRows*kern.mr && ldb%64 != 0),
 	}, threads)
 }

@@ -93,10 +93,7 @@ func checkArgs(transA, transB bool, m, n, k int, a []float32, lda int, b []float
 	if transA {
 		ar, ac = k, m
 	}
-	br, bc := k, n
-	if transB {
-		br, bc = n, k
-	}
+	br, bc := bShape(transB, n, k)
 	if lda < max(1, ac) || ldb < max(1, bc) || ldc < max(1, n) {
 		panic(errLead)
 	}
@@ -109,6 +106,21 @@ func checkArgs(transA, transB bool, m, n, k int, a []float32, lda int, b []float
 	if len(c) < (m-1)*ldc+n {
 		panic(errShortC)
 	}
+}
+
+// bShape returns the rows and columns of B as stored (op(B) is k x n).
+func bShape(transB bool, n, k int) (rows, cols int) {
+	if transB {
+		return n, k
+	}
+	return k, n
+}
+
+// directA reports whether a multiply with n columns of C reads A in place
+// instead of packing it: C has few column panels, so each panel of A
+// would be used only a few times.
+func (kern *kernel) directA(n int, transA bool) bool {
+	return n <= 4*kern.nr || transA && n <= 8*kern.nr
 }
 
 // microFunc is a micro-kernel. With k >= 1 it computes one mr x nr tile:

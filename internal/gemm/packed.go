@@ -18,14 +18,8 @@ type PackedB struct {
 // SgemmPacked. It panics on the dimension and length errors Sgemm panics
 // on.
 func PackB(transB bool, n, k int, b []float32, ldb int) *PackedB {
-	checkArgs(false, transB, 0, n, k, nil, max(1, k), b, ldb, nil, max(1, n))
-	br, bc := k, n
-	if transB {
-		br, bc = n, k
-	}
-	if n > 0 && k > 0 && len(b) < (br-1)*ldb+bc {
-		panic(errShortAB)
-	}
+	// Sgemm's checks of B, for one row of A.
+	checkArgs(false, transB, 1, n, k, make([]float32, max(k, 0)), max(1, k), b, ldb, make([]float32, max(n, 0)), max(1, n))
 	kern := usable[0]
 	pb := &PackedB{kern: kern, transB: transB, n: n, k: k, b: b, ldb: ldb}
 	if kern.full != nil || n == 0 || k == 0 {
@@ -62,7 +56,7 @@ func SgemmPacked(threads int, transA bool, m int, alpha float32, a []float32, ld
 	run(gemmCall{
 		kern: kern, transA: transA, transB: pb.transB, m: m, n: n, k: k,
 		alpha: alpha, a: a, lda: lda, b: pb.b, ldb: pb.ldb, beta: beta, c: c, ldc: ldc,
-		directA: n <= 4*kern.nr || transA && n <= 8*kern.nr,
+		directA: kern.directA(n, transA),
 		prepB:   pb.panels,
 	}, max(threads, 1))
 }

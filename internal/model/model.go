@@ -513,47 +513,42 @@ func (m *Model) TrainFLOPs(B int) float64 {
 // concurrently with anything else on the model; inference may run
 // concurrently afterwards, as before.
 func (m *Model) Freeze() {
-	each := func(f func(l *linear, C, OC int)) {
-		in := m.Cfg.In
-		if m.Cfg.Encoder == PLREncoder {
-			in = m.encIn
-		}
-		for l := range m.p.enc {
-			f(&m.p.enc[l], in, m.w)
-			in = m.w
-		}
-		if m.Cfg.Head != Decoder {
-			f(&m.p.out, m.w, m.nout)
-			return
-		}
-		f(&m.p.inproj, m.w, m.d)
-		for i := range m.p.blocks {
-			b := &m.p.blocks[i]
-			f(&b.qkv, m.d, 3*m.d)
-			f(&b.proj, m.d, m.d)
-			f(&b.fc, m.d, m.dff)
-			f(&b.fc2, m.dff, m.d)
-		}
-		f(&m.p.out, m.d, m.v)
-	}
-	each(func(l *linear, C, OC int) { l.pw = gemm.PackB(true, OC, C, l.w, C) })
+	m.inferLinears(func(l *linear, C, OC int) { l.pw = gemm.PackB(true, OC, C, l.w, C) })
 	m.frozen = true
 }
 
 // thaw drops Freeze's packs.
 func (m *Model) thaw() {
-	if !m.frozen {
+	if m.frozen {
+		m.inferLinears(func(l *linear, _, _ int) { l.pw = nil })
+		m.frozen = false
+	}
+}
+
+// inferLinears calls f on every linear layer of the inference paths, with
+// its input and output widths.
+func (m *Model) inferLinears(f func(l *linear, C, OC int)) {
+	in := m.Cfg.In
+	if m.Cfg.Encoder == PLREncoder {
+		in = m.encIn
+	}
+	for l := range m.p.enc {
+		f(&m.p.enc[l], in, m.w)
+		in = m.w
+	}
+	if m.Cfg.Head != Decoder {
+		f(&m.p.out, m.w, m.nout)
 		return
 	}
-	m.frozen = false
-	for l := range m.p.enc {
-		m.p.enc[l].pw = nil
-	}
-	m.p.out.pw, m.p.inproj.pw = nil, nil
+	f(&m.p.inproj, m.w, m.d)
 	for i := range m.p.blocks {
 		b := &m.p.blocks[i]
-		b.qkv.pw, b.proj.pw, b.fc.pw, b.fc2.pw = nil, nil, nil, nil
+		f(&b.qkv, m.d, 3*m.d)
+		f(&b.proj, m.d, m.d)
+		f(&b.fc, m.d, m.dff)
+		f(&b.fc2, m.dff, m.d)
 	}
+	f(&m.p.out, m.d, m.v)
 }
 
 // Frozen reports whether Freeze's packs are in place.
