@@ -44,7 +44,7 @@ floating-point operations of the step's matrix products (the linear
 layers forward, their weight and input gradients, the attention's
 products); gemm_gflops is the matrix multiply's rate at 256x2048x2048 on
 the same threads, measured after the steps (the median of --repeats
-timings); gemm_bound_fraction = steps_per_s x step_gflop / gemm_gflops is
+timings of 0.2 s, at most 5); gemm_bound_fraction = steps_per_s x step_gflop / gemm_gflops is
 the share of the bound those products set that the steps reach (1 would
 be a step that is nothing but multiplies at that rate). peak_rss_mb is the
 process's peak resident set (getrusage). loss is the batch loss of the
@@ -212,7 +212,7 @@ func runBenchTrain(args []string) error {
 	med := metrics.Median(per)
 	rss := peakRSSMB() // before the multiply's probe allocates its operands
 	flops := net.TrainFLOPs(*batch)
-	rate := gemmRate(*threads, *repeats)
+	rate := gemmRate(*threads, min(*repeats, gemmProbes))
 	res := trainBenchResult{
 		Config: *config, StepsPerS: round3(1 / med), ExamplesPerS: round3(float64(*batch) / med),
 		MsMedian: round3(med * 1e3), MsMin: round3(slices.Min(per) * 1e3), MsMax: round3(slices.Max(per) * 1e3),
@@ -226,6 +226,10 @@ func runBenchTrain(args []string) error {
 	}
 	return json.NewEncoder(stdout).Encode(res)
 }
+
+// gemmProbes bounds the timings of the multiply's rate, so that many
+// --repeats do not add seconds of probing.
+const gemmProbes = 5
 
 // gemmRate measures the multiply's rate (FLOP/s) at 256x2048x2048 on
 // threads, as the linear layers call it (B transposed): the median of
