@@ -6,7 +6,7 @@ package nn
 // order adamAVX2 loads them.
 type adamConsts struct {
 	b1, c1, b2, c2, eps, stepSize, bc2Sqrt, decay, wd float32
-	l2                                                 uint32 // 1: add wd*p to the gradient
+	l2                                                uint32 // 1: add wd*p to the gradient
 }
 
 // adamAVX2 applies adamGo's update to elements [0, n) of p, g, m, v, n a
