@@ -142,3 +142,45 @@ func TestMSE(t *testing.T) {
 	MSEBackward(dp, g, pred, target, N)
 	checkSetGrad(t, "MSE dpred", dp, pred, nil, func(x []float64) float64 { return weighted(mse64(x), g) })
 }
+
+// TestSoftmaxNoSubnormals checks that probabilities and gradients below the
+// smallest normal float32 are zeros (subnormal operands slow the gradient's
+// matrix products a hundredfold), that the ones above it are exact, and
+// the row maximum's rules: a NaN logit gives a NaN loss, an -Inf row with
+// nothing else allowed is an empty row.
+func TestSoftmaxNoSubnormals(t *testing.T) {
+	V := 6
+	logits := []float32{
+		0, -86, -87, -88, -100, -104, // exp: 4.5e-38 (normal), then subnormal ones
+		1, float32(math.NaN()), 2, 3, 4, 5,
+		float32(math.Inf(-1)), float32(math.Inf(-1)), 0, 0, 0, 0,
+	}
+	mask := []bool{true, true, true, true, true, true, true, true, true, true, true, true, true, true, false, false, false, false}
+	losses, probs := make([]float32, 3), make([]float32, 3*V)
+	SoftmaxCrossEntropyForward(1, losses, probs, logits, []int32{0, 0, 0}, mask, 3, V)
+	for j, p := range probs[:V] {
+		w := math.Exp(float64(logits[j])) / (1 + math.Exp(-86) + math.Exp(-87) + math.Exp(-88) + math.Exp(-100) + math.Exp(-104))
+		if w < 0x1p-126 {
+			w = 0
+		}
+		if p != float32(w) {
+			t.Errorf("probs[%d] = %g, want %g", j, p, float32(w))
+		}
+	}
+	d := make([]float32, 3*V)
+	SoftmaxCrossEntropyBackward(1, d, []float32{0.5, 0.5, 0.5}, probs, []int32{1, 0, 0}, 3, V)
+	for j, x := range d[:V] {
+		if x != 0 && math.Abs(float64(x)) < 0x1p-126 {
+			t.Errorf("dlogits[%d] = %g is subnormal", j, x)
+		}
+	}
+	if d[2] != 0 || d[0] == 0 {
+		t.Errorf("dlogits %v: want 0 where 0.5*prob is subnormal", d[:V])
+	}
+	if !math.IsNaN(float64(losses[1])) {
+		t.Errorf("row with a NaN logit: loss %v, want NaN", losses[1])
+	}
+	if !math.IsInf(float64(losses[2]), 1) {
+		t.Errorf("row with only -Inf allowed: loss %v, want +Inf", losses[2])
+	}
+}
