@@ -18,7 +18,12 @@ import (
 //
 // The bias corrections are computed in float64 once per step; the element
 // updates are float32 and split over elements, so results do not depend on
-// the thread count. The fields may be changed between steps.
+// the thread count. The fields may be changed between steps. Two
+// departures from PyTorch's float32 arithmetic, each below a rounding
+// error of the update: sqrt(v) is multiplied by 1/sqrt(1-Beta2^t) (rounded
+// once per step) where PyTorch divides (a divide costs what a square root
+// does; this is a third of the step's time), and subnormal moments and
+// intermediate results are zeros (see adamGo).
 type Adam struct {
 	LR, Beta1, Beta2, Eps, WeightDecay float32
 	// Decoupled selects AdamW's decoupled weight decay; false puts the L2
@@ -51,10 +56,10 @@ func (a *Adam) Step(threads int, params, grads []float32) {
 	bc1 := 1 - math.Pow(float64(a.Beta1), t)
 	bc2 := 1 - math.Pow(float64(a.Beta2), t)
 	stepSize := float32(float64(a.LR) / bc1)
-	bc2Sqrt := float32(math.Sqrt(bc2))
+	invBc2Sqrt := float32(1 / math.Sqrt(bc2))
 	k := adamStep{params: params, grads: grads, m: a.m, v: a.v,
 		b1: a.Beta1, b2: a.Beta2, eps: a.Eps, wd: a.WeightDecay, decay: 1,
-		stepSize: stepSize, bc2Sqrt: bc2Sqrt}
+		stepSize: stepSize, invBc2Sqrt: invBc2Sqrt}
 	if a.Decoupled {
 		k.decay, k.wd = 1-a.LR*a.WeightDecay, 0
 	}
@@ -62,8 +67,8 @@ func (a *Adam) Step(threads int, params, grads []float32) {
 }
 
 type adamStep struct {
-	params, grads, m, v                       []float32
-	b1, b2, eps, wd, decay, stepSize, bc2Sqrt float32
+	params, grads, m, v                          []float32
+	b1, b2, eps, wd, decay, stepSize, invBc2Sqrt float32
 }
 
 func (k adamStep) Run(lo, hi int) {
@@ -84,7 +89,7 @@ func adamGo(k *adamStep, p, g, m, v []float32) {
 	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
 	b1, b2, c1, c2 := ftz(k.b1), ftz(k.b2), ftz(1-k.b1), ftz(1-k.b2)
 	wd, decay, eps := ftz(k.wd), ftz(k.decay), ftz(k.eps)
-	stepSize, bc2Sqrt := ftz(k.stepSize), ftz(k.bc2Sqrt)
+	stepSize, invBc2Sqrt := ftz(k.stepSize), ftz(k.invBc2Sqrt)
 	for i := range g {
 		pi, gi := ftz(p[i]), ftz(g[i])
 		if k.wd != 0 {
@@ -93,7 +98,7 @@ func adamGo(k *adamStep, p, g, m, v []float32) {
 		mi := ftz(ftz(b1*ftz(m[i])) + ftz(c1*gi))
 		vi := ftz(ftz(b2*ftz(v[i])) + ftz(ftz(c2*gi)*gi))
 		m[i], v[i] = mi, vi
-		denom := ftz(ftz(float32(math.Sqrt(float64(vi)))/bc2Sqrt) + eps)
+		denom := ftz(ftz(float32(math.Sqrt(float64(vi)))*invBc2Sqrt) + eps)
 		p[i] = ftz(ftz(pi*decay) - ftz(ftz(stepSize*mi)/denom))
 	}
 }

@@ -5,8 +5,8 @@ package nn
 // adamConsts are the per-step constants of the vector Adam kernel, in the
 // order adamAVX2 loads them.
 type adamConsts struct {
-	b1, c1, b2, c2, eps, stepSize, bc2Sqrt, decay, wd float32
-	l2                                                uint32 // 1: add wd*p to the gradient
+	b1, c1, b2, c2, eps, stepSize, invBc2Sqrt, decay, wd float32
+	l2                                                   uint32 // 1: add wd*p to the gradient
 }
 
 // adamAVX2 applies adamGo's update to elements [0, n) of p, g, m, v, n a
@@ -24,7 +24,7 @@ func adamVec(k *adamStep, p, g, m, v []float32) int {
 	if !useAVX2 || n == 0 {
 		return 0
 	}
-	c := adamConsts{k.b1, 1 - k.b1, k.b2, 1 - k.b2, k.eps, k.stepSize, k.bc2Sqrt, k.decay, k.wd, 0}
+	c := adamConsts{k.b1, 1 - k.b1, k.b2, 1 - k.b2, k.eps, k.stepSize, k.invBc2Sqrt, k.decay, k.wd, 0}
 	if k.wd != 0 {
 		c.l2 = 1
 	}

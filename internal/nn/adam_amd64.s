@@ -7,14 +7,14 @@
 //	g = g + wd*p                        (only when c.l2 is not 0)
 //	m = b1*m + c1*g
 //	v = b2*v + (c2*g)*g
-//	p = decay*p - (stepSize*m) / (sqrt(v)/bc2Sqrt + eps)
+//	p = decay*p - (stepSize*m) / (sqrt(v)*invBc2Sqrt + eps)
 // with the MXCSR's flush-to-zero and denormals-are-zero bits set for the
 // duration of the call (subnormal operands and results are zeros of their
 // sign; an update on subnormals costs a hundred times more without them),
 // and the caller's MXCSR restored before returning. Assembly functions are
 // not preempted asynchronously, so no other Go code runs with these bits.
 // Registers: SI p, DI g, R8 m, R9 v, CX n (a multiple of 8), AX index;
-// Y8-Y15 the constants b1, c1, b2, c2, eps, stepSize, bc2Sqrt, decay; Y4 wd.
+// Y8-Y15 the constants b1, c1, b2, c2, eps, stepSize, invBc2Sqrt, decay; Y4 wd.
 TEXT ·adamAVX2(SB), NOSPLIT, $8-48
 	MOVQ p+0(FP), SI
 	MOVQ grad+8(FP), DI
@@ -57,7 +57,7 @@ loop:
 	VADDPS Y2, Y3, Y3          // v'
 	VMOVUPS Y3, (R9)(AX*4)
 	VSQRTPS Y3, Y5             // sqrt(v')
-	VDIVPS Y14, Y5, Y5         // sqrt(v')/bc2Sqrt
+	VMULPS Y14, Y5, Y5         // sqrt(v')*invBc2Sqrt
 	VADDPS Y12, Y5, Y5         // + eps
 	VMULPS Y13, Y1, Y6         // stepSize*m'
 	VDIVPS Y5, Y6, Y6          // (stepSize*m')/denom
@@ -87,7 +87,7 @@ loopl2:
 	VADDPS Y2, Y3, Y3          // v'
 	VMOVUPS Y3, (R9)(AX*4)
 	VSQRTPS Y3, Y5             // sqrt(v')
-	VDIVPS Y14, Y5, Y5         // sqrt(v')/bc2Sqrt
+	VMULPS Y14, Y5, Y5         // sqrt(v')*invBc2Sqrt
 	VADDPS Y12, Y5, Y5         // + eps
 	VMULPS Y13, Y1, Y6         // stepSize*m'
 	VDIVPS Y5, Y6, Y6          // (stepSize*m')/denom

@@ -38,7 +38,7 @@ func TestAdamVecMatchesGo(t *testing.T) {
 						v[off+i] = float32(math.Abs(float64(tiny[r.IntN(len(tiny))])))
 					}
 				}
-				k := adamStep{b1: 0.9, b2: 0.999, eps: 1e-8, decay: decay, wd: c.wd, stepSize: 1e-3 / 0.19, bc2Sqrt: 0.0447}
+				k := adamStep{b1: 0.9, b2: 0.999, eps: 1e-8, decay: decay, wd: c.wd, stepSize: 1e-3 / 0.19, invBc2Sqrt: 1 / 0.0447}
 				p2, g2, m2, v2 := clone(p), clone(g), clone(m), clone(v)
 				p0, g0, m0, v0 := clone(p), clone(g), clone(m), clone(v)
 				k.params, k.grads, k.m, k.v = p[off:], g[off:], m[off:], v[off:]
