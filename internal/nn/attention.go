@@ -165,13 +165,13 @@ func softmaxCausal(pre, a []float32, n int) {
 		}
 		vec.ExpNegInPlace(e)
 		for t2, x := range e {
-			a[c0+t2] = float32(x)
+			a[c0+t2] = nonneg32(x)
 			sum += x
 		}
 	}
 	inv := float32(1 / sum)
 	for t2 := range a[:n] {
-		a[t2] *= inv
+		a[t2] = ftz(a[t2] * inv) // no subnormal weights (see scaleRow)
 	}
 	clear(pre[n:])
 	clear(a[n:len(pre)])
@@ -204,12 +204,12 @@ func softmaxCausalBlock(pre, a []float32, T int, e []float64) []float64 {
 		ar := a[t*T : (t+1)*T]
 		var sum float64
 		for t2, x := range e[off : off+t+1] {
-			ar[t2] = float32(x)
+			ar[t2] = nonneg32(x)
 			sum += x
 		}
 		inv := float32(1 / sum)
 		for t2 := range ar[:t+1] {
-			ar[t2] *= inv
+			ar[t2] = ftz(ar[t2] * inv)
 		}
 		clear(pre[t*T+t+1 : (t+1)*T])
 		clear(ar[t+1:])

@@ -248,3 +248,34 @@ func TestKVCacheKeep(t *testing.T) {
 	step()
 	mustPanic(t, "Keep out of range", func() { c.Keep([]int{6}) })
 }
+
+// TestAttentionWeightsNoSubnormals checks that attention weights below the
+// smallest normal float32 are zeros, in softmaxCausal and in the blocked
+// softmaxCausalBlock alike, and that both give the same bits.
+func TestAttentionWeightsNoSubnormals(t *testing.T) {
+	T := 4
+	pre := []float32{
+		0, 0, 0, 0,
+		0, -100, 0, 0,
+		0, -86, -87.5, 0,
+		-88, 0, -90, -86.5,
+	}
+	blockPre := append([]float32(nil), pre...)
+	block := make([]float32, T*T)
+	softmaxCausalBlock(blockPre, block, T, nil)
+	for r := range T {
+		a := make([]float32, T)
+		softmaxCausal(append([]float32(nil), pre[r*T:(r+1)*T]...), a, r+1)
+		for j, x := range a {
+			if x != 0 && math.Abs(float64(x)) < 0x1p-126 {
+				t.Errorf("row %d weight %d = %g is subnormal", r, j, x)
+			}
+			if math.Float32bits(x) != math.Float32bits(block[r*T+j]) {
+				t.Errorf("row %d weight %d: softmaxCausal %g, softmaxCausalBlock %g", r, j, x, block[r*T+j])
+			}
+		}
+	}
+	if block[1*T+1] != 0 || block[2*T+2] != 0 || block[2*T+1] == 0 {
+		t.Errorf("weights %v: want exp(-100) and exp(-87.5)/sum as 0, exp(-86)/sum kept", block)
+	}
+}

@@ -115,12 +115,12 @@ func (k kvStep) Run(lo, hi int) {
 		a := c.att[bh*c.tmax : bh*c.tmax+n]
 		var sum float64
 		for t2, x := range e[(bh-lo)*n : (bh-lo+1)*n] {
-			a[t2] = float32(x)
+			a[t2] = nonneg32(x)
 			sum += x
 		}
 		inv := float32(1 / sum)
 		for t2 := range a {
-			a[t2] *= inv
+			a[t2] = ftz(a[t2] * inv)
 		}
 		gemm.Direct(false, 1, hs, n, a, n, c.v[b*c.tmax*C+h*hs:], C, k.out[b*C+h*hs:], C)
 	}

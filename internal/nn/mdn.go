@@ -71,9 +71,9 @@ func (k mdnForward) Run(lo, hi int) {
 		}
 		L := amax + math.Log(sum)
 		k.losses[i] = float32(-L)
-		for m := range M {
-			pi[m] = float32(math.Exp(float64(w[m]) - lseW))
-			r[m] = float32(math.Exp(a(m) - L))
+		for m := range M { // no subnormals for the backward pass (see scaleRow)
+			pi[m] = nonneg32(math.Exp(float64(w[m]) - lseW))
+			r[m] = nonneg32(math.Exp(a(m) - L))
 		}
 	}
 }
