@@ -355,3 +355,79 @@ func TestBenchUCISweep(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchUCIJobs checks --jobs: the same result files with the same
+// metrics and training records as one job, the largest dataset started
+// first, and a bad value refused.
+func TestBenchUCIJobs(t *testing.T) {
+	data := t.TempDir()
+	writeUCIFixture(t, data, "small", 50, 3)
+	writeUCIFixture(t, data, "zlarge", 90, 3) // last in plan order, first with jobs
+	var errb bytes.Buffer
+	old := errOut
+	defer func() { errOut = old }()
+	errOut = &errb
+	heads := "mdn,riemann,decoder-normalized"
+	one, three := t.TempDir(), t.TempDir()
+	if code := run(tinyUCIArgs(data, one, "--heads", heads), &errb); code != 0 {
+		t.Fatalf("--jobs 1: exit %d:\n%s", code, errb.String())
+	}
+	errb.Reset()
+	if code := run(tinyUCIArgs(data, three, "--heads", heads, "--jobs", "3"), &errb); code != 0 {
+		t.Fatalf("--jobs 3: exit %d:\n%s", code, errb.String())
+	}
+	lines := strings.Split(errb.String(), "\n")
+	for _, l := range lines[1:4] { // the first three to finish are of the three started first
+		if !strings.Contains(l, "] zlarge/") {
+			t.Errorf("--jobs 3: the first runs to finish should be zlarge's:\n%s", errb.String())
+			break
+		}
+	}
+	files := resultFiles(t, one)
+	if got := resultFiles(t, three); len(files) != 18 || strings.Join(got, " ") != strings.Join(files, " ") {
+		t.Fatalf("result files: --jobs 1 %v, --jobs 3 %v", files, got)
+	}
+	for _, rel := range files {
+		a, err := experiments.ReadResult(filepath.Join(one, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := experiments.ReadResult(filepath.Join(three, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Train.Seconds, b.Train.Seconds = 0, 0
+		if fmt.Sprintf("%+v %+v %+v", a.Eval, a.Train, a.Config) != fmt.Sprintf("%+v %+v %+v", b.Eval, b.Train, b.Config) {
+			t.Errorf("%s differs with --jobs 3:\n %+v %+v\n %+v %+v", rel, a.Eval, a.Train, b.Eval, b.Train)
+		}
+	}
+	errb.Reset()
+	if code := run(tinyUCIArgs(data, three, "--jobs", "0"), &errb); code != 2 || !strings.Contains(errb.String(), "--jobs must be >= 1") {
+		t.Errorf("--jobs 0: exit %d:\n%s", code, errb.String())
+	}
+}
+
+// TestBenchUCIJobsInterrupt: a cancel while two jobs run stops both, with
+// every file written a whole result and the error naming the interrupt.
+func TestBenchUCIJobsInterrupt(t *testing.T) {
+	data, res := t.TempDir(), t.TempDir()
+	writeUCIFixture(t, data, "a", 60, 3)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := experiments.UCIOptions{DataDir: data, OutDir: res, Heads: []string{"mdn"}, Splits: []int{0, 1, 2}, Jobs: 2,
+		Overrides: experiments.Overrides{EncLayers: 1, EncWidth: 8, MaxEpochs: 50, Threads: 1},
+		Progress: func(r experiments.Run, p decoreg.Progress) {
+			if r.Split == 1 && p.Epoch == 2 {
+				cancel()
+			}
+		}}
+	_, err := experiments.RunUCI(ctx, opts)
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("RunUCI cancelled: %v", err)
+	}
+	for _, rel := range resultFiles(t, res) {
+		if _, err := experiments.ReadResult(filepath.Join(res, rel)); err != nil || strings.Contains(rel, "split2") {
+			t.Errorf("after the interrupt: %s (%v)", rel, err)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"decoreg"
@@ -59,8 +60,17 @@ type UCIOptions struct {
 	Commit string
 
 	// Progress, if set, is called after every training epoch of every run
-	// (and sweep candidate).
+	// (and sweep candidate); with Jobs > 1, from several goroutines at once.
 	Progress func(Run, decoreg.Progress)
+
+	// Jobs is how many runs go at once, each on Overrides.Threads threads;
+	// 0 means 1. With more than one, the runs start largest dataset first
+	// (by rows; plan order among equals) and each job takes the next run
+	// when its own ends, so that the jobs finish close together: the
+	// wall time is about the summed run time over Jobs, where shards of a
+	// fixed slice each wait for their slowest. A run computes the same
+	// whatever the number of jobs.
+	Jobs int
 }
 
 // InputError wraps an error about the benchmark's input: a dataset or mask
@@ -395,38 +405,78 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 	}
 
 	host, _ := os.Hostname()
-	start := time.Now()
-	for i, r := range todo {
-		if err := ctx.Err(); err != nil {
-			return sum, fmt.Errorf("interrupted after %d of %d runs: %w", i, len(todo), err)
-		}
-		res, err := runOne(ctx, sets[r.Dataset], r, opts)
-		if err != nil {
-			if ctx.Err() != nil {
-				return sum, fmt.Errorf("interrupted during %s (%d of %d runs done): %w", r, i, len(todo), ctx.Err())
-			}
-			var ie *InputError
-			if errors.As(err, &ie) {
-				return sum, err
-			}
-			return sum, fmt.Errorf("%s: %w", r, err)
-		}
-		res.Commit, res.Host = opts.Commit, host
-		if err := WriteResult(ResultPath(opts.OutDir, r.Dataset, r.Head, r.Split), res); err != nil {
-			return sum, err
-		}
-		sum.Ran++
-		sum.Seconds = time.Since(start).Seconds()
-		if res.Error != "" {
-			sum.Failed++
-			fmt.Fprintf(logw, "[%d/%d] %s: FAILED: %s (%.1fs)\n", i+1, len(todo), r, res.Error, res.Seconds)
-			continue
-		}
-		e, t := res.Eval, res.Train
-		fmt.Fprintf(logw, "[%d/%d] %s: nll %.4g nll_u %.4g tau %.3f rel_mse %.3g; %d epochs (%s), %.1fs\n",
-			i+1, len(todo), r, float64(e.NLL), float64(e.NLLU), float64(e.KendallTau), float64(e.RelMSE), t.Epochs, t.Stopped, res.Seconds)
+	jobs := min(max(opts.Jobs, 1), len(todo))
+	if jobs > 1 {
+		sort.SliceStable(todo, func(i, j int) bool {
+			return sets[todo[i].Dataset].d.Rows > sets[todo[j].Dataset].d.Rows
+		})
 	}
-	return sum, nil
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		next     int   // the next run of todo to start
+		firstErr error // the first error that stops the benchmark
+	)
+	start := time.Now()
+	worker := func() {
+		for {
+			mu.Lock()
+			if next == len(todo) || firstErr != nil {
+				mu.Unlock()
+				return
+			}
+			r := todo[next]
+			next++
+			if err := ctx.Err(); err != nil {
+				firstErr = fmt.Errorf("interrupted after %d of %d runs: %w", sum.Ran, len(todo), err)
+				mu.Unlock()
+				return
+			}
+			mu.Unlock()
+			res, err := runOne(ctx, sets[r.Dataset], r, opts)
+			var werr error
+			if err == nil {
+				res.Commit, res.Host = opts.Commit, host
+				werr = WriteResult(ResultPath(opts.OutDir, r.Dataset, r.Head, r.Split), res)
+			}
+			mu.Lock()
+			if err != nil || werr != nil {
+				var ie *InputError
+				switch {
+				case firstErr != nil: // a job that stopped first cancelled this one
+				case werr != nil:
+					firstErr = werr
+				case ctx.Err() != nil:
+					firstErr = fmt.Errorf("interrupted during %s (%d of %d runs done): %w", r, sum.Ran, len(todo), ctx.Err())
+				case errors.As(err, &ie):
+					firstErr = err
+				default:
+					firstErr = fmt.Errorf("%s: %w", r, err)
+				}
+				mu.Unlock()
+				cancel()
+				return
+			}
+			sum.Ran++
+			sum.Seconds = time.Since(start).Seconds()
+			if res.Error != "" {
+				sum.Failed++
+				fmt.Fprintf(logw, "[%d/%d] %s: FAILED: %s (%.1fs)\n", sum.Ran, len(todo), r, res.Error, res.Seconds)
+			} else {
+				e, t := res.Eval, res.Train
+				fmt.Fprintf(logw, "[%d/%d] %s: nll %.4g nll_u %.4g tau %.3f rel_mse %.3g; %d epochs (%s), %.1fs\n",
+					sum.Ran, len(todo), r, float64(e.NLL), float64(e.NLLU), float64(e.KendallTau), float64(e.RelMSE), t.Epochs, t.Stopped, res.Seconds)
+			}
+			mu.Unlock()
+		}
+	}
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Go(worker)
+	}
+	wg.Wait()
+	return sum, firstErr
 }
 
 func mustHead(h string) decoreg.Config {
