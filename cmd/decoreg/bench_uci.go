@@ -43,8 +43,8 @@ split; --shard I/N runs only the runs whose index is I modulo N, so N
 machines given the same flags and --shard 0/N .. N-1/N (an array job) run
 disjoint slices of the same plan. A progress line per run goes to stderr.
 
---jobs N runs N runs at once in one process (each on --threads threads;
---threads 0 then means the cores divided by N, at least 1), largest
+--jobs N runs N runs at once in one process (at most GOMAXPROCS; each on
+--threads threads, and --threads 0 then means the cores divided by N), largest
 dataset first, each job taking the next run as soon as its own ends: on
 one machine this finishes in about the summed run time over N, where N
 shards each wait for their own slowest runs. A run's result does not
@@ -146,6 +146,9 @@ func runBenchUCI(args []string) error {
 	}
 	if *jobs < 1 {
 		return usagef("bench uci: --jobs must be >= 1, have %d", *jobs)
+	}
+	if cores := runtime.GOMAXPROCS(0); *jobs > cores {
+		return usagef("bench uci: --jobs %d is more than the %d cores this process may use (GOMAXPROCS): the runs are CPU-bound, and more at once only take more memory", *jobs, cores)
 	}
 	if *jobs > 1 && o.Threads == 0 {
 		o.Threads = max(1, runtime.GOMAXPROCS(0) / *jobs)

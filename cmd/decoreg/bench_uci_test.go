@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -358,7 +359,7 @@ func TestBenchUCISweep(t *testing.T) {
 
 // TestBenchUCIJobs checks --jobs: the same result files with the same
 // metrics and training records as one job, the largest dataset started
-// first, and a bad value refused.
+// first, and bad values (0, more than the cores) refused.
 func TestBenchUCIJobs(t *testing.T) {
 	data := t.TempDir()
 	writeUCIFixture(t, data, "small", 50, 3)
@@ -368,6 +369,7 @@ func TestBenchUCIJobs(t *testing.T) {
 	defer func() { errOut = old }()
 	errOut = &errb
 	heads := "mdn,riemann,decoder-normalized"
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(3, runtime.GOMAXPROCS(0)))) // --jobs 3 needs 3
 	one, three := t.TempDir(), t.TempDir()
 	if code := run(tinyUCIArgs(data, one, "--heads", heads), &errb); code != 0 {
 		t.Fatalf("--jobs 1: exit %d:\n%s", code, errb.String())
@@ -404,6 +406,11 @@ func TestBenchUCIJobs(t *testing.T) {
 	errb.Reset()
 	if code := run(tinyUCIArgs(data, three, "--jobs", "0"), &errb); code != 2 || !strings.Contains(errb.String(), "--jobs must be >= 1") {
 		t.Errorf("--jobs 0: exit %d:\n%s", code, errb.String())
+	}
+	errb.Reset()
+	many := fmt.Sprint(runtime.GOMAXPROCS(0) + 1)
+	if code := run(tinyUCIArgs(data, three, "--jobs", many), &errb); code != 2 || !strings.Contains(errb.String(), "more than the") {
+		t.Errorf("--jobs %s: exit %d:\n%s", many, code, errb.String())
 	}
 }
 

@@ -426,13 +426,13 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 				mu.Unlock()
 				return
 			}
-			r := todo[next]
-			next++
 			if err := ctx.Err(); err != nil {
 				firstErr = fmt.Errorf("interrupted after %d of %d runs: %w", sum.Ran, len(todo), err)
 				mu.Unlock()
 				return
 			}
+			r := todo[next]
+			next++
 			mu.Unlock()
 			res, err := runOne(ctx, sets[r.Dataset], r, opts)
 			var werr error

@@ -13,7 +13,7 @@
 // sign; an update on subnormals costs a hundred times more without them),
 // and the caller's MXCSR restored before returning. Assembly functions are
 // not preempted asynchronously, so no other Go code runs with these bits.
-// Registers: SI p, DI g, R8 m, R9 v, CX n (a multiple of 8), AX index;
+// Registers: SI p, DI g, R8 m, R9 v, CX n (a multiple of 8), AX index, BX l2;
 // Y8-Y15 the constants b1, c1, b2, c2, eps, stepSize, invBc2Sqrt, decay; Y4 wd.
 TEXT ·adamAVX2(SB), NOSPLIT, $8-48
 	MOVQ p+0(FP), SI
@@ -40,11 +40,16 @@ TEXT ·adamAVX2(SB), NOSPLIT, $8-48
 	XORQ AX, AX
 	TESTQ CX, CX
 	JEQ done
-	TESTL BX, BX
-	JNE loopl2
 
 loop:
 	VMOVUPS (DI)(AX*4), Y0     // g
+	VMOVUPS (SI)(AX*4), Y7     // p
+	TESTL BX, BX               // the same every iteration: predicted
+	JEQ moments
+	VMULPS Y4, Y7, Y2          // wd*p
+	VADDPS Y2, Y0, Y0          // g + wd*p
+
+moments:
 	VMOVUPS (R8)(AX*4), Y1     // m
 	VMULPS Y8, Y1, Y1          // b1*m
 	VMULPS Y9, Y0, Y2          // c1*g
@@ -61,42 +66,12 @@ loop:
 	VADDPS Y12, Y5, Y5         // + eps
 	VMULPS Y13, Y1, Y6         // stepSize*m'
 	VDIVPS Y5, Y6, Y6          // (stepSize*m')/denom
-	VMOVUPS (SI)(AX*4), Y7     // p
 	VMULPS Y15, Y7, Y7         // decay*p
 	VSUBPS Y6, Y7, Y7          // decay*p - update
 	VMOVUPS Y7, (SI)(AX*4)
 	ADDQ $8, AX
 	CMPQ AX, CX
 	JLT loop
-	JMP done
-
-loopl2:
-	VMOVUPS (SI)(AX*4), Y7     // p
-	VMOVUPS (DI)(AX*4), Y0     // g
-	VMULPS Y4, Y7, Y2          // wd*p
-	VADDPS Y2, Y0, Y0          // g + wd*p
-	VMOVUPS (R8)(AX*4), Y1     // m
-	VMULPS Y8, Y1, Y1          // b1*m
-	VMULPS Y9, Y0, Y2          // c1*g
-	VADDPS Y2, Y1, Y1          // m'
-	VMOVUPS Y1, (R8)(AX*4)
-	VMOVUPS (R9)(AX*4), Y3     // v
-	VMULPS Y10, Y3, Y3         // b2*v
-	VMULPS Y11, Y0, Y2         // c2*g
-	VMULPS Y0, Y2, Y2          // (c2*g)*g
-	VADDPS Y2, Y3, Y3          // v'
-	VMOVUPS Y3, (R9)(AX*4)
-	VSQRTPS Y3, Y5             // sqrt(v')
-	VMULPS Y14, Y5, Y5         // sqrt(v')*invBc2Sqrt
-	VADDPS Y12, Y5, Y5         // + eps
-	VMULPS Y13, Y1, Y6         // stepSize*m'
-	VDIVPS Y5, Y6, Y6          // (stepSize*m')/denom
-	VMULPS Y15, Y7, Y7         // decay*p
-	VSUBPS Y6, Y7, Y7          // decay*p - update
-	VMOVUPS Y7, (SI)(AX*4)
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JLT loopl2
 
 done:
 	LDMXCSR saved-8(SP)

@@ -164,17 +164,34 @@ func softmaxCausal(pre, a []float32, n int) {
 			e[t2] = float64(pre[c0+t2] - maxv)
 		}
 		vec.ExpNegInPlace(e)
-		for t2, x := range e {
-			a[c0+t2] = nonneg32(x)
-			sum += x
-		}
+		sum = expsTo32(a[c0:], e, sum)
 	}
-	inv := float32(1 / sum)
-	for t2 := range a[:n] {
-		a[t2] = ftz(a[t2] * inv) // no subnormal weights (see scaleRow)
-	}
+	scaleWeights(a[:n], sum)
 	clear(pre[n:])
 	clear(a[n:len(pre)])
+}
+
+// expsTo32 sets a[i] = e[i] (exponentials, >= 0) for i < len(e), subnormal
+// ones as 0, and returns sum plus their float64 sum (subnormal ones
+// included), added one by one from sum so that a row taken in chunks adds
+// up as one taken whole.
+func expsTo32(a []float32, e []float64, sum float64) float64 {
+	for i, x := range e {
+		a[i] = nonneg32(x)
+		sum += x
+	}
+	return sum
+}
+
+// scaleWeights multiplies a by float32(1/sum), results below the smallest
+// normal float32 as 0 (see scaleRow). Every softmax of the attention
+// (softmaxCausal, softmaxCausalBlock and the key/value-cached step) ends
+// with these two, so that all give the same bits.
+func scaleWeights(a []float32, sum float64) {
+	inv := float32(1 / sum)
+	for i := range a {
+		a[i] = ftz(a[i] * inv)
+	}
 }
 
 // softmaxCausalBlock is softmaxCausal on every row t of the (T, T) block
@@ -202,15 +219,7 @@ func softmaxCausalBlock(pre, a []float32, T int, e []float64) []float64 {
 	off = 0
 	for t := 0; t < T; t++ {
 		ar := a[t*T : (t+1)*T]
-		var sum float64
-		for t2, x := range e[off : off+t+1] {
-			ar[t2] = nonneg32(x)
-			sum += x
-		}
-		inv := float32(1 / sum)
-		for t2 := range ar[:t+1] {
-			ar[t2] = ftz(ar[t2] * inv)
-		}
+		scaleWeights(ar[:t+1], expsTo32(ar, e[off:off+t+1], 0))
 		clear(pre[t*T+t+1 : (t+1)*T])
 		clear(ar[t+1:])
 		off += t + 1

@@ -91,10 +91,6 @@ func (k softmaxNLLRows) Run(lo, hi int) {
 	}
 }
 
-// scaleRow divides the row by sum, with probabilities below the smallest
-// normal float32 made 0: subnormal operands slow the gradient's matrix
-// products a hundredfold (a 256-bin Riemann head's far bins are below 1e-38
-// once it has learnt), and change nothing a float32 sum can see.
 // rowMax is the largest of the allowed entries of l (every entry where
 // allowed is nil), -Inf if none is allowed, NaN if an allowed one is NaN.
 // (The builtin max on float64s, with its NaN and signed-zero rules on
@@ -117,6 +113,10 @@ func rowMax(l []float32, allowed []bool) float32 {
 	return mx
 }
 
+// scaleRow divides the row by sum, with probabilities below the smallest
+// normal float32 made 0: subnormal operands slow the gradient's matrix
+// products a hundredfold (a 256-bin Riemann head's far bins are below 1e-38
+// once it has learnt), and change nothing a float32 sum can see.
 func scaleRow(p []float32, sum float64) {
 	inv := 1 / sum
 	for j, e := range p {

@@ -113,15 +113,7 @@ func (k kvStep) Run(lo, hi int) {
 	for bh := lo; bh < hi; bh++ {
 		b, h := bh/c.nh, bh%c.nh
 		a := c.att[bh*c.tmax : bh*c.tmax+n]
-		var sum float64
-		for t2, x := range e[(bh-lo)*n : (bh-lo+1)*n] {
-			a[t2] = nonneg32(x)
-			sum += x
-		}
-		inv := float32(1 / sum)
-		for t2 := range a {
-			a[t2] = ftz(a[t2] * inv)
-		}
+		scaleWeights(a, expsTo32(a, e[(bh-lo)*n:(bh-lo+1)*n], 0))
 		gemm.Direct(false, 1, hs, n, a, n, c.v[b*c.tmax*C+h*hs:], C, k.out[b*C+h*hs:], C)
 	}
 }
