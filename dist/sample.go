@@ -78,8 +78,9 @@ func (d *Token) sampleSeqs(seqs []int, n int, opts SampleOptions, r *rand.Rand, 
 	defer releaseStepper(st)
 	logits := make([]float32, n*v)
 	step := make([]int, n)
-	allowed := make([]int, 0, v)
-	probs := make([]float64, v)
+	allowed := make([]int, 0, n*v) // each row's allowed tokens, row i at offs[i]:offs[i+1]
+	offs := make([]int, n+1)
+	probs := make([]float64, n*v)
 	order := make([]int, v)
 	for lev := range k {
 		if lev == 0 {
@@ -87,11 +88,16 @@ func (d *Token) sampleSeqs(seqs []int, n int, opts SampleOptions, r *rand.Rand, 
 		} else {
 			st.Step(step, logits)
 		}
+		allowed = allowed[:0]
 		for i := range n {
-			allowed = d.next(allowed[:0], seqs[i*k:i*k+lev], finite)
-			p := softmaxOver(probs, logits[i*v:(i+1)*v], allowed, invT)
+			allowed = d.next(allowed, seqs[i*k:i*k+lev], finite)
+			offs[i+1] = len(allowed)
+		}
+		softmaxRows(probs, logits, v, allowed, offs, invT)
+		for i := range n {
+			toks, p := allowed[offs[i]:offs[i+1]], probs[offs[i]:offs[i+1]]
 			keep := filterTop(order, p, opts.TopK, opts.TopP)
-			t := allowed[keep[drawIndex(p, keep, r)]]
+			t := toks[keep[drawIndex(p, keep, r)]]
 			seqs[i*k+lev] = t
 			step[i] = t
 		}

@@ -304,6 +304,43 @@ func (d *Token) next(dst []int, prefix []int, finite bool) []int {
 // positive.
 func softmaxOver(p []float64, row []float32, toks []int, invT float64) []float64 {
 	p = p[:len(toks)]
+	if !softmaxShift(p, row, toks, invT) {
+		vec.ExpNegInPlace(p) // exp within 2 ulp, vectorised
+		normalize(p)
+	}
+	return p
+}
+
+// softmaxRows is softmaxOver on n rows at once: row i is logits[i*v:(i+1)*v]
+// over toks[offs[i]:offs[i+1]], its probabilities written to
+// p[offs[i]:offs[i+1]]. One vec.ExpNegInPlace over all rows (a call per
+// row of a few tokens costs more than its exps) gives the same bits as
+// softmaxOver row by row. It allocates only where a row's largest logit is
+// infinite.
+func softmaxRows(p []float64, logits []float32, v int, toks, offs []int, invT float64) {
+	n := len(offs) - 1
+	var done []int // rows whose probabilities softmaxShift wrote
+	for i := range n {
+		if softmaxShift(p[offs[i]:offs[i+1]], logits[i*v:(i+1)*v], toks[offs[i]:offs[i+1]], invT) {
+			done = append(done, i)
+		}
+	}
+	vec.ExpNegInPlace(p[:offs[n]])
+	for i := range n {
+		if len(done) > 0 && done[0] == i { // the exps overwrote its final probabilities
+			done = done[1:]
+			softmaxShift(p[offs[i]:offs[i+1]], logits[i*v:(i+1)*v], toks[offs[i]:offs[i+1]], invT)
+		} else {
+			normalize(p[offs[i]:offs[i+1]])
+		}
+	}
+}
+
+// softmaxShift is softmaxOver up to the exponential: it writes to p
+// (len(toks)) the logits over toks less their maximum, times invT, and
+// reports false; or, when the maximum is infinite, the final probabilities
+// (equal shares of the +Inf logits, or uniform), and reports true.
+func softmaxShift(p []float64, row []float32, toks []int, invT float64) (done bool) {
 	m := math.Inf(-1)
 	for _, t := range toks {
 		if l := float64(row[t]); l > m {
@@ -322,7 +359,7 @@ func softmaxOver(p []float64, row []float32, toks []int, invT float64) []float64
 		for j := range p {
 			p[j] /= float64(n)
 		}
-		return p
+		return true
 	}
 	for j, t := range toks {
 		l := float64(row[t])
@@ -331,7 +368,11 @@ func softmaxOver(p []float64, row []float32, toks []int, invT float64) []float64
 		}
 		p[j] = (l - m) * invT
 	}
-	vec.ExpNegInPlace(p) // exp within 2 ulp, vectorised
+	return false
+}
+
+// normalize divides p by its sum, taken left to right.
+func normalize(p []float64) {
 	s := 0.0
 	for _, e := range p {
 		s += e
@@ -339,7 +380,6 @@ func softmaxOver(p []float64, row []float32, toks []int, invT float64) []float64
 	for j := range p {
 		p[j] /= s
 	}
-	return p
 }
 
 // logSoftmaxAt returns log of the softmax probability of token t among

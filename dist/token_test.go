@@ -704,3 +704,38 @@ func TestLogProbSeqAt(t *testing.T) {
 		}
 	}
 }
+
+// TestSoftmaxRowsMatchesSoftmaxOver: the batched softmax of sampling gives
+// softmaxOver's bits row by row, with rows of different allowed sets and
+// the special rows (an +Inf logit, all -Inf, a NaN) among ordinary ones.
+func TestSoftmaxRowsMatchesSoftmaxOver(t *testing.T) {
+	inf := float32(math.Inf(1))
+	nan := float32(math.NaN())
+	const v = 5
+	logits := []float32{
+		0.3, -1, 2, 7, -3,
+		inf, 1, inf, 0, 2,
+		-inf, -inf, -inf, -inf, -inf,
+		1, nan, -2, 0.5, 40,
+		-80, 0, 3, 3, 1e-3,
+	}
+	toks := [][]int{{0, 1, 2, 3, 4}, {0, 1, 2}, {1, 3}, {0, 1, 4}, {2}}
+	var all []int
+	offs := []int{0}
+	for _, tk := range toks {
+		all = append(all, tk...)
+		offs = append(offs, len(all))
+	}
+	for _, invT := range []float64{1, 0.25, 3} {
+		p := make([]float64, len(all))
+		softmaxRows(p, logits, v, all, offs, invT)
+		for i, tk := range toks {
+			want := softmaxOver(make([]float64, v), logits[i*v:(i+1)*v], tk, invT)
+			for j, w := range want {
+				if g := p[offs[i]+j]; math.Float64bits(g) != math.Float64bits(w) {
+					t.Fatalf("invT %v row %d token %d: softmaxRows %v, softmaxOver %v", invT, i, j, g, w)
+				}
+			}
+		}
+	}
+}

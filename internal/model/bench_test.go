@@ -128,3 +128,49 @@ func BenchmarkSample(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*n)/time.Since(t0).Seconds(), "samples/s")
 }
+
+// BenchmarkTrainStepUCI times one training step of the UCI table's
+// largest runs (keggdirected's decoder: 20 features, encoder 2 x 256,
+// unnormalized base 10 with a 1-digit exponent and 4 digits, decoder
+// 1 layer x 32, batch 32) on one thread, as `bench uci` runs them.
+func BenchmarkTrainStepUCI(b *testing.B) {
+	tok, err := vocab.NewUnnormalized(10, 1, 4)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := New(Config{In: 20, EncLayers: 2, EncWidth: 256, Head: Decoder, Vocab: tok,
+		DecLayers: 1, DecWidth: 32, DecHeads: 1, MaskLoss: true, Threads: 1}, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rng.New(1)
+	const B = 32
+	T := m.SeqLen()
+	batch := &Batch{B: B, X: make([]float32, B*20), Tokens: make([]int32, B*T)}
+	for i := range batch.X {
+		batch.X[i] = float32(r.NormFloat64())
+	}
+	for i := range B {
+		toks, _, err := tok.Encode(r.NormFloat64() * 100)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for j, t := range toks {
+			batch.Tokens[i*T+j] = int32(t)
+		}
+	}
+	opt := nn.NewAdam(m.NumParams(), 5e-4)
+	step := func() {
+		m.ZeroGrad()
+		m.Forward(batch)
+		m.Backward()
+		opt.Step(m.Threads(), m.Params(), m.Grads())
+	}
+	for range 3 {
+		step()
+	}
+	for b.Loop() {
+		step()
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+}

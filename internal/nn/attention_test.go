@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -171,8 +172,18 @@ func fullAttention(qkv []float32, B, T, C, NH int) []float32 {
 }
 
 func TestKVCacheMatchesForward(t *testing.T) {
+	// One block of 8 keys; three blocks (T > 8); a head wider than
+	// kvBlockHS (the scalar loops). Each within the direct path's
+	// T*C/NH < 320.
+	for _, sz := range []struct{ B, T, C, NH int }{{3, 7, 8, 2}, {3, 19, 32, 2}, {3, 2, 2 * (kvBlockHS + 11), 2}} {
+		t.Run(fmt.Sprintf("B%d_T%d_C%d_NH%d", sz.B, sz.T, sz.C, sz.NH), func(t *testing.T) {
+			testKVCacheMatchesForward(t, sz.B, sz.T, sz.C, sz.NH)
+		})
+	}
+}
+
+func testKVCacheMatchesForward(t *testing.T, B, T, C, NH int) {
 	r := rng.New(10)
-	B, T, C, NH := 3, 7, 8, 2
 	qkv := uniform(r, B*T*3*C, 1.5)
 	for _, useGemm := range []bool{false, true} {
 		var want []float32

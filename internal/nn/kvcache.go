@@ -15,16 +15,20 @@ import (
 // sign of an exact zero) where AttentionForward uses its direct loops
 // (T*C/NH < 320) and within float32 rounding where it uses gemm.Sgemm.
 //
-// It owns its storage: the keys transposed per sequence and head,
-// (B, NH, C/NH, W) with W = Tmax rounded up to a multiple of 8, so that
-// a query's scores are one row of gemm.Direct; the values (B, Tmax, C); score
-// scratch (B, NH, W) and (B, NH, Tmax); and, from the first Keep, a spare
-// pair of key and value buffers. Step does not allocate; Keep allocates
-// only when it grows the batch beyond every earlier size.
+// It owns its storage: the keys and the values, (B, Tmax, C) each, a
+// position's row appended whole at every Step; score scratch (B, NH, W),
+// W = Tmax rounded up to a multiple of 8, and (B, NH, Tmax); and, from the
+// first Keep, a spare pair of key and value buffers. Step does not
+// allocate; Keep allocates only when it grows the batch beyond every
+// earlier size. (The keys used to be kept transposed, (B, NH, C/NH, W), so
+// that a query's scores were one gemm.Direct row; but a Step then wrote
+// one float to each of C*W/8 cache lines of every sequence, and with a
+// thousand sequences, as sampling has, that was most of the Step's time.
+// Now each Step transposes a head's keys into a small block on the stack.)
 type KVCache struct {
 	b, tmax, c, nh, n, w int
-	kt, v                []float32 // (b, nh, hs, w), (b, tmax, c)
-	kt2, v2              []float32 // spare buffers for Keep
+	k, v                 []float32 // (b, tmax, c) each
+	k2, v2               []float32 // spare buffers for Keep
 	pre, att             []float32 // (b, nh, w), (b, nh, tmax) scratch
 	e                    []float64 // (b, nh, tmax) scratch: the softmax's exps
 }
@@ -36,7 +40,7 @@ func NewKVCache(B, Tmax, C, NH int) *KVCache {
 	w := roundUp8(Tmax)
 	return &KVCache{
 		b: B, tmax: Tmax, c: C, nh: NH, w: w,
-		kt: make([]float32, B*C*w), v: make([]float32, B*Tmax*C),
+		k: make([]float32, B*Tmax*C), v: make([]float32, B*Tmax*C),
 		pre: make([]float32, B*NH*w), att: make([]float32, B*NH*Tmax),
 		e: make([]float64, B*NH*Tmax),
 	}
@@ -61,15 +65,11 @@ func (c *KVCache) Step(threads int, out, qkv []float32) {
 	if c.n == c.tmax {
 		panic("nn: KVCache.Step on a full cache")
 	}
-	t, w := c.n, c.w
+	t := c.n
 	for b := 0; b < B; b++ {
-		// key element j of sequence b (head j/hs, index j%hs) goes to
-		// kt[b, j/hs, j%hs, t] = kt[(b*C+j)*w + t]
-		kt := c.kt[b*C*w+t:]
-		for j, x := range qkv[b*C3+C : b*C3+2*C] {
-			kt[j*w] = x
-		}
-		copy(c.v[(b*c.tmax+t)*C:(b*c.tmax+t+1)*C], qkv[b*C3+2*C:b*C3+3*C])
+		row := (b*c.tmax + t) * C
+		copy(c.k[row:row+C], qkv[b*C3+C:b*C3+2*C])
+		copy(c.v[row:row+C], qkv[b*C3+2*C:b*C3+3*C])
 	}
 	c.n++
 	hs := C / NH
@@ -84,20 +84,45 @@ type kvStep struct {
 	scale    float32
 }
 
+// kvBlockHS is the widest head whose keys kvStep transposes into a stack
+// block of 8 positions for gemm.Direct; wider heads take scalar loops of
+// the same arithmetic (Direct's contract: products rounded, summed left
+// to right), so the bits do not depend on the path.
+const kvBlockHS = 128
+
 func (k kvStep) Run(lo, hi int) {
-	c, hs, n, C, w := k.c, k.hs, k.c.n, k.c.c, k.c.w
+	c, hs, n, C := k.c, k.hs, k.c.n, k.c.c
 	C3 := 3 * C
 	// The scores of every (sequence, head) of the chunk first, shifted by
 	// their maxima into e; then one vec.ExpNegInPlace over all of them (a
 	// call per pair costs more than its few exps); then each pair's
 	// softmax weights and output. The arithmetic is softmaxCausal's,
 	// element for element, so the bits are the same.
+	var blk [8 * kvBlockHS]float32 // keys t0..t0+7 of one head, (hs, 8)
 	e := c.e[lo*n : hi*n]
 	for bh := lo; bh < hi; bh++ {
 		b, h := bh/c.nh, bh%c.nh
-		// scores against all keys, as AttentionForward's direct path
-		s := c.pre[bh*w : (bh+1)*w]
-		gemm.Direct(false, 1, roundUp8(n), hs, k.qkv[b*C3+h*hs:], hs, c.kt[bh*hs*w:], w, s, w)
+		q := k.qkv[b*C3+h*hs : b*C3+h*hs+hs]
+		keys := c.k[b*c.tmax*C+h*hs:]
+		s := c.pre[bh*c.w : (bh+1)*c.w]
+		if hs <= kvBlockHS {
+			for t0 := 0; t0 < n; t0 += 8 {
+				for j := range min(8, n-t0) {
+					for p, x := range keys[(t0+j)*C : (t0+j)*C+hs] {
+						blk[p*8+j] = x
+					}
+				}
+				gemm.Direct(false, 1, 8, hs, q, hs, blk[:], 8, s[t0:], 8)
+			}
+		} else {
+			for t2 := range n {
+				acc := float32(0)
+				for p, x := range keys[t2*C : t2*C+hs] {
+					acc += float32(q[p] * x)
+				}
+				s[t2] = acc
+			}
+		}
 		pre := s[:n]
 		maxv := float32(math.Inf(-1))
 		for t2, x := range pre {
@@ -123,24 +148,18 @@ func (k kvStep) Run(lo, hi int) {
 // sequence idx[i], and Batch() is len(idx). Len() is unchanged. An index
 // outside [0, Batch()) panics.
 func (c *KVCache) Keep(idx []int) {
-	nb, krow, vrow, used := len(idx), c.c*c.w, c.tmax*c.c, c.n*c.c
+	nb, row, used := len(idx), c.tmax*c.c, c.n*c.c
 	for _, j := range idx {
 		if j < 0 || j >= c.b {
 			panic("nn: KVCache.Keep index out of range")
 		}
 	}
-	if cap(c.kt2) < nb*krow {
-		c.kt2 = make([]float32, nb*krow)
-	}
-	if cap(c.v2) < nb*vrow {
-		c.v2 = make([]float32, nb*vrow)
-	}
-	c.kt2, c.v2 = c.kt2[:nb*krow], c.v2[:nb*vrow]
+	c.k2, c.v2 = growTo(c.k2, nb*row), growTo(c.v2, nb*row)
 	for i, j := range idx {
-		copy(c.kt2[i*krow:(i+1)*krow], c.kt[j*krow:(j+1)*krow])
-		copy(c.v2[i*vrow:i*vrow+used], c.v[j*vrow:j*vrow+used])
+		copy(c.k2[i*row:i*row+used], c.k[j*row:j*row+used])
+		copy(c.v2[i*row:i*row+used], c.v[j*row:j*row+used])
 	}
-	c.kt, c.kt2 = c.kt2, c.kt
+	c.k, c.k2 = c.k2, c.k
 	c.v, c.v2 = c.v2, c.v
 	if s := nb * c.nh * c.w; cap(c.pre) < s {
 		c.pre = make([]float32, s)
@@ -164,7 +183,7 @@ func (c *KVCache) Keep(idx []int) {
 // B. It reuses the storage when it is large enough.
 func (c *KVCache) Restart(B int) {
 	checkAttn("KVCache.Restart", B, c.tmax, c.c, c.nh)
-	c.kt = growTo(c.kt, B*c.c*c.w)
+	c.k = growTo(c.k, B*c.tmax*c.c)
 	c.v = growTo(c.v, B*c.tmax*c.c)
 	c.pre = growTo(c.pre, B*c.nh*c.w)
 	c.att = growTo(c.att, B*c.nh*c.tmax)
