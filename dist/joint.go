@@ -245,7 +245,6 @@ func runJoint(rows []*jointRow, st Stepper) {
 	l.pre, l.spare, l.step, l.idx, l.buf = sc.pre[:0], sc.spare[:0], sc.step[:0], sc.idx[:0], sc.buf[:0]
 	l.chOff, l.chAll, l.prAll, l.made, l.candLo = sc.chOff[:0], sc.chAll[:0], sc.prAll[:0], sc.made[:0], sc.candLo[:0]
 	l.logits = slices.Grow(sc.logits[:0], n*v)[:n*v]
-	l.probs = slices.Grow(sc.probs[:0], v)[:v]
 	defer func() {
 		// The rows keep exact copies of their leaves; the buffers go back
 		// to the pool.
@@ -318,14 +317,14 @@ func (l *level) kids(g int) ([]int, []float64) {
 // their probabilities from the level's logits, once per sequence.
 func (l *level) children(d *Token, n int) {
 	v := l.v
-	l.chOff, l.chAll, l.prAll = l.chOff[:0], slices.Grow(l.chAll[:0], n*v), slices.Grow(l.prAll[:0], n*v)
+	l.chOff, l.chAll = l.chOff[:0], slices.Grow(l.chAll[:0], n*v)
 	for g := range n {
 		l.chOff = append(l.chOff, len(l.chAll))
-		start := len(l.chAll)
 		l.chAll = d.next(l.chAll, l.prefix(g), true)
-		l.prAll = append(l.prAll, softmaxOver(l.probs, l.logits[g*v:(g+1)*v], l.chAll[start:], 1)...)
 	}
 	l.chOff = append(l.chOff, len(l.chAll))
+	l.prAll = slices.Grow(l.prAll[:0], len(l.chAll))[:len(l.chAll)]
+	softmaxRows(l.prAll, l.logits, v, l.chAll, l.chOff, 1)
 }
 
 // add makes a next-level sequence: g's prefix and tok.
@@ -490,7 +489,7 @@ func (r *jointRow) beamLevel(l *level) {
 type jointScratch struct {
 	logits                                                 []float32
 	pre, spare, step, idx, buf, chOff, chAll, made, candLo []int
-	prAll, probs, ivLo, ivHi                               []float64
+	prAll, ivLo, ivHi                                      []float64
 	leaves                                                 [][]expLeaf // per row
 }
 

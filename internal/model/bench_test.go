@@ -159,6 +159,8 @@ func BenchmarkTrainStepUCI(b *testing.B) {
 			batch.Tokens[i*T+j] = int32(t)
 		}
 	}
+	batch.Mask = make([]bool, B*T*m.VocabSize()) // precomputed per row, as training does
+	Masks(tok, batch.Tokens, B, batch.Mask)
 	opt := nn.NewAdam(m.NumParams(), 5e-4)
 	step := func() {
 		m.ZeroGrad()
