@@ -118,5 +118,12 @@ func sortedQuantile(s []float64, q float64) float64 {
 		return s[len(s)-1]
 	}
 	f := h - float64(i)
-	return s[i]*(1-f) + s[i+1]*f // no overflow for far-apart values
+	a, b := s[i], s[i+1]
+	if a == b {
+		return a
+	}
+	// a*(1-f) + b*f does not overflow for far-apart values, but its
+	// rounding can leave [a, b] (a tie's two copies of -2571.4 gave
+	// -2571.4000000000005, and the knots were no longer ascending): clamp.
+	return min(max(a*(1-f)+b*f, a), b)
 }

@@ -78,3 +78,39 @@ func TestFitRobust(t *testing.T) {
 		t.Errorf("constant feature: centre %v, scale %v; want 7 and 1", c[1], s[1])
 	}
 }
+
+// The knots are ascending for any data: the interpolation between two
+// sorted values stays between them, equal ones included (ties of negative
+// values once gave a knot one ulp below the one before it, which the model
+// file's check then refused).
+func TestQuantileKnotsAscending(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := range 200 {
+		rows := 1 + r.IntN(3000)
+		x := make([]float64, rows)
+		levels := 1 + r.IntN(40)
+		for i := range x {
+			// Few distinct values (ties), of mixed signs and magnitudes.
+			x[i] = -2571.4 + 0.1*float64(r.IntN(levels))
+			if trial%3 == 1 {
+				x[i] = float64(r.IntN(levels)-levels/2) * 1e-3 * math.Pi
+			}
+			if trial%3 == 2 {
+				x[i] = r.NormFloat64() * 1e6
+			}
+		}
+		k := FitQuantiles(x, 1)[0]
+		for l := 1; l < len(k); l++ {
+			if !(k[l] >= k[l-1]) {
+				t.Fatalf("trial %d: knot %d = %v below knot %d = %v", trial, l, k[l], l-1, k[l-1])
+			}
+		}
+	}
+	// The case that failed: two equal values, a fraction between them.
+	s := []float64{-2571.4, -2571.4, -2571.4}
+	for _, q := range []float64{0.1, 0.3, 0.37, 0.5, 0.77} {
+		if got := sortedQuantile(s, q); got != -2571.4 {
+			t.Errorf("q %v of three equal values: %v", q, got)
+		}
+	}
+}
