@@ -106,7 +106,7 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 func (m *Model) memberDists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
 	// A Riemann head with a temperature rescales its raw logits: its
 	// softmaxed float32 probabilities may have underflowed.
-	rs, err := m.memberRows(x, rows, opts, m.scaled() && m.cfg.Head == HeadRiemann)
+	rs, err := m.memberRows(x, rows, opts, m.cfg.Head == HeadRiemann) // the log-density from logits
 	if err != nil {
 		return nil, err
 	}

@@ -315,3 +315,50 @@ func TestHarrellDavis(t *testing.T) {
 		t.Errorf("Harrell-Davis median of N(0,1) draws = %v", m)
 	}
 }
+
+// NewRiemannLogits is NewRiemann of softmax(logits), with the log-density
+// of log-softmax: finite where a probability underflows to 0 in float64.
+func TestRiemannLogits(t *testing.T) {
+	aff := Affine{Offset: -3, Scale: 4}
+	z := []float64{0.3, -1.2, 2.5, 0, -0.7}
+	p := make([]float64, len(z))
+	s := 0.0
+	for i, v := range z {
+		p[i] = math.Exp(v)
+		s += p[i]
+	}
+	a, b := NewRiemann(p, aff), NewRiemannLogits(z, aff)
+	for _, y := range []float64{-3, -2.9, -1, 0, 0.2, 0.99, 1} {
+		if d := math.Abs(a.LogPDF(y) - b.LogPDF(y)); d > 1e-12 {
+			t.Errorf("LogPDF(%v): %v and %v", y, a.LogPDF(y), b.LogPDF(y))
+		}
+		if d := math.Abs(a.CDF(y) - b.CDF(y)); d > 1e-12 {
+			t.Errorf("CDF(%v): %v and %v", y, a.CDF(y), b.CDF(y))
+		}
+	}
+	if d := math.Abs(a.Mean() - b.Mean()); d > 1e-12 {
+		t.Errorf("Mean: %v and %v", a.Mean(), b.Mean())
+	}
+	if !math.IsInf(b.LogPDF(1.5), -1) || !math.IsInf(b.LogPDF(math.NaN()), -1) {
+		t.Errorf("outside the support: %v, %v", b.LogPDF(1.5), b.LogPDF(math.NaN()))
+	}
+	// A bin 1000 nats below the top one: probability 0, log-density not.
+	c := NewRiemannLogits([]float64{0, -1000}, Affine{Offset: 0, Scale: 1})
+	want := -1000 + math.Log(2) // log(e^-1000 / (1 + e^-1000) * 2 bins)
+	if got := c.LogPDF(0.75); math.Abs(got-want) > 1e-9 {
+		t.Errorf("underflowed bin: LogPDF %v, want %v", got, want)
+	}
+	if got := c.CDF(0.75); got != 1 {
+		t.Errorf("underflowed bin: CDF %v, want 1", got)
+	}
+	for _, bad := range [][]float64{nil, {0, math.NaN()}, {math.Inf(1), 0}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("NewRiemannLogits(%v) did not panic", bad)
+				}
+			}()
+			NewRiemannLogits(bad, aff)
+		}()
+	}
+}

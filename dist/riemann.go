@@ -12,7 +12,11 @@ import (
 type Riemann struct {
 	p   []float64 // (n) bin probabilities, summing to 1
 	cum []float64 // (n+1) cum[i] = p[0] + ... + p[i-1]
-	aff Affine
+	// logp (n), from NewRiemannLogits: log p_i without underflow (a
+	// confident network's far bins have p_i = 0 in float64, but a finite
+	// log-probability); nil from NewRiemann, where LogPDF takes log p_i.
+	logp []float64
+	aff  Affine
 }
 
 var _ Distribution = (*Riemann)(nil)
@@ -39,6 +43,40 @@ func NewRiemann(probs []float64, aff Affine) *Riemann {
 	d := &Riemann{p: make([]float64, len(probs)), cum: make([]float64, len(probs)+1), aff: aff}
 	for i, p := range probs {
 		d.p[i] = p / s
+		d.cum[i+1] = d.cum[i] + d.p[i]
+	}
+	return d
+}
+
+// NewRiemannLogits returns the histogram distribution whose bin
+// probabilities are softmax(logits), computed in float64 from the largest
+// logit (logits is not kept). Its log-density is log-softmax's, finite in
+// every bin even where a probability underflows to 0. It panics if logits
+// is empty or has a non-finite entry, or if aff.Scale is not positive and
+// finite.
+func NewRiemannLogits(logits []float64, aff Affine) *Riemann {
+	checkAffine(aff)
+	if len(logits) == 0 {
+		panic("dist: NewRiemannLogits with no bins")
+	}
+	top := math.Inf(-1)
+	for _, z := range logits {
+		if math.IsNaN(z) || math.IsInf(z, 0) {
+			panic("dist: NewRiemannLogits with a non-finite logit")
+		}
+		top = max(top, z)
+	}
+	n := len(logits)
+	d := &Riemann{p: make([]float64, n), cum: make([]float64, n+1), logp: make([]float64, n), aff: aff}
+	s := 0.0
+	for i, z := range logits {
+		d.p[i] = math.Exp(z - top)
+		s += d.p[i] // >= 1: the top bin's term is 1
+	}
+	ls := math.Log(s)
+	for i, z := range logits {
+		d.logp[i] = z - top - ls
+		d.p[i] /= s
 		d.cum[i+1] = d.cum[i] + d.p[i]
 	}
 	return d
@@ -110,13 +148,16 @@ func (d *Riemann) CDF(y float64) float64 {
 }
 
 // LogPDF returns log(p_bin * n) - log(Scale), -Inf outside [0,1] in head
-// units and for NaN.
+// units and for NaN. From NewRiemannLogits it is finite on [0,1].
 func (d *Riemann) LogPDF(y float64) float64 {
 	t := (y - d.aff.Offset) / d.aff.Scale
 	if !(t >= 0 && t <= 1) {
 		return math.Inf(-1)
 	}
 	i := min(int(t*d.n()), len(d.p)-1)
+	if d.logp != nil {
+		return d.logp[i] + math.Log(d.n()) - math.Log(d.aff.Scale)
+	}
 	return math.Log(d.p[i]*d.n()) - math.Log(d.aff.Scale)
 }
 

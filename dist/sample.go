@@ -72,7 +72,10 @@ func (d *Token) sampleSeqs(seqs []int, n int, opts SampleOptions, r *rand.Rand, 
 	k, v := d.k, d.v
 	invT := 1.0
 	if opts.Temperature > 0 {
-		invT = 1 / opts.Temperature
+		// Below about 5.6e-309, 1/T overflows; MaxFloat64 keeps the top
+		// logit's (l-m)*invT at 0 (Inf made it 0*Inf = NaN, and the last
+		// token was drawn) and every other one's at -Inf: greedy.
+		invT = min(1/opts.Temperature, math.MaxFloat64)
 	}
 	st := d.dec.Start(n)
 	defer releaseStepper(st)

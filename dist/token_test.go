@@ -739,3 +739,22 @@ func TestSoftmaxRowsMatchesSoftmaxOver(t *testing.T) {
 		}
 	}
 }
+
+// A temperature so small that its reciprocal overflows (below about
+// 5.6e-309) samples greedily, as TopK 1 does, for every tokenization kind:
+// 1/T = +Inf once made the top logit's weight 0*Inf = NaN, and the last
+// allowed token was drawn at every step.
+func TestSampleTinyTemperature(t *testing.T) {
+	for _, spec := range []string{"normalized:base=3,length=4", "unnormalized:base=2,exponent=2,mantissa=3", "normalized:base=4,length=3,special=true"} {
+		tok := parseTok(t, spec)
+		f := newFake(t, tok.Size(), 41, 1.0)
+		d := NewToken(f, tok, Affine{0, 1}, TokenOptions{})
+		greedy := d.Sample(20, SampleOptions{TopK: 1}, rand.New(rand.NewPCG(1, 2)))
+		for _, temp := range []float64{5e-324, 1e-310, 1e-300} {
+			got := d.Sample(20, SampleOptions{Temperature: temp}, rand.New(rand.NewPCG(1, 2)))
+			if !slices.Equal(got, greedy) {
+				t.Errorf("%s, temperature %v: %v, want the greedy %v", spec, temp, got[:3], greedy[:3])
+			}
+		}
+	}
+}

@@ -144,8 +144,8 @@ func equal(a, b []int32) bool {
 	return true
 }
 
-// A Riemann row with a temperature uses its logits, so a bin whose float32
-// probability underflowed to 0 keeps a finite density: softmax(z/T).
+// A Riemann row with logits uses them, so a bin whose float32 probability
+// underflowed to 0 keeps a finite density: softmax(z/T).
 func TestRiemannTemperatureFromLogits(t *testing.T) {
 	r := Row{Out: []float64{1, 0}, Logits: []float64{0, -200}, Affine: dist.Affine{Offset: 0, Scale: 1}, Temp: 2}
 	d, err := riemann.dist(r)
@@ -157,9 +157,15 @@ func TestRiemannTemperatureFromLogits(t *testing.T) {
 	if got := d.LogPDF(0.75); math.Abs(got-want) > 1e-9 {
 		t.Errorf("log density in the underflowed bin: %v, want %v", got, want)
 	}
-	r.Temp = 1 // no temperature: the probabilities as given
+	r.Temp = 1 // no temperature: still from the logits, softmax(z)
+	d, _ = riemann.dist(r)
+	want = -200 + math.Log(2) - math.Log1p(math.Exp(-200))
+	if got := d.LogPDF(0.75); math.Abs(got-want) > 1e-9 {
+		t.Errorf("without a temperature: %v, want %v", got, want)
+	}
+	r.Logits = nil // only the probabilities: the one that underflowed is 0
 	d, _ = riemann.dist(r)
 	if got := d.LogPDF(0.75); !math.IsInf(got, -1) {
-		t.Errorf("without a temperature: %v, want -Inf (the probability is 0)", got)
+		t.Errorf("from probabilities alone: %v, want -Inf (the probability is 0)", got)
 	}
 }

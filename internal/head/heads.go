@@ -51,9 +51,9 @@ type Row struct {
 	// decoder's and Riemann's logits are divided by it, the MDN's
 	// standard deviations multiplied by it.
 	Temp float64
-	// Logits are the Riemann head's raw logits (model.HeadLogits), which a
-	// scaled row uses in place of Out (whose float32 probabilities may
-	// have underflowed).
+	// Logits are the Riemann head's raw logits (model.HeadLogits), used in
+	// place of Out when present (Out's float32 probabilities may have
+	// underflowed to 0, its log-density then -Inf); a scaled row needs them.
 	Logits []float64
 }
 
@@ -212,24 +212,27 @@ var riemann = Head{
 		return nllU + math.Log(float64(tg.c.Bins))
 	},
 	dist: func(r Row) (dist.Distribution, error) {
-		probs := r.Out
-		if r.scaled() {
-			// softmax(logits/T) in float64, from the largest logit.
-			if len(r.Logits) == 0 {
-				panic("head: a Riemann row with a temperature needs its logits")
-			}
-			top := math.Inf(-1)
-			for _, z := range r.Logits {
-				if math.IsNaN(z) || math.IsInf(z, 0) {
-					return nil, fmt.Errorf("%w: a logit is %v", ErrOutput, z)
+		if len(r.Logits) > 0 {
+			// softmax(logits/T) in float64: the log-density stays finite
+			// where a float32 probability (Out) underflows to 0.
+			z := r.Logits
+			if r.scaled() {
+				z = make([]float64, len(r.Logits))
+				for i, v := range r.Logits {
+					z[i] = v / r.Temp
 				}
-				top = max(top, z)
 			}
-			probs = make([]float64, len(r.Logits))
-			for i, z := range r.Logits {
-				probs[i] = math.Exp((z - top) / r.Temp)
+			for _, v := range z {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("%w: a logit is %v", ErrOutput, v)
+				}
 			}
+			return dist.NewRiemannLogits(z, r.Affine), nil
 		}
+		if r.scaled() {
+			panic("head: a Riemann row with a temperature needs its logits")
+		}
+		probs := r.Out
 		var s float64
 		for _, p := range probs {
 			if !(p >= 0) || math.IsInf(p, 1) {
