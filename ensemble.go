@@ -128,9 +128,10 @@ func (m *Model) mixDists(x []float64, rows int, opts dist.TokenOptions) ([]dist.
 // mixtures ds of rows x (rows x Features()) with targets y: minus the log
 // of the average of the members' densities, each member scoring the cell
 // its own training forward scores (see nllU); all members share u. For a
-// decoder ensemble whose members share a tokenization, tokenCE holds each
-// row's cross-entropy per token of the mixture's probability of the
-// target's sequence (the members' cells are the same); otherwise nil.
+// decoder ensemble whose members share a tokenization, or a Riemann one
+// whose members share the bins, tokenCE holds each row's cross-entropy per
+// token of the mixture's probability of the target's sequence or bin (the
+// members' cells are the same); otherwise nil.
 func (m *Model) ensembleNLLU(ds []dist.Distribution, x []float64, rows int, y []float64) (nll, tokenCE []float64, err error) {
 	members := m.Members()
 	per := make([][]float64, len(members))
@@ -147,6 +148,8 @@ func (m *Model) ensembleNLLU(ds []dist.Distribution, x []float64, rows int, y []
 		}
 		if k == 0 {
 			tg0 = tg
+		} else if m.cfg.Head == HeadRiemann {
+			sameTok = sameTok && mk.cfg.Bins == m.cfg.Bins // the same bins: the same cells
 		} else if mk.tok == nil || m.tok == nil || mk.tok.Spec() != m.tok.Spec() {
 			sameTok = false
 		}

@@ -97,6 +97,13 @@ func TestEnsemble(t *testing.T) {
 			if math.IsNaN(e.NLL) || (hc.cfg.Head == HeadDecoder && math.IsNaN(e.NLLToken)) {
 				t.Errorf("eval %+v", e)
 			}
+			// Members with the same bins: -log P(bin) of the mixture is
+			// the NLL in u units plus log(bins).
+			if hc.cfg.Head == HeadRiemann {
+				if want := e.NLLU + math.Log(float64(m.Config().Bins)); !(math.Abs(e.NLLToken-want) < 1e-9*math.Max(1, math.Abs(want))) {
+					t.Errorf("Riemann ensemble nll_token %v, want nll_u + log(bins) = %v", e.NLLToken, want)
+				}
+			}
 			// The file, with names (set on every member).
 			m.SetNames([]string{"x"}, "y")
 			path := filepath.Join(t.TempDir(), "e.model")

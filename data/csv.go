@@ -275,8 +275,12 @@ func (t *table) cell(rec []string, j int) (float64, error) {
 	return v, nil
 }
 
-// parseNumber parses a cell: a finite float64 as accepted by
-// strconv.ParseFloat, surrounding spaces allowed, no underscores.
+// ParseNumber parses a cell as the readers do: a finite float64 as
+// accepted by strconv.ParseFloat, surrounding spaces allowed, no
+// underscores; an error wraps ErrNotNumber (ErrEmptyCell too for a blank
+// cell) or ErrNonFinite.
+func ParseNumber(s string) (float64, error) { return parseNumber(s) }
+
 func parseNumber(s string) (float64, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {

@@ -328,3 +328,19 @@ func TestEncodeNumbersAsLevels(t *testing.T) {
 		t.Errorf("as text: %v %+v", e.X, e.Warnings)
 	}
 }
+
+// TestSchemaInvalidUTF8Level: a categorical cell that is not valid UTF-8
+// (a model file could not record it as a level) is refused at its own
+// line and column, not at the header.
+func TestSchemaInvalidUTF8Level(t *testing.T) {
+	p := writeFile(t, "a,c,y\n1,x,1\n2,\xe9z,2\n3,x,3\n")
+	f, err := ReadFrame(p, FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = FitSchema(f, SchemaOptions{})
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 3 || pe.Column != 2 || !strings.Contains(err.Error(), "UTF-8") {
+		t.Errorf("invalid UTF-8 level: %v", err)
+	}
+}

@@ -48,3 +48,28 @@ func TestStandardizer(t *testing.T) {
 		t.Errorf("got %+v", s)
 	}
 }
+
+// A feature of tiny magnitude (below about 1e-154 its squared deviations
+// underflow) is standardised like any other, not taken for a constant;
+// one of ordinary magnitude keeps the plain formula's bits.
+func TestStandardizerTinyFeature(t *testing.T) {
+	for _, scale := range []float64{1e-170, 1e-200, 1e-300} {
+		x := []float64{-1 * scale, 1 * scale, -1 * scale, 1 * scale, 3 * scale, -3 * scale}
+		s := FitStandardizer(x, 1)
+		// The values are -+1 four times and -+3 twice: mean 0, variance 22/6.
+		want := math.Sqrt(22.0/6) * scale
+		if math.Abs(s.Std[0]-want) > 1e-6*want || s.Mean[0] != 0 {
+			t.Errorf("scale %v: mean %v std %v, want 0 and %v", scale, s.Mean[0], s.Std[0], want)
+		}
+	}
+	x := []float64{0.5, 1.5, 2.25, -4}
+	s := FitStandardizer(x, 1)
+	mean := (0.5 + 1.5 + 2.25 - 4) / 4
+	ss := 0.0
+	for _, v := range x {
+		ss += (v - mean) * (v - mean)
+	}
+	if s.Std[0] != math.Sqrt(ss/4) || s.Mean[0] != mean {
+		t.Errorf("ordinary feature: %v %v", s.Mean[0], s.Std[0])
+	}
+}

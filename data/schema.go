@@ -102,7 +102,7 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 		na = DefaultNA
 	}
 	s := &Schema{NA: slices.Clone(na)}
-	for _, c := range f.Columns {
+	for j, c := range f.Columns {
 		cs := ColumnSchema{Name: c.Name, Kind: c.Kind, Missing: slices.Contains(c.Missing, true)}
 		switch c.Kind {
 		case Numeric:
@@ -120,6 +120,10 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 			set := map[string]bool{}
 			for i, v := range c.Str {
 				if !c.Missing[i] {
+					if !set[v] && !utf8.ValidString(v) {
+						// A level a model file could not keep: named at its cell.
+						return nil, f.cellErr(&f.Columns[j], i, fmt.Errorf("the text %q is not valid UTF-8, which a model file cannot record as a level", v))
+					}
 					set[v] = true
 				}
 			}

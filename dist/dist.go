@@ -1,6 +1,11 @@
 package dist
 
-import "math/rand/v2"
+import (
+	"cmp"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
 
 // Distribution is a predictive distribution p(y|x) for one input x, in the
 // original units of y. Every regression head returns one.
@@ -28,16 +33,61 @@ type Distribution interface {
 
 // Quantiles returns d's quantiles at the levels qs: in one batched pass
 // when d offers one (a Token walks its tree once for all levels),
-// otherwise one Quantile call per level.
+// otherwise one Quantile call per level. They never decrease as the level
+// grows: levels an ulp apart can round to quantiles an ulp the other way
+// (a walk's or a bisection's last step), and the higher level then gets
+// the lower one's value.
 func Quantiles(d Distribution, qs []float64) []float64 {
+	var out []float64
 	if b, ok := d.(interface{ Quantiles([]float64) []float64 }); ok {
-		return b.Quantiles(qs)
+		out = b.Quantiles(qs)
+	} else {
+		out = make([]float64, len(qs))
+		for i, q := range qs {
+			out[i] = d.Quantile(q)
+		}
 	}
-	out := make([]float64, len(qs))
-	for i, q := range qs {
-		out[i] = d.Quantile(q)
-	}
+	monotone(qs, out)
 	return out
+}
+
+// monotone raises out[i] to the largest out[j] of a lower level qs[j] <
+// qs[i]; NaN levels and values are left alone.
+func monotone(qs, out []float64) {
+	if len(qs) < 2 {
+		return
+	}
+	sorted := true
+	for i := 1; i < len(qs); i++ {
+		if !(qs[i] >= qs[i-1]) {
+			sorted = false
+			break
+		}
+	}
+	if sorted { // the usual case: one pass
+		for i := 1; i < len(qs); i++ {
+			if out[i] < out[i-1] {
+				out[i] = out[i-1]
+			}
+		}
+		return
+	}
+	idx := make([]int, 0, len(qs))
+	for i, q := range qs {
+		if !math.IsNaN(q) {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(qs[a], qs[b]) })
+	top := math.Inf(-1)
+	for _, i := range idx {
+		if out[i] < top {
+			out[i] = top
+		}
+		if out[i] > top {
+			top = out[i]
+		}
+	}
 }
 
 // LogPDFs returns d's log-densities at ys: batched when d offers it (a

@@ -758,3 +758,47 @@ func TestSampleTinyTemperature(t *testing.T) {
 		}
 	}
 }
+
+// crossing is a distribution whose Quantile rounds the wrong way at one
+// level: a stand-in for a walk's last ulp.
+type crossing struct{ *Riemann }
+
+func (c crossing) Quantile(q float64) float64 {
+	if q == 0.5 {
+		return math.Nextafter(c.Riemann.Quantile(q), math.Inf(-1)) - 1e-9
+	}
+	return c.Riemann.Quantile(q)
+}
+
+// Quantiles never decrease with the level, in any order of the levels, and
+// a Token's quantiles at levels an ulp apart do not cross.
+func TestQuantilesMonotone(t *testing.T) {
+	d := crossing{NewRiemann([]float64{1, 2, 3, 4}, Affine{0, 1})}
+	below := math.Nextafter(0.5, 0)
+	for _, qs := range [][]float64{{below, 0.5}, {0.5, below}, {0.9, 0.5, math.NaN(), below, 0.1}} {
+		out := Quantiles(d, qs)
+		for i := range qs {
+			for j := range qs {
+				if qs[i] < qs[j] && out[i] > out[j] {
+					t.Errorf("levels %v: q(%v) = %v > q(%v) = %v", qs, qs[i], out[i], qs[j], out[j])
+				}
+			}
+			if math.IsNaN(qs[i]) != math.IsNaN(out[i]) {
+				t.Errorf("levels %v: level %v gave %v", qs, qs[i], out[i])
+			}
+		}
+	}
+	tok := parseTok(t, "normalized:base=8,length=6")
+	f := newFake(t, tok.Size(), 9, 2.0)
+	tk := NewToken(f, tok, Affine{Offset: 12.5, Scale: 600}, TokenOptions{})
+	var qs []float64
+	for l := 0.01; l < 1; l += 0.0437 {
+		qs = append(qs, l, math.Nextafter(l, 1), math.Nextafter(math.Nextafter(l, 1), 1))
+	}
+	out := Quantiles(tk, qs)
+	for i := 1; i < len(qs); i++ {
+		if out[i] < out[i-1] {
+			t.Errorf("levels %v and %v: quantiles %v > %v", qs[i-1], qs[i], out[i-1], out[i])
+		}
+	}
+}

@@ -582,8 +582,11 @@ func (q *query) densityFrom(s *DensitySpec, lim Limits) error {
 	}
 	if s.Lo != nil {
 		lo, hi := *s.Lo, *s.Hi
-		if !(lo < hi) || math.IsInf(hi-lo, 0) {
+		if !(lo < hi) {
 			return badf("density: need finite lo < hi, have lo %v, hi %v", lo, hi)
+		}
+		if math.IsInf(hi-lo, 0) {
+			return badf("density: hi - lo overflows float64 (lo %v, hi %v): give a narrower grid", lo, hi)
 		}
 		q.dens.Lo, q.dens.Hi = &lo, &hi
 	}

@@ -247,6 +247,7 @@ func TestBadRequests(t *testing.T) {
 		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"n":1}}`, 400, "density.n must be >= 2"},
 		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"lo":1}}`, 400, "both lo and hi"},
 		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"lo":1,"hi":1}}`, 400, "lo < hi"},
+		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"lo":-1e308,"hi":1e308}}`, 400, "hi - lo overflows"},
 		{u, `{"x":[[1e300,2]]}`, 400, `row 0: feature "a"`},
 		{ts.URL + "/v1/models//predict", `{}`, 404, "no such endpoint"},
 		{ts.URL + "/v1/models/../v1/models/m/predict", `{}`, 404, "no such endpoint"},

@@ -26,7 +26,10 @@ object on standard output:
 	             the training range [y_min, y_max]: nll = nll_u + log(y_max - y_min)
 	nll_token    mean cross-entropy per token in nats, -log P(token sequence)/K
 	             (Riemann: -log P(bin)); a probability, not a density, so it
-	             depends on the tokenization; null for mdn and pointwise
+	             depends on the tokenization; null for mdn and pointwise, for
+	             an ensemble whose members' tokenizations (or bins) differ, and
+	             after --calibrate-by isotonic (a map of the CDF, no longer a
+	             distribution over tokens)
 	mse          mean squared error of the point estimate
 	rel_mse      mse divided by the variance of the targets
 	kendall_tau  Kendall's tau-b between point estimates and targets

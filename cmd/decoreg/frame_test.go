@@ -263,3 +263,25 @@ func TestTrainMaskKinds(t *testing.T) {
 		t.Errorf("eval: exit %d, %q", code, errs)
 	}
 }
+
+// TestTrainNumericLevelsWarning: a column made categorical by one cell the
+// reader does not take for a number (an underscore, which
+// strconv.ParseFloat alone accepts) is warned about, naming that cell.
+func TestTrainNumericLevelsWarning(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("a,c,y\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "%d,%d.5,%d\n", i, i, i%7)
+	}
+	b.WriteString("41,0x_1p-4,3\n")
+	path := filepath.Join(dir, "d.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs := mustCLI(t, "train", "--data", path, "--head", "pointwise", "--enc-layers", "1", "--enc-width", "8", "--epochs", "1",
+		"--threads", "1", "--quiet", "--max-levels", "100", "--out", filepath.Join(dir, "m.model"))
+	if !strings.Contains(errs, `40 of its levels are numbers; the text ones are "0x_1p-4"`) {
+		t.Errorf("warning: %q", errs)
+	}
+}

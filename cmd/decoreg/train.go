@@ -447,7 +447,7 @@ func warnNumericLevels(name, path string, s *data.Schema) {
 		}
 		var text []string
 		for _, l := range c.Levels {
-			if _, err := strconv.ParseFloat(l, 64); err != nil {
+			if _, err := data.ParseNumber(l); err != nil { // as the cells are read
 				text = append(text, strconv.Quote(l))
 			}
 		}
