@@ -50,7 +50,9 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 	start := time.Now()
 	var o fitOptions
 	for _, f := range opts {
-		f(&o)
+		if f != nil {
+			f(&o)
+		}
 	}
 
 	cfg = DefaultConfig(cfg)

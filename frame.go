@@ -50,7 +50,12 @@ func TuneFrame(ctx context.Context, f *data.Frame, target string, cfg Config, to
 func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float64, rows, cols int, y []float64) (*Model, error)) (*Model, error) {
 	var o fitOptions
 	for _, fn := range opts {
-		fn(&o)
+		if fn != nil {
+			fn(&o)
+		}
+	}
+	if err := f.Check(); err != nil {
+		return nil, fmt.Errorf("decoreg: %w", err)
 	}
 	tj := f.Column(target)
 	if tj < 0 {
@@ -163,6 +168,9 @@ func (m *Model) EncodeFrame(f *data.Frame) (*data.Encoded, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
 	}
+	if err := f.Check(); err != nil {
+		return nil, fmt.Errorf("decoreg: %w", err)
+	}
 	if m.schema != nil {
 		return m.schema.Encode(f)
 	}
@@ -224,6 +232,9 @@ func (m *Model) PredictFrame(f *data.Frame, opts PredictOptions) (*Prediction, e
 func (m *Model) EvaluateFrame(f *data.Frame, target, point string) (*Eval, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
+	}
+	if err := f.Check(); err != nil {
+		return nil, fmt.Errorf("decoreg: %w", err)
 	}
 	tj := f.Column(target)
 	if tj < 0 {

@@ -417,3 +417,46 @@ func TestSaveChecksSchemaNames(t *testing.T) {
 		t.Errorf("renamed features saved")
 	}
 }
+
+// TestFrameMisbuilt: a frame whose Rows exceeds its columns' lengths, or a
+// nil frame, is an error for every function that takes one (FitFrame and
+// EvaluateFrame indexed past the columns; nil dereferenced), and a nil
+// FitOption is ignored; Names returns a copy.
+func TestFrameMisbuilt(t *testing.T) {
+	a, y := make([]float64, 20), make([]float64, 20)
+	for i := range a {
+		a[i], y[i] = float64(i), float64(i%7)
+	}
+	col := func(name string, v []float64) data.Column {
+		return data.Column{Name: name, Kind: data.Numeric, Field: -1, Num: v, Missing: make([]bool, len(v))}
+	}
+	good := &data.Frame{Rows: 20, Columns: []data.Column{col("a", a), col("t", y)}}
+	cfg := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 8, MaxEpochs: 2, Threads: 1}
+	m, err := FitFrame(context.Background(), good, "t", cfg, nil)
+	if err != nil {
+		t.Fatalf("a nil FitOption: %v", err)
+	}
+	if _, err := FitFlat(context.Background(), a, 20, 1, y, cfg, nil, WithMaxLevels(10)); err != nil {
+		t.Errorf("FitFlat with a nil FitOption: %v", err)
+	}
+	bad := &data.Frame{Rows: 21, Columns: good.Columns}
+	for name, f := range map[string]*data.Frame{"Rows past the columns": bad, "nil": nil} {
+		if _, err := FitFrame(context.Background(), f, "t", cfg); err == nil {
+			t.Errorf("%s: FitFrame accepted it", name)
+		}
+		if _, err := m.EvaluateFrame(f, "t", ""); err == nil {
+			t.Errorf("%s: EvaluateFrame accepted it", name)
+		}
+		if _, err := m.PredictFrame(f, PredictOptions{}); err == nil {
+			t.Errorf("%s: PredictFrame accepted it", name)
+		}
+		if _, err := m.EncodeFrame(f); err == nil {
+			t.Errorf("%s: EncodeFrame accepted it", name)
+		}
+	}
+	names, _ := m.Names()
+	names[0] = "t"
+	if again, _ := m.Names(); again[0] != "a" {
+		t.Errorf("Names shares the model's slice: %v", again)
+	}
+}

@@ -3,6 +3,7 @@ package decoreg
 import (
 	"errors"
 	"math"
+	"slices"
 	"time"
 
 	"decoreg/data"
@@ -160,7 +161,9 @@ func (m *Model) Info() TrainInfo {
 	if m == nil {
 		return TrainInfo{}
 	}
-	return m.info
+	info := m.info
+	info.Tune = info.Tune.clone() // a copy: the caller cannot change the model's record
+	return info
 }
 
 // The range of calibration temperatures: Config.Calibrate searches it,
@@ -253,7 +256,7 @@ func (m *Model) Names() (features []string, target string) {
 	if m == nil {
 		return nil, ""
 	}
-	return m.features, m.target
+	return slices.Clone(m.features), m.target // a copy, as Columns and Schema give
 }
 
 // Tokenizer returns the decoder's tokenization (nil for other heads).

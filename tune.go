@@ -70,8 +70,9 @@ type TuneTrial struct {
 	// "budget" (stopped when the budget ran out), "skipped" (its first
 	// rung would have ended past the first third of the budget, at the
 	// speed measured on the trials before it), "refused: ..." (a
-	// setting the data or the size limits do not allow), "diverged", or
-	// "" while it runs.
+	// setting the data or the size limits do not allow), "diverged",
+	// "cancelled" (the caller's context ended, before or while it ran),
+	// or "" while it runs.
 	Status string `json:"status"`
 	Chosen bool   `json:"chosen,omitempty"` // in the returned model
 }
@@ -89,6 +90,16 @@ type TuneReport struct {
 	// Members is the number of trials in the returned model: 1, or with
 	// Config.Ensemble N up to N (see Tune).
 	Members int `json:"members"`
+}
+
+// clone returns a copy of r that shares nothing with it (nil for nil).
+func (r *TuneReport) clone() *TuneReport {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.Trials = slices.Clone(r.Trials)
+	return &c
 }
 
 // selectMembers picks up to n of the trials done (sorted by validation
@@ -533,7 +544,7 @@ rungs:
 	for _, tr := range all {
 		if tr.t.Status == "halving" || tr.t.Status == "" {
 			switch {
-			case ctx.Err() != nil && tr.run != nil:
+			case ctx.Err() != nil: // also a trial that had not started
 				tr.t.Status = "cancelled"
 			case cut:
 				tr.t.Status = "budget"
@@ -600,7 +611,7 @@ rungs:
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	m.info.Seconds = rep.Seconds
-	m.info.Tune = rep
+	m.info.Tune = rep.clone() // the caller's report and the model's record are not shared
 	if ctx.Err() != nil {
 		return m, rep, fmt.Errorf("tuning cancelled (keeping the best trial so far): %w", ctx.Err())
 	}

@@ -265,3 +265,28 @@ func TestTuneGrid(t *testing.T) {
 		t.Errorf("200 Riemann trials: %v, want a ConfigError naming Trials", err)
 	}
 }
+
+// A cancelled Tune gives every trial a final status ("cancelled" also for
+// one that never started), and its report is not the model's own record:
+// changing one leaves the other (and the saved file) as it was.
+func TestTuneCancelledAndCopies(t *testing.T) {
+	x, y := toyData(4000, 1)
+	base := Config{Head: HeadMDN, EncLayers: 2, EncWidth: 64, MaxEpochs: 300, Patience: 300, BatchSize: 8, Seed: 1, Threads: 1}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	m, rep, err := Tune(ctx, x, len(y), 1, y, base, TuneOptions{Trials: 4, Rung: 50, Budget: time.Minute, grid: tinyGrid})
+	if !errors.Is(err, context.DeadlineExceeded) || m == nil {
+		t.Fatalf("cancelled Tune: %v, %v", m, err)
+	}
+	for _, tr := range rep.Trials {
+		if tr.Status == "" {
+			t.Errorf("trial %d has no status after the cancel: %+v", tr.N, tr)
+		}
+	}
+	label := m.Info().Tune.Trials[0].Label
+	rep.Trials[0].Label = "changed by the caller"
+	m.Info().Tune.Trials[0].Label = "changed through Info"
+	if got := m.Info().Tune.Trials[0].Label; got != label {
+		t.Errorf("the model's trial history changed: %q", got)
+	}
+}

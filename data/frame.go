@@ -199,9 +199,16 @@ func (f *Frame) Reinfer() *Frame {
 	return &g
 }
 
-// check reports a frame whose slices do not hold Rows entries (one built
-// in memory by mistake).
+// Check reports a nil frame, or one whose slices do not hold Rows entries
+// or whose column kinds are unknown (one built in memory by mistake).
+// Every function of this package and of decoreg that takes a frame checks
+// it first.
+func (f *Frame) Check() error { return f.check() }
+
 func (f *Frame) check() error {
+	if f == nil {
+		return errors.New("data: nil frame")
+	}
 	if f.Lines != nil && len(f.Lines) != f.Rows {
 		return fmt.Errorf("data: frame has %d lines for %d rows", len(f.Lines), f.Rows)
 	}

@@ -415,6 +415,12 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 // must be numeric without non-finite numbers (else the error of
 // NotNumeric).
 func (f *Frame) Targets(j int) ([]float64, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	if j < 0 || j >= len(f.Columns) {
+		return nil, fmt.Errorf("data: column %d of a frame of %d columns", j, len(f.Columns))
+	}
 	if err := f.NotNumeric(j); err != nil {
 		return nil, err
 	}

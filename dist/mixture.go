@@ -167,8 +167,14 @@ func (d *Mixture) CDFs(ys []float64) []float64 {
 			out[i] += v
 		}
 	}
-	for i := range out {
+	for i, y := range ys {
 		out[i] = min(out[i]/d.n(), 1)
+		switch {
+		case math.IsInf(y, 1):
+			out[i] = 1 // not the members' rounded sum, 0.9999999999999999
+		case math.IsInf(y, -1):
+			out[i] = 0
+		}
 	}
 	return out
 }

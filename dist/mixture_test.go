@@ -274,3 +274,22 @@ func TestMixturePointQuantiles(t *testing.T) {
 		}
 	}
 }
+
+// A mixture's CDF is exactly 1 at +Inf and 0 at -Inf, not its members'
+// rounded sum (three MDN members gave 0.9999999999999999).
+func TestMixtureCDFInfinities(t *testing.T) {
+	var comps []Distribution
+	for k := range 3 {
+		comps = append(comps, NewMDN([]float64{0.3, 0.7}, []float64{float64(k) * 0.1, 1}, []float64{0.2, 0.7}, Affine{Offset: 1, Scale: 3}))
+	}
+	m := NewMixture(comps)
+	if got := m.CDF(math.Inf(1)); got != 1 {
+		t.Errorf("CDF(+Inf) = %v", got)
+	}
+	if got := m.CDF(math.Inf(-1)); got != 0 {
+		t.Errorf("CDF(-Inf) = %v", got)
+	}
+	if got := m.CDF(math.NaN()); !math.IsNaN(got) {
+		t.Errorf("CDF(NaN) = %v", got)
+	}
+}

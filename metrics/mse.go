@@ -25,7 +25,42 @@ func RelMSE(pred, y []float64) float64 {
 	if !(v > 0) {
 		return math.NaN()
 	}
-	return MSE(pred, y) / v
+	r := MSE(pred, y) / v
+	if math.IsInf(v, 1) || math.IsInf(r, 1) || math.IsNaN(r) {
+		// Squares beyond float64 (values above about 1e154): the ratio is
+		// scale-free, so take it of the values scaled by the largest.
+		return scaledRatio(pred, y, true)
+	}
+	return r
+}
+
+// scaledRatio returns mean((pred-y)²)/var(y) (or, with rel false, 1 minus
+// it) computed on pred and y divided by their largest magnitude, so that
+// no square overflows; +Inf if a prediction is not finite.
+func scaledRatio(pred, y []float64, rel bool) float64 {
+	big := 0.0
+	for i := range y {
+		if math.IsInf(pred[i], 0) || math.IsNaN(pred[i]) {
+			if rel {
+				return math.Inf(1)
+			}
+			return math.Inf(-1)
+		}
+		big = max(big, math.Abs(pred[i]), math.Abs(y[i]))
+	}
+	ps, ys := make([]float64, len(y)), make([]float64, len(y))
+	for i := range y {
+		ps[i], ys[i] = pred[i]/big, y[i]/big
+	}
+	v := PopVariance(ys)
+	if !(v > 0) {
+		return math.NaN()
+	}
+	r := MSE(ps, ys) / v
+	if rel {
+		return r
+	}
+	return 1 - r
 }
 
 // R2 returns the coefficient of determination 1 - sum((y-pred)²) /
@@ -43,7 +78,11 @@ func R2(pred, y []float64) float64 {
 		d := y[i] - pred[i]
 		res += d * d
 	}
-	return 1 - res/ss
+	r := 1 - res/ss
+	if math.IsInf(ss, 1) || math.IsInf(r, 0) || math.IsNaN(r) {
+		return scaledRatio(pred, y, false) // squares beyond float64, as RelMSE
+	}
+	return r
 }
 
 func checkLen(fn string, a, b []float64) {

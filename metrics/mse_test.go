@@ -1,0 +1,29 @@
+package metrics
+
+import (
+	"math"
+	"testing"
+)
+
+// RelMSE and R2 are scale-free, also where the squares overflow float64
+// (values above about 1e154): they were +Inf/NaN at 1e160.
+func TestRelMSEHugeScale(t *testing.T) {
+	pred := []float64{1.2, 1.9, 3.1, 4.4, 4.8}
+	y := []float64{1, 2, 3, 4, 5}
+	r, r2 := RelMSE(pred, y), R2(pred, y)
+	for _, s := range []float64{1e160, 1e300, -1e200} {
+		ps, ys := make([]float64, 5), make([]float64, 5)
+		for i := range y {
+			ps[i], ys[i] = pred[i]*s, y[i]*s
+		}
+		if got := RelMSE(ps, ys); math.Abs(got-r) > 1e-12 {
+			t.Errorf("scale %v: RelMSE %v, want %v", s, got, r)
+		}
+		if got := R2(ps, ys); math.Abs(got-r2) > 1e-12 {
+			t.Errorf("scale %v: R2 %v, want %v", s, got, r2)
+		}
+	}
+	if got := RelMSE([]float64{math.Inf(1), 1e160}, []float64{1e160, 2e160}); !math.IsInf(got, 1) {
+		t.Errorf("an infinite prediction: RelMSE %v, want +Inf", got)
+	}
+}
