@@ -94,11 +94,16 @@ func modelName(file string) string {
 	}
 	for _, e := range ModelExts {
 		if n, ok := strings.CutSuffix(base, e); ok && n != "" {
-			return n
+			return validName(n)
 		}
 	}
 	return ""
 }
+
+// validName is a model name as served: a file name's bytes that are not
+// UTF-8 become U+FFFD (JSON answers and Prometheus labels need valid
+// UTF-8; /metrics failed as a whole on such a label).
+func validName(n string) string { return strings.ToValidUTF8(n, "\uFFFD") }
 
 // registry holds the served models by name.
 type registry struct {
@@ -236,24 +241,40 @@ func (r *registry) scan(dir string) (int, error) {
 			continue
 		}
 		path := filepath.Join(dir, de.Name())
-		fi, err := os.Stat(path) // follows links
-		if err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		present[path] = true
 		if seen[name] {
+			present[path] = true
 			if !r.dupLogged[path] {
 				r.dupLogged[path] = true
 				r.log("%s: a model named %q is already served from this directory; ignored", path, name)
 			}
 			continue
 		}
-		seen[name] = true
-		st := fileStamp{fi}
 		r.mu.RLock()
 		cur, failed := r.models[name], r.failed[path]
 		r.mu.RUnlock()
-		if cur != nil && cur.info.File == path && cur.stamp.same(st) || failed.same(st) {
+		// servesThis: the name's model came from this file; a replacement
+		// of it that does not load keeps that model (and the name).
+		servesThis := cur != nil && cur.info.File == path
+		fi, err := os.Stat(path) // follows links
+		if err != nil || !fi.Mode().IsRegular() {
+			if servesThis {
+				seen[name] = true
+				present[path] = true
+				if !r.dupLogged[path] {
+					r.dupLogged[path] = true
+					r.log("model %q: %s is no longer a regular file (a directory, a link to nothing, ...); still serving the previous version", name, path)
+				}
+			}
+			continue
+		}
+		present[path] = true
+		st := fileStamp{fi}
+		if servesThis && cur.stamp.same(st) {
+			seen[name] = true
+			continue
+		}
+		if failed.same(st) {
+			seen[name] = seen[name] || servesThis // refused before, unchanged: it claims the name only if it serves it
 			continue
 		}
 		e, err := r.load(name, path)
@@ -261,14 +282,18 @@ func (r *registry) scan(dir string) (int, error) {
 			r.mu.Lock()
 			r.failed[path] = st
 			r.mu.Unlock()
-			if cur != nil {
+			if servesThis {
+				seen[name] = true
 				r.log("model %q: %s changed but does not load, still serving the previous version: %v", name, path, err)
 			} else {
-				r.log("model %q: not served: %v", name, err)
+				// Another file of the name (later in the directory) may still load.
+				r.log("model %q: %s not served: %v", name, path, err)
 			}
 			r.reloads(false)
 			continue
 		}
+		seen[name] = true
+		delete(r.dupLogged, path)
 		r.mu.Lock()
 		delete(r.failed, path)
 		r.mu.Unlock()

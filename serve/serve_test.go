@@ -751,3 +751,57 @@ func TestGraceExpires(t *testing.T) {
 		t.Errorf("the cancelled request: %d", code)
 	}
 }
+
+// TestReloadOddFiles: with --models DIR, a file name that is not UTF-8 is
+// served under a valid name (its label broke /metrics as a whole); a
+// broken file does not keep another file of the same name from being
+// served; a served model's file replaced by a directory keeps the model;
+// and /readyz is 503 once no model is served.
+func TestReloadOddFiles(t *testing.T) {
+	dir := t.TempDir()
+	m1 := fitTiny(t, decoreg.HeadDecoder, 1)
+	saveModel(t, m1, filepath.Join(dir, "bad\xff.model"))
+	saveModel(t, m1, filepath.Join(dir, "a.model"))
+	os.WriteFile(filepath.Join(dir, "a.drg"), []byte("junk"), 0o644) // before a.model in the directory's order
+	s, ts := newTestServer(t, nil, Options{Models: dir, ReloadEvery: 10 * time.Millisecond})
+	names := map[string]string{}
+	for _, mi := range s.Models() {
+		names[mi.Name] = mi.File
+	}
+	if names["bad\uFFFD"] == "" || names["a"] != filepath.Join(dir, "a.model") || len(names) != 2 {
+		t.Fatalf("serving %v", names)
+	}
+	res, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(body), "decoreg_") {
+		t.Errorf("/metrics: %d %.300s", res.StatusCode, body)
+	}
+	// a.model replaced by a directory: still served.
+	os.Remove(filepath.Join(dir, "a.model"))
+	os.Mkdir(filepath.Join(dir, "a.model"), 0o755)
+	time.Sleep(100 * time.Millisecond)
+	if code, b, _ := post(t, ts.URL+"/v1/models/a/predict", `{"x":[[1,2]],"outputs":["mean"]}`); code != 200 {
+		t.Errorf("a.model replaced by a directory: %d %s", code, b)
+	}
+	// Every file gone: not ready.
+	for _, f := range []string{"a.model", "a.drg", "bad\xff.model"} {
+		os.RemoveAll(filepath.Join(dir, f))
+	}
+	for end := time.Now().Add(5 * time.Second); len(s.Models()) > 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("still serving %v", s.Models())
+		}
+	}
+	res, err = http.Get(ts.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("/readyz with no model: %d", res.StatusCode)
+	}
+}

@@ -138,7 +138,7 @@ func New(o Options) (*Server, error) {
 	if o.Model != "" {
 		name := modelName(o.Model)
 		if name == "" {
-			name = trimExt(o.Model)
+			name = validName(trimExt(o.Model))
 		}
 		e, err := s.reg.load(name, o.Model)
 		if err != nil {
@@ -284,7 +284,11 @@ func (s *Server) routes() {
 		if s.closing.Load() {
 			return writeError(w, http.StatusServiceUnavailable, "shutting down")
 		}
-		return writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "models": len(s.reg.list())})
+		n := len(s.reg.list())
+		if n == 0 { // every file of --models DIR gone or refused
+			return writeError(w, http.StatusServiceUnavailable, "no model is served")
+		}
+		return writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "models": n})
 	})
 	metricsH := promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
 	handle("/metrics", "/metrics", http.MethodGet, func(w http.ResponseWriter, r *http.Request) int {

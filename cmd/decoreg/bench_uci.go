@@ -1,17 +1,14 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 
 	"decoreg/internal/experiments"
 	"decoreg/internal/outfile"
@@ -183,7 +180,7 @@ func runBenchUCI(args []string) error {
 	}
 	opts.Commit = experiments.GitCommit()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyContext()
 	defer stop()
 	sum, err := experiments.RunUCI(ctx, opts)
 	if err != nil {

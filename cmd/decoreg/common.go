@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -156,7 +157,7 @@ through: it stays a link and its target gets the output (atomically, or
 created if missing). A device or FIFO (/dev/null, a named pipe) is written
 directly. Before any long work the command checks that the output can be
 written (it creates and removes a temporary file where it will write).
-Ctrl-C (SIGINT or SIGTERM) while the output is written abandons it and
+Ctrl-C (SIGINT, SIGTERM or SIGHUP) while the output is written abandons it and
 leaves no temporary file; a second Ctrl-C exits at once. An --out that
 is one of the command's input files (--data, --model, --test-mask; the
 same file through a link too) is refused.`
@@ -374,7 +375,7 @@ func subset(d *data.Dataset, idx []int) *data.Dataset {
 // file (see outHelp). The output is streamed: write's writer is buffered
 // and, once the command is interrupted, fails with context.Canceled.
 //
-// While it runs, a first SIGINT or SIGTERM cancels the write (a temporary
+// While it runs, a first interrupt signal cancels the write (a temporary
 // file is removed, an existing file left as it was) and a second one exits
 // at once with status 130, after removing the temporary file. A usage
 // error from write is returned as it is.
@@ -437,14 +438,19 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 	return c.w.Write(p)
 }
 
-// onInterrupt returns a context that a first SIGINT or SIGTERM cancels; at
-// a second, cleanup runs and the process exits with status 130. stop ends
-// the watch (the signals' default action, or a caller's handler, applies
-// again).
+// interruptSignals end a command: SIGINT, SIGTERM, and SIGHUP (a closed
+// terminal or SSH session), each cancelling it as Ctrl-C does.
+var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// onInterrupt returns a context that a first interrupt signal cancels; at
+// a second, cleanup runs, standard input's spools are removed and the
+// process exits with status 130. stop ends the watch (the signals' default
+// action, or a caller's handler, applies again).
 func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	handling.Add(1)
+	signal.Notify(sig, interruptSignals...)
 	done := make(chan struct{})
 	go func() {
 		for n := 0; ; n++ {
@@ -455,6 +461,7 @@ func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
 					continue
 				}
 				cleanup()
+				removeSpools()
 				os.Exit(130)
 			case <-done:
 				return
@@ -465,8 +472,55 @@ func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
 		signal.Stop(sig)
 		close(done)
 		cancel()
+		handling.Add(-1)
 	}
 }
+
+// notifyContext is signal.NotifyContext for interruptSignals, for commands
+// that stop gracefully on the first signal (train keeps its best epoch).
+func notifyContext() (context.Context, context.CancelFunc) {
+	handling.Add(1)
+	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
+	return ctx, func() { stop(); handling.Add(-1) }
+}
+
+// handling counts the command's own signal handlers (onInterrupt,
+// notifyContext) in effect: while there are none, an interrupt signal
+// removes standard input's spools and exits (the spool guard).
+var handling atomic.Int32
+
+// guardSpools makes sure that, from the first spool of standard input to
+// the end of the command, an interrupt signal with no handler of the
+// command's own in effect removes the spools and exits with status 130,
+// as the signal's default action would but without leaving the copy of
+// the data behind (copying standard input can wait on it indefinitely).
+// While a handler is in effect it handles the signal, and run removes
+// the spools when the command returns.
+func guardSpools() {
+	if spoolGuard != nil {
+		return
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, interruptSignals...)
+	done := make(chan struct{})
+	spoolGuard = func() { signal.Stop(sig); close(done) }
+	go func() {
+		for {
+			select {
+			case <-sig:
+				if handling.Load() == 0 {
+					removeSpools()
+					os.Exit(130)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+}
+
+// spoolGuard stops guardSpools' watch (nil when none runs).
+var spoolGuard func()
 
 // fmtFloat formats v in the shortest form that reads back exactly
 // (strconv's 'g' format; NaN, +Inf and -Inf as such).
@@ -493,6 +547,9 @@ var stdin io.Reader = os.Stdin
 // "--data -"; run names them stdinName in messages and removes them.
 var stdinSpools []string
 
+// spoolsMu guards stdinSpools against the spool guard's goroutine.
+var spoolsMu sync.Mutex
+
 // dataFile returns the file to read for a --data flag: path itself, or,
 // for "-", a temporary file holding all of standard input (the readers
 // read a file more than once: its header, then its rows). The file is
@@ -501,11 +558,15 @@ func dataFile(name, path string) (string, error) {
 	if path != "-" {
 		return path, nil
 	}
+	spoolsMu.Lock()
 	f, err := os.CreateTemp("", "decoreg-stdin-*.csv")
 	if err != nil {
+		spoolsMu.Unlock()
 		return "", failf(name, "--data -: keeping standard input: %v", err)
 	}
 	stdinSpools = append(stdinSpools, f.Name())
+	guardSpools()
+	spoolsMu.Unlock()
 	_, err = io.Copy(f, stdin)
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -516,16 +577,24 @@ func dataFile(name, path string) (string, error) {
 	return f.Name(), nil
 }
 
-// removeSpools removes the files of dataFile.
+// removeSpools removes the files of dataFile and ends the spool guard.
 func removeSpools() {
+	spoolsMu.Lock()
+	defer spoolsMu.Unlock()
 	for _, p := range stdinSpools {
 		os.Remove(p)
 	}
 	stdinSpools = nil
+	if spoolGuard != nil {
+		spoolGuard()
+		spoolGuard = nil
+	}
 }
 
 // nameSpools replaces the paths of dataFile's files in msg with stdinName.
 func nameSpools(msg string) string {
+	spoolsMu.Lock()
+	defer spoolsMu.Unlock()
 	for _, p := range stdinSpools {
 		msg = strings.ReplaceAll(msg, p, stdinName)
 	}

@@ -1,18 +1,15 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -127,7 +124,7 @@ func runDemo(cmd *Command, args []string) error {
 	if *quick {
 		size = demoQuick
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyContext()
 	defer stop()
 	go func() {
 		<-ctx.Done()

@@ -4,10 +4,12 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -350,5 +352,44 @@ func TestP8SampleChunks(t *testing.T) {
 	}
 	if w.max > 128<<10 {
 		t.Errorf("a write of %d bytes", w.max)
+	}
+}
+
+// TestStdinSpoolSignals: a signal while "--data -" is still copying
+// standard input (no handler of the command's own yet) removes the copy
+// and exits 130, for SIGTERM, SIGINT and SIGHUP; it was left in the
+// temporary directory. The command runs as a child process.
+func TestStdinSpoolSignals(t *testing.T) {
+	for _, s := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		tmp := t.TempDir()
+		cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "train", "--data", "-", "--head", "mdn", "--epochs", "1", "--quiet", "--out", filepath.Join(tmp, "m.model"))
+		cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+tmp)
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errs strings.Builder
+		cmd.Stderr = &errs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(in, "a,b,y\n1,2,3\n4,5,6\n") // and keep standard input open
+		spooled := func() []string { m, _ := filepath.Glob(filepath.Join(tmp, "decoreg-stdin-*")); return m }
+		for end := time.Now().Add(10 * time.Second); len(spooled()) == 0; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("%v: no spool appeared: %s", s, errs.String())
+			}
+		}
+		time.Sleep(20 * time.Millisecond) // the copy is under way
+		cmd.Process.Signal(s)
+		err = cmd.Wait()
+		in.Close()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("%v: exit %v, want 130: %s", s, err, errs.String())
+		}
+		if left := spooled(); len(left) > 0 {
+			t.Errorf("%v: the copy of standard input was left: %v", s, left)
+		}
 	}
 }

@@ -30,7 +30,7 @@ The API (JSON in and out; errors are {"error": "..."}):
 
 	GET  /v1/models                      the models: name, head, tokenization, features, created
 	POST /v1/models/NAME/predict         predictions, in request order
-	GET  /healthz, /readyz               liveness; readiness (503 while shutting down)
+	GET  /healthz, /readyz               liveness; readiness (503 while shutting down or serving no model)
 	GET  /metrics                        Prometheus metrics
 	GET  /                               a page to explore a model's p(y|x)
 

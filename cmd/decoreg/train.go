@@ -9,12 +9,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -140,7 +137,7 @@ and serve use them (sample by inverse CDF: a recalibrated model refuses
 --temperature, --top-k and --top-p), and eval reports the scores without
 them too.
 
-Interrupting (Ctrl-C, SIGINT or SIGTERM) stops training at the next batch
+Interrupting (Ctrl-C, SIGINT, SIGTERM or SIGHUP) stops training at the next batch
 and saves the best model so far; the command then prints
 "interrupted: saved best model from epoch N" on standard error, the summary
 on standard output, and exits with status 0. Interrupting before the first
@@ -556,7 +553,7 @@ func runTrain(cmd *Command, args []string) error {
 	}
 
 	// Training.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyContext()
 	defer stop()
 	go func() {
 		<-ctx.Done()

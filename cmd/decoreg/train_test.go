@@ -137,6 +137,16 @@ func sharedModel(t *testing.T, head string) string {
 }
 
 func TestMain(m *testing.M) {
+	// A child process of a test (see runChild): the command line after
+	// "--" runs as decoreg's main would.
+	if os.Getenv("DECOREG_TEST_CHILD") == "1" {
+		for i, a := range os.Args {
+			if a == "--" {
+				os.Exit(run(os.Args[i+1:], os.Stderr))
+			}
+		}
+		os.Exit(3)
+	}
 	code := m.Run()
 	if shared.dir != "" {
 		os.RemoveAll(shared.dir)

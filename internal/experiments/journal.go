@@ -145,11 +145,17 @@ func fileHasKey(f *os.File, key string) (bool, error) {
 	return bytes.Contains(b, keyField(key)), nil
 }
 
-// journalHasKey reports whether the journal at path holds a line for key
-// (another process may have run it since this one read the journal).
+// journalHasKey reports whether the journal at path holds a complete line
+// for key (another process may have run it since this one read the
+// journal). A last line cut off without its newline does not count: its
+// run is to be redone, and the next append cuts it.
 func journalHasKey(path, key string) bool {
 	b, err := os.ReadFile(path)
-	return err == nil && bytes.Contains(b, keyField(key))
+	if err != nil {
+		return false
+	}
+	b = b[:bytes.LastIndexByte(b, '\n')+1]
+	return bytes.Contains(b, keyField(key))
 }
 
 // cutPartial truncates f after its last newline when it does not end in

@@ -191,3 +191,31 @@ func TestJournalSameShardTwice(t *testing.T) {
 		t.Error("journalHasKey matches a prefix or misses a key")
 	}
 }
+
+// A line cut off mid-write for the first run still to do is redone on the
+// first resume, not taken for done (its key is in the cut-off bytes).
+func TestJournalPartialFirstTodo(t *testing.T) {
+	dir := t.TempDir()
+	var calls []string
+	tasks := testTasks(4, &calls)
+	if _, err := RunTasks(context.Background(), "test", tasks[:2], RunOptions{Out: dir}, newTestLine, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, JournalFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"experiment":"test","key":"i=2","v":`)
+	f.Close()
+	calls = nil
+	sum, err := RunTasks(context.Background(), "test", testTasks(4, &calls), RunOptions{Out: dir}, newTestLine, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Ran != 2 || !reflect.DeepEqual(calls, []string{"i=2", "i=3"}) {
+		t.Errorf("resume after a cut-off line: %+v, calls %v", sum, calls)
+	}
+	if got := readKeys(t, dir); len(got) != 4 {
+		t.Errorf("journal keys %v", got)
+	}
+}
