@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -803,5 +804,36 @@ func TestReloadOddFiles(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("/readyz with no model: %d", res.StatusCode)
+	}
+}
+
+// TestBodyRefusedBeforeReading: a declared Content-Length over the limit
+// is 413 at once (with "Expect: 100-continue" the client was invited to
+// upload it first), and a compressed body is 415 with a message, not a
+// JSON syntax error about its first byte.
+func TestBodyRefusedBeforeReading(t *testing.T) {
+	_, ts := newTestServer(t, fitTiny(t, decoreg.HeadMDN, 1), Options{MaxBodyBytes: 1000})
+	u := ts.URL + "/v1/models/m/predict"
+	conn, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/models/m/predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\nExpect: 100-continue\r\n\r\n")
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || !strings.Contains(line, "413") {
+		t.Errorf("Expect: 100-continue with 1e9 bytes: %q %v, want 413", line, err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader("\x1f\x8b\x08\x00"))
+	req.Header.Set("Content-Encoding", "gzip")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnsupportedMediaType || !strings.Contains(string(b), "Content-Encoding") {
+		t.Errorf("a gzip body: %d %s", res.StatusCode, b)
 	}
 }

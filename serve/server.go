@@ -330,6 +330,14 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 	if s.reg.get(name) == nil {
 		return s.noModel(w, name)
 	}
+	if r.ContentLength > s.opts.MaxBodyBytes {
+		// Refused before reading: a client that sent "Expect: 100-continue"
+		// gets 413 instead of an invitation to upload it.
+		return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body (%d bytes) is larger than the server's limit of %d bytes", r.ContentLength, s.opts.MaxBodyBytes))
+	}
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return writeError(w, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q: the body must be plain JSON", ce))
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	if err != nil {
 		var mb *http.MaxBytesError

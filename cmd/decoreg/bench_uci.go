@@ -125,8 +125,8 @@ func runBenchUCI(args []string) error {
 	if *out == "" {
 		return usagef("bench uci: --out RESULTS is required")
 	}
-	if err := os.MkdirAll(*out, 0o777); err != nil {
-		return usagef("bench uci: --out: %v", err)
+	if err := makeOutDir("bench uci", *out); err != nil {
+		return err
 	}
 	if err := outfile.Check(filepath.Join(*out, "split0.json")); err != nil {
 		return usagef("bench uci: --out %s: %v", *out, err)

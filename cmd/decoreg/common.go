@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"os/signal"
@@ -625,4 +626,22 @@ func parseInterspersed(cmd *Command, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// makeOutDir creates the output directory dir (and its parents) for the
+// --out flag of command name; a symbolic link to a missing directory is
+// named as such (MkdirAll says only "file exists").
+func makeOutDir(name, dir string) error {
+	err := os.MkdirAll(dir, 0o777)
+	if err == nil {
+		return nil
+	}
+	if fi, lerr := os.Lstat(dir); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if target, rerr := os.Readlink(dir); rerr == nil {
+			if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
+				return usagef("%s: --out %s: a symbolic link to %s, which does not exist: create it, or give another --out", name, dir, target)
+			}
+		}
+	}
+	return usagef("%s: --out: %v", name, err)
 }

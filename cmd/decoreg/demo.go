@@ -114,8 +114,8 @@ func runDemo(cmd *Command, args []string) error {
 		return usagef("demo: --out %s is not a directory", *out)
 	}
 	png := filepath.Join(*out, "demo.png")
-	if err := os.MkdirAll(*out, 0o777); err != nil {
-		return usagef("demo: --out: %v", err)
+	if err := makeOutDir("demo", *out); err != nil {
+		return err
 	}
 	if err := outfile.Check(png); err != nil {
 		return usagef("demo: --out %s: %s: %v", *out, png, err)

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -138,12 +137,12 @@ func runExperiment(cmd *Command, args []string) error {
 	if out == "" {
 		out = filepath.Join("experiments", "results", e.Name)
 	}
-	if err := os.MkdirAll(out, 0o777); err != nil {
-		return inputf(name, "--out: %v", err)
+	if err := makeOutDir(name, out); err != nil {
+		return err
 	}
 	for _, file := range []string{experiments.JournalFile, "REPORT.md"} {
 		if err := outfile.Check(filepath.Join(out, file)); err != nil {
-			return inputf(name, "--out %s: %v", out, err)
+			return inputf(name, "--out %s: %s: %v", out, file, err)
 		}
 	}
 	so := experiments.Options{Quick: f.quick, N: f.n, Seeds: f.seed, Threads: f.threads, DataDir: f.data}

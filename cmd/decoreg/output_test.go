@@ -393,3 +393,23 @@ func TestStdinSpoolSignals(t *testing.T) {
 		}
 	}
 }
+
+// TestOutDirMessages: an --out that is a link to a missing directory, and
+// an experiment's journal that is a directory, are refused naming what is
+// wrong (MkdirAll said "file exists"; the journal was not named).
+func TestOutDirMessages(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "link")
+	os.Symlink(filepath.Join(dir, "missing", "x"), link)
+	for _, args := range [][]string{{"experiment", "risk", "--quick"}, {"demo"}, {"bench", "uci"}} {
+		code, _, errs := cli(t, append(args, "--out", link)...)
+		if code != 2 || !strings.Contains(errs, "a symbolic link to") || !strings.Contains(errs, "does not exist") {
+			t.Errorf("%v --out a dangling link: exit %d, %q", args, code, errs)
+		}
+	}
+	out := filepath.Join(dir, "exp")
+	os.MkdirAll(filepath.Join(out, "results.jsonl"), 0o755)
+	if code, _, errs := cli(t, "experiment", "risk", "--quick", "--out", out); code != 2 || !strings.Contains(errs, "results.jsonl") {
+		t.Errorf("a journal that is a directory: exit %d, %q", code, errs)
+	}
+}
