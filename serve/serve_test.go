@@ -16,6 +16,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -835,5 +836,31 @@ func TestBodyRefusedBeforeReading(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusUnsupportedMediaType || !strings.Contains(string(b), "Content-Encoding") {
 		t.Errorf("a gzip body: %d %s", res.StatusCode, b)
+	}
+}
+
+// TestTooManyValues: a body with more values than the row limit allows
+// (one row of 2 million numbers) is refused before it is decoded, and
+// commas inside strings do not count.
+func TestTooManyValues(t *testing.T) {
+	_, ts := newTestServer(t, fitTiny(t, decoreg.HeadMDN, 1), Options{Limits: Limits{MaxRows: 10}})
+	var b strings.Builder
+	b.WriteString(`{"x":[[0`)
+	for range 2_000_000 {
+		b.WriteString(",0")
+	}
+	b.WriteString(`]]}`)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code, body, _ := post(t, ts.URL+"/v1/models/m/predict", b.String())
+	runtime.ReadMemStats(&after)
+	if code != 400 || !strings.Contains(string(body), "values") {
+		t.Errorf("2 million values: %d %s", code, body)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("refusing it allocated %d MiB", grew>>20)
+	}
+	if n := separators([]byte(`{"a":"x,y,\"z,",  "b":[1,2]}`)); n != 2 {
+		t.Errorf("separators: %d, want 2", n)
 	}
 }
