@@ -104,9 +104,10 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 // memberDists is dists for a single model (an ensemble's first member
 // alone).
 func (m *Model) memberDists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
-	// A Riemann head with a temperature rescales its raw logits: its
-	// softmaxed float32 probabilities may have underflowed.
-	rs, err := m.memberRows(x, rows, opts, m.cfg.Head == HeadRiemann) // the log-density from logits
+	// A Riemann head's distribution is made from its raw logits, in
+	// float64 (at any temperature): its softmaxed float32 probabilities
+	// may have underflowed to 0, and the log-density then to -Inf.
+	rs, err := m.memberRows(x, rows, opts, m.cfg.Head == HeadRiemann)
 	if err != nil {
 		return nil, err
 	}

@@ -47,13 +47,15 @@ func Quantiles(d Distribution, qs []float64) []float64 {
 			out[i] = d.Quantile(q)
 		}
 	}
-	monotone(qs, out)
+	Monotone(qs, out)
 	return out
 }
 
-// monotone raises out[i] to the largest out[j] of a lower level qs[j] <
-// qs[i]; NaN levels and values are left alone.
-func monotone(qs, out []float64) {
+// Monotone makes quantiles out at levels qs never decrease with the level,
+// as Quantiles returns them: it raises out[i] to the largest out[j] of a
+// lower level qs[j] < qs[i]; NaN levels and values are left alone. For
+// callers that compute the quantiles of many levels in chunks.
+func Monotone(qs, out []float64) {
 	if len(qs) < 2 {
 		return
 	}

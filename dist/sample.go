@@ -74,7 +74,8 @@ func (d *Token) sampleSeqs(seqs []int, n int, opts SampleOptions, r *rand.Rand, 
 	if opts.Temperature > 0 {
 		// Below about 5.6e-309, 1/T overflows; MaxFloat64 keeps the top
 		// logit's (l-m)*invT at 0 (Inf made it 0*Inf = NaN, and the last
-		// token was drawn) and every other one's at -Inf: greedy.
+		// token was drawn) and every other one's at -Inf: greedy (tokens
+		// tied at the top logit are drawn among evenly).
 		invT = min(1/opts.Temperature, math.MaxFloat64)
 	}
 	st := d.dec.Start(n)

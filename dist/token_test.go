@@ -744,7 +744,7 @@ func TestSoftmaxRowsMatchesSoftmaxOver(t *testing.T) {
 }
 
 // A temperature so small that its reciprocal overflows (below about
-// 5.6e-309) samples greedily, as TopK 1 does, for every tokenization kind:
+// 5.6e-309) samples greedily, as TopK 1 does (the fake logits have no ties), for every tokenization kind:
 // 1/T = +Inf once made the top logit's weight 0*Inf = NaN, and the last
 // allowed token was drawn at every step.
 func TestSampleTinyTemperature(t *testing.T) {

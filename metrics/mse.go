@@ -36,15 +36,21 @@ func RelMSE(pred, y []float64) float64 {
 
 // scaledRatio returns mean((pred-y)²)/var(y) (or, with rel false, 1 minus
 // it) computed on pred and y divided by their largest magnitude, so that
-// no square overflows; +Inf if a prediction is not finite.
+// no square overflows; NaN if a prediction is NaN (as MSE), and the
+// infinite ratio if one is infinite or the targets' variance underflows
+// beside a prediction far beyond them (the ratio then exceeds float64).
 func scaledRatio(pred, y []float64, rel bool) float64 {
+	inf := math.Inf(1)
+	if !rel {
+		inf = math.Inf(-1)
+	}
 	big := 0.0
 	for i := range y {
-		if math.IsInf(pred[i], 0) || math.IsNaN(pred[i]) {
-			if rel {
-				return math.Inf(1)
-			}
-			return math.Inf(-1)
+		switch {
+		case math.IsNaN(pred[i]):
+			return math.NaN()
+		case math.IsInf(pred[i], 0):
+			return inf
 		}
 		big = max(big, math.Abs(pred[i]), math.Abs(y[i]))
 	}
@@ -53,8 +59,8 @@ func scaledRatio(pred, y []float64, rel bool) float64 {
 		ps[i], ys[i] = pred[i]/big, y[i]/big
 	}
 	v := PopVariance(ys)
-	if !(v > 0) {
-		return math.NaN()
+	if !(v > 0) { // the callers refused a constant y: this is underflow
+		return inf
 	}
 	r := MSE(ps, ys) / v
 	if rel {

@@ -26,4 +26,12 @@ func TestRelMSEHugeScale(t *testing.T) {
 	if got := RelMSE([]float64{math.Inf(1), 1e160}, []float64{1e160, 2e160}); !math.IsInf(got, 1) {
 		t.Errorf("an infinite prediction: RelMSE %v, want +Inf", got)
 	}
+	// One prediction far beyond small targets: the ratio exceeds float64.
+	far := []float64{1e200, 2, 3, 4}
+	if a, b := RelMSE(far, y[:4]), R2(far, y[:4]); !math.IsInf(a, 1) || !math.IsInf(b, -1) {
+		t.Errorf("a prediction of 1e200 for targets 1-4: RelMSE %v, R2 %v, want +Inf and -Inf", a, b)
+	}
+	if got := RelMSE([]float64{math.NaN(), 1e160}, []float64{1e160, 2e160}); !math.IsNaN(got) {
+		t.Errorf("a NaN prediction: RelMSE %v, want NaN", got)
+	}
 }

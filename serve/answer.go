@@ -46,9 +46,12 @@ func (q *query) answer(ctx context.Context, dd dist.Distribution, i int) Predict
 		p.Mode = fl(dd.Mode())
 	}
 	if q.want[outQuantiles] {
+		var qs []float64
 		for lo := 0; lo < len(q.levels) && ctx.Err() == nil; lo += quantileChunk {
-			p.Quantiles = append(p.Quantiles, fls(dist.Quantiles(dd, q.levels[lo:min(lo+quantileChunk, len(q.levels))]))...)
+			qs = append(qs, dist.Quantiles(dd, q.levels[lo:min(lo+quantileChunk, len(q.levels))])...)
 		}
+		dist.Monotone(q.levels[:len(qs)], qs) // across the chunks too, as predict's one call
+		p.Quantiles = fls(qs)
 	}
 	if q.want[outLogPDF] {
 		p.LogPDF = fl(dd.LogPDF(q.y[i]))

@@ -440,88 +440,116 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 }
 
 // interruptSignals end a command: SIGINT, SIGTERM, and SIGHUP (a closed
-// terminal or SSH session), each cancelling it as Ctrl-C does.
-var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+// terminal or SSH session), each cancelling it as Ctrl-C does. A signal
+// the process started with ignored (SIGHUP under nohup) is left out: a
+// handler for it would undo the ignoring (os/signal's Notify).
+var interruptSignals = func() []os.Signal {
+	var out []os.Signal
+	for _, s := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
+		if !signal.Ignored(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}()
+
+// signals is the command's one receiver of interruptSignals: it listens
+// while a handler (onInterrupt) is registered or standard input's spools
+// exist, and gives each signal, as it arrives, to the newest handler, or,
+// with none but spools, removes them and exits with status 130 (as the
+// signal's default action would, without leaving the copy of the data
+// behind). One receiver decides, so that no handler's end can race with
+// a signal another receiver got too.
+var signals struct {
+	mu        sync.Mutex
+	ch        chan os.Signal
+	handlers  []*sigHandler
+	listening bool
+}
+
+type sigHandler struct{ on func() }
+
+// listenLocked starts or stops the receiver as handlers and spools
+// require; signals.mu and spoolsMu are held.
+func listenLocked() {
+	want := len(signals.handlers) > 0 || len(stdinSpools) > 0
+	switch {
+	case want && !signals.listening:
+		if signals.ch == nil {
+			signals.ch = make(chan os.Signal, 4)
+			go dispatchSignals(signals.ch)
+		}
+		signal.Notify(signals.ch, interruptSignals...)
+		signals.listening = true
+	case !want && signals.listening:
+		signal.Stop(signals.ch)
+		signals.listening = false
+	}
+}
+
+func dispatchSignals(ch chan os.Signal) {
+	for range ch {
+		spoolsMu.Lock()
+		signals.mu.Lock()
+		var h *sigHandler
+		if n := len(signals.handlers); n > 0 {
+			h = signals.handlers[n-1]
+		}
+		if h == nil {
+			// No handler: the spools' guard (or a signal that raced with
+			// the last handler's end, which the default action would
+			// have ended too).
+			removeSpoolsLocked()
+			os.Exit(130)
+		}
+		signals.mu.Unlock()
+		spoolsMu.Unlock()
+		h.on()
+	}
+}
 
 // onInterrupt returns a context that a first interrupt signal cancels; at
 // a second, cleanup runs, standard input's spools are removed and the
-// process exits with status 130. stop ends the watch (the signals' default
-// action, or a caller's handler, applies again).
+// process exits with status 130. stop (idempotent) ends the watch: the
+// signals go to the handler registered before it, if any, or take their
+// default action again.
 func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	sig := make(chan os.Signal, 2)
-	handling.Add(1)
-	signal.Notify(sig, interruptSignals...)
-	done := make(chan struct{})
-	go func() {
-		for n := 0; ; n++ {
-			select {
-			case <-sig:
-				if n == 0 {
-					cancel()
-					continue
-				}
-				cleanup()
-				removeSpools()
-				os.Exit(130)
-			case <-done:
-				return
-			}
+	var n atomic.Int32
+	h := &sigHandler{on: func() {
+		if n.Add(1) == 1 {
+			cancel()
+			return
 		}
-	}()
+		cleanup()
+		removeSpools()
+		os.Exit(130)
+	}}
+	spoolsMu.Lock()
+	signals.mu.Lock()
+	signals.handlers = append(signals.handlers, h)
+	listenLocked()
+	signals.mu.Unlock()
+	spoolsMu.Unlock()
+	var once sync.Once
 	return ctx, func() {
-		signal.Stop(sig)
-		close(done)
-		cancel()
-		handling.Add(-1)
-	}
-}
-
-// notifyContext is signal.NotifyContext for interruptSignals, for commands
-// that stop gracefully on the first signal (train keeps its best epoch).
-func notifyContext() (context.Context, context.CancelFunc) {
-	handling.Add(1)
-	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
-	return ctx, func() { stop(); handling.Add(-1) }
-}
-
-// handling counts the command's own signal handlers (onInterrupt,
-// notifyContext) in effect: while there are none, an interrupt signal
-// removes standard input's spools and exits (the spool guard).
-var handling atomic.Int32
-
-// guardSpools makes sure that, from the first spool of standard input to
-// the end of the command, an interrupt signal with no handler of the
-// command's own in effect removes the spools and exits with status 130,
-// as the signal's default action would but without leaving the copy of
-// the data behind (copying standard input can wait on it indefinitely).
-// While a handler is in effect it handles the signal, and run removes
-// the spools when the command returns.
-func guardSpools() {
-	if spoolGuard != nil {
-		return
-	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, interruptSignals...)
-	done := make(chan struct{})
-	spoolGuard = func() { signal.Stop(sig); close(done) }
-	go func() {
-		for {
-			select {
-			case <-sig:
-				if handling.Load() == 0 {
-					removeSpools()
-					os.Exit(130)
-				}
-			case <-done:
-				return
+		once.Do(func() {
+			spoolsMu.Lock()
+			signals.mu.Lock()
+			if i := slices.Index(signals.handlers, h); i >= 0 {
+				signals.handlers = slices.Delete(signals.handlers, i, i+1)
 			}
-		}
-	}()
+			listenLocked()
+			signals.mu.Unlock()
+			spoolsMu.Unlock()
+			cancel()
+		})
+	}
 }
 
-// spoolGuard stops guardSpools' watch (nil when none runs).
-var spoolGuard func()
+// notifyContext is onInterrupt for commands that stop gracefully on the
+// first signal (train keeps its best epoch) and exit at the second.
+func notifyContext() (context.Context, func()) { return onInterrupt(func() {}) }
 
 // fmtFloat formats v in the shortest form that reads back exactly
 // (strconv's 'g' format; NaN, +Inf and -Inf as such).
@@ -548,7 +576,8 @@ var stdin io.Reader = os.Stdin
 // "--data -"; run names them stdinName in messages and removes them.
 var stdinSpools []string
 
-// spoolsMu guards stdinSpools against the spool guard's goroutine.
+// spoolsMu guards stdinSpools against the receiver of signals; it is
+// taken before signals.mu.
 var spoolsMu sync.Mutex
 
 // dataFile returns the file to read for a --data flag: path itself, or,
@@ -559,14 +588,23 @@ func dataFile(name, path string) (string, error) {
 	if path != "-" {
 		return path, nil
 	}
+	// The file is listed, and the receiver of signals listening, before
+	// it exists: a signal now removes it and exits (copying standard input
+	// can wait on it indefinitely).
 	spoolsMu.Lock()
+	signals.mu.Lock()
+	stdinSpools = append(stdinSpools, "")
+	listenLocked()
 	f, err := os.CreateTemp("", "decoreg-stdin-*.csv")
 	if err != nil {
+		stdinSpools = stdinSpools[:len(stdinSpools)-1]
+		listenLocked()
+		signals.mu.Unlock()
 		spoolsMu.Unlock()
 		return "", failf(name, "--data -: keeping standard input: %v", err)
 	}
-	stdinSpools = append(stdinSpools, f.Name())
-	guardSpools()
+	stdinSpools[len(stdinSpools)-1] = f.Name()
+	signals.mu.Unlock()
 	spoolsMu.Unlock()
 	_, err = io.Copy(f, stdin)
 	if cerr := f.Close(); err == nil {
@@ -578,18 +616,25 @@ func dataFile(name, path string) (string, error) {
 	return f.Name(), nil
 }
 
-// removeSpools removes the files of dataFile and ends the spool guard.
+// removeSpools removes the files of dataFile (and stops listening for
+// signals if no handler needs them).
 func removeSpools() {
 	spoolsMu.Lock()
-	defer spoolsMu.Unlock()
+	signals.mu.Lock()
+	removeSpoolsLocked()
+	signals.mu.Unlock()
+	spoolsMu.Unlock()
+}
+
+// removeSpoolsLocked is removeSpools with spoolsMu and signals.mu held.
+func removeSpoolsLocked() {
 	for _, p := range stdinSpools {
-		os.Remove(p)
+		if p != "" {
+			os.Remove(p)
+		}
 	}
 	stdinSpools = nil
-	if spoolGuard != nil {
-		spoolGuard()
-		spoolGuard = nil
-	}
+	listenLocked()
 }
 
 // nameSpools replaces the paths of dataFile's files in msg with stdinName.
@@ -597,7 +642,9 @@ func nameSpools(msg string) string {
 	spoolsMu.Lock()
 	defer spoolsMu.Unlock()
 	for _, p := range stdinSpools {
-		msg = strings.ReplaceAll(msg, p, stdinName)
+		if p != "" {
+			msg = strings.ReplaceAll(msg, p, stdinName)
+		}
 	}
 	return msg
 }

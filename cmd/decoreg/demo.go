@@ -126,10 +126,6 @@ func runDemo(cmd *Command, args []string) error {
 	}
 	ctx, stop := notifyContext()
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second signal kills the process (evaluation and plotting do not stop at the first)
-	}()
 	start := time.Now()
 
 	prob := synth.NewMixture(1)

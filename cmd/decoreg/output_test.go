@@ -3,8 +3,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -382,7 +384,9 @@ func TestStdinSpoolSignals(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond) // the copy is under way
 		cmd.Process.Signal(s)
+		watchdog := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() }) // a regression fails, not hangs
 		err = cmd.Wait()
+		watchdog.Stop()
 		in.Close()
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
@@ -411,5 +415,104 @@ func TestOutDirMessages(t *testing.T) {
 	os.MkdirAll(filepath.Join(out, "results.jsonl"), 0o755)
 	if code, _, errs := cli(t, "experiment", "risk", "--quick", "--out", out); code != 2 || !strings.Contains(errs, "results.jsonl") {
 		t.Errorf("a journal that is a directory: exit %d, %q", code, errs)
+	}
+}
+
+// TestTrainStdinInterruptSaves: one SIGINT while train --data - trains
+// stops it at its best epoch and saves the model (a receiver of signals
+// for the spool of standard input once raced with train's own handler and
+// exited without saving, most of the time).
+func TestTrainStdinInterruptSaves(t *testing.T) {
+	var data strings.Builder
+	data.WriteString("a,b,y\n")
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		a, b := r.Float64(), r.Float64()
+		fmt.Fprintf(&data, "%g,%g,%g\n", a, b, a*b+0.1*r.NormFloat64())
+	}
+	for try := range 3 {
+		tmp := t.TempDir()
+		model := filepath.Join(tmp, "m.model")
+		cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "train", "--data", "-", "--head", "mdn", "--epochs", "1000",
+			"--patience", "1000", "--threads", "1", "--out", model)
+		cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+tmp)
+		cmd.Stdin = strings.NewReader(data.String())
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(stderr)
+		var errs strings.Builder
+		signalled := false
+		for sc.Scan() {
+			errs.WriteString(sc.Text() + "\n")
+			if !signalled && strings.Contains(sc.Text(), "epoch") {
+				cmd.Process.Signal(syscall.SIGINT)
+				signalled = true
+			}
+		}
+		watchdog := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
+		cmd.Wait()
+		watchdog.Stop()
+		if _, err := os.Stat(model); err != nil || !strings.Contains(errs.String(), "interrupted: saved") {
+			t.Fatalf("try %d: one SIGINT: model %v; stderr:\n%s", try, err, errs.String())
+		}
+		if left, _ := filepath.Glob(filepath.Join(tmp, "decoreg-stdin-*")); len(left) > 0 {
+			t.Errorf("try %d: the copy of standard input was left: %v", try, left)
+		}
+	}
+}
+
+// TestNohupKeepsRunning: under nohup (SIGHUP ignored from the start), a
+// SIGHUP does not interrupt a command: a handler for it would undo the
+// ignoring; SIGINT still does.
+func TestNohupKeepsRunning(t *testing.T) {
+	nohup, err := exec.LookPath("nohup")
+	if err != nil {
+		t.Skip("no nohup")
+	}
+	var data strings.Builder
+	data.WriteString("a,y\n")
+	for i := range 20000 {
+		fmt.Fprintf(&data, "%d,%d\n", i%97, i%89)
+	}
+	tmp := t.TempDir()
+	cmd := exec.Command(nohup, os.Args[0], "-test.run=^$", "--", "train", "--data", "-", "--head", "mdn", "--epochs", "1000",
+		"--patience", "1000", "--threads", "1", "--out", filepath.Join(tmp, "m.model"))
+	cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+tmp)
+	cmd.Dir = tmp
+	cmd.Stdin = strings.NewReader(data.String())
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	watchdog := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+	defer watchdog.Stop()
+	sc := bufio.NewScanner(stderr)
+	var errs strings.Builder
+	epochs, hupAt := 0, 0
+	for sc.Scan() {
+		errs.WriteString(sc.Text() + "\n")
+		if !strings.Contains(sc.Text(), "epoch") {
+			continue
+		}
+		epochs++
+		switch {
+		case hupAt == 0:
+			cmd.Process.Signal(syscall.SIGHUP)
+			hupAt = epochs
+		case epochs == hupAt+3: // three more epochs after the SIGHUP
+			cmd.Process.Signal(syscall.SIGINT)
+		}
+	}
+	cmd.Wait()
+	if epochs < hupAt+3 || !strings.Contains(errs.String(), "interrupted: saved") {
+		t.Errorf("SIGHUP at epoch %d, %d epochs in all; stderr:\n%s", hupAt, epochs, errs.String())
 	}
 }

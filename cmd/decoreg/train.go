@@ -555,10 +555,6 @@ func runTrain(cmd *Command, args []string) error {
 	// Training.
 	ctx, stop := notifyContext()
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second signal kills the process
-	}()
 	var prog *progress
 	if !f.quiet {
 		prog = newProgress(errOut)

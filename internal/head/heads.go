@@ -44,7 +44,7 @@ type Head struct {
 type Row struct {
 	Net    *model.Model
 	Phi    []float32 // phi(x), EncWidth values
-	Out    []float64 // HeadOutputs (nil for the decoder, and for a Riemann row with a temperature: see Logits)
+	Out    []float64 // HeadOutputs (nil for the decoder, and for a Riemann row given Logits)
 	Affine dist.Affine
 	Opts   dist.TokenOptions // decoder only
 	// Temp is the model's calibration temperature (0 or 1: none): the
