@@ -86,6 +86,15 @@ type Config struct {
 	// allowed-token constraint (probabilities renormalised over valid
 	// tokens), as likelihoods and sampling always do.
 	UnmaskedLoss bool `json:"unmasked_loss,omitempty"`
+	// AuxMSE, when > 0, adds to the decoder's training loss AuxMSE times
+	// the squared error of a linear read-out of the encoder's output phi(x)
+	// against the scaled target u - 0.5 (the pointwise head's loss): a
+	// smooth regression signal for the encoder beside the token-by-token
+	// cross-entropy, which on small tables ranks worse than a pointwise
+	// model on the same encoder. The read-out is used only in training: the
+	// predictive distribution, the validation loss and early stopping are
+	// the decoder's alone. 0 (the default) trains the paper's model.
+	AuxMSE float64 `json:"aux_mse,omitempty"`
 	// Unbounded leaves an unnormalized decoder's tokenization whole: by
 	// default it may only produce cells that meet the training range
 	// widened by BoundMargin. Unbounded is the paper's (and the reference
@@ -469,7 +478,7 @@ type headSpec struct {
 var headSpecs = map[Head]*headSpec{
 	HeadDecoder: {
 		impl:   head.Lookup("decoder"),
-		fields: []string{"Vocab", "RawTarget", "UnmaskedLoss", "Unbounded", "DecLayers", "DecWidth", "DecHeads"},
+		fields: []string{"Vocab", "RawTarget", "UnmaskedLoss", "Unbounded", "DecLayers", "DecWidth", "DecHeads", "AuxMSE"},
 		defaults: func(c *Config) {
 			if c.Vocab == "" {
 				c.Vocab = DefaultVocab
@@ -488,6 +497,9 @@ var headSpecs = map[Head]*headSpec{
 			}
 			if c.DecWidth%c.DecHeads != 0 {
 				return nil, configErr("DecWidth", "decoder width %d is not a multiple of its %d heads", c.DecWidth, c.DecHeads)
+			}
+			if !(c.AuxMSE >= 0) || math.IsInf(c.AuxMSE, 0) {
+				return nil, configErr("AuxMSE", "the auxiliary loss's weight must be finite and >= 0, have %v", c.AuxMSE)
 			}
 			return tok, nil
 		},

@@ -135,9 +135,19 @@ func (m *Model) netConfig(in int) imodel.Config {
 		// Decoder.
 		Vocab: m.tok, DecLayers: c.DecLayers, DecWidth: c.DecWidth, DecHeads: c.DecHeads, DFF: c.DecWidth,
 		MaskLoss: !c.UnmaskedLoss,
+		AuxMSE:   auxMSE(c),
 		// Riemann, MDN, pointwise.
 		Bins: c.Bins, Components: c.Components, Sigmoid: c.Sigmoid,
 	}
+}
+
+// auxMSE is the network's AuxMSE: c.AuxMSE for a decoder; other heads
+// ignore the field, as they do every decoder field.
+func auxMSE(c Config) float64 {
+	if c.Head != HeadDecoder {
+		return 0
+	}
+	return c.AuxMSE
 }
 
 // encoderKind is the network's encoder of a validated Config.Encoder.

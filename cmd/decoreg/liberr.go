@@ -34,6 +34,7 @@ var flagFields = []struct {
 	{"RawTarget", "raw-target", false},
 	{"UnmaskedLoss", "unmasked-loss", false},
 	{"Unbounded", "unbounded", false},
+	{"AuxMSE", "aux-mse", false},
 	{"EncLayers", "enc-layers", true},
 	{"EncWidth", "enc-width", true},
 	{"Encoder", "encoder", false},

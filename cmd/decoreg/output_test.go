@@ -433,18 +433,7 @@ func TestTrainStdinInterruptSaves(t *testing.T) {
 	for try := range 3 {
 		tmp := t.TempDir()
 		model := filepath.Join(tmp, "m.model")
-		cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "train", "--data", "-", "--head", "mdn", "--epochs", "1000",
-			"--patience", "1000", "--threads", "1", "--out", model)
-		cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+tmp)
-		cmd.Stdin = strings.NewReader(data.String())
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(stderr)
+		cmd, sc := startTrainChild(t, "", tmp, model, data.String())
 		var errs strings.Builder
 		signalled := false
 		for sc.Scan() {
@@ -480,21 +469,9 @@ func TestNohupKeepsRunning(t *testing.T) {
 		fmt.Fprintf(&data, "%d,%d\n", i%97, i%89)
 	}
 	tmp := t.TempDir()
-	cmd := exec.Command(nohup, os.Args[0], "-test.run=^$", "--", "train", "--data", "-", "--head", "mdn", "--epochs", "1000",
-		"--patience", "1000", "--threads", "1", "--out", filepath.Join(tmp, "m.model"))
-	cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+tmp)
-	cmd.Dir = tmp
-	cmd.Stdin = strings.NewReader(data.String())
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, sc := startTrainChild(t, nohup, tmp, filepath.Join(tmp, "m.model"), data.String())
 	watchdog := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
 	defer watchdog.Stop()
-	sc := bufio.NewScanner(stderr)
 	var errs strings.Builder
 	epochs, hupAt := 0, 0
 	for sc.Scan() {
@@ -515,4 +492,29 @@ func TestNohupKeepsRunning(t *testing.T) {
 	if epochs < hupAt+3 || !strings.Contains(errs.String(), "interrupted: saved") {
 		t.Errorf("SIGHUP at epoch %d, %d epochs in all; stderr:\n%s", hupAt, epochs, errs.String())
 	}
+}
+
+// startTrainChild starts this test binary as decoreg (see TestMain) running
+// a long train --data - of data into model, with TMPDIR tmp, through the
+// launcher (such as nohup) when not "", and returns it with a scanner of
+// its standard error (one line per epoch).
+func startTrainChild(t *testing.T, launcher, tmp, model, data string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	args := []string{os.Args[0], "-test.run=^$", "--", "train", "--data", "-", "--head", "mdn", "--epochs", "1000",
+		"--patience", "1000", "--threads", "1", "--out", model}
+	if launcher != "" {
+		args = append([]string{launcher}, args...)
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+tmp)
+	cmd.Dir = tmp
+	cmd.Stdin = strings.NewReader(data)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, bufio.NewScanner(stderr)
 }

@@ -14,7 +14,7 @@ type Targets struct {
 	Tokens  []int32   // (rows, T) decoder token sequences
 	Mask    []bool    // (rows, T, V) allowed tokens along each sequence (decoder)
 	LogW    []float64 // (rows) log width of the row's cell in head units (decoder)
-	Y       []float32 // (rows) head-unit targets (pointwise, MDN)
+	Y       []float32 // (rows) head-unit targets (pointwise, MDN; a decoder with AuxMSE: u - 0.5)
 	Bins    []int32   // (rows) bin indices (Riemann)
 	Clipped int       // targets outside the training range, clipped to it
 
@@ -40,6 +40,10 @@ func Encode(c *model.Config, s Units, y []float64) (*Targets, error) {
 		tg.T, tg.V = c.Vocab.Len(), c.Vocab.Size()
 	}
 	h.alloc(tg, len(y))
+	aux := auxTargets(c)
+	if aux {
+		tg.Y = make([]float32, len(y))
+	}
 	for i, v := range y {
 		u := s.ToU(v)
 		if u < 0 || u > 1 {
@@ -49,9 +53,16 @@ func Encode(c *model.Config, s Units, y []float64) (*Targets, error) {
 		if err := h.encode(tg, i, u, s.ToHead(u)); err != nil {
 			return nil, &RowError{Row: i, Err: err}
 		}
+		if aux {
+			tg.Y[i] = float32(u - 0.5) // the auxiliary read-out's target, as the pointwise head's
+		}
 	}
 	return tg, nil
 }
+
+// auxTargets reports whether c's decoder has an auxiliary squared error,
+// whose targets t = u - 0.5 its batches then carry in Y.
+func auxTargets(c *model.Config) bool { return c.Head == model.Decoder && c.AuxMSE > 0 }
 
 // LogWidthU is the log width, in u units, of row i's cell (decoder): a
 // row's NLL_u is its -log P(sequence) plus LogWidthU.
@@ -61,6 +72,9 @@ func (tg *Targets) LogWidthU(i int) float64 { return tg.LogW[i] - tg.units.LogTP
 func (tg *Targets) NewBatch(n, cols int) *model.Batch {
 	b := &model.Batch{X: make([]float32, n*cols)}
 	tg.h.newBatch(tg, b, n)
+	if auxTargets(tg.c) {
+		b.Y = make([]float32, n)
+	}
 	return b
 }
 
@@ -69,9 +83,19 @@ func (tg *Targets) NewBatch(n, cols int) *model.Batch {
 func (tg *Targets) Fill(b *model.Batch, xs []float32, cols int, idx []int) {
 	b.B = len(idx)
 	b.X = b.X[:cap(b.X)]
+	aux := auxTargets(tg.c)
+	if aux {
+		b.Y = b.Y[:cap(b.Y)]
+	}
 	for k, i := range idx {
 		copy(b.X[k*cols:(k+1)*cols], xs[i*cols:(i+1)*cols])
 		tg.h.fill(tg, b, k, i)
+		if aux {
+			b.Y[k] = tg.Y[i]
+		}
+	}
+	if aux {
+		b.Y = b.Y[:len(idx)]
 	}
 	b.X = b.X[:len(idx)*cols]
 	if b.Tokens != nil {

@@ -143,6 +143,12 @@ func (a *acts) layout(m *Model, c *carver, bc int) {
 			a.mask = make([]bool, n*v)
 			a.tin = make([]int32, n)
 		}
+		if m.Cfg.AuxMSE > 0 {
+			a.hz = c.take(bc)
+			a.hlosses = c.take(bc)
+			a.hdlosses = c.take(bc)
+			a.hdz = c.take(bc)
+		}
 	default:
 		no := m.nout
 		a.hz = c.take(bc * no)

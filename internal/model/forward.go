@@ -12,7 +12,7 @@ import (
 type Batch struct {
 	X      []float32 // (B, In) standardized features
 	Tokens []int32   // decoder: (B, T) target tokens t_1..t_T
-	Y      []float32 // pointwise and MDN: (B) targets t = u - 0.5
+	Y      []float32 // pointwise, MDN and a decoder with AuxMSE: (B) targets t = u - 0.5
 	Bins   []int32   // riemann: (B) bin index of each target, in [0, Bins)
 	// Mask optionally holds the decoder's allowed-token masks (B, T, V),
 	// as Masks fills them; it is used only when the loss is masked. When
@@ -36,6 +36,9 @@ func (m *Model) check(b *Batch) {
 		}
 		if b.Mask != nil && len(b.Mask) < b.B*m.t*m.v {
 			panic("model: Batch.Mask shorter than (B, T, V)")
+		}
+		if m.Cfg.AuxMSE > 0 && len(b.Y) < b.B {
+			panic("model: Batch.Y shorter than (B) for the decoder's auxiliary loss")
 		}
 	case Pointwise, MDN:
 		if len(b.Y) < b.B {
@@ -67,6 +70,11 @@ func (m *Model) Forward(b *Batch) float64 {
 	if m.Cfg.Head == Decoder {
 		for _, l := range a.losses[:b.B*m.t] {
 			s += float64(l)
+		}
+		if m.Cfg.AuxMSE > 0 {
+			for _, l := range a.hlosses[:b.B] {
+				s += m.Cfg.AuxMSE * float64(l)
+			}
 		}
 	} else {
 		for _, l := range a.hlosses[:b.B] {
@@ -139,6 +147,11 @@ func (m *Model) forward(b *Batch, lo, hi int, masked bool) {
 			}
 		}
 		m.decoderForward(phi, B)
+		if m.Cfg.AuxMSE > 0 {
+			a.y = b.Y[lo:hi]
+			nn.LinearForward(m.threads, a.hz, phi, p.aux.w, p.aux.b, B, m.w, 1)
+			nn.MSEForward(a.hlosses, a.hz, a.y, B)
+		}
 	case Pointwise:
 		a.y = b.Y[lo:hi]
 		nn.LinearForward(m.threads, a.hz, phi, p.out.w, p.out.b, B, m.w, 1)
@@ -260,6 +273,13 @@ func (m *Model) Backward() {
 	switch m.Cfg.Head {
 	case Decoder:
 		m.decoderBackward(dphi, phi, B)
+		if m.Cfg.AuxMSE > 0 {
+			// The auxiliary read-out's squared error, weighted, added to
+			// dphi (overwritten by the decoder's backward above).
+			fill(a.hdlosses[:B], float32(m.Cfg.AuxMSE)*inv)
+			nn.MSEBackward(a.hdz, a.hdlosses, a.hz, a.y, B)
+			nn.LinearBackward(m.threads, dphi, g.aux.w, g.aux.b, a.hdz[:B], phi, p.aux.w, B, m.w, 1, true, m.addLinear)
+		}
 	case Pointwise:
 		fill(a.hdlosses[:B], inv)
 		nn.MSEBackward(a.hdpred, a.hdlosses, a.hpred, a.y, B)

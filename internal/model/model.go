@@ -97,6 +97,12 @@ type Config struct {
 	// zero value trains with the unmasked softmax, as the reference code
 	// does; the public API turns it on by default.
 	MaskLoss bool
+	// AuxMSE, when > 0, adds to the decoder's training loss AuxMSE times
+	// the squared error of an auxiliary linear read-out of phi(x) against
+	// the target t = u - 0.5 (Batch.Y): a regression signal that shapes
+	// the encoder. The read-out is trained with the rest but takes no part
+	// in the predictive distribution, RowLosses or inference.
+	AuxMSE float64
 
 	Bins       int  // Riemann head: number of bins, >= 2
 	Components int  // MDN head: number of mixture components M, >= 1
@@ -146,7 +152,16 @@ func (c Config) Validate() error {
 			return fmt.Errorf("model: DecWidth %d is not a multiple of DecHeads %d", c.DecWidth, c.DecHeads)
 		case c.DFF < 0:
 			return fmt.Errorf("model: DFF = %d is negative", c.DFF)
+		case !(c.AuxMSE >= 0) || math.IsInf(c.AuxMSE, 0):
+			return fmt.Errorf("model: AuxMSE = %v, need a finite value >= 0", c.AuxMSE)
 		}
+	case Pointwise, Riemann, MDN:
+		if c.AuxMSE != 0 {
+			return fmt.Errorf("model: AuxMSE = %v is for the decoder head", c.AuxMSE)
+		}
+	}
+	switch c.Head {
+	case Decoder:
 	case Pointwise:
 	case Riemann:
 		if c.Bins < 2 {
@@ -211,6 +226,7 @@ type tensors struct {
 	wpe     []float32 // decoder: (T, d)
 	blocks  []block   // decoder: DecLayers
 	out     linear    // decoder (V, d); pointwise (1, W); riemann (Bins, W); mdn (3M, W)
+	aux     linear    // decoder with AuxMSE: (1, W), the auxiliary read-out of phi
 }
 
 // init kinds of a tensor.
@@ -371,6 +387,9 @@ func (m *Model) buildTable() {
 			add(pre+"ln2.b", initZeros, 0, func(t *tensors, s []float32) { blk(t).ln2b = s }, d)
 		}
 		addLinear("dec.out", d, m.v, func(t *tensors) *linear { return &t.out })
+		if cfg.AuxMSE > 0 { // last: the other tensors' initial values are those without it
+			addLinear("dec.aux", m.w, 1, func(t *tensors) *linear { return &t.aux })
+		}
 		return
 	}
 	addLinear("head.out", m.w, m.nout, func(t *tensors) *linear { return &t.out })

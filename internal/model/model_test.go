@@ -25,6 +25,8 @@ func tinyConfigs() map[string]Config {
 	decMasked.MaskLoss = true
 	decFF := dec
 	decFF.DFF = 6
+	decAux := decMasked
+	decAux.AuxMSE = 0.7
 	pw := base
 	pw.Head = Pointwise
 	pws := pw
@@ -38,7 +40,7 @@ func tinyConfigs() map[string]Config {
 		return c
 	}
 	return map[string]Config{
-		"decoder": dec, "decoder-masked": decMasked, "decoder-dff6": decFF,
+		"decoder": dec, "decoder-masked": decMasked, "decoder-dff6": decFF, "decoder-aux": decAux, "decoder-aux-plr": plr(decAux, 2, 2),
 		"pointwise": pw, "pointwise-sigmoid": pws, "riemann": rm, "mdn": mdn,
 		// the PLR encoder, with one frequency and one output per feature too
 		"decoder-plr": plr(dec, 3, 2), "pointwise-plr": plr(pw, 1, 1), "riemann-plr": plr(rm, 2, 3), "mdn-plr": plr(mdn, 4, 1),
@@ -63,6 +65,12 @@ func randBatch(m *Model, B int, r *rng.RNG) *Batch {
 				v := al[r.IntN(len(al))]
 				b.Tokens[i*m.t+t] = int32(v)
 				prefix = append(prefix, v)
+			}
+		}
+		if m.Cfg.AuxMSE > 0 {
+			b.Y = make([]float32, B)
+			for i := range b.Y {
+				b.Y[i] = r.Float32() - 0.5
 			}
 		}
 	case Pointwise, MDN:
@@ -165,7 +173,11 @@ func TestRowLosses(t *testing.T) {
 					}
 					s += out[i]
 				}
-				if masked == cfg.MaskLoss && math.Abs(s/float64(small.B)-fw) > 1e-6*math.Max(1, math.Abs(fw)) {
+				var aux float64 // Forward's auxiliary term, which RowLosses leaves out
+				for i := range small.B {
+					aux += ref.auxLoss(small, i) / float64(small.B)
+				}
+				if masked == cfg.MaskLoss && math.Abs(s/float64(small.B)+aux-fw) > 1e-6*math.Max(1, math.Abs(fw)) {
 					t.Errorf("masked=%v: mean of RowLosses %v, Forward %v", masked, s/float64(small.B), fw)
 				}
 			}

@@ -300,11 +300,28 @@ func logSoftmaxAt(z []float64, allowed []bool, k int) float64 {
 	return z[k] - mx - math.Log(s)
 }
 
-// meanLoss is the reference batch loss.
+// meanLoss is the reference batch loss: the rows' losses and, for a
+// decoder with AuxMSE, AuxMSE times the auxiliary read-out's squared error.
 func (r refParams) meanLoss(b *Batch, masked bool) float64 {
 	var s float64
 	for i := range b.B {
-		s += r.rowLoss(b, i, masked)
+		s += r.rowLoss(b, i, masked) + r.auxLoss(b, i)
 	}
 	return s / float64(b.B)
+}
+
+// auxLoss is row i's weighted auxiliary squared error (0 without AuxMSE):
+// AuxMSE (dec.aux(phi(x)) - y)^2, which RowLosses leaves out.
+func (r refParams) auxLoss(b *Batch, i int) float64 {
+	m := r.m
+	if m.Cfg.Head != Decoder || m.Cfg.AuxMSE == 0 {
+		return 0
+	}
+	In := m.Cfg.In
+	x := make([]float64, In)
+	for j := range x {
+		x[j] = float64(b.X[i*In+j])
+	}
+	d := r.lin("dec.aux", r.phi(x))[0] - float64(b.Y[i])
+	return m.Cfg.AuxMSE * d * d
 }
