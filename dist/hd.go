@@ -41,7 +41,10 @@ func HarrellDavis(samples []float64, q float64) float64 {
 // CDF at x of the Beta(a, b) distribution, for a, b > 0. It evaluates the
 // continued fraction of DLMF 8.17.22 by the modified Lentz method, on
 // whichever of x and 1-x converges fast (I_x(a,b) = 1 - I_{1-x}(b,a)).
-// It returns NaN for a or b <= 0 or NaN arguments.
+// It returns NaN for a or b <= 0 or NaN arguments. Its accuracy falls as a
+// and b grow (an absolute error of about 1e-9 at 1e6 and 1e-5 at 1e10; far
+// beyond, wrong values, and NaN once the fraction's terms overflow, near
+// 1e150); Harrell-Davis asks for at most the sample size plus one.
 func BetaCDF(x, a, b float64) float64 {
 	switch {
 	case !(a > 0 && b > 0) || math.IsNaN(x):

@@ -362,3 +362,17 @@ func TestRiemannLogits(t *testing.T) {
 		}()
 	}
 }
+
+// Finite weights whose sum overflows float64 are renormalised by their
+// ratios, not refused as "summing to zero".
+func TestHugeWeights(t *testing.T) {
+	big := math.MaxFloat64
+	r := NewRiemann([]float64{big, big, big / 2, 0}, Affine{0, 1})
+	if got := r.CDF(0.5); math.Abs(got-0.8) > 1e-15 {
+		t.Errorf("Riemann: CDF(0.5) = %v, want 0.8", got)
+	}
+	m := NewMDN([]float64{big, big}, []float64{-1, 1}, []float64{0.5, 0.5}, Affine{0, 1})
+	if got := m.CDF(0); math.Abs(got-0.5) > 1e-15 {
+		t.Errorf("MDN: CDF(0) = %v, want 0.5", got)
+	}
+}

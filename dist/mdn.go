@@ -42,7 +42,14 @@ func NewMDN(weights, means, sds []float64, aff Affine) *MDN {
 		}
 		s += weights[i]
 	}
-	if !(s > 0) || math.IsInf(s, 1) {
+	if math.IsInf(s, 1) { // finite weights whose sum overflows: scaled by the largest
+		weights = scaledByMax(weights)
+		s = 0
+		for _, w := range weights {
+			s += w
+		}
+	}
+	if !(s > 0) {
 		panic("dist: NewMDN with weights summing to zero")
 	}
 	d := &MDN{
@@ -265,6 +272,20 @@ func (d *MDN) Sample(n int, _ SampleOptions, r *rand.Rand) []float64 {
 			i--
 		}
 		out[j] = d.toY(d.mu[i] + d.sd[i]*r.NormFloat64())
+	}
+	return out
+}
+
+// scaledByMax returns v divided by its largest entry (v is finite and not
+// all 0): weights or probabilities whose sum overflows keep their ratios.
+func scaledByMax(v []float64) []float64 {
+	top := 0.0
+	for _, x := range v {
+		top = max(top, x)
+	}
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = x / top
 	}
 	return out
 }

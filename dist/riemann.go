@@ -37,7 +37,14 @@ func NewRiemann(probs []float64, aff Affine) *Riemann {
 		}
 		s += p
 	}
-	if !(s > 0) || math.IsInf(s, 1) {
+	if math.IsInf(s, 1) { // finite entries whose sum overflows: scaled by the largest
+		probs = scaledByMax(probs)
+		s = 0
+		for _, p := range probs {
+			s += p
+		}
+	}
+	if !(s > 0) {
 		panic("dist: NewRiemann with probabilities summing to zero")
 	}
 	d := &Riemann{p: make([]float64, len(probs)), cum: make([]float64, len(probs)+1), aff: aff}
