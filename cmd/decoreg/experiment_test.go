@@ -341,3 +341,34 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestExperimentQuickApart: --quick runs are refused into a journal of full
+// runs (and full runs into a --quick one), by a run and by --merge, since
+// the report would average them together; --merge copies a line as
+// written, fields this build does not know and absent ones included.
+func TestExperimentQuickApart(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	os.MkdirAll(full, 0o755)
+	committed, err := os.ReadFile("../../experiments/results/risk/results.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(committed), "\n")
+	line := strings.TrimSuffix(first, "}") + `,"future_field":7}` + "\n" // a field this build does not know
+	os.WriteFile(filepath.Join(full, "results.jsonl"), []byte(line), 0o644)
+	if code, _, errs := cli(t, "experiment", "risk", "--quick", "--threads", "1", "--out", full); code != 2 || !strings.Contains(errs, "holds full runs") {
+		t.Errorf("--quick into a full journal: exit %d, %q", code, errs)
+	}
+	quick := filepath.Join(dir, "quick")
+	mustCLI(t, "experiment", "risk", "--quick", "--threads", "1", "--out", quick)
+	if code, _, errs := cli(t, "experiment", "risk", "--merge", "--out", full, quick); code != 2 || !strings.Contains(errs, "--quick runs") && !strings.Contains(errs, "holds full runs") {
+		t.Errorf("--merge of quick runs into a full journal: exit %d, %q", code, errs)
+	}
+	merged := filepath.Join(dir, "merged")
+	mustCLI(t, "experiment", "risk", "--merge", "--out", merged, full)
+	b, err := os.ReadFile(filepath.Join(merged, "results.jsonl"))
+	if err != nil || string(b) != line || !strings.Contains(string(b), "future_field") {
+		t.Errorf("merged line:\n%s\nwant, as written:\n%s", b, line)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"time"
 
@@ -53,12 +54,19 @@ type Line interface{ M() *Meta }
 // of another experiment, is an error naming the file and line. Lines whose
 // Key repeats an earlier one are dropped (the first is kept).
 func ReadJournal[T Line](path, name string, newLine func() T) (lines []T, partial bool, err error) {
+	lines, _, partial, err = readJournal(path, name, newLine)
+	return lines, partial, err
+}
+
+// readJournal is ReadJournal that also returns each kept line's bytes (as
+// written: a merge copies them so, fields this build does not know kept).
+func readJournal[T Line](path, name string, newLine func() T) (lines []T, raw [][]byte, partial bool, err error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	if n := len(b); n > 0 && b[n-1] != '\n' {
 		partial = true
@@ -73,24 +81,25 @@ func ReadJournal[T Line](path, name string, newLine func() T) (lines []T, partia
 		}
 		v := newLine()
 		if err := json.Unmarshal(sc.Bytes(), v); err != nil {
-			return nil, false, fmt.Errorf("%s: line %d: %v", path, ln, err)
+			return nil, nil, false, fmt.Errorf("%s: line %d: %v", path, ln, err)
 		}
 		if v.M().Key == "" {
-			return nil, false, fmt.Errorf("%s: line %d: no \"key\"", path, ln)
+			return nil, nil, false, fmt.Errorf("%s: line %d: no \"key\"", path, ln)
 		}
 		if name != "" && v.M().Experiment != name {
-			return nil, false, fmt.Errorf("%s: line %d is a result of experiment %q, not %q (each experiment needs its own directory)", path, ln, v.M().Experiment, name)
+			return nil, nil, false, fmt.Errorf("%s: line %d is a result of experiment %q, not %q (each experiment needs its own directory)", path, ln, v.M().Experiment, name)
 		}
 		if seen[v.M().Key] {
 			continue
 		}
 		seen[v.M().Key] = true
 		lines = append(lines, v)
+		raw = append(raw, slices.Clone(sc.Bytes()))
 	}
 	if err := sc.Err(); err != nil {
-		return nil, false, fmt.Errorf("%s: %v", path, err)
+		return nil, nil, false, fmt.Errorf("%s: %v", path, err)
 	}
-	return lines, partial, nil
+	return lines, raw, partial, nil
 }
 
 // appendLine appends v's JSON and a newline to path in one write, so that

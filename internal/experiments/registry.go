@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -69,8 +70,16 @@ func experiment[T Line](name, short string, scale func(Options) string, tasks fu
 				// Quick runs are not the full plan's runs with the same
 				// settings (they train for a few epochs): other keys.
 				for i := range ts {
-					ts[i].Key += ",quick"
+					ts[i].Key += quickSuffix
 				}
+			}
+			path := filepath.Join(ro.Out, JournalFile)
+			have, _, err := ReadJournal(path, name, newLine)
+			if err != nil {
+				return JournalSummary{}, &InputError{err}
+			}
+			if err := oneKind(path, have, o.Quick); err != nil {
+				return JournalSummary{}, err
 			}
 			return RunTasks(ctx, name, ts, ro, newLine, describe)
 		},
@@ -111,11 +120,35 @@ func experiment[T Line](name, short string, scale func(Options) string, tasks fu
 	}
 }
 
+// quickSuffix ends the keys of --quick runs.
+const quickSuffix = ",quick"
+
+// oneKind refuses to add runs of the other kind (--quick or full) to the
+// journal at path holding lines: the report would mix them in its cells.
+func oneKind[T Line](path string, lines []T, quick bool) error {
+	for _, l := range lines {
+		if k := l.M().Key; strings.HasSuffix(k, quickSuffix) != quick {
+			what, want := "full runs", "--quick"
+			if !quick {
+				what, want = "--quick runs", "full"
+			}
+			return &InputError{fmt.Errorf("%s holds %s (such as %q): %s runs there would be reported with them; give them another --out", path, what, k, want)}
+		}
+	}
+	return nil
+}
+
 func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (int, error) {
 	dst := filepath.Join(dir, JournalFile)
 	have, _, err := ReadJournal(dst, name, newLine)
 	if err != nil {
 		return 0, &InputError{err}
+	}
+	// The destination's kind (--quick or full), or the first source line's.
+	var kind *bool
+	if len(have) > 0 {
+		q := strings.HasSuffix(have[0].M().Key, quickSuffix)
+		kind = &q
 	}
 	seen := map[string]bool{}
 	for _, l := range have {
@@ -123,7 +156,8 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (i
 	}
 	// Read and check every source before appending anything, so that a
 	// bad source leaves the destination as it was.
-	var add []T
+	var add []json.RawMessage
+	var keys []string
 	for _, src := range srcs {
 		path := src
 		if st, err := os.Stat(src); err == nil && st.IsDir() {
@@ -135,23 +169,35 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (i
 		if _, err := os.Stat(path); err != nil {
 			return 0, &InputError{err}
 		}
-		lines, partial, err := ReadJournal(path, name, newLine)
+		lines, raw, partial, err := readJournal(path, name, newLine)
 		if err != nil {
 			return 0, &InputError{err}
 		}
 		if partial {
 			return 0, &InputError{fmt.Errorf("%s ends in a partial line: is its run still going? (resume it first)", path)}
 		}
-		for _, l := range lines {
+		if kind == nil && len(lines) > 0 {
+			q := strings.HasSuffix(lines[0].M().Key, quickSuffix)
+			kind = &q
+		}
+		if kind != nil {
+			if err := oneKind(path, lines, *kind); err != nil {
+				return 0, err
+			}
+		}
+		for i, l := range lines {
 			if !seen[l.M().Key] {
 				seen[l.M().Key] = true
-				add = append(add, l)
+				// The line as written, not re-encoded from this build's type:
+				// fields it does not know are kept, absent ones stay absent.
+				add = append(add, json.RawMessage(raw[i]))
+				keys = append(keys, l.M().Key)
 			}
 		}
 	}
 	n := 0
-	for _, l := range add {
-		added, err := appendLine(dst, l.M().Key, l)
+	for i, l := range add {
+		added, err := appendLine(dst, keys[i], l)
 		if err != nil {
 			return n, err
 		}
