@@ -232,6 +232,26 @@ func TestLoadResultsErrors(t *testing.T) {
 	if _, err := LoadResults(filepath.Join(dir, "nope")); err == nil {
 		t.Error("missing directory: no error")
 	}
+	// One split under two names (split1.json, split01.json) would count
+	// twice; a file with something after its object is not a result.
+	ok := &Result{Dataset: "a", Head: MDN, Split: 1, Error: "diverged"}
+	if err := WriteResult(p, ok); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadResults(dir); err != nil {
+		t.Fatalf("a good result: %v", err)
+	}
+	b, _ := os.ReadFile(p)
+	alias := filepath.Join(filepath.Dir(p), "split01.json")
+	os.WriteFile(alias, b, 0o644)
+	if _, err := LoadResults(dir); err == nil || !strings.Contains(err.Error(), "split01.json") {
+		t.Errorf("split01.json beside split1.json: %v", err)
+	}
+	os.Remove(alias)
+	os.WriteFile(p, append(b, []byte(`{"x":1}`)...), 0o644)
+	if _, err := LoadResults(dir); err == nil || !strings.Contains(err.Error(), "follows") {
+		t.Errorf("trailing data: %v", err)
+	}
 }
 
 // TestReadResultOldAndFailed: a result written before nll_token existed

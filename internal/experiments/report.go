@@ -46,6 +46,10 @@ func LoadResults(dir string) ([]*Result, error) {
 		if k, _ := strconv.Atoi(m[1]); r.Dataset != ds || r.Head != head || r.Split != k {
 			return nil, fmt.Errorf("%s: holds the result of %s/%s/split%d", p, r.Dataset, r.Head, r.Split)
 		}
+		if want := fmt.Sprintf("split%d.json", r.Split); filepath.Base(p) != want {
+			// split00.json beside split0.json would count one split twice.
+			return nil, fmt.Errorf("%s: a result file's name is %s, as bench uci writes it", p, want)
+		}
 		out = append(out, r)
 	}
 	if len(out) == 0 {

@@ -92,6 +92,9 @@ func ReadResult(path string) (*Result, error) {
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("%s: not a result file: %v", path, err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%s: not a result file: something follows its JSON object", path)
+	}
 	// nll_token, absent from results written before it was measured,
 	// reads as NaN, not 0 (as every absent number of an Eval).
 	if r.Dataset == "" || r.Head == "" {
