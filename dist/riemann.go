@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+
+	"decoreg/internal/vec"
 )
 
 // Riemann is the histogram head's distribution: n uniform bins on [0,1] in
@@ -75,10 +77,13 @@ func NewRiemannLogits(logits []float64, aff Affine) *Riemann {
 	}
 	n := len(logits)
 	d := &Riemann{p: make([]float64, n), cum: make([]float64, n+1), logp: make([]float64, n), aff: aff}
-	s := 0.0
 	for i, z := range logits {
-		d.p[i] = math.Exp(z - top)
-		s += d.p[i] // >= 1: the top bin's term is 1
+		d.p[i] = z - top
+	}
+	vec.ExpNegInPlace(d.p) // within 2 ulp of math.Exp, vectorised (as the token heads' softmax)
+	s := 0.0
+	for _, p := range d.p {
+		s += p // >= 1: the top bin's term is 1
 	}
 	ls := math.Log(s)
 	for i, z := range logits {
