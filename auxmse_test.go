@@ -59,4 +59,12 @@ func TestAuxMSE(t *testing.T) {
 	if _, err := FitFlat(context.Background(), x, len(y), 1, y, mdn); err != nil {
 		t.Errorf("an MDN with the decoder's AuxMSE set: %v (the field is the decoder's; others ignore it)", err)
 	}
+	// Ignored, but saved with the model: a NaN would make the file's JSON
+	// fail after training, so it is refused for every head (PLRSigma too).
+	for _, c := range []Config{{AuxMSE: math.NaN()}, {PLRSigma: math.Inf(1)}} {
+		c.Head, c.EncLayers, c.EncWidth, c.MaxEpochs, c.Threads = HeadMDN, 1, 16, 2, 1
+		if _, err := FitFlat(context.Background(), x, len(y), 1, y, c); err == nil {
+			t.Errorf("an MDN with %+v: accepted", c)
+		}
+	}
 }

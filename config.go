@@ -92,8 +92,9 @@ type Config struct {
 	// smooth regression signal for the encoder beside the token-by-token
 	// cross-entropy, which on small tables ranks worse than a pointwise
 	// model on the same encoder. The read-out is used only in training: the
-	// predictive distribution, the validation loss and early stopping are
-	// the decoder's alone. 0 (the default) trains the paper's model.
+	// predictive distribution, the reported losses (Progress) and early
+	// stopping are the decoder's alone. 0 (the default) trains the paper's
+	// model.
 	AuxMSE float64 `json:"aux_mse,omitempty"`
 	// Unbounded leaves an unnormalized decoder's tokenization whole: by
 	// default it may only produce cells that meet the training range
@@ -308,6 +309,14 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	}
 	if !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0) {
 		return nil, configErr("WeightDecay", "weight decay must be finite and >= 0, have %v", c.WeightDecay)
+	}
+	// Fields another head or encoder ignores are still saved in the model
+	// file, whose JSON has no NaN or Inf: refused for every head.
+	if !(c.AuxMSE >= 0) || math.IsInf(c.AuxMSE, 0) {
+		return nil, configErr("AuxMSE", "the auxiliary loss's weight must be finite and >= 0, have %v", c.AuxMSE)
+	}
+	if math.IsNaN(c.PLRSigma) || math.IsInf(c.PLRSigma, 0) {
+		return nil, configErr("PLRSigma", "must be finite, have %v", c.PLRSigma)
 	}
 	if c.BatchSize < 1 || c.MaxEpochs < 1 || c.Patience < 1 {
 		return nil, configErr(countField(c), "batch size, epochs and patience must be >= 1, have %d, %d, %d", c.BatchSize, c.MaxEpochs, c.Patience)

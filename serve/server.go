@@ -348,6 +348,10 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 	defer cancel()
+	// The write deadline counts from here too (net/http's WriteTimeout runs
+	// from the end of the headers, and a slow upload would leave no time
+	// for the 503 of --timeout).
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.RequestTimeout + 10*time.Second))
 	// The body is parsed against the model that will answer it: if the
 	// model is replaced between parsing and queueing, the new version
 	// parses it again (its features may differ).

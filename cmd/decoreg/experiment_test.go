@@ -365,6 +365,14 @@ func TestExperimentQuickApart(t *testing.T) {
 	if code, _, errs := cli(t, "experiment", "risk", "--merge", "--out", full, quick); code != 2 || !strings.Contains(errs, "--quick runs") && !strings.Contains(errs, "holds full runs") {
 		t.Errorf("--merge of quick runs into a full journal: exit %d, %q", code, errs)
 	}
+	// A journal mixed before the kinds were kept apart is not reported.
+	mixed := filepath.Join(dir, "mixed")
+	os.MkdirAll(mixed, 0o755)
+	q, _ := os.ReadFile(filepath.Join(quick, "results.jsonl"))
+	os.WriteFile(filepath.Join(mixed, "results.jsonl"), append([]byte(line), q...), 0o644)
+	if code, _, errs := cli(t, "experiment", "risk", "--report-only", "--out", mixed); code != 2 || !strings.Contains(errs, "--quick runs") {
+		t.Errorf("--report-only on a mixed journal: exit %d, %q", code, errs)
+	}
 	merged := filepath.Join(dir, "merged")
 	mustCLI(t, "experiment", "risk", "--merge", "--out", merged, full)
 	b, err := os.ReadFile(filepath.Join(merged, "results.jsonl"))

@@ -61,8 +61,8 @@ is still decent. The --plr-* flags need --encoder plr.
 read-out of the encoder's output, against the scaled target u - 0.5, to the
 training loss: a smooth regression signal for the encoder beside the
 token-by-token cross-entropy. The read-out is used only in training; the
-predictive distribution, the validation loss and early stopping are the
-decoder's. The read-out's error is small against the tokens' cross-entropy,
+predictive distribution, the losses printed (training and validation) and
+early stopping are the decoder's. The read-out's error is small against the tokens' cross-entropy,
 so useful weights are large: 100 ranked small UCI tables a little better
 with --encoder plr (see the README).
 

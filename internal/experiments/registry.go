@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -96,6 +97,11 @@ func experiment[T Line](name, short string, scale func(Options) string, tasks fu
 			if len(lines) == 0 {
 				return &InputError{fmt.Errorf("%s: no results yet", filepath.Join(dir, JournalFile))}
 			}
+			// A journal mixing --quick and full runs (written before runs of
+			// the two kinds were kept apart) would average them together.
+			if err := oneKind(filepath.Join(dir, JournalFile), lines, strings.HasSuffix(lines[0].M().Key, quickSuffix)); err != nil {
+				return err
+			}
 			if info.Ctx == nil {
 				info.Ctx = context.Background()
 			}
@@ -189,8 +195,18 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (i
 			if !seen[l.M().Key] {
 				seen[l.M().Key] = true
 				// The line as written, not re-encoded from this build's type:
-				// fields it does not know are kept, absent ones stay absent.
-				add = append(add, json.RawMessage(raw[i]))
+				// fields it does not know are kept, absent ones stay absent;
+				// unless its key is not written as the journal's lookups
+				// expect (a line edited by hand), which re-encoding fixes.
+				if bytes.Contains(raw[i], keyField(l.M().Key)) {
+					add = append(add, json.RawMessage(raw[i]))
+				} else {
+					b, err := json.Marshal(l)
+					if err != nil {
+						return 0, &InputError{fmt.Errorf("%s: %v", path, err)}
+					}
+					add = append(add, b)
+				}
 				keys = append(keys, l.M().Key)
 			}
 		}

@@ -59,7 +59,9 @@ func (m *Model) check(b *Batch) {
 // Forward runs the model on b, keeps the activations for Backward and
 // returns the mean loss over the batch: the decoder's cross-entropy summed
 // over the T positions (masked when Cfg.MaskLoss), the Riemann and MDN
-// negative log-likelihoods, or the pointwise squared error.
+// negative log-likelihoods, or the pointwise squared error. A decoder's
+// auxiliary term (Cfg.AuxMSE) is computed for Backward, which descends it
+// too, but is not in the returned loss, which stays the NLL.
 func (m *Model) Forward(b *Batch) float64 {
 	m.thaw()
 	m.check(b)
@@ -70,11 +72,6 @@ func (m *Model) Forward(b *Batch) float64 {
 	if m.Cfg.Head == Decoder {
 		for _, l := range a.losses[:b.B*m.t] {
 			s += float64(l)
-		}
-		if m.Cfg.AuxMSE > 0 {
-			for _, l := range a.hlosses[:b.B] {
-				s += m.Cfg.AuxMSE * float64(l)
-			}
 		}
 	} else {
 		for _, l := range a.hlosses[:b.B] {
