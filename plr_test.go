@@ -33,8 +33,14 @@ func TestPLRConfig(t *testing.T) {
 	if c.PLRFrequencies != 48 || c.PLRDim != 24 || c.PLRSigma != 0.01 {
 		t.Errorf("plr defaults: %d frequencies, dim %d, sigma %v", c.PLRFrequencies, c.PLRDim, c.PLRSigma)
 	}
-	if err := (Config{PLRFrequencies: -3, PLRDim: -1, PLRSigma: math.NaN()}).Validate(); err != nil {
+	if err := (Config{PLRFrequencies: -3, PLRDim: -1, PLRSigma: -2}).Validate(); err != nil {
 		t.Errorf("mlp encoder with bad PLR fields: %v", err)
+	}
+	// Except a sigma that is not finite: ignored, it would still be saved,
+	// and a model file's JSON holds no NaN or Inf.
+	var ce *ConfigError
+	if err := (Config{PLRSigma: math.NaN()}).Validate(); !errors.As(err, &ce) || ce.Field != "PLRSigma" {
+		t.Errorf("mlp encoder with PLRSigma NaN: %v", err)
 	}
 	for field, c := range map[string]Config{
 		"Encoder":        {Encoder: "tree"},
