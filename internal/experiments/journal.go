@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 
 	"decoreg/internal/gemm"
@@ -85,6 +87,9 @@ func readJournal[T Line](path, name string, newLine func() T) (lines []T, raw []
 		}
 		if v.M().Key == "" {
 			return nil, nil, false, fmt.Errorf("%s: line %d: no \"key\"", path, ln)
+		}
+		if sec := v.M().Seconds; !(sec >= 0) || math.IsInf(sec, 0) {
+			return nil, nil, false, fmt.Errorf("%s: line %d: \"seconds\" is %v, not a run's time", path, ln, sec)
 		}
 		if name != "" && v.M().Experiment != name {
 			return nil, nil, false, fmt.Errorf("%s: line %d is a result of experiment %q, not %q (each experiment needs its own directory)", path, ln, v.M().Experiment, name)
@@ -361,5 +366,8 @@ func Provenance[T Line](lines []T) string {
 }
 
 func fmtDur(s float64) string {
+	if !(s >= 0 && s < 1e9) { // beyond time.Duration's 292 years, or not a time
+		return strconv.FormatFloat(s, 'g', 4, 64) + " s"
+	}
 	return (time.Duration(s) * time.Second).Round(time.Second).String()
 }

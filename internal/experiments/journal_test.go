@@ -219,3 +219,23 @@ func TestJournalPartialFirstTodo(t *testing.T) {
 		t.Errorf("journal keys %v", got)
 	}
 }
+
+// A journal line whose "seconds" is negative or not finite is refused (it
+// printed as a negative run time), and run times beyond time.Duration's
+// range print as seconds instead of wrapping around.
+func TestJournalSeconds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), JournalFile)
+	os.WriteFile(path, []byte(`{"experiment":"test","key":"a","seconds":-6000,"v":1}`+"\n"), 0o644)
+	if _, _, err := ReadJournal(path, "test", newTestLine); err == nil || !strings.Contains(err.Error(), "seconds") {
+		t.Errorf("negative seconds: %v", err)
+	}
+	if got := fmtDur(1e10); got != "1e+10 s" {
+		t.Errorf("fmtDur(1e10) = %q", got)
+	}
+	if got := fmtDuration(1e12); got != "1e+12s" {
+		t.Errorf("fmtDuration(1e12) = %q", got)
+	}
+	if got := fmtDur(3725); got != "1h2m5s" {
+		t.Errorf("fmtDur(3725) = %q", got)
+	}
+}

@@ -419,6 +419,9 @@ func keys(m map[string]bool) string {
 
 // fmtDuration formats seconds as "1h02m03s", "2m03s" or "3.4s".
 func fmtDuration(s float64) string {
+	if !(s >= 0 && s < 1e9) { // beyond time.Duration's 292 years, or not a time
+		return strconv.FormatFloat(s, 'g', 4, 64) + "s"
+	}
 	if s < 60 {
 		return strconv.FormatFloat(s, 'f', 1, 64) + "s"
 	}
