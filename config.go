@@ -509,9 +509,6 @@ var headSpecs = map[Head]*headSpec{
 			if c.DecWidth%c.DecHeads != 0 {
 				return nil, configErr("DecWidth", "decoder width %d is not a multiple of its %d heads", c.DecWidth, c.DecHeads)
 			}
-			if !(c.AuxMSE >= 0) || math.IsInf(c.AuxMSE, 0) {
-				return nil, configErr("AuxMSE", "the auxiliary loss's weight must be finite and >= 0, have %v", c.AuxMSE)
-			}
 			return tok, nil
 		},
 		params: func(c Config) float64 {

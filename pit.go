@@ -176,14 +176,9 @@ func (m *Model) pitObjective(x []float64, rows int, y []float64) (func(t float64
 				ms[k].at[i] = t.CDFAt(y[i])
 			}
 		case HeadRiemann, HeadMDN:
-			rs, err := one.memberRows(x, rows, dist.TokenOptions{}, one.cfg.Head == HeadRiemann)
+			rs, err := one.memberRows(x, rows, dist.TokenOptions{})
 			if err != nil {
 				return nil, err
-			}
-			for i := range rs {
-				if rs[i].Logits != nil {
-					rs[i].Out = softmax64(rs[i].Logits) // the rows at T = 1
-				}
 			}
 			ms[k].rs = rs
 		default:
@@ -214,25 +209,6 @@ func (m *Model) pitObjective(x []float64, rows int, y []float64) (func(t float64
 		}
 		return out, nil
 	}, nil
-}
-
-// softmax64 is the softmax of z in float64, from its largest entry; a
-// non-finite z is left to head.Dist to refuse.
-func softmax64(z []float64) []float64 {
-	top := math.Inf(-1)
-	for _, v := range z {
-		top = max(top, v)
-	}
-	p := make([]float64, len(z))
-	s := 0.0
-	for i, v := range z {
-		p[i] = math.Exp(v - top)
-		s += p[i]
-	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
 }
 
 // FitTemperature returns a copy of m, sharing its weights, whose

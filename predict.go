@@ -104,10 +104,7 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 // memberDists is dists for a single model (an ensemble's first member
 // alone).
 func (m *Model) memberDists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
-	// A Riemann head's distribution is made from its raw logits, in
-	// float64 (at any temperature): its softmaxed float32 probabilities
-	// may have underflowed to 0, and the log-density then to -Inf.
-	rs, err := m.memberRows(x, rows, opts, m.cfg.Head == HeadRiemann)
+	rs, err := m.memberRows(x, rows, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -124,9 +121,11 @@ func (m *Model) memberDists(x []float64, rows int, opts dist.TokenOptions) ([]di
 
 // memberRows returns what a single model's distributions of rows x are
 // built from (head.Row, with m's temperature): the network runs once
-// here. With logits a Riemann head's rows hold their raw logits instead
-// of probabilities.
-func (m *Model) memberRows(x []float64, rows int, opts dist.TokenOptions, logits bool) ([]head.Row, error) {
+// here. A Riemann head's rows hold its raw logits, not its probabilities:
+// its distribution is made from them in float64 at any temperature (the
+// float32 probabilities may underflow to 0, the log-density then to -Inf).
+func (m *Model) memberRows(x []float64, rows int, opts dist.TokenOptions) ([]head.Row, error) {
+	logits := m.cfg.Head == HeadRiemann
 	d := m.Features()
 	if !shapeOK(len(x), rows, d) {
 		return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, d)

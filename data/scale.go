@@ -37,25 +37,20 @@ func FitStandardizer(x []float64, cols int) *Standardizer {
 			d := x[i*cols+j] - mean
 			ss += d * d
 		}
+		scale := 1.0
 		if ss < 1e-280 {
 			// Deviations below about 1e-154 square to subnormals or 0: a
 			// feature of tiny magnitude looked constant. Scale them by the
 			// largest first (only here, so other features keep their bits).
-			big := max(math.Abs(hi-mean), math.Abs(lo-mean))
+			scale = max(math.Abs(hi-mean), math.Abs(lo-mean))
 			ss = 0
 			for i := 0; i < rows; i++ {
-				d := (x[i*cols+j] - mean) / big
+				d := (x[i*cols+j] - mean) / scale
 				ss += d * d
 			}
-			s.Mean[j] = mean
-			s.Std[j] = big * math.Sqrt(ss/float64(rows))
-			if !(s.Std[j] > 0) {
-				s.Std[j] = 1
-			}
-			continue
 		}
 		s.Mean[j] = mean
-		s.Std[j] = math.Sqrt(ss / float64(rows))
+		s.Std[j] = scale * math.Sqrt(ss/float64(rows))
 		if !(s.Std[j] > 0) {
 			s.Std[j] = 1
 		}

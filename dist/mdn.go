@@ -42,13 +42,7 @@ func NewMDN(weights, means, sds []float64, aff Affine) *MDN {
 		}
 		s += weights[i]
 	}
-	if math.IsInf(s, 1) { // finite weights whose sum overflows: scaled by the largest
-		weights = scaledByMax(weights)
-		s = 0
-		for _, w := range weights {
-			s += w
-		}
-	}
+	weights, s = unoverflowed(weights, s)
 	if !(s > 0) {
 		panic("dist: NewMDN with weights summing to zero")
 	}
@@ -276,16 +270,22 @@ func (d *MDN) Sample(n int, _ SampleOptions, r *rand.Rand) []float64 {
 	return out
 }
 
-// scaledByMax returns v divided by its largest entry (v is finite and not
-// all 0): weights or probabilities whose sum overflows keep their ratios.
-func scaledByMax(v []float64) []float64 {
+// unoverflowed returns non-negative finite weights v and their sum s as
+// they are, or, where the sum overflows, v divided by its largest entry
+// and that sum: the ratios, which are all NewMDN and NewRiemann keep.
+func unoverflowed(v []float64, s float64) ([]float64, float64) {
+	if !math.IsInf(s, 1) {
+		return v, s
+	}
 	top := 0.0
 	for _, x := range v {
 		top = max(top, x)
 	}
 	out := make([]float64, len(v))
+	s = 0
 	for i, x := range v {
 		out[i] = x / top
+		s += out[i]
 	}
-	return out
+	return out, s
 }

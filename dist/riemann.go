@@ -39,13 +39,7 @@ func NewRiemann(probs []float64, aff Affine) *Riemann {
 		}
 		s += p
 	}
-	if math.IsInf(s, 1) { // finite entries whose sum overflows: scaled by the largest
-		probs = scaledByMax(probs)
-		s = 0
-		for _, p := range probs {
-			s += p
-		}
-	}
+	probs, s = unoverflowed(probs, s)
 	if !(s > 0) {
 		panic("dist: NewRiemann with probabilities summing to zero")
 	}

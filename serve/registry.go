@@ -115,7 +115,7 @@ type registry struct {
 	models map[string]*entry
 	failed map[string]fileStamp // files that failed to load, until they change
 
-	dupLogged map[string]bool // files ignored for their name, said once (scan runs on one goroutine)
+	dupLogged map[string]bool // files warned about once (ignored for their name, or no longer a regular file; scan runs on one goroutine)
 	reloads   func(ok bool)
 }
 
@@ -274,7 +274,9 @@ func (r *registry) scan(dir string) (int, error) {
 			continue
 		}
 		if failed.same(st) {
-			seen[name] = seen[name] || servesThis // refused before, unchanged: it claims the name only if it serves it
+			if servesThis { // refused before, unchanged: it claims the name only if it serves it
+				seen[name] = true
+			}
 			continue
 		}
 		e, err := r.load(name, path)

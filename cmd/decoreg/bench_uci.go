@@ -180,7 +180,7 @@ func runBenchUCI(args []string) error {
 	}
 	opts.Commit = experiments.GitCommit()
 
-	ctx, stop := notifyContext()
+	ctx, stop := onInterrupt(func() {}) // the first signal stops gracefully, a second exits
 	defer stop()
 	sum, err := experiments.RunUCI(ctx, opts)
 	if err != nil {

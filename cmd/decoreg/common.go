@@ -461,7 +461,7 @@ var interruptSignals = func() []os.Signal {
 // behind). One receiver decides, so that no handler's end can race with
 // a signal another receiver got too.
 var signals struct {
-	mu        sync.Mutex
+	mu        sync.Mutex // also guards stdinSpools
 	ch        chan os.Signal
 	handlers  []*sigHandler
 	listening bool
@@ -470,7 +470,7 @@ var signals struct {
 type sigHandler struct{ on func() }
 
 // listenLocked starts or stops the receiver as handlers and spools
-// require; signals.mu and spoolsMu are held.
+// require; signals.mu is held.
 func listenLocked() {
 	want := len(signals.handlers) > 0 || len(stdinSpools) > 0
 	switch {
@@ -489,7 +489,6 @@ func listenLocked() {
 
 func dispatchSignals(ch chan os.Signal) {
 	for range ch {
-		spoolsMu.Lock()
 		signals.mu.Lock()
 		var h *sigHandler
 		if n := len(signals.handlers); n > 0 {
@@ -503,7 +502,6 @@ func dispatchSignals(ch chan os.Signal) {
 			os.Exit(130)
 		}
 		signals.mu.Unlock()
-		spoolsMu.Unlock()
 		h.on()
 	}
 }
@@ -525,31 +523,23 @@ func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
 		removeSpools()
 		os.Exit(130)
 	}}
-	spoolsMu.Lock()
 	signals.mu.Lock()
 	signals.handlers = append(signals.handlers, h)
 	listenLocked()
 	signals.mu.Unlock()
-	spoolsMu.Unlock()
 	var once sync.Once
 	return ctx, func() {
 		once.Do(func() {
-			spoolsMu.Lock()
 			signals.mu.Lock()
 			if i := slices.Index(signals.handlers, h); i >= 0 {
 				signals.handlers = slices.Delete(signals.handlers, i, i+1)
 			}
 			listenLocked()
 			signals.mu.Unlock()
-			spoolsMu.Unlock()
 			cancel()
 		})
 	}
 }
-
-// notifyContext is onInterrupt for commands that stop gracefully on the
-// first signal (train keeps its best epoch) and exit at the second.
-func notifyContext() (context.Context, func()) { return onInterrupt(func() {}) }
 
 // fmtFloat formats v in the shortest form that reads back exactly
 // (strconv's 'g' format; NaN, +Inf and -Inf as such).
@@ -576,10 +566,6 @@ var stdin io.Reader = os.Stdin
 // "--data -"; run names them stdinName in messages and removes them.
 var stdinSpools []string
 
-// spoolsMu guards stdinSpools against the receiver of signals; it is
-// taken before signals.mu.
-var spoolsMu sync.Mutex
-
 // dataFile returns the file to read for a --data flag: path itself, or,
 // for "-", a temporary file holding all of standard input (the readers
 // read a file more than once: its header, then its rows). The file is
@@ -591,7 +577,6 @@ func dataFile(name, path string) (string, error) {
 	// The file is listed, and the receiver of signals listening, before
 	// it exists: a signal now removes it and exits (copying standard input
 	// can wait on it indefinitely).
-	spoolsMu.Lock()
 	signals.mu.Lock()
 	stdinSpools = append(stdinSpools, "")
 	listenLocked()
@@ -600,12 +585,10 @@ func dataFile(name, path string) (string, error) {
 		stdinSpools = stdinSpools[:len(stdinSpools)-1]
 		listenLocked()
 		signals.mu.Unlock()
-		spoolsMu.Unlock()
 		return "", failf(name, "--data -: keeping standard input: %v", err)
 	}
 	stdinSpools[len(stdinSpools)-1] = f.Name()
 	signals.mu.Unlock()
-	spoolsMu.Unlock()
 	_, err = io.Copy(f, stdin)
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -619,14 +602,12 @@ func dataFile(name, path string) (string, error) {
 // removeSpools removes the files of dataFile (and stops listening for
 // signals if no handler needs them).
 func removeSpools() {
-	spoolsMu.Lock()
 	signals.mu.Lock()
 	removeSpoolsLocked()
 	signals.mu.Unlock()
-	spoolsMu.Unlock()
 }
 
-// removeSpoolsLocked is removeSpools with spoolsMu and signals.mu held.
+// removeSpoolsLocked is removeSpools with signals.mu held.
 func removeSpoolsLocked() {
 	for _, p := range stdinSpools {
 		if p != "" {
@@ -639,8 +620,8 @@ func removeSpoolsLocked() {
 
 // nameSpools replaces the paths of dataFile's files in msg with stdinName.
 func nameSpools(msg string) string {
-	spoolsMu.Lock()
-	defer spoolsMu.Unlock()
+	signals.mu.Lock()
+	defer signals.mu.Unlock()
 	for _, p := range stdinSpools {
 		if p != "" {
 			msg = strings.ReplaceAll(msg, p, stdinName)

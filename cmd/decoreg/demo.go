@@ -124,7 +124,7 @@ func runDemo(cmd *Command, args []string) error {
 	if *quick {
 		size = demoQuick
 	}
-	ctx, stop := notifyContext()
+	ctx, stop := onInterrupt(func() {}) // the first signal stops gracefully, a second exits
 	defer stop()
 	start := time.Now()
 

@@ -62,9 +62,9 @@ read-out of the encoder's output, against the scaled target u - 0.5, to the
 training loss: a smooth regression signal for the encoder beside the
 token-by-token cross-entropy. The read-out is used only in training; the
 predictive distribution, the losses printed (training and validation) and
-early stopping are the decoder's. The read-out's error is small against the tokens' cross-entropy,
-so useful weights are large: 100 ranked small UCI tables a little better
-with --encoder plr (see the README).
+early stopping are the decoder's. The read-out's error is small against
+the tokens' cross-entropy, so useful weights are large: 100 ranked small
+UCI tables a little better with --encoder plr (see the README).
 
 Features are standardised and y is min-max scaled with the statistics of the
 training rows. A fraction --val-frac of them is held out for early stopping:
@@ -565,7 +565,7 @@ func runTrain(cmd *Command, args []string) error {
 	}
 
 	// Training.
-	ctx, stop := notifyContext()
+	ctx, stop := onInterrupt(func() {}) // the first signal stops gracefully, a second exits
 	defer stop()
 	var prog *progress
 	if !f.quiet {

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"decoreg/internal/gemm"
@@ -258,6 +259,11 @@ func RunTasks[T Line](ctx context.Context, name string, tasks []Task[T], o RunOp
 	done, partial, err := ReadJournal(path, name, newLine)
 	if err != nil {
 		return sum, &InputError{err}
+	}
+	if len(tasks) > 0 { // the plan's kind, --quick or full, is the journal's
+		if err := oneKind(path, done, strings.HasSuffix(tasks[0].Key, quickSuffix)); err != nil {
+			return sum, err
+		}
 	}
 	if partial {
 		fmt.Fprintf(logw, "warning: %s ends in a partial line (a run cut off); it will be cut and the run redone\n", path)

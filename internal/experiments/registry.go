@@ -74,14 +74,6 @@ func experiment[T Line](name, short string, scale func(Options) string, tasks fu
 					ts[i].Key += quickSuffix
 				}
 			}
-			path := filepath.Join(ro.Out, JournalFile)
-			have, _, err := ReadJournal(path, name, newLine)
-			if err != nil {
-				return JournalSummary{}, &InputError{err}
-			}
-			if err := oneKind(path, have, o.Quick); err != nil {
-				return JournalSummary{}, err
-			}
 			return RunTasks(ctx, name, ts, ro, newLine, describe)
 		},
 		Report: func(dir string, info ReportInfo) (err error) {
