@@ -47,7 +47,7 @@ func TestAuxMSE(t *testing.T) {
 	if !slices.Equal(p1.Mean, p2.Mean) || back.Config().AuxMSE != 50 {
 		t.Errorf("after Save and Load: means %v against %v, AuxMSE %v", p2.Mean[:3], p1.Mean[:3], back.Config().AuxMSE)
 	}
-	for _, bad := range []float64{-1, math.NaN(), math.Inf(1)} {
+	for _, bad := range []float64{-1, math.NaN(), math.Inf(1), 1e300, MaxAuxMSE * 1.01} {
 		c := aux
 		c.AuxMSE = bad
 		var ce *ConfigError

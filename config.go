@@ -314,8 +314,8 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	}
 	// Fields another head or encoder ignores are still saved in the model
 	// file, whose JSON has no NaN or Inf: refused for every head.
-	if !(c.AuxMSE >= 0) || math.IsInf(c.AuxMSE, 0) {
-		return nil, configErr("AuxMSE", "the auxiliary loss's weight must be finite and >= 0, have %v", c.AuxMSE)
+	if !(c.AuxMSE >= 0 && c.AuxMSE <= MaxAuxMSE) {
+		return nil, configErr("AuxMSE", "the auxiliary loss's weight must be in [0, %g], have %v", MaxAuxMSE, c.AuxMSE)
 	}
 	if math.IsNaN(c.PLRSigma) || math.IsInf(c.PLRSigma, 0) {
 		return nil, configErr("PLRSigma", "must be finite, have %v", c.PLRSigma)
@@ -390,6 +390,10 @@ const (
 	MaxParams         = 1 << 28 // about 1 GiB of float32 weights (4 GiB with gradients and Adam's moments)
 	MaxEnsemble       = 64      // ensemble members
 	MaxPLRSigma       = 1000    // the PLR frequencies' scale
+	// MaxAuxMSE limits Config.AuxMSE: the weight enters float32 gradients
+	// (1e300 became +Inf there, and training diverged with a hint about
+	// the learning rate); Adam's step hardly changes beyond 1e4.
+	MaxAuxMSE = 1e6
 )
 
 // approxParams estimates the network's parameter count without the input

@@ -241,7 +241,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed (initialisation, validation split, batch order)")
 	fs.IntVar(&f.threads, "threads", 0, "threads of the matrix kernels (0: every core)")
 	fs.BoolVar(&f.unmaskedLoss, "unmasked-loss", false, "train the decoder with the softmax over the whole vocabulary (as the reference code), not over the valid tokens")
-	fs.Float64Var(&f.auxMSE, "aux-mse", 0, "decoder: add `W` times the squared error of a linear read-out of the encoder (against u - 0.5) to the training loss, a regression signal for the encoder; training only (0: none)")
+	fs.Float64Var(&f.auxMSE, "aux-mse", 0, "decoder: add `W` (at most 1e6) times the squared error of a linear read-out of the encoder (against u - 0.5) to the training loss, a regression signal for the encoder; training only (0: none)")
 	fs.StringVar(&f.inputTransform, "input-transform", data.TransformStandard, "map each feature before the encoder: standard ((x - mean) / sd), robust ((x - median) / IQR) or quantile (normal scores of the training ECDF; skewed features and outliers)")
 	fs.BoolVar(&f.calibrate, "calibrate", false, "after training, fit a temperature on the validation rows (by --calibrate-by; not for pointwise); predictions use it, eval reports before and after")
 	fs.StringVar(&f.calibrateBy, "calibrate-by", decoreg.CalibrateByNLL, "with --calibrate: the `OBJECTIVE`, nll (the temperature minimising the validation NLL), pit (validation PIT values closest to uniform: interval coverage) or isotonic (the nll temperature, then a monotone map of the CDF fitted to the validation PIT values); pit and isotonic need a tree tokenization for decoders")
