@@ -52,9 +52,26 @@ type TuneOptions struct {
 	Rung int
 	// Progress, when not nil, is called after each trial's rung.
 	Progress func(TuneTrial)
+	// EnsembleFrom says where Config.Ensemble's members come from:
+	// EnsembleFromTrials (the default, "") picks up to Ensemble trials by
+	// greedy ensemble selection; EnsembleFromSeeds trains Ensemble-1 more
+	// models of the best trial's settings after the search, with seeds
+	// Seed+1, Seed+2, ... and the same validation rows (as FitFlat's
+	// Ensemble does), each to early stopping within a second Budget
+	// shared equally among them (one it stops keeps its best epoch).
+	EnsembleFrom string
+	// MemberProgress, when not nil, is called after each epoch of the
+	// members EnsembleFromSeeds trains after the search.
+	MemberProgress func(Progress)
 
 	grid func(Config) []tuneAxis // tests: a grid in place of tuneGrid
 }
+
+// The values of TuneOptions.EnsembleFrom.
+const (
+	EnsembleFromTrials = "trials"
+	EnsembleFromSeeds  = "seeds"
+)
 
 // TuneTrial is one trial of Tune.
 type TuneTrial struct {
@@ -87,9 +104,20 @@ type TuneReport struct {
 	// Cut says the budget ran out before every trial had ended; the same
 	// seed may then choose differently on another run.
 	Cut bool `json:"cut,omitempty"`
-	// Members is the number of trials in the returned model: 1, or with
-	// Config.Ensemble N up to N (see Tune).
+	// Members is the number of models in the returned model: 1, or with
+	// Config.Ensemble N up to N trials (EnsembleFromTrials) or N (the best
+	// trial and N-1 more seeds of it, EnsembleFromSeeds; fewer when
+	// cancelled).
 	Members int `json:"members"`
+	// EnsembleFrom is TuneOptions.EnsembleFrom where Config.Ensemble >= 2
+	// ("trials" or "seeds"), else "".
+	EnsembleFrom string `json:"ensemble_from,omitempty"`
+	// With EnsembleFromSeeds: the wall time of the members trained after
+	// the search, and how many of them its budget stopped before early
+	// stopping (they keep their best epoch; one stopped before its
+	// first epoch ended is left out).
+	MemberSeconds float64 `json:"member_seconds,omitempty"`
+	MembersCut    int     `json:"members_cut,omitempty"`
 }
 
 // clone returns a copy of r that shares nothing with it (nil for nil).
@@ -361,10 +389,18 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 		return nil, nil, configErr("Eta", "must be at least 2, have %d", opts.Eta)
 	case opts.Rung < 1:
 		return nil, nil, configErr("Rung", "must be at least 1 epoch, have %d", opts.Rung)
-	case base.Ensemble > opts.Trials:
+	case opts.EnsembleFrom != "" && opts.EnsembleFrom != EnsembleFromTrials && opts.EnsembleFrom != EnsembleFromSeeds:
+		return nil, nil, configErr("EnsembleFrom", "must be %q or %q, have %q", EnsembleFromTrials, EnsembleFromSeeds, opts.EnsembleFrom)
+	case base.Ensemble > opts.Trials && opts.EnsembleFrom != EnsembleFromSeeds:
 		return nil, nil, configErr("Ensemble", "an ensemble of the best %d trials needs at least %d trials, have %d", base.Ensemble, base.Ensemble, opts.Trials)
 	}
+	if opts.EnsembleFrom == "" {
+		opts.EnsembleFrom = EnsembleFromTrials
+	}
 	rep := &TuneReport{Budget: opts.Budget.Seconds(), Eta: opts.Eta, Rung: opts.Rung}
+	if base.Ensemble > 1 {
+		rep.EnsembleFrom = opts.EnsembleFrom
+	}
 	tctx, cancel := context.WithTimeout(ctx, opts.Budget)
 	defer cancel()
 
@@ -577,6 +613,38 @@ rungs:
 	members := []*Model{done[0].m}
 	done[0].t.Chosen = true
 	switch {
+	case base.Ensemble > 1 && opts.EnsembleFrom == EnsembleFromSeeds:
+		// The best trial's settings again with other seeds, holding out
+		// the same validation rows (fitMember's member k), within a
+		// second budget as long as the search's, shared equally by the
+		// members still to train; a member the budget cuts keeps its best
+		// epoch (none: it is left out).
+		c := done[0].t.Config
+		c.Ensemble = base.Ensemble // Progress.Members
+		o := fitOptions{progress: opts.MemberProgress}
+		mstart := time.Now()
+	seeds:
+		for k := 1; k < base.Ensemble; k++ {
+			left := opts.Budget - time.Since(mstart)
+			mctx, mcancel := context.WithTimeout(ctx, left/time.Duration(base.Ensemble-k))
+			mk, err := fitMember(mctx, x, rows, cols, y, c, k, &o, mstart)
+			cut := mctx.Err() != nil && ctx.Err() == nil
+			mcancel()
+			if mk != nil {
+				members = append(members, mk)
+			}
+			switch {
+			case err == nil:
+			case ctx.Err() != nil:
+				break seeds // cancelled: the members so far
+			case cut:
+				rep.MembersCut++
+			default:
+				rep.Seconds = time.Since(start).Seconds()
+				return nil, rep, fmt.Errorf("ensemble member %d of %d (seed %d): %w", k+1, base.Ensemble, c.Seed+uint64(k), err)
+			}
+		}
+		rep.MemberSeconds = time.Since(mstart).Seconds()
 	case base.Ensemble > 1 && base.Head == HeadPointwise:
 		// No likelihood to select by: the best trials by validation MSE.
 		for _, tr := range done[1:min(base.Ensemble, len(done))] {

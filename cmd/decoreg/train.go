@@ -205,6 +205,7 @@ type trainFlags struct {
 	tune                          bool
 	budget                        time.Duration
 	trials                        int
+	ensembleFrom                  string
 	encoder                       string
 	plrFrequencies, plrDim        int
 	plrSigma                      float64
@@ -249,6 +250,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.tune, "tune", false, "choose the settings by validation loss: the given ones and --trials-1 from the paper's grid, with successive halving, within --budget")
 	fs.DurationVar(&f.budget, "budget", decoreg.DefaultTuneBudget, "with --tune: the wall time `DURATION` of the search (e.g. 90s, 5m)")
 	fs.IntVar(&f.trials, "trials", decoreg.DefaultTuneTrials, "with --tune: the number of settings tried")
+	fs.StringVar(&f.ensembleFrom, "ensemble-from", decoreg.EnsembleFromTrials, "with --tune and --ensemble N: the members' `SOURCE`, trials (up to N trials chosen greedily by the mixture's validation NLL) or seeds (the best trial and N-1 more seeds of its settings, trained after the search)")
 	fs.BoolVar(&f.unbounded, "unbounded", false, "unnormalized decoder: do not restrict its cells to the training range widened by 10% (the paper's behaviour; rare huge samples then sway the mean)")
 	fs.BoolVar(&f.rawTarget, "raw-target", false, "unnormalized decoder: tokenize the original y instead of the scaled one")
 	fs.BoolVar(&f.sigmoid, "sigmoid", false, "pointwise head: squash the output to the training range")
@@ -305,7 +307,7 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		c.PLRFrequencies, c.PLRDim, c.PLRSigma = f.plrFrequencies, f.plrDim, f.plrSigma
 	}
 	if !f.tune {
-		for _, fl := range []string{"budget", "trials"} {
+		for _, fl := range []string{"budget", "trials", "ensemble-from"} {
 			if isSet(fs, fl) {
 				return c, inputf(name, "--%s is for --tune", fl)
 			}
@@ -320,8 +322,14 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		if vf < 0 {
 			return c, inputf(name, "--tune chooses by validation loss: --val-frac must be > 0")
 		}
-		if f.ensemble > f.trials {
-			return c, inputf(name, "--ensemble %d takes the best %d trials of --tune: --trials must be at least %d, have %d", f.ensemble, f.ensemble, f.ensemble, f.trials)
+		if f.ensembleFrom != decoreg.EnsembleFromTrials && f.ensembleFrom != decoreg.EnsembleFromSeeds {
+			return c, inputf(name, "--ensemble-from must be %s or %s, have %q", decoreg.EnsembleFromTrials, decoreg.EnsembleFromSeeds, f.ensembleFrom)
+		}
+		if isSet(fs, "ensemble-from") && f.ensemble < 2 {
+			return c, inputf(name, "--ensemble-from is for --ensemble N with N >= 2")
+		}
+		if f.ensemble > f.trials && f.ensembleFrom == decoreg.EnsembleFromTrials {
+			return c, inputf(name, "--ensemble %d takes the best %d trials of --tune: --trials must be at least %d, have %d (or --ensemble-from seeds)", f.ensemble, f.ensemble, f.ensemble, f.trials)
 		}
 	}
 	if f.ensemble < 1 {
@@ -571,25 +579,30 @@ func runTrain(cmd *Command, args []string) error {
 	if !f.quiet {
 		prog = newProgress(errOut)
 	}
-	progress := decoreg.WithProgress(func(p decoreg.Progress) {
+	onProgress := func(p decoreg.Progress) {
 		if prog != nil {
 			prog.update(p)
 		}
 		if onEpoch != nil {
 			onEpoch(p)
 		}
-	})
+	}
+	progress := decoreg.WithProgress(onProgress)
 	start := time.Now()
 	var m *decoreg.Model
 	if f.tune {
 		var rep *decoreg.TuneReport
-		opts := decoreg.TuneOptions{Budget: f.budget, Trials: f.trials}
+		opts := decoreg.TuneOptions{Budget: f.budget, Trials: f.trials, EnsembleFrom: f.ensembleFrom}
 		if !f.quiet {
 			opts.Progress = func(t decoreg.TuneTrial) {
 				fmt.Fprintf(errOut, "trial %d/%d %-14s epochs %3d val %s %s\n", t.N, f.trials, t.Status, t.Epochs, fmtLoss(t.ValLoss), t.Label)
 			}
+			opts.MemberProgress = onProgress // the seeds' members (--ensemble-from seeds)
 		}
 		m, rep, err = decoreg.TuneFrame(ctx, fr, target, cfg, opts, decoreg.WithMaxLevels(f.maxLevels))
+		if prog != nil {
+			prog.done()
+		}
 		if rep != nil && !f.quiet {
 			printTrials(errOut, rep)
 		}

@@ -35,12 +35,15 @@ const (
 	tabDefault  = "default"  // FitFlat with the defaults: "default", "default+cal"
 	tabEnsemble = "ensemble" // FitFlat with Ensemble 5: "ensemble5", "ensemble5+cal"
 	tabTuned    = "tuned"    // Tune with Ensemble 5: "tuned", "tuned+ensemble5", "tuned+ensemble5+cal"
+	// Tune with Ensemble 5 and EnsembleFrom seeds: "tuned+seeds5",
+	// "tuned+seeds5+cal" (its best trial is the "tuned" group's).
+	tabTunedSeeds = "tuned-seeds"
 )
 
-var tabGroups = []string{tabDefault, tabEnsemble, tabTuned}
+var tabGroups = []string{tabDefault, tabEnsemble, tabTuned, tabTunedSeeds}
 
 // tabVariants are the scored models, in report order.
-var tabVariants = []string{"default", "default+cal", "ensemble5", "ensemble5+cal", "tuned", "tuned+ensemble5", "tuned+ensemble5+cal"}
+var tabVariants = []string{"default", "default+cal", "ensemble5", "ensemble5+cal", "tuned", "tuned+ensemble5", "tuned+ensemble5+cal", "tuned+seeds5", "tuned+seeds5+cal"}
 
 // tabEnsembleSize is the experiment's --ensemble.
 const tabEnsembleSize = 5
@@ -83,7 +86,11 @@ type TabularLine struct {
 	Trials int      `json:"trials,omitempty"`
 	Chosen []string `json:"chosen,omitempty"`
 	Cut    bool     `json:"cut,omitempty"`
-	Error  string   `json:"error,omitempty"`
+	// Tuned with seeds: the wall time of the members trained after the
+	// search and how many its budget stopped early.
+	MemberSeconds float64 `json:"member_seconds,omitempty"`
+	MembersCut    int     `json:"members_cut,omitempty"`
+	Error         string  `json:"error,omitempty"`
 }
 
 // Failed reports whether the run failed on its data.
@@ -135,13 +142,18 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 	case tabEnsemble:
 		cfg.Ensemble = ens
 		m, err = decoreg.FitFlat(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, cfg)
-	case tabTuned:
+	case tabTuned, tabTunedSeeds:
 		cfg.Ensemble = ens
 		l.Budget = budget.Seconds()
+		o := decoreg.TuneOptions{Budget: budget}
+		if group == tabTunedSeeds {
+			o.EnsembleFrom = decoreg.EnsembleFromSeeds
+		}
 		var rep *decoreg.TuneReport
-		m, rep, err = decoreg.Tune(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, cfg, decoreg.TuneOptions{Budget: budget})
+		m, rep, err = decoreg.Tune(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, cfg, o)
 		if rep != nil {
 			l.Trials, l.Cut = len(rep.Trials), rep.Cut
+			l.MemberSeconds, l.MembersCut = rep.MemberSeconds, rep.MembersCut
 		}
 	default:
 		return nil, fmt.Errorf("tabular: unknown group %q", group)
@@ -178,14 +190,21 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 		if cfg.Calibrate {
 			todo = append(todo, scored{"ensemble5+cal", m})
 		}
-	case tabTuned:
-		best, err := un.Members()[0].WithTemperature(1)
-		if err != nil {
-			return nil, err
-		}
-		todo = append(todo, scored{"tuned", best}, scored{"tuned+ensemble5", un})
-		if cfg.Calibrate {
-			todo = append(todo, scored{"tuned+ensemble5+cal", m})
+	case tabTuned, tabTunedSeeds:
+		if group == tabTuned {
+			best, err := un.Members()[0].WithTemperature(1)
+			if err != nil {
+				return nil, err
+			}
+			todo = append(todo, scored{"tuned", best}, scored{"tuned+ensemble5", un})
+			if cfg.Calibrate {
+				todo = append(todo, scored{"tuned+ensemble5+cal", m})
+			}
+		} else {
+			todo = append(todo, scored{"tuned+seeds5", un})
+			if cfg.Calibrate {
+				todo = append(todo, scored{"tuned+seeds5+cal", m})
+			}
 		}
 		if t := m.Info().Tune; t != nil {
 			var chosen []decoreg.TuneTrial
@@ -493,7 +512,7 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	}
 	variantTable(&b, "Test NLL per dataset (per unit of y)", tab, names, func(s TabScores) Float { return s.NLL })
 	variantTable(&b, "Coverage of the central 90% interval per dataset", tab, names, func(s TabScores) Float { return s.Coverage90 })
-	b.WriteString("\n## Tuning: the chosen trials and the time\n\n| dataset | split | trials | budget cut | train seconds (default, ensemble, tuned) | chosen (best first) |\n|---|---:|---:|---|---|---|\n")
+	b.WriteString("\n## Tuning: the chosen trials and the time\n\n| dataset | split | trials | budget cut | train seconds (default, ensemble, tuned, tuned with seeds) | seed members stopped by the budget | chosen (best first) |\n|---|---:|---:|---|---|---:|---|\n")
 	secs := map[string]map[int]map[string]float64{}
 	for _, l := range lines {
 		if secs[l.Dataset] == nil {
@@ -503,14 +522,21 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 			secs[l.Dataset][l.Split] = map[string]float64{}
 		}
 		secs[l.Dataset][l.Split][l.Group] = l.Seconds
+		if l.Group == tabTunedSeeds {
+			secs[l.Dataset][l.Split]["cut"] = float64(l.MembersCut)
+		}
 	}
 	for _, l := range lines {
 		if l.Group != tabTuned || l.Error != "" {
 			continue
 		}
 		s := secs[l.Dataset][l.Split]
-		fmt.Fprintf(&b, "| %s | %d | %d | %v | %.0f, %.0f, %.0f | %s |\n", l.Dataset, l.Split, l.Trials, l.Cut,
-			s[tabDefault], s[tabEnsemble], s[tabTuned], strings.Join(l.Chosen, "; "))
+		seeds, cut := "-", "-"
+		if t, ok := s[tabTunedSeeds]; ok {
+			seeds, cut = fmt.Sprintf("%.0f", t), fmt.Sprintf("%.0f", s["cut"])
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %v | %.0f, %.0f, %.0f, %s | %s | %s |\n", l.Dataset, l.Split, l.Trials, l.Cut,
+			s[tabDefault], s[tabEnsemble], s[tabTuned], seeds, cut, strings.Join(l.Chosen, "; "))
 	}
 	b.WriteString("\nFigure: [tabular.png](tabular.png): each dataset's Kendall's tau; left, the decoder's (the defaults in " +
 		"grey, --tune --ensemble 5 in colour) against XGBoost's, where above the diagonal the decoder ranks better; right, " +
