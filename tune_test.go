@@ -290,3 +290,86 @@ func TestTuneCancelledAndCopies(t *testing.T) {
 		t.Errorf("the model's trial history changed: %q", got)
 	}
 }
+
+// EnsembleFrom seeds: the best trial and Ensemble-1 more seeds of its
+// settings, each member k the same weights, bit for bit, as FitFlat's
+// member k of those settings (seed Seed+k, the same validation rows); it
+// needs no more trials than members; a bad value is refused.
+func TestTuneEnsembleFromSeeds(t *testing.T) {
+	x, y := toyData(300, 1)
+	base := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 8, Components: 2, MaxEpochs: 15, Patience: 3, LR: 3e-3, Seed: 4, Threads: 1, Ensemble: 3}
+	var epochs []Progress
+	m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 2, Rung: 2, Budget: time.Minute, grid: tinyGrid,
+		EnsembleFrom: EnsembleFromSeeds, MemberProgress: func(p Progress) { epochs = append(epochs, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := m.Members()
+	if len(ms) != 3 || rep.Members != 3 || rep.EnsembleFrom != EnsembleFromSeeds || rep.MembersCut != 0 || !(rep.MemberSeconds > 0) {
+		t.Fatalf("%d members; report %+v", len(ms), rep)
+	}
+	var chosen []TuneTrial
+	for _, tr := range rep.Trials {
+		if tr.Chosen {
+			chosen = append(chosen, tr)
+		}
+	}
+	if len(chosen) != 1 || ms[0].info.BestValLoss != chosen[0].ValLoss {
+		t.Fatalf("chosen trials %+v; first member's validation loss %v", chosen, ms[0].info.BestValLoss)
+	}
+	c := chosen[0].Config
+	c.Ensemble = 3
+	f, err := FitFlat(context.Background(), x, len(y), 1, y, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k < 3; k++ {
+		if !slices.Equal(f.Members()[k].net.Params(), ms[k].net.Params()) {
+			t.Errorf("member %d differs from FitFlat's member %d of the chosen settings", k, k)
+		}
+		if ms[k].Config().Seed != c.Seed+uint64(k) {
+			t.Errorf("member %d: seed %d, want %d", k, ms[k].Config().Seed, c.Seed+uint64(k))
+		}
+	}
+	if len(epochs) == 0 || epochs[0].Member != 1 || epochs[len(epochs)-1].Member != 2 || epochs[0].Members != 3 {
+		t.Errorf("member progress: %d calls, first %+v", len(epochs), epochs)
+	}
+	if _, _, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 2, grid: tinyGrid, EnsembleFrom: "members"}); err == nil {
+		t.Error("EnsembleFrom \"members\" was accepted")
+	}
+	// Without Ensemble it is the single best trial.
+	one := base
+	one.Ensemble = 0
+	if m, rep, err := Tune(context.Background(), x, len(y), 1, y, one, TuneOptions{Trials: 2, Rung: 2, Budget: time.Minute, grid: tinyGrid, EnsembleFrom: EnsembleFromSeeds}); err != nil || m.EnsembleSize() != 1 || rep.EnsembleFrom != "" {
+		t.Errorf("no ensemble: %v members, report %+v, %v", m.EnsembleSize(), rep, err)
+	}
+}
+
+// The members' budget stops them where they are (each keeps its best
+// epoch), and a cancel while they train keeps the members so far.
+func TestTuneSeedsBudgetAndCancel(t *testing.T) {
+	x, y := toyData(4000, 1)
+	base := Config{Head: HeadMDN, EncLayers: 2, EncWidth: 64, MaxEpochs: 300, Patience: 300, BatchSize: 8, Seed: 1, Threads: 1, Ensemble: 3}
+	budget := 800 * time.Millisecond
+	start := time.Now()
+	m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 1, Rung: 1, Budget: budget, EnsembleFrom: EnsembleFromSeeds})
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.MembersCut != 2 || took > 2*budget+3*time.Second || m.EnsembleSize() < 1 || m.EnsembleSize() > 3 {
+		t.Errorf("members cut %d, %d members, took %v for a budget of %v", rep.MembersCut, m.EnsembleSize(), took, budget)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	small := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 8, Components: 2, MaxEpochs: 50, Patience: 50, Seed: 2, Threads: 1, Ensemble: 4}
+	m, _, err = Tune(ctx, x[:400], 400, 1, y[:400], small, TuneOptions{Trials: 1, Budget: time.Minute, EnsembleFrom: EnsembleFromSeeds,
+		MemberProgress: func(p Progress) {
+			if p.Member == 2 {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, context.Canceled) || m == nil || m.EnsembleSize() != 3 {
+		t.Errorf("cancelled in member 3 of 4: %v, %v", m, err)
+	}
+}

@@ -93,7 +93,8 @@ calibrate_by, val_nll_uncalibrated and val_nll_calibrated (with
 val_pit_ece_calibrated; with isotonic also isotonic_segments and
 isotonic_identity_weight);
 with --ensemble also members;
-with --tune also tune (trials, chosen, cut); skipped_rows when rows with a
+with --tune also tune (trials, chosen, cut; with --ensemble-from seeds also
+members_cut); skipped_rows when rows with a
 missing target were left out.
 
 --ensemble N trains N members with seeds --seed, --seed+1, ...: their
@@ -117,8 +118,11 @@ is skipped), the best third goes on to 9 in all, the best third of
 those to 27, and so on until they stop early or reach --epochs; the given
 settings are never dropped. All trials hold out the same validation rows.
 The best trial is saved (with --ensemble N, up to N trials chosen greedily:
-each one added lowers the validation NLL of the mixture), with the trial
-history in the model file; a table of the trials (validation loss,
+each one added lowers the validation NLL of the mixture; with
+--ensemble-from seeds instead, the best trial and N-1 more models of its
+settings with seeds --seed+1, ..., trained after the search on the same
+rows, each to early stopping within a second --budget shared among them),
+with the trial history in the model file; a table of the trials (validation loss,
 epochs, seconds, status, settings) goes to standard error. The same data,
 flags, --seed and --threads give the same choice unless the budget runs
 out first (the table then says so).
@@ -449,6 +453,9 @@ type tuneSummary struct {
 	Trials int   `json:"trials"`
 	Chosen []int `json:"chosen"`
 	Cut    bool  `json:"cut"`
+	// With --ensemble-from seeds: the seeds' members that the second
+	// budget stopped before early stopping.
+	MembersCut *int `json:"members_cut,omitempty"`
 }
 
 // warnNumericLevels warns about categorical columns most of whose levels
@@ -663,6 +670,9 @@ func runTrain(cmd *Command, args []string) error {
 	}
 	if t := info.Tune; t != nil {
 		s.Tune = &tuneSummary{Trials: len(t.Trials), Cut: t.Cut}
+		if t.EnsembleFrom == decoreg.EnsembleFromSeeds {
+			s.Tune.MembersCut = &t.MembersCut
+		}
 		for _, tr := range t.Trials {
 			if tr.Chosen {
 				s.Tune.Chosen = append(s.Tune.Chosen, tr.N)

@@ -50,10 +50,23 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 		t.Errorf("the model's trial history: %+v", m.Info().Tune)
 	}
 	mustCLI(t, "eval", "--model", tuned, "--data", test)
+	// --ensemble-from seeds: more members than trials.
+	seeds := filepath.Join(dir, "s.model")
+	out, _ = mustCLI(t, "train", "--data", train, "--out", seeds, "--head", "mdn", "--tune", "--trials", "2",
+		"--budget", "60s", "--epochs", "4", "--enc-width", "16", "--threads", "1", "--ensemble", "3", "--ensemble-from", "seeds")
+	if s := summary(t, out); s["members"] != 3.0 || s["tune"].(map[string]any)["members_cut"] != 0.0 {
+		t.Errorf("--ensemble-from seeds: summary %v, want members 3 and members_cut 0", s)
+	}
+	if m, err = decoreg.Load(seeds); err != nil || m.EnsembleSize() != 3 || m.Info().Tune == nil || m.Info().Tune.EnsembleFrom != "seeds" {
+		t.Errorf("--ensemble-from seeds: the file: %v", err)
+	}
+	mustCLI(t, "predict", "--model", seeds, "--data", test, "--out", filepath.Join(dir, "s.csv"))
 	// Flags of --tune without it, and bad values.
 	for _, args := range [][]string{
 		{"--budget", "10s"}, {"--trials", "3"}, {"--tune", "--budget", "0s"}, {"--tune", "--trials", "0"},
 		{"--tune", "--val-frac", "0"}, {"--tune", "--trials", "2", "--ensemble", "3"}, {"--ensemble", "0"},
+		{"--ensemble", "2", "--ensemble-from", "seeds"}, {"--tune", "--ensemble-from", "seeds"},
+		{"--tune", "--ensemble", "2", "--ensemble-from", "best"},
 	} {
 		code, _, errs := cli(t, append([]string{"train", "--data", train, "--out", filepath.Join(dir, "x.model"), "--head", "mdn"}, args...)...)
 		if code != 2 || !strings.Contains(errs, "--") {
