@@ -58,7 +58,8 @@ type TuneOptions struct {
 	// models of the best trial's settings after the search, with seeds
 	// Seed+1, Seed+2, ... and the same validation rows (as FitFlat's
 	// Ensemble does), each to early stopping within a second Budget
-	// shared equally among them (one it stops keeps its best epoch).
+	// shared equally among them (one it stops keeps its best epoch and
+	// joins if it lowers the mixture's validation NLL).
 	EnsembleFrom string
 	// MemberProgress, when not nil, is called after each epoch of the
 	// members EnsembleFromSeeds trains after the search.
@@ -105,19 +106,21 @@ type TuneReport struct {
 	// seed may then choose differently on another run.
 	Cut bool `json:"cut,omitempty"`
 	// Members is the number of models in the returned model: 1, or with
-	// Config.Ensemble N up to N trials (EnsembleFromTrials) or N (the best
-	// trial and N-1 more seeds of it, EnsembleFromSeeds; fewer when
-	// cancelled).
+	// Config.Ensemble N up to N trials (EnsembleFromTrials) or up to N
+	// (the best trial and N-1 more seeds of its settings,
+	// EnsembleFromSeeds: fewer when cancelled or MembersLeftOut).
 	Members int `json:"members"`
 	// EnsembleFrom is TuneOptions.EnsembleFrom where Config.Ensemble >= 2
 	// ("trials" or "seeds"), else "".
 	EnsembleFrom string `json:"ensemble_from,omitempty"`
 	// With EnsembleFromSeeds: the wall time of the members trained after
-	// the search, and how many of them its budget stopped before early
-	// stopping (they keep their best epoch; one stopped before its
-	// first epoch ended is left out).
-	MemberSeconds float64 `json:"member_seconds,omitempty"`
-	MembersCut    int     `json:"members_cut,omitempty"`
+	// the search; how many of them the second budget stopped before
+	// early stopping; and how many were left out of the model (stopped
+	// before their first epoch ended, stopped and not lowering the
+	// mixture's validation NLL, or diverged).
+	MemberSeconds  float64 `json:"member_seconds,omitempty"`
+	MembersCut     int     `json:"members_cut,omitempty"`
+	MembersLeftOut int     `json:"members_left_out,omitempty"`
 }
 
 // clone returns a copy of r that shares nothing with it (nil for nil).
@@ -138,45 +141,16 @@ func (r *TuneReport) clone() *TuneReport {
 // returns indices into done, in the order they were added (the best
 // first).
 func selectMembers(done []*trialRun, n int, x []float64, rows, cols int, y []float64, base Config) ([]int, error) {
-	val, _ := train.Split(rows, base.ValFrac, base.Seed)
-	val = val[:min(len(val), maxCalibrationRows)]
-	xv := make([]float64, 0, len(val)*cols)
-	yv := make([]float64, len(val))
-	for k, i := range val {
-		xv = append(xv, x[i*cols:(i+1)*cols]...)
-		yv[k] = y[i]
-	}
-	// Each trial's per-row validation NLL in u units (shared by all:
-	// the same targets' range).
-	nll := make([][]float64, len(done))
-	idx := make([]int, len(val))
-	for i := range idx {
-		idx[i] = i
-	}
+	models := make([]*Model, len(done))
 	for k, tr := range done {
-		m := tr.m
-		tg, err := head.Encode(&m.net.Cfg, m.units, yv)
-		if err != nil {
-			return nil, err
-		}
-		xs := make([]float32, len(val)*cols)
-		if err := m.standardize(xs, xv, len(val)); err != nil {
-			return nil, err
-		}
-		nll[k] = make([]float64, len(val))
-		tg.RowNLL(m.net, xs, cols, idx, nll[k])
+		models[k] = tr.m
 	}
-	mixNLL := func(set []int) float64 {
-		lp := make([]float64, len(set))
-		s := 0.0
-		for i := range val {
-			for j, k := range set {
-				lp[j] = -nll[k][i]
-			}
-			s -= vec.LogMeanExp(lp)
-		}
-		return s / float64(len(val))
+	nll, err := valRowNLL(models, x, rows, cols, y, base)
+	if err != nil {
+		return nil, err
 	}
+	val := nll[0]
+	mixNLL := func(set []int) float64 { return mixtureNLL(nll, set, len(val)) }
 	set := []int{0}
 	cur := mixNLL(set)
 	used := map[int]bool{0: true}
@@ -196,6 +170,53 @@ func selectMembers(done []*trialRun, n int, x []float64, rows, cols int, y []flo
 		set, cur, used[best] = append(set, best), bestNLL, true
 	}
 	return set, nil
+}
+
+// valRowNLL returns each model's NLL (in u units) on each validation row
+// of base's split (at most maxCalibrationRows of them): out[k][i] for
+// models[k] and row i. The models were trained on the same rows and
+// targets.
+func valRowNLL(models []*Model, x []float64, rows, cols int, y []float64, base Config) ([][]float64, error) {
+	val, _ := train.Split(rows, base.ValFrac, base.Seed)
+	val = val[:min(len(val), maxCalibrationRows)]
+	xv := make([]float64, 0, len(val)*cols)
+	yv := make([]float64, len(val))
+	for k, i := range val {
+		xv = append(xv, x[i*cols:(i+1)*cols]...)
+		yv[k] = y[i]
+	}
+	idx := make([]int, len(val))
+	for i := range idx {
+		idx[i] = i
+	}
+	nll := make([][]float64, len(models))
+	for k, m := range models {
+		tg, err := head.Encode(&m.net.Cfg, m.units, yv)
+		if err != nil {
+			return nil, err
+		}
+		xs := make([]float32, len(val)*cols)
+		if err := m.standardize(xs, xv, len(val)); err != nil {
+			return nil, err
+		}
+		nll[k] = make([]float64, len(val))
+		tg.RowNLL(m.net, xs, cols, idx, nll[k])
+	}
+	return nll, nil
+}
+
+// mixtureNLL is the mean NLL over n validation rows of the equal mixture
+// of the models set indexes in nll (valRowNLL's).
+func mixtureNLL(nll [][]float64, set []int, n int) float64 {
+	lp := make([]float64, len(set))
+	s := 0.0
+	for i := range n {
+		for j, k := range set {
+			lp[j] = -nll[k][i]
+		}
+		s -= vec.LogMeanExp(lp)
+	}
+	return s / float64(n)
 }
 
 // tuneAxis is one axis of Tune's grid.
@@ -337,7 +358,10 @@ type trialRun struct {
 // greedy ensemble selection: from the best trial on, the trial that lowers
 // the validation NLL of the mixture most is added while one does (for the
 // pointwise head, which has no likelihood, the best trials by validation
-// loss). The model is calibrated when base.Calibrate. The report lists every trial; it is also saved in
+// loss). With opts.EnsembleFrom EnsembleFromSeeds the ensemble is instead
+// the best trial and base.Ensemble-1 more models of its settings, trained
+// after the search within a second Budget (see TuneOptions.EnsembleFrom).
+// The model is calibrated when base.Calibrate. The report lists every trial; it is also saved in
 // the model (TrainInfo.Tune).
 //
 // Successive halving: every trial trains for opts.Rung epochs (the base
@@ -348,7 +372,8 @@ type trialRun struct {
 // stopping or base.MaxEpochs. A trial keeps its best weights whenever it
 // ends. Within the budget, the same data, base and thread count give the
 // same trials and the same choice; a budget that runs out stops the
-// trials where they are (TuneReport.Cut).
+// trials where they are (TuneReport.Cut), and the second budget of
+// EnsembleFromSeeds its members (TuneReport.MembersCut).
 //
 // Tune needs validation rows (base.ValFrac not negative). Errors in the
 // data are as FitFlat's; a trial whose settings the size limits refuse is
@@ -614,37 +639,11 @@ rungs:
 	done[0].t.Chosen = true
 	switch {
 	case base.Ensemble > 1 && opts.EnsembleFrom == EnsembleFromSeeds:
-		// The best trial's settings again with other seeds, holding out
-		// the same validation rows (fitMember's member k), within a
-		// second budget as long as the search's, shared equally by the
-		// members still to train; a member the budget cuts keeps its best
-		// epoch (none: it is left out).
-		c := done[0].t.Config
-		c.Ensemble = base.Ensemble // Progress.Members
-		o := fitOptions{progress: opts.MemberProgress}
-		mstart := time.Now()
-	seeds:
-		for k := 1; k < base.Ensemble; k++ {
-			left := opts.Budget - time.Since(mstart)
-			mctx, mcancel := context.WithTimeout(ctx, left/time.Duration(base.Ensemble-k))
-			mk, err := fitMember(mctx, x, rows, cols, y, c, k, &o, mstart)
-			cut := mctx.Err() != nil && ctx.Err() == nil
-			mcancel()
-			if mk != nil {
-				members = append(members, mk)
-			}
-			switch {
-			case err == nil:
-			case ctx.Err() != nil:
-				break seeds // cancelled: the members so far
-			case cut:
-				rep.MembersCut++
-			default:
-				rep.Seconds = time.Since(start).Seconds()
-				return nil, rep, fmt.Errorf("ensemble member %d of %d (seed %d): %w", k+1, base.Ensemble, c.Seed+uint64(k), err)
-			}
+		var err error
+		if members, err = seedMembers(ctx, done[0], x, rows, cols, y, base, opts, rep); err != nil {
+			rep.Seconds = time.Since(start).Seconds()
+			return nil, rep, err
 		}
-		rep.MemberSeconds = time.Since(mstart).Seconds()
 	case base.Ensemble > 1 && base.Head == HeadPointwise:
 		// No likelihood to select by: the best trials by validation MSE.
 		for _, tr := range done[1:min(base.Ensemble, len(done))] {
@@ -681,9 +680,87 @@ rungs:
 	m.info.Seconds = rep.Seconds
 	m.info.Tune = rep.clone() // the caller's report and the model's record are not shared
 	if ctx.Err() != nil {
+		if rep.EnsembleFrom == EnsembleFromSeeds && n > 1 {
+			m.info.Stopped = "cancelled"
+			return m, rep, fmt.Errorf("tuning cancelled while training the seeds' members (keeping the best trial and %d member(s) so far): %w", n-1, ctx.Err())
+		}
 		return m, rep, fmt.Errorf("tuning cancelled (keeping the best trial so far): %w", ctx.Err())
 	}
 	return m, rep, nil
+}
+
+// seedMembers makes EnsembleFromSeeds's members: best's model and
+// base.Ensemble-1 more of its settings with seeds Seed+1, ... (fitMember's
+// member k, holding out the same validation rows), trained within a
+// second opts.Budget, each member in turn given an equal share of what is
+// left of it. A member the budget stops keeps its best epoch (Stopped
+// "budget") and joins only if it lowers the mixture's validation NLL (a
+// half-trained model can make the mixture worse); one stopped before its
+// first epoch ended, or that diverged, is left out. When ctx is cancelled
+// it returns the members so far. It records MemberSeconds, MembersCut and
+// MembersLeftOut in rep.
+func seedMembers(ctx context.Context, best *trialRun, x []float64, rows, cols int, y []float64, base Config, opts TuneOptions, rep *TuneReport) ([]*Model, error) {
+	members := []*Model{best.m}
+	c := best.t.Config
+	c.Ensemble = base.Ensemble // Progress.Members
+	o := fitOptions{progress: opts.MemberProgress}
+	mstart := time.Now()
+	defer func() { rep.MemberSeconds = time.Since(mstart).Seconds() }()
+	var cut []*Model
+	for k := 1; k < base.Ensemble && ctx.Err() == nil; k++ {
+		left := opts.Budget - time.Since(mstart)
+		mctx, mcancel := context.WithTimeout(ctx, left/time.Duration(base.Ensemble-k))
+		mk, err := fitMember(mctx, x, rows, cols, y, c, k, &o, mstart)
+		stopped := mctx.Err() != nil && ctx.Err() == nil
+		mcancel()
+		switch {
+		case err == nil:
+			members = append(members, mk)
+		case ctx.Err() != nil: // cancelled: its best epoch so far, if any
+			if mk != nil {
+				members = append(members, mk)
+			}
+		case stopped:
+			rep.MembersCut++
+			if mk == nil {
+				rep.MembersLeftOut++
+				continue
+			}
+			mk.info.Stopped = "budget"
+			cut = append(cut, mk)
+		case errors.Is(err, train.ErrDiverged):
+			rep.MembersLeftOut++
+		default:
+			return nil, fmt.Errorf("ensemble member %d of %d (seed %d): %w", k+1, base.Ensemble, c.Seed+uint64(k), err)
+		}
+	}
+	if len(cut) == 0 {
+		return members, nil
+	}
+	// The members the budget stopped, in seed order, each kept if it
+	// lowers the validation NLL of the mixture so far.
+	nll, err := valRowNLL(append(slices.Clone(members), cut...), x, rows, cols, y, base)
+	if err != nil {
+		return nil, err
+	}
+	set := make([]int, len(members))
+	for i := range set {
+		set[i] = i
+	}
+	cur := mixtureNLL(nll, set, len(nll[0]))
+	for j := range cut {
+		k := len(members) + j
+		if v := mixtureNLL(nll, append(slices.Clone(set), k), len(nll[0])); v < cur {
+			set, cur = append(set, k), v
+			continue
+		}
+		rep.MembersLeftOut++
+	}
+	out := members
+	for _, k := range set[len(members):] {
+		out = append(out, cut[k-len(members)])
+	}
+	return out, nil
 }
 
 // tuneTrialJSON is TuneTrial's JSON form: an infinite or NaN ValLoss (a

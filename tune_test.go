@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -357,8 +358,13 @@ func TestTuneSeedsBudgetAndCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.MembersCut != 2 || took > 2*budget+3*time.Second || m.EnsembleSize() < 1 || m.EnsembleSize() > 3 {
-		t.Errorf("members cut %d, %d members, took %v for a budget of %v", rep.MembersCut, m.EnsembleSize(), took, budget)
+	if rep.MembersCut != 2 || took > 2*budget+3*time.Second || m.EnsembleSize()+rep.MembersLeftOut != 3 || rep.Members != m.EnsembleSize() {
+		t.Errorf("members cut %d, left out %d, %d members, took %v for a budget of %v", rep.MembersCut, rep.MembersLeftOut, m.EnsembleSize(), took, budget)
+	}
+	for k, mk := range m.Members()[1:] {
+		if mk.Info().Stopped != "budget" || mk.Info().BestEpoch < 1 {
+			t.Errorf("seed member %d: stopped %q at best epoch %d, want \"budget\" after an epoch", k+1, mk.Info().Stopped, mk.Info().BestEpoch)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -369,7 +375,7 @@ func TestTuneSeedsBudgetAndCancel(t *testing.T) {
 				cancel()
 			}
 		}})
-	if !errors.Is(err, context.Canceled) || m == nil || m.EnsembleSize() != 3 {
+	if !errors.Is(err, context.Canceled) || m == nil || m.EnsembleSize() != 3 || m.Info().Stopped != "cancelled" || !strings.Contains(err.Error(), "2 member(s)") {
 		t.Errorf("cancelled in member 3 of 4: %v, %v", m, err)
 	}
 }

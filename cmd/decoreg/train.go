@@ -94,7 +94,7 @@ val_pit_ece_calibrated; with isotonic also isotonic_segments and
 isotonic_identity_weight);
 with --ensemble also members;
 with --tune also tune (trials, chosen, cut; with --ensemble-from seeds also
-members_cut); skipped_rows when rows with a
+members_cut and members_left_out); skipped_rows when rows with a
 missing target were left out.
 
 --ensemble N trains N members with seeds --seed, --seed+1, ...: their
@@ -121,11 +121,13 @@ The best trial is saved (with --ensemble N, up to N trials chosen greedily:
 each one added lowers the validation NLL of the mixture; with
 --ensemble-from seeds instead, the best trial and N-1 more models of its
 settings with seeds --seed+1, ..., trained after the search on the same
-rows, each to early stopping within a second --budget shared among them),
-with the trial history in the model file; a table of the trials (validation loss,
+rows, each to early stopping within a second --budget shared among them;
+one it stops keeps its best epoch and joins if it lowers the mixture's
+validation NLL), with the trial history in the model file; a table of the trials (validation loss,
 epochs, seconds, status, settings) goes to standard error. The same data,
 flags, --seed and --threads give the same choice unless the budget runs
-out first (the table then says so).
+out first (the table then says so; with --ensemble-from seeds, also the
+same members unless the second budget stops one: members_cut).
 
 --calibrate fits one temperature T after early stopping, on (up to 4,000
 of) the validation rows: the decoder's and the Riemann head's logits are
@@ -252,7 +254,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.calibrateBy, "calibrate-by", decoreg.CalibrateByNLL, "with --calibrate: the `OBJECTIVE`, nll (the temperature minimising the validation NLL), pit (validation PIT values closest to uniform: interval coverage) or isotonic (the nll temperature, then a monotone map of the CDF fitted to the validation PIT values); pit and isotonic need a tree tokenization for decoders")
 	fs.IntVar(&f.ensemble, "ensemble", 1, "train `N` members (seeds --seed, --seed+1, ...; the same validation rows) and predict with their equal mixture; 1: one model")
 	fs.BoolVar(&f.tune, "tune", false, "choose the settings by validation loss: the given ones and --trials-1 from the paper's grid, with successive halving, within --budget")
-	fs.DurationVar(&f.budget, "budget", decoreg.DefaultTuneBudget, "with --tune: the wall time `DURATION` of the search (e.g. 90s, 5m)")
+	fs.DurationVar(&f.budget, "budget", decoreg.DefaultTuneBudget, "with --tune: the wall time `DURATION` of the search (e.g. 90s, 5m); with --ensemble-from seeds, the seeds' members get as long again after it")
 	fs.IntVar(&f.trials, "trials", decoreg.DefaultTuneTrials, "with --tune: the number of settings tried")
 	fs.StringVar(&f.ensembleFrom, "ensemble-from", decoreg.EnsembleFromTrials, "with --tune and --ensemble N: the members' `SOURCE`, trials (up to N trials chosen greedily by the mixture's validation NLL) or seeds (the best trial and N-1 more seeds of its settings, trained after the search)")
 	fs.BoolVar(&f.unbounded, "unbounded", false, "unnormalized decoder: do not restrict its cells to the training range widened by 10% (the paper's behaviour; rare huge samples then sway the mean)")
@@ -454,8 +456,9 @@ type tuneSummary struct {
 	Chosen []int `json:"chosen"`
 	Cut    bool  `json:"cut"`
 	// With --ensemble-from seeds: the seeds' members that the second
-	// budget stopped before early stopping.
-	MembersCut *int `json:"members_cut,omitempty"`
+	// budget stopped before early stopping, and those left out.
+	MembersCut     *int `json:"members_cut,omitempty"`
+	MembersLeftOut *int `json:"members_left_out,omitempty"`
 }
 
 // warnNumericLevels warns about categorical columns most of whose levels
@@ -501,7 +504,11 @@ func printTrials(w io.Writer, rep *decoreg.TuneReport) {
 	if rep.Cut {
 		cut = "; the budget ran out before every trial ended"
 	}
-	fmt.Fprintf(w, "tuned in %v of a %v budget%s\n", time.Duration(rep.Seconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), cut)
+	fmt.Fprintf(w, "tuned in %v of a %v budget%s\n", time.Duration((rep.Seconds-rep.MemberSeconds)*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), cut)
+	if rep.EnsembleFrom == decoreg.EnsembleFromSeeds {
+		fmt.Fprintf(w, "the best trial's seeds: %d member(s) in all, trained in %v of a second %v budget; %d stopped by it, %d left out\n",
+			rep.Members, time.Duration(rep.MemberSeconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), rep.MembersCut, rep.MembersLeftOut)
+	}
 }
 
 func fmtLoss(v float64) string {
@@ -632,8 +639,16 @@ func runTrain(cmd *Command, args []string) error {
 		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target %q is missing\n", name, nameSpools(fr.Path), info.SkippedRows, target)
 	}
 	warnNumericLevels(name, nameSpools(fr.Path), m.Schema())
-	if f.tune && cfg.Ensemble > 1 && m.EnsembleSize() < cfg.Ensemble {
-		fmt.Fprintf(errOut, "decoreg %s: --ensemble %d: kept %d trial(s): no other trial that finished an epoch lowered the validation NLL of the mixture\n", name, cfg.Ensemble, m.EnsembleSize())
+	if t := m.Info().Tune; f.tune && cfg.Ensemble > 1 && t != nil && !interrupted {
+		switch {
+		case t.EnsembleFrom != decoreg.EnsembleFromSeeds && m.EnsembleSize() < cfg.Ensemble:
+			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d: kept %d trial(s): no other trial that finished an epoch lowered the validation NLL of the mixture\n", name, cfg.Ensemble, m.EnsembleSize())
+		case t.EnsembleFrom == decoreg.EnsembleFromSeeds && t.MembersCut > 0:
+			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from seeds: the second --budget stopped %d seed member(s) before early stopping; %d member(s) kept in all (%d left out); a longer --budget gives them time\n",
+				name, cfg.Ensemble, t.MembersCut, m.EnsembleSize(), t.MembersLeftOut)
+		case t.EnsembleFrom == decoreg.EnsembleFromSeeds && t.MembersLeftOut > 0:
+			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from seeds: %d seed member(s) diverged and were left out; %d kept\n", name, cfg.Ensemble, t.MembersLeftOut, m.EnsembleSize())
+		}
 	}
 	if err := writeOutput(name, f.out, func(w io.Writer) error { _, err := m.WriteTo(w); return err }); err != nil {
 		return err
@@ -641,6 +656,8 @@ func runTrain(cmd *Command, args []string) error {
 	info := m.Info()
 	if interrupted {
 		switch {
+		case info.Tune != nil && info.Tune.EnsembleFrom == decoreg.EnsembleFromSeeds && m.EnsembleSize() > 1:
+			fmt.Fprintf(errOut, "interrupted: saved the best trial and the %d seed member(s) trained so far (the last at its best epoch) to %s\n", m.EnsembleSize()-1, f.out)
 		case info.Tune != nil:
 			fmt.Fprintf(errOut, "interrupted: saved the best trial so far to %s\n", f.out)
 		case info.Members > 1:
@@ -671,7 +688,7 @@ func runTrain(cmd *Command, args []string) error {
 	if t := info.Tune; t != nil {
 		s.Tune = &tuneSummary{Trials: len(t.Trials), Cut: t.Cut}
 		if t.EnsembleFrom == decoreg.EnsembleFromSeeds {
-			s.Tune.MembersCut = &t.MembersCut
+			s.Tune.MembersCut, s.Tune.MembersLeftOut = &t.MembersCut, &t.MembersLeftOut
 		}
 		for _, tr := range t.Trials {
 			if tr.Chosen {

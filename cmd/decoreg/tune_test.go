@@ -52,8 +52,11 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 	mustCLI(t, "eval", "--model", tuned, "--data", test)
 	// --ensemble-from seeds: more members than trials.
 	seeds := filepath.Join(dir, "s.model")
-	out, _ = mustCLI(t, "train", "--data", train, "--out", seeds, "--head", "mdn", "--tune", "--trials", "2",
+	out, errs = mustCLI(t, "train", "--data", train, "--out", seeds, "--head", "mdn", "--tune", "--trials", "2",
 		"--budget", "60s", "--epochs", "4", "--enc-width", "16", "--threads", "1", "--ensemble", "3", "--ensemble-from", "seeds")
+	if !strings.Contains(errs, "the best trial's seeds: 3 member(s)") || strings.Contains(errs, "no other trial") {
+		t.Errorf("--ensemble-from seeds: stderr\n%s", errs)
+	}
 	if s := summary(t, out); s["members"] != 3.0 || s["tune"].(map[string]any)["members_cut"] != 0.0 {
 		t.Errorf("--ensemble-from seeds: summary %v, want members 3 and members_cut 0", s)
 	}
