@@ -59,7 +59,10 @@ type TuneOptions struct {
 	// Seed+1, Seed+2, ... and the same validation rows (as FitFlat's
 	// Ensemble does), each to early stopping within a second Budget
 	// shared equally among them (one it stops keeps its best epoch and
-	// joins if it lowers the mixture's validation NLL).
+	// joins if it lowers the mixture's validation NLL); EnsembleFromAll
+	// trains those and picks up to Ensemble members among the trials and
+	// them by greedy ensemble selection (the pointwise head, which has no
+	// likelihood to select by, takes the seeds').
 	EnsembleFrom string
 	// MemberProgress, when not nil, is called after each epoch of the
 	// members EnsembleFromSeeds trains after the search.
@@ -72,6 +75,7 @@ type TuneOptions struct {
 const (
 	EnsembleFromTrials = "trials"
 	EnsembleFromSeeds  = "seeds"
+	EnsembleFromAll    = "all"
 )
 
 // TuneTrial is one trial of Tune.
@@ -121,6 +125,9 @@ type TuneReport struct {
 	MemberSeconds  float64 `json:"member_seconds,omitempty"`
 	MembersCut     int     `json:"members_cut,omitempty"`
 	MembersLeftOut int     `json:"members_left_out,omitempty"`
+	// With EnsembleFromAll: how many of the members are seeds' members
+	// (the others are trials).
+	SeedsChosen int `json:"seeds_chosen,omitempty"`
 }
 
 // clone returns a copy of r that shares nothing with it (nil for nil).
@@ -414,9 +421,9 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 		return nil, nil, configErr("Eta", "must be at least 2, have %d", opts.Eta)
 	case opts.Rung < 1:
 		return nil, nil, configErr("Rung", "must be at least 1 epoch, have %d", opts.Rung)
-	case opts.EnsembleFrom != "" && opts.EnsembleFrom != EnsembleFromTrials && opts.EnsembleFrom != EnsembleFromSeeds:
-		return nil, nil, configErr("EnsembleFrom", "must be %q or %q, have %q", EnsembleFromTrials, EnsembleFromSeeds, opts.EnsembleFrom)
-	case base.Ensemble > opts.Trials && opts.EnsembleFrom != EnsembleFromSeeds:
+	case opts.EnsembleFrom != "" && opts.EnsembleFrom != EnsembleFromTrials && opts.EnsembleFrom != EnsembleFromSeeds && opts.EnsembleFrom != EnsembleFromAll:
+		return nil, nil, configErr("EnsembleFrom", "must be %q, %q or %q, have %q", EnsembleFromTrials, EnsembleFromSeeds, EnsembleFromAll, opts.EnsembleFrom)
+	case base.Ensemble > opts.Trials && (opts.EnsembleFrom == "" || opts.EnsembleFrom == EnsembleFromTrials):
 		return nil, nil, configErr("Ensemble", "an ensemble of the best %d trials needs at least %d trials, have %d", base.Ensemble, base.Ensemble, opts.Trials)
 	}
 	if opts.EnsembleFrom == "" {
@@ -638,9 +645,31 @@ rungs:
 	members := []*Model{done[0].m}
 	done[0].t.Chosen = true
 	switch {
-	case base.Ensemble > 1 && opts.EnsembleFrom == EnsembleFromSeeds:
-		var err error
-		if members, err = seedMembers(ctx, done[0], x, rows, cols, y, base, opts, rep); err != nil {
+	case base.Ensemble > 1 && (opts.EnsembleFrom == EnsembleFromSeeds || opts.EnsembleFrom == EnsembleFromAll):
+		seeds, cut, err := trainSeeds(ctx, done[0], x, rows, cols, y, base, opts, rep)
+		if err == nil && (opts.EnsembleFrom == EnsembleFromSeeds || base.Head == HeadPointwise || ctx.Err() != nil) {
+			members, err = guardCut(append(members, seeds...), cut, x, rows, cols, y, base, rep)
+		} else if err == nil {
+			// The library: the trials and the seeds' members; greedy
+			// ensemble selection from the best trial.
+			lib := slices.Clone(done)
+			for _, mk := range append(seeds, cut...) {
+				lib = append(lib, &trialRun{t: &TuneTrial{ValLoss: mk.info.BestValLoss}, m: mk})
+			}
+			var picked []int
+			if picked, err = selectMembers(lib, base.Ensemble, x, rows, cols, y, base); err == nil {
+				members = members[:0]
+				for _, k := range picked {
+					lib[k].t.Chosen = true
+					members = append(members, lib[k].m)
+					if k >= len(done) {
+						rep.SeedsChosen++
+					}
+				}
+				rep.MembersLeftOut += len(seeds) + len(cut) - rep.SeedsChosen
+			}
+		}
+		if err != nil {
 			rep.Seconds = time.Since(start).Seconds()
 			return nil, rep, err
 		}
@@ -680,7 +709,7 @@ rungs:
 	m.info.Seconds = rep.Seconds
 	m.info.Tune = rep.clone() // the caller's report and the model's record are not shared
 	if ctx.Err() != nil {
-		if rep.EnsembleFrom == EnsembleFromSeeds && n > 1 {
+		if (rep.EnsembleFrom == EnsembleFromSeeds || rep.EnsembleFrom == EnsembleFromAll) && n > 1 {
 			m.info.Stopped = "cancelled"
 			return m, rep, fmt.Errorf("tuning cancelled while training the seeds' members (keeping the best trial and %d member(s) so far): %w", n-1, ctx.Err())
 		}
@@ -689,24 +718,23 @@ rungs:
 	return m, rep, nil
 }
 
-// seedMembers makes EnsembleFromSeeds's members: best's model and
-// base.Ensemble-1 more of its settings with seeds Seed+1, ... (fitMember's
-// member k, holding out the same validation rows), trained within a
-// second opts.Budget, each member in turn given an equal share of what is
-// left of it. A member the budget stops keeps its best epoch (Stopped
-// "budget") and joins only if it lowers the mixture's validation NLL (a
-// half-trained model can make the mixture worse); one stopped before its
-// first epoch ended, or that diverged, is left out. When ctx is cancelled
-// it returns the members so far. It records MemberSeconds, MembersCut and
-// MembersLeftOut in rep.
-func seedMembers(ctx context.Context, best *trialRun, x []float64, rows, cols int, y []float64, base Config, opts TuneOptions, rep *TuneReport) ([]*Model, error) {
-	members := []*Model{best.m}
+// trainSeeds trains the seeds' members of EnsembleFromSeeds and
+// EnsembleFromAll: base.Ensemble-1 models of best's settings with seeds
+// Seed+1, ... (fitMember's member k, holding out the same validation
+// rows), within a second opts.Budget, each member in turn given an equal
+// share of what is left of it. It returns those that ended by early
+// stopping or their epochs (done) and those the budget stopped after an
+// epoch (cut, Stopped "budget", at their best epoch); one stopped before
+// its first epoch ended, or that diverged, is counted in
+// rep.MembersLeftOut. When ctx is cancelled it returns the members so far
+// (the last at its best epoch, in done). It records MemberSeconds and
+// MembersCut.
+func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int, y []float64, base Config, opts TuneOptions, rep *TuneReport) (done, cut []*Model, err error) {
 	c := best.t.Config
 	c.Ensemble = base.Ensemble // Progress.Members
 	o := fitOptions{progress: opts.MemberProgress}
 	mstart := time.Now()
 	defer func() { rep.MemberSeconds = time.Since(mstart).Seconds() }()
-	var cut []*Model
 	for k := 1; k < base.Ensemble && ctx.Err() == nil; k++ {
 		left := opts.Budget - time.Since(mstart)
 		mctx, mcancel := context.WithTimeout(ctx, left/time.Duration(base.Ensemble-k))
@@ -715,10 +743,10 @@ func seedMembers(ctx context.Context, best *trialRun, x []float64, rows, cols in
 		mcancel()
 		switch {
 		case err == nil:
-			members = append(members, mk)
+			done = append(done, mk)
 		case ctx.Err() != nil: // cancelled: its best epoch so far, if any
 			if mk != nil {
-				members = append(members, mk)
+				done = append(done, mk)
 			}
 		case stopped:
 			rep.MembersCut++
@@ -731,14 +759,21 @@ func seedMembers(ctx context.Context, best *trialRun, x []float64, rows, cols in
 		case errors.Is(err, train.ErrDiverged):
 			rep.MembersLeftOut++
 		default:
-			return nil, fmt.Errorf("ensemble member %d of %d (seed %d): %w", k+1, base.Ensemble, c.Seed+uint64(k), err)
+			return nil, nil, fmt.Errorf("ensemble member %d of %d (seed %d): %w", k+1, base.Ensemble, c.Seed+uint64(k), err)
 		}
 	}
-	if len(cut) == 0 {
-		return members, nil
+	return done, cut, nil
+}
+
+// guardCut returns members followed by those of cut that lower the
+// validation NLL of the mixture so far, in order (EnsembleFromSeeds: a
+// half-trained model can make the mixture worse), counting the others in
+// rep.MembersLeftOut. The pointwise head, without a likelihood, keeps
+// them all.
+func guardCut(members, cut []*Model, x []float64, rows, cols int, y []float64, base Config, rep *TuneReport) ([]*Model, error) {
+	if len(cut) == 0 || base.Head == HeadPointwise {
+		return append(members, cut...), nil
 	}
-	// The members the budget stopped, in seed order, each kept if it
-	// lowers the validation NLL of the mixture so far.
 	nll, err := valRowNLL(append(slices.Clone(members), cut...), x, rows, cols, y, base)
 	if err != nil {
 		return nil, err
@@ -747,18 +782,15 @@ func seedMembers(ctx context.Context, best *trialRun, x []float64, rows, cols in
 	for i := range set {
 		set[i] = i
 	}
+	out := members
 	cur := mixtureNLL(nll, set, len(nll[0]))
-	for j := range cut {
+	for j, mk := range cut {
 		k := len(members) + j
 		if v := mixtureNLL(nll, append(slices.Clone(set), k), len(nll[0])); v < cur {
-			set, cur = append(set, k), v
+			set, cur, out = append(set, k), v, append(out, mk)
 			continue
 		}
 		rep.MembersLeftOut++
-	}
-	out := members
-	for _, k := range set[len(members):] {
-		out = append(out, cut[k-len(members)])
 	}
 	return out, nil
 }

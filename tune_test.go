@@ -379,3 +379,43 @@ func TestTuneSeedsBudgetAndCancel(t *testing.T) {
 		t.Errorf("cancelled in member 3 of 4: %v, %v", m, err)
 	}
 }
+
+// EnsembleFrom all: greedy selection among the trials and the seeds'
+// members: the best trial first, each member added lowers the mixture's
+// validation NLL, and SeedsChosen counts the seeds among them.
+func TestTuneEnsembleFromAll(t *testing.T) {
+	x, y := toyData(400, 1)
+	base := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 16, Components: 2, MaxEpochs: 300, Patience: 20, LR: 3e-3, Seed: 3, Threads: 1, Ensemble: 4}
+	m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 2, Rung: 300, Budget: time.Minute, grid: tinyGrid, EnsembleFrom: EnsembleFromAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := m.Members()
+	trials := 0
+	for _, tr := range rep.Trials {
+		if tr.Chosen {
+			trials++
+		}
+	}
+	if rep.EnsembleFrom != EnsembleFromAll || rep.Members != len(ms) || trials+rep.SeedsChosen != len(ms) || rep.SeedsChosen+rep.MembersLeftOut != 3 || rep.SeedsChosen == 0 {
+		t.Fatalf("%d members, %d trials chosen, report %+v", len(ms), trials, rep)
+	}
+	val := valRows(t, x, y, DefaultConfig(base))
+	prev := math.Inf(1)
+	for k := 1; k <= len(ms); k++ {
+		e := ms[0]
+		if k > 1 {
+			if e, err = NewEnsemble(ms[:k]...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ev, err := e.Evaluate(val.x, len(val.y), val.y, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(ev.NLL < prev) {
+			t.Errorf("the first %d members: validation NLL %v, not below %v", k, ev.NLL, prev)
+		}
+		prev = ev.NLL
+	}
+}

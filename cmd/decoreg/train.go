@@ -93,8 +93,8 @@ calibrate_by, val_nll_uncalibrated and val_nll_calibrated (with
 val_pit_ece_calibrated; with isotonic also isotonic_segments and
 isotonic_identity_weight);
 with --ensemble also members;
-with --tune also tune (trials, chosen, cut; with --ensemble-from seeds also
-members_cut and members_left_out); skipped_rows when rows with a
+with --tune also tune (trials, chosen, cut; with --ensemble-from seeds or
+all also members_cut and members_left_out); skipped_rows when rows with a
 missing target were left out.
 
 --ensemble N trains N members with seeds --seed, --seed+1, ...: their
@@ -123,7 +123,9 @@ each one added lowers the validation NLL of the mixture; with
 settings with seeds --seed+1, ..., trained after the search on the same
 rows, each to early stopping within a second --budget shared among them;
 one it stops keeps its best epoch and joins if it lowers the mixture's
-validation NLL), with the trial history in the model file; a table of the trials (validation loss,
+validation NLL; with --ensemble-from all, up to N chosen greedily among
+the trials and those seeds' models), with the trial history in the model
+file; a table of the trials (validation loss,
 epochs, seconds, status, settings) goes to standard error. The same data,
 flags, --seed and --threads give the same choice unless the budget runs
 out first (the table then says so; with --ensemble-from seeds, also the
@@ -256,7 +258,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.tune, "tune", false, "choose the settings by validation loss: the given ones and --trials-1 from the paper's grid, with successive halving, within --budget")
 	fs.DurationVar(&f.budget, "budget", decoreg.DefaultTuneBudget, "with --tune: the wall time `DURATION` of the search (e.g. 90s, 5m); with --ensemble-from seeds, the seeds' members get as long again after it")
 	fs.IntVar(&f.trials, "trials", decoreg.DefaultTuneTrials, "with --tune: the number of settings tried")
-	fs.StringVar(&f.ensembleFrom, "ensemble-from", decoreg.EnsembleFromTrials, "with --tune and --ensemble N: the members' `SOURCE`, trials (up to N trials chosen greedily by the mixture's validation NLL) or seeds (the best trial and N-1 more seeds of its settings, trained after the search)")
+	fs.StringVar(&f.ensembleFrom, "ensemble-from", decoreg.EnsembleFromTrials, "with --tune and --ensemble N: the members' `SOURCE`, trials (up to N trials chosen greedily by the mixture's validation NLL), seeds (the best trial and N-1 more seeds of its settings, trained after the search) or all (up to N chosen greedily among the trials and those seeds)")
 	fs.BoolVar(&f.unbounded, "unbounded", false, "unnormalized decoder: do not restrict its cells to the training range widened by 10% (the paper's behaviour; rare huge samples then sway the mean)")
 	fs.BoolVar(&f.rawTarget, "raw-target", false, "unnormalized decoder: tokenize the original y instead of the scaled one")
 	fs.BoolVar(&f.sigmoid, "sigmoid", false, "pointwise head: squash the output to the training range")
@@ -328,14 +330,14 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		if vf < 0 {
 			return c, inputf(name, "--tune chooses by validation loss: --val-frac must be > 0")
 		}
-		if f.ensembleFrom != decoreg.EnsembleFromTrials && f.ensembleFrom != decoreg.EnsembleFromSeeds {
-			return c, inputf(name, "--ensemble-from must be %s or %s, have %q", decoreg.EnsembleFromTrials, decoreg.EnsembleFromSeeds, f.ensembleFrom)
+		if f.ensembleFrom != decoreg.EnsembleFromTrials && f.ensembleFrom != decoreg.EnsembleFromSeeds && f.ensembleFrom != decoreg.EnsembleFromAll {
+			return c, inputf(name, "--ensemble-from must be %s, %s or %s, have %q", decoreg.EnsembleFromTrials, decoreg.EnsembleFromSeeds, decoreg.EnsembleFromAll, f.ensembleFrom)
 		}
 		if isSet(fs, "ensemble-from") && f.ensemble < 2 {
 			return c, inputf(name, "--ensemble-from is for --ensemble N with N >= 2")
 		}
 		if f.ensemble > f.trials && f.ensembleFrom == decoreg.EnsembleFromTrials {
-			return c, inputf(name, "--ensemble %d takes the best %d trials of --tune: --trials must be at least %d, have %d (or --ensemble-from seeds)", f.ensemble, f.ensemble, f.ensemble, f.trials)
+			return c, inputf(name, "--ensemble %d takes the best %d trials of --tune: --trials must be at least %d, have %d (or --ensemble-from seeds or all)", f.ensemble, f.ensemble, f.ensemble, f.trials)
 		}
 	}
 	if f.ensemble < 1 {
@@ -505,9 +507,13 @@ func printTrials(w io.Writer, rep *decoreg.TuneReport) {
 		cut = "; the budget ran out before every trial ended"
 	}
 	fmt.Fprintf(w, "tuned in %v of a %v budget%s\n", time.Duration((rep.Seconds-rep.MemberSeconds)*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), cut)
-	if rep.EnsembleFrom == decoreg.EnsembleFromSeeds {
+	switch rep.EnsembleFrom {
+	case decoreg.EnsembleFromSeeds:
 		fmt.Fprintf(w, "the best trial's seeds: %d member(s) in all, trained in %v of a second %v budget; %d stopped by it, %d left out\n",
 			rep.Members, time.Duration(rep.MemberSeconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), rep.MembersCut, rep.MembersLeftOut)
+	case decoreg.EnsembleFromAll:
+		fmt.Fprintf(w, "the best trial's seeds trained in %v of a second %v budget (%d stopped by it); %d member(s) chosen, %d of them seeds\n",
+			time.Duration(rep.MemberSeconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), rep.MembersCut, rep.Members, rep.SeedsChosen)
 	}
 }
 
@@ -641,8 +647,10 @@ func runTrain(cmd *Command, args []string) error {
 	warnNumericLevels(name, nameSpools(fr.Path), m.Schema())
 	if t := m.Info().Tune; f.tune && cfg.Ensemble > 1 && t != nil && !interrupted {
 		switch {
-		case t.EnsembleFrom != decoreg.EnsembleFromSeeds && m.EnsembleSize() < cfg.Ensemble:
+		case t.EnsembleFrom == decoreg.EnsembleFromTrials && m.EnsembleSize() < cfg.Ensemble:
 			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d: kept %d trial(s): no other trial that finished an epoch lowered the validation NLL of the mixture\n", name, cfg.Ensemble, m.EnsembleSize())
+		case t.EnsembleFrom == decoreg.EnsembleFromAll && m.EnsembleSize() < cfg.Ensemble:
+			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from all: kept %d member(s) (%d of them seeds): no other trial or seed member lowered the validation NLL of the mixture\n", name, cfg.Ensemble, m.EnsembleSize(), t.SeedsChosen)
 		case t.EnsembleFrom == decoreg.EnsembleFromSeeds && t.MembersCut > 0:
 			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from seeds: the second --budget stopped %d seed member(s) before early stopping; %d member(s) kept in all (%d left out); a longer --budget gives them time\n",
 				name, cfg.Ensemble, t.MembersCut, m.EnsembleSize(), t.MembersLeftOut)
@@ -656,7 +664,7 @@ func runTrain(cmd *Command, args []string) error {
 	info := m.Info()
 	if interrupted {
 		switch {
-		case info.Tune != nil && info.Tune.EnsembleFrom == decoreg.EnsembleFromSeeds && m.EnsembleSize() > 1:
+		case info.Tune != nil && info.Tune.EnsembleFrom != decoreg.EnsembleFromTrials && m.EnsembleSize() > 1:
 			fmt.Fprintf(errOut, "interrupted: saved the best trial and the %d seed member(s) trained so far (the last at its best epoch) to %s\n", m.EnsembleSize()-1, f.out)
 		case info.Tune != nil:
 			fmt.Fprintf(errOut, "interrupted: saved the best trial so far to %s\n", f.out)
@@ -687,7 +695,7 @@ func runTrain(cmd *Command, args []string) error {
 	}
 	if t := info.Tune; t != nil {
 		s.Tune = &tuneSummary{Trials: len(t.Trials), Cut: t.Cut}
-		if t.EnsembleFrom == decoreg.EnsembleFromSeeds {
+		if t.EnsembleFrom == decoreg.EnsembleFromSeeds || t.EnsembleFrom == decoreg.EnsembleFromAll {
 			s.Tune.MembersCut, s.Tune.MembersLeftOut = &t.MembersCut, &t.MembersLeftOut
 		}
 		for _, tr := range t.Trials {

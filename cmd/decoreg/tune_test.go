@@ -64,6 +64,13 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 		t.Errorf("--ensemble-from seeds: the file: %v", err)
 	}
 	mustCLI(t, "predict", "--model", seeds, "--data", test, "--out", filepath.Join(dir, "s.csv"))
+	all := filepath.Join(dir, "a.model")
+	out, errs = mustCLI(t, "train", "--data", train, "--out", all, "--head", "mdn", "--tune", "--trials", "2",
+		"--budget", "60s", "--epochs", "4", "--enc-width", "16", "--threads", "1", "--ensemble", "3", "--ensemble-from", "all")
+	if s := summary(t, out); s["members"] == nil || !strings.Contains(errs, "member(s) chosen") {
+		t.Errorf("--ensemble-from all: summary %v, stderr\n%s", s, errs)
+	}
+	mustCLI(t, "eval", "--model", all, "--data", test)
 	// Flags of --tune without it, and bad values.
 	for _, args := range [][]string{
 		{"--budget", "10s"}, {"--trials", "3"}, {"--tune", "--budget", "0s"}, {"--tune", "--trials", "0"},

@@ -40,12 +40,17 @@ const (
 	// same trials and choice unless the budget's timing differs (the
 	// report shows both choices).
 	tabTunedSeeds = "tuned-seeds"
+	// Tune with Ensemble 5 and EnsembleFrom all: "tuned+all5",
+	// "tuned+all5+cal".
+	tabTunedAll = "tuned-all"
 )
 
-var tabGroups = []string{tabDefault, tabEnsemble, tabTuned, tabTunedSeeds}
+// tabGroups are the groups of the plan. tabTunedSeeds is not among them
+// (a journal may hold its lines: tabular-v4 ran it on two datasets).
+var tabGroups = []string{tabDefault, tabEnsemble, tabTuned, tabTunedAll}
 
 // tabVariants are the scored models, in report order.
-var tabVariants = []string{"default", "default+cal", "ensemble5", "ensemble5+cal", "tuned", "tuned+ensemble5", "tuned+ensemble5+cal", "tuned+seeds5", "tuned+seeds5+cal"}
+var tabVariants = []string{"default", "default+cal", "ensemble5", "ensemble5+cal", "tuned", "tuned+ensemble5", "tuned+ensemble5+cal", "tuned+seeds5", "tuned+seeds5+cal", "tuned+all5", "tuned+all5+cal"}
 
 // tabEnsembleSize is the experiment's --ensemble.
 const tabEnsembleSize = 5
@@ -92,6 +97,7 @@ type TabularLine struct {
 	// search and how many its budget stopped early.
 	MemberSeconds float64 `json:"member_seconds,omitempty"`
 	MembersCut    int     `json:"members_cut,omitempty"`
+	SeedsChosen   int     `json:"seeds_chosen,omitempty"`
 	Error         string  `json:"error,omitempty"`
 }
 
@@ -144,18 +150,21 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 	case tabEnsemble:
 		cfg.Ensemble = ens
 		m, err = decoreg.FitFlat(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, cfg)
-	case tabTuned, tabTunedSeeds:
+	case tabTuned, tabTunedSeeds, tabTunedAll:
 		cfg.Ensemble = ens
 		l.Budget = budget.Seconds()
 		o := decoreg.TuneOptions{Budget: budget}
-		if group == tabTunedSeeds {
+		switch group {
+		case tabTunedSeeds:
 			o.EnsembleFrom = decoreg.EnsembleFromSeeds
+		case tabTunedAll:
+			o.EnsembleFrom = decoreg.EnsembleFromAll
 		}
 		var rep *decoreg.TuneReport
 		m, rep, err = decoreg.Tune(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, cfg, o)
 		if rep != nil {
 			l.Trials, l.Cut = len(rep.Trials), rep.Cut
-			l.MemberSeconds, l.MembersCut = rep.MemberSeconds, rep.MembersCut
+			l.MemberSeconds, l.MembersCut, l.SeedsChosen = rep.MemberSeconds, rep.MembersCut, rep.SeedsChosen
 		}
 	default:
 		return nil, fmt.Errorf("tabular: unknown group %q", group)
@@ -192,7 +201,7 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 		if cfg.Calibrate {
 			todo = append(todo, scored{"ensemble5+cal", m})
 		}
-	case tabTuned, tabTunedSeeds:
+	case tabTuned, tabTunedSeeds, tabTunedAll:
 		if group == tabTuned {
 			best, err := un.Members()[0].WithTemperature(1)
 			if err != nil {
@@ -203,9 +212,13 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 				todo = append(todo, scored{"tuned+ensemble5+cal", m})
 			}
 		} else {
-			todo = append(todo, scored{"tuned+seeds5", un})
+			v := "tuned+seeds5"
+			if group == tabTunedAll {
+				v = "tuned+all5"
+			}
+			todo = append(todo, scored{v, un})
 			if cfg.Calibrate {
-				todo = append(todo, scored{"tuned+seeds5+cal", m})
+				todo = append(todo, scored{v + "+cal", m})
 			}
 		}
 		if t := m.Info().Tune; t != nil {
@@ -260,7 +273,7 @@ func tabularExperiment() *Experiment {
 	return experiment("tabular", "the normalized decoder on tables: defaults, --ensemble 5, --tune, --calibrate, against XGBoost (decoreg's own)",
 		func(o Options) string {
 			s := seedsOr(o, 1)
-			return fmt.Sprintf("splits 0..%d, the full training part, the normalized decoder: defaults, --ensemble %d, --tune (budget %v) with --ensemble %d from the trials and from seeds, each with --calibrate where >= 20 validation rows%s",
+			return fmt.Sprintf("splits 0..%d, the full training part, the normalized decoder: defaults, --ensemble %d, --tune (budget %v) with --ensemble %d from the trials and from the trials and seeds, each with --calibrate where >= 20 validation rows%s",
 				s-1, tabEnsembleSize, decoreg.DefaultTuneBudget, tabEnsembleSize, quickNote(o))
 		},
 		TabularTasks, func() *TabularLine { return new(TabularLine) },
@@ -468,8 +481,9 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	b.WriteString("# The normalized decoder on tables, against XGBoost\n\n" +
 		"decoreg's own experiment (issue 13): the normalized decoder as a user would run it on each UCI dataset's split: " +
 		"`train` with the defaults, with `--ensemble 5`, and with `--tune` (default budget) `--ensemble 5`, whose best trial " +
-		"alone is scored too (\"tuned\"), and (\"tuned+seeds5\", where the journal has it) with `--tune --ensemble 5 " +
-		"--ensemble-from seeds`: the best trial and 4 more seeds of its settings instead of the greedy choice among the trials; each group with `--calibrate` where the split leaves at least 20 validation rows " +
+		"alone is scored too (\"tuned\"); with `--tune --ensemble 5 --ensemble-from all` (\"tuned+all5\": up to 5 chosen " +
+		"greedily among the trials and 4 more seeds of the best trial's settings); and, where the journal has it, with " +
+		"`--ensemble-from seeds` (\"tuned+seeds5\": the best trial and those 4 seeds); each group with `--calibrate` where the split leaves at least 20 validation rows " +
 		"(\"+cal\"; without it, the scores are at temperature 1). Point estimate: the mean. NLL and tau use every test row; " +
 		"CRPS, coverage and PIT use at most 500 evenly spaced test rows (an ensemble's exact quantiles cost about 50 ms a row). XGBoost: " +
 		"`experiments/xgboost/xgb_uci.py` (Debian's xgboost, 500 trees, learning rate 0.05, depth 6, subsample 0.8, " +
@@ -515,7 +529,7 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	}
 	variantTable(&b, "Test NLL per dataset (per unit of y)", tab, names, func(s TabScores) Float { return s.NLL })
 	variantTable(&b, "Coverage of the central 90% interval per dataset", tab, names, func(s TabScores) Float { return s.Coverage90 })
-	b.WriteString("\n## Tuning: the chosen trials and the time\n\n| dataset | split | trials | budget cut | train seconds (default, ensemble, tuned, tuned with seeds) | seed members stopped by the budget | chosen (best first) | tuned with seeds: best trial |\n|---|---:|---:|---|---|---:|---|---|\n")
+	b.WriteString("\n## Tuning: the chosen trials and the time\n\n| dataset | split | trials | budget cut | train seconds (default, ensemble, tuned, tuned from all) | tuned from all: seeds' members chosen, stopped by the budget | chosen (best first) | tuned from all: best trial |\n|---|---:|---:|---|---|---:|---|---|\n")
 	secs := map[string]map[int]map[string]float64{}
 	for _, l := range lines {
 		if secs[l.Dataset] == nil {
@@ -525,13 +539,14 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 			secs[l.Dataset][l.Split] = map[string]float64{}
 		}
 		secs[l.Dataset][l.Split][l.Group] = l.Seconds
-		if l.Group == tabTunedSeeds {
+		if l.Group == tabTunedAll {
 			secs[l.Dataset][l.Split]["cut"] = float64(l.MembersCut)
+			secs[l.Dataset][l.Split]["chosen"] = float64(l.SeedsChosen)
 		}
 	}
-	seedsBest := map[string]string{} // dataset/split: the seeds run's best trial
+	seedsBest := map[string]string{} // dataset/split: the tuned-all run's best trial
 	for _, l := range lines {
-		if l.Group == tabTunedSeeds && l.Error == "" && len(l.Chosen) > 0 {
+		if l.Group == tabTunedAll && l.Error == "" && len(l.Chosen) > 0 {
 			seedsBest[fmt.Sprintf("%s/%d", l.Dataset, l.Split)] = l.Chosen[0]
 		}
 	}
@@ -541,8 +556,8 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 		}
 		s := secs[l.Dataset][l.Split]
 		seeds, cut := "-", "-"
-		if t, ok := s[tabTunedSeeds]; ok {
-			seeds, cut = fmt.Sprintf("%.0f", t), fmt.Sprintf("%.0f", s["cut"])
+		if t, ok := s[tabTunedAll]; ok {
+			seeds, cut = fmt.Sprintf("%.0f", t), fmt.Sprintf("%.0f of %d chosen, %.0f stopped", s["chosen"], tabEnsembleSize-1, s["cut"])
 		}
 		sb, ok := seedsBest[fmt.Sprintf("%s/%d", l.Dataset, l.Split)]
 		switch {
@@ -556,8 +571,8 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	}
 	// The figure's tuned ensemble: with seeds where the journal has them.
 	tv, tl := "tuned+ensemble5", "--tune --ensemble 5"
-	if len(tab["tuned+seeds5"]) > 0 {
-		tv, tl = "tuned+seeds5", "--tune --ensemble 5 --ensemble-from seeds"
+	if len(tab["tuned+all5"]) > 0 {
+		tv, tl = "tuned+all5", "--tune --ensemble 5 --ensemble-from all"
 	}
 	fmt.Fprintf(&b, "\nFigure: [tabular.png](tabular.png): each dataset's Kendall's tau; left, the decoder's (the defaults in "+
 		"grey, %s in colour) against XGBoost's, where above the diagonal the decoder ranks better; right, "+
