@@ -65,7 +65,8 @@ type TuneOptions struct {
 	// likelihood to select by, takes the seeds').
 	EnsembleFrom string
 	// MemberProgress, when not nil, is called after each epoch of the
-	// members EnsembleFromSeeds trains after the search.
+	// seeds' members EnsembleFromSeeds and EnsembleFromAll train after
+	// the search.
 	MemberProgress func(Progress)
 
 	grid func(Config) []tuneAxis // tests: a grid in place of tuneGrid
