@@ -184,7 +184,7 @@ func TestTuneEnsemble(t *testing.T) {
 		}}}
 	}
 	base := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 16, Components: 2, MaxEpochs: 300, Patience: 20, LR: 3e-3, Seed: 3, Threads: 1, Ensemble: 3}
-	m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 4, Rung: 300, Budget: time.Minute, grid: grid})
+	m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 4, Rung: 300, Budget: time.Minute, grid: grid, EnsembleFrom: EnsembleFromTrials})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestTuneEnsemble(t *testing.T) {
 		}
 		prev = ev.NLL
 	}
-	if _, _, err := Tune(context.Background(), x, len(y), 1, y, Config{Head: HeadMDN, Ensemble: 5}, TuneOptions{Trials: 3}); err == nil {
+	if _, _, err := Tune(context.Background(), x, len(y), 1, y, Config{Head: HeadMDN, Ensemble: 5}, TuneOptions{Trials: 3, EnsembleFrom: EnsembleFromTrials}); err == nil {
 		t.Error("an ensemble of 5 from 3 trials was accepted")
 	}
 }
@@ -386,7 +386,7 @@ func TestTuneSeedsBudgetAndCancel(t *testing.T) {
 func TestTuneEnsembleFromAll(t *testing.T) {
 	x, y := toyData(400, 1)
 	base := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 16, Components: 2, MaxEpochs: 300, Patience: 20, LR: 3e-3, Seed: 3, Threads: 1, Ensemble: 4}
-	m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 2, Rung: 300, Budget: time.Minute, grid: tinyGrid, EnsembleFrom: EnsembleFromAll})
+	m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 2, Rung: 300, Budget: time.Minute, grid: tinyGrid}) // the default: all
 	if err != nil {
 		t.Fatal(err)
 	}

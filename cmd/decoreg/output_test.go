@@ -225,16 +225,19 @@ func TestP7UnwritableOutFoundBeforeTraining(t *testing.T) {
 	ro := unwritableDir(t)
 	dir := t.TempDir()
 	data := writeSynth(t, dir, "train.csv", 60, 4)
-	epochs := 0
-	onEpoch = func(decoreg.Progress) { epochs++ }
-	defer func() { onEpoch = nil }()
 	model := filepath.Join(ro, "m.model")
-	for _, args := range [][]string{
+	// The argument lists first: predictArgs and sharedModel train the
+	// shared models when this test runs alone, epochs that are not train's.
+	cases := [][]string{
 		append([]string{"train", "--data", data, "--out", model, "--epochs", "1000"}, tinyArgs("pointwise")[2:]...),
 		{"demo", "--quick", "--out", ro},
 		predictArgs(t, filepath.Join(ro, "pred.csv")),
 		{"sample", "--model", sharedModel(t, "mdn"), "--data", "testdata/cli/small.csv", "--n", "3", "--out", filepath.Join(ro, "s.csv")},
-	} {
+	}
+	epochs := 0
+	onEpoch = func(decoreg.Progress) { epochs++ }
+	defer func() { onEpoch = nil }()
+	for _, args := range cases {
 		start := time.Now()
 		code, out, errs := cli(t, args...)
 		if code != 2 || !strings.Contains(errs, "--out") || out != "" {

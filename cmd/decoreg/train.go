@@ -93,8 +93,8 @@ calibrate_by, val_nll_uncalibrated and val_nll_calibrated (with
 val_pit_ece_calibrated; with isotonic also isotonic_segments and
 isotonic_identity_weight);
 with --ensemble also members;
-with --tune also tune (trials, chosen, cut; with --ensemble-from seeds or
-all also members_cut and members_left_out); skipped_rows when rows with a
+with --tune also tune (trials, chosen, cut; with --ensemble, unless
+--ensemble-from trials, also members_cut and members_left_out); skipped_rows when rows with a
 missing target were left out.
 
 --ensemble N trains N members with seeds --seed, --seed+1, ...: their
@@ -117,19 +117,20 @@ then the cheapest; one that would end past the first third of the budget
 is skipped), the best third goes on to 9 in all, the best third of
 those to 27, and so on until they stop early or reach --epochs; the given
 settings are never dropped. All trials hold out the same validation rows.
-The best trial is saved (with --ensemble N, up to N trials chosen greedily:
-each one added lowers the validation NLL of the mixture; with
---ensemble-from seeds instead, the best trial and N-1 more models of its
-settings with seeds --seed+1, ..., trained after the search on the same
-rows, each to early stopping within a second --budget shared among them;
-one it stops keeps its best epoch and joins if it lowers the mixture's
-validation NLL; with --ensemble-from all, up to N chosen greedily among
-the trials and those seeds' models), with the trial history in the model
-file; a table of the trials (validation loss,
+The best trial is saved; with --ensemble N, N-1 more models of its
+settings (seeds --seed+1, ..., the same validation rows) are trained after
+the search, each to early stopping within a second --budget shared among
+them (one it stops keeps its best epoch), and up to N members are chosen
+greedily among the trials and them (--ensemble-from all, the default):
+each one added lowers the validation NLL of the mixture. --ensemble-from
+trials chooses among the trials alone (no second phase); --ensemble-from
+seeds takes the best trial and its seeds (a seed the budget stopped only
+if it lowers the mixture's validation NLL). The trial history is saved in
+the model file; a table of the trials (validation loss,
 epochs, seconds, status, settings) goes to standard error. The same data,
 flags, --seed and --threads give the same choice unless the budget runs
-out first (the table then says so; with --ensemble-from seeds, also the
-same members unless the second budget stops one: members_cut).
+out first (the table then says so; with --ensemble, also the same members
+unless the second budget stops one: members_cut).
 
 --calibrate fits one temperature T after early stopping, on (up to 4,000
 of) the validation rows: the decoder's and the Riemann head's logits are
@@ -256,9 +257,9 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.calibrateBy, "calibrate-by", decoreg.CalibrateByNLL, "with --calibrate: the `OBJECTIVE`, nll (the temperature minimising the validation NLL), pit (validation PIT values closest to uniform: interval coverage) or isotonic (the nll temperature, then a monotone map of the CDF fitted to the validation PIT values); pit and isotonic need a tree tokenization for decoders")
 	fs.IntVar(&f.ensemble, "ensemble", 1, "train `N` members (seeds --seed, --seed+1, ...; the same validation rows) and predict with their equal mixture; 1: one model")
 	fs.BoolVar(&f.tune, "tune", false, "choose the settings by validation loss: the given ones and --trials-1 from the paper's grid, with successive halving, within --budget")
-	fs.DurationVar(&f.budget, "budget", decoreg.DefaultTuneBudget, "with --tune: the wall time `DURATION` of the search (e.g. 90s, 5m); with --ensemble-from seeds, the seeds' members get as long again after it")
+	fs.DurationVar(&f.budget, "budget", decoreg.DefaultTuneBudget, "with --tune: the wall time `DURATION` of the search (e.g. 90s, 5m); with --ensemble N (unless --ensemble-from trials), the seeds' members get as long again after it")
 	fs.IntVar(&f.trials, "trials", decoreg.DefaultTuneTrials, "with --tune: the number of settings tried")
-	fs.StringVar(&f.ensembleFrom, "ensemble-from", decoreg.EnsembleFromTrials, "with --tune and --ensemble N: the members' `SOURCE`, trials (up to N trials chosen greedily by the mixture's validation NLL), seeds (the best trial and N-1 more seeds of its settings, trained after the search) or all (up to N chosen greedily among the trials and those seeds)")
+	fs.StringVar(&f.ensembleFrom, "ensemble-from", decoreg.DefaultEnsembleFrom, "with --tune and --ensemble N: the members' `SOURCE`: all (up to N chosen greedily by the mixture's validation NLL among the trials and N-1 more seeds of the best trial's settings, trained after the search), trials (among the trials alone) or seeds (the best trial and those seeds)")
 	fs.BoolVar(&f.unbounded, "unbounded", false, "unnormalized decoder: do not restrict its cells to the training range widened by 10% (the paper's behaviour; rare huge samples then sway the mean)")
 	fs.BoolVar(&f.rawTarget, "raw-target", false, "unnormalized decoder: tokenize the original y instead of the scaled one")
 	fs.BoolVar(&f.sigmoid, "sigmoid", false, "pointwise head: squash the output to the training range")
@@ -457,7 +458,7 @@ type tuneSummary struct {
 	Trials int   `json:"trials"`
 	Chosen []int `json:"chosen"`
 	Cut    bool  `json:"cut"`
-	// With --ensemble-from seeds: the seeds' members that the second
+	// With --ensemble-from all or seeds: the seeds' members that the second
 	// budget stopped before early stopping, and those left out.
 	MembersCut     *int `json:"members_cut,omitempty"`
 	MembersLeftOut *int `json:"members_left_out,omitempty"`
@@ -617,7 +618,7 @@ func runTrain(cmd *Command, args []string) error {
 			opts.Progress = func(t decoreg.TuneTrial) {
 				fmt.Fprintf(errOut, "trial %d/%d %-14s epochs %3d val %s %s\n", t.N, f.trials, t.Status, t.Epochs, fmtLoss(t.ValLoss), t.Label)
 			}
-			opts.MemberProgress = onProgress // the seeds' members (--ensemble-from seeds)
+			opts.MemberProgress = onProgress // the seeds' members (--ensemble-from all or seeds)
 		}
 		m, rep, err = decoreg.TuneFrame(ctx, fr, target, cfg, opts, decoreg.WithMaxLevels(f.maxLevels))
 		if prog != nil {

@@ -74,7 +74,7 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 	// Flags of --tune without it, and bad values.
 	for _, args := range [][]string{
 		{"--budget", "10s"}, {"--trials", "3"}, {"--tune", "--budget", "0s"}, {"--tune", "--trials", "0"},
-		{"--tune", "--val-frac", "0"}, {"--tune", "--trials", "2", "--ensemble", "3"}, {"--ensemble", "0"},
+		{"--tune", "--val-frac", "0"}, {"--tune", "--trials", "2", "--ensemble", "3", "--ensemble-from", "trials"}, {"--ensemble", "0"},
 		{"--ensemble", "2", "--ensemble-from", "seeds"}, {"--tune", "--ensemble-from", "seeds"},
 		{"--tune", "--ensemble", "2", "--ensemble-from", "best"},
 	} {

@@ -153,7 +153,7 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 	case tabTuned, tabTunedSeeds, tabTunedAll:
 		cfg.Ensemble = ens
 		l.Budget = budget.Seconds()
-		o := decoreg.TuneOptions{Budget: budget}
+		o := decoreg.TuneOptions{Budget: budget, EnsembleFrom: decoreg.EnsembleFromTrials}
 		switch group {
 		case tabTunedSeeds:
 			o.EnsembleFrom = decoreg.EnsembleFromSeeds
