@@ -19,7 +19,7 @@ import (
 // head, trained on the same data: the same number of features with the
 // same scaling range of y (the units of NLL_u), and the same names. They
 // may differ in anything else: seeds, sizes, tokenizations (an ensemble of
-// the best trials of Tune). The ensemble takes its configuration, training
+// the trials and seeds of Tune). The ensemble takes its configuration, training
 // information, names and input checks from the first member, and shares
 // the members' weights; it has the first member's temperature, applied to
 // every member, and no map of the CDF (CalibrateByIsotonic; a member's

@@ -62,8 +62,9 @@ type TuneOptions struct {
 	// shared equally among them (one it stops keeps its best epoch and
 	// joins if it lowers the mixture's validation NLL); EnsembleFromAll
 	// trains those and picks up to Ensemble members among the trials and
-	// them by greedy ensemble selection (the pointwise head, which has no
-	// likelihood to select by, takes the seeds').
+	// them by greedy ensemble selection. The pointwise head has no
+	// likelihood to select by: with it, all is seeds, and every seed's
+	// model that finished an epoch joins.
 	EnsembleFrom string
 	// MemberProgress, when not nil, is called after each epoch of the
 	// seeds' members EnsembleFromSeeds and EnsembleFromAll train after
@@ -116,24 +117,24 @@ type TuneReport struct {
 	// seed may then choose differently on another run.
 	Cut bool `json:"cut,omitempty"`
 	// Members is the number of models in the returned model: 1, or with
-	// Config.Ensemble N up to N trials (EnsembleFromTrials) or up to N
-	// (the best trial and N-1 more seeds of its settings,
-	// EnsembleFromSeeds: fewer when cancelled or MembersLeftOut).
+	// Config.Ensemble N up to N: trials (EnsembleFromTrials), trials and
+	// seeds' members (EnsembleFromAll), or the best trial and seeds'
+	// members (EnsembleFromSeeds).
 	Members int `json:"members"`
 	// EnsembleFrom is TuneOptions.EnsembleFrom where Config.Ensemble >= 2
-	// ("trials" or "seeds"), else "".
+	// ("trials", "seeds" or "all"), else "".
 	EnsembleFrom string `json:"ensemble_from,omitempty"`
-	// With EnsembleFromSeeds: the wall time of the members trained after
-	// the search; how many of them the second budget stopped before
-	// early stopping; and how many were left out of the model (stopped
-	// before their first epoch ended, stopped and not lowering the
-	// mixture's validation NLL, or diverged).
+	// With EnsembleFromSeeds and EnsembleFromAll: the wall time of the
+	// seeds' members trained after the search; how many of them the
+	// second budget stopped before early stopping; how many were left
+	// out of the model (stopped before their first epoch ended, diverged,
+	// or not chosen: by the greedy selection of EnsembleFromAll, or,
+	// with EnsembleFromSeeds, stopped by the budget and not lowering the
+	// mixture's validation NLL); and how many are in it.
 	MemberSeconds  float64 `json:"member_seconds,omitempty"`
 	MembersCut     int     `json:"members_cut,omitempty"`
 	MembersLeftOut int     `json:"members_left_out,omitempty"`
-	// With EnsembleFromAll: how many of the members are seeds' members
-	// (the others are trials).
-	SeedsChosen int `json:"seeds_chosen,omitempty"`
+	SeedsChosen    int     `json:"seeds_chosen,omitempty"`
 }
 
 // clone returns a copy of r that shares nothing with it (nil for nil).
@@ -373,9 +374,10 @@ type trialRun struct {
 // members are chosen among the trials and them by greedy ensemble
 // selection: from the best trial on, the model that lowers the validation
 // NLL of the mixture most is added while one does. EnsembleFromTrials
-// chooses among the trials alone (for the pointwise head, which has no
-// likelihood, the best trials by validation loss), EnsembleFromSeeds
-// takes the best trial and its seeds (see TuneOptions.EnsembleFrom).
+// chooses among the trials alone, EnsembleFromSeeds takes the best trial
+// and its seeds (see TuneOptions.EnsembleFrom). The pointwise head, which
+// has no likelihood, takes the best trials by validation loss
+// (EnsembleFromTrials) or the best trial and its seeds (the others).
 // The model is calibrated when base.Calibrate. The report lists every trial; it is also saved in
 // the model (TrainInfo.Tune).
 //
@@ -655,8 +657,9 @@ rungs:
 	switch {
 	case base.Ensemble > 1 && (opts.EnsembleFrom == EnsembleFromSeeds || opts.EnsembleFrom == EnsembleFromAll):
 		seeds, cut, err := trainSeeds(ctx, done[0], x, rows, cols, y, base, opts, rep)
-		if err == nil && (opts.EnsembleFrom == EnsembleFromSeeds || base.Head == HeadPointwise || ctx.Err() != nil) {
+		if err == nil && (opts.EnsembleFrom == EnsembleFromSeeds || base.Head == HeadPointwise) {
 			members, err = guardCut(append(members, seeds...), cut, x, rows, cols, y, base, rep)
+			rep.SeedsChosen = len(members) - 1
 		} else if err == nil {
 			// The library: the trials and the seeds' members; greedy
 			// ensemble selection from the best trial.
@@ -717,9 +720,9 @@ rungs:
 	m.info.Seconds = rep.Seconds
 	m.info.Tune = rep.clone() // the caller's report and the model's record are not shared
 	if ctx.Err() != nil {
-		if (rep.EnsembleFrom == EnsembleFromSeeds || rep.EnsembleFrom == EnsembleFromAll) && n > 1 {
+		if n > 1 {
 			m.info.Stopped = "cancelled"
-			return m, rep, fmt.Errorf("tuning cancelled while training the seeds' members (keeping the best trial and %d member(s) so far): %w", n-1, ctx.Err())
+			return m, rep, fmt.Errorf("tuning cancelled (keeping the best trial and %d more member(s) so far): %w", n-1, ctx.Err())
 		}
 		return m, rep, fmt.Errorf("tuning cancelled (keeping the best trial so far): %w", ctx.Err())
 	}

@@ -375,7 +375,7 @@ func TestTuneSeedsBudgetAndCancel(t *testing.T) {
 				cancel()
 			}
 		}})
-	if !errors.Is(err, context.Canceled) || m == nil || m.EnsembleSize() != 3 || m.Info().Stopped != "cancelled" || !strings.Contains(err.Error(), "2 member(s)") {
+	if !errors.Is(err, context.Canceled) || m == nil || m.EnsembleSize() != 3 || m.Info().Stopped != "cancelled" || !strings.Contains(err.Error(), "2 more member(s)") {
 		t.Errorf("cancelled in member 3 of 4: %v, %v", m, err)
 	}
 }
@@ -417,5 +417,42 @@ func TestTuneEnsembleFromAll(t *testing.T) {
 			t.Errorf("the first %d members: validation NLL %v, not below %v", k, ev.NLL, prev)
 		}
 		prev = ev.NLL
+	}
+}
+
+// The pointwise head has no likelihood to choose by: with all (the
+// default) it takes the best trial and its seeds, counted as chosen seeds;
+// a cancel while the seeds train under all still chooses greedily among
+// the trials and the seeds so far, and the counts add up.
+func TestTuneAllPointwiseAndCancel(t *testing.T) {
+	x, y := toyData(300, 1)
+	pw := Config{Head: HeadPointwise, EncLayers: 1, EncWidth: 8, MaxEpochs: 10, Patience: 3, LR: 3e-3, Seed: 2, Threads: 1, Ensemble: 3}
+	m, rep, err := Tune(context.Background(), x, len(y), 1, y, pw, TuneOptions{Trials: 2, Rung: 2, Budget: time.Minute, grid: tinyGrid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.EnsembleSize() != 3 || rep.SeedsChosen != 2 || rep.MembersLeftOut != 0 {
+		t.Errorf("pointwise, all: %d members, report %+v", m.EnsembleSize(), rep)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	base := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 8, Components: 2, MaxEpochs: 50, Patience: 50, LR: 3e-3, Seed: 2, Threads: 1, Ensemble: 4}
+	m, rep, err = Tune(ctx, x, len(y), 1, y, base, TuneOptions{Trials: 2, Rung: 50, Budget: time.Minute, grid: tinyGrid,
+		MemberProgress: func(p Progress) {
+			if p.Member == 2 && p.Epoch == 3 {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, context.Canceled) || m == nil {
+		t.Fatalf("cancelled: %v, %v", m, err)
+	}
+	trials := 0
+	for _, tr := range rep.Trials {
+		if tr.Chosen {
+			trials++
+		}
+	}
+	if trials+rep.SeedsChosen != m.EnsembleSize() || rep.SeedsChosen+rep.MembersLeftOut != 2 || m.Info().Stopped != "cancelled" && m.EnsembleSize() > 1 {
+		t.Errorf("cancelled under all: %d members, %d trials chosen, report %+v", m.EnsembleSize(), trials, rep)
 	}
 }

@@ -93,8 +93,9 @@ calibrate_by, val_nll_uncalibrated and val_nll_calibrated (with
 val_pit_ece_calibrated; with isotonic also isotonic_segments and
 isotonic_identity_weight);
 with --ensemble also members;
-with --tune also tune (trials, chosen, cut; with --ensemble, unless
---ensemble-from trials, also members_cut and members_left_out); skipped_rows when rows with a
+with --tune also tune (trials, chosen: the chosen trials' numbers, cut;
+with --ensemble, unless --ensemble-from trials, also members_cut,
+members_left_out and seeds_chosen); skipped_rows when rows with a
 missing target were left out.
 
 --ensemble N trains N members with seeds --seed, --seed+1, ...: their
@@ -125,8 +126,10 @@ greedily among the trials and them (--ensemble-from all, the default):
 each one added lowers the validation NLL of the mixture. --ensemble-from
 trials chooses among the trials alone (no second phase); --ensemble-from
 seeds takes the best trial and its seeds (a seed the budget stopped only
-if it lowers the mixture's validation NLL). The trial history is saved in
-the model file; a table of the trials (validation loss,
+if it lowers the mixture's validation NLL). The pointwise head, with no
+likelihood to choose by, takes the best N trials by validation loss
+(trials) or the best trial and every seed that finished an epoch (all,
+seeds). The trial history is saved in the model file; a table of the trials (validation loss,
 epochs, seconds, status, settings) goes to standard error. The same data,
 flags, --seed and --threads give the same choice unless the budget runs
 out first (the table then says so; with --ensemble, also the same members
@@ -462,6 +465,7 @@ type tuneSummary struct {
 	// budget stopped before early stopping, and those left out.
 	MembersCut     *int `json:"members_cut,omitempty"`
 	MembersLeftOut *int `json:"members_left_out,omitempty"`
+	SeedsChosen    *int `json:"seeds_chosen,omitempty"`
 }
 
 // warnNumericLevels warns about categorical columns most of whose levels
@@ -508,11 +512,11 @@ func printTrials(w io.Writer, rep *decoreg.TuneReport) {
 		cut = "; the budget ran out before every trial ended"
 	}
 	fmt.Fprintf(w, "tuned in %v of a %v budget%s\n", time.Duration((rep.Seconds-rep.MemberSeconds)*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), cut)
-	switch rep.EnsembleFrom {
-	case decoreg.EnsembleFromSeeds:
+	switch {
+	case rep.EnsembleFrom == decoreg.EnsembleFromSeeds || rep.EnsembleFrom == decoreg.EnsembleFromAll && rep.Trials[0].Config.Head == decoreg.HeadPointwise:
 		fmt.Fprintf(w, "the best trial's seeds: %d member(s) in all, trained in %v of a second %v budget; %d stopped by it, %d left out\n",
 			rep.Members, time.Duration(rep.MemberSeconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), rep.MembersCut, rep.MembersLeftOut)
-	case decoreg.EnsembleFromAll:
+	case rep.EnsembleFrom == decoreg.EnsembleFromAll:
 		fmt.Fprintf(w, "the best trial's seeds trained in %v of a second %v budget (%d stopped by it); %d member(s) chosen, %d of them seeds\n",
 			time.Duration(rep.MemberSeconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), rep.MembersCut, rep.Members, rep.SeedsChosen)
 	}
@@ -647,16 +651,17 @@ func runTrain(cmd *Command, args []string) error {
 	}
 	warnNumericLevels(name, nameSpools(fr.Path), m.Schema())
 	if t := m.Info().Tune; f.tune && cfg.Ensemble > 1 && t != nil && !interrupted {
+		seeds := t.EnsembleFrom == decoreg.EnsembleFromSeeds || t.EnsembleFrom == decoreg.EnsembleFromAll
 		switch {
 		case t.EnsembleFrom == decoreg.EnsembleFromTrials && m.EnsembleSize() < cfg.Ensemble:
 			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d: kept %d trial(s): no other trial that finished an epoch lowered the validation NLL of the mixture\n", name, cfg.Ensemble, m.EnsembleSize())
-		case t.EnsembleFrom == decoreg.EnsembleFromAll && m.EnsembleSize() < cfg.Ensemble:
-			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from all: kept %d member(s) (%d of them seeds): no other trial or seed member lowered the validation NLL of the mixture\n", name, cfg.Ensemble, m.EnsembleSize(), t.SeedsChosen)
-		case t.EnsembleFrom == decoreg.EnsembleFromSeeds && t.MembersCut > 0:
-			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from seeds: the second --budget stopped %d seed member(s) before early stopping; %d member(s) kept in all (%d left out); a longer --budget gives them time\n",
-				name, cfg.Ensemble, t.MembersCut, m.EnsembleSize(), t.MembersLeftOut)
-		case t.EnsembleFrom == decoreg.EnsembleFromSeeds && t.MembersLeftOut > 0:
-			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from seeds: %d seed member(s) diverged and were left out; %d kept\n", name, cfg.Ensemble, t.MembersLeftOut, m.EnsembleSize())
+		case seeds && t.MembersCut > 0:
+			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from %s: the second --budget stopped %d of the best trial's %d seed member(s) before early stopping; kept %d member(s), %d of them seeds; a longer --budget gives them time\n",
+				name, cfg.Ensemble, t.EnsembleFrom, t.MembersCut, cfg.Ensemble-1, m.EnsembleSize(), t.SeedsChosen)
+		case seeds && m.EnsembleSize() < cfg.Ensemble && t.EnsembleFrom == decoreg.EnsembleFromAll && cfg.Head != decoreg.HeadPointwise:
+			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from all: kept %d member(s), %d of them seeds: no other trial or seed member lowered the validation NLL of the mixture (%d seed member(s) left out)\n", name, cfg.Ensemble, m.EnsembleSize(), t.SeedsChosen, t.MembersLeftOut)
+		case seeds && m.EnsembleSize() < cfg.Ensemble:
+			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from %s: %d seed member(s) diverged and were left out; kept %d\n", name, cfg.Ensemble, t.EnsembleFrom, t.MembersLeftOut, m.EnsembleSize())
 		}
 	}
 	if err := writeOutput(name, f.out, func(w io.Writer) error { _, err := m.WriteTo(w); return err }); err != nil {
@@ -665,8 +670,8 @@ func runTrain(cmd *Command, args []string) error {
 	info := m.Info()
 	if interrupted {
 		switch {
-		case info.Tune != nil && info.Tune.EnsembleFrom != decoreg.EnsembleFromTrials && m.EnsembleSize() > 1:
-			fmt.Fprintf(errOut, "interrupted: saved the best trial and the %d seed member(s) trained so far (the last at its best epoch) to %s\n", m.EnsembleSize()-1, f.out)
+		case info.Tune != nil && m.EnsembleSize() > 1:
+			fmt.Fprintf(errOut, "interrupted: saved the best trial and %d more member(s) so far (a seed member in training at its best epoch) to %s\n", m.EnsembleSize()-1, f.out)
 		case info.Tune != nil:
 			fmt.Fprintf(errOut, "interrupted: saved the best trial so far to %s\n", f.out)
 		case info.Members > 1:
@@ -697,7 +702,7 @@ func runTrain(cmd *Command, args []string) error {
 	if t := info.Tune; t != nil {
 		s.Tune = &tuneSummary{Trials: len(t.Trials), Cut: t.Cut}
 		if t.EnsembleFrom == decoreg.EnsembleFromSeeds || t.EnsembleFrom == decoreg.EnsembleFromAll {
-			s.Tune.MembersCut, s.Tune.MembersLeftOut = &t.MembersCut, &t.MembersLeftOut
+			s.Tune.MembersCut, s.Tune.MembersLeftOut, s.Tune.SeedsChosen = &t.MembersCut, &t.MembersLeftOut, &t.SeedsChosen
 		}
 		for _, tr := range t.Trials {
 			if tr.Chosen {

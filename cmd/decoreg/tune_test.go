@@ -71,6 +71,17 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 		t.Errorf("--ensemble-from all: summary %v, stderr\n%s", s, errs)
 	}
 	mustCLI(t, "eval", "--model", all, "--data", test)
+	// --ensemble-from trials: the greedy choice among the trials alone.
+	tr := filepath.Join(dir, "tr.model")
+	out, errs = mustCLI(t, "train", "--data", train, "--out", tr, "--head", "mdn", "--tune", "--trials", "3",
+		"--budget", "60s", "--epochs", "4", "--enc-width", "16", "--threads", "1", "--ensemble", "3", "--ensemble-from", "trials")
+	s = summary(t, out)
+	if tu := s["tune"].(map[string]any); tu["members_cut"] != nil || strings.Contains(errs, "seeds") {
+		t.Errorf("--ensemble-from trials: summary %v, stderr\n%s", s, errs)
+	}
+	if mem, _ := s["members"].(float64); func() bool { m, err = decoreg.Load(tr); return err != nil }() || m.Info().Tune.EnsembleFrom != "trials" || m.EnsembleSize() != max(int(mem), 1) {
+		t.Errorf("--ensemble-from trials: the file: %v", err)
+	}
 	// Flags of --tune without it, and bad values.
 	for _, args := range [][]string{
 		{"--budget", "10s"}, {"--trials", "3"}, {"--tune", "--budget", "0s"}, {"--tune", "--trials", "0"},

@@ -34,7 +34,7 @@ import (
 const (
 	tabDefault  = "default"  // FitFlat with the defaults: "default", "default+cal"
 	tabEnsemble = "ensemble" // FitFlat with Ensemble 5: "ensemble5", "ensemble5+cal"
-	tabTuned    = "tuned"    // Tune with Ensemble 5: "tuned", "tuned+ensemble5", "tuned+ensemble5+cal"
+	tabTuned    = "tuned"    // Tune with Ensemble 5 from the trials: "tuned", "tuned+ensemble5", "tuned+ensemble5+cal"
 	// Tune with Ensemble 5 and EnsembleFrom seeds: "tuned+seeds5",
 	// "tuned+seeds5+cal". Its search repeats the "tuned" group's: the
 	// same trials and choice unless the budget's timing differs (the
@@ -93,8 +93,9 @@ type TabularLine struct {
 	Trials int      `json:"trials,omitempty"`
 	Chosen []string `json:"chosen,omitempty"`
 	Cut    bool     `json:"cut,omitempty"`
-	// Tuned with seeds: the wall time of the members trained after the
-	// search and how many its budget stopped early.
+	// Tuned with seeds or all: the wall time of the seeds' members trained
+	// after the search, how many its budget stopped early, and how many
+	// are in the model.
 	MemberSeconds float64 `json:"member_seconds,omitempty"`
 	MembersCut    int     `json:"members_cut,omitempty"`
 	SeedsChosen   int     `json:"seeds_chosen,omitempty"`
@@ -480,8 +481,8 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	var b strings.Builder
 	b.WriteString("# The normalized decoder on tables, against XGBoost\n\n" +
 		"decoreg's own experiment (issue 13): the normalized decoder as a user would run it on each UCI dataset's split: " +
-		"`train` with the defaults, with `--ensemble 5`, and with `--tune` (default budget) `--ensemble 5`, whose best trial " +
-		"alone is scored too (\"tuned\"); with `--tune --ensemble 5 --ensemble-from all` (\"tuned+all5\": up to 5 chosen " +
+		"`train` with the defaults, with `--ensemble 5`, and with `--tune` (default budget) `--ensemble 5 --ensemble-from trials` (\"tuned+ensemble5\"), whose best trial " +
+		"alone is scored too (\"tuned\"); with `--tune --ensemble 5 --ensemble-from all` (the default; \"tuned+all5\": up to 5 chosen " +
 		"greedily among the trials and 4 more seeds of the best trial's settings); and, where the journal has it, with " +
 		"`--ensemble-from seeds` (\"tuned+seeds5\": the best trial and those 4 seeds); each group with `--calibrate` where the split leaves at least 20 validation rows " +
 		"(\"+cal\"; without it, the scores are at temperature 1). Point estimate: the mean. NLL and tau use every test row; " +
@@ -570,9 +571,9 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 			s[tabDefault], s[tabEnsemble], s[tabTuned], seeds, cut, strings.Join(l.Chosen, "; "), sb)
 	}
 	// The figure's tuned ensemble: with seeds where the journal has them.
-	tv, tl := "tuned+ensemble5", "--tune --ensemble 5"
+	tv, tl := "tuned+ensemble5", "--tune --ensemble 5 --ensemble-from trials"
 	if len(tab["tuned+all5"]) > 0 {
-		tv, tl = "tuned+all5", "--tune --ensemble 5 --ensemble-from all"
+		tv, tl = "tuned+all5", "--tune --ensemble 5 (from all)"
 	}
 	fmt.Fprintf(&b, "\nFigure: [tabular.png](tabular.png): each dataset's Kendall's tau; left, the decoder's (the defaults in "+
 		"grey, %s in colour) against XGBoost's, where above the diagonal the decoder ranks better; right, "+
