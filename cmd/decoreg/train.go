@@ -670,6 +670,8 @@ func runTrain(cmd *Command, args []string) error {
 	info := m.Info()
 	if interrupted {
 		switch {
+		case info.Tune != nil && m.EnsembleSize() > 1 && info.Tune.EnsembleFrom == decoreg.EnsembleFromTrials:
+			fmt.Fprintf(errOut, "interrupted: saved the best trial and %d more trial(s) chosen so far (each at its best epoch) to %s\n", m.EnsembleSize()-1, f.out)
 		case info.Tune != nil && m.EnsembleSize() > 1:
 			fmt.Fprintf(errOut, "interrupted: saved the best trial and %d more member(s) so far (a seed member in training at its best epoch) to %s\n", m.EnsembleSize()-1, f.out)
 		case info.Tune != nil:
