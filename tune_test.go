@@ -209,23 +209,7 @@ func TestTuneEnsemble(t *testing.T) {
 	// The mixture's validation NLL: below the best trial's, and each
 	// prefix of the members lowers it.
 	val := valRows(t, x, y, DefaultConfig(base))
-	prev := math.Inf(1)
-	for k := 1; k <= len(ms); k++ {
-		e := ms[0]
-		if k > 1 {
-			if e, err = NewEnsemble(ms[:k]...); err != nil {
-				t.Fatal(err)
-			}
-		}
-		ev, err := e.Evaluate(val.x, len(val.y), val.y, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !(ev.NLL < prev) {
-			t.Errorf("the first %d members: validation NLL %v, not below %v", k, ev.NLL, prev)
-		}
-		prev = ev.NLL
-	}
+	prefixesLowerNLL(t, ms, val)
 	if _, _, err := Tune(context.Background(), x, len(y), 1, y, Config{Head: HeadMDN, Ensemble: 5}, TuneOptions{Trials: 3, EnsembleFrom: EnsembleFromTrials}); err == nil {
 		t.Error("an ensemble of 5 from 3 trials was accepted")
 	}
@@ -401,23 +385,7 @@ func TestTuneEnsembleFromAll(t *testing.T) {
 		t.Fatalf("%d members, %d trials chosen, report %+v", len(ms), trials, rep)
 	}
 	val := valRows(t, x, y, DefaultConfig(base))
-	prev := math.Inf(1)
-	for k := 1; k <= len(ms); k++ {
-		e := ms[0]
-		if k > 1 {
-			if e, err = NewEnsemble(ms[:k]...); err != nil {
-				t.Fatal(err)
-			}
-		}
-		ev, err := e.Evaluate(val.x, len(val.y), val.y, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !(ev.NLL < prev) {
-			t.Errorf("the first %d members: validation NLL %v, not below %v", k, ev.NLL, prev)
-		}
-		prev = ev.NLL
-	}
+	prefixesLowerNLL(t, ms, val)
 }
 
 // The pointwise head has no likelihood to choose by: with all (the
@@ -454,5 +422,29 @@ func TestTuneAllPointwiseAndCancel(t *testing.T) {
 	}
 	if trials+rep.SeedsChosen != m.EnsembleSize() || rep.SeedsChosen+rep.MembersLeftOut != 2 || m.Info().Stopped != "cancelled" && m.EnsembleSize() > 1 {
 		t.Errorf("cancelled under all: %d members, %d trials chosen, report %+v", m.EnsembleSize(), trials, rep)
+	}
+}
+
+// prefixesLowerNLL checks that each prefix of the members ms lowers the
+// mixture's NLL on the validation rows val.
+func prefixesLowerNLL(t *testing.T, ms []*Model, val rowsXY) {
+	t.Helper()
+	prev := math.Inf(1)
+	for k := 1; k <= len(ms); k++ {
+		e := ms[0]
+		if k > 1 {
+			var err error
+			if e, err = NewEnsemble(ms[:k]...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ev, err := e.Evaluate(val.x, len(val.y), val.y, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(ev.NLL < prev) {
+			t.Errorf("the first %d members: validation NLL %v, not below %v", k, ev.NLL, prev)
+		}
+		prev = ev.NLL
 	}
 }
