@@ -147,39 +147,32 @@ func (r *TuneReport) clone() *TuneReport {
 	return &c
 }
 
-// selectMembers picks up to n of the trials done (sorted by validation
-// loss, best first) for an ensemble by greedy ensemble selection (Caruana
-// et al., "Ensemble selection from libraries of models", 2004, without
-// replacement): starting from the best trial, it adds the trial that
-// lowers the validation NLL of the equal mixture most, while one does. It
-// returns indices into done, in the order they were added (the best
-// first).
-func selectMembers(done []*trialRun, n int, x []float64, rows, cols int, y []float64, base Config) ([]int, error) {
-	models := make([]*Model, len(done))
-	for k, tr := range done {
-		models[k] = tr.m
-	}
+// selectMembers picks up to n of models (the first the best trial) for an
+// ensemble by greedy ensemble selection (Caruana et al., "Ensemble
+// selection from libraries of models", 2004, without replacement):
+// starting from models[0], it adds the model that lowers the validation
+// NLL of the equal mixture most, while one does. It returns indices into
+// models, in the order they were added (0 first).
+func selectMembers(models []*Model, n int, x []float64, rows, cols int, y []float64, base Config) ([]int, error) {
 	nll, err := valRowNLL(models, x, rows, cols, y, base)
 	if err != nil {
 		return nil, err
 	}
-	val := nll[0]
-	mixNLL := func(set []int) float64 { return mixtureNLL(nll, set, len(val)) }
 	set := []int{0}
-	cur := mixNLL(set)
+	cur := mixtureNLL(nll, set)
 	used := map[int]bool{0: true}
 	for len(set) < n {
 		best, bestNLL := -1, cur
-		for k := range done {
+		for k := range models {
 			if used[k] {
 				continue
 			}
-			if v := mixNLL(append(slices.Clone(set), k)); v < bestNLL {
+			if v := mixtureNLL(nll, append(slices.Clone(set), k)); v < bestNLL {
 				best, bestNLL = k, v
 			}
 		}
 		if best < 0 {
-			break // no trial lowers the mixture's validation NLL
+			break // no model lowers the mixture's validation NLL
 		}
 		set, cur, used[best] = append(set, best), bestNLL, true
 	}
@@ -219,9 +212,10 @@ func valRowNLL(models []*Model, x []float64, rows, cols int, y []float64, base C
 	return nll, nil
 }
 
-// mixtureNLL is the mean NLL over n validation rows of the equal mixture
-// of the models set indexes in nll (valRowNLL's).
-func mixtureNLL(nll [][]float64, set []int, n int) float64 {
+// mixtureNLL is the mean NLL over the validation rows of the equal
+// mixture of the models set indexes in nll (valRowNLL's).
+func mixtureNLL(nll [][]float64, set []int) float64 {
+	n := len(nll[set[0]])
 	lp := make([]float64, len(set))
 	s := 0.0
 	for i := range n {
@@ -657,28 +651,13 @@ rungs:
 	switch {
 	case base.Ensemble > 1 && (opts.EnsembleFrom == EnsembleFromSeeds || opts.EnsembleFrom == EnsembleFromAll):
 		seeds, cut, err := trainSeeds(ctx, done[0], x, rows, cols, y, base, opts, rep)
-		if err == nil && (opts.EnsembleFrom == EnsembleFromSeeds || base.Head == HeadPointwise) {
+		switch {
+		case err != nil:
+		case opts.EnsembleFrom == EnsembleFromSeeds || base.Head == HeadPointwise:
 			members, err = guardCut(append(members, seeds...), cut, x, rows, cols, y, base, rep)
 			rep.SeedsChosen = len(members) - 1
-		} else if err == nil {
-			// The library: the trials and the seeds' members; greedy
-			// ensemble selection from the best trial.
-			lib := slices.Clone(done)
-			for _, mk := range append(seeds, cut...) {
-				lib = append(lib, &trialRun{t: &TuneTrial{ValLoss: mk.info.BestValLoss}, m: mk})
-			}
-			var picked []int
-			if picked, err = selectMembers(lib, base.Ensemble, x, rows, cols, y, base); err == nil {
-				members = members[:0]
-				for _, k := range picked {
-					lib[k].t.Chosen = true
-					members = append(members, lib[k].m)
-					if k >= len(done) {
-						rep.SeedsChosen++
-					}
-				}
-				rep.MembersLeftOut += len(seeds) + len(cut) - rep.SeedsChosen
-			}
+		default:
+			members, err = selectWithSeeds(done, append(seeds, cut...), x, rows, cols, y, base, rep)
 		}
 		if err != nil {
 			rep.Seconds = time.Since(start).Seconds()
@@ -691,7 +670,7 @@ rungs:
 			members = append(members, tr.m)
 		}
 	case base.Ensemble > 1 && len(done) > 1:
-		picked, err := selectMembers(done, base.Ensemble, x, rows, cols, y, base)
+		picked, err := selectMembers(trialModels(done), base.Ensemble, x, rows, cols, y, base)
 		if err != nil {
 			return nil, rep, err
 		}
@@ -776,6 +755,38 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 	return done, cut, nil
 }
 
+// trialModels returns the models of the trials.
+func trialModels(trials []*trialRun) []*Model {
+	out := make([]*Model, len(trials))
+	for k, tr := range trials {
+		out[k] = tr.m
+	}
+	return out
+}
+
+// selectWithSeeds is EnsembleFromAll's choice: up to base.Ensemble of the
+// trials done (sorted, the best first) and the seeds' members, by greedy
+// ensemble selection from the best trial. It marks the chosen trials and
+// counts the seeds' members chosen and left out in rep.
+func selectWithSeeds(done []*trialRun, seeds []*Model, x []float64, rows, cols int, y []float64, base Config, rep *TuneReport) ([]*Model, error) {
+	lib := append(trialModels(done), seeds...)
+	picked, err := selectMembers(lib, base.Ensemble, x, rows, cols, y, base)
+	if err != nil {
+		return nil, err
+	}
+	var members []*Model
+	for _, k := range picked {
+		members = append(members, lib[k])
+		if k < len(done) {
+			done[k].t.Chosen = true
+		} else {
+			rep.SeedsChosen++
+		}
+	}
+	rep.MembersLeftOut += len(seeds) - rep.SeedsChosen
+	return members, nil
+}
+
 // guardCut returns members followed by those of cut that lower the
 // validation NLL of the mixture so far, in order (EnsembleFromSeeds: a
 // half-trained model can make the mixture worse), counting the others in
@@ -794,10 +805,10 @@ func guardCut(members, cut []*Model, x []float64, rows, cols int, y []float64, b
 		set[i] = i
 	}
 	out := members
-	cur := mixtureNLL(nll, set, len(nll[0]))
+	cur := mixtureNLL(nll, set)
 	for j, mk := range cut {
 		k := len(members) + j
-		if v := mixtureNLL(nll, append(slices.Clone(set), k), len(nll[0])); v < cur {
+		if v := mixtureNLL(nll, append(slices.Clone(set), k)); v < cur {
 			set, cur, out = append(set, k), v, append(out, mk)
 			continue
 		}

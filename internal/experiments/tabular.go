@@ -274,7 +274,7 @@ func tabularExperiment() *Experiment {
 	return experiment("tabular", "the normalized decoder on tables: defaults, --ensemble 5, --tune, --calibrate, against XGBoost (decoreg's own)",
 		func(o Options) string {
 			s := seedsOr(o, 1)
-			return fmt.Sprintf("splits 0..%d, the full training part, the normalized decoder: defaults, --ensemble %d, --tune (budget %v) with --ensemble %d from the trials and from the trials and seeds, each with --calibrate where >= 20 validation rows%s",
+			return fmt.Sprintf("splits 0..%d, the full training part, the normalized decoder: defaults, --ensemble %d, --tune (budget %v) with --ensemble %d from the trials and (the default) from all, each with --calibrate where >= 20 validation rows%s",
 				s-1, tabEnsembleSize, decoreg.DefaultTuneBudget, tabEnsembleSize, quickNote(o))
 		},
 		TabularTasks, func() *TabularLine { return new(TabularLine) },
@@ -540,15 +540,15 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 			secs[l.Dataset][l.Split] = map[string]float64{}
 		}
 		secs[l.Dataset][l.Split][l.Group] = l.Seconds
-		if l.Group == tabTunedAll {
-			secs[l.Dataset][l.Split]["cut"] = float64(l.MembersCut)
-			secs[l.Dataset][l.Split]["chosen"] = float64(l.SeedsChosen)
-		}
 	}
-	seedsBest := map[string]string{} // dataset/split: the tuned-all run's best trial
+	type dsSplit struct {
+		ds    string
+		split int
+	}
+	all := map[dsSplit]*TabularLine{} // the tuned-all lines
 	for _, l := range lines {
-		if l.Group == tabTunedAll && l.Error == "" && len(l.Chosen) > 0 {
-			seedsBest[fmt.Sprintf("%s/%d", l.Dataset, l.Split)] = l.Chosen[0]
+		if l.Group == tabTunedAll {
+			all[dsSplit{l.Dataset, l.Split}] = l
 		}
 	}
 	for _, l := range lines {
@@ -556,19 +556,20 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 			continue
 		}
 		s := secs[l.Dataset][l.Split]
-		seeds, cut := "-", "-"
-		if t, ok := s[tabTunedAll]; ok {
-			seeds, cut = fmt.Sprintf("%.0f", t), fmt.Sprintf("%.0f of %d chosen, %.0f stopped", s["chosen"], tabEnsembleSize-1, s["cut"])
-		}
-		sb, ok := seedsBest[fmt.Sprintf("%s/%d", l.Dataset, l.Split)]
-		switch {
-		case !ok:
-			sb = "-"
-		case len(l.Chosen) > 0 && sb == l.Chosen[0]:
-			sb = "the same"
+		allSecs, allSeeds, allBest := "-", "-", "-"
+		if a, ok := all[dsSplit{l.Dataset, l.Split}]; ok {
+			allSecs = fmt.Sprintf("%.0f", a.Seconds)
+			allSeeds = fmt.Sprintf("%d of %d chosen, %d stopped", a.SeedsChosen, tabEnsembleSize-1, a.MembersCut)
+			switch {
+			case a.Error != "" || len(a.Chosen) == 0:
+			case len(l.Chosen) > 0 && a.Chosen[0] == l.Chosen[0]:
+				allBest = "the same"
+			default:
+				allBest = a.Chosen[0]
+			}
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %v | %.0f, %.0f, %.0f, %s | %s | %s | %s |\n", l.Dataset, l.Split, l.Trials, l.Cut,
-			s[tabDefault], s[tabEnsemble], s[tabTuned], seeds, cut, strings.Join(l.Chosen, "; "), sb)
+			s[tabDefault], s[tabEnsemble], s[tabTuned], allSecs, allSeeds, strings.Join(l.Chosen, "; "), allBest)
 	}
 	// The figure's tuned ensemble: with seeds where the journal has them.
 	tv, tl := "tuned+ensemble5", "--tune --ensemble 5 --ensemble-from trials"
