@@ -15,22 +15,24 @@ import (
 // sign of an exact zero) where AttentionForward uses its direct loops
 // (T*C/NH < 320) and within float32 rounding where it uses gemm.Sgemm.
 //
-// It owns its storage: the keys and the values, (B, Tmax, C) each, a
-// position's row appended whole at every Step; score scratch (B, NH, W),
-// W = Tmax rounded up to a multiple of 8, and (B, NH, Tmax); and, from the
-// first Keep, a spare pair of key and value buffers. Step does not
-// allocate; Keep allocates only when it grows the batch beyond every
-// earlier size. (The keys used to be kept transposed, (B, NH, C/NH, W), so
-// that a query's scores were one gemm.Direct row; but a Step then wrote
-// one float to each of C*W/8 cache lines of every sequence, and with a
-// thousand sequences, as sampling has, that was most of the Step's time.
-// Now each Step transposes a head's keys into a small block on the stack.)
+// Position t's keys and values are one slab each, (B_t, C), B_t the
+// batch when position t was stepped, its rows appended whole; each
+// sequence records, for each of its positions, the slab row it reads
+// (rows, (B, Tmax)). Keep then only copies those row numbers: sequences
+// that share a prefix (the children of one prefix in a tree expansion, or
+// a duplicated beam entry) share its keys and values, where a copy of
+// every earlier position used to be made for each. It owns its storage:
+// the slabs, the row table and its spare, and score scratch (B, NH, W),
+// W = Tmax rounded up to a multiple of 8, and (B, NH, Tmax). Keep
+// allocates only when it grows the batch beyond every earlier size, and
+// Step only when its batch is larger than every earlier one at its
+// position (after such a Keep, or a Restart with a larger B).
 type KVCache struct {
 	b, tmax, c, nh, n, w int
-	k, v                 []float32 // (b, tmax, c) each
-	k2, v2               []float32 // spare buffers for Keep
-	pre, att             []float32 // (b, nh, w), (b, nh, tmax) scratch
-	e                    []float64 // (b, nh, tmax) scratch: the softmax's exps
+	ks, vs               [][]float32 // per position: (B_t, C) keys, values
+	rows, rows2          []int32     // (b, tmax): sequence b's slab row at each position; spare for Keep
+	pre, att             []float32   // (b, nh, w), (b, nh, tmax) scratch
+	e                    []float64   // (b, nh, tmax) scratch: the softmax's exps
 }
 
 // NewKVCache returns an empty cache for B sequences of at most Tmax
@@ -38,12 +40,17 @@ type KVCache struct {
 func NewKVCache(B, Tmax, C, NH int) *KVCache {
 	checkAttn("NewKVCache", B, Tmax, C, NH)
 	w := roundUp8(Tmax)
-	return &KVCache{
+	c := &KVCache{
 		b: B, tmax: Tmax, c: C, nh: NH, w: w,
-		k: make([]float32, B*Tmax*C), v: make([]float32, B*Tmax*C),
-		pre: make([]float32, B*NH*w), att: make([]float32, B*NH*Tmax),
+		ks: make([][]float32, Tmax), vs: make([][]float32, Tmax),
+		rows: make([]int32, B*Tmax),
+		pre:  make([]float32, B*NH*w), att: make([]float32, B*NH*Tmax),
 		e: make([]float64, B*NH*Tmax),
 	}
+	for t := range Tmax {
+		c.ks[t], c.vs[t] = make([]float32, B*C), make([]float32, B*C)
+	}
+	return c
 }
 
 // Len reports the number of positions filled so far.
@@ -66,10 +73,12 @@ func (c *KVCache) Step(threads int, out, qkv []float32) {
 		panic("nn: KVCache.Step on a full cache")
 	}
 	t := c.n
+	c.ks[t], c.vs[t] = growTo(c.ks[t], B*C), growTo(c.vs[t], B*C)
+	kt, vt := c.ks[t], c.vs[t]
 	for b := 0; b < B; b++ {
-		row := (b*c.tmax + t) * C
-		copy(c.k[row:row+C], qkv[b*C3+C:b*C3+2*C])
-		copy(c.v[row:row+C], qkv[b*C3+2*C:b*C3+3*C])
+		copy(kt[b*C:(b+1)*C], qkv[b*C3+C:b*C3+2*C])
+		copy(vt[b*C:(b+1)*C], qkv[b*C3+2*C:b*C3+3*C])
+		c.rows[b*c.tmax+t] = int32(b)
 	}
 	c.n++
 	hs := C / NH
@@ -98,26 +107,29 @@ func (k kvStep) Run(lo, hi int) {
 	// call per pair costs more than its few exps); then each pair's
 	// softmax weights and output. The arithmetic is softmaxCausal's,
 	// element for element, so the bits are the same.
-	var blk [8 * kvBlockHS]float32 // keys t0..t0+7 of one head, (hs, 8)
+	var blk [8 * kvBlockHS]float32 // keys or values of 8 positions of one head
 	e := c.e[lo*n : hi*n]
 	for bh := lo; bh < hi; bh++ {
 		b, h := bh/c.nh, bh%c.nh
 		q := k.qkv[b*C3+h*hs : b*C3+h*hs+hs]
-		keys := c.k[b*c.tmax*C+h*hs:]
+		rows := c.rows[b*c.tmax : b*c.tmax+n]
 		s := c.pre[bh*c.w : (bh+1)*c.w]
 		if hs <= kvBlockHS {
+			// Keys t0..t0+7 transposed, (hs, 8), for one Direct row.
 			for t0 := 0; t0 < n; t0 += 8 {
 				for j := range min(8, n-t0) {
-					for p, x := range keys[(t0+j)*C : (t0+j)*C+hs] {
+					o := int(rows[t0+j])*C + h*hs
+					for p, x := range c.ks[t0+j][o : o+hs] {
 						blk[p*8+j] = x
 					}
 				}
 				gemm.Direct(false, 1, 8, hs, q, hs, blk[:], 8, s[t0:], 8)
 			}
 		} else {
-			for t2 := range n {
+			for t2, r := range rows {
+				o := int(r)*C + h*hs
 				acc := float32(0)
-				for p, x := range keys[t2*C : t2*C+hs] {
+				for p, x := range c.ks[t2][o : o+hs] {
 					acc += float32(q[p] * x)
 				}
 				s[t2] = acc
@@ -139,28 +151,43 @@ func (k kvStep) Run(lo, hi int) {
 		b, h := bh/c.nh, bh%c.nh
 		a := c.att[bh*c.tmax : bh*c.tmax+n]
 		scaleWeights(a, expsTo32(a, e[(bh-lo)*n:(bh-lo+1)*n], 0))
-		gemm.Direct(false, 1, hs, n, a, n, c.v[b*c.tmax*C+h*hs:], C, k.out[b*C+h*hs:], C)
+		rows := c.rows[b*c.tmax : b*c.tmax+n]
+		o := k.out[b*C+h*hs:]
+		// The weighted sum of the values, 8 positions (or, for wider
+		// heads, one) at a time: Direct with accum continues the same
+		// left-to-right sum, so the bits are one Direct's over all n.
+		per := max(1, min(8, len(blk)/hs))
+		for t0 := 0; t0 < n; t0 += per {
+			cnt := min(per, n-t0)
+			for j := range cnt {
+				r := int(rows[t0+j])*C + h*hs
+				copy(blk[j*hs:(j+1)*hs], c.vs[t0+j][r:r+hs])
+			}
+			gemm.Direct(t0 > 0, 1, hs, cnt, a[t0:], cnt, blk[:], hs, o, C)
+		}
 	}
 }
 
 // Keep reorders, duplicates or drops sequences (as beam search and
 // sampling with early finishes need): afterwards sequence i is the old
 // sequence idx[i], and Batch() is len(idx). Len() is unchanged. An index
-// outside [0, Batch()) panics.
+// outside [0, Batch()) panics. It copies only the sequences' slab rows
+// (Len() numbers each), not their keys and values.
 func (c *KVCache) Keep(idx []int) {
-	nb, row, used := len(idx), c.tmax*c.c, c.n*c.c
+	nb, n := len(idx), c.n
 	for _, j := range idx {
 		if j < 0 || j >= c.b {
 			panic("nn: KVCache.Keep index out of range")
 		}
 	}
-	c.k2, c.v2 = growTo(c.k2, nb*row), growTo(c.v2, nb*row)
-	for i, j := range idx {
-		copy(c.k2[i*row:i*row+used], c.k[j*row:j*row+used])
-		copy(c.v2[i*row:i*row+used], c.v[j*row:j*row+used])
+	if cap(c.rows2) < nb*c.tmax {
+		c.rows2 = make([]int32, nb*c.tmax)
 	}
-	c.k, c.k2 = c.k2, c.k
-	c.v, c.v2 = c.v2, c.v
+	c.rows2 = c.rows2[:nb*c.tmax]
+	for i, j := range idx {
+		copy(c.rows2[i*c.tmax:i*c.tmax+n], c.rows[j*c.tmax:j*c.tmax+n])
+	}
+	c.rows, c.rows2 = c.rows2, c.rows
 	if s := nb * c.nh * c.w; cap(c.pre) < s {
 		c.pre = make([]float32, s)
 	} else {
@@ -183,8 +210,10 @@ func (c *KVCache) Keep(idx []int) {
 // B. It reuses the storage when it is large enough.
 func (c *KVCache) Restart(B int) {
 	checkAttn("KVCache.Restart", B, c.tmax, c.c, c.nh)
-	c.k = growTo(c.k, B*c.tmax*c.c)
-	c.v = growTo(c.v, B*c.tmax*c.c)
+	if cap(c.rows) < B*c.tmax {
+		c.rows = make([]int32, B*c.tmax)
+	}
+	c.rows = c.rows[:B*c.tmax]
 	c.pre = growTo(c.pre, B*c.nh*c.w)
 	c.att = growTo(c.att, B*c.nh*c.tmax)
 	if cap(c.e) < B*c.nh*c.tmax {
