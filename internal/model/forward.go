@@ -404,13 +404,7 @@ func reluMask(threads int, dout, out []float32) { nn.ReLUMask(threads, dout, out
 //	out, res (N, OC), in (N, C), w (OC, C), b (OC).
 func linearResidual(threads int, out, res, in []float32, l *linear, N, C, OC int) {
 	w, b := l.w, l.b
-	out, res, b = out[:N*OC], res[:N*OC], b[:OC]
-	for i := 0; i < N; i++ {
-		o, r := out[i*OC:(i+1)*OC], res[i*OC:(i+1)*OC]
-		for j, bj := range b {
-			o[j] = r[j] + bj
-		}
-	}
+	nn.AddRows(out, res, b, N, OC)
 	if l.pw != nil {
 		gemm.SgemmPacked(threads, false, N, 1, in, C, l.pw, 1, out, OC)
 		return

@@ -41,3 +41,19 @@ func (k reluMask) Run(lo, hi int) {
 		d[i] = math.Float32frombits(math.Float32bits(d[i]) &^ off)
 	}
 }
+
+// AddRows sets out[i*OC+j] = res[i*OC+j] + b[j] (float32 sums) for the N
+// rows of width OC: a bias added to a residual, as a layer's output is
+// started before its product is accumulated into it. out may be res.
+func AddRows(out, res, b []float32, N, OC int) {
+	need(out, N*OC, "AddRows out")
+	need(res, N*OC, "AddRows res")
+	need(b, OC, "AddRows b")
+	w := addRowsVec(out, res, b, N, OC)
+	for i := range N {
+		o, r := out[i*OC:(i+1)*OC], res[i*OC:(i+1)*OC]
+		for j := w; j < OC; j++ {
+			o[j] = r[j] + b[j]
+		}
+	}
+}

@@ -29,3 +29,17 @@ func maskVec(d, o []float32) int {
 	maskAVX2(&d[0], &o[:n][0], n)
 	return n
 }
+
+//go:noescape
+func addRowsAVX2(out, res, b *float32, N, OC, width int)
+
+// addRowsVec sets out[i*OC+j] = res[i*OC+j] + b[j] for i < N and j below
+// the largest multiple of 8 it can (at most OC) and returns that width.
+func addRowsVec(out, res, b []float32, N, OC int) int {
+	w := OC &^ 7
+	if !useAVX2 || w == 0 || N == 0 {
+		return 0
+	}
+	addRowsAVX2(&out[:N*OC][0], &res[:N*OC][0], &b[:OC][0], N, OC, w)
+	return w
+}

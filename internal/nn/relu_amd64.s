@@ -51,3 +51,36 @@ mloop:
 mdone:
 	VZEROUPPER
 	RET
+
+// func addRowsAVX2(out, res, b *float32, N, OC, width int)
+// out[i*OC+j] = res[i*OC+j] + b[j] for i < N and j < width (a positive
+// multiple of 8, at most OC): VADDPS rounds each sum as Go's float32 +.
+TEXT ·addRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ out+0(FP), DI
+	MOVQ res+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ N+24(FP), R8
+	MOVQ OC+32(FP), R9
+	MOVQ width+40(FP), CX
+	SHLQ $2, R9 // row stride in bytes
+	TESTQ R8, R8
+	JEQ adone
+
+arow:
+	XORQ AX, AX
+
+acol:
+	VMOVUPS (SI)(AX*4), Y0
+	VADDPS (DX)(AX*4), Y0, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JLT acol
+	ADDQ R9, DI
+	ADDQ R9, SI
+	DECQ R8
+	JNE arow
+
+adone:
+	VZEROUPPER
+	RET

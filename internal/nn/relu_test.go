@@ -75,3 +75,28 @@ func TestReLUInPlaceAndMask(t *testing.T) {
 		}
 	}
 }
+
+// TestAddRows checks AddRows (the vector kernel where the build has one)
+// against the scalar rule, bit for bit, for widths below, at and past
+// multiples of 8, and in place (out = res).
+func TestAddRows(t *testing.T) {
+	r := rng.New(4)
+	for _, sz := range []struct{ N, OC int }{{0, 8}, {1, 3}, {3, 8}, {5, 21}, {2, 64}, {7, 130}} {
+		res, b := uniform(r, sz.N*sz.OC, 3), uniform(r, sz.OC, 3)
+		want := make([]float32, sz.N*sz.OC)
+		for i := range sz.N {
+			for j := range sz.OC {
+				want[i*sz.OC+j] = res[i*sz.OC+j] + b[j]
+			}
+		}
+		out := make([]float32, sz.N*sz.OC)
+		AddRows(out, res, b, sz.N, sz.OC)
+		if i := equalBits(out, want); i >= 0 {
+			t.Fatalf("N %d OC %d: out[%d] = %v, want %v", sz.N, sz.OC, i, out[i], want[i])
+		}
+		AddRows(res, res, b, sz.N, sz.OC)
+		if i := equalBits(res, want); i >= 0 {
+			t.Fatalf("in place, N %d OC %d: [%d] = %v, want %v", sz.N, sz.OC, i, res[i], want[i])
+		}
+	}
+}
