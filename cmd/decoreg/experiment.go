@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"decoreg/internal/experiments"
@@ -12,7 +13,7 @@ import (
 
 var cmdExperiment = &Command{
 	Name:      "experiment",
-	UsageLine: "experiment NAME [--out DIR] [--quick] [--shard I/N] [--threads T] [--n N] [--seeds S] [--report-only] | experiment NAME --merge --out DIR SHARD_RESULTS... | experiment --list",
+	UsageLine: "experiment NAME [--out DIR] [--quick] [--shard I/N] [--threads T] [--n N] [--seeds S] [--datasets LIST] [--groups LIST] [--report-only] | experiment NAME --merge --out DIR SHARD_RESULTS... | experiment --list",
 	Short:     "regenerate one of the paper's figures or tables (results, REPORT.md, PNG figures)",
 	Long: `Experiment runs one of the paper's experiments and writes its report.
 
@@ -39,7 +40,14 @@ Indexed Job that do this.
 DIR defaults to experiments/results/NAME. --quick runs a small version
 (for tests; well under a minute). --n and --seeds change the number of
 training points and of seeds (runs per setting) from each experiment's
-default; the paper's scale is, for bbob, --n 100000 --seeds 10.
+default; the paper's scale is, for bbob, --n 100000 --seeds 10. For the
+real-data experiments --seeds is the number of train/test splits (splits
+0..S-1), --datasets chooses datasets, and for tabular --groups chooses its
+groups of runs (default, ensemble, tuned, tuned-all by default; also
+tuned-seeds): "--seeds 2 --groups default,tuned-all" adds split 1 of the
+defaults and of the tuned ensemble to a journal that holds split 0. The
+report compares each variant with XGBoost and with the defaults over the
+splits that variant ran.
 
 The experiments (decoreg experiment --list):
 
@@ -66,6 +74,7 @@ var experimentF struct {
 	threads, n, seed int
 	merge            bool
 	data, datasets   string
+	groups           string
 }
 
 func init() {
@@ -80,6 +89,7 @@ func init() {
 	fs.BoolVar(&experimentF.list, "list", false, "list the experiments")
 	fs.StringVar(&experimentF.data, "data", "", "real-data experiments: the directory of datasets, each a subdirectory holding data.csv.gz and\ntest_mask.csv.gz (default ../shared/data/uci)")
 	fs.StringVar(&experimentF.datasets, "datasets", "", "real-data experiments: comma-separated dataset names (default: the experiment's)")
+	fs.StringVar(&experimentF.groups, "groups", "", "tabular: comma-separated groups of runs (default: default, ensemble, tuned, tuned-all; also\ntuned-seeds)")
 	fs.BoolVar(&experimentF.merge, "merge", false, "gather the results of shards run elsewhere: append to --out's results.jsonl the lines of the\njournals given as arguments (results.jsonl files or directories holding one) that it lacks, then write\nthe report; runs nothing")
 }
 
@@ -161,12 +171,33 @@ func runExperiment(cmd *Command, args []string) error {
 			}
 		}
 	}
+	if f.groups != "" {
+		if e.Groups == nil {
+			return inputf(name, "--groups is for the tabular experiment, not %s", e.Name)
+		}
+		seen := map[string]bool{}
+		for _, g := range strings.Split(f.groups, ",") {
+			if g = strings.TrimSpace(g); g != "" && !seen[g] {
+				if !slices.Contains(e.Groups, g) {
+					return inputf(name, "--groups: unknown group %q (have %s)", g, strings.Join(e.Groups, ", "))
+				}
+				seen[g] = true
+				so.Groups = append(so.Groups, g)
+			}
+		}
+		if len(so.Groups) == 0 {
+			return inputf(name, "--groups: no group named in %q", f.groups)
+		}
+	}
 	if isSet(&cmd.Flag, "data") || f.datasets != "" {
 		if !e.RealData {
 			return inputf(name, "--data and --datasets are for the real-data experiments, not %s", e.Name)
 		}
 	}
 	command := experimentCommand(e.Name, f.quick, f.n, f.seed, f.threads, f.datasets)
+	if len(so.Groups) > 0 {
+		command += " --groups " + strings.Join(so.Groups, ",")
+	}
 	ctx, stop := onInterrupt(func() {})
 	defer stop()
 	info := experiments.ReportInfo{Command: command, Scale: e.Scale(so), Ctx: ctx}

@@ -212,6 +212,9 @@ func TestExperimentErrors(t *testing.T) {
 		{[]string{"experiment", "risk", "--threads", "-1"}, "--threads"},
 		{[]string{"experiment", "risk", "--n", "-5"}, "--n"},
 		{[]string{"experiment", "risk", "--out", dir, "--report-only"}, "no results"},
+		{[]string{"experiment", "risk", "--groups", "default"}, "--groups is for the tabular experiment"},
+		{[]string{"experiment", "tabular", "--groups", "tuned-al", "--out", dir}, `unknown group "tuned-al"`},
+		{[]string{"experiment", "tabular", "--groups", " , ", "--out", dir}, "no group named"},
 	} {
 		code, _, errs := cli(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.msg) {

@@ -17,6 +17,9 @@ type Experiment struct {
 	Name, Short string
 	// RealData marks the experiments on datasets (Options.DataDir).
 	RealData bool
+	// Groups lists the groups of runs Options.Groups may choose among
+	// (nil: the experiment has no such choice).
+	Groups []string
 	// Scale describes, in words, the scale the options give.
 	Scale func(o Options) string
 	// Run runs the shard's pending runs (see RunTasks).

@@ -61,6 +61,10 @@ type Options struct {
 	// datasets to use (nil: the experiment's default).
 	DataDir  string
 	Datasets []string
+
+	// Groups chooses, for experiments that have them (Experiment.Groups),
+	// which groups of runs the plan holds (nil: the experiment's default).
+	Groups []string
 }
 
 // The truncated normal of the theorem.

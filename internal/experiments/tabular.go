@@ -9,7 +9,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,9 +47,13 @@ const (
 	tabTunedAll = "tuned-all"
 )
 
-// tabGroups are the groups of the plan. tabTunedSeeds is not among them
-// (a journal may hold its lines: tabular-v4 ran it on two datasets).
+// tabGroups are the groups of the default plan. tabTunedSeeds is not among
+// them (a journal may hold its lines: tabular-v4 ran it on two datasets);
+// Options.Groups may choose it.
 var tabGroups = []string{tabDefault, tabEnsemble, tabTuned, tabTunedAll}
+
+// TabularGroups are the groups Options.Groups may name.
+var TabularGroups = []string{tabDefault, tabEnsemble, tabTuned, tabTunedSeeds, tabTunedAll}
 
 // tabVariants are the scored models, in report order.
 var tabVariants = []string{"default", "default+cal", "ensemble5", "ensemble5+cal", "tuned", "tuned+ensemble5", "tuned+ensemble5+cal", "tuned+seeds5", "tuned+seeds5+cal", "tuned+all5", "tuned+all5+cal"}
@@ -111,10 +117,19 @@ func TabularTasks(opts Options) ([]Task[*TabularLine], error) {
 	if err != nil {
 		return nil, err
 	}
+	groups := tabGroups
+	if len(opts.Groups) > 0 {
+		for _, g := range opts.Groups {
+			if !slices.Contains(TabularGroups, g) {
+				return nil, &InputError{fmt.Errorf("tabular: unknown group %q (have %s)", g, strings.Join(TabularGroups, ", "))}
+			}
+		}
+		groups = opts.Groups
+	}
 	var tasks []Task[*TabularLine]
 	for _, ds := range names {
 		for sp := range splits {
-			for _, g := range tabGroups {
+			for _, g := range groups {
 				tasks = append(tasks, Task[*TabularLine]{
 					Key: fmt.Sprintf("dataset=%s,split=%d,group=%s", ds, sp, g),
 					Run: func(ctx context.Context) (*TabularLine, error) { return runTabular(ctx, u, ds, sp, g, opts) },
@@ -271,9 +286,13 @@ func calibratable(rows int, cfg decoreg.Config) bool {
 }
 
 func tabularExperiment() *Experiment {
-	return experiment("tabular", "the normalized decoder on tables: defaults, --ensemble 5, --tune, --calibrate, against XGBoost (decoreg's own)",
+	e := experiment("tabular", "the normalized decoder on tables: defaults, --ensemble 5, --tune, --calibrate, against XGBoost (decoreg's own)",
 		func(o Options) string {
 			s := seedsOr(o, 1)
+			if len(o.Groups) > 0 {
+				return fmt.Sprintf("splits 0..%d, the full training part, the normalized decoder: the groups %s (--tune budget %v, --ensemble %d)%s",
+					s-1, strings.Join(o.Groups, ", "), decoreg.DefaultTuneBudget, tabEnsembleSize, quickNote(o))
+			}
 			return fmt.Sprintf("splits 0..%d, the full training part, the normalized decoder: defaults, --ensemble %d, --tune (budget %v) with --ensemble %d from the trials and (the default) from all, each with --calibrate where >= 20 validation rows%s",
 				s-1, tabEnsembleSize, decoreg.DefaultTuneBudget, tabEnsembleSize, quickNote(o))
 		},
@@ -291,6 +310,8 @@ func tabularExperiment() *Experiment {
 			return strings.Join(parts, "; ")
 		},
 		TabularReport)
+	e.Groups = TabularGroups
+	return e
 }
 
 // xgbTau reads the XGBoost baseline's Kendall's tau per dataset and split
@@ -332,56 +353,80 @@ func xgbTau(path string) (map[string]map[int]float64, error) {
 }
 
 // TabularSummary compares one variant with XGBoost and with the defaults
-// over the datasets both have (each dataset's splits averaged first).
+// over the datasets both have, each dataset's splits averaged first: the
+// variant's splits for XGBoost, and for the defaults the splits both ran.
 type TabularSummary struct {
 	Variant           string
 	Datasets          int
+	Runs              int // (dataset, split) pairs
 	MeanTau           float64
-	XGBMeanTau        float64 // over the same datasets
+	XGBMeanTau        float64 // over the same datasets and splits
 	BeatsXGB          int     // datasets with a higher mean tau than XGBoost's
 	MeanNLL           float64
-	DefaultMeanNLL    float64 // the defaults' mean NLL over the same datasets
+	DefaultMeanNLL    float64 // the defaults' mean NLL over the same datasets and splits
 	LowerNLL          int     // datasets with a lower NLL than the defaults
 	InBand90          int     // datasets whose 90% interval covers 85-95%
 	MeanCoverage90    float64
 	MeanCRPSvsDefault float64 // mean over datasets of CRPS / the defaults' CRPS - 1
 }
 
-// tabTable averages each dataset's runs per variant.
-func tabTable(lines []*TabularLine) (map[string]map[string]TabScores, []string) {
-	sum := map[string]map[string]*[9]float64{}
+// tabRaw holds every scored model: variant, dataset, split.
+type tabRaw map[string]map[string]map[int]TabScores
+
+// tabScores gathers the scores of the lines that did not fail.
+func tabScores(lines []*TabularLine) tabRaw {
+	r := tabRaw{}
 	for _, l := range lines {
 		if l.Error != "" {
 			continue
 		}
-		for v, s := range l.Scores {
-			if sum[v] == nil {
-				sum[v] = map[string]*[9]float64{}
+		for v, sc := range l.Scores {
+			if r[v] == nil {
+				r[v] = map[string]map[int]TabScores{}
 			}
-			a := sum[v][l.Dataset]
-			if a == nil {
-				a = new([9]float64)
-				sum[v][l.Dataset] = a
+			if r[v][l.Dataset] == nil {
+				r[v][l.Dataset] = map[int]TabScores{}
 			}
-			a[0] += float64(s.NLL)
-			a[1] += float64(s.KendallTau)
-			a[2] += float64(s.RelMSE)
-			a[3] += float64(s.CRPS)
-			a[4] += float64(s.PITError)
-			a[5] += float64(s.Coverage90)
-			a[6] += float64(s.Width90)
-			a[7] += float64(s.Temperature)
-			a[8]++
+			r[v][l.Dataset][l.Split] = sc
 		}
 	}
+	return r
+}
+
+// splits returns the splits variant v has of dataset ds, in order.
+func (r tabRaw) splits(v, ds string) []int {
+	var sp []int
+	for s := range r[v][ds] {
+		sp = append(sp, s)
+	}
+	sort.Ints(sp)
+	return sp
+}
+
+// mean averages v's scores of ds over the splits sp (all of which it has).
+func (r tabRaw) mean(v, ds string, sp []int) TabScores {
+	var a [8]float64
+	for _, s := range sp {
+		sc := r[v][ds][s]
+		for i, x := range []Float{sc.NLL, sc.KendallTau, sc.RelMSE, sc.CRPS, sc.PITError, sc.Coverage90, sc.Width90, sc.Temperature} {
+			a[i] += float64(x)
+		}
+	}
+	n := float64(len(sp))
+	return TabScores{NLL: Float(a[0] / n), KendallTau: Float(a[1] / n), RelMSE: Float(a[2] / n), CRPS: Float(a[3] / n),
+		PITError: Float(a[4] / n), Coverage90: Float(a[5] / n), Width90: Float(a[6] / n), Temperature: Float(a[7] / n)}
+}
+
+// tabTable averages each variant's runs of a dataset over its splits, and
+// returns the datasets in order.
+func tabTable(lines []*TabularLine) (map[string]map[string]TabScores, []string) {
+	r := tabScores(lines)
 	out := map[string]map[string]TabScores{}
 	dsSet := map[string]bool{}
-	for v, byDS := range sum {
+	for v, byDS := range r {
 		out[v] = map[string]TabScores{}
-		for ds, a := range byDS {
-			n := a[8]
-			out[v][ds] = TabScores{NLL: Float(a[0] / n), KendallTau: Float(a[1] / n), RelMSE: Float(a[2] / n), CRPS: Float(a[3] / n),
-				PITError: Float(a[4] / n), Coverage90: Float(a[5] / n), Width90: Float(a[6] / n), Temperature: Float(a[7] / n)}
+		for ds := range byDS {
+			out[v][ds] = r.mean(v, ds, r.splits(v, ds))
 			dsSet[ds] = true
 		}
 	}
@@ -393,64 +438,89 @@ func tabTable(lines []*TabularLine) (map[string]map[string]TabScores, []string) 
 	return out, names
 }
 
+// xgbMean averages XGBoost's tau of dataset ds over the splits sp (NaN
+// splits left out); ok is false when none has a tau.
+func xgbMean(xgb map[string]map[int]float64, ds string, sp []int) (float64, bool) {
+	var v []float64
+	for _, s := range sp {
+		if t, ok := xgb[ds][s]; ok && !math.IsNaN(t) {
+			v = append(v, t)
+		}
+	}
+	if len(v) == 0 {
+		return 0, false
+	}
+	return metrics.Mean(v), true
+}
+
 // xgbMeans averages XGBoost's tau per dataset over the splits the lines
 // ran (NaN splits left out).
 func xgbMeans(lines []*TabularLine, xgb map[string]map[int]float64) map[string]float64 {
-	splits := map[string]map[int]bool{}
+	splits := map[string][]int{}
 	for _, l := range lines {
-		if splits[l.Dataset] == nil {
-			splits[l.Dataset] = map[int]bool{}
+		if !slices.Contains(splits[l.Dataset], l.Split) {
+			splits[l.Dataset] = append(splits[l.Dataset], l.Split)
 		}
-		splits[l.Dataset][l.Split] = true
 	}
 	out := map[string]float64{}
 	for ds, sp := range splits {
-		var v []float64
-		for s := range sp {
-			if t, ok := xgb[ds][s]; ok && !math.IsNaN(t) {
-				v = append(v, t)
-			}
-		}
-		if len(v) > 0 {
-			out[ds] = metrics.Mean(v)
+		if m, ok := xgbMean(xgb, ds, sp); ok {
+			out[ds] = m
 		}
 	}
 	return out
 }
 
-// SummarizeTabular summarizes each variant against XGBoost and the
-// defaults.
+// intersect returns the elements of a that b holds.
+func intersect(a, b []int) []int {
+	var c []int
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			c = append(c, x)
+		}
+	}
+	return c
+}
+
+// SummarizeTabular summarizes each variant against XGBoost (over the
+// variant's splits of each dataset) and the defaults (over the splits both
+// ran).
 func SummarizeTabular(lines []*TabularLine, xgb map[string]map[int]float64) []TabularSummary {
-	tab, names := tabTable(lines)
-	xm := xgbMeans(lines, xgb)
+	r := tabScores(lines)
+	_, names := tabTable(lines)
 	var out []TabularSummary
 	for _, v := range tabVariants {
-		byDS := tab[v]
-		if len(byDS) == 0 {
+		if len(r[v]) == 0 {
 			continue
 		}
 		s := TabularSummary{Variant: v}
 		var taus, xtaus, nlls, dnlls, covs, crps []float64
 		for _, ds := range names {
-			sc, ok := byDS[ds]
-			if !ok || math.IsNaN(float64(sc.KendallTau)) {
+			sp := r.splits(v, ds)
+			if len(sp) == 0 {
+				continue
+			}
+			sc := r.mean(v, ds, sp)
+			if math.IsNaN(float64(sc.KendallTau)) {
 				continue
 			}
 			s.Datasets++
+			s.Runs += len(sp)
 			taus = append(taus, float64(sc.KendallTau))
-			if x, ok := xm[ds]; ok {
+			if x, ok := xgbMean(xgb, ds, sp); ok {
 				xtaus = append(xtaus, x)
 				if float64(sc.KendallTau) > x {
 					s.BeatsXGB++
 				}
 			}
-			if d, ok := tab["default"][ds]; ok {
-				nlls = append(nlls, float64(sc.NLL))
+			if common := intersect(sp, r.splits("default", ds)); len(common) > 0 {
+				vc, d := r.mean(v, ds, common), r.mean("default", ds, common)
+				nlls = append(nlls, float64(vc.NLL))
 				dnlls = append(dnlls, float64(d.NLL))
-				if sc.NLL < d.NLL {
+				if vc.NLL < d.NLL {
 					s.LowerNLL++
 				}
-				crps = append(crps, float64(sc.CRPS)/float64(d.CRPS)-1)
+				crps = append(crps, float64(vc.CRPS)/float64(d.CRPS)-1)
 			}
 			c := float64(sc.Coverage90)
 			covs = append(covs, c)
@@ -488,8 +558,9 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 		"(\"+cal\"; without it, the scores are at temperature 1). Point estimate: the mean. NLL and tau use every test row; " +
 		"CRPS, coverage and PIT use at most 500 evenly spaced test rows (an ensemble's exact quantiles cost about 50 ms a row). XGBoost: " +
 		"`experiments/xgboost/xgb_uci.py` (Debian's xgboost, 500 trees, learning rate 0.05, depth 6, subsample 0.8, " +
-		"colsample 0.8) on the same splits, from `../xgboost/results.jsonl`; its tau is averaged over the splits run here " +
-		"(splits where tau is undefined, all test targets equal, are left out).\n\n")
+		"colsample 0.8) on the same splits, from `../xgboost/results.jsonl`. Each variant's scores of a dataset are averaged over " +
+		"the splits it ran; in the summary XGBoost's tau is averaged over the same splits, and the defaults' scores over the " +
+		"splits both ran (XGBoost's splits where tau is undefined, all test targets equal, are left out).\n\n")
 	fmt.Fprintf(&b, "Scale: %s. Command: `%s`.\n\n%s\n\n", info.Scale, info.Command, Provenance(lines))
 	failed := 0
 	for _, l := range lines {
@@ -505,12 +576,20 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 		"\"beats XGBoost\": datasets where the variant's tau is higher; \"lower NLL\": datasets where its test NLL is below " +
 		"the defaults'; \"90% in band\": datasets whose central 90% interval covers 85-95% of the test rows; CRPS change: " +
 		"mean over datasets of CRPS / the defaults' CRPS - 1.\n\n| variant |")
-	mdColumns(&b, []string{"datasets", "mean tau", "XGBoost mean tau", "beats XGBoost", "mean NLL", "defaults' mean NLL", "lower NLL", "90% in band", "mean 90% coverage", "CRPS change"}, "---:")
+	mdColumns(&b, []string{"datasets", "runs", "mean tau", "XGBoost mean tau", "beats XGBoost", "mean NLL", "defaults' mean NLL", "lower NLL", "90% in band", "mean 90% coverage", "CRPS change"}, "---:")
 	for _, s := range SummarizeTabular(lines, xgb) {
-		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f | %d | %.3f | %.3f | %d | %d | %.3f | %+.1f%% |\n", s.Variant, s.Datasets, s.MeanTau, s.XGBMeanTau,
+		fmt.Fprintf(&b, "| %s | %d | %d | %.4f | %.4f | %d | %.3f | %.3f | %d | %d | %.3f | %+.1f%% |\n", s.Variant, s.Datasets, s.Runs, s.MeanTau, s.XGBMeanTau,
 			s.BeatsXGB, s.MeanNLL, s.DefaultMeanNLL, s.LowerNLL, s.InBand90, s.MeanCoverage90, 100*s.MeanCRPSvsDefault)
 	}
-	b.WriteString("\n## Kendall's tau per dataset\n\n| dataset | XGBoost |")
+	// The figure's (and the issue's) tuned ensemble: from all where the
+	// journal has it.
+	tv, tl := "tuned+ensemble5", "--tune --ensemble 5 --ensemble-from trials"
+	if len(tab["tuned+all5"]) > 0 {
+		tv, tl = "tuned+all5", "--tune --ensemble 5 (from all)"
+	}
+	raw := tabScores(lines)
+	tabSplitTable(&b, raw, xgb, names, tv, tl)
+	b.WriteString("\n## Kendall's tau per dataset\n\nEach variant over the splits it ran; XGBoost over every split the journal holds of the dataset.\n\n| dataset | XGBoost |")
 	mdColumns(&b, tabVariants, "---:")
 	for _, ds := range names {
 		x, ok := xm[ds]
@@ -551,30 +630,59 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 			all[dsSplit{l.Dataset, l.Split}] = l
 		}
 	}
+	tuned := map[dsSplit]*TabularLine{} // the tuned (from trials) lines
+	var keys []dsSplit                  // the splits with a tuned or tuned-all line
 	for _, l := range lines {
-		if l.Group != tabTuned || l.Error != "" {
+		if l.Error != "" || (l.Group != tabTuned && l.Group != tabTunedAll) {
 			continue
 		}
-		s := secs[l.Dataset][l.Split]
-		allSecs, allSeeds, allBest := "-", "-", "-"
-		if a, ok := all[dsSplit{l.Dataset, l.Split}]; ok {
-			allSecs = fmt.Sprintf("%.0f", a.Seconds)
+		k := dsSplit{l.Dataset, l.Split}
+		if l.Group == tabTuned {
+			tuned[k] = l
+		}
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b dsSplit) int {
+		if a.ds != b.ds {
+			return strings.Compare(a.ds, b.ds)
+		}
+		return a.split - b.split
+	})
+	cell := func(v float64, ok bool) string {
+		if !ok {
+			return "-"
+		}
+		return fmt.Sprintf("%.0f", v)
+	}
+	for _, k := range keys {
+		s := secs[k.ds][k.split]
+		trials, cut, chosen := "-", "-", "-"
+		var tchosen []string
+		if l, ok := tuned[k]; ok {
+			trials, cut, chosen, tchosen = strconv.Itoa(l.Trials), strconv.FormatBool(l.Cut), strings.Join(l.Chosen, "; "), l.Chosen
+		}
+		allSeeds, allBest := "-", "-"
+		if a, ok := all[k]; ok {
 			allSeeds = fmt.Sprintf("%d of %d chosen, %d stopped", a.SeedsChosen, tabEnsembleSize-1, a.MembersCut)
 			switch {
 			case a.Error != "" || len(a.Chosen) == 0:
-			case len(l.Chosen) > 0 && a.Chosen[0] == l.Chosen[0]:
+			case len(tchosen) > 0 && a.Chosen[0] == tchosen[0]:
 				allBest = "the same"
 			default:
 				allBest = a.Chosen[0]
 			}
+			if _, ok := tuned[k]; !ok {
+				trials, cut = strconv.Itoa(a.Trials), strconv.FormatBool(a.Cut)
+			}
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %v | %.0f, %.0f, %.0f, %s | %s | %s | %s |\n", l.Dataset, l.Split, l.Trials, l.Cut,
-			s[tabDefault], s[tabEnsemble], s[tabTuned], allSecs, allSeeds, strings.Join(l.Chosen, "; "), allBest)
-	}
-	// The figure's tuned ensemble: with seeds where the journal has them.
-	tv, tl := "tuned+ensemble5", "--tune --ensemble 5 --ensemble-from trials"
-	if len(tab["tuned+all5"]) > 0 {
-		tv, tl = "tuned+all5", "--tune --ensemble 5 (from all)"
+		d, okd := s[tabDefault]
+		e, oke := s[tabEnsemble]
+		t, okt := s[tabTuned]
+		a, oka := s[tabTunedAll]
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s, %s, %s, %s | %s | %s | %s |\n", k.ds, k.split, trials, cut,
+			cell(d, okd), cell(e, oke), cell(t, okt), cell(a, oka), allSeeds, chosen, allBest)
 	}
 	fmt.Fprintf(&b, "\nFigure: [tabular.png](tabular.png): each dataset's Kendall's tau; left, the decoder's (the defaults in "+
 		"grey, %s in colour) against XGBoost's, where above the diagonal the decoder ranks better; right, "+
@@ -582,22 +690,26 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	if err := writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
 		return err
 	}
+	// Each variant's points over its splits (XGBoost's over the same);
+	// the tuned ensemble against the defaults over the splits both ran.
 	var dxy, txy, vxy plotter.XYs
 	for _, ds := range names {
-		d, okd := tab["default"][ds]
-		t, okt := tab[tv][ds]
-		if okd && okt && !math.IsNaN(float64(d.KendallTau)) && !math.IsNaN(float64(t.KendallTau)) {
-			vxy = append(vxy, plotter.XY{X: float64(d.KendallTau), Y: float64(t.KendallTau)})
+		dsp, tsp := raw.splits("default", ds), raw.splits(tv, ds)
+		if common := intersect(tsp, dsp); len(common) > 0 {
+			d, t := raw.mean("default", ds, common), raw.mean(tv, ds, common)
+			if !math.IsNaN(float64(d.KendallTau)) && !math.IsNaN(float64(t.KendallTau)) {
+				vxy = append(vxy, plotter.XY{X: float64(d.KendallTau), Y: float64(t.KendallTau)})
+			}
 		}
-		x, ok := xm[ds]
-		if !ok {
-			continue
+		if x, ok := xgbMean(xgb, ds, dsp); ok && len(dsp) > 0 {
+			if d := raw.mean("default", ds, dsp); !math.IsNaN(float64(d.KendallTau)) {
+				dxy = append(dxy, plotter.XY{X: x, Y: float64(d.KendallTau)})
+			}
 		}
-		if okd && !math.IsNaN(float64(d.KendallTau)) {
-			dxy = append(dxy, plotter.XY{X: x, Y: float64(d.KendallTau)})
-		}
-		if okt && !math.IsNaN(float64(t.KendallTau)) {
-			txy = append(txy, plotter.XY{X: x, Y: float64(t.KendallTau)})
+		if x, ok := xgbMean(xgb, ds, tsp); ok && len(tsp) > 0 {
+			if t := raw.mean(tv, ds, tsp); !math.IsNaN(float64(t.KendallTau)) {
+				txy = append(txy, plotter.XY{X: x, Y: float64(t.KendallTau)})
+			}
 		}
 	}
 	var row []*plot.Plot
@@ -635,6 +747,51 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	}
 	return writeGrid(ctxOf(info), filepath.Join(dir, "tabular.png"), "Kendall's tau on the UCI datasets (one point per dataset)",
 		[][]*plot.Plot{row}, vg.Length(len(row))*5*vg.Inch, 5*vg.Inch)
+}
+
+// tabSplitTable writes the section that checks issue 13's target: variant
+// v (described as label) against XGBoost on each dataset, split by split,
+// and their means over the splits v ran.
+func tabSplitTable(b *strings.Builder, raw tabRaw, xgb map[string]map[int]float64, names []string, v, label string) {
+	fmt.Fprintf(b, "\n## %s against XGBoost, split by split\n\n"+
+		"Kendall's tau of %s and of XGBoost on each split %s ran; \"wins\" where the mean over those splits is higher.\n\n"+
+		"| dataset | splits | %s, per split | XGBoost, per split | %s, mean | XGBoost, mean | wins |\n|---|---|---|---|---:|---:|---|\n",
+		label, label, v, v, v)
+	wins, n := 0, 0
+	var vm, xm []float64
+	for _, ds := range names {
+		sp := raw.splits(v, ds)
+		if len(sp) == 0 {
+			continue
+		}
+		var ss, vs, xs []string
+		for _, s := range sp {
+			ss = append(ss, strconv.Itoa(s))
+			vs = append(vs, fmt.Sprintf("%.3f", float64(raw[v][ds][s].KendallTau)))
+			if t, ok := xgb[ds][s]; ok {
+				xs = append(xs, fmt.Sprintf("%.3f", t))
+			} else {
+				xs = append(xs, "-")
+			}
+		}
+		t := float64(raw.mean(v, ds, sp).KendallTau)
+		x, ok := xgbMean(xgb, ds, sp)
+		xstr, win := "-", ""
+		if ok && !math.IsNaN(t) {
+			xstr = fmt.Sprintf("%.3f", x)
+			n++
+			vm, xm = append(vm, t), append(xm, x)
+			if t > x {
+				wins++
+				win = "yes"
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %.3f | %s | %s |\n", ds, strings.Join(ss, ", "), strings.Join(vs, ", "), strings.Join(xs, ", "), t, xstr, win)
+	}
+	if n > 0 {
+		fmt.Fprintf(b, "\n%s wins on %d of %d datasets (two thirds: %d); mean tau %.4f against XGBoost's %.4f.\n",
+			v, wins, n, (2*n+2)/3, metrics.Mean(vm), metrics.Mean(xm))
+	}
 }
 
 // variantTable writes a section titled title: a table of one score of

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -36,5 +37,79 @@ func TestXGBTau(t *testing.T) {
 		if _, err := xgbTau(path); err == nil {
 			t.Error("a bad line was accepted")
 		}
+	}
+}
+
+// The summary compares each variant with XGBoost over the variant's own
+// splits and with the defaults over the splits both ran.
+func TestSummarizeTabularSplits(t *testing.T) {
+	line := func(ds string, split int, group string, scores map[string]TabScores) *TabularLine {
+		return &TabularLine{Dataset: ds, Split: split, Group: group, Scores: scores}
+	}
+	sc := func(tau, nll float64) TabScores {
+		return TabScores{KendallTau: Float(tau), NLL: Float(nll), CRPS: 1, Coverage90: 0.9}
+	}
+	lines := []*TabularLine{
+		line("a", 0, tabDefault, map[string]TabScores{"default": sc(0.5, 1)}),
+		line("a", 0, tabTunedAll, map[string]TabScores{"tuned+all5": sc(0.7, 2)}),
+		line("a", 1, tabTunedAll, map[string]TabScores{"tuned+all5": sc(0.3, -10)}),
+		line("b", 0, tabDefault, map[string]TabScores{"default": sc(0.2, 0)}),
+		line("b", 0, tabTunedAll, map[string]TabScores{"tuned+all5": sc(0.4, -1)}),
+		{Dataset: "b", Split: 1, Group: tabTunedAll, Error: "diverged"},
+	}
+	xgb := map[string]map[int]float64{"a": {0: 0.6, 1: 0.6}, "b": {0: 0.1, 1: 0.9}}
+	got := map[string]TabularSummary{}
+	for _, s := range SummarizeTabular(lines, xgb) {
+		got[s.Variant] = s
+	}
+	d, a := got["default"], got["tuned+all5"]
+	// a: tuned+all5 0.5 (splits 0, 1) against XGBoost 0.6, no win; b: 0.4
+	// (split 0 alone: split 1 failed) against 0.1, a win.
+	if a.Datasets != 2 || a.Runs != 3 || a.BeatsXGB != 1 || math.Abs(a.MeanTau-0.45) > 1e-12 || math.Abs(a.XGBMeanTau-0.35) > 1e-12 {
+		t.Errorf("tuned+all5: %+v", a)
+	}
+	// Against the defaults on split 0 only: NLL 2 against 1 (higher) on a,
+	// -1 against 0 on b.
+	if a.LowerNLL != 1 || math.Abs(a.MeanNLL-0.5) > 1e-12 || math.Abs(a.DefaultMeanNLL-0.5) > 1e-12 {
+		t.Errorf("tuned+all5 against the defaults: %+v", a)
+	}
+	if d.Runs != 2 || math.Abs(d.XGBMeanTau-0.35) > 1e-12 || d.BeatsXGB != 1 {
+		t.Errorf("default: %+v", d)
+	}
+	var b strings.Builder
+	tabSplitTable(&b, tabScores(lines), xgb, []string{"a", "b"}, "tuned+all5", "the tuned ensemble")
+	for _, want := range []string{"| a | 0, 1 | 0.700, 0.300 | 0.600, 0.600 | 0.500 | 0.600 |  |", "| b | 0 | 0.400 | 0.100 | 0.400 | 0.100 | yes |", "wins on 1 of 2 datasets (two thirds: 2)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("split table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// Options.Groups chooses the plan's groups; an unknown one is refused.
+func TestTabularGroups(t *testing.T) {
+	dir := t.TempDir()
+	for _, ds := range []string{"a", "b"} {
+		if err := os.MkdirAll(filepath.Join(dir, ds), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ds, DataFile), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tasks, err := TabularTasks(Options{DataDir: dir, Datasets: []string{"a", "b"}, Seeds: 2, Groups: []string{tabDefault, tabTunedAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, k := range tasks {
+		keys = append(keys, k.Key)
+	}
+	want := "dataset=a,split=0,group=default dataset=a,split=0,group=tuned-all dataset=a,split=1,group=default dataset=a,split=1,group=tuned-all " +
+		"dataset=b,split=0,group=default dataset=b,split=0,group=tuned-all dataset=b,split=1,group=default dataset=b,split=1,group=tuned-all"
+	if got := strings.Join(keys, " "); got != want {
+		t.Errorf("keys:\n%s\nwant\n%s", got, want)
+	}
+	if _, err := TabularTasks(Options{DataDir: dir, Datasets: []string{"a"}, Groups: []string{"tuned-al"}}); err == nil || !strings.Contains(err.Error(), `"tuned-al"`) {
+		t.Errorf("an unknown group: %v", err)
 	}
 }
