@@ -143,18 +143,6 @@ func runExperiment(cmd *Command, args []string) error {
 	if err != nil {
 		return inputf(name, "--shard: %v", err)
 	}
-	out := f.out
-	if out == "" {
-		out = filepath.Join("experiments", "results", e.Name)
-	}
-	if err := makeOutDir(name, out); err != nil {
-		return err
-	}
-	for _, file := range []string{experiments.JournalFile, "REPORT.md"} {
-		if err := outfile.Check(filepath.Join(out, file)); err != nil {
-			return inputf(name, "--out %s: %s: %v", out, file, err)
-		}
-	}
 	so := experiments.Options{Quick: f.quick, N: f.n, Seeds: f.seed, Threads: f.threads, DataDir: f.data}
 	if so.DataDir == "" {
 		so.DataDir = defaultUCIDir()
@@ -192,6 +180,18 @@ func runExperiment(cmd *Command, args []string) error {
 	if isSet(&cmd.Flag, "data") || f.datasets != "" {
 		if !e.RealData {
 			return inputf(name, "--data and --datasets are for the real-data experiments, not %s", e.Name)
+		}
+	}
+	out := f.out
+	if out == "" {
+		out = filepath.Join("experiments", "results", e.Name)
+	}
+	if err := makeOutDir(name, out); err != nil {
+		return err
+	}
+	for _, file := range []string{experiments.JournalFile, "REPORT.md"} {
+		if err := outfile.Check(filepath.Join(out, file)); err != nil {
+			return inputf(name, "--out %s: %s: %v", out, file, err)
 		}
 	}
 	command := experimentCommand(e.Name, f.quick, f.n, f.seed, f.threads, f.datasets)

@@ -221,6 +221,11 @@ func TestExperimentErrors(t *testing.T) {
 			t.Errorf("decoreg %s: exit %d, %q; want 2 and %q", strings.Join(c.args, " "), code, errs, c.msg)
 		}
 	}
+	// A refused command creates no directory (the default --out is
+	// experiments/results/NAME under the working directory).
+	if _, err := os.Stat("experiments"); err == nil {
+		t.Error("a refused experiment command created ./experiments")
+	}
 	out, _ := mustCLI(t, "experiment", "--list")
 	for _, n := range []string{"risk", "curves", "density", "bbob", "uci"} {
 		if !strings.Contains(out, n) {

@@ -56,8 +56,11 @@ func TestSummarizeTabularSplits(t *testing.T) {
 		line("b", 0, tabDefault, map[string]TabScores{"default": sc(0.2, 0)}),
 		line("b", 0, tabTunedAll, map[string]TabScores{"tuned+all5": sc(0.4, -1)}),
 		{Dataset: "b", Split: 1, Group: tabTunedAll, Error: "diverged"},
+		// c: XGBoost's tau of split 1 is undefined: both sides on split 0.
+		line("c", 0, tabTunedAll, map[string]TabScores{"tuned+all5": sc(0.2, 0)}),
+		line("c", 1, tabTunedAll, map[string]TabScores{"tuned+all5": sc(0.9, 0)}),
 	}
-	xgb := map[string]map[int]float64{"a": {0: 0.6, 1: 0.6}, "b": {0: 0.1, 1: 0.9}}
+	xgb := map[string]map[int]float64{"a": {0: 0.6, 1: 0.6}, "b": {0: 0.1, 1: 0.9}, "c": {0: 0.3, 1: math.NaN()}}
 	got := map[string]TabularSummary{}
 	for _, s := range SummarizeTabular(lines, xgb) {
 		got[s.Variant] = s
@@ -65,7 +68,9 @@ func TestSummarizeTabularSplits(t *testing.T) {
 	d, a := got["default"], got["tuned+all5"]
 	// a: tuned+all5 0.5 (splits 0, 1) against XGBoost 0.6, no win; b: 0.4
 	// (split 0 alone: split 1 failed) against 0.1, a win.
-	if a.Datasets != 2 || a.Runs != 3 || a.BeatsXGB != 1 || math.Abs(a.MeanTau-0.45) > 1e-12 || math.Abs(a.XGBMeanTau-0.35) > 1e-12 {
+	// c: 0.2 against 0.3 on split 0, no win (its mean over both splits,
+	// 0.55, would have been one).
+	if a.Datasets != 3 || a.Runs != 5 || a.BeatsXGB != 1 || math.Abs(a.MeanTau-(0.5+0.4+0.55)/3) > 1e-12 || math.Abs(a.XGBMeanTau-(0.6+0.1+0.3)/3) > 1e-12 {
 		t.Errorf("tuned+all5: %+v", a)
 	}
 	// Against the defaults on split 0 only: NLL 2 against 1 (higher) on a,
@@ -77,8 +82,9 @@ func TestSummarizeTabularSplits(t *testing.T) {
 		t.Errorf("default: %+v", d)
 	}
 	var b strings.Builder
-	tabSplitTable(&b, tabScores(lines), xgb, []string{"a", "b"}, "tuned+all5", "the tuned ensemble")
-	for _, want := range []string{"| a | 0, 1 | 0.700, 0.300 | 0.600, 0.600 | 0.500 | 0.600 |  |", "| b | 0 | 0.400 | 0.100 | 0.400 | 0.100 | yes |", "wins on 1 of 2 datasets (two thirds: 2)"} {
+	tabSplitTable(&b, tabScores(lines), xgb, []string{"a", "b", "c"}, "tuned+all5", "the tuned ensemble")
+	for _, want := range []string{"| a | 0, 1 | 0.700, 0.300 | 0.600, 0.600 | 0.500 | 0.600 |  |", "| b | 0 | 0.400 | 0.100 | 0.400 | 0.100 | yes |",
+		"| c | 0, 1 | 0.200, 0.900 | 0.300, NaN | 0.200 | 0.300 |  |", "wins on 1 of 3 datasets (two thirds: 2)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("split table lacks %q:\n%s", want, b.String())
 		}

@@ -173,11 +173,12 @@ func fullAttention(qkv []float32, B, T, C, NH int) []float32 {
 
 func TestKVCacheMatchesForward(t *testing.T) {
 	// One block of 8 keys; three blocks (T > 8); a head wider than
-	// kvBlockHS (the scalar loops), and one whose values take several
-	// blocks of fewer than 8 positions. The bits are checked against
+	// kvBlockHS (the scalar loops), one whose values take several
+	// blocks of fewer than 8 positions, and one too wide for a block (its
+	// values read in place). The bits are checked against
 	// AttentionForward's direct loops (forced on), the values against its
 	// multiplies within rounding.
-	for _, sz := range []struct{ B, T, C, NH int }{{3, 7, 8, 2}, {3, 19, 32, 2}, {3, 2, 2 * (kvBlockHS + 11), 2}, {3, 17, 2 * (kvBlockHS + 11), 2}} {
+	for _, sz := range []struct{ B, T, C, NH int }{{3, 7, 8, 2}, {3, 19, 32, 2}, {3, 2, 2 * (kvBlockHS + 11), 2}, {3, 17, 2 * (kvBlockHS + 11), 2}, {3, 3, 8*kvBlockHS + 5, 1}} {
 		t.Run(fmt.Sprintf("B%d_T%d_C%d_NH%d", sz.B, sz.T, sz.C, sz.NH), func(t *testing.T) {
 			testKVCacheMatchesForward(t, sz.B, sz.T, sz.C, sz.NH)
 		})

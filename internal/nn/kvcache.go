@@ -153,10 +153,18 @@ func (k kvStep) Run(lo, hi int) {
 		scaleWeights(a, expsTo32(a, e[(bh-lo)*n:(bh-lo+1)*n], 0))
 		rows := c.rows[b*c.tmax : b*c.tmax+n]
 		o := k.out[b*C+h*hs:]
-		// The weighted sum of the values, 8 positions (or, for wider
-		// heads, one) at a time: Direct with accum continues the same
+		// The weighted sum of the values, as many positions at a time as
+		// blk holds (up to 8; a head wider than blk reads each position's
+		// row in place): Direct with accum continues the same
 		// left-to-right sum, so the bits are one Direct's over all n.
-		per := max(1, min(8, len(blk)/hs))
+		per := min(8, len(blk)/hs)
+		if per <= 1 {
+			for t2, r := range rows {
+				o2 := int(r)*C + h*hs
+				gemm.Direct(t2 > 0, 1, hs, 1, a[t2:], 1, c.vs[t2][o2:o2+hs], hs, o, C)
+			}
+			continue
+		}
 		for t0 := 0; t0 < n; t0 += per {
 			cnt := min(per, n-t0)
 			for j := range cnt {
