@@ -403,18 +403,40 @@ func (r tabRaw) splits(v, ds string) []int {
 	return sp
 }
 
-// mean averages v's scores of ds over the splits sp (all of which it has).
+// mean averages v's scores of ds over the splits sp (all of which it
+// has), each score over the splits where it is defined (not NaN: tau is
+// undefined where every test target is equal); NaN where it is defined on
+// none.
 func (r tabRaw) mean(v, ds string, sp []int) TabScores {
-	var a [8]float64
+	var a, n [8]float64
 	for _, s := range sp {
 		sc := r[v][ds][s]
 		for i, x := range []Float{sc.NLL, sc.KendallTau, sc.RelMSE, sc.CRPS, sc.PITError, sc.Coverage90, sc.Width90, sc.Temperature} {
-			a[i] += float64(x)
+			if !math.IsNaN(float64(x)) {
+				a[i] += float64(x)
+				n[i]++
+			}
 		}
 	}
-	n := float64(len(sp))
-	return TabScores{NLL: Float(a[0] / n), KendallTau: Float(a[1] / n), RelMSE: Float(a[2] / n), CRPS: Float(a[3] / n),
-		PITError: Float(a[4] / n), Coverage90: Float(a[5] / n), Width90: Float(a[6] / n), Temperature: Float(a[7] / n)}
+	var m [8]Float
+	for i := range m {
+		m[i] = Float(math.NaN())
+		if n[i] > 0 {
+			m[i] = Float(a[i] / n[i])
+		}
+	}
+	return TabScores{NLL: m[0], KendallTau: m[1], RelMSE: m[2], CRPS: m[3], PITError: m[4], Coverage90: m[5], Width90: m[6], Temperature: m[7]}
+}
+
+// tauSplits returns the splits of sp where v's tau of ds is defined.
+func (r tabRaw) tauSplits(v, ds string, sp []int) []int {
+	var out []int
+	for _, s := range sp {
+		if !math.IsNaN(float64(r[v][ds][s].KendallTau)) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // tabTable averages each variant's runs of a dataset over its splits, and
@@ -519,7 +541,7 @@ func SummarizeTabular(lines []*TabularLine, xgb map[string]map[int]float64) []Ta
 			s.Datasets++
 			s.Runs += len(sp)
 			taus = append(taus, float64(sc.KendallTau))
-			if xs := xgbSplits(xgb, ds, sp); len(xs) > 0 {
+			if xs := xgbSplits(xgb, ds, r.tauSplits(v, ds, sp)); len(xs) > 0 {
 				x, _ := xgbMean(xgb, ds, xs)
 				xtaus = append(xtaus, x)
 				if float64(r.mean(v, ds, xs).KendallTau) > x {
@@ -572,8 +594,8 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 		"CRPS, coverage and PIT use at most 500 evenly spaced test rows (an ensemble's exact quantiles cost about 50 ms a row). XGBoost: " +
 		"`experiments/xgboost/xgb_uci.py` (Debian's xgboost, 500 trees, learning rate 0.05, depth 6, subsample 0.8, " +
 		"colsample 0.8) on the same splits, from `../xgboost/results.jsonl`. Each variant's scores of a dataset are averaged over " +
-		"the splits it ran; against XGBoost, both sides over the variant's splits where XGBoost's tau is defined (undefined: all " +
-		"test targets equal), and against the defaults, both over the splits both ran.\n\n")
+		"the splits it ran (each score over the splits where it is defined: tau is not where every test target is equal); " +
+		"against XGBoost, both sides over the variant's splits where both taus are defined, and against the defaults, both over the splits both ran.\n\n")
 	fmt.Fprintf(&b, "Scale: %s. Command: `%s`.\n\n%s\n\n", info.Scale, info.Command, Provenance(lines))
 	b.WriteString(tabJournalScale(lines))
 	failed := 0
@@ -717,13 +739,13 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 				vxy = append(vxy, plotter.XY{X: float64(d.KendallTau), Y: float64(t.KendallTau)})
 			}
 		}
-		if xs := xgbSplits(xgb, ds, dsp); len(xs) > 0 {
+		if xs := xgbSplits(xgb, ds, raw.tauSplits("default", ds, dsp)); len(xs) > 0 {
 			x, _ := xgbMean(xgb, ds, xs)
 			if d := raw.mean("default", ds, xs); !math.IsNaN(float64(d.KendallTau)) {
 				dxy = append(dxy, plotter.XY{X: x, Y: float64(d.KendallTau)})
 			}
 		}
-		if xs := xgbSplits(xgb, ds, tsp); len(xs) > 0 {
+		if xs := xgbSplits(xgb, ds, raw.tauSplits(tv, ds, tsp)); len(xs) > 0 {
 			x, _ := xgbMean(xgb, ds, xs)
 			if t := raw.mean(tv, ds, xs); !math.IsNaN(float64(t.KendallTau)) {
 				txy = append(txy, plotter.XY{X: x, Y: float64(t.KendallTau)})
@@ -807,7 +829,7 @@ func tabJournalScale(lines []*TabularLine) string {
 // and their means over the splits v ran.
 func tabSplitTable(b *strings.Builder, raw tabRaw, xgb map[string]map[int]float64, names []string, v, label string) {
 	fmt.Fprintf(b, "\n## %s against XGBoost, split by split\n\n"+
-		"Kendall's tau of %s and of XGBoost on each split %s ran; the means over the splits where XGBoost's tau is defined; "+
+		"Kendall's tau of %s and of XGBoost on each split %s ran; the means over the splits where both are defined; "+
 		"\"wins\" where the variant's mean is higher.\n\n"+
 		"| dataset | splits | %s, per split | XGBoost, per split | %s, mean | XGBoost, mean | wins |\n|---|---|---|---|---:|---:|---|\n",
 		label, label, v, v, v)
@@ -830,7 +852,7 @@ func tabSplitTable(b *strings.Builder, raw tabRaw, xgb map[string]map[int]float6
 		}
 		// The means over the splits XGBoost has a tau of (all of them,
 		// unless its tau is undefined or it lacks a split).
-		cmp := xgbSplits(xgb, ds, sp)
+		cmp := xgbSplits(xgb, ds, raw.tauSplits(v, ds, sp))
 		if len(cmp) == 0 {
 			cmp = sp
 		}

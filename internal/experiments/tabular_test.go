@@ -59,8 +59,11 @@ func TestSummarizeTabularSplits(t *testing.T) {
 		// c: XGBoost's tau of split 1 is undefined: both sides on split 0.
 		line("c", 0, tabTunedAll, map[string]TabScores{"tuned+all5": sc(0.2, 0)}),
 		line("c", 1, tabTunedAll, map[string]TabScores{"tuned+all5": sc(0.9, 0)}),
+		// d: split 1's test targets are all equal (tau undefined for both).
+		line("d", 0, tabTunedAll, map[string]TabScores{"tuned+all5": sc(0.5, 0)}),
+		line("d", 1, tabTunedAll, map[string]TabScores{"tuned+all5": sc(math.NaN(), 0)}),
 	}
-	xgb := map[string]map[int]float64{"a": {0: 0.6, 1: 0.6}, "b": {0: 0.1, 1: 0.9}, "c": {0: 0.3, 1: math.NaN()}}
+	xgb := map[string]map[int]float64{"a": {0: 0.6, 1: 0.6}, "b": {0: 0.1, 1: 0.9}, "c": {0: 0.3, 1: math.NaN()}, "d": {0: 0.4, 1: math.NaN()}}
 	got := map[string]TabularSummary{}
 	for _, s := range SummarizeTabular(lines, xgb) {
 		got[s.Variant] = s
@@ -69,8 +72,9 @@ func TestSummarizeTabularSplits(t *testing.T) {
 	// a: tuned+all5 0.5 (splits 0, 1) against XGBoost 0.6, no win; b: 0.4
 	// (split 0 alone: split 1 failed) against 0.1, a win.
 	// c: 0.2 against 0.3 on split 0, no win (its mean over both splits,
-	// 0.55, would have been one).
-	if a.Datasets != 3 || a.Runs != 5 || a.BeatsXGB != 1 || math.Abs(a.MeanTau-(0.5+0.4+0.55)/3) > 1e-12 || math.Abs(a.XGBMeanTau-(0.6+0.1+0.3)/3) > 1e-12 {
+	// 0.55, would have been one); d: 0.5 against 0.4 on split 0, a win
+	// (an undefined tau does not drop the dataset).
+	if a.Datasets != 4 || a.Runs != 7 || a.BeatsXGB != 2 || math.Abs(a.MeanTau-(0.5+0.4+0.55+0.5)/4) > 1e-12 || math.Abs(a.XGBMeanTau-(0.6+0.1+0.3+0.4)/4) > 1e-12 {
 		t.Errorf("tuned+all5: %+v", a)
 	}
 	// Against the defaults on split 0 only: NLL 2 against 1 (higher) on a,
@@ -82,9 +86,9 @@ func TestSummarizeTabularSplits(t *testing.T) {
 		t.Errorf("default: %+v", d)
 	}
 	var b strings.Builder
-	tabSplitTable(&b, tabScores(lines), xgb, []string{"a", "b", "c"}, "tuned+all5", "the tuned ensemble")
+	tabSplitTable(&b, tabScores(lines), xgb, []string{"a", "b", "c", "d"}, "tuned+all5", "the tuned ensemble")
 	for _, want := range []string{"| a | 0, 1 | 0.700, 0.300 | 0.600, 0.600 | 0.500 | 0.600 |  |", "| b | 0 | 0.400 | 0.100 | 0.400 | 0.100 | yes |",
-		"| c | 0, 1 | 0.200, 0.900 | 0.300, NaN | 0.200 | 0.300 |  |", "wins on 1 of 3 datasets (two thirds: 2)"} {
+		"| c | 0, 1 | 0.200, 0.900 | 0.300, NaN | 0.200 | 0.300 |  |", "| d | 0, 1 | 0.500, NaN | 0.400, NaN | 0.500 | 0.400 | yes |", "wins on 2 of 4 datasets (two thirds: 3)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("split table lacks %q:\n%s", want, b.String())
 		}
