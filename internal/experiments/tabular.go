@@ -439,25 +439,32 @@ func (r tabRaw) tauSplits(v, ds string, sp []int) []int {
 	return out
 }
 
-// tabTable averages each variant's runs of a dataset over its splits, and
-// returns the datasets in order.
-func tabTable(lines []*TabularLine) (map[string]map[string]TabScores, []string) {
-	r := tabScores(lines)
+// datasets returns every dataset any variant has, in order.
+func (r tabRaw) datasets() []string {
+	set := map[string]bool{}
+	for _, byDS := range r {
+		for ds := range byDS {
+			set[ds] = true
+		}
+	}
+	names := make([]string, 0, len(set))
+	for ds := range set {
+		names = append(names, ds)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// table averages each variant's runs of a dataset over its splits.
+func (r tabRaw) table() map[string]map[string]TabScores {
 	out := map[string]map[string]TabScores{}
-	dsSet := map[string]bool{}
 	for v, byDS := range r {
 		out[v] = map[string]TabScores{}
 		for ds := range byDS {
 			out[v][ds] = r.mean(v, ds, r.splits(v, ds))
-			dsSet[ds] = true
 		}
 	}
-	var names []string
-	for ds := range dsSet {
-		names = append(names, ds)
-	}
-	sort.Strings(names)
-	return out, names
+	return out
 }
 
 // xgbMean averages XGBoost's tau of dataset ds over the splits sp (NaN
@@ -521,7 +528,7 @@ func intersect(a, b []int) []int {
 // ran).
 func SummarizeTabular(lines []*TabularLine, xgb map[string]map[int]float64) []TabularSummary {
 	r := tabScores(lines)
-	_, names := tabTable(lines)
+	names := r.datasets()
 	var out []TabularSummary
 	for _, v := range tabVariants {
 		if len(r[v]) == 0 {
@@ -581,7 +588,8 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	if err != nil {
 		return err
 	}
-	tab, names := tabTable(lines)
+	raw := tabScores(lines)
+	tab, names := raw.table(), raw.datasets()
 	xm := xgbMeans(lines, xgb)
 	var b strings.Builder
 	b.WriteString("# The normalized decoder on tables, against XGBoost\n\n" +
@@ -623,7 +631,6 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	if len(tab["tuned+all5"]) > 0 {
 		tv, tl = "tuned+all5", "--tune --ensemble 5 (from all)"
 	}
-	raw := tabScores(lines)
 	if len(raw[tv]) > 0 {
 		tabSplitTable(&b, raw, xgb, names, tv, tl)
 	}
