@@ -178,7 +178,7 @@ func TestKVCacheMatchesForward(t *testing.T) {
 	// values read in place). The bits are checked against
 	// AttentionForward's direct loops (forced on), the values against its
 	// multiplies within rounding.
-	for _, sz := range []struct{ B, T, C, NH int }{{3, 7, 8, 2}, {3, 19, 32, 2}, {3, 2, 2 * (kvBlockHS + 11), 2}, {3, 17, 2 * (kvBlockHS + 11), 2}, {3, 3, 8*kvBlockHS + 5, 1}} {
+	for _, sz := range []struct{ B, T, C, NH int }{{3, 7, 8, 2}, {3, 19, 32, 2}, {3, 2, 2 * (kvBlockHS + 11), 2}, {3, 17, 2 * (kvBlockHS + 11), 2}, {3, 3, 8*kvBlockHS + 5, 1}, {3, 9, 8, 1}, {5, 7, 32, 1}, {3, 17, 128, 4}, {3, 5, 8*kvBlockHS + 8, 1}} {
 		t.Run(fmt.Sprintf("B%d_T%d_C%d_NH%d", sz.B, sz.T, sz.C, sz.NH), func(t *testing.T) {
 			testKVCacheMatchesForward(t, sz.B, sz.T, sz.C, sz.NH)
 		})
@@ -217,8 +217,16 @@ func testKVCacheMatchesForward(t *testing.T, B, T, C, NH int) {
 }
 
 func TestKVCacheKeep(t *testing.T) {
+	// Heads of 2 floats (the scalar loops) and of 32 (the vector
+	// kernels where the build has them).
+	for _, c := range []struct{ C, NH int }{{4, 2}, {64, 2}} {
+		t.Run(fmt.Sprintf("C%d_NH%d", c.C, c.NH), func(t *testing.T) { testKVCacheKeep(t, c.C, c.NH) })
+	}
+}
+
+func testKVCacheKeep(t *testing.T, C, NH int) {
 	r := rng.New(11)
-	B, T, C, NH := 3, 8, 4, 2
+	B, T := 3, 8
 	c := NewKVCache(B, T, C, NH)
 	// hist[i] holds the (3C) rows fed so far to current sequence i; after
 	// each Step the output must equal full attention over that history.

@@ -72,3 +72,31 @@ func BenchmarkLayers(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkKVCacheStep times KVCache.Step as a tree expansion uses it:
+// B sequences of one head of width C, T positions stepped one at a time
+// (the decoder of the default model: C 32, one head, 7 positions), each
+// Keep giving every sequence a new parent. It reports ns per sequence
+// and position.
+func BenchmarkKVCacheStep(b *testing.B) {
+	for _, sz := range []struct{ B, T, C, NH int }{{120, 7, 32, 1}, {120, 7, 128, 4}} {
+		B, T, C, NH := sz.B, sz.T, sz.C, sz.NH
+		b.Run(fmt.Sprintf("B%d_T%d_C%d_NH%d", B, T, C, NH), func(b *testing.B) {
+			r := rng.New(3)
+			qkv, out := uniform(r, B*3*C, 1), make([]float32, B*C)
+			c := NewKVCache(B, T, C, NH)
+			idx := make([]int, B)
+			for i := range idx {
+				idx[i] = (i * 7) % B
+			}
+			for b.Loop() {
+				c.Restart(B)
+				for range T {
+					c.Step(1, out, qkv)
+					c.Keep(idx)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*B*T), "ns/seq-step")
+		})
+	}
+}

@@ -28,8 +28,8 @@
 //   - Callers own all buffers: Forward and Backward functions allocate
 //     nothing (tested), except that a call whose work is split over
 //     goroutines allocates a few small objects per goroutine to start them.
-//     KVCache owns its storage and allocates only when Keep grows its
-//     batch.
+//     KVCache owns its storage and allocates only when a Keep or Step
+//     meets a batch larger than its buffers hold (see KVCache).
 //   - Matrix products go through gemm.Sgemm (gemm.Direct for the short
 //     sequences' attention). Other work is split over rows (or columns, for
 //     sums over rows) by par.For so that every output element is computed

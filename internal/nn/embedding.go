@@ -100,12 +100,15 @@ type positionalForward struct {
 
 func (k positionalForward) Run(lo, hi int) {
 	C := k.C
+	if k.T == 1 {
+		// One position (a decoding step): every row adds the same row.
+		AddRows(k.out[lo*C:hi*C], k.out[lo*C:hi*C], k.wpe[:C], hi-lo, C)
+		return
+	}
 	for r := lo; r < hi; r++ {
 		t := r % k.T
-		o, p := k.out[r*C:(r+1)*C], k.wpe[t*C:(t+1)*C]
-		for j, v := range p {
-			o[j] += v
-		}
+		o := k.out[r*C : (r+1)*C]
+		AddRows(o, o, k.wpe[t*C:(t+1)*C], 1, C)
 	}
 }
 

@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"math"
 	"testing"
 
 	"decoreg/internal/rng"
@@ -56,13 +57,20 @@ func positional64(x, wpe []float64, B, T, C int) []float64 {
 }
 
 func TestPositional(t *testing.T) {
-	for _, sz := range []struct{ B, T, Tmax, C int }{{2, 3, 5, 4}, {3, 2, 2, 70}} {
+	// T = 1 is a decoding step (every row adds one row of wpe); C 70
+	// has a vector part and a tail where the build has the kernel.
+	for _, sz := range []struct{ B, T, Tmax, C int }{{2, 3, 5, 4}, {3, 2, 2, 70}, {5, 1, 3, 70}, {4, 3, 3, 16}} {
 		r := rng.New(6)
 		B, T, Tmax, C := sz.B, sz.T, sz.Tmax, sz.C
 		x, wpe, g := uniform(r, B*T*C, 1), uniform(r, Tmax*C, 1), uniform(r, B*T*C, 1)
 		out := append([]float32(nil), x...)
 		PositionalForward(2, out, wpe, B, T, C)
 		checkClose(t, "Positional out", out, positional64(to64(x), to64(wpe), B, T, C), 0, 1e-7)
+		for i := range out { // the float32 sum, bit for bit
+			if want := x[i] + wpe[(i/C)%T*C+i%C]; math.Float32bits(out[i]) != math.Float32bits(want) {
+				t.Fatalf("B%d T%d C%d: out[%d] = %v, want %v", B, T, C, i, out[i], want)
+			}
+		}
 		dwpe, dwpe0 := prefilled(r, Tmax*C)
 		PositionalBackward(2, dwpe, g, B, T, C)
 		checkGrad(t, "Positional dwpe", dwpe, dwpe0, wpe, nil, func(w []float64) float64 {

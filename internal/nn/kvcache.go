@@ -24,9 +24,16 @@ import (
 // every earlier position used to be made for each. It owns its storage:
 // the slabs, the row table and its spare, and score scratch (B, NH, W),
 // W = Tmax rounded up to a multiple of 8, and (B, NH, Tmax). Keep
-// allocates only when it grows the batch beyond every earlier size, and
-// Step only when its batch is larger than every earlier one at its
-// position (after such a Keep, or a Restart with a larger B).
+// allocates only when its batch is larger than the table it writes into
+// (the spare, last sized two Keeps or one Restart ago) or than the
+// scratch, so at most twice for each new largest batch; Step only when
+// its batch is larger than every earlier one at its position (after such
+// a Keep, or a Restart with a larger B).
+//
+// Where the build has them (AVX2, and a head width that is a multiple of
+// 8), a step's scores and weighted sums of values run in vector kernels
+// that read the slab rows in place (kvScores, kvValues) with the
+// arithmetic of gemm.Direct, so the bits do not depend on the path.
 type KVCache struct {
 	b, tmax, c, nh, n, w int
 	ks, vs               [][]float32 // per position: (B_t, C) keys, values
@@ -108,13 +115,27 @@ func (k kvStep) Run(lo, hi int) {
 	// softmax weights and output. The arithmetic is softmaxCausal's,
 	// element for element, so the bits are the same.
 	var blk [8 * kvBlockHS]float32 // keys or values of 8 positions of one head
+	var kp [8]*float32             // rows of 8 positions of one head, for the vector kernels
+	vk := kvAttendVec(hs)
 	e := c.e[lo*n : hi*n]
 	for bh := lo; bh < hi; bh++ {
 		b, h := bh/c.nh, bh%c.nh
 		q := k.qkv[b*C3+h*hs : b*C3+h*hs+hs]
 		rows := c.rows[b*c.tmax : b*c.tmax+n]
 		s := c.pre[bh*c.w : (bh+1)*c.w]
-		if hs <= kvBlockHS {
+		if vk {
+			// 8 keys at a time, transposed in registers; a block's
+			// missing positions repeat its last key, their scores
+			// (past n) unused, as Direct's on blk's stale columns are.
+			for t0 := 0; t0 < n; t0 += 8 {
+				last := min(8, n-t0) - 1
+				for j := range kp {
+					t := t0 + min(j, last)
+					kp[j] = &c.ks[t][int(rows[t])*C+h*hs]
+				}
+				kvScores(s[t0:], q, &kp, hs)
+			}
+		} else if hs <= kvBlockHS {
 			// Keys t0..t0+7 transposed, (hs, 8), for one Direct row.
 			for t0 := 0; t0 < n; t0 += 8 {
 				for j := range min(8, n-t0) {
@@ -157,6 +178,16 @@ func (k kvStep) Run(lo, hi int) {
 		// blk holds (up to 8; a head wider than blk reads each position's
 		// row in place): Direct with accum continues the same
 		// left-to-right sum, so the bits are one Direct's over all n.
+		if vk {
+			for t0 := 0; t0 < n; t0 += 8 {
+				cnt := min(8, n-t0)
+				for j := range cnt {
+					kp[j] = &c.vs[t0+j][int(rows[t0+j])*C+h*hs]
+				}
+				kvValues(o, a[t0:t0+cnt], &kp, hs, t0 > 0)
+			}
+			continue
+		}
 		per := min(8, len(blk)/hs)
 		if per <= 1 {
 			for t2, r := range rows {
