@@ -221,11 +221,15 @@ func runJoint(rows []*jointRow, st Stepper) {
 	sc := scratchPool.Get().(*jointScratch)
 	for len(sc.leaves) < n {
 		sc.leaves = append(sc.leaves, nil)
+		sc.front = append(sc.front, nil)
+		sc.mass = append(sc.mass, nil)
+		sc.cands = append(sc.cands, nil)
 	}
 	for i, r := range rows {
 		if r.expand {
-			r.front = append(r.front[:0], i)
-			r.mass = append(r.mass[:0], 1)
+			r.front = append(sc.front[i][:0], i)
+			r.mass = append(sc.mass[i][:0], 1)
+			r.cands = sc.cands[i][:0]
 			r.budget = r.d.opts.MaxExpand - 1 // the root is always expanded
 			r.leaves = sc.leaves[i][:0]
 		}
@@ -252,6 +256,8 @@ func runJoint(rows []*jointRow, st Stepper) {
 			if r.expand {
 				sc.leaves[i] = r.leaves[:0]
 				r.leaves = slices.Clone(r.leaves)
+				sc.front[i], sc.mass[i], sc.cands[i] = r.front[:0], r.mass[:0], r.cands[:0]
+				r.front, r.mass, r.cands = nil, nil, nil
 			}
 		}
 		*sc = l.jointScratch
@@ -491,6 +497,9 @@ type jointScratch struct {
 	pre, spare, step, idx, buf, chOff, chAll, made, candLo []int
 	prAll, ivLo, ivHi                                      []float64
 	leaves                                                 [][]expLeaf // per row
+	front                                                  [][]int     // per row
+	mass                                                   [][]float64 // per row
+	cands                                                  [][]meanCand
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(jointScratch) }}
