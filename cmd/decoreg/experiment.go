@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,9 +47,12 @@ real-data experiments --seeds is the number of train/test splits (splits
 0..S-1), --datasets chooses datasets, and for tabular --groups chooses its
 groups of runs (default, ensemble, tuned, tuned-all by default; also
 tuned-seeds): "--seeds 2 --groups default,tuned-all" adds split 1 of the
-defaults and of the tuned ensemble to a journal that holds split 0. The
-report compares each variant with XGBoost and with the defaults over the
-splits that variant ran.
+defaults and of the tuned ensemble to a journal that holds split 0
+(--seeds is at most a dataset's number of splits, 10 for the UCI sets).
+The report compares each variant with XGBoost and with the defaults over
+the splits that variant ran, and gives the scale of the journal's runs:
+with --report-only, tabular refuses the flags that choose runs (--groups,
+--seeds, --datasets, --data, --n, --quick).
 
 The experiments (decoreg experiment --list):
 
@@ -147,44 +152,81 @@ func runExperiment(cmd *Command, args []string) error {
 	if so.DataDir == "" {
 		so.DataDir = defaultUCIDir()
 	}
-	if f.datasets != "" {
-		seen := map[string]bool{}
-		for _, d := range strings.Split(f.datasets, ",") {
-			if d = strings.TrimSpace(d); d != "" && !seen[d] {
-				if err := experiments.CheckDatasetName(d); err != nil {
-					return inputf(name, "--datasets: %v", err)
-				}
-				seen[d] = true
-				so.Datasets = append(so.Datasets, d)
+	if isSet(&cmd.Flag, "datasets") {
+		if !e.RealData {
+			return inputf(name, "--datasets is for the real-data experiments, not %s", e.Name)
+		}
+		if so.Datasets, err = cleanList(f.datasets, "dataset"); err != nil {
+			return inputf(name, "--datasets: %v", err)
+		}
+		for _, d := range so.Datasets {
+			if err := experiments.CheckDatasetName(d); err != nil {
+				return inputf(name, "--datasets: %v", err)
 			}
 		}
 	}
-	if f.groups != "" {
+	if isSet(&cmd.Flag, "groups") {
 		if e.Groups == nil {
 			return inputf(name, "--groups is for the tabular experiment, not %s", e.Name)
 		}
-		seen := map[string]bool{}
-		for _, g := range strings.Split(f.groups, ",") {
-			if g = strings.TrimSpace(g); g != "" && !seen[g] {
-				if !slices.Contains(e.Groups, g) {
-					return inputf(name, "--groups: unknown group %q (have %s)", g, strings.Join(e.Groups, ", "))
-				}
-				seen[g] = true
+		groups, err := cleanList(f.groups, "group")
+		if err != nil {
+			return inputf(name, "--groups: %v", err)
+		}
+		for _, g := range groups {
+			if !slices.Contains(e.Groups, g) {
+				return inputf(name, "--groups: unknown group %q (have %s)", g, strings.Join(e.Groups, ", "))
+			}
+		}
+		// The experiment's order, whatever the order given: the plan (and
+		// each run's --shard) and the recorded command depend only on the
+		// set of groups.
+		for _, g := range e.Groups {
+			if slices.Contains(groups, g) {
 				so.Groups = append(so.Groups, g)
 			}
 		}
-		if len(so.Groups) == 0 {
-			return inputf(name, "--groups: no group named in %q", f.groups)
-		}
 	}
-	if isSet(&cmd.Flag, "data") || f.datasets != "" {
-		if !e.RealData {
-			return inputf(name, "--data and --datasets are for the real-data experiments, not %s", e.Name)
+	if isSet(&cmd.Flag, "data") && !e.RealData {
+		return inputf(name, "--data is for the real-data experiments, not %s", e.Name)
+	}
+	// A report that describes its scale from the journal uses none of the
+	// flags that choose the runs: refuse them rather than ignore them.
+	// (--merge accepts them: deploy/slurm/merge.sbatch passes the array's
+	// flags; such a report does not show them.)
+	if e.JournalScale && f.reportOnly && !f.merge {
+		for _, fl := range []string{"groups", "seeds", "quick", "n", "datasets", "data"} {
+			if isSet(&cmd.Flag, fl) {
+				return inputf(name, "--%s chooses runs; --report-only runs nothing and reports every line of the results (the report's scale is theirs)", fl)
+			}
 		}
 	}
 	out := f.out
 	if out == "" {
 		out = filepath.Join("experiments", "results", e.Name)
+	}
+	// Check what can be checked before --out is created: a refused command
+	// leaves no directory behind.
+	switch {
+	case f.merge:
+		for _, src := range srcs {
+			if _, err := os.Stat(src); err != nil {
+				return inputf(name, "--merge: %v", err)
+			}
+		}
+	case f.reportOnly:
+		journal := filepath.Join(out, experiments.JournalFile)
+		if _, err := os.Stat(journal); errors.Is(err, fs.ErrNotExist) {
+			return inputf(name, "--report-only: %s: no results yet (no such file)", journal)
+		}
+	default:
+		if err := e.Check(so); err != nil {
+			var ie *experiments.InputError
+			if errors.As(err, &ie) {
+				return inputf(name, "%s", oneLine(err.Error()))
+			}
+			return failf(name, "%s", oneLine(err.Error()))
+		}
 	}
 	if err := makeOutDir(name, out); err != nil {
 		return err
@@ -194,7 +236,7 @@ func runExperiment(cmd *Command, args []string) error {
 			return inputf(name, "--out %s: %s: %v", out, file, err)
 		}
 	}
-	command := experimentCommand(e.Name, f.quick, f.n, f.seed, f.threads, f.datasets)
+	command := experimentCommand(e.Name, f.quick, f.n, f.seed, f.threads, strings.Join(so.Datasets, ","))
 	if len(so.Groups) > 0 {
 		command += " --groups " + strings.Join(so.Groups, ",")
 	}
@@ -275,4 +317,20 @@ func experimentCommand(name string, quick bool, n, seeds, threads int, datasets 
 		s += fmt.Sprintf(" --threads %d", threads)
 	}
 	return s
+}
+
+// cleanList splits a comma-separated list of what names, trims its items
+// and drops repeated ones (keeping the first); a list that names nothing
+// is an error.
+func cleanList(s, what string) ([]string, error) {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" && !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no %s named in %q", what, s)
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -386,5 +387,91 @@ func TestExperimentQuickApart(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(merged, "results.jsonl"))
 	if err != nil || string(b) != line || !strings.Contains(string(b), "future_field") {
 		t.Errorf("merged line:\n%s\nwant, as written:\n%s", b, line)
+	}
+}
+
+// tabularData writes a dataset "lin" of rows rows (y = 2 x0 + noise-free
+// steps) with a mask of two splits under a fresh directory, and returns
+// the directory.
+func tabularData(t *testing.T, rows int) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "data")
+	var d, m strings.Builder
+	d.WriteString("x0,x1,y\n")
+	m.WriteString("split0,split1\n")
+	for i := range rows {
+		x := float64(i) / float64(rows)
+		fmt.Fprintf(&d, "%.4f,%.4f,%.4f\n", x, float64(i%7)/7, 2*x+float64(i%3)/10)
+		fmt.Fprintf(&m, "%d,%d\n", b2i(i%10 == 0), b2i(i%10 == 1))
+	}
+	writeGz(t, filepath.Join(dir, "lin", experiments.DataFile), d.String())
+	writeGz(t, filepath.Join(dir, "lin", experiments.MaskFile), m.String())
+	return dir
+}
+
+// The tabular experiment's flags: refused ones name the flag and leave no
+// --out directory; lists are cleaned (trimmed, repeats dropped) and
+// recorded so; groups in the plan's order whatever the order given.
+func TestExperimentTabularFlags(t *testing.T) {
+	data := tabularData(t, 80)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		// What the plan refuses, before --out is created.
+		{[]string{"--groups", "default", "--data", data, "--datasets", "nosuchset"}, "nosuchset"},
+		{[]string{"--groups", "default", "--data", filepath.Join(dir, "nonexistent")}, "no datasets"},
+		{[]string{"--groups", "default", "--data", data, "--seeds", "3"}, "--seeds 3: dataset lin has 2 splits (0..1): --seeds is at most 2"},
+		// Empty and blank lists.
+		{[]string{"--groups", "default", "--data", data, "--datasets", " , "}, "--datasets: no dataset named"},
+		{[]string{"--groups", "default", "--data", data, "--datasets="}, "--datasets: no dataset named"},
+		{[]string{"--groups=", "--data", data}, "--groups: no group named"},
+		// --report-only: no journal; flags that choose runs.
+		{[]string{"--report-only"}, "no results yet"},
+		{[]string{"--report-only", "--groups", "default"}, "--groups chooses runs"},
+		{[]string{"--report-only", "--seeds", "2"}, "--seeds chooses runs"},
+		{[]string{"--report-only", "--quick"}, "--quick chooses runs"},
+		{[]string{"--report-only", "--n", "100"}, "--n chooses runs"},
+		{[]string{"--report-only", "--datasets", "lin"}, "--datasets chooses runs"},
+		// --merge of a source that does not exist.
+		{[]string{"--merge", filepath.Join(dir, "nonexistent")}, "--merge"},
+	} {
+		args := append([]string{"experiment", "tabular", "--out", out}, c.args...)
+		code, _, errs := cli(t, args...)
+		if code != 2 || !strings.Contains(errs, c.msg) {
+			t.Errorf("decoreg %s: exit %d, %q; want 2 and %q", strings.Join(args, " "), code, errs, c.msg)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("decoreg %s created --out", strings.Join(args, " "))
+			os.RemoveAll(out)
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	// A run records the cleaned lists; the groups in the plan's order.
+	mustCLI(t, "experiment", "tabular", "--quick", "--out", out, "--data", data, "--datasets", " lin, lin", "--groups", "ensemble, default,ensemble")
+	b, err := os.ReadFile(filepath.Join(out, experiments.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"command":"decoreg experiment tabular --datasets lin --quick --groups default,ensemble"`
+	if strings.Count(string(b), want) != 2 || !strings.Contains(string(b), `"test_targets_tied":false`) {
+		t.Errorf("journal:\n%s\nwant twice %s", b, want)
+	}
+	keys := journalKeys(t, out)
+	if got := strings.Join(keys, " "); got != "dataset=lin,split=0,group=default,quick dataset=lin,split=0,group=ensemble,quick" {
+		t.Errorf("keys %s", got)
+	}
+	// The report's scale is the journal's.
+	_, errs := mustCLI(t, "experiment", "tabular", "--out", out, "--report-only")
+	r, err := os.ReadFile(filepath.Join(out, "REPORT.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(r), "Scale: splits 0, the full training part, the normalized decoder: the groups default, ensemble (--ensemble 2), each with --calibrate where >= 20 validation rows; --quick.") {
+		t.Errorf("report (%s):\n%s", errs, r)
 	}
 }

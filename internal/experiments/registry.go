@@ -22,6 +22,15 @@ type Experiment struct {
 	Groups []string
 	// Scale describes, in words, the scale the options give.
 	Scale func(o Options) string
+	// JournalScale marks an experiment whose report describes the scale
+	// and the settings from its journal's lines, not from ReportInfo.Scale:
+	// the options' flags say nothing about a report written without
+	// running.
+	JournalScale bool
+	// Check builds the plan o gives without running it: an error (an
+	// *InputError for bad options or data) is what Run would return
+	// before its first run.
+	Check func(o Options) error
 	// Run runs the shard's pending runs (see RunTasks).
 	Run func(ctx context.Context, o Options, ro RunOptions) (JournalSummary, error)
 	// Report writes dir/REPORT.md and the figures from dir's journal.
@@ -65,6 +74,10 @@ func experiment[T Line](name, short string, scale func(Options) string, tasks fu
 	newLine func() T, describe func(T) string, report func(dir string, lines []T, info ReportInfo) error) *Experiment {
 	return &Experiment{
 		Name: name, Short: short, Scale: scale,
+		Check: func(o Options) error {
+			_, err := tasks(o)
+			return err
+		},
 		Run: func(ctx context.Context, o Options, ro RunOptions) (JournalSummary, error) {
 			ts, err := tasks(o)
 			if err != nil {

@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"decoreg"
+	"decoreg/data"
 	"decoreg/metrics"
 )
 
@@ -105,26 +106,55 @@ type TabularLine struct {
 	MemberSeconds float64 `json:"member_seconds,omitempty"`
 	MembersCut    int     `json:"members_cut,omitempty"`
 	SeedsChosen   int     `json:"seeds_chosen,omitempty"`
-	Error         string  `json:"error,omitempty"`
+	// TiedTargets records whether every test target of the split is equal
+	// (or there are fewer than two): Kendall's tau and the relative MSE
+	// are then undefined (NaN) for every model, which the report does not
+	// count as a failure. Nil in lines written before it was recorded
+	// (see tabTied).
+	TiedTargets *bool  `json:"test_targets_tied,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// allEqual reports whether every value of y is equal (true for fewer than
+// two values).
+func allEqual(y []float64) bool {
+	for _, v := range y {
+		if v != y[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // Failed reports whether the run failed on its data.
 func (l *TabularLine) Failed() bool { return l.Error != "" }
 
-// TabularTasks returns the runs: dataset x split x group.
+// TabularTasks returns the runs: dataset x split x group, the groups in
+// the order of TabularGroups whatever the order of opts.Groups (a
+// duplicate is dropped), so that the plan, and with it each run's --shard,
+// depends only on the set of groups. More splits (opts.Seeds) than a
+// dataset has are refused: the runs would repeat its splits under other
+// keys.
 func TabularTasks(opts Options) ([]Task[*TabularLine], error) {
 	u, names, splits, err := realPlan(opts, nil, []string{"yacht"}, 1)
 	if err != nil {
 		return nil, err
 	}
-	groups := tabGroups
-	if len(opts.Groups) > 0 {
-		for _, g := range opts.Groups {
-			if !slices.Contains(TabularGroups, g) {
-				return nil, &InputError{fmt.Errorf("tabular: unknown group %q (have %s)", g, strings.Join(TabularGroups, ", "))}
+	groups, err := tabPlanGroups(opts.Groups)
+	if err != nil {
+		return nil, err
+	}
+	if splits > 1 {
+		for _, ds := range names {
+			m, err := data.ReadMask(filepath.Join(dataDir(opts), ds, MaskFile))
+			if err != nil {
+				return nil, &InputError{fmt.Errorf("dataset %s: %v", ds, err)}
+			}
+			if splits > m.Splits() {
+				return nil, &InputError{fmt.Errorf("tabular: --seeds %d: dataset %s has %d splits (0..%d): --seeds is at most %d",
+					splits, ds, m.Splits(), m.Splits()-1, m.Splits())}
 			}
 		}
-		groups = opts.Groups
 	}
 	var tasks []Task[*TabularLine]
 	for _, ds := range names {
@@ -138,6 +168,27 @@ func TabularTasks(opts Options) ([]Task[*TabularLine], error) {
 		}
 	}
 	return tasks, nil
+}
+
+// tabPlanGroups returns the groups of a plan: those of TabularGroups that
+// groups names (each at most once), in its order; tabGroups when groups is
+// empty.
+func tabPlanGroups(groups []string) ([]string, error) {
+	if len(groups) == 0 {
+		return tabGroups, nil
+	}
+	for _, g := range groups {
+		if !slices.Contains(TabularGroups, g) {
+			return nil, &InputError{fmt.Errorf("tabular: unknown group %q (have %s)", g, strings.Join(TabularGroups, ", "))}
+		}
+	}
+	var out []string
+	for _, g := range TabularGroups {
+		if slices.Contains(groups, g) {
+			out = append(out, g)
+		}
+	}
+	return out, nil
 }
 
 func runTabular(ctx context.Context, u *uciData, ds string, split int, group string, opts Options) (*TabularLine, error) {
@@ -156,8 +207,9 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 	}
 	// Calibrate where the validation rows allow it.
 	cfg.Calibrate = calibratable(tr.Rows, cfg)
+	tied := allEqual(te.Y)
 	l := &TabularLine{Dataset: ds, Split: split, Group: group, TrainRows: tr.Rows, TestRows: te.Rows,
-		Scores: map[string]TabScores{}, Calibrated: cfg.Calibrate}
+		Scores: map[string]TabScores{}, Calibrated: cfg.Calibrate, TiedTargets: &tied}
 	start := time.Now()
 	var m *decoreg.Model
 	switch group {
@@ -287,15 +339,7 @@ func calibratable(rows int, cfg decoreg.Config) bool {
 
 func tabularExperiment() *Experiment {
 	e := experiment("tabular", "the normalized decoder on tables: defaults, --ensemble 5, --tune, --calibrate, against XGBoost (decoreg's own)",
-		func(o Options) string {
-			s := seedsOr(o, 1)
-			if len(o.Groups) > 0 {
-				return fmt.Sprintf("splits 0..%d, the full training part, the normalized decoder: the groups %s (--tune budget %v, --ensemble %d)%s",
-					s-1, strings.Join(o.Groups, ", "), decoreg.DefaultTuneBudget, tabEnsembleSize, quickNote(o))
-			}
-			return fmt.Sprintf("splits 0..%d, the full training part, the normalized decoder: defaults, --ensemble %d, --tune (budget %v) with --ensemble %d from the trials and (the default) from all, each with --calibrate where >= 20 validation rows%s",
-				s-1, tabEnsembleSize, decoreg.DefaultTuneBudget, tabEnsembleSize, quickNote(o))
-		},
+		tabPlanScale,
 		TabularTasks, func() *TabularLine { return new(TabularLine) },
 		func(l *TabularLine) string {
 			if l.Error != "" {
@@ -311,7 +355,126 @@ func tabularExperiment() *Experiment {
 		},
 		TabularReport)
 	e.Groups = TabularGroups
+	e.JournalScale = true
 	return e
+}
+
+// tabPlanScale describes the plan o gives (the report describes its
+// journal instead: tabScale).
+func tabPlanScale(o Options) string {
+	groups, err := tabPlanGroups(o.Groups)
+	if err != nil {
+		return err.Error()
+	}
+	n := seedsOr(o, 1)
+	sp := make([]int, n)
+	for i := range sp {
+		sp[i] = i
+	}
+	budget, ens := decoreg.DefaultTuneBudget, tabEnsembleSize
+	if o.Quick {
+		budget, ens = 2*time.Second, 2
+	}
+	var ensembles []int
+	var budgets []float64
+	for _, g := range groups {
+		if g != tabDefault {
+			ensembles = []int{ens}
+		}
+		if g != tabDefault && g != tabEnsemble {
+			budgets = []float64{budget.Seconds()}
+		}
+	}
+	return tabScaleText(sp, groups, ensembles, budgets, o.Quick)
+}
+
+// tabScale describes the runs of the journal's lines: their splits, their
+// groups, the --ensemble and --tune budgets they used, and whether they
+// are --quick runs. The report shows it, not the flags of the command that
+// wrote the report.
+func tabScale(lines []*TabularLine) string {
+	var sp, ens []int
+	var groups []string
+	var budgets []float64
+	quick := false
+	for _, l := range lines {
+		if !slices.Contains(sp, l.Split) {
+			sp = append(sp, l.Split)
+		}
+		if !slices.Contains(groups, l.Group) {
+			groups = append(groups, l.Group)
+		}
+		if l.Group != tabDefault && l.Config.Ensemble > 1 && !slices.Contains(ens, l.Config.Ensemble) {
+			ens = append(ens, l.Config.Ensemble)
+		}
+		if l.Budget > 0 && !slices.Contains(budgets, l.Budget) {
+			budgets = append(budgets, l.Budget)
+		}
+		quick = quick || strings.HasSuffix(l.Key, quickSuffix)
+	}
+	sort.Ints(sp)
+	sort.Ints(ens)
+	sort.Float64s(budgets)
+	var ordered []string
+	for _, g := range TabularGroups {
+		if slices.Contains(groups, g) {
+			ordered = append(ordered, g)
+		}
+	}
+	for _, g := range groups { // a group this build does not know
+		if !slices.Contains(ordered, g) {
+			ordered = append(ordered, g)
+		}
+	}
+	return tabScaleText(sp, ordered, ens, budgets, quick)
+}
+
+// tabScaleText is the scale of runs of the splits sp (sorted) and the
+// groups, with the --ensemble sizes ens and the --tune budgets (seconds).
+func tabScaleText(sp []int, groups []string, ens []int, budgets []float64, quick bool) string {
+	var settings []string
+	if len(ens) > 0 {
+		es := make([]string, len(ens))
+		for i, e := range ens {
+			es[i] = strconv.Itoa(e)
+		}
+		settings = append(settings, "--ensemble "+strings.Join(es, " and "))
+	}
+	if len(budgets) > 0 {
+		bs := make([]string, len(budgets))
+		for i, b := range budgets {
+			bs[i] = time.Duration(math.Round(b * 1e9)).String()
+		}
+		settings = append(settings, "--tune budget "+strings.Join(bs, " and "))
+	}
+	set := ""
+	if len(settings) > 0 {
+		set = " (" + strings.Join(settings, ", ") + ")"
+	}
+	q := ""
+	if quick {
+		q = "; --quick"
+	}
+	return fmt.Sprintf("splits %s, the full training part, the normalized decoder: the groups %s%s, each with --calibrate where >= 20 validation rows%s",
+		splitRange(sp), strings.Join(groups, ", "), set, q)
+}
+
+// splitRange writes the sorted splits sp as "0..2" when they run from
+// the first to the last without a gap, else as a list.
+func splitRange(sp []int) string {
+	switch {
+	case len(sp) == 0:
+		return "none"
+	case len(sp) == 1:
+		return strconv.Itoa(sp[0])
+	case sp[len(sp)-1]-sp[0] == len(sp)-1:
+		return fmt.Sprintf("%d..%d", sp[0], sp[len(sp)-1])
+	}
+	ss := make([]string, len(sp))
+	for i, s := range sp {
+		ss[i] = strconv.Itoa(s)
+	}
+	return strings.Join(ss, ", ")
 }
 
 // xgbTau reads the XGBoost baseline's Kendall's tau per dataset and split
@@ -353,50 +516,119 @@ func xgbTau(path string) (map[string]map[int]float64, error) {
 }
 
 // TabularSummary compares one variant with XGBoost and with the defaults
-// over the datasets both have, each dataset's splits averaged first: the
-// variant's splits for XGBoost, and for the defaults the splits both ran.
+// over the datasets it ran, each dataset's splits averaged first (each
+// score over the splits tabRaw.mean says).
 type TabularSummary struct {
-	Variant           string
-	Datasets          int
-	Runs              int // (dataset, split) pairs
-	MeanTau           float64
-	XGBMeanTau        float64 // over the same datasets and splits
-	BeatsXGB          int     // datasets with a higher mean tau than XGBoost's
+	Variant  string
+	Datasets int
+	Runs     int // (dataset, split) pairs
+	// MeanTau and XGBMeanTau average, over the datasets compared with
+	// XGBoost (XGBDatasets), each dataset's tau over the splits where both
+	// the variant's and XGBoost's are defined: the same datasets and
+	// splits on both sides. Where XGBoost has no tau of a dataset the
+	// variant has one of, MeanTau is the variant's own (over the splits
+	// where its tau is defined) and XGBMeanTau is NaN.
+	MeanTau     float64
+	XGBMeanTau  float64
+	TauDatasets int // datasets where the variant's tau is defined on a split (not every one's targets tied)
+	XGBDatasets int // datasets compared with XGBoost (0: none)
+	BeatsXGB    int // of those, the datasets with a higher mean tau than XGBoost's
+	// MeanNLL and DefaultMeanNLL average, over the datasets compared with
+	// the defaults (DefaultDatasets), each dataset's NLL over the splits
+	// both ran. Where the defaults lack a dataset the variant ran, MeanNLL
+	// is the variant's own (over its splits) and DefaultMeanNLL is NaN.
 	MeanNLL           float64
-	DefaultMeanNLL    float64 // the defaults' mean NLL over the same datasets and splits
-	LowerNLL          int     // datasets with a lower NLL than the defaults
+	DefaultMeanNLL    float64
+	DefaultDatasets   int     // datasets compared with the defaults (0: none)
+	LowerNLL          int     // of those, the datasets with a lower NLL than the defaults'
 	InBand90          int     // datasets whose 90% interval covers 85-95%
-	MeanCoverage90    float64
-	MeanCRPSvsDefault float64 // mean over datasets of CRPS / the defaults' CRPS - 1
+	MeanCoverage90    float64 // over the variant's splits
+	MeanCRPSvsDefault float64 // mean over DefaultDatasets of CRPS / the defaults' CRPS - 1 (NaN: none)
 }
 
-// tabRaw holds every scored model: variant, dataset, split.
-type tabRaw map[string]map[string]map[int]TabScores
+// tabRaw holds every scored model's scores and the splits whose test
+// targets are all equal.
+type tabRaw struct {
+	s    map[string]map[string]map[int]TabScores // variant, dataset, split
+	tied map[string]map[int]bool                 // dataset, split (tabTied)
+}
 
-// tabScores gathers the scores of the lines that did not fail.
-func tabScores(lines []*TabularLine) tabRaw {
-	r := tabRaw{}
+// tabScores gathers the scores of the lines that did not fail, and which
+// splits' test targets are all equal (tabTied, from the lines and xgb).
+func tabScores(lines []*TabularLine, xgb map[string]map[int]float64) tabRaw {
+	r := tabRaw{s: map[string]map[string]map[int]TabScores{}, tied: tabTied(lines, xgb)}
 	for _, l := range lines {
 		if l.Error != "" {
 			continue
 		}
 		for v, sc := range l.Scores {
-			if r[v] == nil {
-				r[v] = map[string]map[int]TabScores{}
+			if r.s[v] == nil {
+				r.s[v] = map[string]map[int]TabScores{}
 			}
-			if r[v][l.Dataset] == nil {
-				r[v][l.Dataset] = map[int]TabScores{}
+			if r.s[v][l.Dataset] == nil {
+				r.s[v][l.Dataset] = map[int]TabScores{}
 			}
-			r[v][l.Dataset][l.Split] = sc
+			r.s[v][l.Dataset][l.Split] = sc
 		}
 	}
 	return r
 }
 
+// tabTied decides, for each dataset and split of lines, whether its test
+// targets are all equal (or fewer than two), where Kendall's tau and the
+// relative MSE are undefined (NaN) for every model: as its lines record
+// it (TabularLine.TiedTargets). For a split whose lines predate that
+// field, from the evidence they and XGBoost's results give: XGBoost's tau
+// of the split (scored on the same test targets) is NaN, and no model's
+// relative MSE of it is defined, as it is (not NaN) wherever the targets
+// vary and the predictions are numbers. A NaN tau anywhere else is the
+// model's (constant or NaN predictions): a failure, which the means carry.
+func tabTied(lines []*TabularLine, xgb map[string]map[int]float64) map[string]map[int]bool {
+	type dsSplit struct {
+		ds    string
+		split int
+	}
+	recorded := map[dsSplit]*bool{}
+	varies := map[dsSplit]bool{} // a defined relative MSE: the targets vary
+	var keys []dsSplit
+	for _, l := range lines {
+		k := dsSplit{l.Dataset, l.Split}
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+		if l.TiedTargets != nil && (recorded[k] == nil || *l.TiedTargets) {
+			recorded[k] = l.TiedTargets
+		}
+		if l.Error == "" {
+			for _, sc := range l.Scores {
+				if !math.IsNaN(float64(sc.RelMSE)) {
+					varies[k] = true
+				}
+			}
+		}
+	}
+	out := map[string]map[int]bool{}
+	for _, k := range keys {
+		tied := false
+		if t := recorded[k]; t != nil {
+			tied = *t
+		} else if x, ok := xgb[k.ds][k.split]; ok && math.IsNaN(x) && !varies[k] {
+			tied = true
+		}
+		if tied {
+			if out[k.ds] == nil {
+				out[k.ds] = map[int]bool{}
+			}
+			out[k.ds][k.split] = true
+		}
+	}
+	return out
+}
+
 // splits returns the splits variant v has of dataset ds, in order.
 func (r tabRaw) splits(v, ds string) []int {
 	var sp []int
-	for s := range r[v][ds] {
+	for s := range r.s[v][ds] {
 		sp = append(sp, s)
 	}
 	sort.Ints(sp)
@@ -404,18 +636,21 @@ func (r tabRaw) splits(v, ds string) []int {
 }
 
 // mean averages v's scores of ds over the splits sp (all of which it
-// has), each score over the splits where it is defined (not NaN: tau is
-// undefined where every test target is equal); NaN where it is defined on
-// none.
+// has). Kendall's tau and the relative MSE leave out the splits whose test
+// targets are all equal (tabTied: undefined there for every model, so
+// every variant and XGBoost leave out the same splits), and are NaN where
+// every split is such; any other NaN, a model's failure, is carried into
+// the mean.
 func (r tabRaw) mean(v, ds string, sp []int) TabScores {
 	var a, n [8]float64
 	for _, s := range sp {
-		sc := r[v][ds][s]
+		sc := r.s[v][ds][s]
 		for i, x := range []Float{sc.NLL, sc.KendallTau, sc.RelMSE, sc.CRPS, sc.PITError, sc.Coverage90, sc.Width90, sc.Temperature} {
-			if !math.IsNaN(float64(x)) {
-				a[i] += float64(x)
-				n[i]++
+			if (i == 1 || i == 2) && r.tied[ds][s] {
+				continue
 			}
+			a[i] += float64(x)
+			n[i]++
 		}
 	}
 	var m [8]Float
@@ -428,11 +663,12 @@ func (r tabRaw) mean(v, ds string, sp []int) TabScores {
 	return TabScores{NLL: m[0], KendallTau: m[1], RelMSE: m[2], CRPS: m[3], PITError: m[4], Coverage90: m[5], Width90: m[6], Temperature: m[7]}
 }
 
-// tauSplits returns the splits of sp where v's tau of ds is defined.
-func (r tabRaw) tauSplits(v, ds string, sp []int) []int {
+// untied returns the splits of sp whose test targets of ds are not all
+// equal: those where tau is defined for a model that does not fail.
+func (r tabRaw) untied(ds string, sp []int) []int {
 	var out []int
 	for _, s := range sp {
-		if !math.IsNaN(float64(r[v][ds][s].KendallTau)) {
+		if !r.tied[ds][s] {
 			out = append(out, s)
 		}
 	}
@@ -442,7 +678,7 @@ func (r tabRaw) tauSplits(v, ds string, sp []int) []int {
 // datasets returns every dataset any variant has, in order.
 func (r tabRaw) datasets() []string {
 	set := map[string]bool{}
-	for _, byDS := range r {
+	for _, byDS := range r.s {
 		for ds := range byDS {
 			set[ds] = true
 		}
@@ -458,7 +694,7 @@ func (r tabRaw) datasets() []string {
 // table averages each variant's runs of a dataset over its splits.
 func (r tabRaw) table() map[string]map[string]TabScores {
 	out := map[string]map[string]TabScores{}
-	for v, byDS := range r {
+	for v, byDS := range r.s {
 		out[v] = map[string]TabScores{}
 		for ds := range byDS {
 			out[v][ds] = r.mean(v, ds, r.splits(v, ds))
@@ -524,71 +760,114 @@ func intersect(a, b []int) []int {
 }
 
 // SummarizeTabular summarizes each variant against XGBoost (over the
-// variant's splits of each dataset) and the defaults (over the splits both
-// ran).
+// variant's splits of each dataset where both taus are defined) and the
+// defaults (over the splits both ran).
 func SummarizeTabular(lines []*TabularLine, xgb map[string]map[int]float64) []TabularSummary {
-	r := tabScores(lines)
+	r := tabScores(lines, xgb)
 	names := r.datasets()
 	var out []TabularSummary
 	for _, v := range tabVariants {
-		if len(r[v]) == 0 {
+		if len(r.s[v]) == 0 {
 			continue
 		}
 		s := TabularSummary{Variant: v}
-		var taus, xtaus, nlls, dnlls, covs, crps []float64
+		var ownTaus, taus, xtaus, ownNLLs, nlls, dnlls, covs, crps []float64
 		for _, ds := range names {
 			sp := r.splits(v, ds)
 			if len(sp) == 0 {
 				continue
 			}
-			sc := r.mean(v, ds, sp)
-			if math.IsNaN(float64(sc.KendallTau)) {
-				continue
-			}
 			s.Datasets++
 			s.Runs += len(sp)
-			taus = append(taus, float64(sc.KendallTau))
-			if xs := xgbSplits(xgb, ds, r.tauSplits(v, ds, sp)); len(xs) > 0 {
-				x, _ := xgbMean(xgb, ds, xs)
-				xtaus = append(xtaus, x)
-				if float64(r.mean(v, ds, xs).KendallTau) > x {
-					s.BeatsXGB++
+			own := r.mean(v, ds, sp)
+			if def := r.untied(ds, sp); len(def) > 0 {
+				ownTaus = append(ownTaus, float64(own.KendallTau))
+				if xs := xgbSplits(xgb, ds, def); len(xs) > 0 {
+					x, _ := xgbMean(xgb, ds, xs)
+					t := float64(r.mean(v, ds, xs).KendallTau)
+					taus, xtaus = append(taus, t), append(xtaus, x)
+					if t > x {
+						s.BeatsXGB++
+					}
 				}
 			}
+			ownNLLs = append(ownNLLs, float64(own.NLL))
 			if common := intersect(sp, r.splits("default", ds)); len(common) > 0 {
 				vc, d := r.mean(v, ds, common), r.mean("default", ds, common)
-				nlls = append(nlls, float64(vc.NLL))
-				dnlls = append(dnlls, float64(d.NLL))
+				nlls, dnlls = append(nlls, float64(vc.NLL)), append(dnlls, float64(d.NLL))
 				if vc.NLL < d.NLL {
 					s.LowerNLL++
 				}
 				crps = append(crps, float64(vc.CRPS)/float64(d.CRPS)-1)
 			}
-			c := float64(sc.Coverage90)
+			c := float64(own.Coverage90)
 			covs = append(covs, c)
 			if c >= 0.85 && c <= 0.95 {
 				s.InBand90++
 			}
 		}
-		s.MeanTau, s.XGBMeanTau = metrics.Mean(taus), math.NaN()
-		if len(xtaus) == len(taus) {
-			s.XGBMeanTau = metrics.Mean(xtaus)
+		s.TauDatasets, s.XGBDatasets, s.DefaultDatasets = len(ownTaus), len(taus), len(nlls)
+		s.MeanTau, s.XGBMeanTau = metrics.Mean(ownTaus), math.NaN()
+		if len(taus) > 0 && len(taus) == len(ownTaus) {
+			s.MeanTau, s.XGBMeanTau = metrics.Mean(taus), metrics.Mean(xtaus)
 		}
-		s.MeanNLL, s.DefaultMeanNLL = metrics.Mean(nlls), metrics.Mean(dnlls)
+		s.MeanNLL, s.DefaultMeanNLL = metrics.Mean(ownNLLs), math.NaN()
+		if len(nlls) > 0 && len(nlls) == len(ownNLLs) {
+			s.MeanNLL, s.DefaultMeanNLL = metrics.Mean(nlls), metrics.Mean(dnlls)
+		}
 		s.MeanCoverage90, s.MeanCRPSvsDefault = metrics.Mean(covs), metrics.Mean(crps)
 		out = append(out, s)
 	}
 	return out
 }
 
-// TabularReport writes dir/REPORT.md and dir/tabular.png.
+// tabCount writes a count of the n datasets compared, "-" where none was,
+// and "k of n" where fewer than all the variant's datasets were.
+func tabCount(k, n, all int) string {
+	switch {
+	case n == 0:
+		return "-"
+	case n < all:
+		return fmt.Sprintf("%d of %d", k, n)
+	}
+	return strconv.Itoa(k)
+}
+
+// tabNum formats x with format, "-" where ok is false (nothing compared);
+// a NaN (a failed model's score) shows as NaN.
+func tabNum(format string, x float64, ok bool) string {
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf(format, x)
+}
+
+// tabTunedVariant returns the report's tuned ensemble (of the split table
+// and the figure) and its description: from all where the journal has it,
+// else from the trials, else from seeds; "" where it has none.
+func tabTunedVariant(raw tabRaw) (v, label string) {
+	for _, c := range []struct{ v, label string }{
+		{"tuned+all5", "--tune --ensemble 5 (from all)"},
+		{"tuned+ensemble5", "--tune --ensemble 5 --ensemble-from trials"},
+		{"tuned+seeds5", "--tune --ensemble 5 --ensemble-from seeds"},
+	} {
+		if len(raw.s[c.v]) > 0 {
+			return c.v, c.label
+		}
+	}
+	return "", ""
+}
+
+// TabularReport writes dir/REPORT.md and dir/tabular.png (where there is
+// a point to draw; a tabular.png of an earlier report is removed where
+// there is none).
 func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	xgbPath := filepath.Join(filepath.Dir(filepath.Clean(dir)), "xgboost", "results.jsonl")
 	xgb, err := xgbTau(xgbPath)
 	if err != nil {
 		return err
 	}
-	raw := tabScores(lines)
+	raw := tabScores(lines, xgb)
 	tab, names := raw.table(), raw.datasets()
 	xm := xgbMeans(lines, xgb)
 	var b strings.Builder
@@ -602,9 +881,11 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 		"CRPS, coverage and PIT use at most 500 evenly spaced test rows (an ensemble's exact quantiles cost about 50 ms a row). XGBoost: " +
 		"`experiments/xgboost/xgb_uci.py` (Debian's xgboost, 500 trees, learning rate 0.05, depth 6, subsample 0.8, " +
 		"colsample 0.8) on the same splits, from `../xgboost/results.jsonl`. Each variant's scores of a dataset are averaged over " +
-		"the splits it ran (each score over the splits where it is defined: tau is not where every test target is equal); " +
-		"against XGBoost, both sides over the variant's splits where both taus are defined, and against the defaults, both over the splits both ran.\n\n")
-	fmt.Fprintf(&b, "Scale: %s. Command: `%s`.\n\n%s\n\n", info.Scale, info.Command, Provenance(lines))
+		"the splits it ran; tau leaves out the splits whose test targets are all equal, where it is undefined for every model " +
+		"(as the runs record it; for runs that predate that record, where XGBoost's tau is undefined too and no model's relative MSE is defined), " +
+		"and any other NaN (a failed model) is carried into the means, not left out. " +
+		"Against XGBoost, both sides over the variant's splits where both taus are defined, and against the defaults, both over the splits both ran.\n\n")
+	fmt.Fprintf(&b, "Scale: %s. Command: `%s`.\n\n%s\n\n", tabScale(lines), info.Command, Provenance(lines))
 	b.WriteString(tabJournalScale(lines))
 	failed := 0
 	for _, l := range lines {
@@ -619,19 +900,20 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	b.WriteString("## Summary (means over datasets)\n\n" +
 		"\"beats XGBoost\": datasets where the variant's tau is higher; \"lower NLL\": datasets where its test NLL is below " +
 		"the defaults'; \"90% in band\": datasets whose central 90% interval covers 85-95% of the test rows; CRPS change: " +
-		"mean over datasets of CRPS / the defaults' CRPS - 1.\n\n| variant |")
+		"mean over datasets of CRPS / the defaults' CRPS - 1; \"-\": nothing to compare with (\"k of n\": n datasets compared).\n\n| variant |")
 	mdColumns(&b, []string{"datasets", "runs", "mean tau", "XGBoost mean tau", "beats XGBoost", "mean NLL", "defaults' mean NLL", "lower NLL", "90% in band", "mean 90% coverage", "CRPS change"}, "---:")
 	for _, s := range SummarizeTabular(lines, xgb) {
-		fmt.Fprintf(&b, "| %s | %d | %d | %.4f | %.4f | %d | %.3f | %.3f | %d | %d | %.3f | %+.1f%% |\n", s.Variant, s.Datasets, s.Runs, s.MeanTau, s.XGBMeanTau,
-			s.BeatsXGB, s.MeanNLL, s.DefaultMeanNLL, s.LowerNLL, s.InBand90, s.MeanCoverage90, 100*s.MeanCRPSvsDefault)
+		// XGBoost's and the defaults' means where they cover every dataset
+		// the variant's mean is over (else it is the variant's own).
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %.3f | %s | %s | %d | %.3f | %s |\n", s.Variant, s.Datasets, s.Runs,
+			tabNum("%.4f", s.MeanTau, s.TauDatasets > 0), tabNum("%.4f", s.XGBMeanTau, s.XGBDatasets > 0 && s.XGBDatasets == s.TauDatasets),
+			tabCount(s.BeatsXGB, s.XGBDatasets, s.TauDatasets),
+			s.MeanNLL, tabNum("%.3f", s.DefaultMeanNLL, s.DefaultDatasets > 0 && s.DefaultDatasets == s.Datasets), tabCount(s.LowerNLL, s.DefaultDatasets, s.Datasets),
+			s.InBand90, s.MeanCoverage90, tabNum("%+.1f%%", 100*s.MeanCRPSvsDefault, s.DefaultDatasets > 0))
 	}
-	// The figure's (and the issue's) tuned ensemble: from all where the
-	// journal has it.
-	tv, tl := "tuned+ensemble5", "--tune --ensemble 5 --ensemble-from trials"
-	if len(tab["tuned+all5"]) > 0 {
-		tv, tl = "tuned+all5", "--tune --ensemble 5 (from all)"
-	}
-	if len(raw[tv]) > 0 {
+	// The split table's and the figure's (and the issue's) tuned ensemble.
+	tv, tl := tabTunedVariant(raw)
+	if tv != "" {
 		tabSplitTable(&b, raw, xgb, names, tv, tl)
 	}
 	b.WriteString("\n## Kendall's tau per dataset\n\nEach variant over the splits it ran; XGBoost over every split the journal holds of the dataset.\n\n| dataset | XGBoost |")
@@ -654,105 +936,31 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	}
 	variantTable(&b, "Test NLL per dataset (per unit of y)", tab, names, func(s TabScores) Float { return s.NLL })
 	variantTable(&b, "Coverage of the central 90% interval per dataset", tab, names, func(s TabScores) Float { return s.Coverage90 })
-	b.WriteString("\n## Tuning: the chosen trials and the time\n\n| dataset | split | trials | budget cut | train seconds (default, ensemble, tuned, tuned from all) | tuned from all: seeds' members chosen, stopped by the budget | chosen (best first) | tuned from all: best trial |\n|---|---:|---:|---|---|---:|---|---|\n")
-	secs := map[string]map[int]map[string]float64{}
-	for _, l := range lines {
-		if secs[l.Dataset] == nil {
-			secs[l.Dataset] = map[int]map[string]float64{}
-		}
-		if secs[l.Dataset][l.Split] == nil {
-			secs[l.Dataset][l.Split] = map[string]float64{}
-		}
-		secs[l.Dataset][l.Split][l.Group] = l.Seconds
-	}
-	type dsSplit struct {
-		ds    string
-		split int
-	}
-	all := map[dsSplit]*TabularLine{} // the tuned-all lines
-	for _, l := range lines {
-		if l.Group == tabTunedAll {
-			all[dsSplit{l.Dataset, l.Split}] = l
-		}
-	}
-	tuned := map[dsSplit]*TabularLine{} // the tuned (from trials) lines
-	var keys []dsSplit                  // the splits with a tuned or tuned-all line
-	for _, l := range lines {
-		if l.Error != "" || (l.Group != tabTuned && l.Group != tabTunedAll) {
-			continue
-		}
-		k := dsSplit{l.Dataset, l.Split}
-		if l.Group == tabTuned {
-			tuned[k] = l
-		}
-		if !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	slices.SortFunc(keys, func(a, b dsSplit) int {
-		if a.ds != b.ds {
-			return strings.Compare(a.ds, b.ds)
-		}
-		return a.split - b.split
-	})
-	cell := func(v float64, ok bool) string {
-		if !ok {
-			return "-"
-		}
-		return fmt.Sprintf("%.0f", v)
-	}
-	for _, k := range keys {
-		s := secs[k.ds][k.split]
-		trials, cut, chosen := "-", "-", "-"
-		var tchosen []string
-		if l, ok := tuned[k]; ok {
-			trials, cut, chosen, tchosen = strconv.Itoa(l.Trials), strconv.FormatBool(l.Cut), strings.Join(l.Chosen, "; "), l.Chosen
-		}
-		allSeeds, allBest := "-", "-"
-		if a, ok := all[k]; ok {
-			allSeeds = fmt.Sprintf("%d of %d chosen, %d stopped", a.SeedsChosen, tabEnsembleSize-1, a.MembersCut)
-			switch {
-			case a.Error != "" || len(a.Chosen) == 0:
-			case len(tchosen) > 0 && a.Chosen[0] == tchosen[0]:
-				allBest = "the same"
-			default:
-				allBest = a.Chosen[0]
-			}
-			if _, ok := tuned[k]; !ok {
-				trials, cut = strconv.Itoa(a.Trials), strconv.FormatBool(a.Cut)
-			}
-		}
-		d, okd := s[tabDefault]
-		e, oke := s[tabEnsemble]
-		t, okt := s[tabTuned]
-		a, oka := s[tabTunedAll]
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s, %s, %s, %s | %s | %s | %s |\n", k.ds, k.split, trials, cut,
-			cell(d, okd), cell(e, oke), cell(t, okt), cell(a, oka), allSeeds, chosen, allBest)
-	}
-	fmt.Fprintf(&b, "\nFigure: [tabular.png](tabular.png): each dataset's Kendall's tau; left, the decoder's (the defaults in "+
-		"grey, %s in colour) against XGBoost's, where above the diagonal the decoder ranks better; right, "+
-		"%s against the defaults.\n", tl, tl)
-	if err := writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
-		return err
-	}
-	// Each variant's points over its splits (XGBoost's over the same);
-	// the tuned ensemble against the defaults over the splits both ran.
+	tabTuningTable(&b, lines)
+
+	// The figure: each variant's points over its splits (XGBoost's over
+	// the same); the tuned ensemble against the defaults over the splits
+	// both ran.
 	var dxy, txy, vxy plotter.XYs
 	for _, ds := range names {
-		dsp, tsp := raw.splits("default", ds), raw.splits(tv, ds)
+		dsp := raw.splits("default", ds)
+		if xs := xgbSplits(xgb, ds, raw.untied(ds, dsp)); len(xs) > 0 {
+			x, _ := xgbMean(xgb, ds, xs)
+			if d := raw.mean("default", ds, xs); !math.IsNaN(float64(d.KendallTau)) {
+				dxy = append(dxy, plotter.XY{X: x, Y: float64(d.KendallTau)})
+			}
+		}
+		if tv == "" {
+			continue
+		}
+		tsp := raw.splits(tv, ds)
 		if common := intersect(tsp, dsp); len(common) > 0 {
 			d, t := raw.mean("default", ds, common), raw.mean(tv, ds, common)
 			if !math.IsNaN(float64(d.KendallTau)) && !math.IsNaN(float64(t.KendallTau)) {
 				vxy = append(vxy, plotter.XY{X: float64(d.KendallTau), Y: float64(t.KendallTau)})
 			}
 		}
-		if xs := xgbSplits(xgb, ds, raw.tauSplits("default", ds, dsp)); len(xs) > 0 {
-			x, _ := xgbMean(xgb, ds, xs)
-			if d := raw.mean("default", ds, xs); !math.IsNaN(float64(d.KendallTau)) {
-				dxy = append(dxy, plotter.XY{X: x, Y: float64(d.KendallTau)})
-			}
-		}
-		if xs := xgbSplits(xgb, ds, raw.tauSplits(tv, ds, tsp)); len(xs) > 0 {
+		if xs := xgbSplits(xgb, ds, raw.untied(ds, tsp)); len(xs) > 0 {
 			x, _ := xgbMean(xgb, ds, xs)
 			if t := raw.mean(tv, ds, xs); !math.IsNaN(float64(t.KendallTau)) {
 				txy = append(txy, plotter.XY{X: x, Y: float64(t.KendallTau)})
@@ -760,6 +968,7 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 		}
 	}
 	var row []*plot.Plot
+	var captions []string
 	panel := func(title, xl string, a, b plotter.XYs, al, bl string) error {
 		p := newPlot(title, xl, "normalized decoder")
 		lo := math.Min(0, math.Min(minXY(a), minXY(b)))
@@ -779,26 +988,193 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 		row = append(row, p)
 		return nil
 	}
-	if len(txy) > 0 {
+	switch {
+	case len(txy) > 0:
 		if err := panel("against XGBoost", "XGBoost's tau", dxy, txy, "defaults", tl); err != nil {
 			return err
 		}
+		who := tl
+		if len(dxy) > 0 {
+			who = fmt.Sprintf("the defaults in grey, %s in colour", tl)
+		}
+		captions = append(captions, fmt.Sprintf("the decoder's (%s) against XGBoost's, where above the diagonal the decoder ranks better", who))
+	case len(dxy) > 0:
+		if err := panel("against XGBoost", "XGBoost's tau", nil, dxy, "", "defaults"); err != nil {
+			return err
+		}
+		captions = append(captions, "the decoder's (the defaults) against XGBoost's, where above the diagonal the decoder ranks better")
 	}
 	if len(vxy) > 0 {
 		if err := panel("the tuned ensemble against the defaults", "the defaults' tau", nil, vxy, "", tl); err != nil {
 			return err
 		}
+		captions = append(captions, tl+" against the defaults")
 	}
+	png := filepath.Join(dir, "tabular.png")
 	if len(row) == 0 {
+		// No figure: a report without its caption, then no tabular.png of
+		// an earlier report beside it.
+		if err := writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
+			return err
+		}
+		return removeStale(png)
+	}
+	if len(captions) == 2 {
+		captions[0], captions[1] = "left, "+captions[0], "right, "+captions[1]
+	}
+	fmt.Fprintf(&b, "\nFigure: [tabular.png](tabular.png): each dataset's Kendall's tau; %s.\n", strings.Join(captions, "; "))
+	// The figure first: the report never links a figure of other results.
+	if err := writeGrid(ctxOf(info), png, "Kendall's tau on the UCI datasets (one point per dataset)",
+		[][]*plot.Plot{row}, vg.Length(len(row))*5*vg.Inch, 5*vg.Inch); err != nil {
+		return err
+	}
+	return writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String())
+}
+
+// removeStale removes the file at path (a figure an earlier report wrote)
+// if there is one: a regular file or a symbolic link (the link, not its
+// target); anything else is left alone.
+func removeStale(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	return writeGrid(ctxOf(info), filepath.Join(dir, "tabular.png"), "Kendall's tau on the UCI datasets (one point per dataset)",
-		[][]*plot.Plot{row}, vg.Length(len(row))*5*vg.Inch, 5*vg.Inch)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 {
+		return nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// tabTuningTable writes the section on the tuned groups' runs: one row per
+// dataset and split with a tuned, tuned-seeds or tuned-all line that did
+// not fail, with the columns of the groups the journal holds.
+func tabTuningTable(b *strings.Builder, lines []*TabularLine) {
+	type dsSplit struct {
+		ds    string
+		split int
+	}
+	secs := map[dsSplit]map[string]float64{}
+	byGroup := map[string]map[dsSplit]*TabularLine{} // the tuned groups' lines
+	has := map[string]bool{}
+	var keys []dsSplit // the splits with a tuned group's line that did not fail
+	for _, l := range lines {
+		k := dsSplit{l.Dataset, l.Split}
+		has[l.Group] = true
+		if secs[k] == nil {
+			secs[k] = map[string]float64{}
+		}
+		secs[k][l.Group] = l.Seconds
+		if l.Group != tabTuned && l.Group != tabTunedSeeds && l.Group != tabTunedAll {
+			continue
+		}
+		if byGroup[l.Group] == nil {
+			byGroup[l.Group] = map[dsSplit]*TabularLine{}
+		}
+		byGroup[l.Group][k] = l
+		if l.Error == "" && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return
+	}
+	slices.SortFunc(keys, func(a, b dsSplit) int {
+		if a.ds != b.ds {
+			return strings.Compare(a.ds, b.ds)
+		}
+		return a.split - b.split
+	})
+	// The train seconds of the groups the journal holds; the seeds' and
+	// the best trial's columns of tuned-seeds and tuned-all where it holds
+	// them.
+	names := map[string]string{tabDefault: "default", tabEnsemble: "ensemble", tabTuned: "tuned", tabTunedSeeds: "tuned from seeds", tabTunedAll: "tuned from all"}
+	var groups, gnames []string
+	for _, g := range TabularGroups {
+		if has[g] {
+			groups, gnames = append(groups, g), append(gnames, names[g])
+		}
+	}
+	var members []string // tuned-seeds, tuned-all: those the journal holds
+	for _, g := range []string{tabTunedAll, tabTunedSeeds} {
+		if len(byGroup[g]) > 0 {
+			members = append(members, g)
+		}
+	}
+	fmt.Fprintf(b, "\n## Tuning: the chosen trials and the time\n\n| dataset | split | trials | budget cut | train seconds (%s) |", strings.Join(gnames, ", "))
+	align := "|---|---:|---:|---|---|"
+	for _, g := range members {
+		fmt.Fprintf(b, " %s: seeds' members chosen, stopped by the budget |", names[g])
+		align += "---:|"
+	}
+	b.WriteString(" chosen (best first) |")
+	align += "---|"
+	for _, g := range members {
+		fmt.Fprintf(b, " %s: best trial |", names[g])
+		align += "---|"
+	}
+	b.WriteString("\n" + align + "\n")
+	for _, k := range keys {
+		trials, cut, chosen := "-", "-", "-"
+		var tchosen []string
+		if l, ok := byGroup[tabTuned][k]; ok && l.Error == "" {
+			trials, cut, chosen, tchosen = strconv.Itoa(l.Trials), strconv.FormatBool(l.Cut), strings.Join(l.Chosen, "; "), l.Chosen
+		} else {
+			// The search of a group from seeds or all repeats the tuned
+			// group's: its trials where the journal lacks that line.
+			for _, g := range members {
+				if l, ok := byGroup[g][k]; ok && l.Error == "" {
+					trials, cut = strconv.Itoa(l.Trials), strconv.FormatBool(l.Cut)
+					break
+				}
+			}
+		}
+		var seeds, best []string
+		for _, g := range members {
+			s, bt := "-", "-"
+			if a, ok := byGroup[g][k]; ok {
+				switch {
+				case a.Error != "":
+					s, bt = "failed", "failed"
+				default:
+					s = fmt.Sprintf("%d of %d chosen, %d stopped", a.SeedsChosen, a.Config.Ensemble-1, a.MembersCut)
+					switch {
+					case len(a.Chosen) == 0:
+					case len(tchosen) > 0 && a.Chosen[0] == tchosen[0]:
+						bt = "the same"
+					default:
+						bt = a.Chosen[0]
+					}
+				}
+			}
+			seeds, best = append(seeds, s), append(best, bt)
+		}
+		cells := make([]string, len(groups))
+		for i, g := range groups {
+			cells[i] = "-"
+			if v, ok := secs[k][g]; ok {
+				cells[i] = fmt.Sprintf("%.0f", v)
+			}
+		}
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s |", k.ds, k.split, trials, cut, strings.Join(cells, ", "))
+		for _, s := range seeds {
+			fmt.Fprintf(b, " %s |", s)
+		}
+		fmt.Fprintf(b, " %s |", chosen)
+		for _, s := range best {
+			fmt.Fprintf(b, " %s |", s)
+		}
+		b.WriteString("\n")
+	}
 }
 
 // tabJournalScale describes what the journal holds, group by group: the
-// splits and the number of datasets (the Scale line above describes the
-// command that wrote the report, not every line's).
+// splits and the number of datasets.
 func tabJournalScale(lines []*TabularLine) string {
 	sp := map[string]map[int]bool{}
 	ds := map[string]map[string]bool{}
@@ -833,7 +1209,8 @@ func tabJournalScale(lines []*TabularLine) string {
 
 // tabSplitTable writes the section that checks issue 13's target: variant
 // v (described as label) against XGBoost on each dataset, split by split,
-// and their means over the splits v ran.
+// and their means over the splits where both taus are defined (the
+// variant's alone, over its splits, where XGBoost has none).
 func tabSplitTable(b *strings.Builder, raw tabRaw, xgb map[string]map[int]float64, names []string, v, label string) {
 	fmt.Fprintf(b, "\n## %s against XGBoost, split by split\n\n"+
 		"Kendall's tau of %s and of XGBoost on each split %s ran; the means over the splits where both are defined; "+
@@ -850,23 +1227,24 @@ func tabSplitTable(b *strings.Builder, raw tabRaw, xgb map[string]map[int]float6
 		var ss, vs, xs []string
 		for _, s := range sp {
 			ss = append(ss, strconv.Itoa(s))
-			vs = append(vs, fmt.Sprintf("%.3f", float64(raw[v][ds][s].KendallTau)))
+			vs = append(vs, fmt.Sprintf("%.3f", float64(raw.s[v][ds][s].KendallTau)))
 			if t, ok := xgb[ds][s]; ok {
 				xs = append(xs, fmt.Sprintf("%.3f", t))
 			} else {
 				xs = append(xs, "-")
 			}
 		}
-		// The means over the splits XGBoost has a tau of (all of them,
-		// unless its tau is undefined or it lacks a split).
-		cmp := xgbSplits(xgb, ds, raw.tauSplits(v, ds, sp))
+		// The means over the splits where both taus are defined (all of
+		// them, unless the targets of one are all equal or XGBoost lacks
+		// it); a NaN of the variant's elsewhere (a failure) is carried.
+		cmp := xgbSplits(xgb, ds, raw.untied(ds, sp))
 		if len(cmp) == 0 {
 			cmp = sp
 		}
 		t := float64(raw.mean(v, ds, cmp).KendallTau)
 		x, ok := xgbMean(xgb, ds, cmp)
 		xstr, win := "-", ""
-		if ok && !math.IsNaN(t) {
+		if ok {
 			xstr = fmt.Sprintf("%.3f", x)
 			n++
 			vm, xm = append(vm, t), append(xm, x)

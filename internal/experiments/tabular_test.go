@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"decoreg"
 )
 
 // The XGBoost journal, as Python's json writes it (a bare NaN for an
@@ -41,7 +43,8 @@ func TestXGBTau(t *testing.T) {
 }
 
 // The summary compares each variant with XGBoost over the variant's own
-// splits and with the defaults over the splits both ran.
+// splits where both taus are defined, and with the defaults over the
+// splits both ran; its mean tau and XGBoost's are over the same splits.
 func TestSummarizeTabularSplits(t *testing.T) {
 	line := func(ds string, split int, group string, scores map[string]TabScores) *TabularLine {
 		return &TabularLine{Dataset: ds, Split: split, Group: group, Scores: scores}
@@ -49,6 +52,9 @@ func TestSummarizeTabularSplits(t *testing.T) {
 	sc := func(tau, nll float64) TabScores {
 		return TabScores{KendallTau: Float(tau), NLL: Float(nll), CRPS: 1, Coverage90: 0.9}
 	}
+	tied := true
+	dTied := line("d", 1, tabTunedAll, map[string]TabScores{"tuned+all5": sc(math.NaN(), 0)})
+	dTied.TiedTargets = &tied
 	lines := []*TabularLine{
 		line("a", 0, tabDefault, map[string]TabScores{"default": sc(0.5, 1)}),
 		line("a", 0, tabTunedAll, map[string]TabScores{"tuned+all5": sc(0.7, 2)}),
@@ -61,7 +67,7 @@ func TestSummarizeTabularSplits(t *testing.T) {
 		line("c", 1, tabTunedAll, map[string]TabScores{"tuned+all5": sc(0.9, 0)}),
 		// d: split 1's test targets are all equal (tau undefined for both).
 		line("d", 0, tabTunedAll, map[string]TabScores{"tuned+all5": sc(0.5, 0)}),
-		line("d", 1, tabTunedAll, map[string]TabScores{"tuned+all5": sc(math.NaN(), 0)}),
+		dTied,
 	}
 	xgb := map[string]map[int]float64{"a": {0: 0.6, 1: 0.6}, "b": {0: 0.1, 1: 0.9}, "c": {0: 0.3, 1: math.NaN()}, "d": {0: 0.4, 1: math.NaN()}}
 	got := map[string]TabularSummary{}
@@ -72,25 +78,263 @@ func TestSummarizeTabularSplits(t *testing.T) {
 	// a: tuned+all5 0.5 (splits 0, 1) against XGBoost 0.6, no win; b: 0.4
 	// (split 0 alone: split 1 failed) against 0.1, a win.
 	// c: 0.2 against 0.3 on split 0, no win (its mean over both splits,
-	// 0.55, would have been one); d: 0.5 against 0.4 on split 0, a win
-	// (an undefined tau does not drop the dataset).
-	if a.Datasets != 4 || a.Runs != 7 || a.BeatsXGB != 2 || math.Abs(a.MeanTau-(0.5+0.4+0.55+0.5)/4) > 1e-12 || math.Abs(a.XGBMeanTau-(0.6+0.1+0.3+0.4)/4) > 1e-12 {
+	// 0.55, would have been one, and is not its mean tau either: both
+	// means are over split 0); d: 0.5 against 0.4 on split 0, a win (an
+	// undefined tau does not drop the dataset).
+	if a.Datasets != 4 || a.Runs != 7 || a.BeatsXGB != 2 || a.XGBDatasets != 4 || math.Abs(a.MeanTau-(0.5+0.4+0.2+0.5)/4) > 1e-12 || math.Abs(a.XGBMeanTau-(0.6+0.1+0.3+0.4)/4) > 1e-12 {
 		t.Errorf("tuned+all5: %+v", a)
 	}
-	// Against the defaults on split 0 only: NLL 2 against 1 (higher) on a,
-	// -1 against 0 on b.
-	if a.LowerNLL != 1 || math.Abs(a.MeanNLL-0.5) > 1e-12 || math.Abs(a.DefaultMeanNLL-0.5) > 1e-12 {
+	// Against the defaults, a and b on split 0 only (NLL 2 against 1,
+	// higher, on a; -1 against 0 on b); the defaults lack c and d: the
+	// mean NLL is the variant's own, over every split, and the defaults'
+	// is not given.
+	if a.LowerNLL != 1 || a.DefaultDatasets != 2 || math.Abs(a.MeanNLL-(-4-1+0+0)/4.0) > 1e-12 || !math.IsNaN(a.DefaultMeanNLL) {
 		t.Errorf("tuned+all5 against the defaults: %+v", a)
 	}
-	if d.Runs != 2 || math.Abs(d.XGBMeanTau-0.35) > 1e-12 || d.BeatsXGB != 1 {
+	if d.Runs != 2 || math.Abs(d.XGBMeanTau-0.35) > 1e-12 || d.BeatsXGB != 1 || math.Abs(d.MeanNLL-0.5) > 1e-12 || math.Abs(d.DefaultMeanNLL-0.5) > 1e-12 {
 		t.Errorf("default: %+v", d)
 	}
 	var b strings.Builder
-	tabSplitTable(&b, tabScores(lines), xgb, []string{"a", "b", "c", "d"}, "tuned+all5", "the tuned ensemble")
+	tabSplitTable(&b, tabScores(lines, xgb), xgb, []string{"a", "b", "c", "d"}, "tuned+all5", "the tuned ensemble")
 	for _, want := range []string{"| a | 0, 1 | 0.700, 0.300 | 0.600, 0.600 | 0.500 | 0.600 |  |", "| b | 0 | 0.400 | 0.100 | 0.400 | 0.100 | yes |",
 		"| c | 0, 1 | 0.200, 0.900 | 0.300, NaN | 0.200 | 0.300 |  |", "| d | 0, 1 | 0.500, NaN | 0.400, NaN | 0.500 | 0.400 | yes |", "wins on 2 of 4 datasets (two thirds: 3)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("split table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// The mean tau and XGBoost's are over the same splits: here XGBoost lacks
+// split 1 of "a", so both are over split 0.
+func TestSummarizeTabularSameSplits(t *testing.T) {
+	lines := []*TabularLine{
+		{Dataset: "a", Split: 0, Group: tabDefault, Scores: map[string]TabScores{"default": {KendallTau: 0.2}}},
+		{Dataset: "a", Split: 1, Group: tabDefault, Scores: map[string]TabScores{"default": {KendallTau: 0.8}}},
+	}
+	s := SummarizeTabular(lines, map[string]map[int]float64{"a": {0: 0.4}})
+	if len(s) != 1 || s[0].MeanTau != 0.2 || s[0].XGBMeanTau != 0.4 || s[0].BeatsXGB != 0 {
+		t.Errorf("got %+v, want mean tau 0.2 against 0.4 (split 0 both)", s)
+	}
+}
+
+// A NaN score is a failed model's and is carried into the means, except
+// tau (and the relative MSE) on a split whose test targets are all equal:
+// as the line records it, or, for lines that predate that record, where
+// XGBoost's tau is NaN too and no model's relative MSE is defined.
+func TestTabularNaNCarried(t *testing.T) {
+	yes, no := true, false
+	sc := func(tau, nll, rel float64) TabScores {
+		return TabScores{KendallTau: Float(tau), NLL: Float(nll), RelMSE: Float(rel), CRPS: 1, Coverage90: 0.9}
+	}
+	nan := math.NaN()
+	line := func(ds string, split int, group string, tied *bool, scores map[string]TabScores) *TabularLine {
+		return &TabularLine{Dataset: ds, Split: split, Group: group, Scores: scores, TiedTargets: tied}
+	}
+	lines := []*TabularLine{
+		// a: split 1's NLL is NaN (a failed model): the mean NLL is NaN.
+		line("a", 0, tabDefault, &no, map[string]TabScores{"default": sc(0.5, 1, 0.5)}),
+		line("a", 1, tabDefault, &no, map[string]TabScores{"default": sc(0.5, nan, 0.5)}),
+		// b: tau NaN on split 1, whose targets vary (recorded), although
+		// XGBoost's is NaN too: a failure.
+		line("b", 0, tabDefault, &no, map[string]TabScores{"default": sc(0.5, 1, 0.5)}),
+		line("b", 1, tabDefault, &no, map[string]TabScores{"default": sc(nan, 1, nan)}),
+		// c: split 1's targets are all equal (recorded): left out.
+		line("c", 0, tabDefault, &no, map[string]TabScores{"default": sc(0.5, 1, 0.5)}),
+		line("c", 1, tabDefault, &yes, map[string]TabScores{"default": sc(nan, 1, nan)}),
+		// d, legacy lines: XGBoost's tau of split 1 is NaN and no model's
+		// relative MSE is defined: tied, left out.
+		line("d", 0, tabDefault, nil, map[string]TabScores{"default": sc(0.5, 1, 0.5)}),
+		line("d", 1, tabDefault, nil, map[string]TabScores{"default": sc(nan, 1, nan)}),
+		// e, legacy lines: XGBoost's tau of split 1 is NaN but a relative
+		// MSE is defined (the targets vary): the NaN tau is a failure.
+		line("e", 0, tabDefault, nil, map[string]TabScores{"default": sc(0.5, 1, 0.5)}),
+		line("e", 1, tabDefault, nil, map[string]TabScores{"default": sc(nan, 1, 0.7)}),
+		// f, legacy lines: a NaN tau where XGBoost's is defined: a failure.
+		line("f", 0, tabDefault, nil, map[string]TabScores{"default": sc(0.5, 1, 0.5)}),
+		line("f", 1, tabDefault, nil, map[string]TabScores{"default": sc(nan, 1, nan)}),
+	}
+	xgb := map[string]map[int]float64{}
+	for _, ds := range []string{"a", "b", "c", "d", "e", "f"} {
+		xgb[ds] = map[int]float64{0: 0.25, 1: nan}
+	}
+	xgb["f"][1] = 0.25
+	tab := tabScores(lines, xgb).table()
+	want := map[string][2]float64{"a": {0.5, nan}, "b": {nan, 1}, "c": {0.5, 1}, "d": {0.5, 1}, "e": {nan, 1}, "f": {nan, 1}}
+	for ds, w := range want {
+		m := tab["default"][ds]
+		if !sameOrNaN(float64(m.KendallTau), w[0]) || !sameOrNaN(float64(m.NLL), w[1]) {
+			t.Errorf("%s: tau %v, NLL %v; want %v, %v", ds, m.KendallTau, m.NLL, w[0], w[1])
+		}
+	}
+	// The summary carries them: the mean tau and NLL are NaN, not the
+	// means of the splits that did not fail.
+	s := SummarizeTabular(lines, xgb)
+	if len(s) != 1 || !math.IsNaN(s[0].MeanTau) || !math.IsNaN(s[0].MeanNLL) {
+		t.Errorf("summary %+v: want NaN mean tau and NLL", s)
+	}
+	// Only a and its NLL: NaN, not 1.
+	s = SummarizeTabular(lines[:2], xgb)
+	if len(s) != 1 || s[0].MeanTau != 0.5 || !math.IsNaN(s[0].MeanNLL) {
+		t.Errorf("summary of a: %+v", s)
+	}
+	// Only c and d: tau over split 0 (the tied splits left out), and
+	// XGBoost's over the same.
+	s = SummarizeTabular(lines[4:8], xgb)
+	if len(s) != 1 || s[0].MeanTau != 0.5 || s[0].XGBMeanTau != 0.25 || s[0].MeanNLL != 1 {
+		t.Errorf("summary of c and d: %+v", s)
+	}
+}
+
+// sameOrNaN reports whether a and b are equal or both NaN.
+func sameOrNaN(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+
+// tabReport writes the report of lines into a fresh directory, beside an
+// XGBoost journal of xgb (none where it is empty), and returns it.
+func tabReport(t *testing.T, lines []*TabularLine, xgb string) (dir, report string) {
+	t.Helper()
+	root := t.TempDir()
+	dir = filepath.Join(root, "tabular")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if xgb != "" {
+		if err := os.MkdirAll(filepath.Join(root, "xgboost"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "xgboost", "results.jsonl"), []byte(xgb), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, rewriteReport(t, dir, lines)
+}
+
+// rewriteReport writes the report of lines into dir and returns it.
+func rewriteReport(t *testing.T, dir string, lines []*TabularLine) string {
+	t.Helper()
+	if err := TabularReport(dir, lines, ReportInfo{Command: "decoreg experiment tabular", Scale: "from the flags"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "REPORT.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// summaryRow returns the report's summary row of variant v.
+func summaryRow(report, v string) string {
+	for _, l := range strings.Split(report, "\n") {
+		if strings.HasPrefix(l, "| "+v+" | ") {
+			return l
+		}
+	}
+	return ""
+}
+
+// A journal of some groups only: the variant's own mean NLL, "-" where
+// nothing was compared, the tuned-seeds runs in the tuning table, and a
+// figure (and its caption) only where there are points, a stale one
+// removed.
+func TestTabularReportPartialJournal(t *testing.T) {
+	sc := func(tau, nll float64) TabScores {
+		return TabScores{KendallTau: Float(tau), NLL: Float(nll), RelMSE: 0.5, CRPS: 1, Coverage90: 0.9}
+	}
+	seeds := []*TabularLine{
+		{Meta: Meta{Key: "dataset=a,split=0,group=tuned-seeds"}, Dataset: "a", Split: 0, Group: tabTunedSeeds, Budget: 180, Trials: 12,
+			Config: decoreg.Config{Ensemble: 5}, SeedsChosen: 2, MembersCut: 1, Chosen: []string{"3:lr=1e-4 (val -1.0000)"},
+			Scores: map[string]TabScores{"tuned+seeds5": sc(0.6, -2)}},
+		{Meta: Meta{Key: "dataset=b,split=0,group=tuned-seeds"}, Dataset: "b", Split: 0, Group: tabTunedSeeds, Budget: 180, Trials: 12,
+			Config: decoreg.Config{Ensemble: 5}, Scores: map[string]TabScores{"tuned+seeds5": sc(0.4, -4)}},
+	}
+	// No XGBoost results, no defaults.
+	dir, r := tabReport(t, seeds, "")
+	row := summaryRow(r, "tuned+seeds5")
+	if want := "| tuned+seeds5 | 2 | 2 | 0.5000 | - | - | -3.000 | - | - |"; !strings.HasPrefix(row, want) {
+		t.Errorf("summary row\n%s\nwant it to start with\n%s", row, want)
+	}
+	if !strings.Contains(r, "| a | 0 | 12 | false | 0 | 2 of 4 chosen, 1 stopped | - | 3:lr=1e-4 (val -1.0000) |") {
+		t.Errorf("the tuning table lacks the tuned-seeds run:\n%s", r)
+	}
+	// The scale is the journal's, not the flags'.
+	if !strings.Contains(r, "Scale: splits 0, the full training part, the normalized decoder: the groups tuned-seeds (--ensemble 5, --tune budget 3m0s)") ||
+		strings.Contains(r, "from the flags") {
+		t.Errorf("scale:\n%s", r)
+	}
+	// No figure: no caption, no tabular.png; a stale one is removed.
+	png := filepath.Join(dir, "tabular.png")
+	if strings.Contains(r, "tabular.png") {
+		t.Errorf("a report without a figure links one:\n%s", r)
+	}
+	if _, err := os.Stat(png); err == nil {
+		t.Error("a tabular.png without points")
+	}
+	xgb := `{"dataset": "a", "split": 0, "kendall_tau": 0.5}
+{"dataset": "b", "split": 0, "kendall_tau": 0.5}
+`
+	dir, r = tabReport(t, seeds, xgb)
+	if !strings.Contains(r, "(--tune --ensemble 5 --ensemble-from seeds) against XGBoost's") {
+		t.Errorf("caption of a tuned-seeds journal:\n%s", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tabular.png")); err != nil {
+		t.Error(err)
+	}
+	// A default-only journal with XGBoost's results: the defaults drawn,
+	// the caption says so.
+	def := []*TabularLine{
+		{Meta: Meta{Key: "dataset=a,split=0,group=default"}, Dataset: "a", Split: 0, Group: tabDefault, Scores: map[string]TabScores{"default": sc(0.6, -2)}},
+		{Meta: Meta{Key: "dataset=b,split=0,group=default"}, Dataset: "b", Split: 0, Group: tabDefault, Scores: map[string]TabScores{"default": sc(0.4, -4)}},
+	}
+	dir, r = tabReport(t, def, xgb)
+	if !strings.Contains(r, "Figure: [tabular.png](tabular.png): each dataset's Kendall's tau; the decoder's (the defaults) against XGBoost's") || strings.Contains(r, "in colour") {
+		t.Errorf("caption of a default-only journal:\n%s", r)
+	}
+	if row := summaryRow(r, "default"); !strings.HasPrefix(row, "| default | 2 | 2 | 0.5000 | 0.5000 | 1 | -3.000 | -3.000 | 0 |") {
+		t.Errorf("default row %s", row)
+	}
+	// The same directory without XGBoost's results: no figure, and the
+	// one the last report drew is removed.
+	if err := os.Remove(filepath.Join(filepath.Dir(dir), "xgboost", "results.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	r = rewriteReport(t, dir, def)
+	if strings.Contains(r, "tabular.png") {
+		t.Errorf("the report links a figure it did not draw:\n%s", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tabular.png")); !os.IsNotExist(err) {
+		t.Errorf("the stale tabular.png is still there: %v", err)
+	}
+}
+
+// The tuning table does not take a failed tuned-all run's members or
+// trials.
+func TestTabularTuningFailedLine(t *testing.T) {
+	lines := []*TabularLine{
+		{Meta: Meta{Key: "dataset=a,split=0,group=tuned"}, Dataset: "a", Split: 0, Group: tabTuned, Trials: 12, Config: decoreg.Config{Ensemble: 5},
+			Chosen: []string{"1:defaults (val -1.0000)"}, Scores: map[string]TabScores{"tuned": {KendallTau: 0.5, RelMSE: 0.5}}},
+		{Meta: Meta{Key: "dataset=a,split=0,group=tuned-all"}, Dataset: "a", Split: 0, Group: tabTunedAll, Trials: 3, Config: decoreg.Config{Ensemble: 5},
+			SeedsChosen: 4, Error: "diverged"},
+	}
+	_, r := tabReport(t, lines, "")
+	if strings.Contains(r, "4 of 4 chosen") || !strings.Contains(r, "| a | 0 | 12 | false | 0, 0 | failed | 1:defaults (val -1.0000) | failed |") {
+		t.Errorf("tuning table:\n%s", r)
+	}
+}
+
+// The plan's scale says what the options run: no --tune budget for the
+// defaults alone, --quick's budget and ensemble.
+func TestTabularPlanScale(t *testing.T) {
+	for _, c := range []struct {
+		o         Options
+		want, not string
+	}{
+		{Options{Groups: []string{tabDefault}}, "the groups default, each", "budget"},
+		{Options{Groups: []string{tabEnsemble}, Quick: true, Seeds: 2}, "splits 0..1, the full training part, the normalized decoder: the groups ensemble (--ensemble 2), each with --calibrate where >= 20 validation rows; --quick", "budget"},
+		{Options{Quick: true}, "(--ensemble 2, --tune budget 2s)", "3m0s"},
+		{Options{}, "the groups default, ensemble, tuned, tuned-all (--ensemble 5, --tune budget 3m0s)", "quick"},
+	} {
+		got := tabPlanScale(c.o)
+		if !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
+			t.Errorf("%+v: %q; want %q, not %q", c.o, got, c.want, c.not)
 		}
 	}
 }
@@ -103,6 +347,9 @@ func TestTabularGroups(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, ds, DataFile), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ds, MaskFile), []byte("split0,split1\n1,0\n0,1\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -121,5 +368,21 @@ func TestTabularGroups(t *testing.T) {
 	}
 	if _, err := TabularTasks(Options{DataDir: dir, Datasets: []string{"a"}, Groups: []string{"tuned-al"}}); err == nil || !strings.Contains(err.Error(), `"tuned-al"`) {
 		t.Errorf("an unknown group: %v", err)
+	}
+	// The order of the groups given and a repeated one change nothing.
+	tasks, err = TabularTasks(Options{DataDir: dir, Datasets: []string{"a", "b"}, Seeds: 2, Groups: []string{tabTunedAll, tabDefault, tabTunedAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys = keys[:0]
+	for _, k := range tasks {
+		keys = append(keys, k.Key)
+	}
+	if got := strings.Join(keys, " "); got != want {
+		t.Errorf("keys of tuned-all, default, tuned-all:\n%s\nwant\n%s", got, want)
+	}
+	// More splits than a dataset has are refused.
+	if _, err := TabularTasks(Options{DataDir: dir, Datasets: []string{"a", "b"}, Seeds: 3}); err == nil || !strings.Contains(err.Error(), "--seeds 3") || !strings.Contains(err.Error(), "at most 2") {
+		t.Errorf("--seeds 3 of 2 splits: %v", err)
 	}
 }
