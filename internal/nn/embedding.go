@@ -1,6 +1,10 @@
 package nn
 
-import "decoreg/internal/par"
+import (
+	"math"
+
+	"decoreg/internal/par"
+)
 
 // EmbeddingForward looks up token embeddings: out[i,:] = wte[tokens[i],:].
 //
@@ -43,7 +47,7 @@ func checkTokens(tokens []int32, V int, msg string) {
 
 func vocab(wte []float32, C int) int {
 	if C == 0 {
-		return 1 << 31
+		return math.MaxInt // no rows to index: every token id is in range
 	}
 	return len(wte) / C
 }
