@@ -44,14 +44,15 @@ DIR defaults to experiments/results/NAME. --quick runs a small version
 training points and of seeds (runs per setting) from each experiment's
 default; the paper's scale is, for bbob, --n 100000 --seeds 10. For the
 real-data experiments --seeds is the number of train/test splits (splits
-0..S-1), --datasets chooses datasets, and for tabular --groups chooses its
-groups of runs (default, ensemble, tuned, tuned-all by default; also
-tuned-seeds): "--seeds 2 --groups default,tuned-all" adds split 1 of the
-defaults and of the tuned ensemble to a journal that holds split 0
-(--seeds is at most a dataset's number of splits, 10 for the UCI sets).
-The report compares each variant with XGBoost and with the defaults over
-the splits that variant ran, and gives the scale of the journal's runs:
-with --report-only, tabular refuses the flags that choose runs (--groups,
+0..S-1, at most a dataset's number of splits: 10 for the UCI sets; for
+scaling, the number of random training subsets of split 0), --datasets
+chooses datasets, and for tabular --groups chooses its groups of runs
+(default, ensemble, tuned, tuned-all by default; also tuned-seeds):
+"--seeds 2 --groups default,tuned-all" adds split 1 of the defaults and of
+the tuned ensemble to a journal that holds split 0. The report compares
+each variant with XGBoost and with the defaults over the splits that
+variant ran, and gives the scale of the journal's runs: with
+--report-only, tabular refuses the flags that choose runs (--groups,
 --seeds, --datasets, --data, --n, --quick).
 
 The experiments (decoreg experiment --list):

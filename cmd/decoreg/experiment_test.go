@@ -475,3 +475,25 @@ func TestExperimentTabularFlags(t *testing.T) {
 		t.Errorf("report (%s):\n%s", errs, r)
 	}
 }
+
+// Every real-data experiment over splits refuses --seeds above a
+// dataset's splits, as the help says, before --out is made.
+func TestExperimentSeedsAboveSplits(t *testing.T) {
+	data := tabularData(t, 80)
+	out := filepath.Join(t.TempDir(), "out")
+	for _, name := range []string{"realworld", "calibration", "decoder-size", "error-correction", "hamming", "tabular"} {
+		args := []string{"experiment", name, "--out", out, "--data", data, "--datasets", "lin", "--seeds", "3"}
+		code, _, errs := cli(t, args...)
+		if want := name + ": --seeds 3: dataset lin has 2 splits (0..1): --seeds is at most 2"; code != 2 || !strings.Contains(errs, want) {
+			t.Errorf("decoreg %s: exit %d, %q; want 2 and %q", strings.Join(args, " "), code, errs, want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("decoreg %s created --out", strings.Join(args, " "))
+			os.RemoveAll(out)
+		}
+	}
+	help, _ := mustCLI(t, "help", "experiment")
+	if !strings.Contains(strings.Join(strings.Fields(help), " "), "(splits 0..S-1, at most a dataset's number of splits: 10 for the UCI sets; for scaling, the number of random training subsets of split 0)") {
+		t.Errorf("help:\n%s", help)
+	}
+}

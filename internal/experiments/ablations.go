@@ -227,6 +227,9 @@ func DecoderSizeTasks(opts Options) ([]Task[*DecoderSizeLine], error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSplits("decoder-size", opts, names, splits); err != nil {
+		return nil, err
+	}
 	sizes := decoderSizes
 	if opts.Quick {
 		sizes = []decSize{decoderSizes[0], decoderSizes[1], decoderSizes[5], decoderSizes[8]}
@@ -437,6 +440,9 @@ func ErrorCorrectionTasks(opts Options) ([]Task[*SampleLine], error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSplits("error-correction", opts, names, splits); err != nil {
+		return nil, err
+	}
 	repeats := []int{1, 2, 3, 5}
 	if opts.Quick {
 		repeats = []int{1, 3}
@@ -509,6 +515,9 @@ func describeSample(l *SampleLine) string {
 func HammingTasks(opts Options) ([]Task[*SampleLine], error) {
 	u, names, splits, err := realPlan(opts, ablationDatasets, []string{"yacht"}, 3)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkSplits("hamming", opts, names, splits); err != nil {
 		return nil, err
 	}
 	lengths, size := []int{6, 8, 10}, 1000

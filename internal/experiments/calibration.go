@@ -110,6 +110,9 @@ func CalibrationTasks(opts Options) ([]Task[*CalibrationLine], error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSplits("calibration", opts, names, splits); err != nil {
+		return nil, err
+	}
 	var tasks []Task[*CalibrationLine]
 	for _, ds := range names {
 		for sp := range splits {

@@ -76,8 +76,9 @@ func (u *uciData) split(name string, k int) (tr, te *data.Dataset, err error) {
 }
 
 // wrappedSplit is split for split k modulo the dataset's number of
-// splits (a plan's split index may exceed a dataset's splits), which it
-// returns.
+// splits, which it returns. The plans of split indices (realworld,
+// calibration, decoder-size, error-correction, hamming, tabular) refuse
+// more splits than a dataset has (checkSplits), so that k is the split.
 func (u *uciData) wrappedSplit(name string, k int) (tr, te *data.Dataset, split int, err error) {
 	ds, err := u.get(name)
 	if err != nil {
@@ -162,6 +163,31 @@ func realPlan(opts Options, def, quick []string, defSeeds int) (*uciData, []stri
 		return nil, nil, 0, err
 	}
 	return newUCIData(opts), names, seedsOr(opts, defSeeds), nil
+}
+
+// checkSplits refuses more splits than a dataset of names has (its mask's
+// columns): experiment's runs of split k would train and test on split k
+// modulo that number (wrappedSplit), repeating a split under another key
+// and another seed. splits is --seeds (or the experiment's default).
+func checkSplits(experiment string, opts Options, names []string, splits int) error {
+	if splits <= 1 {
+		return nil // every dataset has split 0
+	}
+	flag := fmt.Sprintf("--seeds %d", splits)
+	if opts.Seeds == 0 {
+		flag += " (the default)"
+	}
+	for _, ds := range names {
+		m, err := data.ReadMask(filepath.Join(dataDir(opts), ds, MaskFile))
+		if err != nil {
+			return &InputError{fmt.Errorf("dataset %s: %v", ds, err)}
+		}
+		if splits > m.Splits() {
+			return &InputError{fmt.Errorf("%s: %s: dataset %s has %d splits (0..%d): --seeds is at most %d",
+				experiment, flag, ds, m.Splits(), m.Splits()-1, m.Splits())}
+		}
+	}
+	return nil
 }
 
 // checkDatasets reports a dataset of names that the data directory lacks.

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -119,6 +120,34 @@ func TestRealSubsetsAvoidTestRows(t *testing.T) {
 	}
 	if _, err := RealworldTasks(Options{DataDir: dir, Datasets: []string{"missing"}}); err == nil {
 		t.Error("a missing dataset was accepted")
+	}
+}
+
+// Every real-data experiment whose --seeds counts splits refuses more
+// than a dataset has, where its runs would repeat a split under another
+// key; scaling's --seeds counts training subsets of split 0.
+func TestRealSplitsBounded(t *testing.T) {
+	dir := t.TempDir()
+	writeDataset(t, dir, "toy", 60, 2)
+	for _, name := range []string{"realworld", "calibration", "decoder-size", "error-correction", "hamming", "tabular"} {
+		e := LookupExperiment(name)
+		o := Options{DataDir: dir, Datasets: []string{"toy"}, Seeds: 3}
+		want := name + ": --seeds 3: dataset toy has 2 splits (0..1): --seeds is at most 2"
+		var ie *InputError
+		if err := e.Check(o); err == nil || !errors.As(err, &ie) || err.Error() != want {
+			t.Errorf("%s --seeds 3: %v; want the input error %q", name, err, want)
+		}
+		o.Seeds = 2
+		if err := e.Check(o); err != nil {
+			t.Errorf("%s --seeds 2: %v", name, err)
+		}
+	}
+	// realworld's default, 10 runs, names itself.
+	if err := LookupExperiment("realworld").Check(Options{DataDir: dir, Datasets: []string{"toy"}}); err == nil || !strings.Contains(err.Error(), "--seeds 10 (the default): dataset toy has 2 splits") {
+		t.Errorf("realworld's default on 2 splits: %v", err)
+	}
+	if err := LookupExperiment("scaling").Check(Options{DataDir: dir, Datasets: []string{"toy"}, Seeds: 3}); err != nil {
+		t.Errorf("scaling --seeds 3 (subsets of split 0): %v", err)
 	}
 }
 

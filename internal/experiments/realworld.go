@@ -37,11 +37,14 @@ const RealworldMaxTrain = 10000
 
 // RealworldTasks returns the runs: dataset x run x head. Run r trains on a
 // random subset of at most RealworldMaxTrain (opts.N) rows of split r's
-// train part (split r mod the mask's splits), the same rows for every
-// head, and evaluates on split r's test part.
+// train part, the same rows for every head, and evaluates on split r's
+// test part; more runs than a dataset has splits are refused.
 func RealworldTasks(opts Options) ([]Task[*RealLine], error) {
 	u, names, runs, err := realPlan(opts, nil, []string{"yacht", "autompg"}, 10)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkSplits("realworld", opts, names, runs); err != nil {
 		return nil, err
 	}
 	maxTrain := RealworldMaxTrain

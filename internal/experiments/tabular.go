@@ -20,7 +20,6 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"decoreg"
-	"decoreg/data"
 	"decoreg/metrics"
 )
 
@@ -144,17 +143,8 @@ func TabularTasks(opts Options) ([]Task[*TabularLine], error) {
 	if err != nil {
 		return nil, err
 	}
-	if splits > 1 {
-		for _, ds := range names {
-			m, err := data.ReadMask(filepath.Join(dataDir(opts), ds, MaskFile))
-			if err != nil {
-				return nil, &InputError{fmt.Errorf("dataset %s: %v", ds, err)}
-			}
-			if splits > m.Splits() {
-				return nil, &InputError{fmt.Errorf("tabular: --seeds %d: dataset %s has %d splits (0..%d): --seeds is at most %d",
-					splits, ds, m.Splits(), m.Splits()-1, m.Splits())}
-			}
-		}
+	if err := checkSplits("tabular", opts, names, splits); err != nil {
+		return nil, err
 	}
 	var tasks []Task[*TabularLine]
 	for _, ds := range names {
@@ -388,16 +378,24 @@ func tabPlanScale(o Options) string {
 	return tabScaleText(sp, groups, ensembles, budgets, o.Quick)
 }
 
-// tabScale describes the runs of the journal's lines: their splits, their
-// groups, the --ensemble and --tune budgets they used, and whether they
-// are --quick runs. The report shows it, not the flags of the command that
-// wrote the report.
+// tabScale describes the runs of the journal's lines (of the groups this
+// build knows): the splits, the groups, the --ensemble and --tune budgets
+// of the runs that succeeded, and whether they are --quick runs; then how
+// many lines failed. The report shows it, not the flags of the command
+// that wrote the report.
 func tabScale(lines []*TabularLine) string {
 	var sp, ens []int
 	var groups []string
 	var budgets []float64
 	quick := false
+	failed := 0
 	for _, l := range lines {
+		quick = quick || strings.HasSuffix(l.Key, quickSuffix)
+		if l.Error != "" {
+			// Its settings did not run.
+			failed++
+			continue
+		}
 		if !slices.Contains(sp, l.Split) {
 			sp = append(sp, l.Split)
 		}
@@ -410,7 +408,20 @@ func tabScale(lines []*TabularLine) string {
 		if l.Budget > 0 && !slices.Contains(budgets, l.Budget) {
 			budgets = append(budgets, l.Budget)
 		}
-		quick = quick || strings.HasSuffix(l.Key, quickSuffix)
+	}
+	fails := ""
+	if failed > 0 {
+		fails = fmt.Sprintf("%d %s failed (FAILED below)", failed, plural(failed, "line"))
+	}
+	if len(sp) == 0 {
+		if failed == 0 {
+			return "no runs"
+		}
+		q := ""
+		if quick {
+			q = "; --quick"
+		}
+		return "no run succeeded: " + fails + q
 	}
 	sort.Ints(sp)
 	sort.Ints(ens)
@@ -421,12 +432,19 @@ func tabScale(lines []*TabularLine) string {
 			ordered = append(ordered, g)
 		}
 	}
-	for _, g := range groups { // a group this build does not know
-		if !slices.Contains(ordered, g) {
-			ordered = append(ordered, g)
-		}
+	s := tabScaleText(sp, ordered, ens, budgets, quick)
+	if failed > 0 {
+		s += "; besides, " + fails
 	}
-	return tabScaleText(sp, ordered, ens, budgets, quick)
+	return s
+}
+
+// plural is word, with an s unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // tabScaleText is the scale of runs of the splits sp (sorted) and the
@@ -479,15 +497,15 @@ func splitRange(sp []int) string {
 
 // xgbTau reads the XGBoost baseline's Kendall's tau per dataset and split
 // from path (experiments/xgboost/xgb_uci.py's results.jsonl); a missing
-// file gives an empty map.
-func xgbTau(path string) (map[string]map[int]float64, error) {
+// file gives an empty map and found false.
+func xgbTau(path string) (tau map[string]map[int]float64, found bool, err error) {
 	out := map[string]map[int]float64{}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return out, nil
+		return out, false, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -501,7 +519,7 @@ func xgbTau(path string) (map[string]map[int]float64, error) {
 		// Python's json writes an undefined tau as the bare token NaN.
 		line := strings.ReplaceAll(sc.Text(), ": NaN", ": null")
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			return nil, fmt.Errorf("%s: line %d: %v", path, n, err)
+			return nil, true, fmt.Errorf("%s: line %d: %v", path, n, err)
 		}
 		if out[r.Dataset] == nil {
 			out[r.Dataset] = map[int]float64{}
@@ -512,7 +530,7 @@ func xgbTau(path string) (map[string]map[int]float64, error) {
 			out[r.Dataset][r.Split] = math.NaN()
 		}
 	}
-	return out, sc.Err()
+	return out, true, sc.Err()
 }
 
 // TabularSummary compares one variant with XGBoost and with the defaults
@@ -578,18 +596,20 @@ func tabScores(lines []*TabularLine, xgb map[string]map[int]float64) tabRaw {
 // targets are all equal (or fewer than two), where Kendall's tau and the
 // relative MSE are undefined (NaN) for every model: as its lines record
 // it (TabularLine.TiedTargets). For a split whose lines predate that
-// field, from the evidence they and XGBoost's results give: XGBoost's tau
-// of the split (scored on the same test targets) is NaN, and no model's
-// relative MSE of it is defined, as it is (not NaN) wherever the targets
-// vary and the predictions are numbers. A NaN tau anywhere else is the
-// model's (constant or NaN predictions): a failure, which the means carry.
+// field, from the evidence the journal and XGBoost's results give: no
+// model's tau or relative MSE of the split is defined (each is wherever
+// the targets vary and the predictions are numbers; a constant prediction
+// leaves the relative MSE defined), and XGBoost's tau of the split
+// (scored on the same test targets) is not either: NaN, or not in its
+// results (or those not found). A NaN tau anywhere else is the model's
+// (constant or NaN predictions): a failure, which the means carry.
 func tabTied(lines []*TabularLine, xgb map[string]map[int]float64) map[string]map[int]bool {
 	type dsSplit struct {
 		ds    string
 		split int
 	}
 	recorded := map[dsSplit]*bool{}
-	varies := map[dsSplit]bool{} // a defined relative MSE: the targets vary
+	varies := map[dsSplit]bool{} // a model's defined tau or relative MSE: the targets vary
 	var keys []dsSplit
 	for _, l := range lines {
 		k := dsSplit{l.Dataset, l.Split}
@@ -601,7 +621,7 @@ func tabTied(lines []*TabularLine, xgb map[string]map[int]float64) map[string]ma
 		}
 		if l.Error == "" {
 			for _, sc := range l.Scores {
-				if !math.IsNaN(float64(sc.RelMSE)) {
+				if !math.IsNaN(float64(sc.RelMSE)) || !math.IsNaN(float64(sc.KendallTau)) {
 					varies[k] = true
 				}
 			}
@@ -612,7 +632,7 @@ func tabTied(lines []*TabularLine, xgb map[string]map[int]float64) map[string]ma
 		tied := false
 		if t := recorded[k]; t != nil {
 			tied = *t
-		} else if x, ok := xgb[k.ds][k.split]; ok && math.IsNaN(x) && !varies[k] {
+		} else if x, ok := xgb[k.ds][k.split]; !varies[k] && (!ok || math.IsNaN(x)) {
 			tied = true
 		}
 		if tied {
@@ -836,8 +856,11 @@ func tabCount(k, n, all int) string {
 // tabNum formats x with format, "-" where ok is false (nothing compared);
 // a NaN (a failed model's score) shows as NaN.
 func tabNum(format string, x float64, ok bool) string {
-	if !ok {
+	switch {
+	case !ok:
 		return "-"
+	case math.IsNaN(x):
+		return "NaN" // not format's "+NaN%"
 	}
 	return fmt.Sprintf(format, x)
 }
@@ -863,10 +886,14 @@ func tabTunedVariant(raw tabRaw) (v, label string) {
 // there is none).
 func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	xgbPath := filepath.Join(filepath.Dir(filepath.Clean(dir)), "xgboost", "results.jsonl")
-	xgb, err := xgbTau(xgbPath)
+	xgb, xgbFound, err := xgbTau(xgbPath)
 	if err != nil {
 		return err
 	}
+	// The lines of a group this build does not know (a newer build's) are
+	// not reported: the journal's line by group names them.
+	all := lines
+	lines = slices.DeleteFunc(slices.Clone(lines), func(l *TabularLine) bool { return !slices.Contains(TabularGroups, l.Group) })
 	raw := tabScores(lines, xgb)
 	tab, names := raw.table(), raw.datasets()
 	xm := xgbMeans(lines, xgb)
@@ -882,20 +909,48 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 		"`experiments/xgboost/xgb_uci.py` (Debian's xgboost, 500 trees, learning rate 0.05, depth 6, subsample 0.8, " +
 		"colsample 0.8) on the same splits, from `../xgboost/results.jsonl`. Each variant's scores of a dataset are averaged over " +
 		"the splits it ran; tau leaves out the splits whose test targets are all equal, where it is undefined for every model " +
-		"(as the runs record it; for runs that predate that record, where XGBoost's tau is undefined too and no model's relative MSE is defined), " +
+		"(as the runs record it; for runs that predate that record, where no model's tau or relative MSE is defined and XGBoost's tau is not either: " +
+		"undefined, or not in its results), " +
 		"and any other NaN (a failed model) is carried into the means, not left out. " +
 		"Against XGBoost, both sides over the variant's splits where both taus are defined, and against the defaults, both over the splits both ran.\n\n")
-	fmt.Fprintf(&b, "Scale: %s. Command: `%s`.\n\n%s\n\n", tabScale(lines), info.Command, Provenance(lines))
-	b.WriteString(tabJournalScale(lines))
+	fmt.Fprintf(&b, "Scale: %s. Command: `%s`.\n\n%s\n\n", tabScale(lines), info.Command, Provenance(all))
+	b.WriteString(tabJournalScale(all))
+	if !xgbFound {
+		b.WriteString("XGBoost's results (`../xgboost/results.jsonl`) were not found: no variant is compared with XGBoost.\n\n")
+	}
 	failed := 0
 	for _, l := range lines {
 		if l.Error != "" {
 			failed++
+		}
+	}
+	if failed == len(lines) {
+		switch {
+		case len(lines) == 0 && len(all) > 0:
+			b.WriteString("No line of this journal is of a group this build reports.\n\n")
+		case len(lines) == 0:
+			b.WriteString("The journal holds no runs.\n\n")
+		case len(all) > len(lines):
+			fmt.Fprintf(&b, "No run of this journal's known groups succeeded: %d failed %s, see FAILED below.\n\n", failed, plural(failed, "line"))
+		default:
+			fmt.Fprintf(&b, "No run of this journal succeeded: %d failed %s, see FAILED below.\n\n", failed, plural(failed, "line"))
+		}
+	}
+	for _, l := range lines {
+		if l.Error != "" {
 			fmt.Fprintf(&b, "- FAILED: %s split %d %s: %s\n", l.Dataset, l.Split, l.Group, l.Error)
 		}
 	}
 	if failed > 0 {
 		b.WriteString("\n")
+	}
+	png := filepath.Join(dir, "tabular.png")
+	if failed == len(lines) {
+		// Nothing to tabulate or draw.
+		if err := writeText(info.Ctx, filepath.Join(dir, "REPORT.md"), b.String()); err != nil {
+			return err
+		}
+		return removeStale(png)
 	}
 	b.WriteString("## Summary (means over datasets)\n\n" +
 		"\"beats XGBoost\": datasets where the variant's tau is higher; \"lower NLL\": datasets where its test NLL is below " +
@@ -1010,7 +1065,6 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 		}
 		captions = append(captions, tl+" against the defaults")
 	}
-	png := filepath.Join(dir, "tabular.png")
 	if len(row) == 0 {
 		// No figure: a report without its caption, then no tabular.png of
 		// an earlier report beside it.
@@ -1052,24 +1106,28 @@ func removeStale(path string) error {
 }
 
 // tabTuningTable writes the section on the tuned groups' runs: one row per
-// dataset and split with a tuned, tuned-seeds or tuned-all line that did
-// not fail, with the columns of the groups the journal holds.
+// dataset and split with a tuned, tuned-seeds or tuned-all line, with the
+// columns of the groups the journal holds; a failed line's cells say
+// "failed" ("-": no such line).
 func tabTuningTable(b *strings.Builder, lines []*TabularLine) {
 	type dsSplit struct {
 		ds    string
 		split int
 	}
-	secs := map[dsSplit]map[string]float64{}
+	secs := map[dsSplit]map[string]string{}          // each group's train seconds, or "failed"
 	byGroup := map[string]map[dsSplit]*TabularLine{} // the tuned groups' lines
 	has := map[string]bool{}
-	var keys []dsSplit // the splits with a tuned group's line that did not fail
+	var keys []dsSplit // the splits with a tuned group's line, failed or not
 	for _, l := range lines {
 		k := dsSplit{l.Dataset, l.Split}
 		has[l.Group] = true
 		if secs[k] == nil {
-			secs[k] = map[string]float64{}
+			secs[k] = map[string]string{}
 		}
-		secs[k][l.Group] = l.Seconds
+		secs[k][l.Group] = fmt.Sprintf("%.0f", l.Seconds)
+		if l.Error != "" {
+			secs[k][l.Group] = "failed"
+		}
 		if l.Group != tabTuned && l.Group != tabTunedSeeds && l.Group != tabTunedAll {
 			continue
 		}
@@ -1077,7 +1135,7 @@ func tabTuningTable(b *strings.Builder, lines []*TabularLine) {
 			byGroup[l.Group] = map[dsSplit]*TabularLine{}
 		}
 		byGroup[l.Group][k] = l
-		if l.Error == "" && !slices.Contains(keys, k) {
+		if !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
 	}
@@ -1125,12 +1183,19 @@ func tabTuningTable(b *strings.Builder, lines []*TabularLine) {
 		if l, ok := byGroup[tabTuned][k]; ok && l.Error == "" {
 			trials, cut, chosen, tchosen = strconv.Itoa(l.Trials), strconv.FormatBool(l.Cut), strings.Join(l.Chosen, "; "), l.Chosen
 		} else {
+			if ok { // the tuned group's line failed
+				trials, cut, chosen = "failed", "failed", "failed"
+			}
 			// The search of a group from seeds or all repeats the tuned
-			// group's: its trials where the journal lacks that line.
+			// group's: its trials where the journal lacks that line (or
+			// it failed); "failed" where every one of them failed.
 			for _, g := range members {
-				if l, ok := byGroup[g][k]; ok && l.Error == "" {
-					trials, cut = strconv.Itoa(l.Trials), strconv.FormatBool(l.Cut)
-					break
+				if l, ok := byGroup[g][k]; ok {
+					if l.Error == "" {
+						trials, cut = strconv.Itoa(l.Trials), strconv.FormatBool(l.Cut)
+						break
+					}
+					trials, cut = "failed", "failed"
 				}
 			}
 		}
@@ -1158,7 +1223,7 @@ func tabTuningTable(b *strings.Builder, lines []*TabularLine) {
 		for i, g := range groups {
 			cells[i] = "-"
 			if v, ok := secs[k][g]; ok {
-				cells[i] = fmt.Sprintf("%.0f", v)
+				cells[i] = v
 			}
 		}
 		fmt.Fprintf(b, "| %s | %d | %s | %s | %s |", k.ds, k.split, trials, cut, strings.Join(cells, ", "))
@@ -1174,7 +1239,9 @@ func tabTuningTable(b *strings.Builder, lines []*TabularLine) {
 }
 
 // tabJournalScale describes what the journal holds, group by group: the
-// splits and the number of datasets.
+// splits and the number of datasets; then the groups this build does not
+// know (a newer build's), whose lines the report leaves out, with their
+// numbers of lines.
 func tabJournalScale(lines []*TabularLine) string {
 	sp := map[string]map[int]bool{}
 	ds := map[string]map[string]bool{}
@@ -1200,6 +1267,24 @@ func tabJournalScale(lines []*TabularLine) string {
 			ss[i] = strconv.Itoa(s)
 		}
 		parts = append(parts, fmt.Sprintf("%s: splits %s of %d datasets", g, strings.Join(ss, ", "), len(ds[g])))
+	}
+	// The groups of a newer build, in the journal's order.
+	var unknown []string
+	n := map[string]int{}
+	for _, l := range lines {
+		if !slices.Contains(TabularGroups, l.Group) {
+			if n[l.Group] == 0 {
+				unknown = append(unknown, l.Group)
+			}
+			n[l.Group]++
+		}
+	}
+	if len(unknown) > 0 {
+		us := make([]string, len(unknown))
+		for i, g := range unknown {
+			us[i] = fmt.Sprintf("%s (%d %s)", g, n[g], plural(n[g], "line"))
+		}
+		parts = append(parts, "unknown to this build: "+strings.Join(us, ", ")+", not reported")
 	}
 	if len(parts) == 0 {
 		return ""

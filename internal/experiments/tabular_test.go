@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,9 +22,9 @@ func TestXGBTau(t *testing.T) {
 	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := xgbTau(path)
-	if err != nil {
-		t.Fatal(err)
+	got, found, err := xgbTau(path)
+	if err != nil || !found {
+		t.Fatal(found, err)
 	}
 	if got["a"][0] != 0.5 || !math.IsNaN(got["a"][1]) || got["b"][0] != -0.25 {
 		t.Errorf("got %v", got)
@@ -32,11 +33,11 @@ func TestXGBTau(t *testing.T) {
 	if means["a"] != 0.5 || means["b"] != -0.25 {
 		t.Errorf("means %v (NaN splits left out)", means)
 	}
-	if m, err := xgbTau(filepath.Join(t.TempDir(), "none.jsonl")); err != nil || len(m) != 0 {
-		t.Errorf("missing journal: %v, %v", m, err)
+	if m, found, err := xgbTau(filepath.Join(t.TempDir(), "none.jsonl")); err != nil || len(m) != 0 || found {
+		t.Errorf("missing journal: %v, %v, %v", m, found, err)
 	}
 	if err := os.WriteFile(path, []byte("{bad\n"), 0o644); err == nil {
-		if _, err := xgbTau(path); err == nil {
+		if _, _, err := xgbTau(path); err == nil {
 			t.Error("a bad line was accepted")
 		}
 	}
@@ -231,6 +232,16 @@ func summaryRow(report, v string) string {
 	return ""
 }
 
+// scaleLine returns the report's Scale line.
+func scaleLine(report string) string {
+	for _, l := range strings.Split(report, "\n") {
+		if strings.HasPrefix(l, "Scale: ") {
+			return l
+		}
+	}
+	return ""
+}
+
 // A journal of some groups only: the variant's own mean NLL, "-" where
 // nothing was compared, the tuned-seeds runs in the tuning table, and a
 // figure (and its caption) only where there are points, a stale one
@@ -315,8 +326,190 @@ func TestTabularTuningFailedLine(t *testing.T) {
 			SeedsChosen: 4, Error: "diverged"},
 	}
 	_, r := tabReport(t, lines, "")
-	if strings.Contains(r, "4 of 4 chosen") || !strings.Contains(r, "| a | 0 | 12 | false | 0, 0 | failed | 1:defaults (val -1.0000) | failed |") {
+	if strings.Contains(r, "4 of 4 chosen") || !strings.Contains(r, "| a | 0 | 12 | false | 0, failed | failed | 1:defaults (val -1.0000) | failed |") {
 		t.Errorf("tuning table:\n%s", r)
+	}
+}
+
+// A failed line's cells of the tuning table say "failed": its train
+// seconds, a failed tuned line's trials and choice (the trials of a
+// tuned-all line that did not fail where there is one), and a split whose
+// tuned groups' lines all failed keeps its row.
+func TestTabularTuningFailedCells(t *testing.T) {
+	line := func(ds string, split int, group string, secs float64, failed bool) *TabularLine {
+		l := &TabularLine{Meta: Meta{Key: fmt.Sprintf("dataset=%s,split=%d,group=%s", ds, split, group)}, Dataset: ds, Split: split, Group: group,
+			Seconds: secs, Trials: 12, Config: decoreg.Config{Ensemble: 5}, Chosen: []string{"1:defaults (val -1.0000)"}, SeedsChosen: 2}
+		switch {
+		case failed:
+			l.Chosen, l.Error = nil, "diverged"
+		case group == tabDefault:
+			l.Chosen, l.Trials = nil, 0
+			l.Scores = map[string]TabScores{"default": {KendallTau: 0.5, RelMSE: 0.5}}
+		case group == tabTuned:
+			l.Scores = map[string]TabScores{"tuned": {KendallTau: 0.5, RelMSE: 0.5}}
+		default:
+			l.Scores = map[string]TabScores{"tuned+all5": {KendallTau: 0.5, RelMSE: 0.5}}
+		}
+		return l
+	}
+	lines := []*TabularLine{
+		// a: the defaults failed; the tuned line failed, tuned-all did not.
+		line("a", 0, tabDefault, 7, true), line("a", 0, tabTuned, 30, true), line("a", 0, tabTunedAll, 40, false),
+		// b: every tuned group failed.
+		line("b", 0, tabDefault, 5, false), line("b", 0, tabTuned, 30, true), line("b", 0, tabTunedAll, 40, true),
+		// c: tuned-all alone, failed.
+		line("c", 1, tabTunedAll, 9, true),
+	}
+	_, r := tabReport(t, lines, "")
+	for _, want := range []string{
+		"| a | 0 | 12 | false | failed, failed, 40 | 2 of 4 chosen, 0 stopped | failed | 1:defaults (val -1.0000) |",
+		"| b | 0 | failed | failed | 5, failed, failed | failed | failed | failed |",
+		"| c | 1 | failed | failed | -, -, failed | failed | - | failed |",
+	} {
+		if !strings.Contains(r, want) {
+			t.Errorf("the tuning table lacks\n%s\n%s", want, r)
+		}
+	}
+}
+
+// A journal whose every line failed says so, and its scale quotes no
+// setting of a failed run.
+func TestTabularReportAllFailed(t *testing.T) {
+	lines := []*TabularLine{
+		{Meta: Meta{Key: "dataset=a,split=0,group=tuned-all"}, Dataset: "a", Split: 0, Group: tabTunedAll, Budget: 180, Config: decoreg.Config{Ensemble: 5}, Error: "diverged"},
+		{Meta: Meta{Key: "dataset=b,split=0,group=tuned-all"}, Dataset: "b", Split: 0, Group: tabTunedAll, Budget: 180, Config: decoreg.Config{Ensemble: 5}, Error: "diverged"},
+	}
+	dir, r := tabReport(t, lines, "")
+	for _, want := range []string{"No run of this journal succeeded: 2 failed lines, see FAILED below.", "Scale: no run succeeded: 2 lines failed (FAILED below).",
+		"- FAILED: a split 0 tuned-all: diverged", "- FAILED: b split 0 tuned-all: diverged"} {
+		if !strings.Contains(r, want) {
+			t.Errorf("the report lacks %q:\n%s", want, r)
+		}
+	}
+	if scale := scaleLine(r); strings.Contains(scale, "--ensemble") || strings.Contains(scale, "budget") {
+		t.Errorf("the scale quotes a failed run's settings: %s", scale)
+	}
+	for _, not := range []string{"## Summary", "tabular.png"} {
+		if strings.Contains(r, not) {
+			t.Errorf("the report has %q:\n%s", not, r)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tabular.png")); err == nil {
+		t.Error("a figure of no run")
+	}
+	// One failed of two: the settings of the run that succeeded, and the
+	// failure counted.
+	lines[1].Error, lines[1].Budget, lines[1].Config.Ensemble = "", 60, 3
+	lines[1].Scores = map[string]TabScores{"tuned+all5": {KendallTau: 0.5, RelMSE: 0.5}}
+	_, r = tabReport(t, lines, "")
+	if !strings.Contains(r, "(--ensemble 3, --tune budget 1m0s), each with --calibrate where >= 20 validation rows; besides, 1 line failed (FAILED below).") ||
+		strings.Contains(r, "No run") || strings.Contains(r, "3m0s") {
+		t.Errorf("one failed line:\n%s", r)
+	}
+}
+
+// The lines of a group this build does not know are named, with their
+// number, where the journal's groups are, and left out of the rest of
+// the report.
+func TestTabularReportUnknownGroup(t *testing.T) {
+	sc := map[string]TabScores{"default": {KendallTau: 0.5, NLL: 1, RelMSE: 0.5, CRPS: 1, Coverage90: 0.9}}
+	lines := []*TabularLine{
+		{Meta: Meta{Key: "dataset=a,split=0,group=default"}, Dataset: "a", Split: 0, Group: tabDefault, Scores: sc},
+		{Meta: Meta{Key: "dataset=z,split=0,group=tuned-new"}, Dataset: "z", Split: 0, Group: "tuned-new", Budget: 99, Config: decoreg.Config{Ensemble: 7}, Scores: sc},
+		{Meta: Meta{Key: "dataset=z,split=1,group=tuned-new"}, Dataset: "z", Split: 1, Group: "tuned-new", Error: "diverged"},
+	}
+	_, r := tabReport(t, lines, "")
+	if !strings.Contains(r, "The journal holds, by group: default: splits 0 of 1 datasets; unknown to this build: tuned-new (2 lines), not reported.") {
+		t.Errorf("the journal's groups:\n%s", r)
+	}
+	if !strings.Contains(r, "Scale: splits 0, the full training part, the normalized decoder: the groups default, each with") {
+		t.Errorf("scale:\n%s", r)
+	}
+	if strings.Contains(r, "| z |") || strings.Contains(r, "FAILED: z") || strings.Contains(r, "--ensemble 7") || !strings.HasPrefix(summaryRow(r, "default"), "| default | 1 | 1 |") {
+		t.Errorf("the unknown group's lines are reported:\n%s", r)
+	}
+	// Only lines of unknown groups.
+	_, r = tabReport(t, lines[1:], "")
+	if !strings.Contains(r, "No line of this journal is of a group this build reports.") || !strings.Contains(r, "unknown to this build: tuned-new (2 lines)") {
+		t.Errorf("a journal of an unknown group:\n%s", r)
+	}
+}
+
+// A NaN CRPS change (a failed model's CRPS) shows as NaN, as the other
+// cells, not "+NaN%".
+func TestTabularReportNaNCRPS(t *testing.T) {
+	lines := []*TabularLine{
+		{Meta: Meta{Key: "dataset=a,split=0,group=default"}, Dataset: "a", Split: 0, Group: tabDefault,
+			Scores: map[string]TabScores{"default": {KendallTau: 0.5, NLL: 1, RelMSE: 0.5, CRPS: 1, Coverage90: 0.9}}},
+		{Meta: Meta{Key: "dataset=a,split=0,group=ensemble"}, Dataset: "a", Split: 0, Group: tabEnsemble, Config: decoreg.Config{Ensemble: 5},
+			Scores: map[string]TabScores{"ensemble5": {KendallTau: 0.5, NLL: 1, RelMSE: 0.5, CRPS: Float(math.NaN()), Coverage90: 0.9}}},
+	}
+	_, r := tabReport(t, lines, "")
+	if row := summaryRow(r, "ensemble5"); !strings.HasSuffix(row, "| NaN |") || strings.Contains(r, "NaN%") {
+		t.Errorf("ensemble5's row %q:\n%s", row, r)
+	}
+}
+
+// Without XGBoost's results, a split of lines that predate
+// test_targets_tied where no model's tau or relative MSE is defined is
+// tied (tabular-v4's challenger split 2), not a failure; the report says
+// XGBoost's results were not found.
+func TestTabularTiedWithoutXGBoost(t *testing.T) {
+	nan := Float(math.NaN())
+	sc := func(tau, rel Float) TabScores {
+		return TabScores{KendallTau: tau, NLL: 1, RelMSE: rel, CRPS: 1, Coverage90: 0.9}
+	}
+	line := func(ds string, split int, group string, scores map[string]TabScores) *TabularLine {
+		return &TabularLine{Meta: Meta{Key: fmt.Sprintf("dataset=%s,split=%d,group=%s", ds, split, group)}, Dataset: ds, Split: split, Group: group, Scores: scores}
+	}
+	lines := []*TabularLine{
+		// a: split 1 tied, every model's tau and relative MSE undefined.
+		line("a", 0, tabDefault, map[string]TabScores{"default": sc(0.4, 0.5)}),
+		line("a", 0, tabTunedAll, map[string]TabScores{"tuned+all5": sc(0.6, 0.5)}),
+		line("a", 1, tabDefault, map[string]TabScores{"default": sc(nan, nan)}),
+		line("a", 1, tabTunedAll, map[string]TabScores{"tuned+all5": sc(nan, nan)}),
+		// b: split 1's NaN tau is the defaults' failure: the tuned
+		// ensemble's relative MSE is defined there (the targets vary).
+		line("b", 0, tabDefault, map[string]TabScores{"default": sc(0.4, 0.5)}),
+		line("b", 1, tabDefault, map[string]TabScores{"default": sc(nan, nan)}),
+		line("b", 1, tabTunedAll, map[string]TabScores{"tuned+all5": sc(0.5, 0.5)}),
+		// c: a NaN tau where the relative MSE is defined (constant
+		// predictions): a failure.
+		line("c", 0, tabDefault, map[string]TabScores{"default": sc(0.4, 0.5)}),
+		line("c", 1, tabDefault, map[string]TabScores{"default": sc(nan, 1)}),
+	}
+	tab := tabScores(lines, nil).table()
+	for _, c := range []struct {
+		v, ds string
+		tau   float64
+	}{{"default", "a", 0.4}, {"tuned+all5", "a", 0.6}, {"default", "b", math.NaN()}, {"tuned+all5", "b", 0.5}, {"default", "c", math.NaN()}} {
+		if got := float64(tab[c.v][c.ds].KendallTau); !sameOrNaN(got, c.tau) {
+			t.Errorf("%s of %s: tau %v, want %v", c.v, c.ds, got, c.tau)
+		}
+	}
+	// The report of a alone: the means are defined; XGBoost's results are
+	// said not to be found.
+	_, r := tabReport(t, lines[:4], "")
+	if row := summaryRow(r, "tuned+all5"); !strings.HasPrefix(row, "| tuned+all5 | 1 | 2 | 0.6000 | - | - |") {
+		t.Errorf("tuned+all5's row %q:\n%s", row, r)
+	}
+	const missing = "XGBoost's results (`../xgboost/results.jsonl`) were not found"
+	if !strings.Contains(r, missing) {
+		t.Errorf("the report does not say XGBoost's results are missing:\n%s", r)
+	}
+	// With XGBoost's results: no such sentence; a split they hold a tau
+	// of is not tied (a legacy NaN there is a failure), one they lack is
+	// judged from the journal.
+	_, r = tabReport(t, lines[:4], `{"dataset": "a", "split": 0, "kendall_tau": 0.5}
+`)
+	if strings.Contains(r, missing) || !strings.HasPrefix(summaryRow(r, "tuned+all5"), "| tuned+all5 | 1 | 2 | 0.6000 | 0.5000 | 1 |") {
+		t.Errorf("with XGBoost's results:\n%s", r)
+	}
+	_, r = tabReport(t, lines[:4], `{"dataset": "a", "split": 0, "kendall_tau": 0.5}
+{"dataset": "a", "split": 1, "kendall_tau": 0.5}
+`)
+	if !strings.HasPrefix(summaryRow(r, "tuned+all5"), "| tuned+all5 | 1 | 2 | NaN |") {
+		t.Errorf("XGBoost's defined tau of split 1:\n%s", r)
 	}
 }
 
