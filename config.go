@@ -131,13 +131,18 @@ type Config struct {
 	Components int  `json:"components,omitempty"` // MDN components
 	Sigmoid    bool `json:"sigmoid,omitempty"`    // pointwise: squash the output to [-0.5, 0.5]
 
-	LR          float64 `json:"lr"`              // Adam learning rate
-	WeightDecay float64 `json:"weight_decay"`    // L2 penalty (added to the gradient) unless AdamW
-	AdamW       bool    `json:"adamw,omitempty"` // decoupled weight decay
-	BatchSize   int     `json:"batch_size"`
-	MaxEpochs   int     `json:"max_epochs"`
+	LR          float64 `json:"lr"`           // Adam learning rate
+	WeightDecay float64 `json:"weight_decay"` // L2 penalty (added to the gradient) unless AdamW
+	// AdamW decouples the weight decay (AdamW). It needs a WeightDecay > 0:
+	// AdamW without one is refused (it would train exactly as Adam does).
+	AdamW     bool `json:"adamw,omitempty"`
+	BatchSize int  `json:"batch_size"`
+	MaxEpochs int  `json:"max_epochs"`
 	// Patience is the number of epochs without a better validation loss
-	// before training stops; the best weights are restored.
+	// before training stops; the best weights are restored. Without
+	// validation rows (ValFrac < 0) there is no early stopping, and a
+	// Patience other than 0 and DefaultPatience is refused (the default's
+	// value is accepted, as the command line always passes one).
 	Patience int `json:"patience"`
 	// ValFrac is the fraction of the training rows held out for early
 	// stopping: 0 means the default DefaultValFrac (0.1), a negative value
@@ -277,8 +282,25 @@ func configErr(field, format string, args ...any) error {
 // defaults (DefaultConfig) first. The size limits leave out the input
 // layer, whose size depends on the number of features.
 func (c Config) Validate() error {
-	_, err := DefaultConfig(c).validate()
+	_, err := DefaultConfig(c).validateTrain()
 	return err
+}
+
+// validateTrain is validate and the checks of the settings that only
+// training reads (a saved model's Config is checked by validate alone, so
+// that files written before these checks still load).
+func (c Config) validateTrain() (vocab.Tokenizer, error) {
+	tok, err := c.validate()
+	if err != nil {
+		return nil, err
+	}
+	if c.AdamW && c.WeightDecay == 0 {
+		return nil, configErr("AdamW", "AdamW decouples the weight decay, which is 0: set a weight decay > 0 or leave AdamW off")
+	}
+	if c.ValFrac < 0 && c.Patience != DefaultPatience {
+		return nil, configErr("Patience", "patience %d has no effect without a validation split: early stopping needs validation rows", c.Patience)
+	}
+	return tok, nil
 }
 
 // validate checks a defaulted config and returns its tokenization (nil for

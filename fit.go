@@ -16,6 +16,9 @@ import (
 // Fit trains a model on the rows of X (each of the same length) and their
 // targets y. See FitFlat.
 func Fit(ctx context.Context, X [][]float64, y []float64, cfg Config, opts ...FitOption) (*Model, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if len(X) == 0 {
 		return nil, fmt.Errorf("%w: no rows", ErrTooFewRows)
 	}
@@ -44,8 +47,8 @@ func Fit(ctx context.Context, X [][]float64, y []float64, cfg Config, opts ...Fi
 // targets whose range y_max - y_min overflows float64, a constant target).
 // When ctx is cancelled, FitFlat stops at the next mini-batch and returns
 // the best model so far together with an error wrapping ctx.Err(); callers
-// may save that model. A NaN or Inf loss stops training with ErrDiverged
-// and no model.
+// may save that model. A nil ctx is context.Background(). A NaN or Inf
+// loss stops training with ErrDiverged and no model.
 func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg Config, opts ...FitOption) (*Model, error) {
 	start := time.Now()
 	var o fitOptions
@@ -55,8 +58,11 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 		}
 	}
 
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	cfg = DefaultConfig(cfg)
-	if _, err := cfg.validate(); err != nil {
+	if _, err := cfg.validateTrain(); err != nil {
 		return nil, err
 	}
 	if cfg.Calibrate {
@@ -154,12 +160,15 @@ func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cf
 // prepare checks a defaulted cfg and the data, and makes the untrained
 // model, its training targets and the standardized features.
 func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *head.Targets, []float32, error) {
-	tok, err := cfg.validate()
+	tok, err := cfg.validateTrain()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if rows < 1 || cols < 1 {
+	if rows < 1 {
 		return nil, nil, nil, fmt.Errorf("%w: %d rows of %d features", ErrTooFewRows, rows, cols)
+	}
+	if cols < 1 {
+		return nil, nil, nil, fmt.Errorf("%w: no feature columns (cols is %d): a model needs at least 1 feature", ErrBadInput, cols)
 	}
 	if nVal := train.ValRows(rows, cfg.ValFrac); nVal > 0 && rows-nVal < 1 {
 		return nil, nil, nil, fmt.Errorf("%w: ValFrac %v of %d row(s) holds out %d for validation, leaving none to train on (or set ValFrac < 0)", ErrTooFewRows, cfg.ValFrac, rows, nVal)

@@ -27,6 +27,9 @@ import (
 // the row of f and the column of f (Row and Column index f's rows and
 // f.Columns, not the encoded features).
 func FitFrame(ctx context.Context, f *data.Frame, target string, cfg Config, opts ...FitOption) (*Model, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	return fitFrame(f, target, opts, func(x []float64, rows, cols int, y []float64) (*Model, error) {
 		return FitFlat(ctx, x, rows, cols, y, cfg, opts...)
 	})
@@ -36,6 +39,9 @@ func FitFrame(ctx context.Context, f *data.Frame, target string, cfg Config, opt
 // schema is fitted once and shared by every trial, and saved with the
 // chosen model (or ensemble). Of opts only WithMaxLevels applies.
 func TuneFrame(ctx context.Context, f *data.Frame, target string, cfg Config, topts TuneOptions, opts ...FitOption) (*Model, *TuneReport, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	var rep *TuneReport
 	m, err := fitFrame(f, target, opts, func(x []float64, rows, cols int, y []float64) (*Model, error) {
 		m, r, err := Tune(ctx, x, rows, cols, y, cfg, topts)
@@ -228,13 +234,17 @@ func (m *Model) PredictFrame(f *data.Frame, opts PredictOptions) (*Prediction, e
 // EvaluateFrame evaluates the model as Evaluate on the rows of f whose
 // column target is not missing; the others are left out and counted in
 // Eval.Skipped. The target must be numeric (an error names the first cell
-// that is not). Errors are as PredictFrame's.
+// that is not) and may not be one of the model's input columns (Columns):
+// that is an error wrapping ErrBadInput. Errors are as PredictFrame's.
 func (m *Model) EvaluateFrame(f *data.Frame, target, point string) (*Eval, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
 	}
 	if err := f.Check(); err != nil {
 		return nil, fmt.Errorf("decoreg: %w", err)
+	}
+	if slices.Contains(m.Columns(), target) {
+		return nil, fmt.Errorf("%w: the target %q is one of the model's feature columns", ErrBadInput, target)
 	}
 	tj := f.Column(target)
 	if tj < 0 {

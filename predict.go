@@ -31,8 +31,13 @@ const (
 
 // PredictOptions control Predict.
 type PredictOptions struct {
-	Outputs Output    // default OutMean|OutMedian|OutMode
-	Levels  []float64 // quantile levels for OutQuantiles, each in [0, 1]; default DefaultLevels
+	Outputs Output // default OutMean|OutMedian|OutMode
+	// Levels are the quantile levels for OutQuantiles, each in [0, 1]; nil
+	// means DefaultLevels. An empty, non-nil slice asks for no levels and
+	// is refused with OutQuantiles (a *ConfigError naming "Levels"), as
+	// the command line's --levels "" is; without OutQuantiles Levels is
+	// not used.
+	Levels []float64
 	// Token tunes token heads' summaries; a zero MeanTol means the
 	// dist package's default (dist.DefaultMeanTolNormalized or
 	// dist.DefaultMeanTol), as for Dist, so that Predict's mean and
@@ -259,8 +264,11 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 		what = OutMean | OutMedian | OutMode
 	}
 	levels := opts.Levels
-	if what&OutQuantiles != 0 && len(levels) == 0 {
+	if what&OutQuantiles != 0 && levels == nil {
 		levels = DefaultLevels
+	}
+	if what&OutQuantiles != 0 && len(levels) == 0 {
+		return nil, configErr("Levels", "no quantile levels given for OutQuantiles (an empty list; nil means DefaultLevels)")
 	}
 	for _, q := range levels {
 		if !(q >= 0 && q <= 1) {

@@ -280,7 +280,12 @@ func tuneGrid(base Config) []tuneAxis {
 	case HeadMDN:
 		axes = append(axes, tuneAxis{"components", []string{"1", "5", "20", "50", "100"}, func(c *Config, v string) { c.Components = atoi(v) }})
 	case HeadPointwise:
-		axes = append(axes, tuneAxis{"weight_decay", []string{"0", "0.1", "1"}, func(c *Config, v string) { c.WeightDecay, _ = strconv.ParseFloat(v, 64) }})
+		axes = append(axes, tuneAxis{"weight_decay", []string{"0", "0.1", "1"}, func(c *Config, v string) {
+			c.WeightDecay, _ = strconv.ParseFloat(v, 64)
+			if c.WeightDecay == 0 {
+				c.AdamW = false // no decay to decouple: the same training, and AdamW alone is refused
+			}
+		}})
 	}
 	return axes
 }
@@ -389,11 +394,14 @@ type trialRun struct {
 // Tune needs validation rows (base.ValFrac not negative). Errors in the
 // data are as FitFlat's; a trial whose settings the size limits refuse is
 // skipped. When ctx is cancelled Tune returns the best model so far with
-// an error wrapping ctx.Err().
+// an error wrapping ctx.Err(); a nil ctx is context.Background().
 func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Config, opts TuneOptions) (*Model, *TuneReport, error) {
 	start := time.Now()
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	base = DefaultConfig(base)
-	if _, err := base.validate(); err != nil {
+	if _, err := base.validateTrain(); err != nil {
 		return nil, nil, err
 	}
 	if base.ValFrac < 0 {
