@@ -190,6 +190,19 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *hea
 	if cfg.InputTransform == data.TransformRobust {
 		center, scale = data.FitRobust(x, cols)
 	}
+	// A finite mean and sd can still leave x - center beyond float64 (values
+	// near both ends of its range around an off-centre mean): the inputs
+	// would become infinite.
+	for j := range cols {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i := range rows {
+			v := x[i*cols+j]
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		if a, b := (lo-center[j])/scale[j], (hi-center[j])/scale[j]; math.IsInf(a, 0) || math.IsInf(b, 0) {
+			return nil, nil, nil, dataErr(-1, j, ErrBadInput, "the feature's values span too wide a range: a value minus their centre (%v) overflows float64", center[j])
+		}
+	}
 	m, err := newModel(cfg, tok, center, scale, yMin, yMax, cfg.Seed)
 	if err != nil {
 		return nil, nil, nil, err

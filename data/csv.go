@@ -2,6 +2,7 @@ package data
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -168,7 +170,8 @@ func openTable(path string) (*table, error) {
 		}
 		src = zr
 	}
-	t.r = csv.NewReader(src)
+	nl := &newlineReader{r: src}
+	t.r = csv.NewReader(nl)
 	t.r.FieldsPerRecord = -1 // checked here, to report it our way
 	t.r.ReuseRecord = true
 	rec, err := t.next()
@@ -180,6 +183,14 @@ func openTable(path string) (*table, error) {
 		f.Close()
 		return nil, err
 	}
+	if !nl.seen && slices.ContainsFunc(rec, func(s string) bool { return strings.Contains(s, "\r") }) {
+		// The header ran to the end of the file and holds a carriage
+		// return: lines end with CR alone (old Mac files), which CSV
+		// does not take as line ends.
+		f.Close()
+		return nil, &ParseError{Path: path, Line: 1,
+			Err: fmt.Errorf("%w, as in old Mac files, which CSV does not take as line ends: convert them to LF (e.g. tr '\\r' '\\n' < OLD > NEW)", ErrCRLineEnds)}
+	}
 	t.header = make([]string, len(rec))
 	t.index = make(map[string]int, len(rec))
 	for j, name := range rec {
@@ -189,6 +200,10 @@ func openTable(path string) (*table, error) {
 		name = strings.TrimSpace(name)
 		if k, dup := t.index[name]; dup {
 			f.Close()
+			if name == "" {
+				return nil, &ParseError{Path: path, Line: 1, Column: j + 1,
+					Err: fmt.Errorf("%w: %q: columns %d and %d have no name in the header", ErrDuplicateColumn, name, k+1, j+1)}
+			}
 			return nil, &ParseError{Path: path, Line: 1, Column: j + 1,
 				Err: fmt.Errorf("%w: %q (also column %d)", ErrDuplicateColumn, name, k+1)}
 		}
@@ -199,6 +214,21 @@ func openTable(path string) (*table, error) {
 }
 
 func (t *table) close() { t.f.Close() }
+
+// newlineReader passes r's bytes on and notes whether a '\n' was among
+// them.
+type newlineReader struct {
+	r    io.Reader
+	seen bool
+}
+
+func (n *newlineReader) Read(p []byte) (int, error) {
+	k, err := n.r.Read(p)
+	if !n.seen && bytes.IndexByte(p[:k], '\n') >= 0 {
+		n.seen = true
+	}
+	return k, err
+}
 
 // column returns the index of the column called name, or -1.
 func (t *table) column(name string) int {

@@ -229,3 +229,33 @@ func TestReadHeader(t *testing.T) {
 		t.Errorf("empty file: %v", err)
 	}
 }
+
+// A file whose lines end with CR alone (old Mac files) is refused as such:
+// CSV read it as one line, and the message was "duplicate column name".
+// A header with two unnamed columns says they have no name.
+func TestCRLineEndsAndUnnamedColumns(t *testing.T) {
+	for _, body := range []string{"a,b,y\r1,2,3\r4,5,6\r", "a,b,y\r1,2,3"} {
+		for _, gz := range []bool{false, true} {
+			content := body
+			if gz {
+				content = string(gzipBytes(t, body))
+			}
+			p := writeTemp(t, "cr.csv", content)
+			_, err := ReadFrame(p, FrameOptions{})
+			var pe *ParseError
+			if !errors.Is(err, ErrCRLineEnds) || !errors.As(err, &pe) || pe.Line != 1 || !strings.Contains(err.Error(), "carriage return") {
+				t.Errorf("%q (gzip %v): %v", body, gz, err)
+			}
+		}
+	}
+	// CRLF and a quoted carriage return in a cell are read as before.
+	for _, body := range []string{"a,b,y\r\n1,2,3\r\n", "a,b,y\n1,\"x\ry\",3\n", "a,\"b\rc\",y\n1,2,3\n"} {
+		if _, err := ReadFrame(writeTemp(t, "ok.csv", body), FrameOptions{}); err != nil {
+			t.Errorf("%q: %v", body, err)
+		}
+	}
+	_, err := ReadHeader(writeTemp(t, "u.csv", "a,y,,\n1,2,,\n"))
+	if !errors.Is(err, ErrDuplicateColumn) || !strings.Contains(err.Error(), "line 1, column 4") || !strings.Contains(err.Error(), "columns 3 and 4 have no name") {
+		t.Errorf("two unnamed columns: %v", err)
+	}
+}

@@ -16,6 +16,7 @@ var (
 	ErrEmptyCell       = errors.New("empty cell") // wrapped with ErrNotNumber
 	ErrNonFinite       = errors.New("not a finite number")
 	ErrDuplicateColumn = errors.New("duplicate column name")
+	ErrCRLineEnds      = errors.New("lines end with a carriage return alone (CR)")
 	ErrNoColumn        = errors.New("no such column")
 	ErrNoFeatures      = errors.New("no feature columns")
 	ErrMaskHeader      = errors.New("bad mask header")

@@ -37,6 +37,15 @@ func FitStandardizer(x []float64, cols int) *Standardizer {
 			d := x[i*cols+j] - mean
 			ss += d * d
 		}
+		if !finite(mean) || !finite(ss) {
+			// Values near the top of float64's range: the sum or the sum
+			// of squares overflowed although the mean and sd are finite
+			// (a population sd is at most half the range). Compute them
+			// from the values divided by a power of two near the largest
+			// magnitude (only here, so other features keep their bits).
+			s.Mean[j], s.Std[j] = scaledMeanStd(x, cols, j, max(math.Abs(lo), math.Abs(hi)))
+			continue
+		}
 		scale := 1.0
 		if ss < 1e-280 {
 			// Deviations below about 1e-154 square to subnormals or 0: a
@@ -56,6 +65,32 @@ func FitStandardizer(x []float64, cols int) *Standardizer {
 		}
 	}
 	return s
+}
+
+// scaledMeanStd returns the mean and population sd of column j of x,
+// (rows, cols) row-major, whose largest magnitude is big (finite, > 0),
+// computed on the values divided by a power of two p with big/p in
+// [1, 2), which divides them exactly unless they are far smaller, and
+// cannot overflow.
+func scaledMeanStd(x []float64, cols, j int, big float64) (mean, std float64) {
+	rows := len(x) / cols
+	_, e := math.Frexp(big) // big = f * 2^e, f in [0.5, 1)
+	p := math.Ldexp(1, e-1)
+	sum := 0.0
+	for i := 0; i < rows; i++ {
+		sum += x[i*cols+j] / p
+	}
+	m := sum / float64(rows)
+	ss := 0.0
+	for i := 0; i < rows; i++ {
+		d := x[i*cols+j]/p - m
+		ss += d * d
+	}
+	std = p * math.Sqrt(ss/float64(rows))
+	if !(std > 0) {
+		std = 1
+	}
+	return m * p, std
 }
 
 // Apply standardizes x, (rows, len(s.Mean)) row-major, in place. It panics

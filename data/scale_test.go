@@ -73,3 +73,63 @@ func TestStandardizerTinyFeature(t *testing.T) {
 		t.Errorf("ordinary feature: %v %v", s.Mean[0], s.Std[0])
 	}
 }
+
+// Features near the top of float64's range (up to 1.7e308) get a finite
+// mean and sd: the plain sums of values and of squared deviations
+// overflowed, and training refused them ("span too wide a range", sd
+// +Inf). Other features keep the plain formula's bits.
+func TestStandardizerHugeFeature(t *testing.T) {
+	for _, c := range []struct {
+		x         []float64
+		mean, std float64
+	}{
+		{[]float64{1e300, 2e300, 3e300, 4e300}, 2.5e300, math.Sqrt(1.25) * 1e300},
+		{[]float64{6e301, 0, 6e301, 0}, 3e301, 3e301},
+		{[]float64{1.7e308, -1.7e308}, 0, 1.7e308},
+		{[]float64{1.7e308, 1.7e308, 1.6e308, 1.6e308}, 1.65e308, 0.05e308},
+	} {
+		s := FitStandardizer(c.x, 1)
+		if math.Abs(s.Mean[0]-c.mean) > 1e-12*math.Abs(c.std) || math.Abs(s.Std[0]-c.std) > 1e-12*c.std {
+			t.Errorf("%v: mean %v sd %v, want %v and %v", c.x, s.Mean[0], s.Std[0], c.mean, c.std)
+		}
+	}
+	// Many rows: the plain sum of the values overflows too.
+	x := make([]float64, 4000)
+	for i := range x {
+		x[i] = float64(i%2+1) * 1e305
+	}
+	if s := FitStandardizer(x, 1); math.Abs(s.Mean[0]-1.5e305) > 1e-12*1.5e305 || math.Abs(s.Std[0]-0.5e305) > 1e-12*0.5e305 {
+		t.Errorf("4000 rows of 1e305 and 2e305: mean %v sd %v", s.Mean[0], s.Std[0])
+	}
+}
+
+// plainStandardizer is FitStandardizer's computation before overflowing
+// features got their own (for features of magnitude above about 1e-154).
+func plainStandardizer(x []float64) (mean, std float64) {
+	sum := 0.0
+	for _, v := range x {
+		sum += v
+	}
+	mean = sum / float64(len(x))
+	ss := 0.0
+	for _, v := range x {
+		ss += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(x)))
+}
+
+// Features whose sums do not overflow keep the plain formula's bits
+// (committed results depend on them), up to 1e150 in magnitude.
+func TestStandardizerBitsKept(t *testing.T) {
+	r := rand.New(newTestPCG())
+	for _, scale := range []float64{1e-100, 1e-3, 1, 1e6, 1e100, 1e150} {
+		x := make([]float64, 997)
+		for i := range x {
+			x[i] = scale * (r.NormFloat64() + 3)
+		}
+		s := FitStandardizer(x, 1)
+		if m, sd := plainStandardizer(x); s.Mean[0] != m || s.Std[0] != sd {
+			t.Errorf("scale %v: mean %v sd %v, the plain formula gives %v and %v", scale, s.Mean[0], s.Std[0], m, sd)
+		}
+	}
+}

@@ -116,9 +116,37 @@ func checkOutPath(name, flagName, path string, dash bool) error {
 		return inputf(name, "--%s is required", flagName)
 	}
 	if err := outfile.Check(path); err != nil {
-		return inputf(name, "--%s %s: %v", flagName, path, err)
+		return inputf(name, "--%s %s: %v", flagName, path, realDirErr(err))
 	}
 	return nil
+}
+
+// realDirErr returns err, outfile's error for a directory that "does not
+// exist", as the error of creating a file in that directory when it does
+// exist (as a directory of /proc or /sys that refuses new files with
+// ENOENT).
+func realDirErr(err error) error {
+	dir, ok := strings.CutPrefix(err.Error(), "directory ")
+	if !ok || !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if dir, ok = strings.CutSuffix(dir, " does not exist: "+fs.ErrNotExist.Error()); !ok {
+		return err
+	}
+	if fi, serr := os.Stat(dir); serr != nil || !fi.IsDir() {
+		return err
+	}
+	f, cerr := os.CreateTemp(dir, ".decoreg-check-*")
+	if cerr == nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	var pe *fs.PathError
+	if errors.As(cerr, &pe) {
+		cerr = pe.Err
+	}
+	return fmt.Errorf("cannot create a file in directory %s: %v", dir, cerr)
 }
 
 // notAnInput refuses an output file that is one of the command's input
@@ -286,11 +314,33 @@ const (
 //
 // A model with a schema (trained by 'decoreg train') reads its original
 // columns by name and encodes them (readFrameForModel); Dataset.Names are
-// then the encoded features, and a missing target is NaN.
+// then the encoded features, and a missing target is NaN. Its encoding
+// warnings (cells imputed or of unseen levels) are printed on errOut for
+// every row; readForModelRows leaves them to the caller.
 func readForModel(name, path string, m *decoreg.Model, target string, use targetUse) (*data.Dataset, error) {
+	d, warn, err := readForModelRows(name, path, m, target, use)
+	if err != nil {
+		return nil, err
+	}
+	warn(nil)
+	return d, nil
+}
+
+// readForModelRows is readForModel, but returns, instead of printing
+// them, a function that prints the encoding warnings of the data rows
+// rows (indices of the file's rows, as Dataset's; nil: every row): the
+// rows the command uses, so that a row it skips (a test mask's other
+// rows, a missing target) is not counted.
+func readForModelRows(name, path string, m *decoreg.Model, target string, use targetUse) (*data.Dataset, func(rows []int), error) {
 	if s := m.Schema(); s != nil {
 		return readFrameForModel(name, path, m, s, target, use)
 	}
+	d, err := readNamed(name, path, m, target, use)
+	return d, func([]int) {}, err
+}
+
+// readNamed is readForModel for a model without a schema.
+func readNamed(name, path string, m *decoreg.Model, target string, use targetUse) (*data.Dataset, error) {
 	header, err := data.ReadHeader(path)
 	if err != nil {
 		return nil, inputErr(name, err)
@@ -398,7 +448,7 @@ func writeOutput(name, path string, write func(w io.Writer) error) error {
 		case ctx.Err() != nil:
 			return failf(name, "interrupted")
 		}
-		return failf(name, "writing %s: %v", path, err)
+		return failf(name, "writing %s: %v", path, realDirErr(err))
 	}
 	if path == "-" || outfile.IsStdout(path) {
 		bw := bufio.NewWriterSize(stdout, 1<<16)
@@ -562,39 +612,82 @@ const stdinName = "<stdin>"
 // stdin is what "--data -" reads; tests replace it.
 var stdin io.Reader = os.Stdin
 
-// stdinSpools are the temporary files holding the standard input of
-// "--data -"; run names them stdinName in messages and removes them.
-var stdinSpools []string
+// spool is a temporary file holding the whole of a --data input that
+// cannot be read twice (standard input, a pipe, a FIFO, a device); name
+// is how messages call that input.
+type spool struct{ path, name string }
 
-// dataFile returns the file to read for a --data flag: path itself, or,
-// for "-", a temporary file holding all of standard input (the readers
-// read a file more than once: its header, then its rows). The file is
-// removed when the command ends (run calls removeSpools).
+// stdinSpools are the files of dataFile; run names each by its input in
+// messages and removes them. An entry whose path is "" is a spool being
+// made (its file not created yet).
+var stdinSpools []spool
+
+// dataFile returns the file to read for a --data flag: path itself when
+// it is a regular file (after following links) or cannot be examined
+// (the readers then report it), or else a temporary file holding all of
+// it: for "-", standard input; for a pipe, a FIFO or a device
+// (/dev/stdin, a shell's <(...) as /dev/fd/N), what reading it gives.
+// The readers read a file more than once (its header, then its rows),
+// which such an input cannot give. The copy is removed when the command
+// ends (run calls removeSpools), or at an interrupting signal.
 func dataFile(name, path string) (string, error) {
+	display := stdinName
 	if path != "-" {
-		return path, nil
+		fi, err := os.Stat(path)
+		if err != nil || fi.Mode().IsRegular() || fi.IsDir() {
+			return path, nil
+		}
+		display = path
 	}
 	// The file is listed, and the receiver of signals listening, before
-	// it exists: a signal now removes it and exits (copying standard input
-	// can wait on it indefinitely).
+	// it exists: a signal now removes it and exits (opening a FIFO, or
+	// copying standard input or a pipe, can wait indefinitely).
 	signals.mu.Lock()
-	stdinSpools = append(stdinSpools, "")
+	stdinSpools = append(stdinSpools, spool{name: display})
 	listenLocked()
-	f, err := os.CreateTemp("", "decoreg-stdin-*.csv")
-	if err != nil {
-		stdinSpools = stdinSpools[:len(stdinSpools)-1]
+	signals.mu.Unlock()
+	unlist := func() {
+		signals.mu.Lock()
+		if i := slices.IndexFunc(stdinSpools, func(s spool) bool { return s.path == "" && s.name == display }); i >= 0 {
+			stdinSpools = slices.Delete(stdinSpools, i, i+1)
+		}
 		listenLocked()
 		signals.mu.Unlock()
-		return "", failf(name, "--data -: keeping standard input: %v", err)
 	}
-	stdinSpools[len(stdinSpools)-1] = f.Name()
+	src := stdin
+	prefix := "decoreg-stdin-*.csv"
+	if path != "-" {
+		f, err := os.Open(path) // a FIFO: waits for a writer
+		if err != nil {
+			unlist()
+			return "", inputf(name, "--data: %v", err)
+		}
+		defer f.Close()
+		src, prefix = f, "decoreg-data-*.csv"
+	}
+	signals.mu.Lock()
+	f, err := os.CreateTemp("", prefix)
+	if err != nil {
+		signals.mu.Unlock()
+		unlist()
+		return "", failf(name, "--data %s: keeping a copy of the input: %v", path, err)
+	}
+	for i := len(stdinSpools) - 1; i >= 0; i-- {
+		if stdinSpools[i].path == "" && stdinSpools[i].name == display {
+			stdinSpools[i].path = f.Name()
+			break
+		}
+	}
 	signals.mu.Unlock()
-	_, err = io.Copy(f, stdin)
+	_, err = io.Copy(f, src)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return "", failf(name, "--data -: reading standard input: %v", err)
+		if path == "-" {
+			return "", failf(name, "--data -: reading standard input: %v", err)
+		}
+		return "", inputf(name, "--data %s: reading it: %v", path, err)
 	}
 	return f.Name(), nil
 }
@@ -609,22 +702,23 @@ func removeSpools() {
 
 // removeSpoolsLocked is removeSpools with signals.mu held.
 func removeSpoolsLocked() {
-	for _, p := range stdinSpools {
-		if p != "" {
-			os.Remove(p)
+	for _, s := range stdinSpools {
+		if s.path != "" {
+			os.Remove(s.path)
 		}
 	}
 	stdinSpools = nil
 	listenLocked()
 }
 
-// nameSpools replaces the paths of dataFile's files in msg with stdinName.
+// nameSpools replaces the paths of dataFile's files in msg with the names
+// of their inputs (stdinName for standard input).
 func nameSpools(msg string) string {
 	signals.mu.Lock()
 	defer signals.mu.Unlock()
-	for _, p := range stdinSpools {
-		if p != "" {
-			msg = strings.ReplaceAll(msg, p, stdinName)
+	for _, s := range stdinSpools {
+		if s.path != "" {
+			msg = strings.ReplaceAll(msg, s.path, s.name)
 		}
 	}
 	return msg

@@ -107,7 +107,7 @@ var evalF struct {
 func init() {
 	fs := &cmdEval.Flag
 	fs.StringVar(&evalF.model, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
-	fs.StringVar(&evalF.data, "data", "", "labelled data: CSV `FILE` with a header, optionally gzipped, or - for standard input (required)")
+	fs.StringVar(&evalF.data, "data", "", "labelled data: CSV `FILE` with a header, optionally gzipped (a pipe or FIFO is read once), or - for standard input (required)")
 	evalF.split.register(fs, "evaluate the test rows of --split")
 	fs.StringVar(&evalF.point, "point", "", "point estimate for mse, rel_mse and kendall_tau: mean, median or mode (default: median for unnormalized decoders, else mean)")
 	fs.StringVar(&evalF.target, "target", "", "the target column's `NAME` (default: the model's target name, or the last column)")
@@ -156,7 +156,7 @@ func runEval(cmd *Command, args []string) error {
 	if dataPath, err = dataFile(name, dataPath); err != nil {
 		return err
 	}
-	d, err := readForModel(name, dataPath, m, target, targetRequired)
+	d, warn, err := readForModelRows(name, dataPath, m, target, targetRequired)
 	if err != nil {
 		return err
 	}
@@ -169,6 +169,7 @@ func runEval(cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	warn(idx) // the rows scored
 	if skipped > 0 {
 		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target is missing\n", name, nameSpools(d.Path), skipped)
 	}

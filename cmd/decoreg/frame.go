@@ -5,6 +5,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"slices"
@@ -34,7 +35,9 @@ the same --na markers. There, a level not seen in training sets no level
 cell in a column that had none in training is imputed all the same: both
 are counted in a warning on standard error. A numeric column's cell that
 is not a number, or is infinite, is an error naming the file, line and
-column. --features A,B,C trains on those columns only, --drop A,B on every
+column. A text column whose cells are mostly numbers once ',', '_', '$'
+and '%' are removed ("1,000", "5%") is warned about: it is read as
+categories. --features A,B,C trains on those columns only, --drop A,B on every
 column but those (and the target); not both. Columns named there or by
 --target must exist, and the target may not also be a feature.`
 
@@ -70,7 +73,19 @@ func quoteList(names []string) string {
 func (f *trainFlags) trainColumns(name, path string, header []string) (feats []string, target string, err error) {
 	target = f.target
 	if target == "" {
+		// The last named column: an unnamed last column (a trailing comma
+		// on every line of a spreadsheet's export) is a feature column,
+		// left out if it is empty, refused if it is not (trainFrame).
 		target = header[len(header)-1]
+		for j := len(header) - 1; j >= 0; j-- {
+			if header[j] != "" {
+				target = header[j]
+				break
+			}
+		}
+		if target == "" {
+			return nil, "", inputf(name, "%s: line 1: no column has a name in the header", path)
+		}
 	} else if !slices.Contains(header, target) {
 		return nil, "", inputf(name, "%s: line 1: no target column %q (the file's columns are %s)", path, target, quoteList(header))
 	}
@@ -115,6 +130,131 @@ func (f *trainFlags) trainColumns(name, path string, header []string) (feats []s
 	return feats, target, nil
 }
 
+// noEmptyLists refuses the list flags named (--features, --drop) when
+// given on the command line empty or with an empty entry ("a,", " , "),
+// which would otherwise be ignored: an empty list does not mean every
+// column.
+func noEmptyLists(name string, fs *flag.FlagSet, flags ...string) error {
+	for _, fl := range flags {
+		if !isSet(fs, fl) {
+			continue
+		}
+		v := fs.Lookup(fl).Value.String()
+		if strings.TrimSpace(v) == "" {
+			return inputf(name, "--%s is empty; leave it out to use every column but the target", fl)
+		}
+		for i, p := range strings.Split(v, ",") {
+			if strings.TrimSpace(p) == "" {
+				return inputf(name, "--%s %q: entry %d is empty; give column names separated by commas", fl, v, i+1)
+			}
+		}
+	}
+	return nil
+}
+
+// trainFrame checks the columns of the training frame fr (its training
+// rows, read with --na) before training, and returns it without the
+// feature columns that are missing in every row: each of those is left
+// out with a warning (it would be a feature with no value, and a column
+// that prediction inputs would need), or refused if --features names it.
+// A target missing in every row is refused, as is a feature column that
+// has no name in the header (an unnamed column left out is only warned
+// about). A categorical feature whose cells are mostly numbers written
+// with separators or units is warned about (warnNumberLike).
+func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*data.Frame, error) {
+	path := nameSpools(fr.Path)
+	allMissing := func(c *data.Column) bool { return !slices.Contains(c.Missing, false) }
+	if tj := fr.Column(target); tj >= 0 && allMissing(&fr.Columns[tj]) {
+		return nil, inputf(name, "%s: the target column %q is missing (empty, or one of --na) in every one of the %d training rows", path, target, fr.Rows)
+	}
+	sel := splitList(f.features)
+	var keep []string
+	for j := range fr.Columns {
+		c := &fr.Columns[j]
+		if c.Name == target {
+			continue
+		}
+		col := fmt.Sprintf("column %q", c.Name)
+		if c.Name == "" {
+			col = fmt.Sprintf("column %d (no name in the header)", c.Field+1)
+		}
+		switch {
+		case allMissing(c) && slices.Contains(sel, c.Name):
+			return nil, inputf(name, "--features: %s: %s is missing (empty, or one of --na) in every training row, so it cannot be a feature; leave it out of --features", path, col)
+		case allMissing(c):
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: %s is empty in every training row: left out\n", name, path, col)
+			continue
+		case c.Name == "":
+			return nil, inputf(name, "%s: line 1: column %d has no name in the header, but holds values: give it a name (or choose the columns with --features)", path, c.Field+1)
+		}
+		keep = append(keep, c.Name)
+	}
+	if len(keep) == 0 {
+		return nil, inputf(name, "%s: no feature columns are left besides the target %q: every one is empty in every training row", path, target)
+	}
+	if len(keep) < len(fr.Columns)-1 {
+		g, err := fr.Select(append(keep, target)...)
+		if err != nil {
+			return nil, failf(name, "%v", err)
+		}
+		fr = g
+	}
+	warnNumberLike(name, path, fr, target)
+	return fr, nil
+}
+
+// numberLikeShare is the share of a text column's cells, not counting
+// missing ones, that warnNumberLike wants to be numbers once separators
+// and units are removed.
+const numberLikeShare = 0.9
+
+// warnNumberLike warns about each categorical feature column of fr (all
+// but target) of whose cells that are not missing at least
+// numberLikeShare read as numbers once the characters ',', '_', '$' and
+// '%' and surrounding spaces are removed, and at least one needs that
+// ("1,000", "1_000", "$1,200", "5%"): such a column is read as
+// categories, one level per distinct number, which is seldom meant.
+func warnNumberLike(name, path string, fr *data.Frame, target string) {
+	clean := strings.NewReplacer(",", "", "_", "", "$", "", "%", "")
+	for _, c := range fr.Columns {
+		if c.Kind != data.Categorical || c.Name == target {
+			continue
+		}
+		type verdict struct{ number, cleaned bool }
+		seen := map[string]verdict{}
+		n, m, example := 0, 0, ""
+		for i, s := range c.Str {
+			if c.Missing[i] {
+				continue
+			}
+			m++
+			v, ok := seen[s]
+			if !ok {
+				if _, err := data.ParseNumber(s); err == nil {
+					v = verdict{number: true}
+				} else if t := strings.TrimSpace(clean.Replace(s)); t != "" {
+					if _, err := data.ParseNumber(t); err == nil {
+						v = verdict{number: true, cleaned: true}
+					}
+				}
+				if len(seen) < 1<<16 {
+					seen[s] = v
+				}
+			}
+			if v.number {
+				n++
+			}
+			if v.cleaned && example == "" {
+				example = s
+			}
+		}
+		if example != "" && float64(n) >= numberLikeShare*float64(m) {
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q: %d of %d values look like numbers with separators or units (e.g. %q): read as categories; clean them to use them as numbers\n",
+				name, path, c.Name, n, m, example)
+		}
+	}
+}
+
 // naList parses --na.
 func naList(s string) []string {
 	out := []string{}
@@ -138,10 +278,11 @@ func warnEncoding(name, path string, ws []data.Warning) {
 // model's missing markers, and encoded. Dataset.Names are the encoded
 // features' names. A target that is read is numeric, NaN where missing;
 // with targetOptional, Y is nil if any target is missing (no logpdf).
-func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, target string, use targetUse) (*data.Dataset, error) {
+// warn prints the encoding warnings of the rows given (readForModelRows).
+func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, target string, use targetUse) (_ *data.Dataset, warn func(rows []int), _ error) {
 	header, err := data.ReadHeader(path)
 	if err != nil {
-		return nil, inputErr(name, err)
+		return nil, nil, inputErr(name, err)
 	}
 	_, mtarget := m.Names()
 	if target == "" {
@@ -149,20 +290,20 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 	}
 	cols := s.ColumnNames()
 	if target != "" && slices.Contains(cols, target) {
-		return nil, inputf(name, "--target %q is one of the model's feature columns", target)
+		return nil, nil, inputf(name, "--target %q is one of the model's feature columns", target)
 	}
 	for _, c := range cols {
 		if !slices.Contains(header, c) {
-			return nil, inputErr(name, &data.ParseError{Path: path, Line: 1,
+			return nil, nil, inputErr(name, &data.ParseError{Path: path, Line: 1,
 				Err: fmt.Errorf("%w: feature %q missing (the model's columns are %s; the file's columns are %s)", data.ErrNoColumn, c, quoteList(cols), quoteList(header))})
 		}
 	}
 	read := target != "" && use != targetIgnored && slices.Contains(header, target)
 	if use == targetRequired && !read {
 		if target == "" {
-			return nil, inputf(name, "%s: the model has no target name; give --target NAME", path)
+			return nil, nil, inputf(name, "%s: the model has no target name; give --target NAME", path)
 		}
-		return nil, inputf(name, "%s: no target column %q (give --target NAME)", path, target)
+		return nil, nil, inputf(name, "%s: no target column %q (give --target NAME)", path, target)
 	}
 	kinds := s.Kinds()
 	if read {
@@ -171,25 +312,34 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 	}
 	fr, err := data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: s.NA})
 	if err != nil {
-		return nil, inputErr(name, err)
+		return nil, nil, inputErr(name, err)
 	}
 	enc, err := m.EncodeFrame(fr)
 	if err != nil {
-		return nil, inputErr(name, err)
+		return nil, nil, inputErr(name, err)
 	}
-	warnEncoding(name, path, enc.Warnings)
+	warn = func(rows []int) {
+		ws := enc.Warnings
+		if rows != nil && len(ws) > 0 && len(rows) < fr.Rows {
+			// Only the rows used: encode them again for their counts.
+			if e, err := m.EncodeFrame(fr.Subset(rows)); err == nil {
+				ws = e.Warnings
+			}
+		}
+		warnEncoding(name, path, ws)
+	}
 	d := &data.Dataset{Names: enc.Names, X: enc.X, Rows: enc.Rows, Cols: enc.Cols, Path: path}
 	if read {
 		y, err := fr.Targets(len(cols) - 1)
 		if err != nil {
-			return nil, inputErr(name, err)
+			return nil, nil, inputErr(name, err)
 		}
 		if use == targetOptional && slices.ContainsFunc(y, math.IsNaN) {
-			return d, nil // unlabelled rows: no logpdf
+			return d, warn, nil // unlabelled rows: no logpdf
 		}
 		d.Y, d.TargetName = y, target
 	}
-	return d, nil
+	return d, warn, nil
 }
 
 // labelled returns the rows of d (data rows idx of its file) whose target

@@ -59,7 +59,7 @@ var predictF struct {
 func init() {
 	fs := &cmdPredict.Flag
 	fs.StringVar(&predictF.model, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
-	fs.StringVar(&predictF.data, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped, or - for standard input (required)")
+	fs.StringVar(&predictF.data, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped (a pipe or FIFO is read once), or - for standard input (required)")
 	fs.StringVar(&predictF.out, "out", "", "write the predictions to `OUT.csv`, or - for standard output (required); "+outHelp)
 	fs.StringVar(&predictF.levels, "levels", formatLevels(decoreg.DefaultLevels), "comma-separated quantile `LEVELS` in [0, 1]")
 	fs.StringVar(&predictF.target, "target", "", "the target column's `NAME` for logpdf (default: the model's target name)")
@@ -180,7 +180,7 @@ func runPredict(cmd *Command, args []string) error {
 	if dataPath, err = dataFile(name, dataPath); err != nil {
 		return err
 	}
-	d, err := readForModel(name, dataPath, m, target, targetOptional)
+	d, warn, err := readForModelRows(name, dataPath, m, target, targetOptional)
 	if err != nil {
 		return err
 	}
@@ -189,6 +189,7 @@ func runPredict(cmd *Command, args []string) error {
 		return err
 	}
 	d = subset(d, idx)
+	warn(idx)
 
 	logpdf := d.Y != nil && m.Config().Head != decoreg.HeadPointwise
 	outs := decoreg.OutMean | decoreg.OutMedian | decoreg.OutMode | decoreg.OutQuantiles

@@ -58,7 +58,7 @@ func init() {
 	fs := &cmdSample.Flag
 	f := &sampleF
 	fs.StringVar(&f.model, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
-	fs.StringVar(&f.data, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped, or - for standard input (required)")
+	fs.StringVar(&f.data, "data", "", "inputs: CSV `FILE` with a header, optionally gzipped (a pipe or FIFO is read once), or - for standard input (required)")
 	fs.IntVar(&f.n, "n", 0, "samples per row, 1 to 1048576 (required; streamed, so memory does not grow with N)")
 	fs.Float64Var(&f.temperature, "temperature", 1, "decoder: sampling temperature, > 0")
 	fs.IntVar(&f.topK, "top-k", 0, "decoder: keep the K most probable tokens at each step (0: all)")
@@ -134,7 +134,7 @@ func runSample(cmd *Command, args []string) error {
 	if dataPath, err = dataFile(name, dataPath); err != nil {
 		return err
 	}
-	d, err := readForModel(name, dataPath, m, target, targetIgnored)
+	d, warn, err := readForModelRows(name, dataPath, m, target, targetIgnored)
 	if err != nil {
 		return err
 	}
@@ -143,6 +143,7 @@ func runSample(cmd *Command, args []string) error {
 		return err
 	}
 	d = subset(d, idx)
+	warn(idx)
 	ds, err := m.Dists(d.X, d.Rows, dist.TokenOptions{})
 	if err != nil {
 		return dataErr(name, d, idx, err)

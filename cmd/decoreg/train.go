@@ -29,11 +29,17 @@ var cmdTrain = &Command{
 	Long: `Train fits a regression model to the rows of a CSV file and saves it.
 
 FILE is CSV with a header line, optionally gzip-compressed; --data - reads
-it from standard input (as do eval, predict and sample). Every column name
-must be valid UTF-8. The target is the last column, or the column named by
---target (an empty --target is refused); its cells must be numbers (or
-missing). Every other column is a feature, unless --features or --drop
-say otherwise. The columns, their kinds and the target's name are saved
+it from standard input, and a FILE that is a pipe, a FIFO or a device
+(/dev/stdin, a shell's <(zcat data.csv.gz)) is read once and kept in a
+temporary file, as standard input is (so do eval, predict and sample).
+Every column name must be valid UTF-8. The target is the last named
+column, or the column named by --target (an empty --target is refused);
+its cells must be numbers (or missing). Every other column is a feature,
+unless --features or --drop say otherwise (an empty list, or an empty
+entry in one, is refused). A feature column missing in every training row
+(an unnamed last column from a trailing comma on every line, a blank
+column) is left out, with a warning; a column with values but no name in
+the header is refused. The columns, their kinds and the target's name are saved
 with the model, so that eval, predict and sample match columns by name.
 
 ` + naDoc + `
@@ -226,7 +232,7 @@ type trainFlags struct {
 }
 
 func (f *trainFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.data, "data", "", "training data: CSV `FILE` with a header, optionally gzipped, or - for standard input (required)")
+	fs.StringVar(&f.data, "data", "", "training data: CSV `FILE` with a header, optionally gzipped (a pipe or FIFO is read once), or - for standard input (required)")
 	fs.StringVar(&f.target, "target", "", "the target column's `NAME` (default: the last column)")
 	fs.StringVar(&f.targetRange, "target-range", "", "scale y by the fixed range `LO,HI` (e.g. 0,1) instead of the training targets' min and max; targets outside it are refused")
 	fs.StringVar(&f.out, "out", "", "write the model to `MODEL`, or - for standard output (required); "+outHelp)
@@ -553,6 +559,9 @@ func runTrain(cmd *Command, args []string) error {
 	if err := required(name, fs, "data", "out"); err != nil {
 		return err
 	}
+	if err := noEmptyLists(name, fs, "features", "drop"); err != nil {
+		return err
+	}
 	cfg, err := f.config(fs)
 	if err != nil {
 		return err
@@ -595,6 +604,9 @@ func runTrain(cmd *Command, args []string) error {
 	if len(idx) < fr.Rows {
 		// A column is categorical if a training row has text in it.
 		fr = fr.Subset(idx).Reinfer()
+	}
+	if fr, err = f.trainFrame(name, fr, target); err != nil {
+		return err
 	}
 
 	// Training.

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"decoreg"
+)
+
+// Regression tests of the problems a second hostile new-user review
+// found: TestNUn... is problem n (TestNU1... in newuser_unix_test.go).
+
+// writeTable writes a CSV of header and n rows made by row(i) into dir and
+// returns its path.
+func writeTable(t *testing.T, dir, name, header string, n int, row func(i int) string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(header + "\n")
+	for i := range n {
+		b.WriteString(row(i) + "\n")
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// schemaColumns returns the column names of a trained model's schema.
+func schemaColumns(t *testing.T, path string) []string {
+	t.Helper()
+	m, err := decoreg.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Schema().ColumnNames()
+}
+
+// TestNU2EmptyColumns: a feature column missing in every training row (a
+// trailing comma's unnamed column, a named blank one, one of --na markers
+// only) is left out with a warning, so that predict does not demand it;
+// --features naming it and a target missing everywhere are refused.
+func TestNU2EmptyColumns(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.model")
+	train := func(data string, extra ...string) (string, string) {
+		return mustCLI(t, append(append([]string{"train", "--data", data, "--out", model}, tinyArgs("pointwise")...), extra...)...)
+	}
+	// A trailing comma on every line: the target is still y.
+	trail := writeTable(t, dir, "trail.csv", "a,b,y,", 40, func(i int) string { return fmt.Sprintf("%d,%d,%d,", i, i%3, 2*i) })
+	_, errs := train(trail)
+	if !strings.Contains(errs, "warning: ") || !strings.Contains(errs, "column 4 (no name in the header) is empty in every training row: left out") {
+		t.Errorf("trailing comma: stderr %q", errs)
+	}
+	if got := schemaColumns(t, model); strings.Join(got, ",") != "a,b" {
+		t.Errorf("trailing comma: schema columns %q", got)
+	}
+	plain := writeTable(t, dir, "plain.csv", "a,b,y", 5, func(i int) string { return fmt.Sprintf("%d,%d,%d", i, i%3, 2*i) })
+	mustCLI(t, "predict", "--model", model, "--data", plain, "--out", "-")
+
+	// A named column, blank or NA in every row.
+	blank := writeTable(t, dir, "blank.csv", "a,b,y", 40, func(i int) string {
+		if i%2 == 0 {
+			return fmt.Sprintf("%d,,%d", i, 2*i)
+		}
+		return fmt.Sprintf("%d,NA,%d", i, 2*i)
+	})
+	_, errs = train(blank)
+	if !strings.Contains(errs, `warning: `) || !strings.Contains(errs, `column "b" is empty in every training row: left out`) {
+		t.Errorf("blank column: stderr %q", errs)
+	}
+	if got := schemaColumns(t, model); strings.Join(got, ",") != "a" {
+		t.Errorf("blank column: schema columns %q", got)
+	}
+	noB := writeTable(t, dir, "nob.csv", "a,y", 5, func(i int) string { return fmt.Sprintf("%d,%d", i, 2*i) })
+	mustCLI(t, "predict", "--model", model, "--data", noB, "--out", "-")
+	mustCLI(t, "eval", "--model", model, "--data", noB)
+
+	// With --na "" the NA cells are text: b is a (constant) column.
+	_, errs = train(blank, "--na", "")
+	if strings.Contains(errs, `column "b" is empty`) {
+		t.Errorf("--na \"\": stderr %q", errs)
+	}
+
+	// Refused: the column named by --features; a target missing everywhere.
+	wantUsage(t, append([]string{"train", "--data", blank, "--out", model, "--features", "a,b"}, tinyArgs("pointwise")...),
+		"--features", `column "b"`, "every training row")
+	wantUsage(t, append([]string{"train", "--data", blank, "--out", model, "--target", "b"}, tinyArgs("pointwise")...),
+		"blank.csv", `target column "b"`, "every one of the 40 training rows")
+	onlyBlank := writeTable(t, dir, "only.csv", "a,y", 10, func(i int) string { return fmt.Sprintf(",%d", i) })
+	wantUsage(t, append([]string{"train", "--data", onlyBlank, "--out", model}, tinyArgs("pointwise")...),
+		"only.csv", "no feature columns are left")
+}
+
+// TestNU3UnnamedColumns: an unnamed column that holds values is refused,
+// naming the file, line 1 and the column (it was a feature, or the
+// target, called ""); an empty --target is refused.
+func TestNU3UnnamedColumns(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.model")
+	last := writeTable(t, dir, "last.csv", "a,b,", 40, func(i int) string { return fmt.Sprintf("%d,%d,%d", i, i%3, 2*i) })
+	mid := writeTable(t, dir, "mid.csv", "a,,y", 40, func(i int) string { return fmt.Sprintf("%d,%d,%d", i, i%3, 2*i) })
+	for _, c := range []struct{ data, want string }{{last, "last.csv: line 1: column 3 has no name in the header"}, {mid, "mid.csv: line 1: column 2 has no name in the header"}} {
+		wantUsage(t, append([]string{"train", "--data", c.data, "--out", model}, tinyArgs("pointwise")...), c.want)
+	}
+	// Left out by --features, it is not read.
+	mustCLI(t, append([]string{"train", "--data", mid, "--out", model, "--features", "a"}, tinyArgs("pointwise")...)...)
+	wantUsage(t, append([]string{"train", "--data", mid, "--out", model, "--target", ""}, tinyArgs("pointwise")...), "--target is empty")
+	two := writeTable(t, dir, "two.csv", "a,y,,", 10, func(i int) string { return fmt.Sprintf("%d,%d,,", i, i) })
+	wantUsage(t, append([]string{"train", "--data", two, "--out", model}, tinyArgs("pointwise")...), "two.csv: line 1, column 4", "columns 3 and 4 have no name")
+}
+
+// TestNU4EmptyLists: an empty --features or --drop, or one with an empty
+// entry, is refused naming the flag; it was ignored (every column used).
+func TestNU4EmptyLists(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "d.csv", 40, 1)
+	model := filepath.Join(dir, "m.model")
+	for _, c := range []struct {
+		flag, value string
+		want        []string
+	}{
+		{"features", "", []string{"--features is empty"}},
+		{"drop", "", []string{"--drop is empty"}},
+		{"features", " ", []string{"--features is empty"}},
+		{"features", "x0,", []string{"--features", `"x0,"`, "entry 2 is empty"}},
+		{"drop", " , ", []string{"--drop", "entry 1 is empty"}},
+		{"drop", "x0,,x1", []string{"--drop", "entry 2 is empty"}},
+	} {
+		wantUsage(t, append([]string{"train", "--data", data, "--out", model, "--" + c.flag, c.value}, tinyArgs("pointwise")...), c.want...)
+	}
+	if _, err := os.Stat(model); err == nil {
+		t.Error("a model was written")
+	}
+}
+
+// TestNU5NumberLikeText: a text column whose values are mostly numbers
+// written with separators or units ("1,000", "$1,200", "5%", "1_000") is
+// read as categories, with a warning; real categories get none.
+func TestNU5NumberLikeText(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.model")
+	units := []string{`"%d,000"`, `"$%d,200"`, `%d%%`, `%d_000`, ` %d `}
+	data := writeTable(t, dir, "thous.csv", "a,c,y", 40, func(i int) string {
+		a := fmt.Sprintf(units[i%len(units)], i)
+		if i == 7 {
+			a = "NA"
+		}
+		return fmt.Sprintf("%s,%c,%d", a, 'p'+i%3, i)
+	})
+	_, errs := mustCLI(t, append([]string{"train", "--data", data, "--out", model, "--max-levels", "100"}, tinyArgs("pointwise")...)...)
+	want := `warning: ` + data + `: column "a": 39 of 39 values look like numbers with separators or units (e.g. "0,000"): read as categories; clean them to use them as numbers`
+	if !strings.Contains(errs, want) {
+		t.Errorf("stderr %q lacks %q", errs, want)
+	}
+	if strings.Contains(errs, `column "c"`) {
+		t.Errorf("a categorical column warned about: %q", errs)
+	}
+	// Under 90% numbers: no warning.
+	mixed := writeTable(t, dir, "mixed.csv", "a,y", 40, func(i int) string {
+		if i%5 == 0 {
+			return fmt.Sprintf("text%d,%d", i%3, i)
+		}
+		return fmt.Sprintf(`"%d,000",%d`, i, i)
+	})
+	if _, errs := mustCLI(t, append([]string{"train", "--data", mixed, "--out", model}, tinyArgs("pointwise")...)...); strings.Contains(errs, "look like numbers") {
+		t.Errorf("80%% numbers: %q", errs)
+	}
+}
+
+// TestNU6HugeFeature: features up to 6e301 train; their sd overflowed
+// ("values span too wide a range ... sd +Inf").
+func TestNU6HugeFeature(t *testing.T) {
+	dir := t.TempDir()
+	data := writeTable(t, dir, "huge.csv", "a,b,y", 40, func(i int) string { return fmt.Sprintf("%de300,%d,%d", i*150%6001, i%3, i) })
+	mustCLI(t, append([]string{"train", "--data", data, "--out", filepath.Join(dir, "m.model")}, tinyArgs("pointwise")...)...)
+}
+
+// TestNU7Cosmetic: eval counts imputed cells only in the rows it scores
+// (not in a row skipped for a missing target, nor outside --split's test
+// rows); a file with CR line ends says so; an --out in a directory that
+// exists but takes no new file gives the real error.
+func TestNU7Cosmetic(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.model")
+	data := writeTable(t, dir, "d.csv", "a,b,c,y", 40, func(i int) string { return fmt.Sprintf("%d,%d,%c,%d", i, i%3, 'p'+i%2, i) })
+	mustCLI(t, append([]string{"train", "--data", data, "--out", model}, tinyArgs("mdn")...)...)
+	old := stdin
+	defer func() { stdin = old }()
+	stdin = strings.NewReader("a,b,c,y\n0.3,,p,NA\n0.2,0.1,p,1\n")
+	_, errs := mustCLI(t, "eval", "--model", model, "--data", "-")
+	if strings.Contains(errs, `column "b"`) || !strings.Contains(errs, "skipped 1 row(s)") {
+		t.Errorf("eval: %q", errs)
+	}
+	// The imputed row is outside the test rows of the split.
+	in := writeTable(t, dir, "in.csv", "a,b,c,y", 3, func(i int) string {
+		if i == 0 {
+			return "1,,p,1"
+		}
+		return fmt.Sprintf("%d,1,p,%d", i, i)
+	})
+	mask := writeTable(t, dir, "mask.csv", "split0,split1", 3, func(i int) string { return fmt.Sprintf("%d,1", min(i, 1)) })
+	for _, cmd := range [][]string{{"eval"}, {"predict", "--out", "-"}, {"sample", "--n", "2"}} {
+		args := append(cmd, "--model", model, "--data", in, "--test-mask", mask)
+		if _, errs := mustCLI(t, append(args, "--split", "0")...); strings.Contains(errs, `column "b"`) {
+			t.Errorf("%s --split 0: %q", cmd[0], errs)
+		}
+		if _, errs := mustCLI(t, append(args, "--split", "1")...); !strings.Contains(errs, `column "b": 1 missing cell(s)`) {
+			t.Errorf("%s --split 1: %q", cmd[0], errs)
+		}
+	}
+
+	cr := filepath.Join(dir, "cr.csv")
+	os.WriteFile(cr, []byte(strings.ReplaceAll(mustRead(t, data), "\n", "\r")), 0o644)
+	wantUsage(t, append([]string{"train", "--data", cr, "--out", model}, tinyArgs("pointwise")...), "cr.csv: line 1", "carriage return")
+	wantUsage(t, []string{"eval", "--model", model, "--data", cr}, "cr.csv: line 1", "carriage return")
+
+	if fi, err := os.Stat("/proc/self"); err == nil && fi.IsDir() {
+		errs := wantUsage(t, []string{"predict", "--model", model, "--data", data, "--out", "/proc/self/nope"}, "--out /proc/self/nope", "cannot create a file in directory /proc/self")
+		if strings.Contains(errs, "does not exist") {
+			t.Errorf("--out /proc/self/nope: %q", errs)
+		}
+	}
+	wantUsage(t, []string{"predict", "--model", model, "--data", data, "--out", filepath.Join(dir, "missing", "p.csv")}, "does not exist")
+}

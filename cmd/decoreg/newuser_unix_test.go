@@ -1,0 +1,191 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// childDecoreg returns this test binary as a decoreg command (see
+// TestMain) running args, with TMPDIR tmp, killed after a minute (a
+// regression fails, not hangs).
+func childDecoreg(t *testing.T, tmp string, args ...string) *exec.Cmd {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
+	cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+tmp)
+	return cmd
+}
+
+// spools lists the copies of --data inputs in tmp.
+func spools(tmp string) []string {
+	m, _ := filepath.Glob(filepath.Join(tmp, "decoreg-*"))
+	return m
+}
+
+// feedFIFO writes body to the FIFO path once a reader opens it, in the
+// background.
+func feedFIFO(path, body string) {
+	go func() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		io.WriteString(f, body)
+		f.Close()
+	}()
+}
+
+// TestNU1DataFIFO: a --data that is a FIFO is read once and kept, as
+// standard input is, for train, eval, predict and sample: it was opened
+// twice (its header, then its rows), and the second open waited for a
+// writer forever. Messages name the FIFO; no copy is left.
+func TestNU1DataFIFO(t *testing.T) {
+	dir, tmp := t.TempDir(), t.TempDir()
+	data := writeSynth(t, dir, "d.csv", 60, 2)
+	body := mustRead(t, data)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	model := filepath.Join(dir, "m.model")
+	run := func(body string, args ...string) (string, string, error) {
+		t.Helper()
+		feedFIFO(fifo, body)
+		cmd := childDecoreg(t, tmp, args...)
+		var out, errs strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errs
+		err := cmd.Run()
+		return out.String(), errs.String(), err
+	}
+	if _, errs, err := run(body, append([]string{"train", "--data", fifo, "--out", model}, tinyArgs("mdn")...)...); err != nil {
+		t.Fatalf("train --data FIFO: %v: %s", err, errs)
+	}
+	wantEval, _ := mustCLI(t, "eval", "--model", model, "--data", data)
+	if out, errs, err := run(body, "eval", "--model", model, "--data", fifo); err != nil || out != wantEval {
+		t.Errorf("eval --data FIFO: %v: %q, want %q; %s", err, out, wantEval, errs)
+	}
+	wantPred, _ := mustCLI(t, "predict", "--model", model, "--data", data, "--out", "-")
+	if out, errs, err := run(body, "predict", "--model", model, "--data", fifo, "--out", "-"); err != nil || out != wantPred {
+		t.Errorf("predict --data FIFO: %v; %s", err, errs)
+	}
+	if out, errs, err := run(body, "sample", "--model", model, "--data", fifo, "--n", "2"); err != nil || strings.Count(out, "\n") != 61 {
+		t.Errorf("sample --data FIFO: %v, %d lines; %s", err, strings.Count(out, "\n"), errs)
+	}
+	_, errs, err := run("x0,x1,y\n1,oops,2\n", "eval", "--model", model, "--data", fifo)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(errs, fifo+": line 2, column 2") {
+		t.Errorf("eval of a bad FIFO: %v: %q", err, errs)
+	}
+	if left := spools(tmp); len(left) > 0 {
+		t.Errorf("copies left: %v", left)
+	}
+}
+
+// TestNU1DataPipeFD: a --data /dev/fd/N naming a pipe (a shell's
+// <(...)) is read once and kept; the second open read nothing ("empty
+// file") or the rest of the rows.
+func TestNU1DataPipeFD(t *testing.T) {
+	if _, err := os.Stat("/dev/fd/0"); err != nil {
+		t.Skip("no /dev/fd")
+	}
+	dir, tmp := t.TempDir(), t.TempDir()
+	data := writeSynth(t, dir, "d.csv", 60, 3)
+	body := mustRead(t, data)
+	model := filepath.Join(dir, "m.model")
+	mustCLI(t, append([]string{"train", "--data", data, "--out", model}, tinyArgs("pointwise")...)...)
+	wantEval, _ := mustCLI(t, "eval", "--model", model, "--data", data)
+	for _, c := range []struct {
+		body, want string
+		code       int
+	}{{body, wantEval, 0}, {"x0,x1,y\n1,oops,2\n", "/dev/fd/3: line 2, column 2", 2}} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := childDecoreg(t, tmp, "eval", "--model", model, "--data", "/dev/fd/3")
+		cmd.ExtraFiles = []*os.File{r} // fd 3
+		var out, errs strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		io.WriteString(w, c.body)
+		w.Close()
+		err = cmd.Wait()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		if c.code == 0 && (err != nil || out.String() != c.want) {
+			t.Errorf("eval --data /dev/fd/3: %v: %q, want %q; %s", err, out.String(), c.want, errs.String())
+		}
+		if c.code != 0 && (code != c.code || !strings.Contains(errs.String(), c.want)) {
+			t.Errorf("eval --data /dev/fd/3 of bad rows: exit %d: %q, want %q", code, errs.String(), c.want)
+		}
+	}
+	if left := spools(tmp); len(left) > 0 {
+		t.Errorf("copies left: %v", left)
+	}
+}
+
+// TestNU1FIFOSignals: a signal while --data FIFO waits for a writer, or
+// while its copy is made, exits 130 and leaves no copy (as
+// TestStdinSpoolSignals for --data -).
+func TestNU1FIFOSignals(t *testing.T) {
+	for _, s := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		for _, write := range []bool{false, true} {
+			dir, tmp := t.TempDir(), t.TempDir()
+			fifo := filepath.Join(dir, "fifo")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			cmd := childDecoreg(t, tmp, "train", "--data", fifo, "--head", "mdn", "--epochs", "1", "--quiet", "--out", filepath.Join(dir, "m.model"))
+			var errs strings.Builder
+			cmd.Stderr = &errs
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if write {
+				// Write a part and keep the FIFO open: the copy is under way.
+				w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer w.Close()
+				io.WriteString(w, "a,b,y\n1,2,3\n4,5,6\n")
+				for end := time.Now().Add(10 * time.Second); len(spools(tmp)) == 0; time.Sleep(5 * time.Millisecond) {
+					if time.Now().After(end) {
+						t.Fatalf("%v: no copy appeared: %s", s, errs.String())
+					}
+				}
+			}
+			if write {
+				time.Sleep(50 * time.Millisecond) // the copy waits for more
+			} else {
+				time.Sleep(time.Second) // the child starts, and waits on the open
+			}
+			cmd.Process.Signal(s)
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+				t.Errorf("%v (written %v): exit %v, want 130: %s", s, write, err, errs.String())
+			}
+			if left := spools(tmp); len(left) > 0 {
+				t.Errorf("%v (written %v): the copy was left: %v", s, write, left)
+			}
+		}
+	}
+}
