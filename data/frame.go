@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -70,7 +71,8 @@ type FrameOptions struct {
 	// Kinds fixes the kind of the columns it names (as a model's schema
 	// does at prediction time): a cell of a Numeric column that is neither
 	// missing nor a number is an error naming its line and column. Other
-	// columns' kinds are inferred.
+	// columns' kinds are inferred. A name that is not among the columns
+	// read is an error wrapping ErrNoColumn.
 	Kinds map[string]Kind
 }
 
@@ -304,6 +306,12 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 			return nil, fmt.Errorf("data: FrameOptions.Kinds[%q] is %q, want %q or %q", n, kind, Numeric, Categorical)
 		}
 		f.Columns[j] = Column{Name: n, Field: k, Kind: kind}
+	}
+	for _, n := range slices.Sorted(maps.Keys(opts.Kinds)) {
+		if !seen[n] {
+			return nil, &ParseError{Path: path, Line: 1,
+				Err: fmt.Errorf("%w: FrameOptions.Kinds names %q, which is not among the columns read (%s)", ErrNoColumn, n, nameList(names))}
+		}
 	}
 	// Numbers are kept as numbers, and text only for the columns that
 	// turn out categorical: a column that meets its first text cell at row

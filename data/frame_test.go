@@ -86,6 +86,9 @@ func TestReadFrameErrors(t *testing.T) {
 		{FrameOptions{Kinds: map[string]Kind{"sex": Numeric}}, frameCSV, []string{"line 2, column 2", `"M"`, `column "sex"`}, ErrNotNumber},
 		{FrameOptions{Columns: []string{"age", "nope"}}, frameCSV, []string{"line 1", `"nope"`}, ErrNoColumn},
 		{FrameOptions{Columns: []string{"age", "age"}}, frameCSV, []string{"line 1", `"age"`}, ErrDuplicateColumn},
+		// Kinds naming a column the file lacks, or one not read.
+		{FrameOptions{Kinds: map[string]Kind{"nope": Numeric}}, frameCSV, []string{"line 1", `"nope"`, "Kinds"}, ErrNoColumn},
+		{FrameOptions{Columns: []string{"age"}, Kinds: map[string]Kind{"sex": Categorical}}, frameCSV, []string{"line 1", `"sex"`, "not among the columns read"}, ErrNoColumn},
 		{FrameOptions{}, "a,b\n1,2\n3\n", []string{"line 3"}, ErrFieldCount},
 		{FrameOptions{}, "a,b\n", nil, ErrNoRows},
 	}
