@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -175,7 +176,7 @@ func TestNU1FIFOSignals(t *testing.T) {
 			if write {
 				time.Sleep(50 * time.Millisecond) // the copy waits for more
 			} else {
-				time.Sleep(time.Second) // the child starts, and waits on the open
+				waitOnFIFOOpen(t, cmd.Process.Pid) // the child starts, and waits on the open
 			}
 			cmd.Process.Signal(s)
 			err := cmd.Wait()
@@ -188,4 +189,37 @@ func TestNU1FIFOSignals(t *testing.T) {
 			}
 		}
 	}
+}
+
+// waitOnFIFOOpen waits until process pid blocks opening a FIFO for
+// reading: on Linux, until one of its threads' wchan is the kernel's wait
+// for a FIFO's writer (up to 20 s, then the test fails); where /proc is
+// missing or hides the wait channels ("0"), one second.
+func waitOnFIFOOpen(t *testing.T, pid int) {
+	t.Helper()
+	tasks := fmt.Sprintf("/proc/%d/task", pid)
+	if _, err := os.Stat(tasks); err != nil {
+		time.Sleep(time.Second)
+		return
+	}
+	start, shown := time.Now(), false
+	for time.Since(start) < 20*time.Second {
+		ents, _ := os.ReadDir(tasks)
+		for _, e := range ents {
+			w, err := os.ReadFile(filepath.Join(tasks, e.Name(), "wchan"))
+			if err != nil {
+				continue
+			}
+			ws := strings.TrimSpace(string(w))
+			if strings.Contains(ws, "wait_for_partner") || strings.Contains(ws, "fifo") {
+				return
+			}
+			shown = shown || ws != "" && ws != "0"
+		}
+		if !shown && time.Since(start) > time.Second {
+			return // wait channels hidden: as long as the child needs to start
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("process %d never waited on the FIFO's open", pid)
 }
