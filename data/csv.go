@@ -2,7 +2,6 @@ package data
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
@@ -183,10 +182,11 @@ func openTable(path string) (*table, error) {
 		f.Close()
 		return nil, err
 	}
-	if !nl.seen && slices.ContainsFunc(rec, func(s string) bool { return strings.Contains(s, "\r") }) {
-		// The header ran to the end of the file and holds a carriage
-		// return: lines end with CR alone (old Mac files), which CSV
-		// does not take as line ends.
+	if nl.crAlone && slices.ContainsFunc(rec, func(s string) bool { return strings.Contains(s, "\r") }) {
+		// A carriage return outside quotes, not followed by a line feed,
+		// before the header's end: lines end with CR alone (old Mac
+		// files), which CSV does not take as line ends, the header
+		// running to the file's end or to a final LF.
 		f.Close()
 		return nil, &ParseError{Path: path, Line: 1,
 			Err: fmt.Errorf("%w, as in old Mac files, which CSV does not take as line ends: convert them to LF (e.g. tr '\\r' '\\n' < OLD > NEW)", ErrCRLineEnds)}
@@ -220,12 +220,34 @@ func (t *table) close() { t.f.Close() }
 type newlineReader struct {
 	r    io.Reader
 	seen bool
+	// Until the first line feed outside quotes: inQuote, whether a
+	// carriage return outside quotes was just read (cr), and whether one
+	// was followed by anything but a line feed (crAlone: the lines end
+	// with CR alone).
+	inQuote, cr, crAlone bool
 }
 
 func (n *newlineReader) Read(p []byte) (int, error) {
 	k, err := n.r.Read(p)
-	if !n.seen && bytes.IndexByte(p[:k], '\n') >= 0 {
-		n.seen = true
+	for _, c := range p[:k] {
+		if n.seen {
+			break
+		}
+		if n.cr && c != '\n' {
+			n.crAlone = true
+		}
+		n.cr = false
+		switch {
+		case c == '"':
+			n.inQuote = !n.inQuote
+		case c == '\r' && !n.inQuote:
+			n.cr = true
+		case c == '\n' && !n.inQuote:
+			n.seen = true
+		}
+	}
+	if err == io.EOF && n.cr {
+		n.cr, n.crAlone = false, true // a CR at the very end
 	}
 	return k, err
 }

@@ -234,7 +234,7 @@ func TestReadHeader(t *testing.T) {
 // CSV read it as one line, and the message was "duplicate column name".
 // A header with two unnamed columns says they have no name.
 func TestCRLineEndsAndUnnamedColumns(t *testing.T) {
-	for _, body := range []string{"a,b,y\r1,2,3\r4,5,6\r", "a,b,y\r1,2,3"} {
+	for _, body := range []string{"a,b,y\r1,2,3\r4,5,6\r", "a,b,y\r1,2,3", "a,b,y\r1,2,3\r4,5,6\n", "a,b,y\r1,2,3\n"} {
 		for _, gz := range []bool{false, true} {
 			content := body
 			if gz {

@@ -21,6 +21,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -637,6 +638,11 @@ func dataFile(name, path string) (string, error) {
 		if err != nil || fi.Mode().IsRegular() || fi.IsDir() {
 			return path, nil
 		}
+		if fi.Mode()&os.ModeDevice != 0 {
+			// /dev/zero, /dev/urandom, a disk, a terminal: endless or not
+			// a table; copying it would fill the temporary directory.
+			return "", inputf(name, "--data %s: a device, not a file or a pipe (for what you type, use --data -)", path)
+		}
 		display = path
 	}
 	// The file is listed, and the receiver of signals listening, before
@@ -679,17 +685,41 @@ func dataFile(name, path string) (string, error) {
 		}
 	}
 	signals.mu.Unlock()
-	_, err = io.Copy(f, src)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	w := &spoolWriter{w: f}
+	_, err = io.Copy(w, src)
+	if cerr := f.Close(); w.err == nil && cerr != nil {
+		w.err = cerr
 	}
-	if err != nil {
-		if path == "-" {
-			return "", failf(name, "--data -: reading standard input: %v", err)
+	switch {
+	case w.err != nil:
+		// The copy's file, not the input: name the directory (the file's
+		// own name would be shown as the input's).
+		var pe *fs.PathError
+		if errors.As(w.err, &pe) {
+			w.err = pe.Err
 		}
+		return "", failf(name, "--data %s: writing its copy in the temporary directory %s: %v", display, filepath.Dir(f.Name()), w.err)
+	case err != nil && path == "-":
+		return "", failf(name, "--data -: reading standard input: %v", err)
+	case err != nil:
 		return "", inputf(name, "--data %s: reading it: %v", path, err)
 	}
 	return f.Name(), nil
+}
+
+// spoolWriter is dataFile's copy's file, keeping the first error of its
+// writes apart from those of reading the input.
+type spoolWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *spoolWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	return n, err
 }
 
 // removeSpools removes the files of dataFile (and stops listening for

@@ -86,6 +86,12 @@ func (f *trainFlags) trainColumns(name, path string, header []string) (feats []s
 		if target == "" {
 			return nil, "", inputf(name, "%s: line 1: no column has a name in the header", path)
 		}
+		if header[len(header)-1] == "" && f.features != "" {
+			// With --features the unnamed column is not read, so nothing
+			// would check that it is empty: it may be a target whose name
+			// was forgotten.
+			return nil, "", inputf(name, "%s: line 1: the last column has no name in the header: give --target NAME with --features (without --target the target is the last named column, %q, and only an empty unnamed column after it may be left out)", path, target)
+		}
 	} else if !slices.Contains(header, target) {
 		return nil, "", inputf(name, "%s: line 1: no target column %q (the file's columns are %s)", path, target, quoteList(header))
 	}
@@ -185,7 +191,7 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 			fmt.Fprintf(errOut, "decoreg %s: warning: %s: %s is empty in every training row: left out\n", name, path, col)
 			continue
 		case c.Name == "":
-			return nil, inputf(name, "%s: line 1: column %d has no name in the header, but holds values: give it a name (or choose the columns with --features)", path, c.Field+1)
+			return nil, inputf(name, "%s: line 1: column %d has no name in the header, but holds values: give it a name (or leave it out with --target NAME and --features)", path, c.Field+1)
 		}
 		keep = append(keep, c.Name)
 	}

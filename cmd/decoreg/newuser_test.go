@@ -109,6 +109,11 @@ func TestNU3UnnamedColumns(t *testing.T) {
 	// Left out by --features, it is not read.
 	mustCLI(t, append([]string{"train", "--data", mid, "--out", model, "--features", "a"}, tinyArgs("pointwise")...)...)
 	wantUsage(t, append([]string{"train", "--data", mid, "--out", model, "--target", ""}, tinyArgs("pointwise")...), "--target is empty")
+	// An unnamed last column holding values and no --target: with
+	// --features it would not be read, and the default target (the last
+	// named column) might be a feature; refused.
+	wantUsage(t, append([]string{"train", "--data", last, "--out", model, "--features", "a"}, tinyArgs("pointwise")...), "last.csv: line 1: the last column has no name", "--target NAME")
+	mustCLI(t, append([]string{"train", "--data", last, "--out", model, "--features", "a", "--target", "b"}, tinyArgs("pointwise")...)...)
 	two := writeTable(t, dir, "two.csv", "a,y,,", 10, func(i int) string { return fmt.Sprintf("%d,%d,,", i, i) })
 	wantUsage(t, append([]string{"train", "--data", two, "--out", model}, tinyArgs("pointwise")...), "two.csv: line 1, column 4", "columns 3 and 4 have no name")
 }

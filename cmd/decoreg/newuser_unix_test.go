@@ -223,3 +223,39 @@ func waitOnFIFOOpen(t *testing.T, pid int) {
 	}
 	t.Fatalf("process %d never waited on the FIFO's open", pid)
 }
+
+// TestNU1DataDevice: a device as --data (endless, or not a table) is
+// refused before anything is copied; a failed write of the copy names the
+// temporary directory, not the input.
+func TestNU1DataDevice(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.model")
+	wantUsage(t, append([]string{"train", "--data", "/dev/zero", "--out", model}, tinyArgs("pointwise")...), "--data /dev/zero: a device")
+	if _, err := os.Stat(model); err == nil {
+		t.Error("a model was written")
+	}
+	// The copy's directory is not writable: a write error of the copy.
+	ro := filepath.Join(dir, "ro")
+	if err := os.Mkdir(ro, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := os.CreateTemp(ro, "probe"); err == nil { // root writes anyway
+		f.Close()
+		os.Remove(f.Name())
+		t.Skip("running as root: a read-only directory is writable")
+	}
+	t.Setenv("TMPDIR", ro)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	go func() { io.WriteString(w, "a,y\n1,2\n3,4\n"); w.Close() }()
+	old := stdin
+	stdin = r
+	defer func() { stdin = old }()
+	code, _, errs := cli(t, append([]string{"train", "--data", "-", "--out", model}, tinyArgs("pointwise")...)...)
+	if code == 0 || !strings.Contains(errs, "--data -") || strings.Contains(errs, "decoreg-stdin") {
+		t.Errorf("exit %d, %q", code, errs)
+	}
+}
