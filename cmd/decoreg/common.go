@@ -160,7 +160,7 @@ func notAnInput(name, outFlag, out string, inputs ...[2]string) error {
 		return nil
 	}
 	ofi, err := os.Stat(out)
-	if err != nil || !ofi.Mode().IsRegular() {
+	if err != nil || !ofi.Mode().IsRegular() && ofi.Mode()&os.ModeNamedPipe == 0 {
 		return nil // a new file, or a device: not an input
 	}
 	for _, in := range inputs {
@@ -168,8 +168,33 @@ func notAnInput(name, outFlag, out string, inputs ...[2]string) error {
 			continue
 		}
 		if ifi, err := os.Stat(in[1]); err == nil && os.SameFile(ofi, ifi) {
+			if !ofi.Mode().IsRegular() {
+				return inputf(name, "--%s %s is the same FIFO as --%s %s: the command would wait on itself; choose another --%s", outFlag, out, in[0], in[1], outFlag)
+			}
 			return inputf(name, "--%s %s is the same file as --%s %s, which writing it would destroy; choose another --%s", outFlag, out, in[0], in[1], outFlag)
 		}
+	}
+	return nil
+}
+
+// readOnce refuses two input flags that name one input that can be read
+// only once: standard input ("-"), or the same pipe or FIFO (the first
+// reads it to its end; the second would find it empty, or wait forever
+// for a writer). Empty paths are skipped.
+func readOnce(name string, a, b [2]string) error {
+	if a[1] == "" || b[1] == "" {
+		return nil
+	}
+	if a[1] == "-" || b[1] == "-" {
+		if a[1] == b[1] {
+			return inputf(name, "--%s and --%s both read standard input, which can be read once", a[0], b[0])
+		}
+		return nil
+	}
+	afi, err1 := os.Stat(a[1])
+	bfi, err2 := os.Stat(b[1])
+	if err1 == nil && err2 == nil && !afi.Mode().IsRegular() && !afi.IsDir() && os.SameFile(afi, bfi) {
+		return inputf(name, "--%s %s and --%s %s are the same pipe or FIFO, which can be read once", a[0], a[1], b[0], b[1])
 	}
 	return nil
 }
@@ -238,6 +263,8 @@ func (s *splitFlags) check(name string) error {
 		return inputf(name, "--split needs --test-mask FILE")
 	case s.mask != "" && s.split.v < 0:
 		return inputf(name, "--split must be >= 0, have %d", s.split.v)
+	case s.mask == "-":
+		return inputf(name, "--test-mask -: the mask is read from a file (standard input is for --data -)")
 	}
 	return nil
 }

@@ -135,6 +135,9 @@ func runEval(cmd *Command, args []string) error {
 	if err := split.check(name); err != nil {
 		return err
 	}
+	if err := readOnce(name, [2]string{"data", dataPath}, [2]string{"test-mask", split.mask}); err != nil {
+		return err
+	}
 	if plotPath != "" {
 		if isStdout(plotPath) {
 			return inputf(name, "--plot %s: standard output carries the JSON; give a file", plotPath)

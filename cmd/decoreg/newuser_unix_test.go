@@ -259,3 +259,21 @@ func TestNU1DataDevice(t *testing.T) {
 		t.Errorf("exit %d, %q", code, errs)
 	}
 }
+
+// TestNU1ReadOnce: one FIFO as --data and --test-mask, or as --data and
+// --out, and standard input as --test-mask, are refused before anything
+// is opened (they blocked forever, or read an empty input).
+func TestNU1ReadOnce(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	model := filepath.Join(dir, "m.model")
+	wantUsage(t, append([]string{"train", "--data", fifo, "--test-mask", fifo, "--split", "0", "--out", model}, tinyArgs("pointwise")...), "the same pipe or FIFO")
+	wantUsage(t, append([]string{"train", "--data", "-", "--test-mask", "-", "--split", "0", "--out", model}, tinyArgs("pointwise")...), "--test-mask -")
+	p := writeTable(t, dir, "d.csv", "a,y", 30, func(i int) string { return fmt.Sprintf("%d,%d", i, 2*i) })
+	mustCLI(t, append([]string{"train", "--data", p, "--out", model}, tinyArgs("pointwise")...)...)
+	wantUsage(t, []string{"predict", "--model", model, "--data", fifo, "--out", fifo}, "the same FIFO")
+	wantUsage(t, []string{"eval", "--model", model, "--data", fifo, "--test-mask", fifo, "--split", "0"}, "the same pipe or FIFO")
+}

@@ -112,6 +112,9 @@ func runSample(cmd *Command, args []string) error {
 	if err := split.check(name); err != nil {
 		return err
 	}
+	if err := readOnce(name, [2]string{"data", dataPath}, [2]string{"test-mask", split.mask}); err != nil {
+		return err
+	}
 	if err := checkOutPath(name, "out", out, true); err != nil {
 		return err
 	}

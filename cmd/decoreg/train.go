@@ -569,6 +569,9 @@ func runTrain(cmd *Command, args []string) error {
 	if err := f.split.check(name); err != nil {
 		return err
 	}
+	if err := readOnce(name, [2]string{"data", f.data}, [2]string{"test-mask", f.split.mask}); err != nil {
+		return err
+	}
 	if f.maxLevels < 1 || f.maxLevels > data.MaxMaxLevels {
 		return inputf(name, "--max-levels must be in [1, %d], have %d", data.MaxMaxLevels, f.maxLevels)
 	}
