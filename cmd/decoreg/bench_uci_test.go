@@ -239,6 +239,12 @@ func TestBenchUCIInterrupt(t *testing.T) {
 			if r.Split == 1 && p.Epoch == 2 {
 				cancel()
 			}
+			if r.Split == 2 {
+				// The third run starts when the first ends, which under
+				// load can be before the second's epoch 2: it waits for
+				// the cancel, so that it cannot finish first.
+				<-ctx.Done()
+			}
 		}}
 	sum, err := experiments.RunUCI(ctx, opts)
 	if err == nil || !strings.Contains(err.Error(), "interrupted during a/mdn/split1") {
@@ -427,6 +433,12 @@ func TestBenchUCIJobsInterrupt(t *testing.T) {
 		Progress: func(r experiments.Run, p decoreg.Progress) {
 			if r.Split == 1 && p.Epoch == 2 {
 				cancel()
+			}
+			if r.Split == 2 {
+				// The third run starts when the first ends, which under
+				// load can be before the second's epoch 2: it waits for
+				// the cancel, so that it cannot finish first.
+				<-ctx.Done()
 			}
 		}}
 	_, err := experiments.RunUCI(ctx, opts)
