@@ -16,9 +16,6 @@ import (
 // Fit trains a model on the rows of X (each of the same length) and their
 // targets y. See FitFlat.
 func Fit(ctx context.Context, X [][]float64, y []float64, cfg Config, opts ...FitOption) (*Model, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if len(X) == 0 {
 		return nil, fmt.Errorf("%w: no rows", ErrTooFewRows)
 	}
@@ -193,13 +190,16 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *hea
 	// A finite mean and sd can still leave x - center beyond float64 (values
 	// near both ends of its range around an off-centre mean): the inputs
 	// would become infinite.
-	for j := range cols {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for i := range rows {
-			v := x[i*cols+j]
-			lo, hi = min(lo, v), max(hi, v)
+	lo, hi := make([]float64, cols), make([]float64, cols)
+	copy(lo, x[:cols])
+	copy(hi, x[:cols])
+	for i := 1; i < rows; i++ {
+		for j, v := range x[i*cols : (i+1)*cols] {
+			lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
 		}
-		if a, b := (lo-center[j])/scale[j], (hi-center[j])/scale[j]; math.IsInf(a, 0) || math.IsInf(b, 0) {
+	}
+	for j := range cols {
+		if a, b := (lo[j]-center[j])/scale[j], (hi[j]-center[j])/scale[j]; math.IsInf(a, 0) || math.IsInf(b, 0) {
 			return nil, nil, nil, dataErr(-1, j, ErrBadInput, "the feature's values span too wide a range: a value minus their centre (%v) overflows float64", center[j])
 		}
 	}

@@ -27,9 +27,6 @@ import (
 // the row of f and the column of f (Row and Column index f's rows and
 // f.Columns, not the encoded features).
 func FitFrame(ctx context.Context, f *data.Frame, target string, cfg Config, opts ...FitOption) (*Model, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	return fitFrame(f, target, opts, func(x []float64, rows, cols int, y []float64) (*Model, error) {
 		return FitFlat(ctx, x, rows, cols, y, cfg, opts...)
 	})
@@ -39,9 +36,6 @@ func FitFrame(ctx context.Context, f *data.Frame, target string, cfg Config, opt
 // schema is fitted once and shared by every trial, and saved with the
 // chosen model (or ensemble). Of opts only WithMaxLevels applies.
 func TuneFrame(ctx context.Context, f *data.Frame, target string, cfg Config, topts TuneOptions, opts ...FitOption) (*Model, *TuneReport, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	var rep *TuneReport
 	m, err := fitFrame(f, target, opts, func(x []float64, rows, cols int, y []float64) (*Model, error) {
 		m, r, err := Tune(ctx, x, rows, cols, y, cfg, topts)

@@ -117,37 +117,9 @@ func checkOutPath(name, flagName, path string, dash bool) error {
 		return inputf(name, "--%s is required", flagName)
 	}
 	if err := outfile.Check(path); err != nil {
-		return inputf(name, "--%s %s: %v", flagName, path, realDirErr(err))
+		return inputf(name, "--%s %s: %v", flagName, path, err)
 	}
 	return nil
-}
-
-// realDirErr returns err, outfile's error for a directory that "does not
-// exist", as the error of creating a file in that directory when it does
-// exist (as a directory of /proc or /sys that refuses new files with
-// ENOENT).
-func realDirErr(err error) error {
-	dir, ok := strings.CutPrefix(err.Error(), "directory ")
-	if !ok || !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	if dir, ok = strings.CutSuffix(dir, " does not exist: "+fs.ErrNotExist.Error()); !ok {
-		return err
-	}
-	if fi, serr := os.Stat(dir); serr != nil || !fi.IsDir() {
-		return err
-	}
-	f, cerr := os.CreateTemp(dir, ".decoreg-check-*")
-	if cerr == nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	var pe *fs.PathError
-	if errors.As(cerr, &pe) {
-		cerr = pe.Err
-	}
-	return fmt.Errorf("cannot create a file in directory %s: %v", dir, cerr)
 }
 
 // notAnInput refuses an output file that is one of the command's input
@@ -177,18 +149,12 @@ func notAnInput(name, outFlag, out string, inputs ...[2]string) error {
 	return nil
 }
 
-// readOnce refuses two input flags that name one input that can be read
-// only once: standard input ("-"), or the same pipe or FIFO (the first
-// reads it to its end; the second would find it empty, or wait forever
-// for a writer). Empty paths are skipped.
+// readOnce refuses two input flags that name one pipe or FIFO, which can
+// be read only once (the first reads it to its end; the second would find
+// it empty, or wait forever for a writer). Empty paths and "-" are
+// skipped (splitFlags.check refuses --test-mask -).
 func readOnce(name string, a, b [2]string) error {
-	if a[1] == "" || b[1] == "" {
-		return nil
-	}
-	if a[1] == "-" || b[1] == "-" {
-		if a[1] == b[1] {
-			return inputf(name, "--%s and --%s both read standard input, which can be read once", a[0], b[0])
-		}
+	if a[1] == "" || b[1] == "" || a[1] == "-" || b[1] == "-" {
 		return nil
 	}
 	afi, err1 := os.Stat(a[1])
@@ -254,8 +220,10 @@ func (s *splitFlags) register(fs *flag.FlagSet, what string) {
 	fs.Var(&s.split, "split", "the split `K` of --test-mask, counted from 0")
 }
 
-// check validates the pair before any file is read.
-func (s *splitFlags) check(name string) error {
+// check validates the pair before any file is read, the mask against
+// dataPath (the command's --data) too: one pipe, FIFO or standard input
+// cannot be read as both (readOnce).
+func (s *splitFlags) check(name, dataPath string) error {
 	switch {
 	case s.mask != "" && !s.split.set:
 		return inputf(name, "--test-mask needs --split K")
@@ -266,7 +234,7 @@ func (s *splitFlags) check(name string) error {
 	case s.mask == "-":
 		return inputf(name, "--test-mask -: the mask is read from a file (standard input is for --data -)")
 	}
-	return nil
+	return readOnce(name, [2]string{"data", dataPath}, [2]string{"test-mask", s.mask})
 }
 
 // rows returns the indices of d's rows to use: every row without a mask;
@@ -476,7 +444,7 @@ func writeOutput(name, path string, write func(w io.Writer) error) error {
 		case ctx.Err() != nil:
 			return failf(name, "interrupted")
 		}
-		return failf(name, "writing %s: %v", path, realDirErr(err))
+		return failf(name, "writing %s: %v", path, err)
 	}
 	if path == "-" || outfile.IsStdout(path) {
 		bw := bufio.NewWriterSize(stdout, 1<<16)
@@ -648,7 +616,7 @@ type spool struct{ path, name string }
 // stdinSpools are the files of dataFile; run names each by its input in
 // messages and removes them. An entry whose path is "" is a spool being
 // made (its file not created yet).
-var stdinSpools []spool
+var stdinSpools []*spool
 
 // dataFile returns the file to read for a --data flag: path itself when
 // it is a regular file (after following links) or cannot be examined
@@ -675,13 +643,14 @@ func dataFile(name, path string) (string, error) {
 	// The file is listed, and the receiver of signals listening, before
 	// it exists: a signal now removes it and exits (opening a FIFO, or
 	// copying standard input or a pipe, can wait indefinitely).
+	sp := &spool{name: display}
 	signals.mu.Lock()
-	stdinSpools = append(stdinSpools, spool{name: display})
+	stdinSpools = append(stdinSpools, sp)
 	listenLocked()
 	signals.mu.Unlock()
 	unlist := func() {
 		signals.mu.Lock()
-		if i := slices.IndexFunc(stdinSpools, func(s spool) bool { return s.path == "" && s.name == display }); i >= 0 {
+		if i := slices.Index(stdinSpools, sp); i >= 0 {
 			stdinSpools = slices.Delete(stdinSpools, i, i+1)
 		}
 		listenLocked()
@@ -705,12 +674,7 @@ func dataFile(name, path string) (string, error) {
 		unlist()
 		return "", failf(name, "--data %s: keeping a copy of the input: %v", path, err)
 	}
-	for i := len(stdinSpools) - 1; i >= 0; i-- {
-		if stdinSpools[i].path == "" && stdinSpools[i].name == display {
-			stdinSpools[i].path = f.Name()
-			break
-		}
-	}
+	sp.path = f.Name()
 	signals.mu.Unlock()
 	w := &spoolWriter{w: f}
 	_, err = io.Copy(w, src)

@@ -132,10 +132,7 @@ func runEval(cmd *Command, args []string) error {
 	default:
 		return inputf(name, "--point %q: want mean, median or mode", point)
 	}
-	if err := split.check(name); err != nil {
-		return err
-	}
-	if err := readOnce(name, [2]string{"data", dataPath}, [2]string{"test-mask", split.mask}); err != nil {
+	if err := split.check(name, dataPath); err != nil {
 		return err
 	}
 	if plotPath != "" {

@@ -76,12 +76,8 @@ func (f *trainFlags) trainColumns(name, path string, header []string) (feats []s
 		// The last named column: an unnamed last column (a trailing comma
 		// on every line of a spreadsheet's export) is a feature column,
 		// left out if it is empty, refused if it is not (trainFrame).
-		target = header[len(header)-1]
-		for j := len(header) - 1; j >= 0; j-- {
-			if header[j] != "" {
-				target = header[j]
-				break
-			}
+		for j := len(header) - 1; j >= 0 && target == ""; j-- {
+			target = header[j]
 		}
 		if target == "" {
 			return nil, "", inputf(name, "%s: line 1: no column has a name in the header", path)

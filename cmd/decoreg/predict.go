@@ -164,10 +164,7 @@ func runPredict(cmd *Command, args []string) error {
 	if err != nil {
 		return inputf(name, "--levels: %v", err)
 	}
-	if err := split.check(name); err != nil {
-		return err
-	}
-	if err := readOnce(name, [2]string{"data", dataPath}, [2]string{"test-mask", split.mask}); err != nil {
+	if err := split.check(name, dataPath); err != nil {
 		return err
 	}
 	if err := checkOutPath(name, "out", out, true); err != nil {

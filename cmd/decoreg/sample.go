@@ -109,10 +109,7 @@ func runSample(cmd *Command, args []string) error {
 		}
 	}
 	opts := dist.SampleOptions{Temperature: temperature, TopK: topK, TopP: topP}
-	if err := split.check(name); err != nil {
-		return err
-	}
-	if err := readOnce(name, [2]string{"data", dataPath}, [2]string{"test-mask", split.mask}); err != nil {
+	if err := split.check(name, dataPath); err != nil {
 		return err
 	}
 	if err := checkOutPath(name, "out", out, true); err != nil {

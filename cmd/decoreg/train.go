@@ -233,7 +233,7 @@ type trainFlags struct {
 
 func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.data, "data", "", "training data: CSV `FILE` with a header, optionally gzipped (a pipe or FIFO is read once), or - for standard input (required)")
-	fs.StringVar(&f.target, "target", "", "the target column's `NAME` (default: the last column)")
+	fs.StringVar(&f.target, "target", "", "the target column's `NAME` (default: the last named column)")
 	fs.StringVar(&f.targetRange, "target-range", "", "scale y by the fixed range `LO,HI` (e.g. 0,1) instead of the training targets' min and max; targets outside it are refused")
 	fs.StringVar(&f.out, "out", "", "write the model to `MODEL`, or - for standard output (required); "+outHelp)
 	fs.StringVar(&f.head, "head", string(decoreg.HeadDecoder), "regression `HEAD`: decoder, pointwise, riemann or mdn")
@@ -566,10 +566,7 @@ func runTrain(cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := f.split.check(name); err != nil {
-		return err
-	}
-	if err := readOnce(name, [2]string{"data", f.data}, [2]string{"test-mask", f.split.mask}); err != nil {
+	if err := f.split.check(name, f.data); err != nil {
 		return err
 	}
 	if f.maxLevels < 1 || f.maxLevels > data.MaxMaxLevels {

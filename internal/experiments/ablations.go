@@ -223,11 +223,8 @@ var decoderSizeDatasets = []string{"airfoil", "autompg", "autos", "breastcancer"
 
 // DecoderSizeTasks returns the runs: dataset x split x size.
 func DecoderSizeTasks(opts Options) ([]Task[*DecoderSizeLine], error) {
-	u, names, splits, err := realPlan(opts, decoderSizeDatasets, []string{"yacht"}, 1)
+	u, names, splits, err := realSplitPlan("decoder-size", opts, decoderSizeDatasets, []string{"yacht"}, 1)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkSplits("decoder-size", opts, names, splits); err != nil {
 		return nil, err
 	}
 	sizes := decoderSizes
@@ -436,11 +433,8 @@ func runSamples(ctx context.Context, u *uciData, ds string, split, size int, hea
 // ErrorCorrectionTasks returns the runs: dataset x split x repeat count x
 // bound.
 func ErrorCorrectionTasks(opts Options) ([]Task[*SampleLine], error) {
-	u, names, splits, err := realPlan(opts, ablationDatasets, []string{"yacht"}, 3)
+	u, names, splits, err := realSplitPlan("error-correction", opts, ablationDatasets, []string{"yacht"}, 3)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkSplits("error-correction", opts, names, splits); err != nil {
 		return nil, err
 	}
 	repeats := []int{1, 2, 3, 5}
@@ -513,11 +507,8 @@ func describeSample(l *SampleLine) string {
 // HammingTasks returns the runs: dataset x split x code (tree or Hamming)
 // x length, on random training subsets of 1,000 rows as the paper.
 func HammingTasks(opts Options) ([]Task[*SampleLine], error) {
-	u, names, splits, err := realPlan(opts, ablationDatasets, []string{"yacht"}, 3)
+	u, names, splits, err := realSplitPlan("hamming", opts, ablationDatasets, []string{"yacht"}, 3)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkSplits("hamming", opts, names, splits); err != nil {
 		return nil, err
 	}
 	lengths, size := []int{6, 8, 10}, 1000

@@ -106,11 +106,8 @@ var calibrationHeads = []string{DecoderNormalized, Riemann, MDN}
 // decoder, Riemann, MDN, with the defaults), training on the split's
 // training part.
 func CalibrationTasks(opts Options) ([]Task[*CalibrationLine], error) {
-	u, names, splits, err := realPlan(opts, nil, []string{"yacht", "concrete"}, 1)
+	u, names, splits, err := realSplitPlan("calibration", opts, nil, []string{"yacht", "concrete"}, 1)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkSplits("calibration", opts, names, splits); err != nil {
 		return nil, err
 	}
 	var tasks []Task[*CalibrationLine]

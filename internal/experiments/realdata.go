@@ -165,6 +165,20 @@ func realPlan(opts Options, def, quick []string, defSeeds int) (*uciData, []stri
 	return newUCIData(opts), names, seedsOr(opts, defSeeds), nil
 }
 
+// realSplitPlan is realPlan for the experiments whose runs per setting are
+// splits 0..S-1 of each dataset (all but scaling): S above a dataset's
+// number of splits is refused (checkSplits).
+func realSplitPlan(experiment string, opts Options, def, quick []string, defSeeds int) (*uciData, []string, int, error) {
+	u, names, splits, err := realPlan(opts, def, quick, defSeeds)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if err := checkSplits(experiment, opts, names, splits); err != nil {
+		return nil, nil, 0, err
+	}
+	return u, names, splits, nil
+}
+
 // checkSplits refuses more splits than a dataset of names has (its mask's
 // columns): experiment's runs of split k would train and test on split k
 // modulo that number (wrappedSplit), repeating a split under another key

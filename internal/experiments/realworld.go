@@ -40,11 +40,8 @@ const RealworldMaxTrain = 10000
 // train part, the same rows for every head, and evaluates on split r's
 // test part; more runs than a dataset has splits are refused.
 func RealworldTasks(opts Options) ([]Task[*RealLine], error) {
-	u, names, runs, err := realPlan(opts, nil, []string{"yacht", "autompg"}, 10)
+	u, names, runs, err := realSplitPlan("realworld", opts, nil, []string{"yacht", "autompg"}, 10)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkSplits("realworld", opts, names, runs); err != nil {
 		return nil, err
 	}
 	maxTrain := RealworldMaxTrain

@@ -135,15 +135,12 @@ func (l *TabularLine) Failed() bool { return l.Error != "" }
 // dataset has are refused: the runs would repeat its splits under other
 // keys.
 func TabularTasks(opts Options) ([]Task[*TabularLine], error) {
-	u, names, splits, err := realPlan(opts, nil, []string{"yacht"}, 1)
+	u, names, splits, err := realSplitPlan("tabular", opts, nil, []string{"yacht"}, 1)
 	if err != nil {
 		return nil, err
 	}
 	groups, err := tabPlanGroups(opts.Groups)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkSplits("tabular", opts, names, splits); err != nil {
 		return nil, err
 	}
 	var tasks []Task[*TabularLine]

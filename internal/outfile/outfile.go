@@ -167,7 +167,9 @@ func createTemp(final string) (*os.File, error) {
 		}
 		if err != nil {
 			d := filepath.Clean(dir)
-			if errors.Is(err, fs.ErrNotExist) {
+			if fi, serr := os.Stat(d); errors.Is(err, fs.ErrNotExist) && (serr != nil || !fi.IsDir()) {
+				// (A directory that exists and refuses new files with
+				// ENOENT, as one of /proc does, is not reported missing.)
 				return nil, fmt.Errorf("directory %s does not exist: %w", d, fs.ErrNotExist)
 			}
 			var pe *fs.PathError
