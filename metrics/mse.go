@@ -22,8 +22,13 @@ func MSE(pred, y []float64) float64 {
 func RelMSE(pred, y []float64) float64 {
 	checkLen("RelMSE", pred, y)
 	v := PopVariance(y)
-	if !(v > 0) {
-		return math.NaN()
+	if !(v >= tinySquares) {
+		if constant(y) {
+			return math.NaN()
+		}
+		// Squares below float64's normal range (targets within about
+		// 1e-146 of each other): scaled, as for overflow below.
+		return scaledRatio(pred, y, true)
 	}
 	r := MSE(pred, y) / v
 	if math.IsInf(v, 1) || math.IsInf(r, 1) || math.IsNaN(r) {
@@ -36,7 +41,8 @@ func RelMSE(pred, y []float64) float64 {
 
 // scaledRatio returns mean((pred-y)²)/var(y) (or, with rel false, 1 minus
 // it) computed on pred and y divided by their largest magnitude, so that
-// no square overflows; NaN if a prediction is NaN (as MSE), and the
+// no square overflows or underflows; NaN if a prediction or a target is
+// NaN (as MSE), and the
 // infinite ratio if one is infinite or the targets' variance underflows
 // beside a prediction far beyond them (the ratio then exceeds float64).
 func scaledRatio(pred, y []float64, rel bool) float64 {
@@ -47,7 +53,7 @@ func scaledRatio(pred, y []float64, rel bool) float64 {
 	big := 0.0
 	for i := range y {
 		switch {
-		case math.IsNaN(pred[i]):
+		case math.IsNaN(pred[i]) || math.IsNaN(y[i]):
 			return math.NaN()
 		case math.IsInf(pred[i], 0):
 			return inf
@@ -76,8 +82,11 @@ func scaledRatio(pred, y []float64, rel bool) float64 {
 func R2(pred, y []float64) float64 {
 	checkLen("R2", pred, y)
 	ss := sumSq(y)
-	if !(ss > 0) {
-		return math.NaN()
+	if !(ss >= tinySquares) {
+		if constant(y) {
+			return math.NaN()
+		}
+		return scaledRatio(pred, y, false) // squares below the normal range, as RelMSE
 	}
 	res := 0.0
 	for i := range y {
@@ -89,6 +98,22 @@ func R2(pred, y []float64) float64 {
 		return scaledRatio(pred, y, false) // squares beyond float64, as RelMSE
 	}
 	return r
+}
+
+// tinySquares is the least sum or mean of squares RelMSE and R2 take as
+// it is: below it the squares of the deviations may have lost precision
+// to float64's subnormal range (2^-1022), or underflowed to 0.
+const tinySquares = 0x1p-960
+
+// constant reports whether y is empty or holds one value (NaNs aside: a
+// NaN differs from every value, and the ratios then come out NaN).
+func constant(y []float64) bool {
+	for _, v := range y {
+		if v != y[0] {
+			return false
+		}
+	}
+	return true
 }
 
 func checkLen(fn string, a, b []float64) {

@@ -308,6 +308,9 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	if f.calibrate && vf < 0 {
 		return decoreg.Config{}, inputf(name, "--calibrate fits on the validation rows: --val-frac must be > 0")
 	}
+	if vf < 0 && isSet(fs, "patience") {
+		return decoreg.Config{}, inputf(name, "--patience is for early stopping, which needs validation rows: with --val-frac 0, training runs exactly --epochs epochs")
+	}
 	if isSet(fs, "calibrate-by") && !f.calibrate {
 		return decoreg.Config{}, inputf(name, "--calibrate-by is for --calibrate (add --calibrate)")
 	}

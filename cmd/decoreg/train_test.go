@@ -380,6 +380,12 @@ func TestTrainMaskAndTarget(t *testing.T) {
 	if s["val_rows"] != 0.0 || s["val_loss"] != nil || s["epochs"] != 3.0 || s["rows"] != 100.0 {
 		t.Errorf("--val-frac 0: summary %v", s)
 	}
+	// An explicit --patience, even the default's value, has nothing to
+	// stop on without validation rows: refused, naming both flags.
+	for _, p := range []string{"5", "2"} {
+		wantUsage(t, append([]string{"train", "--data", dpath, "--target", "y", "--out", model, "--val-frac", "0", "--patience", p}, tinyArgs("riemann")...),
+			"--patience", "--val-frac 0")
+	}
 }
 
 func b2i(b bool) int {
