@@ -59,7 +59,9 @@ type TuneOptions struct {
 	// models of the best trial's settings after the search, with seeds
 	// Seed+1, Seed+2, ... and the same validation rows (as FitFlat's
 	// Ensemble does), each to early stopping within a second Budget
-	// shared equally among them (one it stops keeps its best epoch and
+	// shared equally among them, or, where an equal share is less than
+	// the best trial took (with a quarter more), each given that time
+	// in turn while the budget lasts (one it stops keeps its best epoch and
 	// joins if it lowers the mixture's validation NLL); EnsembleFromAll
 	// trains those and picks up to Ensemble members among the trials and
 	// them by greedy ensemble selection. The pointwise head has no
@@ -720,7 +722,10 @@ rungs:
 // EnsembleFromAll: base.Ensemble-1 models of best's settings with seeds
 // Seed+1, ... (fitMember's member k, holding out the same validation
 // rows), within a second opts.Budget, each member in turn given an equal
-// share of what is left of it. It returns those that ended by early
+// share of what is left of it, or, where that share is less than the best
+// trial took (memberNeed), that time or all that is left: fewer members,
+// each trained to its best epoch, rather than all of them stopped early
+// (on large tables every member of equal shares was). It returns those that ended by early
 // stopping or their epochs (done) and those the budget stopped after an
 // epoch (cut, Stopped "budget", at their best epoch); one stopped before
 // its first epoch ended, or that diverged, is counted in
@@ -733,9 +738,10 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 	o := fitOptions{progress: opts.MemberProgress}
 	mstart := time.Now()
 	defer func() { rep.MemberSeconds = time.Since(mstart).Seconds() }()
+	need := memberNeed(best.t)
 	for k := 1; k < base.Ensemble && ctx.Err() == nil; k++ {
 		left := opts.Budget - time.Since(mstart)
-		mctx, mcancel := context.WithTimeout(ctx, left/time.Duration(base.Ensemble-k))
+		mctx, mcancel := context.WithTimeout(ctx, memberShare(left, base.Ensemble-k, need))
 		mk, err := fitMember(mctx, x, rows, cols, y, c, k, &o, mstart)
 		stopped := mctx.Err() != nil && ctx.Err() == nil
 		mcancel()
@@ -761,6 +767,25 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 		}
 	}
 	return done, cut, nil
+}
+
+// memberNeed is the time a seed's member of trial t's settings is given
+// at least, where the second budget allows: the time t took, a quarter
+// more for another seed's path to early stopping.
+func memberNeed(t *TuneTrial) time.Duration {
+	return time.Duration(1.25 * t.Seconds * float64(time.Second))
+}
+
+// memberShare is the time the next of n seed members is given, with left
+// of the second budget: an equal share, or where that is less than need,
+// need or all that is left. An equal share would then stop every member
+// far from its best epoch, each of them useless to the mixture.
+func memberShare(left time.Duration, n int, need time.Duration) time.Duration {
+	share := left / time.Duration(n)
+	if share < need {
+		share = min(left, need)
+	}
+	return share
 }
 
 // trialModels returns the models of the trials.
