@@ -128,7 +128,8 @@ type TuneReport struct {
 	EnsembleFrom string `json:"ensemble_from,omitempty"`
 	// With EnsembleFromSeeds and EnsembleFromAll: the wall time of the
 	// seeds' members trained after the search; how many of them the
-	// second budget stopped before early stopping; how many were left
+	// second budget stopped before early stopping (or before they started,
+	// when the members before them took it all); how many were left
 	// out of the model (stopped before their first epoch ended, diverged,
 	// or not chosen: by the greedy selection of EnsembleFromAll, or,
 	// with EnsembleFromSeeds, stopped by the budget and not lowering the
@@ -741,6 +742,13 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 	need := memberNeed(best.t)
 	for k := 1; k < base.Ensemble && ctx.Err() == nil; k++ {
 		left := opts.Budget - time.Since(mstart)
+		if left <= 0 {
+			// The members before took the budget: the rest are stopped
+			// before they start (cut and left out), without preparing them.
+			rep.MembersCut += base.Ensemble - k
+			rep.MembersLeftOut += base.Ensemble - k
+			break
+		}
 		mctx, mcancel := context.WithTimeout(ctx, memberShare(left, base.Ensemble-k, need))
 		mk, err := fitMember(mctx, x, rows, cols, y, c, k, &o, mstart)
 		stopped := mctx.Err() != nil && ctx.Err() == nil
@@ -771,9 +779,18 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 
 // memberNeed is the time a seed's member of trial t's settings is given
 // at least, where the second budget allows: the time t took, a quarter
-// more for another seed's path to early stopping.
+// more for another seed's path to early stopping. For a trial the first
+// budget stopped, it is the time the trial had: a member then trains
+// about as long as the trial did.
 func memberNeed(t *TuneTrial) time.Duration {
-	return time.Duration(1.25 * t.Seconds * float64(time.Second))
+	s := 1.25 * t.Seconds
+	switch {
+	case !(s > 0): // no time recorded: equal shares
+		return 0
+	case s >= float64(math.MaxInt64/int64(time.Second)):
+		return math.MaxInt64
+	}
+	return time.Duration(s * float64(time.Second))
 }
 
 // memberShare is the time the next of n seed members is given, with left

@@ -331,7 +331,10 @@ func TestTuneEnsembleFromSeeds(t *testing.T) {
 }
 
 // The members' budget stops them where they are (each keeps its best
-// epoch), and a cancel while they train keeps the members so far.
+// epoch), and a cancel while they train keeps the members so far. Here the
+// best trial trained for the whole first budget, so the first member gets
+// the whole second one (memberShare) and the second is stopped before it
+// starts: cut and left out.
 func TestTuneSeedsBudgetAndCancel(t *testing.T) {
 	x, y := toyData(4000, 1)
 	base := Config{Head: HeadMDN, EncLayers: 2, EncWidth: 64, MaxEpochs: 300, Patience: 300, BatchSize: 8, Seed: 1, Threads: 1, Ensemble: 3}
@@ -342,7 +345,7 @@ func TestTuneSeedsBudgetAndCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.MembersCut != 2 || took > 2*budget+3*time.Second || m.EnsembleSize()+rep.MembersLeftOut != 3 || rep.Members != m.EnsembleSize() {
+	if rep.MembersCut != 2 || took > 2*budget+3*time.Second || m.EnsembleSize() != 2 || rep.MembersLeftOut != 1 || rep.Members != m.EnsembleSize() {
 		t.Errorf("members cut %d, left out %d, %d members, took %v for a budget of %v", rep.MembersCut, rep.MembersLeftOut, m.EnsembleSize(), took, budget)
 	}
 	for k, mk := range m.Members()[1:] {
@@ -472,7 +475,12 @@ func TestMemberShare(t *testing.T) {
 			t.Errorf("memberShare(%v, %d, %v) = %v, want %v", c.left, c.n, c.need, got, c.share)
 		}
 	}
-	if got := memberNeed(&TuneTrial{Seconds: 100}); got != 125*s {
-		t.Errorf("memberNeed of a 100 s trial: %v, want 125s", got)
+	for _, c := range []struct {
+		secs float64
+		need time.Duration
+	}{{100, 125 * s}, {0, 0}, {math.NaN(), 0}, {-1, 0}, {1e300, math.MaxInt64}} {
+		if got := memberNeed(&TuneTrial{Seconds: c.secs}); got != c.need {
+			t.Errorf("memberNeed of a %v s trial: %v, want %v", c.secs, got, c.need)
+		}
 	}
 }

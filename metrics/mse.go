@@ -23,7 +23,7 @@ func RelMSE(pred, y []float64) float64 {
 	checkLen("RelMSE", pred, y)
 	v := PopVariance(y)
 	if !(v >= tinySquares) {
-		if constant(y) {
+		if math.IsNaN(v) || constant(y) { // NaN: empty, or a NaN or infinite target
 			return math.NaN()
 		}
 		// Squares below float64's normal range (targets within about
@@ -83,7 +83,7 @@ func R2(pred, y []float64) float64 {
 	checkLen("R2", pred, y)
 	ss := sumSq(y)
 	if !(ss >= tinySquares) {
-		if constant(y) {
+		if math.IsNaN(ss) || constant(y) {
 			return math.NaN()
 		}
 		return scaledRatio(pred, y, false) // squares below the normal range, as RelMSE

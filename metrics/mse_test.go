@@ -59,7 +59,9 @@ func TestRelMSETinyScale(t *testing.T) {
 	if a, b := RelMSE([]float64{0, 1, 2}, c), R2([]float64{0, 1, 2}, c); !math.IsNaN(a) || !math.IsNaN(b) {
 		t.Errorf("constant tiny targets: RelMSE %v, R2 %v, want NaN", a, b)
 	}
-	if a := RelMSE([]float64{1, 2}, []float64{math.NaN(), 1}); !math.IsNaN(a) {
-		t.Errorf("a NaN target: RelMSE %v, want NaN", a)
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if a, b := RelMSE([]float64{1, 2}, []float64{bad, 1}), R2([]float64{1, 2}, []float64{bad, 1}); !math.IsNaN(a) || !math.IsNaN(b) {
+			t.Errorf("a target of %v: RelMSE %v, R2 %v, want NaN", bad, a, b)
+		}
 	}
 }

@@ -127,9 +127,10 @@ settings are never dropped. All trials hold out the same validation rows.
 The best trial is saved; with --ensemble N, N-1 more models of its
 settings (seeds --seed+1, ..., the same validation rows) are trained after
 the search, each to early stopping within a second --budget shared among
-them (equally, unless an equal share is less than the best trial took:
-then each in turn gets that time, a quarter more, while the budget lasts;
-one it stops keeps its best epoch), and up to N members are chosen
+them (equally, unless an equal share is less than the time the best trial
+took and a quarter more: then each in turn gets that time while the budget
+lasts, and those after get none; one it stops keeps its best epoch), and
+up to N members are chosen
 greedily among the trials and them (--ensemble-from all, the default):
 each one added lowers the validation NLL of the mixture. --ensemble-from
 trials chooses among the trials alone (no second phase); --ensemble-from
