@@ -334,18 +334,24 @@ func TestTuneEnsembleFromSeeds(t *testing.T) {
 // epoch), and a cancel while they train keeps the members so far. Here the
 // best trial trained for the whole first budget, so the first member gets
 // the whole second one (memberShare) and the second is stopped before it
-// starts: cut and left out.
+// starts: cut and left out, without an epoch.
 func TestTuneSeedsBudgetAndCancel(t *testing.T) {
 	x, y := toyData(4000, 1)
 	base := Config{Head: HeadMDN, EncLayers: 2, EncWidth: 64, MaxEpochs: 300, Patience: 300, BatchSize: 8, Seed: 1, Threads: 1, Ensemble: 3}
 	budget := 800 * time.Millisecond
 	start := time.Now()
-	m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 1, Rung: 1, Budget: budget, EnsembleFrom: EnsembleFromSeeds})
+	trained := map[int]bool{}
+	m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{Trials: 1, Rung: 1, Budget: budget, EnsembleFrom: EnsembleFromSeeds,
+		MemberProgress: func(p Progress) { trained[p.Member] = true }})
 	took := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.MembersCut != 2 || took > 2*budget+3*time.Second || m.EnsembleSize() != 2 || rep.MembersLeftOut != 1 || rep.Members != m.EnsembleSize() {
+	if !trained[1] || trained[2] {
+		t.Errorf("members that trained an epoch: %v, want member 1 only", trained)
+	}
+	// Member 1 joins only if it lowers the mixture's validation NLL.
+	if rep.MembersCut != 2 || took > 2*budget+3*time.Second || m.EnsembleSize()+rep.MembersLeftOut != 3 || rep.MembersLeftOut < 1 || rep.Members != m.EnsembleSize() {
 		t.Errorf("members cut %d, left out %d, %d members, took %v for a budget of %v", rep.MembersCut, rep.MembersLeftOut, m.EnsembleSize(), took, budget)
 	}
 	for k, mk := range m.Members()[1:] {
