@@ -726,11 +726,11 @@ rungs:
 // share of what is left of it, or, where that share is less than the best
 // trial took (memberNeed), that time or all that is left: fewer members,
 // each trained to its best epoch, rather than all of them stopped early
-// (on large tables every member of equal shares was). It returns those that ended by early
-// stopping or their epochs (done) and those the budget stopped after an
-// epoch (cut, Stopped "budget", at their best epoch); one stopped before
-// its first epoch ended, or that diverged, is counted in
-// rep.MembersLeftOut. When ctx is cancelled it returns the members so far
+// (on large tables every member of equal shares was). It returns those
+// that ended by early stopping or their epochs (done) and those the
+// budget stopped after an epoch (cut, Stopped "budget", at their best
+// epoch); one stopped before its first epoch ended (or before it started),
+// or that diverged, is counted in rep.MembersLeftOut. When ctx is cancelled it returns the members so far
 // (the last at its best epoch, in done). It records MemberSeconds and
 // MembersCut.
 func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int, y []float64, base Config, opts TuneOptions, rep *TuneReport) (done, cut []*Model, err error) {
