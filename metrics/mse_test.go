@@ -17,10 +17,10 @@ func TestRelMSEHugeScale(t *testing.T) {
 		for i := range y {
 			ps[i], ys[i] = pred[i]*s, y[i]*s
 		}
-		if got := RelMSE(ps, ys); math.Abs(got-r) > 1e-12 {
+		if got := RelMSE(ps, ys); !(math.Abs(got-r) <= 1e-12) { // NaN fails too
 			t.Errorf("scale %v: RelMSE %v, want %v", s, got, r)
 		}
-		if got := R2(ps, ys); math.Abs(got-r2) > 1e-12 {
+		if got := R2(ps, ys); !(math.Abs(got-r2) <= 1e-12) {
 			t.Errorf("scale %v: R2 %v, want %v", s, got, r2)
 		}
 	}
