@@ -51,7 +51,7 @@ func TestCalibration(t *testing.T) {
 			mass float64
 		}{{"0.5", 0.5}, {"0.8", 0.8}, {"0.9", 0.9}, {"0.95", 0.95}} {
 			cov, ok := e.Coverage[c.key]
-			if !ok || math.Abs(cov-c.mass) > 0.05 {
+			if !ok || !(math.Abs(cov-c.mass) <= 0.05) {
 				t.Errorf("%s: coverage[%s] = %v", h, c.key, cov)
 			}
 			want := 2 * 0.5 * math.Sqrt2 * math.Erfinv(c.mass) // the normal's central interval

@@ -122,7 +122,7 @@ func TestDensityNormalised(t *testing.T) {
 						edges = append(edges, lo+(hi-lo)*float64(i)/200)
 					}
 				}
-				if math.Abs(total-1) > 2e-4 {
+				if !(math.Abs(total-1) <= 2e-4) {
 					t.Errorf("density integrates to %v, want 1", total)
 				}
 				sort.Float64s(edges)
@@ -171,16 +171,16 @@ func TestLogPDFTwoPaths(t *testing.T) {
 				}
 				cell, _ := m.tok.Decode(seq)
 				want := tk.LogProbSeq(seq) - math.Log(cell.Width()*m.units.Affine().Scale)
-				if math.Abs(lp-want) > 1e-9 {
+				if !(math.Abs(lp-want) <= 1e-9) {
 					t.Fatalf("row %d: LogPDF %v, log P/width %v", i, lp, want)
 				}
 				sum += -lp
 				tokSum += -tk.LogProbSeq(seq) / float64(len(seq))
 			}
-			if got := sum / float64(len(y)); math.Abs(got-e.NLL) > 1e-4 {
+			if got := sum / float64(len(y)); !(math.Abs(got-e.NLL) <= 1e-4) {
 				t.Errorf("mean -LogPDF %v, Evaluate NLL %v", got, e.NLL)
 			}
-			if got := tokSum / float64(len(y)); math.Abs(got-e.NLLToken) > 1e-5 {
+			if got := tokSum / float64(len(y)); !(math.Abs(got-e.NLLToken) <= 1e-5) {
 				t.Errorf("mean -log P(seq)/K %v, Evaluate NLLToken %v", got, e.NLLToken)
 			}
 		})
@@ -205,7 +205,7 @@ func TestNLLTokenRiemannMDN(t *testing.T) {
 		yc := min(max(y[i], m.units.YMin), m.units.YMax)
 		sum += -(d.LogPDF(yc) + math.Log(m.units.YMax-m.units.YMin) - math.Log(float64(m.cfg.Bins)))
 	}
-	if got := sum / float64(len(y)); math.Abs(got-e.NLLToken) > 1e-4 {
+	if got := sum / float64(len(y)); !(math.Abs(got-e.NLLToken) <= 1e-4) {
 		t.Errorf("mean -log P(bin) %v, Evaluate NLLToken %v", got, e.NLLToken)
 	}
 	if got := e.NLLToken; !(got > 0) || got > math.Log(float64(m.cfg.Bins))+5 {
@@ -238,7 +238,7 @@ func TestQuantilesMatchSamples(t *testing.T) {
 		if got := float64(k) / n; math.Abs(got-q) > 5*sigma+cellMass {
 			t.Errorf("q=%v: exact quantile %v has empirical CDF %v (tolerance %v)", q, exact, got, 5*sigma+cellMass)
 		}
-		if c := d.CDF(exact); math.Abs(c-q) > 1e-9 {
+		if c := d.CDF(exact); !(math.Abs(c-q) <= 1e-9) {
 			t.Errorf("CDF(Quantile(%v)) = %v", q, c)
 		}
 	}
@@ -447,7 +447,7 @@ func TestConstantFeatureUnseenValue(t *testing.T) {
 	seen, unseen := logpdf(c), logpdf(0.99998)
 	// The unseen value moves the input by about one standard unit: the
 	// NLL changes by a modest amount, not by orders of magnitude.
-	if math.IsNaN(unseen) || math.Abs(unseen-seen) > 10 {
+	if math.IsNaN(unseen) || !(math.Abs(unseen-seen) <= 10) {
 		t.Fatalf("log-density %v with the training value, %v with an unseen one", seen, unseen)
 	}
 }

@@ -65,13 +65,13 @@ func TestEnsemble(t *testing.T) {
 					p += math.Exp(per[k][i].LogPDF(yt[i])) / 3
 					mean += per[k][i].Mean() / 3
 				}
-				if got := ds[i].CDF(yt[i]); math.Abs(got-f) > 1e-12 {
+				if got := ds[i].CDF(yt[i]); !(math.Abs(got-f) <= 1e-12) {
 					t.Errorf("row %d: CDF %v, members' average %v", i, got, f)
 				}
-				if got := ds[i].Mean(); math.Abs(got-mean) > 1e-12 {
+				if got := ds[i].Mean(); !(math.Abs(got-mean) <= 1e-12) {
 					t.Errorf("row %d: mean %v, members' average %v", i, got, mean)
 				}
-				if got := ds[i].LogPDF(yt[i]); math.Abs(got-math.Log(p)) > 1e-9 {
+				if got := ds[i].LogPDF(yt[i]); !(math.Abs(got-math.Log(p)) <= 1e-9) {
 					t.Errorf("row %d: log density %v, log of the members' average %v", i, got, math.Log(p))
 				}
 			}
@@ -175,7 +175,7 @@ func TestEnsemblePointwise(t *testing.T) {
 		_ = k
 	}
 	for i, v := range p.Mean {
-		if math.Abs(v) > 1e-12 {
+		if !(math.Abs(v) <= 1e-12) {
 			t.Errorf("row %d: mean differs from the members' average by %v", i, v)
 		}
 	}
@@ -342,7 +342,7 @@ func TestChunkedPredictions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := (300*a.NLL + float64(n-300)*b.NLL) / float64(n); math.Abs(e.NLL-want) > 1e-9 {
+		if want := (300*a.NLL + float64(n-300)*b.NLL) / float64(n); !(math.Abs(e.NLL-want) <= 1e-9) {
 			t.Errorf("%s: NLL %v, from two parts %v", name, e.NLL, want)
 		}
 		c, err := mm.Calibration(xt, n, yt)
@@ -351,10 +351,10 @@ func TestChunkedPredictions(t *testing.T) {
 		}
 		ca, _ := mm.Calibration(xt[:300], 300, yt[:300])
 		cb, _ := mm.Calibration(xt[300:], n-300, yt[300:])
-		if want := (300*ca.CRPS + float64(n-300)*cb.CRPS) / float64(n); math.Abs(c.CRPS-want) > 1e-9 {
+		if want := (300*ca.CRPS + float64(n-300)*cb.CRPS) / float64(n); !(math.Abs(c.CRPS-want) <= 1e-9) {
 			t.Errorf("%s: CRPS %v, from two parts %v", name, c.CRPS, want)
 		}
-		if want := (300*ca.Coverage["0.9"] + float64(n-300)*cb.Coverage["0.9"]) / float64(n); math.Abs(c.Coverage["0.9"]-want) > 1e-12 {
+		if want := (300*ca.Coverage["0.9"] + float64(n-300)*cb.Coverage["0.9"]) / float64(n); !(math.Abs(c.Coverage["0.9"]-want) <= 1e-12) {
 			t.Errorf("%s: coverage %v, from two parts %v", name, c.Coverage["0.9"], want)
 		}
 	}

@@ -53,7 +53,7 @@ func TestFixedTargetRange(t *testing.T) {
 			t.Errorf("%s: CDF at 0.25, 0.5, 0.75 = %v, %v, %v", c.Head, c1, c2, c3)
 		}
 		mid := d.CDF(0.375)
-		if math.Abs(mid-(c1+c2)/2) > 1e-9 {
+		if !(math.Abs(mid-(c1+c2)/2) <= 1e-9) {
 			t.Errorf("%s: CDF(0.375) = %v, not the mean %v of its cell's edges", c.Head, mid, (c1+c2)/2)
 		}
 	}
@@ -118,7 +118,7 @@ func TestUnbounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := dl.CDF(yl-0.2*rng) + 1 - dl.CDF(yh+0.2*rng); l.Config().Unbounded != unb || math.Abs(got-out) > 1e-12 {
+		if got := dl.CDF(yl-0.2*rng) + 1 - dl.CDF(yh+0.2*rng); l.Config().Unbounded != unb || !(math.Abs(got-out) <= 1e-12) {
 			t.Errorf("unbounded %v: loaded model's mass outside %v, want %v", unb, got, out)
 		}
 	}

@@ -58,7 +58,7 @@ func TestIsotonicEveryHead(t *testing.T) {
 		_, r1 := rc.Knots()
 		_, r2 := want.Knots()
 		for j := range r1 {
-			if math.Abs(r1[j]-r2[j]) > 1e-12 {
+			if !(math.Abs(r1[j]-r2[j]) <= 1e-12) {
 				t.Fatalf("%s: map %v, from the distributions' PITs %v", name, r1, r2)
 			}
 		}
@@ -219,7 +219,7 @@ func TestIsotonicCalibratesCoverage(t *testing.T) {
 			}
 			t.Logf("%s %s: coverage 50%% %.3f -> %.3f, 90%% %.3f -> %.3f (T %.3g); pit_ece %.3f -> %.3f", c.name, cfg.Head,
 				cu.Coverage["0.5"], ci.Coverage["0.5"], cu.Coverage["0.9"], ci.Coverage["0.9"], mi.Temperature(), cu.PITError, ci.PITError)
-			if math.Abs(ci.Coverage["0.9"]-0.9) > 0.06 || math.Abs(ci.Coverage["0.5"]-0.5) > 0.05 {
+			if math.Abs(ci.Coverage["0.9"]-0.9) > 0.06 || !(math.Abs(ci.Coverage["0.5"]-0.5) <= 0.05) {
 				t.Errorf("%s %s: coverage %v after the map", c.name, cfg.Head, ci.Coverage)
 			}
 		}

@@ -63,7 +63,7 @@ func TestTune(t *testing.T) {
 	if halved < 3 {
 		t.Errorf("%d trials halved after the first rung, want at least 3 of 6 (Eta 3): %+v", halved, rep.Trials)
 	}
-	if got := m.Info().BestValLoss; math.Abs(got-rep.Trials[best].ValLoss) > 1e-12 {
+	if got := m.Info().BestValLoss; !(math.Abs(got-rep.Trials[best].ValLoss) <= 1e-12) {
 		t.Errorf("model's validation loss %v, chosen trial's %v", got, rep.Trials[best].ValLoss)
 	}
 	if m.Config().LR != rep.Trials[best].Config.LR || m.Config().EncWidth != rep.Trials[best].Config.EncWidth {

@@ -38,7 +38,7 @@ func TestStandardizer(t *testing.T) {
 		if j == 1 {
 			wantStd = 0
 		}
-		if math.Abs(mean) > 1e-9 || math.Abs(std-wantStd) > 1e-9 {
+		if math.Abs(mean) > 1e-9 || !(math.Abs(std-wantStd) <= 1e-9) {
 			t.Errorf("column %d after Apply: mean %v std %v", j, mean, std)
 		}
 	}

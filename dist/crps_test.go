@@ -46,12 +46,12 @@ func TestCRPSRiemannAndMDN(t *testing.T) {
 	for _, y := range []float64{-6, -1, 0.3, 1.1, 2.9, 3, 9} {
 		got, b := CRPS(rie, y)
 		want := numericCRPS(rie.CDF, -1, 3, y, 200000)
-		if b != 0 || math.Abs(got-want) > 1e-6 {
+		if b != 0 || !(math.Abs(got-want) <= 1e-6) {
 			t.Errorf("riemann y=%v: CRPS %v (bound %v), numeric %v", y, got, b, want)
 		}
 		got, b = CRPS(mdn, y)
 		want = numericCRPS(mdn.CDF, -12, 12, y, 400000)
-		if b != 0 || math.Abs(got-want) > 1e-6 {
+		if b != 0 || !(math.Abs(got-want) <= 1e-6) {
 			t.Errorf("mdn y=%v: CRPS %v, numeric %v", y, got, want)
 		}
 	}
@@ -59,7 +59,7 @@ func TestCRPSRiemannAndMDN(t *testing.T) {
 	n := NewMDN([]float64{1}, []float64{0.25}, []float64{0.5}, Affine{Offset: 0, Scale: 1})
 	z := (1.0 - 0.25) / 0.5
 	want := 0.5 * (z*math.Erf(z/math.Sqrt2) + 2*math.Exp(-z*z/2)/math.Sqrt(2*math.Pi) - 1/math.Sqrt(math.Pi))
-	if got, _ := CRPS(n, 1); math.Abs(got-want) > 1e-12 {
+	if got, _ := CRPS(n, 1); !(math.Abs(got-want) <= 1e-12) {
 		t.Errorf("normal: %v, want %v", got, want)
 	}
 	if s, b := CRPS(NewPoint(2), 1); !math.IsNaN(s) || !math.IsNaN(b) {

@@ -47,17 +47,17 @@ func TestRiemann(t *testing.T) {
 		eps := 1e-9 * aff.Scale
 		integral += simpson(inner, a+eps, b-eps, 2) * (b - a) / (b - a - 2*eps)
 		mean += simpson(func(y float64) float64 { return y * inner(y) }, a+eps, b-eps, 2) * (b - a) / (b - a - 2*eps)
-		if got := d.CDF(b); math.Abs(got-integral) > 1e-12 {
+		if got := d.CDF(b); !(math.Abs(got-integral) <= 1e-12) {
 			t.Errorf("CDF(%v) = %v, integral %v", b, got, integral)
 		}
 		if want := math.Log(probs[i]/sum*float64(n)) - math.Log(aff.Scale); d.LogPDF((a+b)/2) != want && !(math.IsInf(want, -1) && math.IsInf(d.LogPDF((a+b)/2), -1)) {
 			t.Errorf("LogPDF in bin %d = %v, want %v", i, d.LogPDF((a+b)/2), want)
 		}
 	}
-	if math.Abs(integral-1) > 1e-9 {
+	if !(math.Abs(integral-1) <= 1e-9) {
 		t.Errorf("density integrates to %v", integral)
 	}
-	if math.Abs(d.Mean()-mean) > 1e-8 {
+	if !(math.Abs(d.Mean()-mean) <= 1e-8) {
 		t.Errorf("Mean = %v, numerical integration %v", d.Mean(), mean)
 	}
 	checkCDF(t, d, aff.Offset-1, aff.Offset+aff.Scale+1)
@@ -72,10 +72,10 @@ func TestRiemann(t *testing.T) {
 	// The quantile inverts the CDF.
 	for _, q := range []float64{0, 1e-6, 0.1, 0.3, 0.5, 0.77, 0.999, 1} {
 		y := d.Quantile(q)
-		if math.Abs(d.CDF(y)-q) > 1e-12 {
+		if !(math.Abs(d.CDF(y)-q) <= 1e-12) {
 			t.Errorf("CDF(Quantile(%v)) = %v", q, d.CDF(y))
 		}
-		if q > 0 && q < 1 && math.Abs(d.Quantile(d.CDF(y))-y) > 1e-12 {
+		if q > 0 && q < 1 && !(math.Abs(d.Quantile(d.CDF(y))-y) <= 1e-12) {
 			t.Errorf("Quantile(CDF(%v)) = %v", y, d.Quantile(d.CDF(y)))
 		}
 	}
@@ -102,7 +102,7 @@ func TestRiemann(t *testing.T) {
 	for _, y := range vals {
 		x := (y - aff.Offset) / aff.Scale * float64(n)
 		i := int(x)
-		if math.Abs(x-float64(i)-0.5) > 1e-9 {
+		if !(math.Abs(x-float64(i)-0.5) <= 1e-9) {
 			t.Fatalf("sample %v is not a bin centre", y)
 		}
 		counts[i]++
@@ -156,14 +156,14 @@ func TestMDN(t *testing.T) {
 		}
 	}
 	const panels = 200000
-	if got := simpson(pdf, lo, hi, panels); math.Abs(got-1) > 1e-9 {
+	if got := simpson(pdf, lo, hi, panels); !(math.Abs(got-1) <= 1e-9) {
 		t.Errorf("density integrates to %v", got)
 	}
-	if got := simpson(func(y float64) float64 { return y * pdf(y) }, lo, hi, panels); math.Abs(got-d.Mean()) > 1e-9 {
+	if got := simpson(func(y float64) float64 { return y * pdf(y) }, lo, hi, panels); !(math.Abs(got-d.Mean()) <= 1e-9) {
 		t.Errorf("Mean = %v, numerical integration %v", d.Mean(), got)
 	}
 	for _, y := range []float64{2.5, 3, 3.3, 3.55} {
-		if got := simpson(pdf, lo, y, panels); math.Abs(got-d.CDF(y)) > 1e-9 {
+		if got := simpson(pdf, lo, y, panels); !(math.Abs(got-d.CDF(y)) <= 1e-9) {
 			t.Errorf("CDF(%v) = %v, integral %v", y, d.CDF(y), got)
 		}
 	}
@@ -172,7 +172,7 @@ func TestMDN(t *testing.T) {
 		y := d.Quantile(q)
 		// CDF(y) = q to rounding: the residual over the density must be
 		// within 1e-12 of y.
-		if e := math.Abs(d.CDF(y)-q) / pdf(y); e > 1e-12*max(1, math.Abs(y)) && math.Abs(d.CDF(y)-q) > 1e-15 {
+		if e := math.Abs(d.CDF(y)-q) / pdf(y); e > 1e-12*max(1, math.Abs(y)) && !(math.Abs(d.CDF(y)-q) <= 1e-15) {
 			t.Errorf("Quantile(%v) = %v: CDF there %v", q, y, d.CDF(y))
 		}
 	}
@@ -217,7 +217,7 @@ func TestMDNNarrowLogPDF(t *testing.T) {
 	// Far in a tail the density underflows; LogPDF must not.
 	d := NewMDN([]float64{1, 1}, []float64{0, 1}, []float64{0.01, 0.01}, Affine{0, 1})
 	want := -0.5*100*100 + math.Log(0.5/(0.01*math.Sqrt(2*math.Pi)))
-	if got := d.LogPDF(-1); math.Abs(got-want) > 1e-9 {
+	if got := d.LogPDF(-1); !(math.Abs(got-want) <= 1e-9) {
 		t.Errorf("LogPDF(-1) = %v, want %v", got, want)
 	}
 }
@@ -271,12 +271,12 @@ func TestBetaCDF(t *testing.T) {
 	for _, ab := range [][2]float64{{0.5, 0.5}, {1, 1}, {2, 5}, {0.7, 3}, {10, 10}, {50.5, 450.5}, {3, 0.8}} {
 		for _, x := range []float64{1e-3, 0.05, 0.2, 0.5, 0.7, 0.95, 0.999} {
 			got, want := BetaCDF(x, ab[0], ab[1]), betaRef(x, ab[0], ab[1])
-			if math.Abs(got-want) > 1e-12 {
+			if !(math.Abs(got-want) <= 1e-12) {
 				t.Errorf("BetaCDF(%v, %v, %v) = %v, numerical integration %v", x, ab[0], ab[1], got, want)
 			}
 		}
 	}
-	if BetaCDF(0.3, 1, 1) != 0.3 && math.Abs(BetaCDF(0.3, 1, 1)-0.3) > 1e-15 {
+	if BetaCDF(0.3, 1, 1) != 0.3 && !(math.Abs(BetaCDF(0.3, 1, 1)-0.3) <= 1e-15) {
 		t.Error("Beta(1,1) is not uniform")
 	}
 	if BetaCDF(0, 2, 3) != 0 || BetaCDF(1, 2, 3) != 1 || !math.IsNaN(BetaCDF(0.5, 0, 1)) {
@@ -295,7 +295,7 @@ func TestHarrellDavis(t *testing.T) {
 		for i := 1; i <= n; i++ {
 			want += (betaRef(float64(i)/float64(n), a, b) - betaRef(float64(i-1)/float64(n), a, b)) * s[i-1]
 		}
-		if got := HarrellDavis(x, q); math.Abs(got-want) > 1e-11 {
+		if got := HarrellDavis(x, q); !(math.Abs(got-want) <= 1e-11) {
 			t.Errorf("HarrellDavis(q=%v) = %v, want %v", q, got, want)
 		}
 	}
@@ -345,7 +345,7 @@ func TestRiemannLogits(t *testing.T) {
 	// A bin 1000 nats below the top one: probability 0, log-density not.
 	c := NewRiemannLogits([]float64{0, -1000}, Affine{Offset: 0, Scale: 1})
 	want := -1000 + math.Log(2) // log(e^-1000 / (1 + e^-1000) * 2 bins)
-	if got := c.LogPDF(0.75); math.Abs(got-want) > 1e-9 {
+	if got := c.LogPDF(0.75); !(math.Abs(got-want) <= 1e-9) {
 		t.Errorf("underflowed bin: LogPDF %v, want %v", got, want)
 	}
 	if got := c.CDF(0.75); got != 1 {
@@ -368,11 +368,11 @@ func TestRiemannLogits(t *testing.T) {
 func TestHugeWeights(t *testing.T) {
 	big := math.MaxFloat64
 	r := NewRiemann([]float64{big, big, big / 2, 0}, Affine{0, 1})
-	if got := r.CDF(0.5); math.Abs(got-0.8) > 1e-15 {
+	if got := r.CDF(0.5); !(math.Abs(got-0.8) <= 1e-15) {
 		t.Errorf("Riemann: CDF(0.5) = %v, want 0.8", got)
 	}
 	m := NewMDN([]float64{big, big}, []float64{-1, 1}, []float64{0.5, 0.5}, Affine{0, 1})
-	if got := m.CDF(0); math.Abs(got-0.5) > 1e-15 {
+	if got := m.CDF(0); !(math.Abs(got-0.5) <= 1e-15) {
 		t.Errorf("MDN: CDF(0) = %v, want 0.5", got)
 	}
 }

@@ -88,11 +88,11 @@ func TestMixtureAgainstComponents(t *testing.T) {
 					f += c.CDF(y) / n
 					p += math.Exp(c.LogPDF(y)) / n
 				}
-				if got := d.CDF(y); math.Abs(got-f) > 1e-12 {
+				if got := d.CDF(y); !(math.Abs(got-f) <= 1e-12) {
 					t.Errorf("CDF(%v) = %v, want %v", y, got, f)
 				}
 				got := d.LogPDF(y)
-				if p == 0 && !math.IsInf(got, -1) || p > 0 && math.Abs(got-math.Log(p)) > 1e-9 {
+				if p == 0 && !math.IsInf(got, -1) || p > 0 && !(math.Abs(got-math.Log(p)) <= 1e-9) {
 					t.Errorf("LogPDF(%v) = %v, want log %v", y, got, p)
 				}
 			}
@@ -249,7 +249,7 @@ func TestLeafCDF(t *testing.T) {
 					continue
 				}
 				answered++
-				if want := d.CDF(d.toY(tv)); math.Abs(f-want) > 1e-12 {
+				if want := d.CDF(d.toY(tv)); !(math.Abs(f-want) <= 1e-12) {
 					t.Errorf("%s tol %v: t=%v: leafCDF %v, CDF %v", spec, tol, tv, f, want)
 				}
 			}

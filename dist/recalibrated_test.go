@@ -25,7 +25,7 @@ func TestFitRecalibrationGolden(t *testing.T) {
 	wantV := []float64{0, 0.25, 0.5, 0.75, 1}
 	wantR := []float64{0, 0.125, 0.4875, 0.875, 1}
 	for k := range wantV {
-		if math.Abs(v[k]-wantV[k]) > 1e-15 || math.Abs(r[k]-wantR[k]) > 1e-15 {
+		if math.Abs(v[k]-wantV[k]) > 1e-15 || !(math.Abs(r[k]-wantR[k]) <= 1e-15) {
 			t.Fatalf("knots %v -> %v, want %v -> %v", v, r, wantV, wantR)
 		}
 	}
@@ -34,17 +34,17 @@ func TestFitRecalibrationGolden(t *testing.T) {
 		{0, 0, math.Log(0.5)}, {0.1, 0.05, math.Log(0.5)}, {0.25, 0.125, math.Log(1.45)},
 		{0.6, 0.4875 + 0.1*1.55, math.Log(1.55)}, {1, 1, math.Log(0.5)}, {-1, 0, math.Log(0.5)}, {2, 1, math.Log(0.5)},
 	} {
-		if got := rc.Map(c.p); math.Abs(got-c.r) > 1e-12 {
+		if got := rc.Map(c.p); !(math.Abs(got-c.r) <= 1e-12) {
 			t.Errorf("R(%v) = %v, want %v", c.p, got, c.r)
 		}
-		if got := rc.LogSlope(c.p); math.Abs(got-c.logS) > 1e-12 {
+		if got := rc.LogSlope(c.p); !(math.Abs(got-c.logS) <= 1e-12) {
 			t.Errorf("log R'(%v) = %v, want %v", c.p, got, c.logS)
 		}
-		if p := min(max(c.p, 0), 1); math.Abs(rc.Inverse(c.r)-p) > 1e-12 {
+		if p := min(max(c.p, 0), 1); !(math.Abs(rc.Inverse(c.r)-p) <= 1e-12) {
 			t.Errorf("R⁻¹(%v) = %v, want %v", c.r, rc.Inverse(c.r), p)
 		}
 	}
-	if rc.MaxSlope() != 1.55 && math.Abs(rc.MaxSlope()-1.55) > 1e-12 {
+	if rc.MaxSlope() != 1.55 && !(math.Abs(rc.MaxSlope()-1.55) <= 1e-12) {
 		t.Errorf("max slope %v, want 1.55", rc.MaxSlope())
 	}
 	// Many rows: the floor rules; a uniform sample gives nearly the identity.
@@ -57,7 +57,7 @@ func TestFitRecalibrationGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []float64{0.05, 0.33, 0.5, 0.91} {
-		if math.Abs(id.Map(p)-p) > 1e-9 {
+		if !(math.Abs(id.Map(p)-p) <= 1e-9) {
 			t.Errorf("uniform PITs: R(%v) = %v", p, id.Map(p))
 		}
 	}
@@ -155,13 +155,13 @@ func TestRecalibratedAgainstNumerics(t *testing.T) {
 			// CDF and quantiles.
 			for i := range 41 {
 				y := c.lo - 0.1*w + 1.2*w*float64(i)/40
-				if got, want := d.CDF(y), g(y); math.Abs(got-want) > 1e-12 {
+				if got, want := d.CDF(y), g(y); !(math.Abs(got-want) <= 1e-12) {
 					t.Errorf("CDF(%v) = %v, want %v", y, got, want)
 				}
 			}
 			qs := []float64{0.001, 0.02, 0.1, 0.25, 0.5, 0.6, 0.9, 0.97, 0.999}
 			for i, y := range d.Quantiles(qs) {
-				if got := g(y); math.Abs(got-qs[i]) > 1e-7 {
+				if got := g(y); !(math.Abs(got-qs[i]) <= 1e-7) {
 					t.Errorf("CDF(Quantile(%v) = %v) = %v", qs[i], y, got)
 				}
 				if one := d.Quantile(qs[i]); one != y {
@@ -192,12 +192,12 @@ func TestRecalibratedAgainstNumerics(t *testing.T) {
 					if got := math.Exp(lps[i]); math.Abs(got-num) > 1e-5*max(1, num) {
 						t.Errorf("density at %v: %v, numeric %v", y, got, num)
 					}
-					if one := d.LogPDF(y); math.Abs(one-lps[i]) > 1e-12 {
+					if one := d.LogPDF(y); one != lps[i] && !(math.Abs(one-lps[i]) <= 1e-12) { // equal infinities agree
 						t.Errorf("LogPDF(%v) = %v, LogPDFs gave %v", y, one, lps[i])
 					}
 				}
 			}
-			if math.Abs(integral-1) > 2e-3 {
+			if !(math.Abs(integral-1) <= 2e-3) {
 				t.Errorf("the density integrates to %v", integral)
 			}
 			// The mean: lo + ∫(1 - G) over the support.
@@ -232,7 +232,7 @@ func TestRecalibratedAgainstNumerics(t *testing.T) {
 						below++
 					}
 				}
-				if f := float64(below) / 4000; math.Abs(f-g(y)) > 0.03 {
+				if f := float64(below) / 4000; !(math.Abs(f-g(y)) <= 0.03) {
 					t.Errorf("%v of the samples at or below %v, CDF %v", f, y, g(y))
 				}
 			}

@@ -182,7 +182,7 @@ func TestP4ModeMostProbable(t *testing.T) {
 		out[target[len(prefix)]] = 5
 	}}
 	d := NewToken(dec, tok, Affine{Offset: 0, Scale: 1}, TokenOptions{})
-	if got, want := d.Mode(), 0.50005; math.Abs(got-want) > 1e-12 {
+	if got, want := d.Mode(), 0.50005; !(math.Abs(got-want) <= 1e-12) {
 		t.Errorf("Mode = %v, want %v (the most probable cell [0.5, 0.5001))", got, want)
 	}
 	checkSane(t, d)

@@ -93,7 +93,7 @@ func TestCDFAt(t *testing.T) {
 		for _, y := range []float64{0.1, 0.5, 0.77, 0.95} {
 			for _, T := range []float64{0.2, 1, 4} {
 				ref := NewToken(scaledDec{dec, float32(1 / T)}, tok, Affine{0, 1}, TokenOptions{})
-				if got, want := d.CDFAt(y)(1/T), ref.CDF(y); math.Abs(got-want) > 1e-6 {
+				if got, want := d.CDFAt(y)(1/T), ref.CDF(y); !(math.Abs(got-want) <= 1e-6) {
 					t.Errorf("logits %v, T=%v: CDFAt(%v) = %v, CDF at T %v", l, T, y, got, want)
 				}
 			}

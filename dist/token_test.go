@@ -105,7 +105,7 @@ func TestTokenTreeExact(t *testing.T) {
 			}
 			for i := range ys {
 				want := bfCDF(cells, toT(ys[i]))
-				if math.Abs(cdf[i]-want) > 1e-12 {
+				if !(math.Abs(cdf[i]-want) <= 1e-12) {
 					t.Errorf("CDF(%v) = %v, brute force %v", ys[i], cdf[i], want)
 				}
 			}
@@ -229,7 +229,7 @@ func TestTokenLogPDF(t *testing.T) {
 				t.Errorf("LogPDFs: %d starts, %d steps; want 1, %d", f.starts, f.steps, tok.Len())
 			}
 			for i := range ys {
-				if math.Abs(got[i]-want[i]) > 1e-12 {
+				if !(math.Abs(got[i]-want[i]) <= 1e-12) {
 					t.Errorf("LogPDF(%v) = %v, want %v", ys[i], got[i], want[i])
 				}
 			}
@@ -248,7 +248,7 @@ func TestTokenLogPDF(t *testing.T) {
 				for i, c := range cells {
 					integral += math.Exp(lp[i]) * (c.hi - c.lo) * aff.Scale
 				}
-				if math.Abs(integral-1) > 1e-12 {
+				if !(math.Abs(integral-1) <= 1e-12) {
 					t.Errorf("density integrates to %v", integral)
 				}
 				// CDF rises monotonically from 0 to 1 and equals the
@@ -270,7 +270,7 @@ func TestTokenLogPDF(t *testing.T) {
 				acc := 0.0
 				for i, c := range cells {
 					acc += math.Exp(lp[i]) * (c.hi - c.lo) * aff.Scale
-					if got := d.CDF(aff.Offset + aff.Scale*c.hi); i%9 == 0 && math.Abs(got-acc) > 1e-12 {
+					if got := d.CDF(aff.Offset + aff.Scale*c.hi); i%9 == 0 && !(math.Abs(got-acc) <= 1e-12) {
 						t.Errorf("CDF at %v = %v, integral of the density %v", c.hi, got, acc)
 					}
 				}
@@ -595,7 +595,7 @@ func TestTokenSpecial(t *testing.T) {
 		if got := d.Quantile(q); !near(got, want, 1e-12) {
 			t.Errorf("Quantile(%v) = %v, want %v", q, got, want)
 		}
-		if got := d.CDF(want); math.Abs(got-q) > 1e-12 {
+		if got := d.CDF(want); !(math.Abs(got-q) <= 1e-12) {
 			t.Errorf("CDF(%v) = %v, want %v", want, got, q)
 		}
 	}
@@ -606,14 +606,14 @@ func TestTokenSpecial(t *testing.T) {
 	for _, s := range seqs {
 		if s.cell.Kind != vocab.Finite {
 			v := s.cell.Center
-			if got := d.LogPDF(v); math.Abs(got-math.Log(s.p)) > 1e-12 {
+			if got := d.LogPDF(v); !(math.Abs(got-math.Log(s.p)) <= 1e-12) {
 				t.Errorf("LogPDF(%v) = %v, want log P = %v", v, got, math.Log(s.p))
 			}
 			continue
 		}
 		integral += math.Exp(d.LogPDF(s.cell.Center)) * s.cell.Width()
 	}
-	if math.Abs(integral-(1-pSpec)) > 1e-12 {
+	if !(math.Abs(integral-(1-pSpec)) <= 1e-12) {
 		t.Errorf("density integrates to %v, want 1 - P(special) = %v", integral, 1-pSpec)
 	}
 	const n = 20000
@@ -634,7 +634,7 @@ func TestLogProbSeq(t *testing.T) {
 	f := newFake(t, tok.Size(), 1, 1.5)
 	d := NewToken(f, tok, Affine{0, 1}, TokenOptions{})
 	for _, s := range brute(t, f, tok)[:30] {
-		if got := d.LogProbSeq(s.toks); math.Abs(got-math.Log(s.p)) > 1e-12 {
+		if got := d.LogProbSeq(s.toks); !(math.Abs(got-math.Log(s.p)) <= 1e-12) {
 			t.Errorf("LogProbSeq(%v) = %v, want %v", s.toks, got, math.Log(s.p))
 		}
 	}
@@ -687,7 +687,7 @@ func TestLogProbSeqAt(t *testing.T) {
 		d := NewToken(f, tok, testAff, TokenOptions{MeanTol: -1})
 		for _, s := range brute(t, f, tok)[:5] {
 			at := d.LogProbSeqAt(s.toks)
-			if got, want := at(1), d.LogProbSeq(s.toks); math.Abs(got-want) > 1e-9 {
+			if got, want := at(1), d.LogProbSeq(s.toks); !(math.Abs(got-want) <= 1e-9) {
 				t.Errorf("%s %v: at T=1 %v, LogProbSeq %v", spec, s.toks, got, want)
 			}
 			// T = 2 by hand: the masked softmax of logits/2 at each level.
@@ -701,7 +701,7 @@ func TestLogProbSeqAt(t *testing.T) {
 				}
 				want += logSoftmaxAt(row, allowed, s.toks[lev])
 			}
-			if got := at(0.5); math.Abs(got-want) > 1e-6 {
+			if got := at(0.5); !(math.Abs(got-want) <= 1e-6) {
 				t.Errorf("%s %v: at T=2 %v, want %v", spec, s.toks, got, want)
 			}
 		}

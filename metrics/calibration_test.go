@@ -37,10 +37,10 @@ func TestCalibratedByConstruction(t *testing.T) {
 		for i := range lo {
 			lo[i], hi[i] = 3-2*z, 3+2*z
 		}
-		if got := Coverage(lo, hi, y); math.Abs(got-c) > 0.015 {
+		if got := Coverage(lo, hi, y); !(math.Abs(got-c) <= 0.015) {
 			t.Errorf("coverage of the central %v interval: %v", c, got)
 		}
-		if w := MeanWidth(lo, hi); math.Abs(w-4*z) > 1e-9 {
+		if w := MeanWidth(lo, hi); !(math.Abs(w-4*z) <= 1e-9) {
 			t.Errorf("width %v, want %v", w, 4*z)
 		}
 	}
@@ -61,7 +61,7 @@ func TestCalibratedByConstruction(t *testing.T) {
 	for i, p := range pit {
 		pit[i] = p * p
 	}
-	if e := PITError(pit); math.Abs(e-want) > 0.01 {
+	if e := PITError(pit); !(math.Abs(e-want) <= 0.01) {
 		t.Errorf("PIT error of a distorted CDF: %v, want %v", e, want)
 	}
 }
@@ -69,7 +69,7 @@ func TestCalibratedByConstruction(t *testing.T) {
 // Means of huge values do not overflow: each term is divided first (a sum
 // of two widths of 1.5e308 would be +Inf).
 func TestMeanWidthHuge(t *testing.T) {
-	if w := MeanWidth([]float64{-1e308, -1e308}, []float64{0.5e308, 0.5e308}); math.IsInf(w, 0) || math.Abs(w-1.5e308) > 1e294 {
+	if w := MeanWidth([]float64{-1e308, -1e308}, []float64{0.5e308, 0.5e308}); math.IsInf(w, 0) || !(math.Abs(w-1.5e308) <= 1e294) {
 		t.Errorf("MeanWidth = %v, want 1.5e308", w)
 	}
 }

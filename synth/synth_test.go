@@ -81,10 +81,10 @@ func TestDensity(t *testing.T) {
 		lo, hi := yRange(p)
 		for _, x := range testPoints(p) {
 			mass, mean, _, _ := moments(p, x)
-			if math.Abs(mass-1) > 1e-8 {
+			if !(math.Abs(mass-1) <= 1e-8) {
 				t.Errorf("%s d=%d x=%v: density integrates to %v", p.Name(), p.Dim(), x, mass)
 			}
-			if m := p.Mean(x); math.Abs(m-mean) > 1e-8 {
+			if m := p.Mean(x); !(math.Abs(m-mean) <= 1e-8) {
 				t.Errorf("%s d=%d x=%v: Mean %v, integral %v", p.Name(), p.Dim(), x, m, mean)
 			}
 			pdf := func(y float64) float64 { return math.Exp(p.LogPDF(x, y)) }
@@ -93,16 +93,16 @@ func TestDensity(t *testing.T) {
 				if y > lo {
 					want = simpson(pdf, lo, y, 8000)
 				}
-				if got := p.CDF(x, y); math.Abs(got-want) > 1e-8 {
+				if got := p.CDF(x, y); !(math.Abs(got-want) <= 1e-8) {
 					t.Errorf("%s d=%d x=%v: CDF(%v) = %v, integral %v", p.Name(), p.Dim(), x, y, got, want)
 				}
 			}
-			if c := p.CDF(x, hi); math.Abs(c-1) > 1e-12 {
+			if c := p.CDF(x, hi); !(math.Abs(c-1) <= 1e-12) {
 				t.Errorf("%s: CDF(%v) = %v", p.Name(), hi, c)
 			}
 			for _, q := range []float64{0.001, 0.1, 0.5, 0.9, 0.999} {
 				y := Quantile(p, x, q)
-				if c := p.CDF(x, y); math.Abs(c-q) > 1e-9 {
+				if c := p.CDF(x, y); !(math.Abs(c-q) <= 1e-9) {
 					t.Errorf("%s x=%v: CDF(Quantile(%v)) = %v", p.Name(), x, q, c)
 				}
 			}
@@ -206,7 +206,7 @@ func TestSampleAndTrueNLL(t *testing.T) {
 			mx += x / n
 			vx += x * x / n
 		}
-		if math.Abs(mx) > 5*math.Sqrt(1.0/3/n) || math.Abs(vx-1.0/3) > 0.02 {
+		if math.Abs(mx) > 5*math.Sqrt(1.0/3/n) || !(math.Abs(vx-1.0/3) <= 0.02) {
 			t.Errorf("%s: x mean %v, mean square %v; want 0 and 1/3", name, mx, vx)
 		}
 

@@ -80,7 +80,7 @@ func TestBenchTrainLearns(t *testing.T) {
 	if first.Loss != again.Loss {
 		t.Errorf("same run, losses %v and %v", first.Loss, again.Loss)
 	}
-	if math.Abs(first.Loss-6*math.Log(10)) > 3 {
+	if !(math.Abs(first.Loss-6*math.Log(10)) <= 3) {
 		t.Errorf("first loss %v, want near 6 ln 10 = %.3f", first.Loss, 6*math.Log(10))
 	}
 	runBenchJSON(t, &later, append(tinyTrain, "--warmup", "0", "--steps", "150", "--repeats", "1", "--threads", "1")...)

@@ -68,7 +68,7 @@ func TestDemoQuick(t *testing.T) {
 			}
 		}
 	}
-	if math.Abs(nll["true"]-want) > 0.0005 {
+	if !(math.Abs(nll["true"]-want) <= 0.0005) {
 		t.Errorf("true NLL printed %v, want %.4f\n%s", nll["true"], want, got)
 	}
 	for _, h := range []string{"decoder", "riemann", "mdn"} {

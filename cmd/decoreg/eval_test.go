@@ -175,7 +175,7 @@ func TestEvalAgainstPredict(t *testing.T) {
 				if got := e["mse"].(float64); math.Abs(got-mse) > 1e-9*math.Max(1, mse) {
 					t.Errorf("%s: mse = %v, from predict %v", point, got, mse)
 				}
-				if got := e["rel_mse"].(float64); math.Abs(got-mse/varSum) > 1e-9 {
+				if got := e["rel_mse"].(float64); !(math.Abs(got-mse/varSum) <= 1e-9) {
 					t.Errorf("%s: rel_mse = %v, from predict %v", point, got, mse/varSum)
 				}
 				if e["clipped"] != float64(clipped) || clipped != 2 {
@@ -199,7 +199,7 @@ func TestEvalAgainstPredict(t *testing.T) {
 			if got := e["nll"].(float64); math.Abs(got-nll) > 1e-4*math.Max(1, math.Abs(nll)) {
 				t.Errorf("nll = %v, mean -logpdf from predict = %v", got, nll)
 			}
-			if got, want := e["nll_u"].(float64), e["nll"].(float64)-math.Log(hi-lo); math.Abs(got-want) > 1e-9 {
+			if got, want := e["nll_u"].(float64), e["nll"].(float64)-math.Log(hi-lo); !(math.Abs(got-want) <= 1e-9) {
 				t.Errorf("nll_u = %v, nll - log(range) = %v", got, want)
 			}
 		})

@@ -110,7 +110,7 @@ func TestPredictLogPDFIntegrates(t *testing.T) {
 				mass += w
 				mean += w * rows[i][2]
 			}
-			if math.Abs(mass-1) > 1e-4 {
+			if !(math.Abs(mass-1) <= 1e-4) {
 				t.Errorf("integral of the density = %v, want 1", mass)
 			}
 			// The mean of the density is the predicted mean.

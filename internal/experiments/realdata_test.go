@@ -174,7 +174,7 @@ func TestNestedMeans(t *testing.T) {
 		dec = append(dec, c.Center)
 	}
 	means, _ = NestedMeans([][]float64{dec}, []int{2})
-	if want := (0.1235 + 0.4005) / 2; math.Abs(means[0][0]-want) > 1e-12 {
+	if want := (0.1235 + 0.4005) / 2; !(math.Abs(means[0][0]-want) <= 1e-12) {
 		t.Errorf("mean of the voted samples %v = %v, want %v", dec, means[0][0], want)
 	}
 }

@@ -38,12 +38,12 @@ func TestCellProbs(t *testing.T) {
 		if j+1 < len(p) {
 			c = d.CDF(float64(j+1) / float64(len(p)))
 		}
-		if math.Abs((c-prev)-v) > 1e-9 {
+		if !(math.Abs((c-prev)-v) <= 1e-9) {
 			t.Errorf("cell %d: %v from the sequence, %v from the CDF", j, v, c-prev)
 		}
 		prev = c
 	}
-	if math.Abs(sum-1) > 1e-9 {
+	if !(math.Abs(sum-1) <= 1e-9) {
 		t.Errorf("cell probabilities sum to %v", sum)
 	}
 	if mise := tn.MISE(p); !(mise > 0) || math.IsInf(mise, 0) {

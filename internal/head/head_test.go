@@ -93,11 +93,11 @@ func TestEncode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tg.Tokens[0] != 1 || tg.Tokens[1] != 0 || math.Abs(tg.LogWidthU(0)-math.Log(1.0/16)) > 1e-15 {
+	if tg.Tokens[0] != 1 || tg.Tokens[1] != 0 || !(math.Abs(tg.LogWidthU(0)-math.Log(1.0/16)) <= 1e-15) {
 		t.Errorf("tokens %v, log width %v", tg.Tokens, tg.LogWidthU(0))
 	}
 	// -log P(seq) over 2 tokens: NLL_u = -log P + log(1/16).
-	if got, want := tg.TokenCE(0, 3+math.Log(1.0/16)), 1.5; math.Abs(got-want) > 1e-12 {
+	if got, want := tg.TokenCE(0, 3+math.Log(1.0/16)), 1.5; !(math.Abs(got-want) <= 1e-12) {
 		t.Errorf("decoder token CE %v, want %v", got, want)
 	}
 }
@@ -154,13 +154,13 @@ func TestRiemannTemperatureFromLogits(t *testing.T) {
 	}
 	// Bin 1 is [0.5, 1] with probability e^-100 / (1 + e^-100), density twice that.
 	want := -100 + math.Log(2) - math.Log1p(math.Exp(-100))
-	if got := d.LogPDF(0.75); math.Abs(got-want) > 1e-9 {
+	if got := d.LogPDF(0.75); !(math.Abs(got-want) <= 1e-9) {
 		t.Errorf("log density in the underflowed bin: %v, want %v", got, want)
 	}
 	r.Temp = 1 // no temperature: still from the logits, softmax(z)
 	d, _ = riemann.dist(r)
 	want = -200 + math.Log(2) - math.Log1p(math.Exp(-200))
-	if got := d.LogPDF(0.75); math.Abs(got-want) > 1e-9 {
+	if got := d.LogPDF(0.75); !(math.Abs(got-want) <= 1e-9) {
 		t.Errorf("without a temperature: %v, want %v", got, want)
 	}
 	r.Logits = nil // only the probabilities: the one that underflowed is 0

@@ -320,7 +320,7 @@ func TestEncodeHeadOutputs(t *testing.T) {
 		m.Encode(b.X, b.B, phi)
 		m.Forward(b)
 		for i, v := range m.a.enc[len(m.a.enc)-1][:b.B*m.w] {
-			if v != phi[i] && math.Abs(float64(v-phi[i])) > 1e-6 {
+			if v != phi[i] && !(math.Abs(float64(v-phi[i])) <= 1e-6) {
 				t.Fatalf("%s: phi[%d] = %v, forward %v", name, i, phi[i], v)
 			}
 		}
@@ -363,7 +363,7 @@ func TestEncodeHeadOutputs(t *testing.T) {
 				}
 			}
 			for j := range no {
-				if math.Abs(float64(out[i*no+j])-want[j]) > 1e-5 {
+				if !(math.Abs(float64(out[i*no+j])-want[j]) <= 1e-5) {
 					t.Fatalf("%s row %d out[%d] = %v, reference %v", name, i, j, out[i*no+j], want[j])
 				}
 			}

@@ -54,7 +54,7 @@ func TestSoftmaxCrossEntropy(t *testing.T) {
 				}
 				sum += float64(p)
 			}
-			if math.Abs(sum-1) > 1e-6 {
+			if !(math.Abs(sum-1) <= 1e-6) {
 				t.Fatalf("row %d probs sum to %v", i, sum)
 			}
 		}
@@ -119,7 +119,7 @@ func TestHistogramNLL(t *testing.T) {
 	})
 	// Uniform logits: density 1 everywhere on [0,1], NLL 0.
 	HistogramNLLForward(2, losses[:1], probs[:nb], make([]float32, nb), []int32{2}, 1, nb)
-	if math.Abs(float64(losses[0])) > 1e-6 {
+	if !(math.Abs(float64(losses[0])) <= 1e-6) {
 		t.Errorf("uniform histogram NLL %v, want 0", losses[0])
 	}
 }

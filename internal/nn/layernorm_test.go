@@ -86,7 +86,7 @@ func TestLayerNormLargeOffset(t *testing.T) {
 	}
 	out, mean, rstd := make([]float32, C), make([]float32, 1), make([]float32, 1)
 	LayerNormForward(1, out, mean, rstd, in, w, b, 1, C, 0)
-	if math.Abs(float64(rstd[0])-2) > 1e-5 {
+	if !(math.Abs(float64(rstd[0])-2) <= 1e-5) {
 		t.Errorf("rstd %v, want 2", rstd[0])
 	}
 	if out[0] != -1 || out[1] != 1 {

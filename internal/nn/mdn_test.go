@@ -75,7 +75,7 @@ func TestMDNLogSpace(t *testing.T) {
 	MDNForward(2, losses, make([]float32, 4), params, y, 1, 2)
 	sd = 1.2 + 1e-6
 	want = math.Log(2) + math.Log(sd) + 0.5*math.Log(2*math.Pi) // z = 0
-	if math.Abs(float64(losses[0])-want) > 1e-5 {
+	if !(math.Abs(float64(losses[0])-want) <= 1e-5) {
 		t.Errorf("two-component MDN loss %v, want %v", losses[0], want)
 	}
 }

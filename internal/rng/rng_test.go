@@ -106,13 +106,13 @@ func TestMoments(t *testing.T) {
 		f := r.Float32()
 		f32min, f32max = min(f32min, f), max(f32max, f)
 	}
-	if m := s1 / n; math.Abs(m) > 0.01 {
+	if m := s1 / n; !(math.Abs(m) <= 0.01) {
 		t.Errorf("normal mean %v", m)
 	}
-	if v := s2 / n; math.Abs(v-1) > 0.015 {
+	if v := s2 / n; !(math.Abs(v-1) <= 0.015) {
 		t.Errorf("normal variance %v", v)
 	}
-	if m := u1 / n; math.Abs(m-0.5) > 0.005 {
+	if m := u1 / n; !(math.Abs(m-0.5) <= 0.005) {
 		t.Errorf("uniform mean %v", m)
 	}
 	if f32min < 0 || f32max >= 1 || f32max < 0.999 || f32min > 0.001 {
