@@ -18,7 +18,7 @@ func MSE(pred, y []float64) float64 {
 
 // RelMSE returns MSE(pred, y) divided by the population variance of y
 // (divisor n), so that predicting the mean of y scores 1. It is NaN if y is
-// empty or constant.
+// empty or constant, or holds a NaN or an infinity.
 func RelMSE(pred, y []float64) float64 {
 	checkLen("RelMSE", pred, y)
 	v := PopVariance(y)
@@ -42,9 +42,9 @@ func RelMSE(pred, y []float64) float64 {
 // scaledRatio returns mean((pred-y)²)/var(y) (or, with rel false, 1 minus
 // it) computed on pred and y divided by their largest magnitude, so that
 // no square overflows or underflows; NaN if a prediction or a target is
-// NaN (as MSE), and the
-// infinite ratio if one is infinite or the targets' variance underflows
-// beside a prediction far beyond them (the ratio then exceeds float64).
+// NaN (as MSE), and the infinite ratio if a prediction is infinite or the
+// targets' variance underflows beside a prediction far beyond them (the
+// ratio then exceeds float64).
 func scaledRatio(pred, y []float64, rel bool) float64 {
 	inf := math.Inf(1)
 	if !rel {
@@ -78,7 +78,7 @@ func scaledRatio(pred, y []float64, rel bool) float64 {
 // R2 returns the coefficient of determination 1 - sum((y-pred)²) /
 // sum((y-mean(y))²): 1 is perfect, 0 is the constant mean predictor, and it
 // may be negative. It equals 1 - RelMSE. It is NaN if y is empty or
-// constant.
+// constant, or holds a NaN or an infinity.
 func R2(pred, y []float64) float64 {
 	checkLen("R2", pred, y)
 	ss := sumSq(y)

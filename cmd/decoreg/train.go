@@ -130,12 +130,12 @@ the search, each to early stopping within a second --budget shared among
 them (equally, unless an equal share is less than the time the best trial
 took and a quarter more: then each in turn gets that time while the budget
 lasts, and those after get none; one it stops keeps its best epoch), and
-up to N members are chosen
-greedily among the trials and them (--ensemble-from all, the default):
-each one added lowers the validation NLL of the mixture. --ensemble-from
-trials chooses among the trials alone (no second phase); --ensemble-from
-seeds takes the best trial and its seeds (a seed the budget stopped only
-if it lowers the mixture's validation NLL). The pointwise head, with no
+up to N members are chosen greedily among the trials and them
+(--ensemble-from all, the default): each one added lowers the validation
+NLL of the mixture. --ensemble-from trials chooses among the trials alone
+(no second phase); --ensemble-from seeds takes the best trial and its
+seeds (a seed the budget stopped only if it lowers the mixture's
+validation NLL). The pointwise head, with no
 likelihood to choose by, takes the best N trials by validation loss
 (trials) or the best trial and every seed that finished an epoch (all,
 seeds). The trial history is saved in the model file; a table of the trials (validation loss,
