@@ -40,7 +40,7 @@ func TestCalibration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := 0.5 / math.Sqrt(math.Pi); math.Abs(e.CRPS-want) > 0.1*want || !(e.CRPSBound >= 0 && e.CRPSBound < 0.01) {
+		if want := 0.5 / math.Sqrt(math.Pi); !(math.Abs(e.CRPS-want) <= 0.1*want) || !(e.CRPSBound >= 0 && e.CRPSBound < 0.01) {
 			t.Errorf("%s: crps %v (bound %v), the normal's %v", h, e.CRPS, e.CRPSBound, want)
 		}
 		if len(e.PIT) != len(yTe) {
@@ -55,7 +55,7 @@ func TestCalibration(t *testing.T) {
 				t.Errorf("%s: coverage[%s] = %v", h, c.key, cov)
 			}
 			want := 2 * 0.5 * math.Sqrt2 * math.Erfinv(c.mass) // the normal's central interval
-			if w := e.IntervalWidth[c.key]; math.Abs(w-want) > 0.2*want {
+			if w := e.IntervalWidth[c.key]; !(math.Abs(w-want) <= 0.2*want) {
 				t.Errorf("%s: interval_width[%s] = %v, the normal's %v", h, c.key, w, want)
 			}
 		}

@@ -134,7 +134,7 @@ func TestDensityNormalised(t *testing.T) {
 					}
 					prev = c
 				}
-				if first, last := d.CDF(edges[0]-1e-9*math.Abs(edges[0])-1e-300), d.CDF(edges[len(edges)-1]); first > 1e-3 || last < 1-1e-3 {
+				if first, last := d.CDF(edges[0]-1e-9*math.Abs(edges[0])-1e-300), d.CDF(edges[len(edges)-1]); !(first <= 1e-3) || !(last >= 1-1e-3) {
 					t.Errorf("CDF runs from %v to %v, want 0 to 1", first, last)
 				}
 			})
@@ -235,7 +235,7 @@ func TestQuantilesMatchSamples(t *testing.T) {
 		k := sort.SearchFloat64s(s, exact)
 		sigma := math.Sqrt(q * (1 - q) / n)
 		cellMass := math.Exp(d.LogPDF(exact)) * m.units.Range() / 256
-		if got := float64(k) / n; math.Abs(got-q) > 5*sigma+cellMass {
+		if got := float64(k) / n; !(math.Abs(got-q) <= 5*sigma+cellMass) {
 			t.Errorf("q=%v: exact quantile %v has empirical CDF %v (tolerance %v)", q, exact, got, 5*sigma+cellMass)
 		}
 		if c := d.CDF(exact); !(math.Abs(c-q) <= 1e-9) {
@@ -414,7 +414,7 @@ func TestSyntheticNLL(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("%-8s test NLL %.4f (true %.4f, gap %.4f) after %d epochs, %.1fs", h, e.NLL, truth, e.NLL-truth, m.Info().Epochs, m.Info().Seconds)
-		if h == HeadDecoder && e.NLL-truth > bound {
+		if h == HeadDecoder && !(e.NLL-truth <= bound) {
 			t.Errorf("decoder NLL %.4f is %.4f nats above the truth %.4f (bound %.2f)", e.NLL, e.NLL-truth, truth, bound)
 		}
 	}

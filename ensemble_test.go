@@ -90,7 +90,7 @@ func TestEnsemble(t *testing.T) {
 				t.Fatal(err)
 			}
 			if hc.cfg.Head == HeadRiemann || hc.cfg.Head == HeadMDN {
-				if math.Abs(e.NLL-want) > 1e-4*math.Max(1, math.Abs(want)) {
+				if !(math.Abs(e.NLL-want) <= 1e-4*math.Max(1, math.Abs(want))) {
 					t.Errorf("NLL %v, want %v", e.NLL, want)
 				}
 			}

@@ -558,7 +558,7 @@ func TestRiemannConfidentDensity(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := sum / n; math.Abs(got-ev.NLL) > 1e-6*math.Max(1, math.Abs(got)) {
+		if got := sum / n; !(math.Abs(got-ev.NLL) <= 1e-6*math.Max(1, math.Abs(got))) {
 			t.Errorf("calibrate %v: mean -log-density %v, Evaluate's NLL %v", calibrate, got, ev.NLL)
 		}
 	}

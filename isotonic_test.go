@@ -82,7 +82,7 @@ func TestIsotonicEveryHead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(e.NLL-s/float64(len(yt))) > 1e-6 || !math.IsNaN(e.NLLToken) {
+		if !(math.Abs(e.NLL-s/float64(len(yt))) <= 1e-6) || !math.IsNaN(e.NLLToken) {
 			t.Errorf("%s: Evaluate's NLL %v (token %v), the distributions' %v", name, e.NLL, e.NLLToken, s/float64(len(yt)))
 		}
 		p, err := m.PredictFlat(xt, len(yt), PredictOptions{Outputs: OutMean | OutMedian | OutQuantiles, Levels: []float64{0.05, 0.95}})
@@ -219,7 +219,7 @@ func TestIsotonicCalibratesCoverage(t *testing.T) {
 			}
 			t.Logf("%s %s: coverage 50%% %.3f -> %.3f, 90%% %.3f -> %.3f (T %.3g); pit_ece %.3f -> %.3f", c.name, cfg.Head,
 				cu.Coverage["0.5"], ci.Coverage["0.5"], cu.Coverage["0.9"], ci.Coverage["0.9"], mi.Temperature(), cu.PITError, ci.PITError)
-			if math.Abs(ci.Coverage["0.9"]-0.9) > 0.06 || !(math.Abs(ci.Coverage["0.5"]-0.5) <= 0.05) {
+			if !(math.Abs(ci.Coverage["0.9"]-0.9) <= 0.06) || !(math.Abs(ci.Coverage["0.5"]-0.5) <= 0.05) {
 				t.Errorf("%s %s: coverage %v after the map", c.name, cfg.Head, ci.Coverage)
 			}
 		}

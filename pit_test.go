@@ -85,7 +85,7 @@ func TestPITObjectiveMatchesDists(t *testing.T) {
 			}
 			want := refPIT(t, m, xs, ys, temp)
 			for i := range want {
-				if math.Abs(got[i]-want[i]) > 2e-5 || !(got[i] >= 0 && got[i] <= 1) {
+				if !(math.Abs(got[i]-want[i]) <= 2e-5) || !(got[i] >= 0 && got[i] <= 1) {
 					t.Errorf("%s %s x%d T=%v: PIT at y=%v is %v, the distribution's CDF %v", cfg.Head, cfg.Vocab, m.EnsembleSize(), temp, ys[i], got[i], want[i])
 				}
 			}
@@ -241,7 +241,7 @@ func TestPITCalibratesCoverage(t *testing.T) {
 		}
 		t.Logf("%s: 90%% coverage %.3f at T=1, %.3f at the PIT T=%.3f, %.3f at the NLL T=%.3f; pit_ece %.3f, %.3f, %.3f",
 			cfg.Head, cu.Coverage["0.9"], cp.Coverage["0.9"], mp.Temperature(), cn.Coverage["0.9"], mn.Temperature(), cu.PITError, cp.PITError, cn.PITError)
-		if !(mp.Temperature() < 1) || math.Abs(cp.Coverage["0.9"]-0.9) > 0.04 || math.Abs(cp.Coverage["0.5"]-0.5) > 0.06 || !(cp.PITError < 0.05) {
+		if !(mp.Temperature() < 1) || !(math.Abs(cp.Coverage["0.9"]-0.9) <= 0.04) || !(math.Abs(cp.Coverage["0.5"]-0.5) <= 0.06) || !(cp.PITError < 0.05) {
 			t.Errorf("%s: PIT T %v: coverage %v, pit_ece %v", cfg.Head, mp.Temperature(), cp.Coverage, cp.PITError)
 		}
 		if mp.Info().CalibrateBy != CalibrateByPIT || mn.Info().CalibrateBy != CalibrateByNLL || !(mp.Info().ValPITAfter < mp.Info().ValPITBefore) {

@@ -213,7 +213,7 @@ func TestPLRHeads(t *testing.T) {
 				t.Errorf("%s %s: mean %v", cfg.Head, cfg.Vocab, v)
 			}
 			if cfg.Head != HeadPointwise {
-				if d, err := m.Dist(x[i : i+1]); err != nil || math.Abs(d.Median()-ds[i].Median()) > 1e-5*(1+math.Abs(d.Median())) {
+				if d, err := m.Dist(x[i : i+1]); err != nil || !(math.Abs(d.Median()-ds[i].Median()) <= 1e-5*(1+math.Abs(d.Median()))) {
 					t.Errorf("%s %s row %d: Dist median %v, Dists %v (%v)", cfg.Head, cfg.Vocab, i, d.Median(), ds[i].Median(), err)
 				}
 			}

@@ -147,7 +147,7 @@ func checkNLLPaths(t *testing.T, m *Model, x, y []float64) {
 		t.Fatal(err)
 	}
 	v, err := m.nllAt(1, x, len(y), y, tg)
-	if err != nil || math.Abs(v-e.NLL) > 1e-4*math.Max(1, math.Abs(v)) {
+	if err != nil || !(math.Abs(v-e.NLL) <= 1e-4*math.Max(1, math.Abs(v))) {
 		t.Errorf("%s %s: NLL from the distributions %v (%v), from the forward %v", m.cfg.Head, m.cfg.Vocab, v, err, e.NLL)
 	}
 }

@@ -115,7 +115,8 @@ type TuneReport struct {
 	Seconds float64     `json:"seconds"`
 	Eta     int         `json:"eta"`
 	Rung    int         `json:"first_rung_epochs"`
-	// Cut says the budget ran out before every trial had ended; the same
+	// Cut says the budget ran out before every trial had ended, or a
+	// trial was skipped (at the speed measured on this run): the same
 	// seed may then choose differently on another run.
 	Cut bool `json:"cut,omitempty"`
 	// Members is the number of models in the returned model: 1, or with
@@ -636,6 +637,10 @@ rungs:
 			}
 		}
 		finish(tr, tr.t.Status)
+		// A skip is decided from the speed measured on this run's
+		// trials, so another run (another machine, another load) may
+		// train that trial: the choice is as reproducible as a cut.
+		cut = cut || tr.t.Status == "skipped"
 	}
 	rep.Cut = cut
 	rep.Seconds = time.Since(start).Seconds()
@@ -700,7 +705,11 @@ rungs:
 			return nil, rep, err
 		}
 	}
-	if base.Calibrate && ctx.Err() == nil {
+	// Whether the training was interrupted: a cancellation that comes
+	// later, during the calibration (which does not stop for it) or after
+	// it, stops nothing, and the model is whole.
+	cancelled := ctx.Err() != nil
+	if base.Calibrate && !cancelled {
 		val, _ := train.Split(rows, base.ValFrac, base.Seed)
 		if err := m.calibrate(x, cols, y, val, base.CalibrateBy); err != nil {
 			return nil, rep, err
@@ -709,7 +718,7 @@ rungs:
 	rep.Seconds = time.Since(start).Seconds()
 	m.info.Seconds = rep.Seconds
 	m.info.Tune = rep.clone() // the caller's report and the model's record are not shared
-	if ctx.Err() != nil {
+	if cancelled {
 		if n > 1 {
 			m.info.Stopped = "cancelled"
 			return m, rep, fmt.Errorf("tuning cancelled (keeping the best trial and %d more member(s) so far): %w", n-1, ctx.Err())

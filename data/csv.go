@@ -149,6 +149,8 @@ type table struct {
 	r      *csv.Reader
 	header []string
 	index  map[string]int // header name -> column
+	gz     bool           // gzipped
+	last   int            // the line on which the last record read ended
 }
 
 // openTable opens path, decompresses it if it starts with the gzip magic
@@ -168,6 +170,7 @@ func openTable(path string) (*table, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		src = zr
+		t.gz = true
 	}
 	nl := &newlineReader{r: src}
 	t.r = csv.NewReader(nl)
@@ -264,12 +267,21 @@ func (t *table) column(name string) int {
 // a *ParseError for malformed CSV, or the read error wrapped with the path.
 func (t *table) next() ([]string, error) {
 	rec, err := t.r.Read()
-	if err == nil || err == io.EOF {
+	if err == nil {
+		if n := len(rec); n > 0 {
+			t.last, _ = t.r.FieldPos(n - 1)
+		}
+		return rec, nil
+	}
+	if err == io.EOF {
 		return rec, err
 	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return nil, &ParseError{Path: t.path, Line: pe.Line, Err: pe.Err}
+	}
+	if t.gz && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader)) {
+		return nil, fmt.Errorf("%s: the gzip data is truncated or corrupt after line %d: %w", t.path, t.last, err)
 	}
 	return nil, fmt.Errorf("%s: %w", t.path, err)
 }

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -257,5 +258,35 @@ func TestCRLineEndsAndUnnamedColumns(t *testing.T) {
 	_, err := ReadHeader(writeTemp(t, "u.csv", "a,y,,\n1,2,,\n"))
 	if !errors.Is(err, ErrDuplicateColumn) || !strings.Contains(err.Error(), "line 1, column 4") || !strings.Contains(err.Error(), "columns 3 and 4 have no name") {
 		t.Errorf("two unnamed columns: %v", err)
+	}
+}
+
+// A gzipped table cut short, or with a wrong checksum, is an error that
+// says so and names the last line read whole.
+func TestGzipTruncated(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("a,y\n")
+	for i := range 3000 {
+		fmt.Fprintf(&src, "%d,%d\n", i, 2*i)
+	}
+	z := gzipBytes(t, src.String())
+	dir := t.TempDir()
+	bad := slices.Clone(z)
+	bad[len(bad)-8] ^= 0xff // the CRC-32 in the trailer
+	for name, b := range map[string][]byte{"cut.csv.gz": z[:len(z)/2], "crc.csv.gz": bad} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadCSV(p, ReadOptions{Target: "y"})
+		if err == nil || !strings.Contains(err.Error(), p+": the gzip data is truncated or corrupt after line ") {
+			t.Errorf("%s: %v", name, err)
+		}
+		if name == "crc.csv.gz" && (!errors.Is(err, gzip.ErrChecksum) || !strings.Contains(err.Error(), "after line 3001:")) {
+			t.Errorf("%s: %v, want the checksum error after line 3001", name, err)
+		}
+		if _, err := ReadFrame(p, FrameOptions{}); err == nil || !strings.Contains(err.Error(), "truncated or corrupt") {
+			t.Errorf("ReadFrame %s: %v", name, err)
+		}
 	}
 }

@@ -38,7 +38,7 @@ func TestStandardizer(t *testing.T) {
 		if j == 1 {
 			wantStd = 0
 		}
-		if math.Abs(mean) > 1e-9 || !(math.Abs(std-wantStd) <= 1e-9) {
+		if !(math.Abs(mean) <= 1e-9) || !(math.Abs(std-wantStd) <= 1e-9) {
 			t.Errorf("column %d after Apply: mean %v std %v", j, mean, std)
 		}
 	}
@@ -58,7 +58,7 @@ func TestStandardizerTinyFeature(t *testing.T) {
 		s := FitStandardizer(x, 1)
 		// The values are -+1 four times and -+3 twice: mean 0, variance 22/6.
 		want := math.Sqrt(22.0/6) * scale
-		if math.Abs(s.Std[0]-want) > 1e-6*want || s.Mean[0] != 0 {
+		if !(math.Abs(s.Std[0]-want) <= 1e-6*want) || s.Mean[0] != 0 {
 			t.Errorf("scale %v: mean %v std %v, want 0 and %v", scale, s.Mean[0], s.Std[0], want)
 		}
 	}
@@ -89,7 +89,7 @@ func TestStandardizerHugeFeature(t *testing.T) {
 		{[]float64{1.7e308, 1.7e308, 1.6e308, 1.6e308}, 1.65e308, 0.05e308},
 	} {
 		s := FitStandardizer(c.x, 1)
-		if math.Abs(s.Mean[0]-c.mean) > 1e-12*math.Abs(c.std) || math.Abs(s.Std[0]-c.std) > 1e-12*c.std {
+		if !(math.Abs(s.Mean[0]-c.mean) <= 1e-12*math.Abs(c.std)) || !(math.Abs(s.Std[0]-c.std) <= 1e-12*c.std) {
 			t.Errorf("%v: mean %v sd %v, want %v and %v", c.x, s.Mean[0], s.Std[0], c.mean, c.std)
 		}
 	}
@@ -98,7 +98,7 @@ func TestStandardizerHugeFeature(t *testing.T) {
 	for i := range x {
 		x[i] = float64(i%2+1) * 1e305
 	}
-	if s := FitStandardizer(x, 1); math.Abs(s.Mean[0]-1.5e305) > 1e-12*1.5e305 || math.Abs(s.Std[0]-0.5e305) > 1e-12*0.5e305 {
+	if s := FitStandardizer(x, 1); !(math.Abs(s.Mean[0]-1.5e305) <= 1e-12*1.5e305) || !(math.Abs(s.Std[0]-0.5e305) <= 1e-12*0.5e305) {
 		t.Errorf("4000 rows of 1e305 and 2e305: mean %v sd %v", s.Mean[0], s.Std[0])
 	}
 }

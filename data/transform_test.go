@@ -31,7 +31,7 @@ func TestQuantileTransform(t *testing.T) {
 	}
 	mean := s / n
 	sd := math.Sqrt(ss/n - mean*mean)
-	if math.Abs(mean) > 0.02 || !(math.Abs(sd-1) <= 0.03) {
+	if !(math.Abs(mean) <= 0.02) || !(math.Abs(sd-1) <= 0.03) {
 		t.Errorf("transformed training values: mean %v, sd %v; want about 0 and 1", mean, sd)
 	}
 	// Monotone.
@@ -43,7 +43,7 @@ func TestQuantileTransform(t *testing.T) {
 		}
 	}
 	top := math.Sqrt2 * math.Erfinv(1-2*quantileClip)
-	if a, b := QuantileTransform(knots, -1), QuantileTransform(knots, 1e300); math.Abs(a+top) > 1e-9 || !(math.Abs(b-top) <= 1e-9) {
+	if a, b := QuantileTransform(knots, -1), QuantileTransform(knots, 1e300); !(math.Abs(a+top) <= 1e-9) || !(math.Abs(b-top) <= 1e-9) {
 		t.Errorf("beyond the range: %v and %v, want -+%v", a, b, top)
 	}
 	// A feature with three values: each maps to its mid rank's score.

@@ -80,13 +80,13 @@ func TestCRPSToken(t *testing.T) {
 			for _, y := range []float64{ylo - 1, ylo + 0.3*(yhi-ylo), 0.5 * (ylo + yhi), yhi - 0.01, yhi + 2} {
 				want := numericCRPS(full.CDF, ylo, yhi, y, 20000)
 				got, b := CRPS(full, y)
-				if b != 0 || math.Abs(got-want) > 1e-5*(yhi-ylo) {
+				if b != 0 || !(math.Abs(got-want) <= 1e-5*(yhi-ylo)) {
 					t.Errorf("y=%v: CRPS %v (bound %v), numeric %v", y, got, b, want)
 				}
 				for _, tol := range []float64{1e-1, 1e-2} {
 					pr := NewToken(f, tok, testAff, TokenOptions{MeanTol: tol})
 					got, b := CRPS(pr, y)
-					if !(b > 0) || math.Abs(got-want) > b+1e-5*(yhi-ylo) {
+					if !(b > 0) || !(math.Abs(got-want) <= b+1e-5*(yhi-ylo)) {
 						t.Errorf("tol %v, y=%v: CRPS %v, bound %v, exact %v", tol, y, got, b, want)
 					}
 				}
@@ -116,7 +116,7 @@ func TestCRPSTokenDraws(t *testing.T) {
 	for _, y := range []float64{lo - 1, 0.5 * (lo + hi), hi + 1} {
 		got, b := CRPS(d, y)
 		want := numericCRPS(ecdf, lo, hi, y, 200000)
-		if !math.IsInf(b, 1) || math.Abs(got-want) > 1e-3*(hi-lo) {
+		if !math.IsInf(b, 1) || !(math.Abs(got-want) <= 1e-3*(hi-lo)) {
 			t.Errorf("y=%v: CRPS %v (bound %v), numeric %v", y, got, b, want)
 		}
 	}

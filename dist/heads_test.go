@@ -116,7 +116,7 @@ func TestRiemann(t *testing.T) {
 func checkCDF(t *testing.T, d Distribution, a, b float64) {
 	t.Helper()
 	prev := d.CDF(a)
-	if prev > 1e-12 {
+	if !(prev <= 1e-12) {
 		t.Errorf("CDF(%v) = %v, want 0", a, prev)
 	}
 	for i := 1; i <= 2000; i++ {
@@ -127,7 +127,7 @@ func checkCDF(t *testing.T, d Distribution, a, b float64) {
 		}
 		prev = c
 	}
-	if prev < 1-1e-12 {
+	if !(prev >= 1-1e-12) {
 		t.Errorf("CDF(%v) = %v, want 1", b, prev)
 	}
 }
@@ -151,7 +151,7 @@ func TestMDN(t *testing.T) {
 		return s / aff.Scale
 	}
 	for _, y := range []float64{lo, 2.4, 3, 3.2, 3.5, hi} {
-		if math.Abs(pdf(y)-ref(y)) > 1e-12*max(1, ref(y)) {
+		if !(math.Abs(pdf(y)-ref(y)) <= 1e-12*max(1, ref(y))) {
 			t.Errorf("pdf(%v) = %v, want %v", y, pdf(y), ref(y))
 		}
 	}
@@ -172,7 +172,7 @@ func TestMDN(t *testing.T) {
 		y := d.Quantile(q)
 		// CDF(y) = q to rounding: the residual over the density must be
 		// within 1e-12 of y.
-		if e := math.Abs(d.CDF(y)-q) / pdf(y); e > 1e-12*max(1, math.Abs(y)) && !(math.Abs(d.CDF(y)-q) <= 1e-15) {
+		if e := math.Abs(d.CDF(y)-q) / pdf(y); !(e <= 1e-12*max(1, math.Abs(y))) && !(math.Abs(d.CDF(y)-q) <= 1e-15) {
 			t.Errorf("Quantile(%v) = %v: CDF there %v", q, y, d.CDF(y))
 		}
 	}
@@ -197,7 +197,7 @@ func TestMDN(t *testing.T) {
 			a = c
 		}
 	}
-	if m := d.Mode(); math.Abs(m-(a+b)/2) > 1e-6 || pdf(m) < pdf((a+b)/2)*(1-1e-12) {
+	if m := d.Mode(); !(math.Abs(m-(a+b)/2) <= 1e-6) || pdf(m) < pdf((a+b)/2)*(1-1e-12) {
 		t.Errorf("Mode = %v (pdf %v), grid search %v (pdf %v)", m, pdf(m), (a+b)/2, pdf((a+b)/2))
 	}
 	// Samples: the empirical CDF at a few points within binomial error.
@@ -207,7 +207,7 @@ func TestMDN(t *testing.T) {
 	for _, y := range []float64{2.5, 3, 3.3, 3.5} {
 		c := d.CDF(y)
 		k, _ := slices.BinarySearch(vals, y)
-		if math.Abs(float64(k)/ns-c) > 5*math.Sqrt(c*(1-c)/ns) {
+		if !(math.Abs(float64(k)/ns-c) <= 5*math.Sqrt(c*(1-c)/ns)) {
 			t.Errorf("empirical CDF(%v) = %v, exact %v", y, float64(k)/ns, c)
 		}
 	}
@@ -311,7 +311,7 @@ func TestHarrellDavis(t *testing.T) {
 	for i := range z {
 		z[i] = r.NormFloat64()
 	}
-	if m := HarrellDavis(z, 0.5); math.Abs(m) > 5*1.2533/math.Sqrt(2001) {
+	if m := HarrellDavis(z, 0.5); !(math.Abs(m) <= 5*1.2533/math.Sqrt(2001)) {
 		t.Errorf("Harrell-Davis median of N(0,1) draws = %v", m)
 	}
 }
@@ -329,14 +329,14 @@ func TestRiemannLogits(t *testing.T) {
 	}
 	a, b := NewRiemann(p, aff), NewRiemannLogits(z, aff)
 	for _, y := range []float64{-3, -2.9, -1, 0, 0.2, 0.99, 1} {
-		if d := math.Abs(a.LogPDF(y) - b.LogPDF(y)); d > 1e-12 {
+		if d := math.Abs(a.LogPDF(y) - b.LogPDF(y)); !(d <= 1e-12) {
 			t.Errorf("LogPDF(%v): %v and %v", y, a.LogPDF(y), b.LogPDF(y))
 		}
-		if d := math.Abs(a.CDF(y) - b.CDF(y)); d > 1e-12 {
+		if d := math.Abs(a.CDF(y) - b.CDF(y)); !(d <= 1e-12) {
 			t.Errorf("CDF(%v): %v and %v", y, a.CDF(y), b.CDF(y))
 		}
 	}
-	if d := math.Abs(a.Mean() - b.Mean()); d > 1e-12 {
+	if d := math.Abs(a.Mean() - b.Mean()); !(d <= 1e-12) {
 		t.Errorf("Mean: %v and %v", a.Mean(), b.Mean())
 	}
 	if !math.IsInf(b.LogPDF(1.5), -1) || !math.IsInf(b.LogPDF(math.NaN()), -1) {

@@ -78,7 +78,7 @@ func TestMixtureAgainstComponents(t *testing.T) {
 			for _, c := range d.comps {
 				mean += c.Mean() / n
 			}
-			if got := d.Mean(); math.Abs(got-mean) > 1e-12*math.Max(1, math.Abs(mean)) {
+			if got := d.Mean(); !(math.Abs(got-mean) <= 1e-12*math.Max(1, math.Abs(mean))) {
 				t.Errorf("mean %v, want %v", got, mean)
 			}
 			for i := range 41 {
@@ -116,11 +116,11 @@ func TestMixtureAgainstComponents(t *testing.T) {
 				if name == "mdn" || name == "mixed" {
 					tolF = 1e-7
 				}
-				if math.Abs(d.CDF(x)-q) > tolF {
+				if !(math.Abs(d.CDF(x)-q) <= tolF) {
 					t.Errorf("q=%v: x=%v, F(x)=%v", q, x, d.CDF(x))
 				}
 			}
-			if got[0] > got[1] || d.CDF(got[len(got)-1]) < 1-1e-9 {
+			if got[0] > got[1] || !(d.CDF(got[len(got)-1]) >= 1-1e-9) {
 				t.Errorf("ends: Q(0)=%v Q(1)=%v F(Q(1))=%v", got[0], got[len(got)-1], d.CDF(got[len(got)-1]))
 			}
 			if m := d.Median(); m != d.Quantile(0.5) {
@@ -168,7 +168,7 @@ func TestMixtureCRPS(t *testing.T) {
 				} else if b != 0 {
 					t.Errorf("y=%v: bound %v, want 0", y, b)
 				}
-				if math.Abs(got-want) > tol {
+				if !(math.Abs(got-want) <= tol) {
 					t.Errorf("y=%v: CRPS %v, numeric %v", y, got, want)
 				}
 			}
@@ -214,7 +214,7 @@ func TestMixtureSample(t *testing.T) {
 				}
 				ks = max(ks, math.Abs(refCDF(x)-float64(i+1)/n))
 			}
-			if crit := 1.95 * math.Sqrt(1.0/n+1.0/(m*float64(len(ref)))); ks > crit {
+			if crit := 1.95 * math.Sqrt(1.0/n+1.0/(m*float64(len(ref)))); !(ks <= crit) {
 				t.Errorf("KS distance %v > %v", ks, crit)
 			}
 		})

@@ -25,7 +25,7 @@ func TestFitRecalibrationGolden(t *testing.T) {
 	wantV := []float64{0, 0.25, 0.5, 0.75, 1}
 	wantR := []float64{0, 0.125, 0.4875, 0.875, 1}
 	for k := range wantV {
-		if math.Abs(v[k]-wantV[k]) > 1e-15 || !(math.Abs(r[k]-wantR[k]) <= 1e-15) {
+		if !(math.Abs(v[k]-wantV[k]) <= 1e-15) || !(math.Abs(r[k]-wantR[k]) <= 1e-15) {
 			t.Fatalf("knots %v -> %v, want %v -> %v", v, r, wantV, wantR)
 		}
 	}
@@ -189,7 +189,7 @@ func TestRecalibratedAgainstNumerics(t *testing.T) {
 						continue // a knot inside
 					}
 					num := (g(y+e) - g(y-e)) / (2 * e)
-					if got := math.Exp(lps[i]); math.Abs(got-num) > 1e-5*max(1, num) {
+					if got := math.Exp(lps[i]); !(math.Abs(got-num) <= 1e-5*max(1, num)) {
 						t.Errorf("density at %v: %v, numeric %v", y, got, num)
 					}
 					if one := d.LogPDF(y); one != lps[i] && !(math.Abs(one-lps[i]) <= 1e-12) { // equal infinities agree
@@ -203,10 +203,10 @@ func TestRecalibratedAgainstNumerics(t *testing.T) {
 			// The mean: lo + ∫(1 - G) over the support.
 			want := c.lo + simpson(func(y float64) float64 { return 1 - g(y) }, c.lo, c.hi, 200000)
 			mean, bound := d.MeanBound()
-			if c.exact && (bound > 1e-12 || math.Abs(mean-want) > 1e-6*w) {
+			if c.exact && (!(bound <= 1e-12) || !(math.Abs(mean-want) <= 1e-6*w)) {
 				t.Errorf("mean %v (bound %v), numeric %v", mean, bound, want)
 			}
-			if !c.exact && math.Abs(mean-want) > bound+1e-6*w {
+			if !c.exact && !(math.Abs(mean-want) <= bound+1e-6*w) {
 				t.Errorf("mean %v, bound %v, numeric %v", mean, bound, want)
 			}
 			if d.Mean() != mean {
@@ -216,7 +216,7 @@ func TestRecalibratedAgainstNumerics(t *testing.T) {
 			for _, y := range []float64{c.lo - 0.3*w, c.lo + 0.27*w, c.lo + 0.5*w, c.lo + 0.81*w, c.hi + 0.2*w} {
 				want := numericCRPS(g, c.lo, c.hi, y, 200000)
 				got, b := CRPS(d, y)
-				if math.Abs(got-want) > b+1e-6*w {
+				if !(math.Abs(got-want) <= b+1e-6*w) {
 					t.Errorf("CRPS at %v: %v (bound %v), numeric %v", y, got, b, want)
 				}
 				if _, pruned := c.base.(*Token); c.exact && pruned && b != 0 {
@@ -240,7 +240,7 @@ func TestRecalibratedAgainstNumerics(t *testing.T) {
 			lm := max(d.LogPDF(d.Mode()), d.LogPDF(d.Mode()-1e-9*w)) // a knot's supremum is from the left
 			if name == "mdn" || name == "mixture-mdn" {
 				for i, y := range ys {
-					if lps[i] > lm+1e-9 {
+					if !(lps[i] <= lm+1e-9) {
 						t.Errorf("density %v at %v above the mode's %v at %v", lps[i], y, lm, d.Mode())
 						break
 					}
@@ -270,7 +270,7 @@ func TestRecalibratedIdentity(t *testing.T) {
 		} else {
 			bm = base.Mean()
 		}
-		if math.Abs(m-bm) > 1e-9*max(1, math.Abs(bm)) || math.Abs(b-bb) > 1e-9*max(1, bb) {
+		if !(math.Abs(m-bm) <= 1e-9*max(1, math.Abs(bm))) || !(math.Abs(b-bb) <= 1e-9*max(1, bb)) {
 			t.Errorf("%s: mean %v ± %v, base %v ± %v", name, m, b, bm, bb)
 		}
 		for _, q := range []float64{0.1, 0.5, 0.77} {

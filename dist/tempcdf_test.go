@@ -75,7 +75,7 @@ func TestCDFAt(t *testing.T) {
 			}
 			for _, T := range []float64{0.05, 0.3, 0.8, 2.5, 20} {
 				ref := NewToken(scaledDec{f, float32(1 / T)}, tok, testAff, TokenOptions{})
-				if got, want := at(1/T), ref.CDF(y); math.Abs(got-want) > 2e-5 || got < 0 || got > 1 {
+				if got, want := at(1/T), ref.CDF(y); !(math.Abs(got-want) <= 2e-5) || got < 0 || got > 1 {
 					t.Errorf("%s: T=%v: CDFAt(%v) = %v, CDF at T %v", tok.Spec(), T, y, got, want)
 				}
 			}

@@ -68,10 +68,10 @@ func TestTokenTreeExact(t *testing.T) {
 						tol += 1e-14 * (c.hi - c.lo) / c.p
 					}
 				}
-				if math.Abs(toT(got[i])-want) > tol {
+				if !(math.Abs(toT(got[i])-want) <= tol) {
 					t.Errorf("Quantile(%v) = %v (t %v), brute force t %v", q, got[i], toT(got[i]), want)
 				}
-				if e := math.Abs(bfCDF(cells, toT(got[i])) - q); e > 1e-14 {
+				if e := math.Abs(bfCDF(cells, toT(got[i])) - q); !(e <= 1e-14) {
 					t.Errorf("Quantile(%v): brute-force CDF there is off by %v", q, e)
 				}
 			}
@@ -177,7 +177,7 @@ func TestTokenMeanThreshold(t *testing.T) {
 				if f.rows != want {
 					t.Errorf("tol %v: %d prefixes expanded, want %d", tol, f.rows, want)
 				}
-				if !(b > 0) || math.Abs(m-exact) > b+1e-12 {
+				if !(b > 0) || !(math.Abs(m-exact) <= b+1e-12) {
 					t.Errorf("tol %v: mean %v bound %v, exact %v", tol, m, b, exact)
 				}
 			}
@@ -185,7 +185,7 @@ func TestTokenMeanThreshold(t *testing.T) {
 			f.reset()
 			d := NewToken(f, tok, Affine{0, 1}, TokenOptions{MeanTol: -1, MaxExpand: 4})
 			m, b := d.MeanBound()
-			if f.rows > 4 || math.Abs(m-exact) > b+1e-12 || !(b > 0) {
+			if f.rows > 4 || !(math.Abs(m-exact) <= b+1e-12) || !(b > 0) {
 				t.Errorf("MaxExpand 4: %d rows, mean %v bound %v, exact %v", f.rows, m, b, exact)
 			}
 		})
@@ -332,7 +332,7 @@ func TestTokenSampleQuantiles(t *testing.T) {
 				if qlo > chi || qhi < clo {
 					t.Errorf("q=%v: empirical quantile %v in cell [%v,%v], exact quantiles of q±%.4f [%v,%v]", q, e, clo, chi, tol, qlo, qhi)
 				}
-				if ex := d.Quantile(q); math.Abs(ex-e) > (qhi-qlo)+(chi-clo) {
+				if ex := d.Quantile(q); !(math.Abs(ex-e) <= (qhi-qlo)+(chi-clo)) {
 					t.Errorf("q=%v: exact %v vs empirical %v", q, ex, e)
 				}
 			}
@@ -514,24 +514,24 @@ func TestTokenNonTree(t *testing.T) {
 			}
 			variance -= mean * mean
 			m, b := d.MeanBound()
-			if math.Abs(m-mean) > 5*math.Sqrt(variance/ns) || !math.IsInf(b, 1) {
+			if !(math.Abs(m-mean) <= 5*math.Sqrt(variance/ns)) || !math.IsInf(b, 1) {
 				t.Errorf("mean %v (bound %v), exact %v, sd of the estimate %v", m, b, mean, math.Sqrt(variance/ns))
 			}
 			for _, q := range []float64{0.05, 0.3, 0.5, 0.8, 0.97} {
 				tol := 5*math.Sqrt(q*(1-q)/ns) + 1e-9
-				if got := bfCDF(cells, d.Quantile(q)); math.Abs(got-q) > tol {
+				if got := bfCDF(cells, d.Quantile(q)); !(math.Abs(got-q) <= tol) {
 					t.Errorf("Quantile(%v) has exact CDF %v", q, got)
 				}
 				y := bfQuantile(cells, q)
-				if got := d.CDF(y); math.Abs(got-q) > tol {
+				if got := d.CDF(y); !(math.Abs(got-q) <= tol) {
 					t.Errorf("CDF(%v) = %v, exact %v", y, got, q)
 				}
 			}
-			if got := bfCDF(cells, d.Median()); math.Abs(got-0.5) > 5*math.Sqrt(0.25/ns) {
+			if got := bfCDF(cells, d.Median()); !(math.Abs(got-0.5) <= 5*math.Sqrt(0.25/ns)) {
 				t.Errorf("Median has exact CDF %v", got)
 			}
 			hd := NewToken(f, tok, Affine{0, 1}, TokenOptions{Samples: ns, Seed: 4, HarrellDavis: true})
-			if got := bfCDF(cells, hd.Median()); math.Abs(got-0.5) > 5*math.Sqrt(0.25/ns) || hd.Median() == d.Median() {
+			if got := bfCDF(cells, hd.Median()); !(math.Abs(got-0.5) <= 5*math.Sqrt(0.25/ns)) || hd.Median() == d.Median() {
 				t.Errorf("Harrell-Davis median %v has exact CDF %v (sample median %v)", hd.Median(), got, d.Median())
 			}
 			// Deterministic from the seed.
@@ -624,7 +624,7 @@ func TestTokenSpecial(t *testing.T) {
 			special++
 		}
 	}
-	if sd := math.Sqrt(pSpec * (1 - pSpec) * n); math.Abs(float64(special)-pSpec*n) > 5*sd {
+	if sd := math.Sqrt(pSpec * (1 - pSpec) * n); !(math.Abs(float64(special)-pSpec*n) <= 5*sd) {
 		t.Errorf("%d special samples, expected %v ± %v", special, pSpec*n, sd)
 	}
 }

@@ -48,7 +48,7 @@ func TestCalibratedByConstruction(t *testing.T) {
 	for i, v := range y {
 		pit[i] = 0.5 * math.Erfc(-(v-3)/(2*math.Sqrt2))
 	}
-	if e := PITError(pit); e > 0.01 {
+	if e := PITError(pit); !(e <= 0.01) {
 		t.Errorf("PIT error of the true CDF: %v", e)
 	}
 	// Reporting G(p) = p² instead of p: P(p² <= q) = sqrt(q), so the error

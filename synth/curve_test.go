@@ -39,7 +39,7 @@ func TestCurveValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := c.F(tc.x); math.Abs(got-tc.want) > 1e-14*math.Max(1, math.Abs(tc.want)) {
+		if got := c.F(tc.x); !(math.Abs(got-tc.want) <= 1e-14*math.Max(1, math.Abs(tc.want))) {
 			t.Errorf("%s(%v) = %v, want %v", tc.name, tc.x, got, tc.want)
 		}
 	}
@@ -78,7 +78,7 @@ func TestCurves(t *testing.T) {
 			}
 			mx += (x - c.Lo) / (c.Hi - c.Lo) / n
 		}
-		if math.Abs(mx-0.5) > 5*math.Sqrt(1.0/12/n) {
+		if !(math.Abs(mx-0.5) <= 5*math.Sqrt(1.0/12/n)) {
 			t.Errorf("%s: mean of (x-Lo)/(Hi-Lo) %v, want 0.5", c.Name, mx)
 		}
 		for _, x := range []float64{c.Lo, c.Hi} {
@@ -103,7 +103,7 @@ func TestCurves(t *testing.T) {
 	}{{"exp", 1, 4.8e8}, {"pow10", 1e-3, 1e6}, {"x9", -1e9, 1e9}, {"tan", 0, 99.99}} {
 		c, _ := CurveByName(tc.name)
 		lo, hi := c.F(c.Lo), c.F(c.Hi)
-		if math.Abs(lo-tc.min) > 1e-12*math.Abs(tc.min) || hi < tc.max {
+		if !(math.Abs(lo-tc.min) <= 1e-12*math.Abs(tc.min)) || hi < tc.max {
 			t.Errorf("%s: F from %v to %v, want %v to at least %v", tc.name, lo, hi, tc.min, tc.max)
 		}
 	}

@@ -137,7 +137,7 @@ func TestLogPDFValues(t *testing.T) {
 	}
 	for _, tc := range tests {
 		got := math.Exp(tc.p.LogPDF(tc.x, tc.y))
-		if math.Abs(got-tc.want) > 1e-14*math.Max(1, tc.want) {
+		if !(math.Abs(got-tc.want) <= 1e-14*math.Max(1, tc.want)) {
 			t.Errorf("%s x=%v: pdf(%v) = %v, want %v", tc.p.Name(), tc.x, tc.y, got, tc.want)
 		}
 	}
@@ -163,10 +163,10 @@ func TestSample1(t *testing.T) {
 				ss += (y - sm) * (y - sm)
 			}
 			sv := ss / (n - 1)
-			if se := math.Sqrt(variance / n); math.Abs(sm-mean) > 5*se {
+			if se := math.Sqrt(variance / n); !(math.Abs(sm-mean) <= 5*se) {
 				t.Errorf("%s d=%d x=%v: sample mean %v, density's %v (se %v)", p.Name(), p.Dim(), x, sm, mean, se)
 			}
-			if se := math.Sqrt((m4 - variance*variance) / n); math.Abs(sv-variance) > 5*se {
+			if se := math.Sqrt((m4 - variance*variance) / n); !(math.Abs(sv-variance) <= 5*se) {
 				t.Errorf("%s d=%d x=%v: sample variance %v, density's %v (se %v)", p.Name(), p.Dim(), x, sv, variance, se)
 			}
 			slices.Sort(ys)
@@ -175,7 +175,7 @@ func TestSample1(t *testing.T) {
 				c := p.CDF(x, y)
 				ks = math.Max(ks, math.Max(math.Abs(c-float64(i)/n), math.Abs(c-float64(i+1)/n)))
 			}
-			if ks > 1.95/math.Sqrt(n) { // alpha = 0.001
+			if !(ks <= 1.95/math.Sqrt(n)) { // alpha = 0.001
 				t.Errorf("%s d=%d x=%v: Kolmogorov-Smirnov statistic %v", p.Name(), p.Dim(), x, ks)
 			}
 		}
@@ -206,7 +206,7 @@ func TestSampleAndTrueNLL(t *testing.T) {
 			mx += x / n
 			vx += x * x / n
 		}
-		if math.Abs(mx) > 5*math.Sqrt(1.0/3/n) || !(math.Abs(vx-1.0/3) <= 0.02) {
+		if !(math.Abs(mx) <= 5*math.Sqrt(1.0/3/n)) || !(math.Abs(vx-1.0/3) <= 0.02) {
 			t.Errorf("%s: x mean %v, mean square %v; want 0 and 1/3", name, mx, vx)
 		}
 
@@ -230,7 +230,7 @@ func TestSampleAndTrueNLL(t *testing.T) {
 				return -math.Exp(lp) * lp
 			}, lo, hi, 4000) / grid
 		}
-		if math.Abs(nll-h) > 5*se {
+		if !(math.Abs(nll-h) <= 5*se) {
 			t.Errorf("%s: TrueNLL %v, expected conditional entropy %v (se %v)", name, nll, h, se)
 		}
 		t.Logf("%s: TrueNLL of %d samples %.4f, E[H(y|x)] %.4f", name, n, nll, h)

@@ -77,7 +77,7 @@ func TestTruncNormValues(t *testing.T) {
 		// RiskTheory(5, 16384) = 2^-10/12 ∫f'² + 32/16384
 		{"RiskTheory(5, 16384)", tn.RiskTheory(5, 16384), 9.4522775795568648091/12/1024 + 1.0/512},
 	} {
-		if relErr(c.got, c.want) > 1e-14 {
+		if !(relErr(c.got, c.want) <= 1e-14) {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
 	}
@@ -111,11 +111,11 @@ func TestTruncNormIntegrals(t *testing.T) {
 	const n = 200000
 	for _, c := range tnParams {
 		tn, ref := mustTN(t, c[0], c[1]), newTNRef(c[0], c[1])
-		if e := relErr(tn.z(), ref.z); e > 1e-12 {
+		if e := relErr(tn.z(), ref.z); !(e <= 1e-12) {
 			t.Errorf("%v: Z = %v, integral %v", c, tn.z(), ref.z)
 		}
 		for _, y := range []float64{0, 0.01, 0.3, 0.5, 0.99, 1} {
-			if e := relErr(tn.PDF(y), ref.f(y)); e > 1e-12 {
+			if e := relErr(tn.PDF(y), ref.f(y)); !(e <= 1e-12) {
 				t.Errorf("%v: PDF(%v) = %v, want %v", c, y, tn.PDF(y), ref.f(y))
 			}
 		}
@@ -124,23 +124,23 @@ func TestTruncNormIntegrals(t *testing.T) {
 		}
 		for _, y := range []float64{1e-3, 0.1, 0.25, 0.5, 0.8, 0.999} {
 			want := simpson(ref.f, 0, y, 20000)
-			if e := relErr(tn.CDF(y), want); e > 1e-11 {
+			if e := relErr(tn.CDF(y), want); !(e <= 1e-11) {
 				t.Errorf("%v: CDF(%v) = %v, integral %v", c, y, tn.CDF(y), want)
 			}
 			if y >= 0.5 {
 				continue
 			}
 			want = simpson(ref.f, y, y+0.3, 20000)
-			if e := relErr(tn.Mass(y, y+0.3), want); e > 1e-11 {
+			if e := relErr(tn.Mass(y, y+0.3), want); !(e <= 1e-11) {
 				t.Errorf("%v: Mass(%v, %v) = %v, integral %v", c, y, y+0.3, tn.Mass(y, y+0.3), want)
 			}
 		}
 		sq := simpson(func(y float64) float64 { f := ref.f(y); return f * f }, 0, 1, n)
 		dsq := simpson(func(y float64) float64 { d := ref.d1(y); return d * d }, 0, 1, n)
-		if e := relErr(tn.IntSquare(), sq); e > 1e-11 {
+		if e := relErr(tn.IntSquare(), sq); !(e <= 1e-11) {
 			t.Errorf("%v: IntSquare %v, integral %v (rel. error %.1e)", c, tn.IntSquare(), sq, e)
 		}
-		if e := relErr(tn.IntDerivSquare(), dsq); e > 1e-11 {
+		if e := relErr(tn.IntDerivSquare(), dsq); !(e <= 1e-11) {
 			t.Errorf("%v: IntDerivSquare %v, integral %v (rel. error %.1e)", c, tn.IntDerivSquare(), dsq, e)
 		}
 	}
@@ -157,14 +157,14 @@ func TestTruncNormMassTiny(t *testing.T) {
 				b := y + h
 				h := b - y // exact, unlike the h asked for
 				want := h / 6 * (tn.PDF(y) + 4*tn.PDF(y+h/2) + tn.PDF(b))
-				if e := relErr(tn.Mass(y, b), want); e > 1e-13 {
+				if e := relErr(tn.Mass(y, b), want); !(e <= 1e-13) {
 					t.Errorf("%v: Mass(%v, %v) = %v, want %v (rel. error %.1e)", c, y, b, tn.Mass(y, b), want, e)
 				}
 			}
 		}
 		for _, abc := range [][3]float64{{0, 0.3, 1}, {0.1, 0.1 + 1e-7, 0.4}, {0.5, 0.50001, 0.50002}, {0, 1e-3, 2e-3}} {
 			a, b, cc := abc[0], abc[1], abc[2]
-			if e := relErr(tn.Mass(a, b)+tn.Mass(b, cc), tn.Mass(a, cc)); e > 1e-13 {
+			if e := relErr(tn.Mass(a, b)+tn.Mass(b, cc), tn.Mass(a, cc)); !(e <= 1e-13) {
 				t.Errorf("%v: Mass(%v, %v) + Mass(%v, %v) != Mass(%v, %v) (rel. error %.1e)", c, a, b, b, cc, a, cc, e)
 			}
 		}
@@ -209,11 +209,11 @@ func TestTruncNormMISE(t *testing.T) {
 			for j := range p {
 				p[j] /= s
 			}
-			if got, want := tn.MISE(p), numericMISE(ref, p); relErr(got, want) > 1e-10 {
+			if got, want := tn.MISE(p), numericMISE(ref, p); !(relErr(got, want) <= 1e-10) {
 				t.Errorf("%v k=%d: MISE of a random histogram %v, integral %v", c, k, got, want)
 			}
 			m := cellMasses(tn, k)
-			if got, want := tn.MISE(m), numericMISE(ref, m); relErr(got, want) > 1e-10 {
+			if got, want := tn.MISE(m), numericMISE(ref, m); !(relErr(got, want) <= 1e-10) {
 				t.Errorf("%v k=%d: MISE of the cell masses %v, integral %v (rel. error %.1e)", c, k, got, want, relErr(got, want))
 			}
 		}
@@ -235,12 +235,12 @@ func TestTruncNormBias(t *testing.T) {
 			eps := math.Ldexp(1, -k)
 			bias := eps * eps / 12 * ids
 			got := tn.MISE(cellMasses(tn, k))
-			if relErr(got, bias) > 0.01 {
+			if !(relErr(got, bias) <= 0.01) {
 				t.Errorf("%v k=%d: MISE %v, bias term %v", c, k, got, bias)
 			}
 			// The rest is C ε⁴ to within a relative O(ε²).
 			rest := (got - bias) / (eps * eps * eps * eps)
-			if math.Abs(rest-c4) > 0.005*math.Abs(c4) {
+			if !(math.Abs(rest-c4) <= 0.005*math.Abs(c4)) {
 				t.Errorf("%v k=%d: (MISE - bias)/ε⁴ = %v, want %v", c, k, rest, c4)
 			}
 			if k == 10 {
@@ -282,7 +282,7 @@ func TestTruncNormSample(t *testing.T) {
 			cdf := tn.CDF(y)
 			ks = math.Max(ks, math.Max(math.Abs(cdf-float64(i)/n), math.Abs(cdf-float64(i+1)/n)))
 		}
-		if ks > 1.95/math.Sqrt(n) { // alpha = 0.001
+		if !(ks <= 1.95/math.Sqrt(n)) { // alpha = 0.001
 			t.Errorf("%v: Kolmogorov-Smirnov statistic %v", c, ks)
 		}
 		q := tn.quantiler()
@@ -298,7 +298,7 @@ func TestTruncNormSample(t *testing.T) {
 func TestNormUpperQuantile(t *testing.T) {
 	for _, q := range []float64{1e-300, 1e-100, 1e-20, 1e-9, 1e-8, 2e-8, 1e-3, 0.1, 0.3, 0.5} {
 		z := normUpperQuantile(q)
-		if e := relErr(normUpper(z), q); e > 1e-13 {
+		if e := relErr(normUpper(z), q); !(e <= 1e-13) {
 			t.Errorf("Q(quantile(%v)) = %v (rel. error %.1e)", q, normUpper(z), e)
 		}
 		if m := normUpperQuantile(1 - q); q >= 1e-3 && !(math.Abs(m+z) <= 1e-13) {

@@ -51,10 +51,10 @@ func TestBenchTrain(t *testing.T) {
 	if r.Params != want {
 		t.Errorf("params %d, want %d", r.Params, want)
 	}
-	if !(r.StepsPerS > 0) || math.Abs(r.ExamplesPerS-5*r.StepsPerS) > 1e-3*r.ExamplesPerS+0.01 {
+	if !(r.StepsPerS > 0) || !(math.Abs(r.ExamplesPerS-5*r.StepsPerS) <= 1e-3*r.ExamplesPerS+0.01) {
 		t.Errorf("steps_per_s %v, examples_per_s %v: want examples = 5 x steps", r.StepsPerS, r.ExamplesPerS)
 	}
-	if !(r.MsMin <= r.MsMedian && r.MsMedian <= r.MsMax) || math.Abs(1000/r.MsMedian-r.StepsPerS) > 1e-2*r.StepsPerS {
+	if !(r.MsMin <= r.MsMedian && r.MsMedian <= r.MsMax) || !(math.Abs(1000/r.MsMedian-r.StepsPerS) <= 1e-2*r.StepsPerS) {
 		t.Errorf("ms per step min %v median %v max %v inconsistent with %v steps/s", r.MsMin, r.MsMedian, r.MsMax, r.StepsPerS)
 	}
 	if !(r.PeakRSSMB > 1) {

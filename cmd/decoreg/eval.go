@@ -30,7 +30,10 @@ object on standard output:
 	             an ensemble whose members' tokenizations (or bins) differ, and
 	             after --calibrate-by isotonic (a map of the CDF, no longer a
 	             distribution over tokens)
-	mse          mean squared error of the point estimate
+	mse          mean squared error of the point estimate, in units of y
+	             squared ("+Inf" or 0 where that leaves float64's range,
+	             for targets near 1e155 or 1e-155 and beyond; rel_mse is
+	             computed at any scale)
 	rel_mse      mse divided by the variance of the targets
 	kendall_tau  Kendall's tau-b between point estimates and targets
 	clipped      targets outside the training range (clipped to it for the NLL)
@@ -38,7 +41,8 @@ object on standard output:
 	crps         mean continuous ranked probability score of p(y|x), in units
 	             of y (lower is better; for a point forecast it would be the
 	             mean absolute error): exact for riemann and mdn, and for
-	             decoders over the cells of the mean's tree expansion
+	             decoders over the cells of the mean's tree expansion; after
+	             --calibrate-by isotonic, by quadrature (crps_bound)
 	crps_bound   a bound on crps's error (0 where exact; "+Inf" where crps is
 	             estimated from draws: hamming and repeat tokenizations)
 	coverage     for the central predictive intervals of mass 0.5, 0.8, 0.9
@@ -238,7 +242,9 @@ func runEval(cmd *Command, args []string) error {
 }
 
 // isStdout reports whether path is standard output: "-" or a name of the
-// same file (/dev/stdout, /dev/fd/1, a link to the terminal).
+// same file (/dev/stdout, /dev/fd/1, a link to the terminal), unless that
+// file is the null device, where the figure and the JSON may both be
+// discarded.
 func isStdout(path string) bool {
 	if path == "-" {
 		return true
@@ -248,5 +254,9 @@ func isStdout(path string) bool {
 		return false
 	}
 	so, err := os.Stdout.Stat()
-	return err == nil && os.SameFile(fi, so)
+	if err != nil || !os.SameFile(fi, so) {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
 }

@@ -172,7 +172,7 @@ func TestEvalAgainstPredict(t *testing.T) {
 						clipped++
 					}
 				}
-				if got := e["mse"].(float64); math.Abs(got-mse) > 1e-9*math.Max(1, mse) {
+				if got := e["mse"].(float64); !(math.Abs(got-mse) <= 1e-9*math.Max(1, mse)) {
 					t.Errorf("%s: mse = %v, from predict %v", point, got, mse)
 				}
 				if got := e["rel_mse"].(float64); !(math.Abs(got-mse/varSum) <= 1e-9) {
@@ -196,7 +196,7 @@ func TestEvalAgainstPredict(t *testing.T) {
 					nll -= r[8] / float64(len(inside))
 				}
 			}
-			if got := e["nll"].(float64); math.Abs(got-nll) > 1e-4*math.Max(1, math.Abs(nll)) {
+			if got := e["nll"].(float64); !(math.Abs(got-nll) <= 1e-4*math.Max(1, math.Abs(nll))) {
 				t.Errorf("nll = %v, mean -logpdf from predict = %v", got, nll)
 			}
 			if got, want := e["nll_u"].(float64), e["nll"].(float64)-math.Log(hi-lo); !(math.Abs(got-want) <= 1e-9) {
@@ -397,5 +397,36 @@ func TestTrainCalibrate(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d %q", c.args, code, errs)
 		}
+	}
+}
+
+// --plot is refused where it names standard output's file, but not when
+// that is the null device, where both are discarded.
+func TestIsStdoutNullDevice(t *testing.T) {
+	old := os.Stdout
+	defer func() { os.Stdout = old }()
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer null.Close()
+	os.Stdout = null
+	if isStdout(os.DevNull) {
+		t.Errorf("%s as --plot with standard output on it: refused", os.DevNull)
+	}
+	if !isStdout("-") {
+		t.Error(`"-" is not standard output`)
+	}
+	f, err := os.Create(filepath.Join(t.TempDir(), "out.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	os.Stdout = f
+	if !isStdout(f.Name()) {
+		t.Errorf("%s, standard output's file, is not taken for it", f.Name())
+	}
+	if isStdout(os.DevNull) {
+		t.Errorf("%s taken for standard output on a file", os.DevNull)
 	}
 }

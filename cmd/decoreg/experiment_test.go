@@ -43,7 +43,7 @@ func TestSynthCommand(t *testing.T) {
 			}
 			s += x * x
 		}
-		if y := fnum(t, r[3]); math.Abs(y-s) > 1e-12*math.Max(1, s) {
+		if y := fnum(t, r[3]); !(math.Abs(y-s) <= 1e-12*math.Max(1, s)) {
 			t.Errorf("Sphere(%v) = %v, want %v", r[:3], y, s)
 		}
 	}

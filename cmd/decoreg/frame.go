@@ -4,9 +4,11 @@ package main
 // of prediction inputs through a model's schema.
 
 import (
+	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -38,14 +40,41 @@ is not a number, or is infinite, is an error naming the file, line and
 column. A text column whose cells are mostly numbers once ',', '_', '$'
 and '%' are removed ("1,000", "5%") is warned about: it is read as
 categories. --features A,B,C trains on those columns only, --drop A,B on every
-column but those (and the target); not both. Columns named there or by
---target must exist, and the target may not also be a feature.`
+column but those (and the target); not both. A name that holds a comma is
+given in double quotes, as in a CSV header (--drop '"c,d",e'). Columns named
+there or by --target must exist, and the target may not also be a feature.`
+
+// listFields splits a comma-separated flag value into its entries,
+// untrimmed. A value with a double quote is read as one CSV record, so
+// that a name holding a comma can be quoted ("c,d"), as in the header.
+func listFields(s string) ([]string, error) {
+	if !strings.Contains(s, `"`) {
+		return strings.Split(s, ","), nil
+	}
+	r := csv.NewReader(strings.NewReader(s))
+	r.FieldsPerRecord = -1
+	r.TrimLeadingSpace = true // ', "c,d"'
+	rec, err := r.Read()
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%q: %v (a name holding a comma is given in double quotes, a quote inside them doubled: \"c,d\",e)", s, err)
+	}
+	if _, err := r.Read(); err != io.EOF {
+		return nil, fmt.Errorf("%q: a line break outside double quotes", s)
+	}
+	return rec, nil
+}
 
 // splitList splits a comma-separated flag value into trimmed names,
-// dropping empty ones.
+// dropping empty ones (noEmptyLists has refused values listFields cannot
+// read).
 func splitList(s string) []string {
 	var out []string
-	for _, p := range strings.Split(s, ",") {
+	fields, _ := listFields(s)
+	for _, p := range fields {
 		if p = strings.TrimSpace(p); p != "" {
 			out = append(out, p)
 		}
@@ -106,7 +135,11 @@ func (f *trainFlags) trainColumns(name, path string, header []string) (feats []s
 		for _, c := range l.names {
 			switch {
 			case !slices.Contains(header, c):
-				return nil, "", inputf(name, "--%s: %s has no column %q (its columns are %s)", l.flag, path, c, quoteList(header))
+				hint := ""
+				if slices.ContainsFunc(header, func(h string) bool { return strings.Contains(h, ",") }) {
+					hint = `; a name holding a comma is given in double quotes: --` + l.flag + ` '"c,d"'`
+				}
+				return nil, "", inputf(name, "--%s: %s has no column %q (its columns are %s%s)", l.flag, path, c, quoteList(header), hint)
 			case seen[c]:
 				return nil, "", inputf(name, "--%s names %q twice", l.flag, c)
 			case c == target && l.flag == "features":
@@ -145,7 +178,11 @@ func noEmptyLists(name string, fs *flag.FlagSet, flags ...string) error {
 		if strings.TrimSpace(v) == "" {
 			return inputf(name, "--%s is empty; leave it out to use every column but the target", fl)
 		}
-		for i, p := range strings.Split(v, ",") {
+		fields, err := listFields(v)
+		if err != nil {
+			return inputf(name, "--%s %v", fl, err)
+		}
+		for i, p := range fields {
 			if strings.TrimSpace(p) == "" {
 				return inputf(name, "--%s %q: entry %d is empty; give column names separated by commas", fl, v, i+1)
 			}

@@ -285,3 +285,55 @@ func TestTrainNumericLevelsWarning(t *testing.T) {
 		t.Errorf("warning: %q", errs)
 	}
 }
+
+// TestListFlagsQuotedNames: a column whose name holds a comma is named in
+// --drop and --features in double quotes, as in a CSV header; unquoted, it
+// is two names, and the error says how to quote; a broken quote is an
+// error naming the flag.
+func TestListFlagsQuotedNames(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("a, b,\"c,d\",y\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "%d,%d,%d,%d\n", i, i%3, 2*i, 3*i)
+	}
+	path := filepath.Join(dir, "comma.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.model")
+	for _, c := range []struct {
+		flag, value, want string
+	}{
+		{"--drop", `"c,d"`, "a,b"},
+		{"--drop", `b, "c,d"`, "a"},
+		{"--features", `"c,d",a`, "a,c,d"},
+	} {
+		mustCLI(t, "train", "--data", path, c.flag, c.value, "--head", "mdn", "--epochs", "1", "--threads", "1", "--quiet", "--out", model)
+		m, err := decoreg.Load(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(m.Columns(), ","); got != c.want {
+			t.Errorf("%s %s: columns %s, want %s", c.flag, c.value, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		value string
+		want  []string
+	}{
+		{`c,d`, []string{`--drop: `, `no column "c"`, `in double quotes: --drop '"c,d"'`}},
+		{`"c,d`, []string{`--drop "\"c,d"`, "in double quotes"}},
+		{"\"c,d\"\nb", []string{"--drop", "a line break outside double quotes"}},
+		{`"c,d",`, []string{"--drop", "entry 2 is empty"}},
+	} {
+		code, _, errs := cli(t, "train", "--data", path, "--drop", c.value, "--epochs", "1", "--out", model)
+		ok := code == 2
+		for _, w := range c.want {
+			ok = ok && strings.Contains(errs, w)
+		}
+		if !ok {
+			t.Errorf("--drop %q: exit %d, %q", c.value, code, errs)
+		}
+	}
+}

@@ -241,6 +241,18 @@ func TestH5LevelNames(t *testing.T) {
 			t.Errorf("--levels %s: %v, want the same number twice", l, err)
 		}
 	}
+	// A level that is not 0 but underflows to it is refused; zeros written
+	// any way are 0, and the smallest float64 is a level of its own.
+	for _, l := range []string{"1e-400", "-1e-400", "0.0001e-320", "0x1p-1200", "0x0.8p-1074"} {
+		if _, _, err := parseLevels(l); err == nil || !strings.Contains(err.Error(), "below the smallest float64") {
+			t.Errorf("--levels %s: %v, want it refused as below the smallest float64", l, err)
+		}
+	}
+	for l, want := range map[string]string{"0e-400": "q00", "0.000e5": "q00", "-0x0p+3": "q00", "5e-324": "q5e-322"} {
+		if _, names, err := parseLevels(l); err != nil || len(names) != 1 || names[0] != want {
+			t.Errorf("--levels %s: %v, %v; want %s", l, names, err, want)
+		}
+	}
 	out, _ := mustCLI(t, "predict", "--model", sharedModel(t, "mdn"), "--data", "testdata/cli/small.csv", "--out", "-", "--levels", "-0,1e-300")
 	if h, _, _ := strings.Cut(out, "\n"); h != "row,mean,median,mode,q00,q1e-298,logpdf" {
 		t.Errorf("header %q", h)

@@ -44,7 +44,7 @@ func TestPredictLevelsAndStdout(t *testing.T) {
 		t.Fatalf("%d rows, want 12", len(rows))
 	}
 	for i, r := range rows {
-		if math.Abs(r[2]-r[5]) > 1e-9*math.Max(1, math.Abs(r[2])) {
+		if !(math.Abs(r[2]-r[5]) <= 1e-9*math.Max(1, math.Abs(r[2]))) {
 			t.Errorf("row %d: median %v, q50 %v", i, r[2], r[5])
 		}
 	}
@@ -114,7 +114,7 @@ func TestPredictLogPDFIntegrates(t *testing.T) {
 				t.Errorf("integral of the density = %v, want 1", mass)
 			}
 			// The mean of the density is the predicted mean.
-			if got := p[0][1]; math.Abs(got-mean) > 1e-4*(hi-lo) {
+			if got := p[0][1]; !(math.Abs(got-mean) <= 1e-4*(hi-lo)) {
 				t.Errorf("mean = %v, integral of y p(y) = %v", got, mean)
 			}
 		})

@@ -70,7 +70,7 @@ func TestSampleSupportAndMean(t *testing.T) {
 				}
 				mean := s / n
 				sd := math.Sqrt(max(0, s2/n-mean*mean))
-				if d := math.Abs(mean - pred[i][1]); d > 5*sd/math.Sqrt(n)+1e-9 {
+				if d := math.Abs(mean - pred[i][1]); !(d <= 5*sd/math.Sqrt(n)+1e-9) {
 					t.Errorf("row %d: sample mean %v, predicted mean %v (sd %v)", i, mean, pred[i][1], sd)
 				}
 			}

@@ -195,7 +195,7 @@ func TestBenchPredictRuns(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if r.Rows != 50 || !(r.ExactRowsPerS > 0) || !(r.SampledRowsPerS > 0) || math.Abs(r.ExactMeanOfMeans-r.SampledMeanOfMeans) > 0.2*(1+math.Abs(r.ExactMeanOfMeans)) {
+	if r.Rows != 50 || !(r.ExactRowsPerS > 0) || !(r.SampledRowsPerS > 0) || !(math.Abs(r.ExactMeanOfMeans-r.SampledMeanOfMeans) <= 0.2*(1+math.Abs(r.ExactMeanOfMeans))) {
 		t.Errorf("%s", out)
 	}
 	for _, args := range [][]string{{"--rows", "0"}, {"--model", model}, {"--samples", "-1"}, {"--threads", "-2"}} {

@@ -141,7 +141,8 @@ likelihood to choose by, takes the best N trials by validation loss
 seeds). The trial history is saved in the model file; a table of the trials (validation loss,
 epochs, seconds, status, settings) goes to standard error. The same data,
 flags, --seed and --threads give the same choice unless the budget runs
-out first (the table then says so; with --ensemble, also the same members
+out first or skips a trial at the speed it measured (the table then says
+so, and the summary's tune.cut; with --ensemble, also the same members
 unless the second budget stops one: members_cut).
 
 --calibrate fits one temperature T after early stopping, on (up to 4,000
@@ -507,8 +508,10 @@ func warnNumericLevels(name, path string, s *data.Schema) {
 	}
 }
 
-// printTrials writes Tune's trial table, best first.
-func printTrials(w io.Writer, rep *decoreg.TuneReport) {
+// printTrials writes Tune's trial table, best first, and how the
+// ensemble's members were trained: for an interrupted run only how many
+// were chosen (the seeds' members may not have started).
+func printTrials(w io.Writer, rep *decoreg.TuneReport, interrupted bool) {
 	trials := slices.Clone(rep.Trials)
 	slices.SortStableFunc(trials, func(a, b decoreg.TuneTrial) int { return cmp.Compare(a.ValLoss, b.ValLoss) })
 	fmt.Fprintf(w, "%-5s %-7s %10s %6s %8s  %-16s %s\n", "trial", "chosen", "val_loss", "epochs", "seconds", "status", "settings")
@@ -521,10 +524,12 @@ func printTrials(w io.Writer, rep *decoreg.TuneReport) {
 	}
 	cut := ""
 	if rep.Cut {
-		cut = "; the budget ran out before every trial ended"
+		cut = "; the budget ran out before every trial ended or skipped one, so another run may choose differently"
 	}
 	fmt.Fprintf(w, "tuned in %v of a %v budget%s\n", time.Duration((rep.Seconds-rep.MemberSeconds)*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), cut)
 	switch {
+	case interrupted && (rep.EnsembleFrom == decoreg.EnsembleFromSeeds || rep.EnsembleFrom == decoreg.EnsembleFromAll):
+		fmt.Fprintf(w, "interrupted: %d member(s) chosen so far, %d of them the best trial's seeds\n", rep.Members, rep.SeedsChosen)
 	case rep.EnsembleFrom == decoreg.EnsembleFromSeeds || rep.EnsembleFrom == decoreg.EnsembleFromAll && rep.Trials[0].Config.Head == decoreg.HeadPointwise:
 		fmt.Fprintf(w, "the best trial's seeds: %d member(s) in all, trained in %v of a second %v budget; %d stopped by it, %d left out\n",
 			rep.Members, time.Duration(rep.MemberSeconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), rep.MembersCut, rep.MembersLeftOut)
@@ -534,9 +539,14 @@ func printTrials(w io.Writer, rep *decoreg.TuneReport) {
 	}
 }
 
+// fmtLoss formats a validation loss for the trial table and the progress
+// lines: four decimals, or four digits with an exponent from 1e6 on.
 func fmtLoss(v float64) string {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
 		return "-"
+	}
+	if math.Abs(v) >= 1e6 {
+		return fmt.Sprintf("%.4g", v) // as 4.605e+37, in the table's column
 	}
 	return fmt.Sprintf("%.4f", v)
 }
@@ -647,7 +657,7 @@ func runTrain(cmd *Command, args []string) error {
 			prog.done()
 		}
 		if rep != nil && !f.quiet {
-			printTrials(errOut, rep)
+			printTrials(errOut, rep, errors.Is(err, context.Canceled))
 		}
 	} else {
 		m, err = decoreg.FitFrame(ctx, fr, target, cfg, progress, decoreg.WithMaxLevels(f.maxLevels))
@@ -691,7 +701,7 @@ func runTrain(cmd *Command, args []string) error {
 		case info.Tune != nil && m.EnsembleSize() > 1 && info.Tune.EnsembleFrom == decoreg.EnsembleFromTrials:
 			fmt.Fprintf(errOut, "interrupted: saved the best trial and %d more trial(s) chosen so far (each at its best epoch) to %s\n", m.EnsembleSize()-1, f.out)
 		case info.Tune != nil && m.EnsembleSize() > 1:
-			fmt.Fprintf(errOut, "interrupted: saved the best trial and %d more member(s) so far (a seed member in training at its best epoch) to %s\n", m.EnsembleSize()-1, f.out)
+			fmt.Fprintf(errOut, "interrupted: saved the best trial and %d more member(s) chosen so far, %d of them the best trial's seeds (each at its best epoch) to %s\n", m.EnsembleSize()-1, info.Tune.SeedsChosen, f.out)
 		case info.Tune != nil:
 			fmt.Fprintf(errOut, "interrupted: saved the best trial so far to %s\n", f.out)
 		case info.Members > 1:

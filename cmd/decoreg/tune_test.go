@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,5 +107,36 @@ func TestTrainWarnsNumericLevels(t *testing.T) {
 	_, errs := mustCLI(t, "train", "--data", data, "--head", "mdn", "--epochs", "1", "--quiet", "--val-frac", "0", "--out", filepath.Join(dir, "m.model"))
 	if !strings.Contains(errs, `column "x" is categorical`) || !strings.Contains(errs, `"50%"`) {
 		t.Errorf("stderr: %s", errs)
+	}
+}
+
+// An interrupted --tune --ensemble run's table says how many members were
+// chosen, not how the seeds' members trained (they may not have started).
+func TestPrintTrialsInterrupted(t *testing.T) {
+	rep := &decoreg.TuneReport{
+		Trials:       []decoreg.TuneTrial{{N: 1, Label: "defaults", ValLoss: -1, Status: "max-epochs", Chosen: true}, {N: 2, Label: "lr=1e-4", ValLoss: 4.6051798054084085e37, Status: "cancelled", Chosen: true}},
+		Budget:       10,
+		Seconds:      0.5,
+		Members:      2,
+		EnsembleFrom: decoreg.EnsembleFromAll,
+	}
+	var b strings.Builder
+	printTrials(&b, rep, true)
+	out := b.String()
+	if !strings.Contains(out, "interrupted: 2 member(s) chosen so far, 0 of them the best trial's seeds") || strings.Contains(out, "seeds trained in") {
+		t.Errorf("interrupted table:\n%s", out)
+	}
+	if !strings.Contains(out, " 4.605e+37 ") {
+		t.Errorf("a huge validation loss is not written with an exponent:\n%s", out)
+	}
+	b.Reset()
+	printTrials(&b, rep, false)
+	if out := b.String(); !strings.Contains(out, "the best trial's seeds trained in 0s of a second 10s budget") {
+		t.Errorf("finished run's table:\n%s", out)
+	}
+	for v, want := range map[float64]string{-1.5: "-1.5000", 999999.5: "999999.5000", -2e6: "-2e+06", math.Inf(1): "-", math.NaN(): "-"} {
+		if got := fmtLoss(v); got != want {
+			t.Errorf("fmtLoss(%v) = %q, want %q", v, got, want)
+		}
 	}
 }

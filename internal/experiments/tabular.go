@@ -95,7 +95,8 @@ type TabularLine struct {
 	// --calibrate (the "+cal" variants are then missing).
 	Calibrated bool `json:"calibrated"`
 	// Tuned: the trials, the chosen ones' settings (best first) and
-	// whether the budget cut the search.
+	// whether the budget cut the search (TuneReport.Cut: since 2026-11-27
+	// also when it skipped a trial).
 	Trials int      `json:"trials,omitempty"`
 	Chosen []string `json:"chosen,omitempty"`
 	Cut    bool     `json:"cut,omitempty"`

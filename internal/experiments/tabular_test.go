@@ -82,17 +82,17 @@ func TestSummarizeTabularSplits(t *testing.T) {
 	// 0.55, would have been one, and is not its mean tau either: both
 	// means are over split 0); d: 0.5 against 0.4 on split 0, a win (an
 	// undefined tau does not drop the dataset).
-	if a.Datasets != 4 || a.Runs != 7 || a.BeatsXGB != 2 || a.XGBDatasets != 4 || math.Abs(a.MeanTau-(0.5+0.4+0.2+0.5)/4) > 1e-12 || !(math.Abs(a.XGBMeanTau-(0.6+0.1+0.3+0.4)/4) <= 1e-12) {
+	if a.Datasets != 4 || a.Runs != 7 || a.BeatsXGB != 2 || a.XGBDatasets != 4 || !(math.Abs(a.MeanTau-(0.5+0.4+0.2+0.5)/4) <= 1e-12) || !(math.Abs(a.XGBMeanTau-(0.6+0.1+0.3+0.4)/4) <= 1e-12) {
 		t.Errorf("tuned+all5: %+v", a)
 	}
 	// Against the defaults, a and b on split 0 only (NLL 2 against 1,
 	// higher, on a; -1 against 0 on b); the defaults lack c and d: the
 	// mean NLL is the variant's own, over every split, and the defaults'
 	// is not given.
-	if a.LowerNLL != 1 || a.DefaultDatasets != 2 || math.Abs(a.MeanNLL-(-4-1+0+0)/4.0) > 1e-12 || !math.IsNaN(a.DefaultMeanNLL) {
+	if a.LowerNLL != 1 || a.DefaultDatasets != 2 || !(math.Abs(a.MeanNLL-(-4-1+0+0)/4.0) <= 1e-12) || !math.IsNaN(a.DefaultMeanNLL) {
 		t.Errorf("tuned+all5 against the defaults: %+v", a)
 	}
-	if d.Runs != 2 || math.Abs(d.XGBMeanTau-0.35) > 1e-12 || d.BeatsXGB != 1 || math.Abs(d.MeanNLL-0.5) > 1e-12 || !(math.Abs(d.DefaultMeanNLL-0.5) <= 1e-12) {
+	if d.Runs != 2 || !(math.Abs(d.XGBMeanTau-0.35) <= 1e-12) || d.BeatsXGB != 1 || !(math.Abs(d.MeanNLL-0.5) <= 1e-12) || !(math.Abs(d.DefaultMeanNLL-0.5) <= 1e-12) {
 		t.Errorf("default: %+v", d)
 	}
 	var b strings.Builder

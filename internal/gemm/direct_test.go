@@ -52,7 +52,7 @@ func TestDirect(t *testing.T) {
 						if math.Float32bits(c[i]) != math.Float32bits(want[i]) {
 							t.Fatalf("m %d k %d n %d accum %v: c[%d] = %v, loops give %v", m, k, n, accum, i, c[i], want[i])
 						}
-						if v := ref[i]; math.Abs(float64(c[i])-v) > 1e-5*(1+math.Abs(v)) {
+						if v := ref[i]; !(math.Abs(float64(c[i])-v) <= 1e-5*(1+math.Abs(v))) {
 							t.Fatalf("m %d k %d n %d: c[%d] = %v, float64 %v", m, k, n, i, c[i], v)
 						}
 					}

@@ -179,7 +179,7 @@ func runCase(t *testing.T, tc gemmCase, rng *rand.Rand, mul sgemmFunc) []float32
 			continue
 		}
 		w := want[j]
-		if math.IsNaN(float64(got)) || math.Abs(float64(got)-w) > tol*mag[j]+1e-30 {
+		if math.IsNaN(float64(got)) || !(math.Abs(float64(got)-w) <= tol*mag[j]+1e-30) {
 			if bad++; bad <= 3 {
 				t.Errorf("%v: C(%d,%d) = %g, want %g (|diff| %g, bound %g)", tc, j/ldc, j%ldc, got, w, math.Abs(float64(got)-w), tol*mag[j])
 			}

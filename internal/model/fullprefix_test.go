@@ -97,7 +97,7 @@ func TestCachedSamplerEqualsFullPrefix(t *testing.T) {
 		qa := cached.Quantiles([]float64{0.1, 0.5, 0.9})
 		qb := full.Quantiles([]float64{0.1, 0.5, 0.9})
 		for i := range qa {
-			if d := qa[i] - qb[i]; d > 1e-4 || d < -1e-4 {
+			if d := qa[i] - qb[i]; !(d <= 1e-4 && d >= -1e-4) {
 				t.Errorf("%s: quantile %d: cached %v, full %v", spec, i, qa[i], qb[i])
 			}
 		}

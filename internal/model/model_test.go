@@ -114,7 +114,7 @@ func TestGradients(t *testing.T) {
 			}
 			m.ZeroGrad()
 			got := m.Forward(b) + aux
-			if math.Abs(got-want) > 1e-5*math.Max(1, math.Abs(want)) {
+			if !(math.Abs(got-want) <= 1e-5*math.Max(1, math.Abs(want))) {
 				t.Fatalf("loss %v, reference %v", got, want)
 			}
 			m.Backward()
@@ -144,7 +144,7 @@ func TestGradients(t *testing.T) {
 			m.Forward(b)
 			m.Backward()
 			for i, g := range m.Grads() {
-				if d := math.Abs(float64(g - 2*first[i])); d > 1e-5*math.Max(1, math.Abs(float64(g))) {
+				if d := math.Abs(float64(g - 2*first[i])); !(d <= 1e-5*math.Max(1, math.Abs(float64(g)))) {
 					t.Fatalf("second Backward: grad[%d] = %g, want 2*%g", i, g, first[i])
 				}
 			}
@@ -172,12 +172,12 @@ func TestRowLosses(t *testing.T) {
 				var s float64
 				for i := range out {
 					want := ref.rowLoss(small, i, masked)
-					if math.Abs(out[i]-want) > 2e-5*math.Max(1, math.Abs(want)) {
+					if !(math.Abs(out[i]-want) <= 2e-5*math.Max(1, math.Abs(want))) {
 						t.Errorf("masked=%v row %d: %v, reference %v", masked, i, out[i], want)
 					}
 					s += out[i]
 				}
-				if masked == cfg.MaskLoss && math.Abs(s/float64(small.B)-fw) > 1e-6*math.Max(1, math.Abs(fw)) {
+				if masked == cfg.MaskLoss && !(math.Abs(s/float64(small.B)-fw) <= 1e-6*math.Max(1, math.Abs(fw))) {
 					t.Errorf("masked=%v: mean of RowLosses %v, Forward %v", masked, s/float64(small.B), fw)
 				}
 			}
@@ -189,7 +189,7 @@ func TestRowLosses(t *testing.T) {
 			for _, i := range []int{0, 255, 256, 599} {
 				row := sliceBatch(m, big, i, i+1)
 				m.RowLosses(row, cfg.MaskLoss, one)
-				if math.Abs(one[0]-out[i]) > 1e-5*math.Max(1, math.Abs(out[i])) {
+				if !(math.Abs(one[0]-out[i]) <= 1e-5*math.Max(1, math.Abs(out[i]))) {
 					t.Errorf("row %d: %v in a batch of 600, %v alone", i, out[i], one[0])
 				}
 			}
@@ -290,7 +290,7 @@ func TestStepper(t *testing.T) {
 					for i, row := range seq {
 						for v := range V {
 							g, w := logits[i*V+v], want[(row*T+pos)*V+v]
-							if math.Abs(float64(g-w)) > 1e-5*math.Max(1, math.Abs(float64(w))) {
+							if !(math.Abs(float64(g-w)) <= 1e-5*math.Max(1, math.Abs(float64(w)))) {
 								t.Fatalf("keep at %d, pos %d seq %d (row %d) token %d: stepper %v, forward %v", keepAt, pos, i, row, v, g, w)
 							}
 						}
@@ -691,7 +691,7 @@ func TestPLRTensors(t *testing.T) {
 	p := m.Params()
 	var sumSq float64
 	for _, v := range p[tn[0].Off : tn[0].Off+tn[0].Len] {
-		if math.Abs(float64(v)) > 0.3+1e-7 || v == 0 {
+		if !(math.Abs(float64(v)) <= 0.3+1e-7) || v == 0 {
 			t.Errorf("frequency %v outside (0, 3 sigma]", v)
 		}
 		sumSq += float64(v) * float64(v)
@@ -701,7 +701,7 @@ func TestPLRTensors(t *testing.T) {
 	}
 	bound := 1 / math.Sqrt(8)
 	for _, v := range p[tn[1].Off : tn[2].Off+tn[2].Len] {
-		if math.Abs(float64(v)) > bound {
+		if !(math.Abs(float64(v)) <= bound) {
 			t.Errorf("PLR weight or bias %v outside +-%v", v, bound)
 		}
 	}

@@ -83,7 +83,7 @@ func TestSoftmaxCrossEntropyEdges(t *testing.T) {
 		t.Errorf("masked target / empty mask losses %v %v, want +Inf", losses[1], losses[2])
 	}
 	e := math.Exp(-2)
-	if w := 1 / (1 + e); math.Abs(float64(probs[5])-w) > 1e-7 || probs[4] != 0 {
+	if w := 1 / (1 + e); !(math.Abs(float64(probs[5])-w) <= 1e-7) || probs[4] != 0 {
 		t.Errorf("row 1 probs %v, want [%v 0 %v]", probs[3:6], 1-w, w)
 	}
 	for _, p := range probs[6:] {

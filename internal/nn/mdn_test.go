@@ -66,7 +66,7 @@ func TestMDNLogSpace(t *testing.T) {
 	sd := math.Exp(-5) + 1e-6
 	z := -1 / sd
 	want := 0.5*z*z + math.Log(sd) + 0.5*math.Log(2*math.Pi)
-	if math.Abs(float64(losses[0])-want) > 1e-6*want {
+	if !(math.Abs(float64(losses[0])-want) <= 1e-6*want) {
 		t.Errorf("far-tail MDN loss %v, want %v", losses[0], want)
 	}
 	// Two components, one responsible: the loss ignores the other.

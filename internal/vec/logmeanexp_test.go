@@ -19,7 +19,7 @@ func TestLogMeanExp(t *testing.T) {
 		{[]float64{-inf, -inf}, -inf},
 		{[]float64{inf, 0}, inf},
 	} {
-		if got := LogMeanExp(c.v); math.Abs(got-c.want) > 1e-12 && got != c.want {
+		if got := LogMeanExp(c.v); !(math.Abs(got-c.want) <= 1e-12) && got != c.want {
 			t.Errorf("LogMeanExp(%v) = %v, want %v", c.v, got, c.want)
 		}
 	}
