@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -495,5 +497,40 @@ func TestExperimentSeedsAboveSplits(t *testing.T) {
 	help, _ := mustCLI(t, "help", "experiment")
 	if !strings.Contains(strings.Join(strings.Fields(help), " "), "(splits 0..S-1, at most a dataset's number of splits: 10 for the UCI sets; for scaling, the number of random training subsets of split 0)") {
 		t.Errorf("help:\n%s", help)
+	}
+}
+
+// A tabular run whose split leaves at least 20 validation rows scores the
+// model calibrated by --calibrate ("+cal") and by the isotonic objective on
+// the same rows ("+iso"), and the report's tables have both columns.
+func TestTabularIsotonicVariant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains")
+	}
+	data := tabularData(t, 300)
+	out := filepath.Join(t.TempDir(), "out")
+	mustCLI(t, "experiment", "tabular", "--quick", "--out", out, "--data", data, "--datasets", "lin", "--groups", "default")
+	b, err := os.ReadFile(filepath.Join(out, experiments.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l experiments.TabularLine
+	if err := json.Unmarshal(bytes.TrimSpace(b), &l); err != nil {
+		t.Fatal(err)
+	}
+	iso, ok := l.Scores["default+iso"]
+	c, okc := l.Scores["default+cal"]
+	if !ok || !okc || !l.Calibrated {
+		t.Fatalf("scores %v (calibrated %v): want default+cal and default+iso", l.Scores, l.Calibrated)
+	}
+	if cv := float64(iso.Coverage90); !(cv >= 0 && cv <= 1) || math.IsNaN(float64(iso.NLL)) || math.IsNaN(float64(iso.KendallTau)) || iso == c {
+		t.Errorf("default+iso %+v against default+cal %+v: want a coverage in [0, 1], an NLL, a tau, and scores of their own", iso, c)
+	}
+	r, err := os.ReadFile(filepath.Join(out, "REPORT.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(r), "| dataset | XGBoost | default | default+cal | default+iso |") || strings.Contains(string(r), "tuned+all5+iso") {
+		t.Errorf("report's tau table: want the present variants only:\n%s", r)
 	}
 }

@@ -56,7 +56,22 @@ var tabGroups = []string{tabDefault, tabEnsemble, tabTuned, tabTunedAll}
 var TabularGroups = []string{tabDefault, tabEnsemble, tabTuned, tabTunedSeeds, tabTunedAll}
 
 // tabVariants are the scored models, in report order.
-var tabVariants = []string{"default", "default+cal", "ensemble5", "ensemble5+cal", "tuned", "tuned+ensemble5", "tuned+ensemble5+cal", "tuned+seeds5", "tuned+seeds5+cal", "tuned+all5", "tuned+all5+cal"}
+// A "+iso" variant is the "+cal" one's model calibrated instead by the
+// isotonic objective (CalibrateByIsotonic) on the same validation rows;
+// journals before 2026-11-27 do not have it.
+var tabVariants = []string{"default", "default+cal", "default+iso", "ensemble5", "ensemble5+cal", "ensemble5+iso", "tuned", "tuned+ensemble5", "tuned+ensemble5+cal", "tuned+ensemble5+iso", "tuned+seeds5", "tuned+seeds5+cal", "tuned+seeds5+iso", "tuned+all5", "tuned+all5+cal", "tuned+all5+iso"}
+
+// tabPresent returns the variants of tabVariants that tab (variant ->
+// dataset -> scores) holds, in report order.
+func tabPresent(tab map[string]map[string]TabScores) []string {
+	var out []string
+	for _, v := range tabVariants {
+		if len(tab[v]) > 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
 
 // tabEnsembleSize is the experiment's --ensemble.
 const tabEnsembleSize = 5
@@ -246,36 +261,43 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 			return nil, err
 		}
 	}
+	// cal adds variant v's "+cal" model, m, and its "+iso" model: un
+	// calibrated by the isotonic objective on the validation rows that
+	// --calibrate fitted m's temperature on.
+	cal := func(v string) error {
+		if !cfg.Calibrate {
+			return nil
+		}
+		xv, yv := calibrationRows(tr.X, tr.Rows, tr.Cols, tr.Y, cfg)
+		mi, err := un.FitTemperature(xv, len(yv), yv, decoreg.CalibrateByIsotonic)
+		if err != nil {
+			return err
+		}
+		todo = append(todo, scored{v + "+cal", m}, scored{v + "+iso", mi})
+		return nil
+	}
 	switch group {
 	case tabDefault:
 		todo = append(todo, scored{"default", un})
-		if cfg.Calibrate {
-			todo = append(todo, scored{"default+cal", m})
-		}
+		err = cal("default")
 	case tabEnsemble:
 		todo = append(todo, scored{"ensemble5", un})
-		if cfg.Calibrate {
-			todo = append(todo, scored{"ensemble5+cal", m})
-		}
+		err = cal("ensemble5")
 	case tabTuned, tabTunedSeeds, tabTunedAll:
 		if group == tabTuned {
-			best, err := un.Members()[0].WithTemperature(1)
-			if err != nil {
-				return nil, err
+			best, berr := un.Members()[0].WithTemperature(1)
+			if berr != nil {
+				return nil, berr
 			}
 			todo = append(todo, scored{"tuned", best}, scored{"tuned+ensemble5", un})
-			if cfg.Calibrate {
-				todo = append(todo, scored{"tuned+ensemble5+cal", m})
-			}
+			err = cal("tuned+ensemble5")
 		} else {
 			v := "tuned+seeds5"
 			if group == tabTunedAll {
 				v = "tuned+all5"
 			}
 			todo = append(todo, scored{v, un})
-			if cfg.Calibrate {
-				todo = append(todo, scored{v + "+cal", m})
-			}
+			err = cal(v)
 		}
 		if t := m.Info().Tune; t != nil {
 			var chosen []decoreg.TuneTrial
@@ -289,6 +311,9 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 				l.Chosen = append(l.Chosen, fmt.Sprintf("%d:%s (val %.4f)", k.N, k.Label, k.ValLoss))
 			}
 		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	// The distribution scores on at most tabCalRows test rows, evenly
 	// spaced (an ensemble's quantiles cost about 50 ms a row).
@@ -902,7 +927,7 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 		"alone is scored too (\"tuned\"); with `--tune --ensemble 5 --ensemble-from all` (the default; \"tuned+all5\": up to 5 chosen " +
 		"greedily among the trials and 4 more seeds of the best trial's settings); and, where the journal has it, with " +
 		"`--ensemble-from seeds` (\"tuned+seeds5\": the best trial and those 4 seeds); each group with `--calibrate` where the split leaves at least 20 validation rows " +
-		"(\"+cal\"; without it, the scores are at temperature 1). Point estimate: the mean. NLL and tau use every test row; " +
+		"(\"+cal\"; without it, the scores are at temperature 1), and, in runs since 2026-11-27, the same model calibrated instead by `--calibrate-by isotonic` on the same validation rows (\"+iso\"). Point estimate: the mean. NLL and tau use every test row; " +
 		"CRPS, coverage and PIT use at most 500 evenly spaced test rows (an ensemble's exact quantiles cost about 50 ms a row). XGBoost: " +
 		"`experiments/xgboost/xgb_uci.py` (Debian's xgboost, 500 trees, learning rate 0.05, depth 6, subsample 0.8, " +
 		"colsample 0.8) on the same splits, from `../xgboost/results.jsonl`. Each variant's scores of a dataset are averaged over " +
@@ -969,8 +994,9 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	if tv != "" {
 		tabSplitTable(&b, raw, xgb, names, tv, tl)
 	}
+	present := tabPresent(tab)
 	b.WriteString("\n## Kendall's tau per dataset\n\nEach variant over the splits it ran; XGBoost over every split the journal holds of the dataset.\n\n| dataset | XGBoost |")
-	mdColumns(&b, tabVariants, "---:")
+	mdColumns(&b, present, "---:")
 	for _, ds := range names {
 		x, ok := xm[ds]
 		xs := "-"
@@ -978,7 +1004,7 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 			xs = fmt.Sprintf("%.3f", x)
 		}
 		fmt.Fprintf(&b, "| %s | %s |", ds, xs)
-		for _, v := range tabVariants {
+		for _, v := range present {
 			if s, ok := tab[v][ds]; ok {
 				fmt.Fprintf(&b, " %.3f |", float64(s.KendallTau))
 			} else {
@@ -1349,10 +1375,11 @@ func tabSplitTable(b *strings.Builder, raw tabRaw, xgb map[string]map[int]float6
 // score.
 func variantTable(b *strings.Builder, title string, tab map[string]map[string]TabScores, names []string, score func(TabScores) Float) {
 	fmt.Fprintf(b, "\n## %s\n\n| dataset |", title)
-	mdColumns(b, tabVariants, "---:")
+	present := tabPresent(tab)
+	mdColumns(b, present, "---:")
 	for _, ds := range names {
 		fmt.Fprintf(b, "| %s |", ds)
-		for _, v := range tabVariants {
+		for _, v := range present {
 			if s, ok := tab[v][ds]; ok {
 				fmt.Fprintf(b, " %.3f |", float64(score(s)))
 			} else {
