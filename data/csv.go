@@ -132,7 +132,7 @@ func ReadFeatures(path string, featureNames []string, target string) (*Dataset, 
 
 // ReadHeader returns the column names of a CSV file with a header, gzipped
 // or not, as ReadCSV and ReadFeatures match them (trimmed of spaces, no
-// duplicates).
+// name twice; "" may stand several times, for columns without a name).
 func ReadHeader(path string) ([]string, error) {
 	t, err := openTable(path)
 	if err != nil {
@@ -201,16 +201,21 @@ func openTable(path string) (*table, error) {
 			name = strings.TrimPrefix(name, "\ufeff") // byte order mark
 		}
 		name = strings.TrimSpace(name)
+		t.header[j] = name
+		if name == "" {
+			// Several columns may have no name (the trailing commas of a
+			// spreadsheet's export): "" stands for the first of them, and
+			// ReadFrame reads them all.
+			if _, ok := t.index[name]; !ok {
+				t.index[name] = j
+			}
+			continue
+		}
 		if k, dup := t.index[name]; dup {
 			f.Close()
-			if name == "" {
-				return nil, &ParseError{Path: path, Line: 1, Column: j + 1,
-					Err: fmt.Errorf("%w: %q: columns %d and %d have no name in the header", ErrDuplicateColumn, name, k+1, j+1)}
-			}
 			return nil, &ParseError{Path: path, Line: 1, Column: j + 1,
 				Err: fmt.Errorf("%w: %q (also column %d)", ErrDuplicateColumn, name, k+1)}
 		}
-		t.header[j] = name
 		t.index[name] = j
 	}
 	return t, nil

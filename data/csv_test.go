@@ -255,9 +255,40 @@ func TestCRLineEndsAndUnnamedColumns(t *testing.T) {
 			t.Errorf("%q: %v", body, err)
 		}
 	}
-	_, err := ReadHeader(writeTemp(t, "u.csv", "a,y,,\n1,2,,\n"))
-	if !errors.Is(err, ErrDuplicateColumn) || !strings.Contains(err.Error(), "line 1, column 4") || !strings.Contains(err.Error(), "columns 3 and 4 have no name") {
-		t.Errorf("two unnamed columns: %v", err)
+	// Several columns without a name (a spreadsheet's trailing commas)
+	// are read, each a column named "" with its own field; "" asked for
+	// reads them all. A name twice is still refused.
+	u := writeTemp(t, "u.csv", ",a,y,,\n0,1,2,,x\n")
+	h, err := ReadHeader(u)
+	if err != nil || strings.Join(h, "|") != "|a|y||" {
+		t.Errorf("two unnamed columns: header %q, %v", h, err)
+	}
+	for _, cols := range [][]string{nil, {"a", "", "y"}} {
+		f, err := ReadFrame(u, FrameOptions{Columns: cols})
+		if err != nil {
+			t.Fatalf("%q: %v", cols, err)
+		}
+		var got []string
+		for _, c := range f.Columns {
+			got = append(got, fmt.Sprintf("%s@%d", c.Name, c.Field))
+		}
+		want := "@0 a@1 y@2 @3 @4"
+		if cols != nil {
+			want = "a@1 @0 @3 @4 y@2"
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("columns %q: read %v, want %s", cols, got, want)
+		}
+		if g, err := f.Drop(""); err != nil || strings.Join(g.Names(), ",") != "a,y" {
+			t.Errorf("Drop(\"\"): %v, %v", g, err)
+		}
+		if _, err := f.Select("a", "", ""); !errors.Is(err, ErrDuplicateColumn) || !strings.Contains(err.Error(), "more than one column has no name") {
+			t.Errorf("Select with \"\" twice: %v", err)
+		}
+	}
+	_, err = ReadHeader(writeTemp(t, "d.csv", "a,y,a\n1,2,3\n"))
+	if !errors.Is(err, ErrDuplicateColumn) || !strings.Contains(err.Error(), "line 1, column 3") || !strings.Contains(err.Error(), `"a" (also column 1)`) {
+		t.Errorf("a name twice: %v", err)
 	}
 }
 

@@ -105,6 +105,9 @@ func (f *Frame) Select(names ...string) (*Frame, error) {
 		if j < 0 {
 			return nil, fmt.Errorf("%w: %q (the columns are %s)", ErrNoColumn, n, nameList(f.Names()))
 		}
+		if seen[n] && n == "" {
+			return nil, fmt.Errorf("%w: %q named twice: more than one column has no name in the header (leave them out with Drop(\"\"))", ErrDuplicateColumn, n)
+		}
 		if seen[n] {
 			return nil, fmt.Errorf("%w: %q named twice", ErrDuplicateColumn, n)
 		}
@@ -262,7 +265,9 @@ func (f *Frame) NotNumeric(j int) error {
 }
 
 // ReadFrame reads a CSV file with a header, gzipped or not, into a Frame:
-// the columns of opts.Columns (every column by default). Cells that are
+// the columns of opts.Columns (every column by default). The name ""
+// stands for every column without a name in the header: each is a Column
+// named "" (told apart by Field). Cells that are
 // empty or among opts.NA are missing. A column whose cells are all
 // numbers (or missing) is Numeric, any other Categorical, unless
 // opts.Kinds fixes its kind. A Numeric column may not hold a non-finite
@@ -289,9 +294,20 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 	if names == nil {
 		names = t.header
 	}
-	f := &Frame{Path: path, Columns: make([]Column, len(names)), NA: slices.Clone(na)}
+	f := &Frame{Path: path, NA: slices.Clone(na)}
 	seen := map[string]bool{}
 	for j, n := range names {
+		kind := opts.Kinds[n]
+		if kind != "" && kind != Numeric && kind != Categorical {
+			return nil, fmt.Errorf("data: FrameOptions.Kinds[%q] is %q, want %q or %q", n, kind, Numeric, Categorical)
+		}
+		if opts.Columns == nil && n == "" {
+			// Every column, in the file's order: each without a name
+			// where it stands.
+			f.Columns = append(f.Columns, Column{Field: j, Kind: kind})
+			seen[n] = true
+			continue
+		}
 		k := t.column(n)
 		if k < 0 {
 			return nil, &ParseError{Path: path, Line: 1,
@@ -301,12 +317,17 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 			return nil, &ParseError{Path: path, Line: 1, Err: fmt.Errorf("%w: column %q asked for twice", ErrDuplicateColumn, n)}
 		}
 		seen[n] = true
-		kind := opts.Kinds[n]
-		if kind != "" && kind != Numeric && kind != Categorical {
-			return nil, fmt.Errorf("data: FrameOptions.Kinds[%q] is %q, want %q or %q", n, kind, Numeric, Categorical)
+		if n != "" {
+			f.Columns = append(f.Columns, Column{Name: n, Field: k, Kind: kind})
+			continue
 		}
-		f.Columns[j] = Column{Name: n, Field: k, Kind: kind}
+		for k, h := range t.header {
+			if h == "" {
+				f.Columns = append(f.Columns, Column{Name: n, Field: k, Kind: kind})
+			}
+		}
 	}
+	names = f.Names()
 	for _, n := range slices.Sorted(maps.Keys(opts.Kinds)) {
 		if !seen[n] {
 			return nil, &ParseError{Path: path, Line: 1,

@@ -153,6 +153,7 @@ func (f *trainFlags) trainColumns(name, path string, header []string) (feats []s
 	for _, h := range header {
 		switch {
 		case h == target:
+		case h == "" && slices.Contains(feats, h): // "" reads every unnamed column
 		case len(sel) > 0 && !slices.Contains(sel, h):
 		case slices.Contains(drop, h):
 		default:

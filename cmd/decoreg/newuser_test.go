@@ -114,8 +114,22 @@ func TestNU3UnnamedColumns(t *testing.T) {
 	// named column) might be a feature; refused.
 	wantUsage(t, append([]string{"train", "--data", last, "--out", model, "--features", "a"}, tinyArgs("pointwise")...), "last.csv: line 1: the last column has no name", "--target NAME")
 	mustCLI(t, append([]string{"train", "--data", last, "--out", model, "--features", "a", "--target", "b"}, tinyArgs("pointwise")...)...)
-	two := writeTable(t, dir, "two.csv", "a,y,,", 10, func(i int) string { return fmt.Sprintf("%d,%d,,", i, i) })
-	wantUsage(t, append([]string{"train", "--data", two, "--out", model}, tinyArgs("pointwise")...), "two.csv: line 1, column 4", "columns 3 and 4 have no name")
+	// Several unnamed columns (a spreadsheet's trailing commas): each
+	// empty one is left out with a warning, one with values refused; a
+	// file to predict on may have them too.
+	two := writeTable(t, dir, "two.csv", "a,y,,", 40, func(i int) string { return fmt.Sprintf("%d,%d,,", i, 2*i) })
+	_, errs := mustCLI(t, append([]string{"train", "--data", two, "--out", model}, tinyArgs("pointwise")...)...)
+	for _, c := range []string{"3", "4"} {
+		if !strings.Contains(errs, "column "+c+" (no name in the header) is empty in every training row: left out") {
+			t.Errorf("two unnamed empty columns: no warning for column %s:\n%s", c, errs)
+		}
+	}
+	if m, err := decoreg.Load(model); err != nil || strings.Join(m.Columns(), ",") != "a" {
+		t.Errorf("two unnamed empty columns: model columns %v, %v", m.Columns(), err)
+	}
+	mustCLI(t, "predict", "--model", model, "--data", two, "--out", filepath.Join(dir, "p.csv"))
+	held := writeTable(t, dir, "held.csv", ",a,,y,", 40, func(i int) string { return fmt.Sprintf(",%d,,%d,%d", i, 2*i, i%2) })
+	wantUsage(t, append([]string{"train", "--data", held, "--out", model}, tinyArgs("pointwise")...), "held.csv: line 1: column 5 has no name in the header, but holds values")
 }
 
 // TestNU4EmptyLists: an empty --features or --drop, or one with an empty

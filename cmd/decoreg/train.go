@@ -37,7 +37,7 @@ column, or the column named by --target (an empty --target is refused);
 its cells must be numbers (or missing). Every other column is a feature,
 unless --features or --drop say otherwise (an empty list, or an empty
 entry in one, is refused). A feature column missing in every training row
-(an unnamed last column from a trailing comma on every line, a blank
+(unnamed last columns from trailing commas on every line, a blank
 column) is left out, with a warning; a column with values but no name in
 the header is refused. The columns, their kinds and the target's name are saved
 with the model, so that eval, predict and sample match columns by name.
