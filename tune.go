@@ -392,8 +392,9 @@ type trialRun struct {
 // stopping or base.MaxEpochs. A trial keeps its best weights whenever it
 // ends. Within the budget, the same data, base and thread count give the
 // same trials and the same choice; a budget that runs out stops the
-// trials where they are (TuneReport.Cut), and the second budget the
-// seeds' members (TuneReport.MembersCut).
+// trials where they are, and a trial skipped at the speed measured may
+// train on another run (both set TuneReport.Cut), and the second budget
+// stops the seeds' members (TuneReport.MembersCut).
 //
 // Tune needs validation rows (base.ValFrac not negative). Errors in the
 // data are as FitFlat's; a trial whose settings the size limits refuse is
@@ -625,6 +626,7 @@ rungs:
 		upTo *= opts.Eta
 	}
 	cut := tctx.Err() != nil && ctx.Err() == nil
+	skipped := false
 	for _, tr := range all {
 		if tr.t.Status == "halving" || tr.t.Status == "" {
 			switch {
@@ -640,9 +642,9 @@ rungs:
 		// A skip is decided from the speed measured on this run's
 		// trials, so another run (another machine, another load) may
 		// train that trial: the choice is as reproducible as a cut.
-		cut = cut || tr.t.Status == "skipped"
+		skipped = skipped || tr.t.Status == "skipped"
 	}
-	rep.Cut = cut
+	rep.Cut = cut || skipped
 	rep.Seconds = time.Since(start).Seconds()
 	if failed != nil {
 		return nil, rep, failed

@@ -153,7 +153,7 @@ func TestTuneBudget(t *testing.T) {
 	wide := func(Config) []tuneAxis {
 		return []tuneAxis{{"enc_width", []string{"2048"}, func(c *Config, v string) { c.EncWidth, _ = strconv.Atoi(v) }}}
 	}
-	small := Config{Head: HeadMDN, EncLayers: 3, EncWidth: 8, MaxEpochs: 300, Patience: 300, Seed: 1, Threads: 1}
+	small := Config{Head: HeadMDN, EncLayers: 3, EncWidth: 8, MaxEpochs: 2, Patience: 300, Seed: 1, Threads: 1}
 	_, rep, err = Tune(context.Background(), x, len(y), 1, y, small, TuneOptions{Trials: 2, Rung: 1, Budget: time.Second, grid: wide})
 	if err != nil {
 		t.Fatal(err)
@@ -161,8 +161,8 @@ func TestTuneBudget(t *testing.T) {
 	if rep.Trials[1].Status != "skipped" || rep.Trials[1].Epochs != 0 {
 		t.Errorf("the 2048-wide trial: %+v, want skipped", rep.Trials[1])
 	}
-	if !rep.Cut {
-		t.Error("a trial skipped at the measured speed, but the report says the budget cut nothing")
+	if rep.Trials[0].Status != "max-epochs" || !rep.Cut {
+		t.Errorf("the base trial ended %q (want max-epochs, within the budget) and a trial was skipped at the measured speed, but the report says cut %v", rep.Trials[0].Status, rep.Cut)
 	}
 	// Too small a budget for one epoch: an error, no model. The epoch (3,600
 	// steps of one row) takes far longer than the budget plus the few

@@ -2,6 +2,7 @@ package data
 
 import (
 	"bufio"
+	"compress/flate"
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
@@ -94,7 +95,8 @@ func ReadCSV(path string, opts ReadOptions) (*Dataset, error) {
 // names, as a model's prediction input. Other columns are ignored and their
 // cells are not parsed. If target is not "" and the file has a column of
 // that name, it fills Dataset.Y; otherwise Y is nil. A feature column that
-// the file lacks is an error wrapping ErrNoColumn that names it.
+// the file lacks is an error wrapping ErrNoColumn that names it. The k-th
+// "" among featureNames is the header's k-th column without a name.
 //
 // ReadFeatures panics if featureNames is empty.
 func ReadFeatures(path string, featureNames []string, target string) (*Dataset, error) {
@@ -108,8 +110,13 @@ func ReadFeatures(path string, featureNames []string, target string) (*Dataset, 
 	defer t.close()
 
 	feats := make([]int, len(featureNames))
+	unnamed := 0 // "" named so far: the k-th "" is the k-th unnamed column
 	for i, name := range featureNames {
 		feats[i] = t.column(name)
+		if name == "" && feats[i] >= 0 {
+			feats[i] = t.unnamed(unnamed)
+			unnamed++
+		}
 		if feats[i] < 0 {
 			return nil, &ParseError{Path: path, Line: 1,
 				Err: fmt.Errorf("%w: feature %q missing (the model's features are %s; the file's columns are %s)",
@@ -260,7 +267,22 @@ func (n *newlineReader) Read(p []byte) (int, error) {
 	return k, err
 }
 
-// column returns the index of the column called name, or -1.
+// unnamed returns the column of the k-th (from 0) name "" in the header,
+// or -1.
+func (t *table) unnamed(k int) int {
+	for j, h := range t.header {
+		if h == "" {
+			if k == 0 {
+				return j
+			}
+			k--
+		}
+	}
+	return -1
+}
+
+// column returns the index of the column called name (the first unnamed
+// one for ""), or -1.
 func (t *table) column(name string) int {
 	if j, ok := t.index[name]; ok {
 		return j
@@ -275,6 +297,7 @@ func (t *table) next() ([]string, error) {
 	if err == nil {
 		if n := len(rec); n > 0 {
 			t.last, _ = t.r.FieldPos(n - 1)
+			t.last += strings.Count(rec[n-1], "\n") // a quoted field over lines
 		}
 		return rec, nil
 	}
@@ -285,8 +308,13 @@ func (t *table) next() ([]string, error) {
 	if errors.As(err, &pe) {
 		return nil, &ParseError{Path: t.path, Line: pe.Line, Err: pe.Err}
 	}
-	if t.gz && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader)) {
-		return nil, fmt.Errorf("%s: the gzip data is truncated or corrupt after line %d: %w", t.path, t.last, err)
+	var corrupt flate.CorruptInputError
+	if t.gz && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.As(err, &corrupt)) {
+		where := fmt.Sprintf("after line %d", t.last)
+		if t.last == 0 {
+			where = "in the header"
+		}
+		return nil, fmt.Errorf("%s: the gzip data is truncated or corrupt %s: %w", t.path, where, err)
 	}
 	return nil, fmt.Errorf("%s: %w", t.path, err)
 }

@@ -286,6 +286,16 @@ func TestCRLineEndsAndUnnamedColumns(t *testing.T) {
 			t.Errorf("Select with \"\" twice: %v", err)
 		}
 	}
+	// By position (a model without names): the k-th "" is the k-th
+	// unnamed column.
+	un := writeTemp(t, "un.csv", ",a,y,,\n0,1,2,3,4\n")
+	d, err := ReadFeatures(un, []string{"", "a", "", ""}, "y")
+	if err != nil || fmt.Sprint(d.X) != "[0 1 3 4]" {
+		t.Errorf("ReadFeatures of the unnamed columns: %v, %v", d, err)
+	}
+	if _, err := ReadFeatures(un, []string{"", "", "", ""}, "y"); !errors.Is(err, ErrNoColumn) {
+		t.Errorf("ReadFeatures of a fourth unnamed column: %v", err)
+	}
 	_, err = ReadHeader(writeTemp(t, "d.csv", "a,y,a\n1,2,3\n"))
 	if !errors.Is(err, ErrDuplicateColumn) || !strings.Contains(err.Error(), "line 1, column 3") || !strings.Contains(err.Error(), `"a" (also column 1)`) {
 		t.Errorf("a name twice: %v", err)
@@ -304,17 +314,24 @@ func TestGzipTruncated(t *testing.T) {
 	dir := t.TempDir()
 	bad := slices.Clone(z)
 	bad[len(bad)-8] ^= 0xff // the CRC-32 in the trailer
-	for name, b := range map[string][]byte{"cut.csv.gz": z[:len(z)/2], "crc.csv.gz": bad} {
+	flipped := slices.Clone(z)
+	for i := 20; i < len(flipped)-20; i += 7 {
+		flipped[i] ^= 0x5a // the deflate stream
+	}
+	for name, b := range map[string][]byte{"cut.csv.gz": z[:len(z)/2], "crc.csv.gz": bad, "flate.csv.gz": flipped, "head.csv.gz": z[:12]} {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		_, err := ReadCSV(p, ReadOptions{Target: "y"})
-		if err == nil || !strings.Contains(err.Error(), p+": the gzip data is truncated or corrupt after line ") {
+		if err == nil || !strings.Contains(err.Error(), p+": the gzip data is truncated or corrupt ") {
 			t.Errorf("%s: %v", name, err)
 		}
 		if name == "crc.csv.gz" && (!errors.Is(err, gzip.ErrChecksum) || !strings.Contains(err.Error(), "after line 3001:")) {
 			t.Errorf("%s: %v, want the checksum error after line 3001", name, err)
+		}
+		if name == "head.csv.gz" && !strings.Contains(err.Error(), "corrupt in the header:") {
+			t.Errorf("%s: %v, want it in the header", name, err)
 		}
 		if _, err := ReadFrame(p, FrameOptions{}); err == nil || !strings.Contains(err.Error(), "truncated or corrupt") {
 			t.Errorf("ReadFrame %s: %v", name, err)

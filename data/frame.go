@@ -96,7 +96,8 @@ func (f *Frame) Names() []string {
 }
 
 // Select returns a frame of the columns named, in that order, sharing
-// their data with f. A name f lacks is an error wrapping ErrNoColumn.
+// their data with f. A name f lacks is an error wrapping ErrNoColumn. ""
+// selects the first column without a name (Drop("") drops them all).
 func (f *Frame) Select(names ...string) (*Frame, error) {
 	s := &Frame{Path: f.Path, Rows: f.Rows, Lines: f.Lines, NA: f.NA}
 	seen := map[string]bool{}

@@ -31,9 +31,10 @@ object on standard output:
 	             after --calibrate-by isotonic (a map of the CDF, no longer a
 	             distribution over tokens)
 	mse          mean squared error of the point estimate, in units of y
-	             squared ("+Inf" or 0 where that leaves float64's range,
-	             for targets near 1e155 or 1e-155 and beyond; rel_mse is
-	             computed at any scale)
+	             squared: "+Inf" where that is beyond float64's range
+	             (errors from about 1e154 on), and imprecise or 0 where it
+	             is below its normal range (from about 1e-154 down);
+	             rel_mse is computed at any scale
 	rel_mse      mse divided by the variance of the targets
 	kendall_tau  Kendall's tau-b between point estimates and targets
 	clipped      targets outside the training range (clipped to it for the NLL)

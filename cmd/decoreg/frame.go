@@ -40,9 +40,10 @@ is not a number, or is infinite, is an error naming the file, line and
 column. A text column whose cells are mostly numbers once ',', '_', '$'
 and '%' are removed ("1,000", "5%") is warned about: it is read as
 categories. --features A,B,C trains on those columns only, --drop A,B on every
-column but those (and the target); not both. A name that holds a comma is
-given in double quotes, as in a CSV header (--drop '"c,d",e'). Columns named
-there or by --target must exist, and the target may not also be a feature.`
+column but those (and the target); not both. A name that holds a comma or a
+double quote is given in double quotes, as in a CSV header, a quote inside
+doubled (--drop '"c,d",e', --features '"x""q",a'). Columns named there or by
+--target must exist, and the target may not also be a feature.`
 
 // listFields splits a comma-separated flag value into its entries,
 // untrimmed. A value with a double quote is read as one CSV record, so

@@ -464,7 +464,8 @@ type trainSummary struct {
 	// first member's.
 	Members int `json:"members,omitempty"`
 	// With --tune: the number of trials, the chosen ones (1-based, best
-	// first) and whether the budget cut the search short.
+	// first) and whether the budget cut the search short or skipped a
+	// trial (TuneReport.Cut).
 	Tune *tuneSummary `json:"tune,omitempty"`
 	// Rows left out for a missing target.
 	SkippedRows int `json:"skipped_rows,omitempty"`
@@ -540,15 +541,16 @@ func printTrials(w io.Writer, rep *decoreg.TuneReport, interrupted bool) {
 }
 
 // fmtLoss formats a validation loss for the trial table and the progress
-// lines: four decimals, or four digits with an exponent from 1e6 on.
+// lines: four decimals, or, where that is wider than the table's column
+// (10 characters: from 1e5, or -1e4), four digits with an exponent.
 func fmtLoss(v float64) string {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
 		return "-"
 	}
-	if math.Abs(v) >= 1e6 {
-		return fmt.Sprintf("%.4g", v) // as 4.605e+37, in the table's column
+	if s := fmt.Sprintf("%.4f", v); len(s) <= 10 {
+		return s
 	}
-	return fmt.Sprintf("%.4f", v)
+	return fmt.Sprintf("%.4g", v) // as 4.605e+37, in the table's column
 }
 
 // trimStatus shortens a refused trial's reason for the table.

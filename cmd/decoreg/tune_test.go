@@ -134,7 +134,7 @@ func TestPrintTrialsInterrupted(t *testing.T) {
 	if out := b.String(); !strings.Contains(out, "the best trial's seeds trained in 0s of a second 10s budget") {
 		t.Errorf("finished run's table:\n%s", out)
 	}
-	for v, want := range map[float64]string{-1.5: "-1.5000", 999999.5: "999999.5000", -2e6: "-2e+06", math.Inf(1): "-", math.NaN(): "-"} {
+	for v, want := range map[float64]string{-1.5: "-1.5000", 99999.5: "99999.5000", 123456.7: "1.235e+05", -9999.5: "-9999.5000", -12345.6: "-1.235e+04", -2e6: "-2e+06", math.Inf(1): "-", math.NaN(): "-"} {
 		if got := fmtLoss(v); got != want {
 			t.Errorf("fmtLoss(%v) = %q, want %q", v, got, want)
 		}

@@ -109,6 +109,8 @@ type TabularLine struct {
 	// Calibrated is false where the validation rows were too few for
 	// --calibrate (the "+cal" variants are then missing).
 	Calibrated bool `json:"calibrated"`
+	// IsoError is why the "+iso" variant is missing where Calibrated.
+	IsoError string `json:"iso_error,omitempty"`
 	// Tuned: the trials, the chosen ones' settings (best first) and
 	// whether the budget cut the search (TuneReport.Cut: since 2026-11-27
 	// also when it skipped a trial).
@@ -268,12 +270,17 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 		if !cfg.Calibrate {
 			return nil
 		}
+		todo = append(todo, scored{v + "+cal", m})
 		xv, yv := calibrationRows(tr.X, tr.Rows, tr.Cols, tr.Y, cfg)
 		mi, err := un.FitTemperature(xv, len(yv), yv, decoreg.CalibrateByIsotonic)
 		if err != nil {
+			if ctx.Err() == nil {
+				l.IsoError = err.Error() // the other variants are scored
+				return nil
+			}
 			return err
 		}
-		todo = append(todo, scored{v + "+cal", m}, scored{v + "+iso", mi})
+		todo = append(todo, scored{v + "+iso", mi})
 		return nil
 	}
 	switch group {
@@ -363,6 +370,9 @@ func tabularExperiment() *Experiment {
 				if s, ok := l.Scores[v]; ok {
 					parts = append(parts, fmt.Sprintf("%s tau %.3f nll %.3f", v, float64(s.KendallTau), float64(s.NLL)))
 				}
+			}
+			if l.IsoError != "" {
+				parts = append(parts, "no +iso variant: "+l.IsoError)
 			}
 			return strings.Join(parts, "; ")
 		},
