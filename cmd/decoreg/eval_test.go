@@ -259,6 +259,13 @@ func TestUnnamedModel(t *testing.T) {
 	if a != b || evalObject(t, a)["n"] != 10.0 {
 		t.Errorf("by position: %s and %s", a, b)
 	}
+	// Two features without a name are two columns, each read where it
+	// stands (the first was read twice).
+	blank := filepath.Join(dir, "blank.csv")
+	os.WriteFile(blank, []byte(strings.Replace(mustRead(t, named), "x0,x1,y", ",,y", 1)), 0o644)
+	if c, _ := mustCLI(t, "eval", "--model", model, "--data", blank); c != a {
+		t.Errorf("by position, two unnamed features: %s, want %s", c, a)
+	}
 	// Features only: predict has no logpdf, eval has no target.
 	feats := filepath.Join(dir, "feats.csv")
 	writeRows(t, feats, []string{"x0", "x1"}, rows[:3])
