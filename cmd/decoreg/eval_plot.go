@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -83,7 +84,11 @@ func calibrationPlot(w io.Writer, c *decoreg.Calibration, model string) error {
 	cov.Add(diag, line, scatter)
 	cov.Legend.Add("observed", line, scatter)
 	cov.Legend.Add("calibrated", diag)
-	cov.Legend.Top, cov.Legend.Left = true, true
+	// The legend goes top left, where a calibrated curve is not, unless
+	// the curve is there (intervals that cover far more than their mass):
+	// then bottom right, where such a curve is not.
+	crowded := slices.ContainsFunc(pts, func(p plotter.XY) bool { return p.X < 0.4 && p.Y > 0.7 })
+	cov.Legend.Top, cov.Legend.Left = !crowded, !crowded
 
 	const width, height = 10 * vg.Inch, 4.4 * vg.Inch
 	img := vgimg.New(width, height)
