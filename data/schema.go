@@ -246,6 +246,8 @@ func (s *Schema) Check() error {
 		switch {
 		case !utf8.ValidString(c.Name):
 			return bad("the name is not valid UTF-8")
+		case seen[c.Name] && c.Name == "":
+			return bad("more than one column has no name in the header: leave them out with Frame.Drop(\"\"), or name them")
 		case seen[c.Name]:
 			return bad("the name appears twice")
 		case c.Kind != Numeric && c.Kind != Categorical:
