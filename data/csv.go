@@ -110,12 +110,14 @@ func ReadFeatures(path string, featureNames []string, target string) (*Dataset, 
 	defer t.close()
 
 	feats := make([]int, len(featureNames))
-	unnamed := 0 // "" named so far: the k-th "" is the k-th unnamed column
+	unnamed := t.unnamed() // the k-th "" is the k-th of them
 	for i, name := range featureNames {
 		feats[i] = t.column(name)
-		if name == "" && feats[i] >= 0 {
-			feats[i] = t.unnamed(unnamed)
-			unnamed++
+		if name == "" {
+			feats[i] = -1
+			if len(unnamed) > 0 {
+				feats[i], unnamed = unnamed[0], unnamed[1:]
+			}
 		}
 		if feats[i] < 0 {
 			return nil, &ParseError{Path: path, Line: 1,
@@ -157,7 +159,7 @@ type table struct {
 	header []string
 	index  map[string]int // header name -> column
 	gz     bool           // gzipped
-	last   int            // the line on which the last record read ended
+	last   int            // gzipped: the line on which the last record read ended
 }
 
 // openTable opens path, decompresses it if it starts with the gzip magic
@@ -267,18 +269,15 @@ func (n *newlineReader) Read(p []byte) (int, error) {
 	return k, err
 }
 
-// unnamed returns the column of the k-th (from 0) name "" in the header,
-// or -1.
-func (t *table) unnamed(k int) int {
+// unnamed returns the columns without a name in the header, in order.
+func (t *table) unnamed() []int {
+	var out []int
 	for j, h := range t.header {
 		if h == "" {
-			if k == 0 {
-				return j
-			}
-			k--
+			out = append(out, j)
 		}
 	}
-	return -1
+	return out
 }
 
 // column returns the index of the column called name (the first unnamed
@@ -295,7 +294,7 @@ func (t *table) column(name string) int {
 func (t *table) next() ([]string, error) {
 	rec, err := t.r.Read()
 	if err == nil {
-		if n := len(rec); n > 0 {
+		if n := len(rec); n > 0 && t.gz { // for the gzip errors below
 			t.last, _ = t.r.FieldPos(n - 1)
 			t.last += strings.Count(rec[n-1], "\n") // a quoted field over lines
 		}

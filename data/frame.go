@@ -318,14 +318,12 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 			return nil, &ParseError{Path: path, Line: 1, Err: fmt.Errorf("%w: column %q asked for twice", ErrDuplicateColumn, n)}
 		}
 		seen[n] = true
-		if n != "" {
-			f.Columns = append(f.Columns, Column{Name: n, Field: k, Kind: kind})
-			continue
+		fields := []int{k}
+		if n == "" {
+			fields = t.unnamed()
 		}
-		for k, h := range t.header {
-			if h == "" {
-				f.Columns = append(f.Columns, Column{Name: n, Field: k, Kind: kind})
-			}
+		for _, k := range fields {
+			f.Columns = append(f.Columns, Column{Name: n, Field: k, Kind: kind})
 		}
 	}
 	names = f.Names()

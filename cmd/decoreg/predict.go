@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -97,7 +98,7 @@ func parseLevels(s string) ([]float64, []string, error) {
 		if err != nil || !(q >= 0 && q <= 1) {
 			return nil, nil, fmt.Errorf("level %q is not a number in [0, 1]", f)
 		}
-		if q == 0 && nonzeroText(f) {
+		if b, ok := new(big.Float).SetString(f); q == 0 && ok && b.Sign() != 0 {
 			return nil, nil, fmt.Errorf("level %q is below the smallest float64 (about 4.9e-324) and would be read as 0; give 0 for the lower end", f)
 		}
 		q += 0 // -0 is 0
@@ -112,26 +113,6 @@ func parseLevels(s string) ([]float64, []string, error) {
 		names = append(names, levelName(q))
 	}
 	return levels, names, nil
-}
-
-// nonzeroText reports whether number f, as strconv.ParseFloat reads it,
-// has a digit other than 0 before its exponent: a number that is not 0
-// but may underflow to it.
-func nonzeroText(f string) bool {
-	f = strings.ToLower(strings.TrimLeft(f, "+-"))
-	hex := strings.HasPrefix(f, "0x")
-	if hex {
-		f = f[2:]
-	}
-	for _, c := range f {
-		switch {
-		case c == 'p' || c == 'e' && !hex:
-			return false
-		case c >= '1' && c <= '9', hex && c >= 'a' && c <= 'f':
-			return true
-		}
-	}
-	return false
 }
 
 // levelName is the column name of quantile level q: "q" and the
