@@ -427,6 +427,12 @@ func subset(d *data.Dataset, idx []int) *data.Dataset {
 // at once with status 130, after removing the temporary file. A usage
 // error from write is returned as it is.
 func writeOutput(name, path string, write func(w io.Writer) error) error {
+	return writeFlagOutput(name, "", path, write)
+}
+
+// writeFlagOutput is writeOutput for the output of the flag called flag,
+// which its errors name (no flag when flag is "").
+func writeFlagOutput(name, flag, path string, write func(w io.Writer) error) error {
 	var file atomic.Pointer[outfile.File]
 	ctx, stop := onInterrupt(func() {
 		if f := file.Load(); f != nil {
@@ -443,6 +449,9 @@ func writeOutput(name, path string, write func(w io.Writer) error) error {
 			return failf(name, "interrupted; nothing written to %s", path)
 		case ctx.Err() != nil:
 			return failf(name, "interrupted")
+		}
+		if flag != "" {
+			return failf(name, "--%s: writing %s: %v", flag, path, err)
 		}
 		return failf(name, "writing %s: %v", path, err)
 	}
@@ -499,18 +508,33 @@ var interruptSignals = func() []os.Signal {
 	return out
 }()
 
+// quitSignals is SIGQUIT, unless the process started with it ignored.
+// While standard input's spools exist, the receiver of signals takes it
+// too: it removes them, then gives SIGQUIT back to the runtime and raises
+// it again, so that its default action (every goroutine's stack on
+// standard error, exit status 2, or a core dump with GOTRACEBACK=crash)
+// follows, without leaving the copy of the data behind.
+var quitSignals = func() []os.Signal {
+	if signal.Ignored(syscall.SIGQUIT) {
+		return nil
+	}
+	return []os.Signal{syscall.SIGQUIT}
+}()
+
 // signals is the command's one receiver of interruptSignals: it listens
 // while a handler (onInterrupt) is registered or standard input's spools
 // exist, and gives each signal, as it arrives, to the newest handler, or,
 // with none but spools, removes them and exits with status 130 (as the
 // signal's default action would, without leaving the copy of the data
-// behind). One receiver decides, so that no handler's end can race with
-// a signal another receiver got too.
+// behind). It receives quitSignals while spools exist (see there). One
+// receiver decides, so that no handler's end can race with a signal
+// another receiver got too.
 var signals struct {
 	mu        sync.Mutex // also guards stdinSpools
 	ch        chan os.Signal
 	handlers  []*sigHandler
 	listening bool
+	quit      bool // receiving quitSignals
 }
 
 type sigHandler struct{ on func() }
@@ -530,11 +554,23 @@ func listenLocked() {
 	case !want && signals.listening:
 		signal.Stop(signals.ch)
 		signals.listening = false
+		signals.quit = false
+	}
+	switch quit := len(stdinSpools) > 0 && len(quitSignals) > 0; {
+	case quit && !signals.quit:
+		signal.Notify(signals.ch, quitSignals...)
+		signals.quit = true
+	case !quit && signals.quit:
+		signal.Reset(quitSignals...)
+		signals.quit = false
 	}
 }
 
 func dispatchSignals(ch chan os.Signal) {
-	for range ch {
+	for s := range ch {
+		if s == syscall.SIGQUIT {
+			quitAfterSpools()
+		}
 		signals.mu.Lock()
 		var h *sigHandler
 		if n := len(signals.handlers); n > 0 {
@@ -550,6 +586,22 @@ func dispatchSignals(ch chan os.Signal) {
 		signals.mu.Unlock()
 		h.on()
 	}
+}
+
+// quitAfterSpools removes standard input's spools and then raises SIGQUIT
+// again with its default action: the runtime's stack dump, in which the
+// other goroutines are where the signal found them. SIGQUIT goes back to
+// the runtime first, so that a second one dumps the stacks even if the
+// removal cannot go on (signals.mu held by a stuck goroutine). It does
+// not return.
+func quitAfterSpools() {
+	signal.Reset(syscall.SIGQUIT)
+	signals.mu.Lock() // kept: no spool may appear from now on
+	removeSpoolsLocked()
+	if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(syscall.SIGQUIT) == nil {
+		select {} // the runtime ends the process
+	}
+	os.Exit(2) // the status of the runtime's SIGQUIT
 }
 
 // onInterrupt returns a context that a first interrupt signal cancels; at

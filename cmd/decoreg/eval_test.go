@@ -324,6 +324,19 @@ func TestEvalPlot(t *testing.T) {
 	}
 }
 
+// TestEvalPlotWriteErrorNamesFlag: a --plot that cannot be written
+// (/dev/full) fails naming --plot as well as the path; the message named
+// only the path.
+func TestEvalPlotWriteErrorNamesFlag(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full:", err)
+	}
+	code, _, errs := cli(t, "eval", "--model", sharedModel(t, "mdn"), "--data", "testdata/cli/small.csv", "--plot", "/dev/full")
+	if code != 1 || !strings.Contains(errs, "--plot") || !strings.Contains(errs, "/dev/full") {
+		t.Errorf("--plot /dev/full: exit %d %q", code, errs)
+	}
+}
+
 // TestTrainCalibrate: --calibrate stores a temperature that the summary
 // reports, eval reports the scores at it and without it, and it is refused
 // for the pointwise head and without validation rows.

@@ -401,6 +401,49 @@ func TestStdinSpoolSignals(t *testing.T) {
 	}
 }
 
+// TestStdinSpoolSIGQUIT: SIGQUIT while "--data -" is still copying
+// standard input removes the copy, which it left in the temporary
+// directory, and still ends as Go's SIGQUIT does: every goroutine's stack
+// on standard error (the copy's among them) and exit status 2. The
+// command runs as a child process.
+func TestStdinSpoolSIGQUIT(t *testing.T) {
+	tmp := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "train", "--data", "-", "--head", "mdn", "--epochs", "1", "--quiet", "--out", filepath.Join(tmp, "m.model"))
+	cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+tmp, "GOTRACEBACK=")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs strings.Builder
+	cmd.Stderr = &errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(in, "a,b,y\n1,2,3\n4,5,6\n") // and keep standard input open
+	spooled := func() []string { m, _ := filepath.Glob(filepath.Join(tmp, "decoreg-stdin-*")); return m }
+	for end := time.Now().Add(10 * time.Second); len(spooled()) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("no spool appeared: %s", errs.String())
+		}
+	}
+	time.Sleep(20 * time.Millisecond) // the copy is under way
+	cmd.Process.Signal(syscall.SIGQUIT)
+	watchdog := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() }) // a regression fails, not hangs
+	err = cmd.Wait()
+	watchdog.Stop()
+	in.Close()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Errorf("exit %v, want 2: %s", err, errs.String())
+	}
+	if e := errs.String(); !strings.Contains(e, "SIGQUIT") || !strings.Contains(e, ".dataFile(") {
+		t.Errorf("no stack dump with the copy's goroutine:\n%s", e)
+	}
+	if left := spooled(); len(left) > 0 {
+		t.Errorf("the copy of standard input was left: %v", left)
+	}
+}
+
 // TestOutDirMessages: an --out that is a link to a missing directory, and
 // an experiment's journal that is a directory, are refused naming what is
 // wrong (MkdirAll said "file exists"; the journal was not named).

@@ -101,6 +101,19 @@ func parseLevels(s string) ([]float64, []string, error) {
 		if b, ok := new(big.Float).SetString(f); q == 0 && ok && b.Sign() != 0 {
 			return nil, nil, fmt.Errorf("level %q is below the smallest float64 (about 4.9e-324) and would be read as 0; give 0 for the lower end", f)
 		}
+		if q == 1 {
+			// Compared exactly, as a fraction: q == 1 puts f within 2^-53
+			// of 1, so that its exponent is no longer than its digits and
+			// the fraction stays small (unlike 1e-99999999's).
+			if r, ok := new(big.Rat).SetString(f); ok {
+				switch r.Cmp(big.NewRat(1, 1)) {
+				case -1:
+					return nil, nil, fmt.Errorf("level %q is above the largest float64 below 1 (about 0.9999999999999999) and would be read as 1; give 1 for the upper end", f)
+				case 1:
+					return nil, nil, fmt.Errorf("level %q is not a number in [0, 1]", f)
+				}
+			}
+		}
 		q += 0 // -0 is 0
 		if prev, ok := seen[q]; ok {
 			if prev == f {

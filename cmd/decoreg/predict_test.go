@@ -19,6 +19,32 @@ func TestLevelName(t *testing.T) {
 	}
 }
 
+// TestLevelsRoundingToOne: a level that is not 1 but reads as 1 in
+// float64 (0.99999999999999999) is refused naming --levels and the value;
+// it was taken as 1 (q100). 1 however written, and the largest float64
+// below 1, are levels.
+func TestLevelsRoundingToOne(t *testing.T) {
+	for _, l := range []string{"0.99999999999999999", "0.99999999999999995", "0.999999999999999944488848768742172978818416595458984375", "9.9999999999999999e-1", "0x1.fffffffffffffffp-1", "0.5,0.99999999999999999999999999999"} {
+		if _, _, err := parseLevels(l); err == nil || !strings.Contains(err.Error(), "would be read as 1") {
+			t.Errorf("--levels %s: %v, want it refused as read as 1", l, err)
+		}
+	}
+	for _, l := range []string{"1.00000000000000001", "1.0000000000000001"} {
+		if _, _, err := parseLevels(l); err == nil || !strings.Contains(err.Error(), "not a number in [0, 1]") {
+			t.Errorf("--levels %s: %v, want it refused as not in [0, 1]", l, err)
+		}
+	}
+	for l, want := range map[string]string{"1": "q100", "1.000": "q100", "10e-1": "q100", "0x1p0": "q100", "100000000000000000000e-20": "q100", "0.9999999999999999": "q99.99999999999999", "0.99999999999999994": "q99.99999999999999"} {
+		if _, names, err := parseLevels(l); err != nil || len(names) != 1 || names[0] != want {
+			t.Errorf("--levels %s: %v, %v; want %s", l, names, err, want)
+		}
+	}
+	code, _, errs := cli(t, "predict", "--model", sharedModel(t, "mdn"), "--data", "testdata/cli/small.csv", "--out", "-", "--levels", "0.5,0.99999999999999999")
+	if code != 2 || !strings.Contains(errs, "--levels") || !strings.Contains(errs, `"0.99999999999999999"`) || !strings.Contains(errs, "would be read as 1") {
+		t.Errorf("predict --levels 0.5,0.99999999999999999: exit %d %q", code, errs)
+	}
+}
+
 // TestPredictLevelsAndStdout: custom levels name their columns, q50 is the
 // median, stdout gets the same bytes as a file, and a file without the
 // target column gets no logpdf column.
