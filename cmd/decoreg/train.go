@@ -218,6 +218,7 @@ type trainFlags struct {
 	threads                       int
 	unmaskedLoss, rawTarget       bool
 	auxMSE                        float64
+	softTargets                   float64
 	unbounded                     bool
 	sigmoid, quiet                bool
 	calibrate                     bool
@@ -264,6 +265,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed (initialisation, validation split, batch order)")
 	fs.IntVar(&f.threads, "threads", 0, "threads of the matrix kernels (0: every core)")
 	fs.BoolVar(&f.unmaskedLoss, "unmasked-loss", false, "train the decoder with the softmax over the whole vocabulary (as the reference code), not over the valid tokens")
+	fs.Float64Var(&f.softTargets, "soft-targets", 0, "decoder, normalized tokenization: train each digit on the distribution of a Gaussian of standard deviation `S` (a fraction of the target range, at most 10) around the target instead of the one target digit; training only (0: none)")
 	fs.Float64Var(&f.auxMSE, "aux-mse", 0, "decoder: add `W` (at most 1e6) times the squared error of a linear read-out of the encoder (against u - 0.5) to the training loss, a regression signal for the encoder; training only (0: none)")
 	fs.StringVar(&f.inputTransform, "input-transform", data.TransformStandard, "map each feature before the encoder: standard ((x - mean) / sd), robust ((x - median) / IQR) or quantile (normal scores of the training ECDF; skewed features and outliers)")
 	fs.BoolVar(&f.calibrate, "calibrate", false, "after training, fit a temperature on the validation rows (by --calibrate-by; not for pointwise); predictions use it, eval reports before and after")
@@ -288,7 +290,7 @@ var headFlags = []struct {
 	head  decoreg.Head
 	flags []string
 }{
-	{decoreg.HeadDecoder, []string{"vocab", "dec-layers", "dec-width", "dec-heads", "unmasked-loss", "raw-target", "unbounded", "aux-mse"}},
+	{decoreg.HeadDecoder, []string{"vocab", "dec-layers", "dec-width", "dec-heads", "unmasked-loss", "raw-target", "unbounded", "aux-mse", "soft-targets"}},
 	{decoreg.HeadRiemann, []string{"bins"}},
 	{decoreg.HeadMDN, []string{"components"}},
 	{decoreg.HeadPointwise, []string{"sigmoid"}},
@@ -379,7 +381,7 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		c.Vocab = f.vocab
 		c.DecLayers, c.DecWidth, c.DecHeads = f.decLayers, f.decWidth, f.decHeads
 		c.UnmaskedLoss, c.RawTarget, c.Unbounded = f.unmaskedLoss, f.rawTarget, f.unbounded
-		c.AuxMSE = f.auxMSE
+		c.AuxMSE, c.SoftTargets = f.auxMSE, f.softTargets
 	case decoreg.HeadRiemann:
 		c.Bins = f.bins
 	case decoreg.HeadMDN:
