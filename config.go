@@ -96,22 +96,21 @@ type Config struct {
 	// stopping are the decoder's alone. 0 (the default) trains the paper's
 	// model.
 	AuxMSE float64 `json:"aux_mse,omitempty"`
-	// TargetNoise, when > 0, trains a decoder with the normalized
-	// tokenization on noisy targets: each time a training row enters a
-	// mini-batch, its target u (y scaled to [0, 1] over the training range)
-	// is replaced by a fresh draw of u' ~ N(u, TargetNoise^2) truncated to
-	// [0, 1], and the decoder is trained on the tokens of u'. In
-	// expectation this is the cross-entropy of the decoder's distribution
-	// over its cells against the target's Gaussian-smoothed distribution
-	// (the histogram loss with Gaussian smoothing, "HL-Gauss"; Imani and
-	// White, 2018, over every leaf of the token tree), which tells the
-	// decoder which cells lie near the target, so that its density is
-	// smoothed at about TargetNoise (a fraction of the target range). The
-	// validation loss, early stopping and --tune's ranking stay the NLL of
-	// the true targets; the training loss reported is that of the noisy
-	// ones. 0 (the default) trains the paper's model. Refused with another
-	// tokenization.
-	TargetNoise float64 `json:"target_noise,omitempty"`
+	// SoftTargets, when > 0, trains a decoder with the normalized
+	// tokenization on soft token targets: at each position the
+	// cross-entropy is taken against the distribution of the next digit of
+	// y' ~ N(u, SoftTargets^2) truncated to the target prefix's cell (u is
+	// the target scaled to [0, 1] over the training range, so SoftTargets
+	// is a fraction of that range) instead of the one-hot target digit:
+	// the histogram loss with Gaussian smoothing (HL-Gauss; Imani and
+	// White, 2018) on every digit, which tells the decoder which digits
+	// are near the target. Digits of cells much wider than SoftTargets keep
+	// almost one-hot targets, those of cells much narrower almost uniform
+	// ones, so the density is smoothed at about that scale. The reported
+	// losses, early stopping and the predictive distribution are the
+	// decoder's NLL as without it. 0 (the default) trains the paper's
+	// model. Refused with another tokenization.
+	SoftTargets float64 `json:"soft_targets,omitempty"`
 	// Unbounded leaves an unnormalized decoder's tokenization whole: by
 	// default it may only produce cells that meet the training range
 	// widened by BoundMargin. Unbounded is the paper's (and the reference
@@ -358,8 +357,8 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	if math.IsNaN(c.PLRSigma) || math.IsInf(c.PLRSigma, 0) {
 		return nil, configErr("PLRSigma", "must be finite, have %v", c.PLRSigma)
 	}
-	if !(c.TargetNoise >= 0 && c.TargetNoise <= MaxTargetNoise) {
-		return nil, configErr("TargetNoise", "the target noise's standard deviation must be in [0, %g] (a fraction of the target range), have %v", float64(MaxTargetNoise), c.TargetNoise)
+	if !(c.SoftTargets >= 0 && c.SoftTargets <= MaxSoftTargets) {
+		return nil, configErr("SoftTargets", "the soft targets' standard deviation must be in [0, %g] (a fraction of the target range), have %v", float64(MaxSoftTargets), c.SoftTargets)
 	}
 	if c.BatchSize < 1 || c.MaxEpochs < 1 || c.Patience < 1 {
 		return nil, configErr(countField(c), "batch size, epochs and patience must be >= 1, have %d, %d, %d", c.BatchSize, c.MaxEpochs, c.Patience)
@@ -435,9 +434,9 @@ const (
 	// (1e300 became +Inf there, and training diverged with a hint about
 	// the learning rate); Adam's step hardly changes beyond 1e4.
 	MaxAuxMSE = 1e6
-	// MaxTargetNoise limits Config.TargetNoise, a fraction of the target
-	// range: beyond it the noisy targets are nearly uniform on [0, 1].
-	MaxTargetNoise = 10
+	// MaxSoftTargets limits Config.SoftTargets, a fraction of the target
+	// range: beyond it every digit's target is nearly uniform.
+	MaxSoftTargets = 10
 )
 
 // approxParams estimates the network's parameter count without the input
@@ -537,7 +536,7 @@ type headSpec struct {
 var headSpecs = map[Head]*headSpec{
 	HeadDecoder: {
 		impl:   head.Lookup("decoder"),
-		fields: []string{"Vocab", "RawTarget", "UnmaskedLoss", "Unbounded", "DecLayers", "DecWidth", "DecHeads", "AuxMSE", "TargetNoise"},
+		fields: []string{"Vocab", "RawTarget", "UnmaskedLoss", "Unbounded", "DecLayers", "DecWidth", "DecHeads", "AuxMSE", "SoftTargets"},
 		defaults: func(c *Config) {
 			if c.Vocab == "" {
 				c.Vocab = DefaultVocab
@@ -557,8 +556,8 @@ var headSpecs = map[Head]*headSpec{
 			if c.DecWidth%c.DecHeads != 0 {
 				return nil, configErr("DecWidth", "decoder width %d is not a multiple of its %d heads", c.DecWidth, c.DecHeads)
 			}
-			if _, ok := tok.(*vocab.Normalized); c.TargetNoise > 0 && !ok {
-				return nil, configErr("TargetNoise", "target noise needs the normalized tokenization, not %q", c.Vocab)
+			if _, ok := tok.(*vocab.Normalized); c.SoftTargets > 0 && !ok {
+				return nil, configErr("SoftTargets", "soft targets need the normalized tokenization, not %q", c.Vocab)
 			}
 			return tok, nil
 		},

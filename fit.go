@@ -218,11 +218,6 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *hea
 		}
 		return nil, nil, nil, err
 	}
-	if cfg.Head == HeadDecoder && cfg.TargetNoise > 0 {
-		if err := tg.SetNoise(cfg.TargetNoise, y); err != nil {
-			return nil, nil, nil, &ConfigError{Field: "TargetNoise", Err: err}
-		}
-	}
 	xs := make([]float32, rows*cols)
 	if err := m.standardize(xs, x, rows); err != nil {
 		return nil, nil, nil, err

@@ -451,7 +451,7 @@ func TestP6LoadRangeOverflow(t *testing.T) {
 // DefaultConfig leaves alone for the other heads.
 func TestHeadFields(t *testing.T) {
 	want := map[Head][]string{
-		HeadDecoder:   {"Vocab", "RawTarget", "UnmaskedLoss", "Unbounded", "DecLayers", "DecWidth", "DecHeads", "AuxMSE", "TargetNoise"},
+		HeadDecoder:   {"Vocab", "RawTarget", "UnmaskedLoss", "Unbounded", "DecLayers", "DecWidth", "DecHeads", "AuxMSE", "SoftTargets"},
 		HeadPointwise: {"Sigmoid"},
 		HeadRiemann:   {"Bins"},
 		HeadMDN:       {"Components"},

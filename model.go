@@ -135,7 +135,7 @@ func (m *Model) netConfig(in int) imodel.Config {
 		// Decoder.
 		Vocab: m.tok, DecLayers: c.DecLayers, DecWidth: c.DecWidth, DecHeads: c.DecHeads, DFF: c.DecWidth,
 		MaskLoss: !c.UnmaskedLoss,
-		AuxMSE:   auxMSE(c),
+		AuxMSE:   auxMSE(c), SoftSigma: softSigma(c),
 		// Riemann, MDN, pointwise.
 		Bins: c.Bins, Components: c.Components, Sigmoid: c.Sigmoid,
 	}
@@ -148,6 +148,14 @@ func auxMSE(c Config) float64 {
 		return 0
 	}
 	return c.AuxMSE
+}
+
+// softSigma is the network's SoftSigma: c.SoftTargets for a decoder.
+func softSigma(c Config) float64 {
+	if c.Head != HeadDecoder {
+		return 0
+	}
+	return c.SoftTargets
 }
 
 // encoderKind is the network's encoder of a validated Config.Encoder.

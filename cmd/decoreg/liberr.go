@@ -35,7 +35,7 @@ var flagFields = []struct {
 	{"UnmaskedLoss", "unmasked-loss", false},
 	{"Unbounded", "unbounded", false},
 	{"AuxMSE", "aux-mse", false},
-	{"TargetNoise", "target-noise", false},
+	{"SoftTargets", "soft-targets", false},
 	{"EncLayers", "enc-layers", true},
 	{"EncWidth", "enc-width", true},
 	{"Encoder", "encoder", false},

@@ -2,6 +2,7 @@ package head
 
 import (
 	"decoreg/internal/model"
+	"decoreg/vocab"
 )
 
 // Targets holds every row's training target in its head's own form.
@@ -18,7 +19,11 @@ type Targets struct {
 	Bins    []int32   // (rows) bin indices (Riemann)
 	Clipped int       // targets outside the training range, clipped to it
 
-	noise *noise // SetNoise's, or nil
+	// soft is the normalized tokenization of a decoder trained on soft
+	// targets (model.Config.SoftSigma > 0), whose rows' u values are in u;
+	// Fill builds each batch's Batch.Soft from them.
+	soft *vocab.Normalized
+	u    []float64
 
 	allowed []int // scratch
 }
@@ -34,10 +39,19 @@ func (e *RowError) Unwrap() error { return e.Err }
 
 // Encode converts targets y to the head's targets for a network with
 // configuration c and units s, clipping values outside the training range
-// to it (and counting them). An error is a *RowError.
+// to it (and counting them). An error about a row is a *RowError; soft
+// targets with a tokenization other than the normalized one wrap
+// ErrSoftTokenization.
 func Encode(c *model.Config, s Units, y []float64) (*Targets, error) {
 	h := Of(c)
 	tg := &Targets{h: h, c: c, units: s}
+	soft, err := softTok(c)
+	if err != nil {
+		return nil, err
+	}
+	if soft != nil {
+		tg.soft, tg.u = soft, make([]float64, len(y))
+	}
 	if c.Vocab != nil {
 		tg.T, tg.V = c.Vocab.Len(), c.Vocab.Size()
 	}
@@ -58,6 +72,9 @@ func Encode(c *model.Config, s Units, y []float64) (*Targets, error) {
 		if aux {
 			tg.Y[i] = float32(u - 0.5) // the auxiliary read-out's target, as the pointwise head's
 		}
+		if soft != nil {
+			tg.u[i] = u
+		}
 	}
 	return tg, nil
 }
@@ -70,18 +87,25 @@ func auxTargets(c *model.Config) bool { return c.Head == model.Decoder && c.AuxM
 // row's NLL_u is its -log P(sequence) plus LogWidthU.
 func (tg *Targets) LogWidthU(i int) float64 { return tg.LogW[i] - tg.units.LogTPerU() }
 
-// NewBatch allocates a batch of up to n rows of cols features.
-func (tg *Targets) NewBatch(n, cols int) *model.Batch {
+// NewBatch allocates a training batch of up to n rows of cols features
+// (with room for soft targets when the decoder trains on them).
+func (tg *Targets) NewBatch(n, cols int) *model.Batch { return tg.newBatch(n, cols, true) }
+
+// newBatch is NewBatch, with room for soft targets only when soft.
+func (tg *Targets) newBatch(n, cols int, soft bool) *model.Batch {
 	b := &model.Batch{X: make([]float32, n*cols)}
 	tg.h.newBatch(tg, b, n)
 	if auxTargets(tg.c) {
 		b.Y = make([]float32, n)
 	}
+	if soft && tg.soft != nil {
+		b.Soft = make([]float32, n*tg.T*tg.V)
+	}
 	return b
 }
 
 // Fill gathers rows idx of the standardized features xs and of the
-// targets into b.
+// targets into b, and the rows' soft targets when b has room for them.
 func (tg *Targets) Fill(b *model.Batch, xs []float32, cols int, idx []int) {
 	b.B = len(idx)
 	b.X = b.X[:cap(b.X)]
@@ -104,6 +128,13 @@ func (tg *Targets) Fill(b *model.Batch, xs []float32, cols int, idx []int) {
 		b.Tokens = b.Tokens[:cap(b.Tokens)][:len(idx)*tg.T]
 		b.Mask = b.Mask[:cap(b.Mask)][:len(idx)*tg.T*tg.V]
 	}
+	if tg.soft != nil && b.Soft != nil {
+		tv := tg.T * tg.V
+		b.Soft = b.Soft[:cap(b.Soft)][:len(idx)*tv]
+		for k, i := range idx {
+			softTargets(b.Soft[k*tv:(k+1)*tv], tg.soft, tg.Tokens[i*tg.T:(i+1)*tg.T], tg.u[i], tg.c.SoftSigma)
+		}
+	}
 }
 
 // RowNLL writes each row's loss for rows idx of net into out: the NLL in
@@ -111,7 +142,7 @@ func (tg *Targets) Fill(b *model.Batch, xs []float32, cols int, idx []int) {
 // error in head units for the pointwise head.
 func (tg *Targets) RowNLL(net *model.Model, xs []float32, cols int, idx []int, out []float64) {
 	const chunk = 1024
-	b := tg.NewBatch(min(chunk, len(idx)), cols)
+	b := tg.newBatch(min(chunk, len(idx)), cols, false) // RowLosses reads no soft targets
 	for lo := 0; lo < len(idx); lo += chunk {
 		part := idx[lo:min(lo+chunk, len(idx))]
 		tg.Fill(b, xs, cols, part)

@@ -89,6 +89,7 @@ type acts struct {
 	b      int
 	x      []float32
 	tokens []int32
+	soft   []float32 // soft token targets of the last forward (Cfg.SoftSigma > 0), or nil
 	y      []float32
 	bins   []int32
 	lmask  []bool // mask used by the last forward, or nil

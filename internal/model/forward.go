@@ -18,6 +18,10 @@ type Batch struct {
 	// as Masks fills them; it is used only when the loss is masked. When
 	// nil, the masks are computed from the tokenization.
 	Mask []bool
+	// Soft holds the decoder's soft token targets (B, T, V) when
+	// Cfg.SoftSigma > 0: each position's distribution over the tokens, 0
+	// where the mask excludes a token. Only Backward reads it.
+	Soft []float32
 	B    int // number of rows
 }
 
@@ -65,6 +69,9 @@ func (m *Model) check(b *Batch) {
 func (m *Model) Forward(b *Batch) float64 {
 	m.thaw()
 	m.check(b)
+	if m.Cfg.SoftSigma > 0 && len(b.Soft) < b.B*m.t*m.v {
+		panic("model: Batch.Soft shorter than (B, T, V) for the decoder's soft targets")
+	}
 	m.ensure(b.B)
 	m.forward(b, 0, b.B, m.Cfg.MaskLoss)
 	a := &m.a
@@ -131,6 +138,10 @@ func (m *Model) forward(b *Batch, lo, hi int, masked bool) {
 	case Decoder:
 		T := m.t
 		a.tokens = b.Tokens[lo*T : hi*T]
+		a.soft = nil
+		if m.Cfg.SoftSigma > 0 && b.Soft != nil { // Forward's (RowLosses needs none)
+			a.soft = b.Soft[lo*T*m.v : hi*T*m.v]
+		}
 		a.lmask = nil
 		if masked {
 			if b.Mask != nil {
@@ -339,7 +350,11 @@ func (m *Model) decoderBackward(dphi, phi []float32, B int) {
 	d, T, V := m.d, m.t, m.v
 	N := B * T
 	fill(a.dlosses[:N], 1/float32(B))
-	nn.SoftmaxCrossEntropyBackward(m.threads, a.dlogits, a.dlosses, a.probs, a.tokens, N, V)
+	if a.soft != nil {
+		nn.SoftCrossEntropyBackward(m.threads, a.dlogits, a.dlosses, a.probs, a.soft, N, V)
+	} else {
+		nn.SoftmaxCrossEntropyBackward(m.threads, a.dlogits, a.dlosses, a.probs, a.tokens, N, V)
+	}
 	L := len(a.blocks)
 	cur := 0
 	dx := a.dx[cur][:N*d]

@@ -103,6 +103,14 @@ type Config struct {
 	// the encoder. The read-out is trained with the rest but takes no part
 	// in the predictive distribution, RowLosses or inference.
 	AuxMSE float64
+	// SoftSigma, when > 0, trains the decoder on soft token targets
+	// (Batch.Soft; package head builds them from a Gaussian of standard
+	// deviation SoftSigma around each target, in u units): the gradient
+	// descends the cross-entropy of each position's softmax against the
+	// batch's distribution over the tokens instead of the one-hot target
+	// token. Forward's loss, RowLosses and inference stay the NLL of the
+	// target tokens.
+	SoftSigma float64
 
 	Bins       int  // Riemann head: number of bins, >= 2
 	Components int  // MDN head: number of mixture components M, >= 1
@@ -154,10 +162,15 @@ func (c Config) Validate() error {
 			return fmt.Errorf("model: DFF = %d is negative", c.DFF)
 		case !(c.AuxMSE >= 0) || math.IsInf(c.AuxMSE, 0):
 			return fmt.Errorf("model: AuxMSE = %v, need a finite value >= 0", c.AuxMSE)
+		case !(c.SoftSigma >= 0) || math.IsInf(c.SoftSigma, 0):
+			return fmt.Errorf("model: SoftSigma = %v, need a finite value >= 0", c.SoftSigma)
 		}
 	case Pointwise, Riemann, MDN:
 		if c.AuxMSE != 0 {
 			return fmt.Errorf("model: AuxMSE = %v is for the decoder head", c.AuxMSE)
+		}
+		if c.SoftSigma != 0 {
+			return fmt.Errorf("model: SoftSigma = %v is for the decoder head", c.SoftSigma)
 		}
 	}
 	switch c.Head {

@@ -27,6 +27,10 @@ func tinyConfigs() map[string]Config {
 	decFF.DFF = 6
 	decAux := decMasked
 	decAux.AuxMSE = 0.7
+	decSoft := decMasked
+	decSoft.SoftSigma = 0.1
+	decSoftUnmasked := dec
+	decSoftUnmasked.SoftSigma = 0.1
 	pw := base
 	pw.Head = Pointwise
 	pws := pw
@@ -41,6 +45,7 @@ func tinyConfigs() map[string]Config {
 	}
 	return map[string]Config{
 		"decoder": dec, "decoder-masked": decMasked, "decoder-dff6": decFF, "decoder-aux": decAux, "decoder-aux-plr": plr(decAux, 2, 2),
+		"decoder-soft": decSoft, "decoder-soft-unmasked": decSoftUnmasked, "decoder-soft-aux-plr": plr(func(c Config) Config { c.AuxMSE = 0.4; return c }(decSoft), 2, 3),
 		"pointwise": pw, "pointwise-sigmoid": pws, "riemann": rm, "mdn": mdn,
 		// the PLR encoder, with one frequency and one output per feature too
 		"decoder-plr": plr(dec, 3, 2), "pointwise-plr": plr(pw, 1, 1), "riemann-plr": plr(rm, 2, 3), "mdn-plr": plr(mdn, 4, 1),
@@ -65,6 +70,28 @@ func randBatch(m *Model, B int, r *rng.RNG) *Batch {
 				v := al[r.IntN(len(al))]
 				b.Tokens[i*m.t+t] = int32(v)
 				prefix = append(prefix, v)
+			}
+		}
+		if m.Cfg.SoftSigma > 0 {
+			// each position's targets: random weights on the tokens
+			// allowed after the target prefix, normalised
+			V := m.v
+			b.Soft = make([]float32, B*m.t*V)
+			for i := range B {
+				var prefix []int
+				for t := range m.t {
+					al := m.Cfg.Vocab.Allowed(nil, prefix)
+					q := b.Soft[(i*m.t+t)*V : (i*m.t+t+1)*V]
+					var s float32
+					for _, v := range al {
+						q[v] = r.Float32() + 0.05
+						s += q[v]
+					}
+					for _, v := range al {
+						q[v] /= s
+					}
+					prefix = append(prefix, int(b.Tokens[i*m.t+t]))
+				}
 			}
 		}
 		if m.Cfg.AuxMSE > 0 {
@@ -118,7 +145,7 @@ func TestGradients(t *testing.T) {
 				t.Fatalf("loss %v, reference %v", got, want)
 			}
 			m.Backward()
-			num := gradcheck.Gradient(nil, func([]float64) float64 { return ref.meanLoss(b, cfg.MaskLoss) }, p64, 0)
+			num := gradcheck.Gradient(nil, func([]float64) float64 { return ref.objective(b, cfg.MaskLoss) }, p64, 0)
 			ana := to64(m.Grads())
 			worst := 0.0
 			for _, tn := range m.Tensors() {

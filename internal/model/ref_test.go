@@ -310,6 +310,55 @@ func (r refParams) meanLoss(b *Batch, masked bool) float64 {
 	return s / float64(b.B)
 }
 
+// objective is the loss Backward descends: meanLoss, with the decoder's
+// soft-target cross-entropy in place of the target tokens' NLL when
+// Cfg.SoftSigma > 0.
+func (r refParams) objective(b *Batch, masked bool) float64 {
+	if r.m.Cfg.SoftSigma == 0 {
+		return r.meanLoss(b, masked)
+	}
+	var s float64
+	for i := range b.B {
+		s += r.softLoss(b, i, masked) + r.auxLoss(b, i)
+	}
+	return s / float64(b.B)
+}
+
+// softLoss is row i's cross-entropy against its soft targets b.Soft,
+// -sum_t sum_v q[t,v] log softmax(logits[t])_v, with teacher forcing on
+// the target tokens.
+func (r refParams) softLoss(b *Batch, i int, masked bool) float64 {
+	m := r.m
+	In, T, V := m.Cfg.In, m.t, m.v
+	x := make([]float64, In)
+	for j := range x {
+		x[j] = float64(b.X[i*In+j])
+	}
+	tok := b.Tokens[i*T : (i+1)*T]
+	lg := r.decoderLogits(x, tok)
+	var loss float64
+	var prefix []int
+	for t := range T {
+		allowed := make([]bool, V)
+		if masked {
+			for _, v := range m.Cfg.Vocab.Allowed(nil, prefix) {
+				allowed[v] = true
+			}
+		} else {
+			for v := range allowed {
+				allowed[v] = true
+			}
+		}
+		for v := range V {
+			if q := float64(b.Soft[(i*T+t)*V+v]); q != 0 {
+				loss -= q * logSoftmaxAt(lg[t], allowed, v)
+			}
+		}
+		prefix = append(prefix, int(tok[t]))
+	}
+	return loss
+}
+
 // auxLoss is row i's weighted auxiliary squared error (0 without AuxMSE):
 // AuxMSE (dec.aux(phi(x)) - y)^2, which RowLosses leaves out.
 func (r refParams) auxLoss(b *Batch, i int) float64 {

@@ -223,3 +223,41 @@ func MSEBackward(dpred, dlosses, pred, target []float32, N int) {
 		dpred[i] = dlosses[i] * 2 * (p - target[i])
 	}
 }
+
+// SoftCrossEntropyBackward sets dlogits to the gradient of the
+// cross-entropy of the probabilities of the last SoftmaxCrossEntropyForward
+// against soft targets q (a distribution over the tokens of each row):
+//
+//	loss[i] = -sum_j q[i,j] log probs[i,j];  dlogits[i,j] = dlosses[i] * (probs[i,j] * sum_j' q[i,j'] - q[i,j])
+//
+// soft (N, V) must be 0 where the forward's mask excluded a token and each
+// row should sum to 1 (the factor sum q makes the formula the exact
+// gradient of the loss as written for any non-negative q). With a one-hot q
+// this is SoftmaxCrossEntropyBackward.
+func SoftCrossEntropyBackward(threads int, dlogits, dlosses, probs, soft []float32, N, V int) {
+	needDims("SoftCrossEntropyBackward", N, V)
+	need(dlogits, N*V, "SoftCrossEntropyBackward dlogits")
+	need(dlosses, N, "SoftCrossEntropyBackward dlosses")
+	need(probs, N*V, "SoftCrossEntropyBackward probs")
+	need(soft, N*V, "SoftCrossEntropyBackward soft")
+	par.For(threads, N, 3*V, softCEBackward{dlogits, dlosses, probs, soft, V})
+}
+
+type softCEBackward struct {
+	dlogits, dlosses, probs, soft []float32
+	V                             int
+}
+
+func (k softCEBackward) Run(lo, hi int) {
+	V := k.V
+	for i := lo; i < hi; i++ {
+		d, p, q, g := k.dlogits[i*V:(i+1)*V], k.probs[i*V:(i+1)*V], k.soft[i*V:(i+1)*V], k.dlosses[i]
+		var s float32
+		for _, x := range q {
+			s += x
+		}
+		for j, x := range p {
+			d[j] = ftz(g * (x*s - q[j]))
+		}
+	}
+}

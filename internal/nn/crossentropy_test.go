@@ -184,3 +184,80 @@ func TestSoftmaxNoSubnormals(t *testing.T) {
 		t.Errorf("row with only -Inf allowed: loss %v, want +Inf", losses[2])
 	}
 }
+
+// softCE64 is the float64 cross-entropy -sum_j q[i,j] log softmax(logits)[i,j]
+// over the allowed tokens (mask nil: all), written without a shift.
+func softCE64(logits []float64, q []float32, mask []bool, N, V int) []float64 {
+	out := make([]float64, N)
+	for i := range N {
+		z := 0.0
+		for j := range V {
+			if mask == nil || mask[i*V+j] {
+				z += math.Exp(logits[i*V+j])
+			}
+		}
+		for j := range V {
+			if q[i*V+j] != 0 {
+				out[i] -= float64(q[i*V+j]) * (logits[i*V+j] - math.Log(z))
+			}
+		}
+	}
+	return out
+}
+
+func TestSoftCrossEntropyBackward(t *testing.T) {
+	for _, masked := range []bool{false, true} {
+		for _, unnorm := range []bool{false, true} {
+			r := rng.New(13)
+			N, V := 6, 7
+			logits, g := uniform(r, N*V, 3), uniform(r, N, 1)
+			targets := make([]int32, N)
+			q := make([]float32, N*V)
+			var mask []bool
+			if masked {
+				mask = make([]bool, N*V)
+			}
+			for i := range N {
+				targets[i] = int32(r.IntN(V))
+				var s float32
+				for j := range V {
+					if masked {
+						mask[i*V+j] = r.Float64() < 0.5 || j == int(targets[i])
+						if !mask[i*V+j] {
+							continue
+						}
+					}
+					q[i*V+j] = float32(r.Float64())
+					s += q[i*V+j]
+				}
+				if !unnorm {
+					for j := range V {
+						q[i*V+j] /= s
+					}
+				}
+			}
+			losses, probs := make([]float32, N), make([]float32, N*V)
+			SoftmaxCrossEntropyForward(2, losses, probs, logits, targets, mask, N, V)
+			dl := garbage(N * V)
+			SoftCrossEntropyBackward(2, dl, g, probs, q, N, V)
+			checkSetGrad(t, "soft CE dlogits", dl, logits, nil, func(x []float64) float64 {
+				return weighted(softCE64(x, q, mask, N, V), g)
+			})
+			// A one-hot q is the hard cross-entropy's gradient.
+			if !unnorm {
+				clear(q)
+				for i, tg := range targets {
+					q[i*V+int(tg)] = 1
+				}
+				hard := garbage(N * V)
+				SoftmaxCrossEntropyBackward(2, hard, g, probs, targets, N, V)
+				SoftCrossEntropyBackward(2, dl, g, probs, q, N, V)
+				for j := range dl {
+					if !(math.Abs(float64(dl[j]-hard[j])) <= 1e-7) {
+						t.Fatalf("one-hot soft targets: dlogits[%d] = %v, the hard gradient %v", j, dl[j], hard[j])
+					}
+				}
+			}
+		}
+	}
+}

@@ -62,7 +62,6 @@ type Run struct {
 	s    Settings
 
 	r          *rand.Rand
-	noise      *rand.Rand // the targets' noise (head.Targets.Noisy), or nil
 	val, train []int
 	opt        *nn.Adam
 	bs         int
@@ -95,10 +94,6 @@ func Prepare(net *model.Model, tg *head.Targets, xs []float32, rows, cols int, s
 	t.opt.Decoupled = s.AdamW
 	t.bs = min(s.BatchSize, len(t.train))
 	t.batch = tg.NewBatch(t.bs, cols)
-	if tg.Noisy() {
-		// Its own stream: the shuffles are those of the run without noise.
-		t.noise = rand.New(rand.NewPCG(s.Seed, 0x7015e))
-	}
 	t.best = append([]float32(nil), net.Params()...)
 	t.bestLoss = math.Inf(1)
 	return t
@@ -124,7 +119,6 @@ func (t *Run) Epoch(ctx context.Context) (float64, error) {
 		}
 		idx := rows[lo:min(lo+t.bs, len(rows))]
 		t.tg.Fill(t.batch, t.xs, t.cols, idx)
-		t.tg.Jitter(t.batch, idx, t.noise)
 		t.net.ZeroGrad()
 		loss := t.net.Forward(t.batch)
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
