@@ -97,19 +97,22 @@ type Config struct {
 	// model.
 	AuxMSE float64 `json:"aux_mse,omitempty"`
 	// SoftTargets, when > 0, trains a decoder with the normalized
-	// tokenization on soft token targets: at each position the
-	// cross-entropy is taken against the distribution of the next digit of
+	// tokenization on soft token targets: at each position whose next
+	// digit's cells are at most 5 SoftTargets wide, the cross-entropy is
+	// taken against the distribution of the next digit of
 	// y' ~ N(u, SoftTargets^2) truncated to the target prefix's cell (u is
 	// the target scaled to [0, 1] over the training range, so SoftTargets
-	// is a fraction of that range) instead of the one-hot target digit:
-	// the histogram loss with Gaussian smoothing (HL-Gauss; Imani and
-	// White, 2018) on every digit, which tells the decoder which digits
-	// are near the target. Digits of cells much wider than SoftTargets keep
-	// almost one-hot targets, those of cells much narrower almost uniform
-	// ones, so the density is smoothed at about that scale. The reported
-	// losses, early stopping and the predictive distribution are the
-	// decoder's NLL as without it. 0 (the default) trains the paper's
-	// model. Refused with another tokenization.
+	// is a fraction of that range) instead of the one-hot target digit;
+	// coarser positions keep the target digit. It is the histogram loss
+	// with Gaussian smoothing (HL-Gauss; Imani and White, 2018) on each
+	// digit, which tells the decoder which digits are near the target. As
+	// the decoder learns a prefix's later digits from the rows with that
+	// prefix, mass given to a neighbouring cell may land anywhere in it, so
+	// the density is smoothed at between SoftTargets and about 5
+	// SoftTargets (README: on integer targets, which lie on cell edges, the
+	// latter). The reported losses, early stopping and the predictive
+	// distribution are the decoder's NLL as without it. 0 (the default)
+	// trains the paper's model. Refused with another tokenization.
 	SoftTargets float64 `json:"soft_targets,omitempty"`
 	// Unbounded leaves an unnormalized decoder's tokenization whole: by
 	// default it may only produce cells that meet the training range

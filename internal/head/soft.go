@@ -10,8 +10,11 @@ import (
 )
 
 // softWide is how many standard deviations wide a position's children
-// must be for it to keep the one-hot target digit (see softTargets).
-const softWide = 2
+// may be for it to get soft targets (see softTargets). 5 keeps the first
+// digit of the default tokenization (children 1/8 wide) soft at sigma
+// 0.03, which gave most of the gain in Kendall's tau on small UCI tables
+// (2 lost most of it: README, "train --soft-targets").
+const softWide = 5
 
 // softTargets writes into q (T, V) the decoder's soft token targets for
 // u in [0, 1] under the normalized tokenization tok (T = tok.Length(),
@@ -24,16 +27,18 @@ const softWide = 2
 //	q[j][k] = P(y' in child k of the prefix cell) / P(y' in the prefix cell)
 //
 // (nearly uniform where the children are much narrower than sigma). A
-// position with wider children keeps the one-hot target digit: the
+// position with wider children keeps the one-hot target digit. The
 // decoder learns the digits after a prefix only from the rows whose
-// targets have that prefix, so mass given to a wide neighbouring child
-// would land where those rows' targets are, up to a child's width from
-// u, instead of near u. (Without this, a target on the edge of two coarse
-// cells, as integer targets often are, gave half its mass to the other
-// cell whatever sigma.) So the mass stays within about softWide*sigma of
-// u. Tokens other than digits get 0. It is the histogram loss with
-// Gaussian smoothing (Imani and White, 2018, "HL-Gauss") applied to the
-// decoder's fine digits.
+// targets have that prefix, so the mass given to a neighbouring child
+// lands where the decoder, given x, places targets in that child: near u
+// where the target is a smooth function of x, anywhere in the child where
+// it is not (a target on the edge of two cells, as integer targets often
+// are, gives mass to the other cell's far values). Keeping wide children
+// one-hot bounds that displacement by softWide*sigma, so that the
+// targets tend to the one-hot ones as sigma does (without it, a target on
+// a coarse edge gave half its mass to the cell below whatever sigma).
+// Tokens other than digits get 0. It is the histogram loss with Gaussian
+// smoothing (Imani and White, 2018, "HL-Gauss") applied to each digit.
 func softTargets(q []float32, tok *vocab.Normalized, toks []int32, u, sigma float64) {
 	B, T := tok.Base(), tok.Length()
 	V := tok.Size()

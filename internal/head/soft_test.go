@@ -157,7 +157,7 @@ func TestSoftTargetsOnEdges(t *testing.T) {
 					if p == 0 || (p == 1 && k == int(toks[j])) {
 						continue
 					}
-					if !(cw <= 2*sigma) { // softWide, pinned
+					if !(cw <= 5*sigma) { // softWide, pinned
 						t.Fatalf("u=%v sigma=%v: position %d (children %v wide) gives %v to digit %d", u, sigma, j, cw, p, k)
 					}
 					near := max(lo+float64(k)*cw-u, u-(lo+float64(k+1)*cw), 0)
