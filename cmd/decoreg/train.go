@@ -72,14 +72,16 @@ early stopping are the decoder's. The read-out's error is small against
 the tokens' cross-entropy, so useful weights are large: 100 ranked small
 UCI tables a little better with --encoder plr (see the README).
 
---soft-targets S (decoder head, normalized tokenization) trains each digit
-on the distribution of the next digit of a Gaussian of standard deviation S
+--soft-targets S (decoder head, normalized tokenization) trains a digit on
+the distribution of the next digit of a Gaussian of standard deviation S
 around the target (S is a fraction of the target range), truncated to the
-cell of the target's prefix, instead of the one target digit: digits near
-the target share the mass. Only training changes; the losses printed, early
-stopping and the distribution are the decoder's NLL. 0.03 ranked small
-tables with continuous targets better and raised the NLL of targets with
-few distinct values (see the README); --tune searches 0, 0.01 and 0.03.
+cell of the target's prefix, instead of the one target digit, at each
+position whose cells are at most 5 S wide (coarser ones keep the target
+digit): digits near the target share the mass, and the density is smoothed
+at S to about 5 S. Only training changes; the losses printed, early stopping
+and the distribution are the decoder's NLL. 0.03 ranked small tables with
+continuous targets better and raised the NLL of targets with few distinct
+values (see the README); --tune searches 0, 0.01 and 0.03.
 
 Features are standardised and y is min-max scaled with the statistics of the
 training rows. A fraction --val-frac of them is held out for early stopping:
@@ -276,7 +278,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed (initialisation, validation split, batch order)")
 	fs.IntVar(&f.threads, "threads", 0, "threads of the matrix kernels (0: every core)")
 	fs.BoolVar(&f.unmaskedLoss, "unmasked-loss", false, "train the decoder with the softmax over the whole vocabulary (as the reference code), not over the valid tokens")
-	fs.Float64Var(&f.softTargets, "soft-targets", 0, "decoder, normalized tokenization: train each digit on the distribution of a Gaussian of standard deviation `S` (a fraction of the target range, at most 10) around the target instead of the one target digit; training only (0: none)")
+	fs.Float64Var(&f.softTargets, "soft-targets", 0, "decoder, normalized tokenization: train each digit whose cells are at most 5 S wide on the distribution of a Gaussian of standard deviation `S` (a fraction of the target range, at most 10) around the target instead of the one target digit; training only (0: none)")
 	fs.Float64Var(&f.auxMSE, "aux-mse", 0, "decoder: add `W` (at most 1e6) times the squared error of a linear read-out of the encoder (against u - 0.5) to the training loss, a regression signal for the encoder; training only (0: none)")
 	fs.StringVar(&f.inputTransform, "input-transform", data.TransformStandard, "map each feature before the encoder: standard ((x - mean) / sd), robust ((x - median) / IQR) or quantile (normal scores of the training ECDF; skewed features and outliers)")
 	fs.BoolVar(&f.calibrate, "calibrate", false, "after training, fit a temperature on the validation rows (by --calibrate-by; not for pointwise); predictions use it, eval reports before and after")
