@@ -3,6 +3,7 @@ package head
 import (
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"decoreg/internal/model"
@@ -194,6 +195,20 @@ func TestSoftBatches(t *testing.T) {
 		if b.Soft[8+k] != v {
 			t.Fatalf("row 0's soft targets %v, want %v", b.Soft[8:], want)
 		}
+	}
+	// The cache (filled by NewBatch) and the computation per batch agree.
+	if tg.softCache == nil {
+		t.Fatal("no cache of soft targets")
+	}
+	cached := slices.Clone(b.Soft)
+	tg.softCache = nil
+	clear(b.Soft)
+	tg.Fill(b, []float32{0, 1}, 1, []int{1, 0})
+	if !slices.Equal(cached, b.Soft) {
+		t.Fatalf("soft targets from the cache %v, computed %v", cached, b.Soft)
+	}
+	if rb := tg.newBatch(2, 1, false); rb.Soft != nil {
+		t.Fatal("an evaluation batch has room for soft targets")
 	}
 	un, _ := vocab.Parse("unnormalized:base=10,mantissa=3,exponent=1")
 	c = &model.Config{Head: model.Decoder, Vocab: un, SoftSigma: 0.05}

@@ -22,8 +22,9 @@ type Targets struct {
 	// soft is the normalized tokenization of a decoder trained on soft
 	// targets (model.Config.SoftSigma > 0), whose rows' u values are in u;
 	// Fill builds each batch's Batch.Soft from them.
-	soft *vocab.Normalized
-	u    []float64
+	soft      *vocab.Normalized
+	u         []float64
+	softCache []float32 // (rows, T, V) every row's soft targets, once a training batch asked for them (at most softCacheMax values)
 
 	allowed []int // scratch
 }
@@ -100,8 +101,26 @@ func (tg *Targets) newBatch(n, cols int, soft bool) *model.Batch {
 	}
 	if soft && tg.soft != nil {
 		b.Soft = make([]float32, n*tg.T*tg.V)
+		tv := tg.T * tg.V
+		if rows := len(tg.u); tg.softCache == nil && rows*tv <= softCacheMax {
+			// A row's soft targets are the same in every epoch.
+			tg.softCache = make([]float32, rows*tv)
+			for i := range rows {
+				tg.softRow(tg.softCache[i*tv:(i+1)*tv], i)
+			}
+		}
 	}
 	return b
+}
+
+// softCacheMax bounds the values of Targets' cache of soft targets (64 MiB:
+// 350,000 rows of the default tokenization; each tuning trial has its own);
+// beyond it each batch computes its rows' soft targets again.
+const softCacheMax = 1 << 24
+
+// softRow writes row i's soft targets into q (T*V).
+func (tg *Targets) softRow(q []float32, i int) {
+	softTargets(q, tg.soft, tg.Tokens[i*tg.T:(i+1)*tg.T], tg.u[i], tg.c.SoftSigma)
 }
 
 // Fill gathers rows idx of the standardized features xs and of the
@@ -132,7 +151,11 @@ func (tg *Targets) Fill(b *model.Batch, xs []float32, cols int, idx []int) {
 		tv := tg.T * tg.V
 		b.Soft = b.Soft[:cap(b.Soft)][:len(idx)*tv]
 		for k, i := range idx {
-			softTargets(b.Soft[k*tv:(k+1)*tv], tg.soft, tg.Tokens[i*tg.T:(i+1)*tg.T], tg.u[i], tg.c.SoftSigma)
+			if tg.softCache != nil {
+				copy(b.Soft[k*tv:(k+1)*tv], tg.softCache[i*tv:(i+1)*tv])
+			} else {
+				tg.softRow(b.Soft[k*tv:(k+1)*tv], i)
+			}
 		}
 	}
 }
