@@ -238,6 +238,11 @@ type tuneAxis struct {
 	set    func(c *Config, v string)
 }
 
+// ownAxis reports whether the axis called name is drawn for each trial
+// from a stream of its own, outside the grid's index space, so that its
+// addition left the other axes' draws for every seed as they were.
+func ownAxis(name string) bool { return name == "soft_targets" }
+
 // tuneGrid returns the axes Tune searches for base's head: the paper's
 // grid (DESIGN.md section 6) for the encoder, the learning rate and the
 // head's own settings, and the input transforms and encoder kinds (MLP or
@@ -316,9 +321,17 @@ func TuneGrid(h Head) string {
 }
 
 // tuneConfigs returns the trials' configurations: base first, then up to
-// n-1 other points of the grid in an order drawn with base.Seed.
+// n-1 other points of the grid in an order drawn with base.Seed (the own
+// axes' values drawn for each with base.Seed from another stream).
 func tuneConfigs(base Config, n int, grid func(Config) []tuneAxis) (cfgs []Config, labels []string) {
-	axes := grid(base)
+	var axes, own []tuneAxis
+	for _, a := range grid(base) {
+		if ownAxis(a.name) {
+			own = append(own, a)
+		} else {
+			axes = append(axes, a)
+		}
+	}
 	size := 1
 	for _, a := range axes {
 		size *= len(a.values)
@@ -328,6 +341,7 @@ func tuneConfigs(base Config, n int, grid func(Config) []tuneAxis) (cfgs []Confi
 	key := func(c Config) string { return fmt.Sprintf("%+v", c) }
 	seen[key(base)] = true
 	r := rand.New(rand.NewPCG(base.Seed, 0x7e57))
+	ro := rand.New(rand.NewPCG(base.Seed, 0x0a7e5))
 	// Draw without replacement from the grid's index space.
 	for _, idx := range r.Perm(size) {
 		if len(cfgs) >= n {
@@ -338,6 +352,11 @@ func tuneConfigs(base Config, n int, grid func(Config) []tuneAxis) (cfgs []Confi
 		for _, a := range axes {
 			v := a.values[idx%len(a.values)]
 			idx /= len(a.values)
+			a.set(&c, v)
+			parts = append(parts, a.name+"="+v)
+		}
+		for _, a := range own {
+			v := a.values[ro.IntN(len(a.values))]
 			a.set(&c, v)
 			parts = append(parts, a.name+"="+v)
 		}
