@@ -238,11 +238,6 @@ type tuneAxis struct {
 	set    func(c *Config, v string)
 }
 
-// ownAxis reports whether the axis called name is drawn for each trial
-// from a stream of its own, outside the grid's index space, so that its
-// addition left the other axes' draws for every seed as they were.
-func ownAxis(name string) bool { return name == "soft_targets" }
-
 // tuneGrid returns the axes Tune searches for base's head: the paper's
 // grid (DESIGN.md section 6) for the encoder, the learning rate and the
 // head's own settings, and the input transforms and encoder kinds (MLP or
@@ -274,13 +269,6 @@ func tuneGrid(base Config) []tuneAxis {
 					vocabs = append(vocabs, fmt.Sprintf("normalized:base=%d,length=%d", b, k))
 				}
 			}
-			// Soft digit targets (Config.SoftTargets): on the small UCI
-			// tables they raised the defaults' Kendall's tau and lowered
-			// the NLL where the target is continuous, and raised the NLL
-			// where it takes a few values, which the validation loss sees.
-			axes = append(axes, tuneAxis{"soft_targets", []string{"0", "0.01", "0.03"}, func(c *Config, v string) {
-				c.SoftTargets, _ = strconv.ParseFloat(v, 64)
-			}})
 		}
 		axes = append(axes,
 			tuneAxis{"vocab", vocabs, func(c *Config, v string) { c.Vocab = v }},
@@ -321,17 +309,9 @@ func TuneGrid(h Head) string {
 }
 
 // tuneConfigs returns the trials' configurations: base first, then up to
-// n-1 other points of the grid in an order drawn with base.Seed (the own
-// axes' values drawn for each with base.Seed from another stream).
+// n-1 other points of the grid in an order drawn with base.Seed.
 func tuneConfigs(base Config, n int, grid func(Config) []tuneAxis) (cfgs []Config, labels []string) {
-	var axes, own []tuneAxis
-	for _, a := range grid(base) {
-		if ownAxis(a.name) {
-			own = append(own, a)
-		} else {
-			axes = append(axes, a)
-		}
-	}
+	axes := grid(base)
 	size := 1
 	for _, a := range axes {
 		size *= len(a.values)
@@ -341,7 +321,6 @@ func tuneConfigs(base Config, n int, grid func(Config) []tuneAxis) (cfgs []Confi
 	key := func(c Config) string { return fmt.Sprintf("%+v", c) }
 	seen[key(base)] = true
 	r := rand.New(rand.NewPCG(base.Seed, 0x7e57))
-	ro := rand.New(rand.NewPCG(base.Seed, 0x0a7e5))
 	// Draw without replacement from the grid's index space.
 	for _, idx := range r.Perm(size) {
 		if len(cfgs) >= n {
@@ -352,11 +331,6 @@ func tuneConfigs(base Config, n int, grid func(Config) []tuneAxis) (cfgs []Confi
 		for _, a := range axes {
 			v := a.values[idx%len(a.values)]
 			idx /= len(a.values)
-			a.set(&c, v)
-			parts = append(parts, a.name+"="+v)
-		}
-		for _, a := range own {
-			v := a.values[ro.IntN(len(a.values))]
 			a.set(&c, v)
 			parts = append(parts, a.name+"="+v)
 		}

@@ -250,26 +250,6 @@ func TestTuneGrid(t *testing.T) {
 			t.Errorf("%s: no grid description", h)
 		}
 	}
-	// The own axes (soft_targets) leave the other axes' draws as the grid
-	// without them draws them, and take more than one value.
-	base := DefaultConfig(Config{Head: HeadDecoder, Seed: 4})
-	with, _ := tuneConfigs(base, 40, tuneGrid)
-	without, _ := tuneConfigs(base, 40, func(c Config) []tuneAxis {
-		return slices.DeleteFunc(tuneGrid(c), func(a tuneAxis) bool { return ownAxis(a.name) })
-	})
-	softs := map[float64]bool{}
-	for i := range with {
-		softs[with[i].SoftTargets] = true
-		c := with[i]
-		c.SoftTargets = 0
-		if c != without[i] {
-			t.Fatalf("trial %d: %+v with the own axes, %+v without", i+1, with[i], without[i])
-		}
-	}
-	if len(softs) != 3 {
-		t.Errorf("soft_targets took the values %v in 40 trials", softs)
-	}
-
 	// Too many large trials for memory: refused before any is made.
 	x, y := toyData(50, 1)
 	_, _, err := Tune(context.Background(), x, len(y), 1, y, Config{Head: HeadRiemann}, TuneOptions{Trials: 200})

@@ -81,7 +81,8 @@ digit): digits near the target share the mass, and the density is smoothed
 at S to about 5 S. Only training changes; the losses printed, early stopping
 and the distribution are the decoder's NLL. 0.03 ranked small tables with
 continuous targets better and raised the NLL of targets with few distinct
-values (see the README); --tune searches 0, 0.01 and 0.03.
+values (see the README); --tune does not search it (it cost the tuned
+ensembles NLL; the README).
 
 Features are standardised and y is min-max scaled with the statistics of the
 training rows. A fraction --val-frac of them is held out for early stopping:
@@ -129,9 +130,8 @@ finished so far (and the best epoch of the one in training).
 12 in all) drawn with --seed from the paper's grid: encoder 2-5 layers x
 width 256, 512 or 2048, learning rate 1e-4 or 5e-4, input transform,
 encoder (mlp or plr, at its default sizes), and the head's own settings
-(decoder: tokenization base and length, the decoder size and, when
-normalized, --soft-targets; riemann: bins; mdn: components; pointwise:
-weight decay). By
+(decoder: tokenization base and length, and the decoder size; riemann:
+bins; mdn: components; pointwise: weight decay). By
 successive halving, every trial trains 3 epochs (the given settings first,
 then the cheapest; one that would end past the first third of the budget
 is skipped), the best third goes on to 9 in all, the best third of
