@@ -132,8 +132,9 @@ type Config struct {
 	// the one to tune (at first a frequency's period spans about 1/PLRSigma
 	// standard deviations of a standardised feature). The PLR fields
 	// are ignored by the MLP encoder, as other heads' fields are by a head
-	// (but a PLRSigma or AuxMSE that is not finite is refused whatever the
-	// encoder or head: the model file keeps them, and its JSON cannot).
+	// (but a PLRSigma, AuxMSE or SoftTargets that is not finite is refused
+	// whatever the encoder or head: the model file keeps them, and its JSON
+	// cannot).
 	// A model file of an MLP encoder leaves the encoder out, as files
 	// written before PLR did (and read as "mlp").
 	Encoder        string  `json:"encoder,omitempty"`

@@ -41,6 +41,17 @@ func TestSoftTargets(t *testing.T) {
 	if m1.Info().Params != m0.Info().Params {
 		t.Errorf("%d parameters with soft targets against %d", m1.Info().Params, m0.Info().Params)
 	}
+	// Below a fifth of the finest cell (4^-4) no position is soft: the
+	// model is the hard one bit for bit; just above it, the last digit's
+	// targets are soft and the model differs.
+	tiny, small := base, base
+	tiny.SoftTargets, small.SoftTargets = 0.9/(5*256), 1.1/(5*256)
+	pt, _ := fit(tiny).PredictFlat(x[:20], 20, opts)
+	ps, _ := fit(small).PredictFlat(x[:20], 20, opts)
+	if !slices.Equal(pt.Mean, p0.Mean) || slices.Equal(ps.Mean, p0.Mean) {
+		t.Errorf("SoftTargets %v: the hard model %v (want true); %v: the hard model %v (want false)",
+			tiny.SoftTargets, slices.Equal(pt.Mean, p0.Mean), small.SoftTargets, slices.Equal(ps.Mean, p0.Mean))
+	}
 	path := filepath.Join(t.TempDir(), "soft.model")
 	if err := m1.Save(path); err != nil {
 		t.Fatal(err)

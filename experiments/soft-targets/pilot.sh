@@ -15,10 +15,14 @@ for ds in $sets; do
 	for s in $sigmas; do
 		for seed in 0 1 2; do
 			d=$uci/$ds
-			extra=()
-			[ "$s" != 0 ] && extra=(--soft-targets "$s")
-			"$bin" train --data "$d/data.csv.gz" --test-mask "$d/test_mask.csv.gz" --split 0 \
-				--out "$tmp/m.drm" --seed "$seed" --threads 1 "${extra[@]}" >/dev/null 2>&1
+			soft=0
+			[ "$s" != 0 ] && soft=$s
+			if ! "$bin" train --data "$d/data.csv.gz" --test-mask "$d/test_mask.csv.gz" --split 0 \
+				--out "$tmp/m.drm" --seed "$seed" --threads 1 --soft-targets "$soft" >/dev/null 2>"$tmp/err"; then
+				echo "pilot.sh: training $ds, sigma $s, seed $seed failed:" >&2
+				cat "$tmp/err" >&2
+				exit 1
+			fi
 			"$bin" eval --model "$tmp/m.drm" --data "$d/data.csv.gz" --test-mask "$d/test_mask.csv.gz" --split 0 2>/dev/null |
 				python3 -c 'import json,sys; d=json.load(sys.stdin); print(sys.argv[1], sys.argv[2], sys.argv[3], d["kendall_tau"], d["nll_u"], d["coverage"]["0.9"])' "$ds" "$s" "$seed"
 		done

@@ -99,19 +99,26 @@ func softTargets(q []float32, tok *vocab.Normalized, toks []int32, u, sigma floa
 	}
 }
 
-// ErrSoftTokenization refuses soft targets (model.Config.SoftSigma) for a
-// tokenization other than the normalized one.
-var ErrSoftTokenization = errors.New("soft targets need the normalized tokenization")
+// errSoftTokenization refuses soft targets (model.Config.SoftSigma) for a
+// tokenization other than the normalized one (decoreg.Config refuses it
+// first).
+var errSoftTokenization = errors.New("soft targets need the normalized tokenization")
 
 // softTok is c's normalized tokenization when c's decoder trains on soft
-// targets, nil when it does not, or ErrSoftTokenization.
+// targets, nil when it does not (also when no position's cells are
+// narrow enough to get soft targets, below a fifth of the finest cell:
+// the training is then the hard one, bit for bit), or
+// errSoftTokenization.
 func softTok(c *model.Config) (*vocab.Normalized, error) {
 	if c.Head != model.Decoder || c.SoftSigma <= 0 {
 		return nil, nil
 	}
 	n, ok := c.Vocab.(*vocab.Normalized)
 	if !ok {
-		return nil, fmt.Errorf("%w, not %s", ErrSoftTokenization, c.Vocab.Spec())
+		return nil, fmt.Errorf("%w, not %s", errSoftTokenization, c.Vocab.Spec())
+	}
+	if math.Pow(float64(n.Base()), -float64(n.Length())) > softWide*c.SoftSigma {
+		return nil, nil
 	}
 	return n, nil
 }

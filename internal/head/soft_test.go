@@ -212,7 +212,7 @@ func TestSoftBatches(t *testing.T) {
 	}
 	un, _ := vocab.Parse("unnormalized:base=10,mantissa=3,exponent=1")
 	c = &model.Config{Head: model.Decoder, Vocab: un, SoftSigma: 0.05}
-	if _, err := Encode(c, Units{YMin: 0, YMax: 8, Map: Shifted}, []float64{2}); !errors.Is(err, ErrSoftTokenization) {
+	if _, err := Encode(c, Units{YMin: 0, YMax: 8, Map: Shifted}, []float64{2}); !errors.Is(err, errSoftTokenization) {
 		t.Fatalf("unnormalized with soft targets: %v", err)
 	}
 }

@@ -42,7 +42,7 @@ func (e *RowError) Unwrap() error { return e.Err }
 // configuration c and units s, clipping values outside the training range
 // to it (and counting them). An error about a row is a *RowError; soft
 // targets with a tokenization other than the normalized one wrap
-// ErrSoftTokenization.
+// errSoftTokenization.
 func Encode(c *model.Config, s Units, y []float64) (*Targets, error) {
 	h := Of(c)
 	tg := &Targets{h: h, c: c, units: s}

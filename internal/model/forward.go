@@ -18,9 +18,11 @@ type Batch struct {
 	// as Masks fills them; it is used only when the loss is masked. When
 	// nil, the masks are computed from the tokenization.
 	Mask []bool
-	// Soft holds the decoder's soft token targets (B, T, V) when
-	// Cfg.SoftSigma > 0: each position's distribution over the tokens, 0
-	// where the mask excludes a token. Only Backward reads it.
+	// Soft, when not nil, holds the decoder's soft token targets (B, T, V)
+	// (package head fills it when Cfg.SoftSigma > 0): each position's
+	// distribution over the tokens, 0 where the mask excludes a token.
+	// Backward then descends the cross-entropy against them instead of the
+	// target tokens' NLL; Forward's loss stays the NLL.
 	Soft []float32
 	B    int // number of rows
 }
@@ -69,8 +71,8 @@ func (m *Model) check(b *Batch) {
 func (m *Model) Forward(b *Batch) float64 {
 	m.thaw()
 	m.check(b)
-	if m.Cfg.SoftSigma > 0 && len(b.Soft) < b.B*m.t*m.v {
-		panic("model: Batch.Soft shorter than (B, T, V) for the decoder's soft targets")
+	if b.Soft != nil && len(b.Soft) < b.B*m.t*m.v {
+		panic("model: Batch.Soft shorter than (B, T, V)")
 	}
 	m.ensure(b.B)
 	m.forward(b, 0, b.B, m.Cfg.MaskLoss)
@@ -139,7 +141,7 @@ func (m *Model) forward(b *Batch, lo, hi int, masked bool) {
 		T := m.t
 		a.tokens = b.Tokens[lo*T : hi*T]
 		a.soft = nil
-		if m.Cfg.SoftSigma > 0 && b.Soft != nil { // Forward's (RowLosses needs none)
+		if b.Soft != nil { // Forward's (RowLosses reads none)
 			a.soft = b.Soft[lo*T*m.v : hi*T*m.v]
 		}
 		a.lmask = nil

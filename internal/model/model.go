@@ -103,13 +103,11 @@ type Config struct {
 	// the encoder. The read-out is trained with the rest but takes no part
 	// in the predictive distribution, RowLosses or inference.
 	AuxMSE float64
-	// SoftSigma, when > 0, trains the decoder on soft token targets
-	// (Batch.Soft; package head builds them from a Gaussian of standard
-	// deviation SoftSigma around each target, in u units): the gradient
-	// descends the cross-entropy of each position's softmax against the
-	// batch's distribution over the tokens instead of the one-hot target
-	// token. Forward's loss, RowLosses and inference stay the NLL of the
-	// target tokens.
+	// SoftSigma, when > 0, is the standard deviation (in u units) of the
+	// Gaussian from which package head builds the decoder's soft token
+	// targets (Batch.Soft; their cross-entropy is what Backward then
+	// descends). The network itself only checks it: Forward's loss,
+	// RowLosses and inference stay the NLL of the target tokens.
 	SoftSigma float64
 
 	Bins       int  // Riemann head: number of bins, >= 2
