@@ -5,21 +5,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-)
 
-// simpson integrates f over [a,b] with n (even) panels.
-func simpson(f func(float64) float64, a, b float64, n int) float64 {
-	h := (b - a) / float64(n)
-	s := f(a) + f(b)
-	for i := 1; i < n; i++ {
-		w := 2.0
-		if i%2 == 1 {
-			w = 4
-		}
-		s += w * f(a+float64(i)*h)
-	}
-	return s * h / 3
-}
+	"decoreg/internal/gradcheck"
+)
 
 func TestRiemann(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
@@ -45,8 +33,8 @@ func TestRiemann(t *testing.T) {
 		b := aff.Offset + aff.Scale*float64(i+1)/float64(n)
 		inner := func(y float64) float64 { return math.Exp(d.LogPDF(y)) }
 		eps := 1e-9 * aff.Scale
-		integral += simpson(inner, a+eps, b-eps, 2) * (b - a) / (b - a - 2*eps)
-		mean += simpson(func(y float64) float64 { return y * inner(y) }, a+eps, b-eps, 2) * (b - a) / (b - a - 2*eps)
+		integral += gradcheck.Simpson(inner, a+eps, b-eps, 2) * (b - a) / (b - a - 2*eps)
+		mean += gradcheck.Simpson(func(y float64) float64 { return y * inner(y) }, a+eps, b-eps, 2) * (b - a) / (b - a - 2*eps)
 		if got := d.CDF(b); !(math.Abs(got-integral) <= 1e-12) {
 			t.Errorf("CDF(%v) = %v, integral %v", b, got, integral)
 		}
@@ -156,14 +144,14 @@ func TestMDN(t *testing.T) {
 		}
 	}
 	const panels = 200000
-	if got := simpson(pdf, lo, hi, panels); !(math.Abs(got-1) <= 1e-9) {
+	if got := gradcheck.Simpson(pdf, lo, hi, panels); !(math.Abs(got-1) <= 1e-9) {
 		t.Errorf("density integrates to %v", got)
 	}
-	if got := simpson(func(y float64) float64 { return y * pdf(y) }, lo, hi, panels); !(math.Abs(got-d.Mean()) <= 1e-9) {
+	if got := gradcheck.Simpson(func(y float64) float64 { return y * pdf(y) }, lo, hi, panels); !(math.Abs(got-d.Mean()) <= 1e-9) {
 		t.Errorf("Mean = %v, numerical integration %v", d.Mean(), got)
 	}
 	for _, y := range []float64{2.5, 3, 3.3, 3.55} {
-		if got := simpson(pdf, lo, y, panels); !(math.Abs(got-d.CDF(y)) <= 1e-9) {
+		if got := gradcheck.Simpson(pdf, lo, y, panels); !(math.Abs(got-d.CDF(y)) <= 1e-9) {
 			t.Errorf("CDF(%v) = %v, integral %v", y, d.CDF(y), got)
 		}
 	}

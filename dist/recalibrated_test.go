@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"decoreg/internal/gradcheck"
 )
 
 // The golden map of a small PIT sample, computed by hand: 20 values
@@ -201,7 +203,7 @@ func TestRecalibratedAgainstNumerics(t *testing.T) {
 				t.Errorf("the density integrates to %v", integral)
 			}
 			// The mean: lo + ∫(1 - G) over the support.
-			want := c.lo + simpson(func(y float64) float64 { return 1 - g(y) }, c.lo, c.hi, 200000)
+			want := c.lo + gradcheck.Simpson(func(y float64) float64 { return 1 - g(y) }, c.lo, c.hi, 200000)
 			mean, bound := d.MeanBound()
 			if c.exact && (!(bound <= 1e-12) || !(math.Abs(mean-want) <= 1e-6*w)) {
 				t.Errorf("mean %v (bound %v), numeric %v", mean, bound, want)

@@ -5,21 +5,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-)
 
-// simpson integrates f over [a, b] with n (even) intervals.
-func simpson(f func(float64) float64, a, b float64, n int) float64 {
-	h := (b - a) / float64(n)
-	s := f(a) + f(b)
-	for i := 1; i < n; i++ {
-		w := 2.0
-		if i%2 == 1 {
-			w = 4
-		}
-		s += w * f(a+float64(i)*h)
-	}
-	return s * h / 3
-}
+	"decoreg/internal/gradcheck"
+)
 
 // yRange is an interval outside which p(y|x) has negligible mass for every
 // x in [-1.2, 1.2]^d: the Gaussian problems keep their means within ±1.5
@@ -69,10 +57,10 @@ func moments(p Problem, x []float64) (mass, mean, variance, m4 float64) {
 	lo, hi := yRange(p)
 	const n = 8000
 	pdf := func(y float64) float64 { return math.Exp(p.LogPDF(x, y)) }
-	mass = simpson(pdf, lo, hi, n)
-	mean = simpson(func(y float64) float64 { return y * pdf(y) }, lo, hi, n)
-	variance = simpson(func(y float64) float64 { return (y - mean) * (y - mean) * pdf(y) }, lo, hi, n)
-	m4 = simpson(func(y float64) float64 { d := y - mean; return d * d * d * d * pdf(y) }, lo, hi, n)
+	mass = gradcheck.Simpson(pdf, lo, hi, n)
+	mean = gradcheck.Simpson(func(y float64) float64 { return y * pdf(y) }, lo, hi, n)
+	variance = gradcheck.Simpson(func(y float64) float64 { return (y - mean) * (y - mean) * pdf(y) }, lo, hi, n)
+	m4 = gradcheck.Simpson(func(y float64) float64 { d := y - mean; return d * d * d * d * pdf(y) }, lo, hi, n)
 	return
 }
 
@@ -91,7 +79,7 @@ func TestDensity(t *testing.T) {
 			for _, y := range []float64{-1, -0.5, 0, 0.3, 0.6, 1, 2.5} {
 				want := 0.0
 				if y > lo {
-					want = simpson(pdf, lo, y, 8000)
+					want = gradcheck.Simpson(pdf, lo, y, 8000)
 				}
 				if got := p.CDF(x, y); !(math.Abs(got-want) <= 1e-8) {
 					t.Errorf("%s d=%d x=%v: CDF(%v) = %v, integral %v", p.Name(), p.Dim(), x, y, got, want)
@@ -222,7 +210,7 @@ func TestSampleAndTrueNLL(t *testing.T) {
 		h := 0.0
 		for k := 0; k < grid; k++ {
 			x := []float64{-1 + (float64(k)+0.5)*2/grid}
-			h += simpson(func(y float64) float64 {
+			h += gradcheck.Simpson(func(y float64) float64 {
 				lp := p.LogPDF(x, y)
 				if math.IsInf(lp, -1) {
 					return 0

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"decoreg/internal/gradcheck"
 )
 
 // tnParams are (mean, std) pairs that reach every branch: the paper's
@@ -20,7 +22,7 @@ type tnRef struct{ mu, sd, z float64 }
 
 func newTNRef(mu, sd float64) tnRef {
 	phi := func(y float64) float64 { return math.Exp(normLogPDF(y, mu, sd)) }
-	return tnRef{mu, sd, simpson(phi, 0, 1, 200000)}
+	return tnRef{mu, sd, gradcheck.Simpson(phi, 0, 1, 200000)}
 }
 
 func (r tnRef) f(y float64) float64 { return math.Exp(normLogPDF(y, r.mu, r.sd)) / r.z }
@@ -119,24 +121,24 @@ func TestTruncNormIntegrals(t *testing.T) {
 				t.Errorf("%v: PDF(%v) = %v, want %v", c, y, tn.PDF(y), ref.f(y))
 			}
 		}
-		if mass := simpson(tn.PDF, 0, 1, 20000); !(math.Abs(mass-1) <= 1e-11) {
+		if mass := gradcheck.Simpson(tn.PDF, 0, 1, 20000); !(math.Abs(mass-1) <= 1e-11) {
 			t.Errorf("%v: PDF integrates to %v", c, mass)
 		}
 		for _, y := range []float64{1e-3, 0.1, 0.25, 0.5, 0.8, 0.999} {
-			want := simpson(ref.f, 0, y, 20000)
+			want := gradcheck.Simpson(ref.f, 0, y, 20000)
 			if e := relErr(tn.CDF(y), want); !(e <= 1e-11) {
 				t.Errorf("%v: CDF(%v) = %v, integral %v", c, y, tn.CDF(y), want)
 			}
 			if y >= 0.5 {
 				continue
 			}
-			want = simpson(ref.f, y, y+0.3, 20000)
+			want = gradcheck.Simpson(ref.f, y, y+0.3, 20000)
 			if e := relErr(tn.Mass(y, y+0.3), want); !(e <= 1e-11) {
 				t.Errorf("%v: Mass(%v, %v) = %v, integral %v", c, y, y+0.3, tn.Mass(y, y+0.3), want)
 			}
 		}
-		sq := simpson(func(y float64) float64 { f := ref.f(y); return f * f }, 0, 1, n)
-		dsq := simpson(func(y float64) float64 { d := ref.d1(y); return d * d }, 0, 1, n)
+		sq := gradcheck.Simpson(func(y float64) float64 { f := ref.f(y); return f * f }, 0, 1, n)
+		dsq := gradcheck.Simpson(func(y float64) float64 { d := ref.d1(y); return d * d }, 0, 1, n)
 		if e := relErr(tn.IntSquare(), sq); !(e <= 1e-11) {
 			t.Errorf("%v: IntSquare %v, integral %v (rel. error %.1e)", c, tn.IntSquare(), sq, e)
 		}
@@ -188,7 +190,7 @@ func numericMISE(ref tnRef, p []float64) float64 {
 	s := 0.0
 	for j, pj := range p {
 		g := func(y float64) float64 { d := ref.f(y) - float64(n)*pj; return d * d }
-		s += simpson(g, float64(j)/float64(n), float64(j+1)/float64(n), (1<<15)/n)
+		s += gradcheck.Simpson(g, float64(j)/float64(n), float64(j+1)/float64(n), (1<<15)/n)
 	}
 	return s
 }
@@ -228,7 +230,7 @@ func TestTruncNormMISE(t *testing.T) {
 func TestTruncNormBias(t *testing.T) {
 	for _, c := range [][2]float64{{0.5, 0.25}, {0.2, 0.1}, {-0.3, 0.5}, {1.7, 0.3}, {0.5, 3}} {
 		tn, ref := mustTN(t, c[0], c[1]), newTNRef(c[0], c[1])
-		d2sq := simpson(func(y float64) float64 { d := ref.d2(y); return d * d }, 0, 1, 200000)
+		d2sq := gradcheck.Simpson(func(y float64) float64 { d := ref.d2(y); return d * d }, 0, 1, 200000)
 		c4 := -(ref.d1(1)*ref.d2(1) - ref.d1(0)*ref.d2(0) + d2sq) / 360
 		ids := tn.IntDerivSquare()
 		for k := 6; k <= 10; k++ {

@@ -45,3 +45,16 @@ func ExampleGradient() {
 	fmt.Printf("%.6f %.6f\n", g[0], g[1])
 	// Output: 8.000000 3.000000
 }
+
+// TestSimpson: exact for cubics, and converging at h^4 on exp.
+func TestSimpson(t *testing.T) {
+	if got := Simpson(func(x float64) float64 { return x*x*x - 2*x + 1 }, -1, 2, 2); !(math.Abs(got-15.0/4) <= 1e-12) {
+		t.Errorf("cubic: %v, want %v", got, 15.0/4)
+	}
+	want := math.E - 1
+	e1 := math.Abs(Simpson(math.Exp, 0, 1, 8) - want)
+	e2 := math.Abs(Simpson(math.Exp, 0, 1, 16) - want)
+	if !(e2 < e1/12 && e2 > 0) {
+		t.Errorf("exp: errors %v and %v at 8 and 16 panels, want a ratio near 16", e1, e2)
+	}
+}

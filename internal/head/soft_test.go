@@ -6,28 +6,19 @@ import (
 	"slices"
 	"testing"
 
+	"decoreg/internal/gradcheck"
 	"decoreg/internal/model"
 	"decoreg/vocab"
 )
 
 // simpsonMass integrates the density of N(u, sigma^2) over [a, b] by
-// composite Simpson's rule (independent of the erfc forms of gaussMass).
+// Simpson's rule (independent of the erfc forms of softTargets).
 func simpsonMass(u, sigma, a, b float64) float64 {
 	n := 2 * int(math.Ceil(max(1000, 25*(b-a)/sigma))) // steps of sigma/50 or less
-	h := (b - a) / float64(n)
-	f := func(x float64) float64 {
+	return gradcheck.Simpson(func(x float64) float64 {
 		z := (x - u) / sigma
 		return math.Exp(-0.5*z*z) / (sigma * math.Sqrt(2*math.Pi))
-	}
-	s := f(a) + f(b)
-	for i := 1; i < n; i++ {
-		w := 2.0
-		if i%2 == 1 {
-			w = 4
-		}
-		s += w * f(a+float64(i)*h)
-	}
-	return s * h / 3
+	}, a, b, n)
 }
 
 // TestSoftTargets checks each position's soft targets against the
