@@ -224,17 +224,7 @@ func (r refParams) rowLoss(b *Batch, i int, masked bool) float64 {
 		var loss float64
 		var prefix []int
 		for t := range T {
-			allowed := make([]bool, m.v)
-			if masked {
-				for _, v := range m.Cfg.Vocab.Allowed(nil, prefix) {
-					allowed[v] = true
-				}
-			} else {
-				for v := range allowed {
-					allowed[v] = true
-				}
-			}
-			loss -= logSoftmaxAt(lg[t], allowed, int(tok[t]))
+			loss -= logSoftmaxAt(lg[t], r.allowed(prefix, masked), int(tok[t]))
 			prefix = append(prefix, int(tok[t]))
 		}
 		return loss
@@ -279,6 +269,23 @@ func (r refParams) rowLoss(b *Batch, i int, masked bool) float64 {
 		return -(mx + math.Log(s))
 	}
 	panic("ref: unknown head")
+}
+
+// allowed is the decoder's token mask after prefix: the tokenization's
+// allowed tokens when masked, else every token.
+func (r refParams) allowed(prefix []int, masked bool) []bool {
+	m := r.m
+	allowed := make([]bool, m.v)
+	if !masked {
+		for v := range allowed {
+			allowed[v] = true
+		}
+		return allowed
+	}
+	for _, v := range m.Cfg.Vocab.Allowed(nil, prefix) {
+		allowed[v] = true
+	}
+	return allowed
 }
 
 func logSoftmaxAt(z []float64, allowed []bool, k int) float64 {
@@ -339,16 +346,7 @@ func (r refParams) softLoss(b *Batch, i int, masked bool) float64 {
 	var loss float64
 	var prefix []int
 	for t := range T {
-		allowed := make([]bool, V)
-		if masked {
-			for _, v := range m.Cfg.Vocab.Allowed(nil, prefix) {
-				allowed[v] = true
-			}
-		} else {
-			for v := range allowed {
-				allowed[v] = true
-			}
-		}
+		allowed := r.allowed(prefix, masked)
 		for v := range V {
 			if q := float64(b.Soft[(i*T+t)*V+v]); q != 0 {
 				loss -= q * logSoftmaxAt(lg[t], allowed, v)
