@@ -425,14 +425,9 @@ func subset(d *data.Dataset, idx []int) *data.Dataset {
 // While it runs, a first interrupt signal cancels the write (a temporary
 // file is removed, an existing file left as it was) and a second one exits
 // at once with status 130, after removing the temporary file. A usage
-// error from write is returned as it is.
-func writeOutput(name, path string, write func(w io.Writer) error) error {
-	return writeFlagOutput(name, "", path, write)
-}
-
-// writeFlagOutput is writeOutput for the output of the flag called flag,
-// which its errors name (no flag when flag is "").
-func writeFlagOutput(name, flag, path string, write func(w io.Writer) error) error {
+// error from write is returned as it is; the others name the flag that
+// gave the path (none when flag is "").
+func writeOutput(name, flag, path string, write func(w io.Writer) error) error {
 	var file atomic.Pointer[outfile.File]
 	ctx, stop := onInterrupt(func() {
 		if f := file.Load(); f != nil {

@@ -181,7 +181,7 @@ func runDemo(cmd *Command, args []string) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("demo: interrupted; nothing written")
 	}
-	err := writeOutput("demo", png, func(w io.Writer) error {
+	err := writeOutput("demo", "out", png, func(w io.Writer) error {
 		return demoPlot(w, prob, heads, trueNLL, size, *seed)
 	})
 	if err != nil {

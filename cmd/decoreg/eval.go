@@ -233,7 +233,7 @@ func runEval(cmd *Command, args []string) error {
 			bytes.TrimSuffix(bn, []byte("}")), bytes.TrimPrefix(bu, []byte("{")))
 	}
 	if plotPath != "" {
-		err := writeFlagOutput(name, "plot", plotPath, func(w io.Writer) error { return calibrationPlot(w, c, modelPath) })
+		err := writeOutput(name, "plot", plotPath, func(w io.Writer) error { return calibrationPlot(w, c, modelPath) })
 		if err != nil {
 			return err
 		}

@@ -324,16 +324,29 @@ func TestEvalPlot(t *testing.T) {
 	}
 }
 
-// TestEvalPlotWriteErrorNamesFlag: a --plot that cannot be written
-// (/dev/full) fails naming --plot as well as the path; the message named
-// only the path.
-func TestEvalPlotWriteErrorNamesFlag(t *testing.T) {
+// TestWriteErrorsNameFlag: an output that cannot be written (/dev/full)
+// fails naming its flag (eval's --plot, the --out of predict, sample,
+// synth and train) as well as the path; the messages named only the path.
+func TestWriteErrorsNameFlag(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full:", err)
 	}
 	code, _, errs := cli(t, "eval", "--model", sharedModel(t, "mdn"), "--data", "testdata/cli/small.csv", "--plot", "/dev/full")
 	if code != 1 || !strings.Contains(errs, "--plot") || !strings.Contains(errs, "/dev/full") {
 		t.Errorf("--plot /dev/full: exit %d %q", code, errs)
+	}
+	// So do the --out of every command that writes one.
+	model := sharedModel(t, "mdn")
+	for _, args := range [][]string{
+		{"predict", "--model", model, "--data", "testdata/cli/small.csv", "--out", "/dev/full"},
+		{"sample", "--model", model, "--data", "testdata/cli/small.csv", "--n", "3", "--out", "/dev/full"},
+		{"synth", "bbob:function=Sphere,dim=2", "--n", "50", "--out", "/dev/full"},
+		append([]string{"train", "--data", "testdata/cli/small.csv", "--out", "/dev/full"}, tinyArgs("mdn")...),
+	} {
+		code, _, errs := cli(t, args...)
+		if code != 1 || !strings.Contains(errs, "--out: writing /dev/full") {
+			t.Errorf("%s --out /dev/full: exit %d %q", args[0], code, errs)
+		}
 	}
 }
 

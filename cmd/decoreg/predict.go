@@ -224,7 +224,7 @@ func runPredict(cmd *Command, args []string) error {
 			lp[i] = dd.LogPDF(d.Y[i])
 		}
 	}
-	return writeOutput(name, out, func(w io.Writer) error {
+	return writeOutput(name, "out", out, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		bw.WriteString("row,mean,median,mode")
 		for _, n := range levelNames {

@@ -149,7 +149,7 @@ func runSample(cmd *Command, args []string) error {
 		return dataErr(name, d, idx, err)
 	}
 	r := rand.New(rand.NewPCG(seed, 0x5a3b1e))
-	return writeOutput(name, out, func(w io.Writer) error {
+	return writeOutput(name, "out", out, func(w io.Writer) error {
 		return writeSamples(w, ds, idx, n, opts, r)
 	})
 }

@@ -105,7 +105,7 @@ func runSynth(cmd *Command, args []string) error {
 	}
 	X, Y := src.Draw(f.n, f.seed)
 	d := src.Dim()
-	return writeOutput(name, f.out, func(w io.Writer) error {
+	return writeOutput(name, "out", f.out, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<16)
 		var hdr []string
 		for j := range d {

@@ -709,7 +709,7 @@ func runTrain(cmd *Command, args []string) error {
 			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from %s: %d seed member(s) diverged and were left out; kept %d\n", name, cfg.Ensemble, t.EnsembleFrom, t.MembersLeftOut, m.EnsembleSize())
 		}
 	}
-	if err := writeOutput(name, f.out, func(w io.Writer) error { _, err := m.WriteTo(w); return err }); err != nil {
+	if err := writeOutput(name, "out", f.out, func(w io.Writer) error { _, err := m.WriteTo(w); return err }); err != nil {
 		return err
 	}
 	info := m.Info()
