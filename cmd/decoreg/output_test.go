@@ -360,56 +360,16 @@ func TestP8SampleChunks(t *testing.T) {
 	}
 }
 
-// TestStdinSpoolSignals: a signal while "--data -" is still copying
-// standard input (no handler of the command's own yet) removes the copy
-// and exits 130, for SIGTERM, SIGINT and SIGHUP; it was left in the
-// temporary directory. The command runs as a child process.
-func TestStdinSpoolSignals(t *testing.T) {
-	for _, s := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
-		tmp := t.TempDir()
-		cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "train", "--data", "-", "--head", "mdn", "--epochs", "1", "--quiet", "--out", filepath.Join(tmp, "m.model"))
-		cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+tmp)
-		in, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var errs strings.Builder
-		cmd.Stderr = &errs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		io.WriteString(in, "a,b,y\n1,2,3\n4,5,6\n") // and keep standard input open
-		spooled := func() []string { m, _ := filepath.Glob(filepath.Join(tmp, "decoreg-stdin-*")); return m }
-		for end := time.Now().Add(10 * time.Second); len(spooled()) == 0; time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(end) {
-				t.Fatalf("%v: no spool appeared: %s", s, errs.String())
-			}
-		}
-		time.Sleep(20 * time.Millisecond) // the copy is under way
-		cmd.Process.Signal(s)
-		watchdog := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() }) // a regression fails, not hangs
-		err = cmd.Wait()
-		watchdog.Stop()
-		in.Close()
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-			t.Errorf("%v: exit %v, want 130: %s", s, err, errs.String())
-		}
-		if left := spooled(); len(left) > 0 {
-			t.Errorf("%v: the copy of standard input was left: %v", s, left)
-		}
-	}
-}
-
-// TestStdinSpoolSIGQUIT: SIGQUIT while "--data -" is still copying
-// standard input removes the copy, which it left in the temporary
-// directory, and still ends as Go's SIGQUIT does: every goroutine's stack
-// on standard error (the copy's among them) and exit status 2. The
-// command runs as a child process.
-func TestStdinSpoolSIGQUIT(t *testing.T) {
+// spoolSignal runs "train --data -" as a child process, sends it s while
+// it is still copying standard input (no handler of the command's own
+// yet), and returns its exit code, its standard error and the copies of
+// standard input left in its temporary directory. env is added to the
+// child's environment.
+func spoolSignal(t *testing.T, s syscall.Signal, env ...string) (code int, stderr string, left []string) {
+	t.Helper()
 	tmp := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "train", "--data", "-", "--head", "mdn", "--epochs", "1", "--quiet", "--out", filepath.Join(tmp, "m.model"))
-	cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+tmp, "GOTRACEBACK=")
+	cmd.Env = append(append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+tmp), env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -423,23 +383,54 @@ func TestStdinSpoolSIGQUIT(t *testing.T) {
 	spooled := func() []string { m, _ := filepath.Glob(filepath.Join(tmp, "decoreg-stdin-*")); return m }
 	for end := time.Now().Add(10 * time.Second); len(spooled()) == 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(end) {
-			t.Fatalf("no spool appeared: %s", errs.String())
+			t.Fatalf("%v: no spool appeared: %s", s, errs.String())
 		}
 	}
 	time.Sleep(20 * time.Millisecond) // the copy is under way
-	cmd.Process.Signal(syscall.SIGQUIT)
+	cmd.Process.Signal(s)
 	watchdog := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() }) // a regression fails, not hangs
 	err = cmd.Wait()
 	watchdog.Stop()
 	in.Close()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
-		t.Errorf("exit %v, want 2: %s", err, errs.String())
+	code = -1
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err == nil {
+		code = 0
 	}
-	if e := errs.String(); !strings.Contains(e, "SIGQUIT") || !strings.Contains(e, ".dataFile(") {
-		t.Errorf("no stack dump with the copy's goroutine:\n%s", e)
+	return code, errs.String(), spooled()
+}
+
+// TestStdinSpoolSignals: a signal while "--data -" is still copying
+// standard input (no handler of the command's own yet) removes the copy
+// and exits 130, for SIGTERM, SIGINT and SIGHUP; it was left in the
+// temporary directory. The command runs as a child process.
+func TestStdinSpoolSignals(t *testing.T) {
+	for _, s := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		code, errs, left := spoolSignal(t, s)
+		if code != 130 {
+			t.Errorf("%v: exit %d, want 130: %s", s, code, errs)
+		}
+		if len(left) > 0 {
+			t.Errorf("%v: the copy of standard input was left: %v", s, left)
+		}
 	}
-	if left := spooled(); len(left) > 0 {
+}
+
+// TestStdinSpoolSIGQUIT: SIGQUIT while "--data -" is still copying
+// standard input removes the copy, which it left in the temporary
+// directory, and still ends as Go's SIGQUIT does: every goroutine's stack
+// on standard error (the copy's among them) and exit status 2. The
+// command runs as a child process.
+func TestStdinSpoolSIGQUIT(t *testing.T) {
+	code, errs, left := spoolSignal(t, syscall.SIGQUIT, "GOTRACEBACK=")
+	if code != 2 {
+		t.Errorf("exit %d, want 2: %s", code, errs)
+	}
+	if !strings.Contains(errs, "SIGQUIT") || !strings.Contains(errs, ".dataFile(") {
+		t.Errorf("no stack dump with the copy's goroutine:\n%s", errs)
+	}
+	if len(left) > 0 {
 		t.Errorf("the copy of standard input was left: %v", left)
 	}
 }

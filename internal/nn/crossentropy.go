@@ -233,7 +233,9 @@ func MSEBackward(dpred, dlosses, pred, target []float32, N int) {
 // soft (N, V) must be 0 where the forward's mask excluded a token and each
 // row should sum to 1 (the factor sum q makes the formula the exact
 // gradient of the loss as written for any non-negative q). With a one-hot q
-// this is SoftmaxCrossEntropyBackward.
+// this is SoftmaxCrossEntropyBackward up to float32 rounding (its
+// products are formed differently: head builds no soft targets where
+// every position would be one-hot).
 func SoftCrossEntropyBackward(threads int, dlogits, dlosses, probs, soft []float32, N, V int) {
 	needDims("SoftCrossEntropyBackward", N, V)
 	need(dlogits, N*V, "SoftCrossEntropyBackward dlogits")
