@@ -238,6 +238,9 @@ func (d *Mixture) Quantile(q float64) float64 { return d.Quantiles([]float64{q})
 // Quantiles returns the quantiles at levels qs, bisecting all of them
 // together so that each step asks every component for its CDF once.
 func (d *Mixture) Quantiles(qs []float64) []float64 {
+	if ts := d.sharedTree(); ts != nil {
+		return d.sharedQuantiles(ts, qs)
+	}
 	out := make([]float64, len(qs))
 	per := make([][]float64, len(d.comps))
 	for k, c := range d.comps {

@@ -1,9 +1,11 @@
 package dist
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -60,6 +62,24 @@ func testMixtures(t *testing.T) map[string]struct {
 		d      *Mixture
 		lo, hi float64
 	}{NewMixture(pr), lo, hi}
+	// Components of one tree and affine map (an ensemble's seeds): the
+	// mixture walks its own tree (treeQuantiles) where the expansions do
+	// not reach.
+	for _, tol := range []float64{-1, 0.05} {
+		sh := []Distribution{}
+		for seed := range uint64(3) {
+			sh = append(sh, NewToken(newFake(t, tok.Size(), 40+seed, 1.5), tok, testAff, TokenOptions{MeanTol: tol}))
+		}
+		name := "token-shared"
+		if tol > 0 {
+			name += "-pruned"
+		}
+		lo, hi := sh[0].Quantile(0), sh[0].Quantile(1)
+		out[name] = struct {
+			d      *Mixture
+			lo, hi float64
+		}{NewMixture(sh), lo, hi}
+	}
 	out["mixed"] = struct {
 		d      *Mixture
 		lo, hi float64
@@ -159,7 +179,7 @@ func TestMixtureCRPS(t *testing.T) {
 						t.Errorf("mixed: bound %v, want +Inf", b)
 					}
 					tol = 0.05 * want
-				} else if name == "token-pruned" {
+				} else if strings.HasSuffix(name, "-pruned") {
 					// Unexpanded prefixes count as uniform: within the bound.
 					if !(b > 0) {
 						t.Errorf("y=%v: bound %v, want > 0", y, b)
@@ -292,4 +312,85 @@ func TestMixtureCDFInfinities(t *testing.T) {
 	if got := m.CDF(math.NaN()); !math.IsNaN(got) {
 		t.Errorf("CDF(NaN) = %v", got)
 	}
+}
+
+// A mixture of Tokens of one tree: its quantiles are those of the averaged
+// cells, enumerated by brute force; each walk costs K decoder steps per
+// component for all levels together.
+func TestMixtureSharedTree(t *testing.T) {
+	for _, spec := range treeSpecs {
+		tok := parseTok(t, spec)
+		for _, tol := range []float64{-1, 0.05, 10} {
+			var fakes []*fakeDec
+			var comps []Distribution
+			var cells []bfCell
+			for seed := range uint64(4) {
+				f := newFake(t, tok.Size(), 60+seed, 2)
+				fakes = append(fakes, f)
+				comps = append(comps, NewToken(f, tok, testAff, TokenOptions{MeanTol: tol}))
+				cs, _ := finiteCells(brute(t, f, tok))
+				for _, c := range cs {
+					c.p /= 4
+					cells = append(cells, c)
+				}
+			}
+			mixCells := mergeCells(cells)
+			d := NewMixture(comps)
+			if d.sharedTree() == nil {
+				t.Fatalf("%s: components of one tree not recognised", spec)
+			}
+			qs := []float64{1e-9, 0.01, 0.05, 0.2, 0.5, 0.77, 0.95, 0.99, 1 - 1e-9}
+			got := d.Quantiles(qs)
+			for i, q := range qs {
+				want := testAff.Offset + testAff.Scale*bfQuantile(mixCells, q)
+				if !near(got[i], want, 1e-9*math.Max(1, math.Abs(want))) {
+					t.Errorf("%s tol %v: Q(%v) = %v, brute force %v", spec, tol, q, got[i], want)
+				}
+			}
+			// With no expansion (MeanTol 10 expands only the root's
+			// children at most) every level is walked: K steps a component.
+			if tol == 10 {
+				for _, f := range fakes {
+					f.reset()
+				}
+				ts := d.sharedTree()
+				treeQuantiles(ts, qs)
+				for c, f := range fakes {
+					if f.starts != 1 || f.steps != tok.Len() {
+						t.Errorf("%s: component %d: %d starts, %d steps for one walk, want 1 and %d", spec, c, f.starts, f.steps, tok.Len())
+					}
+				}
+			}
+		}
+	}
+	// Different affine maps or tokenizations are not one tree.
+	tok := parseTok(t, treeSpecs[0])
+	other := parseTok(t, treeSpecs[1])
+	a := NewToken(newFake(t, tok.Size(), 1, 1), tok, testAff, TokenOptions{})
+	for _, b := range []Distribution{
+		NewToken(newFake(t, tok.Size(), 2, 1), tok, Affine{Offset: 0, Scale: 1}, TokenOptions{}),
+		NewToken(newFake(t, other.Size(), 2, 1), other, testAff, TokenOptions{}),
+		NewRiemann([]float64{1, 1}, testAff),
+	} {
+		if NewMixture([]Distribution{a, b}).sharedTree() != nil {
+			t.Errorf("%T: taken as one tree", b)
+		}
+	}
+}
+
+// mergeCells sums the masses of equal cells and sorts them by lower edge.
+func mergeCells(cells []bfCell) []bfCell {
+	m := map[[2]float64]int{}
+	var out []bfCell
+	for _, c := range cells {
+		k := [2]float64{c.lo, c.hi}
+		if i, ok := m[k]; ok {
+			out[i].p += c.p
+			continue
+		}
+		m[k] = len(out)
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b bfCell) int { return cmp.Compare(a.lo, b.lo) })
+	return out
 }
