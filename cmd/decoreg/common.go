@@ -467,6 +467,7 @@ func writeOutput(name, flag, path string, write func(w io.Writer) error) error {
 	}
 	file.Store(f)
 	defer f.Discard()
+	defer listOutput(f)()
 	if err := write(f); err != nil {
 		return fail(err)
 	}
@@ -504,11 +505,12 @@ var interruptSignals = func() []os.Signal {
 }()
 
 // quitSignals is SIGQUIT, unless the process started with it ignored.
-// While standard input's spools exist, the receiver of signals takes it
-// too: it removes them, then gives SIGQUIT back to the runtime and raises
-// it again, so that its default action (every goroutine's stack on
-// standard error, exit status 2, or a core dump with GOTRACEBACK=crash)
-// follows, without leaving the copy of the data behind.
+// While standard input's spools or an output's temporary file exist, the
+// receiver of signals takes it too: it removes them, then gives SIGQUIT
+// back to the runtime and raises it again, so that its default action
+// (every goroutine's stack on standard error, exit status 2, or a core
+// dump with GOTRACEBACK=crash) follows, without leaving the copy of the
+// data or a half-written output behind.
 var quitSignals = func() []os.Signal {
 	if signal.Ignored(syscall.SIGQUIT) {
 		return nil
@@ -530,6 +532,26 @@ var signals struct {
 	handlers  []*sigHandler
 	listening bool
 	quit      bool // receiving quitSignals
+	// outputs are writeOutput's files being written, which SIGQUIT
+	// discards (the other signals go to writeOutput's own handler).
+	outputs []*outfile.File
+}
+
+// listOutput lists f among the outputs that SIGQUIT discards, and returns
+// the function that takes it off the list.
+func listOutput(f *outfile.File) (unlist func()) {
+	signals.mu.Lock()
+	signals.outputs = append(signals.outputs, f)
+	listenLocked()
+	signals.mu.Unlock()
+	return func() {
+		signals.mu.Lock()
+		if i := slices.Index(signals.outputs, f); i >= 0 {
+			signals.outputs = slices.Delete(signals.outputs, i, i+1)
+		}
+		listenLocked()
+		signals.mu.Unlock()
+	}
 }
 
 type sigHandler struct{ on func() }
@@ -551,7 +573,7 @@ func listenLocked() {
 		signals.listening = false
 		signals.quit = false
 	}
-	switch quit := len(stdinSpools) > 0 && len(quitSignals) > 0; {
+	switch quit := (len(stdinSpools) > 0 || len(signals.outputs) > 0) && len(quitSignals) > 0; {
 	case quit && !signals.quit:
 		signal.Notify(signals.ch, quitSignals...)
 		signals.quit = true
@@ -564,7 +586,7 @@ func listenLocked() {
 func dispatchSignals(ch chan os.Signal) {
 	for s := range ch {
 		if s == syscall.SIGQUIT {
-			quitAfterSpools()
+			quitAfterCleanup()
 		}
 		signals.mu.Lock()
 		var h *sigHandler
@@ -583,15 +605,18 @@ func dispatchSignals(ch chan os.Signal) {
 	}
 }
 
-// quitAfterSpools removes standard input's spools and then raises SIGQUIT
-// again with its default action: the runtime's stack dump, in which the
-// other goroutines are where the signal found them. SIGQUIT goes back to
-// the runtime first, so that a second one dumps the stacks even if the
-// removal cannot go on (signals.mu held by a stuck goroutine). It does
-// not return.
-func quitAfterSpools() {
+// quitAfterCleanup removes standard input's spools and the outputs'
+// temporary files, and then raises SIGQUIT again with its default action:
+// the runtime's stack dump, in which the other goroutines are where the
+// signal found them. SIGQUIT goes back to the runtime first, so that a
+// second one dumps the stacks even if the removal cannot go on
+// (signals.mu held by a stuck goroutine). It does not return.
+func quitAfterCleanup() {
 	signal.Reset(syscall.SIGQUIT)
-	signals.mu.Lock() // kept: no spool may appear from now on
+	signals.mu.Lock() // kept: no spool or output may appear from now on
+	for _, f := range signals.outputs {
+		f.Discard()
+	}
 	removeSpoolsLocked()
 	if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(syscall.SIGQUIT) == nil {
 		select {} // the runtime ends the process

@@ -435,6 +435,63 @@ func TestStdinSpoolSIGQUIT(t *testing.T) {
 	}
 }
 
+// TestOutputSIGQUIT: SIGQUIT while sample writes --out FILE removes the
+// temporary file, which it left behind, and still ends as Go's SIGQUIT
+// does (every goroutine's stack on standard error, exit status 2); FILE,
+// which existed, is left as it was. The command runs as a child process.
+func TestOutputSIGQUIT(t *testing.T) {
+	model := sharedModel(t, "decoder")
+	data, err := filepath.Abs("testdata/cli/small.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, tmp := t.TempDir(), t.TempDir()
+	out := filepath.Join(dir, "s.csv")
+	if err := os.WriteFile(out, []byte("before\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "sample", "--model", model, "--data", data, "--n", "1048576", "--out", out)
+	cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+tmp, "GOTRACEBACK=")
+	var errs strings.Builder
+	cmd.Stderr = &errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	watchdog := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() }) // a regression fails, not hangs
+	defer watchdog.Stop()
+	writing := func() bool {
+		es, _ := os.ReadDir(dir)
+		for _, e := range es {
+			if fi, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), ".s.csv.tmp") && fi.Size() > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for end := time.Now().Add(20 * time.Second); !writing(); time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("no temporary file being written: %s", errs.String())
+		}
+	}
+	cmd.Process.Signal(syscall.SIGQUIT)
+	err = cmd.Wait()
+	code := -1
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		code = ee.ExitCode()
+	}
+	if code != 2 || !strings.Contains(errs.String(), "SIGQUIT") {
+		t.Errorf("exit %d, want 2 with the stack dump: %.2000s", code, errs.String())
+	}
+	if ns := dirNames(t, dir); len(ns) != 1 || ns[0] != "s.csv" {
+		t.Errorf("left in the output directory: %v", ns)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "before\n" {
+		t.Errorf("the existing --out was changed: %.100q", b)
+	}
+}
+
 // TestOutDirMessages: an --out that is a link to a missing directory, and
 // an experiment's journal that is a directory, are refused naming what is
 // wrong (MkdirAll said "file exists"; the journal was not named).
