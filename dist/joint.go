@@ -86,9 +86,13 @@ func Prepare(reqs []PrepareRequest) {
 			}
 		case *Mixture:
 			// Its quantiles are found on the components' cells: their
-			// expansions are wanted too.
+			// expansions are wanted too. Components of one tree need
+			// their own quantiles only at 0 and 1 (sharedQuantiles).
 			c := q
 			c.Mean = q.Mean || len(q.Levels) > 0
+			if d.sharedTree() != nil {
+				c.Levels = slices.DeleteFunc(slices.Clone(q.Levels), func(l float64) bool { return l != 0 && l != 1 })
+			}
 			for _, comp := range d.comps {
 				add(comp, c)
 			}
