@@ -560,8 +560,7 @@ func mixedPieces(cells []massCell) []massCell {
 	for _, c := range cells {
 		pts = append(pts, c.lo, c.hi)
 	}
-	slices.Sort(pts)
-	pts = slices.Compact(pts)
+	pts = slices.Compact(sortRuns(pts))
 	// Density changes at the endpoints: +m/w at lo, -m/w at hi.
 	slope := make([]float64, len(pts))
 	point := make([]float64, len(pts))
@@ -590,4 +589,51 @@ func mixedPieces(cells []massCell) []massCell {
 		}
 	}
 	return pieces
+}
+
+// sortRuns sorts x, which is usually a few sorted runs one after another
+// (each component's cells in order): by merging the runs, pairwise, when
+// there are at most maxRuns of them, else by slices.Sort. It may return a
+// new slice.
+func sortRuns(x []float64) []float64 {
+	const maxRuns = 64
+	bounds := []int{0}
+	for i, v := range x {
+		if v != v { // NaN: slices.Sort's order
+			slices.Sort(x)
+			return x
+		}
+		if i > 0 && v < x[i-1] {
+			if len(bounds) == maxRuns {
+				slices.Sort(x)
+				return x
+			}
+			bounds = append(bounds, i)
+		}
+	}
+	bounds = append(bounds, len(x))
+	buf := make([]float64, len(x))
+	for len(bounds) > 2 {
+		next := bounds[:1]
+		for r := 0; r+1 < len(bounds); r += 2 {
+			lo, mid := bounds[r], bounds[r+1]
+			hi := mid
+			if r+2 < len(bounds) {
+				hi = bounds[r+2]
+			}
+			a, b, out := x[lo:mid], x[mid:hi], buf[lo:lo]
+			for len(a) > 0 && len(b) > 0 {
+				if b[0] < a[0] {
+					out, b = append(out, b[0]), b[1:]
+				} else {
+					out, a = append(out, a[0]), a[1:]
+				}
+			}
+			out = append(append(out, a...), b...)
+			next = append(next, hi)
+		}
+		x, buf = buf, x
+		bounds = next
+	}
+	return x
 }

@@ -394,3 +394,38 @@ func mergeCells(cells []bfCell) []bfCell {
 	slices.SortFunc(out, func(a, b bfCell) int { return cmp.Compare(a.lo, b.lo) })
 	return out
 }
+
+// sortRuns sorts like slices.Sort whatever the runs: few, many, empty,
+// with ties, infinities and NaNs.
+func TestSortRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := range 2000 {
+		var x []float64
+		for range r.IntN(80) {
+			run := make([]float64, r.IntN(12))
+			for i := range run {
+				run[i] = float64(r.IntN(20)) - 10
+				switch r.IntN(50) {
+				case 0:
+					run[i] = math.Inf(1)
+				case 1:
+					run[i] = math.Inf(-1)
+				case 2:
+					if trial%7 == 0 {
+						run[i] = math.NaN()
+					}
+				}
+			}
+			if r.IntN(4) > 0 {
+				slices.Sort(run)
+			}
+			x = append(x, run...)
+		}
+		want := slices.Clone(x)
+		slices.Sort(want)
+		got := sortRuns(slices.Clone(x))
+		if !slices.EqualFunc(got, want, func(a, b float64) bool { return a == b || a != a && b != b }) {
+			t.Fatalf("trial %d: sortRuns(%v) = %v, want %v", trial, x, got, want)
+		}
+	}
+}
