@@ -11,8 +11,10 @@ import (
 // NewEnsemble returns the ensemble of members: a Model whose predictive
 // distribution for x is the equal mixture (1/N) sum_k p_k(y|x) of the
 // members' (see dist.Mixture). Its log-density, CDF and mean are exact
-// wherever the members' are, its quantiles are found by safeguarded false
-// position on the mixture's CDF, and it samples each value from a uniformly chosen member.
+// wherever the members' are, its quantiles are exact for members of one
+// tokenization (a walk down the mixture's tree) and found by safeguarded
+// false position on the mixture's CDF otherwise, and it samples each value
+// from a uniformly chosen member.
 // Save writes all members to one file and Load reads it back.
 //
 // The members must be fitted single models (not ensembles) of the same

@@ -90,7 +90,7 @@ func Prepare(reqs []PrepareRequest) {
 			// their own quantiles only at 0 and 1 (sharedQuantiles).
 			c := q
 			c.Mean = q.Mean || len(q.Levels) > 0
-			if d.sharedTree() != nil {
+			if len(d.comps) > 1 && d.sharedTree() != nil {
 				c.Levels = slices.DeleteFunc(slices.Clone(q.Levels), func(l float64) bool { return l != 0 && l != 1 })
 			}
 			for _, comp := range d.comps {

@@ -1,6 +1,10 @@
 package dist
 
-import "math"
+import (
+	"math"
+
+	"decoreg/vocab"
+)
 
 // sharedTree returns the components as Tokens when every one is a Token of
 // one tree tokenization with one affine map to y (an ensemble of one
@@ -16,12 +20,32 @@ func (d *Mixture) sharedTree() []*Token {
 		if !ok || t.tree == nil {
 			return nil
 		}
-		if c > 0 && (t.aff != ts[0].aff || t.k != ts[0].k || t.v != ts[0].v || t.tok.Spec() != ts[0].tok.Spec()) {
+		if c > 0 && (t.aff != ts[0].aff || t.k != ts[0].k || t.v != ts[0].v || !sameTree(t.tok, ts[0].tok)) {
 			return nil
 		}
 		ts[c] = t
 	}
 	return ts
+}
+
+// sameTree reports whether tokenizations a and b have the same tree: the
+// same spec and the same bounds, if any (a Bounded tree's spec is its
+// inner tree's, but its bound removes children).
+func sameTree(a, b vocab.Tokenizer) bool {
+	if a.Spec() != b.Spec() {
+		return false
+	}
+	ab, aok := a.(*vocab.Bounded)
+	bb, bok := b.(*vocab.Bounded)
+	if aok != bok {
+		return false
+	}
+	if !aok {
+		return true
+	}
+	alo, ahi := ab.Bounds()
+	blo, bhi := bb.Bounds()
+	return alo == blo && ahi == bhi
 }
 
 // treeQuantiles returns the mixture's quantiles at levels qs (each in
@@ -117,6 +141,9 @@ func treeQuantiles(ts []*Token, qs []float64) []float64 {
 // and a level inside is read off the components' cells where their mean
 // expansions reach it (mixCells.quantile), else found by treeQuantiles.
 func (d *Mixture) sharedQuantiles(ts []*Token, qs []float64) []float64 {
+	if len(ts) == 1 {
+		return ts[0].Quantiles(qs) // the same answers, without rescaling
+	}
 	out := make([]float64, len(qs))
 	// The components' mean expansions (computed here if not yet: a row's
 	// mean wants them anyway) give most levels; the same route whether or

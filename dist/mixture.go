@@ -16,7 +16,12 @@ import (
 //   - Mean is the average of the components' means, CDF the average of their
 //     CDFs and LogPDF the log of the average of their densities (computed
 //     as a log-sum-exp): exact wherever the components' are.
-//   - Quantile is found by false position (Illinois-safeguarded
+//   - Quantile is read off the components' cells where they are exact
+//     there (Riemann components, and tree Tokens whose mean expansions
+//     reach the level). For Tokens of one tree and affine map (an
+//     ensemble's seeds) the other levels are found by a walk down the
+//     mixture's own tree (sharedTree), exact to rounding. Otherwise it is
+//     found by false position (Illinois-safeguarded
 //     bisection) on the mixture's CDF between the
 //     smallest and the largest component quantile at the same level (the
 //     mixture's lies between them) down to a millionth of that bracket,
@@ -235,7 +240,8 @@ func (d *Mixture) LogPDFs(ys []float64) []float64 {
 // Quantile returns the q-quantile (NaN for q outside [0, 1]).
 func (d *Mixture) Quantile(q float64) float64 { return d.Quantiles([]float64{q})[0] }
 
-// Quantiles returns the quantiles at levels qs, bisecting all of them
+// Quantiles returns the quantiles at levels qs (see Mixture): for Tokens
+// of one tree, all of them in one walk; otherwise, bisecting all of them
 // together so that each step asks every component for its CDF once.
 func (d *Mixture) Quantiles(qs []float64) []float64 {
 	if ts := d.sharedTree(); ts != nil {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"decoreg/vocab"
 )
 
 // mixtures returns test mixtures of each kind of component with the range
@@ -363,17 +365,60 @@ func TestMixtureSharedTree(t *testing.T) {
 			}
 		}
 	}
-	// Different affine maps or tokenizations are not one tree.
-	tok := parseTok(t, treeSpecs[0])
-	other := parseTok(t, treeSpecs[1])
-	a := NewToken(newFake(t, tok.Size(), 1, 1), tok, testAff, TokenOptions{})
-	for _, b := range []Distribution{
-		NewToken(newFake(t, tok.Size(), 2, 1), tok, Affine{Offset: 0, Scale: 1}, TokenOptions{}),
-		NewToken(newFake(t, other.Size(), 2, 1), other, testAff, TokenOptions{}),
-		NewRiemann([]float64{1, 1}, testAff),
+	// Different affine maps, tokenizations or bounds are not one tree
+	// (unnormalized base 4 and normalized base 6 have the same sizes; a
+	// Bounded tree's spec is its inner tree's).
+	un := parseTok(t, "unnormalized:base=4,exponent=1,mantissa=2")
+	norm6 := parseTok(t, "normalized:base=6,length=5")
+	bounded, err := vocab.Bound(un, -3, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounded2, err := vocab.Bound(un, -3, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if norm6.Size() != un.Size() || norm6.Len() != un.Len() || bounded.Spec() != un.Spec() {
+		t.Fatalf("the test's tokenizations no longer alike: sizes %d, %d, lengths %d, %d, specs %q, %q", norm6.Size(), un.Size(), norm6.Len(), un.Len(), bounded.Spec(), un.Spec())
+	}
+	mk := func(tok vocab.Tokenizer, aff Affine, seed uint64) *Token {
+		return NewToken(newFake(t, tok.Size(), seed, 1), tok, aff, TokenOptions{})
+	}
+	for name, pair := range map[string][2]Distribution{
+		"affine":      {mk(un, testAff, 1), mk(un, Affine{Offset: 0, Scale: 1}, 2)},
+		"spec":        {mk(un, testAff, 1), mk(norm6, testAff, 2)},
+		"bound":       {mk(un, testAff, 1), mk(bounded, testAff, 2)},
+		"bounds":      {mk(bounded2, testAff, 1), mk(bounded, testAff, 2)},
+		"sizes":       {mk(un, testAff, 1), mk(parseTok(t, treeSpecs[0]), testAff, 2)},
+		"not a token": {mk(un, testAff, 1), NewRiemann([]float64{1, 1}, testAff)},
 	} {
-		if NewMixture([]Distribution{a, b}).sharedTree() != nil {
-			t.Errorf("%T: taken as one tree", b)
+		if NewMixture(pair[:]).sharedTree() != nil {
+			t.Errorf("%s: taken as one tree", name)
+		}
+	}
+	if NewMixture([]Distribution{mk(bounded, testAff, 1), mk(bounded, testAff, 2)}).sharedTree() == nil {
+		t.Errorf("one bounded tree not recognised")
+	}
+	// A bounded and an unbounded component: quantiles by the bisection,
+	// against brute force (a walk on one tree gave the median 28.7 for
+	// 18.3).
+	var cells []bfCell
+	var comps []Distribution
+	for i, tok := range []vocab.Tokenizer{un, bounded} {
+		f := newFake(t, tok.Size(), 70+uint64(i), 2)
+		comps = append(comps, NewToken(f, tok, testAff, TokenOptions{MeanTol: 10}))
+		cs, _ := finiteCells(brute(t, f, tok))
+		for _, c := range cs {
+			c.p /= 2
+			cells = append(cells, c)
+		}
+	}
+	mixed := mergeCells(cells)
+	d := NewMixture(comps)
+	for _, q := range []float64{0.01, 0.5, 0.9} {
+		want := testAff.Offset + testAff.Scale*bfQuantile(mixed, q)
+		if got := d.Quantile(q); !near(got, want, 1e-6*math.Max(1, math.Abs(want))) {
+			t.Errorf("bounded and unbounded: Q(%v) = %v, brute force %v", q, got, want)
 		}
 	}
 }
