@@ -152,9 +152,9 @@ func (d *Mixture) n() float64 { return float64(len(d.comps)) }
 func (d *Mixture) Mean() float64 {
 	s := 0.0
 	for _, c := range d.comps {
-		s += c.Mean()
+		s += c.Mean() / d.n() // divided first: a sum of means near MaxFloat64 overflows
 	}
-	return s / d.n()
+	return s
 }
 
 // Median is Quantile(0.5).

@@ -474,3 +474,13 @@ func TestSortRuns(t *testing.T) {
 		}
 	}
 }
+
+// The mean of components whose means are near the largest float64 is
+// finite (their sum overflowed: a review found an ensemble's mean +Inf
+// with every member's finite).
+func TestMixtureMeanNoOverflow(t *testing.T) {
+	d := NewMixture([]Distribution{NewPoint(1.5e308), NewPoint(1.7e308), NewPoint(-1e308)})
+	if got, want := d.Mean(), 2.2e308/3; !(math.Abs(got-want) <= 1e-15*want) {
+		t.Errorf("mean %v, want %v", got, want)
+	}
+}
