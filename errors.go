@@ -23,6 +23,11 @@ var (
 	// ErrBadInput: features or targets are malformed (wrong lengths, NaN
 	// or Inf) or out of the range the model's arithmetic can represent.
 	ErrBadInput = errors.New("decoreg: bad input")
+	// ErrCalibrationCancelled: training (or tuning) ended and its context
+	// was cancelled during Config.Calibrate's fit. Fit, Tune and their
+	// variants then return the trained model, not calibrated, with an
+	// error wrapping both this and the context's error.
+	ErrCalibrationCancelled = errors.New("decoreg: calibration cancelled; the model is not calibrated")
 )
 
 // DataError is an error about the data: Row and Column are the 0-based

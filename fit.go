@@ -100,8 +100,14 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 	}
 	if cfg.Calibrate {
 		val, _ := train.Split(rows, cfg.ValFrac, cfg.Seed)
-		if err := m.calibrate(x, cols, y, val, cfg.CalibrateBy); err != nil {
-			return nil, err
+		if err := m.calibrate(ctx, x, cols, y, val, cfg.CalibrateBy); err != nil {
+			if ctx.Err() == nil {
+				return nil, err
+			}
+			// Trained, then cancelled while calibrating: the model, not
+			// calibrated.
+			m.info.Seconds = since(start)
+			return m, fmt.Errorf("training ended, then %w: %w", ErrCalibrationCancelled, ctx.Err())
 		}
 	}
 	m.info.Seconds = since(start)

@@ -1,6 +1,7 @@
 package decoreg
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -249,7 +250,7 @@ func (m *Model) FitTemperature(x []float64, rows int, y []float64, by string) (*
 	}
 	n := min(rows, maxCalibrationRows)
 	c := *m
-	if err := c.fitTemperature(x[:n*m.Features()], n, y[:n], by); err != nil {
+	if err := c.fitTemperature(context.Background(), x[:n*m.Features()], n, y[:n], by); err != nil {
 		return nil, err
 	}
 	return &c, nil

@@ -1,6 +1,7 @@
 package decoreg
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -33,8 +34,10 @@ func checkCalibrationRows(rows int, valFrac float64) error {
 // calibrate sets m's temperature to the one fitted by objective by
 // (Config.CalibrateBy: "" or CalibrateByNLL, or CalibrateByPIT) on the
 // validation rows val of x (cols features) and y: the first
-// maxCalibrationRows of them.
-func (m *Model) calibrate(x []float64, cols int, y []float64, val []int, by string) error {
+// maxCalibrationRows of them. When ctx is done it stops between
+// evaluations of the objective, leaves m as it was (not calibrated) and
+// returns an error wrapping ctx.Err().
+func (m *Model) calibrate(ctx context.Context, x []float64, cols int, y []float64, val []int, by string) error {
 	n := min(len(val), maxCalibrationRows) // at least minCalibrationRows: checkCalibrationRows
 	xv := make([]float64, 0, n*cols)
 	yv := make([]float64, n)
@@ -42,7 +45,9 @@ func (m *Model) calibrate(x []float64, cols int, y []float64, val []int, by stri
 		xv = append(xv, x[i*cols:(i+1)*cols]...)
 		yv[k] = y[i]
 	}
-	if err := m.fitTemperature(xv, n, yv, by); err != nil {
+	temp, recal, info := m.temp, m.recal, m.info
+	if err := m.fitTemperature(ctx, xv, n, yv, by); err != nil {
+		m.temp, m.recal, m.info = temp, recal, info
 		return fmt.Errorf("calibrating: %w", err)
 	}
 	return nil
@@ -50,15 +55,28 @@ func (m *Model) calibrate(x []float64, cols int, y []float64, val []int, by stri
 
 // fitTemperature sets m's temperature, and the calibration fields of its
 // TrainInfo, to the one objective by fits on rows x with targets y.
-func (m *Model) fitTemperature(x []float64, rows int, y []float64, by string) error {
+//
+// ctx is checked before each evaluation of the objective: once it is
+// done, fitTemperature returns an error wrapping ctx.Err() (m then may be
+// half calibrated; calibrate restores it).
+func (m *Model) fitTemperature(ctx context.Context, x []float64, rows int, y []float64, by string) error {
 	m.recal = nil
 	m.info.IsotonicSegments, m.info.IsotonicWeight = 0, 0
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	obj, err := m.tempObjective(x, rows, y)
 	if err != nil {
 		return err
 	}
 	var failed error
 	nll := func(t float64) float64 {
+		if failed == nil {
+			failed = ctx.Err()
+		}
+		if failed != nil {
+			return math.NaN()
+		}
 		v, err := obj(t)
 		if err != nil && failed == nil {
 			failed = err
@@ -71,6 +89,7 @@ func (m *Model) fitTemperature(x []float64, rows int, y []float64, by string) er
 		if err != nil {
 			return err
 		}
+		pits = ctxPITs(ctx, pits)
 		best, fbest, f1, err := pitSearch(pits)
 		if err != nil {
 			return err
@@ -119,9 +138,19 @@ func (m *Model) fitTemperature(x []float64, rows int, y []float64, by string) er
 	m.info.ValNLLBefore, m.info.ValNLLAfter = f1-lr, fbest-lr
 	m.info.ValPITBefore, m.info.ValPITAfter = 0, 0
 	if by == CalibrateByIsotonic {
-		return m.fitIsotonic(x, rows, y, fbest-lr)
+		return m.fitIsotonic(ctx, x, rows, y, fbest-lr)
 	}
 	return nil
+}
+
+// ctxPITs is pits, failing with ctx.Err() once ctx is done.
+func ctxPITs(ctx context.Context, pits func(t float64) ([]float64, error)) func(t float64) ([]float64, error) {
+	return func(t float64) ([]float64, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return pits(t)
+	}
 }
 
 // fitIsotonic fits CalibrateByIsotonic's map on rows x with targets y to
@@ -129,11 +158,12 @@ func (m *Model) fitTemperature(x []float64, rows int, y []float64, by string) er
 // mean NLL there, in u units), and records it in m's TrainInfo: the
 // validation NLL after the map (the mean of -log R'(p_i) added), and the
 // PIT error at temperature 1 and after the map (in-sample).
-func (m *Model) fitIsotonic(x []float64, rows int, y []float64, nllT float64) error {
+func (m *Model) fitIsotonic(ctx context.Context, x []float64, rows int, y []float64, nllT float64) error {
 	pits, err := m.pitObjective(x, rows, y)
 	if err != nil {
 		return err
 	}
+	pits = ctxPITs(ctx, pits)
 	p1, err := pits(1)
 	if err != nil {
 		return err

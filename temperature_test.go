@@ -173,3 +173,59 @@ func TestNLLPathsAtEdges(t *testing.T) {
 		checkNLLPaths(t, m, xe, ye)
 	}
 }
+
+// countCtx is a context whose Err is context.Canceled from its n+1-th
+// call on.
+type countCtx struct {
+	context.Context
+	n, calls int
+}
+
+func (c *countCtx) Err() error {
+	c.calls++
+	if c.calls > c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCalibrateCancelled: a context done at any point of the calibration
+// (after each possible number of checks) stops it with an error wrapping
+// context.Canceled and leaves the model as it was, not half calibrated
+// (the isotonic objective sets the NLL temperature before fitting its
+// map); with enough checks allowed the fit completes as without a context.
+func TestCalibrateCancelled(t *testing.T) {
+	x, y := calibrationData(400, 5)
+	for _, by := range []string{CalibrateByNLL, CalibrateByPIT, CalibrateByIsotonic} {
+		cfg := Config{Head: HeadDecoder, Vocab: "normalized:base=4,length=3", EncLayers: 1, EncWidth: 16, MaxEpochs: 2, Threads: 1, Seed: 3, Ensemble: 2}
+		m, err := FitFlat(context.Background(), x, len(y), 1, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		val, _ := train.Split(len(y), DefaultConfig(cfg).ValFrac, cfg.Seed)
+		full := *m
+		if err := full.calibrate(context.Background(), x, 1, y, val, by); err != nil {
+			t.Fatal(err)
+		}
+		for n := 0; ; n++ {
+			c := *m
+			ctx := &countCtx{Context: context.Background(), n: n}
+			err := c.calibrate(ctx, x, 1, y, val, by)
+			if err == nil {
+				if n == 0 || c.temp != full.temp || c.info != full.info {
+					t.Errorf("%s: completed after %d checks: temperature %v, want %v", by, n, c.temp, full.temp)
+				}
+				break
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("%s: after %d checks: %v", by, n, err)
+			}
+			if c.temp != m.temp || c.recal != nil || c.info != m.info {
+				t.Errorf("%s: cancelled after %d checks: temperature %v, map %v, info %+v; want the model as it was", by, n, c.temp, c.recal, c.info)
+			}
+			if n > 1000 {
+				t.Fatalf("%s: still cancelled after %d checks", by, n)
+			}
+		}
+	}
+}

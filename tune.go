@@ -707,14 +707,20 @@ rungs:
 			return nil, rep, err
 		}
 	}
-	// Whether the training was interrupted: a cancellation that comes
-	// later, during the calibration (which does not stop for it) or after
-	// it, stops nothing, and the model is whole.
+	// Whether the training was interrupted; a cancellation during the
+	// calibration stops it and leaves the model not calibrated, and one
+	// after it stops nothing.
 	cancelled := ctx.Err() != nil
 	if base.Calibrate && !cancelled {
 		val, _ := train.Split(rows, base.ValFrac, base.Seed)
-		if err := m.calibrate(x, cols, y, val, base.CalibrateBy); err != nil {
-			return nil, rep, err
+		if err := m.calibrate(ctx, x, cols, y, val, base.CalibrateBy); err != nil {
+			if ctx.Err() == nil {
+				return nil, rep, err
+			}
+			rep.Seconds = time.Since(start).Seconds()
+			m.info.Seconds = rep.Seconds
+			m.info.Tune = rep.clone()
+			return m, rep, fmt.Errorf("tuning ended, then %w: %w", ErrCalibrationCancelled, ctx.Err())
 		}
 	}
 	rep.Seconds = time.Since(start).Seconds()

@@ -602,8 +602,13 @@ func dispatchSignals(ch chan os.Signal) {
 		}
 		signals.mu.Unlock()
 		h.on()
+		signalsHandled.Add(1)
 	}
 }
+
+// signalsHandled counts the signals given to a handler (tests wait for
+// one to have been handled).
+var signalsHandled atomic.Int64
 
 // quitAfterCleanup removes standard input's spools and the outputs'
 // temporary files, and then raises SIGQUIT again with its default action:

@@ -120,7 +120,8 @@ missing target were left out.
 initialisations and mini-batches differ, and all hold out the validation
 rows of --seed. The model file holds all of them, and the predictive
 distribution is their equal mixture: its density, CDF and mean are the
-averages of the members', its quantiles found by solving its CDF,
+averages of the members', its quantiles exact (a walk down the mixture's
+tree for members of one tokenization, else found by solving its CDF),
 its samples drawn from a uniformly chosen member. With --calibrate one
 temperature is fitted for the mixture. An interrupt keeps the members
 finished so far (and the best epoch of the one in training).
@@ -185,7 +186,9 @@ Interrupting (Ctrl-C, SIGINT, SIGTERM or SIGHUP) stops training at the next batc
 and saves the best model so far; the command then prints
 "interrupted: saved best model from epoch N" on standard error, the summary
 on standard output, and exits with status 0. Interrupting before the first
-epoch has ended saves nothing and exits with status 1. A second Ctrl-C kills
+epoch has ended saves nothing and exits with status 1. Interrupting
+--calibrate, after training has ended, stops it and saves the trained model,
+not calibrated ("interrupted during --calibrate, ..."). A second Ctrl-C kills
 the process at once, or, while the model is being written, abandons the
 write (status 1; an existing MODEL is untouched).
 
@@ -715,6 +718,8 @@ func runTrain(cmd *Command, args []string) error {
 	info := m.Info()
 	if interrupted {
 		switch {
+		case errors.Is(err, decoreg.ErrCalibrationCancelled):
+			fmt.Fprintf(errOut, "interrupted during --calibrate, after training ended: saved the model, not calibrated, to %s\n", f.out)
 		case info.Tune != nil && m.EnsembleSize() > 1 && info.Tune.EnsembleFrom == decoreg.EnsembleFromTrials:
 			fmt.Fprintf(errOut, "interrupted: saved the best trial and %d more trial(s) chosen so far (each at its best epoch) to %s\n", m.EnsembleSize()-1, f.out)
 		case info.Tune != nil && m.EnsembleSize() > 1:
@@ -726,7 +731,7 @@ func runTrain(cmd *Command, args []string) error {
 		default:
 			fmt.Fprintf(errOut, "interrupted: saved best model from epoch %d to %s\n", info.BestEpoch, f.out)
 		}
-		if cfg.Calibrate && info.Temperature == 0 {
+		if cfg.Calibrate && info.Temperature == 0 && !errors.Is(err, decoreg.ErrCalibrationCancelled) {
 			fmt.Fprintln(errOut, "interrupted before --calibrate: the model is not calibrated")
 		}
 	}

@@ -477,6 +477,58 @@ func TestTrainInterrupt(t *testing.T) {
 	}
 }
 
+// TestTrainInterruptCalibration: SIGINT after the last epoch, during
+// --calibrate, stops the calibration and saves the trained model, not
+// calibrated, saying so; the calibration used to run on and a second
+// signal lost the model.
+func TestTrainInterruptCalibration(t *testing.T) {
+	self, err := os.FindProcess(os.Getpid())
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	train := writeSynth(t, dir, "train.csv", 400, 7)
+	model := filepath.Join(dir, "m.model")
+	var sigErr error
+	onEpoch = func(p decoreg.Progress) {
+		if p.Epoch == 2 && p.Member == p.Members-1 {
+			// After the last epoch, and handled (the context cancelled)
+			// before the calibration starts.
+			before := signalsHandled.Load()
+			if sigErr = self.Signal(os.Interrupt); sigErr != nil {
+				return
+			}
+			for end := time.Now().Add(10 * time.Second); signalsHandled.Load() == before && time.Now().Before(end); {
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
+	defer func() { onEpoch = nil }()
+	args := append([]string{"train", "--data", train, "--out", model}, tinyArgs("decoder")...)
+	// Flags given twice: the last wins.
+	code, out, errs := cli(t, append(args, "--epochs", "2", "--patience", "100", "--ensemble", "2", "--calibrate", "--calibrate-by", "isotonic")...)
+	if sigErr != nil {
+		t.Skipf("cannot signal this process: %v", sigErr)
+	}
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "interrupted during --calibrate, after training ended: saved the model, not calibrated") || strings.Contains(errs, "interrupted before --calibrate") {
+		t.Errorf("stderr %q", errs)
+	}
+	s := summary(t, out)
+	if s["temperature"] != nil || s["stopped"] != "max-epochs" {
+		t.Errorf("summary %v", s)
+	}
+	m, err := decoreg.Load(model)
+	if err != nil {
+		t.Fatalf("the saved model: %v", err)
+	}
+	if info := m.Info(); info.Temperature != 0 || info.CalibrateBy != "" || info.IsotonicSegments != 0 || m.EnsembleSize() != 2 {
+		t.Errorf("saved model: temperature %v, by %q, %d isotonic segments, %d members", info.Temperature, info.CalibrateBy, info.IsotonicSegments, m.EnsembleSize())
+	}
+}
+
 // readCSVFile reads a numeric CSV file written by predict or sample.
 func readCSVFile(t *testing.T, path string) ([]string, [][]float64) {
 	t.Helper()
