@@ -454,9 +454,11 @@ func writeOutput(name, flag, path string, write func(w io.Writer) error) error {
 		bw := bufio.NewWriterSize(stdout, 1<<16)
 		if err := write(ctxWriter{ctx, bw}); err != nil {
 			bw.Flush()
+			brokenPipe(err)
 			return fail(err)
 		}
 		if err := bw.Flush(); err != nil {
+			brokenPipe(err)
 			return fail(err)
 		}
 		return nil
@@ -504,6 +506,37 @@ var interruptSignals = func() []os.Signal {
 	return out
 }()
 
+// pipeSignals is SIGPIPE, unless the process started with it ignored.
+// While standard input's spools exist the receiver of signals takes it
+// (and does nothing with it), so that a write to a closed standard output
+// (a reader such as head that has read enough) fails with EPIPE instead of
+// the runtime ending the process with the copy of the data left behind;
+// writeOutput then removes the spools and ends the process by SIGPIPE, as
+// it would have ended (brokenPipe).
+var pipeSignals = func() []os.Signal {
+	if signal.Ignored(syscall.SIGPIPE) {
+		return nil
+	}
+	return []os.Signal{syscall.SIGPIPE}
+}()
+
+// brokenPipe ends the process as SIGPIPE's default action does, after
+// removing standard input's spools, when err is a write's EPIPE (standard
+// output closed by its reader). Otherwise it returns.
+func brokenPipe(err error) {
+	if !errors.Is(err, syscall.EPIPE) || len(pipeSignals) == 0 {
+		return
+	}
+	signals.mu.Lock() // kept: no spool may appear from now on
+	removeSpoolsLocked()
+	// The runtime ignores a SIGPIPE sent by kill; a write to the broken
+	// standard output, no longer caught, makes it end the process by
+	// SIGPIPE.
+	signal.Reset(syscall.SIGPIPE)
+	os.Stdout.Write([]byte{'\n'})
+	os.Exit(141) // standard output is not the broken pipe: as a shell reports SIGPIPE
+}
+
 // quitSignals is SIGQUIT, unless the process started with it ignored.
 // While standard input's spools or an output's temporary file exist, the
 // receiver of signals takes it too: it removes them, then gives SIGQUIT
@@ -532,6 +565,7 @@ var signals struct {
 	handlers  []*sigHandler
 	listening bool
 	quit      bool // receiving quitSignals
+	pipe      bool // receiving pipeSignals
 	// outputs are writeOutput's files being written, which SIGQUIT
 	// discards (the other signals go to writeOutput's own handler).
 	outputs []*outfile.File
@@ -572,6 +606,15 @@ func listenLocked() {
 		signal.Stop(signals.ch)
 		signals.listening = false
 		signals.quit = false
+		signals.pipe = false
+	}
+	switch pipe := len(stdinSpools) > 0 && len(pipeSignals) > 0; {
+	case pipe && !signals.pipe:
+		signal.Notify(signals.ch, pipeSignals...)
+		signals.pipe = true
+	case !pipe && signals.pipe:
+		signal.Reset(pipeSignals...)
+		signals.pipe = false
 	}
 	switch quit := (len(stdinSpools) > 0 || len(signals.outputs) > 0) && len(quitSignals) > 0; {
 	case quit && !signals.quit:
@@ -585,6 +628,9 @@ func listenLocked() {
 
 func dispatchSignals(ch chan os.Signal) {
 	for s := range ch {
+		if s == syscall.SIGPIPE {
+			continue // the write failed with EPIPE: its caller decides
+		}
 		if s == syscall.SIGQUIT {
 			quitAfterCleanup()
 		}

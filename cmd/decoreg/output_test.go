@@ -492,6 +492,54 @@ func TestOutputSIGQUIT(t *testing.T) {
 	}
 }
 
+// TestStdinSpoolBrokenPipe: "predict --data - --out -" whose reader
+// closes standard output early (as head does) ends by SIGPIPE, as before,
+// but removes its copy of standard input, which it left in the temporary
+// directory; so do sample and --out /dev/stdout. The command runs as a
+// child process.
+func TestStdinSpoolBrokenPipe(t *testing.T) {
+	model := sharedModel(t, "pointwise")
+	var data strings.Builder
+	data.WriteString("x0,x1,y\n")
+	for i := range 20000 {
+		fmt.Fprintf(&data, "%d,%d,%d\n", i%7, i%11, i%13)
+	}
+	for _, args := range [][]string{
+		{"predict", "--model", model, "--data", "-", "--out", "-"},
+		{"predict", "--model", model, "--data", "-", "--out", "/dev/stdout"},
+		{"sample", "--model", model, "--data", "-", "--out", "-", "--n", "20"},
+	} {
+		tmp := t.TempDir()
+		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
+		cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+tmp)
+		cmd.Stdin = strings.NewReader(data.String())
+		var errs strings.Builder
+		cmd.Stderr = &errs
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		watchdog := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() }) // a regression fails, not hangs
+		line, err := bufio.NewReader(out).ReadString('\n')
+		out.Close() // the reader has read enough
+		werr := cmd.Wait()
+		watchdog.Stop()
+		if err != nil || !strings.Contains(line, ",") {
+			t.Errorf("%v: first line %q, %v", args, line, err)
+		}
+		var ee *exec.ExitError
+		if !errors.As(werr, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGPIPE {
+			t.Errorf("%v: %v, want an end by SIGPIPE: %s", args, werr, errs.String())
+		}
+		if left, _ := filepath.Glob(filepath.Join(tmp, "decoreg-*")); len(left) > 0 {
+			t.Errorf("%v: the copy of standard input was left: %v", args, left)
+		}
+	}
+}
+
 // TestOutDirMessages: an --out that is a link to a missing directory, and
 // an experiment's journal that is a directory, are refused naming what is
 // wrong (MkdirAll said "file exists"; the journal was not named).
