@@ -11,6 +11,7 @@ import (
 	"decoreg/internal/gemm"
 	"decoreg/internal/head"
 	"decoreg/internal/train"
+	"decoreg/vocab"
 )
 
 // Fit trains a model on the rows of X (each of the same length) and their
@@ -223,6 +224,17 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *hea
 			return nil, nil, nil, dataErr(re.Row, -1, ErrBadInput, "target %v: %v", y[re.Row], re.Err)
 		}
 		return nil, nil, nil, err
+	}
+	if tg.Clamped > 0 {
+		i := tg.FirstClamped
+		where := ""
+		if tr, ok := m.net.Cfg.Vocab.(vocab.Tree); ok {
+			lo, hi := tr.Interval(nil)
+			aff := m.units.Affine()
+			where = fmt.Sprintf(", [%v, %v]", aff.Offset+aff.Scale*lo, aff.Offset+aff.Scale*hi)
+		}
+		return nil, nil, nil, dataErr(i, -1, ErrBadInput, "the target %v lies beyond the range that the tokenization %s represents%s (%d of the %d targets do; it would encode them as its extreme cells): give it more exponent digits, or train without the raw target (--raw-target, Config.RawTarget) to scale the targets into its range",
+			y[i], m.net.Cfg.Vocab.Spec(), where, tg.Clamped, rows)
 	}
 	xs := make([]float32, rows*cols)
 	if err := m.standardize(xs, x, rows); err != nil {

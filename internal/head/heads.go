@@ -131,9 +131,15 @@ var decoder = Head{
 	},
 	encode: func(tg *Targets, i int, _, t float64) error {
 		tok := tg.c.Vocab
-		toks, _, err := tok.Encode(t)
+		toks, clamped, err := tok.Encode(t)
 		if err != nil {
 			return fmt.Errorf("encoding %v: %w", t, err)
+		}
+		if clamped {
+			if tg.Clamped == 0 {
+				tg.FirstClamped = i
+			}
+			tg.Clamped++
 		}
 		cell, err := tok.Decode(toks)
 		if err != nil {

@@ -18,6 +18,11 @@ type Targets struct {
 	Y       []float32 // (rows) head-unit targets (pointwise, MDN; a decoder with AuxMSE: u - 0.5)
 	Bins    []int32   // (rows) bin indices (Riemann)
 	Clipped int       // targets outside the training range, clipped to it
+	// Clamped counts the decoder's targets that lie beyond the range its
+	// tokenization represents (vocab.Tokenizer.Encode's clamped: a raw
+	// target with too few exponent digits), encoded as its extreme cell;
+	// FirstClamped is the first of those rows. Training refuses them.
+	Clamped, FirstClamped int
 
 	// soft is the normalized tokenization of a decoder trained on soft
 	// targets (model.Config.SoftSigma > 0), whose rows' u values are in u;
