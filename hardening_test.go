@@ -588,3 +588,29 @@ func TestRawTargetBeyondTokenization(t *testing.T) {
 		t.Fatalf("raw targets inside the tokenization: %v", err)
 	}
 }
+
+// TestMDNOverflowInY: an MDN whose target range is near float64's and a
+// row far outside the training data: its components' means in y units
+// are beyond float64, so the row is refused naming its feature (a single
+// model predicted +Inf everywhere, an ensemble NaN and zeros), as a
+// float32 overflow in the network is.
+func TestMDNOverflowInY(t *testing.T) {
+	x := []float64{1, 2, 3, 4, 5}
+	y := []float64{1e300, -1e300, 1e300, -1e300, 0}
+	for _, ens := range []int{0, 2} {
+		cfg := Config{Head: HeadMDN, Components: 2, EncLayers: 1, EncWidth: 8, MaxEpochs: 2, Threads: 1, Ensemble: ens}
+		m, err := FitFlat(context.Background(), x, 5, 1, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = m.PredictFlat([]float64{1e10}, 1, PredictOptions{})
+		var de *DataError
+		if !errors.As(err, &de) || !errors.Is(err, ErrBadInput) || de.Row != 0 || de.Column != 0 || !strings.Contains(err.Error(), "beyond the largest float64") {
+			t.Errorf("ensemble %d: a far-out row: %v", ens, err)
+		}
+		p, err := m.PredictFlat([]float64{3}, 1, PredictOptions{})
+		if err != nil || math.IsInf(p.Mean[0], 0) || math.IsNaN(p.Mean[0]) {
+			t.Errorf("ensemble %d: a row inside the data: %v, %v", ens, p, err)
+		}
+	}
+}

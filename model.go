@@ -315,9 +315,10 @@ func (m *Model) standardize(dst []float32, x []float64, n int) error {
 	return nil
 }
 
-// overflow is the error of row i whose network outputs are not finite:
-// its float32 arithmetic overflowed. It blames the row's feature with the
-// largest standardized value (the one furthest from the training data).
+// overflow is the error of row i whose network outputs are not finite
+// (its float32 arithmetic overflowed) or whose distribution in y units is
+// beyond float64. It blames the row's feature with the largest
+// standardized value (the one furthest from the training data).
 func (m *Model) overflow(x []float64, i int, err error) error {
 	d := len(m.xMean)
 	col, zmax := 0, -1.0
@@ -326,7 +327,7 @@ func (m *Model) overflow(x []float64, i int, err error) error {
 			col, zmax = j, z
 		}
 	}
-	return dataErr(i, col, ErrBadInput, "feature value %v is %.3g standard deviations from the training mean %.6g: the network's float32 arithmetic overflows on this row (%v)",
+	return dataErr(i, col, ErrBadInput, "feature value %v is %.3g standard deviations from the training mean %.6g: the prediction for this row overflows (%v)",
 		x[i*d+col], zmax, m.xMean[col], err)
 }
 

@@ -283,6 +283,15 @@ var mdn = Head{
 				sd[i] *= r.Temp
 			}
 		}
+		// In y units every component, out to 40 standard deviations
+		// (beyond the smallest float64 tail), must be finite: a far-out
+		// input with a huge target range overflowed to +Inf and NaN.
+		a := r.Affine
+		for i := range k {
+			if y, s := a.Offset+a.Scale*mu[i], math.Abs(a.Scale)*sd[i]; math.IsInf(math.Abs(y)+40*s, 0) || math.IsNaN(y) {
+				return nil, fmt.Errorf("%w: component %d's mean %v and sd %v (in y units %v and %v) reach beyond the largest float64", ErrOutput, i, mu[i], sd[i], y, s)
+			}
+		}
 		return dist.NewMDN(w, mu, sd, r.Affine), nil
 	},
 }
