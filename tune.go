@@ -72,6 +72,14 @@ type TuneOptions struct {
 	// seeds' members EnsembleFromSeeds and EnsembleFromAll train after
 	// the search.
 	MemberProgress func(Progress)
+	// SoftSeeds is, with EnsembleFromAll and a best trial that is a
+	// decoder of the normalized tokenization, the Config.SoftTargets of
+	// Ensemble-1 more seeds' members (seeds Seed+Ensemble, ...), trained
+	// after the plain ones with what is left of their budget and offered
+	// to the greedy ensemble selection with them: members whose per-digit
+	// soft targets rank better where they also fit the validation rows
+	// better. 0 is DefaultSoftSeeds; a value < 0 trains none.
+	SoftSeeds float64
 
 	grid func(Config) []tuneAxis // tests: a grid in place of tuneGrid
 }
@@ -85,6 +93,10 @@ const (
 	// 24 UCI sets (tabular-v4) it won 15 against XGBoost's tau where the
 	// trials alone won 11, with a lower test NLL on 16 of them.
 	DefaultEnsembleFrom = EnsembleFromAll
+	// DefaultSoftSeeds is TuneOptions.SoftSeeds's default: the
+	// soft-target standard deviation of the --soft-targets pilot's best
+	// tau (README).
+	DefaultSoftSeeds = 0.03
 )
 
 // TuneTrial is one trial of Tune.
@@ -139,6 +151,11 @@ type TuneReport struct {
 	MembersCut     int     `json:"members_cut,omitempty"`
 	MembersLeftOut int     `json:"members_left_out,omitempty"`
 	SeedsChosen    int     `json:"seeds_chosen,omitempty"`
+	// SoftSeeds is TuneOptions.SoftSeeds where soft seeds' members were
+	// trained (they are counted among the seeds' members above too), and
+	// SoftSeedsChosen how many of them the model holds.
+	SoftSeeds       float64 `json:"soft_seeds,omitempty"`
+	SoftSeedsChosen int     `json:"soft_seeds_chosen,omitempty"`
 }
 
 // clone returns a copy of r that shares nothing with it (nil for nil).
@@ -442,6 +459,11 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 		return nil, nil, configErr("EnsembleFrom", "must be %q, %q or %q, have %q", EnsembleFromTrials, EnsembleFromSeeds, EnsembleFromAll, opts.EnsembleFrom)
 	case base.Ensemble > opts.Trials && opts.EnsembleFrom == EnsembleFromTrials:
 		return nil, nil, configErr("Ensemble", "an ensemble of the best %d trials needs at least %d trials, have %d", base.Ensemble, base.Ensemble, opts.Trials)
+	case math.IsNaN(opts.SoftSeeds) || opts.SoftSeeds > MaxSoftTargets:
+		return nil, nil, configErr("SoftSeeds", "the soft seeds' standard deviation must be at most %g (a fraction of the target range; < 0 for none), have %v", float64(MaxSoftTargets), opts.SoftSeeds)
+	}
+	if opts.SoftSeeds == 0 {
+		opts.SoftSeeds = DefaultSoftSeeds
 	}
 	if opts.EnsembleFrom == "" {
 		opts.EnsembleFrom = DefaultEnsembleFrom
@@ -752,22 +774,34 @@ rungs:
 // MembersCut.
 func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int, y []float64, base Config, opts TuneOptions, rep *TuneReport) (done, cut []*Model, err error) {
 	c := best.t.Config
-	c.Ensemble = base.Ensemble // Progress.Members
+	// Members k = 1 .. Ensemble-1 are plain; with soft seeds, members
+	// Ensemble .. 2 Ensemble-2 are soft, each in turn given its share of
+	// what the plain ones left.
+	total := base.Ensemble
+	if softSeeds(c, opts) {
+		total = 2*base.Ensemble - 1
+		rep.SoftSeeds = opts.SoftSeeds
+	}
+	c.Ensemble = total // Progress.Members
 	o := fitOptions{progress: opts.MemberProgress}
 	mstart := time.Now()
 	defer func() { rep.MemberSeconds = time.Since(mstart).Seconds() }()
 	need := memberNeed(best.t)
-	for k := 1; k < base.Ensemble && ctx.Err() == nil; k++ {
+	for k := 1; k < total && ctx.Err() == nil; k++ {
 		left := opts.Budget - time.Since(mstart)
 		if left <= 0 {
 			// The members before took the budget: the rest are stopped
 			// before they start (cut and left out), without preparing them.
-			rep.MembersCut += base.Ensemble - k
-			rep.MembersLeftOut += base.Ensemble - k
+			rep.MembersCut += total - k
+			rep.MembersLeftOut += total - k
 			break
 		}
-		mctx, mcancel := context.WithTimeout(ctx, memberShare(left, base.Ensemble-k, need))
-		mk, err := fitMember(mctx, x, rows, cols, y, c, k, &o, mstart)
+		ck, rest := c, base.Ensemble-k // this member's settings, and the members of its kind from it on
+		if k >= base.Ensemble {
+			ck.SoftTargets, rest = opts.SoftSeeds, total-k
+		}
+		mctx, mcancel := context.WithTimeout(ctx, memberShare(left, rest, need))
+		mk, err := fitMember(mctx, x, rows, cols, y, ck, k, &o, mstart)
 		stopped := mctx.Err() != nil && ctx.Err() == nil
 		mcancel()
 		switch {
@@ -788,10 +822,27 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 		case errors.Is(err, train.ErrDiverged):
 			rep.MembersLeftOut++
 		default:
-			return nil, nil, fmt.Errorf("ensemble member %d of %d (seed %d): %w", k+1, base.Ensemble, c.Seed+uint64(k), err)
+			return nil, nil, fmt.Errorf("ensemble member %d of %d (seed %d): %w", k+1, total, c.Seed+uint64(k), err)
 		}
 	}
 	return done, cut, nil
+}
+
+// softSeeds reports whether trainSeeds trains soft seeds' members for the
+// best trial's settings c: EnsembleFromAll (whose greedy selection keeps
+// only those that lower the mixture's validation NLL), SoftSeeds > 0, and
+// a decoder of the normalized tokenization without soft targets of its
+// own.
+func softSeeds(c Config, opts TuneOptions) bool {
+	if opts.EnsembleFrom != EnsembleFromAll || !(opts.SoftSeeds > 0) || c.Head != HeadDecoder || c.SoftTargets > 0 {
+		return false
+	}
+	tok, err := c.validateTrain()
+	if err != nil {
+		return false
+	}
+	_, ok := tok.(*vocab.Normalized)
+	return ok
 }
 
 // memberNeed is the time a seed's member of trial t's settings is given
@@ -844,9 +895,13 @@ func selectWithSeeds(done []*trialRun, seeds []*Model, x []float64, rows, cols i
 	var members []*Model
 	for _, k := range picked {
 		members = append(members, lib[k])
-		if k < len(done) {
+		switch {
+		case k < len(done):
 			done[k].t.Chosen = true
-		} else {
+		case lib[k].cfg.SoftTargets > 0 && done[0].t.Config.SoftTargets == 0:
+			rep.SeedsChosen++
+			rep.SoftSeedsChosen++
+		default:
 			rep.SeedsChosen++
 		}
 	}

@@ -498,3 +498,64 @@ func TestMemberShare(t *testing.T) {
 		}
 	}
 }
+
+// Soft seeds: with EnsembleFrom all and a normalized decoder, Ensemble-1
+// more seeds' members with SoftSeeds as their soft targets (seeds after
+// the plain ones') are trained after the plain ones and offered to the
+// greedy selection, which still only adds members that lower the
+// mixture's validation NLL; SoftSeedsChosen counts them. SoftSeeds < 0,
+// EnsembleFrom seeds and other heads train none; bad values are refused.
+func TestTuneSoftSeeds(t *testing.T) {
+	x, y := toyData(400, 1)
+	base := Config{Head: HeadDecoder, Vocab: "normalized:base=4,length=3", EncLayers: 1, EncWidth: 16, DecWidth: 16, MaxEpochs: 40, Patience: 5, LR: 3e-3, Seed: 3, Threads: 1, Ensemble: 3}
+	run := func(opts TuneOptions) (*Model, *TuneReport, map[int]int) {
+		t.Helper()
+		trained := map[int]int{} // member -> Members of its progress
+		opts.Trials, opts.Rung, opts.Budget, opts.grid = 2, 40, time.Minute, tinyGrid
+		opts.MemberProgress = func(p Progress) { trained[p.Member] = p.Members }
+		m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, rep, trained
+	}
+	m, rep, trained := run(TuneOptions{})
+	if len(trained) != 4 || trained[4] != 5 || rep.SoftSeeds != DefaultSoftSeeds {
+		t.Fatalf("members trained %v, report soft seeds %v; want 1-4 of 5 and %v", trained, rep.SoftSeeds, DefaultSoftSeeds)
+	}
+	ms := m.Members()
+	best := ms[0].Config()
+	soft := 0
+	for k, mk := range ms {
+		c := mk.Config()
+		if c.SoftTargets == 0 {
+			continue
+		}
+		soft++
+		if c.SoftTargets != DefaultSoftSeeds || c.Seed < best.Seed+3 || c.Seed > best.Seed+4 || k == 0 {
+			t.Errorf("member %d: soft targets %v, seed %d (best trial's %d)", k, c.SoftTargets, c.Seed, best.Seed)
+		}
+	}
+	if soft != rep.SoftSeedsChosen || rep.SeedsChosen < soft || rep.SeedsChosen+rep.MembersLeftOut != 4 || rep.Members != len(ms) {
+		t.Errorf("%d soft members; report %+v", soft, rep)
+	}
+	prefixesLowerNLL(t, ms, valRows(t, x, y, DefaultConfig(base)))
+
+	for name, opts := range map[string]TuneOptions{"none": {SoftSeeds: -1}, "seeds": {EnsembleFrom: EnsembleFromSeeds}} {
+		m, rep, trained := run(opts)
+		if len(trained) != 2 || rep.SoftSeeds != 0 || rep.SoftSeedsChosen != 0 {
+			t.Errorf("%s: members trained %v, report %+v", name, trained, rep)
+		}
+		for _, mk := range m.Members() {
+			if mk.Config().SoftTargets != 0 {
+				t.Errorf("%s: a soft member", name)
+			}
+		}
+	}
+	for _, v := range []float64{math.NaN(), MaxSoftTargets * 1.5} {
+		var ce *ConfigError
+		if _, _, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{SoftSeeds: v, grid: tinyGrid}); !errors.As(err, &ce) || ce.Field != "SoftSeeds" {
+			t.Errorf("SoftSeeds %v: %v", v, err)
+		}
+	}
+}

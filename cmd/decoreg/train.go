@@ -113,7 +113,8 @@ isotonic_identity_weight);
 with --ensemble also members;
 with --tune also tune (trials, chosen: the chosen trials' numbers, cut;
 with --ensemble, unless --ensemble-from trials, also members_cut,
-members_left_out and seeds_chosen); skipped_rows when rows with a
+members_left_out and seeds_chosen, and soft_seeds_chosen where soft seeds'
+members were trained); skipped_rows when rows with a
 missing target were left out.
 
 --ensemble N trains N members with seeds --seed, --seed+1, ...: their
@@ -146,7 +147,13 @@ took and a quarter more: then each in turn gets that time while the budget
 lasts, and those after get none; one it stops keeps its best epoch), and
 up to N members are chosen greedily among the trials and them
 (--ensemble-from all, the default): each one added lowers the validation
-NLL of the mixture. --ensemble-from trials chooses among the trials alone
+NLL of the mixture. Where the best trial is a decoder of the normalized
+tokenization, all also trains N-1 soft seeds' members (--soft-seeds S,
+default 0.03: those settings with --soft-targets S, seeds --seed+N, ...)
+with what the plain ones left of the second budget, and offers them to
+the same selection: per-digit soft targets rank better on small smooth
+tables, and the selection keeps them only where they lower the validation
+NLL. --ensemble-from trials chooses among the trials alone
 (no second phase); --ensemble-from seeds takes the best trial and its
 seeds (a seed the budget stopped only if it lowers the mixture's
 validation NLL). The pointwise head, with no
@@ -245,6 +252,7 @@ type trainFlags struct {
 	budget                        time.Duration
 	trials                        int
 	ensembleFrom                  string
+	softSeeds                     float64
 	encoder                       string
 	plrFrequencies, plrDim        int
 	plrSigma                      float64
@@ -291,6 +299,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.budget, "budget", decoreg.DefaultTuneBudget, "with --tune: the wall time `DURATION` of the search (e.g. 90s, 5m); with --ensemble N (unless --ensemble-from trials), the seeds' members get as long again after it")
 	fs.IntVar(&f.trials, "trials", decoreg.DefaultTuneTrials, "with --tune: the number of settings tried")
 	fs.StringVar(&f.ensembleFrom, "ensemble-from", decoreg.DefaultEnsembleFrom, "with --tune and --ensemble N: the members' `SOURCE`: all (up to N chosen greedily by the mixture's validation NLL among the trials and N-1 more seeds of the best trial's settings, trained after the search), trials (among the trials alone) or seeds (the best trial and those seeds)")
+	fs.Float64Var(&f.softSeeds, "soft-seeds", decoreg.DefaultSoftSeeds, "with --tune, --ensemble N and --ensemble-from all, where the best trial is a normalized decoder: the --soft-targets `S` of N-1 more seeds' members, trained after the plain ones with what is left of the second --budget and offered to the greedy selection with them; 0 for none")
 	fs.BoolVar(&f.unbounded, "unbounded", false, "unnormalized decoder: do not restrict its cells to the training range widened by 10% (the paper's behaviour; rare huge samples then sway the mean)")
 	fs.BoolVar(&f.rawTarget, "raw-target", false, "unnormalized decoder: tokenize the original y instead of the scaled one")
 	fs.BoolVar(&f.sigmoid, "sigmoid", false, "pointwise head: squash the output to the training range")
@@ -350,7 +359,7 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		c.PLRFrequencies, c.PLRDim, c.PLRSigma = f.plrFrequencies, f.plrDim, f.plrSigma
 	}
 	if !f.tune {
-		for _, fl := range []string{"budget", "trials", "ensemble-from"} {
+		for _, fl := range []string{"budget", "trials", "ensemble-from", "soft-seeds"} {
 			if isSet(fs, fl) {
 				return c, inputf(name, "--%s is for --tune", fl)
 			}
@@ -370,6 +379,12 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		}
 		if isSet(fs, "ensemble-from") && f.ensemble < 2 {
 			return c, inputf(name, "--ensemble-from is for --ensemble N with N >= 2")
+		}
+		if !(f.softSeeds >= 0 && f.softSeeds <= decoreg.MaxSoftTargets) {
+			return c, inputf(name, "--soft-seeds must be in [0, %g] (a fraction of the target range; 0 for none), have %v", float64(decoreg.MaxSoftTargets), f.softSeeds)
+		}
+		if isSet(fs, "soft-seeds") && f.softSeeds > 0 && (f.ensemble < 2 || f.ensembleFrom != decoreg.EnsembleFromAll) {
+			return c, inputf(name, "--soft-seeds is for --ensemble N with N >= 2 and --ensemble-from all")
 		}
 		if f.ensemble > f.trials && f.ensembleFrom == decoreg.EnsembleFromTrials {
 			return c, inputf(name, "--ensemble %d takes the best %d trials of --tune: --trials must be at least %d, have %d (or --ensemble-from seeds or all)", f.ensemble, f.ensemble, f.ensemble, f.trials)
@@ -498,6 +513,9 @@ type tuneSummary struct {
 	MembersCut     *int `json:"members_cut,omitempty"`
 	MembersLeftOut *int `json:"members_left_out,omitempty"`
 	SeedsChosen    *int `json:"seeds_chosen,omitempty"`
+	// With --soft-seeds where soft seeds' members were trained: how many
+	// of the seeds chosen are soft.
+	SoftSeedsChosen *int `json:"soft_seeds_chosen,omitempty"`
 }
 
 // warnNumericLevels warns about categorical columns most of whose levels
@@ -552,6 +570,9 @@ func printTrials(w io.Writer, rep *decoreg.TuneReport, interrupted bool) {
 	case rep.EnsembleFrom == decoreg.EnsembleFromSeeds || rep.EnsembleFrom == decoreg.EnsembleFromAll && rep.Trials[0].Config.Head == decoreg.HeadPointwise:
 		fmt.Fprintf(w, "the best trial's seeds: %d member(s) in all, trained in %v of a second %v budget; %d stopped by it, %d left out\n",
 			rep.Members, time.Duration(rep.MemberSeconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), rep.MembersCut, rep.MembersLeftOut)
+	case rep.EnsembleFrom == decoreg.EnsembleFromAll && rep.SoftSeeds > 0:
+		fmt.Fprintf(w, "the best trial's seeds (plain, and with --soft-targets %v) trained in %v of a second %v budget (%d stopped by it); %d member(s) chosen, %d of them seeds, %d of those soft\n",
+			rep.SoftSeeds, time.Duration(rep.MemberSeconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), rep.MembersCut, rep.Members, rep.SeedsChosen, rep.SoftSeedsChosen)
 	case rep.EnsembleFrom == decoreg.EnsembleFromAll:
 		fmt.Fprintf(w, "the best trial's seeds trained in %v of a second %v budget (%d stopped by it); %d member(s) chosen, %d of them seeds\n",
 			time.Duration(rep.MemberSeconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), rep.MembersCut, rep.Members, rep.SeedsChosen)
@@ -665,7 +686,10 @@ func runTrain(cmd *Command, args []string) error {
 	var m *decoreg.Model
 	if f.tune {
 		var rep *decoreg.TuneReport
-		opts := decoreg.TuneOptions{Budget: f.budget, Trials: f.trials, EnsembleFrom: f.ensembleFrom}
+		opts := decoreg.TuneOptions{Budget: f.budget, Trials: f.trials, EnsembleFrom: f.ensembleFrom, SoftSeeds: f.softSeeds}
+		if f.softSeeds == 0 {
+			opts.SoftSeeds = -1 // none
+		}
 		if !f.quiet {
 			opts.Progress = func(t decoreg.TuneTrial) {
 				fmt.Fprintf(errOut, "trial %d/%d %-14s epochs %3d val %s %s\n", t.N, f.trials, t.Status, t.Epochs, fmtLoss(t.ValLoss), t.Label)
@@ -704,8 +728,12 @@ func runTrain(cmd *Command, args []string) error {
 		case t.EnsembleFrom == decoreg.EnsembleFromTrials && m.EnsembleSize() < cfg.Ensemble:
 			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d: kept %d trial(s): no other trial that finished an epoch lowered the validation NLL of the mixture\n", name, cfg.Ensemble, m.EnsembleSize())
 		case seeds && t.MembersCut > 0:
+			nSeeds := cfg.Ensemble - 1
+			if t.SoftSeeds > 0 {
+				nSeeds *= 2
+			}
 			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from %s: the second --budget stopped %d of the best trial's %d seed member(s) before early stopping; kept %d member(s), %d of them seeds; a longer --budget gives them time\n",
-				name, cfg.Ensemble, t.EnsembleFrom, t.MembersCut, cfg.Ensemble-1, m.EnsembleSize(), t.SeedsChosen)
+				name, cfg.Ensemble, t.EnsembleFrom, t.MembersCut, nSeeds, m.EnsembleSize(), t.SeedsChosen)
 		case seeds && m.EnsembleSize() < cfg.Ensemble && t.EnsembleFrom == decoreg.EnsembleFromAll && cfg.Head != decoreg.HeadPointwise:
 			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from all: kept %d member(s), %d of them seeds: no other trial or seed member lowered the validation NLL of the mixture (%d seed member(s) left out)\n", name, cfg.Ensemble, m.EnsembleSize(), t.SeedsChosen, t.MembersLeftOut)
 		case seeds && m.EnsembleSize() < cfg.Ensemble:
@@ -755,6 +783,9 @@ func runTrain(cmd *Command, args []string) error {
 		s.Tune = &tuneSummary{Trials: len(t.Trials), Cut: t.Cut}
 		if t.EnsembleFrom == decoreg.EnsembleFromSeeds || t.EnsembleFrom == decoreg.EnsembleFromAll {
 			s.Tune.MembersCut, s.Tune.MembersLeftOut, s.Tune.SeedsChosen = &t.MembersCut, &t.MembersLeftOut, &t.SeedsChosen
+		}
+		if t.SoftSeeds > 0 {
+			s.Tune.SoftSeedsChosen = &t.SoftSeedsChosen
 		}
 		for _, tr := range t.Trials {
 			if tr.Chosen {

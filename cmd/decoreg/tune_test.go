@@ -72,6 +72,25 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 		t.Errorf("--ensemble-from all: summary %v, stderr\n%s", s, errs)
 	}
 	mustCLI(t, "eval", "--model", all, "--data", test)
+	// A normalized decoder: soft seeds' members too, reported; none with
+	// --soft-seeds 0.
+	for _, ss := range []string{"0.05", "0"} {
+		dec := filepath.Join(dir, "d.model")
+		out, errs = mustCLI(t, "train", "--data", train, "--out", dec, "--tune", "--trials", "2", "--budget", "60s", "--threads", "1", "--ensemble", "3", "--soft-seeds", ss,
+			"--head", "decoder", "--vocab", "normalized:base=4,length=3", "--dec-width", "16", "--enc-width", "16", "--epochs", "3")
+		tu, _ := summary(t, out)["tune"].(map[string]any)
+		dm, err := decoreg.Load(dec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := dm.Info().Tune
+		switch {
+		case ss != "0" && (tu["soft_seeds_chosen"] == nil || rep.SoftSeeds != 0.05 || !strings.Contains(errs, "(plain, and with --soft-targets 0.05)") || !strings.Contains(errs, "of those soft")):
+			t.Errorf("--soft-seeds %s: summary tune %v, report soft seeds %v, stderr\n%s", ss, tu, rep.SoftSeeds, errs)
+		case ss == "0" && (tu["soft_seeds_chosen"] != nil || rep.SoftSeeds != 0 || strings.Contains(errs, "soft")):
+			t.Errorf("--soft-seeds 0: summary tune %v, report soft seeds %v, stderr\n%s", tu, rep.SoftSeeds, errs)
+		}
+	}
 	// --ensemble-from trials: the greedy choice among the trials alone.
 	tr := filepath.Join(dir, "tr.model")
 	out, errs = mustCLI(t, "train", "--data", train, "--out", tr, "--head", "mdn", "--tune", "--trials", "3",
@@ -89,6 +108,9 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 		{"--tune", "--val-frac", "0"}, {"--tune", "--trials", "2", "--ensemble", "3", "--ensemble-from", "trials"}, {"--ensemble", "0"},
 		{"--ensemble", "2", "--ensemble-from", "seeds"}, {"--tune", "--ensemble-from", "seeds"},
 		{"--tune", "--ensemble", "2", "--ensemble-from", "best"},
+		{"--soft-seeds", "0.03"}, {"--tune", "--ensemble", "2", "--soft-seeds", "-1"}, {"--tune", "--ensemble", "2", "--soft-seeds", "NaN"},
+		{"--tune", "--ensemble", "2", "--soft-seeds", "11"}, {"--tune", "--ensemble", "2", "--ensemble-from", "seeds", "--soft-seeds", "0.01"},
+		{"--tune", "--soft-seeds", "0.01"},
 	} {
 		code, _, errs := cli(t, append([]string{"train", "--data", train, "--out", filepath.Join(dir, "x.model"), "--head", "mdn"}, args...)...)
 		if code != 2 || !strings.Contains(errs, "--") {

@@ -123,6 +123,10 @@ type TabularLine struct {
 	MemberSeconds float64 `json:"member_seconds,omitempty"`
 	MembersCut    int     `json:"members_cut,omitempty"`
 	SeedsChosen   int     `json:"seeds_chosen,omitempty"`
+	// With soft seeds (TuneOptions.SoftSeeds): their standard deviation
+	// and how many of the seeds chosen are soft.
+	SoftSeeds       float64 `json:"soft_seeds,omitempty"`
+	SoftSeedsChosen int     `json:"soft_seeds_chosen,omitempty"`
 	// TiedTargets records whether every test target of the split is equal
 	// (or there are fewer than two): Kendall's tau and the relative MSE
 	// are then undefined (NaN) for every model, which the report does not
@@ -238,6 +242,7 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 		if rep != nil {
 			l.Trials, l.Cut = len(rep.Trials), rep.Cut
 			l.MemberSeconds, l.MembersCut, l.SeedsChosen = rep.MemberSeconds, rep.MembersCut, rep.SeedsChosen
+			l.SoftSeeds, l.SoftSeedsChosen = rep.SoftSeeds, rep.SoftSeedsChosen
 		}
 	default:
 		return nil, fmt.Errorf("tabular: unknown group %q", group)
@@ -1242,6 +1247,9 @@ func tabTuningTable(b *strings.Builder, lines []*TabularLine) {
 					s, bt = "failed", "failed"
 				default:
 					s = fmt.Sprintf("%d of %d chosen, %d stopped", a.SeedsChosen, a.Config.Ensemble-1, a.MembersCut)
+					if a.SoftSeeds > 0 {
+						s = fmt.Sprintf("%d of %d chosen (%d of them soft), %d stopped", a.SeedsChosen, 2*(a.Config.Ensemble-1), a.SoftSeedsChosen, a.MembersCut)
+					}
 					switch {
 					case len(a.Chosen) == 0:
 					case len(tchosen) > 0 && a.Chosen[0] == tchosen[0]:
