@@ -30,6 +30,11 @@ var (
 	ErrCalibrationCancelled = errors.New("decoreg: calibration cancelled; the model is not calibrated")
 )
 
+// errBeyondTokenization is ErrBadInput for a training target beyond the
+// range of a raw-target tokenization: a setting that Tune's drawn trials
+// may make, refused for them as a ConfigError is.
+var errBeyondTokenization = fmt.Errorf("%w: a target beyond the tokenization's range", ErrBadInput)
+
 // DataError is an error about the data: Row and Column are the 0-based
 // row and feature column at fault, -1 when the error is not about one row
 // or one feature column (errors about the target have Column -1 and say

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"decoreg/dist"
 	"decoreg/internal/modelfile"
@@ -612,5 +613,51 @@ func TestMDNOverflowInY(t *testing.T) {
 		if err != nil || math.IsInf(p.Mean[0], 0) || math.IsNaN(p.Mean[0]) {
 			t.Errorf("ensemble %d: a row inside the data: %v, %v", ens, p, err)
 		}
+	}
+}
+
+// TestCalibrateSkipsOverflowingTemperatures: an MDN on targets near
+// float64's range, calibrated: temperatures at which its widened
+// components reach beyond float64 are skipped by the search, not an error
+// that lost the trained model.
+func TestCalibrateSkipsOverflowingTemperatures(t *testing.T) {
+	n := 400
+	x, y := make([]float64, n), make([]float64, n)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range n {
+		x[i] = r.Float64()
+		y[i] = 3.5e307 * (2*x[i] - 1 + 0.3*r.NormFloat64())
+	}
+	cfg := Config{Head: HeadMDN, Components: 2, EncLayers: 1, EncWidth: 8, MaxEpochs: 3, Threads: 1, Calibrate: true}
+	m, err := FitFlat(context.Background(), x, n, 1, y, cfg)
+	if err != nil {
+		t.Fatalf("calibrating on a huge target range: %v", err)
+	}
+	if tp := m.Temperature(); !(tp > 0 && tp < MaxTemperature) {
+		t.Errorf("temperature %v", tp)
+	}
+}
+
+// TestTuneRefusesTrialBeyondTokenization: under Tune with a raw target, a
+// drawn trial whose tokenization cannot represent the targets is refused
+// like any setting the data does not allow, and the search goes on (it
+// ended the whole search).
+func TestTuneRefusesTrialBeyondTokenization(t *testing.T) {
+	n := 120
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range n {
+		x[i] = float64(i) / float64(n)
+		y[i] = 100 + 250*x[i] // up to 350: beyond base 4's [-256, 256]
+	}
+	base := Config{Head: HeadDecoder, Vocab: "unnormalized:base=10,exponent=1,mantissa=3", RawTarget: true, EncLayers: 1, EncWidth: 8, MaxEpochs: 2, Threads: 1}
+	grid := func(Config) []tuneAxis {
+		return []tuneAxis{{"vocab", []string{"unnormalized:base=4,exponent=1,mantissa=2"}, func(c *Config, v string) { c.Vocab = v }}}
+	}
+	_, rep, err := Tune(context.Background(), x, n, 1, y, base, TuneOptions{Trials: 2, Budget: time.Minute, grid: grid})
+	if err != nil {
+		t.Fatalf("a drawn trial beyond its tokenization ended the search: %v", err)
+	}
+	if len(rep.Trials) != 2 || !strings.HasPrefix(rep.Trials[1].Status, "refused: ") || !strings.Contains(rep.Trials[1].Status, "beyond the range") {
+		t.Errorf("trials %+v", rep.Trials)
 	}
 }

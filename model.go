@@ -2,6 +2,7 @@ package decoreg
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -327,7 +328,9 @@ func (m *Model) overflow(x []float64, i int, err error) error {
 			col, zmax = j, z
 		}
 	}
-	return dataErr(i, col, ErrBadInput, "feature value %v is %.3g standard deviations from the training mean %.6g: the prediction for this row overflows (%v)",
+	// Both kinds: ErrBadInput for the caller, the cause (head.ErrOutput)
+	// for the calibration, which skips a temperature that overflows.
+	return dataErr(i, col, fmt.Errorf("%w: %w", ErrBadInput, err), "feature value %v is %.3g standard deviations from the training mean %.6g: the prediction for this row overflows (%v)",
 		x[i*d+col], zmax, m.xMean[col], err)
 }
 

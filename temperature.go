@@ -2,6 +2,7 @@ package decoreg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -248,6 +249,11 @@ func (m *Model) tempObjective(x []float64, rows int, y []float64) (func(t float6
 			c := *mm.mk
 			c.temp = t
 			ds, err := c.memberDists(x, rows, dist.TokenOptions{})
+			if errors.Is(err, head.ErrOutput) {
+				// A row's distribution at t is beyond float64 (an MDN
+				// widened on a huge target range): not this temperature.
+				return math.Inf(1), nil
+			}
 			if err != nil {
 				return math.NaN(), err
 			}

@@ -152,10 +152,14 @@ type TuneReport struct {
 	MembersLeftOut int     `json:"members_left_out,omitempty"`
 	SeedsChosen    int     `json:"seeds_chosen,omitempty"`
 	// SoftSeeds is TuneOptions.SoftSeeds where soft seeds' members were
-	// trained (they are counted among the seeds' members above too), and
-	// SoftSeedsChosen how many of them the model holds.
-	SoftSeeds       float64 `json:"soft_seeds,omitempty"`
-	SoftSeedsChosen int     `json:"soft_seeds_chosen,omitempty"`
+	// planned (the best trial a normalized decoder), SoftSeedsTrained how
+	// many were started (each only with the best trial's time left of the
+	// second budget; those not started are not counted as cut or left
+	// out; those started are counted among the seeds' members above),
+	// and SoftSeedsChosen how many of them the model holds.
+	SoftSeeds        float64 `json:"soft_seeds,omitempty"`
+	SoftSeedsTrained int     `json:"soft_seeds_trained,omitempty"`
+	SoftSeedsChosen  int     `json:"soft_seeds_chosen,omitempty"`
 }
 
 // clone returns a copy of r that shares nothing with it (nil for nil).
@@ -508,7 +512,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 			m, tg, xs, err := prepare(x, rows, cols, y, tr.t.Config)
 			if err != nil {
 				var ce *ConfigError
-				if errors.As(err, &ce) && tr.t.N > 1 {
+				if (errors.As(err, &ce) || errors.Is(err, errBeyondTokenization)) && tr.t.N > 1 {
 					tr.t.Status = "refused: " + err.Error()
 					return nil
 				}
@@ -789,12 +793,21 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 	need := memberNeed(best.t)
 	for k := 1; k < total && ctx.Err() == nil; k++ {
 		left := opts.Budget - time.Since(mstart)
+		if k >= base.Ensemble && left < need {
+			// Soft seeds' members are extras: one is started only with
+			// the time the best trial took (and a quarter more) left, and
+			// those not started are not counted as stopped or left out.
+			break
+		}
 		if left <= 0 {
 			// The members before took the budget: the rest are stopped
 			// before they start (cut and left out), without preparing them.
-			rep.MembersCut += total - k
-			rep.MembersLeftOut += total - k
+			rep.MembersCut += base.Ensemble - k
+			rep.MembersLeftOut += base.Ensemble - k
 			break
+		}
+		if k >= base.Ensemble {
+			rep.SoftSeedsTrained++
 		}
 		ck, rest := c, base.Ensemble-k // this member's settings, and the members of its kind from it on
 		if k >= base.Ensemble {

@@ -520,7 +520,7 @@ func TestTuneSoftSeeds(t *testing.T) {
 		return m, rep, trained
 	}
 	m, rep, trained := run(TuneOptions{})
-	if len(trained) != 4 || trained[4] != 5 || rep.SoftSeeds != DefaultSoftSeeds {
+	if len(trained) != 4 || trained[4] != 5 || rep.SoftSeeds != DefaultSoftSeeds || rep.SoftSeedsTrained != 2 {
 		t.Fatalf("members trained %v, report soft seeds %v; want 1-4 of 5 and %v", trained, rep.SoftSeeds, DefaultSoftSeeds)
 	}
 	ms := m.Members()

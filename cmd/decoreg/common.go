@@ -36,7 +36,7 @@ import (
 
 // errOut receives progress lines and notices (not errors, which run prints);
 // tests replace it.
-var errOut io.Writer = os.Stderr
+var errOut io.Writer = pipeWriter{os.Stderr}
 
 // isTerminal reports whether w is a character device (an interactive
 // terminal), which gets a \r-updated progress bar instead of log lines. A
@@ -454,11 +454,9 @@ func writeOutput(name, flag, path string, write func(w io.Writer) error) error {
 		bw := bufio.NewWriterSize(stdout, 1<<16)
 		if err := write(ctxWriter{ctx, bw}); err != nil {
 			bw.Flush()
-			brokenPipe(err)
 			return fail(err)
 		}
 		if err := bw.Flush(); err != nil {
-			brokenPipe(err)
 			return fail(err)
 		}
 		return nil
@@ -511,8 +509,9 @@ var interruptSignals = func() []os.Signal {
 // (and does nothing with it), so that a write to a closed standard output
 // (a reader such as head that has read enough) fails with EPIPE instead of
 // the runtime ending the process with the copy of the data left behind;
-// writeOutput then removes the spools and ends the process by SIGPIPE, as
-// it would have ended (brokenPipe).
+// the write (pipeWriter, the command's standard output and error) then
+// removes the spools and ends the process by SIGPIPE, as it would have
+// ended (brokenPipe).
 var pipeSignals = func() []os.Signal {
 	if signal.Ignored(syscall.SIGPIPE) {
 		return nil
@@ -520,21 +519,38 @@ var pipeSignals = func() []os.Signal {
 	return []os.Signal{syscall.SIGPIPE}
 }()
 
-// brokenPipe ends the process as SIGPIPE's default action does, after
-// removing standard input's spools, when err is a write's EPIPE (standard
-// output closed by its reader). Otherwise it returns.
-func brokenPipe(err error) {
-	if !errors.Is(err, syscall.EPIPE) || len(pipeSignals) == 0 {
+// pipeWriter is the command's standard output or error: a write that
+// fails with EPIPE (its reader closed it) while SIGPIPE is caught ends the
+// process as SIGPIPE's default action would have, after removing
+// standard input's spools (brokenPipe).
+type pipeWriter struct{ f *os.File }
+
+func (w pipeWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil && errors.Is(err, syscall.EPIPE) {
+		brokenPipe(w.f)
+	}
+	return n, err
+}
+
+// brokenPipe removes standard input's spools and ends the process by
+// SIGPIPE, f being standard output or error and closed by its reader,
+// when the receiver of signals catches SIGPIPE; otherwise (SIGPIPE
+// ignored by the parent) it returns and the write's error is the
+// command's.
+func brokenPipe(f *os.File) {
+	signals.mu.Lock()
+	if !signals.pipe {
+		signals.mu.Unlock()
 		return
 	}
-	signals.mu.Lock() // kept: no spool may appear from now on
+	// signals.mu is kept: no spool may appear from now on.
 	removeSpoolsLocked()
 	// The runtime ignores a SIGPIPE sent by kill; a write to the broken
-	// standard output, no longer caught, makes it end the process by
-	// SIGPIPE.
+	// descriptor, no longer caught, makes it end the process by SIGPIPE.
 	signal.Reset(syscall.SIGPIPE)
-	os.Stdout.Write([]byte{'\n'})
-	os.Exit(141) // standard output is not the broken pipe: as a shell reports SIGPIPE
+	f.Write([]byte{'\n'})
+	os.Exit(141) // not a broken pipe after all: as a shell reports SIGPIPE
 }
 
 // quitSignals is SIGQUIT, unless the process started with it ignored.

@@ -219,8 +219,8 @@ func run(args []string, stderr io.Writer) int {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
+	os.Exit(run(os.Args[1:], errOut))
 }
 
 // stdout is where commands write their results; tests replace it.
-var stdout io.Writer = os.Stdout
+var stdout io.Writer = pipeWriter{os.Stdout}

@@ -298,7 +298,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.tune, "tune", false, "choose the settings by validation loss: the given ones and --trials-1 from the paper's grid, with successive halving, within --budget")
 	fs.DurationVar(&f.budget, "budget", decoreg.DefaultTuneBudget, "with --tune: the wall time `DURATION` of the search (e.g. 90s, 5m); with --ensemble N (unless --ensemble-from trials), the seeds' members get as long again after it")
 	fs.IntVar(&f.trials, "trials", decoreg.DefaultTuneTrials, "with --tune: the number of settings tried")
-	fs.StringVar(&f.ensembleFrom, "ensemble-from", decoreg.DefaultEnsembleFrom, "with --tune and --ensemble N: the members' `SOURCE`: all (up to N chosen greedily by the mixture's validation NLL among the trials and N-1 more seeds of the best trial's settings, trained after the search), trials (among the trials alone) or seeds (the best trial and those seeds)")
+	fs.StringVar(&f.ensembleFrom, "ensemble-from", decoreg.DefaultEnsembleFrom, "with --tune and --ensemble N: the members' `SOURCE`: all (up to N chosen greedily by the mixture's validation NLL among the trials and N-1 more seeds of the best trial's settings, trained after the search, and for a normalized decoder N-1 soft seeds too: --soft-seeds), trials (among the trials alone) or seeds (the best trial and those seeds)")
 	fs.Float64Var(&f.softSeeds, "soft-seeds", decoreg.DefaultSoftSeeds, "with --tune, --ensemble N and --ensemble-from all, where the best trial is a normalized decoder: the --soft-targets `S` of N-1 more seeds' members, trained after the plain ones with what is left of the second --budget and offered to the greedy selection with them; 0 for none")
 	fs.BoolVar(&f.unbounded, "unbounded", false, "unnormalized decoder: do not restrict its cells to the training range widened by 10% (the paper's behaviour; rare huge samples then sway the mean)")
 	fs.BoolVar(&f.rawTarget, "raw-target", false, "unnormalized decoder: tokenize the original y instead of the scaled one")
@@ -383,8 +383,15 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		if !(f.softSeeds >= 0 && f.softSeeds <= decoreg.MaxSoftTargets) {
 			return c, inputf(name, "--soft-seeds must be in [0, %g] (a fraction of the target range; 0 for none), have %v", float64(decoreg.MaxSoftTargets), f.softSeeds)
 		}
-		if isSet(fs, "soft-seeds") && f.softSeeds > 0 && (f.ensemble < 2 || f.ensembleFrom != decoreg.EnsembleFromAll) {
-			return c, inputf(name, "--soft-seeds is for --ensemble N with N >= 2 and --ensemble-from all")
+		if isSet(fs, "soft-seeds") && f.softSeeds > 0 {
+			switch {
+			case f.ensemble < 2 || f.ensembleFrom != decoreg.EnsembleFromAll:
+				return c, inputf(name, "--soft-seeds is for --ensemble N with N >= 2 and --ensemble-from all")
+			case head != decoreg.HeadDecoder || !normalizedVocab(f.vocab):
+				return c, inputf(name, "--soft-seeds is for the decoder with a normalized --vocab (soft targets are defined on its cells)")
+			case f.softTargets > 0:
+				return c, inputf(name, "--soft-seeds with --soft-targets: every trial already has soft targets, so no soft seeds are trained; give one of them")
+			}
 		}
 		if f.ensemble > f.trials && f.ensembleFrom == decoreg.EnsembleFromTrials {
 			return c, inputf(name, "--ensemble %d takes the best %d trials of --tune: --trials must be at least %d, have %d (or --ensemble-from seeds or all)", f.ensemble, f.ensemble, f.ensemble, f.trials)
@@ -570,9 +577,9 @@ func printTrials(w io.Writer, rep *decoreg.TuneReport, interrupted bool) {
 	case rep.EnsembleFrom == decoreg.EnsembleFromSeeds || rep.EnsembleFrom == decoreg.EnsembleFromAll && rep.Trials[0].Config.Head == decoreg.HeadPointwise:
 		fmt.Fprintf(w, "the best trial's seeds: %d member(s) in all, trained in %v of a second %v budget; %d stopped by it, %d left out\n",
 			rep.Members, time.Duration(rep.MemberSeconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), rep.MembersCut, rep.MembersLeftOut)
-	case rep.EnsembleFrom == decoreg.EnsembleFromAll && rep.SoftSeeds > 0:
-		fmt.Fprintf(w, "the best trial's seeds (plain, and with --soft-targets %v) trained in %v of a second %v budget (%d stopped by it); %d member(s) chosen, %d of them seeds, %d of those soft\n",
-			rep.SoftSeeds, time.Duration(rep.MemberSeconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), rep.MembersCut, rep.Members, rep.SeedsChosen, rep.SoftSeedsChosen)
+	case rep.EnsembleFrom == decoreg.EnsembleFromAll && rep.SoftSeedsTrained > 0:
+		fmt.Fprintf(w, "the best trial's seeds (plain, and %d with --soft-targets %v) trained in %v of a second %v budget (%d stopped by it); %d member(s) chosen, %d of them seeds, %d of those soft\n",
+			rep.SoftSeedsTrained, rep.SoftSeeds, time.Duration(rep.MemberSeconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), rep.MembersCut, rep.Members, rep.SeedsChosen, rep.SoftSeedsChosen)
 	case rep.EnsembleFrom == decoreg.EnsembleFromAll:
 		fmt.Fprintf(w, "the best trial's seeds trained in %v of a second %v budget (%d stopped by it); %d member(s) chosen, %d of them seeds\n",
 			time.Duration(rep.MemberSeconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), rep.MembersCut, rep.Members, rep.SeedsChosen)
@@ -701,7 +708,7 @@ func runTrain(cmd *Command, args []string) error {
 			prog.done()
 		}
 		if rep != nil && !f.quiet {
-			printTrials(errOut, rep, errors.Is(err, context.Canceled))
+			printTrials(errOut, rep, errors.Is(err, context.Canceled) && !errors.Is(err, decoreg.ErrCalibrationCancelled))
 		}
 	} else {
 		m, err = decoreg.FitFrame(ctx, fr, target, cfg, progress, decoreg.WithMaxLevels(f.maxLevels))
@@ -728,10 +735,7 @@ func runTrain(cmd *Command, args []string) error {
 		case t.EnsembleFrom == decoreg.EnsembleFromTrials && m.EnsembleSize() < cfg.Ensemble:
 			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d: kept %d trial(s): no other trial that finished an epoch lowered the validation NLL of the mixture\n", name, cfg.Ensemble, m.EnsembleSize())
 		case seeds && t.MembersCut > 0:
-			nSeeds := cfg.Ensemble - 1
-			if t.SoftSeeds > 0 {
-				nSeeds *= 2
-			}
+			nSeeds := cfg.Ensemble - 1 + t.SoftSeedsTrained
 			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from %s: the second --budget stopped %d of the best trial's %d seed member(s) before early stopping; kept %d member(s), %d of them seeds; a longer --budget gives them time\n",
 				name, cfg.Ensemble, t.EnsembleFrom, t.MembersCut, nSeeds, m.EnsembleSize(), t.SeedsChosen)
 		case seeds && m.EnsembleSize() < cfg.Ensemble && t.EnsembleFrom == decoreg.EnsembleFromAll && cfg.Head != decoreg.HeadPointwise:
@@ -934,4 +938,19 @@ func fmtDur(d time.Duration) string {
 		return d.Round(time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
+}
+
+// normalizedVocab reports whether the --vocab spec (the default when
+// empty) is a normalized tokenization; a spec that does not parse counts
+// as normalized here and is refused by the configuration's check.
+func normalizedVocab(spec string) bool {
+	if spec == "" {
+		spec = decoreg.DefaultVocab
+	}
+	tok, err := vocab.Parse(spec)
+	if err != nil {
+		return true
+	}
+	_, ok := tok.(*vocab.Normalized)
+	return ok
 }

@@ -283,12 +283,13 @@ var mdn = Head{
 				sd[i] *= r.Temp
 			}
 		}
-		// In y units every component, out to 40 standard deviations
-		// (beyond the smallest float64 tail), must be finite: a far-out
-		// input with a huge target range overflowed to +Inf and NaN.
+		// In y units every component's mean and mean ± one standard
+		// deviation must be finite: a far-out input with a huge target
+		// range overflowed to +Inf, and an ensemble's mean to NaN. (Its
+		// quantiles far out in a tail may still be ±Inf, beyond float64.)
 		a := r.Affine
 		for i := range k {
-			if y, s := a.Offset+a.Scale*mu[i], math.Abs(a.Scale)*sd[i]; math.IsInf(math.Abs(y)+40*s, 0) || math.IsNaN(y) {
+			if y, s := a.Offset+a.Scale*mu[i], math.Abs(a.Scale)*sd[i]; math.IsInf(math.Abs(y)+s, 0) || math.IsNaN(y) {
 				return nil, fmt.Errorf("%w: component %d's mean %v and sd %v (in y units %v and %v) reach beyond the largest float64", ErrOutput, i, mu[i], sd[i], y, s)
 			}
 		}
