@@ -844,7 +844,7 @@ func SummarizeTabular(lines []*TabularLine, xgb map[string]map[int]float64) []Ta
 					x, _ := xgbMean(xgb, ds, xs)
 					t := float64(r.mean(v, ds, xs).KendallTau)
 					taus, xtaus = append(taus, t), append(xtaus, x)
-					if t > x {
+					if beats(t, x) {
 						s.BeatsXGB++
 					}
 				}
@@ -991,7 +991,7 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 		return removeStale(png)
 	}
 	b.WriteString("## Summary (means over datasets)\n\n" +
-		"\"beats XGBoost\": datasets where the variant's tau is higher; \"lower NLL\": datasets where its test NLL is below " +
+		"\"beats XGBoost\": datasets where the variant's tau is higher (by more than 1e-9); \"lower NLL\": datasets where its test NLL is below " +
 		"the defaults'; \"90% in band\": datasets whose central 90% interval covers 85-95% of the test rows; CRPS change: " +
 		"mean over datasets of CRPS / the defaults' CRPS - 1; \"-\": nothing to compare with (\"k of n\": n datasets compared).\n\n| variant |")
 	mdColumns(&b, []string{"datasets", "runs", "mean tau", "XGBoost mean tau", "beats XGBoost", "mean NLL", "defaults' mean NLL", "lower NLL", "90% in band", "mean 90% coverage", "CRPS change"}, "---:")
@@ -1341,7 +1341,7 @@ func tabJournalScale(lines []*TabularLine) string {
 func tabSplitTable(b *strings.Builder, raw tabRaw, xgb map[string]map[int]float64, names []string, v, label string) {
 	fmt.Fprintf(b, "\n## %s against XGBoost, split by split\n\n"+
 		"Kendall's tau of %s and of XGBoost on each split %s ran; the means over the splits where both are defined; "+
-		"\"wins\" where the variant's mean is higher.\n\n"+
+		"\"wins\" where the variant's mean is higher by more than 1e-9 (\"tie\" within it: the same ranking).\n\n"+
 		"| dataset | splits | %s, per split | XGBoost, per split | %s, mean | XGBoost, mean | wins |\n|---|---|---|---|---:|---:|---|\n",
 		label, label, v, v, v)
 	wins, n := 0, 0
@@ -1375,9 +1375,12 @@ func tabSplitTable(b *strings.Builder, raw tabRaw, xgb map[string]map[int]float6
 			xstr = fmt.Sprintf("%.3f", x)
 			n++
 			vm, xm = append(vm, t), append(xm, x)
-			if t > x {
+			switch {
+			case beats(t, x):
 				wins++
 				win = "yes"
+			case !beats(x, t):
+				win = "tie"
 			}
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %.3f | %s | %s |\n", ds, strings.Join(ss, ", "), strings.Join(vs, ", "), strings.Join(xs, ", "), t, xstr, win)
@@ -1416,3 +1419,13 @@ func minXY(xy plotter.XYs) float64 {
 	}
 	return m
 }
+
+// tauTie is the difference in Kendall's tau below which two scores are the
+// same ranking: the smallest step of tau on a test set of up to 40,000
+// rows is above 1e-9, and the same pair counts computed in Python and in
+// Go differ in the last bit (yacht, split 0: 0.975834938400726 and
+// 0.9758349384007261).
+const tauTie = 1e-9
+
+// beats reports whether tau t beats tau x by more than tauTie.
+func beats(t, x float64) bool { return t > x+tauTie }

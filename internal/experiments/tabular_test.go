@@ -579,3 +579,11 @@ func TestTabularGroups(t *testing.T) {
 		t.Errorf("--seeds 3 of 2 splits: %v", err)
 	}
 }
+
+// A tau equal to XGBoost's but for the last bit (the same pair counts
+// computed in Python and Go) is a tie, not a win.
+func TestBeatsTie(t *testing.T) {
+	if beats(0.9758349384007261, 0.975834938400726) || beats(1, 1) || !beats(0.8206, 0.8157) || beats(0.8157, 0.8206) {
+		t.Error("beats")
+	}
+}
