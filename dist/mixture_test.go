@@ -325,18 +325,12 @@ func TestMixtureSharedTree(t *testing.T) {
 		for _, tol := range []float64{-1, 0.05, 10} {
 			var fakes []*fakeDec
 			var comps []Distribution
-			var cells []bfCell
 			for seed := range uint64(4) {
 				f := newFake(t, tok.Size(), 60+seed, 2)
 				fakes = append(fakes, f)
 				comps = append(comps, NewToken(f, tok, testAff, TokenOptions{MeanTol: tol}))
-				cs, _ := finiteCells(brute(t, f, tok))
-				for _, c := range cs {
-					c.p /= 4
-					cells = append(cells, c)
-				}
 			}
-			mixCells := mergeCells(cells)
+			mixCells := bruteMixture(t, fakes, []vocab.Tokenizer{tok, tok, tok, tok})
 			d := NewMixture(comps)
 			if d.sharedTree() == nil {
 				t.Fatalf("%s: components of one tree not recognised", spec)
@@ -402,18 +396,14 @@ func TestMixtureSharedTree(t *testing.T) {
 	// A bounded and an unbounded component: quantiles by the bisection,
 	// against brute force (a walk on one tree gave the median 28.7 for
 	// 18.3).
-	var cells []bfCell
 	var comps []Distribution
-	for i, tok := range []vocab.Tokenizer{un, bounded} {
-		f := newFake(t, tok.Size(), 70+uint64(i), 2)
-		comps = append(comps, NewToken(f, tok, testAff, TokenOptions{MeanTol: 10}))
-		cs, _ := finiteCells(brute(t, f, tok))
-		for _, c := range cs {
-			c.p /= 2
-			cells = append(cells, c)
-		}
+	var fakes []*fakeDec
+	pair := []vocab.Tokenizer{un, bounded}
+	for i, tok := range pair {
+		fakes = append(fakes, newFake(t, tok.Size(), 70+uint64(i), 2))
+		comps = append(comps, NewToken(fakes[i], tok, testAff, TokenOptions{MeanTol: 10}))
 	}
-	mixed := mergeCells(cells)
+	mixed := bruteMixture(t, fakes, pair)
 	d := NewMixture(comps)
 	for _, q := range []float64{0.01, 0.5, 0.9} {
 		want := testAff.Offset + testAff.Scale*bfQuantile(mixed, q)
@@ -421,6 +411,20 @@ func TestMixtureSharedTree(t *testing.T) {
 			t.Errorf("bounded and unbounded: Q(%v) = %v, brute force %v", q, got, want)
 		}
 	}
+}
+
+// bruteMixture is the equal mixture of the components fakes[k] under
+// toks[k], enumerated by brute force: its finite cells, merged and sorted.
+func bruteMixture(t *testing.T, fakes []*fakeDec, toks []vocab.Tokenizer) []bfCell {
+	var cells []bfCell
+	for k, f := range fakes {
+		cs, _ := finiteCells(brute(t, f, toks[k]))
+		for _, c := range cs {
+			c.p /= float64(len(fakes))
+			cells = append(cells, c)
+		}
+	}
+	return mergeCells(cells)
 }
 
 // mergeCells sums the masses of equal cells and sorts them by lower edge.
