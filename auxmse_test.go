@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -35,14 +34,7 @@ func TestAuxMSE(t *testing.T) {
 	if slices.Equal(p0.Mean, p1.Mean) {
 		t.Error("the auxiliary loss changed nothing")
 	}
-	path := filepath.Join(t.TempDir(), "aux.model")
-	if err := m1.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := reload(t, m1)
 	p2, _ := back.PredictFlat(x[:20], 20, opts)
 	if !slices.Equal(p1.Mean, p2.Mean) || back.Config().AuxMSE != 50 {
 		t.Errorf("after Save and Load: means %v against %v, AuxMSE %v", p2.Mean[:3], p1.Mean[:3], back.Config().AuxMSE)

@@ -16,6 +16,20 @@ import (
 )
 
 // toyData is a 1-D problem with y | x ~ N(sin(2x), 0.2^2), x ~ U(-2, 2).
+// reload saves m to a temporary file and loads it back.
+func reload(t *testing.T, m *Model) *Model {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.model")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
 func toyData(n int, seed uint64) (x, y []float64) {
 	r := rand.New(rand.NewPCG(seed, 1))
 	x = make([]float64, n)

@@ -628,13 +628,15 @@ func TestCalibrateSkipsOverflowingTemperatures(t *testing.T) {
 		x[i] = r.Float64()
 		y[i] = 3.5e307 * (2*x[i] - 1 + 0.3*r.NormFloat64())
 	}
-	cfg := Config{Head: HeadMDN, Components: 2, EncLayers: 1, EncWidth: 8, MaxEpochs: 3, Threads: 1, Calibrate: true}
-	m, err := FitFlat(context.Background(), x, n, 1, y, cfg)
-	if err != nil {
-		t.Fatalf("calibrating on a huge target range: %v", err)
-	}
-	if tp := m.Temperature(); !(tp > 0 && tp < MaxTemperature) {
-		t.Errorf("temperature %v", tp)
+	for _, by := range []string{CalibrateByNLL, CalibrateByPIT, CalibrateByIsotonic} {
+		cfg := Config{Head: HeadMDN, Components: 2, EncLayers: 1, EncWidth: 8, MaxEpochs: 3, Threads: 1, Calibrate: true, CalibrateBy: by}
+		m, err := FitFlat(context.Background(), x, n, 1, y, cfg)
+		if err != nil {
+			t.Fatalf("%s: calibrating on a huge target range: %v", by, err)
+		}
+		if tp := m.Temperature(); !(tp > 0 && tp < MaxTemperature) {
+			t.Errorf("%s: temperature %v", by, tp)
+		}
 	}
 }
 

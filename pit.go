@@ -2,6 +2,7 @@ package decoreg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -111,6 +112,11 @@ func pitBetter(t, f, bt, bf float64) bool {
 func pitSearch(pits func(t float64) ([]float64, error)) (best, fbest, f1 float64, err error) {
 	eval := func(t float64) (float64, error) {
 		p, err := pits(t)
+		if errors.Is(err, head.ErrOutput) {
+			// A row's distribution at t is beyond float64 (an MDN
+			// widened on a huge target range): never this temperature.
+			return math.Inf(1), nil
+		}
 		if err != nil {
 			return math.NaN(), err
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -52,14 +51,7 @@ func TestSoftTargets(t *testing.T) {
 		t.Errorf("SoftTargets %v: the hard model %v (want true); %v: the hard model %v (want false)",
 			tiny.SoftTargets, slices.Equal(pt.Mean, p0.Mean), small.SoftTargets, slices.Equal(ps.Mean, p0.Mean))
 	}
-	path := filepath.Join(t.TempDir(), "soft.model")
-	if err := m1.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := reload(t, m1)
 	p3, _ := back.PredictFlat(x[:20], 20, opts)
 	if !slices.Equal(p1.Mean, p3.Mean) || back.Config().SoftTargets != 0.03 {
 		t.Errorf("after Save and Load: SoftTargets %v, means equal %v", back.Config().SoftTargets, slices.Equal(p1.Mean, p3.Mean))

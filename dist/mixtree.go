@@ -20,32 +20,12 @@ func (d *Mixture) sharedTree() []*Token {
 		if !ok || t.tree == nil {
 			return nil
 		}
-		if c > 0 && (t.aff != ts[0].aff || t.k != ts[0].k || t.v != ts[0].v || !sameTree(t.tok, ts[0].tok)) {
+		if c > 0 && (t.aff != ts[0].aff || !vocab.Same(t.tok, ts[0].tok)) {
 			return nil
 		}
 		ts[c] = t
 	}
 	return ts
-}
-
-// sameTree reports whether tokenizations a and b have the same tree: the
-// same spec and the same bounds, if any (a Bounded tree's spec is its
-// inner tree's, but its bound removes children).
-func sameTree(a, b vocab.Tokenizer) bool {
-	if a.Spec() != b.Spec() {
-		return false
-	}
-	ab, aok := a.(*vocab.Bounded)
-	bb, bok := b.(*vocab.Bounded)
-	if aok != bok {
-		return false
-	}
-	if !aok {
-		return true
-	}
-	alo, ahi := ab.Bounds()
-	blo, bhi := bb.Bounds()
-	return alo == blo && ahi == bhi
 }
 
 // treeQuantiles returns the mixture's quantiles at levels qs (each in

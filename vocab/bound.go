@@ -250,3 +250,28 @@ func (b *Bounded) Interval(prefix []int) (lo, hi float64) {
 	}
 	return lo, hi
 }
+
+// Same reports whether a and b are the same tokenization: the same spec
+// and the same bounds, if any. A Bounded's spec is its inner
+// tokenization's (see Bounded), so the spec alone does not tell a bounded
+// tree from the unbounded one, whose cells and children differ.
+func Same(a, b Tokenizer) bool {
+	if a.Spec() != b.Spec() {
+		return false
+	}
+	alo, ahi, aok := bounds(a)
+	blo, bhi, bok := bounds(b)
+	return aok == bok && alo == blo && ahi == bhi
+}
+
+// bounds returns the bounds of a Bounded tokenization, or of the one a
+// Repeat repeats; ok is false for an unbounded one.
+func bounds(t Tokenizer) (lo, hi float64, ok bool) {
+	switch v := t.(type) {
+	case *Bounded:
+		return v.lo, v.hi, true
+	case *Repeat:
+		return bounds(v.inner)
+	}
+	return 0, 0, false
+}

@@ -527,7 +527,7 @@ type pipeWriter struct{ f *os.File }
 
 func (w pipeWriter) Write(p []byte) (int, error) {
 	n, err := w.f.Write(p)
-	if err != nil && errors.Is(err, syscall.EPIPE) {
+	if errors.Is(err, syscall.EPIPE) {
 		brokenPipe(w.f)
 	}
 	return n, err
@@ -572,8 +572,9 @@ var quitSignals = func() []os.Signal {
 // exist, and gives each signal, as it arrives, to the newest handler, or,
 // with none but spools, removes them and exits with status 130 (as the
 // signal's default action would, without leaving the copy of the data
-// behind). It receives quitSignals while spools exist (see there). One
-// receiver decides, so that no handler's end can race with a signal
+// behind). It also receives pipeSignals while spools exist, and
+// quitSignals while spools or outputs being written exist (see there).
+// One receiver decides, so that no handler's end can race with a signal
 // another receiver got too.
 var signals struct {
 	mu        sync.Mutex // also guards stdinSpools
@@ -624,21 +625,23 @@ func listenLocked() {
 		signals.quit = false
 		signals.pipe = false
 	}
-	switch pipe := len(stdinSpools) > 0 && len(pipeSignals) > 0; {
-	case pipe && !signals.pipe:
-		signal.Notify(signals.ch, pipeSignals...)
-		signals.pipe = true
-	case !pipe && signals.pipe:
-		signal.Reset(pipeSignals...)
-		signals.pipe = false
-	}
-	switch quit := (len(stdinSpools) > 0 || len(signals.outputs) > 0) && len(quitSignals) > 0; {
-	case quit && !signals.quit:
-		signal.Notify(signals.ch, quitSignals...)
-		signals.quit = true
-	case !quit && signals.quit:
-		signal.Reset(quitSignals...)
-		signals.quit = false
+	catchLocked(len(stdinSpools) > 0, &signals.pipe, pipeSignals)
+	catchLocked(len(stdinSpools) > 0 || len(signals.outputs) > 0, &signals.quit, quitSignals)
+}
+
+// catchLocked relays sigs to the receiver of signals while want holds (and
+// sigs is not empty: the process did not start with them ignored), and
+// gives them back to their default action otherwise; *on records which.
+// signals.mu is held and the receiver listens.
+func catchLocked(want bool, on *bool, sigs []os.Signal) {
+	want = want && len(sigs) > 0
+	switch {
+	case want && !*on:
+		signal.Notify(signals.ch, sigs...)
+		*on = true
+	case !want && *on:
+		signal.Reset(sigs...)
+		*on = false
 	}
 }
 
