@@ -226,6 +226,9 @@ type FitOption func(*fitOptions)
 type fitOptions struct {
 	progress  func(Progress)
 	maxLevels int // FitFrame: 0 means data.DefaultMaxLevels
+	// resolution: Tune's seeds' members are early-stopped at
+	// TuneOptions.Resolution (0: plain NLL)
+	resolution float64
 }
 
 // WithMaxLevels sets the most levels FitFrame accepts in a categorical

@@ -127,6 +127,7 @@ func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cf
 	if err != nil {
 		return nil, err
 	}
+	tg.SetResolution(o.resolution)
 	run := train.Prepare(m.net, tg, xs, rows, cols, train.Settings{
 		LR: cfg.LR, WeightDecay: cfg.WeightDecay, AdamW: cfg.AdamW, BatchSize: cfg.BatchSize,
 		MaxEpochs: cfg.MaxEpochs, Patience: cfg.Patience, ValFrac: cfg.ValFrac, Seed: cfg.Seed,

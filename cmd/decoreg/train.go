@@ -253,6 +253,7 @@ type trainFlags struct {
 	trials                        int
 	ensembleFrom                  string
 	softSeeds                     float64
+	tuneResolution                float64
 	encoder                       string
 	plrFrequencies, plrDim        int
 	plrSigma                      float64
@@ -300,6 +301,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.trials, "trials", decoreg.DefaultTuneTrials, "with --tune: the number of settings tried")
 	fs.StringVar(&f.ensembleFrom, "ensemble-from", decoreg.DefaultEnsembleFrom, "with --tune and --ensemble N: the members' `SOURCE`: all (up to N chosen greedily by the mixture's validation NLL among the trials and N-1 more seeds of the best trial's settings, trained after the search, and for a normalized decoder N-1 soft seeds too: --soft-seeds), trials (among the trials alone) or seeds (the best trial and those seeds)")
 	fs.Float64Var(&f.softSeeds, "soft-seeds", decoreg.DefaultSoftSeeds, "with --tune, --ensemble N and --ensemble-from all, where the best trial is a normalized decoder: the --soft-targets `S` of N-1 more seeds' members, trained after the plain ones with what is left of the second --budget and offered to the greedy selection with them; 0 for none")
+	fs.Float64Var(&f.tuneResolution, "tune-resolution", decoreg.DefaultTuneResolution, "with --tune: the narrowest cell, as a share of the target range, at which the trials, seeds and ensembles are compared and early-stopped: a decoder's validation row is scored by its density averaged over the deepest cell of its target's tokens at least this wide (on targets that take a few values, finer cells would win by their width alone); 0 compares plain NLLs")
 	fs.BoolVar(&f.unbounded, "unbounded", false, "unnormalized decoder: do not restrict its cells to the training range widened by 10% (the paper's behaviour; rare huge samples then sway the mean)")
 	fs.BoolVar(&f.rawTarget, "raw-target", false, "unnormalized decoder: tokenize the original y instead of the scaled one")
 	fs.BoolVar(&f.sigmoid, "sigmoid", false, "pointwise head: squash the output to the training range")
@@ -359,7 +361,7 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		c.PLRFrequencies, c.PLRDim, c.PLRSigma = f.plrFrequencies, f.plrDim, f.plrSigma
 	}
 	if !f.tune {
-		for _, fl := range []string{"budget", "trials", "ensemble-from", "soft-seeds"} {
+		for _, fl := range []string{"budget", "trials", "ensemble-from", "soft-seeds", "tune-resolution"} {
 			if isSet(fs, fl) {
 				return c, inputf(name, "--%s is for --tune", fl)
 			}
@@ -382,6 +384,9 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		}
 		if !(f.softSeeds >= 0 && f.softSeeds <= decoreg.MaxSoftTargets) {
 			return c, inputf(name, "--soft-seeds must be in [0, %g] (a fraction of the target range; 0 for none), have %v", float64(decoreg.MaxSoftTargets), f.softSeeds)
+		}
+		if !(f.tuneResolution >= 0 && f.tuneResolution < 1) {
+			return c, inputf(name, "--tune-resolution must be in [0, 1) (a share of the target range; 0 for plain NLLs), have %v", f.tuneResolution)
 		}
 		if isSet(fs, "soft-seeds") && f.softSeeds > 0 {
 			switch {
@@ -571,6 +576,9 @@ func printTrials(w io.Writer, rep *decoreg.TuneReport, interrupted bool) {
 		cut = "; the budget ran out before every trial ended or skipped one, so another run may choose differently"
 	}
 	fmt.Fprintf(w, "tuned in %v of a %v budget%s\n", time.Duration((rep.Seconds-rep.MemberSeconds)*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), cut)
+	if rep.Resolution > 0 && rep.Trials[0].Config.Head == decoreg.HeadDecoder {
+		fmt.Fprintf(w, "val_loss: the validation NLL in u units, each row's density averaged over a cell at least %.4g of the target range wide (--tune-resolution)\n", rep.Resolution)
+	}
 	switch {
 	case interrupted && (rep.EnsembleFrom == decoreg.EnsembleFromSeeds || rep.EnsembleFrom == decoreg.EnsembleFromAll):
 		fmt.Fprintf(w, "interrupted: %d member(s) chosen so far, %d of them the best trial's seeds\n", rep.Members, rep.SeedsChosen)
@@ -696,6 +704,10 @@ func runTrain(cmd *Command, args []string) error {
 		opts := decoreg.TuneOptions{Budget: f.budget, Trials: f.trials, EnsembleFrom: f.ensembleFrom, SoftSeeds: f.softSeeds}
 		if f.softSeeds == 0 {
 			opts.SoftSeeds = -1 // none
+		}
+		opts.Resolution = f.tuneResolution
+		if f.tuneResolution == 0 {
+			opts.Resolution = -1 // plain NLLs
 		}
 		if !f.quiet {
 			opts.Progress = func(t decoreg.TuneTrial) {

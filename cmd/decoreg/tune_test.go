@@ -73,17 +73,22 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 	}
 	mustCLI(t, "eval", "--model", all, "--data", test)
 	// A normalized decoder: soft seeds' members too, reported; none with
-	// --soft-seeds 0.
+	// --soft-seeds 0. The trials compared at the default resolution, or
+	// (with --tune-resolution 0, in the second run) by plain NLLs.
 	for _, ss := range []string{"0.05", "0"} {
 		dec := filepath.Join(dir, "d.model")
+		flagRes := map[string]string{"0.05": "3.814697265625e-06", "0": "0"}[ss]
 		out, errs = mustCLI(t, "train", "--data", train, "--out", dec, "--tune", "--trials", "2", "--budget", "60s", "--threads", "1", "--ensemble", "3", "--soft-seeds", ss,
-			"--head", "decoder", "--vocab", "normalized:base=4,length=3", "--dec-width", "16", "--enc-width", "16", "--epochs", "3")
+			"--head", "decoder", "--vocab", "normalized:base=4,length=3", "--dec-width", "16", "--enc-width", "16", "--epochs", "3", "--tune-resolution", flagRes)
 		tu, _ := summary(t, out)["tune"].(map[string]any)
 		dm, err := decoreg.Load(dec)
 		if err != nil {
 			t.Fatal(err)
 		}
 		rep := dm.Info().Tune
+		if res := map[string]float64{"0": 0, "0.05": decoreg.DefaultTuneResolution}[ss]; rep.Resolution != res || strings.Contains(errs, "(--tune-resolution)") != (res > 0) {
+			t.Errorf("--soft-seeds %s: resolution %v, want %v; stderr\n%s", ss, rep.Resolution, res, errs)
+		}
 		switch {
 		case ss != "0" && (tu["soft_seeds_chosen"] == nil || rep.SoftSeeds != 0.05 || !strings.Contains(errs, "with --soft-targets 0.05)") || !strings.Contains(errs, "of those soft")):
 			t.Errorf("--soft-seeds %s: summary tune %v, report soft seeds %v, stderr\n%s", ss, tu, rep.SoftSeeds, errs)
@@ -113,6 +118,8 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 		{"--tune", "--soft-seeds", "0.01"}, {"--tune", "--ensemble", "2", "--soft-seeds", "0.01"},
 		{"--tune", "--ensemble", "2", "--soft-seeds", "0.01", "--head", "decoder", "--vocab", "unnormalized:base=10,exponent=1,mantissa=2"},
 		{"--tune", "--ensemble", "2", "--soft-seeds", "0.01", "--head", "decoder", "--soft-targets", "0.02"},
+		{"--tune-resolution", "1e-5"}, {"--tune", "--tune-resolution", "1"}, {"--tune", "--tune-resolution", "-1e-5"},
+		{"--tune", "--tune-resolution", "NaN"},
 	} {
 		code, _, errs := cli(t, append([]string{"train", "--data", train, "--out", filepath.Join(dir, "x.model"), "--head", "mdn"}, args...)...)
 		if code != 2 || !strings.Contains(errs, "--") {

@@ -1,6 +1,8 @@
 package head
 
 import (
+	"math"
+
 	"decoreg/internal/model"
 	"decoreg/vocab"
 )
@@ -30,6 +32,14 @@ type Targets struct {
 	soft      *vocab.Normalized
 	u         []float64
 	softCache []float32 // (rows, T, V) every row's soft targets, once a training batch asked for them (at most softCacheMax values)
+
+	// resolution is SetResolution's minimum width in u units (0: none);
+	// prefixN and prefixLogW are, per row once RowNLL has scored it, the
+	// length of the prefix whose cell it is scored on (-1: not yet) and
+	// that cell's log width in head units.
+	resolution float64
+	prefixN    []int
+	prefixLogW []float64
 
 	allowed []int // scratch
 }
@@ -167,26 +177,93 @@ func (tg *Targets) Fill(b *model.Batch, xs []float32, cols int, idx []int) {
 
 // RowNLL writes each row's loss for rows idx of net into out: the NLL in
 // normalized units u for density heads (masked probabilities), the squared
-// error in head units for the pointwise head.
+// error in head units for the pointwise head. After SetResolution, a
+// decoder's row is scored at that resolution.
 func (tg *Targets) RowNLL(net *model.Model, xs []float32, cols int, idx []int, out []float64) {
 	const chunk = 1024
 	b := tg.newBatch(min(chunk, len(idx)), cols, false) // RowLosses reads no soft targets
+	var n []int
+	if tg.resolution > 0 {
+		n = make([]int, min(chunk, len(idx)))
+	}
 	for lo := 0; lo < len(idx); lo += chunk {
 		part := idx[lo:min(lo+chunk, len(idx))]
 		tg.Fill(b, xs, cols, part)
 		o := out[lo : lo+len(part)]
-		net.RowLosses(b, true, o)
+		if n != nil {
+			for k, i := range part {
+				n[k] = tg.prefix(i)
+			}
+			net.RowPrefixLosses(b, true, n, o)
+		} else {
+			net.RowLosses(b, true, o)
+		}
 		tg.toU(part, o)
 	}
 }
 
+// SetResolution makes RowNLL score each row of a decoder whose
+// tokenization is a vocab.Tree by the density averaged over the deepest
+// cell of the row's sequence (the cell of one of its prefixes) that is at
+// least minWidth wide in u units: -log P(prefix | x) plus the log of that
+// cell's width in u. A row whose own cell is that wide is scored as
+// before, to the bit. Such a score is at least log(minWidth) (the cell's
+// probability is at most 1), so a model cannot lower it by resolving a
+// target more finely than minWidth: on targets that sit on a few values,
+// whose NLL falls without bound as the cells narrow, models of different
+// resolutions are compared by how much probability they put near the
+// target rather than by the width of their cells. minWidth <= 0 restores
+// the plain NLL; other heads and tokenizations ignore it.
+func (tg *Targets) SetResolution(minWidth float64) {
+	if _, ok := tg.c.Vocab.(vocab.Tree); !ok || tg.LogW == nil || !(minWidth > 0) {
+		tg.resolution, tg.prefixN, tg.prefixLogW = 0, nil, nil
+		return
+	}
+	rows := len(tg.LogW)
+	tg.resolution = minWidth
+	tg.prefixN, tg.prefixLogW = make([]int, rows), make([]float64, rows)
+	for i := range tg.prefixN {
+		tg.prefixN[i] = -1
+	}
+}
+
+// prefix returns the number of leading tokens of row i whose cell
+// SetResolution's score uses, computing it (and the cell's log width) the
+// first time.
+func (tg *Targets) prefix(i int) int {
+	if n := tg.prefixN[i]; n >= 0 {
+		return n
+	}
+	logMin := math.Log(tg.resolution) + tg.units.LogTPerU() // in head units
+	n, logW := tg.T, tg.LogW[i]
+	if logW < logMin {
+		tr := tg.c.Vocab.(vocab.Tree)
+		seq := make([]int, tg.T)
+		for p, t := range tg.Tokens[i*tg.T : (i+1)*tg.T] {
+			seq[p] = int(t)
+		}
+		for n > 0 && logW < logMin {
+			n--
+			lo, hi := tr.Interval(seq[:n])
+			logW = math.Log(hi - lo)
+		}
+	}
+	tg.prefixN[i], tg.prefixLogW[i] = n, logW
+	return n
+}
+
 // toU converts the network's row losses of rows idx to NLL_u in place (the
-// decoder's -log P(sequence) plus its cell's log width).
+// decoder's -log P(sequence) plus its cell's log width, or of the prefix
+// and its cell after SetResolution).
 func (tg *Targets) toU(idx []int, loss []float64) {
 	if tg.LogW == nil {
 		return
 	}
 	for k, i := range idx {
+		if tg.prefixN != nil && tg.prefixN[i] < tg.T {
+			loss[k] += tg.prefixLogW[i] - tg.units.LogTPerU()
+			continue
+		}
 		loss[k] += tg.LogWidthU(i)
 	}
 }
