@@ -59,18 +59,21 @@ type Model struct {
 
 // TrainInfo describes how a model was trained.
 type TrainInfo struct {
-	Rows        int     `json:"rows"`          // training rows (including validation rows)
-	ValRows     int     `json:"val_rows"`      // rows held out for early stopping
-	Features    int     `json:"features"`      // input dimension
-	Params      int     `json:"params"`        // number of parameters
-	Epochs      int     `json:"epochs"`        // epochs completed
-	BestEpoch   int     `json:"best_epoch"`    // epoch whose weights were kept (1-based)
-	BestValLoss float64 `json:"best_val_loss"` // 0 when trained without validation (always finite)
+	Rows      int `json:"rows"`       // training rows (including validation rows)
+	ValRows   int `json:"val_rows"`   // rows held out for early stopping
+	Features  int `json:"features"`   // input dimension
+	Params    int `json:"params"`     // number of parameters
+	Epochs    int `json:"epochs"`     // epochs completed
+	BestEpoch int `json:"best_epoch"` // epoch whose weights were kept (1-based)
+	// BestValLoss is the best validation loss (NLL in u units; the
+	// pointwise head's MSE), 0 when trained without validation (always
+	// finite); for a tuned decoder at TuneReport.Resolution.
+	BestValLoss float64 `json:"best_val_loss"`
 	// With Config.Calibrate (or made by FitTemperature): the temperature
 	// found, the objective that chose it (CalibrateByNLL or
 	// CalibrateByPIT; empty in files written before the PIT objective,
 	// which were all NLL) and the validation rows' NLL (in u units, as
-	// BestValLoss) at temperature 1 and at it; with the PIT objective also
+	// BestValLoss, but always the plain NLL) at temperature 1 and at it; with the PIT objective also
 	// their metrics.PITError at both.
 	Temperature   float64 `json:"temperature,omitempty"`
 	CalibrateBy   string  `json:"calibrate_by,omitempty"`

@@ -38,16 +38,20 @@ func atomData(n int, seed uint64) (x, y []float64) {
 // below log(resolution).
 func TestValNLLAtResolution(t *testing.T) {
 	x, y := atomData(600, 1)
-	const res = 1.0 / (1 << 12) // 8^-4
 	for _, tc := range []struct {
 		vocab string
+		res   float64
 		finer bool // cells narrower than res
 	}{
-		{"normalized:base=8,length=6", true},
-		{"normalized:base=4,length=8", true},
-		{"normalized:base=2,length=12", false}, // exactly res wide
-		{"normalized:base=8,length=3", false},
+		{"normalized:base=8,length=6", 1.0 / (1 << 12), true},
+		{"normalized:base=4,length=8", 1.0 / (1 << 12), true},
+		{"normalized:base=2,length=12", 1.0 / (1 << 12), false}, // exactly res wide
+		{"normalized:base=8,length=3", 1.0 / (1 << 12), false},
+		// Cells meant to be 1e-3 wide, some a few ulps narrower.
+		{"normalized:base=10,length=3", 1e-3, false},
+		{"normalized:base=10,length=5", 1e-3, true},
 	} {
+		res := tc.res
 		cfg := Config{Head: HeadDecoder, Vocab: tc.vocab, EncLayers: 1, EncWidth: 32, MaxEpochs: 15, Patience: 100, LR: 3e-3, Seed: 2, Threads: 1}
 		m, err := FitFlat(context.Background(), x, len(y), 2, y, cfg)
 		if err != nil {
@@ -98,7 +102,7 @@ func TestValNLLAtResolution(t *testing.T) {
 			sp += plain[0][k]
 			sa += at[0][k]
 		}
-		t.Logf("%s: mean NLL_u plain %.3f, at 8^-4 %.3f", tc.vocab, sp/float64(len(val)), sa/float64(len(val)))
+		t.Logf("%s: mean NLL_u plain %.3f, at %v %.3f", tc.vocab, sp/float64(len(val)), res, sa/float64(len(val)))
 	}
 }
 
@@ -139,10 +143,42 @@ func TestTuneResolution(t *testing.T) {
 	if d := math.Abs(rep.Trials[1].ValLoss - rep.Trials[0].ValLoss); d > 1 {
 		t.Fatalf("at the base's resolution the trials differ by %.2f nats: %+v", d, rep.Trials)
 	}
-	for _, bad := range []float64{math.NaN(), 1, 2} {
+	for _, bad := range []float64{math.NaN(), 1, 2, 0.2} { // 0.2: wider than base 8's first digit
+
 		_, _, err := Tune(context.Background(), x, len(y), 2, y, base, TuneOptions{Trials: 2, Resolution: bad, grid: grid})
 		if err == nil || !strings.Contains(err.Error(), "Resolution") {
 			t.Fatalf("Resolution %v: %v", bad, err)
 		}
+	}
+}
+
+// The resolution applies where every trial is a decoder of the normalized
+// tokenization; elsewhere Tune compares plain NLLs and says so.
+func TestTuneResolutionApplies(t *testing.T) {
+	norm := Config{Head: HeadDecoder, Vocab: "normalized:base=8,length=4"}
+	for _, tc := range []struct {
+		cfgs []Config
+		want float64
+	}{
+		{[]Config{norm, {Head: HeadDecoder, Vocab: "normalized:base=2,length=8"}}, 1e-3},
+		{[]Config{{Head: HeadDecoder, Vocab: "hamming:length=12"}, norm}, 0},
+		{[]Config{{Head: HeadDecoder, Vocab: "normalized:base=8,length=4,repeat=2"}, norm}, 0},
+		{[]Config{{Head: HeadDecoder, Vocab: "unnormalized:base=10,exponent=1,mantissa=4"}}, 0},
+		{[]Config{{Head: HeadMDN}}, 0},
+		{[]Config{{Head: HeadRiemann, Bins: 1 << 20}}, 0},
+	} {
+		got, err := tuneResolution(tc.cfgs, 1e-3)
+		if err != nil || got != tc.want {
+			t.Errorf("%+v: %v, %v; want %v", tc.cfgs, got, err, tc.want)
+		}
+	}
+	if _, err := tuneResolution([]Config{norm, {Head: HeadDecoder, Vocab: "normalized:base=10,length=4"}}, 0.11); err == nil || !strings.Contains(err.Error(), "1/10") {
+		t.Errorf("a resolution wider than base 10's first digit: %v", err)
+	}
+	x, y := atomData(200, 5)
+	_, rep, err := Tune(context.Background(), x, len(y), 2, y, Config{Head: HeadDecoder, Vocab: "hamming:length=10", EncLayers: 1, EncWidth: 8, MaxEpochs: 2, Threads: 1},
+		TuneOptions{Trials: 2, Rung: 1, Budget: time.Minute})
+	if err != nil || rep.Resolution != 0 {
+		t.Fatalf("a Hamming base: resolution %v, %v", rep.Resolution, err)
 	}
 }

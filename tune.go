@@ -80,18 +80,24 @@ type TuneOptions struct {
 	// soft targets rank better where they also fit the validation rows
 	// better. 0 is DefaultSoftSeeds; a value < 0 trains none.
 	SoftSeeds float64
-	// Resolution is the narrowest cell, as a share of the training
-	// targets' range (u units), at which the trials, the seeds' members
-	// and the ensembles are compared and early-stopped: a decoder's
-	// validation row is scored by the density averaged over the deepest
-	// cell of its target's sequence at least this wide
-	// (head.Targets.SetResolution), its plain NLL where its cells are
-	// wider. Without it, on targets that take a few values a trial of a
-	// finer tokenization wins by the width of its cells alone (on pol,
+	// Resolution is the narrowest cell, as a share of the range of y's
+	// scale (u units: the training targets' range, or Config.TargetMin
+	// and TargetMax), at which the trials, the seeds' members and the
+	// ensembles are compared and early-stopped: a validation row is
+	// scored by the density averaged over the deepest cell of its
+	// target's tokens at least this wide (head.Targets.SetResolution),
+	// its plain NLL where its cells are that wide. For bases 2, 4 and 8
+	// at 2^-6k (the default included) that cell is Resolution wide; for
+	// other bases and values it is up to a base wider. Without it, on
+	// targets that take a few values a trial of a finer tokenization
+	// wins by the width of its cells alone (on pol,
 	// normalized:base=8,length=8 had a validation NLL 4 nats below the
-	// defaults', nearly log 8², and ranked worse). 0 is
-	// DefaultTuneResolution; a value < 0 compares plain NLLs. Other heads
-	// are compared by their NLL.
+	// defaults', nearly log 8², and ranked worse). It applies where every
+	// trial is a decoder of the normalized tokenization (TuneReport says
+	// whether it did); other heads and tokenizations are compared by
+	// their plain NLL. 0 is DefaultTuneResolution; a value < 0 compares
+	// plain NLLs; a value wider than a trial's first digit's cells is
+	// refused.
 	Resolution float64
 
 	grid func(Config) []tuneAxis // tests: a grid in place of tuneGrid
@@ -148,7 +154,8 @@ type TuneReport struct {
 	// trial was skipped (at the speed measured on this run): the same
 	// seed may then choose differently on another run.
 	Cut bool `json:"cut,omitempty"`
-	// Resolution is TuneOptions.Resolution as used (0: plain NLLs).
+	// Resolution is TuneOptions.Resolution as used: 0 (plain NLLs) unless
+	// every trial is a decoder of the normalized tokenization.
 	Resolution float64 `json:"resolution,omitempty"`
 	// Members is the number of models in the returned model: 1, or with
 	// Config.Ensemble N up to N: trials (EnsembleFromTrials), trials and
@@ -386,6 +393,39 @@ func tuneConfigs(base Config, n int, grid func(Config) []tuneAxis) (cfgs []Confi
 	return cfgs, labels
 }
 
+// tuneResolution returns the resolution at which Tune compares the trials
+// of configurations cfgs (TuneOptions.Resolution, defaulted; 0 for none):
+// res where every trial is a decoder of the normalized tokenization, whose
+// cells at each level are equal, else 0, plain NLLs (an unnormalized
+// tokenization's cells jump from the exponent's to the mantissa's, so the
+// deepest cell at least res wide can be far wider; Hamming and repeated
+// tokenizations are not trees of cells). A res wider than a trial's
+// first digit's cells, where every row would score 0, is refused.
+func tuneResolution(cfgs []Config, res float64) (float64, error) {
+	if res == 0 {
+		return 0, nil
+	}
+	maxBase := 0
+	for _, c := range cfgs {
+		if c.Head != HeadDecoder {
+			return 0, nil
+		}
+		tok, err := vocab.Parse(c.Vocab)
+		if err != nil {
+			continue // the trial is refused when it starts
+		}
+		n, ok := tok.(*vocab.Normalized)
+		if !ok {
+			return 0, nil
+		}
+		maxBase = max(maxBase, n.Base())
+	}
+	if maxBase > 0 && res > 1/float64(maxBase) {
+		return 0, configErr("Resolution", "%v is wider than the cells of the first digit of a trial's base-%d tokenization, on which every row would score 0: it must be at most 1/%d", res, maxBase, maxBase)
+	}
+	return res, nil
+}
+
 // trialCost is a count proportional to the multiply-adds of one row's
 // forward pass through c's network for cols features: the encoder once,
 // the decoder once per token.
@@ -500,7 +540,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 	if opts.EnsembleFrom == "" {
 		opts.EnsembleFrom = DefaultEnsembleFrom
 	}
-	rep := &TuneReport{Budget: opts.Budget.Seconds(), Eta: opts.Eta, Rung: opts.Rung, Resolution: opts.Resolution}
+	rep := &TuneReport{Budget: opts.Budget.Seconds(), Eta: opts.Eta, Rung: opts.Rung}
 	if base.Ensemble > 1 {
 		rep.EnsembleFrom = opts.EnsembleFrom
 	}
@@ -520,6 +560,11 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 		return nil, nil, configErr("Trials", "the %d trials would hold about %.1f GiB at once (weights, gradients, Adam's moments and best weights of each), more than the %d GiB allowed: try fewer trials",
 			len(cfgs), bytes/(1<<30), maxTuneBytes>>30)
 	}
+	res, err := tuneResolution(cfgs, opts.Resolution)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Resolution = res
 	rep.Trials = make([]TuneTrial, len(cfgs))
 	var race []*trialRun
 	for i, c := range cfgs {
@@ -546,7 +591,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 				}
 				return err
 			}
-			tg.SetResolution(opts.Resolution)
+			tg.SetResolution(rep.Resolution)
 			c := tr.t.Config
 			tr.m = m
 			tr.run = train.Prepare(m.net, tg, xs, rows, cols, train.Settings{
@@ -816,7 +861,7 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 		rep.SoftSeeds = opts.SoftSeeds
 	}
 	c.Ensemble = total // Progress.Members
-	o := fitOptions{progress: opts.MemberProgress, resolution: opts.Resolution}
+	o := fitOptions{progress: opts.MemberProgress, resolution: rep.Resolution}
 	mstart := time.Now()
 	defer func() { rep.MemberSeconds = time.Since(mstart).Seconds() }()
 	need := memberNeed(best.t)

@@ -139,6 +139,12 @@ then the cheapest; one that would end past the first third of the budget
 is skipped), the best third goes on to 9 in all, the best third of
 those to 27, and so on until they stop early or reach --epochs; the given
 settings are never dropped. All trials hold out the same validation rows.
+A decoder of the normalized tokenization is scored there at a common
+resolution (--tune-resolution, default 2^-18 of the target range): each
+row by its density averaged over the deepest cell of its target's tokens
+at least that wide, so that on targets that take a few values a finer
+tokenization does not win by its cells' width alone; the same score
+early-stops the trials and seeds and chooses the ensemble's members.
 The best trial is saved; with --ensemble N, N-1 more models of its
 settings (seeds --seed+1, ..., the same validation rows) are trained after
 the search, each to early stopping within a second --budget shared among
@@ -301,7 +307,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.trials, "trials", decoreg.DefaultTuneTrials, "with --tune: the number of settings tried")
 	fs.StringVar(&f.ensembleFrom, "ensemble-from", decoreg.DefaultEnsembleFrom, "with --tune and --ensemble N: the members' `SOURCE`: all (up to N chosen greedily by the mixture's validation NLL among the trials and N-1 more seeds of the best trial's settings, trained after the search, and for a normalized decoder N-1 soft seeds too: --soft-seeds), trials (among the trials alone) or seeds (the best trial and those seeds)")
 	fs.Float64Var(&f.softSeeds, "soft-seeds", decoreg.DefaultSoftSeeds, "with --tune, --ensemble N and --ensemble-from all, where the best trial is a normalized decoder: the --soft-targets `S` of N-1 more seeds' members, trained after the plain ones with what is left of the second --budget and offered to the greedy selection with them; 0 for none")
-	fs.Float64Var(&f.tuneResolution, "tune-resolution", decoreg.DefaultTuneResolution, "with --tune: the narrowest cell, as a share of the target range, at which the trials, seeds and ensembles are compared and early-stopped: a decoder's validation row is scored by its density averaged over the deepest cell of its target's tokens at least this wide (on targets that take a few values, finer cells would win by their width alone); 0 compares plain NLLs")
+	fs.Float64Var(&f.tuneResolution, "tune-resolution", decoreg.DefaultTuneResolution, "with --tune: the narrowest cell, as a share of the target range, at which the trials, seeds and ensembles are compared and early-stopped: a decoder's validation row is scored by its density averaged over the deepest cell of its target's tokens at least this wide (on targets that take a few values, finer cells would win by their width alone); for the decoder with a normalized --vocab, where every trial is one; 0 compares plain NLLs")
 	fs.BoolVar(&f.unbounded, "unbounded", false, "unnormalized decoder: do not restrict its cells to the training range widened by 10% (the paper's behaviour; rare huge samples then sway the mean)")
 	fs.BoolVar(&f.rawTarget, "raw-target", false, "unnormalized decoder: tokenize the original y instead of the scaled one")
 	fs.BoolVar(&f.sigmoid, "sigmoid", false, "pointwise head: squash the output to the training range")
@@ -387,6 +393,9 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		}
 		if !(f.tuneResolution >= 0 && f.tuneResolution < 1) {
 			return c, inputf(name, "--tune-resolution must be in [0, 1) (a share of the target range; 0 for plain NLLs), have %v", f.tuneResolution)
+		}
+		if isSet(fs, "tune-resolution") && f.tuneResolution > 0 && (head != decoreg.HeadDecoder || !normalizedVocab(f.vocab)) {
+			return c, inputf(name, "--tune-resolution is for the decoder with a normalized --vocab (without repeat=): other heads and tokenizations are compared by their plain NLL")
 		}
 		if isSet(fs, "soft-seeds") && f.softSeeds > 0 {
 			switch {

@@ -119,7 +119,10 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 		{"--tune", "--ensemble", "2", "--soft-seeds", "0.01", "--head", "decoder", "--vocab", "unnormalized:base=10,exponent=1,mantissa=2"},
 		{"--tune", "--ensemble", "2", "--soft-seeds", "0.01", "--head", "decoder", "--soft-targets", "0.02"},
 		{"--tune-resolution", "1e-5"}, {"--tune", "--tune-resolution", "1"}, {"--tune", "--tune-resolution", "-1e-5"},
-		{"--tune", "--tune-resolution", "NaN"},
+		{"--tune", "--tune-resolution", "NaN"}, {"--tune", "--tune-resolution", "1e-5"},
+		{"--tune", "--tune-resolution", "1e-5", "--head", "decoder", "--vocab", "normalized:base=8,length=4,repeat=2"},
+		{"--tune", "--tune-resolution", "1e-5", "--head", "decoder", "--vocab", "hamming:length=12"},
+		{"--tune", "--tune-resolution", "1e-5", "--head", "decoder", "--vocab", "unnormalized:base=10,exponent=1,mantissa=2"},
 	} {
 		code, _, errs := cli(t, append([]string{"train", "--data", train, "--out", filepath.Join(dir, "x.model"), "--head", "mdn"}, args...)...)
 		if code != 2 || !strings.Contains(errs, "--") {

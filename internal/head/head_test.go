@@ -169,3 +169,47 @@ func TestRiemannTemperatureFromLogits(t *testing.T) {
 		t.Errorf("from probabilities alone: %v, want -Inf (the probability is 0)", got)
 	}
 }
+
+// SetResolution's prefix: the deepest cell at least the resolution wide,
+// whose width rounding does not narrow (every cell of base 10, length 3 is
+// 1e-3 wide, some a few ulps less in float64), in head units for a range
+// other than [0, 1].
+func TestResolutionPrefix(t *testing.T) {
+	s := Units{YMin: 0, YMax: 8, Map: U}
+	for _, tc := range []struct {
+		vocab string
+		res   float64
+		n     int // the prefix length of every row
+	}{
+		{"normalized:base=10,length=3", 1e-3, 3},
+		{"normalized:base=10,length=5", 1e-3, 3},
+		{"normalized:base=10,length=5", 1e-2, 2},
+		{"normalized:base=8,length=8", 1.0 / (1 << 18), 6},
+		{"normalized:base=2,length=20", 1.0 / (1 << 18), 18},
+		{"normalized:base=4,length=3", 1.0 / (1 << 18), 3},
+		{"normalized:base=8,length=2", 1.0 / 8, 1},
+		{"normalized:base=8,length=2", 0.2, 0},
+	} {
+		tok, err := vocab.Parse(tc.vocab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var y []float64
+		for i := range 1000 {
+			y = append(y, 8*(float64(i)+0.5)/1000)
+		}
+		tg, err := Encode(&model.Config{Head: model.Decoder, Vocab: tok}, s, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg.SetResolution(tc.res)
+		for i := range y {
+			if n := tg.prefix(i); n != tc.n {
+				t.Fatalf("%s at %v: row %d (u %v) scored on a prefix of %d, want %d", tc.vocab, tc.res, i, y[i]/8, n, tc.n)
+			}
+			if w := math.Exp(tg.prefixLogW[i] - tg.units.LogTPerU()); tc.n < tok.Len() && math.Abs(w-math.Pow(float64(tok.(*vocab.Normalized).Base()), -float64(tc.n))) > 1e-12 {
+				t.Fatalf("%s at %v: row %d's cell %v wide", tc.vocab, tc.res, i, w)
+			}
+		}
+	}
+}

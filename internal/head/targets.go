@@ -234,7 +234,10 @@ func (tg *Targets) prefix(i int) int {
 	if n := tg.prefixN[i]; n >= 0 {
 		return n
 	}
-	logMin := math.Log(tg.resolution) + tg.units.LogTPerU() // in head units
+	// In head units, less a relative 1e-9 for the rounding of the cells'
+	// edges (a cell of base 10 meant to be 1e-3 wide may come out a few
+	// ulps narrower).
+	logMin := math.Log(tg.resolution) + tg.units.LogTPerU() - 1e-9
 	n, logW := tg.T, tg.LogW[i]
 	if logW < logMin {
 		tr := tg.c.Vocab.(vocab.Tree)
