@@ -73,8 +73,8 @@ type TrainInfo struct {
 	// found, the objective that chose it (CalibrateByNLL or
 	// CalibrateByPIT; empty in files written before the PIT objective,
 	// which were all NLL) and the validation rows' NLL (in u units, as
-	// BestValLoss, but always the plain NLL) at temperature 1 and at it; with the PIT objective also
-	// their metrics.PITError at both.
+	// BestValLoss, but always the plain NLL) at temperature 1 and at it;
+	// with the PIT objective also their metrics.PITError at both.
 	Temperature   float64 `json:"temperature,omitempty"`
 	CalibrateBy   string  `json:"calibrate_by,omitempty"`
 	ValNLLBefore  float64 `json:"val_nll_uncalibrated,omitempty"`

@@ -127,7 +127,7 @@ type TuneTrial struct {
 	N       int     `json:"n"`     // 1-based; trial 1 is the base configuration
 	Label   string  `json:"label"` // the settings it changes, "defaults" for trial 1
 	Config  Config  `json:"config"`
-	ValLoss float64 `json:"val_loss"` // best validation NLL in u units (MSE for pointwise); +Inf before an epoch ended
+	ValLoss float64 `json:"val_loss"` // best validation NLL in u units (at TuneReport.Resolution; MSE for pointwise); +Inf before an epoch ended
 	Epochs  int     `json:"epochs"`
 	Best    int     `json:"best_epoch"`
 	Seconds float64 `json:"seconds"`
