@@ -942,7 +942,7 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 		"alone is scored too (\"tuned\"); with `--tune --ensemble 5 --ensemble-from all` (the default; \"tuned+all5\": up to 5 chosen " +
 		"greedily among the trials and 4 more seeds of the best trial's settings); and, where the journal has it, with " +
 		"`--ensemble-from seeds` (\"tuned+seeds5\": the best trial and those 4 seeds); each group with `--calibrate` where the split leaves at least 20 validation rows " +
-		"(\"+cal\"; without it, the scores are at temperature 1), and, in runs since 2026-11-27, the same model calibrated instead by `--calibrate-by isotonic` on the same validation rows (\"+iso\"). Point estimate: the mean. NLL and tau use every test row; " +
+		"(\"+cal\"; without it, the scores are at temperature 1), and, in runs since 2026-11-27, the same model calibrated instead by `--calibrate-by isotonic` on the same validation rows (\"+iso\"). The tuning's defaults are those of the commit each run records: since 6565638 (2026-11-27) its trials, seeds and selection are compared at `--tune-resolution` 2^-18, before it by their plain validation NLL. Point estimate: the mean. NLL and tau use every test row; " +
 		"CRPS, coverage and PIT use at most 500 evenly spaced test rows (an ensemble's exact quantiles cost about 50 ms a row). XGBoost: " +
 		"`experiments/xgboost/xgb_uci.py` (Debian's xgboost, 500 trees, learning rate 0.05, depth 6, subsample 0.8, " +
 		"colsample 0.8) on the same splits, from `../xgboost/results.jsonl`. Each variant's scores of a dataset are averaged over " +
