@@ -63,6 +63,8 @@ var flagFields = []struct {
 	{"CalibrateBy", "calibrate-by", false},
 	{"InputTransform", "input-transform", false},
 	{"Ensemble", "ensemble", false},
+	// decoreg.TuneOptions (the others are checked before the library's)
+	{"Resolution", "tune-resolution", false},
 	// dist.SampleOptions
 	{"Temperature", "temperature", true},
 	{"TopK", "top-k", false},

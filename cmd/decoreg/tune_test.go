@@ -120,6 +120,7 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 		{"--tune", "--ensemble", "2", "--soft-seeds", "0.01", "--head", "decoder", "--soft-targets", "0.02"},
 		{"--tune-resolution", "1e-5"}, {"--tune", "--tune-resolution", "1"}, {"--tune", "--tune-resolution", "-1e-5"},
 		{"--tune", "--tune-resolution", "NaN"}, {"--tune", "--tune-resolution", "1e-5"},
+		{"--tune", "--tune-resolution", "0.13", "--head", "decoder"}, // wider than base 8's first digit
 		{"--tune", "--tune-resolution", "1e-5", "--head", "decoder", "--vocab", "normalized:base=8,length=4,repeat=2"},
 		{"--tune", "--tune-resolution", "1e-5", "--head", "decoder", "--vocab", "hamming:length=12"},
 		{"--tune", "--tune-resolution", "1e-5", "--head", "decoder", "--vocab", "unnormalized:base=10,exponent=1,mantissa=2"},
