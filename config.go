@@ -212,7 +212,7 @@ type Config struct {
 type Progress struct {
 	Epoch, MaxEpochs int
 	TrainLoss        float64 // mean training loss of the epoch (for the decoder: NLL in u units, from the training objective's probabilities)
-	ValLoss          float64 // validation loss (NLL in u units; MSE in head units for pointwise); NaN without validation
+	ValLoss          float64 // validation loss (NLL in u units, for Tune's seeds' members at TuneReport.Resolution; MSE in head units for pointwise); NaN without validation
 	Best             bool    // this epoch has the best validation loss so far
 	Elapsed          time.Duration
 	// Member is the ensemble member being trained (0-based) of Members

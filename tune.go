@@ -202,7 +202,8 @@ func (r *TuneReport) clone() *TuneReport {
 // ensemble by greedy ensemble selection (Caruana et al., "Ensemble
 // selection from libraries of models", 2004, without replacement):
 // starting from models[0], it adds the model that lowers the validation
-// NLL of the equal mixture most, while one does. It returns indices into
+// NLL of the equal mixture (at resolution res: valRowNLL) most, while one
+// does. It returns indices into
 // models, in the order they were added (0 first).
 func selectMembers(models []*Model, n int, x []float64, rows, cols int, y []float64, base Config, res float64) ([]int, error) {
 	nll, err := valRowNLL(models, x, rows, cols, y, base, res)

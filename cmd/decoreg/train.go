@@ -103,7 +103,7 @@ best epoch so far, and an upper bound on the time left) when it is a
 terminal, one line per epoch otherwise, nothing with --quiet. When training
 ends, one JSON line on standard output summarises it: model, head, rows,
 params, epochs (the epochs completed), best_epoch, val_loss (null without
-validation), stopped ("early-stopping", "max-epochs" or "cancelled", as the
+validation; with --tune, a normalized decoder's at --tune-resolution), stopped ("early-stopping", "max-epochs" or "cancelled", as the
 model file records it; with --tune the chosen trial's, which may also be
 "halved" or "budget") and seconds; with --calibrate also temperature,
 calibrate_by, val_nll_uncalibrated and val_nll_calibrated (with
@@ -305,7 +305,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.tune, "tune", false, "choose the settings by validation loss: the given ones and --trials-1 from the paper's grid, with successive halving, within --budget")
 	fs.DurationVar(&f.budget, "budget", decoreg.DefaultTuneBudget, "with --tune: the wall time `DURATION` of the search (e.g. 90s, 5m); with --ensemble N (unless --ensemble-from trials), the seeds' members get as long again after it")
 	fs.IntVar(&f.trials, "trials", decoreg.DefaultTuneTrials, "with --tune: the number of settings tried")
-	fs.StringVar(&f.ensembleFrom, "ensemble-from", decoreg.DefaultEnsembleFrom, "with --tune and --ensemble N: the members' `SOURCE`: all (up to N chosen greedily by the mixture's validation NLL among the trials and N-1 more seeds of the best trial's settings, trained after the search, and for a normalized decoder N-1 soft seeds too: --soft-seeds), trials (among the trials alone) or seeds (the best trial and those seeds)")
+	fs.StringVar(&f.ensembleFrom, "ensemble-from", decoreg.DefaultEnsembleFrom, "with --tune and --ensemble N: the members' `SOURCE`: all (up to N chosen greedily by the mixture's validation NLL (at --tune-resolution) among the trials and N-1 more seeds of the best trial's settings, trained after the search, and for a normalized decoder N-1 soft seeds too: --soft-seeds), trials (among the trials alone) or seeds (the best trial and those seeds)")
 	fs.Float64Var(&f.softSeeds, "soft-seeds", decoreg.DefaultSoftSeeds, "with --tune, --ensemble N and --ensemble-from all, where the best trial is a normalized decoder: the --soft-targets `S` of N-1 more seeds' members, trained after the plain ones with what is left of the second --budget and offered to the greedy selection with them; 0 for none")
 	fs.Float64Var(&f.tuneResolution, "tune-resolution", decoreg.DefaultTuneResolution, "with --tune: the narrowest cell, as a share of the target range, at which the trials, seeds and ensembles are compared and early-stopped: a decoder's validation row is scored by its density averaged over the deepest cell of its target's tokens at least this wide (on targets that take a few values, finer cells would win by their width alone); for the decoder with a normalized --vocab, where every trial is one; 0 compares plain NLLs")
 	fs.BoolVar(&f.unbounded, "unbounded", false, "unnormalized decoder: do not restrict its cells to the training range widened by 10% (the paper's behaviour; rare huge samples then sway the mean)")
@@ -500,7 +500,7 @@ type trainSummary struct {
 	Stopped   string  `json:"stopped"`
 	Seconds   float64 `json:"seconds"`
 	// With --calibrate: the temperature and the validation NLL (u units,
-	// as val_loss) before and after.
+	// as val_loss, but the plain NLL even after --tune) before and after.
 	Temperature  float64 `json:"temperature,omitempty"`
 	CalibrateBy  string  `json:"calibrate_by,omitempty"`
 	ValNLLBefore float64 `json:"val_nll_uncalibrated,omitempty"`
