@@ -585,7 +585,7 @@ func printTrials(w io.Writer, rep *decoreg.TuneReport, interrupted bool) {
 		cut = "; the budget ran out before every trial ended or skipped one, so another run may choose differently"
 	}
 	fmt.Fprintf(w, "tuned in %v of a %v budget%s\n", time.Duration((rep.Seconds-rep.MemberSeconds)*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), cut)
-	if rep.Resolution > 0 && rep.Trials[0].Config.Head == decoreg.HeadDecoder {
+	if rep.Resolution > 0 { // only where every trial is a normalized decoder
 		fmt.Fprintf(w, "val_loss: the validation NLL in u units, each row's density averaged over a cell at least %.4g of the target range wide (--tune-resolution)\n", rep.Resolution)
 	}
 	switch {

@@ -171,15 +171,15 @@ func TestRiemannTemperatureFromLogits(t *testing.T) {
 }
 
 // SetResolution's prefix: the deepest cell at least the resolution wide,
-// whose width rounding does not narrow (every cell of base 10, length 3 is
-// 1e-3 wide, some a few ulps less in float64), in head units for a range
-// other than [0, 1].
+// whose width rounding does not narrow (base 10's cells meant to be 1e-3
+// wide), for a range other than [0, 1]; other tokenizations and heads
+// keep the plain NLL.
 func TestResolutionPrefix(t *testing.T) {
 	s := Units{YMin: 0, YMax: 8, Map: U}
 	for _, tc := range []struct {
 		vocab string
 		res   float64
-		n     int // the prefix length of every row
+		n     int // the digits scored
 	}{
 		{"normalized:base=10,length=3", 1e-3, 3},
 		{"normalized:base=10,length=5", 1e-3, 3},
@@ -189,27 +189,29 @@ func TestResolutionPrefix(t *testing.T) {
 		{"normalized:base=4,length=3", 1.0 / (1 << 18), 3},
 		{"normalized:base=8,length=2", 1.0 / 8, 1},
 		{"normalized:base=8,length=2", 0.2, 0},
+		{"unnormalized:base=10,exponent=1,mantissa=4", 1e-3, 7}, // sign, exponent sign and digit, mantissa: none dropped
+		{"normalized:base=8,length=6", 0, 6},
 	} {
 		tok, err := vocab.Parse(tc.vocab)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var y []float64
-		for i := range 1000 {
-			y = append(y, 8*(float64(i)+0.5)/1000)
-		}
-		tg, err := Encode(&model.Config{Head: model.Decoder, Vocab: tok}, s, y)
+		tg, err := Encode(&model.Config{Head: model.Decoder, Vocab: tok}, s, []float64{1, 7.99})
 		if err != nil {
 			t.Fatal(err)
 		}
 		tg.SetResolution(tc.res)
-		for i := range y {
-			if n := tg.prefix(i); n != tc.n {
-				t.Fatalf("%s at %v: row %d (u %v) scored on a prefix of %d, want %d", tc.vocab, tc.res, i, y[i]/8, n, tc.n)
-			}
-			if w := math.Exp(tg.prefixLogW[i] - tg.units.LogTPerU()); tc.n < tok.Len() && math.Abs(w-math.Pow(float64(tok.(*vocab.Normalized).Base()), -float64(tc.n))) > 1e-12 {
-				t.Fatalf("%s at %v: row %d's cell %v wide", tc.vocab, tc.res, i, w)
+		if n := tok.Len() - tg.dropped; n != tc.n {
+			t.Errorf("%s at %v: %d digits scored, want %d", tc.vocab, tc.res, n, tc.n)
+		}
+		if nt, ok := tok.(*vocab.Normalized); ok && tg.dropped > 0 {
+			if w := math.Exp(tg.scoredLogW); math.Abs(w-math.Pow(float64(nt.Base()), -float64(tc.n))) > 1e-12*w {
+				t.Errorf("%s at %v: cells %v wide", tc.vocab, tc.res, w)
 			}
 		}
+	}
+	tg, _ := Encode(&model.Config{Head: model.MDN, Components: 2}, s, []float64{1})
+	if tg.SetResolution(1e-3); tg.dropped != 0 {
+		t.Errorf("an MDN drops %d tokens", tg.dropped)
 	}
 }

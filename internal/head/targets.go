@@ -33,13 +33,11 @@ type Targets struct {
 	u         []float64
 	softCache []float32 // (rows, T, V) every row's soft targets, once a training batch asked for them (at most softCacheMax values)
 
-	// resolution is SetResolution's minimum width in u units (0: none);
-	// prefixN and prefixLogW are, per row once RowNLL has scored it, the
-	// length of the prefix whose cell it is scored on (-1: not yet) and
-	// that cell's log width in head units.
-	resolution float64
-	prefixN    []int
-	prefixLogW []float64
+	// dropped is, after SetResolution, the number of trailing tokens whose
+	// probability RowNLL leaves out (0: the plain NLL), and scoredLogW the
+	// log width in u of the cells of the T-dropped tokens it scores.
+	dropped    int
+	scoredLogW float64
 
 	allowed []int // scratch
 }
@@ -182,91 +180,58 @@ func (tg *Targets) Fill(b *model.Batch, xs []float32, cols int, idx []int) {
 func (tg *Targets) RowNLL(net *model.Model, xs []float32, cols int, idx []int, out []float64) {
 	const chunk = 1024
 	b := tg.newBatch(min(chunk, len(idx)), cols, false) // RowLosses reads no soft targets
-	var n []int
-	if tg.resolution > 0 {
-		n = make([]int, min(chunk, len(idx)))
-	}
 	for lo := 0; lo < len(idx); lo += chunk {
 		part := idx[lo:min(lo+chunk, len(idx))]
 		tg.Fill(b, xs, cols, part)
 		o := out[lo : lo+len(part)]
-		if n != nil {
-			for k, i := range part {
-				n[k] = tg.prefix(i)
+		if tg.dropped > 0 {
+			net.RowPrefixLosses(b, true, tg.T-tg.dropped, o)
+			for k := range o {
+				o[k] += tg.scoredLogW
 			}
-			net.RowPrefixLosses(b, true, n, o)
-		} else {
-			net.RowLosses(b, true, o)
+			continue
 		}
+		net.RowLosses(b, true, o)
 		tg.toU(part, o)
 	}
 }
 
-// SetResolution makes RowNLL score each row of a decoder whose
-// tokenization is a vocab.Tree by the density averaged over the deepest
-// cell of the row's sequence (the cell of one of its prefixes) that is at
-// least minWidth wide in u units: -log P(prefix | x) plus the log of that
-// cell's width in u. A row whose own cell is that wide is scored as
-// before, to the bit. Such a score is at least log(minWidth) (the cell's
-// probability is at most 1), so a model cannot lower it by resolving a
-// target more finely than minWidth: on targets that sit on a few values,
-// whose NLL falls without bound as the cells narrow, models of different
-// resolutions are compared by how much probability they put near the
-// target rather than by the width of their cells. minWidth <= 0 restores
-// the plain NLL; other heads and tokenizations ignore it.
+// SetResolution makes RowNLL score each row of a decoder of the normalized
+// tokenization (base B, T digits) by the density averaged over the
+// deepest cell of its target's digits at least minWidth wide in u units:
+// -log P(first k digits | x) + log B^-k, with k the largest at most T
+// such that B^-k >= minWidth (less a relative 1e-9 for rounding: B^-k
+// computed for 1e-3 may come out an ulp narrower). With k = T the score
+// is the plain NLL, to the bit. Such a score is at least log(minWidth)
+// (the cell's probability is at most 1), so a model cannot lower it by
+// resolving a target more finely than minWidth: on targets that sit on a
+// few values, whose NLL falls without bound as the cells narrow, models
+// of different resolutions are compared by how much probability they put
+// near the target rather than by the width of their cells. minWidth <= 0
+// restores the plain NLL; other heads and tokenizations ignore it (an
+// unnormalized tokenization's cells jump from the exponent's width to the
+// mantissa's, so the deepest cell at least minWidth wide can be far wider).
 func (tg *Targets) SetResolution(minWidth float64) {
-	if _, ok := tg.c.Vocab.(vocab.Tree); !ok || tg.LogW == nil || !(minWidth > 0) {
-		tg.resolution, tg.prefixN, tg.prefixLogW = 0, nil, nil
+	tg.dropped = 0
+	n, ok := tg.c.Vocab.(*vocab.Normalized)
+	if !ok || !(minWidth > 0) {
 		return
 	}
-	rows := len(tg.LogW)
-	tg.resolution = minWidth
-	tg.prefixN, tg.prefixLogW = make([]int, rows), make([]float64, rows)
-	for i := range tg.prefixN {
-		tg.prefixN[i] = -1
+	logB, logMin := math.Log(float64(n.Base())), math.Log(minWidth)-1e-9
+	k := 0
+	for k < tg.T && -float64(k+1)*logB >= logMin {
+		k++
 	}
-}
-
-// prefix returns the number of leading tokens of row i whose cell
-// SetResolution's score uses, computing it (and the cell's log width) the
-// first time.
-func (tg *Targets) prefix(i int) int {
-	if n := tg.prefixN[i]; n >= 0 {
-		return n
-	}
-	// In head units, less a relative 1e-9 for the rounding of the cells'
-	// edges (a cell of base 10 meant to be 1e-3 wide may come out a few
-	// ulps narrower).
-	logMin := math.Log(tg.resolution) + tg.units.LogTPerU() - 1e-9
-	n, logW := tg.T, tg.LogW[i]
-	if logW < logMin {
-		tr := tg.c.Vocab.(vocab.Tree)
-		seq := make([]int, tg.T)
-		for p, t := range tg.Tokens[i*tg.T : (i+1)*tg.T] {
-			seq[p] = int(t)
-		}
-		for n > 0 && logW < logMin {
-			n--
-			lo, hi := tr.Interval(seq[:n])
-			logW = math.Log(hi - lo)
-		}
-	}
-	tg.prefixN[i], tg.prefixLogW[i] = n, logW
-	return n
+	tg.dropped, tg.scoredLogW = tg.T-k, -float64(k)*logB
 }
 
 // toU converts the network's row losses of rows idx to NLL_u in place (the
-// decoder's -log P(sequence) plus its cell's log width, or of the prefix
-// and its cell after SetResolution).
+// decoder's -log P(sequence) plus its cell's log width).
 func (tg *Targets) toU(idx []int, loss []float64) {
 	if tg.LogW == nil {
 		return
 	}
 	for k, i := range idx {
-		if tg.prefixN != nil && tg.prefixN[i] < tg.T {
-			loss[k] += tg.prefixLogW[i] - tg.units.LogTPerU()
-			continue
-		}
 		loss[k] += tg.LogWidthU(i)
 	}
 }

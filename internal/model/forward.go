@@ -98,25 +98,24 @@ func (m *Model) Forward(b *Batch) float64 {
 // MDN); for the pointwise head the squared error. It works through b in
 // chunks no larger than the training batch (at least 256 rows) and leaves
 // no state for Backward.
-func (m *Model) RowLosses(b *Batch, masked bool, out []float64) { m.rowLosses(b, masked, nil, out) }
+func (m *Model) RowLosses(b *Batch, masked bool, out []float64) { m.rowLosses(b, masked, m.t, out) }
 
 // RowPrefixLosses is RowLosses for a decoder, with out[i] the loss of the
-// first n[i] tokens of row i only, -log P(t_1..t_n[i] | x): 0 <= n[i] <= T,
-// and n[i] = T gives RowLosses's value to the bit. It panics for another
-// head.
-func (m *Model) RowPrefixLosses(b *Batch, masked bool, n []int, out []float64) {
+// first n tokens of row i only, -log P(t_1..t_n | x), 0 <= n <= T (n = T
+// gives RowLosses's value to the bit). It panics for another head.
+func (m *Model) RowPrefixLosses(b *Batch, masked bool, n int, out []float64) {
 	if m.Cfg.Head != Decoder {
 		panic("model: RowPrefixLosses of a head without tokens")
 	}
-	if len(n) < b.B {
-		panic("model: RowPrefixLosses n shorter than B")
+	if n < 0 || n > m.t {
+		panic("model: RowPrefixLosses n outside [0, T]")
 	}
 	m.rowLosses(b, masked, n, out)
 }
 
-// rowLosses is RowLosses, summing the first n[i] positions of a decoder's
-// row i when n is not nil.
-func (m *Model) rowLosses(b *Batch, masked bool, n []int, out []float64) {
+// rowLosses is RowLosses, summing the first n positions of a decoder's
+// rows.
+func (m *Model) rowLosses(b *Batch, masked bool, n int, out []float64) {
 	m.thaw()
 	m.check(b)
 	if len(out) < b.B {
@@ -133,11 +132,7 @@ func (m *Model) rowLosses(b *Batch, masked bool, n []int, out []float64) {
 			t := m.t
 			for i := range hi - lo {
 				var s float64
-				k := t
-				if n != nil {
-					k = n[lo+i]
-				}
-				for _, l := range a.losses[i*t : i*t+k] {
+				for _, l := range a.losses[i*t : i*t+n] {
 					s += float64(l)
 				}
 				out[lo+i] = s
