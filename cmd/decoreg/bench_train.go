@@ -46,7 +46,11 @@ products); gemm_gflops is the matrix multiply's rate at 256x2048x2048 on
 the same threads, measured after the steps (the median of --repeats
 timings of 0.2 s, at most 5); gemm_bound_fraction = steps_per_s x step_gflop / gemm_gflops is
 the share of the bound those products set that the steps reach (1 would
-be a step that is nothing but multiplies at that rate). peak_rss_mb is the
+be a step that is nothing but multiplies at that rate), and
+bound_steps_per_s = gemm_gflops / step_gflop is that step's rate: no
+step of this model runs faster unless its multiplies beat the 256x2048x2048
+rate (a ratio to another program's steps/s above bound_steps_per_s / its
+steps/s cannot be reached). peak_rss_mb is the
 process's peak resident set (getrusage). loss is the batch loss of the
 last step, which depends only on the configuration, the seed and the
 thread count. --enc-width, --dec-layers, --dec-width and --heads override
@@ -98,6 +102,7 @@ type trainBenchResult struct {
 	StepGFLOP     float64 `json:"step_gflop"`
 	GEMMGFLOPS    float64 `json:"gemm_gflops"`
 	BoundFraction float64 `json:"gemm_bound_fraction"`
+	BoundSteps    float64 `json:"bound_steps_per_s"`
 }
 
 func runBenchTrain(args []string) error {
@@ -220,6 +225,7 @@ func runBenchTrain(args []string) error {
 		Warmup: *warmup, EncWidth: cfg.encWidth, DecLayers: cfg.decLayers, DecWidth: cfg.decWidth,
 		Heads: cfg.heads, Params: net.NumParams(), Kernel: gemm.Kernel(), Loss: loss,
 		StepGFLOP: round3(flops / 1e9), GEMMGFLOPS: round3(rate / 1e9), BoundFraction: round3(flops / med / rate),
+		BoundSteps: round3(rate / flops),
 	}
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return fmt.Errorf("bench train: the loss became %v", loss)

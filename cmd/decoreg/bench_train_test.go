@@ -66,6 +66,14 @@ func TestBenchTrain(t *testing.T) {
 	if !(r.Loss > 0) {
 		t.Errorf("loss %v", r.Loss)
 	}
+	// The bound: the rate of a step of step_gflop at gemm_gflops, and the
+	// share of it reached (both rounded to 3 decimals).
+	if !(r.GEMMGFLOPS > 0 && r.BoundSteps > 0) ||
+		math.Abs(r.StepGFLOP-r.GEMMGFLOPS/r.BoundSteps) > 0.0005+0.01*r.StepGFLOP ||
+		math.Abs(r.BoundFraction-r.StepsPerS/r.BoundSteps) > 0.01*r.BoundFraction+1e-3 {
+		t.Errorf("step_gflop %v, gemm_gflops %v, bound_steps_per_s %v, gemm_bound_fraction %v, steps_per_s %v: inconsistent",
+			r.StepGFLOP, r.GEMMGFLOPS, r.BoundSteps, r.BoundFraction, r.StepsPerS)
+	}
 }
 
 // TestBenchTrainLearns checks that the timed steps train the model: the
