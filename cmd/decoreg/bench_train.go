@@ -98,7 +98,8 @@ type trainBenchResult struct {
 	Loss         float64 `json:"loss"`
 	// The step's bound: StepGFLOP (model.TrainFLOPs) at the GEMM rate
 	// measured in the same run (GEMMGFLOPS, 256x2048x2048 on the same
-	// threads), and the share of that bound the steps reach.
+	// threads): the share of that bound the steps reach, and the bound
+	// itself in steps/s (GEMMGFLOPS / StepGFLOP).
 	StepGFLOP     float64 `json:"step_gflop"`
 	GEMMGFLOPS    float64 `json:"gemm_gflops"`
 	BoundFraction float64 `json:"gemm_bound_fraction"`
