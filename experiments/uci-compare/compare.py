@@ -29,6 +29,17 @@ def load(root):
     return out
 
 
+def same_eval(a, b):
+    """Whether every field of two runs' eval objects is the same bits (NaN as NaN)."""
+    ea, eb = a.get("eval") or {}, b.get("eval") or {}
+
+    def eq(x, y):
+        nan = lambda v: isinstance(v, float) and math.isnan(v)
+        return x == y or (nan(x) and nan(y))
+
+    return all(eq(ea.get(k), eb.get(k)) for k in set(ea) | set(eb))
+
+
 def metric(r):
     e = r.get("eval")
     if not e:
@@ -43,7 +54,7 @@ def main():
         sys.exit(__doc__)
     old, new = load(sys.argv[1]), load(sys.argv[2])
     cells = sorted({(d, h) for (d, h, _) in old} & {(d, h) for (d, h, _) in new})
-    rows, zs, identical, runs = [], [], 0, 0
+    rows, zs, identical, identical_eval, runs = [], [], 0, 0, 0
     for d, h in cells:
         splits = sorted(s for (dd, hh, s) in old if (dd, hh) == (d, h) and (d, h, s) in new)
         a, b = [], []
@@ -51,8 +62,10 @@ def main():
             name, x = metric(old[(d, h, s)])
             _, y = metric(new[(d, h, s)])
             runs += 1
-            if x is not None and x == y:
+            if x == y:  # None == None: undefined on both sides (a tau of tied targets)
                 identical += 1
+            if same_eval(old[(d, h, s)], new[(d, h, s)]):
+                identical_eval += 1
             if x is not None and y is not None and math.isfinite(x) and math.isfinite(y):
                 a.append(x)
                 b.append(y)
@@ -67,7 +80,7 @@ def main():
     print(f"# {sys.argv[2]} against {sys.argv[1]}\n")
     print(f"- old: {len(old)} runs, commits {', '.join(commits(old))}, run time {secs(old)/60:.1f} min")
     print(f"- new: {len(new)} runs, commits {', '.join(commits(new))}, run time {secs(new)/60:.1f} min")
-    print(f"- runs with identical metric bits: {identical} of {runs}")
+    print(f"- runs with identical metric bits: {identical} of {runs}; with every field of eval identical: {identical_eval}")
     if zs:
         zs.sort()
         within = lambda t: sum(1 for z in zs if z <= t)
