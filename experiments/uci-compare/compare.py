@@ -17,6 +17,7 @@ import json
 import math
 import os
 import statistics
+import struct
 import sys
 
 
@@ -29,15 +30,19 @@ def load(root):
     return out
 
 
+def same_bits(x, y):
+    """Whether two JSON values are the same: floats by their bits (NaN as NaN, -0 not 0)."""
+    if isinstance(x, float) and isinstance(y, float):
+        return struct.pack("<d", x) == struct.pack("<d", y) or (math.isnan(x) and math.isnan(y))
+    return type(x) is type(y) and x == y
+
+
 def same_eval(a, b):
-    """Whether every field of two runs' eval objects is the same bits (NaN as NaN)."""
-    ea, eb = a.get("eval") or {}, b.get("eval") or {}
-
-    def eq(x, y):
-        nan = lambda v: isinstance(v, float) and math.isnan(v)
-        return x == y or (nan(x) and nan(y))
-
-    return all(eq(ea.get(k), eb.get(k)) for k in set(ea) | set(eb))
+    """Whether every field of two runs' eval objects is the same bits."""
+    ea, eb = a.get("eval"), b.get("eval")
+    if not ea or not eb:
+        return False  # a run that failed on either side
+    return all(same_bits(ea.get(k), eb.get(k)) for k in set(ea) | set(eb))
 
 
 def metric(r):
@@ -62,7 +67,8 @@ def main():
             name, x = metric(old[(d, h, s)])
             _, y = metric(new[(d, h, s)])
             runs += 1
-            if x == y:  # None == None: undefined on both sides (a tau of tied targets)
+            ran = old[(d, h, s)].get("eval") and new[(d, h, s)].get("eval")
+            if ran and same_bits(x, y):  # None and None: undefined on both sides (a tau of tied targets)
                 identical += 1
             if same_eval(old[(d, h, s)], new[(d, h, s)]):
                 identical_eval += 1
