@@ -58,6 +58,9 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     old, new = load(sys.argv[1]), load(sys.argv[2])
+    for path, runs in ((sys.argv[1], old), (sys.argv[2], new)):
+        if not runs:
+            sys.exit(f"compare.py: {path}: no bench uci results (DATASET/HEAD/splitN.json) under it")
     cells = sorted({(d, h) for (d, h, _) in old} & {(d, h) for (d, h, _) in new})
     rows, zs, identical, identical_eval, runs = [], [], 0, 0, 0
     for d, h in cells:
