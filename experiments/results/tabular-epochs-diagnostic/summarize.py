@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Tables of the epochs diagnostic (README.md) from results.jsonl, resolution-pilot.jsonl,
+../tabular-resolution/results.jsonl and ../xgboost/results.jsonl. Standard library only.
+Run from this directory: python3 summarize.py"""
+import collections, json, statistics as st
+
+TIE = 1e-9  # a win is a tau higher by more than this, as in the tabular report
+
+
+def lines(path):
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+xgb = {(r["dataset"], r["split"]): r["kendall_tau"] for r in lines("../xgboost/results.jsonl")}
+runs = lines("results.jsonl")
+sets = sorted({(r["dataset"], r["split"]) for r in runs})
+by = collections.defaultdict(dict)
+for r in runs:
+    by[(r["config"], r["run"])][(r["dataset"], r["split"])] = r
+
+print(f"## Single models against the epoch count ({len(sets)} set-splits)\n")
+print(f"XGBoost's mean tau over them: {st.mean(xgb[s] for s in sets):.3f}.\n")
+print("| config | run | mean tau | tau − es | higher than es | mean test NLL | NLL − es (median) | mean epoch kept | wins vs XGBoost |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+order = ["es", "es-p20", "es-p50", "e10", "e30", "e100", "e300", "ens5-e100"]
+for cfg in ["defaults", "trial5"]:
+    es = by[(cfg, "es")]
+    for run in order:
+        d = by.get((cfg, run))
+        if not d:
+            continue
+        assert sorted(d) == sets, (cfg, run)
+        dt = [d[s]["kendall_tau"] - es[s]["kendall_tau"] for s in sets]
+        dn = [d[s]["nll"] - es[s]["nll"] for s in sets]
+        wins = sum(d[s]["kendall_tau"] > xgb[s] + TIE for s in sets)
+        higher = sum(x > TIE for x in dt)
+        print(f"| {cfg} | {run} | {st.mean(d[s]['kendall_tau'] for s in sets):.3f} | {st.mean(dt):+.3f} | "
+              f"{higher if run != 'es' else '–'} | {st.mean(d[s]['nll'] for s in sets):.2f} | "
+              f"{st.mean(dn):+.2f} ({st.median(dn):+.2f}) | {st.mean(d[s]['best_epoch'] for s in sets):.0f} | {wins} |")
+
+tuned = {(r["dataset"], r["split"]): r["scores"]["tuned+all5"] for r in lines("../tabular-resolution/results.jsonl")
+         if r["group"] == "tuned-all" and r.get("scores", {}).get("tuned+all5")}
+tt = [tuned[s] for s in sets]
+print(f"\nFor reference, `tabular-resolution`'s `--tune --ensemble 5` on the same {len(sets)} set-splits: "
+      f"mean tau {st.mean(t['kendall_tau'] for t in tt):.3f}, test NLL {st.mean(t['nll'] for t in tt):.2f}, "
+      f"{sum(tuned[s]['kendall_tau'] > xgb[s] + TIE for s in sets)} wins.\n")
+
+print("## Per set-split: tau (test NLL)\n")
+cols = [("defaults", "es"), ("defaults", "e100"), ("trial5", "es"), ("trial5", "e30"), ("trial5", "e100"), ("trial5", "ens5-e100")]
+print("| set | split | XGBoost | tuned ensemble | " + " | ".join(f"{c} {r}" for c, r in cols) + " |")
+print("|---|---:|---:|---:|" + "---:|" * len(cols))
+for s in sets:
+    cells = [f"{by[c][s]['kendall_tau']:.3f} ({by[c][s]['nll']:.2f})" for c in cols]
+    print(f"| {s[0]} | {s[1]} | {xgb[s]:.3f} | {tuned[s]['kendall_tau']:.3f} ({tuned[s]['nll']:.2f}) | " + " | ".join(cells) + " |")
+
+pilot = {(r["dataset"], r["split"]): r["scores"]["tuned+all5"] for r in lines("resolution-pilot.jsonl")}
+ps = sorted(pilot)
+print(f"\n## `--tune --ensemble 5` with the trials compared and early-stopped at 2^-6 ({len(ps)} set-splits)\n")
+print("| | mean tau | wins vs XGBoost | mean test NLL |")
+print("|---|---:|---:|---:|")
+for name, d in [("2^-18 (tabular-resolution)", tuned), ("2^-6 (pilot)", pilot)]:
+    print(f"| {name} | {st.mean(d[s]['kendall_tau'] for s in ps):.3f} | {sum(d[s]['kendall_tau'] > xgb[s] + TIE for s in ps)} | "
+          f"{st.mean(d[s]['nll'] for s in ps):.2f} |")
+print(f"\nXGBoost's mean tau over them: {st.mean(xgb[s] for s in ps):.3f}; tau lower at 2^-6 on "
+      f"{sum(pilot[s]['kendall_tau'] < tuned[s]['kendall_tau'] - TIE for s in ps)}, higher on "
+      f"{sum(pilot[s]['kendall_tau'] > tuned[s]['kendall_tau'] + TIE for s in ps)}; test NLL higher on "
+      f"{sum(pilot[s]['nll'] > tuned[s]['nll'] for s in ps)}.")
