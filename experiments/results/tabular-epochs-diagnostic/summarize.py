@@ -66,3 +66,14 @@ print(f"\nXGBoost's mean tau over them: {st.mean(xgb[s] for s in ps):.3f}; tau l
       f"{sum(pilot[s]['kendall_tau'] < tuned[s]['kendall_tau'] - TIE for s in ps)}, higher on "
       f"{sum(pilot[s]['kendall_tau'] > tuned[s]['kendall_tau'] + TIE for s in ps)}; test NLL higher on "
       f"{sum(pilot[s]['nll'] > tuned[s]['nll'] for s in ps)}.")
+
+t2 = {(r["dataset"], r["split"]): r for r in lines("threads2-split1.jsonl")}
+base = {(r["dataset"], r["split"]): r for r in lines("../tabular-resolution/results.jsonl") if r["group"] == "tuned-all"}
+print(f"\n## Split 1 of three mid-size sets at 2 threads, one process ({len(t2)} runs)\n")
+print("| set | XGBoost | two 1-thread processes (tabular-resolution): tau, NLL, budget cut | 2 threads alone: tau, NLL, budget cut | same trials chosen |")
+print("|---|---:|---:|---:|---|")
+for s in sorted(t2):
+    a, b = base[s], t2[s]
+    sa, sb = a["scores"]["tuned+all5"], b["scores"]["tuned+all5"]
+    print(f"| {s[0]} | {xgb[s]:.3f} | {sa['kendall_tau']:.3f}, {sa['nll']:.2f}, {bool(a.get('cut'))} | "
+          f"{sb['kendall_tau']:.3f}, {sb['nll']:.2f}, {bool(b.get('cut'))} | {'yes' if a['chosen'] == b['chosen'] else 'no'} |")
