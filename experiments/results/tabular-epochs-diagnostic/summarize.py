@@ -77,3 +77,20 @@ for s in sorted(t2):
     sa, sb = a["scores"]["tuned+all5"], b["scores"]["tuned+all5"]
     print(f"| {s[0]} | {xgb[s]:.3f} | {sa['kendall_tau']:.3f}, {sa['nll']:.2f}, {bool(a.get('cut'))} | "
           f"{sb['kendall_tau']:.3f}, {sb['nll']:.2f}, {bool(b.get('cut'))} | {'yes' if a['chosen'] == b['chosen'] else 'no'} |")
+
+wd = lines("weight-decay.jsonl")
+byw = collections.defaultdict(dict)
+for r in wd:
+    byw[r["wd"]][(r["dataset"], r["split"], r["seed"])] = r
+b0 = byw["0"]
+print(f"\n## Weight decay on the 3x128x4 PLR trial, early-stopped ({len(b0)} runs a setting)\n")
+print("| --weight-decay | mean tau | tau − none | higher than none | mean test NLL | NLL − none (median) | mean epoch kept |")
+print("|---|---:|---:|---:|---:|---:|---:|")
+for w in ["0", "0.01 --adamw", "0.1 --adamw", "1 --adamw", "10 --adamw"]:
+    d = byw[w]
+    assert sorted(d) == sorted(b0), w
+    ks = sorted(d)
+    dt = [d[k]["tau"] - b0[k]["tau"] for k in ks]
+    dn = [d[k]["nll"] - b0[k]["nll"] for k in ks]
+    print(f"| {w} | {st.mean(d[k]['tau'] for k in ks):.3f} | {st.mean(dt):+.4f} | {sum(x > TIE for x in dt) if w != '0' else '–'} | "
+          f"{st.mean(d[k]['nll'] for k in ks):.3f} | {st.mean(dn):+.3f} ({st.median(dn):+.3f}) | {st.mean(d[k]['best_epoch'] for k in ks):.1f} |")
