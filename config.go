@@ -229,6 +229,10 @@ type fitOptions struct {
 	// resolution: Tune's seeds' members are early-stopped at
 	// TuneOptions.Resolution (0: plain NLL)
 	resolution float64
+	// members, when > 0, is Progress.Members in place of the config's
+	// Ensemble: Tune's seeds' members, plain and soft, may be more than
+	// Config.Ensemble allows (2N-1 for --ensemble N).
+	members int
 }
 
 // WithMaxLevels sets the most levels FitFrame accepts in a categorical

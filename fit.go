@@ -135,9 +135,13 @@ func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cf
 	})
 	var onEpoch func(train.Epoch)
 	if o.progress != nil {
+		members := max(cfg.Ensemble, 1)
+		if o.members > 0 {
+			members = o.members
+		}
 		onEpoch = func(e train.Epoch) {
 			o.progress(Progress{Epoch: e.N, MaxEpochs: cfg.MaxEpochs, TrainLoss: e.TrainLoss, ValLoss: e.ValLoss, Best: e.Best,
-				Elapsed: time.Since(start), Member: k, Members: max(cfg.Ensemble, 1)})
+				Elapsed: time.Since(start), Member: k, Members: members})
 		}
 	}
 	res, err := run.Loop(ctx, onEpoch)

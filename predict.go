@@ -605,6 +605,9 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 			}
 			nll = make([]float64, rows)
 			tg.RowNLL(m.net, xs, d, idx, nll)
+			if err := m.refineNLL(nll, x, y); err != nil {
+				return nil, err
+			}
 		}
 		var su, st float64
 		for i, v := range nll {
@@ -620,6 +623,49 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 		}
 	}
 	return e, nil
+}
+
+// refineNLL scores again, from m's float64 distributions, the rows whose
+// NLL (in u units) the training forward gave as not finite: its float32
+// overflows where the density is tiny but positive (an MDN far outside its
+// training range: a log-density of -1e81), which the distributions, as
+// predict's logpdf, still give. Rows whose distribution has no density at
+// the target stay +Inf.
+func (m *Model) refineNLL(nll, x, y []float64) error {
+	var bad []int
+	for i, v := range nll {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			bad = append(bad, i)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	d := m.Features()
+	xb := make([]float64, 0, len(bad)*d)
+	yb := make([]float64, len(bad))
+	for k, i := range bad {
+		xb = append(xb, x[i*d:(i+1)*d]...)
+		yb[k] = y[i]
+	}
+	ds, err := m.memberDists(xb, len(bad), dist.TokenOptions{})
+	if err == nil {
+		var tgb *head.Targets
+		if tgb, err = head.Encode(&m.net.Cfg, m.units, yb); err == nil {
+			for k, v := range m.nllU(ds, tgb, yb) {
+				nll[bad[k]] = v
+			}
+			return nil
+		}
+	}
+	// A row of the subset is row bad[k] of the set.
+	var de *DataError
+	if errors.As(err, &de) && de.Row >= 0 && de.Row < len(bad) {
+		c := *de
+		c.Row = bad[c.Row]
+		return &c
+	}
+	return err
 }
 
 // recalNLL returns the distributions of ds before m's map of the CDF and

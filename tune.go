@@ -861,8 +861,9 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 		total = 2*base.Ensemble - 1
 		rep.SoftSeeds = opts.SoftSeeds
 	}
-	c.Ensemble = total // Progress.Members
-	o := fitOptions{progress: opts.MemberProgress, resolution: rep.Resolution}
+	// Progress.Members counts them all; the members' own settings keep
+	// Config.Ensemble, which bounds it (2N-1 may exceed MaxEnsemble).
+	o := fitOptions{progress: opts.MemberProgress, resolution: rep.Resolution, members: total}
 	mstart := time.Now()
 	defer func() { rep.MemberSeconds = time.Since(mstart).Seconds() }()
 	need := memberNeed(best.t)

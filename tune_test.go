@@ -552,6 +552,24 @@ func TestTuneSoftSeeds(t *testing.T) {
 			}
 		}
 	}
+	// The largest ensemble: its 2N-1 seeds' members exceed MaxEnsemble,
+	// which once failed every member's settings after the whole search.
+	big := base
+	big.Ensemble = MaxEnsemble
+	counts := map[int]bool{}
+	opts := TuneOptions{Trials: 2, Rung: 40, Budget: time.Second, grid: tinyGrid, MemberProgress: func(p Progress) { counts[p.Members] = true }}
+	m, rep, err := Tune(context.Background(), x, len(y), 1, y, big, opts)
+	if err != nil {
+		t.Fatalf("Ensemble %d: %v", MaxEnsemble, err)
+	}
+	if len(counts) != 1 || !counts[2*MaxEnsemble-1] || m.EnsembleSize() > MaxEnsemble || rep.Members != m.EnsembleSize() {
+		t.Errorf("Ensemble %d: progress counts %v, %d members (report %d)", MaxEnsemble, counts, m.EnsembleSize(), rep.Members)
+	}
+	for k, mk := range m.Members() {
+		if c := mk.Config(); c.Ensemble > MaxEnsemble {
+			t.Errorf("member %d records Ensemble %d", k, c.Ensemble)
+		}
+	}
 	for _, v := range []float64{math.NaN(), MaxSoftTargets * 1.5} {
 		var ce *ConfigError
 		if _, _, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{SoftSeeds: v, grid: tinyGrid}); !errors.As(err, &ce) || ce.Field != "SoftSeeds" {

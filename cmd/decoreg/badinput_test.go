@@ -84,6 +84,7 @@ func TestBadInput(t *testing.T) {
 		{"train/duplicate column", train(fx + "dup_column.csv"), []string{"dup_column.csv", "line 1, column 3", "duplicate"}},
 		{"train/corrupt gzip", train(fx + "corrupt.csv.gz"), []string{"corrupt.csv.gz"}},
 		{"train/unknown target", train(small, "--target", "zz"), []string{"small.csv", "line 1", `"zz"`}},
+		{"train/ensemble from too few trials", train(small, "--tune", "--trials", "2", "--ensemble", "3", "--ensemble-from", "trials"), []string{"--ensemble 3", "--trials must be at least 3, have 2"}},
 
 		// Masks.
 		{"train/mask row count", train(small, "--test-mask", fx+"mask5.csv", "--split", "0"), []string{"mask5.csv", "small.csv", "5 rows", "12"}},
@@ -177,6 +178,7 @@ func TestBadInput(t *testing.T) {
 
 		// predict flags and data.
 		{"predict/bad level", predict(dec, small, "--levels", "0.5,abc"), []string{"--levels", `"abc"`}},
+		{"predict/unknown target", predict(dec, small, "--target", "zz"), []string{"small.csv", `"zz"`, "--target"}},
 		{"predict/level above 1", predict(dec, small, "--levels", "1.5"), []string{"--levels", `"1.5"`}},
 		{"predict/duplicate level", predict(dec, small, "--levels", "0.5,0.50"), []string{"--levels", "twice"}},
 		{"predict/no out flag", []string{"predict", "--model", dec, "--data", small}, []string{"--out"}},
@@ -189,7 +191,8 @@ func TestBadInput(t *testing.T) {
 		{"sample/no n", sample(dec, small), []string{"--n"}},
 		{"sample/zero n", sample(dec, small, "--n", "0"), []string{"--n", "0"}},
 		{"sample/zero temperature", sample(dec, small, "--n", "2", "--temperature", "0"), []string{"--temperature"}},
-		{"sample/negative temperature", sample(dec, small, "--n", "2", "--temperature", "-1"), []string{"--temperature"}},
+		{"sample/negative temperature", sample(dec, small, "--n", "2", "--temperature", "-1"), []string{"--temperature", "> 0", "-1"}},
+		{"sample/infinite temperature", sample(dec, small, "--n", "2", "--temperature", "+Inf"), []string{"--temperature", "> 0", "+Inf"}},
 		{"sample/negative top-k", sample(dec, small, "--n", "2", "--top-k", "-1"), []string{"--top-k"}},
 		{"sample/top-p above 1", sample(dec, small, "--n", "2", "--top-p", "1.5"), []string{"--top-p"}},
 		{"sample/zero top-p", sample(dec, small, "--n", "2", "--top-p", "0"), []string{"--top-p"}},

@@ -342,6 +342,7 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		return nil, inputErr(name, err)
 	}
 	feats, mtarget := m.Names()
+	named := target != "" // --target given: it must be there, even for predict
 	if target == "" {
 		target = mtarget
 	}
@@ -367,6 +368,9 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 			return nil, inputf(name, "%s: the model has no target name and the file no column after the features; give --target NAME", path)
 		}
 		return nil, inputf(name, "%s: no target column %q (give --target NAME)", path, target)
+	}
+	if use == targetOptional && named && tcol < 0 {
+		return nil, inputf(name, "%s: no column %q (--target; the file's columns are %s)", path, target, quoteList(header))
 	}
 	read := ""
 	if tcol >= 0 {
@@ -726,6 +730,36 @@ func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
 			signals.mu.Unlock()
 			cancel()
 		})
+	}
+}
+
+// interruptHook, when not nil, is called by interruptible's goroutine
+// before f (tests send their interrupt from it, and hold f back).
+var interruptHook atomic.Pointer[func()]
+
+// interruptible runs f, a command's computation before it writes anything
+// (out, its output's path, or "" for standard output). A first interrupt
+// returns at once an error saying that nothing was written, and the
+// command ends with it while f is left to the process's exit; a second
+// one exits at once with status 130, as in writeOutput.
+func interruptible(name, out string, f func() error) error {
+	ctx, stop := onInterrupt(func() {})
+	defer stop()
+	done := make(chan error, 1)
+	go func() {
+		if h := interruptHook.Load(); h != nil {
+			(*h)()
+		}
+		done <- f()
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		if out != "" && out != "-" {
+			return failf(name, "interrupted; nothing written to %s", out)
+		}
+		return failf(name, "interrupted; nothing written")
 	}
 }
 

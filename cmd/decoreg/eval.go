@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"decoreg"
 )
@@ -122,7 +123,7 @@ func init() {
 func runEval(cmd *Command, args []string) error {
 	const name = "eval"
 	f := &evalF
-	modelPath, dataPath, point, target, plotPath, split := f.model, f.data, f.point, f.target, f.plot, &f.split
+	modelPath, dataPath, point, target, plotPath, split := f.model, f.data, f.point, strings.TrimSpace(f.target), f.plot, &f.split
 	if err := noArgs(name, args); err != nil {
 		return err
 	}
@@ -178,59 +179,68 @@ func runEval(cmd *Command, args []string) error {
 	if skipped > 0 {
 		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target is missing\n", name, nameSpools(d.Path), skipped)
 	}
-	e, err := m.Evaluate(d.X, d.Rows, d.Y, point)
-	if err != nil {
-		return dataErr(name, d, idx, err)
-	}
-	e.Skipped = skipped
-	c, err := m.Calibration(d.X, d.Rows, d.Y)
-	if err != nil {
-		return dataErr(name, d, idx, err)
-	}
-	// Eval and Calibration marshal NaN as null and infinities as "+Inf" /
-	// "-Inf"; one object holds both (n once).
-	be, err := json.Marshal(e)
-	if err != nil {
-		return failf(name, "%v", err)
-	}
-	c.N = 0
-	bc, err := json.Marshal(c)
-	if err != nil {
-		return failf(name, "%v", err)
-	}
+	// The scores are computed before anything is written: an interrupt
+	// stops the command at once (interruptible).
+	var c *decoreg.Calibration
+	var be, bc []byte
 	extra := ""
-	if t := m.Temperature(); m.Calibrated() {
-		// Calibrated by train --calibrate: the same scores without it.
-		u, err := m.WithTemperature(1)
-		if err != nil {
-			return failf(name, "%v", err)
-		}
-		eu, err := u.Evaluate(d.X, d.Rows, d.Y, point)
+	if err := interruptible(name, "", func() error {
+		e, err := m.Evaluate(d.X, d.Rows, d.Y, point)
 		if err != nil {
 			return dataErr(name, d, idx, err)
 		}
-		cu, err := u.Calibration(d.X, d.Rows, d.Y)
+		e.Skipped = skipped
+		c, err = m.Calibration(d.X, d.Rows, d.Y)
 		if err != nil {
 			return dataErr(name, d, idx, err)
 		}
-		cu.N = 0
-		bn, err := json.Marshal(struct {
-			NLL  any `json:"nll"`
-			NLLU any `json:"nll_u"`
-		}{jsonNum(eu.NLL), jsonNum(eu.NLLU)})
+		// Eval and Calibration marshal NaN as null and infinities as "+Inf" /
+		// "-Inf"; one object holds both (n once).
+		be, err = json.Marshal(e)
 		if err != nil {
 			return failf(name, "%v", err)
 		}
-		bu, err := json.Marshal(cu)
+		c.N = 0
+		bc, err = json.Marshal(c)
 		if err != nil {
 			return failf(name, "%v", err)
 		}
-		by := ""
-		if b := m.Info().CalibrateBy; b != "" {
-			by = `,"calibrate_by":` + strconv.Quote(b)
+		if t := m.Temperature(); m.Calibrated() {
+			// Calibrated by train --calibrate: the same scores without it.
+			u, err := m.WithTemperature(1)
+			if err != nil {
+				return failf(name, "%v", err)
+			}
+			eu, err := u.Evaluate(d.X, d.Rows, d.Y, point)
+			if err != nil {
+				return dataErr(name, d, idx, err)
+			}
+			cu, err := u.Calibration(d.X, d.Rows, d.Y)
+			if err != nil {
+				return dataErr(name, d, idx, err)
+			}
+			cu.N = 0
+			bn, err := json.Marshal(struct {
+				NLL  any `json:"nll"`
+				NLLU any `json:"nll_u"`
+			}{jsonNum(eu.NLL), jsonNum(eu.NLLU)})
+			if err != nil {
+				return failf(name, "%v", err)
+			}
+			bu, err := json.Marshal(cu)
+			if err != nil {
+				return failf(name, "%v", err)
+			}
+			by := ""
+			if b := m.Info().CalibrateBy; b != "" {
+				by = `,"calibrate_by":` + strconv.Quote(b)
+			}
+			extra = fmt.Sprintf(`,"temperature":%s%s,"uncalibrated":%s,%s`, strconv.FormatFloat(t, 'g', -1, 64), by,
+				bytes.TrimSuffix(bn, []byte("}")), bytes.TrimPrefix(bu, []byte("{")))
 		}
-		extra = fmt.Sprintf(`,"temperature":%s%s,"uncalibrated":%s,%s`, strconv.FormatFloat(t, 'g', -1, 64), by,
-			bytes.TrimSuffix(bn, []byte("}")), bytes.TrimPrefix(bu, []byte("{")))
+		return nil
+	}); err != nil {
+		return err
 	}
 	if plotPath != "" {
 		err := writeOutput(name, "plot", plotPath, func(w io.Writer) error { return calibrationPlot(w, c, modelPath) })

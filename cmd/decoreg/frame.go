@@ -101,7 +101,7 @@ func quoteList(names []string) string {
 // every column but the target by default. Unknown names are errors that
 // name them, and so is the target among the features.
 func (f *trainFlags) trainColumns(name, path string, header []string) (feats []string, target string, err error) {
-	target = f.target
+	target = strings.TrimSpace(f.target) // as the header's names are
 	if target == "" {
 		// The last named column: an unnamed last column (a trailing comma
 		// on every line of a spreadsheet's export) is a feature column,
@@ -326,6 +326,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		return nil, nil, inputErr(name, err)
 	}
 	_, mtarget := m.Names()
+	named := target != "" // --target given: it must be there, even for predict
 	if target == "" {
 		target = mtarget
 	}
@@ -340,6 +341,9 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		}
 	}
 	read := target != "" && use != targetIgnored && slices.Contains(header, target)
+	if use == targetOptional && named && !read {
+		return nil, nil, inputf(name, "%s: no column %q (--target; the file's columns are %s)", path, target, quoteList(header))
+	}
 	if use == targetRequired && !read {
 		if target == "" {
 			return nil, nil, inputf(name, "%s: the model has no target name; give --target NAME", path)

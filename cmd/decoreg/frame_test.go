@@ -119,6 +119,12 @@ func TestTrainMixed(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "--target") {
 		t.Errorf("eval with a feature as target: exit %d, %q", code, errs)
 	}
+	// A --target that names no column: predict refuses it too (the target
+	// is optional there only when not named), with the schema's reader.
+	code, _, errs = cli(t, "predict", "--model", model, "--data", in, "--target", "prise", "--out", "-")
+	if code != 2 || !strings.Contains(errs, `no column "prise"`) || !strings.Contains(errs, "--target") {
+		t.Errorf("predict with a --target not in the file: exit %d, %q", code, errs)
+	}
 	code, _, errs = cli(t, "sample", "--model", model, "--data", bad, "--n", "1")
 	if code != 2 || !strings.Contains(errs, "bad.csv: line 3, column 6") || !strings.Contains(errs, "finite") {
 		t.Errorf("inf in a numeric column: exit %d, %q", code, errs)
@@ -152,6 +158,13 @@ func TestTrainColumns(t *testing.T) {
 	if got := columns(); got != "rooms,garden,year,price" {
 		t.Errorf("--drop city,heating --target area: columns %s", got)
 	}
+	// --target is trimmed of spaces, as the header's names and --features'
+	// are, by train and by eval.
+	trainMixed(t, model, "--features", " area, rooms", "--target", " price ")
+	if m, _ := decoreg.Load(model); strings.Join(m.Columns(), ",") != "area,rooms" || m.Schema() == nil {
+		t.Errorf("--target ' price ': columns %v", m.Columns())
+	}
+	mustCLI(t, "eval", "--model", model, "--data", mixed, "--target", "price ")
 	// With "?" not missing, year is text: a categorical column of many
 	// levels, refused with a hint to drop it.
 	code, _, errs := cli(t, "train", "--data", mixed, "--head", "mdn", "--epochs", "1", "--na", "NA", "--out", model)

@@ -299,6 +299,39 @@ func TestP8SampleInterruptLeavesNoTemp(t *testing.T) {
 	}
 }
 
+// TestInterruptBeforeWriting: Ctrl-C (SIGINT) while predict or eval
+// computes, before anything is written, ends the command at once with
+// status 1 and a message that nothing was written; --out is not created.
+func TestInterruptBeforeWriting(t *testing.T) {
+	model := sharedModel(t, "decoder")
+	guard := make(chan os.Signal, 1)
+	signal.Notify(guard, os.Interrupt)
+	defer signal.Stop(guard)
+	// The hook interrupts, then holds the computation back until the test
+	// ends: the command can only end by the interrupt.
+	hold := make(chan struct{})
+	defer close(hold)
+	hook := func() {
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		<-hold
+	}
+	interruptHook.Store(&hook)
+	defer interruptHook.Store(nil)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.csv")
+	code, _, errs := cli(t, "predict", "--model", model, "--data", "testdata/cli/small.csv", "--out", out)
+	if code != 1 || !strings.Contains(errs, "interrupted; nothing written to "+out) {
+		t.Errorf("predict: exit %d, stderr %q; want 1, interrupted", code, errs)
+	}
+	code, stdoutText, errs := cli(t, "eval", "--model", model, "--data", "testdata/cli/small.csv")
+	if code != 1 || !strings.Contains(errs, "interrupted; nothing written") || stdoutText != "" {
+		t.Errorf("eval: exit %d, stdout %q, stderr %q; want 1, interrupted, nothing", code, stdoutText, errs)
+	}
+	if ns := dirNames(t, dir); len(ns) != 0 {
+		t.Errorf("left behind: %v", ns)
+	}
+}
+
 // maxWriter records the total and the largest write.
 type maxWriter struct{ total, max int }
 

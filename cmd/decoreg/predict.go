@@ -31,8 +31,9 @@ logpdf, the log density of the row's target under p(y|x) in the original
 units of y, is written when FILE has the target column, filled in on every
 row, and the head has a density (not for pointwise). The target column is
 optional: without it, or with blank cells in it (unlabelled rows), predict
-writes no logpdf. Values are written in the shortest form that reads back
-exactly; a target outside the support has logpdf -Inf.
+writes no logpdf; but a column named by --target must be in FILE. Values
+are written in the shortest form that reads back exactly; a target
+outside the support has logpdf -Inf.
 
 Input columns are matched as in 'decoreg eval': by the model's column names
 when it has them (other columns ignored), else by position. A model trained
@@ -167,7 +168,7 @@ func levelName(q float64) string {
 func runPredict(cmd *Command, args []string) error {
 	const name = "predict"
 	f := &predictF
-	modelPath, dataPath, out, levelsFlag, target, split := f.model, f.data, f.out, f.levels, f.target, &f.split
+	modelPath, dataPath, out, levelsFlag, target, split := f.model, f.data, f.out, f.levels, strings.TrimSpace(f.target), &f.split
 	if err := noArgs(name, args); err != nil {
 		return err
 	}
@@ -213,16 +214,24 @@ func runPredict(cmd *Command, args []string) error {
 	if logpdf {
 		outs |= decoreg.OutDist
 	}
-	p, err := m.PredictFlat(d.X, d.Rows, decoreg.PredictOptions{Outputs: outs, Levels: levels})
-	if err != nil {
-		return dataErr(name, d, idx, err)
-	}
+	// The predictions are computed before anything is written: an
+	// interrupt stops the command at once (interruptible).
+	var p *decoreg.Prediction
 	var lp []float64
-	if logpdf {
-		lp = make([]float64, d.Rows)
-		for i, dd := range p.Dist {
-			lp[i] = dd.LogPDF(d.Y[i])
+	if err := interruptible(name, out, func() error {
+		var err error
+		if p, err = m.PredictFlat(d.X, d.Rows, decoreg.PredictOptions{Outputs: outs, Levels: levels}); err != nil {
+			return dataErr(name, d, idx, err)
 		}
+		if logpdf {
+			lp = make([]float64, d.Rows)
+			for i, dd := range p.Dist {
+				lp[i] = dd.LogPDF(d.Y[i])
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	return writeOutput(name, "out", out, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)

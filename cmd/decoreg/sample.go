@@ -2,8 +2,10 @@ package main
 
 import (
 	"io"
+	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"decoreg"
 	"decoreg/dist"
@@ -73,7 +75,7 @@ func runSample(cmd *Command, args []string) error {
 	const name = "sample"
 	fs := &cmd.Flag
 	f := &sampleF
-	modelPath, dataPath, out, target := f.model, f.data, f.out, f.target
+	modelPath, dataPath, out, target := f.model, f.data, f.out, strings.TrimSpace(f.target)
 	n, topK, temperature, topP, seed, split := f.n, f.topK, f.temperature, f.topP, f.seed, &f.split
 	if err := noArgs(name, args); err != nil {
 		return err
@@ -94,6 +96,11 @@ func runSample(cmd *Command, args []string) error {
 	}
 	if err := refuseZero(name, fs); err != nil {
 		return err
+	}
+	// The library reads a temperature of 0 as the default; the flag's
+	// default is 1, and it is refused at 0 (above) as below it.
+	if !(temperature > 0) || math.IsInf(temperature, 1) {
+		return inputf(name, "--temperature must be a finite number > 0, have %v", temperature)
 	}
 	// The library validates each option; one at a time, to name its flag.
 	for _, o := range []struct {

@@ -160,7 +160,7 @@ with what the plain ones left of the second budget, and offers them to
 the same selection: per-digit soft targets rank better on small smooth
 tables, and the selection keeps them only where they lower the validation
 NLL. --ensemble-from trials chooses among the trials alone
-(no second phase); --ensemble-from seeds takes the best trial and its
+(no second phase; --trials must be at least N); --ensemble-from seeds takes the best trial and its
 seeds (a seed the budget stopped only if it lowers the mixture's
 validation NLL). The pointwise head, with no
 likelihood to choose by, takes the best N trials by validation loss
@@ -408,7 +408,7 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 			}
 		}
 		if f.ensemble > f.trials && f.ensembleFrom == decoreg.EnsembleFromTrials {
-			return c, inputf(name, "--ensemble %d takes the best %d trials of --tune: --trials must be at least %d, have %d (or --ensemble-from seeds or all)", f.ensemble, f.ensemble, f.ensemble, f.trials)
+			return c, inputf(name, "--ensemble %d --ensemble-from trials chooses up to %d members among the trials of --tune: --trials must be at least %d, have %d (or --ensemble-from seeds or all)", f.ensemble, f.ensemble, f.ensemble, f.trials)
 		}
 	}
 	if f.ensemble < 1 {
@@ -584,7 +584,7 @@ func printTrials(w io.Writer, rep *decoreg.TuneReport, interrupted bool) {
 	if rep.Cut {
 		cut = "; the budget ran out before every trial ended or skipped one, so another run may choose differently"
 	}
-	fmt.Fprintf(w, "tuned in %v of a %v budget%s\n", time.Duration((rep.Seconds-rep.MemberSeconds)*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), cut)
+	fmt.Fprintf(w, "tuned in %v of a %v budget%s\n", secs(rep.Seconds-rep.MemberSeconds).Round(time.Millisecond), secs(rep.Budget), cut)
 	if rep.Resolution > 0 { // only where every trial is a normalized decoder
 		fmt.Fprintf(w, "val_loss: the validation NLL in u units, each row's density averaged over a cell at least %.4g of the target range wide (--tune-resolution)\n", rep.Resolution)
 	}
@@ -593,13 +593,13 @@ func printTrials(w io.Writer, rep *decoreg.TuneReport, interrupted bool) {
 		fmt.Fprintf(w, "interrupted: %d member(s) chosen so far, %d of them the best trial's seeds\n", rep.Members, rep.SeedsChosen)
 	case rep.EnsembleFrom == decoreg.EnsembleFromSeeds || rep.EnsembleFrom == decoreg.EnsembleFromAll && rep.Trials[0].Config.Head == decoreg.HeadPointwise:
 		fmt.Fprintf(w, "the best trial's seeds: %d member(s) in all, trained in %v of a second %v budget; %d stopped by it, %d left out\n",
-			rep.Members, time.Duration(rep.MemberSeconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), rep.MembersCut, rep.MembersLeftOut)
+			rep.Members, secs(rep.MemberSeconds).Round(time.Millisecond), secs(rep.Budget), rep.MembersCut, rep.MembersLeftOut)
 	case rep.EnsembleFrom == decoreg.EnsembleFromAll && rep.SoftSeedsTrained > 0:
 		fmt.Fprintf(w, "the best trial's seeds (plain, and %d with --soft-targets %v) trained in %v of a second %v budget (%d stopped by it); %d member(s) chosen, %d of them seeds, %d of those soft\n",
-			rep.SoftSeedsTrained, rep.SoftSeeds, time.Duration(rep.MemberSeconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), rep.MembersCut, rep.Members, rep.SeedsChosen, rep.SoftSeedsChosen)
+			rep.SoftSeedsTrained, rep.SoftSeeds, secs(rep.MemberSeconds).Round(time.Millisecond), secs(rep.Budget), rep.MembersCut, rep.Members, rep.SeedsChosen, rep.SoftSeedsChosen)
 	case rep.EnsembleFrom == decoreg.EnsembleFromAll:
 		fmt.Fprintf(w, "the best trial's seeds trained in %v of a second %v budget (%d stopped by it); %d member(s) chosen, %d of them seeds\n",
-			time.Duration(rep.MemberSeconds*1e9).Round(time.Millisecond), time.Duration(rep.Budget*1e9), rep.MembersCut, rep.Members, rep.SeedsChosen)
+			secs(rep.MemberSeconds).Round(time.Millisecond), secs(rep.Budget), rep.MembersCut, rep.Members, rep.SeedsChosen)
 	}
 }
 
@@ -974,4 +974,14 @@ func normalizedVocab(spec string) bool {
 	}
 	_, ok := tok.(*vocab.Normalized)
 	return ok
+}
+
+// secs converts a report's seconds to a Duration to print, clamped at the
+// largest Duration: the largest --budget, 9223372036854775807ns, is 9.2e9
+// seconds, whose nanoseconds as a float64 round beyond int64.
+func secs(s float64) time.Duration {
+	if s >= float64(math.MaxInt64)/1e9 {
+		return math.MaxInt64
+	}
+	return time.Duration(s * 1e9)
 }

@@ -169,6 +169,13 @@ func TestPrintTrialsInterrupted(t *testing.T) {
 	if out := b.String(); !strings.Contains(out, "the best trial's seeds trained in 0s of a second 10s budget") {
 		t.Errorf("finished run's table:\n%s", out)
 	}
+	// The largest --budget prints as itself, not as a negative duration.
+	rep.Budget = float64(math.MaxInt64) / 1e9
+	b.Reset()
+	printTrials(&b, rep, false)
+	if out := b.String(); !strings.Contains(out, "of a 2562047h47m16.854775807s budget") || !strings.Contains(out, "of a second 2562047h47m16.854775807s budget") {
+		t.Errorf("the largest budget:\n%s", out)
+	}
 	for v, want := range map[float64]string{-1.5: "-1.5000", 99999.5: "99999.5000", 123456.7: "1.235e+05", -9999.5: "-9999.5000", -12345.6: "-1.235e+04", -2e6: "-2e+06", math.Inf(1): "-", math.NaN(): "-"} {
 		if got := fmtLoss(v); got != want {
 			t.Errorf("fmtLoss(%v) = %q, want %q", v, got, want)
