@@ -94,3 +94,19 @@ for w in ["0", "0.01 --adamw", "0.1 --adamw", "1 --adamw", "10 --adamw"]:
     dn = [d[k]["nll"] - b0[k]["nll"] for k in ks]
     print(f"| {w} | {st.mean(d[k]['tau'] for k in ks):.3f} | {st.mean(dt):+.4f} | {sum(x > TIE for x in dt) if w != '0' else '–'} | "
           f"{st.mean(d[k]['nll'] for k in ks):.3f} | {st.mean(dn):+.3f} ({st.median(dn):+.3f}) | {st.mean(d[k]['best_epoch'] for k in ks):.1f} |")
+
+pr = lines("depth-temperature.jsonl")
+print(f"\n## Per-depth temperatures on 100-epoch models ({len(pr)} set-splits)\n")
+print("| set | split | early-stopped: tau, NLL, cov90 | 100 epochs: tau, NLL, cov90 | one temperature T: tau, NLL, cov90 | per-depth T: tau, NLL, cov90 | per-depth T (depth 1..6) |")
+print("|---|---:|---|---|---|---|---|")
+fmt = lambda v: f"{v[0]:.3f}, {v[1]:.2f}, {v[2]:.2f}"
+for r in pr:
+    print(f"| {r['dataset']} | {r['split']} | {fmt(r['es'])} | {fmt(r['e_T1'])} | T={r['global_T']:g}: {fmt(r['e_global'])} | "
+          f"{fmt(r['e_depth'])} | {', '.join(f'{t:g}' for t in r['depth_T'])} |")
+print("| mean | | " + " | ".join(
+    f"{st.mean(r[k][0] for r in pr):.3f}, {st.mean(r[k][1] for r in pr):.2f}, {st.mean(r[k][2] for r in pr):.2f}"
+    for k in ["es", "e_T1", "e_global", "e_depth"]) + " | |")
+hi = sum(r["e_depth"][0] > r["es"][0] + TIE for r in pr)
+lo = sum(r["e_depth"][1] < r["es"][1] for r in pr)
+both = sum(r["e_depth"][0] > r["es"][0] + TIE and r["e_depth"][1] < r["es"][1] for r in pr)
+print(f"\nPer-depth temperatures against early stopping: tau higher on {hi} of {len(pr)}, test NLL lower on {lo}, both on {both}.")
