@@ -155,12 +155,16 @@ func (m *Model) ensembleNLLU(ds []dist.Distribution, x []float64, rows int, y []
 		} else if mk.tok == nil || m.tok == nil || mk.tok.Spec() != m.tok.Spec() {
 			sameTok = false
 		}
-		if mk.scaled() {
+		if mk.scaled() || !m.h.Tokens {
+			// At a temperature, or for an MDN (whose float32 training
+			// loss saturates far outside the training range), the
+			// member's float64 distributions score the rows, as a
+			// single model's Evaluate does.
 			per[k] = mk.nllU(comp, tg, y)
 			continue
 		}
-		// At temperature 1 the training forward scores the rows, as a
-		// single model's Evaluate does.
+		// At temperature 1 a token head's training forward scores the
+		// rows, as a single model's Evaluate does.
 		d := mk.Features()
 		xs := make([]float32, rows*d)
 		if err := mk.standardize(xs, x, rows); err != nil {
@@ -172,6 +176,9 @@ func (m *Model) ensembleNLLU(ds []dist.Distribution, x []float64, rows int, y []
 		}
 		per[k] = make([]float64, rows)
 		tg.RowNLL(mk.net, xs, d, idx, per[k])
+		if err := mk.refineNLL(per[k], x, y); err != nil {
+			return nil, nil, err
+		}
 	}
 	nll = make([]float64, rows)
 	lp := make([]float64, len(members))

@@ -617,35 +617,42 @@ func TestMDNOverflowInY(t *testing.T) {
 }
 
 // TestEvalNLLBeyondFloat32: an MDN asked about a feature far outside its
-// training range gives a log-density of about -1e81 at the target: finite
-// in float64 (predict's logpdf), beyond the training forward's float32.
-// Evaluate's NLL is then the distributions' own, not +Inf, and agrees with
-// the log-densities the distributions give.
+// training range gives a log-density of about -1e50 to -1e81 at the
+// target: finite in float64 (predict's logpdf), beyond what the training
+// forward's float32 loss gives (+Inf, or a saturated 1e19). Evaluate's NLL
+// is the distributions' own, for a single model and for an ensemble's
+// mixture.
 func TestEvalNLLBeyondFloat32(t *testing.T) {
 	x, y := toyData(200, 1)
-	cfg := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 32, MaxEpochs: 5, Threads: 1, Seed: 1}
-	m, err := FitFlat(context.Background(), x, len(y), 1, y, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	xt, yt := []float64{-1e35, x[0]}, []float64{y[0], y[0]}
-	p, err := m.PredictFlat(xt, 2, PredictOptions{Outputs: OutDist})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := 0.0
-	for i, d := range p.Dist {
-		want -= d.LogPDF(yt[i]) / 2
-	}
-	if math.IsInf(want, 0) || math.IsNaN(want) || want < 1e39 {
-		t.Fatalf("the setting no longer reaches beyond float32: mean -log p %v", want)
-	}
-	e, err := m.Evaluate(xt, 2, yt, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(e.NLL-want) > 1e-9*want {
-		t.Errorf("Evaluate's NLL %v, the distributions' %v", e.NLL, want)
+	for _, c := range []struct {
+		ens  int
+		seed uint64
+		x    float64
+	}{{0, 1, -1e35}, {0, 1, 1e20}, {0, 1, 1e35}, {2, 2, 1e35}, {2, 1, 1e35}} {
+		cfg := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 32, MaxEpochs: 5, Threads: 1, Seed: c.seed, Ensemble: c.ens}
+		m, err := FitFlat(context.Background(), x, len(y), 1, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xt, yt := []float64{c.x, x[0]}, []float64{y[0], y[0]}
+		p, err := m.PredictFlat(xt, 2, PredictOptions{Outputs: OutDist})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0.0
+		for i, d := range p.Dist {
+			want -= d.LogPDF(yt[i]) / 2
+		}
+		if math.IsInf(want, 0) || math.IsNaN(want) || want < 1e30 {
+			t.Fatalf("%+v: the setting no longer reaches beyond float32: mean -log p %v", c, want)
+		}
+		e, err := m.Evaluate(xt, 2, yt, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(e.NLL-want) > 1e-9*want {
+			t.Errorf("%+v: Evaluate's NLL %v, the distributions' %v", c, e.NLL, want)
+		}
 	}
 }
 

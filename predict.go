@@ -593,6 +593,16 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 			// The training forward knows no temperature or map: the
 			// distributions themselves scored the cells RowNLL scores.
 			nll = distNLL
+		} else if !m.h.Tokens {
+			// An MDN's density is its float64 mixture's, as predict's
+			// logpdf: the training forward's float32 loss saturates on
+			// rows far outside the training range (an NLL of 1e19
+			// where the density gives 1e50).
+			ds, err := m.memberDists(x, rows, dist.TokenOptions{})
+			if err != nil {
+				return nil, err
+			}
+			nll = m.nllU(ds, tg, y)
 		} else {
 			d := m.Features()
 			xs := make([]float32, rows*d)
@@ -626,11 +636,10 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 }
 
 // refineNLL scores again, from m's float64 distributions, the rows whose
-// NLL (in u units) the training forward gave as not finite: its float32
-// overflows where the density is tiny but positive (an MDN far outside its
-// training range: a log-density of -1e81), which the distributions, as
-// predict's logpdf, still give. Rows whose distribution has no density at
-// the target stay +Inf.
+// NLL (in u units) a token head's training forward gave as not finite:
+// its float32 overflows where the probability is tiny but positive, which
+// the distributions, as predict's logpdf, still give. Rows whose
+// distribution has no density at the target stay +Inf.
 func (m *Model) refineNLL(nll, x, y []float64) error {
 	var bad []int
 	for i, v := range nll {

@@ -187,6 +187,12 @@ func TestColumnMatching(t *testing.T) {
 	if !strings.Contains(errs, "no column names") || !strings.Contains(errs, "x0,x1, by position") {
 		t.Errorf("no warning of matching by position: %q", errs)
 	}
+	// A --target the file lacks is refused by predict for such a model
+	// too (no schema: the columns by position).
+	code, _, errs = cli(t, "predict", "--model", unnamed, "--data", inOrder, "--target", "yy", "--out", "-")
+	if code != 2 || !strings.Contains(errs, `no column "yy"`) || !strings.Contains(errs, "--target") {
+		t.Errorf("predict --target yy, no schema: exit %d, %q", code, errs)
+	}
 }
 
 // TestValFracZeroMeansNone: --val-frac 0 means no validation split, which

@@ -342,7 +342,11 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		return nil, inputErr(name, err)
 	}
 	feats, mtarget := m.Names()
-	named := target != "" // --target given: it must be there, even for predict
+	if target != "" && use != targetIgnored && !slices.Contains(header, target) {
+		// --target given: it must be there, even for predict (and before
+		// a model without names counts the file's columns by position).
+		return nil, inputf(name, "%s: no column %q (--target; the file's columns are %s)", path, target, quoteList(header))
+	}
 	if target == "" {
 		target = mtarget
 	}
@@ -368,9 +372,6 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 			return nil, inputf(name, "%s: the model has no target name and the file no column after the features; give --target NAME", path)
 		}
 		return nil, inputf(name, "%s: no target column %q (give --target NAME)", path, target)
-	}
-	if use == targetOptional && named && tcol < 0 {
-		return nil, inputf(name, "%s: no column %q (--target; the file's columns are %s)", path, target, quoteList(header))
 	}
 	read := ""
 	if tcol >= 0 {
