@@ -66,7 +66,7 @@ func (m *Model) fitTemperature(ctx context.Context, x []float64, rows int, y []f
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	obj, err := m.tempObjective(x, rows, y)
+	obj, err := m.tempObjective(ctx, x, rows, y)
 	if err != nil {
 		return err
 	}
@@ -200,8 +200,9 @@ func isotonicWeight(n int) float64 {
 // temperature t, as nllAt computes it (an ensemble's mixture too), but
 // with each decoder member's logits along the targets' sequences computed
 // once (dist.Token.LogProbSeqAt), so that each temperature costs no
-// decoding.
-func (m *Model) tempObjective(x []float64, rows int, y []float64) (func(t float64) (float64, error), error) {
+// decoding. That first decoding (a pass of the decoder per row and
+// member) stops between rows once ctx is done, returning ctx.Err().
+func (m *Model) tempObjective(ctx context.Context, x []float64, rows int, y []float64) (func(t float64) (float64, error), error) {
 	members := m.Members()
 	type member struct {
 		mk    *Model
@@ -229,6 +230,9 @@ func (m *Model) tempObjective(x []float64, rows int, y []float64) (func(t float6
 		ms[k].seqLP = make([]func(float64) float64, rows)
 		ms[k].logW = make([]float64, rows)
 		for i, d := range ds {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			for j := range seq {
 				seq[j] = int(tg.Tokens[i*tg.T+j])
 			}

@@ -190,7 +190,8 @@ func (c *countCtx) Err() error {
 }
 
 // TestCalibrateCancelled: a context done at any point of the calibration
-// (after each possible number of checks) stops it with an error wrapping
+// (after each possible number of checks, the first decoding's rows
+// included) stops it with an error wrapping
 // context.Canceled and leaves the model as it was, not half calibrated
 // (the isotonic objective sets the NLL temperature before fitting its
 // map); with enough checks allowed the fit completes as without a context.
@@ -214,6 +215,12 @@ func TestCalibrateCancelled(t *testing.T) {
 			if err == nil {
 				if n == 0 || c.temp != full.temp || c.info != full.info {
 					t.Errorf("%s: completed after %d checks: temperature %v, want %v", by, n, c.temp, full.temp)
+				}
+				// The first decoding of the NLL objective (isotonic's
+				// starts with it) stops between rows: a check per
+				// validation row and member.
+				if by != CalibrateByPIT && n < cfg.Ensemble*len(val) {
+					t.Errorf("%s: %d checks for %d validation rows of %d members: the first decoding cannot be cancelled", by, n, len(val), cfg.Ensemble)
 				}
 				break
 			}
