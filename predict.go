@@ -555,8 +555,12 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 			distNLL = append(distNLL, addTo(m.nllU(bd, tgc, yc), extra)...)
 		}
 	} else {
+		outs := out
+		if m.h.Density && !m.h.Tokens {
+			outs |= OutDist // an MDN's NLL is scored by its distributions, below
+		}
 		var err error
-		if p, err = m.PredictFlat(x, rows, PredictOptions{Outputs: out}); err != nil {
+		if p, err = m.PredictFlat(x, rows, PredictOptions{Outputs: outs}); err != nil {
 			return nil, err
 		}
 	}
@@ -598,11 +602,7 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 			// logpdf: the training forward's float32 loss saturates on
 			// rows far outside the training range (an NLL of 1e19
 			// where the density gives 1e50).
-			ds, err := m.memberDists(x, rows, dist.TokenOptions{})
-			if err != nil {
-				return nil, err
-			}
-			nll = m.nllU(ds, tg, y)
+			nll = m.nllU(p.Dist, tg, y)
 		} else {
 			d := m.Features()
 			xs := make([]float32, rows*d)

@@ -861,8 +861,9 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 		total = 2*base.Ensemble - 1
 		rep.SoftSeeds = opts.SoftSeeds
 	}
-	// Progress.Members counts them all; the members' own settings keep
-	// Config.Ensemble, which bounds it (2N-1 may exceed MaxEnsemble).
+	// Progress.Members counts them all (2N-1 may exceed MaxEnsemble); the
+	// members' own settings are the best trial's, Ensemble 0 as every
+	// trial's.
 	o := fitOptions{progress: opts.MemberProgress, resolution: rep.Resolution, members: total}
 	mstart := time.Now()
 	defer func() { rep.MemberSeconds = time.Since(mstart).Seconds() }()

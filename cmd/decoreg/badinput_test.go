@@ -84,7 +84,7 @@ func TestBadInput(t *testing.T) {
 		{"train/duplicate column", train(fx + "dup_column.csv"), []string{"dup_column.csv", "line 1, column 3", "duplicate"}},
 		{"train/corrupt gzip", train(fx + "corrupt.csv.gz"), []string{"corrupt.csv.gz"}},
 		{"train/unknown target", train(small, "--target", "zz"), []string{"small.csv", "line 1", `"zz"`}},
-		{"train/ensemble from too few trials", train(small, "--tune", "--trials", "2", "--ensemble", "3", "--ensemble-from", "trials"), []string{"--ensemble 3", "--trials must be at least 3, have 2"}},
+		{"train/ensemble from too few trials", train(small, "--tune", "--trials", "2", "--ensemble", "3", "--ensemble-from", "trials"), []string{"--ensemble 3", "chooses up to 3 members among the trials", "--trials must be at least 3, have 2"}},
 
 		// Masks.
 		{"train/mask row count", train(small, "--test-mask", fx+"mask5.csv", "--split", "0"), []string{"mask5.csv", "small.csv", "5 rows", "12"}},

@@ -345,7 +345,7 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 	if target != "" && use != targetIgnored && !slices.Contains(header, target) {
 		// --target given: it must be there, even for predict (and before
 		// a model without names counts the file's columns by position).
-		return nil, inputf(name, "%s: no column %q (--target; the file's columns are %s)", path, target, quoteList(header))
+		return nil, noTargetColumn(name, path, target, header)
 	}
 	if target == "" {
 		target = mtarget
@@ -732,6 +732,12 @@ func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
 			cancel()
 		})
 	}
+}
+
+// noTargetColumn is the error for a --target that names no column of the
+// file at path (header).
+func noTargetColumn(name, path, target string, header []string) error {
+	return inputf(name, "%s: no column %q (--target; the file's columns are %s)", path, target, quoteList(header))
 }
 
 // interruptHook, when not nil, is called by interruptible's goroutine

@@ -326,7 +326,9 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		return nil, nil, inputErr(name, err)
 	}
 	_, mtarget := m.Names()
-	named := target != "" // --target given: it must be there, even for predict
+	if target != "" && use == targetOptional && !slices.Contains(header, target) {
+		return nil, nil, noTargetColumn(name, path, target, header) // --target given: it must be there, even for predict
+	}
 	if target == "" {
 		target = mtarget
 	}
@@ -341,9 +343,6 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		}
 	}
 	read := target != "" && use != targetIgnored && slices.Contains(header, target)
-	if use == targetOptional && named && !read {
-		return nil, nil, inputf(name, "%s: no column %q (--target; the file's columns are %s)", path, target, quoteList(header))
-	}
 	if use == targetRequired && !read {
 		if target == "" {
 			return nil, nil, inputf(name, "%s: the model has no target name; give --target NAME", path)

@@ -107,7 +107,6 @@ func runSample(cmd *Command, args []string) error {
 		field string
 		opts  dist.SampleOptions
 	}{
-		{"Temperature", dist.SampleOptions{Temperature: temperature}},
 		{"TopK", dist.SampleOptions{TopK: topK}},
 		{"TopP", dist.SampleOptions{TopP: topP}},
 	} {
