@@ -198,7 +198,9 @@ type Config struct {
 	// coverage of the predictive intervals; decoders need a tree
 	// tokenization), or CalibrateByIsotonic ("isotonic": the NLL
 	// temperature, then a monotone map of the CDF fitted to the validation
-	// PIT values; see CalibrateByIsotonic). Ignored without Calibrate.
+	// PIT values; see CalibrateByIsotonic), or CalibrateByDepth ("depth":
+	// a decoder's temperatures per token depth, by NLL). Ignored without
+	// Calibrate.
 	CalibrateBy string `json:"calibrate_by,omitempty"`
 	// Ensemble, when 2 or more, trains that many members with seeds Seed,
 	// Seed+1, ... (their initialisations and mini-batches differ; they hold
@@ -397,6 +399,9 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	}
 	if _, tree := tok.(vocab.Tree); c.Calibrate && (c.CalibrateBy == CalibrateByPIT || c.CalibrateBy == CalibrateByIsotonic) && c.Head == HeadDecoder && !tree {
 		return nil, configErr("CalibrateBy", "the %s objective needs a tree tokenization (normalized or unnormalized, without repeat), have %s", c.CalibrateBy, c.Vocab)
+	}
+	if c.Calibrate && c.CalibrateBy == CalibrateByDepth && c.Head != HeadDecoder {
+		return nil, configErr("CalibrateBy", "the depth objective needs the decoder head, have %s", c.Head)
 	}
 	if c.FixedRange() && !(c.TargetMin < c.TargetMax && !math.IsInf(c.TargetMax-c.TargetMin, 0)) {
 		return nil, configErr(pick(math.IsInf(c.TargetMin, 0) || math.IsNaN(c.TargetMin), "TargetMin", "TargetMax"),

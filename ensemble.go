@@ -89,10 +89,22 @@ func (m *Model) Members() []*Model {
 	out := []*Model{&first}
 	for _, o := range m.others {
 		c := *o
-		c.temp, c.schema = m.temp, m.schema
+		c.temp, c.depthT, c.schema = m.temp, m.depthT, m.schema
 		out = append(out, &c)
 	}
 	return out
+}
+
+// maxTokens is the longest tokenization's length among a decoder's
+// members (0 for other heads).
+func (m *Model) maxTokens() int {
+	k := 0
+	for _, mk := range m.Members() {
+		if mk.tok != nil {
+			k = max(k, mk.tok.Len())
+		}
+	}
+	return k
 }
 
 // EnsembleSize is the number of members: 1 for a single model.

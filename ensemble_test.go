@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -117,7 +118,7 @@ func TestEnsemble(t *testing.T) {
 			if f, tn := back.Names(); len(f) != 1 || f[0] != "x" || tn != "y" {
 				t.Errorf("loaded names %v %q", f, tn)
 			}
-			if back.EnsembleSize() != 3 || back.Info() != m.Info() {
+			if back.EnsembleSize() != 3 || !reflect.DeepEqual(back.Info(), m.Info()) {
 				t.Fatalf("loaded: size %d, info %+v", back.EnsembleSize(), back.Info())
 			}
 			opts := PredictOptions{Outputs: OutMean | OutMedian | OutMode | OutQuantiles, Levels: []float64{0.05, 0.5, 0.95}}

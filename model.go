@@ -39,6 +39,10 @@ type Model struct {
 	xKnots      [][]float64 // the quantile transform's knots per feature (nil for the others)
 
 	temp float64 // calibration temperature; 0 means none (1)
+	// depthT holds a decoder's temperatures per token depth
+	// (CalibrateByDepth), one per token of its tokenization, in place of
+	// temp (then 0); nil for none.
+	depthT []float64
 	// recal is the map of the CDF of CalibrateByIsotonic, applied after
 	// the temperature to every distribution dists makes (an ensemble's
 	// mixture, not its members); nil for none.
@@ -75,13 +79,16 @@ type TrainInfo struct {
 	// which were all NLL) and the validation rows' NLL (in u units, as
 	// BestValLoss, but always the plain NLL) at temperature 1 and at it;
 	// with the PIT objective also their metrics.PITError at both.
-	Temperature   float64 `json:"temperature,omitempty"`
-	CalibrateBy   string  `json:"calibrate_by,omitempty"`
-	ValNLLBefore  float64 `json:"val_nll_uncalibrated,omitempty"`
-	ValNLLAfter   float64 `json:"val_nll_calibrated,omitempty"`
-	ValPITBefore  float64 `json:"val_pit_ece_uncalibrated,omitempty"`
-	ValPITAfter   float64 `json:"val_pit_ece_calibrated,omitempty"`
-	CalibrateRows int     `json:"calibration_rows,omitempty"`
+	Temperature  float64 `json:"temperature,omitempty"`
+	CalibrateBy  string  `json:"calibrate_by,omitempty"`
+	ValNLLBefore float64 `json:"val_nll_uncalibrated,omitempty"`
+	ValNLLAfter  float64 `json:"val_nll_calibrated,omitempty"`
+	ValPITBefore float64 `json:"val_pit_ece_uncalibrated,omitempty"`
+	// DepthTemperatures are CalibrateByDepth's temperatures, one per
+	// token depth (Temperature is then 0).
+	DepthTemperatures []float64 `json:"depth_temperatures,omitempty"`
+	ValPITAfter       float64   `json:"val_pit_ece_calibrated,omitempty"`
+	CalibrateRows     int       `json:"calibration_rows,omitempty"`
 	// With CalibrateByIsotonic: the map's segments and the identity's
 	// weight in it (its smallest slope). ValNLLAfter is then the NLL after
 	// the map, and the PIT errors are at temperature 1 and after the map
@@ -196,7 +203,8 @@ const (
 )
 
 // Temperature returns the model's calibration temperature: 1 unless it
-// was trained with Config.Calibrate or made by WithTemperature. A
+// was trained with Config.Calibrate or made by WithTemperature (and 1 for
+// a decoder calibrated per token depth: see DepthTemperatures). A
 // temperature T divides the decoder's and the Riemann head's logits by T
 // (T > 1 spreads p(y|x), T < 1 sharpens it) and multiplies the MDN's
 // standard deviations by T.
@@ -207,12 +215,24 @@ func (m *Model) Temperature() float64 {
 	return m.temp
 }
 
-// scaled reports whether m has a temperature other than 1.
-func (m *Model) scaled() bool { return m.temp != 0 && m.temp != 1 }
+// DepthTemperatures returns a copy of the decoder's temperatures per
+// token depth (CalibrateByDepth): the k-th token's logits (0-based) are
+// divided by the k-th; nil when it has none.
+func (m *Model) DepthTemperatures() []float64 {
+	if m == nil {
+		return nil
+	}
+	return slices.Clone(m.depthT)
+}
+
+// scaled reports whether m has a temperature other than 1, or
+// temperatures per token depth.
+func (m *Model) scaled() bool { return m.temp != 0 && m.temp != 1 || m.depthT != nil }
 
 // WithTemperature returns a copy of m, sharing its weights, whose
 // predictive distributions use temperature t (see Temperature), without
-// the map of CalibrateByIsotonic (fitted at m's temperature); t = 1 gives
+// the map of CalibrateByIsotonic (fitted at m's temperature) or the
+// temperatures per token depth of CalibrateByDepth; t = 1 gives
 // the uncalibrated distributions. A t outside [MinTemperature,
 // MaxTemperature] is a *ConfigError, and so is a pointwise model.
 func (m *Model) WithTemperature(t float64) (*Model, error) {
@@ -226,7 +246,7 @@ func (m *Model) WithTemperature(t float64) (*Model, error) {
 		return nil, configErr("Temperature", "%v is outside [%v, %v]", t, MinTemperature, MaxTemperature)
 	}
 	c := *m
-	c.temp, c.recal = t, nil
+	c.temp, c.recal, c.depthT = t, nil, nil
 	return &c, nil
 }
 

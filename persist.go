@@ -31,6 +31,11 @@ type fileHeader struct {
 	// Temperature is the calibration temperature of 'train --calibrate';
 	// absent (0) means none, as 1.
 	Temperature float64 `json:"temperature,omitempty"`
+	// DepthTemperatures are a decoder's temperatures per token depth
+	// ('train --calibrate-by depth'), in place of Temperature: one per
+	// token of the longest tokenization among the members; absent means
+	// none. An ensemble's are in the first member's header only.
+	DepthTemperatures []float64 `json:"depth_temperatures,omitempty"`
 	// Recalibration is the map of the CDF of 'train --calibrate-by
 	// isotonic' (dist.Recalibration's knots), applied after the
 	// temperature; absent means none. An ensemble's is the mixture's, in
@@ -103,7 +108,7 @@ func (m *Model) encodeHeader() ([]byte, error) {
 	}
 	h := m.header()
 	if m.scaled() {
-		h.Temperature = m.temp
+		h.Temperature, h.DepthTemperatures = m.temp, m.depthT
 	}
 	if m.recal != nil {
 		v, r := m.recal.Knots()
@@ -153,7 +158,7 @@ func Load(path string) (*Model, error) {
 	heads := []*fileHeader{&h}
 	for k := range h.Members {
 		mh := &h.Members[k]
-		if mh.Format != "decoreg-model" || len(mh.Members) > 0 || mh.Temperature != 0 || mh.Recalibration != nil {
+		if mh.Format != "decoreg-model" || len(mh.Members) > 0 || mh.Temperature != 0 || mh.DepthTemperatures != nil || mh.Recalibration != nil {
 			return nil, fmt.Errorf("%s: %w (bad header of ensemble member %d)", path, modelfile.ErrNotModel, k+2)
 		}
 		heads = append(heads, mh)
@@ -170,6 +175,9 @@ func Load(path string) (*Model, error) {
 	if len(heads) == 1 {
 		m, err := loadMember(path, &h, params)
 		if err != nil {
+			return nil, err
+		}
+		if err := m.setDepthT(path, h.DepthTemperatures); err != nil {
 			return nil, err
 		}
 		m.recal = recal
@@ -193,8 +201,40 @@ func Load(path string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %v", path, modelfile.ErrNotModel, err)
 	}
+	if err := m.setDepthT(path, h.DepthTemperatures); err != nil {
+		return nil, err
+	}
 	m.info, m.recal = info, recal
 	return m, nil
+}
+
+// setDepthT sets the temperatures per token depth of m, loaded from path,
+// after checking them: a decoder's, without a temperature, one per token
+// of its members' longest tokenization, each in [MinTemperature,
+// MaxTemperature].
+func (m *Model) setDepthT(path string, ts []float64) error {
+	if ts == nil {
+		return nil
+	}
+	bad := func(format string, args ...any) error {
+		return &ModelError{Path: path, Field: "depth_temperatures", Err: fmt.Errorf(format, args...)}
+	}
+	if m.cfg.Head != HeadDecoder {
+		return bad("present for a %s model: only a decoder has them", m.cfg.Head)
+	}
+	if m.temp != 0 {
+		return bad("present beside a temperature (%v)", m.temp)
+	}
+	if k := m.maxTokens(); len(ts) != k {
+		return bad("%d values, want one per token (%d)", len(ts), k)
+	}
+	for k, t := range ts {
+		if !(t >= MinTemperature && t <= MaxTemperature) {
+			return bad("[%d] %v, want a number in [%v, %v]", k, t, MinTemperature, MaxTemperature)
+		}
+	}
+	m.depthT = ts
+	return nil
 }
 
 // loadMember makes the single model of header h with parameters params.

@@ -37,6 +37,18 @@ const (
 	// wide in the middle and too narrow in the tails, skewed PITs).
 	// Decoders need a tree tokenization.
 	CalibrateByIsotonic = "isotonic"
+	// CalibrateByDepth fits a decoder's temperatures per token depth by
+	// the NLL of the calibration rows: the logits of the k-th token of y
+	// (sign, exponent, then ever finer digits) are divided by their own
+	// T_k. A decoder trained past the NLL optimum overfits its later,
+	// finer digits first; one temperature then widens the coarse digits
+	// too, while temperatures per depth widen the fine ones alone. The
+	// search starts from the NLL objective's one temperature for every
+	// depth and improves one depth at a time (golden-section search on
+	// log T_k, a few sweeps), so the calibration rows' NLL is at most the
+	// NLL objective's. Decoder head only; an ensemble shares them (a
+	// member with a shorter tokenization uses the first ones).
+	CalibrateByDepth = "depth"
 )
 
 // The map of CalibrateByIsotonic: IsotonicSegments equal segments of
@@ -50,12 +62,12 @@ const (
 )
 
 // CalibrateObjectives lists the calibration objectives.
-var CalibrateObjectives = []string{CalibrateByNLL, CalibrateByPIT, CalibrateByIsotonic}
+var CalibrateObjectives = []string{CalibrateByNLL, CalibrateByPIT, CalibrateByIsotonic, CalibrateByDepth}
 
 // checkCalibrateBy returns a *ConfigError for an unknown objective.
 func checkCalibrateBy(by string) error {
 	if by != "" && !slices.Contains(CalibrateObjectives, by) {
-		return configErr("CalibrateBy", "unknown calibration objective %q (want nll, pit or isotonic)", by)
+		return configErr("CalibrateBy", "unknown calibration objective %q (want nll, pit, isotonic or depth)", by)
 	}
 	return nil
 }
@@ -220,16 +232,18 @@ func (m *Model) pitObjective(x []float64, rows int, y []float64) (func(t float64
 
 // FitTemperature returns a copy of m, sharing its weights, whose
 // temperature is fitted on rows x (rows x Features(), row-major) with
-// targets y by objective by (CalibrateByNLL, "" too, CalibrateByPIT, or
-// CalibrateByIsotonic, which also fits the map of the CDF), as
+// targets y by objective by (CalibrateByNLL, "" too, CalibrateByPIT,
+// CalibrateByIsotonic, which also fits the map of the CDF, or
+// CalibrateByDepth, a decoder's temperatures per token depth), as
 // Config.Calibrate fits it on the validation rows, from the first 4,000
 // rows; at least 20 are needed, and they should be rows the model was not
 // trained on. The copy's Info records the fit (Temperature, CalibrateBy,
 // the validation NLL and, for the PIT and isotonic objectives, the PIT
 // error, before and after). Fitting again replaces m's temperature and
 // map: the search starts from the uncalibrated distributions. A
-// pointwise model, an unknown objective, and the PIT or isotonic
-// objective with a non-tree decoder tokenization are *ConfigErrors.
+// pointwise model, an unknown objective, the PIT or isotonic objective
+// with a non-tree decoder tokenization, and the depth objective for a
+// head other than the decoder are *ConfigErrors.
 func (m *Model) FitTemperature(x []float64, rows int, y []float64, by string) (*Model, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
@@ -239,6 +253,9 @@ func (m *Model) FitTemperature(x []float64, rows int, y []float64, by string) (*
 	}
 	if !m.h.Density {
 		return nil, configErr("Calibrate", "a %s model has no distribution to calibrate", m.cfg.Head)
+	}
+	if by == CalibrateByDepth && m.cfg.Head != HeadDecoder {
+		return nil, configErr("CalibrateBy", "the depth objective needs the decoder head, have %s", m.cfg.Head)
 	}
 	if len(y) != rows || rows < 0 {
 		return nil, fmt.Errorf("%w: %d targets for %d rows", ErrBadInput, len(y), rows)

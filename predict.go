@@ -167,7 +167,7 @@ func (m *Model) memberRows(x []float64, rows int, opts dist.TokenOptions) ([]hea
 	}
 	out := make([]head.Row, rows)
 	for i := range out {
-		r := head.Row{Net: m.net, Affine: m.units.Affine(), Opts: opts, Temp: m.temp, Phi: phi[i*width : (i+1)*width]}
+		r := head.Row{Net: m.net, Affine: m.units.Affine(), Opts: opts, Temp: m.temp, DepthTemp: m.depthT, Phi: phi[i*width : (i+1)*width]}
 		switch {
 		case logits:
 			r.Logits = f64(ho[i*k : (i+1)*k])

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"decoreg/dist"
 	"decoreg/internal/head"
@@ -46,9 +47,9 @@ func (m *Model) calibrate(ctx context.Context, x []float64, cols int, y []float6
 		xv = append(xv, x[i*cols:(i+1)*cols]...)
 		yv[k] = y[i]
 	}
-	temp, recal, info := m.temp, m.recal, m.info
+	temp, recal, depthT, info := m.temp, m.recal, m.depthT, m.info
 	if err := m.fitTemperature(ctx, xv, n, yv, by); err != nil {
-		m.temp, m.recal, m.info = temp, recal, info
+		m.temp, m.recal, m.depthT, m.info = temp, recal, depthT, info
 		return fmt.Errorf("calibrating: %w", err)
 	}
 	return nil
@@ -61,15 +62,16 @@ func (m *Model) calibrate(ctx context.Context, x []float64, cols int, y []float6
 // done, fitTemperature returns an error wrapping ctx.Err() (m then may be
 // half calibrated; calibrate restores it).
 func (m *Model) fitTemperature(ctx context.Context, x []float64, rows int, y []float64, by string) error {
-	m.recal = nil
+	m.recal, m.depthT = nil, nil
 	m.info.IsotonicSegments, m.info.IsotonicWeight = 0, 0
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	obj, err := m.tempObjective(ctx, x, rows, y)
+	ms, err := m.objectiveMembers(ctx, x, rows, y)
 	if err != nil {
 		return err
 	}
+	obj := m.tempObjective(ms, x, rows, y)
 	var failed error
 	nll := func(t float64) float64 {
 		if failed == nil {
@@ -133,6 +135,9 @@ func (m *Model) fitTemperature(ctx context.Context, x []float64, rows int, y []f
 	}
 	if !(fbest < f1) {
 		best, fbest = 1, f1
+	}
+	if by == CalibrateByDepth {
+		return m.fitDepth(ctx, ms, rows, best, f1)
 	}
 	m.temp = best
 	m.info.Temperature, m.info.CalibrateBy, m.info.CalibrateRows = best, CalibrateByNLL, rows
@@ -202,51 +207,18 @@ func isotonicWeight(n int) float64 {
 // once (dist.Token.LogProbSeqAt), so that each temperature costs no
 // decoding. That first decoding (a pass of the decoder per row and
 // member) stops between rows once ctx is done, returning ctx.Err().
-func (m *Model) tempObjective(ctx context.Context, x []float64, rows int, y []float64) (func(t float64) (float64, error), error) {
-	members := m.Members()
-	type member struct {
-		mk    *Model
-		tg    *head.Targets
-		seqLP []func(invT float64) float64 // decoder: per row
-		logW  []float64                    // decoder: per row, the cell's log width in u
-	}
-	ms := make([]member, len(members))
-	for k, mk := range members {
-		one := *mk
-		one.temp = 1
-		tg, err := head.Encode(&one.net.Cfg, one.units, y)
-		if err != nil {
-			return nil, err
-		}
-		ms[k] = member{mk: &one, tg: tg}
-		if one.cfg.Head != HeadDecoder {
-			continue
-		}
-		ds, err := one.memberDists(x, rows, dist.TokenOptions{})
-		if err != nil {
-			return nil, err
-		}
-		seq := make([]int, tg.T)
-		ms[k].seqLP = make([]func(float64) float64, rows)
-		ms[k].logW = make([]float64, rows)
-		for i, d := range ds {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			for j := range seq {
-				seq[j] = int(tg.Tokens[i*tg.T+j])
-			}
-			ms[k].seqLP[i] = d.(*dist.Token).LogProbSeqAt(seq)
-			ms[k].logW[i] = tg.LogWidthU(i)
-		}
-	}
+func (m *Model) tempObjective(ms []objMember, x []float64, rows int, y []float64) func(t float64) (float64, error) {
 	return func(t float64) (float64, error) {
 		per := make([][]float64, len(ms))
 		for k, mm := range ms {
-			if mm.seqLP != nil {
+			if mm.levLP != nil {
 				per[k] = make([]float64, rows)
-				for i, f := range mm.seqLP {
-					per[k][i] = -f(1/t) + mm.logW[i]
+				for i, f := range mm.levLP {
+					lp := 0.0
+					for lev := range mm.levels {
+						lp += f(lev, 1/t)
+					}
+					per[k][i] = -lp + mm.logW[i]
 				}
 				continue
 			}
@@ -263,16 +235,188 @@ func (m *Model) tempObjective(ctx context.Context, x []float64, rows int, y []fl
 			}
 			per[k] = c.nllU(ds, mm.tg, y)
 		}
-		s := 0.0
-		lp := make([]float64, len(ms))
-		for i := range rows {
-			for k := range ms {
-				lp[k] = -per[k][i]
-			}
-			s -= vec.LogMeanExp(lp)
+		return m.mixtureNLL(per), nil
+	}
+}
+
+// objMember is one member of a model in the calibration objectives: an
+// uncalibrated copy, its targets' encoding, and for a decoder its logits
+// along the targets' sequences (dist.Token.LevelLogProbAt), once.
+type objMember struct {
+	mk     *Model
+	tg     *head.Targets
+	levels int                                   // decoder: tokens per sequence
+	levLP  []func(lev int, invT float64) float64 // decoder: per row
+	logW   []float64                             // decoder: per row, the cell's log width in u
+}
+
+// objectiveMembers returns m's members for the calibration objectives on
+// rows x with targets y (see objMember). The decoding (a pass of the
+// decoder per row and member) stops between rows once ctx is done,
+// returning ctx.Err().
+func (m *Model) objectiveMembers(ctx context.Context, x []float64, rows int, y []float64) ([]objMember, error) {
+	members := m.Members()
+	ms := make([]objMember, len(members))
+	for k, mk := range members {
+		one := *mk
+		one.temp, one.depthT = 1, nil
+		tg, err := head.Encode(&one.net.Cfg, one.units, y)
+		if err != nil {
+			return nil, err
 		}
-		return s/float64(rows) + m.units.LogRange(), nil
-	}, nil
+		ms[k] = objMember{mk: &one, tg: tg}
+		if one.cfg.Head != HeadDecoder {
+			continue
+		}
+		ds, err := one.memberDists(x, rows, dist.TokenOptions{})
+		if err != nil {
+			return nil, err
+		}
+		seq := make([]int, tg.T)
+		ms[k].levels = tg.T
+		ms[k].levLP = make([]func(int, float64) float64, rows)
+		ms[k].logW = make([]float64, rows)
+		for i, d := range ds {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			for j := range seq {
+				seq[j] = int(tg.Tokens[i*tg.T+j])
+			}
+			ms[k].levLP[i] = d.(*dist.Token).LevelLogProbAt(seq)
+			ms[k].logW[i] = tg.LogWidthU(i)
+		}
+	}
+	return ms, nil
+}
+
+// mixtureNLL is the mean NLL per unit of y of the equal mixture of the
+// members whose NLLs per row, in u units, per holds (per[k][i]).
+func (m *Model) mixtureNLL(per [][]float64) float64 {
+	if len(per) == 0 || len(per[0]) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	lp := make([]float64, len(per))
+	for i := range per[0] {
+		for k := range per {
+			lp[k] = -per[k][i]
+		}
+		s -= vec.LogMeanExp(lp)
+	}
+	return s/float64(len(per[0])) + m.units.LogRange()
+}
+
+// depthSweeps bounds CalibrateByDepth's sweeps over the depths (one
+// suffices for a single decoder, whose NLL is separable in the depths).
+const depthSweeps = 4
+
+// fitDepth sets the decoder m's temperatures per token depth
+// (CalibrateByDepth) on the rows whose objective members are ms, starting
+// from the NLL objective's temperature t0 at every depth (f1 is their NLL
+// at temperature 1, per unit of y), and records the fit in m's TrainInfo.
+// ctx is checked before each depth's search.
+func (m *Model) fitDepth(ctx context.Context, ms []objMember, rows int, t0, f1 float64) error {
+	depth := 0
+	for _, mm := range ms {
+		if mm.levLP == nil {
+			return configErr("CalibrateBy", "the depth objective needs the decoder head, have %s", mm.mk.cfg.Head)
+		}
+		depth = max(depth, mm.levels)
+	}
+	// lp[k][i][lev]: member k's log probability of row i's token at lev,
+	// at the current temperatures ts.
+	ts := make([]float64, depth)
+	for d := range ts {
+		ts[d] = t0
+	}
+	lp := make([][][]float64, len(ms))
+	per := make([][]float64, len(ms)) // per[k][i]: member k's NLL of row i in u units
+	for k, mm := range ms {
+		lp[k] = make([][]float64, rows)
+		per[k] = make([]float64, rows)
+		for i, f := range mm.levLP {
+			lp[k][i] = make([]float64, mm.levels)
+			s := 0.0
+			for lev := range mm.levels {
+				lp[k][i][lev] = f(lev, 1/t0)
+				s += lp[k][i][lev]
+			}
+			per[k][i] = -s + mm.logW[i]
+		}
+	}
+	cur := m.mixtureNLL(per)
+	// at evaluates the NLL with depth d at temperature t, the others as
+	// they are (per is left as it is).
+	trial := make([][]float64, len(ms))
+	for k := range trial {
+		trial[k] = make([]float64, rows)
+	}
+	at := func(d int, t float64) float64 {
+		for k, mm := range ms {
+			for i, f := range mm.levLP {
+				trial[k][i] = per[k][i]
+				if d < mm.levels {
+					trial[k][i] += lp[k][i][d] - f(d, 1/t)
+				}
+			}
+		}
+		return m.mixtureNLL(trial)
+	}
+	lo0, hi0 := math.Log(MinTemperature), math.Log(MaxTemperature)
+	phi := (math.Sqrt(5) - 1) / 2
+	for sweep := range depthSweeps {
+		start := cur
+		for d := range depth {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			lo, hi := lo0, hi0
+			a, b := hi-phi*(hi-lo), lo+phi*(hi-lo)
+			fa, fb := at(d, math.Exp(a)), at(d, math.Exp(b))
+			for range 40 {
+				if fa <= fb {
+					hi, b, fb = b, a, fa
+					a = hi - phi*(hi-lo)
+					fa = at(d, math.Exp(a))
+				} else {
+					lo, a, fa = a, b, fb
+					b = lo + phi*(hi-lo)
+					fb = at(d, math.Exp(b))
+				}
+			}
+			best, fbest := math.Exp(a), fa
+			if fb < fa {
+				best, fbest = math.Exp(b), fb
+			}
+			if !(fbest < cur) {
+				continue // the search's bracket missed the current value's
+			}
+			ts[d], cur = best, fbest
+			for k, mm := range ms {
+				if d >= mm.levels {
+					continue
+				}
+				for i, f := range mm.levLP {
+					v := f(d, 1/best)
+					per[k][i] += lp[k][i][d] - v
+					lp[k][i][d] = v
+				}
+			}
+		}
+		if len(ms) == 1 && sweep == 0 || !(cur < start-1e-9) {
+			break // separable, or no longer improving
+		}
+	}
+	if math.IsNaN(cur) || math.IsInf(cur, 0) {
+		return fmt.Errorf("%w: the validation NLL is %v at every temperature", ErrBadInput, cur)
+	}
+	lr := m.units.LogRange()
+	m.temp, m.depthT = 0, ts
+	m.info.Temperature, m.info.DepthTemperatures, m.info.CalibrateBy, m.info.CalibrateRows = 0, slices.Clone(ts), CalibrateByDepth, rows
+	m.info.ValNLLBefore, m.info.ValNLLAfter = f1-lr, cur-lr
+	m.info.ValPITBefore, m.info.ValPITAfter = 0, 0
+	return nil
 }
 
 // nllAt is the mean NLL (per unit of y) of rows x with targets y (encoded

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -197,7 +198,7 @@ func (c *countCtx) Err() error {
 // map); with enough checks allowed the fit completes as without a context.
 func TestCalibrateCancelled(t *testing.T) {
 	x, y := calibrationData(400, 5)
-	for _, by := range []string{CalibrateByNLL, CalibrateByPIT, CalibrateByIsotonic} {
+	for _, by := range []string{CalibrateByNLL, CalibrateByPIT, CalibrateByIsotonic, CalibrateByDepth} {
 		cfg := Config{Head: HeadDecoder, Vocab: "normalized:base=4,length=3", EncLayers: 1, EncWidth: 16, MaxEpochs: 2, Threads: 1, Seed: 3, Ensemble: 2}
 		m, err := FitFlat(context.Background(), x, len(y), 1, y, cfg)
 		if err != nil {
@@ -213,7 +214,7 @@ func TestCalibrateCancelled(t *testing.T) {
 			ctx := &countCtx{Context: context.Background(), n: n}
 			err := c.calibrate(ctx, x, 1, y, val, by)
 			if err == nil {
-				if n == 0 || c.temp != full.temp || c.info != full.info {
+				if n == 0 || c.temp != full.temp || !slices.Equal(c.depthT, full.depthT) || !reflect.DeepEqual(c.info, full.info) {
 					t.Errorf("%s: completed after %d checks: temperature %v, want %v", by, n, c.temp, full.temp)
 				}
 				// The first decoding of the NLL objective (isotonic's
@@ -227,7 +228,7 @@ func TestCalibrateCancelled(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("%s: after %d checks: %v", by, n, err)
 			}
-			if c.temp != m.temp || c.recal != nil || c.info != m.info {
+			if c.temp != m.temp || c.recal != nil || c.depthT != nil || !reflect.DeepEqual(c.info, m.info) {
 				t.Errorf("%s: cancelled after %d checks: temperature %v, map %v, info %+v; want the model as it was", by, n, c.temp, c.recal, c.info)
 			}
 			if n > 1000 {

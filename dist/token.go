@@ -530,6 +530,30 @@ func (d *Token) LogProbSeqAt(tokens []int) func(invT float64) float64 {
 	if len(tokens) != d.k {
 		panic(fmt.Sprintf("dist: LogProbSeqAt: %d tokens, tokenization has %d", len(tokens), d.k))
 	}
+	level := d.LevelLogProbAt(tokens)
+	return func(invT float64) float64 {
+		s := 0.0
+		for lev := range d.k {
+			v := level(lev, invT)
+			if math.IsInf(v, -1) {
+				return v
+			}
+			s += v
+		}
+		return s
+	}
+}
+
+// LevelLogProbAt returns a function giving the log probability of token
+// tokens[lev], after tokens[:lev], under the masked softmax of the
+// logits at level lev times invT, computed from one teacher-forced pass of
+// Len() decoder steps made now. LogProbSeqAt is its sum over the levels at
+// one invT; a temperature per level (per token depth) takes the levels
+// apart, each its own invT. It panics if len(tokens) != Len().
+func (d *Token) LevelLogProbAt(tokens []int) func(lev int, invT float64) float64 {
+	if len(tokens) != d.k {
+		panic(fmt.Sprintf("dist: LevelLogProbAt: %d tokens, tokenization has %d", len(tokens), d.k))
+	}
 	st := d.dec.Start(1)
 	defer releaseStepper(st)
 	logits := make([]float32, d.v)
@@ -555,36 +579,32 @@ func (d *Token) LogProbSeqAt(tokens []int) func(invT float64) float64 {
 		}
 		levels[lev] = l
 	}
-	return func(invT float64) float64 {
-		s := 0.0
-		for _, l := range levels {
-			if l.at < 0 {
-				return math.Inf(-1)
-			}
-			m := math.Inf(-1)
-			for _, v := range l.allowed {
-				if !math.IsNaN(v) {
-					m = max(m, v)
-				}
-			}
-			if math.IsInf(m, 0) || math.IsNaN(l.allowed[l.at]) {
-				// Degenerate logits: the plain path's rules.
-				row := make([]float32, len(l.allowed))
-				toks := make([]int, len(l.allowed))
-				for j, v := range l.allowed {
-					row[j], toks[j] = float32(v*invT), j
-				}
-				s += logSoftmaxAt(row, toks, l.at)
-				continue
-			}
-			z := 0.0
-			for _, v := range l.allowed {
-				if !math.IsNaN(v) {
-					z += math.Exp((v - m) * invT)
-				}
-			}
-			s += (l.allowed[l.at]-m)*invT - math.Log(z)
+	return func(lev int, invT float64) float64 {
+		l := levels[lev]
+		if l.at < 0 {
+			return math.Inf(-1)
 		}
-		return s
+		m := math.Inf(-1)
+		for _, v := range l.allowed {
+			if !math.IsNaN(v) {
+				m = max(m, v)
+			}
+		}
+		if math.IsInf(m, 0) || math.IsNaN(l.allowed[l.at]) {
+			// Degenerate logits: the plain path's rules.
+			row := make([]float32, len(l.allowed))
+			toks := make([]int, len(l.allowed))
+			for j, v := range l.allowed {
+				row[j], toks[j] = float32(v*invT), j
+			}
+			return logSoftmaxAt(row, toks, l.at)
+		}
+		z := 0.0
+		for _, v := range l.allowed {
+			if !math.IsNaN(v) {
+				z += math.Exp((v - m) * invT)
+			}
+		}
+		return (l.allowed[l.at]-m)*invT - math.Log(z)
 	}
 }

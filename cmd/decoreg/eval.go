@@ -59,15 +59,18 @@ object on standard output:
 nll, nll_u, crps, crps_bound, coverage, interval_width and pit_ece are null
 for the pointwise head, which has no distribution beyond its point.
 
-For a model whose 'train --calibrate' chose a temperature other than 1 or
-a map of the CDF (--calibrate-by isotonic) the scores are those of the
-calibrated distributions, and more fields report the calibration and the
-scores without it:
+For a model whose 'train --calibrate' chose a temperature other than 1, a
+map of the CDF (--calibrate-by isotonic) or temperatures per token depth
+(--calibrate-by depth) the scores are those of the calibrated
+distributions, and more fields report the calibration and the scores
+without it:
 
 	temperature   the temperature of 'train --calibrate'
-	calibrate_by  its objective, nll, pit or isotonic (--calibrate-by;
-	              absent for models written before the pit objective, which
-	              used nll)
+	depth_temperatures  in its place after --calibrate-by depth: the
+	              temperature of each token depth
+	calibrate_by  its objective, nll, pit, isotonic or depth
+	              (--calibrate-by; absent for models written before the pit
+	              objective, which used nll)
 	uncalibrated  {nll, nll_u, crps, crps_bound, coverage, interval_width,
 	              pit_ece} at temperature 1 without a map
 
@@ -235,7 +238,15 @@ func runEval(cmd *Command, args []string) error {
 			if b := m.Info().CalibrateBy; b != "" {
 				by = `,"calibrate_by":` + strconv.Quote(b)
 			}
-			extra = fmt.Sprintf(`,"temperature":%s%s,"uncalibrated":%s,%s`, strconv.FormatFloat(t, 'g', -1, 64), by,
+			temp := `"temperature":` + strconv.FormatFloat(t, 'g', -1, 64)
+			if ts := m.DepthTemperatures(); ts != nil {
+				b, err := json.Marshal(ts)
+				if err != nil {
+					return failf(name, "%v", err)
+				}
+				temp = `"depth_temperatures":` + string(b)
+			}
+			extra = fmt.Sprintf(`,%s%s,"uncalibrated":%s,%s`, temp, by,
 				bytes.TrimSuffix(bn, []byte("}")), bytes.TrimPrefix(bu, []byte("{")))
 		}
 		return nil

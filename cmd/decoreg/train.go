@@ -109,7 +109,8 @@ model file records it; with --tune the chosen trial's, which may also be
 calibrate_by, val_nll_uncalibrated and val_nll_calibrated (with
 --calibrate-by pit or isotonic also val_pit_ece_uncalibrated and
 val_pit_ece_calibrated; with isotonic also isotonic_segments and
-isotonic_identity_weight);
+isotonic_identity_weight; with depth depth_temperatures in place of
+temperature);
 with --ensemble also members;
 with --tune also tune (trials, chosen: the chosen trials' numbers, cut;
 with --ensemble, unless --ensemble-from trials, also members_cut,
@@ -189,8 +190,14 @@ becomes R(F_T(y)), its quantiles F_T^-1(R^-1(q)), its density
 R'(F_T(y)) p_T(y); its mean stays exact. A map, unlike T, corrects the
 shape of miscalibration (intervals too wide in the middle and too narrow
 in the tails). pit and isotonic need a tree tokenization for the decoder
-(not hamming or repeat). --calibrate-by without --calibrate is refused.
-The model file stores T, the objective and the map; predict, sample, eval
+(not hamming or repeat). depth (decoder head only) fits a temperature per
+token depth by the validation NLL: the logits of y's k-th token (sign,
+exponent, then ever finer digits) are divided by their own T_k, starting
+from nll's T at every depth and improving one depth at a time (a decoder
+trained long overfits its finer digits first: one T would widen the
+coarse digits too); the summary's depth_temperatures lists them, and its
+temperature is absent. --calibrate-by without --calibrate is refused.
+The model file stores T (or the T_k), the objective and the map; predict, sample, eval
 and serve use them (sample by inverse CDF: a recalibrated model refuses
 --temperature, --top-k and --top-p), and eval reports the scores without
 them too.
@@ -300,7 +307,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.auxMSE, "aux-mse", 0, "decoder: add `W` (at most 1e6) times the squared error of a linear read-out of the encoder (against u - 0.5) to the training loss, a regression signal for the encoder; training only (0: none)")
 	fs.StringVar(&f.inputTransform, "input-transform", data.TransformStandard, "map each feature before the encoder: standard ((x - mean) / sd), robust ((x - median) / IQR) or quantile (normal scores of the training ECDF; skewed features and outliers)")
 	fs.BoolVar(&f.calibrate, "calibrate", false, "after training, fit a temperature on the validation rows (by --calibrate-by; not for pointwise); predictions use it, eval reports before and after")
-	fs.StringVar(&f.calibrateBy, "calibrate-by", decoreg.CalibrateByNLL, "with --calibrate: the `OBJECTIVE`, nll (the temperature minimising the validation NLL), pit (validation PIT values closest to uniform: interval coverage) or isotonic (the nll temperature, then a monotone map of the CDF fitted to the validation PIT values); pit and isotonic need a tree tokenization for decoders")
+	fs.StringVar(&f.calibrateBy, "calibrate-by", decoreg.CalibrateByNLL, "with --calibrate: the `OBJECTIVE`, nll (the temperature minimising the validation NLL), pit (validation PIT values closest to uniform: interval coverage), isotonic (the nll temperature, then a monotone map of the CDF fitted to the validation PIT values) or depth (decoder: a temperature per token depth, by the validation NLL); pit and isotonic need a tree tokenization for decoders")
 	fs.IntVar(&f.ensemble, "ensemble", 1, "train `N` members (seeds --seed, --seed+1, ...; the same validation rows) and predict with their equal mixture; 1: one model")
 	fs.BoolVar(&f.tune, "tune", false, "choose the settings by validation loss: the given ones and --trials-1 from the paper's grid, with successive halving, within --budget")
 	fs.DurationVar(&f.budget, "budget", decoreg.DefaultTuneBudget, "with --tune: the wall time `DURATION` of the search (e.g. 90s, 5m); with --ensemble N (unless --ensemble-from trials), the seeds' members get as long again after it")
@@ -501,10 +508,12 @@ type trainSummary struct {
 	Seconds   float64 `json:"seconds"`
 	// With --calibrate: the temperature and the validation NLL (u units,
 	// as val_loss, but the plain NLL even after --tune) before and after.
-	Temperature  float64 `json:"temperature,omitempty"`
-	CalibrateBy  string  `json:"calibrate_by,omitempty"`
-	ValNLLBefore float64 `json:"val_nll_uncalibrated,omitempty"`
-	ValNLLAfter  float64 `json:"val_nll_calibrated,omitempty"`
+	Temperature float64 `json:"temperature,omitempty"`
+	// With --calibrate-by depth: the temperatures per token depth.
+	DepthTemperatures []float64 `json:"depth_temperatures,omitempty"`
+	CalibrateBy       string    `json:"calibrate_by,omitempty"`
+	ValNLLBefore      float64   `json:"val_nll_uncalibrated,omitempty"`
+	ValNLLAfter       float64   `json:"val_nll_calibrated,omitempty"`
 	// With --calibrate-by pit: the validation rows' pit_ece before and
 	// after.
 	ValPITBefore float64 `json:"val_pit_ece_uncalibrated,omitempty"`
@@ -784,7 +793,7 @@ func runTrain(cmd *Command, args []string) error {
 		default:
 			fmt.Fprintf(errOut, "interrupted: saved best model from epoch %d to %s\n", info.BestEpoch, f.out)
 		}
-		if cfg.Calibrate && info.Temperature == 0 && !errors.Is(err, decoreg.ErrCalibrationCancelled) {
+		if cfg.Calibrate && info.CalibrateBy == "" && !errors.Is(err, decoreg.ErrCalibrationCancelled) {
 			fmt.Fprintln(errOut, "interrupted before --calibrate: the model is not calibrated")
 		}
 	}
@@ -792,7 +801,7 @@ func runTrain(cmd *Command, args []string) error {
 		Model: f.out, Head: string(cfg.Head), Rows: info.Rows, ValRows: info.ValRows, Params: info.Params,
 		Epochs: info.Epochs, BestEpoch: info.BestEpoch, ValLoss: jsonNum(info.BestValLoss),
 		Stopped: info.Stopped, Seconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
-		Temperature: info.Temperature, CalibrateBy: info.CalibrateBy, ValNLLBefore: info.ValNLLBefore, ValNLLAfter: info.ValNLLAfter,
+		Temperature: info.Temperature, DepthTemperatures: info.DepthTemperatures, CalibrateBy: info.CalibrateBy, ValNLLBefore: info.ValNLLBefore, ValNLLAfter: info.ValNLLAfter,
 		ValPITBefore: info.ValPITBefore, ValPITAfter: info.ValPITAfter,
 		IsotonicSegments: info.IsotonicSegments, IsotonicWeight: info.IsotonicWeight,
 		Members: info.Members, SkippedRows: info.SkippedRows,

@@ -58,8 +58,11 @@ var TabularGroups = []string{tabDefault, tabEnsemble, tabTuned, tabTunedSeeds, t
 // tabVariants are the scored models, in report order.
 // A "+iso" variant is the "+cal" one's model calibrated instead by the
 // isotonic objective (CalibrateByIsotonic) on the same validation rows;
-// journals before 2026-11-27 do not have it.
-var tabVariants = []string{"default", "default+cal", "default+iso", "ensemble5", "ensemble5+cal", "ensemble5+iso", "tuned", "tuned+ensemble5", "tuned+ensemble5+cal", "tuned+ensemble5+iso", "tuned+seeds5", "tuned+seeds5+cal", "tuned+seeds5+iso", "tuned+all5", "tuned+all5+cal", "tuned+all5+iso"}
+// journals before 2026-11-27 do not have it. A "+depth" variant is the
+// same model calibrated instead by temperatures per token depth
+// (CalibrateByDepth) on those rows; journals before 2026-11-28 do not
+// have it.
+var tabVariants = []string{"default", "default+cal", "default+iso", "default+depth", "ensemble5", "ensemble5+cal", "ensemble5+iso", "ensemble5+depth", "tuned", "tuned+ensemble5", "tuned+ensemble5+cal", "tuned+ensemble5+iso", "tuned+ensemble5+depth", "tuned+seeds5", "tuned+seeds5+cal", "tuned+seeds5+iso", "tuned+seeds5+depth", "tuned+all5", "tuned+all5+cal", "tuned+all5+iso", "tuned+all5+depth"}
 
 // tabPresent returns the variants of tabVariants that tab (variant ->
 // dataset -> scores) holds, in report order.
@@ -91,6 +94,10 @@ type TabScores struct {
 	Coverage90  Float `json:"coverage_90"`
 	Width90     Float `json:"width_90"`
 	Temperature Float `json:"temperature"`
+	// KendallTauMedian is Kendall's tau of the predictive median, beside
+	// KendallTau's of the mean (lines since 2026-11-28; not in the
+	// report's tables).
+	KendallTauMedian *Float `json:"kendall_tau_median,omitempty"`
 }
 
 // TabularLine is one group's run on one split.
@@ -109,8 +116,10 @@ type TabularLine struct {
 	// Calibrated is false where the validation rows were too few for
 	// --calibrate (the "+cal" variants are then missing).
 	Calibrated bool `json:"calibrated"`
-	// IsoError is why the "+iso" variant is missing where Calibrated.
-	IsoError string `json:"iso_error,omitempty"`
+	// IsoError is why the "+iso" variant is missing where Calibrated, and
+	// DepthError why the "+depth" one is.
+	IsoError   string `json:"iso_error,omitempty"`
+	DepthError string `json:"depth_error,omitempty"`
 	// Tuned: the trials, the chosen ones' settings (best first) and
 	// whether the budget cut the search (TuneReport.Cut: since 2026-11-27
 	// also when it skipped a trial).
@@ -268,8 +277,9 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 			return nil, err
 		}
 	}
-	// cal adds variant v's "+cal" model, m, and its "+iso" model: un
-	// calibrated by the isotonic objective on the validation rows that
+	// cal adds variant v's "+cal" model, m, and its "+iso" and "+depth"
+	// models: un calibrated by the isotonic objective, and by
+	// temperatures per token depth, on the validation rows that
 	// --calibrate fitted m's temperature on.
 	cal := func(v string) error {
 		if !cfg.Calibrate {
@@ -278,14 +288,23 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 		todo = append(todo, scored{v + "+cal", m})
 		xv, yv := calibrationRows(tr.X, tr.Rows, tr.Cols, tr.Y, cfg)
 		mi, err := un.FitTemperature(xv, len(yv), yv, decoreg.CalibrateByIsotonic)
+		switch {
+		case err == nil:
+			todo = append(todo, scored{v + "+iso", mi})
+		case ctx.Err() == nil:
+			l.IsoError = err.Error() // the other variants are scored
+		default:
+			return err
+		}
+		md, err := un.FitTemperature(xv, len(yv), yv, decoreg.CalibrateByDepth)
 		if err != nil {
 			if ctx.Err() == nil {
-				l.IsoError = err.Error() // the other variants are scored
+				l.DepthError = err.Error()
 				return nil
 			}
 			return err
 		}
-		todo = append(todo, scored{v + "+iso", mi})
+		todo = append(todo, scored{v + "+depth", md})
 		return nil
 	}
 	switch group {
@@ -348,9 +367,14 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 		if err != nil {
 			return nil, err
 		}
+		pm, err := s.m.PredictFlat(te.X, te.Rows, decoreg.PredictOptions{Outputs: decoreg.OutMedian})
+		if err != nil {
+			return nil, err
+		}
+		tauMedian := Float(metrics.KendallTau(pm.Median, te.Y))
 		l.Scores[s.name] = TabScores{NLL: Float(ev.NLL), KendallTau: Float(ev.KendallTau), RelMSE: Float(ev.RelMSE),
 			CRPS: Float(cal.CRPS), PITError: Float(cal.PITError), Coverage90: Float(cal.Coverage["0.9"]),
-			Width90: Float(cal.IntervalWidth["0.9"]), Temperature: Float(s.m.Temperature())}
+			Width90: Float(cal.IntervalWidth["0.9"]), Temperature: Float(s.m.Temperature()), KendallTauMedian: &tauMedian}
 	}
 	return l, nil
 }
@@ -942,7 +966,7 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 		"alone is scored too (\"tuned\"); with `--tune --ensemble 5 --ensemble-from all` (the default; \"tuned+all5\": up to 5 chosen " +
 		"greedily among the trials and 4 more seeds of the best trial's settings); and, where the journal has it, with " +
 		"`--ensemble-from seeds` (\"tuned+seeds5\": the best trial and those 4 seeds); each group with `--calibrate` where the split leaves at least 20 validation rows " +
-		"(\"+cal\"; without it, the scores are at temperature 1), and, in runs since 2026-11-27, the same model calibrated instead by `--calibrate-by isotonic` on the same validation rows (\"+iso\"). The tuning's defaults are those of the commit each run records: since 6565638 (2026-11-27) its trials, seeds and selection are compared at `--tune-resolution` 2^-18, before it by their plain validation NLL. Point estimate: the mean. NLL and tau use every test row; " +
+		"(\"+cal\"; without it, the scores are at temperature 1), and, in runs since 2026-11-27, the same model calibrated instead by `--calibrate-by isotonic` on the same validation rows (\"+iso\"), and in runs since 2026-11-28 by `--calibrate-by depth` (\"+depth\", temperatures per token depth). The tuning's defaults are those of the commit each run records: since 6565638 (2026-11-27) its trials, seeds and selection are compared at `--tune-resolution` 2^-18, before it by their plain validation NLL. Point estimate: the mean. NLL and tau use every test row; " +
 		"CRPS, coverage and PIT use at most 500 evenly spaced test rows (an ensemble's exact quantiles cost about 50 ms a row). XGBoost: " +
 		"`experiments/xgboost/xgb_uci.py` (Debian's xgboost, 500 trees, learning rate 0.05, depth 6, subsample 0.8, " +
 		"colsample 0.8) on the same splits, from `../xgboost/results.jsonl`. Each variant's scores of a dataset are averaged over " +

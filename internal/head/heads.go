@@ -51,6 +51,11 @@ type Row struct {
 	// decoder's and Riemann's logits are divided by it, the MDN's
 	// standard deviations multiplied by it.
 	Temp float64
+	// DepthTemp, when not nil, holds the decoder's calibration
+	// temperatures per token depth: the logits of the k-th token
+	// (0-based) are divided by DepthTemp[k], or by its last entry past its
+	// end, in place of Temp. Decoder only.
+	DepthTemp []float64
 	// Logits are the Riemann head's raw logits (model.HeadLogits), used in
 	// place of Out when present (Out's float32 probabilities may have
 	// underflowed to 0, its log-density then -Inf); a scaled row needs them.
@@ -167,8 +172,15 @@ var decoder = Head{
 	},
 	dist: func(r Row) (dist.Distribution, error) {
 		var dec dist.Decoder = r.Net.DecoderThreads(r.Phi, r.Opts.Threads)
-		if r.scaled() {
-			dec = tempDecoder{dec, float32(1 / r.Temp), r.Net.VocabSize()}
+		switch {
+		case r.DepthTemp != nil:
+			inv := make([]float32, len(r.DepthTemp))
+			for k, t := range r.DepthTemp {
+				inv[k] = float32(1 / t)
+			}
+			dec = tempDecoder{dec, inv, r.Net.VocabSize()}
+		case r.scaled():
+			dec = tempDecoder{dec, []float32{float32(1 / r.Temp)}, r.Net.VocabSize()}
 		}
 		if err := checkFirstStep(dec, r.Net.VocabSize()); err != nil {
 			return nil, err
@@ -327,26 +339,33 @@ func checkFirstStep(dec dist.Decoder, V int) error {
 	return nil
 }
 
-// tempDecoder divides its Decoder's next-token logits by a temperature.
+// tempDecoder divides its Decoder's next-token logits by a temperature:
+// the k-th token's (0-based) by 1/inv[k], or 1/inv[len(inv)-1] past the
+// end of inv (one entry: one temperature for every token).
 type tempDecoder struct {
 	dist.Decoder
-	inv float32 // 1/temperature
-	v   int     // vocabulary size
+	inv []float32 // 1/temperature, per token depth
+	v   int       // vocabulary size
 }
 
-func (d tempDecoder) Start(n int) dist.Stepper { return &tempStepper{d.Decoder.Start(n), d.inv, d.v} }
+func (d tempDecoder) Start(n int) dist.Stepper {
+	return &tempStepper{d.Decoder.Start(n), d.inv, d.v, 0}
+}
 
 type tempStepper struct {
 	dist.Stepper
-	inv float32
-	v   int
+	inv   []float32
+	v     int
+	depth int // the depth of the token whose logits the next Step writes
 }
 
 func (s *tempStepper) Step(tokens []int, logits []float32) {
 	s.Stepper.Step(tokens, logits)
+	inv := s.inv[min(s.depth, len(s.inv)-1)]
+	s.depth++
 	out := logits[:s.N()*s.v]
 	for i := range out {
-		out[i] *= s.inv
+		out[i] *= inv
 	}
 }
 
