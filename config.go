@@ -163,6 +163,15 @@ type Config struct {
 	// Patience other than 0 and DefaultPatience is refused (the default's
 	// value is accepted, as the command line always passes one).
 	Patience int `json:"patience"`
+	// StopBy is what early stopping scores the validation rows by, each
+	// epoch (and so what Tune compares trials by): StopByNLL ("nll"; ""
+	// too, the default), their NLL, or StopByDepth ("depth"; decoder head
+	// only, with validation rows), their NLL at the temperatures per
+	// token depth that minimise it on them, the temperatures that
+	// CalibrateByDepth fits: a decoder whose finer digits overfit first
+	// then trains on while its coarser ones improve, and the epoch kept is
+	// the best once calibrated per depth. Use it with CalibrateByDepth.
+	StopBy string `json:"stop_by,omitempty"`
 	// ValFrac is the fraction of the training rows held out for early
 	// stopping: 0 means the default DefaultValFrac (0.1), a negative value
 	// holds out nothing and trains on all rows for MaxEpochs epochs. (The
@@ -399,6 +408,18 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	}
 	if _, tree := tok.(vocab.Tree); c.Calibrate && (c.CalibrateBy == CalibrateByPIT || c.CalibrateBy == CalibrateByIsotonic) && c.Head == HeadDecoder && !tree {
 		return nil, configErr("CalibrateBy", "the %s objective needs a tree tokenization (normalized or unnormalized, without repeat), have %s", c.CalibrateBy, c.Vocab)
+	}
+	switch c.StopBy {
+	case "", StopByNLL:
+	case StopByDepth:
+		if c.Head != HeadDecoder {
+			return nil, configErr("StopBy", "early stopping by depth needs the decoder head, have %s", c.Head)
+		}
+		if c.ValFrac < 0 {
+			return nil, configErr("StopBy", "early stopping by depth needs validation rows (ValFrac >= 0)")
+		}
+	default:
+		return nil, configErr("StopBy", "unknown early-stopping score %q (want nll or depth)", c.StopBy)
 	}
 	if c.Calibrate && c.CalibrateBy == CalibrateByDepth && c.Head != HeadDecoder {
 		return nil, configErr("CalibrateBy", "the depth objective needs the decoder head, have %s", c.Head)
@@ -641,4 +662,13 @@ func setInt(p *int, v int) {
 	if *p == 0 {
 		*p = v
 	}
+}
+
+// depthTemps is train.Settings.DepthTemps for c: the temperatures' range
+// with StopByDepth, none otherwise.
+func (c Config) depthTemps() [2]float64 {
+	if c.StopBy == StopByDepth {
+		return [2]float64{MinTemperature, MaxTemperature}
+	}
+	return [2]float64{}
 }

@@ -131,7 +131,7 @@ func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cf
 	run := train.Prepare(m.net, tg, xs, rows, cols, train.Settings{
 		LR: cfg.LR, WeightDecay: cfg.WeightDecay, AdamW: cfg.AdamW, BatchSize: cfg.BatchSize,
 		MaxEpochs: cfg.MaxEpochs, Patience: cfg.Patience, ValFrac: cfg.ValFrac, Seed: cfg.Seed,
-		SplitSeed: split, OwnSplit: k > 0,
+		SplitSeed: split, OwnSplit: k > 0, DepthTemps: cfg.depthTemps(),
 	})
 	var onEpoch func(train.Epoch)
 	if o.progress != nil {

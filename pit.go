@@ -61,6 +61,16 @@ const (
 	IsotonicFloor    = 0.05
 )
 
+// The scores of Config.StopBy.
+const (
+	// StopByNLL (the default, "" too) early-stops on the validation NLL.
+	StopByNLL = "nll"
+	// StopByDepth early-stops on the validation NLL at the temperatures
+	// per token depth fitted on the validation rows (CalibrateByDepth's,
+	// one model's: each depth alone).
+	StopByDepth = "depth"
+)
+
 // CalibrateObjectives lists the calibration objectives.
 var CalibrateObjectives = []string{CalibrateByNLL, CalibrateByPIT, CalibrateByIsotonic, CalibrateByDepth}
 

@@ -62,7 +62,7 @@ func (m *Model) calibrate(ctx context.Context, x []float64, cols int, y []float6
 // done, fitTemperature returns an error wrapping ctx.Err() (m then may be
 // half calibrated; calibrate restores it).
 func (m *Model) fitTemperature(ctx context.Context, x []float64, rows int, y []float64, by string) error {
-	m.recal, m.depthT = nil, nil
+	m.recal, m.depthT, m.info.DepthTemperatures = nil, nil, nil
 	m.info.IsotonicSegments, m.info.IsotonicWeight = 0, 0
 	if err := ctx.Err(); err != nil {
 		return err

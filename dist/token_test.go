@@ -708,6 +708,39 @@ func TestLogProbSeqAt(t *testing.T) {
 	}
 }
 
+// TestLevelLogProbAt: each level's log probability at its own temperature
+// is the masked softmax of that level's logits divided by it, by hand, and
+// the levels at one temperature sum to LogProbSeqAt's.
+func TestLevelLogProbAt(t *testing.T) {
+	for _, spec := range treeSpecs {
+		tok := parseTok(t, spec)
+		f := newFake(t, tok.Size(), 4, 1.5)
+		d := NewToken(f, tok, testAff, TokenOptions{MeanTol: -1})
+		for _, s := range brute(t, f, tok)[:5] {
+			lev := d.LevelLogProbAt(s.toks)
+			at := d.LogProbSeqAt(s.toks)
+			sum := 0.0
+			for l := range s.toks {
+				sum += lev(l, 0.7)
+				temp := float32(0.5 + float64(l)) // T = 0.5, 1.5, 2.5, ...
+				allowed := tok.Allowed(nil, s.toks[:l])
+				lg := f.logits(s.toks[:l])
+				row := make([]float32, len(lg))
+				for j, v := range lg {
+					row[j] = v / temp
+				}
+				want := logSoftmaxAt(row, allowed, s.toks[l])
+				if got := lev(l, 1/float64(temp)); !(math.Abs(got-want) <= 1e-6) {
+					t.Errorf("%s %v level %d at T=%v: %v, want %v", spec, s.toks, l, temp, got, want)
+				}
+			}
+			if want := at(0.7); !(math.Abs(sum-want) <= 1e-9) {
+				t.Errorf("%s %v: levels sum to %v at invT 0.7, LogProbSeqAt %v", spec, s.toks, sum, want)
+			}
+		}
+	}
+}
+
 // TestSoftmaxRowsMatchesSoftmaxOver: the batched softmax of sampling gives
 // softmaxOver's bits row by row, with rows of different allowed sets and
 // the special rows (an +Inf logit, all -Inf, a NaN) among ordinary ones.

@@ -37,9 +37,13 @@ type ModelInfo struct {
 	Loaded              string     `json:"loaded"`      // when the server loaded it (RFC 3339)
 	YRange              [2]float64 `json:"y_range"`     // the training targets' range
 	Temperature         float64    `json:"temperature"` // calibration temperature (1: none)
-	// CalibrateBy is the calibration's objective ("nll", "pit" or
-	// "isotonic": the temperature and a map of the CDF); absent for
-	// uncalibrated models and files written before the pit objective.
+	// DepthTemperatures are a decoder's temperatures per token depth
+	// (calibrate_by "depth"; temperature is then 1).
+	DepthTemperatures []float64 `json:"depth_temperatures,omitempty"`
+	// CalibrateBy is the calibration's objective ("nll", "pit",
+	// "isotonic": the temperature and a map of the CDF, or "depth");
+	// absent for uncalibrated models and files written before the pit
+	// objective.
 	CalibrateBy string `json:"calibrate_by,omitempty"`
 }
 
@@ -170,7 +174,7 @@ func (r *registry) load(name, path string) (*entry, error) {
 	info := ModelInfo{
 		Name: name, Head: string(cfg.Head), Target: target, Created: m.Info().Created,
 		File: path, Loaded: time.Now().UTC().Format(time.RFC3339),
-		Temperature: m.Temperature(), Members: m.EnsembleSize(),
+		Temperature: m.Temperature(), DepthTemperatures: m.DepthTemperatures(), Members: m.EnsembleSize(),
 	}
 	if m.Calibrated() {
 		info.CalibrateBy = m.Info().CalibrateBy

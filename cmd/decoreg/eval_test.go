@@ -413,6 +413,39 @@ func TestTrainCalibrate(t *testing.T) {
 			t.Errorf("sample %s on an isotonic model: exit %d %q", f, code, errs)
 		}
 	}
+	// --calibrate-by depth: temperatures per token depth in the summary and
+	// in eval, none beside them; sample and predict use them.
+	dm := filepath.Join(dir, "depth.model")
+	out, _ = mustCLI(t, append([]string{"train", "--data", data, "--out", dm, "--calibrate", "--calibrate-by", "depth"}, tinyArgs("decoder")...)...)
+	var sd map[string]any
+	if err := json.Unmarshal([]byte(out), &sd); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if ts, ok := sd["depth_temperatures"].([]any); !ok || len(ts) == 0 || sd["temperature"] != nil || sd["calibrate_by"] != "depth" ||
+		!(sd["val_nll_calibrated"].(float64) <= sd["val_nll_uncalibrated"].(float64)) {
+		t.Fatalf("summary of a depth-calibrated model: %s", out)
+	}
+	out, _ = mustCLI(t, "eval", "--model", dm, "--data", "testdata/cli/small.csv")
+	e = nil
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if u, ok := e["uncalibrated"].(map[string]any); !ok || e["calibrate_by"] != "depth" || e["temperature"] != nil ||
+		fmt.Sprint(e["depth_temperatures"]) != fmt.Sprint(sd["depth_temperatures"]) || u["nll"] == e["nll"] {
+		t.Errorf("eval of a depth-calibrated model: %s", out)
+	}
+	mustCLI(t, "sample", "--model", dm, "--data", "testdata/cli/small.csv", "--n", "3", "--temperature", "0.5", "--out", filepath.Join(dir, "sd.csv"))
+	mustCLI(t, "predict", "--model", dm, "--data", "testdata/cli/small.csv", "--out", filepath.Join(dir, "pd.csv"))
+	// --stop-by depth: the validation loss is the one calibrated per depth,
+	// which --calibrate-by depth then reaches on the same rows.
+	out, _ = mustCLI(t, append([]string{"train", "--data", data, "--out", dm, "--stop-by", "depth", "--calibrate", "--calibrate-by", "depth"}, tinyArgs("decoder")...)...)
+	sd = nil
+	if err := json.Unmarshal([]byte(out), &sd); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if v, c := sd["val_loss"].(float64), sd["val_nll_calibrated"].(float64); math.Abs(v-c) > 1e-3 {
+		t.Errorf("--stop-by depth: val_loss %v, calibrated %v: %s", v, c, out)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -425,6 +458,11 @@ func TestTrainCalibrate(t *testing.T) {
 		{append(tinyArgs("decoder"), "--calibrate", "--calibrate-by", "isotonic", "--vocab", "hamming:length=4"), "--calibrate-by: the isotonic objective needs a tree tokenization"},
 		{append([]string{"--calibrate", "--calibrate-by", "ece"}, tinyArgs("mdn")...), `--calibrate-by: unknown calibration objective "ece"`},
 		{append(tinyArgs("decoder"), "--calibrate", "--calibrate-by", "pit", "--vocab", "hamming:length=4"), "--calibrate-by: the pit objective needs a tree tokenization"},
+		{append([]string{"--calibrate", "--calibrate-by", "depth"}, tinyArgs("mdn")...), "--calibrate-by: the depth objective needs the decoder head, have mdn"},
+		{append([]string{"--calibrate", "--calibrate-by", "depth"}, tinyArgs("riemann")...), "--calibrate-by: the depth objective needs the decoder head, have riemann"},
+		{append([]string{"--stop-by", "depth"}, tinyArgs("mdn")...), "--stop-by: early stopping by depth needs the decoder head, have mdn"},
+		{append(tinyArgs("decoder"), "--stop-by", "depth", "--val-frac", "0"), "--stop-by is for early stopping, which needs validation rows"},
+		{append(tinyArgs("decoder"), "--stop-by", "val"), `--stop-by: unknown early-stopping score "val"`},
 	} {
 		code, _, errs := cli(t, append([]string{"train", "--data", data, "--out", filepath.Join(dir, "x.model")}, c.args...)...)
 		if code != 2 || !strings.Contains(errs, c.want) {

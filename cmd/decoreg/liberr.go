@@ -54,6 +54,7 @@ var flagFields = []struct {
 	{"BatchSize", "batch", true},
 	{"MaxEpochs", "epochs", true},
 	{"Patience", "patience", true},
+	{"StopBy", "stop-by", false},
 	{"ValFrac", "val-frac", false},
 	{"TargetMin", "target-range", false},
 	{"TargetMax", "target-range", false},

@@ -103,7 +103,8 @@ best epoch so far, and an upper bound on the time left) when it is a
 terminal, one line per epoch otherwise, nothing with --quiet. When training
 ends, one JSON line on standard output summarises it: model, head, rows,
 params, epochs (the epochs completed), best_epoch, val_loss (null without
-validation; with --tune, a normalized decoder's at --tune-resolution), stopped ("early-stopping", "max-epochs" or "cancelled", as the
+validation; with --tune, a normalized decoder's at --tune-resolution; with
+--stop-by depth, calibrated per depth), stopped ("early-stopping", "max-epochs" or "cancelled", as the
 model file records it; with --tune the chosen trial's, which may also be
 "halved" or "budget") and seconds; with --calibrate also temperature,
 calibrate_by, val_nll_uncalibrated and val_nll_calibrated (with
@@ -202,6 +203,17 @@ and serve use them (sample by inverse CDF: a recalibrated model refuses
 --temperature, --top-k and --top-p), and eval reports the scores without
 them too.
 
+--stop-by depth (decoder head, with validation rows) early-stops on the
+validation NLL at the temperatures per token depth that minimise it on the
+validation rows, fitted anew each epoch (each depth alone: golden-section
+search on log T in [0.05, 20] from the epoch's teacher-forced logits), in
+place of the plain validation NLL; --tune then compares its trials by it
+too. A decoder's finer digits overfit before its coarser ones: early
+stopping on the plain NLL stops when they do, while by depth training goes
+on as long as the distribution calibrated per depth improves. Use it with
+--calibrate --calibrate-by depth, which stores such temperatures (without
+them, the kept epoch's plain distribution may be poorly calibrated).
+
 Interrupting (Ctrl-C, SIGINT, SIGTERM or SIGHUP) stops training at the next batch
 and saves the best model so far; the command then prints
 "interrupted: saved best model from epoch N" on standard error, the summary
@@ -259,6 +271,7 @@ type trainFlags struct {
 	sigmoid, quiet                bool
 	calibrate                     bool
 	calibrateBy                   string
+	stopBy                        string
 	inputTransform                string
 	ensemble                      int
 	tune                          bool
@@ -299,6 +312,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.batch, "batch", decoreg.DefaultBatchSize, "mini-batch size")
 	fs.IntVar(&f.epochs, "epochs", decoreg.DefaultMaxEpochs, "maximum number of epochs")
 	fs.IntVar(&f.patience, "patience", decoreg.DefaultPatience, "epochs without a better validation loss before stopping")
+	fs.StringVar(&f.stopBy, "stop-by", decoreg.StopByNLL, "the validation `SCORE` of early stopping (and of --tune's comparisons): nll, or depth (decoder: the NLL at the temperatures per token depth fitted on the validation rows each epoch, as --calibrate-by depth fits them; use the two together)")
 	fs.Float64Var(&f.valFrac, "val-frac", decoreg.DefaultValFrac, "fraction of the training rows held out for early stopping, in [0, 1); 0: no validation split, train for --epochs epochs")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed (initialisation, validation split, batch order)")
 	fs.IntVar(&f.threads, "threads", 0, "threads of the matrix kernels (0: every core)")
@@ -360,6 +374,9 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	if isSet(fs, "calibrate-by") && !f.calibrate {
 		return decoreg.Config{}, inputf(name, "--calibrate-by is for --calibrate (add --calibrate)")
 	}
+	if vf < 0 && f.stopBy != decoreg.StopByNLL {
+		return decoreg.Config{}, inputf(name, "--stop-by is for early stopping, which needs validation rows: --val-frac must be > 0")
+	}
 	c := decoreg.Config{
 		Head: head, EncLayers: f.encLayers, EncWidth: f.encWidth,
 		LR: f.lr, WeightDecay: f.weightDecay, AdamW: f.adamw,
@@ -369,6 +386,9 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	}
 	if f.calibrate && f.calibrateBy != decoreg.CalibrateByNLL {
 		c.CalibrateBy = f.calibrateBy // the default objective stays "" in the Config
+	}
+	if f.stopBy != decoreg.StopByNLL {
+		c.StopBy = f.stopBy // as CalibrateBy: the default stays ""
 	}
 	if f.encoder == decoreg.EncoderPLR {
 		c.PLRFrequencies, c.PLRDim, c.PLRSigma = f.plrFrequencies, f.plrDim, f.plrSigma

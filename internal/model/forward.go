@@ -113,6 +113,39 @@ func (m *Model) RowPrefixLosses(b *Batch, masked bool, n int, out []float64) {
 	m.rowLosses(b, masked, n, out)
 }
 
+// VisitLogits runs the rows of b through a decoder as RowLosses does
+// (teacher-forced, masked as RowLosses with masked) and calls visit for
+// each row i and position k, in order, with the position's raw logits (V
+// values), its mask (nil: every token allowed) and its target token; the
+// slices are valid during the call only. It panics for another head.
+func (m *Model) VisitLogits(b *Batch, masked bool, visit func(i, k int, logits []float32, mask []bool, target int)) {
+	if m.Cfg.Head != Decoder {
+		panic("model: VisitLogits of a head without tokens")
+	}
+	m.thaw()
+	m.check(b)
+	chunk := max(m.a.bcap, 256)
+	m.ensure(min(chunk, b.B))
+	chunk = m.a.bcap
+	T, V := m.t, m.v
+	for lo := 0; lo < b.B; lo += chunk {
+		hi := min(lo+chunk, b.B)
+		m.forward(b, lo, hi, masked)
+		a := &m.a
+		for i := range hi - lo {
+			for k := range T {
+				n := i*T + k
+				var mask []bool
+				if a.lmask != nil {
+					mask = a.lmask[n*V : (n+1)*V]
+				}
+				visit(lo+i, k, a.logits[n*V:(n+1)*V], mask, int(a.tokens[n]))
+			}
+		}
+	}
+	m.a.ready = false
+}
+
 // rowLosses is RowLosses, summing the first n positions of a decoder's
 // rows.
 func (m *Model) rowLosses(b *Batch, masked bool, n int, out []float64) {

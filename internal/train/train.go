@@ -33,6 +33,13 @@ type Settings struct {
 	// the same validation rows.
 	SplitSeed uint64
 	OwnSplit  bool
+	// DepthTemps, when its upper end is above 0, makes a decoder's
+	// validation loss its NLL at the temperatures per token depth in
+	// [DepthTemps[0], DepthTemps[1]] that minimise it on the validation
+	// rows themselves (head.DepthScores.Fit), so that early stopping
+	// keeps the epoch whose distribution is best once calibrated per
+	// depth.
+	DepthTemps [2]float64
 }
 
 // Split returns the validation and training rows Prepare holds out and
@@ -148,13 +155,17 @@ func (t *Run) Validate() (loss float64, best bool, err error) {
 		t.bestEpoch = t.epoch
 		return math.NaN(), true, nil
 	}
-	out := make([]float64, len(t.val))
-	t.tg.RowNLL(t.net, t.xs, t.cols, t.val, out)
-	var s float64
-	for _, v := range out {
-		s += v
+	if t.s.DepthTemps[1] > 0 {
+		_, loss = t.tg.DepthScores(t.net, t.xs, t.cols, t.val).Fit(t.s.DepthTemps[0], t.s.DepthTemps[1])
+	} else {
+		out := make([]float64, len(t.val))
+		t.tg.RowNLL(t.net, t.xs, t.cols, t.val, out)
+		var s float64
+		for _, v := range out {
+			s += v
+		}
+		loss = s / float64(len(t.val))
 	}
-	loss = s / float64(len(t.val))
 	if math.IsNaN(loss) {
 		return loss, false, fmt.Errorf("%w: the validation loss is NaN at epoch %d", ErrDiverged, t.epoch)
 	}

@@ -1,0 +1,117 @@
+package head
+
+import (
+	"math"
+
+	"decoreg/internal/model"
+	"decoreg/internal/vec"
+)
+
+// DepthScores holds what a decoder's NLL of some rows at a temperature per
+// token depth needs: each scored token's allowed logits and the target's
+// index among them, from one teacher-forced pass. Levels are separable
+// (the NLL is a sum over them), so each depth's temperature is fitted
+// alone.
+type DepthScores struct {
+	levels int         // tokens scored per row (T, less those SetResolution drops)
+	rows   int         // rows scored
+	logits [][]float64 // [row*levels+k]: the allowed tokens' logits
+	at     []int       // [row*levels+k]: the target's index among them; -1: not allowed
+	logW   float64     // the rows' mean log width in u of the scored cells
+}
+
+// DepthScores runs rows idx of xs (cols features, standardized) through
+// the decoder net and keeps what DepthScores.Fit needs; the levels scored
+// and the cells' widths are those of RowNLL (after SetResolution). It
+// panics for a head without tokens.
+func (tg *Targets) DepthScores(net *model.Model, xs []float32, cols int, idx []int) *DepthScores {
+	levels := tg.T - tg.dropped
+	d := &DepthScores{levels: levels, rows: len(idx), logits: make([][]float64, len(idx)*levels), at: make([]int, len(idx)*levels)}
+	const chunk = 1024
+	b := tg.newBatch(min(chunk, len(idx)), cols, false)
+	for lo := 0; lo < len(idx); lo += chunk {
+		part := idx[lo:min(lo+chunk, len(idx))]
+		tg.Fill(b, xs, cols, part)
+		net.VisitLogits(b, true, func(i, k int, logits []float32, mask []bool, target int) {
+			if k >= levels {
+				return
+			}
+			n := (lo+i)*levels + k
+			var allowed []float64
+			at := -1
+			for j, v := range logits {
+				if mask != nil && !mask[j] {
+					continue
+				}
+				if j == target {
+					at = len(allowed)
+				}
+				allowed = append(allowed, float64(v))
+			}
+			d.logits[n], d.at[n] = allowed, at
+		})
+		for _, i := range part {
+			if tg.dropped > 0 {
+				d.logW += tg.scoredLogW
+			} else if tg.LogW != nil {
+				d.logW += tg.LogWidthU(i)
+			}
+		}
+	}
+	if len(idx) > 0 {
+		d.logW /= float64(len(idx))
+	}
+	return d
+}
+
+// Levels is the number of token depths scored.
+func (d *DepthScores) Levels() int { return d.levels }
+
+// LevelNLL is the rows' mean -log P(token at depth k) under the masked
+// softmax of the logits divided by t (+Inf where a target token is not
+// allowed, NaN where a logit is).
+func (d *DepthScores) LevelNLL(k int, t float64) float64 {
+	inv := 1 / t
+	s := 0.0
+	for r := range d.rows {
+		n := r*d.levels + k
+		l, at := d.logits[n], d.at[n]
+		if at < 0 {
+			return math.Inf(1)
+		}
+		m := math.Inf(-1)
+		for _, v := range l {
+			m = max(m, v)
+		}
+		z := 0.0
+		for _, v := range l {
+			z += math.Exp((v - m) * inv)
+		}
+		s -= (l[at]-m)*inv - math.Log(z)
+	}
+	return s / float64(d.rows)
+}
+
+// Fit returns, for each depth, the temperature in [lo, hi] that minimises
+// its LevelNLL (golden-section search on log t, from t = 1's value: a
+// depth whose search finds nothing lower keeps 1), and the rows' mean NLL
+// in u units at those temperatures (RowNLL's mean at temperature 1). NaN
+// where a logit is NaN or there are no rows.
+func (d *DepthScores) Fit(lo, hi float64) (ts []float64, nllU float64) {
+	if d.rows == 0 {
+		return nil, math.NaN()
+	}
+	ts = make([]float64, d.levels)
+	nllU = d.logW
+	for k := range d.levels {
+		f := func(logT float64) float64 { return d.LevelNLL(k, math.Exp(logT)) }
+		best, fb := vec.GoldenMin(f, math.Log(lo), math.Log(hi), 40)
+		ts[k] = 1
+		f1 := f(0)
+		if fb < f1 {
+			ts[k], f1 = math.Exp(best), fb
+		}
+		nllU += f1
+	}
+	return ts, nllU
+}
