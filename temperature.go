@@ -296,15 +296,11 @@ func (m *Model) mixtureNLL(per [][]float64) float64 {
 	if len(per) == 0 || len(per[0]) == 0 {
 		return math.NaN()
 	}
-	s := 0.0
-	lp := make([]float64, len(per))
-	for i := range per[0] {
-		for k := range per {
-			lp[k] = -per[k][i]
-		}
-		s -= vec.LogMeanExp(lp)
+	all := make([]int, len(per))
+	for k := range all {
+		all[k] = k
 	}
-	return s/float64(len(per[0])) + m.units.LogRange()
+	return mixtureNLL(per, all) + m.units.LogRange()
 }
 
 // depthSweeps bounds CalibrateByDepth's sweeps over the depths (one
@@ -363,32 +359,15 @@ func (m *Model) fitDepth(ctx context.Context, ms []objMember, rows int, t0, f1 f
 		}
 		return m.mixtureNLL(trial)
 	}
-	lo0, hi0 := math.Log(MinTemperature), math.Log(MaxTemperature)
-	phi := (math.Sqrt(5) - 1) / 2
+	lo, hi := math.Log(MinTemperature), math.Log(MaxTemperature)
 	for sweep := range depthSweeps {
 		start := cur
 		for d := range depth {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			lo, hi := lo0, hi0
-			a, b := hi-phi*(hi-lo), lo+phi*(hi-lo)
-			fa, fb := at(d, math.Exp(a)), at(d, math.Exp(b))
-			for range 40 {
-				if fa <= fb {
-					hi, b, fb = b, a, fa
-					a = hi - phi*(hi-lo)
-					fa = at(d, math.Exp(a))
-				} else {
-					lo, a, fa = a, b, fb
-					b = lo + phi*(hi-lo)
-					fb = at(d, math.Exp(b))
-				}
-			}
-			best, fbest := math.Exp(a), fa
-			if fb < fa {
-				best, fbest = math.Exp(b), fb
-			}
+			logT, fbest := vec.GoldenMin(func(logT float64) float64 { return at(d, math.Exp(logT)) }, lo, hi, 40)
+			best := math.Exp(logT)
 			if !(fbest < cur) {
 				continue // the search's bracket missed the current value's
 			}
@@ -407,9 +386,6 @@ func (m *Model) fitDepth(ctx context.Context, ms []objMember, rows int, t0, f1 f
 		if len(ms) == 1 && sweep == 0 || !(cur < start-1e-9) {
 			break // separable, or no longer improving
 		}
-	}
-	if math.IsNaN(cur) || math.IsInf(cur, 0) {
-		return fmt.Errorf("%w: the validation NLL is %v at every temperature", ErrBadInput, cur)
 	}
 	lr := m.units.LogRange()
 	m.temp, m.depthT = 0, ts

@@ -234,7 +234,9 @@ func selectMembers(models []*Model, n int, x []float64, rows, cols int, y []floa
 // valRowNLL returns each model's NLL (in u units) on each validation row
 // of base's split (at most maxCalibrationRows of them): out[k][i] for
 // models[k] and row i, a decoder's at resolution res (Targets.SetResolution;
-// 0: none). The models were trained on the same rows and targets.
+// 0: none), and with base.StopBy StopByDepth at the temperatures per token
+// depth fitted to its own rows. The models were trained on the same rows
+// and targets.
 func valRowNLL(models []*Model, x []float64, rows, cols int, y []float64, base Config, res float64) ([][]float64, error) {
 	val, _ := train.Split(rows, base.ValFrac, base.Seed)
 	val = val[:min(len(val), maxCalibrationRows)]
@@ -260,6 +262,14 @@ func valRowNLL(models []*Model, x []float64, rows, cols int, y []float64, base C
 			return nil, err
 		}
 		nll[k] = make([]float64, len(val))
+		if lo, hi := base.depthTemps()[0], base.depthTemps()[1]; hi > 0 && m.cfg.Head == HeadDecoder {
+			// Early-stopped by depth: each model at the temperatures per
+			// depth that its validation rows give it.
+			ds := tg.DepthScores(m.net, xs, cols, idx)
+			ts, _ := ds.Fit(lo, hi)
+			ds.RowNLL(ts, nll[k])
+			continue
+		}
 		tg.RowNLL(m.net, xs, cols, idx, nll[k])
 	}
 	return nll, nil

@@ -45,6 +45,10 @@ const (
 	// Tune with Ensemble 5 and EnsembleFrom all: "tuned+all5",
 	// "tuned+all5+cal".
 	tabTunedAll = "tuned-all"
+	// tuned-all with StopBy depth (early stopping and the trials, seeds
+	// and members compared by the validation NLL calibrated per token
+	// depth): "tuned+all5+sd", "tuned+all5+sd+cal", "+iso", "+depth".
+	tabTunedAllDepth = "tuned-all-depth"
 )
 
 // tabGroups are the groups of the default plan. tabTunedSeeds is not among
@@ -53,7 +57,7 @@ const (
 var tabGroups = []string{tabDefault, tabEnsemble, tabTuned, tabTunedAll}
 
 // TabularGroups are the groups Options.Groups may name.
-var TabularGroups = []string{tabDefault, tabEnsemble, tabTuned, tabTunedSeeds, tabTunedAll}
+var TabularGroups = []string{tabDefault, tabEnsemble, tabTuned, tabTunedSeeds, tabTunedAll, tabTunedAllDepth}
 
 // tabVariants are the scored models, in report order.
 // A "+iso" variant is the "+cal" one's model calibrated instead by the
@@ -62,7 +66,7 @@ var TabularGroups = []string{tabDefault, tabEnsemble, tabTuned, tabTunedSeeds, t
 // same model calibrated instead by temperatures per token depth
 // (CalibrateByDepth) on those rows; journals before 2026-11-28 do not
 // have it.
-var tabVariants = []string{"default", "default+cal", "default+iso", "default+depth", "ensemble5", "ensemble5+cal", "ensemble5+iso", "ensemble5+depth", "tuned", "tuned+ensemble5", "tuned+ensemble5+cal", "tuned+ensemble5+iso", "tuned+ensemble5+depth", "tuned+seeds5", "tuned+seeds5+cal", "tuned+seeds5+iso", "tuned+seeds5+depth", "tuned+all5", "tuned+all5+cal", "tuned+all5+iso", "tuned+all5+depth"}
+var tabVariants = []string{"default", "default+cal", "default+iso", "default+depth", "ensemble5", "ensemble5+cal", "ensemble5+iso", "ensemble5+depth", "tuned", "tuned+ensemble5", "tuned+ensemble5+cal", "tuned+ensemble5+iso", "tuned+ensemble5+depth", "tuned+seeds5", "tuned+seeds5+cal", "tuned+seeds5+iso", "tuned+seeds5+depth", "tuned+all5", "tuned+all5+cal", "tuned+all5+iso", "tuned+all5+depth", "tuned+all5+sd", "tuned+all5+sd+cal", "tuned+all5+sd+iso", "tuned+all5+sd+depth"}
 
 // tabPresent returns the variants of tabVariants that tab (variant ->
 // dataset -> scores) holds, in report order.
@@ -236,14 +240,17 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 	case tabEnsemble:
 		cfg.Ensemble = ens
 		m, err = decoreg.FitFlat(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, cfg)
-	case tabTuned, tabTunedSeeds, tabTunedAll:
+	case tabTuned, tabTunedSeeds, tabTunedAll, tabTunedAllDepth:
 		cfg.Ensemble = ens
+		if group == tabTunedAllDepth {
+			cfg.StopBy = decoreg.StopByDepth
+		}
 		l.Budget = budget.Seconds()
 		o := decoreg.TuneOptions{Budget: budget, EnsembleFrom: decoreg.EnsembleFromTrials}
 		switch group {
 		case tabTunedSeeds:
 			o.EnsembleFrom = decoreg.EnsembleFromSeeds
-		case tabTunedAll:
+		case tabTunedAll, tabTunedAllDepth:
 			o.EnsembleFrom = decoreg.EnsembleFromAll
 		}
 		var rep *decoreg.TuneReport
@@ -314,7 +321,7 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 	case tabEnsemble:
 		todo = append(todo, scored{"ensemble5", un})
 		err = cal("ensemble5")
-	case tabTuned, tabTunedSeeds, tabTunedAll:
+	case tabTuned, tabTunedSeeds, tabTunedAll, tabTunedAllDepth:
 		if group == tabTuned {
 			best, berr := un.Members()[0].WithTemperature(1)
 			if berr != nil {
@@ -323,10 +330,7 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 			todo = append(todo, scored{"tuned", best}, scored{"tuned+ensemble5", un})
 			err = cal("tuned+ensemble5")
 		} else {
-			v := "tuned+seeds5"
-			if group == tabTunedAll {
-				v = "tuned+all5"
-			}
+			v := map[string]string{tabTunedSeeds: "tuned+seeds5", tabTunedAll: "tuned+all5", tabTunedAllDepth: "tuned+all5+sd"}[group]
 			todo = append(todo, scored{v, un})
 			err = cal(v)
 		}
@@ -1191,7 +1195,7 @@ func tabTuningTable(b *strings.Builder, lines []*TabularLine) {
 		if l.Error != "" {
 			secs[k][l.Group] = "failed"
 		}
-		if l.Group != tabTuned && l.Group != tabTunedSeeds && l.Group != tabTunedAll {
+		if l.Group != tabTuned && l.Group != tabTunedSeeds && l.Group != tabTunedAll && l.Group != tabTunedAllDepth {
 			continue
 		}
 		if byGroup[l.Group] == nil {
@@ -1214,7 +1218,7 @@ func tabTuningTable(b *strings.Builder, lines []*TabularLine) {
 	// The train seconds of the groups the journal holds; the seeds' and
 	// the best trial's columns of tuned-seeds and tuned-all where it holds
 	// them.
-	names := map[string]string{tabDefault: "default", tabEnsemble: "ensemble", tabTuned: "tuned", tabTunedSeeds: "tuned from seeds", tabTunedAll: "tuned from all"}
+	names := map[string]string{tabDefault: "default", tabEnsemble: "ensemble", tabTuned: "tuned", tabTunedSeeds: "tuned from seeds", tabTunedAll: "tuned from all", tabTunedAllDepth: "tuned from all, stopped by depth"}
 	var groups, gnames []string
 	for _, g := range TabularGroups {
 		if has[g] {
@@ -1222,7 +1226,7 @@ func tabTuningTable(b *strings.Builder, lines []*TabularLine) {
 		}
 	}
 	var members []string // tuned-seeds, tuned-all: those the journal holds
-	for _, g := range []string{tabTunedAll, tabTunedSeeds} {
+	for _, g := range []string{tabTunedAll, tabTunedAllDepth, tabTunedSeeds} {
 		if len(byGroup[g]) > 0 {
 			members = append(members, g)
 		}

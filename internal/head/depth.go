@@ -17,7 +17,7 @@ type DepthScores struct {
 	rows   int         // rows scored
 	logits [][]float64 // [row*levels+k]: the allowed tokens' logits
 	at     []int       // [row*levels+k]: the target's index among them; -1: not allowed
-	logW   float64     // the rows' mean log width in u of the scored cells
+	logW   []float64   // per row: the log width in u of its scored cell
 }
 
 // DepthScores runs rows idx of xs (cols features, standardized) through
@@ -26,7 +26,7 @@ type DepthScores struct {
 // panics for a head without tokens.
 func (tg *Targets) DepthScores(net *model.Model, xs []float32, cols int, idx []int) *DepthScores {
 	levels := tg.T - tg.dropped
-	d := &DepthScores{levels: levels, rows: len(idx), logits: make([][]float64, len(idx)*levels), at: make([]int, len(idx)*levels)}
+	d := &DepthScores{levels: levels, rows: len(idx), logits: make([][]float64, len(idx)*levels), at: make([]int, len(idx)*levels), logW: make([]float64, len(idx))}
 	const chunk = 1024
 	b := tg.newBatch(min(chunk, len(idx)), cols, false)
 	for lo := 0; lo < len(idx); lo += chunk {
@@ -50,18 +50,45 @@ func (tg *Targets) DepthScores(net *model.Model, xs []float32, cols int, idx []i
 			}
 			d.logits[n], d.at[n] = allowed, at
 		})
-		for _, i := range part {
+		for k, i := range part {
 			if tg.dropped > 0 {
-				d.logW += tg.scoredLogW
+				d.logW[lo+k] = tg.scoredLogW
 			} else if tg.LogW != nil {
-				d.logW += tg.LogWidthU(i)
+				d.logW[lo+k] = tg.LogWidthU(i)
 			}
 		}
 	}
-	if len(idx) > 0 {
-		d.logW /= float64(len(idx))
-	}
 	return d
+}
+
+// levelNLL is -log P(row r's token at depth k) at temperature 1/inv.
+func (d *DepthScores) levelNLL(r, k int, inv float64) float64 {
+	n := r*d.levels + k
+	l, at := d.logits[n], d.at[n]
+	if at < 0 {
+		return math.Inf(1)
+	}
+	m := math.Inf(-1)
+	for _, v := range l {
+		m = max(m, v)
+	}
+	z := 0.0
+	for _, v := range l {
+		z += math.Exp((v - m) * inv)
+	}
+	return math.Log(z) - (l[at]-m)*inv
+}
+
+// RowNLL writes each row's NLL in u units at temperatures ts (one per
+// depth) into out (RowNLL's values at temperature 1).
+func (d *DepthScores) RowNLL(ts []float64, out []float64) {
+	for r := range d.rows {
+		s := d.logW[r]
+		for k, t := range ts {
+			s += d.levelNLL(r, k, 1/t)
+		}
+		out[r] = s
+	}
 }
 
 // Levels is the number of token depths scored.
@@ -74,20 +101,7 @@ func (d *DepthScores) LevelNLL(k int, t float64) float64 {
 	inv := 1 / t
 	s := 0.0
 	for r := range d.rows {
-		n := r*d.levels + k
-		l, at := d.logits[n], d.at[n]
-		if at < 0 {
-			return math.Inf(1)
-		}
-		m := math.Inf(-1)
-		for _, v := range l {
-			m = max(m, v)
-		}
-		z := 0.0
-		for _, v := range l {
-			z += math.Exp((v - m) * inv)
-		}
-		s -= (l[at]-m)*inv - math.Log(z)
+		s += d.levelNLL(r, k, inv)
 	}
 	return s / float64(d.rows)
 }
@@ -102,7 +116,10 @@ func (d *DepthScores) Fit(lo, hi float64) (ts []float64, nllU float64) {
 		return nil, math.NaN()
 	}
 	ts = make([]float64, d.levels)
-	nllU = d.logW
+	nllU = 0
+	for _, w := range d.logW {
+		nllU += w / float64(d.rows)
+	}
 	for k := range d.levels {
 		f := func(logT float64) float64 { return d.LevelNLL(k, math.Exp(logT)) }
 		best, fb := vec.GoldenMin(f, math.Log(lo), math.Log(hi), 40)

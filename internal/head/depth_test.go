@@ -66,7 +66,10 @@ func TestDepthScores(t *testing.T) {
 		if d.Levels() != tok.Len()-tg.dropped {
 			t.Fatalf("%s: %d levels, want %d", tc.vocab, d.Levels(), tok.Len()-tg.dropped)
 		}
-		got := d.logW
+		got := 0.0
+		for _, w := range d.logW {
+			got += w / rows
+		}
 		for k := range d.Levels() {
 			got += d.LevelNLL(k, 1)
 		}
@@ -107,7 +110,16 @@ func TestDepthScores(t *testing.T) {
 			t.Errorf("%s: level %d at T=2: %v, by hand %v", tc.vocab, k, got, hand)
 		}
 		ts, nll := d.Fit(0.05, 20)
-		sum := d.logW
+		per := make([]float64, rows)
+		d.RowNLL(ts, per)
+		sum, rowSum := 0.0, 0.0
+		for i, w := range d.logW {
+			sum += w / rows
+			rowSum += per[i] / rows
+		}
+		if math.Abs(rowSum-nll) > 1e-12 {
+			t.Errorf("%s: RowNLL at Fit's temperatures averages %v, Fit's NLL %v", tc.vocab, rowSum, nll)
+		}
 		for k, tk := range ts {
 			if !(tk >= 0.05 && tk <= 20) || d.LevelNLL(k, tk) > d.LevelNLL(k, 1) {
 				t.Errorf("%s: level %d's temperature %v: NLL %v, at 1 %v", tc.vocab, k, tk, d.LevelNLL(k, tk), d.LevelNLL(k, 1))
