@@ -128,10 +128,47 @@ func TestCalibrateByDepth(t *testing.T) {
 		if w, err := md.WithTemperature(1); err != nil || w.DepthTemperatures() != nil || w.Calibrated() {
 			t.Errorf("ensemble %v: WithTemperature(1) keeps %v (%v)", ens, w.DepthTemperatures(), err)
 		}
-		// The members share them.
+		// The members share them, each the first ones of its own length, and
+		// a member saved alone loads.
+		if w, _ := md.WithTemperature(1.5); w.Info().CalibrateBy != "" || w.Info().DepthTemperatures != nil || w.Info().Temperature != 1.5 {
+			t.Errorf("ensemble %v: WithTemperature(1.5)'s info: %+v", ens, w.Info())
+		}
 		for k, mk := range md.Members() {
-			if !slices.Equal(mk.DepthTemperatures(), ts) {
-				t.Errorf("ensemble %v: member %d has %v", ens, k, mk.DepthTemperatures())
+			n := mk.tok.Len()
+			if !slices.Equal(mk.DepthTemperatures(), ts[:n]) {
+				t.Errorf("ensemble %v: member %d has %v, want %v", ens, k, mk.DepthTemperatures(), ts[:n])
+			}
+			p := filepath.Join(t.TempDir(), "member.drg")
+			if err := mk.Save(p); err != nil {
+				t.Fatal(err)
+			}
+			if back, err := Load(p); err != nil || !slices.Equal(back.DepthTemperatures(), ts[:n]) {
+				t.Errorf("ensemble %v: member %d saved alone: %v (%v)", ens, k, back.DepthTemperatures(), err)
+			}
+		}
+		if ens {
+			// The first member's own temperatures per depth stop short of
+			// the second's last tokens: the ensemble drops them.
+			short, err := md.Members()[0].WithTemperature(1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if short, err = short.FitTemperature(xc, len(yc), yc, CalibrateByDepth); err != nil {
+				t.Fatal(err)
+			}
+			e, err := NewEnsemble(short, md.Members()[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.DepthTemperatures() != nil || e.Calibrated() || e.Info().CalibrateBy != "" {
+				t.Errorf("an ensemble of a member calibrated per depth with a longer one: %v, %q", e.DepthTemperatures(), e.Info().CalibrateBy)
+			}
+			p := filepath.Join(t.TempDir(), "e.drg")
+			if err := e.Save(p); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Load(p); err != nil {
+				t.Error(err)
 			}
 		}
 	}
@@ -204,6 +241,9 @@ func TestCalibrateByDepthRefused(t *testing.T) {
 	loadEdited(t, "depth_temperatures", ErrBadModel, func(h map[string]any) {        // beside a temperature
 		h["depth_temperatures"], h["temperature"] = []any{1.0, 2.0, 3.0}, 2.0
 	}, nil)
+	loadEdited(t, "depth_temperatures", ErrBadModel, func(h map[string]any) { // beside a map of the CDF
+		h["depth_temperatures"], h["recalibration"] = []any{1.0, 2.0, 3.0}, map[string]any{"v": []any{0.0, 1.0}, "r": []any{0.0, 1.0}}
+	}, nil)
 	header, params := savedModel(t, Config{Head: HeadRiemann, Bins: 8, EncLayers: 1, EncWidth: 8})
 	path := writeModel(t, editHeader(t, header, depth(1.0)), params)
 	if _, err := Load(path); !errors.Is(err, ErrBadModel) || !strings.Contains(err.Error(), "depth_temperatures") {
@@ -265,6 +305,14 @@ func TestStopByDepth(t *testing.T) {
 	}
 	if tm.Info().BestValLoss != best {
 		t.Errorf("tuned model's validation loss %v, the trials' best %v", tm.Info().BestValLoss, best)
+	}
+	small := cfg
+	small.ValFrac = 0.02 // 12 validation rows
+	if _, err := FitFlat(context.Background(), x, len(y), 1, y, small); !errors.As(err, new(*ConfigError)) || !strings.Contains(err.Error(), "at least 20 validation rows, have 12") {
+		t.Errorf("12 validation rows: %v", err)
+	}
+	if _, _, err := Tune(context.Background(), x, len(y), 1, y, small, TuneOptions{Trials: 2, Budget: time.Minute, grid: tinyGrid}); !errors.As(err, new(*ConfigError)) {
+		t.Errorf("Tune with 12 validation rows: %v", err)
 	}
 	for _, c := range []struct {
 		cfg  Config

@@ -6,6 +6,7 @@ import (
 	"decoreg/dist"
 	"decoreg/internal/head"
 	"decoreg/internal/vec"
+	"decoreg/vocab"
 )
 
 // NewEnsemble returns the ensemble of members: a Model whose predictive
@@ -24,8 +25,10 @@ import (
 // the trials and seeds of Tune). The ensemble takes its configuration, training
 // information, names and input checks from the first member, and shares
 // the members' weights; it has the first member's temperature, applied to
-// every member, and no map of the CDF (CalibrateByIsotonic; a member's
-// was fitted for that member alone).
+// every member, or its temperatures per token depth (CalibrateByDepth)
+// where they reach the longest member's last token (else none), and no
+// map of the CDF (CalibrateByIsotonic; a member's was fitted for that
+// member alone).
 func NewEnsemble(members ...*Model) (*Model, error) {
 	if len(members) == 0 {
 		return nil, configErr("Ensemble", "an ensemble needs at least one member")
@@ -47,6 +50,12 @@ func NewEnsemble(members ...*Model) (*Model, error) {
 	}
 	e := *first
 	e.recal = nil // a member's map was fitted for it alone
+	if e.depthT != nil && len(e.depthT) < e.maxTokensOf(members) {
+		// The first member's temperatures per depth do not reach the
+		// longest member's last tokens: fitted for it alone, dropped.
+		e.depthT = nil
+		e.info.clearCalibration()
+	}
 	e.others = append([]*Model(nil), members[1:]...)
 	if len(members) > 1 {
 		e.info.Members = len(members)
@@ -84,22 +93,34 @@ func (m *Model) Members() []*Model {
 		return nil
 	}
 	first := *m
-	first.others, first.recal = nil, nil
+	first.others, first.recal, first.depthT = nil, nil, cutDepth(m.depthT, m.tok)
 	first.info.Members = 0
 	out := []*Model{&first}
 	for _, o := range m.others {
 		c := *o
-		c.temp, c.depthT, c.schema = m.temp, m.depthT, m.schema
+		c.temp, c.depthT, c.schema = m.temp, cutDepth(m.depthT, c.tok), m.schema
 		out = append(out, &c)
 	}
 	return out
 }
 
+// cutDepth is a member's share of its ensemble's temperatures per token
+// depth ts: the first ones, one per token of its tokenization tok.
+func cutDepth(ts []float64, tok vocab.Tokenizer) []float64 {
+	if ts == nil || tok == nil || len(ts) <= tok.Len() {
+		return ts
+	}
+	return ts[:tok.Len()]
+}
+
 // maxTokens is the longest tokenization's length among a decoder's
 // members (0 for other heads).
-func (m *Model) maxTokens() int {
+func (m *Model) maxTokens() int { return m.maxTokensOf(append([]*Model{m}, m.others...)) }
+
+// maxTokensOf is the longest tokenization's length among members.
+func (m *Model) maxTokensOf(members []*Model) int {
 	k := 0
-	for _, mk := range m.Members() {
+	for _, mk := range members {
 		if mk.tok != nil {
 			k = max(k, mk.tok.Len())
 		}

@@ -68,6 +68,9 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 			return nil, err
 		}
 	}
+	if err := checkStopRows(rows, cfg); err != nil {
+		return nil, err
+	}
 	n := max(cfg.Ensemble, 1)
 	var members []*Model
 	for k := range n {

@@ -247,7 +247,19 @@ func (m *Model) WithTemperature(t float64) (*Model, error) {
 	}
 	c := *m
 	c.temp, c.recal, c.depthT = t, nil, nil
+	c.info.clearCalibration()
+	if t != 1 {
+		c.info.Temperature = t
+	}
 	return &c, nil
+}
+
+// clearCalibration drops the record of a calibration's fit (a temperature
+// set by hand, or a fit about to be made, replaces it).
+func (i *TrainInfo) clearCalibration() {
+	i.Temperature, i.CalibrateBy, i.CalibrateRows, i.DepthTemperatures = 0, "", 0, nil
+	i.ValNLLBefore, i.ValNLLAfter, i.ValPITBefore, i.ValPITAfter = 0, 0, 0, 0
+	i.IsotonicSegments, i.IsotonicWeight = 0, 0
 }
 
 // Recalibration returns the map of the CDF that CalibrateByIsotonic
@@ -260,7 +272,8 @@ func (m *Model) Recalibration() *dist.Recalibration {
 }
 
 // Calibrated reports whether the model's distributions are calibrated: a
-// temperature other than 1 or a map of the CDF.
+// temperature other than 1, temperatures per token depth, or a map of the
+// CDF.
 func (m *Model) Calibrated() bool { return m != nil && (m.scaled() || m.recal != nil) }
 
 // Features is the input dimension.

@@ -2,6 +2,7 @@ package decoreg
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -110,6 +111,9 @@ func (m *Model) encodeHeader() ([]byte, error) {
 	if m.scaled() {
 		h.Temperature, h.DepthTemperatures = m.temp, m.depthT
 	}
+	if k := m.maxTokens(); m.depthT != nil && len(m.depthT) != k {
+		return nil, fmt.Errorf("decoreg: %d temperatures per token depth for tokenizations of up to %d tokens", len(m.depthT), k)
+	}
 	if m.recal != nil {
 		v, r := m.recal.Knots()
 		h.Recalibration = &recalKnots{V: v, R: r}
@@ -162,6 +166,9 @@ func Load(path string) (*Model, error) {
 			return nil, fmt.Errorf("%s: %w (bad header of ensemble member %d)", path, modelfile.ErrNotModel, k+2)
 		}
 		heads = append(heads, mh)
+	}
+	if h.Recalibration != nil && h.DepthTemperatures != nil {
+		return nil, &ModelError{Path: path, Field: "depth_temperatures", Err: errors.New("present beside a map of the CDF (recalibration)")}
 	}
 	var recal *dist.Recalibration
 	if h.Recalibration != nil {

@@ -33,6 +33,17 @@ func checkCalibrationRows(rows int, valFrac float64) error {
 	return nil
 }
 
+// checkStopRows refuses StopByDepth, before any training, when rows with
+// cfg's validation fraction leave fewer than minCalibrationRows
+// validation rows: temperatures fitted on fewer rows than that, and scored
+// on the same rows, would choose the epoch by noise.
+func checkStopRows(rows int, cfg Config) error {
+	if n := train.ValRows(rows, cfg.ValFrac); cfg.StopBy == StopByDepth && n < minCalibrationRows {
+		return configErr("StopBy", "early stopping by depth needs at least %d validation rows, have %d (raise the validation fraction)", minCalibrationRows, n)
+	}
+	return nil
+}
+
 // calibrate sets m's temperature to the one fitted by objective by
 // (Config.CalibrateBy: "" or CalibrateByNLL, or CalibrateByPIT) on the
 // validation rows val of x (cols features) and y: the first
@@ -62,8 +73,8 @@ func (m *Model) calibrate(ctx context.Context, x []float64, cols int, y []float6
 // done, fitTemperature returns an error wrapping ctx.Err() (m then may be
 // half calibrated; calibrate restores it).
 func (m *Model) fitTemperature(ctx context.Context, x []float64, rows int, y []float64, by string) error {
-	m.recal, m.depthT, m.info.DepthTemperatures = nil, nil, nil
-	m.info.IsotonicSegments, m.info.IsotonicWeight = 0, 0
+	m.recal, m.depthT = nil, nil
+	m.info.clearCalibration()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -399,7 +410,7 @@ func (m *Model) fitDepth(ctx context.Context, ms []objMember, rows int, t0, f1 f
 // as tg) under m's distributions at temperature t.
 func (m *Model) nllAt(t float64, x []float64, rows int, y []float64, tg *head.Targets) (float64, error) {
 	c := *m
-	c.temp, c.recal = t, nil
+	c.temp, c.recal, c.depthT = t, nil, nil
 	ds, err := c.dists(x, rows, dist.TokenOptions{})
 	if err != nil {
 		return math.NaN(), err

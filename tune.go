@@ -509,6 +509,9 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 			return nil, nil, err
 		}
 	}
+	if err := checkStopRows(rows, base); err != nil {
+		return nil, nil, err
+	}
 	if opts.Budget == 0 {
 		opts.Budget = DefaultTuneBudget
 	}

@@ -374,7 +374,7 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	if isSet(fs, "calibrate-by") && !f.calibrate {
 		return decoreg.Config{}, inputf(name, "--calibrate-by is for --calibrate (add --calibrate)")
 	}
-	if vf < 0 && f.stopBy != decoreg.StopByNLL {
+	if vf < 0 && isSet(fs, "stop-by") {
 		return decoreg.Config{}, inputf(name, "--stop-by is for early stopping, which needs validation rows: --val-frac must be > 0")
 	}
 	c := decoreg.Config{
