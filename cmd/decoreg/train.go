@@ -203,7 +203,7 @@ and serve use them (sample by inverse CDF: a recalibrated model refuses
 --temperature, --top-k and --top-p), and eval reports the scores without
 them too.
 
---stop-by depth (decoder head, with validation rows) early-stops on the
+--stop-by depth (decoder head, at least 20 validation rows) early-stops on the
 validation NLL at the temperatures per token depth that minimise it on the
 validation rows, fitted anew each epoch (each depth alone: golden-section
 search on log T in [0.05, 20] from the epoch's teacher-forced logits), in

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Tables of the tabular-depth README from results.jsonl (tuned-all, splits 0 and 1),
-stop-by-depth.jsonl (tuned-all-depth) when present, ../tabular-resolution/results.jsonl
-and ../xgboost/results.jsonl. Standard library only. Run from this directory."""
-import collections, json, math, os, statistics as st
+"""Tables of the tabular-depth README from results.jsonl (groups tuned-all, splits 0 and 1,
+and tuned-all-depth where it ran), ../tabular-resolution/results.jsonl and
+../xgboost/results.jsonl. Standard library only. Run from this directory: python3 summarize.py"""
+import collections, json, math, statistics as st
 
 TIE = 1e-9  # a win is a tau higher by more than this, as in the tabular report
 
@@ -90,8 +90,8 @@ same = sum(1 for r in runs if old.get((r["dataset"], r["split"])) and
 both = sum(1 for r in runs if old.get((r["dataset"], r["split"])))
 print(f"`tuned+all5`'s tau equal to the bit to `tabular-resolution`'s on {same} of {both} set-splits.\n")
 
-if os.path.exists("stop-by-depth.jsonl"):
-    sd = [r for r in lines("stop-by-depth.jsonl") if not r.get("error")]
+sd = [r for r in lines("results.jsonl") if r["group"] == "tuned-all-depth" and not r.get("error")]
+if sd:
     keys = {(r["dataset"], r["split"]) for r in sd}
     base = [r for r in runs if (r["dataset"], r["split"]) in keys]
     print(f"## Early stopping by depth (`tuned-all-depth`), on the {len(keys)} set-splits it ran "
