@@ -71,11 +71,15 @@ func TestCalibrateByDepth(t *testing.T) {
 		if nn := nllU(mn, xc, yc); !(got <= nn+1e-6) || !(info.ValNLLBefore >= got) {
 			t.Errorf("ensemble %v: depth NLL_u %v above the NLL objective's %v or T=1's %v", ens, got, nn, info.ValNLLBefore)
 		}
+		floor := min(1, mn.Temperature())
 		for d := range ts {
+			if ts[d] < floor*(1-1e-9) {
+				t.Errorf("ensemble %v: T_%d %v below min(1, the NLL temperature %v)", ens, d, ts[d], mn.Temperature())
+			}
 			for _, f := range []float64{1.05, 1 / 1.05} {
 				c := *md
 				c.depthT = slices.Clone(ts)
-				c.depthT[d] = min(max(ts[d]*f, MinTemperature), MaxTemperature)
+				c.depthT[d] = min(max(ts[d]*f, floor), MaxTemperature)
 				if v := nllU(&c, xc, yc); v < got-1e-5 {
 					t.Errorf("ensemble %v: T_%d %v -> %v lowers the fit rows' NLL_u %v -> %v", ens, d, ts[d], c.depthT[d], got, v)
 				}

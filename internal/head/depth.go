@@ -106,15 +106,31 @@ func (d *DepthScores) LevelNLL(k int, t float64) float64 {
 	return s / float64(d.rows)
 }
 
-// Fit returns, for each depth, the temperature in [lo, hi] that minimises
-// its LevelNLL (golden-section search on log t, from t = 1's value: a
-// depth whose search finds nothing lower keeps 1), and the rows' mean NLL
-// in u units at those temperatures (RowNLL's mean at temperature 1). NaN
-// where a logit is NaN or there are no rows.
+// Fit returns, for each depth, the temperature that minimises its
+// LevelNLL, and the rows' mean NLL in u units at those temperatures
+// (RowNLL's mean at temperature 1), as the decoreg package's
+// CalibrateByDepth fits them for one model: first the one temperature t0
+// in [lo, hi] that minimises the rows' NLL (1 unless lower), then each
+// depth's in [min(1, t0), hi] (none sharper than both the model and t0),
+// by golden-section search on log t; a depth whose search finds nothing
+// lower than t0's value keeps t0. NaN where a logit is NaN or there are
+// no rows.
 func (d *DepthScores) Fit(lo, hi float64) (ts []float64, nllU float64) {
 	if d.rows == 0 {
 		return nil, math.NaN()
 	}
+	all := func(logT float64) float64 {
+		s := 0.0
+		for k := range d.levels {
+			s += d.LevelNLL(k, math.Exp(logT))
+		}
+		return s
+	}
+	t0 := 1.0
+	if best, fb := vec.GoldenMin(all, math.Log(lo), math.Log(hi), 40); fb < all(0) {
+		t0 = math.Exp(best)
+	}
+	lo = min(1, t0)
 	ts = make([]float64, d.levels)
 	nllU = 0
 	for _, w := range d.logW {
@@ -123,12 +139,12 @@ func (d *DepthScores) Fit(lo, hi float64) (ts []float64, nllU float64) {
 	for k := range d.levels {
 		f := func(logT float64) float64 { return d.LevelNLL(k, math.Exp(logT)) }
 		best, fb := vec.GoldenMin(f, math.Log(lo), math.Log(hi), 40)
-		ts[k] = 1
-		f1 := f(0)
-		if fb < f1 {
-			ts[k], f1 = math.Exp(best), fb
+		ts[k] = t0
+		f0 := f(math.Log(t0))
+		if fb < f0 {
+			ts[k], f0 = math.Exp(best), fb
 		}
-		nllU += f1
+		nllU += f0
 	}
 	return ts, nllU
 }

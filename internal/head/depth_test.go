@@ -110,6 +110,23 @@ func TestDepthScores(t *testing.T) {
 			t.Errorf("%s: level %d at T=2: %v, by hand %v", tc.vocab, k, got, hand)
 		}
 		ts, nll := d.Fit(0.05, 20)
+		// The one temperature t0 of all levels, by a grid: the floor is
+		// min(1, t0).
+		t0, best := 1.0, math.Inf(1)
+		for g := -300; g <= 300; g++ {
+			tt := math.Exp(float64(g) / 100)
+			if tt < 0.05 || tt > 20 {
+				continue
+			}
+			s := 0.0
+			for k := range d.Levels() {
+				s += d.LevelNLL(k, tt)
+			}
+			if s < best {
+				t0, best = tt, s
+			}
+		}
+		floor := min(1, t0) * 0.99 // the grid's step
 		per := make([]float64, rows)
 		d.RowNLL(ts, per)
 		sum, rowSum := 0.0, 0.0
@@ -121,8 +138,15 @@ func TestDepthScores(t *testing.T) {
 			t.Errorf("%s: RowNLL at Fit's temperatures averages %v, Fit's NLL %v", tc.vocab, rowSum, nll)
 		}
 		for k, tk := range ts {
-			if !(tk >= 0.05 && tk <= 20) || d.LevelNLL(k, tk) > d.LevelNLL(k, 1) {
-				t.Errorf("%s: level %d's temperature %v: NLL %v, at 1 %v", tc.vocab, k, tk, d.LevelNLL(k, tk), d.LevelNLL(k, 1))
+			// Each level's temperature is its best at or above the floor
+			// min(1, t0): no better nearby (5% either way, within the range).
+			for _, f := range []float64{1.05, 1 / 1.05} {
+				if u := tk * f; u >= floor && u <= 20 && d.LevelNLL(k, u) < d.LevelNLL(k, tk)-1e-9 {
+					t.Errorf("%s: level %d's temperature %v: NLL %v, at %v %v", tc.vocab, k, tk, d.LevelNLL(k, tk), u, d.LevelNLL(k, u))
+				}
+			}
+			if !(tk >= floor && tk <= 20) {
+				t.Errorf("%s: level %d's temperature %v outside [%v, 20]", tc.vocab, k, tk, floor)
 			}
 			sum += d.LevelNLL(k, tk)
 		}
