@@ -105,3 +105,32 @@ if sd:
         k = (r["dataset"], r["split"])
         c, d = b[k].get("tuned+all5+cal", b[k]["tuned+all5"]), r["scores"].get("tuned+all5+sd+depth", r["scores"]["tuned+all5+sd"])
         print(f"| {k[0]} | {k[1]} | {xgb[k]:.3f} | {c['kendall_tau']:.3f} | {d['kendall_tau']:.3f} | {c['nll']:.3f} | {d['nll']:.3f} |")
+
+# The floor (min(1, T) for every depth's temperature), added after the runs above: tuned-all
+# again at its commit, on the set-splits floor.jsonl holds.
+try:
+    fl = [r for r in lines("floor.jsonl") if r["group"] == "tuned-all" and not r.get("error")]
+except FileNotFoundError:
+    fl = []
+if fl:
+    first = {(r["dataset"], r["split"]): r["scores"] for r in runs}
+    print(f"\n## Temperatures per depth with the floor ({len(fl)} set-splits, commit "
+          f"{', '.join(sorted({r['commit'][:7] for r in fl}))})\n")
+    print("| set | split | tuned+all5 tau the same | test NLL: nll T | depth, no floor | depth, floor | isotonic | 90% coverage: depth, floor |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    d1, d2, n, below = [], [], 0, 0
+    for r in sorted(fl, key=lambda r: (r["dataset"], r["split"])):
+        s, k = r["scores"], (r["dataset"], r["split"])
+        if "tuned+all5+depth" not in s:
+            continue
+        o = first.get(k, {})
+        same = o.get("tuned+all5", {}).get("kendall_tau") == s["tuned+all5"]["kendall_tau"]
+        od = o.get("tuned+all5+depth", {}).get("nll", float("nan"))
+        print(f"| {k[0]} | {k[1]} | {'yes' if same else 'no'} | {s['tuned+all5+cal']['nll']:.3f} | {od:.3f} | "
+              f"{s['tuned+all5+depth']['nll']:.3f} | {s['tuned+all5+iso']['nll']:.3f} | {s['tuned+all5+depth']['coverage_90']:.3f} |")
+        d2.append(s["tuned+all5+depth"]["nll"] - s["tuned+all5+cal"]["nll"])
+        below += d2[-1] < 0
+        n += 1
+    print(f"\nWith the floor, depth below the NLL temperature on {below} of {n} (mean change {st.mean(d2):+.3f} nats, "
+          f"median {st.median(d2):+.3f}); 90% in band on {sum(0.85 <= r['scores']['tuned+all5+depth']['coverage_90'] <= 0.95 for r in fl if 'tuned+all5+depth' in r['scores'])} "
+          f"(isotonic {sum(0.85 <= r['scores']['tuned+all5+iso']['coverage_90'] <= 0.95 for r in fl if 'tuned+all5+iso' in r['scores'])}).")
