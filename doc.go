@@ -25,9 +25,11 @@
 // fitted models of one head, into a Model whose distribution is their equal
 // mixture (dist.Mixture). Config.Calibrate fits a temperature on the
 // validation rows, by their NLL or (Config.CalibrateBy "pit") by how
-// uniform their PIT values are; Model.FitTemperature fits one on given
-// rows; Calibration scores the distributions (CRPS, interval coverage,
-// PIT).
+// uniform their PIT values are, adds a monotone map of the CDF
+// ("isotonic"), or fits a decoder's temperatures per token depth
+// ("depth"; Config.StopBy "depth" early-stops on the validation NLL at
+// such temperatures); Model.FitTemperature fits one on given rows;
+// Calibration scores the distributions (CRPS, interval coverage, PIT).
 //
 // Four heads share the same encoder: the decoder head over any tokenization
 // of package vocab (the paper's model), and the baselines pointwise (MSE),
