@@ -166,9 +166,10 @@ type Config struct {
 	// StopBy is what early stopping scores the validation rows by, each
 	// epoch (and so what Tune compares trials by): StopByNLL ("nll"; ""
 	// too, the default), their NLL, or StopByDepth ("depth"; decoder head
-	// only, with validation rows), their NLL at the temperatures per
-	// token depth that minimise it on them, the temperatures that
-	// CalibrateByDepth fits: a decoder whose finer digits overfit first
+	// only, with at least 20 validation rows), their NLL at the
+	// temperatures per token depth fitted on them as CalibrateByDepth
+	// fits them for one model (each no sharper than min(1, T), T the one
+	// temperature that minimises their NLL): a decoder whose finer digits overfit first
 	// then trains on while its coarser ones improve, and the epoch kept is
 	// the best once calibrated per depth. Use it with CalibrateByDepth.
 	StopBy string `json:"stop_by,omitempty"`

@@ -94,6 +94,7 @@ func (m *Model) Members() []*Model {
 	}
 	first := *m
 	first.others, first.recal, first.depthT = nil, nil, cutDepth(m.depthT, m.tok)
+	first.info.DepthTemperatures = cutDepth(m.info.DepthTemperatures, m.tok)
 	first.info.Members = 0
 	out := []*Model{&first}
 	for _, o := range m.others {

@@ -43,10 +43,12 @@ const (
 	// T_k. A decoder trained past the NLL optimum overfits its later,
 	// finer digits first; one temperature then widens the coarse digits
 	// too, while temperatures per depth widen the fine ones alone. The
-	// search starts from the NLL objective's one temperature for every
+	// search starts from the NLL objective's one temperature T for every
 	// depth and improves one depth at a time (golden-section search on
-	// log T_k, a few sweeps), so the calibration rows' NLL is at most the
-	// NLL objective's. Decoder head only; an ensemble shares them (a
+	// log T_k over [min(1, T), MaxTemperature], a few sweeps), so the
+	// calibration rows' NLL is at most the NLL objective's; no depth is
+	// sharper than both the model and T (on a few rows that gains little
+	// and costs a rare target whose digit the model gets wrong dearly). Decoder head only; an ensemble shares them (a
 	// member with a shorter tokenization uses the first ones).
 	CalibrateByDepth = "depth"
 )

@@ -35,17 +35,7 @@ func TestModelsCalibrateBy(t *testing.T) {
 			}
 		}
 		_, ts := newTestServer(t, mc, Options{})
-		resp, err := http.Get(ts.URL + "/v1/models")
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		var list struct{ Models []ModelInfo }
-		if err := json.Unmarshal(b, &list); err != nil || len(list.Models) != 1 {
-			t.Fatalf("%v: %s", err, b)
-		}
-		if mi := list.Models[0]; mi.CalibrateBy != c.want || mi.Temperature != mc.Temperature() {
+		if mi, b := oneModelInfo(t, ts.URL); mi.CalibrateBy != c.want || mi.Temperature != mc.Temperature() {
 			t.Errorf("by %q: %s", c.by, b)
 		}
 	}
@@ -67,17 +57,7 @@ func TestModelsDepthTemperatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, ts := newTestServer(t, mc, Options{})
-	resp, err := http.Get(ts.URL + "/v1/models")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	var list struct{ Models []ModelInfo }
-	if err := json.Unmarshal(b, &list); err != nil || len(list.Models) != 1 {
-		t.Fatalf("%v: %s", err, b)
-	}
-	if mi := list.Models[0]; mi.CalibrateBy != "depth" || mi.Temperature != 1 || !slices.Equal(mi.DepthTemperatures, mc.DepthTemperatures()) {
+	if mi, b := oneModelInfo(t, ts.URL); mi.CalibrateBy != "depth" || mi.Temperature != 1 || !slices.Equal(mi.DepthTemperatures, mc.DepthTemperatures()) {
 		t.Errorf("/v1/models: %s", b)
 	}
 	code, body, _ := post(t, ts.URL+"/v1/models/m/predict", `{"x":[[0.3,-0.2]],"outputs":["logpdf"],"y":[0.4]}`)
@@ -99,4 +79,21 @@ func TestModelsDepthTemperatures(t *testing.T) {
 	if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) || got == u.LogPDF(0.4) {
 		t.Errorf("served logpdf %v, the model's %v (uncalibrated %v)", got, want, u.LogPDF(0.4))
 	}
+}
+
+// oneModelInfo returns the one model /v1/models of the server at url
+// lists, and the response body.
+func oneModelInfo(t *testing.T, url string) (ModelInfo, []byte) {
+	t.Helper()
+	resp, err := http.Get(url + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var list struct{ Models []ModelInfo }
+	if err := json.Unmarshal(b, &list); err != nil || len(list.Models) != 1 {
+		t.Fatalf("%v: %s", err, b)
+	}
+	return list.Models[0], b
 }

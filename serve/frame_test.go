@@ -3,8 +3,6 @@ package serve
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -29,17 +27,7 @@ func TestServeSchemaModel(t *testing.T) {
 	}
 	_, ts := newTestServer(t, m, Options{})
 
-	resp, err := http.Get(ts.URL + "/v1/models")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	var list struct{ Models []ModelInfo }
-	if err := json.Unmarshal(b, &list); err != nil || len(list.Models) != 1 {
-		t.Fatalf("%v: %s", err, b)
-	}
-	mi := list.Models[0]
+	mi, _ := oneModelInfo(t, ts.URL)
 	var names, types []string
 	for _, ft := range mi.Features {
 		names, types = append(names, ft.Name), append(types, ft.Type)

@@ -193,8 +193,10 @@ shape of miscalibration (intervals too wide in the middle and too narrow
 in the tails). pit and isotonic need a tree tokenization for the decoder
 (not hamming or repeat). depth (decoder head only) fits a temperature per
 token depth by the validation NLL: the logits of y's k-th token (sign,
-exponent, then ever finer digits) are divided by their own T_k, starting
-from nll's T at every depth and improving one depth at a time (a decoder
+exponent, then ever finer digits) are divided by their own T_k in
+[min(1, T), 20], starting from nll's T at every depth and improving one
+depth at a time (none sharper than both the model and T, which on a few
+rows would gain little and cost rare targets dearly; a decoder
 trained long overfits its finer digits first: one T would widen the
 coarse digits too); the summary's depth_temperatures lists them, and its
 temperature is absent. --calibrate-by without --calibrate is refused.
@@ -205,8 +207,9 @@ them too.
 
 --stop-by depth (decoder head, at least 20 validation rows) early-stops on the
 validation NLL at the temperatures per token depth that minimise it on the
-validation rows, fitted anew each epoch (each depth alone: golden-section
-search on log T in [0.05, 20] from the epoch's teacher-forced logits), in
+validation rows, fitted anew each epoch as --calibrate-by depth fits them
+for one model (from the epoch's teacher-forced logits: the one T in
+[0.05, 20], then each depth alone in [min(1, T), 20]), in
 place of the plain validation NLL; --tune then compares its trials by it
 too. A decoder's finer digits overfit before its coarser ones: early
 stopping on the plain NLL stops when they do, while by depth training goes

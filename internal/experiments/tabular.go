@@ -279,7 +279,7 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 	}
 	var todo []scored
 	un := m
-	if m.Temperature() != 1 {
+	if m.Calibrated() {
 		if un, err = m.WithTemperature(1); err != nil {
 			return nil, err
 		}

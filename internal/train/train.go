@@ -34,9 +34,9 @@ type Settings struct {
 	SplitSeed uint64
 	OwnSplit  bool
 	// DepthTemps, when its upper end is above 0, makes a decoder's
-	// validation loss its NLL at the temperatures per token depth in
-	// [DepthTemps[0], DepthTemps[1]] that minimise it on the validation
-	// rows themselves (head.DepthScores.Fit), so that early stopping
+	// validation loss its NLL at the temperatures per token depth fitted
+	// on the validation rows themselves within [DepthTemps[0],
+	// DepthTemps[1]] (head.DepthScores.Fit, with its floor), so that early stopping
 	// keeps the epoch whose distribution is best once calibrated per
 	// depth.
 	DepthTemps [2]float64

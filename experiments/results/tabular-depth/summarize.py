@@ -94,10 +94,9 @@ sd = [r for r in lines("results.jsonl") if r["group"] == "tuned-all-depth" and n
 if sd:
     keys = {(r["dataset"], r["split"]) for r in sd}
     base = [r for r in runs if (r["dataset"], r["split"]) in keys]
-    print(f"## Early stopping by depth (`tuned-all-depth`), on the {len(keys)} set-splits it ran "
-          f"(commit {', '.join(sorted({r['commit'][:7] for r in sd}))})\n")
     table(base + sd, ["tuned+all5+cal", "tuned+all5+depth", "tuned+all5+sd", "tuned+all5+sd+cal", "tuned+all5+sd+depth"],
-          "The same set-splits: stopped by the plain NLL against stopped by depth")
+          f"Early stopping by depth (`tuned-all-depth`, commit {', '.join(sorted({r['commit'][:7] for r in sd}))}) "
+          f"against the plain NLL, on the {len(keys)} set-splits it ran")
     print("| set | split | XGBoost | tau: tuned+all5+cal | tuned+all5+sd+depth | NLL: tuned+all5+cal | tuned+all5+sd+depth |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     b = {(r["dataset"], r["split"]): r["scores"] for r in base}
