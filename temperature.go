@@ -44,8 +44,8 @@ func checkStopRows(rows int, cfg Config) error {
 	return nil
 }
 
-// calibrate sets m's temperature to the one fitted by objective by
-// (Config.CalibrateBy: "" or CalibrateByNLL, or CalibrateByPIT) on the
+// calibrate sets m's temperature (or its temperatures per depth, or its
+// map) to the one fitted by objective by (Config.CalibrateBy) on the
 // validation rows val of x (cols features) and y: the first
 // maxCalibrationRows of them. When ctx is done it stops between
 // evaluations of the objective, leaves m as it was (not calibrated) and
@@ -215,9 +215,8 @@ func isotonicWeight(n int) float64 {
 // (per unit of y) of rows x with targets y under m's distributions at
 // temperature t, as nllAt computes it (an ensemble's mixture too), but
 // with each decoder member's logits along the targets' sequences computed
-// once (dist.Token.LogProbSeqAt), so that each temperature costs no
-// decoding. That first decoding (a pass of the decoder per row and
-// member) stops between rows once ctx is done, returning ctx.Err().
+// once, by objectiveMembers (ms), so that each temperature costs no
+// decoding.
 func (m *Model) tempObjective(ms []objMember, x []float64, rows int, y []float64) func(t float64) (float64, error) {
 	return func(t float64) (float64, error) {
 		per := make([][]float64, len(ms))
