@@ -221,7 +221,7 @@ func runBenchTrain(args []string) error {
 	rate := gemmRate(*threads, min(*repeats, gemmProbes))
 	res := trainBenchResult{
 		Config: *config, StepsPerS: round3(1 / med), ExamplesPerS: round3(float64(*batch) / med),
-		MsMedian: round3(med * 1e3), MsMin: round3(slices.Min(per) * 1e3), MsMax: round3(slices.Max(per) * 1e3),
+		MsMedian: roundSig(med * 1e3), MsMin: roundSig(slices.Min(per) * 1e3), MsMax: roundSig(slices.Max(per) * 1e3),
 		PeakRSSMB: round3(rss), Threads: *threads, Batch: *batch, Steps: *steps, Repeats: *repeats,
 		Warmup: *warmup, EncWidth: cfg.encWidth, DecLayers: cfg.decLayers, DecWidth: cfg.decWidth,
 		Heads: cfg.heads, Params: net.NumParams(), Kernel: gemm.Kernel(), Loss: loss,
