@@ -113,7 +113,8 @@ except FileNotFoundError:
     fl = []
 if fl:
     first = {(r["dataset"], r["split"]): r["scores"] for r in runs}
-    print(f"\n## Temperatures per depth with the floor ({len(fl)} set-splits, commit "
+    print(f"\n## Temperatures per depth with the floor ({sum('tuned+all5+depth' in r['scores'] for r in fl)} calibratable "
+          f"set-splits of {len(fl)} run, commit "
           f"{', '.join(sorted({r['commit'][:7] for r in fl}))})\n")
     print("| set | split | tuned+all5 tau the same | test NLL: nll T | depth, no floor | depth, floor | isotonic | 90% coverage: depth, floor |")
     print("|---|---:|---|---:|---:|---:|---:|---:|")
