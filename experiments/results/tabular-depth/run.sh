@@ -17,9 +17,11 @@ D=/work/shared/data/uci
 #    20 validation rows (a later commit, recorded in each line).
 #    for i in 0 1; do /tmp/drun experiment tabular --threads 1 --seeds 2 --groups tuned-all-depth --shard $i/2 \
 #        --datasets airfoil,autompg,concrete,energy,housing,yacht,gas,parkinsons,stock,wine --data $D --out /tmp/tsd$i & done; wait
-# 3. the floor (min(1, T) for each depth's temperature), checked at 1a24da3 on wine and housing (floor.jsonl):
+# 3. the floor (min(1, T) for each depth's temperature), checked at 1a24da3 on wine and housing, then on
+#    the whole plan (stopped after 42 runs; floor.jsonl is those and the first check's wine split 0):
 #    /tmp/drun experiment tabular --threads 1 --seeds 2 --groups tuned-all --datasets wine,housing --data $D --out /tmp/twine
-#    cp /tmp/twine/results.jsonl experiments/results/tabular-depth/floor.jsonl
+#    for i in 0 1; do /tmp/drun experiment tabular --threads 1 --seeds 2 --groups tuned-all --shard $i/2 --data $D --out /tmp/tfloor$i & done; wait
+#    (resume: the same command with the journal in place skips the runs it holds)
 # 4. merge and report (items 1 and 2):
 #    /tmp/drun experiment tabular --merge --out experiments/results/tabular-depth /tmp/tdepth0 /tmp/tdepth1 /tmp/tsd0 /tmp/tsd1
 #    (cd experiments/results/tabular-depth && python3 summarize.py)
