@@ -294,24 +294,20 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 		}
 		todo = append(todo, scored{v + "+cal", m})
 		xv, yv := calibrationRows(tr.X, tr.Rows, tr.Cols, tr.Y, cfg)
-		mi, err := un.FitTemperature(xv, len(yv), yv, decoreg.CalibrateByIsotonic)
-		switch {
-		case err == nil:
-			todo = append(todo, scored{v + "+iso", mi})
-		case ctx.Err() == nil:
-			l.IsoError = err.Error() // the other variants are scored
-		default:
-			return err
-		}
-		md, err := un.FitTemperature(xv, len(yv), yv, decoreg.CalibrateByDepth)
-		if err != nil {
-			if ctx.Err() == nil {
-				l.DepthError = err.Error()
-				return nil
+		for _, o := range []struct {
+			by, suffix string
+			failed     *string
+		}{{decoreg.CalibrateByIsotonic, "+iso", &l.IsoError}, {decoreg.CalibrateByDepth, "+depth", &l.DepthError}} {
+			mo, err := un.FitTemperature(xv, len(yv), yv, o.by)
+			switch {
+			case err == nil:
+				todo = append(todo, scored{v + o.suffix, mo})
+			case ctx.Err() == nil:
+				*o.failed = err.Error() // the other variants are scored
+			default:
+				return err
 			}
-			return err
 		}
-		todo = append(todo, scored{v + "+depth", md})
 		return nil
 	}
 	switch group {
