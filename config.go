@@ -141,6 +141,13 @@ type Config struct {
 	PLRFrequencies int     `json:"plr_frequencies,omitempty"`
 	PLRDim         int     `json:"plr_dim,omitempty"`
 	PLRSigma       float64 `json:"plr_sigma,omitempty"`
+	// Dropout is the probability with which training zeroes each output of
+	// every encoder layer (after its ReLU; inverted dropout, so the kept
+	// ones are scaled by 1/(1-Dropout)), in [0, MaxDropout]; 0, the
+	// default, drops nothing. Every head; prediction never drops. The
+	// masks come from Seed, the epoch and the mini-batch, so the same seed
+	// and thread count still give the same model.
+	Dropout float64 `json:"dropout,omitempty"`
 	// The decoder: blocks, model width, attention heads.
 	DecLayers int `json:"dec_layers,omitempty"`
 	DecWidth  int `json:"dec_width,omitempty"`
@@ -377,6 +384,9 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	if !(c.AuxMSE >= 0 && c.AuxMSE <= MaxAuxMSE) {
 		return nil, configErr("AuxMSE", "the auxiliary loss's weight must be in [0, %g], have %v", MaxAuxMSE, c.AuxMSE)
 	}
+	if !(c.Dropout >= 0 && c.Dropout <= MaxDropout) {
+		return nil, configErr("Dropout", "the dropout probability must be in [0, %g], have %v", MaxDropout, c.Dropout)
+	}
 	if math.IsNaN(c.PLRSigma) || math.IsInf(c.PLRSigma, 0) {
 		return nil, configErr("PLRSigma", "must be finite, have %v", c.PLRSigma)
 	}
@@ -472,6 +482,8 @@ const (
 	// (1e300 became +Inf there, and training diverged with a hint about
 	// the learning rate); Adam's step hardly changes beyond 1e4.
 	MaxAuxMSE = 1e6
+	// MaxDropout is the largest Config.Dropout.
+	MaxDropout = 0.9
 	// MaxSoftTargets limits Config.SoftTargets, a fraction of the target
 	// range: beyond it every digit's target is nearly uniform.
 	MaxSoftTargets = 10

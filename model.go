@@ -141,7 +141,7 @@ func (m *Model) netConfig(in int) imodel.Config {
 	c := m.cfg
 	return imodel.Config{
 		In: in, EncLayers: c.EncLayers, EncWidth: c.EncWidth, Threads: c.Threads,
-		Encoder: encoderKind(c.Encoder), PLRFreqs: c.PLRFrequencies, PLRDim: c.PLRDim, PLRSigma: c.PLRSigma,
+		Encoder: encoderKind(c.Encoder), PLRFreqs: c.PLRFrequencies, PLRDim: c.PLRDim, PLRSigma: c.PLRSigma, Dropout: c.Dropout,
 		Head: m.h.Kind,
 		// Decoder.
 		Vocab: m.tok, DecLayers: c.DecLayers, DecWidth: c.DecWidth, DecHeads: c.DecHeads, DFF: c.DecWidth,

@@ -42,6 +42,7 @@ var flagFields = []struct {
 	{"PLRFrequencies", "plr-frequencies", true},
 	{"PLRDim", "plr-dim", true},
 	{"PLRSigma", "plr-sigma", true},
+	{"Dropout", "dropout", false},
 	{"DecLayers", "dec-layers", true},
 	{"DecWidth", "dec-width", true},
 	{"DecHeads", "dec-heads", true},

@@ -286,6 +286,7 @@ type trainFlags struct {
 	encoder                       string
 	plrFrequencies, plrDim        int
 	plrSigma                      float64
+	dropout                       float64
 	na, drop, features            string
 	maxLevels                     int
 }
@@ -303,6 +304,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.encoder, "encoder", decoreg.EncoderMLP, "`ENCODER` of the features: mlp, or plr (periodic embeddings of each feature before the MLP; --plr-frequencies, --plr-dim, --plr-sigma)")
 	fs.IntVar(&f.plrFrequencies, "plr-frequencies", decoreg.DefaultPLRFrequencies, "learned frequencies per feature (--encoder plr)")
 	fs.IntVar(&f.plrDim, "plr-dim", decoreg.DefaultPLRDim, "embedding values per feature, the MLP's inputs (--encoder plr)")
+	fs.Float64Var(&f.dropout, "dropout", 0, "the probability `P` (0 to 0.9) with which training zeroes each output of every encoder layer (inverted dropout; prediction never drops; 0: none)")
 	fs.Float64Var(&f.plrSigma, "plr-sigma", decoreg.DefaultPLRSigma, "scale (sd) of the initial frequencies, in standardised feature units (--encoder plr)")
 	fs.IntVar(&f.decLayers, "dec-layers", decoreg.DefaultDecLayers, "decoder blocks (decoder head)")
 	fs.IntVar(&f.decWidth, "dec-width", decoreg.DefaultDecWidth, "decoder model width (decoder head)")
@@ -385,7 +387,7 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		LR: f.lr, WeightDecay: f.weightDecay, AdamW: f.adamw,
 		BatchSize: f.batch, MaxEpochs: f.epochs, Patience: f.patience,
 		ValFrac: vf, Seed: f.seed, Threads: f.threads, Calibrate: f.calibrate, InputTransform: f.inputTransform,
-		Ensemble: f.ensemble, Encoder: f.encoder,
+		Ensemble: f.ensemble, Encoder: f.encoder, Dropout: f.dropout,
 	}
 	if f.calibrate && f.calibrateBy != decoreg.CalibrateByNLL {
 		c.CalibrateBy = f.calibrateBy // the default objective stays "" in the Config

@@ -92,7 +92,8 @@ type acts struct {
 	soft   []float32 // soft token targets of the last forward (Cfg.SoftSigma > 0), or nil
 	y      []float32
 	bins   []int32
-	lmask  []bool // mask used by the last forward, or nil
+	lmask  []bool  // mask used by the last forward, or nil
+	drop   float64 // the encoder's dropout probability in the last forward (0 outside Forward)
 }
 
 // layout carves (or, when counting, measures) every buffer for bc rows.

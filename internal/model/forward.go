@@ -25,6 +25,11 @@ type Batch struct {
 	// target tokens' NLL; Forward's loss stays the NLL.
 	Soft []float32
 	B    int // number of rows
+	// DropSeed seeds Forward's dropout masks when Cfg.Dropout > 0 (the
+	// mask of encoder layer l is nn.DropoutInPlace's with seed
+	// DropSeed + l*0x632be59bd9b4e019); a training loop gives each step its own.
+	// RowLosses, VisitLogits and inference never drop.
+	DropSeed uint64
 }
 
 // check panics unless b holds what the model's head needs.
@@ -75,7 +80,7 @@ func (m *Model) Forward(b *Batch) float64 {
 		panic("model: Batch.Soft shorter than (B, T, V)")
 	}
 	m.ensure(b.B)
-	m.forward(b, 0, b.B, m.Cfg.MaskLoss)
+	m.forward(b, 0, b.B, m.Cfg.MaskLoss, true)
 	a := &m.a
 	var s float64
 	if m.Cfg.Head == Decoder {
@@ -130,7 +135,7 @@ func (m *Model) VisitLogits(b *Batch, masked bool, visit func(i, k int, logits [
 	T, V := m.t, m.v
 	for lo := 0; lo < b.B; lo += chunk {
 		hi := min(lo+chunk, b.B)
-		m.forward(b, lo, hi, masked)
+		m.forward(b, lo, hi, masked, false)
 		a := &m.a
 		for i := range hi - lo {
 			for k := range T {
@@ -159,7 +164,7 @@ func (m *Model) rowLosses(b *Batch, masked bool, n int, out []float64) {
 	chunk = m.a.bcap
 	for lo := 0; lo < b.B; lo += chunk {
 		hi := min(lo+chunk, b.B)
-		m.forward(b, lo, hi, masked)
+		m.forward(b, lo, hi, masked, false)
 		a := &m.a
 		if m.Cfg.Head == Decoder {
 			t := m.t
@@ -180,11 +185,15 @@ func (m *Model) rowLosses(b *Batch, masked bool, n int, out []float64) {
 }
 
 // forward runs rows [lo, hi) of b through the model into m.a.
-func (m *Model) forward(b *Batch, lo, hi int, masked bool) {
+func (m *Model) forward(b *Batch, lo, hi int, masked, train bool) {
 	a, p := &m.a, &m.p
 	B := hi - lo
 	x := b.X[lo*m.Cfg.In : hi*m.Cfg.In]
-	phi := m.encode(x, B)
+	a.drop = 0
+	if train {
+		a.drop = m.Cfg.Dropout
+	}
+	phi := m.encode(x, B, b.DropSeed)
 	a.ready, a.b, a.x = true, B, x
 	switch m.Cfg.Head {
 	case Decoder:
@@ -229,9 +238,10 @@ func (m *Model) forward(b *Batch, lo, hi int, masked bool) {
 }
 
 // encode runs the encoder on x (B, In), writing the PLR embeddings (when
-// the encoder has them) into m.a.plr and every layer's ReLU output into
-// m.a.enc[l] (B, W), and returns phi = m.a.enc[last].
-func (m *Model) encode(x []float32, B int) []float32 {
+// the encoder has them) into m.a.plr and every layer's ReLU output (after
+// dropout when m.a.drop > 0, with seed) into m.a.enc[l] (B, W), and
+// returns phi = m.a.enc[last].
+func (m *Model) encode(x []float32, B int, seed uint64) []float32 {
 	a, p := &m.a, &m.p
 	in, C := x, m.Cfg.In
 	if m.Cfg.Encoder == PLREncoder {
@@ -244,10 +254,14 @@ func (m *Model) encode(x []float32, B int) []float32 {
 		out := a.enc[l][:B*m.w]
 		nn.LinearForward(m.threads, out, in, p.enc[l].w, p.enc[l].b, B, C, m.w)
 		reluInPlace(m.threads, out)
+		nn.DropoutInPlace(m.threads, out, a.drop, dropSeed(seed, l))
 		in, C = out, m.w
 	}
 	return in
 }
+
+// dropSeed is the dropout seed of encoder layer l for a batch's seed.
+func dropSeed(seed uint64, l int) uint64 { return seed + uint64(l)*0x632be59bd9b4e019 }
 
 // pointwisePred sets pred = sigmoid(z) - 0.5 (or pred = z).
 func pointwisePred(pred, z []float32, sigmoid bool) {
@@ -373,6 +387,7 @@ func (m *Model) encoderBackward(B int) {
 	for l := len(p.enc) - 1; l >= 0; l-- {
 		dout := a.denc[cur][:B*W]
 		reluMask(m.threads, dout, a.enc[l][:B*W])
+		nn.DropoutScale(m.threads, dout, a.drop)
 		in, C := a.x, m.Cfg.In
 		var din []float32
 		switch {

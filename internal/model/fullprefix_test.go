@@ -53,7 +53,7 @@ func (s *fullStepper) Step(tokens []int, logits []float32) {
 		}
 	}
 	m.ensure(n)
-	m.forward(b, 0, n, false)
+	m.forward(b, 0, n, false, false)
 	pos := len(s.prefixes[0])
 	for i := range s.prefixes {
 		copy(logits[i*V:(i+1)*V], m.a.logits[(i*T+pos)*V:(i*T+pos+1)*V])

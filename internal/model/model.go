@@ -79,6 +79,11 @@ type Config struct {
 	PLRFreqs int
 	PLRDim   int
 	PLRSigma float64
+	// Dropout is the probability with which Forward zeroes each output of
+	// every encoder layer (after its ReLU; inverted dropout, the kept ones
+	// scaled by 1/(1-Dropout)), in [0, 1). The masks come from
+	// Batch.DropSeed. RowLosses, VisitLogits and inference never drop.
+	Dropout float64
 	// Threads is the number of threads every kernel of this model runs on
 	// (0: all cores, runtime.GOMAXPROCS at New). It is per model, not
 	// process-wide; Model.Threads reports the resolved count.
@@ -126,6 +131,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("model: EncWidth = %d, need at least 1", c.EncWidth)
 	case c.Threads < 0:
 		return fmt.Errorf("model: Threads = %d, need 0 (all cores) or more", c.Threads)
+	case !(c.Dropout >= 0 && c.Dropout < 1):
+		return fmt.Errorf("model: Dropout = %v, need a probability in [0, 1)", c.Dropout)
 	}
 	switch c.Encoder {
 	case MLPEncoder:

@@ -43,7 +43,13 @@ func tinyConfigs() map[string]Config {
 		c.Encoder, c.PLRFreqs, c.PLRDim, c.PLRSigma = PLREncoder, k, d, 0.3
 		return c
 	}
+	drop := func(c Config) Config {
+		c.Dropout = 0.3
+		return c
+	}
 	return map[string]Config{
+		// dropout in the encoder (Forward's masks, seeded by the batch)
+		"decoder-dropout": drop(decMasked), "decoder-aux-dropout-plr": drop(plr(decAux, 2, 2)), "pointwise-dropout": drop(pw), "mdn-dropout-plr": drop(plr(mdn, 2, 2)),
 		"decoder": dec, "decoder-masked": decMasked, "decoder-dff6": decFF, "decoder-aux": decAux, "decoder-aux-plr": plr(decAux, 2, 2),
 		"decoder-soft": decSoft, "decoder-soft-unmasked": decSoftUnmasked, "decoder-soft-aux-plr": plr(func(c Config) Config { c.AuxMSE = 0.4; return c }(decSoft), 2, 3),
 		"pointwise": pw, "pointwise-sigmoid": pws, "riemann": rm, "mdn": mdn,
@@ -111,6 +117,9 @@ func randBatch(m *Model, B int, r *rng.RNG) *Batch {
 			b.Bins[i] = int32(r.IntN(m.Cfg.Bins))
 		}
 	}
+	if m.Cfg.Dropout > 0 {
+		b.DropSeed = r.Uint64()
+	}
 	return b
 }
 
@@ -134,8 +143,9 @@ func TestGradients(t *testing.T) {
 			b := randBatch(m, 4, rng.New(11))
 			p64 := to64(m.Params())
 			ref := newRef(m, p64)
-			want := ref.meanLoss(b, cfg.MaskLoss) // the objective, with the auxiliary term
-			var aux float64                       // which Forward's returned loss leaves out
+			ref.train, ref.seed = true, b.DropSeed // Forward drops; RowLosses does not
+			want := ref.meanLoss(b, cfg.MaskLoss)  // the objective, with the auxiliary term
+			var aux float64                        // which Forward's returned loss leaves out
 			for i := range b.B {
 				aux += ref.auxLoss(b, i) / float64(b.B)
 			}
@@ -204,8 +214,21 @@ func TestRowLosses(t *testing.T) {
 					}
 					s += out[i]
 				}
-				if masked == cfg.MaskLoss && !(math.Abs(s/float64(small.B)-fw) <= 1e-6*math.Max(1, math.Abs(fw))) {
+				if masked == cfg.MaskLoss && cfg.Dropout == 0 && !(math.Abs(s/float64(small.B)-fw) <= 1e-6*math.Max(1, math.Abs(fw))) {
 					t.Errorf("masked=%v: mean of RowLosses %v, Forward %v", masked, s/float64(small.B), fw)
+				}
+				if masked == cfg.MaskLoss && cfg.Dropout > 0 {
+					// Forward drops, RowLosses does not: Forward's mean is
+					// the reference's with the batch's masks, and differs.
+					ref.train, ref.seed = true, small.DropSeed
+					var d float64
+					for i := range small.B {
+						d += ref.rowLoss(small, i, masked) / float64(small.B)
+					}
+					ref.train = false
+					if !(math.Abs(d-fw) <= 2e-5*math.Max(1, math.Abs(d))) || math.Abs(d-s/float64(small.B)) < 1e-4 {
+						t.Errorf("masked=%v: Forward %v, reference with dropout %v, RowLosses' mean %v", masked, fw, d, s/float64(small.B))
+					}
 				}
 			}
 			// more rows than one chunk: every row as if alone

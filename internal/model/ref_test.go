@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"decoreg/internal/nn"
 	"decoreg/vocab"
 )
 
@@ -52,6 +53,11 @@ type refParams struct {
 	m    *Model
 	p    []float64
 	offs map[string]Tensor
+	// train, with Cfg.Dropout > 0, makes phi drop as Forward does: the
+	// masks of batch seed seed, for row row of the batch.
+	train bool
+	seed  uint64
+	row   int
 }
 
 func (r refParams) get(name string) []float64 {
@@ -67,7 +73,7 @@ func newRef(m *Model, p []float64) refParams {
 	for _, t := range m.Tensors() {
 		offs[t.Name] = t
 	}
-	return refParams{m, p, offs}
+	return refParams{m: m, p: p, offs: offs}
 }
 
 // lin returns W x + b for W (out, in).
@@ -114,8 +120,18 @@ func (r refParams) phi(x []float64) []float64 {
 	if c := r.m.Cfg; c.Encoder == PLREncoder {
 		h = relu64(r.plr(x))
 	}
+	p := r.m.Cfg.Dropout
 	for l := range r.m.Cfg.EncLayers {
 		h = relu64(r.lin(fmt.Sprintf("enc.%d", l), h))
+		if r.train && p > 0 {
+			for j := range h {
+				if nn.DropKept(r.seed+uint64(l)*0x632be59bd9b4e019, r.row*len(h)+j, p) {
+					h[j] /= 1 - p
+				} else {
+					h[j] = 0
+				}
+			}
+		}
 	}
 	return h
 }
@@ -210,6 +226,7 @@ func (r refParams) decoderLogits(x []float64, tokens []int32) [][]float64 {
 
 // rowLoss is the reference loss of row i of b.
 func (r refParams) rowLoss(b *Batch, i int, masked bool) float64 {
+	r.row = i
 	m := r.m
 	In := m.Cfg.In
 	x := make([]float64, In)
@@ -335,6 +352,7 @@ func (r refParams) objective(b *Batch, masked bool) float64 {
 // -sum_t sum_v q[t,v] log softmax(logits[t])_v, with teacher forcing on
 // the target tokens.
 func (r refParams) softLoss(b *Batch, i int, masked bool) float64 {
+	r.row = i
 	m := r.m
 	In, T, V := m.Cfg.In, m.t, m.v
 	x := make([]float64, In)
@@ -360,6 +378,7 @@ func (r refParams) softLoss(b *Batch, i int, masked bool) float64 {
 // auxLoss is row i's weighted auxiliary squared error (0 without AuxMSE):
 // AuxMSE (dec.aux(phi(x)) - y)^2, which RowLosses leaves out.
 func (r refParams) auxLoss(b *Batch, i int) float64 {
+	r.row = i
 	m := r.m
 	if m.Cfg.Head != Decoder || m.Cfg.AuxMSE == 0 {
 		return 0

@@ -126,6 +126,10 @@ func (t *Run) Epoch(ctx context.Context) (float64, error) {
 		}
 		idx := rows[lo:min(lo+t.bs, len(rows))]
 		t.tg.Fill(t.batch, t.xs, t.cols, idx)
+		// Dropout's masks (the model's Cfg.Dropout): one seed per step,
+		// from the run's seed, the epoch and the batch, so that the
+		// shuffles' stream is the same with or without dropout.
+		t.batch.DropSeed = stepSeed(t.s.Seed, epoch, lo/t.bs)
 		t.net.ZeroGrad()
 		loss := t.net.Forward(t.batch)
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
@@ -145,6 +149,16 @@ func (t *Run) Epoch(ctx context.Context) (float64, error) {
 	}
 	t.epoch = epoch
 	return sum / float64(seen), nil
+}
+
+// stepSeed is the dropout seed of batch k of epoch epoch (SplitMix64's
+// finalizer over the three).
+func stepSeed(seed uint64, epoch, k int) uint64 {
+	z := seed ^ uint64(epoch)<<32 ^ uint64(k)
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }
 
 // Validate returns the mean validation loss of the current weights (NaN

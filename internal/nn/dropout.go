@@ -1,0 +1,75 @@
+package nn
+
+import "decoreg/internal/par"
+
+// DropoutInPlace applies inverted dropout to s in place: element i is
+// zeroed with probability p and otherwise multiplied by 1/(1-p). Whether
+// it is kept depends only on (seed, i), through a counter-based hash
+// (SplitMix64's finalizer), so the mask is the same whatever the thread
+// count and needs no state: the same seed gives the same mask, and a
+// backward pass that knows the output can recover it (DropoutMask). p
+// must be in [0, 1); p = 0 leaves s as it is.
+func DropoutInPlace(threads int, s []float32, p float64, seed uint64) {
+	if p == 0 {
+		return
+	}
+	if !(p > 0 && p < 1) {
+		panic("nn: dropout probability outside [0, 1)")
+	}
+	par.For(threads, len(s), 2, dropout{s, dropCut(p), float32(1 / (1 - p)), seed})
+}
+
+// dropCut is the 32-bit cut below which a hash drops its element.
+func dropCut(p float64) uint32 {
+	return uint32(min(p*(1<<32), (1<<32)-1))
+}
+
+type dropout struct {
+	s     []float32
+	cut   uint32
+	scale float32
+	seed  uint64
+}
+
+func (k dropout) Run(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		if kept(k.seed, i, k.cut) {
+			k.s[i] *= k.scale
+		} else {
+			k.s[i] = 0
+		}
+	}
+}
+
+// DropKept reports whether DropoutInPlace(_, s, p, seed) keeps s[i].
+func DropKept(seed uint64, i int, p float64) bool { return kept(seed, i, dropCut(p)) }
+
+func kept(seed uint64, i int, cut uint32) bool {
+	z := seed + uint64(i+1)*0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return uint32(z>>32) >= cut
+}
+
+// DropoutScale is the backward of DropoutInPlace after ReLUMask: it
+// multiplies dout by 1/(1-p). (Dropped elements are 0 in the layer's
+// output, so ReLUMask has already zeroed their gradient; kept ones were
+// scaled by 1/(1-p) on the way forward.)
+func DropoutScale(threads int, dout []float32, p float64) {
+	if p == 0 {
+		return
+	}
+	par.For(threads, len(dout), 1, scaleKernel{dout, float32(1 / (1 - p))})
+}
+
+type scaleKernel struct {
+	s []float32
+	a float32
+}
+
+func (k scaleKernel) Run(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		k.s[i] *= k.a
+	}
+}
