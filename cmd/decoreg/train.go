@@ -63,6 +63,11 @@ frequencies, matters most: the package's notes advise trying small values
 first, as a value above the best one can spoil training while one below it
 is still decent. The --plr-* flags need --encoder plr.
 
+--dropout P (every head) zeroes each output of every encoder layer with
+probability P during training (inverted dropout: the kept ones are scaled by
+1/(1-P)); validation, calibration and prediction never drop. The masks
+follow from --seed, so a seed and thread count still give one model.
+
 --aux-mse W (decoder head) adds W times the squared error of a linear
 read-out of the encoder's output, against the scaled target u - 0.5, to the
 training loss: a smooth regression signal for the encoder beside the

@@ -1,0 +1,52 @@
+"""Tables of this diagnostic from dropout.jsonl, target-quantile.jsonl and ../xgboost."""
+import collections
+import json
+import os
+
+here = os.path.dirname(os.path.abspath(__file__))
+xgb = {}
+for line in open(os.path.join(here, '..', 'xgboost', 'results.jsonl')):
+    r = json.loads(line)
+    xgb[(r['dataset'], r['split'])] = r['kendall_tau']
+
+
+def load(name):
+    return [json.loads(line) for line in open(os.path.join(here, name))]
+
+
+def mean(v):
+    return sum(v) / len(v)
+
+
+print('## Dropout (dropout.jsonl)\n')
+print('| config | run | dropout | runs | mean tau | mean test NLL | mean epoch kept | wins vs XGBoost |')
+print('|---|---|---:|---:|---:|---:|---:|---:|')
+groups = collections.defaultdict(list)
+for r in load('dropout.jsonl'):
+    groups[(r['config'], r['run'], r['dropout'])].append(r)
+for (cfg, run, p), rs in sorted(groups.items(), key=lambda kv: (kv[0][0] != 'defaults', kv[0][1], kv[0][2])):
+    wins = sum(r['kendall_tau'] > xgb[(r['dataset'], r['split'])] for r in rs)
+    print(f"| {cfg} | {run} | {p:g} | {len(rs)} | {mean([r['kendall_tau'] for r in rs]):.4f} | "
+          f"{mean([r['nll'] for r in rs]):.3f} | {mean([r['best_epoch'] for r in rs]):.1f} | {wins} |")
+
+print('\n## The target through its training ECDF (target-quantile.jsonl)\n')
+rows = load('target-quantile.jsonl')
+cells = collections.defaultdict(dict)
+for r in rows:
+    cells[(r['config'], r['extra'] or 'single model')][(r['dataset'], r['split'], r['mode'])] = r
+sets = sorted({(r['dataset'], r['split']) for r in rows})
+print('| config | members | mean tau plain | mean tau quantile | higher with quantile | wins plain | wins quantile |')
+print('|---|---|---:|---:|---:|---:|---:|')
+for (cfg, extra), c in sorted(cells.items()):
+    p = [c[(d, s, 'plain')]['tau'] for d, s in sets]
+    q = [c[(d, s, 'quantile')]['tau'] for d, s in sets]
+    wp = sum(c[(d, s, 'plain')]['tau'] > xgb[(d, s)] for d, s in sets)
+    wq = sum(c[(d, s, 'quantile')]['tau'] > xgb[(d, s)] for d, s in sets)
+    print(f"| {cfg} | {extra} | {mean(p):.4f} | {mean(q):.4f} | {sum(b > a for a, b in zip(p, q))} of {len(sets)} | {wp} | {wq} |")
+print(f"\nXGBoost's mean tau on these {len(sets)} set-splits: {mean([xgb[k] for k in sets]):.4f}.\n")
+keys = sorted(cells)
+print('| set | split | XGBoost | ' + ' | '.join(f'{cfg} {e}: plain → quantile' for cfg, e in keys) + ' |')
+print('|---|---:|---:|' + '---:|' * len(keys))
+for d, s in sets:
+    print(f'| {d} | {s} | {xgb[(d, s)]:.3f} | ' + ' | '.join(
+        f"{cells[k][(d, s, 'plain')]['tau']:.3f} → {cells[k][(d, s, 'quantile')]['tau']:.3f}" for k in keys) + ' |')
