@@ -50,3 +50,18 @@ print('|---|---:|---:|' + '---:|' * len(keys))
 for d, s in sets:
     print(f'| {d} | {s} | {xgb[(d, s)]:.3f} | ' + ' | '.join(
         f"{cells[k][(d, s, 'plain')]['tau']:.3f} → {cells[k][(d, s, 'quantile')]['tau']:.3f}" for k in keys) + ' |')
+
+print('\n## Ensemble members on their own validation rows (own-split.jsonl)\n')
+rows = load('own-split.jsonl')
+by = collections.defaultdict(dict)
+for r in rows:
+    by[(r['config'], r['mode'])][(r['dataset'], r['split'])] = r
+sets = sorted(set.intersection(*[set(v) for v in by.values()]))
+print('| config | validation rows | set-splits | mean tau | higher than same | mean test NLL | wins vs XGBoost |')
+print('|---|---|---:|---:|---:|---:|---:|')
+for (cfg, mode), v in sorted(by.items(), key=lambda kv: (kv[0][0], ['same', 'own', 'fold'].index(kv[0][1]))):
+    same = by[(cfg, 'same')]
+    hi = '–' if mode == 'same' else f"{sum(v[k]['tau'] > same[k]['tau'] for k in sets)} of {len(sets)}"
+    print(f"| {cfg} | {mode} | {len(sets)} | {mean([v[k]['tau'] for k in sets]):.4f} | {hi} | "
+          f"{mean([v[k]['nll'] for k in sets]):.3f} | {sum(v[k]['tau'] > xgb[k] for k in sets)} |")
+print(f"\nXGBoost's mean tau on these {len(sets)} set-splits: {mean([xgb[k] for k in sets]):.4f}.")
