@@ -142,11 +142,14 @@ type Config struct {
 	PLRDim         int     `json:"plr_dim,omitempty"`
 	PLRSigma       float64 `json:"plr_sigma,omitempty"`
 	// Dropout is the probability with which training zeroes each output of
-	// every encoder layer (after its ReLU; inverted dropout, so the kept
-	// ones are scaled by 1/(1-Dropout)), in [0, MaxDropout]; 0, the
-	// default, drops nothing. Every head; prediction never drops. The
-	// masks come from Seed, the epoch and the mini-batch, so the same seed
-	// and thread count still give the same model.
+	// every layer of the encoder's MLP (after its ReLU; not the PLR
+	// embeddings; inverted dropout, so the kept ones are scaled by
+	// 1/(1-Dropout)), in [0, MaxDropout]; 0, the default, drops nothing.
+	// Every head; validation, calibration and prediction never drop, but
+	// the training loss reported each epoch (Progress.TrainLoss) is the
+	// dropped network's. The masks come from Seed, the epoch and the
+	// mini-batch, so the same seed and thread count still give the same
+	// model.
 	Dropout float64 `json:"dropout,omitempty"`
 	// The decoder: blocks, model width, attention heads.
 	DecLayers int `json:"dec_layers,omitempty"`

@@ -63,10 +63,12 @@ frequencies, matters most: the package's notes advise trying small values
 first, as a value above the best one can spoil training while one below it
 is still decent. The --plr-* flags need --encoder plr.
 
---dropout P (every head) zeroes each output of every encoder layer with
-probability P during training (inverted dropout: the kept ones are scaled by
-1/(1-P)); validation, calibration and prediction never drop. The masks
-follow from --seed, so a seed and thread count still give one model.
+--dropout P (every head) zeroes each output of every layer of the encoder's
+MLP (not the PLR embeddings) with probability P during training (inverted
+dropout: the kept ones are scaled by 1/(1-P)); validation, calibration and
+prediction never drop, but the training loss printed each epoch is the
+dropped network's. The masks follow from --seed, so a seed and thread count
+still give one model.
 
 --aux-mse W (decoder head) adds W times the squared error of a linear
 read-out of the encoder's output, against the scaled target u - 0.5, to the
@@ -309,7 +311,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.encoder, "encoder", decoreg.EncoderMLP, "`ENCODER` of the features: mlp, or plr (periodic embeddings of each feature before the MLP; --plr-frequencies, --plr-dim, --plr-sigma)")
 	fs.IntVar(&f.plrFrequencies, "plr-frequencies", decoreg.DefaultPLRFrequencies, "learned frequencies per feature (--encoder plr)")
 	fs.IntVar(&f.plrDim, "plr-dim", decoreg.DefaultPLRDim, "embedding values per feature, the MLP's inputs (--encoder plr)")
-	fs.Float64Var(&f.dropout, "dropout", 0, "the probability `P` (0 to 0.9) with which training zeroes each output of every encoder layer (inverted dropout; prediction never drops; 0: none)")
+	fs.Float64Var(&f.dropout, "dropout", 0, "the probability `P` (0 to 0.9) with which training zeroes each output of every layer of the encoder's MLP (inverted dropout; prediction never drops; 0: none)")
 	fs.Float64Var(&f.plrSigma, "plr-sigma", decoreg.DefaultPLRSigma, "scale (sd) of the initial frequencies, in standardised feature units (--encoder plr)")
 	fs.IntVar(&f.decLayers, "dec-layers", decoreg.DefaultDecLayers, "decoder blocks (decoder head)")
 	fs.IntVar(&f.decWidth, "dec-width", decoreg.DefaultDecWidth, "decoder model width (decoder head)")

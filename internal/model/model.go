@@ -80,7 +80,7 @@ type Config struct {
 	PLRDim   int
 	PLRSigma float64
 	// Dropout is the probability with which Forward zeroes each output of
-	// every encoder layer (after its ReLU; inverted dropout, the kept ones
+	// every layer of the encoder's MLP (after its ReLU, not the PLR embeddings; inverted dropout, the kept ones
 	// scaled by 1/(1-Dropout)), in [0, 1). The masks come from
 	// Batch.DropSeed. RowLosses, VisitLogits and inference never drop.
 	Dropout float64

@@ -50,6 +50,7 @@ func tinyConfigs() map[string]Config {
 	return map[string]Config{
 		// dropout in the encoder (Forward's masks, seeded by the batch)
 		"decoder-dropout": drop(decMasked), "decoder-aux-dropout-plr": drop(plr(decAux, 2, 2)), "pointwise-dropout": drop(pw), "mdn-dropout-plr": drop(plr(mdn, 2, 2)),
+		"decoder-unmasked-dropout": drop(dec), "decoder-soft-dropout-plr": drop(plr(decSoftUnmasked, 2, 2)), "riemann-dropout-plr": drop(plr(rm, 2, 3)), "pointwise-sigmoid-dropout": drop(pws),
 		"decoder": dec, "decoder-masked": decMasked, "decoder-dff6": decFF, "decoder-aux": decAux, "decoder-aux-plr": plr(decAux, 2, 2),
 		"decoder-soft": decSoft, "decoder-soft-unmasked": decSoftUnmasked, "decoder-soft-aux-plr": plr(func(c Config) Config { c.AuxMSE = 0.4; return c }(decSoft), 2, 3),
 		"pointwise": pw, "pointwise-sigmoid": pws, "riemann": rm, "mdn": mdn,

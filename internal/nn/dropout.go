@@ -1,6 +1,10 @@
 package nn
 
-import "decoreg/internal/par"
+import (
+	"math"
+
+	"decoreg/internal/par"
+)
 
 // DropoutInPlace applies inverted dropout to s in place: element i is
 // zeroed with probability p and otherwise multiplied by 1/(1-p). Whether
@@ -37,9 +41,11 @@ func (k dropout) Run(lo, hi int) {
 	s := k.s[lo:hi]
 	cut := uint64(k.cut)
 	for j := range s {
-		// 1 when kept: hash(i) - cut does not wrap below 0.
-		keep := 1 - (uint64(hash32(k.seed, lo+j))-cut)>>63
-		s[j] *= k.scale * float32(keep)
+		// all ones when kept (hash(i) - cut does not wrap below 0), else
+		// 0: the bits of a dropped element are cleared, so that it is +0
+		// even if it was NaN or Inf.
+		keep := uint32((uint64(hash32(k.seed, lo+j))-cut)>>63) - 1
+		s[j] = math.Float32frombits(math.Float32bits(s[j])&keep) * k.scale
 	}
 }
 

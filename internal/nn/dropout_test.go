@@ -55,6 +55,19 @@ func TestDropout(t *testing.T) {
 	if math.Abs(float64(same)-n/2) > 6*math.Sqrt(n/4) {
 		t.Errorf("seeds 1 and 2 agree on %d of %d elements: not independent", same, n)
 	}
+	// A dropped NaN or Inf is +0 too; a kept one stays what it was.
+	bad := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))}
+	for i := range 300 {
+		s := []float32{bad[i%3]}
+		DropoutInPlace(1, s, 0.5, uint64(i))
+		if DropKept(uint64(i), 0, 0.5) {
+			if !(math.IsNaN(float64(s[0])) || math.IsInf(float64(s[0]), 0)) {
+				t.Fatalf("kept %v became %v", bad[i%3], s[0])
+			}
+		} else if math.Float32bits(s[0]) != 0 {
+			t.Fatalf("dropped %v became %v, want +0", bad[i%3], s[0])
+		}
+	}
 	d := []float32{1, -2, 4}
 	DropoutScale(1, d, 0.75)
 	if d[0] != 4 || d[1] != -8 || d[2] != 16 {

@@ -151,10 +151,17 @@ func (t *Run) Epoch(ctx context.Context) (float64, error) {
 	return sum / float64(seen), nil
 }
 
-// stepSeed is the dropout seed of batch k of epoch epoch (SplitMix64's
-// finalizer over the three).
+// stepSeed is the dropout seed of batch k of epoch epoch: SplitMix64's
+// finalizer chained over the seed, the epoch and the batch, so that no two
+// of (seed, epoch, k) share a step seed by a simple relation (seed ^
+// epoch<<32 ^ k would give an ensemble's members seed+1, ... the first
+// member's step seeds with the batches swapped).
 func stepSeed(seed uint64, epoch, k int) uint64 {
-	z := seed ^ uint64(epoch)<<32 ^ uint64(k)
+	return mix64(mix64(mix64(seed)+uint64(epoch)) + uint64(k))
+}
+
+// mix64 is SplitMix64's step: the increment, then the finalizer.
+func mix64(z uint64) uint64 {
 	z += 0x9e3779b97f4a7c15
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb

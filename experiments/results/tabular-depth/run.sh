@@ -21,7 +21,8 @@ D=/work/shared/data/uci
 #    the whole plan (stopped after 42 runs; floor.jsonl is those and the first check's wine split 0):
 #    /tmp/drun experiment tabular --threads 1 --seeds 2 --groups tuned-all --datasets wine,housing --data $D --out /tmp/twine
 #    for i in 0 1; do /tmp/drun experiment tabular --threads 1 --seeds 2 --groups tuned-all --shard $i/2 --data $D --out /tmp/tfloor$i & done; wait
-#    (resume: the same command with the journal in place skips the runs it holds)
+#    (resume: the same command with the journal in place skips the runs it holds; session 20 resumed
+#    the 5 missing set-splits so, with a binary of 1a24da3, and appended them to floor.jsonl)
 # 4. merge and report (items 1 and 2):
 #    /tmp/drun experiment tabular --merge --out experiments/results/tabular-depth /tmp/tdepth0 /tmp/tdepth1 /tmp/tsd0 /tmp/tsd1
 #    (cd experiments/results/tabular-depth && python3 summarize.py)
