@@ -1,4 +1,5 @@
-"""Tables of this diagnostic from dropout.jsonl, target-quantile.jsonl and ../xgboost."""
+"""Tables of this diagnostic from dropout.jsonl, target-quantile.jsonl, own-split.jsonl and
+../xgboost/results.jsonl."""
 import collections
 import json
 import os
@@ -34,22 +35,30 @@ rows = load('target-quantile.jsonl')
 cells = collections.defaultdict(dict)
 for r in rows:
     cells[(r['config'], r['extra'] or 'single model')][(r['dataset'], r['split'], r['mode'])] = r
-sets = sorted({(r['dataset'], r['split']) for r in rows})
-print('| config | members | mean tau plain | mean tau quantile | higher with quantile | wins plain | wins quantile |')
-print('|---|---|---:|---:|---:|---:|---:|')
+print('"mean" ranks by the predictive mean: of y for plain, of G(y) for quantile (which ranks as')
+print('G⁻¹ of it, another point estimate); "median" ranks by the median, the same point either way.\n')
+print('| config | members | set-splits | mean tau plain | quantile | higher | median tau plain | quantile | higher | wins plain | wins quantile | XGBoost |')
+print('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
 for (cfg, extra), c in sorted(cells.items()):
-    p = [c[(d, s, 'plain')]['tau'] for d, s in sets]
-    q = [c[(d, s, 'quantile')]['tau'] for d, s in sets]
+    sets = sorted({(d, s) for d, s, _ in c})
+    row = [f'{cfg} | {extra} | {len(sets)}']
+    for f in ['tau', 'tau_median']:
+        p = [c[(d, s, 'plain')][f] for d, s in sets]
+        q = [c[(d, s, 'quantile')][f] for d, s in sets]
+        row.append(f'{mean(p):.4f} | {mean(q):.4f} | {sum(b > a for a, b in zip(p, q))}')
     wp = sum(c[(d, s, 'plain')]['tau'] > xgb[(d, s)] for d, s in sets)
     wq = sum(c[(d, s, 'quantile')]['tau'] > xgb[(d, s)] for d, s in sets)
-    print(f"| {cfg} | {extra} | {mean(p):.4f} | {mean(q):.4f} | {sum(b > a for a, b in zip(p, q))} of {len(sets)} | {wp} | {wq} |")
-print(f"\nXGBoost's mean tau on these {len(sets)} set-splits: {mean([xgb[k] for k in sets]):.4f}.\n")
+    print(f"| {' | '.join(row)} | {wp} | {wq} | {mean([xgb[k] for k in sets]):.4f} |")
+print()
 keys = sorted(cells)
-print('| set | split | XGBoost | ' + ' | '.join(f'{cfg} {e}: plain → quantile' for cfg, e in keys) + ' |')
+sets = sorted({(r['dataset'], r['split']) for r in rows})
+print('Tau of the mean, plain → quantile ("–": not run):\n')
+print('| set | split | XGBoost | ' + ' | '.join(f'{cfg} {e}' for cfg, e in keys) + ' |')
 print('|---|---:|---:|' + '---:|' * len(keys))
 for d, s in sets:
     print(f'| {d} | {s} | {xgb[(d, s)]:.3f} | ' + ' | '.join(
-        f"{cells[k][(d, s, 'plain')]['tau']:.3f} → {cells[k][(d, s, 'quantile')]['tau']:.3f}" for k in keys) + ' |')
+        f"{cells[k][(d, s, 'plain')]['tau']:.3f} → {cells[k][(d, s, 'quantile')]['tau']:.3f}"
+        if (d, s, 'plain') in cells[k] else '–' for k in keys) + ' |')
 
 print('\n## Ensemble members on their own validation rows (own-split.jsonl)\n')
 rows = load('own-split.jsonl')
