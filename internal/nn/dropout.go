@@ -10,9 +10,11 @@ import (
 // zeroed with probability p and otherwise multiplied by 1/(1-p). Whether
 // it is kept depends only on (seed, i), through a counter-based hash
 // (SplitMix64's finalizer), so the mask is the same whatever the thread
-// count and needs no state: the same seed gives the same mask, and a
-// backward pass that knows the output can recover it (DropoutMask). p
-// must be in [0, 1); p = 0 leaves s as it is.
+// count and needs no state: the same seed gives the same mask. The
+// backward pass needs no mask either: after a ReLU, the output is 0 where
+// the element was dropped, so ReLUMask then DropoutScale give the
+// gradient. A dropped element is +0 even if it was NaN or Inf. p must be
+// in [0, 1); p = 0 leaves s as it is.
 func DropoutInPlace(threads int, s []float32, p float64, seed uint64) {
 	if p == 0 {
 		return
