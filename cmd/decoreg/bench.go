@@ -91,7 +91,29 @@ func runBench(_ *Command, args []string) error {
 	if profile == "" {
 		return b.Run(args[1:])
 	}
+	if err := notAnInput("bench", "cpuprofile", profile, fileArgs(args[1:])...); err != nil {
+		return err
+	}
 	return withCPUProfile(profile, func() error { return b.Run(args[1:]) })
+}
+
+// fileArgs returns the benchmark's flags whose values may be files
+// ("--flag value" and "--flag=value"), as notAnInput's pairs: whatever a
+// benchmark reads or writes, the profile must not replace it.
+func fileArgs(args []string) [][2]string {
+	var out [][2]string
+	for i, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name := strings.TrimLeft(a, "-")
+		if k := strings.IndexByte(name, '='); k >= 0 {
+			out = append(out, [2]string{name[:k], name[k+1:]})
+		} else if i+1 < len(args) {
+			out = append(out, [2]string{name, args[i+1]})
+		}
+	}
+	return out
 }
 
 // withCPUProfile runs f under a CPU profile, written to path (as --out

@@ -98,7 +98,7 @@ func copyFile(t *testing.T, src, dst string) string {
 
 // TestH2OutIsAnInput: --out naming one of the command's input files
 // (directly, through a link, or a hard link) is refused before anything is
-// written, and the input is left as it was.
+// written, and the input is left as it was; so is bench's --cpuprofile.
 func TestH2OutIsAnInput(t *testing.T) {
 	dir := t.TempDir()
 	data := writeSynth(t, dir, "d.csv", 30, 3)
@@ -133,6 +133,18 @@ func TestH2OutIsAnInput(t *testing.T) {
 		{[]string{"sample", "--model", model, "--data", data, "--n", "2", "--out", data}, "--data"},
 	} {
 		wantUsage(t, c.args, "--out", "same file as "+c.flag)
+	}
+	// bench --cpuprofile: whatever file the benchmark's flags name.
+	bench := []string{"predict", "--rows", "1", "--samples", "0", "--repeats", "1", "--threads", "1"}
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{append([]string{"bench", "--cpuprofile", data}, append(bench, "--model", model, "--data", data)...), "--data"},
+		{append([]string{"bench", "--cpuprofile=" + link}, append(bench, "--model="+model, "--data", data)...), "--model"},
+		{append([]string{"bench", "-cpuprofile", hard}, append(bench, "--model", model, "-data", data)...), "--data"},
+	} {
+		wantUsage(t, c.args, "--cpuprofile", "same file as "+c.flag)
 	}
 	for p, b := range before {
 		if mustRead(t, p) != b {
