@@ -12,6 +12,7 @@ import (
 type MDN struct {
 	w, mu, sd []float64 // (M) weights summing to 1, means, standard deviations
 	logw      []float64 // (M) log w_i
+	lsd       []float64 // (M) log sd_i
 	cum       []float64 // (M+1) cumulative weights
 	aff       Affine
 
@@ -48,11 +49,12 @@ func NewMDN(weights, means, sds []float64, aff Affine) *MDN {
 	}
 	d := &MDN{
 		w: make([]float64, m), mu: append([]float64(nil), means...), sd: append([]float64(nil), sds...),
-		logw: make([]float64, m), cum: make([]float64, m+1), aff: aff,
+		logw: make([]float64, m), lsd: make([]float64, m), cum: make([]float64, m+1), aff: aff,
 	}
 	for i := range m {
 		d.w[i] = weights[i] / s
 		d.logw[i] = math.Log(d.w[i])
+		d.lsd[i] = math.Log(d.sd[i])
 		d.cum[i+1] = d.cum[i] + d.w[i]
 	}
 	return d
@@ -95,7 +97,7 @@ func (d *MDN) logPDFt(t float64) float64 {
 // logComp is log(w_i * N(t; mu_i, sd_i^2)).
 func (d *MDN) logComp(i int, t float64) float64 {
 	z := (t - d.mu[i]) / d.sd[i]
-	return d.logw[i] - 0.5*z*z - math.Log(d.sd[i]) - 0.5*log2Pi
+	return d.logw[i] - 0.5*z*z - d.lsd[i] - 0.5*log2Pi
 }
 
 // cdfT and sfT are P(T <= t) and P(T > t), each summed from its own tail
@@ -189,13 +191,19 @@ func (d *MDN) Quantile(q float64) float64 {
 // component densities, which increases the density at every step and
 // stops at a stationary point (Carreira-Perpinan 2000), then polishes with
 // Newton steps on the density's derivative that are kept only while the
-// density rises; the best of the M ends wins. It costs O(M^2) per
-// iteration and start, so it is slow for M near 1000; the result is cached.
+// density rises; the best of the ends wins. With more than MaxModeStarts
+// components it starts only from the MaxModeStarts whose own peaks
+// (w_i / sd_i) are highest: the result is then the highest mode those
+// starts reach, not always the highest of all. Each iteration costs O(M)
+// per start (components whose share underflows are skipped), so the
+// whole search is O(min(M, MaxModeStarts) × M × iterations); the result is
+// cached.
 func (d *MDN) Mode() float64 {
 	d.modeOnce.Do(func() {
 		best, bestLP := d.mu[0], math.Inf(-1)
-		for i := range d.w {
-			t := d.climb(d.mu[i])
+		lc := make([]float64, len(d.w))
+		for _, i := range d.modeStarts() {
+			t := d.climb(d.mu[i], lc)
 			if lp := d.logPDFt(t); lp > bestLP {
 				best, bestLP = t, lp
 			}
@@ -205,16 +213,43 @@ func (d *MDN) Mode() float64 {
 	return d.mode
 }
 
+// MaxModeStarts is the most components MDN.Mode starts its search from.
+const MaxModeStarts = 256
+
+// modeStarts returns the components Mode starts from: all of them, or the
+// MaxModeStarts with the highest log w_i - log sd_i (ties by index), in
+// index order.
+func (d *MDN) modeStarts() []int {
+	idx := make([]int, len(d.w))
+	for i := range idx {
+		idx[i] = i
+	}
+	if len(idx) <= MaxModeStarts {
+		return idx
+	}
+	peak := func(i int) float64 { return d.logw[i] - d.lsd[i] }
+	sort.SliceStable(idx, func(a, b int) bool { return peak(idx[a]) > peak(idx[b]) })
+	idx = idx[:MaxModeStarts]
+	sort.Ints(idx)
+	return idx
+}
+
 // moments returns, at t, sums over components of r_i/sd_i^2,
 // r_i mu_i/sd_i^2 and r_i((mu_i-t)^2/sd_i^4 - 1/sd_i^2), with the r_i
-// scaled by a common factor.
-func (d *MDN) moments(t float64) (a, b, c float64) {
+// scaled by a common factor. lc (len M) is scratch for the components'
+// log densities; a component whose scaled r_i underflows to 0 adds
+// nothing and is skipped.
+func (d *MDN) moments(t float64, lc []float64) (a, b, c float64) {
 	m := math.Inf(-1)
 	for i := range d.w {
-		m = max(m, d.logComp(i, t))
+		lc[i] = d.logComp(i, t)
+		m = max(m, lc[i])
 	}
 	for i := range d.w {
-		r := math.Exp(d.logComp(i, t) - m)
+		if lc[i]-m < -746 { // math.Exp gives 0 below about -745.1
+			continue
+		}
+		r := math.Exp(lc[i] - m)
 		v := d.sd[i] * d.sd[i]
 		a += r / v
 		b += r * d.mu[i] / v
@@ -224,9 +259,9 @@ func (d *MDN) moments(t float64) (a, b, c float64) {
 	return a, b, c
 }
 
-func (d *MDN) climb(t float64) float64 {
+func (d *MDN) climb(t float64, lc []float64) float64 {
 	for range 1000 {
-		a, b, _ := d.moments(t)
+		a, b, _ := d.moments(t, lc)
 		tn := b / a
 		done := math.Abs(tn-t) <= 1e-14*max(1, math.Abs(t))
 		t = tn
@@ -236,7 +271,7 @@ func (d *MDN) climb(t float64) float64 {
 	}
 	lp := d.logPDFt(t)
 	for range 20 {
-		a, b, c := d.moments(t)
+		a, b, c := d.moments(t, lc)
 		if !(c < 0) {
 			break
 		}

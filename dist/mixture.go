@@ -521,6 +521,7 @@ func (d *Mixture) pooledMDN() (m *MDN, ok bool) {
 			m.logw = append(m.logw, c.logw[i]-math.Log(d.n()))
 			m.mu = append(m.mu, (c.toY(c.mu[i])-m.aff.Offset)/m.aff.Scale)
 			m.sd = append(m.sd, c.sd[i]*c.aff.Scale/m.aff.Scale)
+			m.lsd = append(m.lsd, math.Log(m.sd[len(m.sd)-1]))
 		}
 	}
 	return m, true

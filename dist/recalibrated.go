@@ -209,15 +209,17 @@ func (d *Recalibrated) Mode() float64 {
 }
 
 // localModes returns points at which d's density may peak: an MDN's hill
-// climbs from each component's mean (see MDN.Mode), and a Mixture's of
+// climbs from its components' means (see MDN.Mode for which), and a Mixture's of
 // MDNs as one Gaussian mixture; another Mixture's components' modes;
 // otherwise d's mode.
 func localModes(d Distribution) []float64 {
 	switch d := d.(type) {
 	case *MDN:
-		out := make([]float64, len(d.mu))
-		for i, mu := range d.mu {
-			out[i] = d.toY(d.climb(mu))
+		starts := d.modeStarts()
+		out := make([]float64, len(starts))
+		lc := make([]float64, len(d.w))
+		for k, i := range starts {
+			out[k] = d.toY(d.climb(d.mu[i], lc))
 		}
 		return out
 	case *Mixture:

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 
 	"decoreg/vocab"
@@ -186,4 +187,41 @@ func TestP4ModeMostProbable(t *testing.T) {
 		t.Errorf("Mode = %v, want %v (the most probable cell [0.5, 0.5001))", got, want)
 	}
 	checkSane(t, d)
+}
+
+// TestMDNModeManyComponents: with more components than MaxModeStarts the
+// search starts from the MaxModeStarts highest peaks (w_i / sd_i) and
+// still finds a tall narrow component's mode among 5,000 broad ones of
+// tiny weight; modeStarts keeps the highest peaks, in index order.
+func TestMDNModeManyComponents(t *testing.T) {
+	const m = 5000
+	w, mu, sd := make([]float64, m), make([]float64, m), make([]float64, m)
+	for i := range m {
+		w[i], mu[i], sd[i] = 1e-4, float64(i%97)/97-0.5, 0.5+float64(i%13)/13
+	}
+	w[3217], mu[3217], sd[3217] = 0.2, 0.123, 1e-3
+	d := NewMDN(w, mu, sd, Affine{Offset: 10, Scale: 2})
+	if got, want := d.Mode(), 10+2*0.123; math.Abs(got-want) > 1e-6 {
+		t.Errorf("mode %v, want about %v", got, want)
+	}
+	starts := d.modeStarts()
+	if len(starts) != MaxModeStarts || !sort.IntsAreSorted(starts) || !slices.Contains(starts, 3217) {
+		t.Fatalf("%d starts, sorted %v, holding the tall one %v", len(starts), sort.IntsAreSorted(starts), slices.Contains(starts, 3217))
+	}
+	// every start's peak is at least every other component's
+	in := map[int]bool{}
+	low := math.Inf(1)
+	for _, i := range starts {
+		in[i] = true
+		low = math.Min(low, d.logw[i]-d.lsd[i])
+	}
+	for i := range m {
+		if !in[i] && d.logw[i]-d.lsd[i] > low {
+			t.Fatalf("component %d (peak %v) left out, a start has %v", i, d.logw[i]-d.lsd[i], low)
+		}
+	}
+	small := NewMDN(w[:MaxModeStarts], mu[:MaxModeStarts], sd[:MaxModeStarts], Affine{Scale: 1})
+	if len(small.modeStarts()) != MaxModeStarts {
+		t.Errorf("%d components: %d starts, want all", MaxModeStarts, len(small.modeStarts()))
+	}
 }
