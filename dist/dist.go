@@ -15,7 +15,9 @@ type Distribution interface {
 	// Median is Quantile(0.5).
 	Median() float64
 	// Mode is the most probable value: the point of highest density for
-	// the Riemann, MDN and point heads; for token heads the centre of the
+	// the Riemann, MDN and point heads (for an MDN of more than
+	// MaxModeStarts components, the highest of the modes its search
+	// reaches: see MDN.Mode); for token heads the centre of the
 	// most probable cell (token sequence) found by beam search, which is
 	// the highest-density cell when all cells have the same width (see
 	// Token.Mode).
