@@ -703,3 +703,29 @@ func TestTuneRefusesTrialBeyondTokenization(t *testing.T) {
 		t.Errorf("trials %+v", rep.Trials)
 	}
 }
+
+// TestOverflowBlame: an overflowing prediction for a row like the
+// training data blames the model, naming the row only (an MDN trained on
+// targets up to 1.7e308 trains, as TestCalibrateSkipsOverflowingTemperatures
+// wants, but its every prediction overflows in y units); one for an
+// outlying row blames its furthest feature.
+func TestOverflowBlame(t *testing.T) {
+	cfg := small(HeadMDN, "")
+	cfg.ValFrac = -1
+	m, err := FitFlat(context.Background(), []float64{1, 2, 4, 5}, 4, 1, []float64{1e308, 0, 3, 1.7e308}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Dist([]float64{2})
+	var de *DataError
+	if !errors.As(err, &de) || (de.Row != 0 || de.Column != -1 || !strings.Contains(err.Error(), "not the row")) {
+		t.Errorf("a training row's prediction: %v", err)
+	}
+	cause := errors.New("boom")
+	if err := m.overflow([]float64{m.xMean[0] + 3*m.xStd[0]}, 0, cause); !errors.As(err, &de) || de.Row != 0 || de.Column != -1 || !strings.Contains(err.Error(), "not the row") || !errors.Is(err, cause) {
+		t.Errorf("ordinary row: %v", err)
+	}
+	if err := m.overflow([]float64{m.xMean[0] + 30*m.xStd[0]}, 0, cause); !errors.As(err, &de) || de.Column != 0 || !strings.Contains(err.Error(), "standard deviations from the training mean") {
+		t.Errorf("outlying row: %v", err)
+	}
+}

@@ -352,10 +352,18 @@ func (m *Model) standardize(dst []float32, x []float64, n int) error {
 	return nil
 }
 
+// overflowBlameZ is how many standard deviations from its training mean
+// a feature must be for an overflowing prediction to be blamed on it.
+const overflowBlameZ = 10
+
 // overflow is the error of row i whose network outputs are not finite
 // (its float32 arithmetic overflowed) or whose distribution in y units is
 // beyond float64. It blames the row's feature with the largest
-// standardized value (the one furthest from the training data).
+// standardized value (the one furthest from the training data) when that
+// is more than overflowBlameZ standard deviations out; otherwise the row
+// is like the training data and the model is at fault (its weights, or a
+// target range near float64's limits), which the error says, naming the
+// row only.
 func (m *Model) overflow(x []float64, i int, err error) error {
 	d := len(m.xMean)
 	col, zmax := 0, -1.0
@@ -366,7 +374,12 @@ func (m *Model) overflow(x []float64, i int, err error) error {
 	}
 	// Both kinds: ErrBadInput for the caller, the cause (head.ErrOutput)
 	// for the calibration, which skips a temperature that overflows.
-	return dataErr(i, col, fmt.Errorf("%w: %w", ErrBadInput, err), "feature value %v is %.3g standard deviations from the training mean %.6g: the prediction for this row overflows (%v)",
+	kind := fmt.Errorf("%w: %w", ErrBadInput, err)
+	if !(zmax > overflowBlameZ) {
+		return dataErr(i, -1, kind, "the model's prediction for this row overflows (%v), though every feature is within %.3g standard deviations of its training mean: the model, not the row, is at fault (its weights, or a target range near float64's limits)",
+			err, zmax)
+	}
+	return dataErr(i, col, kind, "feature value %v is %.3g standard deviations from the training mean %.6g: the prediction for this row overflows (%v)",
 		x[i*d+col], zmax, m.xMean[col], err)
 }
 
