@@ -305,7 +305,14 @@ func (t *table) next() ([]string, error) {
 	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return nil, &ParseError{Path: t.path, Line: pe.Line, Err: pe.Err}
+		// The record's first line, and where on which line the reader
+		// stopped (a quoted field can run over several lines); the
+		// reader's column is a character position, not a field.
+		where := fmt.Sprintf("character %d", pe.Column)
+		if pe.Line != pe.StartLine {
+			where = fmt.Sprintf("line %d, character %d, in a quoted field that starts on line %d", pe.Line, pe.Column, pe.StartLine)
+		}
+		return nil, &ParseError{Path: t.path, Line: pe.StartLine, Err: fmt.Errorf("%w (at %s)", pe.Err, where)}
 	}
 	var corrupt flate.CorruptInputError
 	if t.gz && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.As(err, &corrupt)) {

@@ -133,6 +133,12 @@ func TestReadCSVErrors(t *testing.T) {
 			`F: line 1: no such column: target "y" not among the columns "a", "b"`},
 		{"only target", "y\n1\n", ReadOptions{}, ErrNoFeatures, 1, 0, ""},
 		{"bad quote", "a,b\n1,\"2\n", ReadOptions{}, csv.ErrQuote, 2, 0, ""},
+		// A quoted field that runs on: the record's first line, and where
+		// the reader stopped.
+		{"open quote", "a,b,y\n1,\"2,3\n4,5,6\n", ReadOptions{}, csv.ErrQuote, 2, 0,
+			`F: line 2: extraneous or missing " in quoted-field (at line 3, character 7, in a quoted field that starts on line 2)`},
+		{"bare quote", "a,b,y\n1,2\"x,3\n", ReadOptions{}, csv.ErrBareQuote, 2, 0,
+			`F: line 2: bare " in non-quoted-field (at character 4)`},
 		{"late NaN in ignored order", "a,b\n1,2\n3,4\n5,nan\n", ReadOptions{NoTarget: true}, ErrNonFinite, 4, 2, ""},
 	}
 	for _, tc := range tests {
