@@ -59,8 +59,10 @@ func checkModel(path string, h *fileHeader, cfg Config, tok vocab.Tokenizer, par
 		return bad("x_mean", "no features")
 	case len(h.XStd) != d:
 		return bad("x_std", "%d values for the %d features of x_mean", len(h.XStd), d)
-	case (cfg.InputTransform == data.TransformQuantile) != (h.XQuantiles != nil):
-		return bad("x_quantiles", "present for input transform %q: want it exactly for %q", cfg.InputTransform, data.TransformQuantile)
+	case cfg.InputTransform == data.TransformQuantile && h.XQuantiles == nil:
+		return bad("x_quantiles", "missing: input transform %q needs the features' knots", cfg.InputTransform)
+	case cfg.InputTransform != data.TransformQuantile && h.XQuantiles != nil:
+		return bad("x_quantiles", "present for input transform %q: only %q has knots", cfg.InputTransform, data.TransformQuantile)
 	case h.XQuantiles != nil && len(h.XQuantiles) != d:
 		return bad("x_quantiles", "%d features' knots for %d features", len(h.XQuantiles), d)
 	}

@@ -279,7 +279,7 @@ func TestHandEditedModel_Quantiles(t *testing.T) {
 		field string
 		edit  func(h map[string]any)
 	}{
-		{"x_quantiles", func(h map[string]any) { delete(h, "x_quantiles") }},
+		{"x_quantiles: missing", func(h map[string]any) { delete(h, "x_quantiles") }},
 		{"x_quantiles[0][1]", func(h map[string]any) {
 			k := h["x_quantiles"].([]any)[0].([]any)
 			k[0], k[1] = 5.0, 1.0 // not ascending
@@ -294,7 +294,7 @@ func TestHandEditedModel_Quantiles(t *testing.T) {
 	// And knots without the quantile transform.
 	h2, p2 := savedModel(t, Config{Head: HeadMDN, EncLayers: 1, EncWidth: 4, MaxEpochs: 1})
 	path := writeModel(t, editHeader(t, h2, func(h map[string]any) { h["x_quantiles"] = []any{[]any{1.0}} }), p2)
-	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "x_quantiles") {
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "x_quantiles: present") {
 		t.Errorf("stray knots: %v", err)
 	}
 }
