@@ -140,6 +140,8 @@ func TestBadInput(t *testing.T) {
 		{"train/NaN plr sigma", train(small, "--encoder", "plr", "--plr-sigma", "NaN"), []string{"--plr-sigma", "NaN"}},
 		{"train/Inf plr sigma", train(small, "--encoder", "plr", "--plr-sigma", "Inf"), []string{"--plr-sigma", "Inf"}},
 		{"train/dropout 1", train(small, "--dropout", "1"), []string{"--dropout", "[0, 0.9]"}},
+		{"train/ensemble 0", train(small, "--ensemble", "0"), []string{"--ensemble", "1 (one model) to 64"}},
+		{"train/ensemble 65", train(small, "--ensemble", "65"), []string{"--ensemble", "1 (one model) to 64", "65"}},
 		{"train/negative dropout", train(small, "--dropout", "-0.2"), []string{"--dropout", "-0.2"}},
 		{"train/NaN dropout", train(small, "--dropout", "NaN"), []string{"--dropout", "NaN"}},
 		{"train/huge components", []string{"train", "--data", small, "--out", "OUT/m.model", "--head", "mdn", "--components", "1125899906842624"}, []string{"--components"}},

@@ -450,8 +450,8 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 			return c, inputf(name, "--ensemble %d --ensemble-from trials chooses up to %d members among the trials of --tune: --trials must be at least %d, have %d (or --ensemble-from seeds or all)", f.ensemble, f.ensemble, f.ensemble, f.trials)
 		}
 	}
-	if f.ensemble < 1 {
-		return c, inputf(name, "--ensemble must be at least 1, have %d", f.ensemble)
+	if f.ensemble < 1 || f.ensemble > decoreg.MaxEnsemble {
+		return c, inputf(name, "--ensemble must be 1 (one model) to %d members, have %d", decoreg.MaxEnsemble, f.ensemble)
 	}
 	if f.ensemble > 1 && f.seed > math.MaxUint64-uint64(f.ensemble-1) {
 		return c, inputf(name, "--seed %d leaves no room for the seeds of --ensemble %d members (seed + member)", f.seed, f.ensemble)
