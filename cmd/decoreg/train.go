@@ -466,6 +466,9 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		if !ok || err1 != nil || err2 != nil || !c.FixedRange() {
 			return c, inputf(name, "--target-range: want LO,HI with LO < HI, such as 0,1; have %q", f.targetRange)
 		}
+		if !(c.TargetMin < c.TargetMax) || math.IsInf(c.TargetMax-c.TargetMin, 0) || math.IsNaN(c.TargetMax-c.TargetMin) {
+			return c, inputf(name, "--target-range: want finite LO < HI whose difference is finite, such as 0,1; have %q", f.targetRange)
+		}
 	}
 	switch head {
 	case decoreg.HeadDecoder:
