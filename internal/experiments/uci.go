@@ -465,8 +465,12 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 				fmt.Fprintf(logw, "[%d/%d] %s: FAILED: %s (%.1fs)\n", sum.Ran, len(todo), r, res.Error, res.Seconds)
 			} else {
 				e, t := res.Eval, res.Train
-				fmt.Fprintf(logw, "[%d/%d] %s: nll %.4g nll_u %.4g tau %.3f rel_mse %.3g; %d epochs (%s), %.1fs\n",
-					sum.Ran, len(todo), r, float64(e.NLL), float64(e.NLLU), float64(e.KendallTau), float64(e.RelMSE), t.Epochs, t.Stopped, res.Seconds)
+				nll := "" // the pointwise head has no density: its NLLs are null in the journal
+				if v, u := float64(e.NLL), float64(e.NLLU); !math.IsNaN(v) || !math.IsNaN(u) {
+					nll = fmt.Sprintf("nll %.4g nll_u %.4g ", v, u)
+				}
+				fmt.Fprintf(logw, "[%d/%d] %s: %stau %.3f rel_mse %.3g; %d epochs (%s), %.1fs\n",
+					sum.Ran, len(todo), r, nll, float64(e.KendallTau), float64(e.RelMSE), t.Epochs, t.Stopped, res.Seconds)
 			}
 			mu.Unlock()
 		}
