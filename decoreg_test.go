@@ -384,16 +384,28 @@ func TestCancel(t *testing.T) {
 	}
 }
 
+// sameParams fails t unless a and b (two fits from the same seed) hold
+// bit-identical parameters, and returns how many of a's differ from
+// other's (0 for nil).
+func sameParams(t *testing.T, a, b, other []float32) (diff int) {
+	t.Helper()
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			t.Fatalf("parameter %d: %v and %v from the same seed", i, a[i], b[i])
+		}
+		if other != nil && a[i] != other[i] {
+			diff++
+		}
+	}
+	return diff
+}
+
 // TestDeterministic: the same seed and thread count give the same parameters.
 func TestDeterministic(t *testing.T) {
 	cfg := small(HeadDecoder, "normalized:base=4,length=3")
 	a, b := fit(t, cfg, true), fit(t, cfg, true)
 	pa, pb := a.net.Params(), b.net.Params()
-	for i := range pa {
-		if math.Float32bits(pa[i]) != math.Float32bits(pb[i]) {
-			t.Fatalf("param %d differs: %v vs %v", i, pa[i], pb[i])
-		}
-	}
+	sameParams(t, pa, pb, nil)
 	cfg.Seed++
 	c := fit(t, cfg, true)
 	if c.net.Params()[0] == pa[0] && c.net.Params()[len(pa)-1] == pa[len(pa)-1] {

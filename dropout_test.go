@@ -42,16 +42,7 @@ func TestDropout(t *testing.T) {
 			cfg.Dropout = 0.3
 			a, b := fit(t, cfg, true), fit(t, cfg, true)
 			pa, pb, pp := a.net.Params(), b.net.Params(), plain.net.Params()
-			diff := 0
-			for i := range pa {
-				if math.Float32bits(pa[i]) != math.Float32bits(pb[i]) {
-					t.Fatalf("parameter %d: %v and %v from the same seed", i, pa[i], pb[i])
-				}
-				if pa[i] != pp[i] {
-					diff++
-				}
-			}
-			if diff < len(pa)/2 {
+			if diff := sameParams(t, pa, pb, pp); diff < len(pa)/2 {
 				t.Errorf("dropout 0.3 changes %d of %d parameters", diff, len(pa))
 			}
 			path := filepath.Join(t.TempDir(), "m")

@@ -48,8 +48,9 @@ const (
 	// log T_k over [min(1, T), MaxTemperature], a few sweeps), so the
 	// calibration rows' NLL is at most the NLL objective's; no depth is
 	// sharper than both the model and T (on a few rows that gains little
-	// and costs a rare target whose digit the model gets wrong dearly). Decoder head only; an ensemble shares them (a
-	// member with a shorter tokenization uses the first ones).
+	// and costs a rare target whose digit the model gets wrong dearly).
+	// Decoder head only; an ensemble shares them (a member with a shorter
+	// tokenization uses the first ones).
 	CalibrateByDepth = "depth"
 )
 

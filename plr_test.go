@@ -128,16 +128,7 @@ func TestPLRDeterministic(t *testing.T) {
 	if len(pa) != a.Info().Params || len(pa) != len(pc) {
 		t.Fatalf("%d parameters, Info says %d, other seed %d", len(pa), a.Info().Params, len(pc))
 	}
-	diff := 0
-	for i := range pa {
-		if math.Float32bits(pa[i]) != math.Float32bits(pb[i]) {
-			t.Fatalf("parameter %d: %v and %v from the same seed", i, pa[i], pb[i])
-		}
-		if pa[i] != pc[i] {
-			diff++
-		}
-	}
-	if diff < len(pa)/2 {
+	if diff := sameParams(t, pa, pb, pc); diff < len(pa)/2 {
 		t.Errorf("seeds %d and %d share %d of %d parameters", cfg.Seed-1, cfg.Seed, len(pa)-diff, len(pa))
 	}
 	// 1 feature: PLR adds K + D*2K + D parameters and widens the MLP's

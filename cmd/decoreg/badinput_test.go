@@ -143,7 +143,7 @@ func TestBadInput(t *testing.T) {
 		{"train/ensemble 0", train(small, "--ensemble", "0"), []string{"--ensemble", "1 (one model) to 64"}},
 		{"train/target range reversed", train(small, "--target-range", "1,0"), []string{"--target-range", "LO < HI", `"1,0"`}},
 		{"train/target range infinite", train(small, "--target-range", "0,inf"), []string{"--target-range", "finite"}},
-		{"train/target range too wide", train(small, "--target-range", "-1e308,1e308"), []string{"--target-range", "difference is finite"}},
+		{"train/target range too wide", train(small, "--target-range", "-1e308,1e308"), []string{"--target-range", "difference that is finite"}},
 		{"train/target range one value", train(small, "--target-range", "0.5"), []string{"--target-range", "want LO,HI"}},
 		{"train/target range three values", train(small, "--target-range", "0,1,2"), []string{"--target-range", "want LO,HI"}},
 		{"train/ensemble 65", train(small, "--ensemble", "65"), []string{"--ensemble", "1 (one model) to 64", "65"}},

@@ -463,11 +463,9 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 			c.TargetMin, err1 = strconv.ParseFloat(strings.TrimSpace(lo), 64)
 			c.TargetMax, err2 = strconv.ParseFloat(strings.TrimSpace(hi), 64)
 		}
-		if !ok || err1 != nil || err2 != nil || !c.FixedRange() {
-			return c, inputf(name, "--target-range: want LO,HI with LO < HI, such as 0,1; have %q", f.targetRange)
-		}
-		if !(c.TargetMin < c.TargetMax) || math.IsInf(c.TargetMax-c.TargetMin, 0) || math.IsNaN(c.TargetMax-c.TargetMin) {
-			return c, inputf(name, "--target-range: want finite LO < HI whose difference is finite, such as 0,1; have %q", f.targetRange)
+		// !(LO < HI) also refuses NaN ends and 0,0 (no fixed range).
+		if !ok || err1 != nil || err2 != nil || !(c.TargetMin < c.TargetMax) || math.IsInf(c.TargetMax-c.TargetMin, 0) {
+			return c, inputf(name, "--target-range: want LO,HI, finite with LO < HI and a difference that is finite, such as 0,1; have %q", f.targetRange)
 		}
 	}
 	switch head {

@@ -125,7 +125,7 @@ func (r refParams) phi(x []float64) []float64 {
 		h = relu64(r.lin(fmt.Sprintf("enc.%d", l), h))
 		if r.train && p > 0 {
 			for j := range h {
-				if nn.DropKept(r.seed+uint64(l)*0x632be59bd9b4e019, r.row*len(h)+j, p) {
+				if nn.DropKept(dropSeed(r.seed, l), r.row*len(h)+j, p) {
 					h[j] /= 1 - p
 				} else {
 					h[j] = 0

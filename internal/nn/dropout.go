@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"decoreg/internal/par"
+	"decoreg/internal/rng"
 )
 
 // DropoutInPlace applies inverted dropout to s in place: element i is
@@ -56,14 +57,10 @@ func DropKept(seed uint64, i int, p float64) bool { return kept(seed, i, dropCut
 
 func kept(seed uint64, i int, cut uint32) bool { return hash32(seed, i) >= cut }
 
-// hash32 is the high half of SplitMix64's finalizer of seed + (i+1) × its
-// increment: element i's uniform 32-bit draw.
+// hash32 is element i's uniform 32-bit draw: the high half of
+// rng.Mix64(seed + i × SplitMix64's increment).
 func hash32(seed uint64, i int) uint32 {
-	z := seed + uint64(i+1)*0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	z ^= z >> 31
-	return uint32(z >> 32)
+	return uint32(rng.Mix64(seed+uint64(i)*0x9e3779b97f4a7c15) >> 32)
 }
 
 // DropoutScale is the backward of DropoutInPlace after ReLUMask: it

@@ -113,3 +113,15 @@ func (r *RNG) MarshalBinary() ([]byte, error) { return r.pcg.MarshalBinary() }
 
 // UnmarshalBinary restores a state written by MarshalBinary.
 func (r *RNG) UnmarshalBinary(data []byte) error { return r.pcg.UnmarshalBinary(data) }
+
+// Mix64 is one step of SplitMix64 (Steele, Lea and Flood, 2014) from state
+// z: z plus the golden-ratio increment, through its finalizer. A stateless,
+// counter-based hash: Mix64(seed + i*0x9e3779b97f4a7c15) is element i's
+// draw, and chaining it mixes several counters into one seed. It is fixed
+// forever, like the stream above (dropout's masks depend on it).
+func Mix64(z uint64) uint64 {
+	z += seed2
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}

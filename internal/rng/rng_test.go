@@ -199,3 +199,16 @@ func TestSplitIndependent(t *testing.T) {
 		t.Fatal("two splits start identically")
 	}
 }
+
+// TestMix64: SplitMix64's published first outputs from state 0 (the
+// reference implementation's 0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4,
+// 0x06c45d188009454f), each Mix64 of the previous state.
+func TestMix64(t *testing.T) {
+	var z uint64
+	for i, want := range []uint64{0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4, 0x06c45d188009454f} {
+		if got := Mix64(z); got != want {
+			t.Errorf("output %d: %#x, want %#x", i, got, want)
+		}
+		z += 0x9e3779b97f4a7c15
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"decoreg/internal/head"
 	"decoreg/internal/model"
 	"decoreg/internal/nn"
+	"decoreg/internal/rng"
 )
 
 // ErrDiverged is returned when a loss becomes NaN or Inf.
@@ -157,15 +158,7 @@ func (t *Run) Epoch(ctx context.Context) (float64, error) {
 // epoch<<32 ^ k would give an ensemble's members seed+1, ... the first
 // member's step seeds with the batches swapped).
 func stepSeed(seed uint64, epoch, k int) uint64 {
-	return mix64(mix64(mix64(seed)+uint64(epoch)) + uint64(k))
-}
-
-// mix64 is SplitMix64's step: the increment, then the finalizer.
-func mix64(z uint64) uint64 {
-	z += 0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
+	return rng.Mix64(rng.Mix64(rng.Mix64(seed)+uint64(epoch)) + uint64(k))
 }
 
 // Validate returns the mean validation loss of the current weights (NaN
