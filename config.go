@@ -182,6 +182,14 @@ type Config struct {
 	// temperature that minimises their NLL): a decoder whose finer digits overfit first
 	// then trains on while its coarser ones improve, and the epoch kept is
 	// the best once calibrated per depth. Use it with CalibrateByDepth.
+	// Or StopByCRPS ("crps"; every head but pointwise, a decoder's
+	// tokenization a tree), their mean CRPS in u units (at most 1,000 of
+	// them, as Tune's greedy ensemble selection then scores mixtures too):
+	// it keeps a later epoch than the NLL when the finer digits overfit
+	// before the coarser ones stop improving, for a better point and CRPS
+	// at some cost in NLL (README: on small tables; --calibrate-by depth
+	// recovers part of it). Each epoch then costs a prediction of those
+	// rows.
 	StopBy string `json:"stop_by,omitempty"`
 	// ValFrac is the fraction of the training rows held out for early
 	// stopping: 0 means the default DefaultValFrac (0.1), a negative value
@@ -432,8 +440,18 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 		if c.ValFrac < 0 {
 			return nil, configErr("StopBy", "early stopping by depth needs validation rows (ValFrac >= 0)")
 		}
+	case StopByCRPS:
+		if c.Head == HeadPointwise {
+			return nil, configErr("StopBy", "early stopping by CRPS needs a head with a distribution, have %s (its validation loss is the MSE)", c.Head)
+		}
+		if c.ValFrac < 0 {
+			return nil, configErr("StopBy", "early stopping by CRPS needs validation rows (ValFrac >= 0)")
+		}
+		if _, tree := tok.(vocab.Tree); c.Head == HeadDecoder && !tree {
+			return nil, configErr("StopBy", "early stopping by CRPS needs a tree tokenization (normalized or unnormalized, without repeat), whose CRPS is exact, have %s", c.Vocab)
+		}
 	default:
-		return nil, configErr("StopBy", "unknown early-stopping score %q (want nll or depth)", c.StopBy)
+		return nil, configErr("StopBy", "unknown early-stopping score %q (want nll, depth or crps)", c.StopBy)
 	}
 	if c.Calibrate && c.CalibrateBy == CalibrateByDepth && c.Head != HeadDecoder {
 		return nil, configErr("CalibrateBy", "the depth objective needs the decoder head, have %s", c.Head)

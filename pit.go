@@ -72,6 +72,12 @@ const (
 	// per token depth fitted on the validation rows (CalibrateByDepth's,
 	// one model's: each depth alone).
 	StopByDepth = "depth"
+	// StopByCRPS early-stops on the mean CRPS of the validation rows (at
+	// most maxCRPSRows of them), in u units: a proper score that, unlike
+	// the NLL, weighs how far the predictive mass lies from the target,
+	// so that a decoder trains on while its coarser digits improve though
+	// its finer ones begin to overfit.
+	StopByCRPS = "crps"
 )
 
 // CalibrateObjectives lists the calibration objectives.

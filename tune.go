@@ -3,6 +3,7 @@ package decoreg
 import (
 	"cmp"
 	"context"
+	"decoreg/dist"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -202,33 +203,59 @@ func (r *TuneReport) clone() *TuneReport {
 // ensemble by greedy ensemble selection (Caruana et al., "Ensemble
 // selection from libraries of models", 2004, without replacement):
 // starting from models[0], it adds the model that lowers the validation
-// NLL of the equal mixture (at resolution res: valRowNLL) most, while one
-// does. It returns indices into
+// score of the equal mixture (mixScorer's: the NLL at resolution res, or
+// the CRPS with StopByCRPS) most, while one does. It returns indices into
 // models, in the order they were added (0 first).
 func selectMembers(models []*Model, n int, x []float64, rows, cols int, y []float64, base Config, res float64) ([]int, error) {
-	nll, err := valRowNLL(models, x, rows, cols, y, base, res)
+	score, err := mixScorer(models, x, rows, cols, y, base, res)
 	if err != nil {
 		return nil, err
 	}
 	set := []int{0}
-	cur := mixtureNLL(nll, set)
+	cur := score(set)
 	used := map[int]bool{0: true}
 	for len(set) < n {
-		best, bestNLL := -1, cur
+		best, bestScore := -1, cur
 		for k := range models {
 			if used[k] {
 				continue
 			}
-			if v := mixtureNLL(nll, append(slices.Clone(set), k)); v < bestNLL {
-				best, bestNLL = k, v
+			if v := score(append(slices.Clone(set), k)); v < bestScore {
+				best, bestScore = k, v
 			}
 		}
 		if best < 0 {
-			break // no model lowers the mixture's validation NLL
+			break // no model lowers the mixture's validation score
 		}
-		set, cur, used[best] = append(set, best), bestNLL, true
+		set, cur, used[best] = append(set, best), bestScore, true
 	}
 	return set, nil
+}
+
+// mixScorer returns the validation score of the equal mixture of the
+// models a set indexes, which Tune's ensemble choices lower: the mean NLL
+// of base's validation rows (valRowNLL, mixtureNLL), or with StopByCRPS
+// the mean CRPS of the first maxCRPSRows of them (mixtureCRPS). The
+// models were trained on the same rows and targets.
+func mixScorer(models []*Model, x []float64, rows, cols int, y []float64, base Config, res float64) (func(set []int) float64, error) {
+	if base.StopBy != StopByCRPS {
+		nll, err := valRowNLL(models, x, rows, cols, y, base, res)
+		if err != nil {
+			return nil, err
+		}
+		return func(set []int) float64 { return mixtureNLL(nll, set) }, nil
+	}
+	val, _ := train.Split(rows, base.ValFrac, base.Seed)
+	xv, yv := gatherRows(val[:min(len(val), maxCRPSRows)], x, cols, y)
+	ds := make([][]dist.Distribution, len(models))
+	for k, m := range models {
+		var err error
+		if ds[k], err = preparedDists(m, xv, len(yv)); err != nil {
+			return nil, err
+		}
+	}
+	r := models[0].units.Range()
+	return func(set []int) float64 { return mixtureCRPS(ds, yv, set, r) }, nil
 }
 
 // valRowNLL returns each model's NLL (in u units) on each validation row
@@ -240,12 +267,7 @@ func selectMembers(models []*Model, n int, x []float64, rows, cols int, y []floa
 func valRowNLL(models []*Model, x []float64, rows, cols int, y []float64, base Config, res float64) ([][]float64, error) {
 	val, _ := train.Split(rows, base.ValFrac, base.Seed)
 	val = val[:min(len(val), maxCalibrationRows)]
-	xv := make([]float64, 0, len(val)*cols)
-	yv := make([]float64, len(val))
-	for k, i := range val {
-		xv = append(xv, x[i*cols:(i+1)*cols]...)
-		yv[k] = y[i]
-	}
+	xv, yv := gatherRows(val, x, cols, y)
 	idx := make([]int, len(val))
 	for i := range idx {
 		idx[i] = i
@@ -578,6 +600,9 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 	if err != nil {
 		return nil, nil, err
 	}
+	if base.StopBy == StopByCRPS {
+		res = 0 // the trials are compared by their CRPS, not an NLL
+	}
 	rep.Resolution = res
 	rep.Trials = make([]TuneTrial, len(cfgs))
 	var race []*trialRun
@@ -611,7 +636,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 			tr.run = train.Prepare(m.net, tg, xs, rows, cols, train.Settings{
 				LR: c.LR, WeightDecay: c.WeightDecay, AdamW: c.AdamW, BatchSize: c.BatchSize,
 				MaxEpochs: c.MaxEpochs, Patience: c.Patience, ValFrac: c.ValFrac, Seed: c.Seed,
-				DepthTemps: c.depthTemps(),
+				DepthTemps: c.depthTemps(), Score: c.stopScore(m, x, cols, y),
 			})
 		}
 		stopped, err := tr.run.Continue(tctx, upTo, nil)
@@ -1010,7 +1035,7 @@ func selectWithSeeds(done []*trialRun, seeds []*Model, x []float64, rows, cols i
 }
 
 // guardCut returns members followed by those of cut that lower the
-// validation NLL of the mixture so far, in order (EnsembleFromSeeds: a
+// validation score of the mixture so far (mixScorer's), in order (EnsembleFromSeeds: a
 // half-trained model can make the mixture worse), counting the others in
 // rep.MembersLeftOut. The pointwise head, without a likelihood, keeps
 // them all.
@@ -1018,7 +1043,7 @@ func guardCut(members, cut []*Model, x []float64, rows, cols int, y []float64, b
 	if len(cut) == 0 || base.Head == HeadPointwise {
 		return append(members, cut...), nil
 	}
-	nll, err := valRowNLL(append(slices.Clone(members), cut...), x, rows, cols, y, base, rep.Resolution)
+	score, err := mixScorer(append(slices.Clone(members), cut...), x, rows, cols, y, base, rep.Resolution)
 	if err != nil {
 		return nil, err
 	}
@@ -1027,10 +1052,10 @@ func guardCut(members, cut []*Model, x []float64, rows, cols int, y []float64, b
 		set[i] = i
 	}
 	out := members
-	cur := mixtureNLL(nll, set)
+	cur := score(set)
 	for j, mk := range cut {
 		k := len(members) + j
-		if v := mixtureNLL(nll, append(slices.Clone(set), k)); v < cur {
+		if v := score(append(slices.Clone(set), k)); v < cur {
 			set, cur, out = append(set, k), v, append(out, mk)
 			continue
 		}

@@ -48,7 +48,8 @@ real-data experiments --seeds is the number of train/test splits (splits
 scaling, the number of random training subsets of split 0), --datasets
 chooses datasets, and for tabular --groups chooses its groups of runs
 (default, ensemble, tuned, tuned-all by default; also tuned-seeds, and
-tuned-all-depth: tuned-all with --stop-by depth):
+tuned-all-depth: tuned-all with --stop-by depth, and tuned-all-crps: with
+--stop-by crps):
 "--seeds 2 --groups default,tuned-all" adds split 1 of the defaults and of
 the tuned ensemble to a journal that holds split 0. The report compares
 each variant with XGBoost and with the defaults over the splits that
@@ -96,7 +97,7 @@ func init() {
 	fs.BoolVar(&experimentF.list, "list", false, "list the experiments")
 	fs.StringVar(&experimentF.data, "data", "", "real-data experiments: the directory of datasets, each a subdirectory holding data.csv.gz and\ntest_mask.csv.gz (default ../shared/data/uci)")
 	fs.StringVar(&experimentF.datasets, "datasets", "", "real-data experiments: comma-separated dataset names (default: the experiment's)")
-	fs.StringVar(&experimentF.groups, "groups", "", "tabular: comma-separated groups of runs (default: default, ensemble, tuned, tuned-all; also\ntuned-seeds, tuned-all-depth)")
+	fs.StringVar(&experimentF.groups, "groups", "", "tabular: comma-separated groups of runs (default: default, ensemble, tuned, tuned-all; also\ntuned-seeds, tuned-all-depth, tuned-all-crps)")
 	fs.BoolVar(&experimentF.merge, "merge", false, "gather the results of shards run elsewhere: append to --out's results.jsonl the lines of the\njournals given as arguments (results.jsonl files or directories holding one) that it lacks, then write\nthe report; runs nothing")
 }
 

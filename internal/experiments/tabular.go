@@ -49,6 +49,10 @@ const (
 	// and members compared by the validation NLL calibrated per token
 	// depth): "tuned+all5+sd", "tuned+all5+sd+cal", "+iso", "+depth".
 	tabTunedAllDepth = "tuned-all-depth"
+	// tuned-all with StopBy crps (early stopping, the trials, the seeds'
+	// members and the greedy selection by the validation CRPS):
+	// "tuned+all5+sc", "tuned+all5+sc+cal", "+iso", "+depth".
+	tabTunedAllCRPS = "tuned-all-crps"
 )
 
 // tabGroups are the groups of the default plan. tabTunedSeeds is not among
@@ -57,7 +61,7 @@ const (
 var tabGroups = []string{tabDefault, tabEnsemble, tabTuned, tabTunedAll}
 
 // TabularGroups are the groups Options.Groups may name.
-var TabularGroups = []string{tabDefault, tabEnsemble, tabTuned, tabTunedSeeds, tabTunedAll, tabTunedAllDepth}
+var TabularGroups = []string{tabDefault, tabEnsemble, tabTuned, tabTunedSeeds, tabTunedAll, tabTunedAllDepth, tabTunedAllCRPS}
 
 // tabVariants are the scored models, in report order.
 // A "+iso" variant is the "+cal" one's model calibrated instead by the
@@ -66,7 +70,7 @@ var TabularGroups = []string{tabDefault, tabEnsemble, tabTuned, tabTunedSeeds, t
 // same model calibrated instead by temperatures per token depth
 // (CalibrateByDepth) on those rows; journals before 2026-11-28 do not
 // have it.
-var tabVariants = []string{"default", "default+cal", "default+iso", "default+depth", "ensemble5", "ensemble5+cal", "ensemble5+iso", "ensemble5+depth", "tuned", "tuned+ensemble5", "tuned+ensemble5+cal", "tuned+ensemble5+iso", "tuned+ensemble5+depth", "tuned+seeds5", "tuned+seeds5+cal", "tuned+seeds5+iso", "tuned+seeds5+depth", "tuned+all5", "tuned+all5+cal", "tuned+all5+iso", "tuned+all5+depth", "tuned+all5+sd", "tuned+all5+sd+cal", "tuned+all5+sd+iso", "tuned+all5+sd+depth"}
+var tabVariants = []string{"default", "default+cal", "default+iso", "default+depth", "ensemble5", "ensemble5+cal", "ensemble5+iso", "ensemble5+depth", "tuned", "tuned+ensemble5", "tuned+ensemble5+cal", "tuned+ensemble5+iso", "tuned+ensemble5+depth", "tuned+seeds5", "tuned+seeds5+cal", "tuned+seeds5+iso", "tuned+seeds5+depth", "tuned+all5", "tuned+all5+cal", "tuned+all5+iso", "tuned+all5+depth", "tuned+all5+sd", "tuned+all5+sd+cal", "tuned+all5+sd+iso", "tuned+all5+sd+depth", "tuned+all5+sc", "tuned+all5+sc+cal", "tuned+all5+sc+iso", "tuned+all5+sc+depth"}
 
 // tabPresent returns the variants of tabVariants that tab (variant ->
 // dataset -> scores) holds, in report order.
@@ -240,17 +244,20 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 	case tabEnsemble:
 		cfg.Ensemble = ens
 		m, err = decoreg.FitFlat(ctx, tr.X, tr.Rows, tr.Cols, tr.Y, cfg)
-	case tabTuned, tabTunedSeeds, tabTunedAll, tabTunedAllDepth:
+	case tabTuned, tabTunedSeeds, tabTunedAll, tabTunedAllDepth, tabTunedAllCRPS:
 		cfg.Ensemble = ens
-		if group == tabTunedAllDepth {
+		switch group {
+		case tabTunedAllDepth:
 			cfg.StopBy = decoreg.StopByDepth
+		case tabTunedAllCRPS:
+			cfg.StopBy = decoreg.StopByCRPS
 		}
 		l.Budget = budget.Seconds()
 		o := decoreg.TuneOptions{Budget: budget, EnsembleFrom: decoreg.EnsembleFromTrials}
 		switch group {
 		case tabTunedSeeds:
 			o.EnsembleFrom = decoreg.EnsembleFromSeeds
-		case tabTunedAll, tabTunedAllDepth:
+		case tabTunedAll, tabTunedAllDepth, tabTunedAllCRPS:
 			o.EnsembleFrom = decoreg.EnsembleFromAll
 		}
 		var rep *decoreg.TuneReport
@@ -317,7 +324,7 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 	case tabEnsemble:
 		todo = append(todo, scored{"ensemble5", un})
 		err = cal("ensemble5")
-	case tabTuned, tabTunedSeeds, tabTunedAll, tabTunedAllDepth:
+	case tabTuned, tabTunedSeeds, tabTunedAll, tabTunedAllDepth, tabTunedAllCRPS:
 		if group == tabTuned {
 			best, berr := un.Members()[0].WithTemperature(1)
 			if berr != nil {
@@ -326,7 +333,7 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 			todo = append(todo, scored{"tuned", best}, scored{"tuned+ensemble5", un})
 			err = cal("tuned+ensemble5")
 		} else {
-			v := map[string]string{tabTunedSeeds: "tuned+seeds5", tabTunedAll: "tuned+all5", tabTunedAllDepth: "tuned+all5+sd"}[group]
+			v := map[string]string{tabTunedSeeds: "tuned+seeds5", tabTunedAll: "tuned+all5", tabTunedAllDepth: "tuned+all5+sd", tabTunedAllCRPS: "tuned+all5+sc"}[group]
 			todo = append(todo, scored{v, un})
 			err = cal(v)
 		}
@@ -966,7 +973,7 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 		"alone is scored too (\"tuned\"); with `--tune --ensemble 5 --ensemble-from all` (the default; \"tuned+all5\": up to 5 chosen " +
 		"greedily among the trials and 4 more seeds of the best trial's settings); and, where the journal has it, with " +
 		"`--ensemble-from seeds` (\"tuned+seeds5\": the best trial and those 4 seeds); each group with `--calibrate` where the split leaves at least 20 validation rows " +
-		"(\"+cal\"; without it, the scores are at temperature 1), and, in runs since 2026-11-27, the same model calibrated instead by `--calibrate-by isotonic` on the same validation rows (\"+iso\"), and in runs since 2026-11-28 by `--calibrate-by depth` (\"+depth\", temperatures per token depth; the temperature column shows 1 for it). The group tuned-all-depth (\"tuned+all5+sd\") is tuned-all with `--stop-by depth`: early stopping, the trials and the ensemble's members compared by the validation NLL at temperatures per token depth fitted on the validation rows. The tuning's defaults are those of the commit each run records: since 6565638 (2026-11-27) its trials, seeds and selection are compared at `--tune-resolution` 2^-18, before it by their plain validation NLL. Point estimate: the mean. NLL and tau use every test row; " +
+		"(\"+cal\"; without it, the scores are at temperature 1), and, in runs since 2026-11-27, the same model calibrated instead by `--calibrate-by isotonic` on the same validation rows (\"+iso\"), and in runs since 2026-11-28 by `--calibrate-by depth` (\"+depth\", temperatures per token depth; the temperature column shows 1 for it). The group tuned-all-depth (\"tuned+all5+sd\") is tuned-all with `--stop-by depth`: early stopping, the trials and the ensemble's members compared by the validation NLL at temperatures per token depth fitted on the validation rows; the group tuned-all-crps (\"tuned+all5+sc\") is tuned-all with `--stop-by crps`: early stopping, the trials and the members compared by the validation CRPS. The tuning's defaults are those of the commit each run records: since 6565638 (2026-11-27) its trials, seeds and selection are compared at `--tune-resolution` 2^-18, before it by their plain validation NLL. Point estimate: the mean. NLL and tau use every test row; " +
 		"CRPS, coverage and PIT use at most 500 evenly spaced test rows (an ensemble's exact quantiles cost about 50 ms a row). XGBoost: " +
 		"`experiments/xgboost/xgb_uci.py` (Debian's xgboost, 500 trees, learning rate 0.05, depth 6, subsample 0.8, " +
 		"colsample 0.8) on the same splits, from `../xgboost/results.jsonl`. Each variant's scores of a dataset are averaged over " +
@@ -1191,7 +1198,7 @@ func tabTuningTable(b *strings.Builder, lines []*TabularLine) {
 		if l.Error != "" {
 			secs[k][l.Group] = "failed"
 		}
-		if l.Group != tabTuned && l.Group != tabTunedSeeds && l.Group != tabTunedAll && l.Group != tabTunedAllDepth {
+		if l.Group != tabTuned && l.Group != tabTunedSeeds && l.Group != tabTunedAll && l.Group != tabTunedAllDepth && l.Group != tabTunedAllCRPS {
 			continue
 		}
 		if byGroup[l.Group] == nil {
@@ -1214,7 +1221,7 @@ func tabTuningTable(b *strings.Builder, lines []*TabularLine) {
 	// The train seconds of the groups the journal holds; the seeds' and
 	// the best trial's columns of tuned-seeds and tuned-all where it holds
 	// them.
-	names := map[string]string{tabDefault: "default", tabEnsemble: "ensemble", tabTuned: "tuned", tabTunedSeeds: "tuned from seeds", tabTunedAll: "tuned from all", tabTunedAllDepth: "tuned from all, stopped by depth"}
+	names := map[string]string{tabDefault: "default", tabEnsemble: "ensemble", tabTuned: "tuned", tabTunedSeeds: "tuned from seeds", tabTunedAll: "tuned from all", tabTunedAllDepth: "tuned from all, stopped by depth", tabTunedAllCRPS: "tuned from all, stopped by CRPS"}
 	var groups, gnames []string
 	for _, g := range TabularGroups {
 		if has[g] {
@@ -1222,7 +1229,7 @@ func tabTuningTable(b *strings.Builder, lines []*TabularLine) {
 		}
 	}
 	var members []string // tuned-seeds, tuned-all: those the journal holds
-	for _, g := range []string{tabTunedAll, tabTunedAllDepth, tabTunedSeeds} {
+	for _, g := range []string{tabTunedAll, tabTunedAllDepth, tabTunedAllCRPS, tabTunedSeeds} {
 		if len(byGroup[g]) > 0 {
 			members = append(members, g)
 		}

@@ -41,6 +41,12 @@ type Settings struct {
 	// keeps the epoch whose distribution is best once calibrated per
 	// depth.
 	DepthTemps [2]float64
+	// Score, when not nil (and DepthTemps unset), is the validation loss
+	// in place of the mean NLL: it scores the current weights on the
+	// validation rows val (the indices into the rows given to Prepare) and
+	// returns a loss to minimise; NaN (the network's outputs overflowed)
+	// is a divergence, as a NaN NLL is.
+	Score func(val []int) float64
 }
 
 // Split returns the validation and training rows Prepare holds out and
@@ -169,9 +175,12 @@ func (t *Run) Validate() (loss float64, best bool, err error) {
 		t.bestEpoch = t.epoch
 		return math.NaN(), true, nil
 	}
-	if t.s.DepthTemps[1] > 0 {
+	switch {
+	case t.s.DepthTemps[1] > 0:
 		_, loss = t.tg.DepthScores(t.net, t.xs, t.cols, t.val).Fit(t.s.DepthTemps[0], t.s.DepthTemps[1])
-	} else {
+	case t.s.Score != nil:
+		loss = t.s.Score(t.val)
+	default:
 		out := make([]float64, len(t.val))
 		t.tg.RowNLL(t.net, t.xs, t.cols, t.val, out)
 		var s float64
