@@ -183,13 +183,15 @@ type Config struct {
 	// then trains on while its coarser ones improve, and the epoch kept is
 	// the best once calibrated per depth. Use it with CalibrateByDepth.
 	// Or StopByCRPS ("crps"; every head but pointwise, a decoder's
-	// tokenization a tree), their mean CRPS in u units (at most 1,000 of
-	// them, as Tune's greedy ensemble selection then scores mixtures too):
-	// it keeps a later epoch than the NLL when the finer digits overfit
-	// before the coarser ones stop improving, for a better point and CRPS
-	// at some cost in NLL (README: on small tables; --calibrate-by depth
-	// recovers part of it). Each epoch then costs a prediction of those
-	// rows.
+	// tokenization a bounded tree, an MDN of at most 256 components),
+	// their mean CRPS in u units (the first 1,000 of them at most; Tune's
+	// greedy ensemble selection then scores mixtures by it too, on fewer
+	// where many bins or components make that costly): it keeps a later
+	// epoch than the NLL when the finer digits overfit before the coarser
+	// ones stop improving, for a better point and CRPS at some cost in NLL
+	// (README: on small tables). Each epoch then costs a prediction of
+	// those rows (for an unnormalized decoder, whose expansions are deep,
+	// far more than an epoch of training).
 	StopBy string `json:"stop_by,omitempty"`
 	// ValFrac is the fraction of the training rows held out for early
 	// stopping: 0 means the default DefaultValFrac (0.1), a negative value
@@ -448,7 +450,13 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 			return nil, configErr("StopBy", "early stopping by CRPS needs validation rows (ValFrac >= 0)")
 		}
 		if _, tree := tok.(vocab.Tree); c.Head == HeadDecoder && !tree {
-			return nil, configErr("StopBy", "early stopping by CRPS needs a tree tokenization (normalized or unnormalized, without repeat), whose CRPS is exact, have %s", c.Vocab)
+			return nil, configErr("StopBy", "early stopping by CRPS needs a tree tokenization (normalized or unnormalized, without repeat), whose CRPS follows from its cells, have %s", c.Vocab)
+		}
+		if c.Head == HeadDecoder && c.Unbounded {
+			return nil, configErr("StopBy", "early stopping by CRPS needs a bounded tokenization: an unbounded one's cells reach far beyond the targets, whose mass, however small, sways the CRPS")
+		}
+		if c.Head == HeadMDN && c.Components > maxCRPSComponents {
+			return nil, configErr("StopBy", "early stopping by CRPS of an MDN costs the square of its components per row: at most %d components, have %d", maxCRPSComponents, c.Components)
 		}
 	default:
 		return nil, configErr("StopBy", "unknown early-stopping score %q (want nll, depth or crps)", c.StopBy)

@@ -1,10 +1,15 @@
 package decoreg
 
 import (
+	"context"
 	"math"
 
 	"decoreg/dist"
 )
+
+// maxCRPSComponents is the most components of an MDN that StopByCRPS
+// accepts: its CRPS costs the square of them per row.
+const maxCRPSComponents = 256
 
 // maxCRPSRows is the most validation rows that StopByCRPS scores each
 // epoch, and that Tune's greedy ensemble selection scores mixtures on by
@@ -73,18 +78,112 @@ func preparedDists(m *Model, x []float64, rows int) ([]dist.Distribution, error)
 	return p.Dist, nil
 }
 
-// mixtureCRPS is the mean CRPS, in u units (range), over the validation
-// rows of the equal mixture of the models set indexes in ds (ds[k][i]:
-// model k's distribution of row i, target y[i]).
-func mixtureCRPS(ds [][]dist.Distribution, y []float64, set []int, rng float64) float64 {
-	comps := make([]dist.Distribution, len(set))
-	var s float64
-	for i := range y {
-		for j, k := range set {
-			comps[j] = ds[k][i]
-		}
-		c, _ := dist.CRPS(dist.NewMixture(comps), y[i])
-		s += c
+// crpsGram returns G, the mean over rows of xv (cols features each) with
+// targets yv of G_ab = ∫ (F_a(t) - 1{y <= t}) (F_b(t) - 1{y <= t}) dt,
+// F_a models[a]'s CDF, in u units (models[0]'s range): the CRPS of the
+// equal mixture of a set S of the models is then (1/|S|²) Σ_{a,b in S}
+// G_ab (crpsOfSet), so that greedy selection scores every candidate set
+// from it. G_aa is model a's CRPS; G_ab follows from the CRPS of the
+// mixture of a and b, 2 CRPS(½F_a + ½F_b) - (G_aa + G_bb)/2. Rows are
+// scored in chunks (the distributions of one chunk held at a time),
+// crpsGramRows of them; it returns ctx's error once cancelled.
+func crpsGram(ctx context.Context, models []*Model, xv, yv []float64, cols int) ([][]float64, error) {
+	n := len(models)
+	g := make([][]float64, n)
+	for a := range g {
+		g[a] = make([]float64, n)
 	}
-	return s / float64(len(y)) / rng
+	rows := crpsGramRows(models, len(yv))
+	ds := make([][]dist.Distribution, n)
+	diag := make([]float64, n)
+	for lo := 0; lo < rows; lo += crpsChunk {
+		hi := min(lo+crpsChunk, rows)
+		for a, m := range models {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			var err error
+			if ds[a], err = preparedDists(m, xv[lo*cols:hi*cols], hi-lo); err != nil {
+				return nil, err
+			}
+		}
+		for i := range hi - lo {
+			y := yv[lo+i]
+			for a := range n {
+				diag[a], _ = dist.CRPS(ds[a][i], y)
+				g[a][a] += diag[a]
+			}
+			for a := range n {
+				for b := a + 1; b < n; b++ {
+					pair, _ := dist.CRPS(dist.NewMixture([]dist.Distribution{ds[a][i], ds[b][i]}), y)
+					v := 2*pair - (diag[a]+diag[b])/2
+					g[a][b] += v
+					g[b][a] += v
+				}
+			}
+		}
+	}
+	r := models[0].units.Range()
+	for a := range g {
+		for b := range g[a] {
+			g[a][b] /= float64(rows) * r
+		}
+	}
+	return g, nil
+}
+
+// crpsOfSet is the validation CRPS of the equal mixture of the models set
+// indexes, from crpsGram's g.
+func crpsOfSet(g [][]float64, set []int) float64 {
+	var s float64
+	for _, a := range set {
+		for _, b := range set {
+			s += g[a][b]
+		}
+	}
+	return s / float64(len(set)*len(set))
+}
+
+// crpsChunk is how many rows' distributions crpsGram holds at a time.
+const crpsChunk = 64
+
+// maxCRPSWork bounds crpsGram's work: the rows it scores are at most
+// maxCRPSRows, fewer (down to minCRPSGramRows) when its pairs' mixtures
+// are costly (crpsWork).
+const (
+	maxCRPSWork     = 2e9
+	minCRPSGramRows = 32
+)
+
+// crpsGramRows is the number of the n validation rows crpsGram scores:
+// every one up to maxCRPSRows, unless the CRPS of each pair of models'
+// mixture on them would cost more than maxCRPSWork in all.
+func crpsGramRows(models []*Model, n int) int {
+	var w float64
+	for a := range models {
+		for b := a; b < len(models); b++ {
+			w += crpsWork(models[a]) + crpsWork(models[b])
+		}
+	}
+	rows := min(n, maxCRPSRows)
+	if w > 0 && float64(rows)*w > maxCRPSWork {
+		rows = max(min(rows, minCRPSGramRows), int(maxCRPSWork/w))
+	}
+	return rows
+}
+
+// crpsWork is a rough count of the operations that one of m's
+// distributions adds to the CRPS of a mixture at one row: its cells (a
+// Riemann head's bins; a decoder's expansion, a few hundred, sorted) or,
+// for an MDN, whose pooled CRPS is quadratic in the components, about the
+// square of its components.
+func crpsWork(m *Model) float64 {
+	switch m.cfg.Head {
+	case HeadRiemann:
+		return float64(m.cfg.Bins)
+	case HeadMDN:
+		k := float64(m.cfg.Components)
+		return 2 * k * k
+	}
+	return 4096
 }

@@ -28,7 +28,8 @@
 // uniform their PIT values are, adds a monotone map of the CDF
 // ("isotonic"), or fits a decoder's temperatures per token depth
 // ("depth"; Config.StopBy "depth" early-stops on the validation NLL at
-// such temperatures); Model.FitTemperature fits one on given rows;
+// such temperatures; "crps" early-stops, compares Tune's trials and
+// chooses its ensemble's members by the validation CRPS); Model.FitTemperature fits one on given rows;
 // Calibration scores the distributions (CRPS, interval coverage, PIT).
 //
 // Four heads share the same encoder: the decoder head over any tokenization

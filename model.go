@@ -70,8 +70,10 @@ type TrainInfo struct {
 	Epochs    int `json:"epochs"`     // epochs completed
 	BestEpoch int `json:"best_epoch"` // epoch whose weights were kept (1-based)
 	// BestValLoss is the best validation loss (NLL in u units; the
-	// pointwise head's MSE), 0 when trained without validation (always
-	// finite); for a tuned decoder at TuneReport.Resolution.
+	// pointwise head's MSE; with Config.StopBy "crps" the mean CRPS in u
+	// units, with "depth" the NLL calibrated per depth), 0 when trained
+	// without validation (always finite); for a tuned decoder at
+	// TuneReport.Resolution.
 	BestValLoss float64 `json:"best_val_loss"`
 	// With Config.Calibrate (or made by FitTemperature): the temperature
 	// found, the objective that chose it (CalibrateByNLL or

@@ -3,7 +3,6 @@ package decoreg
 import (
 	"cmp"
 	"context"
-	"decoreg/dist"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -128,7 +127,7 @@ type TuneTrial struct {
 	N       int     `json:"n"`     // 1-based; trial 1 is the base configuration
 	Label   string  `json:"label"` // the settings it changes, "defaults" for trial 1
 	Config  Config  `json:"config"`
-	ValLoss float64 `json:"val_loss"` // best validation NLL in u units (at TuneReport.Resolution; MSE for pointwise); +Inf before an epoch ended
+	ValLoss float64 `json:"val_loss"` // best validation NLL in u units (at TuneReport.Resolution; MSE for pointwise; Config.StopBy's score otherwise, e.g. the CRPS in u units); +Inf before an epoch ended
 	Epochs  int     `json:"epochs"`
 	Best    int     `json:"best_epoch"`
 	Seconds float64 `json:"seconds"`
@@ -206,9 +205,12 @@ func (r *TuneReport) clone() *TuneReport {
 // score of the equal mixture (mixScorer's: the NLL at resolution res, or
 // the CRPS with StopByCRPS) most, while one does. It returns indices into
 // models, in the order they were added (0 first).
-func selectMembers(models []*Model, n int, x []float64, rows, cols int, y []float64, base Config, res float64) ([]int, error) {
-	score, err := mixScorer(models, x, rows, cols, y, base, res)
+func selectMembers(ctx context.Context, models []*Model, n int, x []float64, rows, cols int, y []float64, base Config, res float64) ([]int, error) {
+	score, err := mixScorer(ctx, models, x, rows, cols, y, base, res)
 	if err != nil {
+		if ctx.Err() != nil {
+			return []int{0}, nil // interrupted while scoring: the best trial alone
+		}
 		return nil, err
 	}
 	set := []int{0}
@@ -235,9 +237,10 @@ func selectMembers(models []*Model, n int, x []float64, rows, cols int, y []floa
 // mixScorer returns the validation score of the equal mixture of the
 // models a set indexes, which Tune's ensemble choices lower: the mean NLL
 // of base's validation rows (valRowNLL, mixtureNLL), or with StopByCRPS
-// the mean CRPS of the first maxCRPSRows of them (mixtureCRPS). The
-// models were trained on the same rows and targets.
-func mixScorer(models []*Model, x []float64, rows, cols int, y []float64, base Config, res float64) (func(set []int) float64, error) {
+// the mean CRPS of the first of them (up to maxCRPSRows, fewer where the
+// heads' CRPS is costly: crpsGram, crpsOfSet). The models were trained on
+// the same rows and targets. It returns ctx's error once cancelled.
+func mixScorer(ctx context.Context, models []*Model, x []float64, rows, cols int, y []float64, base Config, res float64) (func(set []int) float64, error) {
 	if base.StopBy != StopByCRPS {
 		nll, err := valRowNLL(models, x, rows, cols, y, base, res)
 		if err != nil {
@@ -247,15 +250,11 @@ func mixScorer(models []*Model, x []float64, rows, cols int, y []float64, base C
 	}
 	val, _ := train.Split(rows, base.ValFrac, base.Seed)
 	xv, yv := gatherRows(val[:min(len(val), maxCRPSRows)], x, cols, y)
-	ds := make([][]dist.Distribution, len(models))
-	for k, m := range models {
-		var err error
-		if ds[k], err = preparedDists(m, xv, len(yv)); err != nil {
-			return nil, err
-		}
+	g, err := crpsGram(ctx, models, xv, yv, cols)
+	if err != nil {
+		return nil, err
 	}
-	r := models[0].units.Range()
-	return func(set []int) float64 { return mixtureCRPS(ds, yv, set, r) }, nil
+	return func(set []int) float64 { return crpsOfSet(g, set) }, nil
 }
 
 // valRowNLL returns each model's NLL (in u units) on each validation row
@@ -564,6 +563,9 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 	case math.IsNaN(opts.Resolution) || opts.Resolution >= 1:
 		return nil, nil, configErr("Resolution", "the comparison's narrowest cell must be below 1 (a share of the target range; < 0 for none), have %v", opts.Resolution)
 	}
+	if opts.Resolution > 0 && base.StopBy == StopByCRPS {
+		return nil, nil, configErr("Resolution", "is the resolution of the NLL comparisons: with StopBy crps the trials and members are compared by their CRPS (leave it 0)")
+	}
 	if opts.SoftSeeds == 0 {
 		opts.SoftSeeds = DefaultSoftSeeds
 	}
@@ -812,10 +814,10 @@ rungs:
 		switch {
 		case err != nil:
 		case opts.EnsembleFrom == EnsembleFromSeeds || base.Head == HeadPointwise:
-			members, err = guardCut(append(members, seeds...), cut, x, rows, cols, y, base, rep)
+			members, err = guardCut(ctx, append(members, seeds...), cut, x, rows, cols, y, base, rep)
 			rep.SeedsChosen = len(members) - 1
 		default:
-			members, err = selectWithSeeds(done, append(seeds, cut...), x, rows, cols, y, base, rep)
+			members, err = selectWithSeeds(ctx, done, append(seeds, cut...), x, rows, cols, y, base, rep)
 		}
 		if err != nil {
 			rep.Seconds = time.Since(start).Seconds()
@@ -828,7 +830,7 @@ rungs:
 			members = append(members, tr.m)
 		}
 	case base.Ensemble > 1 && len(done) > 1:
-		picked, err := selectMembers(trialModels(done), base.Ensemble, x, rows, cols, y, base, rep.Resolution)
+		picked, err := selectMembers(ctx, trialModels(done), base.Ensemble, x, rows, cols, y, base, rep.Resolution)
 		if err != nil {
 			return nil, rep, err
 		}
@@ -1011,9 +1013,9 @@ func trialModels(trials []*trialRun) []*Model {
 // trials done (sorted, the best first) and the seeds' members, by greedy
 // ensemble selection from the best trial. It marks the chosen trials and
 // counts the seeds' members chosen and left out in rep.
-func selectWithSeeds(done []*trialRun, seeds []*Model, x []float64, rows, cols int, y []float64, base Config, rep *TuneReport) ([]*Model, error) {
+func selectWithSeeds(ctx context.Context, done []*trialRun, seeds []*Model, x []float64, rows, cols int, y []float64, base Config, rep *TuneReport) ([]*Model, error) {
 	lib := append(trialModels(done), seeds...)
-	picked, err := selectMembers(lib, base.Ensemble, x, rows, cols, y, base, rep.Resolution)
+	picked, err := selectMembers(ctx, lib, base.Ensemble, x, rows, cols, y, base, rep.Resolution)
 	if err != nil {
 		return nil, err
 	}
@@ -1039,12 +1041,16 @@ func selectWithSeeds(done []*trialRun, seeds []*Model, x []float64, rows, cols i
 // half-trained model can make the mixture worse), counting the others in
 // rep.MembersLeftOut. The pointwise head, without a likelihood, keeps
 // them all.
-func guardCut(members, cut []*Model, x []float64, rows, cols int, y []float64, base Config, rep *TuneReport) ([]*Model, error) {
+func guardCut(ctx context.Context, members, cut []*Model, x []float64, rows, cols int, y []float64, base Config, rep *TuneReport) ([]*Model, error) {
 	if len(cut) == 0 || base.Head == HeadPointwise {
 		return append(members, cut...), nil
 	}
-	score, err := mixScorer(append(slices.Clone(members), cut...), x, rows, cols, y, base, rep.Resolution)
+	score, err := mixScorer(ctx, append(slices.Clone(members), cut...), x, rows, cols, y, base, rep.Resolution)
 	if err != nil {
+		if ctx.Err() != nil {
+			rep.MembersLeftOut += len(cut) // interrupted while scoring them
+			return members, nil
+		}
 		return nil, err
 	}
 	set := make([]int, len(members))

@@ -447,6 +447,16 @@ func (d *Mixture) crps(y float64) (score, bound float64) {
 	if math.IsNaN(y) {
 		return math.NaN(), math.NaN()
 	}
+	if p, aff, ok := d.sameBins(); ok {
+		// Histograms on one grid: the mixture is the histogram of the
+		// averaged probabilities (its cells need no cutting).
+		n := len(p)
+		cells := make([]massCell, n)
+		for i, pi := range p {
+			cells[i] = massCell{float64(i) / float64(n), float64(i+1) / float64(n), pi}
+		}
+		return aff.Scale * cellsCRPS(cells, (y-aff.Offset)/aff.Scale), 0
+	}
 	var cells []massCell
 	allCells, allMDN := true, true
 	var bnd float64
@@ -501,6 +511,24 @@ func (d *Mixture) crps(y float64) (score, bound float64) {
 		pair += (2*float64(i) - n + 1) * x
 	}
 	return abs/n - pair/(n*n), math.Inf(1)
+}
+
+// sameBins returns the averaged bin probabilities of a mixture of Riemann
+// components with the same bins (count and affine map), or ok false.
+func (d *Mixture) sameBins() (p []float64, aff Affine, ok bool) {
+	for k, c := range d.comps {
+		r, isR := c.(*Riemann)
+		if !isR || k > 0 && (len(r.p) != len(p) || r.aff != aff) {
+			return nil, Affine{}, false
+		}
+		if k == 0 {
+			p, aff = make([]float64, len(r.p)), r.aff
+		}
+		for i, v := range r.p {
+			p[i] += v / d.n()
+		}
+	}
+	return p, aff, true
 }
 
 // pooledMDN returns a mixture of MDN components as one Gaussian mixture

@@ -446,6 +446,16 @@ func TestTrainCalibrate(t *testing.T) {
 	if v, c := sd["val_loss"].(float64), sd["val_nll_calibrated"].(float64); math.Abs(v-c) > 1e-3 {
 		t.Errorf("--stop-by depth: val_loss %v, calibrated %v: %s", v, c, out)
 	}
+	// --stop-by crps with --tune: the summary's val_loss is a CRPS in u
+	// units.
+	code, out, errs := cli(t, append([]string{"train", "--data", data, "--out", dm, "--stop-by", "crps", "--tune", "--trials", "2", "--budget", "1m", "--ensemble", "2"}, tinyArgs("decoder")...)...)
+	sd = nil
+	if err := json.Unmarshal([]byte(out), &sd); code != 0 || err != nil {
+		t.Fatalf("--stop-by crps --tune: exit %d, %v: %s %s", code, err, out, errs)
+	}
+	if v, ok := sd["val_loss"].(float64); !ok || !(v > 0 && v < 1) {
+		t.Errorf("--stop-by crps: val_loss %v: %s", sd["val_loss"], out)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -463,6 +473,10 @@ func TestTrainCalibrate(t *testing.T) {
 		{append([]string{"--stop-by", "depth"}, tinyArgs("mdn")...), "--stop-by: early stopping by depth needs the decoder head, have mdn"},
 		{append(tinyArgs("decoder"), "--stop-by", "depth", "--val-frac", "0"), "--stop-by is for early stopping, which needs validation rows"},
 		{append(tinyArgs("decoder"), "--stop-by", "val"), `--stop-by: unknown early-stopping score "val"`},
+		{append([]string{"--stop-by", "crps"}, tinyArgs("pointwise")...), "--stop-by: early stopping by CRPS needs a head with a distribution, have pointwise"},
+		{append(tinyArgs("riemann"), "--stop-by", "crps", "--val-frac", "0"), "--stop-by is for early stopping, which needs validation rows"},
+		{append(tinyArgs("decoder"), "--stop-by", "crps", "--vocab", "hamming:length=4"), "--stop-by: early stopping by CRPS needs a tree tokenization"},
+		{append(tinyArgs("decoder"), "--stop-by", "crps", "--tune", "--tune-resolution", "0.001"), "--tune-resolution is the resolution of the NLL comparisons: with --stop-by crps"},
 	} {
 		code, _, errs := cli(t, append([]string{"train", "--data", data, "--out", filepath.Join(dir, "x.model")}, c.args...)...)
 		if code != 2 || !strings.Contains(errs, c.want) {

@@ -176,6 +176,14 @@ func TestPrintTrialsInterrupted(t *testing.T) {
 	if out := b.String(); !strings.Contains(out, "of a 2562047h47m16.854775807s budget") || !strings.Contains(out, "of a second 2562047h47m16.854775807s budget") {
 		t.Errorf("the largest budget:\n%s", out)
 	}
+	// With --stop-by crps the table says val_loss is a CRPS, not an NLL at
+	// a resolution.
+	rep.Trials[0].Config.StopBy, rep.Resolution = decoreg.StopByCRPS, 0
+	b.Reset()
+	printTrials(&b, rep, false)
+	if out := b.String(); !strings.Contains(out, "val_loss: the validation CRPS in units of the target range (--stop-by crps)") {
+		t.Errorf("--stop-by crps:\n%s", out)
+	}
 	for v, want := range map[float64]string{-1.5: "-1.5000", 99999.5: "99999.5000", 123456.7: "1.235e+05", -9999.5: "-9999.5000", -12345.6: "-1.235e+04", -2e6: "-2e+06", math.Inf(1): "-", math.NaN(): "-"} {
 		if got := fmtLoss(v); got != want {
 			t.Errorf("fmtLoss(%v) = %q, want %q", v, got, want)

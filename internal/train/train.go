@@ -44,8 +44,8 @@ type Settings struct {
 	// Score, when not nil (and DepthTemps unset), is the validation loss
 	// in place of the mean NLL: it scores the current weights on the
 	// validation rows val (the indices into the rows given to Prepare) and
-	// returns a loss to minimise; NaN (the network's outputs overflowed)
-	// is a divergence, as a NaN NLL is.
+	// returns a loss to minimise; NaN or an infinity (the network's
+	// outputs overflowed) is a divergence, as a NaN NLL is.
 	Score func(val []int) float64
 }
 
@@ -179,7 +179,9 @@ func (t *Run) Validate() (loss float64, best bool, err error) {
 	case t.s.DepthTemps[1] > 0:
 		_, loss = t.tg.DepthScores(t.net, t.xs, t.cols, t.val).Fit(t.s.DepthTemps[0], t.s.DepthTemps[1])
 	case t.s.Score != nil:
-		loss = t.s.Score(t.val)
+		if loss = t.s.Score(t.val); math.IsInf(loss, 0) {
+			loss = math.NaN() // no epoch could be kept by it: diverged
+		}
 	default:
 		out := make([]float64, len(t.val))
 		t.tg.RowNLL(t.net, t.xs, t.cols, t.val, out)

@@ -115,3 +115,24 @@ func TestLoopCancel(t *testing.T) {
 		t.Errorf("got %+v, %v", res, err)
 	}
 }
+
+// An infinite or NaN Settings.Score is a divergence, not an epoch that no
+// later one beats (which would keep the untrained weights); a finite one
+// is the validation loss and picks the epoch kept.
+func TestScoreDiverges(t *testing.T) {
+	for _, v := range []float64{math.Inf(1), math.Inf(-1), math.NaN()} {
+		run, _ := setup(t, Settings{LR: 1e-2, BatchSize: 32, MaxEpochs: 3, Patience: 3, ValFrac: 0.2, Seed: 1,
+			Score: func([]int) float64 { return v }})
+		if _, err := run.Loop(context.Background(), nil); !errors.Is(err, ErrDiverged) {
+			t.Errorf("score %v: %v", v, err)
+		}
+	}
+	scores := []float64{3, 1, 2, 5}
+	var n, rows int
+	run, _ := setup(t, Settings{LR: 1e-2, BatchSize: 32, MaxEpochs: 4, Patience: 10, ValFrac: 0.2, Seed: 1,
+		Score: func(val []int) float64 { n, rows = n+1, len(val); return scores[n-1] }})
+	res, err := run.Loop(context.Background(), nil)
+	if err != nil || res.BestEpoch != 2 || res.BestValLoss != 1 || rows != 40 {
+		t.Errorf("scores %v: %+v, %v, %d rows scored", scores, res, err, rows)
+	}
+}
