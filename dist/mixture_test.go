@@ -488,3 +488,49 @@ func TestMixtureMeanNoOverflow(t *testing.T) {
 		t.Errorf("mean %v, want %v", got, want)
 	}
 }
+
+// Histograms on one grid are mixed by averaging their bins; the CRPS of
+// that must equal the cut-pieces path that histograms on different grids
+// take (mixedCellsCRPS over every bin of every component), and a numerical
+// integral of (F - 1{y <= t})².
+func TestMixtureCRPSSameBins(t *testing.T) {
+	aff := Affine{Offset: -2, Scale: 5}
+	a := NewRiemann([]float64{0.1, 0.2, 0.3, 0.4}, aff)
+	b := NewRiemann([]float64{0.5, 0, 0.25, 0.25}, aff)
+	m := NewMixture([]Distribution{a, b, a})
+	if _, _, ok := m.sameBins(); !ok {
+		t.Fatal("one grid not recognised")
+	}
+	if _, _, ok := NewMixture([]Distribution{a, NewRiemann([]float64{0.1, 0.2, 0.3, 0.4}, Affine{Offset: -2, Scale: 4})}).sameBins(); ok {
+		t.Error("two grids taken as one")
+	}
+	for _, y := range []float64{-3, -2, -0.7, 0.5, 1.25, 2.9, 3, 4} {
+		var cells []massCell
+		for _, c := range []*Riemann{a, b, a} {
+			n := float64(len(c.p))
+			for i, p := range c.p {
+				cells = append(cells, massCell{c.toY(float64(i) / n), c.toY(float64(i+1) / n), p / 3})
+			}
+		}
+		got, _ := CRPS(m, y)
+		if want := mixedCellsCRPS(cells, y); math.Abs(got-want) > 1e-12 {
+			t.Errorf("y %v: %v, cut pieces %v", y, got, want)
+		}
+		var num float64
+		const steps = 200000
+		lo, hi := -4.0, 6.0
+		dt := (hi - lo) / steps
+		for i := range steps {
+			x := lo + (float64(i)+0.5)*dt
+			h := 0.0
+			if y <= x {
+				h = 1
+			}
+			f := m.CDF(x) - h
+			num += f * f * dt
+		}
+		if math.Abs(got-num) > 1e-4 {
+			t.Errorf("y %v: %v, integral %v", y, got, num)
+		}
+	}
+}
