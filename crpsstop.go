@@ -18,9 +18,12 @@ const maxCRPSComponents = 256
 const maxCRPSRows = 1000
 
 // stopScore returns train.Settings.Score for c.StopBy: with StopByCRPS,
-// crpsRows' mean CRPS of m's distributions on the validation rows (of x,
-// rows of cols raw features, and y), in u units; nil otherwise (the NLL).
-func (c Config) stopScore(m *Model, x []float64, cols int, y []float64) func(val []int) float64 {
+// the mean CRPS of m's distributions on the validation rows (of x, rows of
+// cols raw features, and y; the first maxCRPSRows of them), in u units;
+// nil otherwise (the NLL). The rows are scored in chunks of crpsChunk;
+// once ctx is done it stops between them and returns NaN, which
+// train.Run.Continue reports as the cancellation it is.
+func (c Config) stopScore(ctx context.Context, m *Model, x []float64, cols int, y []float64) func(val []int) float64 {
 	if c.StopBy != StopByCRPS {
 		return nil
 	}
@@ -29,15 +32,21 @@ func (c Config) stopScore(m *Model, x []float64, cols int, y []float64) func(val
 		if xv == nil {
 			xv, yv = gatherRows(val[:min(len(val), maxCRPSRows)], x, cols, y)
 		}
-		crps, err := crpsRows(m, xv, yv)
-		if err != nil {
-			return math.NaN() // the network's outputs overflowed: diverged
-		}
 		var s float64
-		for _, v := range crps {
-			s += v
+		for lo := 0; lo < len(yv); lo += crpsChunk {
+			if ctx.Err() != nil {
+				return math.NaN()
+			}
+			hi := min(lo+crpsChunk, len(yv))
+			crps, err := crpsRows(m, xv[lo*cols:hi*cols], yv[lo:hi])
+			if err != nil {
+				return math.NaN() // the network's outputs overflowed: diverged
+			}
+			for _, v := range crps {
+				s += v
+			}
 		}
-		return s / float64(len(crps)) / m.units.Range()
+		return s / float64(len(yv)) / m.units.Range()
 	}
 }
 

@@ -124,12 +124,12 @@ func TestStopByCRPSRows(t *testing.T) {
 		t.Fatalf("%d validation rows", len(val))
 	}
 	cfg.StopBy = StopByCRPS
-	score := cfg.stopScore(m, x, 1, y)
+	score := cfg.stopScore(context.Background(), m, x, 1, y)
 	got, want, all := score(val), valCRPS(t, m, cfg, x, y, maxCRPSRows), valCRPS(t, m, cfg, x, y, len(val))
 	if math.Abs(got-want) > 1e-9*want || got == all {
 		t.Errorf("score %v, the first %d rows' CRPS %v, all %d rows' %v", got, maxCRPSRows, want, len(val), all)
 	}
-	if s := (Config{}).stopScore(m, x, 1, y); s != nil {
+	if s := (Config{}).stopScore(context.Background(), m, x, 1, y); s != nil {
 		t.Error("a score for StopBy nll")
 	}
 }

@@ -135,7 +135,7 @@ func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cf
 		LR: cfg.LR, WeightDecay: cfg.WeightDecay, AdamW: cfg.AdamW, BatchSize: cfg.BatchSize,
 		MaxEpochs: cfg.MaxEpochs, Patience: cfg.Patience, ValFrac: cfg.ValFrac, Seed: cfg.Seed,
 		SplitSeed: split, OwnSplit: k > 0, DepthTemps: cfg.depthTemps(),
-		Score: cfg.stopScore(m, x, cols, y),
+		Score: cfg.stopScore(ctx, m, x, cols, y),
 	})
 	var onEpoch func(train.Epoch)
 	if o.progress != nil {

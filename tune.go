@@ -638,7 +638,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 			tr.run = train.Prepare(m.net, tg, xs, rows, cols, train.Settings{
 				LR: c.LR, WeightDecay: c.WeightDecay, AdamW: c.AdamW, BatchSize: c.BatchSize,
 				MaxEpochs: c.MaxEpochs, Patience: c.Patience, ValFrac: c.ValFrac, Seed: c.Seed,
-				DepthTemps: c.depthTemps(), Score: c.stopScore(m, x, cols, y),
+				DepthTemps: c.depthTemps(), Score: c.stopScore(tctx, m, x, cols, y),
 			})
 		}
 		stopped, err := tr.run.Continue(tctx, upTo, nil)

@@ -253,6 +253,9 @@ func (t *Run) Continue(ctx context.Context, upTo int, onEpoch func(Epoch)) (stop
 		}
 		valLoss, best, err := t.Validate()
 		if err != nil {
+			if ctx.Err() != nil { // a Score stopped by ctx: not a divergence
+				return "cancelled", ctx.Err()
+			}
 			return "", err
 		}
 		if onEpoch != nil {

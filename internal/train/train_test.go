@@ -127,11 +127,27 @@ func TestScoreDiverges(t *testing.T) {
 			t.Errorf("score %v: %v", v, err)
 		}
 	}
+	// A Score that stops because ctx is done (returning NaN) is a
+	// cancellation, keeping the best epoch so far.
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	run, _ := setup(t, Settings{LR: 1e-2, BatchSize: 32, MaxEpochs: 5, Patience: 5, ValFrac: 0.2, Seed: 1,
+		Score: func([]int) float64 {
+			if calls++; calls == 2 {
+				cancel()
+				return math.NaN()
+			}
+			return 1
+		}})
+	res, err := run.Loop(ctx, nil)
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrDiverged) || res.Stopped != "cancelled" || res.BestEpoch != 1 {
+		t.Errorf("cancelled while scoring: %+v, %v", res, err)
+	}
 	scores := []float64{3, 1, 2, 5}
 	var n, rows int
-	run, _ := setup(t, Settings{LR: 1e-2, BatchSize: 32, MaxEpochs: 4, Patience: 10, ValFrac: 0.2, Seed: 1,
+	run, _ = setup(t, Settings{LR: 1e-2, BatchSize: 32, MaxEpochs: 4, Patience: 10, ValFrac: 0.2, Seed: 1,
 		Score: func(val []int) float64 { n, rows = n+1, len(val); return scores[n-1] }})
-	res, err := run.Loop(context.Background(), nil)
+	res, err = run.Loop(context.Background(), nil)
 	if err != nil || res.BestEpoch != 2 || res.BestValLoss != 1 || rows != 40 {
 		t.Errorf("scores %v: %+v, %v, %d rows scored", scores, res, err, rows)
 	}
