@@ -248,3 +248,44 @@ func TestCRPSGram(t *testing.T) {
 		t.Errorf("20 MDNs of 256 components, 10 rows: %d rows", got)
 	}
 }
+
+// TestCRPSCancelled: once ctx is done, the score of an epoch is NaN (the
+// run reports a cancellation: internal/train's TestScoreDiverges), the
+// pairs' scoring stops, and the ensemble choices fall back to what they
+// had: the best trial alone, the members without the cut ones.
+func TestCRPSCancelled(t *testing.T) {
+	x, y := calibrationData(300, 46)
+	cfg := Config{Head: HeadDecoder, Vocab: "normalized:base=4,length=4", EncLayers: 1, EncWidth: 16, MaxEpochs: 2, Threads: 1, StopBy: StopByCRPS}
+	var models []*Model
+	for k := range 2 {
+		cfg.Seed = uint64(k)
+		m, err := FitFlat(context.Background(), x, len(y), 1, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		models = append(models, m)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	val, _ := train.Split(len(y), DefaultConfig(cfg).ValFrac, cfg.Seed)
+	if v := cfg.stopScore(ctx, models[0], x, 1, y)(val); !math.IsNaN(v) {
+		t.Errorf("cancelled score %v", v)
+	}
+	if _, err := crpsGram(ctx, models, x[:50], y[:50], 1); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled pairs: %v", err)
+	}
+	base := DefaultConfig(cfg)
+	set, err := selectMembers(ctx, models, 2, x, len(y), 1, y, base, 0)
+	if err != nil || len(set) != 1 || set[0] != 0 {
+		t.Errorf("cancelled selection: %v, %v", set, err)
+	}
+	rep := &TuneReport{}
+	ms, err := guardCut(ctx, models[:1], models[1:], x, len(y), 1, y, base, rep)
+	if err != nil || len(ms) != 1 || ms[0] != models[0] || rep.MembersLeftOut != 1 {
+		t.Errorf("cancelled guard: %d members, %v, %d left out", len(ms), err, rep.MembersLeftOut)
+	}
+	// Not cancelled, the same choices score the pairs.
+	if set, err := selectMembers(context.Background(), models, 2, x, len(y), 1, y, base, 0); err != nil || len(set) < 1 || set[0] != 0 {
+		t.Errorf("selection: %v, %v", set, err)
+	}
+}

@@ -239,7 +239,9 @@ func selectMembers(ctx context.Context, models []*Model, n int, x []float64, row
 // of base's validation rows (valRowNLL, mixtureNLL), or with StopByCRPS
 // the mean CRPS of the first of them (up to maxCRPSRows, fewer where the
 // heads' CRPS is costly: crpsGram, crpsOfSet). The models were trained on
-// the same rows and targets. It returns ctx's error once cancelled.
+// the same rows and targets. It returns ctx's error once cancelled (the
+// NLL's scores are cheap and not interrupted); its callers then keep what
+// they had.
 func mixScorer(ctx context.Context, models []*Model, x []float64, rows, cols int, y []float64, base Config, res float64) (func(set []int) float64, error) {
 	if base.StopBy != StopByCRPS {
 		nll, err := valRowNLL(models, x, rows, cols, y, base, res)

@@ -501,8 +501,18 @@ func TestMixtureCRPSSameBins(t *testing.T) {
 	if _, _, ok := m.sameBins(); !ok {
 		t.Fatal("one grid not recognised")
 	}
-	if _, _, ok := NewMixture([]Distribution{a, NewRiemann([]float64{0.1, 0.2, 0.3, 0.4}, Affine{Offset: -2, Scale: 4})}).sameBins(); ok {
-		t.Error("two grids taken as one")
+	for _, other := range []*Riemann{
+		NewRiemann([]float64{0.1, 0.2, 0.3, 0.4}, Affine{Offset: -2, Scale: 4}),
+		NewRiemann([]float64{0.1, 0.2, 0.3, 0.4}, Affine{Offset: -1, Scale: 5}),
+		NewRiemann([]float64{0.1, 0.2, 0.7}, aff),
+		NewRiemann([]float64{0.1, 0.2, 0.3, 0.2, 0.2}, aff),
+	} {
+		if _, _, ok := NewMixture([]Distribution{a, other}).sameBins(); ok {
+			t.Errorf("grids %d bins %+v and %d bins %+v taken as one", len(a.p), a.aff, len(other.p), other.aff)
+		}
+	}
+	if _, _, ok := NewMixture([]Distribution{a, NewMDN([]float64{1}, []float64{0.5}, []float64{0.1}, aff)}).sameBins(); ok {
+		t.Error("a histogram and an MDN taken as one grid")
 	}
 	for _, y := range []float64{-3, -2, -0.7, 0.5, 1.25, 2.9, 3, 4} {
 		var cells []massCell

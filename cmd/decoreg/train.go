@@ -236,11 +236,16 @@ where many bins or components make it costly). The CRPS (the integral of
 weighs how far the predictive mass lies from the target: a decoder trains
 on while its coarser digits improve, though its finer ones begin to
 overfit. A decoder's CRPS is that of the cells its mean expands (as eval's
-crps, whose crps_bound says how close). On small tables it ranked better
-and scored a lower CRPS, at some cost in NLL (see the README). Each epoch
-also predicts those rows: for the normalized decoder, Riemann and MDN
-about 0.2 s per 1,000 rows on one core, for the unnormalized decoder,
-whose expansions are deep, about 14 s.
+crps, whose crps_bound says how close). With fixed settings on small
+tables it ranked better and scored a lower CRPS, at some cost in NLL; in
+--tune's ensembles it gained nothing (see the README). Each epoch also
+predicts those rows and scores them: for the normalized decoder and the
+default bins and components, a fraction of a second per 1,000 rows on one
+core; more with many bins, with many components (an MDN's CRPS grows with
+their square) and for the unnormalized decoder, whose expansions are deep
+(seconds). Interrupting stops the scoring between chunks of rows; an
+interrupted --tune then keeps the members chosen so far (the best trial
+alone when the mixtures' scoring had not finished).
 
 Interrupting (Ctrl-C, SIGINT, SIGTERM or SIGHUP) stops training at the next batch
 and saves the best model so far; the command then prints

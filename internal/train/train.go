@@ -253,7 +253,10 @@ func (t *Run) Continue(ctx context.Context, upTo int, onEpoch func(Epoch)) (stop
 		}
 		valLoss, best, err := t.Validate()
 		if err != nil {
-			if ctx.Err() != nil { // a Score stopped by ctx: not a divergence
+			if ctx.Err() != nil {
+				// A Score stopped by ctx: not a divergence, and an epoch
+				// not validated does not count (its weights are not kept).
+				t.epoch--
 				return "cancelled", ctx.Err()
 			}
 			return "", err

@@ -140,7 +140,7 @@ func TestScoreDiverges(t *testing.T) {
 			return 1
 		}})
 	res, err := run.Loop(ctx, nil)
-	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrDiverged) || res.Stopped != "cancelled" || res.BestEpoch != 1 {
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrDiverged) || res.Stopped != "cancelled" || res.BestEpoch != 1 || res.Epochs != 1 {
 		t.Errorf("cancelled while scoring: %+v, %v", res, err)
 	}
 	scores := []float64{3, 1, 2, 5}
