@@ -71,8 +71,10 @@ without it:
 	calibrate_by  its objective, nll, pit, isotonic or depth
 	              (--calibrate-by; absent for models written before the pit
 	              objective, which used nll)
-	uncalibrated  {nll, nll_u, crps, crps_bound, coverage, interval_width,
-	              pit_ece} at temperature 1 without a map
+	uncalibrated  {nll, nll_u, mse, rel_mse, kendall_tau, crps, crps_bound,
+	              coverage, interval_width, pit_ece} at temperature 1
+	              without a map (the point, and so mse and tau, moves with
+	              the temperature)
 
 --plot FILE.png draws the calibration: the histogram of the PIT values
 (flat when calibrated) and the coverage of central intervals of every mass
@@ -224,9 +226,12 @@ func runEval(cmd *Command, args []string) error {
 			}
 			cu.N = 0
 			bn, err := json.Marshal(struct {
-				NLL  any `json:"nll"`
-				NLLU any `json:"nll_u"`
-			}{jsonNum(eu.NLL), jsonNum(eu.NLLU)})
+				NLL        any `json:"nll"`
+				NLLU       any `json:"nll_u"`
+				MSE        any `json:"mse"`
+				RelMSE     any `json:"rel_mse"`
+				KendallTau any `json:"kendall_tau"`
+			}{jsonNum(eu.NLL), jsonNum(eu.NLLU), jsonNum(eu.MSE), jsonNum(eu.RelMSE), jsonNum(eu.KendallTau)})
 			if err != nil {
 				return failf(name, "%v", err)
 			}

@@ -369,7 +369,9 @@ func TestTrainCalibrate(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	u, ok := e["uncalibrated"].(map[string]any)
-	if e["temperature"] != s.Temperature || !ok || len(u) != 7 || u["nll"] == e["nll"] || e["calibrate_by"] != "nll" || s.CalibrateBy != "nll" || s.ValPITAfter != 0 {
+	tau, isNum := u["kendall_tau"].(float64)
+	if e["temperature"] != s.Temperature || !ok || len(u) != 10 || u["nll"] == e["nll"] || e["calibrate_by"] != "nll" || s.CalibrateBy != "nll" || s.ValPITAfter != 0 ||
+		!isNum || !(tau >= -1 && tau <= 1) || u["mse"] == nil || u["rel_mse"] == nil {
 		t.Errorf("eval of a calibrated model: %s", out)
 	}
 	// --calibrate-by pit: the summary, the model file and eval name it.
