@@ -191,7 +191,7 @@ type Config struct {
 	// ones stop improving, for a better point and CRPS at some cost in NLL
 	// (README: on small tables). Each epoch then costs a prediction of
 	// those rows (for an unnormalized decoder, whose expansions are deep,
-	// far more than an epoch of training).
+	// it can cost far more than an epoch of training).
 	StopBy string `json:"stop_by,omitempty"`
 	// ValFrac is the fraction of the training rows held out for early
 	// stopping: 0 means the default DefaultValFrac (0.1), a negative value

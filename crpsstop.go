@@ -173,12 +173,12 @@ const (
 // every one up to maxCRPSRows, unless the CRPS of each pair of models'
 // mixture on them would cost more than maxCRPSWork in all.
 func crpsGramRows(models []*Model, n int) int {
+	// Each model is in n+1 of the pairs a <= b (twice in its own).
 	var w float64
-	for a := range models {
-		for b := a; b < len(models); b++ {
-			w += crpsWork(models[a]) + crpsWork(models[b])
-		}
+	for _, m := range models {
+		w += crpsWork(m)
 	}
+	w *= float64(len(models) + 1)
 	rows := min(n, maxCRPSRows)
 	if w > 0 && float64(rows)*w > maxCRPSWork {
 		rows = max(min(rows, minCRPSGramRows), int(maxCRPSWork/w))

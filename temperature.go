@@ -52,12 +52,7 @@ func checkStopRows(rows int, cfg Config) error {
 // returns an error wrapping ctx.Err().
 func (m *Model) calibrate(ctx context.Context, x []float64, cols int, y []float64, val []int, by string) error {
 	n := min(len(val), maxCalibrationRows) // at least minCalibrationRows: checkCalibrationRows
-	xv := make([]float64, 0, n*cols)
-	yv := make([]float64, n)
-	for k, i := range val[:n] {
-		xv = append(xv, x[i*cols:(i+1)*cols]...)
-		yv[k] = y[i]
-	}
+	xv, yv := gatherRows(val[:n], x, cols, y)
 	temp, recal, depthT, info := m.temp, m.recal, m.depthT, m.info
 	if err := m.fitTemperature(ctx, xv, n, yv, by); err != nil {
 		m.temp, m.recal, m.depthT, m.info = temp, recal, depthT, info

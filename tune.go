@@ -600,12 +600,12 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 		return nil, nil, configErr("Trials", "the %d trials would hold about %.1f GiB at once (weights, gradients, Adam's moments and best weights of each), more than the %d GiB allowed: try fewer trials",
 			len(cfgs), bytes/(1<<30), maxTuneBytes>>30)
 	}
-	res, err := tuneResolution(cfgs, opts.Resolution)
-	if err != nil {
-		return nil, nil, err
-	}
-	if base.StopBy == StopByCRPS {
-		res = 0 // the trials are compared by their CRPS, not an NLL
+	res := 0.0 // with StopByCRPS the trials are compared by their CRPS, not an NLL
+	if base.StopBy != StopByCRPS {
+		var err error
+		if res, err = tuneResolution(cfgs, opts.Resolution); err != nil {
+			return nil, nil, err
+		}
 	}
 	rep.Resolution = res
 	rep.Trials = make([]TuneTrial, len(cfgs))
