@@ -108,11 +108,19 @@ func LogPDFs(d Distribution, ys []float64) []float64 {
 }
 
 // SampleOptions control sampling from token heads; other heads ignore
-// them. The zero value means plain ancestral sampling at temperature 1.
+// them, but for Centres, which Riemann heads also follow. The zero value
+// means plain ancestral sampling at temperature 1, each draw uniform
+// within its cell: draws from the piecewise-uniform density that LogPDF,
+// CDF and Quantile describe.
 type SampleOptions struct {
 	Temperature float64 // 0 means 1
 	TopK        int     // keep the K most probable allowed tokens; 0 = all
 	TopP        float64 // keep the smallest set whose mass reaches P; 0 = 1
+	// Centres draws each value at the centre of its cell (a token
+	// sequence's decoded value, as the paper's decoder) or bin, instead
+	// of uniformly within it: a discrete distribution on the centres,
+	// whose quantiles are not Quantile's.
+	Centres bool
 }
 
 // Stepper decodes a batch of token sequences in lock step for ONE input x,

@@ -79,9 +79,11 @@ func TestRiemann(t *testing.T) {
 	if want := aff.Offset + aff.Scale*(float64(best)+0.5)/float64(n); d.Mode() != want {
 		t.Errorf("Mode = %v, want %v", d.Mode(), want)
 	}
-	// Samples: bin centres with the bin probabilities.
+	// Samples: by default from the piecewise-uniform density (the CDF's);
+	// with Centres, bin centres with the bin probabilities.
 	const ns = 50000
-	vals := d.Sample(ns, SampleOptions{}, rand.New(rand.NewPCG(3, 3)))
+	ksCheck(t, d, d.Sample(ns, SampleOptions{}, rand.New(rand.NewPCG(3, 3))))
+	vals := d.Sample(ns, SampleOptions{Centres: true}, rand.New(rand.NewPCG(3, 3)))
 	counts := make([]int, n)
 	p := make([]float64, n)
 	for i := range p {
@@ -97,6 +99,23 @@ func TestRiemann(t *testing.T) {
 	}
 	if s, df := chiSquare(counts, p, ns); !chiOK(s, df) {
 		t.Errorf("chi-square %v with %d df", s, df)
+	}
+}
+
+// ksCheck fails t unless the draws vals fit d's CDF: the Kolmogorov-
+// Smirnov distance below 1.95/sqrt(n) (its 0.1% critical value).
+func ksCheck(t *testing.T, d Distribution, vals []float64) {
+	t.Helper()
+	vals = slices.Clone(vals)
+	slices.Sort(vals)
+	n := float64(len(vals))
+	ks := 0.0
+	for i, v := range vals {
+		f := d.CDF(v)
+		ks = max(ks, math.Abs(f-float64(i)/n), math.Abs(f-float64(i+1)/n))
+	}
+	if lim := 1.95 / math.Sqrt(n); !(ks < lim) {
+		t.Errorf("draws against the CDF: Kolmogorov-Smirnov distance %.4g, above %.4g", ks, lim)
 	}
 }
 

@@ -167,9 +167,10 @@ func (d *Riemann) LogPDF(y float64) float64 {
 	return math.Log(d.p[i]*d.n()) - math.Log(d.aff.Scale)
 }
 
-// Sample draws n bins and returns their centres in y units, like a token
-// head's samples; opts is ignored. It panics if r is nil.
-func (d *Riemann) Sample(n int, _ SampleOptions, r *rand.Rand) []float64 {
+// Sample draws n bins and returns a value drawn uniformly within each, in
+// y units (with opts.Centres, the bin's centre), like a token head's
+// samples; opts' other fields are ignored. It panics if r is nil.
+func (d *Riemann) Sample(n int, opts SampleOptions, r *rand.Rand) []float64 {
 	if r == nil {
 		panic("dist: Sample with a nil *rand.Rand")
 	}
@@ -181,7 +182,11 @@ func (d *Riemann) Sample(n int, _ SampleOptions, r *rand.Rand) []float64 {
 		for i > 0 && d.p[i] == 0 { // rounding: u past the last mass
 			i--
 		}
-		out[j] = d.toY((float64(i) + 0.5) / d.n())
+		f := 0.5
+		if !opts.Centres {
+			f = r.Float64()
+		}
+		out[j] = d.toY((float64(i) + f) / d.n())
 	}
 	return out
 }

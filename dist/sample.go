@@ -25,9 +25,11 @@ func (o SampleOptions) Validate() error {
 
 // Sample draws n values: n token sequences sampled ancestrally in one
 // batch through one Stepper (K decoder steps in all, the Stepper's
-// key/value cache carrying the prefixes), each decoded to its cell's
-// centre in y units (a Repeat tokenization decodes by majority vote; a
-// cell beyond the float64 range gives ±MaxFloat64 before the Affine). At
+// key/value cache carrying the prefixes), each a value drawn uniformly
+// within its sequence's cell in y units (with opts.Centres, the cell's
+// centre; a Repeat tokenization decodes by majority vote; a cell beyond
+// the float64 range gives its centre, ±MaxFloat64, before the Affine),
+// after all the sequences are drawn. At
 // every step the logits are masked to the allowed tokens, then divided by
 // the temperature, renormalised (float64 softmax), cut to the TopK most
 // probable tokens (ties: the lower token first), renormalised, and cut to
@@ -60,7 +62,11 @@ func (d *Token) SampleTokens(n int, opts SampleOptions, r *rand.Rand) (values []
 		cell := d.cell(seqs[i*d.k : (i+1)*d.k])
 		values[i] = cell.Center
 		if cell.Kind == vocab.Finite {
-			values[i] = d.toY(finite(cell.Center))
+			t := finite(cell.Center)
+			if !opts.Centres && !math.IsInf(cell.Lo, 0) && !math.IsInf(cell.Hi, 0) {
+				t = interp(cell.Lo, cell.Hi, r.Float64())
+			}
+			values[i] = d.toY(t)
 		}
 	}
 	return values, seqs

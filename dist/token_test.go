@@ -298,7 +298,7 @@ func TestTokenSampleQuantiles(t *testing.T) {
 			d := NewToken(f, tok, aff, TokenOptions{})
 			const n = 100000
 			f.reset()
-			vals := d.Sample(n, SampleOptions{}, rand.New(rand.NewPCG(9, 9)))
+			vals := d.Sample(n, SampleOptions{Centres: true}, rand.New(rand.NewPCG(9, 9)))
 			if f.starts != 1 || f.steps != tok.Len() || f.startN[0] != n {
 				t.Errorf("Sample: %d starts (N=%v), %d steps; want 1 start of %d, %d steps", f.starts, f.startN, f.steps, n, tok.Len())
 			}
@@ -334,6 +334,17 @@ func TestTokenSampleQuantiles(t *testing.T) {
 				}
 				if ex := d.Quantile(q); !(math.Abs(ex-e) <= (qhi-qlo)+(chi-clo)) {
 					t.Errorf("q=%v: exact %v vs empirical %v", q, ex, e)
+				}
+			}
+			// By default the draws are the piecewise-uniform density's,
+			// within the cells the centres' were drawn from.
+			within := d.Sample(n, SampleOptions{}, rand.New(rand.NewPCG(9, 9)))
+			ksCheck(t, d, within)
+			for _, y := range within[:1000] {
+				tt := (y - aff.Offset) / aff.Scale
+				i := sort.Search(len(cells), func(i int) bool { return cells[i].hi > tt })
+				if i == len(cells) || tt < cells[i].lo {
+					t.Fatalf("sample %v (t %v) is in no cell", y, tt)
 				}
 			}
 			// Same seed, same samples; another seed, others.
@@ -551,9 +562,17 @@ func TestTokenNonTree(t *testing.T) {
 			if got := d.Mode(); got != best {
 				t.Errorf("Mode = %v, want %v", got, best)
 			}
-			// Samples decode (by vote) to cells with the merged probabilities.
+			// Samples decode (by vote) to cells with the merged
+			// probabilities: their centres with Centres, values within
+			// them by default.
 			const n = 40000
-			vals := d.Sample(n, SampleOptions{}, rand.New(rand.NewPCG(8, 8)))
+			for _, y := range d.Sample(1000, SampleOptions{}, rand.New(rand.NewPCG(8, 8))) {
+				i := sort.Search(len(cells), func(i int) bool { return cells[i].hi > y })
+				if i == len(cells) || y < cells[i].lo {
+					t.Fatalf("sample %v is in no cell", y)
+				}
+			}
+			vals := d.Sample(n, SampleOptions{Centres: true}, rand.New(rand.NewPCG(8, 8)))
 			counts := make([]int, len(cells))
 			p := make([]float64, len(cells))
 			for i, c := range cells {

@@ -61,7 +61,9 @@ type Request struct {
 }
 
 // SampleSpec sets the samples output. Temperature, TopK and TopP apply to
-// decoder heads (as in 'decoreg sample'); Seed makes the draws
+// decoder heads (as in 'decoreg sample'); Centres draws the cells' (a
+// decoder's) or bins' (a Riemann head's) centres instead of values
+// uniform within them (sample --centres); Seed makes the draws
 // reproducible: row i of a request draws from its own generator seeded
 // with (Seed, i), so the answer does not depend on how requests were
 // batched.
@@ -70,6 +72,7 @@ type SampleSpec struct {
 	Temperature *float64 `json:"temperature,omitempty"` // default 1
 	TopK        int      `json:"top_k,omitempty"`
 	TopP        *float64 `json:"top_p,omitempty"` // default 1
+	Centres     bool     `json:"centres,omitempty"`
 	Seed        uint64   `json:"seed,omitempty"`
 }
 
@@ -569,6 +572,15 @@ func (q *query) samplesFrom(s *SampleSpec, ms modelSpec, lim Limits) error {
 	}
 	if ms.recal && (s.Temperature != nil || s.TopK != 0 || s.TopP != nil) {
 		return badf("samples.temperature, top_k and top_p reshape the decoder's ancestral sampling; this model is recalibrated (calibrate_by isotonic) and samples by inverse CDF")
+	}
+	if s.Centres {
+		switch {
+		case ms.head != decoreg.HeadDecoder && ms.head != decoreg.HeadRiemann:
+			return badf("samples.centres is for decoder and Riemann heads, whose draws fall in cells; this is a %s model", ms.head)
+		case ms.recal:
+			return badf("samples.centres is for the cells of ancestral sampling; this model is recalibrated (calibrate_by isotonic) and samples by inverse CDF")
+		}
+		o.Centres = true
 	}
 	q.sample, q.n, q.seed = o, s.N, s.Seed
 	return nil

@@ -161,6 +161,21 @@ func TestPredictMatchesLibrary(t *testing.T) {
 				if h == decoreg.HeadPointwise {
 					continue
 				}
+				if h == decoreg.HeadDecoder || h == decoreg.HeadRiemann {
+					// The cells' centres: the library's with Centres.
+					body := fmt.Sprintf(`{"rows":[%s],"outputs":["samples"],"samples":{"n":5,"seed":7,"centres":true}}`, objs[i])
+					code, b, _ := post(t, ts.URL+"/v1/models/m/predict", body)
+					if code != 200 {
+						t.Fatalf("centres: %d %s", code, b)
+					}
+					c := decode(t, b).Predictions[0].Samples
+					smp := dd.Sample(5, dist.SampleOptions{Centres: true}, rand.New(rand.NewPCG(7, 0)))
+					for k := range smp {
+						if !eq(c[k], smp[k]) {
+							t.Errorf("row %d: centres' sample %d = %v, library %v", i, k, c[k], smp[k])
+						}
+					}
+				}
 				if !eq(*p.LogPDF, dd.LogPDF(ys[i])) {
 					t.Errorf("row %d: logpdf %v, library %v", i, *p.LogPDF, dd.LogPDF(ys[i]))
 				}
@@ -258,6 +273,7 @@ func TestBadRequests(t *testing.T) {
 		{ts.URL + "/v2/models", `{}`, 404, "no such endpoint"},
 		{tsp.URL + "/v1/models/m/predict", `{"x":[[1,2]],"outputs":["logpdf"],"y":[1]}`, 400, "pointwise model has no density"},
 		{tsp.URL + "/v1/models/m/predict", `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":1,"top_k":2}}`, 400, "for decoder heads"},
+		{tsp.URL + "/v1/models/m/predict", `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":1,"centres":true}}`, 400, "samples.centres is for decoder and Riemann heads"},
 	}
 	for _, c := range cases {
 		code, b, h := post(t, c.url, c.body)

@@ -162,7 +162,9 @@ func runBenchSample(args []string) error {
 		forEachInput(n, *threads, func(i int) {
 			src := rand.New(rand.NewPCG(*seed, uint64(i)))
 			s := 0.0
-			for _, v := range token(i).Sample(*samples, dist.SampleOptions{}, src) {
+			// Centres: the decoded values, as the peer's sample_bench.py
+			// (and the figures measured before draws within cells).
+			for _, v := range token(i).Sample(*samples, dist.SampleOptions{Centres: true}, src) {
 				s += v
 			}
 			sums[i] = s

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -289,5 +290,38 @@ func TestPredictDefaultLevels(t *testing.T) {
 	levels, _, err := parseLevels(f.DefValue)
 	if err != nil || !slices.Equal(levels, decoreg.DefaultLevels) {
 		t.Errorf("--levels defaults to %q (%v), want decoreg.DefaultLevels %v", f.DefValue, err, decoreg.DefaultLevels)
+	}
+}
+
+// fullWriter fails every write, as standard output on a full disk.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) {
+	return 0, errors.New("write /dev/stdout: no space left on device")
+}
+
+// TestStdoutWriteFails: a command whose writes to standard output fail
+// exits 1 with a message naming the command, also where its Run did not
+// check the write (help, experiment --list).
+func TestStdoutWriteFails(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help", "train"}, "decoreg help: writing standard output: "},
+		{[]string{"--help"}, "decoreg: writing standard output: "},
+		{[]string{"train", "-h"}, "decoreg train: writing standard output: "},
+		{[]string{"experiment", "--list"}, "decoreg experiment: writing standard output: "},
+		{[]string{"synth", "--list"}, "decoreg synth: "},
+		{[]string{"tokenize", "--vocab", "normalized:base=10,length=4", "0.3"}, "decoreg tokenize: "},
+	} {
+		var e bytes.Buffer
+		old := stdout
+		stdout = fullWriter{}
+		code := run(c.args, &e)
+		stdout = old
+		if code != 1 || !strings.HasPrefix(e.String(), c.want) || !strings.Contains(e.String(), "no space left") {
+			t.Errorf("%v to a full disk: exit %d, %q", c.args, code, e.String())
+		}
 	}
 }

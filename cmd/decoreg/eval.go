@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"decoreg"
+	"decoreg/internal/jsonfloat"
 )
 
 var cmdEval = &Command{
@@ -122,7 +124,7 @@ func init() {
 	evalF.split.register(fs, "evaluate the test rows of --split")
 	fs.StringVar(&evalF.point, "point", "", "point estimate for mse, rel_mse and kendall_tau: mean, median or mode (default: median for unnormalized decoders, else mean)")
 	fs.StringVar(&evalF.target, "target", "", "the target column's `NAME` (default: the model's target name, or the last column)")
-	fs.StringVar(&evalF.plot, "plot", "", "draw the PIT histogram and the coverage curve to `FILE.png` (not standard output, which carries the JSON); a regular file is replaced atomically, a link is written through")
+	fs.StringVar(&evalF.plot, "plot", "", "draw the PIT histogram and the coverage curve to `FILE.png` (a PNG: another extension is refused; not standard output, which carries the JSON); a regular file is replaced atomically, a link is written through")
 }
 
 func runEval(cmd *Command, args []string) error {
@@ -155,6 +157,14 @@ func runEval(cmd *Command, args []string) error {
 		}
 		if err := notAnInput(name, "plot", plotPath, [2]string{"model", modelPath}, [2]string{"data", dataPath}, [2]string{"test-mask", split.mask}); err != nil {
 			return err
+		}
+		// The figure is a PNG: a file named otherwise (calib.svg) would
+		// hold what its name does not say. Devices and pipes have no name
+		// to mislead.
+		if ext := filepath.Ext(plotPath); !strings.EqualFold(ext, ".png") {
+			if fi, err := os.Stat(plotPath); err != nil || fi.Mode().IsRegular() {
+				return inputf(name, "--plot %s: the figure is a PNG; name the file with .png", plotPath)
+			}
 		}
 	}
 	m, err := loadModel(name, modelPath)
@@ -225,13 +235,15 @@ func runEval(cmd *Command, args []string) error {
 				return dataErr(name, d, idx, err)
 			}
 			cu.N = 0
+			// As Eval writes them: NaN as null, infinities as "+Inf" / "-Inf".
+			type f = jsonfloat.Float
 			bn, err := json.Marshal(struct {
-				NLL        any `json:"nll"`
-				NLLU       any `json:"nll_u"`
-				MSE        any `json:"mse"`
-				RelMSE     any `json:"rel_mse"`
-				KendallTau any `json:"kendall_tau"`
-			}{jsonNum(eu.NLL), jsonNum(eu.NLLU), jsonNum(eu.MSE), jsonNum(eu.RelMSE), jsonNum(eu.KendallTau)})
+				NLL        f `json:"nll"`
+				NLLU       f `json:"nll_u"`
+				MSE        f `json:"mse"`
+				RelMSE     f `json:"rel_mse"`
+				KendallTau f `json:"kendall_tau"`
+			}{f(eu.NLL), f(eu.NLLU), f(eu.MSE), f(eu.RelMSE), f(eu.KendallTau)})
 			if err != nil {
 				return failf(name, "%v", err)
 			}

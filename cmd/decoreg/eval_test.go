@@ -322,6 +322,13 @@ func TestEvalPlot(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "--plot") {
 		t.Errorf("--plot the model: exit %d %q", code, errs)
 	}
+	// The figure is a PNG: another extension is refused, a device taken.
+	svg := filepath.Join(t.TempDir(), "calib.svg")
+	code, _, errs = cli(t, "eval", "--model", model, "--data", "testdata/cli/small.csv", "--plot", svg)
+	if _, err := os.Stat(svg); code != 2 || !strings.Contains(errs, "name the file with .png") || err == nil {
+		t.Errorf("--plot calib.svg: exit %d %q", code, errs)
+	}
+	mustCLI(t, "eval", "--model", model, "--data", "testdata/cli/small.csv", "--plot", os.DevNull)
 }
 
 // TestWriteErrorsNameFlag: an output that cannot be written (/dev/full)
@@ -373,6 +380,18 @@ func TestTrainCalibrate(t *testing.T) {
 	if e["temperature"] != s.Temperature || !ok || len(u) != 10 || u["nll"] == e["nll"] || e["calibrate_by"] != "nll" || s.CalibrateBy != "nll" || s.ValPITAfter != 0 ||
 		!isNum || !(tau >= -1 && tau <= 1) || u["mse"] == nil || u["rel_mse"] == nil {
 		t.Errorf("eval of a calibrated model: %s", out)
+	}
+	// A target of 1e300 overflows the MSE: "+Inf" in both blocks (the
+	// uncalibrated one wrote null).
+	big := filepath.Join(dir, "big.csv")
+	os.WriteFile(big, []byte("x0,x1,y\n0.1,0.2,1e300\n0.3,0.4,1\n"), 0o644)
+	out, _ = mustCLI(t, "eval", "--model", model, "--data", big)
+	e = nil
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if u, _ := e["uncalibrated"].(map[string]any); e["mse"] != "+Inf" || u == nil || u["mse"] != "+Inf" {
+		t.Errorf("eval of an overflowing MSE: %s", out)
 	}
 	// --calibrate-by pit: the summary, the model file and eval name it.
 	pit := filepath.Join(dir, "pit.model")

@@ -263,7 +263,7 @@ func warnNumberLike(name, path string, fr *data.Frame, target string) {
 		}
 		type verdict struct{ number, cleaned bool }
 		seen := map[string]verdict{}
-		n, m, example := 0, 0, ""
+		n, m, k, example := 0, 0, 0, ""
 		for i, s := range c.Str {
 			if c.Missing[i] {
 				continue
@@ -285,13 +285,16 @@ func warnNumberLike(name, path string, fr *data.Frame, target string) {
 			if v.number {
 				n++
 			}
-			if v.cleaned && example == "" {
-				example = s
+			if v.cleaned {
+				k++
+				if example == "" {
+					example = s
+				}
 			}
 		}
 		if example != "" && float64(n) >= numberLikeShare*float64(m) {
-			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q: %d of %d values look like numbers with separators or units (e.g. %q): read as categories; clean them to use them as numbers\n",
-				name, path, c.Name, n, m, example)
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q: %d of %d values read as numbers, %d of them only without separators or units (e.g. %q): read as categories; clean them to use them as numbers\n",
+				name, path, c.Name, n, m, k, example)
 		}
 	}
 }

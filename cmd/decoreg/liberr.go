@@ -71,6 +71,7 @@ var flagFields = []struct {
 	{"Temperature", "temperature", true},
 	{"TopK", "top-k", false},
 	{"TopP", "top-p", true},
+	{"Centres", "centres", false},
 }
 
 // flagOf returns the flag that sets the library field called field, or "".

@@ -181,8 +181,17 @@ func run(args []string, stderr io.Writer) int {
 		return 2
 	}
 	name := args[0]
+	// A write to standard output that fails (a full disk, a closed
+	// descriptor) fails the command, whether or not its Run checked it.
+	out := &stickyWriter{w: stdout}
+	defer func(w io.Writer) { stdout = w }(stdout)
+	stdout = out
 	if name == "-h" || name == "--help" || name == "-help" {
 		printMainUsage(stdout)
+		if out.err != nil {
+			fmt.Fprintf(stderr, "decoreg: writing standard output: %v\n", out.err)
+			return 1
+		}
 		return 0
 	}
 	c := lookup(name)
@@ -201,13 +210,22 @@ func run(args []string, stderr io.Writer) int {
 		err = c.Run(c, args)
 	}
 	defer removeSpools()
+	if (err == nil || errors.Is(err, errHelp)) && out.err != nil {
+		err = fmt.Errorf("writing standard output: %w", out.err)
+	}
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return 0
 	default:
-		msg := nameSpools(err.Error())
-		if !strings.HasPrefix(msg, "decoreg") {
+		// The library's errors start "decoreg: "; inside a message that
+		// already names the command, that prefix is dropped.
+		msg := strings.ReplaceAll(nameSpools(err.Error()), ": decoreg: ", ": ")
+		switch {
+		case strings.HasPrefix(msg, "decoreg"):
+		case strings.HasPrefix(msg, name+":"), strings.HasPrefix(msg, name+" "):
 			msg = "decoreg " + msg
+		default: // an error that does not name the command (a write's)
+			msg = "decoreg " + name + ": " + msg
 		}
 		fmt.Fprintln(stderr, msg)
 		var ue usageError
@@ -220,6 +238,20 @@ func run(args []string, stderr io.Writer) int {
 
 func main() {
 	os.Exit(run(os.Args[1:], errOut))
+}
+
+// stickyWriter passes writes to w and keeps the first error.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	return n, err
 }
 
 // stdout is where commands write their results; tests replace it.

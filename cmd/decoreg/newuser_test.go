@@ -171,12 +171,24 @@ func TestNU5NumberLikeText(t *testing.T) {
 		return fmt.Sprintf("%s,%c,%d", a, 'p'+i%3, i)
 	})
 	_, errs := mustCLI(t, append([]string{"train", "--data", data, "--out", model, "--max-levels", "100"}, tinyArgs("pointwise")...)...)
-	want := `warning: ` + data + `: column "a": 39 of 39 values look like numbers with separators or units (e.g. "0,000"): read as categories; clean them to use them as numbers`
+	want := `warning: ` + data + `: column "a": 39 of 39 values read as numbers, 31 of them only without separators or units (e.g. "0,000"): read as categories; clean them to use them as numbers`
 	if !strings.Contains(errs, want) {
 		t.Errorf("stderr %q lacks %q", errs, want)
 	}
 	if strings.Contains(errs, `column "c"`) {
 		t.Errorf("a categorical column warned about: %q", errs)
+	}
+	// One separator among plain numbers: counted as one (the count of
+	// every number was given as the separators').
+	one := writeTable(t, dir, "one.csv", "a,y", 40, func(i int) string {
+		if i == 5 {
+			return "1_000,5"
+		}
+		return fmt.Sprintf("%d,%d", i, i)
+	})
+	_, errs = mustCLI(t, append([]string{"train", "--data", one, "--out", model, "--max-levels", "100"}, tinyArgs("pointwise")...)...)
+	if want := `column "a": 40 of 40 values read as numbers, 1 of them only without separators or units (e.g. "1_000")`; !strings.Contains(errs, want) {
+		t.Errorf("stderr %q lacks %q", errs, want)
 	}
 	// Under 90% numbers: no warning.
 	mixed := writeTable(t, dir, "mixed.csv", "a,y", 40, func(i int) string {
@@ -185,7 +197,7 @@ func TestNU5NumberLikeText(t *testing.T) {
 		}
 		return fmt.Sprintf(`"%d,000",%d`, i, i)
 	})
-	if _, errs := mustCLI(t, append([]string{"train", "--data", mixed, "--out", model}, tinyArgs("pointwise")...)...); strings.Contains(errs, "look like numbers") {
+	if _, errs := mustCLI(t, append([]string{"train", "--data", mixed, "--out", model}, tinyArgs("pointwise")...)...); strings.Contains(errs, "read as numbers, ") {
 		t.Errorf("80%% numbers: %q", errs)
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 var cmdSample = &Command{
 	Name:      "sample",
-	UsageLine: "sample --model MODEL --data FILE --n N [--temperature T] [--top-k K] [--top-p P] [--seed S] [--out FILE]",
+	UsageLine: "sample --model MODEL --data FILE --n N [--temperature T] [--top-k K] [--top-p P] [--centres] [--seed S] [--out FILE]",
 	Short:     "draw samples from p(y|x) for every input row, as CSV",
 	Long: `Sample draws N values from the model's predictive distribution p(y|x) for
 every row of a CSV file and writes them as CSV, one line per input row
@@ -29,6 +29,14 @@ cache); --temperature divides the logits, --top-k keeps the K most probable
 valid tokens and --top-p the smallest set of valid tokens whose probability
 reaches P, at every step. These three flags are an error for the other
 heads, which sample their density directly (pointwise: the point itself).
+A decoder's draw is uniform within the cell of its token sequence, and a
+Riemann head's within its bin: the draws follow the piecewise-uniform
+density that eval, predict and serve report (its CDF, quantiles and
+log-density). --centres draws the cells' or bins' centres instead (a
+token sequence's decoded value, as the paper's decoder samples): with
+coarse cells (normalized:base=2,length=4, or a few bins) those draws
+cluster on a few values, and their quantiles are not predict's. It is an
+error for the other heads and for recalibrated models.
 
 Draws depend only on the model, the data, the flags and --seed. Input
 columns are matched as in 'decoreg eval'; with --test-mask FILE --split K
@@ -52,6 +60,7 @@ var sampleF struct {
 	model, data, out, target string
 	n, topK                  int
 	temperature, topP        float64
+	centres                  bool
 	seed                     uint64
 	split                    splitFlags
 }
@@ -65,6 +74,7 @@ func init() {
 	fs.Float64Var(&f.temperature, "temperature", 1, "decoder: sampling temperature, > 0")
 	fs.IntVar(&f.topK, "top-k", 0, "decoder: keep the K most probable tokens at each step (0: all)")
 	fs.Float64Var(&f.topP, "top-p", 1, "decoder: keep the smallest set of tokens whose mass reaches P, in (0, 1]")
+	fs.BoolVar(&f.centres, "centres", false, "decoder and Riemann heads: draw the cells' (bins') centres, the decoded values, instead of values uniform within them")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed")
 	fs.StringVar(&f.out, "out", "-", "write the samples to `FILE`, or - for standard output; "+outHelp)
 	fs.StringVar(&f.target, "target", "", "the target column's `NAME`, ignored if present (default: the model's target name)")
@@ -114,7 +124,7 @@ func runSample(cmd *Command, args []string) error {
 			return inputf(name, "--%s: %v", flagOf(o.field), err)
 		}
 	}
-	opts := dist.SampleOptions{Temperature: temperature, TopK: topK, TopP: topP}
+	opts := dist.SampleOptions{Temperature: temperature, TopK: topK, TopP: topP, Centres: f.centres}
 	if err := split.check(name, dataPath); err != nil {
 		return err
 	}
@@ -127,6 +137,14 @@ func runSample(cmd *Command, args []string) error {
 	m, err := loadModel(name, modelPath)
 	if err != nil {
 		return err
+	}
+	if f.centres {
+		switch h := m.Config().Head; {
+		case h != decoreg.HeadDecoder && h != decoreg.HeadRiemann:
+			return inputf(name, "--centres is for decoder and Riemann heads, whose draws fall in cells; %s is a %s model", modelPath, h)
+		case m.Recalibration() != nil:
+			return inputf(name, "--centres is for the cells of ancestral sampling, but %s is recalibrated (train --calibrate-by isotonic) and samples by inverse CDF", modelPath)
+		}
 	}
 	for _, f := range []string{"temperature", "top-k", "top-p"} {
 		switch {

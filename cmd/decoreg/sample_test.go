@@ -79,10 +79,11 @@ func TestSampleSupportAndMean(t *testing.T) {
 }
 
 // TestSampleTopK1: top-k 1 picks the most probable token at every step, so
-// every draw of a row is the same.
+// every draw of a row falls in the same cell: with --centres, each is its
+// centre.
 func TestSampleTopK1(t *testing.T) {
 	model := sharedModel(t, "decoder")
-	std, _ := mustCLI(t, "sample", "--model", model, "--data", "testdata/cli/small.csv", "--n", "16", "--top-k", "1")
+	std, _ := mustCLI(t, "sample", "--model", model, "--data", "testdata/cli/small.csv", "--n", "16", "--top-k", "1", "--centres")
 	for _, line := range strings.Split(strings.TrimSpace(std), "\n")[1:] {
 		f := strings.Split(line, ",")
 		for _, v := range f[2:] {
@@ -90,5 +91,59 @@ func TestSampleTopK1(t *testing.T) {
 				t.Fatalf("top-k 1 gave different draws: %s", line)
 			}
 		}
+	}
+}
+
+// TestSampleWithinCells: with coarse cells (4 Riemann bins, a decoder of
+// 2x2 cells) the draws follow the density that predict's quantiles
+// describe: the share of draws below each quantile is its level (the
+// draws of cell centres put 0 or most of them below q05); --centres draws
+// only the centres; it is refused for heads without cells.
+func TestSampleWithinCells(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "train.csv", 200, 1)
+	const n = 20000
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"riemann", []string{"--bins", "4"}},
+		{"decoder", []string{"--vocab", "normalized:base=2,length=2", "--dec-width", "16"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			model := filepath.Join(dir, c.name+".drg")
+			mustCLI(t, append([]string{"train", "--data", data, "--out", model, "--head", c.name, "--enc-width", "16", "--epochs", "3", "--quiet"}, c.args...)...)
+			in := "testdata/cli/no_target.csv"
+			pstd, _ := mustCLI(t, "predict", "--model", model, "--data", in, "--levels", "0.05,0.25,0.5,0.75,0.95", "--out", "-")
+			_, pred := parseCSV(t, pstd)
+			std, _ := mustCLI(t, "sample", "--model", model, "--data", in, "--n", strconv.Itoa(n), "--seed", "3")
+			_, rows := parseCSV(t, std)
+			cstd, _ := mustCLI(t, "sample", "--model", model, "--data", in, "--n", "2000", "--seed", "3", "--centres")
+			_, crows := parseCSV(t, cstd)
+			for i, r := range rows {
+				for j, q := range []float64{0.05, 0.25, 0.5, 0.75, 0.95} {
+					below := 0
+					for _, v := range r[1:] {
+						if v <= pred[i][4+j] {
+							below++
+						}
+					}
+					if f := float64(below) / n; !(math.Abs(f-q) <= 5*math.Sqrt(q*(1-q)/n)) {
+						t.Errorf("row %d: %.4f of the draws at or below q%v = %v", i, f, q, pred[i][4+j])
+					}
+				}
+				distinct := map[float64]bool{}
+				for _, v := range crows[i][1:] {
+					distinct[v] = true
+				}
+				if len(distinct) > 4 {
+					t.Errorf("row %d: --centres drew %d distinct values from 4 cells", i, len(distinct))
+				}
+			}
+		})
+	}
+	code, _, errs := cli(t, "sample", "--model", sharedModel(t, "mdn"), "--data", "testdata/cli/no_target.csv", "--n", "2", "--centres")
+	if code == 0 || !strings.Contains(errs, "--centres is for decoder and Riemann heads") {
+		t.Errorf("--centres on an MDN: exit %d, %s", code, errs)
 	}
 }

@@ -628,7 +628,7 @@ func warnNumericLevels(name, path string, s *data.Schema) {
 			if len(text) > 3 {
 				text = append(text[:3], "...")
 			}
-			fmt.Fprintf(errOut, "decoreg %s: %s: warning: column %q is categorical (%d levels), but %d of its levels are numbers; the text ones are %s: if they are meant as missing, list them in --na\n",
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q is categorical (%d levels), but %d of its levels are numbers; the text ones are %s: if they are meant as missing, list them in --na\n",
 				name, path, c.Name, len(c.Levels), nums, strings.Join(text, ", "))
 		}
 	}

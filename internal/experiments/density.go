@@ -46,15 +46,17 @@ const (
 )
 
 // densitySettings are the decoder's sampling settings of the Appendix
-// figure; the baselines are sampled at temperature 1 only.
+// figure; the baselines are sampled at temperature 1 only. The draws are
+// the cells' centres, the paper's decoded values (and those of the
+// committed results, made before draws within the cells were the default).
 var densitySettings = []struct {
 	name string
 	o    dist.SampleOptions
 }{
-	{"t1", dist.SampleOptions{}},
-	{"t0.5", dist.SampleOptions{Temperature: 0.5}},
-	{"top_p0.9", dist.SampleOptions{TopP: 0.9}},
-	{"top_k3", dist.SampleOptions{TopK: 3}},
+	{"t1", dist.SampleOptions{Centres: true}},
+	{"t0.5", dist.SampleOptions{Temperature: 0.5, Centres: true}},
+	{"top_p0.9", dist.SampleOptions{TopP: 0.9, Centres: true}},
+	{"top_k3", dist.SampleOptions{TopK: 3, Centres: true}},
 }
 
 // DensityConfig is the configuration of a density run: the head's

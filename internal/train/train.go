@@ -140,7 +140,7 @@ func (t *Run) Epoch(ctx context.Context) (float64, error) {
 		t.net.ZeroGrad()
 		loss := t.net.Forward(t.batch)
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return 0, fmt.Errorf("%w: the loss is %v at epoch %d, batch %d (try a smaller learning rate)", ErrDiverged, loss, epoch, lo/t.bs+1)
+			return 0, fmt.Errorf("%w: the loss is %v at epoch %d, batch %d (try a smaller learning rate or weight decay)", ErrDiverged, loss, epoch, lo/t.bs+1)
 		}
 		t.net.Backward()
 		t.opt.Step(t.net.Threads(), t.net.Params(), t.net.Grads())
