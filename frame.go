@@ -61,6 +61,11 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 	if tj < 0 {
 		return nil, fmt.Errorf("decoreg: %w: the target %q is not a column of the frame (%d columns)", data.ErrNoColumn, target, len(f.Columns))
 	}
+	if n := len(f.Columns) - len(slices.DeleteFunc(f.Names(), func(s string) bool { return s == target })); n > 1 {
+		// Drop would leave out both: the target would be one, and the
+		// other column lost without a word.
+		return nil, fmt.Errorf("decoreg: %w: the target %q names %d columns", data.ErrDuplicateColumn, target, n)
+	}
 	y, err := f.Targets(tj)
 	if err != nil {
 		return nil, fmt.Errorf("the target is not numeric: %w", err)

@@ -291,6 +291,14 @@ func TestFitFrameErrors(t *testing.T) {
 	if _, err := FitFrame(context.Background(), f, "nope", mixedConfig(HeadMDN)); !errors.Is(err, data.ErrNoColumn) {
 		t.Errorf("no target column: %v", err)
 	}
+	// A second column named as the target: refused (the first was taken
+	// and the second dropped).
+	dup := &data.Frame{Path: f.Path, Rows: f.Rows, Lines: f.Lines, NA: f.NA, Columns: slices.Clone(f.Columns)}
+	area := dup.Column("area")
+	dup.Columns[area].Name = "price"
+	if _, err := FitFrame(context.Background(), dup, "price", mixedConfig(HeadMDN)); !errors.Is(err, data.ErrDuplicateColumn) || !strings.Contains(err.Error(), `the target "price" names 2 columns`) {
+		t.Errorf("two columns named as the target: %v", err)
+	}
 	noY := f.Subset([]int{24, 49, 74})
 	if _, err := FitFrame(context.Background(), noY, "price", mixedConfig(HeadMDN)); !errors.Is(err, ErrTooFewRows) {
 		t.Errorf("no targets: %v", err)

@@ -108,8 +108,11 @@ func loadEdited(t *testing.T, field string, want error, editH func(h map[string]
 	if !errors.Is(err, want) || !strings.Contains(msg, path) || !strings.Contains(msg, field) || strings.Contains(msg, "\n") {
 		t.Fatalf("error %q: want one line wrapping %v, naming %s and %q", msg, want, path, field)
 	}
-	if errors.Is(err, ErrBadModel) && !errors.Is(err, modelfile.ErrNotModel) {
-		t.Fatalf("error %q wraps ErrBadModel but not modelfile.ErrNotModel", msg)
+	// Every file whose checksum holds and that Load refuses is a bad
+	// model (some, as a config Validate refuses or a parameter count the
+	// architecture does not have, were not).
+	if !errors.Is(err, ErrBadModel) || !errors.Is(err, modelfile.ErrNotModel) {
+		t.Fatalf("error %q does not wrap both ErrBadModel and modelfile.ErrNotModel", msg)
 	}
 }
 
@@ -195,9 +198,12 @@ func TestHandEditedModel_WrongParamCount(t *testing.T) {
 	params = params[:len(params)-1]
 	header = editHeader(t, header, func(h map[string]any) { h["params"] = len(params) })
 	path := writeModel(t, header, params)
-	if _, err := Load(path); !errors.Is(err, modelfile.ErrNotModel) || !strings.Contains(err.Error(), path) {
+	if _, err := Load(path); !errors.Is(err, modelfile.ErrNotModel) || !errors.Is(err, ErrBadModel) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("err %v", err)
 	}
+	// The encoder's width edited: the architecture's count is not the
+	// file's.
+	loadEdited(t, "parameters", ErrBadModel, setConfig("enc_width", 9), nil)
 	// The header's count disagrees with the arena.
 	loadEdited(t, "params", ErrBadModel, func(h map[string]any) { h["params"] = 12 }, nil)
 }

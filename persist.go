@@ -143,12 +143,41 @@ func (m *Model) header() fileHeader {
 
 // Load reads a model written by Save. A file that is not a model, is
 // truncated or corrupt, or was written by a newer decoreg gives an error
-// naming the file.
+// naming the file; one whose checksum holds but whose contents cannot make
+// a working model (hand-edited, foreign) gives one that also wraps
+// ErrBadModel.
 func Load(path string) (*Model, error) {
 	hb, params, err := modelfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	m, err := load(path, hb, params)
+	if err != nil && !errors.Is(err, ErrBadModel) {
+		err = badModel{path, err}
+	}
+	return m, err
+}
+
+// badModel is an error of load that is not a *ModelError: its message
+// (prefixed with the file's name where it lacks it), also wrapping
+// ErrBadModel and modelfile.ErrNotModel, as a *ModelError does.
+type badModel struct {
+	path string
+	err  error
+}
+
+func (e badModel) Error() string {
+	if msg := e.err.Error(); !strings.Contains(msg, e.path) {
+		return e.path + ": " + msg
+	}
+	return e.err.Error()
+}
+
+func (e badModel) Unwrap() []error { return []error{ErrBadModel, modelfile.ErrNotModel, e.err} }
+
+// load makes the model of a file's header hb and parameters, read from
+// path with its checksum checked.
+func load(path string, hb []byte, params []float32) (*Model, error) {
 	var h fileHeader
 	if err := json.Unmarshal(hb, &h); err != nil {
 		return nil, fmt.Errorf("%s: %w (bad header: %v)", path, modelfile.ErrNotModel, err)
@@ -172,6 +201,7 @@ func Load(path string) (*Model, error) {
 	}
 	var recal *dist.Recalibration
 	if h.Recalibration != nil {
+		var err error
 		if recal, err = dist.NewRecalibration(h.Recalibration.V, h.Recalibration.R); err != nil {
 			return nil, fmt.Errorf("%s: %w (bad header: %v)", path, modelfile.ErrNotModel, err)
 		}

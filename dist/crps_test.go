@@ -121,3 +121,22 @@ func TestCRPSTokenDraws(t *testing.T) {
 		}
 	}
 }
+
+// TestCRPSInfinite: at ±Inf every head with a distribution scores +Inf
+// (a recalibrated MDN gave NaN).
+func TestCRPSInfinite(t *testing.T) {
+	aff := Affine{Offset: 1, Scale: 2}
+	rc, err := NewRecalibration([]float64{0, 0.5, 1}, []float64{0, 0.3, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mdn := NewMDN([]float64{0.4, 0.6}, []float64{0.2, 0.7}, []float64{0.1, 0.05}, aff)
+	rie := NewRiemann([]float64{1, 2, 3, 4}, aff)
+	for _, d := range []Distribution{mdn, rie, NewRecalibrated(mdn, rc), NewRecalibrated(rie, rc), NewMixture([]Distribution{mdn, rie})} {
+		for _, y := range []float64{math.Inf(1), math.Inf(-1)} {
+			if s, _ := CRPS(d, y); !math.IsInf(s, 1) {
+				t.Errorf("%T: CRPS at %v = %v, want +Inf", d, y, s)
+			}
+		}
+	}
+}

@@ -29,7 +29,7 @@ type Distribution interface {
 	// LogPDF returns the log density at y (-Inf outside the support;
 	// NaN for a head without a density).
 	LogPDF(y float64) float64
-	// Sample draws n values using r.
+	// Sample draws n values using r; none when n <= 0.
 	Sample(n int, opts SampleOptions, r *rand.Rand) []float64
 }
 

@@ -383,3 +383,26 @@ func TestHugeWeights(t *testing.T) {
 		t.Errorf("MDN: CDF(0) = %v, want 0.5", got)
 	}
 }
+
+// TestSampleNoneOrNegative: every distribution draws nothing for n = 0 or
+// n < 0 (four of them panicked at n < 0, two returned nothing).
+func TestSampleNoneOrNegative(t *testing.T) {
+	aff := Affine{Offset: 1, Scale: 2}
+	tok := parseTok(t, "normalized:base=3,length=2")
+	rc, err := NewRecalibration([]float64{0, 0.5, 1}, []float64{0, 0.4, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mdn := NewMDN([]float64{1}, []float64{0.5}, []float64{0.1}, aff)
+	for _, d := range []Distribution{
+		NewPoint(3), NewRiemann([]float64{1, 2, 3}, aff), mdn,
+		NewToken(newFake(t, tok.Size(), 1, 1), tok, aff, TokenOptions{}),
+		NewMixture([]Distribution{mdn, NewPoint(1)}), NewRecalibrated(mdn, rc),
+	} {
+		for _, n := range []int{0, -1, math.MinInt} {
+			if s := d.Sample(n, SampleOptions{}, rand.New(rand.NewPCG(1, 1))); len(s) != 0 {
+				t.Errorf("%T: Sample(%d) drew %d", d, n, len(s))
+			}
+		}
+	}
+}

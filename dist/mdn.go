@@ -287,12 +287,12 @@ func (d *MDN) climb(t float64, lc []float64) float64 {
 }
 
 // Sample draws n values: a component by its weight, then a Gaussian
-// draw; opts is ignored. It panics if r is nil.
+// draw (none when n <= 0); opts is ignored. It panics if r is nil.
 func (d *MDN) Sample(n int, _ SampleOptions, r *rand.Rand) []float64 {
 	if r == nil {
 		panic("dist: Sample with a nil *rand.Rand")
 	}
-	out := make([]float64, n)
+	out := make([]float64, max(n, 0))
 	last := len(d.w) - 1
 	for j := range out {
 		u := r.Float64()

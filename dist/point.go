@@ -44,9 +44,10 @@ func (d *Point) CDF(y float64) float64 {
 // LogPDF is NaN: a point mass has no density.
 func (d *Point) LogPDF(float64) float64 { return math.NaN() }
 
-// Sample returns n copies of the value; opts and r are ignored.
+// Sample returns n copies of the value (none when n <= 0); opts and r
+// are ignored.
 func (d *Point) Sample(n int, _ SampleOptions, _ *rand.Rand) []float64 {
-	out := make([]float64, n)
+	out := make([]float64, max(n, 0))
 	for i := range out {
 		out[i] = d.v
 	}

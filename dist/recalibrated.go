@@ -425,6 +425,9 @@ func (d *Recalibrated) crps(y float64) (score, bound float64) {
 	if _, ok := d.base.(*Point); ok {
 		return math.NaN(), math.NaN()
 	}
+	if math.IsInf(y, 0) {
+		return math.Inf(1), 0 // as the other heads: an infinite distance to any finite mass
+	}
 	return d.quadCRPS(y)
 }
 

@@ -169,12 +169,13 @@ func (d *Riemann) LogPDF(y float64) float64 {
 
 // Sample draws n bins and returns a value drawn uniformly within each, in
 // y units (with opts.Centres, the bin's centre), like a token head's
-// samples; opts' other fields are ignored. It panics if r is nil.
+// samples (none when n <= 0); opts' other fields are ignored. It panics
+// if r is nil.
 func (d *Riemann) Sample(n int, opts SampleOptions, r *rand.Rand) []float64 {
 	if r == nil {
 		panic("dist: Sample with a nil *rand.Rand")
 	}
-	out := make([]float64, n)
+	out := make([]float64, max(n, 0))
 	last := len(d.p) - 1
 	for j := range out {
 		u := r.Float64()

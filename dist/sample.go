@@ -34,7 +34,8 @@ func (o SampleOptions) Validate() error {
 // the temperature, renormalised (float64 softmax), cut to the TopK most
 // probable tokens (ties: the lower token first), renormalised, and cut to
 // the smallest set of most probable tokens whose mass reaches TopP (at
-// least one token). It panics if opts fails Validate or r is nil.
+// least one token). It draws none when n <= 0, and panics if opts fails
+// Validate or r is nil.
 func (d *Token) Sample(n int, opts SampleOptions, r *rand.Rand) []float64 {
 	vals, _ := d.SampleTokens(n, opts, r)
 	return vals
@@ -49,9 +50,7 @@ func (d *Token) SampleTokens(n int, opts SampleOptions, r *rand.Rand) (values []
 	if r == nil {
 		panic("dist: Sample with a nil *rand.Rand")
 	}
-	if n < 0 {
-		panic("dist: Sample with n < 0")
-	}
+	n = max(n, 0)
 	seqs = make([]int, n*d.k)
 	values = make([]float64, n)
 	if n == 0 {

@@ -253,6 +253,11 @@ func TestBenchUCIInterrupt(t *testing.T) {
 	if got := resultFiles(t, res); len(got) != 1 || got[0] != filepath.Join("a", "mdn", "split0.json") || sum.Ran != 1 {
 		t.Errorf("after the interrupt: files %v, summary %+v; want split0 only", got, sum)
 	}
+	// The message counts the runs done when every job had ended (it was
+	// written when the first job stopped, before others finished theirs).
+	if want := fmt.Sprintf("(%d of 2 runs done)", sum.Ran); !strings.Contains(err.Error(), want) {
+		t.Errorf("RunUCI cancelled: %v; want %q", err, want)
+	}
 }
 
 func TestBenchUCIBadInput(t *testing.T) {

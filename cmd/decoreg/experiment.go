@@ -193,11 +193,11 @@ func runExperiment(cmd *Command, args []string) error {
 	if isSet(&cmd.Flag, "data") && !e.RealData {
 		return inputf(name, "--data is for the real-data experiments, not %s", e.Name)
 	}
-	// A report that describes its scale from the journal uses none of the
-	// flags that choose the runs: refuse them rather than ignore them.
-	// (--merge accepts them: deploy/slurm/merge.sbatch passes the array's
-	// flags; such a report does not show them.)
-	if e.JournalScale && f.reportOnly && !f.merge {
+	// A report written without running describes the journal's runs, not
+	// the flags': refuse the flags that choose runs rather than ignore
+	// them. (--merge accepts them: deploy/slurm/merge.sbatch passes the
+	// array's flags; such a report does not show them.)
+	if f.reportOnly && !f.merge {
 		for _, fl := range []string{"groups", "seeds", "quick", "n", "datasets", "data"} {
 			if isSet(&cmd.Flag, fl) {
 				return inputf(name, "--%s chooses runs; --report-only runs nothing and reports every line of the results (the report's scale is theirs)", fl)
@@ -246,6 +246,16 @@ func runExperiment(cmd *Command, args []string) error {
 	ctx, stop := onInterrupt(func() {})
 	defer stop()
 	info := experiments.ReportInfo{Command: command, Scale: e.Scale(so), Ctx: ctx}
+	// The flags' scale describes a journal holding exactly their plan's
+	// runs; another journal (resumed with other flags, merged from shards
+	// of another plan) is described by its count of runs.
+	if e.Keys != nil {
+		if keys, err := e.Keys(so); err == nil {
+			info.Plan = keys
+		} else {
+			info.Scale = ""
+		}
+	}
 	if f.merge {
 		added, err := e.Merge(out, srcs)
 		if err != nil {

@@ -197,7 +197,15 @@ func TestExperimentsQuick(t *testing.T) {
 			if got := journalKeys(t, two); strings.Join(got, " ") != strings.Join(keys, " ") {
 				t.Errorf("shards ran %v, one process %v", got, keys)
 			}
-			mustCLI(t, "experiment", e.Name, "--quick", "--out", two, "--report-only")
+			mustCLI(t, "experiment", e.Name, "--out", two, "--report-only")
+			// The report's scale is the journal's, not the flags' (it was
+			// the full plan's, from flags that chose no run).
+			if rep := mustRead(t, filepath.Join(two, "REPORT.md")); !strings.Contains(rep, fmt.Sprintf("Scale: the %d runs of results.jsonl (--quick)", len(keys))) {
+				t.Errorf("--report-only's scale:\n%.600s", rep)
+			}
+			if code, _, errs := cli(t, "experiment", e.Name, "--out", two, "--report-only", "--seeds", "3"); code != 2 || !strings.Contains(errs, "--seeds chooses runs") {
+				t.Errorf("--report-only --seeds 3: exit %d, %q", code, errs)
+			}
 		})
 	}
 }
@@ -274,6 +282,13 @@ func TestExperimentMerge(t *testing.T) {
 	}
 	if a, b := reportTables(t, one), reportTables(t, merged); a != b {
 		t.Errorf("the merged report differs from one process's:\n%s\n---\n%s", b, a)
+	}
+	// Merged without --quick, the full plan's scale does not describe
+	// the journal: its count of runs does.
+	plain := filepath.Join(dir, "plain")
+	mustCLI(t, append([]string{"experiment", "risk", "--merge", "--out", plain}, shards...)...)
+	if rep := mustRead(t, filepath.Join(plain, "REPORT.md")); !strings.Contains(rep, "Scale: the 6 runs of results.jsonl (--quick). Command: `decoreg experiment risk --quick`.") {
+		t.Errorf("the report of quick shards merged without --quick:\n%.600s", rep)
 	}
 	// Merging again adds nothing; a journal of another experiment is refused.
 	_, errs = mustCLI(t, args...)

@@ -31,6 +31,10 @@ type Experiment struct {
 	// *InputError for bad options or data) is what Run would return
 	// before its first run.
 	Check func(o Options) error
+	// Keys returns the keys of the runs o plans (for ReportInfo.Plan);
+	// nil for an experiment whose report describes its journal
+	// (JournalScale).
+	Keys func(o Options) ([]string, error)
 	// Run runs the shard's pending runs (see RunTasks).
 	Run func(ctx context.Context, o Options, ro RunOptions) (JournalSummary, error)
 	// Report writes dir/REPORT.md and the figures from dir's journal.
@@ -78,6 +82,20 @@ func experiment[T Line](name, short string, scale func(Options) string, tasks fu
 			_, err := tasks(o)
 			return err
 		},
+		Keys: func(o Options) ([]string, error) {
+			ts, err := tasks(o)
+			if err != nil {
+				return nil, err
+			}
+			keys := make([]string, len(ts))
+			for i, t := range ts {
+				keys[i] = t.Key
+				if o.Quick {
+					keys[i] += quickSuffix
+				}
+			}
+			return keys, nil
+		},
 		Run: func(ctx context.Context, o Options, ro RunOptions) (JournalSummary, error) {
 			ts, err := tasks(o)
 			if err != nil {
@@ -116,6 +134,12 @@ func experiment[T Line](name, short string, scale func(Options) string, tasks fu
 			if cmds := commandsOf(lines); cmds != "" {
 				info.Command = cmds
 			}
+			if info.Scale == "" || info.Plan != nil && !samePlan(lines, info.Plan) {
+				info.Scale = fmt.Sprintf("the %d runs of %s", len(lines), JournalFile)
+				if strings.HasSuffix(lines[0].M().Key, quickSuffix) {
+					info.Scale += " (--quick)"
+				}
+			}
 			if err := report(dir, lines, info); err != nil {
 				if info.Ctx.Err() != nil {
 					return err
@@ -132,6 +156,22 @@ func experiment[T Line](name, short string, scale func(Options) string, tasks fu
 			return mergeJournals(name, dir, srcs, newLine)
 		},
 	}
+}
+
+// samePlan reports whether the keys of lines are exactly plan's.
+func samePlan[T Line](lines []T, plan []string) bool {
+	want := make(map[string]bool, len(plan))
+	for _, k := range plan {
+		want[k] = true
+	}
+	have := make(map[string]bool, len(lines))
+	for _, l := range lines {
+		if !want[l.M().Key] {
+			return false
+		}
+		have[l.M().Key] = true
+	}
+	return len(have) == len(want)
 }
 
 // quickSuffix ends the keys of --quick runs.

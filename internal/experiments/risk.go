@@ -228,7 +228,12 @@ func Coarsen(p []float64, lev int) []float64 {
 // the command that made it and the scale it ran at.
 type ReportInfo struct {
 	Command string // the command line that regenerates the results (replaced by the one the lines record)
-	Scale   string // the scale, in words
+	Scale   string // the scale, in words; "" for the journal's count of runs
+	// Plan holds the keys of the runs whose scale Scale describes (nil:
+	// unknown); a journal holding other runs is described by its count
+	// of runs instead (a report written from a journal that other flags
+	// made).
+	Plan []string
 	// Ctx cancels the writing of the report's files (nil: never); a
 	// cancelled write leaves no temporary file.
 	Ctx context.Context

@@ -417,6 +417,10 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 		mu       sync.Mutex
 		next     int   // the next run of todo to start
 		firstErr error // the first error that stops the benchmark
+		// An interruption's error is written once every job has ended,
+		// so that it counts the runs that other jobs finished after it.
+		interrupted error
+		during      string // the run it cut, if any
 	)
 	start := time.Now()
 	worker := func() {
@@ -427,7 +431,7 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 				return
 			}
 			if err := ctx.Err(); err != nil {
-				firstErr = fmt.Errorf("interrupted after %d of %d runs: %w", sum.Ran, len(todo), err)
+				firstErr, interrupted = err, err
 				mu.Unlock()
 				return
 			}
@@ -448,7 +452,7 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 				case werr != nil:
 					firstErr = werr
 				case ctx.Err() != nil:
-					firstErr = fmt.Errorf("interrupted during %s (%d of %d runs done): %w", r, sum.Ran, len(todo), ctx.Err())
+					firstErr, interrupted, during = ctx.Err(), ctx.Err(), r.String()
 				case errors.As(err, &ie):
 					firstErr = err
 				default:
@@ -480,6 +484,13 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 		wg.Go(worker)
 	}
 	wg.Wait()
+	switch {
+	case interrupted == nil || firstErr != interrupted:
+	case during != "":
+		firstErr = fmt.Errorf("interrupted during %s (%d of %d runs done): %w", during, sum.Ran, len(todo), interrupted)
+	default:
+		firstErr = fmt.Errorf("interrupted after %d of %d runs: %w", sum.Ran, len(todo), interrupted)
+	}
 	return sum, firstErr
 }
 
