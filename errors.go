@@ -28,6 +28,11 @@ var (
 	// variants then return the trained model, not calibrated, with an
 	// error wrapping both this and the context's error.
 	ErrCalibrationCancelled = errors.New("decoreg: calibration cancelled; the model is not calibrated")
+	// ErrTooLarge: training (or tuning) would need more memory than a
+	// hard limit leaves this process (ulimit -v, a cgroup's memory.max,
+	// the machine's memory and swap): refused before allocating, where
+	// the allocation would end the process.
+	ErrTooLarge = errors.New("decoreg: too large for the memory this process may use")
 )
 
 // errBeyondTokenization is ErrBadInput for a training target beyond the

@@ -1,0 +1,67 @@
+//go:build linux
+
+package decoreg
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestTooLarge: under an address space limit (ulimit -v) that leaves a
+// few hundred MB, a model of 67M parameters is refused with ErrTooLarge
+// before it allocates; the Go runtime's out-of-memory error ended the
+// process with stack traces. The limited run is a child process (the
+// limit cannot be lifted afterwards).
+func TestTooLarge(t *testing.T) {
+	if os.Getenv("DECOREG_TOOLARGE_CHILD") == "1" {
+		tooLargeChild()
+		return
+	}
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTooLarge$", "-test.v")
+	cmd.Env = append(os.Environ(), "DECOREG_TOOLARGE_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "REFUSED: ") || strings.Contains(string(out), "fatal error") {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "address space limit (ulimit -v)") {
+		t.Errorf("the refusal does not name the limit:\n%s", out)
+	}
+}
+
+// tooLargeChild lowers its address space limit to 300 MB above its size
+// and fits a model too large for it, printing the outcome.
+func tooLargeChild() {
+	b, _ := os.ReadFile("/proc/self/status")
+	var vmKB uint64
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmSize:" {
+			for _, c := range f[1] {
+				vmKB = 10*vmKB + uint64(c-'0')
+			}
+		}
+	}
+	lim := syscall.Rlimit{Cur: vmKB*1024 + 300<<20, Max: vmKB*1024 + 300<<20}
+	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
+		println("SETRLIMIT:", err.Error())
+		return
+	}
+	x := make([]float64, 40*2)
+	y := make([]float64, 40)
+	for i := range y {
+		x[2*i], x[2*i+1], y[i] = float64(i), float64(i%7), float64(i%5)
+	}
+	_, err := FitFlat(context.Background(), x, 40, 2, y, Config{Head: HeadDecoder, EncLayers: 5, EncWidth: 4096, MaxEpochs: 1, Threads: 1})
+	if errors.Is(err, ErrTooLarge) {
+		println("REFUSED:", err.Error())
+	} else {
+		println("NOT REFUSED:", err)
+	}
+}
