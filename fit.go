@@ -71,8 +71,10 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 	if err := checkStopRows(rows, cfg); err != nil {
 		return nil, err
 	}
-	if err := checkMemory(trainBytes(cfg, rows, cols), fmt.Sprintf("training (%.3g parameters)", cfg.approxParams()+cfg.inputParams(cols))); err != nil {
-		return nil, err
+	if sizesOK(x, rows, cols, y) { // else prepare says what is wrong
+		if err := checkMemory(trainBytes(cfg, rows, cols), fmt.Sprintf("training (%.3g parameters)", cfg.approxParams()+cfg.inputParams(cols))); err != nil {
+			return nil, err
+		}
 	}
 	n := max(cfg.Ensemble, 1)
 	var members []*Model

@@ -24,6 +24,12 @@ func trainBytes(c Config, rows, cols int) float64 {
 	return trainBytesPerParam*p + memberBytesPerParam*p*float64(max(c.Ensemble, 1)-1) + 16*float64(rows)*float64(cols)
 }
 
+// sizesOK reports whether x holds rows x cols values and y rows, rows at
+// least 1: the sizes a memory estimate may trust.
+func sizesOK(x []float64, rows, cols int, y []float64) bool {
+	return rows >= 1 && shapeOK(len(x), rows, cols) && len(y) == rows
+}
+
 // checkMemory refuses need bytes, for what, when they exceed 90% of what
 // the process's limits leave it (memlimit.Available), with an error
 // wrapping ErrTooLarge.

@@ -600,8 +600,10 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 		return nil, nil, configErr("Trials", "the %d trials would hold about %.1f GiB at once (weights, gradients, Adam's moments and best weights of each), more than the %d GiB allowed: try fewer trials",
 			len(cfgs), bytes/(1<<30), maxTuneBytes>>30)
 	}
-	if err := checkMemory(bytes+16*float64(rows)*float64(cols), fmt.Sprintf("tuning (%d trials held at once)", len(cfgs))); err != nil {
-		return nil, nil, err
+	if sizesOK(x, rows, cols, y) { // else the first trial says what is wrong
+		if err := checkMemory(bytes+16*float64(rows)*float64(cols), fmt.Sprintf("tuning (%d trials held at once)", len(cfgs))); err != nil {
+			return nil, nil, err
+		}
 	}
 	res := 0.0 // with StopByCRPS the trials are compared by their CRPS, not an NLL
 	if base.StopBy != StopByCRPS {
