@@ -29,9 +29,9 @@ var (
 	// error wrapping both this and the context's error.
 	ErrCalibrationCancelled = errors.New("decoreg: calibration cancelled; the model is not calibrated")
 	// ErrTooLarge: training (or tuning) would need more memory than a
-	// hard limit leaves this process (ulimit -v, a cgroup's memory.max,
-	// the machine's memory and swap): refused before allocating, where
-	// the allocation would end the process.
+	// hard limit leaves this process (on Linux: ulimit -v, a cgroup's
+	// memory limit, the machine's available memory and swap): refused
+	// before allocating, where the allocation would end the process.
 	ErrTooLarge = errors.New("decoreg: too large for the memory this process may use")
 )
 

@@ -2,6 +2,7 @@ package decoreg
 
 import (
 	"fmt"
+	"runtime"
 
 	"decoreg/internal/memlimit"
 )
@@ -35,6 +36,12 @@ func sizesOK(x []float64, rows, cols int, y []float64) bool {
 // wrapping ErrTooLarge.
 func checkMemory(need float64, what string) error {
 	l, ok := memlimit.Available()
+	if ok && need > 0.9*l.Bytes {
+		// The heap may hold garbage (a model trained before): collected,
+		// it is idle heap, which Available counts as free.
+		runtime.GC()
+		l, ok = memlimit.Available()
+	}
 	if !ok || need <= 0.9*l.Bytes {
 		return nil
 	}

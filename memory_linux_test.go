@@ -36,8 +36,10 @@ func TestTooLarge(t *testing.T) {
 	}
 }
 
-// tooLargeChild lowers its address space limit to 300 MB above its size
-// and fits a model too large for it, printing the outcome.
+// tooLargeChild lowers its address space limit to 300 MB above its size,
+// fits a model small enough for it three times (the heap of one is
+// reused by the next: counting it as used refused the second), then a
+// model too large for it, printing the outcomes.
 func tooLargeChild() {
 	b, _ := os.ReadFile("/proc/self/status")
 	var vmKB uint64
@@ -57,6 +59,15 @@ func tooLargeChild() {
 	y := make([]float64, 40)
 	for i := range y {
 		x[2*i], x[2*i+1], y[i] = float64(i), float64(i%7), float64(i%5)
+	}
+	for k := range 3 {
+		// 7.3M parameters: about 180 MB by the estimate, 60% of the
+		// limit.
+		_, err := FitFlat(context.Background(), x, 40, 2, y, Config{Head: HeadDecoder, EncLayers: 7, EncWidth: 1024, MaxEpochs: 1, Threads: 1})
+		if err != nil {
+			println("FIT", k, "FAILED:", err.Error())
+			return
+		}
 	}
 	_, err := FitFlat(context.Background(), x, 40, 2, y, Config{Head: HeadDecoder, EncLayers: 5, EncWidth: 4096, MaxEpochs: 1, Threads: 1})
 	if errors.Is(err, ErrTooLarge) {

@@ -27,8 +27,8 @@ func (o SampleOptions) Validate() error {
 // batch through one Stepper (K decoder steps in all, the Stepper's
 // key/value cache carrying the prefixes), each a value drawn uniformly
 // within its sequence's cell in y units (with opts.Centres, the cell's
-// centre; a Repeat tokenization decodes by majority vote; a cell beyond
-// the float64 range gives its centre, ±MaxFloat64, before the Affine),
+// centre; a Repeat tokenization decodes by majority vote; a cell reaching
+// beyond the float64 range is cut at ±MaxFloat64, before the Affine),
 // after all the sequences are drawn. At
 // every step the logits are masked to the allowed tokens, then divided by
 // the temperature, renormalised (float64 softmax), cut to the TopK most
@@ -62,7 +62,9 @@ func (d *Token) SampleTokens(n int, opts SampleOptions, r *rand.Rand) (values []
 		values[i] = cell.Center
 		if cell.Kind == vocab.Finite {
 			t := finite(cell.Center)
-			if !opts.Centres && !math.IsInf(cell.Lo, 0) && !math.IsInf(cell.Hi, 0) {
+			if !opts.Centres {
+				// A cell reaching past the float64 range draws within
+				// its finite part, as its CDF spreads it.
 				t = interp(cell.Lo, cell.Hi, r.Float64())
 			}
 			values[i] = d.toY(t)

@@ -325,3 +325,21 @@ func TestStdoutWriteFails(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorPrefix: a message names its command once: "experiment uci"
+// hands its flags to bench uci, whose errors name "bench uci" (they were
+// prefixed "decoreg experiment: bench uci: ").
+func TestErrorPrefix(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"experiment", "uci", "--bogus"}, "decoreg bench uci: "},
+		{[]string{"train", "--bogus"}, "decoreg train: "},
+	} {
+		code, _, errs := cli(t, c.args...)
+		if code == 0 || !strings.HasPrefix(errs, c.want) || strings.Count(errs, "decoreg") != 1 {
+			t.Errorf("%v: exit %d, %q; want one prefix %q", c.args, code, errs, c.want)
+		}
+	}
+}

@@ -53,9 +53,11 @@ tuned-all-depth: tuned-all with --stop-by depth, and tuned-all-crps: with
 "--seeds 2 --groups default,tuned-all" adds split 1 of the defaults and of
 the tuned ensemble to a journal that holds split 0. The report compares
 each variant with XGBoost and with the defaults over the splits that
-variant ran, and gives the scale of the journal's runs: with
---report-only, tabular refuses the flags that choose runs (--groups,
---seeds, --datasets, --data, --n, --quick).
+variant ran, and gives the scale of the journal's runs. With
+--report-only every experiment refuses the flags that choose runs
+(--groups, --seeds, --datasets, --data, --n, --quick); a report whose
+journal holds other runs than the flags plan (resumed or merged under
+other flags) gives the count of its runs as its scale.
 
 The experiments (decoreg experiment --list):
 

@@ -220,9 +220,11 @@ func run(args []string, stderr io.Writer) int {
 		// The library's errors start "decoreg: "; inside a message that
 		// already names the command, that prefix is dropped.
 		msg := strings.ReplaceAll(nameSpools(err.Error()), ": decoreg: ", ": ")
+		first, _, _ := strings.Cut(msg, ":")
+		first, _, _ = strings.Cut(first, " ")
 		switch {
 		case strings.HasPrefix(msg, "decoreg"):
-		case strings.HasPrefix(msg, name+":"), strings.HasPrefix(msg, name+" "):
+		case lookup(first) != nil: // names its command (experiment uci's are bench uci's)
 			msg = "decoreg " + msg
 		default: // an error that does not name the command (a write's)
 			msg = "decoreg " + name + ": " + msg

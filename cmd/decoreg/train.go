@@ -978,8 +978,8 @@ func (f *trainFlags) fitErr(fr *data.Frame, target string, idx []int, err error)
 		// Row and Column index fr's rows and columns.
 		return dataErr(name, &data.Dataset{Names: fr.Names(), Rows: fr.Rows, Path: fr.Path}, idx, err)
 	case errors.Is(err, decoreg.ErrTooLarge):
-		// About the settings, not the file.
-		return inputf(name, "%s", strings.TrimPrefix(err.Error(), "decoreg: "))
+		// About the settings and the machine's state, not the file.
+		return failf(name, "%s", strings.TrimPrefix(err.Error(), "decoreg: "))
 	}
 	return failf(name, "%s: %v", fr.Path, err)
 }

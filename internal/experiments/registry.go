@@ -31,9 +31,8 @@ type Experiment struct {
 	// *InputError for bad options or data) is what Run would return
 	// before its first run.
 	Check func(o Options) error
-	// Keys returns the keys of the runs o plans (for ReportInfo.Plan);
-	// nil for an experiment whose report describes its journal
-	// (JournalScale).
+	// Keys returns the keys of the runs o plans (for ReportInfo.Plan;
+	// a JournalScale experiment's report ignores them).
 	Keys func(o Options) ([]string, error)
 	// Run runs the shard's pending runs (see RunTasks).
 	Run func(ctx context.Context, o Options, ro RunOptions) (JournalSummary, error)

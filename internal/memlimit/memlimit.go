@@ -5,8 +5,9 @@
 package memlimit
 
 // Limit is the memory this process may still allocate (Bytes) and the
-// limit that says so (What, for messages: "ulimit -v", "the cgroup's
-// memory.max", "the machine's available memory and swap").
+// limit that says so (What, for messages: "the address space limit
+// (ulimit -v)", "the cgroup's memory.max", "the machine's available memory
+// and swap").
 type Limit struct {
 	Bytes float64
 	What  string
