@@ -859,7 +859,7 @@ func dataFile(name, path string) (string, error) {
 	}
 	sp.path = f.Name()
 	signals.mu.Unlock()
-	w := &spoolWriter{w: f}
+	w := &stickyWriter{w: f} // the copy's write errors apart from the input's read errors
 	_, err = io.Copy(w, src)
 	if cerr := f.Close(); w.err == nil && cerr != nil {
 		w.err = cerr
@@ -879,21 +879,6 @@ func dataFile(name, path string) (string, error) {
 		return "", inputf(name, "--data %s: reading it: %v", path, err)
 	}
 	return f.Name(), nil
-}
-
-// spoolWriter is dataFile's copy's file, keeping the first error of its
-// writes apart from those of reading the input.
-type spoolWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (s *spoolWriter) Write(p []byte) (int, error) {
-	n, err := s.w.Write(p)
-	if err != nil && s.err == nil {
-		s.err = err
-	}
-	return n, err
 }
 
 // removeSpools removes the files of dataFile (and stops listening for
