@@ -22,7 +22,10 @@
 // sequence divided by the cell's width (DESIGN.md section 3). All
 // probabilities are renormalised over the tokens the tokenization allows, in
 // float64. A token head's Mode is the centre of the most probable cell (the
-// most probable token sequence, by beam search), not the densest cell.
+// most probable token sequence, by beam search), not the densest cell. Its
+// Sample (and a Riemann head's) draws a cell, then a value uniform within
+// it, so that draws follow the same density; SampleOptions.Centres draws
+// the cells' centres, the decoded values of the paper's decoder.
 //
 // Nothing a decoder emits makes a Token panic or return NaN: a NaN logit
 // counts as -Inf, +Inf logits share the mass, and all -Inf logits give a
