@@ -61,16 +61,21 @@ func (d *Token) SampleTokens(n int, opts SampleOptions, r *rand.Rand) (values []
 		cell := d.cell(seqs[i*d.k : (i+1)*d.k])
 		values[i] = cell.Center
 		if cell.Kind == vocab.Finite {
-			t := finite(cell.Center)
-			if !opts.Centres {
-				// A cell reaching past the float64 range draws within
-				// its finite part, as its CDF spreads it.
-				t = interp(cell.Lo, cell.Hi, r.Float64())
-			}
-			values[i] = d.toY(t)
+			values[i] = d.toY(cellDraw(cell, opts.Centres, r))
 		}
 	}
 	return values, seqs
+}
+
+// cellDraw returns, in head units, a value drawn uniformly within the
+// finite cell c with r, or with centres its centre. A cell reaching past
+// the float64 range draws within its finite part, as its CDF spreads it;
+// the centre of one beyond it is ±MaxFloat64.
+func cellDraw(c vocab.Cell, centres bool, r *rand.Rand) float64 {
+	if centres {
+		return finite(c.Center)
+	}
+	return interp(c.Lo, c.Hi, r.Float64())
 }
 
 // sampleSeqs fills seqs (n*K) with n sequences sampled through one

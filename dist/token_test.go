@@ -857,3 +857,34 @@ func TestQuantilesMonotone(t *testing.T) {
 		}
 	}
 }
+
+// TestCellDraw: a draw lies within its cell, also one reaching past the
+// float64 range (it was always drawn at its centre), and with centres is
+// the centre, ±MaxFloat64 beyond the range.
+func TestCellDraw(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for _, c := range []vocab.Cell{
+		{Lo: 0.25, Hi: 0.5, Center: 0.375},
+		{Lo: -3e-300, Hi: 3e-300, Center: 0},
+		{Lo: 1e308, Hi: math.Inf(1), Center: 1.5e308},
+		{Lo: math.Inf(-1), Hi: -1e308, Center: -1.5e308},
+		{Lo: math.Inf(1), Hi: math.Inf(1), Center: math.Inf(1)},
+	} {
+		clamp := func(v float64) float64 { return min(max(v, -math.MaxFloat64), math.MaxFloat64) }
+		lo, hi := clamp(c.Lo), clamp(c.Hi)
+		seen := map[float64]bool{}
+		for range 200 {
+			v := cellDraw(c, false, r)
+			if !(v >= lo && v <= hi) {
+				t.Fatalf("cell [%v, %v): draw %v", c.Lo, c.Hi, v)
+			}
+			seen[v] = true
+		}
+		if lo < hi && len(seen) < 100 {
+			t.Errorf("cell [%v, %v): %d distinct draws of 200", c.Lo, c.Hi, len(seen))
+		}
+		if v := cellDraw(c, true, r); v != clamp(c.Center) {
+			t.Errorf("cell [%v, %v): centre %v", c.Lo, c.Hi, v)
+		}
+	}
+}

@@ -18,8 +18,9 @@ import (
 // model trained before in the same process leaves it, and it is reused):
 //   - the address space limit (ulimit -v) less the process's virtual size;
 //   - the memory limit of the process's cgroup and of each cgroup above it
-//     (v2 memory.max, v1 memory.limit_in_bytes) less its usage without
-//     the inactive page cache that the kernel reclaims first (as kubelet's
+//     (v2 memory.max, v1 memory.limit_in_bytes, found where
+//     /proc/self/mountinfo mounts them) less its usage without the
+//     inactive page cache that the kernel reclaims first (as kubelet's
 //     working set);
 //   - the machine's MemAvailable and SwapFree.
 //
@@ -34,6 +35,8 @@ func Available() (Limit, bool) {
 		}
 	}
 	if b, err := os.ReadFile("/proc/self/cgroup"); err == nil {
+		mounts, _ := os.ReadFile("/proc/self/mountinfo")
+		v2, v1 := cgroupMounts(string(mounts))
 		for _, line := range strings.Split(string(b), "\n") {
 			// "0::PATH" (v2) or "N:CONTROLLERS:PATH" (v1).
 			f := strings.SplitN(line, ":", 3)
@@ -41,10 +44,10 @@ func Available() (Limit, bool) {
 				continue
 			}
 			switch {
-			case f[0] == "0" && f[1] == "":
-				ls = cgroupLimits(ls, "/sys/fs/cgroup", f[2], "memory.max", "memory.current", "inactive_file", "the cgroup's memory.max", resident)
-			case strings.Contains(","+f[1]+",", ",memory,"):
-				ls = cgroupLimits(ls, "/sys/fs/cgroup/memory", f[2], "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file", "the cgroup's memory.limit_in_bytes", resident)
+			case f[0] == "0" && f[1] == "" && v2.point != "":
+				ls = cgroupLimits(ls, v2.point, v2.under(f[2]), "memory.max", "memory.current", "inactive_file", "the cgroup's memory.max", resident)
+			case strings.Contains(","+f[1]+",", ",memory,") && v1.point != "":
+				ls = cgroupLimits(ls, v1.point, v1.under(f[2]), "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file", "the cgroup's memory.limit_in_bytes", resident)
 			}
 		}
 	}
@@ -54,6 +57,61 @@ func Available() (Limit, bool) {
 		ls = append(ls, Limit{(avail+swap)*1024 + resident, "the machine's available memory and swap"})
 	}
 	return smallest(ls)
+}
+
+// mount is where a cgroup hierarchy is mounted (point) and the cgroup it
+// shows there (root: "/" on a host, the container's own cgroup in one).
+type mount struct{ point, root string }
+
+// under returns the cgroup path of /proc/self/cgroup relative to the
+// mount: path less the mount's root.
+func (m mount) under(path string) string {
+	if rel, ok := strings.CutPrefix(path, m.root); ok && m.root != "/" {
+		return "/" + strings.TrimPrefix(rel, "/")
+	}
+	return path
+}
+
+// cgroupMounts finds in /proc/self/mountinfo's text the cgroup2 mount
+// (/sys/fs/cgroup, or /sys/fs/cgroup/unified on hybrid hosts) and the
+// cgroup v1 mount holding the memory controller (/sys/fs/cgroup/memory,
+// or a co-mounted /sys/fs/cgroup/memory,hugetlb); empty points for none.
+func cgroupMounts(info string) (v2, v1 mount) {
+	for _, line := range strings.Split(info, "\n") {
+		// ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER
+		pre, post, ok := strings.Cut(line, " - ")
+		f, g := strings.Fields(pre), strings.Fields(post)
+		if !ok || len(f) < 5 || len(g) < 3 {
+			continue
+		}
+		m := mount{point: unescape(f[4]), root: unescape(f[3])}
+		switch {
+		case g[0] == "cgroup2" && v2.point == "":
+			v2 = m
+		case g[0] == "cgroup" && strings.Contains(","+g[2]+",", ",memory,") && v1.point == "":
+			v1 = m
+		}
+	}
+	return v2, v1
+}
+
+// unescape undoes mountinfo's octal escapes (\040 for a space).
+func unescape(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // noLimit: a cgroup v1 limit at or above it is none (the kernel writes

@@ -50,3 +50,30 @@ func TestCgroupLimits(t *testing.T) {
 		t.Errorf("v1 without a limit: %+v", ls)
 	}
 }
+
+// TestCgroupMounts: the cgroup2 and memory v1 mounts are found where
+// mountinfo puts them (a hybrid host's unified/, a co-mounted controller,
+// a container's root), with escaped names.
+func TestCgroupMounts(t *testing.T) {
+	info := `35 31 0:32 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
+36 31 0:33 /docker/abc /sys/fs/cgroup/memory,hugetlb rw,relatime shared:9 - cgroup cgroup rw,memory,hugetlb
+41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
+42 31 0:39 / /mnt/with\040space rw - ext4 /dev/sda1 rw
+`
+	v2, v1 := cgroupMounts(info)
+	if v2 != (mount{"/sys/fs/cgroup/unified", "/"}) || v1 != (mount{"/sys/fs/cgroup/memory,hugetlb", "/docker/abc"}) {
+		t.Errorf("mounts: v2 %+v, v1 %+v", v2, v1)
+	}
+	if got := v1.under("/docker/abc/step"); got != "/step" {
+		t.Errorf("under the container's root: %q", got)
+	}
+	if got := v2.under("/user.slice/x"); got != "/user.slice/x" {
+		t.Errorf("under /: %q", got)
+	}
+	if got := unescape(`/mnt/with\040space\`); got != `/mnt/with space\` {
+		t.Errorf("unescape: %q", got)
+	}
+	if v2, v1 := cgroupMounts("garbage\n\n1 2 3 - cgroup2\n"); v2.point != "" || v1.point != "" {
+		t.Errorf("garbage: %+v %+v", v2, v1)
+	}
+}
