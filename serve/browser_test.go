@@ -213,4 +213,26 @@ func TestPageSchemaModel(t *testing.T) {
 	if v, err := strconv.ParseFloat(r.Value, 64); err != nil || v != want.Mean[0] {
 		t.Errorf("the page shows mean %q, the model's is %v", r.Value, want.Mean[0])
 	}
+	// A city not seen in training is encoded as "other" with a warning,
+	// which the page shows (it read only the predictions).
+	err = chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.ID("paste"), `{"area":80,"rooms":3,"city":"Atlantis","heating":"gas","garden":"yes","year":1990}`),
+		chromedp.Click(chromedp.ID("fill")),
+		chromedp.Click(chromedp.ID("predict")),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-state="drawn"]`)),
+	)
+	w, werr := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID("warnings")))
+	if err != nil || werr != nil || !strings.Contains(w, "warning: ") || !strings.Contains(w, "Atlantis") {
+		t.Errorf("the page's warnings: %q (%v, %v)", w, err, werr)
+	}
+	// A link to a model that is not served says so (it showed an empty
+	// form, "ready").
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(ts.URL+"/?model=nonexist&row=1"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-state="error"]`)),
+	)
+	e, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID("error")))
+	if err != nil || !strings.Contains(e, `no model "nonexist" is served (the models: m)`) {
+		t.Errorf("a link to a model not served: %v, error %q", err, e)
+	}
 }

@@ -21,10 +21,16 @@ type TruncNorm struct{ Mean, Std float64 }
 // MaxTruncNormStd bounds NewTruncNorm's |mean| and std.
 const MaxTruncNormStd = 1e6
 
+// minTruncNormMass is the least mass on [0, 1] NewTruncNorm accepts: the
+// inverse CDF subtracts multiples of it from tail probabilities of the same
+// size, which near float64's subnormal range (2.2e-308) keep too few bits
+// (a mean 38 stds below 0 drew only 0 and 1, with wrong densities).
+const minTruncNormMass = 1e-300
+
 // NewTruncNorm returns N(mean, std²) truncated to [0, 1]. A mean that is
 // not finite, a std that is not positive and finite, a mean or std larger
-// than MaxTruncNormStd, or a normal whose mass on [0, 1] underflows (a
-// mean some 37 stds outside) is an error.
+// than MaxTruncNormStd, or a normal whose mass on [0, 1] is below
+// minTruncNormMass (a mean some 37 stds outside) is an error.
 func NewTruncNorm(mean, std float64) (TruncNorm, error) {
 	if math.IsNaN(mean) || math.IsInf(mean, 0) {
 		return TruncNorm{}, fmt.Errorf("synth: truncated normal mean %v, want finite", mean)
@@ -38,8 +44,8 @@ func NewTruncNorm(mean, std float64) (TruncNorm, error) {
 		return TruncNorm{}, fmt.Errorf("synth: truncated normal mean %v and std %v, want both at most %g in size (a wider one is uniform on [0, 1] to float64 precision)", mean, std, MaxTruncNormStd)
 	}
 	t := TruncNorm{mean, std}
-	if z := t.z(); !(z > 0) {
-		return TruncNorm{}, fmt.Errorf("synth: N(%v, %v²) has no representable mass on [0, 1]", mean, std)
+	if z := t.z(); !(z >= minTruncNormMass) {
+		return TruncNorm{}, fmt.Errorf("synth: N(%v, %v²) has no representable mass on [0, 1] (%g, below %g: its draws and densities would lose their precision)", mean, std, z, minTruncNormMass)
 	}
 	return t, nil
 }

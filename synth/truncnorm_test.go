@@ -51,6 +51,7 @@ func TestNewTruncNorm(t *testing.T) {
 		{math.NaN(), 0.1}, {math.Inf(1), 0.1}, {math.Inf(-1), 0.1},
 		{0.5, 0}, {0.5, -1}, {0.5, math.NaN()}, {0.5, math.Inf(1)},
 		{-40, 1}, {1e6, 0.25}, // no representable mass on [0, 1]
+		{-38, 1}, {39, 1}, // a subnormal mass: every draw was 0 or 1
 	} {
 		if _, err := NewTruncNorm(c[0], c[1]); err == nil {
 			t.Errorf("NewTruncNorm(%v, %v) accepted", c[0], c[1])
@@ -60,6 +61,21 @@ func TestNewTruncNorm(t *testing.T) {
 		if tn, err := NewTruncNorm(c[0], c[1]); err != nil || tn != (TruncNorm{c[0], c[1]}) {
 			t.Errorf("NewTruncNorm(%v, %v) = %v, %v", c[0], c[1], tn, err)
 		}
+	}
+	// 37 stds below: accepted, and near 0 the density is the tail's,
+	// about 37 exp(-37 y) (the exponential limit of the normal's tail):
+	// draws spread over (0, 0.2), not at 0.
+	tn := mustTN(t, -37, 1)
+	ys := tn.Sample(1000, 1)
+	mean := 0.0
+	for _, y := range ys {
+		mean += y / 1000
+	}
+	if !(mean > 0.02 && mean < 0.035) {
+		t.Errorf("N(-37, 1) on [0, 1]: mean of 1000 draws %v, want about 1/37", mean)
+	}
+	if l, want := tn.LogPDF(0.01), math.Log(37)-0.37-0.01*0.01/2; math.Abs(l-want) > 0.01 {
+		t.Errorf("N(-37, 1) on [0, 1]: LogPDF(0.01) = %v, want about %v", l, want)
 	}
 }
 

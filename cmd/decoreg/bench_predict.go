@@ -13,6 +13,7 @@ import (
 	"decoreg"
 	"decoreg/dist"
 	"decoreg/internal/gemm"
+	"decoreg/internal/jsonfloat"
 	"decoreg/metrics"
 	"decoreg/synth"
 )
@@ -50,21 +51,24 @@ func init() {
 }
 
 type predictBenchResult struct {
-	Rows               int     `json:"rows"`
-	Quantiles          int     `json:"quantiles"`
-	Samples            int     `json:"samples"`
-	Threads            int     `json:"threads"`
-	Repeats            int     `json:"repeats"`
-	ExactRowsPerS      float64 `json:"exact_rows_per_s"`
-	ExactSeconds       float64 `json:"exact_seconds"`
-	SampledRowsPerS    float64 `json:"sampled_rows_per_s,omitempty"`
-	SampledSeconds     float64 `json:"sampled_seconds,omitempty"`
-	Speedup            float64 `json:"speedup,omitempty"`               // exact rows/s over sampled rows/s
-	ExactMeanOfMeans   float64 `json:"exact_mean_of_means"`             // the mean over rows of the exact means,
-	SampledMeanOfMeans float64 `json:"sampled_mean_of_means,omitempty"` // and of the sampled ones: a check that both did the work
-	Head               string  `json:"head"`
-	Kernel             string  `json:"kernel"`
-	PeakRSSMB          float64 `json:"peak_rss_mb"`
+	Rows            int     `json:"rows"`
+	Quantiles       int     `json:"quantiles"`
+	Samples         int     `json:"samples"`
+	Threads         int     `json:"threads"`
+	Repeats         int     `json:"repeats"`
+	ExactRowsPerS   float64 `json:"exact_rows_per_s"`
+	ExactSeconds    float64 `json:"exact_seconds"`
+	SampledRowsPerS float64 `json:"sampled_rows_per_s,omitempty"`
+	SampledSeconds  float64 `json:"sampled_seconds,omitempty"`
+	Speedup         float64 `json:"speedup,omitempty"` // exact rows/s over sampled rows/s
+	// The mean over rows of the exact means, and of the sampled ones: a
+	// check that both did the work (as decoreg's other JSON, an infinity
+	// as "+Inf" or "-Inf").
+	ExactMeanOfMeans   jsonfloat.Float `json:"exact_mean_of_means"`
+	SampledMeanOfMeans jsonfloat.Float `json:"sampled_mean_of_means,omitempty"`
+	Head               string          `json:"head"`
+	Kernel             string          `json:"kernel"`
+	PeakRSSMB          float64         `json:"peak_rss_mb"`
 }
 
 func runBenchPredict(args []string) error {
@@ -188,11 +192,12 @@ func runBenchPredict(args []string) error {
 		for k, d := range ds {
 			s := d.Sample(*samples, dist.SampleOptions{}, r)
 			slices.Sort(s)
-			sum := 0.0
-			for _, v := range s {
-				sum += v
+			mean := 0.0 // a running mean: the sum of draws near ±MaxFloat64 overflows
+			for j, v := range s {
+				k := float64(j + 1)
+				mean = mean*(1-1/k) + v/k
 			}
-			sMeans[lo+k] = sum / float64(len(s))
+			sMeans[lo+k] = mean
 			for j, q := range levels {
 				qs[j] = s[min(len(s)-1, int(q*float64(len(s))))]
 			}
@@ -225,10 +230,14 @@ func runBenchPredict(args []string) error {
 		res.SampledRowsPerS = roundSig(float64(*rows) / metrics.Median(ts))
 		res.Speedup = roundSig(metrics.Median(ts) / metrics.Median(te))
 	}
+	// Running means, which do not overflow where the sum of means near
+	// ±MaxFloat64 (an unbounded tokenization's) would.
+	var em, sm float64
 	for i := range means {
-		res.ExactMeanOfMeans += means[i] / float64(len(means))
-		res.SampledMeanOfMeans += sMeans[i] / float64(len(means))
+		k := float64(i + 1)
+		em, sm = em*(1-1/k)+means[i]/k, sm*(1-1/k)+sMeans[i]/k
 	}
+	res.ExactMeanOfMeans, res.SampledMeanOfMeans = jsonfloat.Float(em), jsonfloat.Float(sm)
 	res.PeakRSSMB = roundSig(peakRSSMB())
 	return json.NewEncoder(stdout).Encode(res)
 }

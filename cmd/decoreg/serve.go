@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -120,6 +121,10 @@ func runServe(cmd *Command, args []string) error {
 		return inputf(name, "--reload-every must be > 0, have %v", f.reload)
 	case f.maxBody < 1:
 		return inputf(name, "--max-body must be >= 1, have %d", f.maxBody)
+	case strings.TrimSpace(f.addr) == "":
+		// net.Listen reads "" as every interface at a random port, which
+		// the default (127.0.0.1) keeps from happening by accident.
+		return inputf(name, "--addr is empty: give HOST:PORT (:PORT listens on every interface)")
 	}
 	lim := serve.MaxLimits
 	for _, c := range []struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -43,6 +44,7 @@ func TestServeRefuses(t *testing.T) {
 		{[]string{"--models", dir}, "no model loaded"},
 		{[]string{"--model", "testdata/cli/small.csv"}, "small.csv"},
 		{[]string{"--model", model, "--addr", "256.0.0.1:99999"}, "--addr"},
+		{[]string{"--model", model, "--addr", ""}, "--addr is empty"},
 		{[]string{"--model", model, "extra"}, "extra"},
 	} {
 		code, _, errs := cli(t, append([]string{"serve"}, c.args...)...)
@@ -85,8 +87,19 @@ func TestBenchPredictRuns(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if r.Rows != 50 || !(r.ExactRowsPerS > 0) || !(r.SampledRowsPerS > 0) || !(math.Abs(r.ExactMeanOfMeans-r.SampledMeanOfMeans) <= 0.2*(1+math.Abs(r.ExactMeanOfMeans))) {
+	em, sm := float64(r.ExactMeanOfMeans), float64(r.SampledMeanOfMeans)
+	if r.Rows != 50 || !(r.ExactRowsPerS > 0) || !(r.SampledRowsPerS > 0) || !(math.Abs(em-sm) <= 0.2*(1+math.Abs(em))) {
 		t.Errorf("%s", out)
+	}
+	// An unbounded tokenization reaching 1e±999: means near -MaxFloat64,
+	// whose sum overflowed and failed the JSON encoder after the timing.
+	dir := t.TempDir()
+	u3 := filepath.Join(dir, "u3.model")
+	mustCLI(t, "train", "--data", writeSynth(t, dir, "train.csv", 100, 2), "--out", u3, "--vocab", "unnormalized:base=10,exponent=3,mantissa=2",
+		"--unbounded", "--epochs", "1", "--enc-width", "16", "--enc-layers", "1", "--quiet")
+	out, _ = mustCLI(t, "bench", "predict", "--model", u3, "--data", "testdata/cli/small.csv", "--rows", "10", "--samples", "5", "--repeats", "1")
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Errorf("the unbounded model's benchmark: %v: %s", err, out)
 	}
 	for _, args := range [][]string{{"--rows", "0"}, {"--model", model}, {"--samples", "-1"}, {"--threads", "-2"}} {
 		code, _, errs := cli(t, append([]string{"bench", "predict"}, args...)...)

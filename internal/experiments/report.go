@@ -191,6 +191,11 @@ func fmtNum(v float64, prec int) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
+	if math.Abs(v) >= 1e15 {
+		// Past 2^53 'f' prints digits float64 does not hold (a 309-digit
+		// cell for 1e308).
+		return strconv.FormatFloat(v, 'e', 2, 64)
+	}
 	s := strconv.FormatFloat(v, 'f', prec, 64)
 	if s == "-"+strconv.FormatFloat(0, 'f', prec, 64) {
 		s = s[1:]
