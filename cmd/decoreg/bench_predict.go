@@ -192,12 +192,9 @@ func runBenchPredict(args []string) error {
 		for k, d := range ds {
 			s := d.Sample(*samples, dist.SampleOptions{}, r)
 			slices.Sort(s)
-			mean := 0.0 // a running mean: the sum of draws near ±MaxFloat64 overflows
-			for j, v := range s {
-				k := float64(j + 1)
-				mean = mean*(1-1/k) + v/k
-			}
-			sMeans[lo+k] = mean
+			// metrics.Mean: the plain sum, or where draws near
+			// ±MaxFloat64 overflow it, the sum of shares.
+			sMeans[lo+k] = metrics.Mean(s)
 			for j, q := range levels {
 				qs[j] = s[min(len(s)-1, int(q*float64(len(s))))]
 			}
@@ -230,12 +227,12 @@ func runBenchPredict(args []string) error {
 		res.SampledRowsPerS = roundSig(float64(*rows) / metrics.Median(ts))
 		res.Speedup = roundSig(metrics.Median(ts) / metrics.Median(te))
 	}
-	// Running means, which do not overflow where the sum of means near
-	// ±MaxFloat64 (an unbounded tokenization's) would.
+	// Sums of shares, finite for finite means (near ±MaxFloat64 for an
+	// unbounded tokenization).
 	var em, sm float64
 	for i := range means {
-		k := float64(i + 1)
-		em, sm = em*(1-1/k)+means[i]/k, sm*(1-1/k)+sMeans[i]/k
+		em += means[i] / float64(len(means))
+		sm += sMeans[i] / float64(len(means))
 	}
 	res.ExactMeanOfMeans, res.SampledMeanOfMeans = jsonfloat.Float(em), jsonfloat.Float(sm)
 	res.PeakRSSMB = roundSig(peakRSSMB())
