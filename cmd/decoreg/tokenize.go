@@ -120,7 +120,10 @@ func runTokenize(cmd *Command, args []string) error {
 			}
 		}
 	}
-	if *spec == "" {
+	switch {
+	case strings.TrimSpace(*spec) == "" && isSet(fs, "vocab"):
+		return usagef("%s: --vocab is empty: give a tokenization SPEC (e.g. normalized:base=10,length=4)", name)
+	case *spec == "":
 		return usagef("%s: --vocab SPEC is required", name)
 	}
 	tok, err := vocab.Parse(*spec)

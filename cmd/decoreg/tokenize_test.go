@@ -190,6 +190,7 @@ func TestTokenizeErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"0.5"}, "--vocab SPEC is required"},
+		{[]string{"--vocab", "", "0.5"}, "--vocab is empty"},
 		{[]string{"--vocab", "foo:base=2", "1"}, `unknown kind "foo"`},
 		{[]string{"--vocab", "normalized:base=10,lenght=4", "0.5"}, `unknown key "lenght"`},
 		{[]string{"--vocab", "normalized:base=x,length=4", "0.5"}, `bad number "x" for key "base"`},
