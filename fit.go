@@ -72,7 +72,8 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 		return nil, err
 	}
 	if sizesOK(x, rows, cols, y) { // else prepare says what is wrong
-		if err := checkMemory(trainBytes(cfg, rows, cols), fmt.Sprintf("training (%.3g parameters)", cfg.approxParams()+cfg.inputParams(cols))); err != nil {
+		p := cfg.approxParams() + cfg.inputParams(cols)
+		if err := checkMemory(trainBytes(cfg, p, rows, cols), fmt.Sprintf("training (%.3g parameters)", p)); err != nil {
 			return nil, err
 		}
 	}

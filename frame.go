@@ -61,9 +61,15 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 	if tj < 0 {
 		return nil, fmt.Errorf("decoreg: %w: the target %q is not a column of the frame (%d columns)", data.ErrNoColumn, target, len(f.Columns))
 	}
-	if n := len(f.Columns) - len(slices.DeleteFunc(f.Names(), func(s string) bool { return s == target })); n > 1 {
-		// Drop would leave out both: the target would be one, and the
-		// other column lost without a word.
+	// Drop would leave out every column of the target's name: one would be
+	// the target, the others lost without a word.
+	n := 0
+	for _, c := range f.Columns {
+		if c.Name == target {
+			n++
+		}
+	}
+	if n > 1 {
 		return nil, fmt.Errorf("decoreg: %w: the target %q names %d columns", data.ErrDuplicateColumn, target, n)
 	}
 	y, err := f.Targets(tj)

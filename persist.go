@@ -167,10 +167,11 @@ type badModel struct {
 }
 
 func (e badModel) Error() string {
-	if msg := e.err.Error(); !strings.Contains(msg, e.path) {
-		return e.path + ": " + msg
+	msg := e.err.Error()
+	if !strings.Contains(msg, e.path) {
+		msg = e.path + ": " + msg
 	}
-	return e.err.Error()
+	return msg
 }
 
 func (e badModel) Unwrap() []error { return []error{ErrBadModel, modelfile.ErrNotModel, e.err} }

@@ -592,16 +592,17 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 		grid = tuneGrid
 	}
 	cfgs, labels := tuneConfigs(base, opts.Trials, grid)
-	var bytes float64
+	var params float64
 	for _, c := range cfgs {
-		bytes += 5 * 4 * (c.approxParams() + c.inputParams(cols))
+		params += c.approxParams() + c.inputParams(cols)
 	}
+	bytes := 5 * 4 * params
 	if bytes > maxTuneBytes {
 		return nil, nil, configErr("Trials", "the %d trials would hold about %.1f GiB at once (weights, gradients, Adam's moments and best weights of each), more than the %d GiB allowed: try fewer trials",
 			len(cfgs), bytes/(1<<30), maxTuneBytes>>30)
 	}
 	if sizesOK(x, rows, cols, y) { // else the first trial says what is wrong
-		if err := checkMemory(bytes+16*float64(rows)*float64(cols), fmt.Sprintf("tuning (%d trials held at once)", len(cfgs))); err != nil {
+		if err := checkMemory(trainBytesPerParam*params+16*float64(rows)*float64(cols), fmt.Sprintf("tuning (%d trials held at once)", len(cfgs))); err != nil {
 			return nil, nil, err
 		}
 	}

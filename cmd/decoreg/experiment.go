@@ -212,6 +212,7 @@ func runExperiment(cmd *Command, args []string) error {
 	}
 	// Check what can be checked before --out is created: a refused command
 	// leaves no directory behind.
+	var plan []string // the keys of the runs the flags plan, where known
 	switch {
 	case f.merge:
 		for _, src := range srcs {
@@ -225,7 +226,15 @@ func runExperiment(cmd *Command, args []string) error {
 			return inputf(name, "--report-only: %s: no results yet (no such file)", journal)
 		}
 	default:
-		if err := e.Check(so); err != nil {
+		// The plan's keys (for the report's scale, below) check the plan
+		// as Check does, building it once.
+		var err error
+		if e.Keys != nil {
+			plan, err = e.Keys(so)
+		} else {
+			err = e.Check(so)
+		}
+		if err != nil {
 			var ie *experiments.InputError
 			if errors.As(err, &ie) {
 				return inputf(name, "%s", oneLine(err.Error()))
@@ -251,13 +260,13 @@ func runExperiment(cmd *Command, args []string) error {
 	// The flags' scale describes a journal holding exactly their plan's
 	// runs; another journal (resumed with other flags, merged from shards
 	// of another plan) is described by its count of runs.
-	if e.Keys != nil {
-		if keys, err := e.Keys(so); err == nil {
-			info.Plan = keys
-		} else {
+	if e.Keys != nil && plan == nil { // --merge, --report-only
+		var err error
+		if plan, err = e.Keys(so); err != nil {
 			info.Scale = ""
 		}
 	}
+	info.Plan = plan
 	if f.merge {
 		added, err := e.Merge(out, srcs)
 		if err != nil {
