@@ -164,9 +164,16 @@ type Config struct {
 	WeightDecay float64 `json:"weight_decay"` // L2 penalty (added to the gradient) unless AdamW
 	// AdamW decouples the weight decay (AdamW). It needs a WeightDecay > 0:
 	// AdamW without one is refused (it would train exactly as Adam does).
-	AdamW     bool `json:"adamw,omitempty"`
-	BatchSize int  `json:"batch_size"`
-	MaxEpochs int  `json:"max_epochs"`
+	AdamW bool `json:"adamw,omitempty"`
+	// EMA, in [0, 1), is the decay per optimizer step of a moving average
+	// of the weights (bias-corrected, as Adam's moments are): validation,
+	// early stopping and the model kept use the average, while training
+	// steps go on from the raw weights. 0.99 averages over about the last
+	// hundred steps. 0, the default, keeps the raw weights (Tune's trials
+	// and members use TuneOptions.EMA where it is 0).
+	EMA       float64 `json:"ema,omitempty"`
+	BatchSize int     `json:"batch_size"`
+	MaxEpochs int     `json:"max_epochs"`
 	// Patience is the number of epochs without a better validation loss
 	// before training stops; the best weights are restored. Without
 	// validation rows (ValFrac < 0) there is no early stopping, and a
@@ -391,6 +398,9 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	}
 	if !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0) {
 		return nil, configErr("WeightDecay", "weight decay must be finite and >= 0, have %v", c.WeightDecay)
+	}
+	if !(c.EMA >= 0 && c.EMA < 1) {
+		return nil, configErr("EMA", "the moving average's decay must be in [0, 1) (0 for none), have %v", c.EMA)
 	}
 	// Fields another head or encoder ignores are still saved in the model
 	// file, whose JSON has no NaN or Inf: refused for every head.

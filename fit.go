@@ -138,7 +138,7 @@ func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cf
 	}
 	tg.SetResolution(o.resolution)
 	run := train.Prepare(m.net, tg, xs, rows, cols, train.Settings{
-		LR: cfg.LR, WeightDecay: cfg.WeightDecay, AdamW: cfg.AdamW, BatchSize: cfg.BatchSize,
+		LR: cfg.LR, WeightDecay: cfg.WeightDecay, AdamW: cfg.AdamW, EMA: cfg.EMA, BatchSize: cfg.BatchSize,
 		MaxEpochs: cfg.MaxEpochs, Patience: cfg.Patience, ValFrac: cfg.ValFrac, Seed: cfg.Seed,
 		SplitSeed: split, OwnSplit: k > 0, DepthTemps: cfg.depthTemps(),
 		Score: cfg.stopScore(ctx, m, x, cols, y),

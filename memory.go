@@ -8,7 +8,8 @@ import (
 )
 
 // Training's memory, by the parameter: the weights, their gradients,
-// Adam's two moments and the best epoch's copy (4 bytes each), a frozen
+// Adam's two moments and the best epoch's copy (4 bytes each; Config.EMA's
+// moving average another 4), a frozen
 // model's packed weights besides. Measured (2026-11-28, AMD EPYC): a
 // decoder of 16.9M parameters (5 x 2048 encoder) trained with a peak RSS
 // 400 MB above a tiny model's, 24 bytes a parameter. A finished ensemble
@@ -18,11 +19,20 @@ const (
 	memberBytesPerParam = 8
 )
 
+// trainBytesPer is training's memory per parameter for c: with
+// Config.EMA, 4 bytes more for the weights' moving average.
+func trainBytesPer(c Config) float64 {
+	if c.EMA > 0 {
+		return trainBytesPerParam + 4
+	}
+	return trainBytesPerParam
+}
+
 // trainBytes estimates the memory Fit needs for c on rows x cols data: the
 // network being trained (params parameters), the members already trained,
 // and the features (their float32 and transformed copies).
 func trainBytes(c Config, params float64, rows, cols int) float64 {
-	return trainBytesPerParam*params + memberBytesPerParam*params*float64(max(c.Ensemble, 1)-1) + 16*float64(rows)*float64(cols)
+	return trainBytesPer(c)*params + memberBytesPerParam*params*float64(max(c.Ensemble, 1)-1) + 16*float64(rows)*float64(cols)
 }
 
 // sizesOK reports whether x holds rows x cols values and y rows, rows at

@@ -99,6 +99,11 @@ type TuneOptions struct {
 	// plain NLLs; a value wider than a trial's first digit's cells is
 	// refused.
 	Resolution float64
+	// EMA is the decay of the weights' moving average (Config.EMA) of
+	// every trial and member where the base Config's EMA is 0: 0 is
+	// DefaultTuneEMA; a value < 0 keeps the raw weights; a base EMA above
+	// 0 is used as it is.
+	EMA float64
 
 	grid func(Config) []tuneAxis // tests: a grid in place of tuneGrid
 }
@@ -120,6 +125,10 @@ const (
 	// the cells of the default tokenization (normalized:base=8,length=6),
 	// the finest but one of the grid's.
 	DefaultTuneResolution = 1.0 / (1 << 18)
+	// DefaultTuneEMA is TuneOptions.EMA's default: the weights' moving
+	// average at 0.99 per step. On 13 small UCI sets x 4 splits it raised
+	// the tuned ensembles' mean Kendall's tau (README: tabular-ema).
+	DefaultTuneEMA = 0.99
 )
 
 // TuneTrial is one trial of Tune.
@@ -562,6 +571,8 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 		return nil, nil, configErr("Ensemble", "an ensemble of the best %d trials needs at least %d trials, have %d", base.Ensemble, base.Ensemble, opts.Trials)
 	case math.IsNaN(opts.SoftSeeds) || opts.SoftSeeds > MaxSoftTargets:
 		return nil, nil, configErr("SoftSeeds", "the soft seeds' standard deviation must be at most %g (a fraction of the target range; < 0 for none), have %v", float64(MaxSoftTargets), opts.SoftSeeds)
+	case math.IsNaN(opts.EMA) || opts.EMA >= 1:
+		return nil, nil, configErr("EMA", "the moving average's decay must be below 1 (< 0 for none), have %v", opts.EMA)
 	case math.IsNaN(opts.Resolution) || opts.Resolution >= 1:
 		return nil, nil, configErr("Resolution", "the comparison's narrowest cell must be below 1 (a share of the target range; < 0 for none), have %v", opts.Resolution)
 	}
@@ -579,6 +590,14 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 	}
 	if opts.EnsembleFrom == "" {
 		opts.EnsembleFrom = DefaultEnsembleFrom
+	}
+	if base.EMA == 0 {
+		switch {
+		case opts.EMA == 0:
+			base.EMA = DefaultTuneEMA
+		case opts.EMA > 0:
+			base.EMA = opts.EMA
+		}
 	}
 	rep := &TuneReport{Budget: opts.Budget.Seconds(), Eta: opts.Eta, Rung: opts.Rung}
 	if base.Ensemble > 1 {
@@ -602,7 +621,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 			len(cfgs), bytes/(1<<30), maxTuneBytes>>30)
 	}
 	if sizesOK(x, rows, cols, y) { // else the first trial says what is wrong
-		if err := checkMemory(trainBytesPerParam*params+16*float64(rows)*float64(cols), fmt.Sprintf("tuning (%d trials held at once)", len(cfgs))); err != nil {
+		if err := checkMemory(trainBytesPer(base)*params+16*float64(rows)*float64(cols), fmt.Sprintf("tuning (%d trials held at once)", len(cfgs))); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -644,7 +663,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 			c := tr.t.Config
 			tr.m = m
 			tr.run = train.Prepare(m.net, tg, xs, rows, cols, train.Settings{
-				LR: c.LR, WeightDecay: c.WeightDecay, AdamW: c.AdamW, BatchSize: c.BatchSize,
+				LR: c.LR, WeightDecay: c.WeightDecay, AdamW: c.AdamW, EMA: c.EMA, BatchSize: c.BatchSize,
 				MaxEpochs: c.MaxEpochs, Patience: c.Patience, ValFrac: c.ValFrac, Seed: c.Seed,
 				DepthTemps: c.depthTemps(), Score: c.stopScore(tctx, m, x, cols, y),
 			})

@@ -577,3 +577,48 @@ func TestTuneSoftSeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestTuneEMA: Tune's trials and members average their weights at
+// DefaultTuneEMA unless TuneOptions.EMA says otherwise, a base Config.EMA
+// wins, and decays outside [0, 1) are refused by Tune and by Validate.
+func TestTuneEMA(t *testing.T) {
+	x, y := toyData(200, 2)
+	base := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 8, Components: 2, MaxEpochs: 4, Patience: 2, Seed: 1, Threads: 1, Ensemble: 2}
+	for _, c := range []struct {
+		base, opt, want float64
+	}{{0, 0, DefaultTuneEMA}, {0, -1, 0}, {0, 0.9, 0.9}, {0.5, -1, 0.5}, {0.5, 0.9, 0.5}} {
+		b := base
+		b.EMA = c.base
+		m, rep, err := Tune(context.Background(), x, len(y), 1, y, b, TuneOptions{Trials: 2, Rung: 2, Budget: time.Minute, grid: tinyGrid, EMA: c.opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Config().EMA; got != c.want {
+			t.Errorf("base EMA %v, TuneOptions.EMA %v: the model's EMA is %v, want %v", c.base, c.opt, got, c.want)
+		}
+		for _, tr := range rep.Trials {
+			if tr.Config.EMA != c.want {
+				t.Errorf("base EMA %v, TuneOptions.EMA %v: trial %d's EMA is %v, want %v", c.base, c.opt, tr.N, tr.Config.EMA, c.want)
+			}
+		}
+		for i, mm := range m.Members() {
+			if got := mm.Config().EMA; got != c.want {
+				t.Errorf("base EMA %v, TuneOptions.EMA %v: member %d's EMA is %v", c.base, c.opt, i, got)
+			}
+		}
+	}
+	var ce *ConfigError
+	for _, v := range []float64{1, 1.5, math.NaN()} {
+		if _, _, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{EMA: v}); !errors.As(err, &ce) || ce.Field != "EMA" {
+			t.Errorf("TuneOptions.EMA %v: %v, want a ConfigError naming EMA", v, err)
+		}
+	}
+	for _, v := range []float64{-0.1, 1, math.NaN(), math.Inf(1)} {
+		if err := (Config{EMA: v}).Validate(); !errors.As(err, &ce) || ce.Field != "EMA" {
+			t.Errorf("Config.EMA %v: %v, want a ConfigError naming EMA", v, err)
+		}
+	}
+	if err := (Config{EMA: 0.999}).Validate(); err != nil {
+		t.Errorf("Config.EMA 0.999: %v", err)
+	}
+}

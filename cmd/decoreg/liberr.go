@@ -52,6 +52,7 @@ var flagFields = []struct {
 	{"LR", "lr", true},
 	{"WeightDecay", "weight-decay", false},
 	{"AdamW", "adamw", false},
+	{"EMA", "ema", false},
 	{"BatchSize", "batch", true},
 	{"MaxEpochs", "epochs", true},
 	{"Patience", "patience", true},

@@ -14,6 +14,7 @@ import (
 	"decoreg/internal/head"
 	"decoreg/internal/model"
 	"decoreg/internal/nn"
+	"decoreg/internal/par"
 	"decoreg/internal/rng"
 )
 
@@ -34,6 +35,14 @@ type Settings struct {
 	// the same validation rows.
 	SplitSeed uint64
 	OwnSplit  bool
+	// EMA, in (0, 1), is the decay of a moving average of the weights
+	// updated after every optimizer step: avg_t = (d c_{t-1} avg_{t-1} +
+	// (1-d) w_t) / c_t with c_t = 1 - d^t, the exponential average
+	// bias-corrected as Adam's moments are (so the first steps are not
+	// pulled to the initial weights). Validation, early stopping and the
+	// kept weights are the average's; training steps go on from the raw
+	// weights. 0: none.
+	EMA float64
 	// DepthTemps, when its upper end is above 0, makes a decoder's
 	// validation loss its NLL at the temperatures per token depth fitted
 	// on the validation rows themselves within [DepthTemps[0],
@@ -87,6 +96,9 @@ type Run struct {
 	bestEpoch int
 	stale     int
 	ended     string // why the run ended ("" while it may go on)
+
+	ema   []float32 // the weights' moving average (Settings.EMA), else nil
+	steps int       // optimizer steps taken, for the average's bias correction
 }
 
 // Prepare sets up a run of net on the standardized features xs (rows x
@@ -110,6 +122,9 @@ func Prepare(net *model.Model, tg *head.Targets, xs []float32, rows, cols int, s
 	t.batch = tg.NewBatch(t.bs, cols)
 	t.best = append([]float32(nil), net.Params()...)
 	t.bestLoss = math.Inf(1)
+	if s.EMA > 0 {
+		t.ema = append([]float32(nil), net.Params()...)
+	}
 	return t
 }
 
@@ -144,6 +159,7 @@ func (t *Run) Epoch(ctx context.Context) (float64, error) {
 		}
 		t.net.Backward()
 		t.opt.Step(t.net.Threads(), t.net.Params(), t.net.Grads())
+		t.average()
 		sum += loss * float64(len(idx))
 		if t.tg.LogW != nil {
 			// Report the decoder's loss as an NLL in u units, like the
@@ -156,6 +172,46 @@ func (t *Run) Epoch(ctx context.Context) (float64, error) {
 	}
 	t.epoch = epoch
 	return sum / float64(seen), nil
+}
+
+// average folds the weights after a step into their moving average
+// (Settings.EMA), bias-corrected: after step t the average is
+// sum_s d^(t-s) (1-d) w_s / (1 - d^t).
+func (t *Run) average() {
+	if t.ema == nil {
+		return
+	}
+	t.steps++
+	d := t.s.EMA
+	cPrev := -math.Expm1(float64(t.steps-1) * math.Log(d)) // 1 - d^(t-1)
+	c := -math.Expm1(float64(t.steps) * math.Log(d))       // 1 - d^t
+	k := emaStep{avg: t.ema, w: t.net.Params(), a: float32(d * cPrev / c), b: float32((1 - d) / c)}
+	par.For(t.net.Threads(), len(k.avg), 4, k)
+}
+
+// emaStep is average's element update, avg = a avg + b w, on chunks of
+// the weights. The float32 conversions round each product, so that no
+// build fuses a multiply-add and every build computes the same bits.
+type emaStep struct {
+	avg, w []float32
+	a, b   float32
+}
+
+func (k emaStep) Run(lo, hi int) {
+	avg, w := k.avg[lo:hi], k.w[lo:hi]
+	for i := range avg {
+		avg[i] = float32(k.a*avg[i]) + float32(k.b*w[i])
+	}
+}
+
+// swapAverage exchanges the network's weights with their moving average
+// (no copy of the weights is needed to evaluate the average and go on
+// training from the raw weights: swap, evaluate, swap back).
+func (t *Run) swapAverage() {
+	p := t.net.Params()
+	for i := range p {
+		p[i], t.ema[i] = t.ema[i], p[i]
+	}
 }
 
 // stepSeed is the dropout seed of batch k of epoch epoch: SplitMix64's
@@ -173,7 +229,14 @@ func stepSeed(seed uint64, epoch, k int) uint64 {
 func (t *Run) Validate() (loss float64, best bool, err error) {
 	if len(t.val) == 0 {
 		t.bestEpoch = t.epoch
+		if t.ema != nil {
+			copy(t.best, t.ema) // the weights Finish leaves
+		}
 		return math.NaN(), true, nil
+	}
+	if t.ema != nil && t.steps > 0 {
+		t.swapAverage()
+		defer t.swapAverage()
 	}
 	switch {
 	case t.s.DepthTemps[1] > 0:
@@ -295,7 +358,7 @@ func (t *Run) Finish(stopped string) Result {
 	}
 	t.ended = stopped
 	res := Result{ValRows: len(t.val), Stopped: stopped, Epochs: t.epoch}
-	if len(t.val) > 0 && t.bestEpoch > 0 {
+	if (len(t.val) > 0 || t.ema != nil) && t.bestEpoch > 0 {
 		copy(t.net.Params(), t.best)
 	}
 	res.BestEpoch = t.bestEpoch

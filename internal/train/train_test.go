@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"decoreg/internal/head"
@@ -150,5 +151,66 @@ func TestScoreDiverges(t *testing.T) {
 	res, err = run.Loop(context.Background(), nil)
 	if err != nil || res.BestEpoch != 2 || res.BestValLoss != 1 || rows != 40 {
 		t.Errorf("scores %v: %+v, %v, %d rows scored", scores, res, err, rows)
+	}
+}
+
+// TestEMA: with Settings.EMA the run's raw trajectory is the one without
+// it, and the weights it keeps are the bias-corrected exponential average
+// of the weights after each step, computed here in float64 from the
+// trajectory recorded without the average (one step per epoch: the batch
+// holds every training row).
+func TestEMA(t *testing.T) {
+	const steps, d = 12, 0.8
+	for _, valFrac := range []float64{0, 0.2} {
+		s := Settings{LR: 1e-2, BatchSize: 1000, MaxEpochs: steps, Patience: 100, ValFrac: valFrac, Seed: 5}
+		plain, pnet := setup(t, s)
+		var traj [][]float32
+		for e := 1; e <= steps; e++ {
+			if _, err := plain.Continue(context.Background(), e, nil); err != nil {
+				t.Fatal(err)
+			}
+			traj = append(traj, append([]float32(nil), pnet.Params()...))
+		}
+		s.EMA = d
+		run, net := setup(t, s)
+		var losses []float64
+		stopped, err := run.Continue(context.Background(), steps, func(e Epoch) { losses = append(losses, e.ValLoss) })
+		if err != nil || stopped != "max-epochs" {
+			t.Fatal(stopped, err)
+		}
+		// Validating the average left the raw weights as they were.
+		if !slices.Equal(net.Params(), traj[steps-1]) {
+			t.Errorf("val frac %v: the raw weights after %d steps differ from the run's without the average", valFrac, steps)
+		}
+		res := run.Finish(stopped)
+		keep := steps
+		if valFrac > 0 {
+			keep = res.BestEpoch
+			if keep < 1 || keep > steps {
+				t.Fatalf("best epoch %d", keep)
+			}
+			// The validation losses are the averages': the best one is the
+			// loss of the kept weights, and it is not the raw weights'.
+			if res.BestValLoss != slices.Min(losses) || res.BestValLoss == plain.BestLoss() {
+				t.Errorf("val losses %v, best %v, raw best %v", losses, res.BestValLoss, plain.BestLoss())
+			}
+		}
+		want := make([]float64, len(traj[0]))
+		var norm float64
+		for s := 1; s <= keep; s++ {
+			w := (1 - d) * math.Pow(d, float64(keep-s))
+			norm += w
+			for i, v := range traj[s-1] {
+				want[i] += w * float64(v)
+			}
+		}
+		var worst float64
+		for i, v := range net.Params() {
+			want := want[i] / norm
+			worst = max(worst, math.Abs(float64(v)-want)/(1e-3+math.Abs(want)))
+		}
+		if worst > 1e-4 {
+			t.Errorf("val frac %v: kept weights differ from the average after step %d by %.3g (relative)", valFrac, keep, worst)
+		}
 	}
 }
