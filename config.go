@@ -169,8 +169,10 @@ type Config struct {
 	// of the weights (bias-corrected, as Adam's moments are): validation,
 	// early stopping and the model kept use the average, while training
 	// steps go on from the raw weights. 0.99 averages over about the last
-	// hundred steps. 0, the default, keeps the raw weights (Tune's trials
-	// and members use TuneOptions.EMA where it is 0).
+	// hundred steps. The training loss reported each epoch is the raw
+	// weights'. 0, the default, keeps the raw weights; where it is 0,
+	// Tune's trials and members use TuneOptions.EMA (default
+	// DefaultTuneEMA, 0.99).
 	EMA       float64 `json:"ema,omitempty"`
 	BatchSize int     `json:"batch_size"`
 	MaxEpochs int     `json:"max_epochs"`

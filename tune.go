@@ -505,8 +505,12 @@ type trialRun struct {
 // and its seeds (see TuneOptions.EnsembleFrom). The pointwise head, which
 // has no likelihood, takes the best trials by validation loss
 // (EnsembleFromTrials) or the best trial and its seeds (the others).
-// The model is calibrated when base.Calibrate. The report lists every trial; it is also saved in
-// the model (TrainInfo.Tune).
+// Every trial and member keeps the moving average of its weights at
+// TuneOptions.EMA (default DefaultTuneEMA) unless base.EMA is set (see
+// Config.EMA): on the early rungs, with few steps an epoch, the average
+// lags the raw weights, and the comparisons are between averages. The
+// model is calibrated when base.Calibrate. The report lists every trial;
+// it is also saved in the model (TrainInfo.Tune).
 //
 // Successive halving: every trial trains for opts.Rung epochs (the base
 // first, then the others from the cheapest; one that would end past the
@@ -615,10 +619,14 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 	for _, c := range cfgs {
 		params += c.approxParams() + c.inputParams(cols)
 	}
-	bytes := 5 * 4 * params
+	copies, avg := 5.0, "" // weights, gradients, Adam's moments, best weights
+	if base.EMA > 0 {
+		copies, avg = 6, " and the weights' moving average"
+	}
+	bytes := copies * 4 * params
 	if bytes > maxTuneBytes {
-		return nil, nil, configErr("Trials", "the %d trials would hold about %.1f GiB at once (weights, gradients, Adam's moments and best weights of each), more than the %d GiB allowed: try fewer trials",
-			len(cfgs), bytes/(1<<30), maxTuneBytes>>30)
+		return nil, nil, configErr("Trials", "the %d trials would hold about %.1f GiB at once (weights, gradients, Adam's moments, best weights%s of each), more than the %d GiB allowed: try fewer trials",
+			len(cfgs), bytes/(1<<30), avg, maxTuneBytes>>30)
 	}
 	if sizesOK(x, rows, cols, y) { // else the first trial says what is wrong
 		if err := checkMemory(trainBytesPer(base)*params+16*float64(rows)*float64(cols), fmt.Sprintf("tuning (%d trials held at once)", len(cfgs))); err != nil {

@@ -74,8 +74,9 @@ still give one model.
 every optimizer step with decay D and bias-corrected as Adam's moments are
 (after t steps, the weights of step s weigh D^(t-s) (1-D) / (1-D^t)):
 validation, early stopping and the saved model use the average, while
-training goes on from the raw weights. 0.99 averages over about the last
-hundred steps. --tune uses 0.99 unless --ema is given (--ema 0: none); it
+training goes on from the raw weights (the training loss printed each
+epoch is the raw weights'). 0.99 averages over about the last hundred
+steps. --tune uses 0.99 unless --ema is given (--ema 0: none); it
 ranked small tables better (see the README).
 
 --aux-mse W (decoder head) adds W times the squared error of a linear
@@ -155,7 +156,9 @@ successive halving, every trial trains 3 epochs (the given settings first,
 then the cheapest; one that would end past the first third of the budget
 is skipped), the best third goes on to 9 in all, the best third of
 those to 27, and so on until they stop early or reach --epochs; the given
-settings are never dropped. All trials hold out the same validation rows.
+settings are never dropped. All trials hold out the same validation rows,
+and every trial and member keeps the moving average of its weights at
+--ema 0.99 unless --ema is given.
 A decoder of the normalized tokenization is scored there at a common
 resolution (--tune-resolution, default 2^-18 of the target range): each
 row by its density averaged over the deepest cell of its target's tokens

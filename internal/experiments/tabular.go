@@ -253,6 +253,10 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 			cfg.StopBy = decoreg.StopByCRPS
 		}
 		l.Budget = budget.Seconds()
+		// Tune's default made explicit, so that the line's config records
+		// the weights' moving average its models were trained with (lines
+		// written before it, whose configs have no "ema", had none).
+		cfg.EMA = decoreg.DefaultTuneEMA
 		o := decoreg.TuneOptions{Budget: budget, EnsembleFrom: decoreg.EnsembleFromTrials}
 		switch group {
 		case tabTunedSeeds:

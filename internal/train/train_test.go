@@ -174,6 +174,10 @@ func TestEMA(t *testing.T) {
 		s.EMA = d
 		run, net := setup(t, s)
 		var losses []float64
+		// Paused after 5 epochs (as Tune's rungs pause a trial) and resumed.
+		if stopped, err := run.Continue(context.Background(), 5, func(e Epoch) { losses = append(losses, e.ValLoss) }); err != nil || stopped != "" {
+			t.Fatal(stopped, err)
+		}
 		stopped, err := run.Continue(context.Background(), steps, func(e Epoch) { losses = append(losses, e.ValLoss) })
 		if err != nil || stopped != "max-epochs" {
 			t.Fatal(stopped, err)
@@ -212,5 +216,20 @@ func TestEMA(t *testing.T) {
 		if worst > 1e-4 {
 			t.Errorf("val frac %v: kept weights differ from the average after step %d by %.3g (relative)", valFrac, keep, worst)
 		}
+	}
+}
+
+// TestEMAConstant: a weight that no longer changes stays exactly where it
+// is in the average, even at a decay near 1 (an update a avg + b w with a
+// and b rounded apart drifted from it).
+func TestEMAConstant(t *testing.T) {
+	w := []float32{0.1, -3.7e-5, 12345.678, 1e-30, 0.3333333}
+	avg := slices.Clone(w)
+	for step := 2; step < 20000; step++ {
+		c := -math.Expm1(float64(step) * math.Log(0.99999))
+		emaStep{avg: avg, w: w, b: float32((1 - 0.99999) / c)}.Run(0, len(w))
+	}
+	if !slices.Equal(avg, w) {
+		t.Errorf("the average of constant weights %v moved to %v", w, avg)
 	}
 }

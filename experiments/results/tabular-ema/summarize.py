@@ -1,0 +1,40 @@
+"""The tuned ensemble with the weights' moving average (this journal, `tuned-all`) against the same
+protocol without it (../tabular-depth, a8d708f, the same seeds: split k seeded with k) and XGBoost
+(../xgboost), per set and split: python3 summarize.py > summary.md (run in this directory)."""
+import json, statistics, collections
+
+def load(path, group='tuned-all'):
+    out = {}
+    for l in open(path):
+        r = json.loads(l)
+        if r['group'] == group:
+            out[(r['dataset'], r['split'])] = r
+    return out
+
+xg = {}
+for l in open('../xgboost/results.jsonl'):
+    r = json.loads(l); xg[(r['dataset'], r['split'])] = r['kendall_tau']
+new, old = load('results.jsonl'), load('../tabular-depth/results.jsonl')
+S = 'tuned+all5'
+splits = sorted({k[1] for k in new})
+for sp in splits:
+    keys = sorted(k for k in new if k[1] == sp and k in old)
+    print(f'## Split {sp}\n')
+    print('| set | XGBoost | without (a8d708f) | with `--ema 0.99` | NLL without | NLL with | seconds without | with |')
+    print('|---|---:|---:|---:|---:|---:|---:|---:|')
+    wo = wn = 0; to, tn, no, nn = [], [], [], []
+    for k in keys:
+        a, b, x = old[k]['scores'][S], new[k]['scores'][S], xg[k]
+        ta, tb = a['kendall_tau'], b['kendall_tau']
+        w = lambda t: ' W' if t is not None and t > x else ''
+        f = lambda t: 'n/a' if t is None else f'{t:.3f}'
+        print(f"| {k[0]} | {x:.3f} | {f(ta)}{w(ta)} | {f(tb)}{w(tb)} | {a['nll']:.2f} | {b['nll']:.2f} | {old[k]['seconds']:.0f} | {new[k]['seconds']:.0f} |")
+        if ta is not None and tb is not None:
+            to.append(ta); tn.append(tb); wo += ta > x; wn += tb > x
+        no.append(a['nll']); nn.append(b['nll'])
+    d = [b - a for a, b in zip(to, tn)]
+    dn = [b - a for a, b in zip(no, nn)]
+    print(f"\nSplit {sp}: {len(keys)} sets. Wins against XGBoost {wo} -> {wn}; mean tau {statistics.mean(to):.4f} -> {statistics.mean(tn):.4f} "
+          f"(XGBoost {statistics.mean(xg[k] for k in keys if old[k]['scores'][S]['kendall_tau'] is not None):.4f}), higher on {sum(v > 0 for v in d)}, lower on {sum(v < 0 for v in d)}; "
+          f"mean test NLL {statistics.mean(no):.3f} -> {statistics.mean(nn):.3f}, lower on {sum(v < 0 for v in dn)}; run time "
+          f"{sum(old[k]['seconds'] for k in keys)/60:.0f} -> {sum(new[k]['seconds'] for k in keys)/60:.0f} min.\n")
