@@ -26,11 +26,11 @@ for sp in splits:
     for k in keys:
         a, b, x = old[k]['scores'][S], new[k]['scores'][S], xg[k]
         ta, tb = a['kendall_tau'], b['kendall_tau']
-        w = lambda t: ' W' if t is not None and t > x else ''
+        w = lambda t: ' W' if t is not None and t > x + 1e-9 else ''  # as the experiment's report: within 1e-9 a tie
         f = lambda t: 'n/a' if t is None else f'{t:.3f}'
         print(f"| {k[0]} | {x:.3f} | {f(ta)}{w(ta)} | {f(tb)}{w(tb)} | {a['nll']:.2f} | {b['nll']:.2f} | {old[k]['seconds']:.0f} | {new[k]['seconds']:.0f} |")
         if ta is not None and tb is not None:
-            to.append(ta); tn.append(tb); wo += ta > x; wn += tb > x
+            to.append(ta); tn.append(tb); wo += ta > x + 1e-9; wn += tb > x + 1e-9
         no.append(a['nll']); nn.append(b['nll'])
     d = [b - a for a, b in zip(to, tn)]
     dn = [b - a for a, b in zip(no, nn)]
