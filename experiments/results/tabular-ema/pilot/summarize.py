@@ -7,10 +7,14 @@ for l in open('../../xgboost/results.jsonl'):
 print('## Single models (single.jsonl; bias-corrected average)\n')
 print('| config | decay | runs | mean tau | mean test NLL | mean epoch kept | wins vs XGBoost |')
 print('|---|---:|---:|---:|---:|---:|---:|')
-g = collections.defaultdict(list)
-for l in open('single.jsonl'):
-    r = json.loads(l); g[(r['config'], r['ema'])].append(r)
-for (cfg, d), rs in sorted(g.items()):
+def by_config(path):
+    """The journal's runs grouped by (config, decay), in order."""
+    g = collections.defaultdict(list)
+    for l in open(path):
+        r = json.loads(l); g[(r['config'], r['ema'])].append(r)
+    return sorted(g.items())
+
+for (cfg, d), rs in by_config('single.jsonl'):
     n = len(rs)
     print(f"| {cfg} | {d:g} | {n} | {sum(r['kendall_tau'] for r in rs)/n:.4f} | {sum(r['nll'] for r in rs)/n:.3f} | "
           f"{sum(r['best_epoch'] or 0 for r in rs)/n:.1f} | {sum(r['kendall_tau'] > xg[(r['dataset'], r['split'])] for r in rs)} |")
@@ -19,10 +23,7 @@ print('\nThe first version of the patch (single-warmup.jsonl) warmed the decay u
       'ExponentialMovingAverage does, min(d, (1+t)/(10+t)), from the initial weights, instead of the bias correction:')
 print('\n| config | decay | runs | mean tau | mean test NLL |')
 print('|---|---:|---:|---:|---:|')
-g = collections.defaultdict(list)
-for l in open('single-warmup.jsonl'):
-    r = json.loads(l); g[(r['config'], r['ema'])].append(r)
-for (cfg, d), rs in sorted(g.items()):
+for (cfg, d), rs in by_config('single-warmup.jsonl'):
     n = len(rs)
     print(f"| {cfg} | {d:g} | {n} | {sum(r['kendall_tau'] for r in rs)/n:.4f} | {sum(r['nll'] for r in rs)/n:.3f} |")
 
