@@ -798,9 +798,15 @@ func TestReloadOddFiles(t *testing.T) {
 	if res.StatusCode != 200 || !strings.Contains(string(body), "decoreg_") {
 		t.Errorf("/metrics: %d %.300s", res.StatusCode, body)
 	}
-	// a.model replaced by a directory: still served.
-	os.Remove(filepath.Join(dir, "a.model"))
-	os.Mkdir(filepath.Join(dir, "a.model"), 0o755)
+	// a.model replaced by a directory (through a link renamed over it, so
+	// that no scan sees it gone, as one between a removal and a mkdir did):
+	// still served.
+	if err := os.Symlink(t.TempDir(), filepath.Join(dir, ".link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, ".link"), filepath.Join(dir, "a.model")); err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(100 * time.Millisecond)
 	if code, b, _ := post(t, ts.URL+"/v1/models/a/predict", `{"x":[[1,2]],"outputs":["mean"]}`); code != 200 {
 		t.Errorf("a.model replaced by a directory: %d %s", code, b)
@@ -821,6 +827,58 @@ func TestReloadOddFiles(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("/readyz with no model: %d", res.StatusCode)
+	}
+}
+
+// lockedLog is a log destination the watcher and the test share.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestWatchedDirectoryGone: a --models directory that disappears is logged
+// once, not at every scan, while its models are still served; when it is
+// back, that is logged once and its files are served again.
+func TestWatchedDirectoryGone(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "models")
+	os.Mkdir(dir, 0o755)
+	saveModel(t, fitTiny(t, decoreg.HeadDecoder, 1), filepath.Join(dir, "a.model"))
+	var logs lockedLog
+	_, ts := newTestServer(t, nil, Options{Models: dir, ReloadEvery: 2 * time.Millisecond, Log: log.New(&logs, "", 0)})
+	if err := os.Rename(dir, filepath.Join(root, "away")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // about 100 scans
+	if n := strings.Count(logs.String(), "no such file"); n != 1 {
+		t.Errorf("the missing directory logged %d times, want once:\n%s", n, logs.String())
+	}
+	if code, b, _ := post(t, ts.URL+"/v1/models/a/predict", `{"x":[[1,2]],"outputs":["mean"]}`); code != 200 {
+		t.Errorf("with the directory gone: %d %s", code, b)
+	}
+	if err := os.Rename(filepath.Join(root, "away"), dir); err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(), "readable again"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("the directory's return not logged:\n%s", logs.String())
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := strings.Count(logs.String(), "readable again"); n != 1 {
+		t.Errorf("the return logged %d times:\n%s", n, logs.String())
 	}
 }
 

@@ -174,13 +174,20 @@ func (s *Server) watch() {
 	defer close(s.watchDone)
 	t := time.NewTicker(s.opts.ReloadEvery)
 	defer t.Stop()
+	var failing string // the last scan's error, logged once until it changes or the scan succeeds
 	for {
 		select {
 		case <-s.stopWatch:
 			return
 		case <-t.C:
-			if _, err := s.reg.scan(s.opts.Models); err != nil {
-				s.opts.Log.Printf("%v", err)
+			_, err := s.reg.scan(s.opts.Models)
+			switch {
+			case err != nil && err.Error() != failing:
+				failing = err.Error()
+				s.opts.Log.Printf("%v (still serving the models loaded before; logged again only if this changes)", err)
+			case err == nil && failing != "":
+				failing = ""
+				s.opts.Log.Printf("%s: readable again", s.opts.Models)
 			}
 		}
 	}
