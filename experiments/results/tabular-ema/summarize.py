@@ -39,22 +39,38 @@ for sp in splits:
           f"mean test NLL {statistics.mean(no):.3f} -> {statistics.mean(nn):.3f}, lower on {sum(v < 0 for v in dn)}; run time "
           f"{sum(old[k]['seconds'] for k in keys)/60:.0f} -> {sum(new[k]['seconds'] for k in keys)/60:.0f} min.\n")
 
-# Seed 100 on split 0 (seeds.jsonl) beside ../tabular-seeds' seed 100 without the average.
+# Seeds 100 and 200 on split 0 (seeds.jsonl) beside ../tabular-seeds' runs of the same seeds without the average.
 import os
 if os.path.exists('seeds.jsonl'):
-    old100 = {}
+    oldseed = {}
     for l in open('../tabular-seeds/results.jsonl'):
         r = json.loads(l)
-        if r['seed'] == 100:
-            old100[r['dataset']] = r
+        oldseed[(r['dataset'], r['seed'])] = r
     rows = [json.loads(l) for l in open('seeds.jsonl')]
-    print('## Split 0, seed 100 (seeds.jsonl)\n')
-    print('| set | XGBoost | without (307dd8b) | with `--ema 0.99` | NLL without | NLL with |')
-    print('|---|---:|---:|---:|---:|---:|')
-    wo = wn = 0
-    for r in sorted(rows, key=lambda r: r['dataset']):
-        a, x = old100[r['dataset']], xg[(r['dataset'], 0)]
-        w = lambda t: ' W' if t is not None and t > x + 1e-9 else ''
-        wo += a['tau'] > x + 1e-9; wn += r['tau'] > x + 1e-9
-        print(f"| {r['dataset']} | {x:.3f} | {a['tau']:.3f}{w(a['tau'])} | {r['tau']:.3f}{w(r['tau'])} | {a['nll']:.2f} | {r['nll']:.2f} |")
-    print(f"\nSeed 100: {len(rows)} of 24 sets so far; wins against XGBoost on them {wo} -> {wn}.")
+    tau0 = lambda j, k: j[k]['scores'][S]['kendall_tau']
+    counts = {0: (sum(tau0(old, k) > xg[k] + 1e-9 for k in old if k[1] == 0),
+                  sum(tau0(new, k) > xg[k] + 1e-9 for k in new if k[1] == 0))}
+    for seed in sorted({r['seed'] for r in rows}):
+        rs = sorted((r for r in rows if r['seed'] == seed), key=lambda r: r['dataset'])
+        print(f'## Split 0, seed {seed} (seeds.jsonl)\n')
+        print('| set | XGBoost | without (307dd8b) | with `--ema 0.99` | NLL without | NLL with |')
+        print('|---|---:|---:|---:|---:|---:|')
+        wo = wn = 0
+        for r in rs:
+            a, x = oldseed[(r['dataset'], seed)], xg[(r['dataset'], 0)]
+            w = lambda t: ' W' if t is not None and t > x + 1e-9 else ''
+            wo += a['tau'] > x + 1e-9; wn += r['tau'] > x + 1e-9
+            print(f"| {r['dataset']} | {x:.3f} | {a['tau']:.3f}{w(a['tau'])} | {r['tau']:.3f}{w(r['tau'])} | {a['nll']:.2f} | {r['nll']:.2f} |")
+        ta, tn = [oldseed[(r['dataset'], seed)]['tau'] for r in rs], [r['tau'] for r in rs]
+        na, nn = [oldseed[(r['dataset'], seed)]['nll'] for r in rs], [r['nll'] for r in rs]
+        print(f"\nSeed {seed}: {len(rs)} of 24 sets; wins against XGBoost {wo} -> {wn}; mean tau {sum(ta)/len(ta):.4f} -> {sum(tn)/len(tn):.4f}, "
+              f"higher on {sum(b > a for a, b in zip(ta, tn))}, lower on {sum(b < a for a, b in zip(ta, tn))}; "
+              f"mean test NLL {sum(na)/len(na):.3f} -> {sum(nn)/len(nn):.3f}, lower on {sum(b < a for a, b in zip(na, nn))}.\n")
+        if len(rs) == 24:
+            counts[seed] = (wo, wn)
+    if len(counts) > 1:
+        ks = sorted(counts)
+        print(f"Split 0, seeds {', '.join(map(str, ks))}: wins without the average {', '.join(str(counts[k][0]) for k in ks)} "
+              f"(expected {sum(counts[k][0] for k in ks)/len(ks):.2f}); with it {', '.join(str(counts[k][1]) for k in ks)} "
+              f"(expected {sum(counts[k][1] for k in ks)/len(ks):.2f}). Seed 0 without the average is tabular-depth's a8d708f run "
+              f"(15; tabular-seeds' own seed 0 was also 15).")
