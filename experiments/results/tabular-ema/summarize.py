@@ -14,13 +14,16 @@ def load(path, group='tuned-all'):
 xg = {}
 for l in open('../xgboost/results.jsonl'):
     r = json.loads(l); xg[(r['dataset'], r['split'])] = r['kendall_tau']
+import os
 new, old = load('results.jsonl'), load('../tabular-depth/results.jsonl')
+old.update(load('../tabular-splits23/results.jsonl'))  # splits 2 and 3 without the average (2cf4f44, a8d708f's training)
 S = 'tuned+all5'
 splits = sorted({k[1] for k in new})
 for sp in splits:
     keys = sorted(k for k in new if k[1] == sp and k in old)
     print(f'## Split {sp}\n')
-    print('| set | XGBoost | without (a8d708f) | with `--ema 0.99` | NLL without | NLL with | seconds without | with |')
+    commits = sorted({old[k]['commit'][:7] for k in keys})
+    print(f"| set | XGBoost | without ({', '.join(commits)}) | with `--ema 0.99` | NLL without | NLL with | seconds without | with |")
     print('|---|---:|---:|---:|---:|---:|---:|---:|')
     wo = wn = 0; to, tn, no, nn = [], [], [], []
     for k in keys:
@@ -38,6 +41,32 @@ for sp in splits:
           f"(XGBoost {statistics.mean(xg[k] for k in keys if old[k]['scores'][S]['kendall_tau'] is not None):.4f}), higher on {sum(v > 0 for v in d)}, lower on {sum(v < 0 for v in d)}; "
           f"mean test NLL {statistics.mean(no):.3f} -> {statistics.mean(nn):.3f}, lower on {sum(v < 0 for v in dn)}; run time "
           f"{sum(old[k]['seconds'] for k in keys)/60:.0f} -> {sum(new[k]['seconds'] for k in keys)/60:.0f} min.\n")
+
+# Every split run with the average: wins per set, and over the splits (each set's taus averaged).
+if len(splits) > 2:
+    sets = sorted({k[0] for k in new})
+    print(f"## Splits {', '.join(map(str, splits))}: per set\n")
+    print('Tau with the average / XGBoost (W: a win); wins over the splits without and with it; the means over the splits run.\n')
+    print('| set | ' + ' | '.join(f'split {sp}' for sp in splits) + ' | wins without | wins with | mean without | mean with | mean XGBoost |')
+    print('|---|' + '---|' * len(splits) + '---:|---:|---:|---:|---:|')
+    tot = collections.Counter()
+    for ds in sets:
+        ks = [(ds, sp) for sp in splits if (ds, sp) in new and new[(ds, sp)]['scores'][S]['kendall_tau'] is not None]
+        cells = []
+        for sp in splits:
+            k = (ds, sp)
+            t = new[k]['scores'][S]['kendall_tau'] if k in new else None
+            cells.append('–' if t is None else f"{t:.3f} / {xg[k]:.3f}{' W' if t > xg[k] + 1e-9 else ''}")
+        tw = lambda j, k: j[k]['scores'][S]['kendall_tau']
+        wo = sum(tw(old, k) is not None and tw(old, k) > xg[k] + 1e-9 for k in ks)
+        wn = sum(tw(new, k) > xg[k] + 1e-9 for k in ks)
+        mo = statistics.mean(tw(old, k) for k in ks if tw(old, k) is not None)
+        mn, mx = statistics.mean(tw(new, k) for k in ks), statistics.mean(xg[k] for k in ks)
+        tot['wo'] += wo; tot['wn'] += wn; tot['n'] += len(ks)
+        tot['so'] += mo > mx + 1e-9; tot['sn'] += mn > mx + 1e-9
+        print(f"| {ds} | " + ' | '.join(cells) + f" | {wo} | {wn} | {mo:.3f} | {mn:.3f} | {mx:.3f} |")
+    print(f"\nOver the {tot['n']} set-splits: {tot['wo']} wins without the average, {tot['wn']} with it. Sets whose tau averaged over the "
+          f"splits is above XGBoost's: {tot['so']} of {len(sets)} without, {tot['sn']} with.\n")
 
 # Seeds 100 and 200 on split 0 (seeds.jsonl) beside ../tabular-seeds' runs of the same seeds without the average.
 import os
