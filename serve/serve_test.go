@@ -861,7 +861,12 @@ func TestWatchedDirectoryGone(t *testing.T) {
 	if err := os.Rename(dir, filepath.Join(root, "away")); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond) // about 100 scans
+	for end := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(), "no such file"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("the missing directory not logged:\n%s", logs.String())
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // about 100 more scans
 	if n := strings.Count(logs.String(), "no such file"); n != 1 {
 		t.Errorf("the missing directory logged %d times, want once:\n%s", n, logs.String())
 	}

@@ -1,7 +1,7 @@
 """The tuned ensemble with the weights' moving average (this journal, `tuned-all`) against the same
 protocol without it (../tabular-depth, a8d708f, the same seeds: split k seeded with k) and XGBoost
 (../xgboost), per set and split: python3 summarize.py > summary.md (run in this directory)."""
-import json, statistics, collections
+import json, statistics, collections, os
 
 def load(path, group='tuned-all'):
     out = {}
@@ -14,10 +14,11 @@ def load(path, group='tuned-all'):
 xg = {}
 for l in open('../xgboost/results.jsonl'):
     r = json.loads(l); xg[(r['dataset'], r['split'])] = r['kendall_tau']
-import os
+won = lambda t, x: t is not None and t > x + 1e-9  # as the experiment's report: within 1e-9 a tie
 new, old = load('results.jsonl'), load('../tabular-depth/results.jsonl')
 old.update(load('../tabular-splits23/results.jsonl'))  # splits 2 and 3 without the average (2cf4f44, a8d708f's training)
 S = 'tuned+all5'
+tau = lambda j, k: j[k]['scores'][S]['kendall_tau']
 splits = sorted({k[1] for k in new})
 for sp in splits:
     keys = sorted(k for k in new if k[1] == sp and k in old)
@@ -29,11 +30,11 @@ for sp in splits:
     for k in keys:
         a, b, x = old[k]['scores'][S], new[k]['scores'][S], xg[k]
         ta, tb = a['kendall_tau'], b['kendall_tau']
-        w = lambda t: ' W' if t is not None and t > x + 1e-9 else ''  # as the experiment's report: within 1e-9 a tie
+        w = lambda t: ' W' if won(t, x) else ''
         f = lambda t: 'n/a' if t is None else f'{t:.3f}'
         print(f"| {k[0]} | {x:.3f} | {f(ta)}{w(ta)} | {f(tb)}{w(tb)} | {a['nll']:.2f} | {b['nll']:.2f} | {old[k]['seconds']:.0f} | {new[k]['seconds']:.0f} |")
         if ta is not None and tb is not None:
-            to.append(ta); tn.append(tb); wo += ta > x + 1e-9; wn += tb > x + 1e-9
+            to.append(ta); tn.append(tb); wo += won(ta, x); wn += won(tb, x)
         no.append(a['nll']); nn.append(b['nll'])
     d = [b - a for a, b in zip(to, tn)]
     dn = [b - a for a, b in zip(no, nn)]
@@ -51,34 +52,31 @@ if len(splits) > 2:
     print('|---|' + '---|' * len(splits) + '---:|---:|---:|---:|---:|')
     tot = collections.Counter()
     for ds in sets:
-        ks = [(ds, sp) for sp in splits if (ds, sp) in new and new[(ds, sp)]['scores'][S]['kendall_tau'] is not None]
+        ks = [(ds, sp) for sp in splits if (ds, sp) in new and tau(new, (ds, sp)) is not None]
         cells = []
         for sp in splits:
             k = (ds, sp)
-            t = new[k]['scores'][S]['kendall_tau'] if k in new else None
-            cells.append('–' if t is None else f"{t:.3f} / {xg[k]:.3f}{' W' if t > xg[k] + 1e-9 else ''}")
-        tw = lambda j, k: j[k]['scores'][S]['kendall_tau']
-        wo = sum(tw(old, k) is not None and tw(old, k) > xg[k] + 1e-9 for k in ks)
-        wn = sum(tw(new, k) > xg[k] + 1e-9 for k in ks)
-        mo = statistics.mean(tw(old, k) for k in ks if tw(old, k) is not None)
-        mn, mx = statistics.mean(tw(new, k) for k in ks), statistics.mean(xg[k] for k in ks)
+            t = tau(new, k) if k in new else None
+            cells.append('–' if t is None else f"{t:.3f} / {xg[k]:.3f}{' W' if won(t, xg[k]) else ''}")
+        ko = [k for k in ks if k in old]
+        wo, wn = sum(won(tau(old, k), xg[k]) for k in ko), sum(won(tau(new, k), xg[k]) for k in ks)
+        mo = statistics.mean(tau(old, k) for k in ko if tau(old, k) is not None)
+        mn, mx = statistics.mean(tau(new, k) for k in ks), statistics.mean(xg[k] for k in ks)
         tot['wo'] += wo; tot['wn'] += wn; tot['n'] += len(ks)
-        tot['so'] += mo > mx + 1e-9; tot['sn'] += mn > mx + 1e-9
+        tot['so'] += won(mo, mx); tot['sn'] += won(mn, mx)
         print(f"| {ds} | " + ' | '.join(cells) + f" | {wo} | {wn} | {mo:.3f} | {mn:.3f} | {mx:.3f} |")
     print(f"\nOver the {tot['n']} set-splits: {tot['wo']} wins without the average, {tot['wn']} with it. Sets whose tau averaged over the "
           f"splits is above XGBoost's: {tot['so']} of {len(sets)} without, {tot['sn']} with.\n")
 
 # Seeds 100 and 200 on split 0 (seeds.jsonl) beside ../tabular-seeds' runs of the same seeds without the average.
-import os
 if os.path.exists('seeds.jsonl'):
     oldseed = {}
     for l in open('../tabular-seeds/results.jsonl'):
         r = json.loads(l)
         oldseed[(r['dataset'], r['seed'])] = r
     rows = [json.loads(l) for l in open('seeds.jsonl')]
-    tau0 = lambda j, k: j[k]['scores'][S]['kendall_tau']
-    counts = {0: (sum(tau0(old, k) > xg[k] + 1e-9 for k in old if k[1] == 0),
-                  sum(tau0(new, k) > xg[k] + 1e-9 for k in new if k[1] == 0))}
+    counts = {0: (sum(won(tau(old, k), xg[k]) for k in old if k[1] == 0),
+                  sum(won(tau(new, k), xg[k]) for k in new if k[1] == 0))}
     for seed in sorted({r['seed'] for r in rows}):
         rs = sorted((r for r in rows if r['seed'] == seed), key=lambda r: r['dataset'])
         print(f'## Split 0, seed {seed} (seeds.jsonl)\n')
@@ -87,8 +85,8 @@ if os.path.exists('seeds.jsonl'):
         wo = wn = 0
         for r in rs:
             a, x = oldseed[(r['dataset'], seed)], xg[(r['dataset'], 0)]
-            w = lambda t: ' W' if t is not None and t > x + 1e-9 else ''
-            wo += a['tau'] > x + 1e-9; wn += r['tau'] > x + 1e-9
+            w = lambda t: ' W' if won(t, x) else ''
+            wo += won(a['tau'], x); wn += won(r['tau'], x)
             print(f"| {r['dataset']} | {x:.3f} | {a['tau']:.3f}{w(a['tau'])} | {r['tau']:.3f}{w(r['tau'])} | {a['nll']:.2f} | {r['nll']:.2f} |")
         ta, tn = [oldseed[(r['dataset'], seed)]['tau'] for r in rs], [r['tau'] for r in rs]
         na, nn = [oldseed[(r['dataset'], seed)]['nll'] for r in rs], [r['nll'] for r in rs]
@@ -101,5 +99,4 @@ if os.path.exists('seeds.jsonl'):
         ks = sorted(counts)
         print(f"Split 0, seeds {', '.join(map(str, ks))}: wins without the average {', '.join(str(counts[k][0]) for k in ks)} "
               f"(expected {sum(counts[k][0] for k in ks)/len(ks):.2f}); with it {', '.join(str(counts[k][1]) for k in ks)} "
-              f"(expected {sum(counts[k][1] for k in ks)/len(ks):.2f}). Seed 0 without the average is tabular-depth's a8d708f run "
-              f"(15; tabular-seeds' own seed 0 was also 15).")
+              f"(expected {sum(counts[k][1] for k in ks)/len(ks):.2f}). Seed 0 without the average is tabular-depth's a8d708f run.")

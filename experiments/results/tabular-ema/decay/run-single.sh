@@ -6,6 +6,6 @@
 set -euo pipefail
 bin=$1 cfg=$2 decays=$3 splits=$4 out=$5
 for p in $decays; do
-  RUN=head EXTRA="--ema $p" bash ../pilot/single.sh "$bin" "$out" "$cfg" "$p" \
+  RUN=head EXTRA="--ema $p" bash "$(dirname "$0")/../pilot/single.sh" "$bin" "$out" "$cfg" "$p" \
     "airfoil autompg autos breastcancer concrete energy housing yacht" "$splits"
 done
