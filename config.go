@@ -58,6 +58,9 @@ const (
 	DefaultMaxEpochs    = 300
 	DefaultPatience     = 5
 	DefaultValFrac      = 0.1
+	// DefaultLRDropFactor is Config.LRDropFactor's default, Keras's
+	// ReduceLROnPlateau's example's 0.2.
+	DefaultLRDropFactor = 0.2
 	// The PLR encoder's defaults are those of the rtdl_num_embeddings
 	// package's PeriodicEmbeddings (version 0.0.10, by the paper's authors):
 	// n_frequencies 48, d_embedding 24, frequency_init_scale 0.01.
@@ -182,6 +185,20 @@ type Config struct {
 	// Patience other than 0 and DefaultPatience is refused (the default's
 	// value is accepted, as the command line always passes one).
 	Patience int `json:"patience"`
+	// LRDrops is the number of times the learning rate is cut by
+	// LRDropFactor on a plateau: where early stopping would stop (Patience
+	// epochs without a better validation loss), the learning rate is
+	// multiplied by LRDropFactor and training goes on from the current
+	// weights with the patience started again; the plateau after the last
+	// drop stops it, and the best epoch's weights are kept as always
+	// (Keras's ReduceLROnPlateau before its EarlyStopping). 0, the default,
+	// stops at the first plateau. It needs validation rows, at most
+	// MaxLRDrops. The cut scales every step, AdamW's decoupled decay too.
+	LRDrops int `json:"lr_drops,omitempty"`
+	// LRDropFactor, in (0, 1), is LRDrops's factor: 0 means
+	// DefaultLRDropFactor (0.2) where LRDrops is above 0; set without
+	// LRDrops it is refused (it would change nothing).
+	LRDropFactor float64 `json:"lr_drop_factor,omitempty"`
 	// StopBy is what early stopping scores the validation rows by, each
 	// epoch (and so what Tune compares trials by): StopByNLL ("nll"; ""
 	// too, the default), their NLL, or StopByDepth ("depth"; decoder head
@@ -314,6 +331,9 @@ func DefaultConfig(c Config) Config {
 	setInt(&c.BatchSize, DefaultBatchSize)
 	setInt(&c.MaxEpochs, DefaultMaxEpochs)
 	setInt(&c.Patience, DefaultPatience)
+	if c.LRDrops > 0 && c.LRDropFactor == 0 {
+		c.LRDropFactor = DefaultLRDropFactor
+	}
 	if c.ValFrac == 0 {
 		c.ValFrac = DefaultValFrac
 	}
@@ -366,6 +386,18 @@ func (c Config) validateTrain() (vocab.Tokenizer, error) {
 	}
 	if c.ValFrac < 0 && c.Patience != DefaultPatience {
 		return nil, configErr("Patience", "patience %d has no effect without a validation split: early stopping needs validation rows", c.Patience)
+	}
+	if c.LRDrops < 0 || c.LRDrops > MaxLRDrops {
+		return nil, configErr("LRDrops", "the learning-rate drops must be in [0, %d], have %d", MaxLRDrops, c.LRDrops)
+	}
+	if c.LRDrops == 0 && c.LRDropFactor != 0 {
+		return nil, configErr("LRDropFactor", "a learning-rate drop factor (%v) without drops changes nothing: set LRDrops too, or leave it 0", c.LRDropFactor)
+	}
+	if c.LRDrops > 0 && !(c.LRDropFactor > 0 && c.LRDropFactor < 1) {
+		return nil, configErr("LRDropFactor", "the learning-rate drop factor must be in (0, 1), have %v", c.LRDropFactor)
+	}
+	if c.ValFrac < 0 && c.LRDrops > 0 {
+		return nil, configErr("LRDrops", "the learning rate is cut on a plateau of the validation loss, which needs validation rows")
 	}
 	return tok, nil
 }
@@ -523,6 +555,10 @@ const (
 	// (1e300 became +Inf there, and training diverged with a hint about
 	// the learning rate); Adam's step hardly changes beyond 1e4.
 	MaxAuxMSE = 1e6
+	// MaxLRDrops is the largest Config.LRDrops: each drop divides the
+	// learning rate by 5 at the default factor, so that beyond a few the
+	// steps no longer change the float32 weights.
+	MaxLRDrops = 10
 	// MaxDropout is the largest Config.Dropout.
 	MaxDropout = 0.9
 	// MaxSoftTargets limits Config.SoftTargets, a fraction of the target

@@ -139,7 +139,7 @@ func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cf
 	tg.SetResolution(o.resolution)
 	run := train.Prepare(m.net, tg, xs, rows, cols, train.Settings{
 		LR: cfg.LR, WeightDecay: cfg.WeightDecay, AdamW: cfg.AdamW, EMA: cfg.EMA, BatchSize: cfg.BatchSize,
-		MaxEpochs: cfg.MaxEpochs, Patience: cfg.Patience, ValFrac: cfg.ValFrac, Seed: cfg.Seed,
+		MaxEpochs: cfg.MaxEpochs, Patience: cfg.Patience, LRDrops: cfg.LRDrops, LRDropFactor: cfg.LRDropFactor, ValFrac: cfg.ValFrac, Seed: cfg.Seed,
 		SplitSeed: split, OwnSplit: k > 0, DepthTemps: cfg.depthTemps(),
 		Score: cfg.stopScore(ctx, m, x, cols, y),
 	})
@@ -163,7 +163,7 @@ func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cf
 	m.net.Freeze()
 	m.info = TrainInfo{
 		Rows: rows, ValRows: res.ValRows, Features: cols, Params: m.net.NumParams(),
-		Epochs: res.Epochs, BestEpoch: res.BestEpoch, BestValLoss: res.BestValLoss, Stopped: res.Stopped,
+		Epochs: res.Epochs, BestEpoch: res.BestEpoch, BestValLoss: res.BestValLoss, Stopped: res.Stopped, LRDrops: res.LRDrops,
 		Seconds: since(start), Kernel: gemm.Kernel(), Threads: m.net.Threads(), Version: Version,
 		Created: time.Now().UTC().Format(time.RFC3339),
 	}

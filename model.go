@@ -102,6 +102,9 @@ type TrainInfo struct {
 	// ensemble's.
 	Members int    `json:"members,omitempty"`
 	Stopped string `json:"stopped"` // "early-stopping", "max-epochs" or "cancelled"
+	// LRDrops is the number of learning-rate drops made on plateaus
+	// (Config.LRDrops).
+	LRDrops int `json:"lr_drops,omitempty"`
 	// SkippedRows counts the rows FitFrame left out because their target
 	// was missing (not included in Rows).
 	SkippedRows int     `json:"skipped_rows,omitempty"`

@@ -508,8 +508,12 @@ type trialRun struct {
 // Every trial and member keeps the moving average of its weights at
 // TuneOptions.EMA (default DefaultTuneEMA) unless base.EMA is set (see
 // Config.EMA): on the early rungs, with few steps an epoch, the average
-// lags the raw weights, and the comparisons are between averages. The
-// model is calibrated when base.Calibrate. The report lists every trial;
+// lags the raw weights, and the comparisons are between averages. With
+// base.LRDrops, every trial and member cuts its learning rate on
+// plateaus (Config.LRDrops): a trial on a plateau at a rung's end goes
+// on with the smaller rate on the next rung, and one ends by early
+// stopping only at the plateau after its last drop. The model is
+// calibrated when base.Calibrate. The report lists every trial;
 // it is also saved in the model (TrainInfo.Tune).
 //
 // Successive halving: every trial trains for opts.Rung epochs (the base
@@ -672,7 +676,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 			tr.m = m
 			tr.run = train.Prepare(m.net, tg, xs, rows, cols, train.Settings{
 				LR: c.LR, WeightDecay: c.WeightDecay, AdamW: c.AdamW, EMA: c.EMA, BatchSize: c.BatchSize,
-				MaxEpochs: c.MaxEpochs, Patience: c.Patience, ValFrac: c.ValFrac, Seed: c.Seed,
+				MaxEpochs: c.MaxEpochs, Patience: c.Patience, LRDrops: c.LRDrops, LRDropFactor: c.LRDropFactor, ValFrac: c.ValFrac, Seed: c.Seed,
 				DepthTemps: c.depthTemps(), Score: c.stopScore(tctx, m, x, cols, y),
 			})
 		}
@@ -706,7 +710,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 		tr.t.Epochs, tr.t.Best = res.Epochs, res.BestEpoch
 		tr.m.info = TrainInfo{
 			Rows: rows, ValRows: res.ValRows, Features: cols, Params: tr.m.net.NumParams(),
-			Epochs: res.Epochs, BestEpoch: res.BestEpoch, BestValLoss: res.BestValLoss, Stopped: res.Stopped,
+			Epochs: res.Epochs, BestEpoch: res.BestEpoch, BestValLoss: res.BestValLoss, Stopped: res.Stopped, LRDrops: res.LRDrops,
 			Seconds: tr.t.Seconds, Kernel: gemm.Kernel(), Threads: tr.m.net.Threads(), Version: Version,
 			Created: time.Now().UTC().Format(time.RFC3339),
 		}

@@ -3,6 +3,7 @@ package decoreg
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
@@ -620,5 +621,76 @@ func TestTuneEMA(t *testing.T) {
 	}
 	if err := (Config{EMA: 0.999}).Validate(); err != nil {
 		t.Errorf("Config.EMA 0.999: %v", err)
+	}
+}
+
+// TestTuneLRDrops: Tune's trials and members cut their learning rate on
+// plateaus as the base Config says (none by default), out-of-range counts
+// and factors are refused by Tune and by Validate, and FitFlat records the
+// drops it made.
+func TestTuneLRDrops(t *testing.T) {
+	x, y := toyData(200, 2)
+	base := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 8, Components: 2, MaxEpochs: 4, Patience: 1, Seed: 1, Threads: 1, Ensemble: 2}
+	for _, c := range []struct {
+		drops        int
+		factor, want float64
+	}{{0, 0, 0}, {2, 0, DefaultLRDropFactor}, {1, 0.5, 0.5}} {
+		b := base
+		b.LRDrops, b.LRDropFactor = c.drops, c.factor
+		m, rep, err := Tune(context.Background(), x, len(y), 1, y, b, TuneOptions{Trials: 2, Rung: 2, Budget: time.Minute, grid: tinyGrid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check := func(what string, got Config) {
+			if got.LRDrops != c.drops || got.LRDropFactor != c.want {
+				t.Errorf("base %d drops at %v: %s has %d drops at %v, want %v", c.drops, c.factor, what, got.LRDrops, got.LRDropFactor, c.want)
+			}
+		}
+		check("the model", m.Config())
+		for _, tr := range rep.Trials {
+			check(fmt.Sprintf("trial %d", tr.N), tr.Config)
+		}
+		for i, mm := range m.Members() {
+			check(fmt.Sprintf("member %d", i), mm.Config())
+		}
+	}
+	var ce *ConfigError
+	if _, _, err := Tune(context.Background(), x, len(y), 1, y, Config{Head: HeadMDN, LRDrops: MaxLRDrops + 1}, TuneOptions{}); !errors.As(err, &ce) || ce.Field != "LRDrops" {
+		t.Errorf("Tune with LRDrops %d: %v, want a ConfigError naming LRDrops", MaxLRDrops+1, err)
+	}
+	for _, c := range []struct {
+		cfg   Config
+		field string
+	}{
+		{Config{LRDrops: -1}, "LRDrops"},
+		{Config{LRDrops: MaxLRDrops + 1}, "LRDrops"},
+		{Config{LRDrops: 2, LRDropFactor: 1}, "LRDropFactor"},
+		{Config{LRDrops: 2, LRDropFactor: -0.5}, "LRDropFactor"},
+		{Config{LRDrops: 2, LRDropFactor: math.NaN()}, "LRDropFactor"},
+		{Config{LRDropFactor: 0.5}, "LRDropFactor"},
+		{Config{LRDrops: 1, ValFrac: -1}, "LRDrops"},
+	} {
+		if err := c.cfg.Validate(); !errors.As(err, &ce) || ce.Field != c.field {
+			t.Errorf("%+v: %v, want a ConfigError naming %s", c.cfg, err, c.field)
+		}
+	}
+	if err := (Config{LRDrops: MaxLRDrops, LRDropFactor: 0.9}).Validate(); err != nil {
+		t.Errorf("LRDrops %d at 0.9: %v", MaxLRDrops, err)
+	}
+	if c := DefaultConfig(Config{LRDrops: 1}); c.LRDropFactor != DefaultLRDropFactor {
+		t.Errorf("DefaultConfig with LRDrops 1: factor %v", c.LRDropFactor)
+	}
+	if c := DefaultConfig(Config{}); c.LRDropFactor != 0 {
+		t.Errorf("DefaultConfig without drops: factor %v, want 0 (the model file unchanged)", c.LRDropFactor)
+	}
+	// FitFlat makes at most LRDrops drops and records them; with patience
+	// 1, a large step and up to 200 epochs the toy run does plateau.
+	cfg := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 8, Components: 2, MaxEpochs: 200, Patience: 1, Seed: 1, Threads: 1, LRDrops: 2, LR: 0.05}
+	m, err := FitFlat(context.Background(), x, len(y), 1, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := m.Info().LRDrops; d < 1 || d > 2 {
+		t.Errorf("FitFlat with LRDrops 2: %d drops made (info %+v)", d, m.Info())
 	}
 }

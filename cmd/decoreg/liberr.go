@@ -56,6 +56,8 @@ var flagFields = []struct {
 	{"BatchSize", "batch", true},
 	{"MaxEpochs", "epochs", true},
 	{"Patience", "patience", true},
+	{"LRDrops", "lr-drops", false},
+	{"LRDropFactor", "lr-drop-factor", true},
 	{"StopBy", "stop-by", false},
 	{"ValFrac", "val-frac", false},
 	{"TargetMin", "target-range", false},

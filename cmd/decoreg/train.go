@@ -79,6 +79,17 @@ epoch is the raw weights'). 0.99 averages over about the last hundred
 steps. --tune uses 0.99 unless --ema is given (--ema 0: none); it
 ranked small tables better (see the README).
 
+--lr-drops N (every head) cuts the learning rate on plateaus before
+stopping: where early stopping would stop (--patience epochs without a
+better validation loss), the learning rate is multiplied by
+--lr-drop-factor (default 0.2) and training goes on from the current
+weights, with the patience started again, up to N times; the plateau after
+the last drop stops it, and the best epoch's weights are kept as always
+(Keras's ReduceLROnPlateau before its EarlyStopping); with --tune, every
+trial and member. The JSON summary's lr_drops counts the drops made. It
+rescued single runs that stopped at a bad early plateau, but did not
+change the tuned ensembles' ranking (see the README).
+
 --aux-mse W (decoder head) adds W times the squared error of a linear
 read-out of the encoder's output, against the scaled target u - 0.5, to the
 training loss: a smooth regression signal for the encoder beside the
@@ -307,6 +318,8 @@ type trainFlags struct {
 	adamw                         bool
 	ema                           float64
 	batch, epochs, patience       int
+	lrDrops                       int
+	lrDropFactor                  float64
 	seed                          uint64
 	threads                       int
 	unmaskedLoss, rawTarget       bool
@@ -360,6 +373,8 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.batch, "batch", decoreg.DefaultBatchSize, "mini-batch size")
 	fs.IntVar(&f.epochs, "epochs", decoreg.DefaultMaxEpochs, "maximum number of epochs")
 	fs.IntVar(&f.patience, "patience", decoreg.DefaultPatience, "epochs without a better validation loss before stopping")
+	fs.IntVar(&f.lrDrops, "lr-drops", 0, "on a plateau (--patience epochs without a better validation loss), multiply the learning rate by --lr-drop-factor and go on, up to `N` times (0 to 10) before stopping (0: stop at the first plateau)")
+	fs.Float64Var(&f.lrDropFactor, "lr-drop-factor", decoreg.DefaultLRDropFactor, "the `FACTOR`, in (0, 1), by which --lr-drops multiplies the learning rate")
 	fs.StringVar(&f.stopBy, "stop-by", decoreg.StopByNLL, "the validation `SCORE` of early stopping (and of --tune's comparisons): nll, depth (decoder: the NLL at the temperatures per token depth fitted on the validation rows each epoch, as --calibrate-by depth fits them; use the two together) or crps (the mean CRPS)")
 	fs.Float64Var(&f.valFrac, "val-frac", decoreg.DefaultValFrac, "fraction of the training rows held out for early stopping, in [0, 1); 0: no validation split, train for --epochs epochs")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed (initialisation, validation split, batch order)")
@@ -419,6 +434,12 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	if vf < 0 && isSet(fs, "patience") {
 		return decoreg.Config{}, inputf(name, "--patience is for early stopping, which needs validation rows: with --val-frac 0, training runs exactly --epochs epochs")
 	}
+	if vf < 0 && f.lrDrops > 0 {
+		return decoreg.Config{}, inputf(name, "--lr-drops cuts the learning rate on a plateau of the validation loss, which needs validation rows: --val-frac must be > 0")
+	}
+	if isSet(fs, "lr-drop-factor") && f.lrDrops == 0 {
+		return decoreg.Config{}, inputf(name, "--lr-drop-factor is for --lr-drops (add --lr-drops N)")
+	}
 	if isSet(fs, "calibrate-by") && !f.calibrate {
 		return decoreg.Config{}, inputf(name, "--calibrate-by is for --calibrate (add --calibrate)")
 	}
@@ -430,7 +451,10 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		LR: f.lr, WeightDecay: f.weightDecay, AdamW: f.adamw, EMA: f.ema,
 		BatchSize: f.batch, MaxEpochs: f.epochs, Patience: f.patience,
 		ValFrac: vf, Seed: f.seed, Threads: f.threads, Calibrate: f.calibrate, InputTransform: f.inputTransform,
-		Ensemble: f.ensemble, Encoder: f.encoder, Dropout: f.dropout,
+		Ensemble: f.ensemble, Encoder: f.encoder, Dropout: f.dropout, LRDrops: f.lrDrops,
+	}
+	if c.LRDrops > 0 {
+		c.LRDropFactor = f.lrDropFactor
 	}
 	if f.calibrate && f.calibrateBy != decoreg.CalibrateByNLL {
 		c.CalibrateBy = f.calibrateBy // the default objective stays "" in the Config
@@ -568,16 +592,19 @@ func isUnnormalized(tok vocab.Tokenizer) bool {
 
 // trainSummary is the JSON line train prints when it is done.
 type trainSummary struct {
-	Model     string  `json:"model"`
-	Head      string  `json:"head"`
-	Rows      int     `json:"rows"`
-	ValRows   int     `json:"val_rows"`
-	Params    int     `json:"params"`
-	Epochs    int     `json:"epochs"`
-	BestEpoch int     `json:"best_epoch"`
-	ValLoss   any     `json:"val_loss"`
-	Stopped   string  `json:"stopped"`
-	Seconds   float64 `json:"seconds"`
+	Model     string `json:"model"`
+	Head      string `json:"head"`
+	Rows      int    `json:"rows"`
+	ValRows   int    `json:"val_rows"`
+	Params    int    `json:"params"`
+	Epochs    int    `json:"epochs"`
+	BestEpoch int    `json:"best_epoch"`
+	ValLoss   any    `json:"val_loss"`
+	Stopped   string `json:"stopped"`
+	// With --lr-drops: the learning-rate drops made, the first
+	// member's (with --tune, the best trial's).
+	LRDrops int     `json:"lr_drops,omitempty"`
+	Seconds float64 `json:"seconds"`
 	// With --calibrate: the temperature and the validation NLL (u units,
 	// as val_loss, but the plain NLL even after --tune) before and after.
 	Temperature float64 `json:"temperature,omitempty"`
@@ -885,7 +912,7 @@ func runTrain(cmd *Command, args []string) error {
 	s := trainSummary{
 		Model: f.out, Head: string(cfg.Head), Rows: info.Rows, ValRows: info.ValRows, Params: info.Params,
 		Epochs: info.Epochs, BestEpoch: info.BestEpoch, ValLoss: jsonNum(info.BestValLoss),
-		Stopped: info.Stopped, Seconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
+		Stopped: info.Stopped, LRDrops: info.LRDrops, Seconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
 		Temperature: info.Temperature, DepthTemperatures: info.DepthTemperatures, CalibrateBy: info.CalibrateBy, ValNLLBefore: info.ValNLLBefore, ValNLLAfter: info.ValNLLAfter,
 		ValPITBefore: info.ValPITBefore, ValPITAfter: info.ValPITAfter,
 		IsotonicSegments: info.IsotonicSegments, IsotonicWeight: info.IsotonicWeight,

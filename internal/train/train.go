@@ -43,6 +43,15 @@ type Settings struct {
 	// kept weights are the average's; training steps go on from the raw
 	// weights. 0: none.
 	EMA float64
+	// LRDrops is the number of times the learning rate is multiplied by
+	// LRDropFactor, in (0, 1), when early stopping would otherwise stop
+	// (Patience epochs without a better validation loss): the patience
+	// starts again, from the current weights and Adam's moments, and the
+	// run stops at the plateau after the last drop, or at MaxEpochs. The
+	// cut scales every step, AdamW's decoupled decay too. 0: none (the run
+	// stops at the first plateau).
+	LRDrops      int
+	LRDropFactor float64
 	// DepthTemps, when its upper end is above 0, makes a decoder's
 	// validation loss its NLL at the temperatures per token depth fitted
 	// on the validation rows themselves within [DepthTemps[0],
@@ -99,6 +108,7 @@ type Run struct {
 
 	ema   []float32 // the weights' moving average (Settings.EMA), else nil
 	steps int       // optimizer steps taken, for the average's bias correction
+	drops int       // learning-rate drops made (Settings.LRDrops)
 }
 
 // Prepare sets up a run of net on the standardized features xs (rows x
@@ -293,6 +303,7 @@ type Result struct {
 	BestEpoch   int     // the epoch whose weights the network holds (0: none finished)
 	BestValLoss float64 // 0 without validation
 	Stopped     string  // "early-stopping", "max-epochs" or "cancelled"
+	LRDrops     int     // the learning-rate drops made (Settings.LRDrops)
 }
 
 // Loop runs epochs until the validation loss has not improved for
@@ -303,7 +314,7 @@ type Result struct {
 func (t *Run) Loop(ctx context.Context, onEpoch func(Epoch)) (Result, error) {
 	stopped, err := t.Continue(ctx, t.s.MaxEpochs, onEpoch)
 	if err != nil && ctx.Err() == nil {
-		return Result{ValRows: len(t.val), Stopped: stopped, Epochs: t.epoch}, err
+		return Result{ValRows: len(t.val), Stopped: stopped, Epochs: t.epoch, LRDrops: t.drops}, err
 	}
 	return t.Finish(stopped), err
 }
@@ -340,6 +351,13 @@ func (t *Run) Continue(ctx context.Context, upTo int, onEpoch func(Epoch)) (stop
 			onEpoch(Epoch{N: t.epoch, TrainLoss: trainLoss, ValLoss: valLoss, Best: best})
 		}
 		if len(t.val) > 0 && t.stale >= t.s.Patience {
+			if t.drops < t.s.LRDrops && t.epoch < t.s.MaxEpochs {
+				// A plateau: a smaller step, and the patience again.
+				t.drops++
+				t.opt.LR *= float32(t.s.LRDropFactor)
+				t.stale = 0
+				continue
+			}
 			return "early-stopping", nil
 		}
 	}
@@ -369,7 +387,7 @@ func (t *Run) Finish(stopped string) Result {
 		stopped = "cancelled"
 	}
 	t.ended = stopped
-	res := Result{ValRows: len(t.val), Stopped: stopped, Epochs: t.epoch}
+	res := Result{ValRows: len(t.val), Stopped: stopped, Epochs: t.epoch, LRDrops: t.drops}
 	if (len(t.val) > 0 || t.ema != nil) && t.bestEpoch > 0 {
 		copy(t.net.Params(), t.best)
 	}

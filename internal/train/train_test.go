@@ -233,3 +233,67 @@ func TestEMAConstant(t *testing.T) {
 		t.Errorf("the average of constant weights %v moved to %v", w, avg)
 	}
 }
+
+// TestLRDrops: on a plateau (Patience epochs without a better validation
+// loss) the run multiplies the learning rate by LRDropFactor and goes on
+// with the patience started again, LRDrops times, then stops at the next
+// plateau; it keeps the best epoch's weights and counts the drops. The
+// validation losses are scripted.
+func TestLRDrops(t *testing.T) {
+	scores := []float64{5, 4, 4.5, 4.5, 3, 3.5, 3.5, 3.5, 3.5, 2, 2, 2}
+	for _, c := range []struct {
+		drops, maxEpochs   int
+		epochs, best, made int
+		stopped            string
+		lrs                []float32 // the learning rate during each epoch
+	}{
+		{0, 20, 4, 2, 0, "early-stopping", []float32{1e-2, 1e-2, 1e-2, 1e-2}},
+		{1, 20, 7, 5, 1, "early-stopping", []float32{1e-2, 1e-2, 1e-2, 1e-2, 5e-3, 5e-3, 5e-3}},
+		{2, 20, 9, 5, 2, "early-stopping", []float32{1e-2, 1e-2, 1e-2, 1e-2, 5e-3, 5e-3, 5e-3, 2.5e-3, 2.5e-3}},
+		// MaxEpochs first: the drop made at epoch 4 is counted, the run
+		// ends at 6 without another.
+		{5, 6, 6, 5, 1, "max-epochs", []float32{1e-2, 1e-2, 1e-2, 1e-2, 5e-3, 5e-3}},
+		// A plateau at the last epoch stops the run as without drops: a
+		// drop there would train nothing.
+		{2, 4, 4, 2, 0, "early-stopping", []float32{1e-2, 1e-2, 1e-2, 1e-2}},
+	} {
+		n := 0
+		var run *Run
+		run, _ = setup(t, Settings{LR: 1e-2, BatchSize: 32, MaxEpochs: c.maxEpochs, Patience: 2, ValFrac: 0.2, Seed: 1,
+			LRDrops: c.drops, LRDropFactor: 0.5,
+			Score: func([]int) float64 { n++; return scores[n-1] }})
+		var lrs []float32
+		res, err := run.Loop(context.Background(), func(Epoch) { lrs = append(lrs, run.opt.LR) })
+		if err != nil || res.Epochs != c.epochs || res.BestEpoch != c.best || res.LRDrops != c.made || res.Stopped != c.stopped ||
+			res.BestValLoss != scores[c.best-1] {
+			t.Errorf("drops %d, max epochs %d: %+v, %v; want %d epochs, best %d, %d drops, %s", c.drops, c.maxEpochs, res, err, c.epochs, c.best, c.made, c.stopped)
+		}
+		if !slices.Equal(lrs, c.lrs) {
+			t.Errorf("drops %d: learning rates %v, want %v", c.drops, lrs, c.lrs)
+		}
+	}
+	// The steps are the learning rate's: runs that differ only in the
+	// factor train alike, to the bit, up to the plateau (epoch 4), and
+	// apart from the epoch after it.
+	traj := func(factor float64) [][]float32 {
+		n := 0
+		var run *Run
+		var net *model.Model
+		run, net = setup(t, Settings{LR: 1e-2, BatchSize: 32, MaxEpochs: 6, Patience: 2, ValFrac: 0.2, Seed: 1,
+			LRDrops: 1, LRDropFactor: factor, Score: func([]int) float64 { n++; return scores[n-1] }})
+		var out [][]float32
+		if _, err := run.Loop(context.Background(), func(Epoch) { out = append(out, slices.Clone(net.Params())) }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	a, b := traj(0.5), traj(0.25)
+	if len(a) != 6 || len(b) != 6 {
+		t.Fatalf("epochs %d and %d", len(a), len(b))
+	}
+	for e := range a {
+		if same := slices.Equal(a[e], b[e]); same != (e < 4) {
+			t.Errorf("epoch %d: the weights at factors 0.5 and 0.25 are the same: %v", e+1, same)
+		}
+	}
+}
