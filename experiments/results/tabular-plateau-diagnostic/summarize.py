@@ -56,31 +56,36 @@ for cfg in ["defaults", "trial5"]:
             cells.append(f"{st.mean(d[k]['kendall_tau'] for k in kk):.3f}" if kk else "–")
         print(f"| {s} | {xs:.3f} | " + " | ".join(cells) + " |")
 
-# The tuned ensembles (run-tuned.sh's tuned.jsonl) against ../tabular-ema's of the same splits.
-tuned_path = os.path.join(here, "tuned.jsonl")
-if os.path.exists(tuned_path):
-    ema = {}
-    for l in open(os.path.join(here, "..", "tabular-ema", "results.jsonl")):
-        r = json.loads(l)
-        if r["group"] == "tuned-all":
-            ema[(r["dataset"], r["split"])] = r
+# The tuned ensembles (run-tuned.sh's tuned.jsonl, run-tuned-depthw.sh's tuned-depthw.jsonl)
+# against ../tabular-ema's of the same splits.
+ema = {}
+for l in open(os.path.join(here, "..", "tabular-ema", "results.jsonl")):
+    r = json.loads(l)
+    if r["group"] == "tuned-all":
+        ema[(r["dataset"], r["split"])] = r
+
+
+def won(t, x):
+    return x is not None and x == x and t > x + 1e-9
+
+
+def tuned(name, title, label):
+    path = os.path.join(here, name)
+    if not os.path.exists(path):
+        return
     new = {}
-    for l in open(tuned_path):
+    for l in open(path):
         r = json.loads(l)
         new[(r["dataset"], r["split"])] = r
-
-    def won(t, x):
-        return x is not None and x == x and t > x + 1e-9
-
-    print("\n## `--tune --ensemble 5` with `DECOREG_PILOT_PLATEAU=0.2:2` against ../tabular-ema (the same runs without the drops)\n")
+    print(f"\n## {title}\n")
     tot = collections.Counter()
     for split in sorted({k[1] for k in new}):
         ks = sorted(k for k in new if k[1] == split and k in ema)
         print(f"### Split {split}\n")
-        print("| set | XGBoost | without | with drops | test NLL without | with | seconds without | with |")
+        print(f"| set | XGBoost | without | {label} | test NLL without | with | seconds without | with |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|")
         c = collections.Counter()
-        taus_a, taus_b, nll_a, nll_b = [], [], [], []
+        taus_a, taus_b, taus_x, nll_a, nll_b = [], [], [], [], []
         for k in ks:
             a = ema[k]["scores"]["tuned+all5"]
             b = new[k]["scores"]["tuned+all5"]
@@ -94,12 +99,17 @@ if os.path.exists(tuned_path):
             if x == x:
                 taus_a.append(a["kendall_tau"])
                 taus_b.append(b["kendall_tau"])
+                taus_x.append(x)
             nll_a.append(a["nll"])
             nll_b.append(b["nll"])
             xs = "n/a" if x != x else f"{x:.3f}"
             print(f"| {k[0]} | {xs} | {a['kendall_tau']:.3f}{' W' if wa else ''} | {b['kendall_tau']:.3f}{' W' if wb else ''} | "
                   f"{a['nll']:.2f} | {b['nll']:.2f} | {ema[k]['seconds']:.0f} | {new[k]['seconds']:.0f} |")
-        print(f"\nSplit {split}: {len(ks)} sets. Wins against XGBoost {c['a']} -> {c['b']}; mean tau {st.mean(taus_a):.4f} -> {st.mean(taus_b):.4f}; "
-              f"tau higher on {c['hi']}, lower on {c['lo']}; mean test NLL {st.mean(nll_a):.3f} -> {st.mean(nll_b):.3f}, lower on {c['nll']}.\n")
+        print(f"\nSplit {split}: {len(ks)} sets. Wins against XGBoost {c['a']} -> {c['b']}; mean tau {st.mean(taus_a):.4f} -> {st.mean(taus_b):.4f} "
+              f"(XGBoost {st.mean(taus_x):.4f}); tau higher on {c['hi']}, lower on {c['lo']}; mean test NLL {st.mean(nll_a):.3f} -> {st.mean(nll_b):.3f}, lower on {c['nll']}.\n")
         tot.update(c)
     print(f"Both splits: wins {tot['a']} -> {tot['b']}; tau higher on {tot['hi']}, lower on {tot['lo']}; test NLL lower on {tot['nll']}.")
+
+
+tuned("tuned.jsonl", "`--tune --ensemble 5` with `DECOREG_PILOT_PLATEAU=0.2:2` against ../tabular-ema (the same runs without the drops)", "with drops")
+tuned("tuned-depthw.jsonl", "`--tune --ensemble 5` with `DECOREG_PILOT_DEPTHW=0.5` (8 small sets) against ../tabular-ema (the same runs without the weights)", "with 0.5^d")
