@@ -133,7 +133,8 @@ params, epochs (the epochs completed), best_epoch, val_loss (null without
 validation; with --tune, a normalized decoder's at --tune-resolution; with
 --stop-by depth, calibrated per depth; with --stop-by crps, the CRPS), stopped ("early-stopping", "max-epochs" or "cancelled", as the
 model file records it; with --tune the chosen trial's, which may also be
-"halved" or "budget") and seconds; with --calibrate also temperature,
+"halved" or "budget"), lr_drops (with --lr-drops, the drops made, where
+any) and seconds; with --calibrate also temperature,
 calibrate_by, val_nll_uncalibrated and val_nll_calibrated (with
 --calibrate-by pit or isotonic also val_pit_ece_uncalibrated and
 val_pit_ece_calibrated; with isotonic also isotonic_segments and
