@@ -197,7 +197,8 @@ type Config struct {
 	LRDrops int `json:"lr_drops,omitempty"`
 	// LRDropFactor, in (0, 1), is LRDrops's factor: 0 means
 	// DefaultLRDropFactor (0.2) where LRDrops is above 0; set without
-	// LRDrops it is refused (it would change nothing).
+	// LRDrops it is refused (it would change nothing), as is one that
+	// rounds to 1 in float32 or whose LRDrops cuts take LR to 0 there.
 	LRDropFactor float64 `json:"lr_drop_factor,omitempty"`
 	// StopBy is what early stopping scores the validation rows by, each
 	// epoch (and so what Tune compares trials by): StopByNLL ("nll"; ""
@@ -396,6 +397,22 @@ func (c Config) validateTrain() (vocab.Tokenizer, error) {
 	if c.LRDrops > 0 && !(c.LRDropFactor > 0 && c.LRDropFactor < 1) {
 		return nil, configErr("LRDropFactor", "the learning-rate drop factor must be in (0, 1), have %v", c.LRDropFactor)
 	}
+	if c.LRDrops > 0 {
+		// The rate is cut in float32, as Adam keeps it: a factor that rounds
+		// to 1 would cut nothing, and drops that take the rate to 0 would
+		// stop the training without saying so.
+		f := float32(c.LRDropFactor)
+		if f == 1 {
+			return nil, configErr("LRDropFactor", "the learning-rate drop factor %v rounds to 1 in float32, which would not cut the rate: use one below 1 - 1e-7", c.LRDropFactor)
+		}
+		lr := float32(c.LR)
+		for range c.LRDrops {
+			lr *= f
+		}
+		if lr == 0 {
+			return nil, configErr("LRDropFactor", "%d drops by %v would take the learning rate %v to 0 in float32: use a larger factor or fewer drops", c.LRDrops, c.LRDropFactor, c.LR)
+		}
+	}
 	if c.ValFrac < 0 && c.LRDrops > 0 {
 		return nil, configErr("LRDrops", "the learning rate is cut on a plateau of the validation loss, which needs validation rows")
 	}
@@ -555,9 +572,9 @@ const (
 	// (1e300 became +Inf there, and training diverged with a hint about
 	// the learning rate); Adam's step hardly changes beyond 1e4.
 	MaxAuxMSE = 1e6
-	// MaxLRDrops is the largest Config.LRDrops: each drop divides the
-	// learning rate by 5 at the default factor, so that beyond a few the
-	// steps no longer change the float32 weights.
+	// MaxLRDrops is the largest Config.LRDrops: ten drops at the default
+	// factor take the default rate to about 5e-11, whose steps are below
+	// the float32 resolution of a weight near 0.1 (about 7e-9).
 	MaxLRDrops = 10
 	// MaxDropout is the largest Config.Dropout.
 	MaxDropout = 0.9

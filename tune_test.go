@@ -669,6 +669,9 @@ func TestTuneLRDrops(t *testing.T) {
 		{Config{LRDrops: 2, LRDropFactor: math.NaN()}, "LRDropFactor"},
 		{Config{LRDropFactor: 0.5}, "LRDropFactor"},
 		{Config{LRDrops: 1, ValFrac: -1}, "LRDrops"},
+		{Config{LRDrops: 2, LRDropFactor: 0.99999999}, "LRDropFactor"}, // rounds to 1 in float32
+		{Config{LRDrops: 1, LRDropFactor: 1e-50}, "LRDropFactor"},      // rounds to 0
+		{Config{LRDrops: 10, LRDropFactor: 1e-5}, "LRDropFactor"},      // 5e-4 * 1e-50 is 0
 	} {
 		if err := c.cfg.Validate(); !errors.As(err, &ce) || ce.Field != c.field {
 			t.Errorf("%+v: %v, want a ConfigError naming %s", c.cfg, err, c.field)
