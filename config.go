@@ -241,9 +241,20 @@ type Config struct {
 	// "quantile": the inverse normal CDF of the training values' ECDF
 	// (interpolated between up to 1,000 quantiles; values beyond the
 	// training range map to about +-5.2), which makes skewed or heavy-tailed
-	// features normal and outliers harmless. The transform is fitted on the
+	// features normal and outliers harmless; "ple": the piecewise linear
+	// encoding of Gorishniy et al. ("On Embeddings for Numerical Features
+	// in Tabular Deep Learning", 2022) over quantile bins: each feature
+	// with more than 2 distinct training values becomes up to PLEBins
+	// columns, column t clip((x - e_{t-1}) / (e_t - e_{t-1}), 0, 1) for the
+	// training quantiles e_0 < ... < e_T at levels t/PLEBins (equal ones
+	// merged), each column then standardized (data.FitPLE); the others are
+	// kept as one standardized column. The transform is fitted on the
 	// training rows and saved in the model.
 	InputTransform string `json:"input_transform,omitempty"`
+	// PLEBins is the ple input transform's most bins per feature, 2 to
+	// data.MaxPLEBins (default data.DefaultPLEBins); ignored by the other
+	// transforms.
+	PLEBins int `json:"ple_bins,omitempty"`
 	// Calibrate fits a temperature (Model.Temperature) after training, by
 	// the NLL of the validation rows: one number that widens or sharpens
 	// every predictive distribution. It needs validation rows (ValFrac not
@@ -318,6 +329,9 @@ func DefaultConfig(c Config) Config {
 	setInt(&c.EncWidth, DefaultEncWidth)
 	if c.Encoder == "" {
 		c.Encoder = EncoderMLP
+	}
+	if c.InputTransform == data.TransformPLE {
+		setInt(&c.PLEBins, data.DefaultPLEBins)
 	}
 	if c.Encoder == EncoderPLR {
 		setInt(&c.PLRFrequencies, DefaultPLRFrequencies)
@@ -479,6 +493,9 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	if c.InputTransform != "" && !slices.Contains(data.Transforms, c.InputTransform) {
 		return nil, configErr("InputTransform", "unknown input transform %q (want %s)", c.InputTransform, strings.Join(data.Transforms, ", "))
 	}
+	if c.InputTransform == data.TransformPLE && (c.PLEBins < 2 || c.PLEBins > data.MaxPLEBins) {
+		return nil, configErr("PLEBins", "the ple input transform needs 2 to %d bins per feature, have %d", data.MaxPLEBins, c.PLEBins)
+	}
 	if c.Ensemble < 0 || c.Ensemble > MaxEnsemble {
 		return nil, configErr("Ensemble", "an ensemble has 0 (one model) to %d members, have %d", MaxEnsemble, c.Ensemble)
 	}
@@ -605,7 +622,11 @@ func (c Config) inputParams(cols int) float64 {
 // checkSize refuses a configuration whose network for cols features would
 // have more than MaxParams parameters, naming the field that makes it so.
 func (c Config) checkSize(cols int) error {
-	in := c.inputParams(cols)
+	width := cols
+	if c.InputTransform == data.TransformPLE {
+		width *= c.PLEBins // at most PLEBins columns per feature
+	}
+	in := c.inputParams(width)
 	if n := c.approxParams() + in; n > MaxParams {
 		field := sizeField(c)
 		if in > c.approxParams() {

@@ -199,7 +199,7 @@ func (m *Model) ensembleNLLU(ds []dist.Distribution, x []float64, rows int, y []
 		}
 		// At temperature 1 a token head's training forward scores the
 		// rows, as a single model's Evaluate does.
-		d := mk.Features()
+		d := mk.inWidth()
 		xs := make([]float32, rows*d)
 		if err := mk.standardize(xs, x, rows); err != nil {
 			return nil, nil, err

@@ -137,7 +137,7 @@ func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cf
 		return nil, err
 	}
 	tg.SetResolution(o.resolution)
-	run := train.Prepare(m.net, tg, xs, rows, cols, train.Settings{
+	run := train.Prepare(m.net, tg, xs, rows, m.inWidth(), train.Settings{
 		LR: cfg.LR, WeightDecay: cfg.WeightDecay, AdamW: cfg.AdamW, EMA: cfg.EMA, BatchSize: cfg.BatchSize,
 		MaxEpochs: cfg.MaxEpochs, Patience: cfg.Patience, LRDrops: cfg.LRDrops, LRDropFactor: cfg.LRDropFactor, ValFrac: cfg.ValFrac, Seed: cfg.Seed,
 		SplitSeed: split, OwnSplit: k > 0, DepthTemps: cfg.depthTemps(),
@@ -225,7 +225,13 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *hea
 			return nil, nil, nil, dataErr(-1, j, ErrBadInput, "the feature's values span too wide a range: a value minus their centre (%v) overflows float64", center[j])
 		}
 	}
-	m, err := newModel(cfg, tok, center, scale, yMin, yMax, cfg.Seed)
+	var ple *pleStats
+	if cfg.InputTransform == data.TransformPLE {
+		if ple, err = fitPLE(x, rows, cols, cfg.PLEBins); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	m, err := newModel(cfg, tok, center, scale, ple, yMin, yMax, cfg.Seed)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -251,7 +257,7 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *hea
 		return nil, nil, nil, dataErr(i, -1, errBeyondTokenization, "the target %v lies beyond the range that the tokenization %s represents%s (%d of the %d targets do; it would encode them as its extreme cells): give it more exponent digits, or train without the raw target (--raw-target, Config.RawTarget) to scale the targets into its range",
 			y[i], m.net.Cfg.Vocab.Spec(), where, tg.Clamped, rows)
 	}
-	xs := make([]float32, rows*cols)
+	xs := make([]float32, rows*m.inWidth())
 	if err := m.standardize(xs, x, rows); err != nil {
 		return nil, nil, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"decoreg/data"
 	"decoreg/internal/memlimit"
 )
 
@@ -32,7 +33,11 @@ func trainBytesPer(c Config) float64 {
 // network being trained (params parameters), the members already trained,
 // and the features (their float32 and transformed copies).
 func trainBytes(c Config, params float64, rows, cols int) float64 {
-	return trainBytesPer(c)*params + memberBytesPerParam*params*float64(max(c.Ensemble, 1)-1) + 16*float64(rows)*float64(cols)
+	in := float64(cols)
+	if c.InputTransform == data.TransformPLE {
+		in *= float64(1 + c.PLEBins) // the encoding (float64 while fitted, then float32) beside the features
+	}
+	return trainBytesPer(c)*params + memberBytesPerParam*params*float64(max(c.Ensemble, 1)-1) + 16*float64(rows)*in
 }
 
 // sizesOK reports whether x holds rows x cols values and y rows, rows at

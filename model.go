@@ -37,6 +37,11 @@ type Model struct {
 
 	xMean, xStd []float64   // per-feature centre and scale (standard: mean and sd; robust: median and IQR)
 	xKnots      [][]float64 // the quantile transform's knots per feature (nil for the others)
+	// The ple input transform's bin edges per feature (data.FitPLE; nil
+	// for a feature kept as one column) and the centre and scale of each of
+	// the encoding's columns; all nil for the other transforms.
+	xBins          [][]float64
+	xbMean, xbStd []float64
 
 	temp float64 // calibration temperature; 0 means none (1)
 	// depthT holds a decoder's temperatures per token depth
@@ -125,14 +130,17 @@ const Version = "0.1.0"
 // xStd and targets in [yMin, yMax]; it creates the network with seed. Fit
 // and Load both make their models here, once the target range is known:
 // the tokenizer the network and the distributions use is fixed here.
-func newModel(cfg Config, tok vocab.Tokenizer, xMean, xStd []float64, yMin, yMax float64, seed uint64) (*Model, error) {
+func newModel(cfg Config, tok vocab.Tokenizer, xMean, xStd []float64, ple *pleStats, yMin, yMax float64, seed uint64) (*Model, error) {
 	m := &Model{cfg: cfg, h: headSpecs[cfg.Head].impl, xMean: xMean, xStd: xStd}
+	if ple != nil {
+		m.xBins, m.xbMean, m.xbStd = ple.bins, ple.mean, ple.std
+	}
 	m.units = m.h.Units(tok, cfg.RawTarget, yMin, yMax)
 	// The tokenizer is final from here: the network's masks, the training
 	// targets and the distributions all use m.tok.
 	m.tok = tok
 	m.tok = m.boundedVocab()
-	net, err := imodel.New(m.netConfig(len(xMean)), seed)
+	net, err := imodel.New(m.netConfig(m.inWidth()), seed)
 	if err != nil {
 		return nil, &ConfigError{Field: "EncWidth", Err: err}
 	}
@@ -331,11 +339,39 @@ func (m *Model) Tokenizer() vocab.Tokenizer {
 // float32's largest finite value.
 const maxStandardized = math.MaxFloat32
 
+// inWidth is the number of the network's inputs: the features, or with
+// the ple input transform the columns of their encoding.
+func (m *Model) inWidth() int {
+	if m.xBins != nil {
+		return len(m.xbMean)
+	}
+	return len(m.xMean)
+}
+
 // standardize writes the standardised float32 features of rows x (n x d,
-// row-major) into dst. A value whose standardized form float32 cannot hold
-// gives a *DataError naming its row and column.
+// row-major) into dst (n x inWidth). A value whose standardized form
+// float32 cannot hold gives a *DataError naming its row and column.
 func (m *Model) standardize(dst []float32, x []float64, n int) error {
 	d := len(m.xMean)
+	if m.xBins != nil {
+		w := len(m.xbMean)
+		enc := make([]float64, w)
+		for i := 0; i < n; i++ {
+			if err := pleRow(enc, m.xBins, x[i*d:(i+1)*d], i); err != nil {
+				return err
+			}
+			for c, v := range enc {
+				z := (v - m.xbMean[c]) / m.xbStd[c]
+				if !(math.Abs(z) <= maxStandardized) {
+					j := pleFeature(m.xBins, c)
+					return dataErr(i, j, ErrBadInput, "feature value %v is %.3g scale units from the training centre %.6g, beyond what the network's float32 arithmetic can hold",
+						x[i*d+j], z, m.xbMean[c])
+				}
+				dst[i*w+c] = float32(z)
+			}
+		}
+		return nil
+	}
 	if m.xKnots != nil {
 		for i := 0; i < n; i++ {
 			for j := 0; j < d; j++ {

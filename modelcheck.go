@@ -76,6 +76,9 @@ func checkModel(path string, h *fileHeader, cfg Config, tok vocab.Tokenizer, par
 			}
 		}
 	}
+	if err := checkPLE(h, cfg, bad); err != nil {
+		return err
+	}
 	for j, v := range h.XMean {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return bad(fmt.Sprintf("x_mean[%d]", j), "%v is not finite", v)
@@ -134,7 +137,11 @@ func checkModel(path string, h *fileHeader, cfg Config, tok vocab.Tokenizer, par
 	if h.Params != len(params) {
 		return bad("params", "the header says %d parameters, the file holds %d", h.Params, len(params))
 	}
-	if need := minParams(cfg, d, tok); need > float64(len(params)) {
+	in := d
+	if h.XBins != nil {
+		in = len(h.XBinMean)
+	}
+	if need := minParams(cfg, in, tok); need > float64(len(params)) {
 		return bad("params", "the architecture needs at least %.0f parameters, the file holds %d", need, len(params))
 	}
 	for i, p := range params {
@@ -171,4 +178,48 @@ func minParams(cfg Config, d int, tok vocab.Tokenizer) float64 {
 		n += w * 3 * float64(cfg.Components)
 	}
 	return n
+}
+
+// checkPLE checks the ple input transform's statistics of header h
+// (Config.InputTransform "ple"): present exactly for that transform, one list of edges per feature,
+// each null or 3 to data.MaxPLEBins+1 finite ascending edges, and a finite
+// centre and a finite scale > 0 for each column of the encoding.
+func checkPLE(h *fileHeader, cfg Config, bad func(field, format string, args ...any) error) error {
+	d := len(h.XMean)
+	switch {
+	case cfg.InputTransform == data.TransformPLE && h.XBins == nil:
+		return bad("x_bins", "missing: input transform %q needs the features' bin edges", cfg.InputTransform)
+	case cfg.InputTransform != data.TransformPLE && (h.XBins != nil || h.XBinMean != nil || h.XBinStd != nil):
+		return bad("x_bins", "present for input transform %q: only %q has bins", cfg.InputTransform, data.TransformPLE)
+	case h.XBins == nil:
+		return nil
+	case len(h.XBins) != d:
+		return bad("x_bins", "%d features' edges for %d features", len(h.XBins), d)
+	}
+	for j, e := range h.XBins {
+		if e == nil {
+			continue
+		}
+		if len(e) < 3 || len(e) > data.MaxPLEBins+1 {
+			return bad(fmt.Sprintf("x_bins[%d]", j), "%d edges, want 3 to %d (or null)", len(e), data.MaxPLEBins+1)
+		}
+		for l, v := range e {
+			if math.IsNaN(v) || math.IsInf(v, 0) || l > 0 && !(v > e[l-1]) {
+				return bad(fmt.Sprintf("x_bins[%d][%d]", j, l), "%v: edges must be finite and increasing", v)
+			}
+		}
+	}
+	w := data.PLEWidth(h.XBins)
+	if len(h.XBinMean) != w || len(h.XBinStd) != w {
+		return bad("x_bin_mean", "%d centres and %d scales for the encoding's %d columns", len(h.XBinMean), len(h.XBinStd), w)
+	}
+	for c := range w {
+		if v := h.XBinMean[c]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return bad(fmt.Sprintf("x_bin_mean[%d]", c), "%v is not finite", v)
+		}
+		if v := h.XBinStd[c]; !(v > 0) || math.IsInf(v, 0) {
+			return bad(fmt.Sprintf("x_bin_std[%d]", c), "%v, want a finite value > 0", v)
+		}
+	}
+	return nil
 }

@@ -23,6 +23,12 @@ type fileHeader struct {
 	// (Config.InputTransform "quantile"); x_mean and x_std are then the
 	// features' mean and sd, for messages only.
 	XQuantiles [][]float64 `json:"x_quantiles,omitempty"`
+	// XBins are the ple input transform's bin edges per feature
+	// (Config.InputTransform "ple"; null for a feature kept as one column), and XBinMean and
+	// XBinStd the centre and scale of each column of the encoding.
+	XBins    [][]float64 `json:"x_bins,omitempty"`
+	XBinMean []float64   `json:"x_bin_mean,omitempty"`
+	XBinStd  []float64   `json:"x_bin_std,omitempty"`
 	YMin       float64     `json:"y_min"`
 	YMax       float64     `json:"y_max"`
 	Names      []string    `json:"features,omitempty"`
@@ -131,7 +137,7 @@ func (m *Model) encodeHeader() ([]byte, error) {
 
 // header is the file header of m alone (without temperature or members).
 func (m *Model) header() fileHeader {
-	h := fileHeader{Format: "decoreg-model", Config: m.cfg, XMean: m.xMean, XStd: m.xStd, XQuantiles: m.xKnots,
+	h := fileHeader{Format: "decoreg-model", Config: m.cfg, XMean: m.xMean, XStd: m.xStd, XQuantiles: m.xKnots, XBins: m.xBins, XBinMean: m.xbMean, XBinStd: m.xbStd,
 		YMin: m.units.YMin, YMax: m.units.YMax, Names: m.features, Target: m.target, Info: m.info, Params: m.net.NumParams()}
 	if h.Config.Encoder == EncoderMLP {
 		// Files of MLP encoders stay as they were before PLR (Load reads a
@@ -289,7 +295,11 @@ func loadMember(path string, h *fileHeader, params []float32) (*Model, error) {
 	// thread count); its Config keeps the setting it was trained with.
 	run := cfg
 	run.Threads = 0
-	m, err := newModel(run, tok, h.XMean, h.XStd, h.YMin, h.YMax, 0)
+	var ple *pleStats
+	if h.XBins != nil {
+		ple = &pleStats{bins: h.XBins, mean: h.XBinMean, std: h.XBinStd}
+	}
+	m, err := newModel(run, tok, h.XMean, h.XStd, ple, h.YMin, h.YMax, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

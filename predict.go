@@ -141,10 +141,11 @@ func (m *Model) memberRows(x []float64, rows int, opts dist.TokenOptions) ([]hea
 	if err := checkFinite(x, d); err != nil {
 		return nil, err
 	}
-	xs := make([]float32, rows*d)
+	xs := make([]float32, rows*m.inWidth())
 	if err := m.standardize(xs, x, rows); err != nil {
 		return nil, err
 	}
+	d = m.inWidth()
 	width := m.cfg.EncWidth
 	phi := make([]float32, rows*width)
 	const chunk = 1024
@@ -604,7 +605,7 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 			// where the density gives 1e50).
 			nll = m.nllU(p.Dist, tg, y)
 		} else {
-			d := m.Features()
+			d := m.inWidth()
 			xs := make([]float32, rows*d)
 			if err := m.standardize(xs, x, rows); err != nil {
 				return nil, err

@@ -289,7 +289,8 @@ func valRowNLL(models []*Model, x []float64, rows, cols int, y []float64, base C
 			return nil, err
 		}
 		tg.SetResolution(res)
-		xs := make([]float32, len(val)*cols)
+		w := m.inWidth()
+		xs := make([]float32, len(val)*w)
 		if err := m.standardize(xs, xv, len(val)); err != nil {
 			return nil, err
 		}
@@ -297,12 +298,12 @@ func valRowNLL(models []*Model, x []float64, rows, cols int, y []float64, base C
 		if lo, hi := base.depthTemps()[0], base.depthTemps()[1]; hi > 0 && m.cfg.Head == HeadDecoder {
 			// Early-stopped by depth: each model at the temperatures per
 			// depth that its validation rows give it.
-			ds := tg.DepthScores(m.net, xs, cols, idx)
+			ds := tg.DepthScores(m.net, xs, w, idx)
 			ts, _ := ds.Fit(lo, hi)
 			ds.RowNLL(ts, nll[k])
 			continue
 		}
-		tg.RowNLL(m.net, xs, cols, idx, nll[k])
+		tg.RowNLL(m.net, xs, w, idx, nll[k])
 	}
 	return nll, nil
 }
@@ -339,7 +340,12 @@ func tuneGrid(base Config) []tuneAxis {
 		{"enc_layers", []string{"2", "3", "4", "5"}, func(c *Config, v string) { c.EncLayers = atoi(v) }},
 		{"enc_width", []string{"256", "512", "2048"}, func(c *Config, v string) { c.EncWidth = atoi(v) }},
 		{"lr", []string{"1e-4", "5e-4"}, func(c *Config, v string) { c.LR, _ = strconv.ParseFloat(v, 64) }},
-		{"input_transform", data.Transforms, func(c *Config, v string) { c.InputTransform = v }},
+		{"input_transform", data.Transforms, func(c *Config, v string) {
+			c.InputTransform = v
+			if v != data.TransformPLE {
+				c.PLEBins = 0 // the base's bins are for the trials that draw ple
+			}
+		}},
 		{"encoder", []string{EncoderMLP, EncoderPLR}, func(c *Config, v string) { c.Encoder = v }},
 	}
 	switch base.Head {

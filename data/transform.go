@@ -11,10 +11,11 @@ const (
 	TransformStandard = "standard" // (x - mean) / sd, the default
 	TransformRobust   = "robust"   // (x - median) / IQR (scikit-learn's RobustScaler)
 	TransformQuantile = "quantile" // Phi^-1 of the training ECDF (scikit-learn's QuantileTransformer, normal output)
+	TransformPLE      = "ple"      // piecewise linear encoding over quantile bins (FitPLE): several columns per feature
 )
 
 // Transforms lists the input transforms.
-var Transforms = []string{TransformStandard, TransformRobust, TransformQuantile}
+var Transforms = []string{TransformStandard, TransformRobust, TransformQuantile, TransformPLE}
 
 // QuantileKnots is the most knots FitQuantiles keeps per feature
 // (scikit-learn's n_quantiles).

@@ -332,6 +332,7 @@ type trainFlags struct {
 	calibrateBy                   string
 	stopBy                        string
 	inputTransform                string
+	pleBins                       int
 	ensemble                      int
 	tune                          bool
 	budget                        time.Duration
@@ -383,7 +384,8 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.unmaskedLoss, "unmasked-loss", false, "train the decoder with the softmax over the whole vocabulary (as the reference code), not over the valid tokens")
 	fs.Float64Var(&f.softTargets, "soft-targets", 0, "decoder, normalized tokenization: train each digit whose cells are at most 5 S wide on the distribution of a Gaussian of standard deviation `S` (a fraction of the target range, at most 10) around the target instead of the one target digit; training only (0: none)")
 	fs.Float64Var(&f.auxMSE, "aux-mse", 0, "decoder: add `W` (at most 1e6) times the squared error of a linear read-out of the encoder (against u - 0.5) to the training loss, a regression signal for the encoder; training only (0: none)")
-	fs.StringVar(&f.inputTransform, "input-transform", data.TransformStandard, "map each feature before the encoder: standard ((x - mean) / sd), robust ((x - median) / IQR) or quantile (normal scores of the training ECDF; skewed features and outliers)")
+	fs.StringVar(&f.inputTransform, "input-transform", data.TransformStandard, "map each feature before the encoder: standard ((x - mean) / sd), robust ((x - median) / IQR), quantile (normal scores of the training ECDF; skewed features and outliers) or ple (piecewise linear encoding over quantile bins, --ple-bins columns per feature; small tables)")
+	fs.IntVar(&f.pleBins, "ple-bins", data.DefaultPLEBins, "--input-transform ple: the most bins (columns) per feature, 2 to 256")
 	fs.BoolVar(&f.calibrate, "calibrate", false, "after training, fit a temperature on the validation rows (by --calibrate-by; not for pointwise); predictions use it, eval reports before and after")
 	fs.StringVar(&f.calibrateBy, "calibrate-by", decoreg.CalibrateByNLL, "with --calibrate: the `OBJECTIVE`, nll (the temperature minimising the validation NLL), pit (validation PIT values closest to uniform: interval coverage), isotonic (the nll temperature, then a monotone map of the CDF fitted to the validation PIT values) or depth (decoder: a temperature per token depth, by the validation NLL); pit and isotonic need a tree tokenization for decoders")
 	fs.IntVar(&f.ensemble, "ensemble", 1, "train `N` members (seeds --seed, --seed+1, ...; the same validation rows) and predict with their equal mixture; 1: one model")
@@ -465,6 +467,12 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	}
 	if f.encoder == decoreg.EncoderPLR {
 		c.PLRFrequencies, c.PLRDim, c.PLRSigma = f.plrFrequencies, f.plrDim, f.plrSigma
+	}
+	switch {
+	case f.inputTransform == data.TransformPLE || f.tune && isSet(fs, "ple-bins"):
+		c.PLEBins = f.pleBins // with --tune, for the trials that draw ple
+	case isSet(fs, "ple-bins"):
+		return c, inputf(name, "--ple-bins is for --input-transform ple (or --tune, whose grid has it)")
 	}
 	if !f.tune {
 		for _, fl := range []string{"budget", "trials", "ensemble-from", "soft-seeds", "tune-resolution"} {

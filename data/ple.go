@@ -1,0 +1,96 @@
+package data
+
+import (
+	"math"
+	"slices"
+)
+
+// DefaultPLEBins is the default number of bins per feature of the
+// piecewise linear encoding (FitPLE).
+const DefaultPLEBins = 16
+
+// MaxPLEBins limits the bins per feature of FitPLE.
+const MaxPLEBins = 256
+
+// FitPLE returns, per feature of x (rows x cols), the bin edges of its
+// piecewise linear encoding with quantile bins (PLE; Gorishniy et al., "On
+// Embeddings for Numerical Features in Tabular Deep Learning", 2022): the
+// training values' quantiles at bins+1 evenly spaced levels from 0 to 1
+// (linear interpolation), equal ones merged, so e_0 < e_1 < ... < e_T with
+// T <= bins, e_0 the smallest value and e_T the largest. A feature with at
+// most 2 distinct values (or whose merged edges leave fewer than 2 bins)
+// gets nil: it is not encoded but kept as one column (see PLEWidth).
+// bins must be >= 2.
+func FitPLE(x []float64, cols, bins int) [][]float64 {
+	rows := len(x) / cols
+	col := make([]float64, rows)
+	edges := make([][]float64, cols)
+	for j := range cols {
+		for i := range rows {
+			col[i] = x[i*cols+j]
+		}
+		slices.Sort(col)
+		if distinct(col) <= 2 {
+			continue
+		}
+		e := make([]float64, 0, bins+1)
+		for t := 0; t <= bins; t++ {
+			q := sortedQuantile(col, float64(t)/float64(bins))
+			if len(e) == 0 || q > e[len(e)-1] {
+				e = append(e, q)
+			}
+		}
+		if len(e) >= 3 {
+			edges[j] = e
+		}
+	}
+	return edges
+}
+
+// distinct counts the distinct values of sorted s, up to 3.
+func distinct(s []float64) int {
+	n := 0
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			n++
+			if n > 2 {
+				break
+			}
+		}
+	}
+	return n
+}
+
+// PLEWidth is the number of columns that the encoding of FitPLE's edges
+// gives: len(e)-1 for an encoded feature, 1 for a kept one (nil edges).
+func PLEWidth(edges [][]float64) int {
+	w := 0
+	for _, e := range edges {
+		w += max(len(e)-1, 1)
+	}
+	return w
+}
+
+// PLEEncode writes the encoding of v by one feature's edges e (non-nil)
+// to dst[:len(e)-1]: column t (1-based) is (v - e_{t-1}) / (e_t - e_{t-1})
+// clipped to [0, 1], so a value in bin t has ones in the bins below it,
+// its position within bin t, and zeros above. Values beyond the edges are
+// clipped (all zeros below e_0, all ones above e_T).
+func PLEEncode(dst []float64, e []float64, v float64) {
+	for t := 1; t < len(e); t++ {
+		lo, hi := e[t-1], e[t]
+		var z float64
+		switch {
+		case v <= lo:
+			z = 0
+		case v >= hi:
+			z = 1
+		default:
+			z = (v - lo) / (hi - lo)
+			if math.IsInf(hi-lo, 0) { // edges far apart: (v-lo)/(hi-lo) would be NaN or 0
+				z = (v/2 - lo/2) / (hi/2 - lo/2)
+			}
+		}
+		dst[t-1] = z
+	}
+}
