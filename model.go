@@ -40,7 +40,7 @@ type Model struct {
 	// The ple input transform's bin edges per feature (data.FitPLE; nil
 	// for a feature kept as one column) and the centre and scale of each of
 	// the encoding's columns; all nil for the other transforms.
-	xBins          [][]float64
+	xBins         [][]float64
 	xbMean, xbStd []float64
 
 	temp float64 // calibration temperature; 0 means none (1)

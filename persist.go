@@ -29,12 +29,12 @@ type fileHeader struct {
 	XBins    [][]float64 `json:"x_bins,omitempty"`
 	XBinMean []float64   `json:"x_bin_mean,omitempty"`
 	XBinStd  []float64   `json:"x_bin_std,omitempty"`
-	YMin       float64     `json:"y_min"`
-	YMax       float64     `json:"y_max"`
-	Names      []string    `json:"features,omitempty"`
-	Target     string      `json:"target,omitempty"`
-	Info       TrainInfo   `json:"train"`
-	Params     int         `json:"params"`
+	YMin     float64     `json:"y_min"`
+	YMax     float64     `json:"y_max"`
+	Names    []string    `json:"features,omitempty"`
+	Target   string      `json:"target,omitempty"`
+	Info     TrainInfo   `json:"train"`
+	Params   int         `json:"params"`
 	// Temperature is the calibration temperature of 'train --calibrate';
 	// absent (0) means none, as 1.
 	Temperature float64 `json:"temperature,omitempty"`
