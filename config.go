@@ -611,7 +611,7 @@ func (c Config) approxParams() float64 {
 // features cols: the encoder's first layer and, for the PLR encoder, the
 // embeddings.
 func (c Config) inputParams(cols int) float64 {
-	n, ew := float64(cols), float64(c.EncWidth)
+	n, ew := float64(c.inputWidth(cols)), float64(c.EncWidth)
 	if c.Encoder == EncoderPLR {
 		k, d := float64(c.PLRFrequencies), float64(c.PLRDim)
 		return n*k + n*d*(2*k+1) + n*d*ew + ew
@@ -619,14 +619,19 @@ func (c Config) inputParams(cols int) float64 {
 	return n*ew + ew
 }
 
+// inputWidth bounds the network's inputs for cols features: cols, or
+// with the ple input transform PLEBins columns per feature at most.
+func (c Config) inputWidth(cols int) int {
+	if c.InputTransform == data.TransformPLE {
+		return cols * c.PLEBins
+	}
+	return cols
+}
+
 // checkSize refuses a configuration whose network for cols features would
 // have more than MaxParams parameters, naming the field that makes it so.
 func (c Config) checkSize(cols int) error {
-	width := cols
-	if c.InputTransform == data.TransformPLE {
-		width *= c.PLEBins // at most PLEBins columns per feature
-	}
-	in := c.inputParams(width)
+	in := c.inputParams(cols)
 	if n := c.approxParams() + in; n > MaxParams {
 		field := sizeField(c)
 		if in > c.approxParams() {

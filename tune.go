@@ -477,7 +477,8 @@ func tuneResolution(cfgs []Config, res float64) (float64, error) {
 
 // trialCost is a count proportional to the multiply-adds of one row's
 // forward pass through c's network for cols features: the encoder once,
-// the decoder once per token.
+// the decoder once per token. The ple input transform's columns are
+// counted at their most, PLEBins per feature.
 func trialCost(c Config, cols int) float64 {
 	head := headSpecs[c.Head].params(c)
 	if c.Head == HeadDecoder {
@@ -680,7 +681,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 			tg.SetResolution(rep.Resolution)
 			c := tr.t.Config
 			tr.m = m
-			tr.run = train.Prepare(m.net, tg, xs, rows, cols, train.Settings{
+			tr.run = train.Prepare(m.net, tg, xs, rows, m.inWidth(), train.Settings{
 				LR: c.LR, WeightDecay: c.WeightDecay, AdamW: c.AdamW, EMA: c.EMA, BatchSize: c.BatchSize,
 				MaxEpochs: c.MaxEpochs, Patience: c.Patience, LRDrops: c.LRDrops, LRDropFactor: c.LRDropFactor, ValFrac: c.ValFrac, Seed: c.Seed,
 				DepthTemps: c.depthTemps(), Score: c.stopScore(tctx, m, x, cols, y),
