@@ -130,7 +130,8 @@ type Config struct {
 	// Encoder is EncoderMLP (the default, "" too) or EncoderPLR, which
 	// embeds every feature (after InputTransform) with PLRFrequencies
 	// frequencies and PLRDim outputs, so that the MLP's first layer takes
-	// features x PLRDim inputs. The frequencies start N(0, PLRSigma^2),
+	// features x PLRDim inputs (the ple input transform's columns x PLRDim
+	// with it). The frequencies start N(0, PLRSigma^2),
 	// truncated to +-3 PLRSigma, as in rtdl_num_embeddings; PLRSigma is
 	// the one to tune (at first a frequency's period spans about 1/PLRSigma
 	// standard deviations of a standardised feature). The PLR fields
@@ -243,17 +244,20 @@ type Config struct {
 	// training range map to about +-5.2), which makes skewed or heavy-tailed
 	// features normal and outliers harmless; "ple": the piecewise linear
 	// encoding of Gorishniy et al. ("On Embeddings for Numerical Features
-	// in Tabular Deep Learning", 2022) over quantile bins: each feature
-	// with more than 2 distinct training values becomes up to PLEBins
-	// columns, column t clip((x - e_{t-1}) / (e_t - e_{t-1}), 0, 1) for the
-	// training quantiles e_0 < ... < e_T at levels t/PLEBins (equal ones
-	// merged), each column then standardized (data.FitPLE); the others are
-	// kept as one standardized column. The transform is fitted on the
-	// training rows and saved in the model.
+	// in Tabular Deep Learning", 2022) over quantile bins: each
+	// non-constant feature becomes up to PLEBins columns, column t
+	// clip((x - e_{t-1}) / (e_t - e_{t-1}), 0, 1) for the training quantiles
+	// e_0 < ... < e_T at levels t/PLEBins (equal ones merged; data.FitPLE),
+	// a constant one stays one column, and every column is then
+	// standardized. Unlike the paper's, the first and last bins are
+	// clipped too. The network then takes the encoding's columns instead of
+	// the features (with EncoderPLR, each column is embedded). The
+	// transform is fitted on the training rows and saved in the model.
 	InputTransform string `json:"input_transform,omitempty"`
 	// PLEBins is the ple input transform's most bins per feature, 2 to
 	// data.MaxPLEBins (default data.DefaultPLEBins); ignored by the other
-	// transforms.
+	// transforms (but refused out of that range: with Tune, it is the
+	// bins of the trials that draw ple).
 	PLEBins int `json:"ple_bins,omitempty"`
 	// Calibrate fits a temperature (Model.Temperature) after training, by
 	// the NLL of the validation rows: one number that widens or sharpens
@@ -493,7 +497,7 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	if c.InputTransform != "" && !slices.Contains(data.Transforms, c.InputTransform) {
 		return nil, configErr("InputTransform", "unknown input transform %q (want %s)", c.InputTransform, strings.Join(data.Transforms, ", "))
 	}
-	if c.InputTransform == data.TransformPLE && (c.PLEBins < 2 || c.PLEBins > data.MaxPLEBins) {
+	if (c.InputTransform == data.TransformPLE || c.PLEBins != 0) && (c.PLEBins < 2 || c.PLEBins > data.MaxPLEBins) {
 		return nil, configErr("PLEBins", "the ple input transform needs 2 to %d bins per feature, have %d", data.MaxPLEBins, c.PLEBins)
 	}
 	if c.Ensemble < 0 || c.Ensemble > MaxEnsemble {
@@ -611,7 +615,12 @@ func (c Config) approxParams() float64 {
 // features cols: the encoder's first layer and, for the PLR encoder, the
 // embeddings.
 func (c Config) inputParams(cols int) float64 {
-	n, ew := float64(c.inputWidth(cols)), float64(c.EncWidth)
+	return c.inputParamsFor(c.inputWidth(cols))
+}
+
+// inputParamsFor is inputParams for a network of width inputs.
+func (c Config) inputParamsFor(width int) float64 {
+	n, ew := float64(width), float64(c.EncWidth)
 	if c.Encoder == EncoderPLR {
 		k, d := float64(c.PLRFrequencies), float64(c.PLRDim)
 		return n*k + n*d*(2*k+1) + n*d*ew + ew
@@ -620,7 +629,9 @@ func (c Config) inputParams(cols int) float64 {
 }
 
 // inputWidth bounds the network's inputs for cols features: cols, or
-// with the ple input transform PLEBins columns per feature at most.
+// with the ple input transform PLEBins columns per feature at most (the
+// bound that the memory estimates and Tune's costs use; the size check
+// counts the columns once the encoding is fitted).
 func (c Config) inputWidth(cols int) int {
 	if c.InputTransform == data.TransformPLE {
 		return cols * c.PLEBins
@@ -628,20 +639,28 @@ func (c Config) inputWidth(cols int) int {
 	return cols
 }
 
-// checkSize refuses a configuration whose network for cols features would
-// have more than MaxParams parameters, naming the field that makes it so.
-func (c Config) checkSize(cols int) error {
-	in := c.inputParams(cols)
+// checkSize refuses a configuration whose network for cols features, of
+// width inputs (cols, or the columns of their ple encoding), would have
+// more than MaxParams parameters, naming the field that makes it so.
+func (c Config) checkSize(cols, width int) error {
+	in := c.inputParamsFor(width)
 	if n := c.approxParams() + in; n > MaxParams {
 		field := sizeField(c)
 		if in > c.approxParams() {
 			field = "EncWidth"
-			if c.Encoder == EncoderPLR {
+			switch {
+			case c.Encoder == EncoderPLR:
 				field = "PLRDim"
+			case width > cols:
+				field = "PLEBins"
 			}
 		}
-		return configErr(field, "the network for %d features would have about %.3g parameters (%.3g for the input layer and embeddings), more than the %d allowed",
-			cols, n, in, MaxParams)
+		what := fmt.Sprintf("%d features", cols)
+		if c.InputTransform == data.TransformPLE {
+			what += fmt.Sprintf(" (%d columns of their ple encoding)", width)
+		}
+		return configErr(field, "the network for %s would have about %.3g parameters (%.3g for the input layer and embeddings), more than the %d allowed",
+			what, n, in, MaxParams)
 	}
 	return nil
 }

@@ -196,8 +196,10 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *hea
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := cfg.checkSize(cols); err != nil {
-		return nil, nil, nil, err
+	if cfg.InputTransform != data.TransformPLE { // ple's width is known once it is fitted
+		if err := cfg.checkSize(cols, cols); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	st := data.FitStandardizer(x, cols)
 	for j := range cols {
@@ -228,6 +230,9 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *hea
 	var ple *pleStats
 	if cfg.InputTransform == data.TransformPLE {
 		if ple, err = fitPLE(x, rows, cols, cfg.PLEBins); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := cfg.checkSize(cols, len(ple.mean)); err != nil {
 			return nil, nil, nil, err
 		}
 	}

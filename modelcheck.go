@@ -182,7 +182,7 @@ func minParams(cfg Config, d int, tok vocab.Tokenizer) float64 {
 
 // checkPLE checks the ple input transform's statistics of header h
 // (Config.InputTransform "ple"): present exactly for that transform, one list of edges per feature,
-// each null or 3 to data.MaxPLEBins+1 finite ascending edges, and a finite
+// each null or 2 to data.MaxPLEBins+1 finite ascending edges, and a finite
 // centre and a finite scale > 0 for each column of the encoding.
 func checkPLE(h *fileHeader, cfg Config, bad func(field, format string, args ...any) error) error {
 	d := len(h.XMean)
@@ -200,8 +200,8 @@ func checkPLE(h *fileHeader, cfg Config, bad func(field, format string, args ...
 		if e == nil {
 			continue
 		}
-		if len(e) < 3 || len(e) > data.MaxPLEBins+1 {
-			return bad(fmt.Sprintf("x_bins[%d]", j), "%d edges, want 3 to %d (or null)", len(e), data.MaxPLEBins+1)
+		if len(e) < 2 || len(e) > data.MaxPLEBins+1 {
+			return bad(fmt.Sprintf("x_bins[%d]", j), "%d edges, want 2 to %d (or null)", len(e), data.MaxPLEBins+1)
 		}
 		for l, v := range e {
 			if math.IsNaN(v) || math.IsInf(v, 0) || l > 0 && !(v > e[l-1]) {

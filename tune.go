@@ -413,10 +413,14 @@ func tuneConfigs(base Config, n int, grid func(Config) []tuneAxis) (cfgs []Confi
 	for _, a := range axes {
 		size *= len(a.values)
 	}
-	cfgs, labels = []Config{base}, []string{"defaults"}
+	first := base
+	if first.InputTransform != data.TransformPLE {
+		first.PLEBins = 0 // the base's bins are for the trials that draw ple
+	}
+	cfgs, labels = []Config{first}, []string{"defaults"}
 	seen := map[string]bool{}
 	key := func(c Config) string { return fmt.Sprintf("%+v", c) }
-	seen[key(base)] = true
+	seen[key(first)] = true
 	r := rand.New(rand.NewPCG(base.Seed, 0x7e57))
 	// Draw without replacement from the grid's index space.
 	for _, idx := range r.Perm(size) {
@@ -627,8 +631,12 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 	}
 	cfgs, labels := tuneConfigs(base, opts.Trials, grid)
 	var params float64
+	encBytes := 0.0 // the ple trials' encodings (float32, held with each trial's run)
 	for _, c := range cfgs {
 		params += c.approxParams() + c.inputParams(cols)
+		if c.InputTransform == data.TransformPLE {
+			encBytes += 4 * float64(rows) * float64(c.inputWidth(cols))
+		}
 	}
 	copies, avg := 5.0, "" // weights, gradients, Adam's moments, best weights
 	if base.EMA > 0 {
@@ -640,7 +648,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 			len(cfgs), bytes/(1<<30), avg, maxTuneBytes>>30)
 	}
 	if sizesOK(x, rows, cols, y) { // else the first trial says what is wrong
-		if err := checkMemory(trainBytesPer(base)*params+16*float64(rows)*float64(cols), fmt.Sprintf("tuning (%d trials held at once)", len(cfgs))); err != nil {
+		if err := checkMemory(trainBytesPer(base)*params+16*float64(rows)*float64(cols)+encBytes, fmt.Sprintf("tuning (%d trials held at once)", len(cfgs))); err != nil {
 			return nil, nil, err
 		}
 	}

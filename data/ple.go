@@ -17,11 +17,14 @@ const MaxPLEBins = 256
 // Embeddings for Numerical Features in Tabular Deep Learning", 2022): the
 // training values' quantiles at bins+1 evenly spaced levels from 0 to 1
 // (linear interpolation), equal ones merged, so e_0 < e_1 < ... < e_T with
-// T <= bins, e_0 the smallest value and e_T the largest. A feature with at
-// most 2 distinct values (or whose merged edges leave fewer than 2 bins)
-// gets nil: it is not encoded but kept as one column (see PLEWidth).
-// bins must be >= 2.
+// 1 <= T <= bins, e_0 the smallest value and e_T the largest. A feature of
+// two values gets its one bin [min, max]; so does one whose quantiles all
+// merge into the two ends (mostly one value). A constant feature gets nil:
+// it is kept as one column (see PLEWidth). bins must be >= 1.
 func FitPLE(x []float64, cols, bins int) [][]float64 {
+	if bins < 1 || cols < 1 {
+		panic("data: FitPLE: bins and cols must be >= 1")
+	}
 	rows := len(x) / cols
 	col := make([]float64, rows)
 	edges := make([][]float64, cols)
@@ -30,7 +33,7 @@ func FitPLE(x []float64, cols, bins int) [][]float64 {
 			col[i] = x[i*cols+j]
 		}
 		slices.Sort(col)
-		if distinct(col) <= 2 {
+		if rows == 0 || col[0] == col[rows-1] {
 			continue
 		}
 		e := make([]float64, 0, bins+1)
@@ -40,29 +43,13 @@ func FitPLE(x []float64, cols, bins int) [][]float64 {
 				e = append(e, q)
 			}
 		}
-		if len(e) >= 3 {
-			edges[j] = e
-		}
+		edges[j] = e
 	}
 	return edges
 }
 
-// distinct counts the distinct values of sorted s, up to 3.
-func distinct(s []float64) int {
-	n := 0
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			n++
-			if n > 2 {
-				break
-			}
-		}
-	}
-	return n
-}
-
 // PLEWidth is the number of columns that the encoding of FitPLE's edges
-// gives: len(e)-1 for an encoded feature, 1 for a kept one (nil edges).
+// gives: len(e)-1 for an encoded feature, 1 for a kept (constant) one.
 func PLEWidth(edges [][]float64) int {
 	w := 0
 	for _, e := range edges {
@@ -71,7 +58,7 @@ func PLEWidth(edges [][]float64) int {
 	return w
 }
 
-// PLEEncode writes the encoding of v by one feature's edges e (non-nil)
+// PLEEncode writes the encoding of v by one feature's edges e (at least 2)
 // to dst[:len(e)-1]: column t (1-based) is (v - e_{t-1}) / (e_t - e_{t-1})
 // clipped to [0, 1], so a value in bin t has ones in the bins below it,
 // its position within bin t, and zeros above. Values beyond the edges are

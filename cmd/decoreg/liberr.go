@@ -67,7 +67,7 @@ var flagFields = []struct {
 	{"Calibrate", "calibrate", false},
 	{"CalibrateBy", "calibrate-by", false},
 	{"InputTransform", "input-transform", false},
-	{"PLEBins", "ple-bins", false},
+	{"PLEBins", "ple-bins", true},
 	{"Ensemble", "ensemble", false},
 	// decoreg.TuneOptions (the others are checked before the library's)
 	{"Resolution", "tune-resolution", false},
