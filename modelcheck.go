@@ -189,8 +189,10 @@ func checkPLE(h *fileHeader, cfg Config, bad func(field, format string, args ...
 	switch {
 	case cfg.InputTransform == data.TransformPLE && h.XBins == nil:
 		return bad("x_bins", "missing: input transform %q needs the features' bin edges", cfg.InputTransform)
-	case cfg.InputTransform != data.TransformPLE && (h.XBins != nil || h.XBinMean != nil || h.XBinStd != nil):
+	case cfg.InputTransform != data.TransformPLE && h.XBins != nil:
 		return bad("x_bins", "present for input transform %q: only %q has bins", cfg.InputTransform, data.TransformPLE)
+	case cfg.InputTransform != data.TransformPLE && (h.XBinMean != nil || h.XBinStd != nil):
+		return bad("x_bin_mean", "x_bin_mean or x_bin_std present for input transform %q: only %q has them", cfg.InputTransform, data.TransformPLE)
 	case h.XBins == nil:
 		return nil
 	case len(h.XBins) != d:

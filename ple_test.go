@@ -211,6 +211,7 @@ func TestHandEditedModel_PLE(t *testing.T) {
 	}{
 		{"missing", "x_bins", false, func(h map[string]any) { delete(h, "x_bins") }},
 		{"present for standard", "x_bins", true, func(h map[string]any) { h["x_bins"] = []any{nil, nil} }},
+		{"statistics for standard", "x_bin_mean", true, func(h map[string]any) { h["x_bin_std"] = []any{json.Number("1")} }},
 		{"count", "x_bins", false, func(h map[string]any) { h["x_bins"] = h["x_bins"].([]any)[:1] }},
 		{"descending", "x_bins[0][1]", false, func(h map[string]any) {
 			e := h["x_bins"].([]any)[0].([]any)
