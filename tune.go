@@ -80,6 +80,18 @@ type TuneOptions struct {
 	// soft targets rank better where they also fit the validation rows
 	// better. 0 is DefaultSoftSeeds; a value < 0 trains none.
 	SoftSeeds float64
+	// PLESeeds is, with EnsembleFromAll and a best trial of another
+	// input transform than ple (and another head than pointwise), the
+	// number of more seeds' members of the best trial's settings with the
+	// ple input transform (Config.InputTransform "ple", at the base's
+	// PLEBins or the default), trained after the plain and soft ones with
+	// what is left of their budget and offered to the greedy ensemble
+	// selection with them: the piecewise linear encoding ranks small,
+	// smooth tables better where it also fits their validation rows
+	// better. 0 is DefaultPLESeeds (Ensemble-1); a value < 0 trains none.
+	// They are extras, not a grid axis, so that the trials drawn are the
+	// same with and without them.
+	PLESeeds int
 	// Resolution is the narrowest cell, as a share of the range of y's
 	// scale (u units: the training targets' range, or Config.TargetMin
 	// and TargetMax), at which the trials, the seeds' members and the
@@ -195,6 +207,12 @@ type TuneReport struct {
 	SoftSeeds        float64 `json:"soft_seeds,omitempty"`
 	SoftSeedsTrained int     `json:"soft_seeds_trained,omitempty"`
 	SoftSeedsChosen  int     `json:"soft_seeds_chosen,omitempty"`
+	// PLESeeds is the number of ple seeds' members planned
+	// (TuneOptions.PLESeeds), PLESeedsTrained and PLESeedsChosen as for
+	// the soft seeds.
+	PLESeeds        int `json:"ple_seeds,omitempty"`
+	PLESeedsTrained int `json:"ple_seeds_trained,omitempty"`
+	PLESeedsChosen  int `json:"ple_seeds_chosen,omitempty"`
 }
 
 // clone returns a copy of r that shares nothing with it (nil for nil).
@@ -340,7 +358,9 @@ func tuneGrid(base Config) []tuneAxis {
 		{"enc_layers", []string{"2", "3", "4", "5"}, func(c *Config, v string) { c.EncLayers = atoi(v) }},
 		{"enc_width", []string{"256", "512", "2048"}, func(c *Config, v string) { c.EncWidth = atoi(v) }},
 		{"lr", []string{"1e-4", "5e-4"}, func(c *Config, v string) { c.LR, _ = strconv.ParseFloat(v, 64) }},
-		{"input_transform", data.Transforms, func(c *Config, v string) {
+		// ple is not drawn: the ple seeds' members (TuneOptions.PLESeeds)
+		// offer it, so that the draws stay those of the three.
+		{"input_transform", []string{data.TransformStandard, data.TransformRobust, data.TransformQuantile}, func(c *Config, v string) {
 			c.InputTransform = v
 			if v != data.TransformPLE {
 				c.PLEBins = 0 // the base's bins are for the trials that draw ple
@@ -600,6 +620,9 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 	}
 	if opts.SoftSeeds == 0 {
 		opts.SoftSeeds = DefaultSoftSeeds
+	}
+	if opts.PLESeeds > MaxEnsemble {
+		return nil, nil, configErr("PLESeeds", "at most %d ple seeds' members, have %d", MaxEnsemble, opts.PLESeeds)
 	}
 	switch {
 	case opts.Resolution == 0:
@@ -950,11 +973,16 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 	c := best.t.Config
 	// Members k = 1 .. Ensemble-1 are plain; with soft seeds, members
 	// Ensemble .. 2 Ensemble-2 are soft, each in turn given its share of
-	// what the plain ones left.
+	// what the plain ones left; then the ple seeds' members.
 	total := base.Ensemble
 	if softSeeds(best.m, opts) {
 		total = 2*base.Ensemble - 1
 		rep.SoftSeeds = opts.SoftSeeds
+	}
+	softEnd := total // the soft members are k < softEnd
+	if n := pleSeeds(best.m, base, opts); n > 0 {
+		total += n
+		rep.PLESeeds = n
 	}
 	// Progress.Members counts them all (2N-1 may exceed MaxEnsemble); the
 	// members' own settings are the best trial's, Ensemble 0 as every
@@ -965,7 +993,7 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 	need := memberNeed(best.t)
 	for k := 1; k < total && ctx.Err() == nil; k++ {
 		left := opts.Budget - time.Since(mstart)
-		soft := k >= base.Ensemble
+		soft := k >= base.Ensemble // an extra: soft, or ple from softEnd on
 		if soft && (left <= 0 || left < need) {
 			// Soft seeds' members are extras: one is started only with
 			// the time the best trial took (and a quarter more) left, and
@@ -980,8 +1008,13 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 			break
 		}
 		ck, rest := c, base.Ensemble-k // this member's settings, and the members of its kind from it on
-		if soft {
-			ck.SoftTargets, rest = opts.SoftSeeds, total-k
+		switch {
+		case k >= softEnd:
+			ck.InputTransform, ck.PLEBins, rest = data.TransformPLE, base.PLEBins, total-k
+			ck = DefaultConfig(ck) // the default bins
+			rep.PLESeedsTrained++
+		case soft:
+			ck.SoftTargets, rest = opts.SoftSeeds, softEnd-k
 			rep.SoftSeedsTrained++
 		}
 		mctx, mcancel := context.WithTimeout(ctx, memberShare(left, rest, need))
@@ -1024,6 +1057,21 @@ func softSeeds(best *Model, opts TuneOptions) bool {
 	}
 	_, ok := best.tok.(*vocab.Normalized)
 	return ok
+}
+
+// pleSeeds is the number of ple seeds' members that trainSeeds trains for
+// the best trial's model best (TuneOptions.PLESeeds): with
+// EnsembleFromAll, a head with a likelihood to select by, and a best
+// trial of another input transform than ple.
+func pleSeeds(best *Model, base Config, opts TuneOptions) int {
+	c := best.cfg
+	if opts.EnsembleFrom != EnsembleFromAll || opts.PLESeeds < 0 || c.Head == HeadPointwise || c.InputTransform == data.TransformPLE {
+		return 0
+	}
+	if opts.PLESeeds == 0 {
+		return base.Ensemble - 1
+	}
+	return opts.PLESeeds
 }
 
 // memberNeed is the time a seed's member of trial t's settings is given
@@ -1082,6 +1130,9 @@ func selectWithSeeds(ctx context.Context, done []*trialRun, seeds []*Model, x []
 		case lib[k].cfg.SoftTargets > 0 && done[0].t.Config.SoftTargets == 0:
 			rep.SeedsChosen++
 			rep.SoftSeedsChosen++
+		case lib[k].cfg.InputTransform == data.TransformPLE && done[0].t.Config.InputTransform != data.TransformPLE:
+			rep.SeedsChosen++
+			rep.PLESeedsChosen++
 		default:
 			rep.SeedsChosen++
 		}

@@ -144,6 +144,10 @@ type TabularLine struct {
 	// and how many of the seeds chosen are soft.
 	SoftSeeds       float64 `json:"soft_seeds,omitempty"`
 	SoftSeedsChosen int     `json:"soft_seeds_chosen,omitempty"`
+	// With ple seeds (TuneOptions.PLESeeds): how many were planned and
+	// how many of the seeds chosen are ple ones.
+	PLESeeds       int `json:"ple_seeds,omitempty"`
+	PLESeedsChosen int `json:"ple_seeds_chosen,omitempty"`
 	// TiedTargets records whether every test target of the split is equal
 	// (or there are fewer than two): Kendall's tau and the relative MSE
 	// are then undefined (NaN) for every model, which the report does not
@@ -270,6 +274,7 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 			l.Trials, l.Cut = len(rep.Trials), rep.Cut
 			l.MemberSeconds, l.MembersCut, l.SeedsChosen = rep.MemberSeconds, rep.MembersCut, rep.SeedsChosen
 			l.SoftSeeds, l.SoftSeedsChosen = rep.SoftSeeds, rep.SoftSeedsChosen
+			l.PLESeeds, l.PLESeedsChosen = rep.PLESeeds, rep.PLESeedsChosen
 		}
 	default:
 		return nil, fmt.Errorf("tabular: unknown group %q", group)
@@ -1282,8 +1287,12 @@ func tabTuningTable(b *strings.Builder, lines []*TabularLine) {
 					s, bt = "failed", "failed"
 				default:
 					s = fmt.Sprintf("%d of %d chosen, %d stopped", a.SeedsChosen, a.Config.Ensemble-1, a.MembersCut)
-					if a.SoftSeeds > 0 {
-						s = fmt.Sprintf("%d of %d chosen (%d of them soft), %d stopped", a.SeedsChosen, 2*(a.Config.Ensemble-1), a.SoftSeedsChosen, a.MembersCut)
+					if a.SoftSeeds > 0 || a.PLESeeds > 0 {
+						n := a.Config.Ensemble - 1 + a.PLESeeds
+						if a.SoftSeeds > 0 {
+							n += a.Config.Ensemble - 1
+						}
+						s = fmt.Sprintf("%d of %d chosen (%d of them soft, %d ple), %d stopped", a.SeedsChosen, n, a.SoftSeedsChosen, a.PLESeedsChosen, a.MembersCut)
 					}
 					switch {
 					case len(a.Chosen) == 0:
