@@ -8,8 +8,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"decoreg/data"
 	"decoreg/dist"
@@ -256,5 +258,89 @@ func TestPLESize(t *testing.T) {
 	var ce *ConfigError
 	if !errors.As(err, &ce) || ce.Field != "PLEBins" || !strings.Contains(err.Error(), "150000 columns") {
 		t.Errorf("150,000 columns: %v, want a ConfigError for PLEBins naming the columns", err)
+	}
+}
+
+// TestTunePLESeeds: with EnsembleFrom all, Ensemble-1 ple seeds' members
+// of the best trial's settings (seeds after the soft ones') are trained
+// last and offered to the greedy selection; PLESeedsChosen counts them.
+// PLESeeds < 0, EnsembleFrom seeds, the pointwise head and a best trial
+// that is ple already train none; a count above MaxEnsemble is refused.
+func TestTunePLESeeds(t *testing.T) {
+	x, y := toyData(400, 1)
+	base := Config{Head: HeadDecoder, Vocab: "normalized:base=4,length=3", EncLayers: 1, EncWidth: 16, DecWidth: 16, MaxEpochs: 40, Patience: 5, LR: 3e-3, Seed: 3, Threads: 1, Ensemble: 3, PLEBins: 6}
+	run := func(base Config, opts TuneOptions) (*Model, *TuneReport, map[int]int) {
+		t.Helper()
+		trained := map[int]int{} // member -> Members of its progress
+		opts.Trials, opts.Rung, opts.Budget, opts.grid = 2, 40, time.Minute, tinyGrid
+		opts.MemberProgress = func(p Progress) { trained[p.Member] = p.Members }
+		m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, rep, trained
+	}
+	m, rep, trained := run(base, TuneOptions{})
+	// Members 1, 2 plain, 3, 4 soft, 5, 6 ple: 7 in all with the best trial.
+	if len(trained) != 6 || trained[6] != 7 || rep.PLESeeds != 2 || rep.PLESeedsTrained != 2 || rep.SoftSeedsTrained != 2 {
+		t.Fatalf("members trained %v, report %+v; want 1-6 of 7, 2 ple", trained, rep)
+	}
+	ms := m.Members()
+	best := ms[0].Config()
+	ple := 0
+	for k, mk := range ms {
+		c := mk.Config()
+		if c.InputTransform != data.TransformPLE {
+			continue
+		}
+		ple++
+		if c.PLEBins != 6 || c.SoftTargets != 0 || c.Seed < best.Seed+5 || c.Seed > best.Seed+6 || k == 0 {
+			t.Errorf("member %d: %d bins, soft targets %v, seed %d (best trial's %d)", k, c.PLEBins, c.SoftTargets, c.Seed, best.Seed)
+		}
+	}
+	if ple != rep.PLESeedsChosen || rep.SeedsChosen < ple+rep.SoftSeedsChosen || rep.SeedsChosen+rep.MembersLeftOut != 6 {
+		t.Errorf("%d ple members; report %+v", ple, rep)
+	}
+	prefixesLowerNLL(t, ms, valRows(t, x, y, DefaultConfig(base)))
+
+	pleBase := base
+	pleBase.InputTransform = data.TransformPLE
+	point := base
+	point.Head, point.Vocab, point.DecWidth = HeadPointwise, "", 0
+	for name, c := range map[string]struct {
+		base Config
+		opts TuneOptions
+	}{"none": {base, TuneOptions{PLESeeds: -1}}, "seeds": {base, TuneOptions{EnsembleFrom: EnsembleFromSeeds}},
+		"pointwise": {point, TuneOptions{}}, "best ple": {pleBase, TuneOptions{}}} {
+		opts := c.opts
+		if name == "best ple" {
+			// Every trial ple: a grid of the tiny one's settings with ple.
+			opts.grid = func(Config) []tuneAxis {
+				return []tuneAxis{{"lr", []string{"1e-3", "3e-3"}, func(c *Config, v string) { c.LR, _ = strconv.ParseFloat(v, 64) }}}
+			}
+		}
+		m, rep, _ := func() (*Model, *TuneReport, map[int]int) {
+			if opts.grid != nil {
+				opts.Trials, opts.Rung, opts.Budget = 2, 40, time.Minute
+				m, rep, err := Tune(context.Background(), x, len(y), 1, y, c.base, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return m, rep, nil
+			}
+			return run(c.base, opts)
+		}()
+		if rep.PLESeeds != 0 || rep.PLESeedsTrained != 0 || rep.PLESeedsChosen != 0 {
+			t.Errorf("%s: report %+v", name, rep)
+		}
+		for _, mk := range m.Members() {
+			if mk.Config().InputTransform == data.TransformPLE && name != "best ple" {
+				t.Errorf("%s: a ple member", name)
+			}
+		}
+	}
+	var ce *ConfigError
+	if _, _, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{PLESeeds: MaxEnsemble + 1, grid: tinyGrid}); !errors.As(err, &ce) || ce.Field != "PLESeeds" {
+		t.Errorf("PLESeeds %d: %v", MaxEnsemble+1, err)
 	}
 }

@@ -168,8 +168,8 @@ finished so far (and the best epoch of the one in training).
 3m): it trains the given settings (trial 1) and --trials-1 others (default
 12 in all) drawn with --seed from the paper's grid: encoder 2-5 layers x
 width 256, 512 or 2048, learning rate 1e-4 or 5e-4, input transform
-(standard, robust, quantile or ple, ple at --ple-bins), encoder (mlp or
-plr, at its default sizes), and the head's own settings
+(standard, robust or quantile; ple comes in by --ple-seeds, below),
+encoder (mlp or plr, at its default sizes), and the head's own settings
 (decoder: tokenization base and length, and the decoder size; riemann:
 bins; mdn: components; pointwise: weight decay). By
 successive halving, every trial trains 3 epochs (the given settings first,
@@ -199,7 +199,11 @@ default 0.03: those settings with --soft-targets S, seeds --seed+N, ...)
 with what the plain ones left of the second budget, and offers them to
 the same selection: per-digit soft targets rank better on small smooth
 tables, and the selection keeps them only where they lower the validation
-NLL. --ensemble-from trials chooses among the trials alone
+NLL. Where the best trial's input transform is not ple (and the head is
+not pointwise), all then trains N-1 ple seeds' members (--ple-seeds K:
+those settings with --input-transform ple at --ple-bins) for the same
+selection: the piecewise linear encoding closes much of the gap to
+gradient-boosted trees on small, smooth tables. --ensemble-from trials chooses among the trials alone
 (no second phase; --trials must be at least N); --ensemble-from seeds takes the best trial and its
 seeds (a seed the budget stopped only if it lowers the mixture's
 validation NLL). The pointwise head, with no
@@ -347,6 +351,7 @@ type trainFlags struct {
 	trials                        int
 	ensembleFrom                  string
 	softSeeds                     float64
+	pleSeeds                      int
 	tuneResolution                float64
 	encoder                       string
 	plrFrequencies, plrDim        int
@@ -401,6 +406,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.budget, "budget", decoreg.DefaultTuneBudget, "with --tune: the wall time `DURATION` of the search (e.g. 90s, 5m); with --ensemble N (unless --ensemble-from trials), the seeds' members get as long again after it")
 	fs.IntVar(&f.trials, "trials", decoreg.DefaultTuneTrials, "with --tune: the number of settings tried")
 	fs.StringVar(&f.ensembleFrom, "ensemble-from", decoreg.DefaultEnsembleFrom, "with --tune and --ensemble N: the members' `SOURCE`: all (up to N chosen greedily by the mixture's validation NLL (at --tune-resolution; the CRPS with --stop-by crps) among the trials and N-1 more seeds of the best trial's settings, trained after the search, and for a normalized decoder N-1 soft seeds too: --soft-seeds), trials (among the trials alone) or seeds (the best trial and those seeds)")
+	fs.IntVar(&f.pleSeeds, "ple-seeds", -1, "with --tune, --ensemble N and --ensemble-from all, where the best trial's input transform is not ple: `K` more seeds' members of its settings with --input-transform ple (at --ple-bins), trained after the plain and soft ones and offered to the greedy selection with them; -1 (the default) for N-1, 0 for none")
 	fs.Float64Var(&f.softSeeds, "soft-seeds", decoreg.DefaultSoftSeeds, "with --tune, --ensemble N and --ensemble-from all, where the best trial is a normalized decoder: the --soft-targets `S` of N-1 more seeds' members, trained after the plain ones with what is left of the second --budget and offered to the greedy selection with them; 0 for none")
 	fs.Float64Var(&f.tuneResolution, "tune-resolution", decoreg.DefaultTuneResolution, "with --tune: the narrowest cell, as a share of the target range, at which the trials, seeds and ensembles are compared and early-stopped: a decoder's validation row is scored by its density averaged over the deepest cell of its target's tokens at least this wide (on targets that take a few values, finer cells would win by their width alone); for the decoder with a normalized --vocab, where every trial is one; 0 compares plain NLLs")
 	fs.BoolVar(&f.unbounded, "unbounded", false, "unnormalized decoder: do not restrict its cells to the training range widened by 10% (the paper's behaviour; rare huge samples then sway the mean)")
@@ -483,7 +489,7 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		return c, inputf(name, "--ple-bins is for --input-transform ple (or --tune, whose grid has it)")
 	}
 	if !f.tune {
-		for _, fl := range []string{"budget", "trials", "ensemble-from", "soft-seeds", "tune-resolution"} {
+		for _, fl := range []string{"budget", "trials", "ensemble-from", "soft-seeds", "ple-seeds", "tune-resolution"} {
 			if isSet(fs, fl) {
 				return c, inputf(name, "--%s is for --tune", fl)
 			}
@@ -524,6 +530,17 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 				return c, inputf(name, "--soft-seeds is for the decoder with a normalized --vocab (soft targets are defined on its cells)")
 			case f.softTargets > 0:
 				return c, inputf(name, "--soft-seeds with --soft-targets: every trial already has soft targets, so no soft seeds are trained; give one of them")
+			}
+		}
+		if f.pleSeeds < -1 || f.pleSeeds > decoreg.MaxEnsemble {
+			return c, inputf(name, "--ple-seeds must be -1 (--ensemble N minus 1), 0 (none) or up to %d, have %d", decoreg.MaxEnsemble, f.pleSeeds)
+		}
+		if isSet(fs, "ple-seeds") && f.pleSeeds != 0 {
+			switch {
+			case f.ensemble < 2 || f.ensembleFrom != decoreg.EnsembleFromAll:
+				return c, inputf(name, "--ple-seeds is for --ensemble N with N >= 2 and --ensemble-from all")
+			case head == decoreg.HeadPointwise:
+				return c, inputf(name, "--ple-seeds is for the heads with a likelihood to select by (not pointwise)")
 			}
 		}
 		if f.ensemble > f.trials && f.ensembleFrom == decoreg.EnsembleFromTrials {
@@ -662,6 +679,9 @@ type tuneSummary struct {
 	// With --soft-seeds where soft seeds' members were trained: how many
 	// of the seeds chosen are soft.
 	SoftSeedsChosen *int `json:"soft_seeds_chosen,omitempty"`
+	// Where ple seeds' members were planned: how many of the seeds
+	// chosen are ple ones.
+	PLESeedsChosen *int `json:"ple_seeds_chosen,omitempty"`
 }
 
 // warnNumericLevels warns about categorical columns most of whose levels
@@ -722,9 +742,18 @@ func printTrials(w io.Writer, rep *decoreg.TuneReport, interrupted bool) {
 	case rep.EnsembleFrom == decoreg.EnsembleFromSeeds || rep.EnsembleFrom == decoreg.EnsembleFromAll && rep.Trials[0].Config.Head == decoreg.HeadPointwise:
 		fmt.Fprintf(w, "the best trial's seeds: %d member(s) in all, trained in %v of a second %v budget; %d stopped by it, %d left out\n",
 			rep.Members, secs(rep.MemberSeconds).Round(time.Millisecond), secs(rep.Budget), rep.MembersCut, rep.MembersLeftOut)
-	case rep.EnsembleFrom == decoreg.EnsembleFromAll && rep.SoftSeedsTrained > 0:
-		fmt.Fprintf(w, "the best trial's seeds (plain, and %d with --soft-targets %v) trained in %v of a second %v budget (%d stopped by it); %d member(s) chosen, %d of them seeds, %d of those soft\n",
-			rep.SoftSeedsTrained, rep.SoftSeeds, secs(rep.MemberSeconds).Round(time.Millisecond), secs(rep.Budget), rep.MembersCut, rep.Members, rep.SeedsChosen, rep.SoftSeedsChosen)
+	case rep.EnsembleFrom == decoreg.EnsembleFromAll && (rep.SoftSeedsTrained > 0 || rep.PLESeedsTrained > 0):
+		var kinds, chosen []string
+		if rep.SoftSeedsTrained > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d with --soft-targets %v", rep.SoftSeedsTrained, rep.SoftSeeds))
+			chosen = append(chosen, fmt.Sprintf("%d soft", rep.SoftSeedsChosen))
+		}
+		if rep.PLESeedsTrained > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d with --input-transform ple", rep.PLESeedsTrained))
+			chosen = append(chosen, fmt.Sprintf("%d ple", rep.PLESeedsChosen))
+		}
+		fmt.Fprintf(w, "the best trial's seeds (plain, and %s) trained in %v of a second %v budget (%d stopped by it); %d member(s) chosen, %d of them seeds, of those %s\n",
+			strings.Join(kinds, " and "), secs(rep.MemberSeconds).Round(time.Millisecond), secs(rep.Budget), rep.MembersCut, rep.Members, rep.SeedsChosen, strings.Join(chosen, " and "))
 	case rep.EnsembleFrom == decoreg.EnsembleFromAll:
 		fmt.Fprintf(w, "the best trial's seeds trained in %v of a second %v budget (%d stopped by it); %d member(s) chosen, %d of them seeds\n",
 			secs(rep.MemberSeconds).Round(time.Millisecond), secs(rep.Budget), rep.MembersCut, rep.Members, rep.SeedsChosen)
@@ -838,9 +867,15 @@ func runTrain(cmd *Command, args []string) error {
 	var m *decoreg.Model
 	if f.tune {
 		var rep *decoreg.TuneReport
-		opts := decoreg.TuneOptions{Budget: f.budget, Trials: f.trials, EnsembleFrom: f.ensembleFrom, SoftSeeds: f.softSeeds}
+		opts := decoreg.TuneOptions{Budget: f.budget, Trials: f.trials, EnsembleFrom: f.ensembleFrom, SoftSeeds: f.softSeeds, PLESeeds: f.pleSeeds}
 		if f.softSeeds == 0 {
 			opts.SoftSeeds = -1 // none
+		}
+		switch f.pleSeeds {
+		case 0:
+			opts.PLESeeds = -1 // none
+		case -1:
+			opts.PLESeeds = 0 // the library's default, N-1
 		}
 		if isSet(fs, "ema") && f.ema == 0 {
 			opts.EMA = -1 // none; unset, the library's default
@@ -894,7 +929,7 @@ func runTrain(cmd *Command, args []string) error {
 		case t.EnsembleFrom == decoreg.EnsembleFromTrials && m.EnsembleSize() < cfg.Ensemble:
 			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d: kept %d trial(s): no other trial that finished an epoch lowered the validation %s of the mixture\n", name, cfg.Ensemble, m.EnsembleSize(), score)
 		case seeds && t.MembersCut > 0:
-			nSeeds := cfg.Ensemble - 1 + t.SoftSeedsTrained
+			nSeeds := cfg.Ensemble - 1 + t.SoftSeedsTrained + t.PLESeedsTrained
 			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from %s: the second --budget stopped %d of the best trial's %d seed member(s) before early stopping; kept %d member(s), %d of them seeds; a longer --budget gives them time\n",
 				name, cfg.Ensemble, t.EnsembleFrom, t.MembersCut, nSeeds, m.EnsembleSize(), t.SeedsChosen)
 		case seeds && m.EnsembleSize() < cfg.Ensemble && t.EnsembleFrom == decoreg.EnsembleFromAll && cfg.Head != decoreg.HeadPointwise:
@@ -949,6 +984,9 @@ func runTrain(cmd *Command, args []string) error {
 		}
 		if t.SoftSeeds > 0 {
 			s.Tune.SoftSeedsChosen = &t.SoftSeedsChosen
+		}
+		if t.PLESeeds > 0 {
+			s.Tune.PLESeedsChosen = &t.PLESeedsChosen
 		}
 		for _, tr := range t.Trials {
 			if tr.Chosen {

@@ -90,10 +90,14 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 			t.Errorf("--soft-seeds %s: resolution %v, want %v; stderr\n%s", ss, rep.Resolution, res, errs)
 		}
 		switch {
-		case ss != "0" && (tu["soft_seeds_chosen"] == nil || rep.SoftSeeds != 0.05 || !strings.Contains(errs, "with --soft-targets 0.05)") || !strings.Contains(errs, "of those soft")):
+		case ss != "0" && (tu["soft_seeds_chosen"] == nil || rep.SoftSeeds != 0.05 || !strings.Contains(errs, "with --soft-targets 0.05 and") || !strings.Contains(errs, "soft and")):
 			t.Errorf("--soft-seeds %s: summary tune %v, report soft seeds %v, stderr\n%s", ss, tu, rep.SoftSeeds, errs)
 		case ss == "0" && (tu["soft_seeds_chosen"] != nil || rep.SoftSeeds != 0 || strings.Contains(errs, "soft")):
 			t.Errorf("--soft-seeds 0: summary tune %v, report soft seeds %v, stderr\n%s", tu, rep.SoftSeeds, errs)
+		}
+		// The ple seeds' members: N-1 of them by default, reported.
+		if tu["ple_seeds_chosen"] == nil || rep.PLESeeds != 2 || rep.PLESeedsTrained < 1 || !strings.Contains(errs, "with --input-transform ple)") {
+			t.Errorf("--soft-seeds %s: ple seeds: summary tune %v, report %d planned, %d trained, stderr\n%s", ss, tu, rep.PLESeeds, rep.PLESeedsTrained, errs)
 		}
 	}
 	// --ensemble-from trials: the greedy choice among the trials alone.
@@ -116,6 +120,9 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 		{"--soft-seeds", "0.03"}, {"--tune", "--ensemble", "2", "--soft-seeds", "-1"}, {"--tune", "--ensemble", "2", "--soft-seeds", "NaN"},
 		{"--tune", "--ensemble", "2", "--soft-seeds", "11"}, {"--tune", "--ensemble", "2", "--ensemble-from", "seeds", "--soft-seeds", "0.01"},
 		{"--tune", "--soft-seeds", "0.01"}, {"--tune", "--ensemble", "2", "--soft-seeds", "0.01"},
+		{"--ple-seeds", "2"}, {"--tune", "--ple-seeds", "2"}, {"--tune", "--ensemble", "2", "--ensemble-from", "seeds", "--ple-seeds", "1"},
+		{"--tune", "--ensemble", "2", "--ple-seeds", "-2"}, {"--tune", "--ensemble", "2", "--ple-seeds", "100"},
+		{"--tune", "--ensemble", "2", "--ple-seeds", "1", "--head", "pointwise"},
 		{"--tune", "--ensemble", "2", "--soft-seeds", "0.01", "--head", "decoder", "--vocab", "unnormalized:base=10,exponent=1,mantissa=2"},
 		{"--tune", "--ensemble", "2", "--soft-seeds", "0.01", "--head", "decoder", "--soft-targets", "0.02"},
 		{"--tune-resolution", "1e-5"}, {"--tune", "--tune-resolution", "1"}, {"--tune", "--tune-resolution", "-1e-5"},
