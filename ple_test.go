@@ -261,11 +261,12 @@ func TestPLESize(t *testing.T) {
 	}
 }
 
-// TestTunePLESeeds: with EnsembleFrom all, Ensemble-1 ple seeds' members
-// of the best trial's settings (seeds after the soft ones') are trained
-// last and offered to the greedy selection; PLESeedsChosen counts them.
-// PLESeeds < 0, EnsembleFrom seeds, the pointwise head and a best trial
-// that is ple already train none; a count above MaxEnsemble is refused.
+// TestTunePLESeeds: with EnsembleFrom all and PLESeeds K, K ple seeds'
+// members of the best trial's settings (seeds after the soft ones') are
+// trained last and offered to the greedy selection; PLESeedsChosen counts
+// them. PLESeeds 0 (the default), EnsembleFrom seeds, the pointwise head
+// and a best trial that is ple already train none; a count below 0 or
+// above MaxEnsemble is refused.
 func TestTunePLESeeds(t *testing.T) {
 	x, y := toyData(400, 1)
 	base := Config{Head: HeadDecoder, Vocab: "normalized:base=4,length=3", EncLayers: 1, EncWidth: 16, DecWidth: 16, MaxEpochs: 40, Patience: 5, LR: 3e-3, Seed: 3, Threads: 1, Ensemble: 3, PLEBins: 6}
@@ -280,7 +281,7 @@ func TestTunePLESeeds(t *testing.T) {
 		}
 		return m, rep, trained
 	}
-	m, rep, trained := run(base, TuneOptions{})
+	m, rep, trained := run(base, TuneOptions{PLESeeds: 2})
 	// Members 1, 2 plain, 3, 4 soft, 5, 6 ple: 7 in all with the best trial.
 	if len(trained) != 6 || trained[6] != 7 || rep.PLESeeds != 2 || rep.PLESeedsTrained != 2 || rep.SoftSeedsTrained != 2 {
 		t.Fatalf("members trained %v, report %+v; want 1-6 of 7, 2 ple", trained, rep)
@@ -310,8 +311,8 @@ func TestTunePLESeeds(t *testing.T) {
 	for name, c := range map[string]struct {
 		base Config
 		opts TuneOptions
-	}{"none": {base, TuneOptions{PLESeeds: -1}}, "seeds": {base, TuneOptions{EnsembleFrom: EnsembleFromSeeds}},
-		"pointwise": {point, TuneOptions{}}, "best ple": {pleBase, TuneOptions{}}} {
+	}{"none": {base, TuneOptions{}}, "seeds": {base, TuneOptions{EnsembleFrom: EnsembleFromSeeds, PLESeeds: 2}},
+		"pointwise": {point, TuneOptions{PLESeeds: 2}}, "best ple": {pleBase, TuneOptions{PLESeeds: 2}}} {
 		opts := c.opts
 		if name == "best ple" {
 			// Every trial ple: a grid of the tiny one's settings with ple.
@@ -339,8 +340,10 @@ func TestTunePLESeeds(t *testing.T) {
 			}
 		}
 	}
-	var ce *ConfigError
-	if _, _, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{PLESeeds: MaxEnsemble + 1, grid: tinyGrid}); !errors.As(err, &ce) || ce.Field != "PLESeeds" {
-		t.Errorf("PLESeeds %d: %v", MaxEnsemble+1, err)
+	for _, k := range []int{-1, MaxEnsemble + 1} {
+		var ce *ConfigError
+		if _, _, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{PLESeeds: k, grid: tinyGrid}); !errors.As(err, &ce) || ce.Field != "PLESeeds" {
+			t.Errorf("PLESeeds %d: %v", k, err)
+		}
 	}
 }

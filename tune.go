@@ -86,11 +86,11 @@ type TuneOptions struct {
 	// ple input transform (Config.InputTransform "ple", at the base's
 	// PLEBins or the default), trained after the plain and soft ones with
 	// what is left of their budget and offered to the greedy ensemble
-	// selection with them: the piecewise linear encoding ranks small,
-	// smooth tables better where it also fits their validation rows
-	// better. 0 is DefaultPLESeeds (Ensemble-1); a value < 0 trains none.
-	// They are extras, not a grid axis, so that the trials drawn are the
-	// same with and without them.
+	// selection with them; 0, the default, trains none. They are extras,
+	// not a grid axis, so that the trials drawn are the same with and
+	// without them. On 13 small UCI sets x 4 splits, 4 of them raised the
+	// mean tau (0.677 -> 0.680) and lowered the test NLL, but won fewer
+	// sets against XGBoost (tabular-ple-diagnostic): not the default.
 	PLESeeds int
 	// Resolution is the narrowest cell, as a share of the range of y's
 	// scale (u units: the training targets' range, or Config.TargetMin
@@ -621,8 +621,8 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 	if opts.SoftSeeds == 0 {
 		opts.SoftSeeds = DefaultSoftSeeds
 	}
-	if opts.PLESeeds > MaxEnsemble {
-		return nil, nil, configErr("PLESeeds", "at most %d ple seeds' members, have %d", MaxEnsemble, opts.PLESeeds)
+	if opts.PLESeeds < 0 || opts.PLESeeds > MaxEnsemble {
+		return nil, nil, configErr("PLESeeds", "0 (none) to %d ple seeds' members, have %d", MaxEnsemble, opts.PLESeeds)
 	}
 	switch {
 	case opts.Resolution == 0:
@@ -1060,16 +1060,13 @@ func softSeeds(best *Model, opts TuneOptions) bool {
 }
 
 // pleSeeds is the number of ple seeds' members that trainSeeds trains for
-// the best trial's model best (TuneOptions.PLESeeds): with
+// the best trial's model best (TuneOptions.PLESeeds, if any): with
 // EnsembleFromAll, a head with a likelihood to select by, and a best
 // trial of another input transform than ple.
 func pleSeeds(best *Model, base Config, opts TuneOptions) int {
 	c := best.cfg
-	if opts.EnsembleFrom != EnsembleFromAll || opts.PLESeeds < 0 || c.Head == HeadPointwise || c.InputTransform == data.TransformPLE {
+	if opts.EnsembleFrom != EnsembleFromAll || opts.PLESeeds <= 0 || c.Head == HeadPointwise || c.InputTransform == data.TransformPLE {
 		return 0
-	}
-	if opts.PLESeeds == 0 {
-		return base.Ensemble - 1
 	}
 	return opts.PLESeeds
 }

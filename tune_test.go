@@ -513,7 +513,6 @@ func TestTuneSoftSeeds(t *testing.T) {
 		t.Helper()
 		trained := map[int]int{} // member -> Members of its progress
 		opts.Trials, opts.Rung, opts.Budget, opts.grid = 2, 40, time.Minute, tinyGrid
-		opts.PLESeeds = -1 // TestTunePLESeeds
 		opts.MemberProgress = func(p Progress) { trained[p.Member] = p.Members }
 		m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, opts)
 		if err != nil {
@@ -559,7 +558,7 @@ func TestTuneSoftSeeds(t *testing.T) {
 	big := base
 	big.Ensemble = MaxEnsemble
 	counts := map[int]bool{}
-	opts := TuneOptions{Trials: 2, Rung: 40, Budget: time.Second, grid: tinyGrid, PLESeeds: -1, MemberProgress: func(p Progress) { counts[p.Members] = true }}
+	opts := TuneOptions{Trials: 2, Rung: 40, Budget: time.Second, grid: tinyGrid, MemberProgress: func(p Progress) { counts[p.Members] = true }}
 	m, rep, err := Tune(context.Background(), x, len(y), 1, y, big, opts)
 	if err != nil {
 		t.Fatalf("Ensemble %d: %v", MaxEnsemble, err)

@@ -199,11 +199,10 @@ default 0.03: those settings with --soft-targets S, seeds --seed+N, ...)
 with what the plain ones left of the second budget, and offers them to
 the same selection: per-digit soft targets rank better on small smooth
 tables, and the selection keeps them only where they lower the validation
-NLL. Where the best trial's input transform is not ple (and the head is
-not pointwise), all then trains N-1 ple seeds' members (--ple-seeds K:
-those settings with --input-transform ple at --ple-bins) for the same
-selection: the piecewise linear encoding closes much of the gap to
-gradient-boosted trees on small, smooth tables. --ensemble-from trials chooses among the trials alone
+NLL. With --ple-seeds K, where the best trial's input transform is not
+ple (and the head not pointwise), all then trains K ple seeds' members
+(those settings with --input-transform ple at --ple-bins) for the same
+selection. --ensemble-from trials chooses among the trials alone
 (no second phase; --trials must be at least N); --ensemble-from seeds takes the best trial and its
 seeds (a seed the budget stopped only if it lowers the mixture's
 validation NLL). The pointwise head, with no
@@ -406,7 +405,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.budget, "budget", decoreg.DefaultTuneBudget, "with --tune: the wall time `DURATION` of the search (e.g. 90s, 5m); with --ensemble N (unless --ensemble-from trials), the seeds' members get as long again after it")
 	fs.IntVar(&f.trials, "trials", decoreg.DefaultTuneTrials, "with --tune: the number of settings tried")
 	fs.StringVar(&f.ensembleFrom, "ensemble-from", decoreg.DefaultEnsembleFrom, "with --tune and --ensemble N: the members' `SOURCE`: all (up to N chosen greedily by the mixture's validation NLL (at --tune-resolution; the CRPS with --stop-by crps) among the trials and N-1 more seeds of the best trial's settings, trained after the search, and for a normalized decoder N-1 soft seeds too: --soft-seeds), trials (among the trials alone) or seeds (the best trial and those seeds)")
-	fs.IntVar(&f.pleSeeds, "ple-seeds", -1, "with --tune, --ensemble N and --ensemble-from all, where the best trial's input transform is not ple: `K` more seeds' members of its settings with --input-transform ple (at --ple-bins), trained after the plain and soft ones and offered to the greedy selection with them; -1 (the default) for N-1, 0 for none")
+	fs.IntVar(&f.pleSeeds, "ple-seeds", 0, "with --tune, --ensemble N and --ensemble-from all, where the best trial's input transform is not ple: `K` more seeds' members of its settings with --input-transform ple (at --ple-bins), trained after the plain and soft ones and offered to the greedy selection with them; 0 for none")
 	fs.Float64Var(&f.softSeeds, "soft-seeds", decoreg.DefaultSoftSeeds, "with --tune, --ensemble N and --ensemble-from all, where the best trial is a normalized decoder: the --soft-targets `S` of N-1 more seeds' members, trained after the plain ones with what is left of the second --budget and offered to the greedy selection with them; 0 for none")
 	fs.Float64Var(&f.tuneResolution, "tune-resolution", decoreg.DefaultTuneResolution, "with --tune: the narrowest cell, as a share of the target range, at which the trials, seeds and ensembles are compared and early-stopped: a decoder's validation row is scored by its density averaged over the deepest cell of its target's tokens at least this wide (on targets that take a few values, finer cells would win by their width alone); for the decoder with a normalized --vocab, where every trial is one; 0 compares plain NLLs")
 	fs.BoolVar(&f.unbounded, "unbounded", false, "unnormalized decoder: do not restrict its cells to the training range widened by 10% (the paper's behaviour; rare huge samples then sway the mean)")
@@ -532,10 +531,10 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 				return c, inputf(name, "--soft-seeds with --soft-targets: every trial already has soft targets, so no soft seeds are trained; give one of them")
 			}
 		}
-		if f.pleSeeds < -1 || f.pleSeeds > decoreg.MaxEnsemble {
-			return c, inputf(name, "--ple-seeds must be -1 (--ensemble N minus 1), 0 (none) or up to %d, have %d", decoreg.MaxEnsemble, f.pleSeeds)
+		if f.pleSeeds < 0 || f.pleSeeds > decoreg.MaxEnsemble {
+			return c, inputf(name, "--ple-seeds must be 0 (none) to %d, have %d", decoreg.MaxEnsemble, f.pleSeeds)
 		}
-		if isSet(fs, "ple-seeds") && f.pleSeeds != 0 {
+		if f.pleSeeds > 0 {
 			switch {
 			case f.ensemble < 2 || f.ensembleFrom != decoreg.EnsembleFromAll:
 				return c, inputf(name, "--ple-seeds is for --ensemble N with N >= 2 and --ensemble-from all")
@@ -870,12 +869,6 @@ func runTrain(cmd *Command, args []string) error {
 		opts := decoreg.TuneOptions{Budget: f.budget, Trials: f.trials, EnsembleFrom: f.ensembleFrom, SoftSeeds: f.softSeeds, PLESeeds: f.pleSeeds}
 		if f.softSeeds == 0 {
 			opts.SoftSeeds = -1 // none
-		}
-		switch f.pleSeeds {
-		case 0:
-			opts.PLESeeds = -1 // none
-		case -1:
-			opts.PLESeeds = 0 // the library's default, N-1
 		}
 		if isSet(fs, "ema") && f.ema == 0 {
 			opts.EMA = -1 // none; unset, the library's default

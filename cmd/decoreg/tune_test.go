@@ -78,7 +78,8 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 	for _, ss := range []string{"0.05", "0"} {
 		dec := filepath.Join(dir, "d.model")
 		flagRes := map[string]string{"0.05": "3.814697265625e-06", "0": "0"}[ss]
-		out, errs = mustCLI(t, "train", "--data", train, "--out", dec, "--tune", "--trials", "2", "--budget", "60s", "--threads", "1", "--ensemble", "3", "--soft-seeds", ss,
+		ple := map[string]string{"0.05": "2", "0": "0"}[ss]
+		out, errs = mustCLI(t, "train", "--data", train, "--out", dec, "--tune", "--trials", "2", "--budget", "60s", "--threads", "1", "--ensemble", "3", "--soft-seeds", ss, "--ple-seeds", ple,
 			"--head", "decoder", "--vocab", "normalized:base=4,length=3", "--dec-width", "16", "--enc-width", "16", "--epochs", "3", "--tune-resolution", flagRes)
 		tu, _ := summary(t, out)["tune"].(map[string]any)
 		dm, err := decoreg.Load(dec)
@@ -95,9 +96,12 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 		case ss == "0" && (tu["soft_seeds_chosen"] != nil || rep.SoftSeeds != 0 || strings.Contains(errs, "soft")):
 			t.Errorf("--soft-seeds 0: summary tune %v, report soft seeds %v, stderr\n%s", tu, rep.SoftSeeds, errs)
 		}
-		// The ple seeds' members: N-1 of them by default, reported.
-		if tu["ple_seeds_chosen"] == nil || rep.PLESeeds != 2 || rep.PLESeedsTrained < 1 || !strings.Contains(errs, "with --input-transform ple)") {
-			t.Errorf("--soft-seeds %s: ple seeds: summary tune %v, report %d planned, %d trained, stderr\n%s", ss, tu, rep.PLESeeds, rep.PLESeedsTrained, errs)
+		// The ple seeds' members with --ple-seeds 2, reported; none with 0.
+		switch {
+		case ple == "2" && (tu["ple_seeds_chosen"] == nil || rep.PLESeeds != 2 || rep.PLESeedsTrained < 1 || !strings.Contains(errs, "with --input-transform ple)")):
+			t.Errorf("--ple-seeds 2: summary tune %v, report %d planned, %d trained, stderr\n%s", tu, rep.PLESeeds, rep.PLESeedsTrained, errs)
+		case ple == "0" && (tu["ple_seeds_chosen"] != nil || rep.PLESeeds != 0 || strings.Contains(errs, "ple")):
+			t.Errorf("--ple-seeds 0: summary tune %v, report %d planned, stderr\n%s", tu, rep.PLESeeds, errs)
 		}
 	}
 	// --ensemble-from trials: the greedy choice among the trials alone.
@@ -121,7 +125,7 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 		{"--tune", "--ensemble", "2", "--soft-seeds", "11"}, {"--tune", "--ensemble", "2", "--ensemble-from", "seeds", "--soft-seeds", "0.01"},
 		{"--tune", "--soft-seeds", "0.01"}, {"--tune", "--ensemble", "2", "--soft-seeds", "0.01"},
 		{"--ple-seeds", "2"}, {"--tune", "--ple-seeds", "2"}, {"--tune", "--ensemble", "2", "--ensemble-from", "seeds", "--ple-seeds", "1"},
-		{"--tune", "--ensemble", "2", "--ple-seeds", "-2"}, {"--tune", "--ensemble", "2", "--ple-seeds", "100"},
+		{"--tune", "--ensemble", "2", "--ple-seeds", "-1"}, {"--tune", "--ensemble", "2", "--ple-seeds", "100"},
 		{"--tune", "--ensemble", "2", "--ple-seeds", "1", "--head", "pointwise"},
 		{"--tune", "--ensemble", "2", "--soft-seeds", "0.01", "--head", "decoder", "--vocab", "unnormalized:base=10,exponent=1,mantissa=2"},
 		{"--tune", "--ensemble", "2", "--soft-seeds", "0.01", "--head", "decoder", "--soft-targets", "0.02"},
