@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"decoreg/data"
 	"decoreg/dist"
@@ -270,18 +269,7 @@ func TestPLESize(t *testing.T) {
 func TestTunePLESeeds(t *testing.T) {
 	x, y := toyData(400, 1)
 	base := Config{Head: HeadDecoder, Vocab: "normalized:base=4,length=3", EncLayers: 1, EncWidth: 16, DecWidth: 16, MaxEpochs: 40, Patience: 5, LR: 3e-3, Seed: 3, Threads: 1, Ensemble: 3, PLEBins: 6}
-	run := func(base Config, opts TuneOptions) (*Model, *TuneReport, map[int]int) {
-		t.Helper()
-		trained := map[int]int{} // member -> Members of its progress
-		opts.Trials, opts.Rung, opts.Budget, opts.grid = 2, 40, time.Minute, tinyGrid
-		opts.MemberProgress = func(p Progress) { trained[p.Member] = p.Members }
-		m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m, rep, trained
-	}
-	m, rep, trained := run(base, TuneOptions{PLESeeds: 2})
+	m, rep, trained := tuneTiny(t, x, y, base, TuneOptions{PLESeeds: 2})
 	// Members 1, 2 plain, 3, 4 soft, 5, 6 ple: 7 in all with the best trial.
 	if len(trained) != 6 || trained[6] != 7 || rep.PLESeeds != 2 || rep.PLESeedsTrained != 2 || rep.SoftSeedsTrained != 2 {
 		t.Fatalf("members trained %v, report %+v; want 1-6 of 7, 2 ple", trained, rep)
@@ -320,17 +308,7 @@ func TestTunePLESeeds(t *testing.T) {
 				return []tuneAxis{{"lr", []string{"1e-3", "3e-3"}, func(c *Config, v string) { c.LR, _ = strconv.ParseFloat(v, 64) }}}
 			}
 		}
-		m, rep, _ := func() (*Model, *TuneReport, map[int]int) {
-			if opts.grid != nil {
-				opts.Trials, opts.Rung, opts.Budget = 2, 40, time.Minute
-				m, rep, err := Tune(context.Background(), x, len(y), 1, y, c.base, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return m, rep, nil
-			}
-			return run(c.base, opts)
-		}()
+		m, rep, _ := tuneTiny(t, x, y, c.base, opts)
 		if rep.PLESeeds != 0 || rep.PLESeedsTrained != 0 || rep.PLESeedsChosen != 0 {
 			t.Errorf("%s: report %+v", name, rep)
 		}

@@ -500,6 +500,24 @@ func TestMemberShare(t *testing.T) {
 	}
 }
 
+// tuneTiny runs Tune with 2 trials of tinyGrid (unless opts has a grid),
+// rungs of 40 epochs and a minute's budget, and returns the model, the
+// report and, per seeds' member, the Members count of its progress.
+func tuneTiny(t *testing.T, x, y []float64, base Config, opts TuneOptions) (*Model, *TuneReport, map[int]int) {
+	t.Helper()
+	trained := map[int]int{} // member -> Members of its progress
+	opts.Trials, opts.Rung, opts.Budget = 2, 40, time.Minute
+	if opts.grid == nil {
+		opts.grid = tinyGrid
+	}
+	opts.MemberProgress = func(p Progress) { trained[p.Member] = p.Members }
+	m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, rep, trained
+}
+
 // Soft seeds: with EnsembleFrom all and a normalized decoder, Ensemble-1
 // more seeds' members with SoftSeeds as their soft targets (seeds after
 // the plain ones') are trained after the plain ones and offered to the
@@ -511,14 +529,7 @@ func TestTuneSoftSeeds(t *testing.T) {
 	base := Config{Head: HeadDecoder, Vocab: "normalized:base=4,length=3", EncLayers: 1, EncWidth: 16, DecWidth: 16, MaxEpochs: 40, Patience: 5, LR: 3e-3, Seed: 3, Threads: 1, Ensemble: 3}
 	run := func(opts TuneOptions) (*Model, *TuneReport, map[int]int) {
 		t.Helper()
-		trained := map[int]int{} // member -> Members of its progress
-		opts.Trials, opts.Rung, opts.Budget, opts.grid = 2, 40, time.Minute, tinyGrid
-		opts.MemberProgress = func(p Progress) { trained[p.Member] = p.Members }
-		m, rep, err := Tune(context.Background(), x, len(y), 1, y, base, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m, rep, trained
+		return tuneTiny(t, x, y, base, opts)
 	}
 	m, rep, trained := run(TuneOptions{})
 	if len(trained) != 4 || trained[4] != 5 || rep.SoftSeeds != DefaultSoftSeeds || rep.SoftSeedsTrained != 2 {

@@ -2,7 +2,6 @@ package data
 
 import (
 	"math"
-	"slices"
 )
 
 // DefaultPLEBins is the default number of bins per feature of the
@@ -29,10 +28,7 @@ func FitPLE(x []float64, cols, bins int) [][]float64 {
 	col := make([]float64, rows)
 	edges := make([][]float64, cols)
 	for j := range cols {
-		for i := range rows {
-			col[i] = x[i*cols+j]
-		}
-		slices.Sort(col)
+		sortedColumn(col, x, cols, j)
 		if rows == 0 || col[0] == col[rows-1] {
 			continue
 		}

@@ -56,10 +56,7 @@ func FitQuantiles(x []float64, cols int) [][]float64 {
 	col := make([]float64, rows)
 	knots := make([][]float64, cols)
 	for j := range cols {
-		for i := range rows {
-			col[i] = x[i*cols+j]
-		}
-		slices.Sort(col)
+		sortedColumn(col, x, cols, j)
 		k := make([]float64, n)
 		for l := range n {
 			q := 0.0
@@ -109,6 +106,15 @@ func QuantileTransform(knots []float64, v float64) float64 {
 	}
 	r = min(max(r, quantileClip), 1-quantileClip)
 	return math.Sqrt2 * math.Erfinv(2*r-1)
+}
+
+// sortedColumn writes column j of x (rows x cols, rows = len(col)) to col,
+// sorted.
+func sortedColumn(col, x []float64, cols, j int) {
+	for i := range col {
+		col[i] = x[i*cols+j]
+	}
+	slices.Sort(col)
 }
 
 // sortedQuantile is the linearly interpolated q-quantile of sorted s.
