@@ -257,7 +257,7 @@ type Config struct {
 	// PLEBins is the ple input transform's most bins per feature, 2 to
 	// data.MaxPLEBins (default data.DefaultPLEBins); ignored by the other
 	// transforms (but refused out of that range: with Tune, it is the
-	// bins of the trials that draw ple).
+	// bins of the ple seeds' members, TuneOptions.PLESeeds).
 	PLEBins int `json:"ple_bins,omitempty"`
 	// Calibrate fits a temperature (Model.Temperature) after training, by
 	// the NLL of the validation rows: one number that widens or sharpens
