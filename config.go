@@ -249,8 +249,8 @@ type Config struct {
 	// clip((x - e_{t-1}) / (e_t - e_{t-1}), 0, 1) for the training quantiles
 	// e_0 < ... < e_T at levels t/PLEBins (equal ones merged; data.FitPLE),
 	// a constant one stays one column, and every column is then
-	// standardized. Unlike the paper's, the first and last bins are
-	// clipped too. The network then takes the encoding's columns instead of
+	// standardized. Unlike the authors' rtdl_num_embeddings package, the
+	// first and last bins are clipped too. The network then takes the encoding's columns instead of
 	// the features (with EncoderPLR, each column is embedded). The
 	// transform is fitted on the training rows and saved in the model.
 	InputTransform string `json:"input_transform,omitempty"`

@@ -27,18 +27,15 @@ func fitPLE(x []float64, rows, cols, bins int) (*pleStats, error) {
 			return nil, err
 		}
 	}
+	// The encoded columns lie in [0, 1] and the kept ones are constant:
+	// their means and sds are finite.
 	st := data.FitStandardizer(enc, w)
-	for c := range w {
-		if math.IsInf(st.Mean[c], 0) || math.IsNaN(st.Mean[c]) || math.IsInf(st.Std[c], 0) || math.IsNaN(st.Std[c]) {
-			return nil, dataErr(-1, pleFeature(edges, c), ErrBadInput, "the feature's values span too wide a range: their mean or standard deviation overflows float64 (mean %v, sd %v)", st.Mean[c], st.Std[c])
-		}
-	}
 	return &pleStats{bins: edges, mean: st.Mean, std: st.Std}, nil
 }
 
 // pleRow writes the encoding of one row's features x by edges to dst
 // (data.PLEWidth(edges) values): each binned feature's columns
-// (data.PLEEncode), each other feature as it is. Row i names the row in
+// (data.PLEEncode), a constant (kept) one as it is. Row i names the row in
 // errors: a NaN feature gives one.
 func pleRow(dst []float64, edges [][]float64, x []float64, i int) error {
 	c := 0

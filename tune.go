@@ -992,9 +992,9 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 	need := memberNeed(best.t)
 	for k := 1; k < total && ctx.Err() == nil; k++ {
 		left := opts.Budget - time.Since(mstart)
-		soft := k >= base.Ensemble // an extra: soft, or ple from softEnd on
-		if soft && (left <= 0 || left < need) {
-			// Soft seeds' members are extras: one is started only with
+		extra := k >= base.Ensemble // soft, or ple from softEnd on
+		if extra && (left <= 0 || left < need) {
+			// Soft and ple seeds' members are extras: one is started only with
 			// the time the best trial took (and a quarter more) left, and
 			// those not started are not counted as stopped or left out.
 			break
@@ -1012,7 +1012,7 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 			ck.InputTransform, ck.PLEBins, rest = data.TransformPLE, base.PLEBins, total-k
 			ck = DefaultConfig(ck) // the default bins
 			rep.PLESeedsTrained++
-		case soft:
+		case extra:
 			ck.SoftTargets, rest = opts.SoftSeeds, softEnd-k
 			rep.SoftSeedsTrained++
 		}

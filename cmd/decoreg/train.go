@@ -482,10 +482,10 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		c.PLRFrequencies, c.PLRDim, c.PLRSigma = f.plrFrequencies, f.plrDim, f.plrSigma
 	}
 	switch {
-	case f.inputTransform == data.TransformPLE || f.tune && isSet(fs, "ple-bins"):
-		c.PLEBins = f.pleBins // with --tune, for the trials that draw ple
+	case f.inputTransform == data.TransformPLE || f.tune && f.pleSeeds > 0 && isSet(fs, "ple-bins"):
+		c.PLEBins = f.pleBins // with --ple-seeds, for those members
 	case isSet(fs, "ple-bins"):
-		return c, inputf(name, "--ple-bins is for --input-transform ple (or --tune, whose grid has it)")
+		return c, inputf(name, "--ple-bins is for --input-transform ple (or --tune with --ple-seeds K, whose members it encodes)")
 	}
 	if !f.tune {
 		for _, fl := range []string{"budget", "trials", "ensemble-from", "soft-seeds", "ple-seeds", "tune-resolution"} {
