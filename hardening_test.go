@@ -725,7 +725,21 @@ func TestOverflowBlame(t *testing.T) {
 	if err := m.overflow([]float64{m.xMean[0] + 3*m.xStd[0]}, 0, cause); !errors.As(err, &de) || de.Row != 0 || de.Column != -1 || !strings.Contains(err.Error(), "not the row") || !errors.Is(err, cause) {
 		t.Errorf("ordinary row: %v", err)
 	}
-	if err := m.overflow([]float64{m.xMean[0] + 30*m.xStd[0]}, 0, cause); !errors.As(err, &de) || de.Column != 0 || !strings.Contains(err.Error(), "standard deviations from the training mean") {
+	if err := m.overflow([]float64{m.xMean[0] + 30*m.xStd[0]}, 0, cause); !errors.As(err, &de) || de.Column != 0 || !strings.Contains(err.Error(), "scale units from the training rows' centre") {
 		t.Errorf("outlying row: %v", err)
+	}
+	// A quantile-transformed or ple-encoded feature reaches the network
+	// clipped: however far out, it is not blamed.
+	for _, tr := range []string{"quantile", "ple"} {
+		cfg := small(HeadMDN, "")
+		cfg.ValFrac = -1
+		cfg.InputTransform = tr
+		m, err := FitFlat(context.Background(), []float64{1, 2, 4, 5}, 4, 1, []float64{1e308, 0, 3, 1.7e308}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.overflow([]float64{1e12}, 0, cause); !errors.As(err, &de) || de.Column != -1 || !strings.Contains(err.Error(), "not the row") {
+			t.Errorf("%s: a far-out row: %v", tr, err)
+		}
 	}
 }

@@ -393,35 +393,46 @@ func (m *Model) standardize(dst []float32, x []float64, n int) error {
 	return nil
 }
 
-// overflowBlameZ is how many standard deviations from its training mean
-// a feature must be for an overflowing prediction to be blamed on it.
+// overflowBlameZ is how many scale units from the training rows' centre
+// a network input must be for an overflowing prediction to be blamed on
+// the feature it comes from.
 const overflowBlameZ = 10
 
 // overflow is the error of row i whose network outputs are not finite
 // (its float32 arithmetic overflowed) or whose distribution in y units is
-// beyond float64. It blames the row's feature with the largest
-// standardized value (the one furthest from the training data) when that
-// is more than overflowBlameZ standard deviations out; otherwise the row
-// is like the training data and the model is at fault (its weights, or a
-// target range near float64's limits), which the error says, naming the
-// row only.
+// beyond float64. It blames the feature behind the row's largest network
+// input (the one furthest from the training data, as the input transform
+// gives it: a quantile-transformed or ple-encoded feature far outside the
+// training range reaches the network clipped, so it is not blamed for
+// more than its clipped value) when that input is more than
+// overflowBlameZ scale units out; otherwise the row is like the training
+// data and the model is at fault (its weights, or a target range near
+// float64's limits), which the error says, naming the row only.
 func (m *Model) overflow(x []float64, i int, err error) error {
 	d := len(m.xMean)
+	row := x[i*d : (i+1)*d]
+	in := make([]float32, m.inWidth())
 	col, zmax := 0, -1.0
-	for j := 0; j < d; j++ {
-		if z := math.Abs((x[i*d+j] - m.xMean[j]) / m.xStd[j]); z > zmax {
-			col, zmax = j, z
+	if m.standardize(in, row, 1) == nil {
+		for c, v := range in {
+			if z := math.Abs(float64(v)); z > zmax {
+				col, zmax = c, z
+			}
 		}
 	}
 	// Both kinds: ErrBadInput for the caller, the cause (head.ErrOutput)
 	// for the calibration, which skips a temperature that overflows.
 	kind := fmt.Errorf("%w: %w", ErrBadInput, err)
 	if !(zmax > overflowBlameZ) {
-		return dataErr(i, -1, kind, "the model's prediction for this row overflows (%v), though every feature is within %.3g standard deviations of its training mean: the model, not the row, is at fault (its weights, or a target range near float64's limits)",
+		return dataErr(i, -1, kind, "the model's prediction for this row overflows (%v), though every network input is within %.3g scale units of the training rows' centre: the model, not the row, is at fault (its weights, or a target range near float64's limits)",
 			err, zmax)
 	}
-	return dataErr(i, col, kind, "feature value %v is %.3g standard deviations from the training mean %.6g: the prediction for this row overflows (%v)",
-		x[i*d+col], zmax, m.xMean[col], err)
+	j := col
+	if m.xBins != nil {
+		j = pleFeature(m.xBins, col)
+	}
+	return dataErr(i, j, kind, "feature value %v gives the network an input %.3g scale units from the training rows' centre: the prediction for this row overflows (%v)",
+		row[j], zmax, err)
 }
 
 func since(t time.Time) float64 { return time.Since(t).Seconds() }
