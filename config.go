@@ -649,10 +649,10 @@ func (c Config) checkSize(cols, width int) error {
 		if in > c.approxParams() {
 			field = "EncWidth"
 			switch {
+			case width > cols && c.approxParams()+c.inputParamsFor(cols) <= MaxParams:
+				field = "PLEBins" // it fits without the encoding's columns
 			case c.Encoder == EncoderPLR:
 				field = "PLRDim"
-			case width > cols:
-				field = "PLEBins"
 			}
 		}
 		what := fmt.Sprintf("%d features", cols)

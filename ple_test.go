@@ -312,6 +312,11 @@ func TestTunePLESeeds(t *testing.T) {
 		if rep.PLESeeds != 0 || rep.PLESeedsTrained != 0 || rep.PLESeedsChosen != 0 {
 			t.Errorf("%s: report %+v", name, rep)
 		}
+		// Asked for and not planned: the report says why.
+		want := map[string]string{"pointwise": "pointwise head", "best ple": "ple already"}[name]
+		if (want == "") != (rep.PLESeedsSkipped == "") || !strings.Contains(rep.PLESeedsSkipped, want) {
+			t.Errorf("%s: PLESeedsSkipped %q, want %q", name, rep.PLESeedsSkipped, want)
+		}
 		for _, mk := range m.Members() {
 			if mk.Config().InputTransform == data.TransformPLE && name != "best ple" {
 				t.Errorf("%s: a ple member", name)
@@ -323,5 +328,43 @@ func TestTunePLESeeds(t *testing.T) {
 		if _, _, err := Tune(context.Background(), x, len(y), 1, y, base, TuneOptions{PLESeeds: k, grid: tinyGrid}); !errors.As(err, &ce) || ce.Field != "PLESeeds" {
 			t.Errorf("PLESeeds %d: %v", k, err)
 		}
+	}
+}
+
+// TestPLESeedsFit: ple seeds' members whose network on the fitted
+// encoding would be larger than allowed are skipped before they start,
+// with the reason (a PLR search of 200 features fits, their encoding at
+// 256 bins does not); the size check then blames PLEBins.
+func TestPLESeedsFit(t *testing.T) {
+	const rows, cols = 300, 200
+	x := make([]float64, rows*cols)
+	for i := range x {
+		x[i] = float64((i*7919)%1009) / 7
+	}
+	c := DefaultConfig(Config{Encoder: EncoderPLR})
+	if err := c.checkSize(cols, cols); err != nil {
+		t.Fatalf("the trial's settings: %v", err)
+	}
+	ck := pleSeedConfig(c, Config{PLEBins: 256})
+	if ck.InputTransform != data.TransformPLE || ck.PLEBins != 256 || ck.Encoder != EncoderPLR {
+		t.Fatalf("ple seed config %+v", ck)
+	}
+	if why := pleSeedsFit(ck, x, rows, cols); !strings.Contains(why, "columns of their ple encoding") || !strings.Contains(why, "more than the") {
+		t.Errorf("too large: %q", why)
+	}
+	if why := pleSeedsFit(pleSeedConfig(c, Config{PLEBins: 2}), x, rows, cols); why != "" {
+		t.Errorf("2 bins: %q", why)
+	}
+	if c := pleSeedConfig(c, Config{}); c.PLEBins != data.DefaultPLEBins {
+		t.Errorf("default bins: %d", c.PLEBins)
+	}
+	// The size check blames PLEBins where the network fits without the
+	// encoding's columns, the PLR encoder's PLRDim where it does not.
+	var ce *ConfigError
+	if err := ck.checkSize(cols, 51200); !errors.As(err, &ce) || ce.Field != "PLEBins" {
+		t.Errorf("plr, 200 features at 256 bins: %v, want PLEBins blamed", err)
+	}
+	if err := ck.checkSize(60000, 60000); !errors.As(err, &ce) || ce.Field != "PLRDim" {
+		t.Errorf("plr, too large without the encoding: %v, want PLRDim blamed", err)
 	}
 }

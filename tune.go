@@ -214,6 +214,11 @@ type TuneReport struct {
 	PLESeeds        int `json:"ple_seeds,omitempty"`
 	PLESeedsTrained int `json:"ple_seeds_trained,omitempty"`
 	PLESeedsChosen  int `json:"ple_seeds_chosen,omitempty"`
+	// PLESeedsSkipped says why the ple seeds' members asked for
+	// (TuneOptions.PLESeeds > 0) were not planned once the best trial was
+	// known: it is ple already, a pointwise head, or their network would
+	// be larger than allowed or than memory holds. Empty otherwise.
+	PLESeedsSkipped string `json:"ple_seeds_skipped,omitempty"`
 }
 
 // clone returns a copy of r that shares nothing with it (nil for nil).
@@ -979,10 +984,15 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 		rep.SoftSeeds = opts.SoftSeeds
 	}
 	softEnd := total // the soft members are k < softEnd
-	if n := pleSeeds(best.m, base, opts); n > 0 {
+	n, skip := pleSeeds(best.m, base, opts)
+	if n > 0 {
+		skip = pleSeedsFit(pleSeedConfig(c, base), x, rows, cols)
+	}
+	if skip == "" {
 		total += n
 		rep.PLESeeds = n
 	}
+	rep.PLESeedsSkipped = skip
 	// Progress.Members counts them all (2N-1 and more may exceed MaxEnsemble); the
 	// members' own settings are the best trial's, Ensemble 0 as every
 	// trial's.
@@ -1009,8 +1019,7 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 		ck, rest := c, base.Ensemble-k // this member's settings, and the members of its kind from it on
 		switch {
 		case k >= softEnd:
-			ck.InputTransform, ck.PLEBins, rest = data.TransformPLE, base.PLEBins, total-k
-			ck = DefaultConfig(ck) // the default bins
+			ck, rest = pleSeedConfig(c, base), total-k
 			rep.PLESeedsTrained++
 		case extra:
 			ck.SoftTargets, rest = opts.SoftSeeds, softEnd-k
@@ -1061,13 +1070,52 @@ func softSeeds(best *Model, opts TuneOptions) bool {
 // pleSeeds is the number of ple seeds' members that trainSeeds trains for
 // the best trial's model best (TuneOptions.PLESeeds, if any): with
 // EnsembleFromAll, a head with a likelihood to select by, and a best
-// trial of another input transform than ple.
-func pleSeeds(best *Model, base Config, opts TuneOptions) int {
+// trial of another input transform than ple. Where some were asked for
+// and none are planned, skip says why.
+func pleSeeds(best *Model, base Config, opts TuneOptions) (n int, skip string) {
 	c := best.cfg
-	if opts.EnsembleFrom != EnsembleFromAll || opts.PLESeeds <= 0 || c.Head == HeadPointwise || c.InputTransform == data.TransformPLE {
-		return 0
+	switch {
+	case opts.EnsembleFrom != EnsembleFromAll || opts.PLESeeds <= 0:
+		return 0, ""
+	case c.Head == HeadPointwise:
+		return 0, "the pointwise head has no likelihood to choose them by"
+	case c.InputTransform == data.TransformPLE:
+		return 0, "the best trial's input transform is ple already"
 	}
-	return opts.PLESeeds
+	return opts.PLESeeds, ""
+}
+
+// pleSeedConfig is the settings of the ple seeds' members of the best
+// trial's settings c: c with the ple input transform of base's bins (or
+// the default bins).
+func pleSeedConfig(c, base Config) Config {
+	c.InputTransform, c.PLEBins = data.TransformPLE, base.PLEBins
+	return DefaultConfig(c)
+}
+
+// pleSeedsFit says why the ple seeds' members of settings ck cannot be
+// trained on x ("" where they can): their network, on the fitted
+// encoding's columns, would be larger than allowed or than memory holds.
+// It is checked before they start, so that a search and the seeds
+// trained before them are not lost to a member that fitMember would
+// refuse (Tune's checks before the search count the trials only).
+func pleSeedsFit(ck Config, x []float64, rows, cols int) string {
+	why := func(err error) string {
+		var ce *ConfigError
+		if errors.As(err, &ce) {
+			return ce.Err.Error()
+		}
+		return err.Error()
+	}
+	w := data.PLEWidth(data.FitPLE(x, cols, ck.PLEBins))
+	if err := ck.checkSize(cols, w); err != nil {
+		return why(err)
+	}
+	p := ck.approxParams() + ck.inputParamsFor(w)
+	if err := checkMemory(trainBytes(ck, p, rows, cols), fmt.Sprintf("a ple seed's member (%.3g parameters)", p)); err != nil {
+		return why(err)
+	}
+	return ""
 }
 
 // memberNeed is the time a seed's member of trial t's settings is given

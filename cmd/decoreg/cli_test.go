@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -342,4 +343,52 @@ func TestErrorPrefix(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want one prefix %q", c.args, code, errs, c.want)
 		}
 	}
+}
+
+// TestDecimalIntFlags: integer flags are decimal. The flag package reads
+// them as Go literals, so "--epochs 010" was 8 epochs and "--seed 0x10"
+// seed 16; and the help still names their type after parsing.
+func TestDecimalIntFlags(t *testing.T) {
+	cmd := &Command{Name: "x", UsageLine: "x", Long: "x"}
+	for _, c := range []struct {
+		arg, want, err string
+	}{
+		{"010", "10", ""},
+		{"+3", "3", ""},
+		{"-07", "-7", ""},
+		{"0x10", "", "not a decimal integer"},
+		{"1_000", "", "not a decimal integer"},
+		{"1e3", "", "not a decimal integer"},
+		{" 5", "", "not a decimal integer"},
+		{"99999999999999999999", "", "out of range"},
+	} {
+		fs := newFlagSet(cmd)
+		n := fs.Int("n", 0, "a `count`")
+		u := fs.Uint64("u", 0, "unsigned")
+		err := parseFlags(cmd, fs, []string{"-n", c.arg})
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), "-n") {
+				t.Errorf("-n %q: %v, want an error saying %q", c.arg, err, c.err)
+			}
+			continue
+		}
+		if err != nil || strconv.Itoa(*n) != c.want {
+			t.Errorf("-n %q: %d, %v; want %s", c.arg, *n, err, c.want)
+		}
+		if err := parseFlags(cmd, newUintSet(cmd, u), []string{"-u", "-1"}); err == nil || !strings.Contains(err.Error(), "non-negative decimal") {
+			t.Errorf("-u -1: %v", err)
+		}
+		// Restored after parsing: the help names the type as before.
+		var b strings.Builder
+		printCommandHelp(&b, cmd, fs)
+		if !strings.Contains(b.String(), "-n count") || !strings.Contains(b.String(), "-u uint") {
+			t.Errorf("help after parsing:\n%s", b.String())
+		}
+	}
+}
+
+func newUintSet(cmd *Command, u *uint64) *flag.FlagSet {
+	fs := newFlagSet(cmd)
+	fs.Uint64Var(u, "u", 0, "unsigned")
+	return fs
 }

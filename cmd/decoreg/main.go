@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -102,7 +103,10 @@ func newFlagSet(cmd *Command) *flag.FlagSet {
 // parseFlags parses args with fs and converts errors into usage errors that
 // name the command. -h/--help prints the command's help and returns errHelp.
 func parseFlags(cmd *Command, fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	restore := decimalInts(fs)
+	err := fs.Parse(args)
+	restore()
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printCommandHelp(stdout, cmd, fs)
 			return errHelp
@@ -113,6 +117,63 @@ func parseFlags(cmd *Command, fs *flag.FlagSet, args []string) error {
 }
 
 var errHelp = errors.New("help requested")
+
+// decimalInts makes fs's integer flags take decimal numbers only until
+// the returned function restores them (after parsing, so that the help
+// still names their type). The flag package reads integers as Go
+// literals: "--epochs 010" was 8 epochs, "--seed 0x10" seed 16, and
+// "--ple-bins 09" a bare "parse error".
+func decimalInts(fs *flag.FlagSet) (restore func()) {
+	orig := map[*flag.Flag]flag.Value{}
+	fs.VisitAll(func(f *flag.Flag) {
+		g, ok := f.Value.(flag.Getter)
+		if !ok {
+			return
+		}
+		switch g.Get().(type) {
+		case int, int64:
+			orig[f], f.Value = f.Value, decimalFlag{f.Value, true}
+		case uint, uint64:
+			orig[f], f.Value = f.Value, decimalFlag{f.Value, false}
+		}
+	})
+	return func() {
+		for f, v := range orig {
+			f.Value = v
+		}
+	}
+}
+
+// decimalFlag is an integer flag's value that parses its argument in
+// base 10 and hands the flag its canonical form.
+type decimalFlag struct {
+	flag.Value
+	signed bool
+}
+
+func (d decimalFlag) Set(s string) error {
+	var canon string
+	var err error
+	if d.signed {
+		var v int64
+		v, err = strconv.ParseInt(s, 10, 64)
+		canon = strconv.FormatInt(v, 10)
+	} else {
+		var v uint64
+		v, err = strconv.ParseUint(s, 10, 64)
+		canon = strconv.FormatUint(v, 10)
+	}
+	if errors.Is(err, strconv.ErrRange) {
+		return errors.New("value out of range")
+	}
+	if err != nil {
+		if d.signed {
+			return errors.New("not a decimal integer")
+		}
+		return errors.New("not a non-negative decimal integer")
+	}
+	return d.Value.Set(canon)
+}
 
 func printMainUsage(w io.Writer) {
 	fmt.Fprintf(w, "decoreg: decoding-based regression (Song & Bahri 2025) in Go.\n\n")

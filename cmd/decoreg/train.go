@@ -202,7 +202,9 @@ tables, and the selection keeps them only where they lower the validation
 NLL. With --ple-seeds K, where the best trial's input transform is not
 ple (and the head not pointwise), all then trains K ple seeds' members
 (those settings with --input-transform ple at --ple-bins) for the same
-selection. --ensemble-from trials chooses among the trials alone
+selection; where none are trained (the best trial is ple already, or
+their network on the encoding would be larger than allowed or than
+memory holds), standard error says why. --ensemble-from trials chooses among the trials alone
 (no second phase; --trials must be at least N); --ensemble-from seeds takes the best trial and its
 seeds (a seed the budget stopped only if it lowers the mixture's
 validation NLL). The pointwise head, with no
@@ -912,6 +914,9 @@ func runTrain(cmd *Command, args []string) error {
 		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target %q is missing\n", name, nameSpools(fr.Path), info.SkippedRows, target)
 	}
 	warnNumericLevels(name, nameSpools(fr.Path), m.Schema())
+	if t := m.Info().Tune; t != nil && t.PLESeedsSkipped != "" {
+		fmt.Fprintf(errOut, "decoreg %s: --ple-seeds %d: none trained: %s\n", name, f.pleSeeds, t.PLESeedsSkipped)
+	}
 	if t := m.Info().Tune; f.tune && cfg.Ensemble > 1 && t != nil && !interrupted {
 		seeds := t.EnsembleFrom == decoreg.EnsembleFromSeeds || t.EnsembleFrom == decoreg.EnsembleFromAll
 		score := "NLL"

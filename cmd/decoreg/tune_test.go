@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -140,6 +141,41 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, "--") {
 			t.Errorf("train %v: exit %d, %s", args, code, errs)
 		}
+	}
+}
+
+// --ple-seeds whose network on the encoding would be too large: the
+// search and the other seeds' members are kept and saved, and stderr says
+// why no ple member was trained (it failed after the search, losing all).
+func TestTunePLESeedsTooLarge(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for j := range 200 {
+		fmt.Fprintf(&b, "f%d,", j)
+	}
+	b.WriteString("y\n")
+	for i := range 300 {
+		for j := range 200 {
+			fmt.Fprintf(&b, "%d,", (i*7919+j*104729)%1009)
+		}
+		fmt.Fprintf(&b, "%d\n", (i*31)%97)
+	}
+	data := filepath.Join(dir, "wide.csv")
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "m.model")
+	_, errs := mustCLI(t, "train", "--data", data, "--out", out, "--threads", "1", "--encoder", "plr", "--epochs", "1", "--tune", "--trials", "1",
+		"--budget", "60s", "--ensemble", "2", "--ple-seeds", "1", "--ple-bins", "256", "--quiet")
+	if !strings.Contains(errs, "--ple-seeds 1: none trained: the network for 200 features (51200 columns of their ple encoding)") {
+		t.Errorf("stderr: %s", errs)
+	}
+	m, err := decoreg.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := m.Info().Tune; rep.PLESeeds != 0 || rep.PLESeedsTrained != 0 || rep.PLESeedsSkipped == "" {
+		t.Errorf("report: %d planned, %d trained, skipped %q", rep.PLESeeds, rep.PLESeedsTrained, rep.PLESeedsSkipped)
 	}
 }
 
