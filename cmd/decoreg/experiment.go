@@ -42,7 +42,9 @@ Indexed Job that do this.
 DIR defaults to experiments/results/NAME. --quick runs a small version
 (for tests; well under a minute). --n and --seeds change the number of
 training points and of seeds (runs per setting) from each experiment's
-default; the paper's scale is, for bbob, --n 100000 --seeds 10. For the
+default; the paper's scale is, for bbob, --n 100000 --seeds 10. --n is
+for the synthetic experiments, realworld (its most training rows) and
+hamming (its subsets' rows); the others refuse it. For the
 real-data experiments --seeds is the number of train/test splits (splits
 0..S-1, at most a dataset's number of splits: 10 for the UCI sets; for
 scaling, the number of random training subsets of split 0), --datasets
@@ -205,6 +207,9 @@ func runExperiment(cmd *Command, args []string) error {
 				return inputf(name, "--%s chooses runs; --report-only runs nothing and reports every line of the results (the report's scale is theirs)", fl)
 			}
 		}
+	}
+	if isSet(&cmd.Flag, "n") && !e.UsesN {
+		return inputf(name, "--n is not used by the %s experiment (its runs train on each split's training part, or on sizes of their own)", e.Name)
 	}
 	out := f.out
 	if out == "" {

@@ -452,6 +452,8 @@ func TestExperimentTabularFlags(t *testing.T) {
 		{[]string{"--report-only", "--quick"}, "--quick chooses runs"},
 		{[]string{"--report-only", "--n", "100"}, "--n chooses runs"},
 		{[]string{"--report-only", "--datasets", "lin"}, "--datasets chooses runs"},
+		// --n, which tabular's runs do not use (it was ignored).
+		{[]string{"--groups", "default", "--data", data, "--n", "100"}, "--n is not used by the tabular experiment"},
 		// --merge of a source that does not exist.
 		{[]string{"--merge", filepath.Join(dir, "nonexistent")}, "--merge"},
 	} {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -215,6 +216,31 @@ func TestRealworldReportTable(t *testing.T) {
 	for _, f := range []string{"gap.png", "diagonal.png"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// UsesN marks exactly the experiments whose plans --n changes (the CLI
+// refuses --n for the others, which ignored it).
+func TestUsesN(t *testing.T) {
+	dir := t.TempDir()
+	writeDataset(t, dir, "toy", 200, 3)
+	for _, e := range All() {
+		o := Options{Quick: true, DataDir: dir, Datasets: []string{"toy"}, Threads: 1}
+		a, err := e.Keys(o)
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		o.N = 37
+		b, err := e.Keys(o)
+		if err != nil {
+			t.Fatalf("%s, N 37: %v", e.Name, err)
+		}
+		if len(a) == 0 {
+			t.Errorf("%s: an empty plan", e.Name)
+		}
+		if changed := !slices.Equal(a, b); changed != e.UsesN {
+			t.Errorf("%s: N changes the plan: %v; UsesN %v", e.Name, changed, e.UsesN)
 		}
 	}
 }

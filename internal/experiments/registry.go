@@ -20,6 +20,10 @@ type Experiment struct {
 	// Groups lists the groups of runs Options.Groups may choose among
 	// (nil: the experiment has no such choice).
 	Groups []string
+	// UsesN marks the experiments whose number of training points
+	// Options.N sets (the others train on each split's training part, or
+	// sizes of their own).
+	UsesN bool
 	// Scale describes, in words, the scale the options give.
 	Scale func(o Options) string
 	// JournalScale marks an experiment whose report describes the scale
@@ -47,7 +51,11 @@ type Experiment struct {
 
 // Synthetic lists the synthetic experiments in a fixed order.
 func Synthetic() []*Experiment {
-	return []*Experiment{riskExperiment(), curvesExperiment(), densityExperiment(), bbobExperiment()}
+	es := []*Experiment{riskExperiment(), curvesExperiment(), densityExperiment(), bbobExperiment()}
+	for _, e := range es {
+		e.UsesN = true // each draws Options.N training points
+	}
+	return es
 }
 
 // RealData lists the real-data experiments in a fixed order.
@@ -55,6 +63,9 @@ func RealData() []*Experiment {
 	es := []*Experiment{realworldExperiment(), scalingExperiment(), decoderSizeExperiment(), errorCorrectionExperiment(), hammingExperiment(), calibrationExperiment(), tabularExperiment()}
 	for _, e := range es {
 		e.RealData = true
+		// realworld's training rows are at most Options.N, hamming's
+		// random subsets Options.N rows.
+		e.UsesN = e.Name == "realworld" || e.Name == "hamming"
 	}
 	return es
 }
