@@ -364,8 +364,8 @@ func (m *Model) standardize(dst []float32, x []float64, n int) error {
 				z := (v - m.xbMean[c]) / m.xbStd[c]
 				if !(math.Abs(z) <= maxStandardized) {
 					j := pleFeature(m.xBins, c)
-					return dataErr(i, j, ErrBadInput, "feature value %v is %.3g scale units from the training centre %.6g, beyond what the network's float32 arithmetic can hold",
-						x[i*d+j], z, m.xbMean[c])
+					return dataErr(i, j, ErrBadInput, "feature value %v: column %d of the ple encoding, %v, is %.3g scale units from the column's training centre %.6g, beyond what the network's float32 arithmetic can hold",
+						x[i*d+j], c, v, z, m.xbMean[c])
 				}
 				dst[i*w+c] = float32(z)
 			}

@@ -202,8 +202,8 @@ func checkPLE(h *fileHeader, cfg Config, bad func(field, format string, args ...
 		if e == nil {
 			continue
 		}
-		if len(e) < 2 || len(e) > data.MaxPLEBins+1 {
-			return bad(fmt.Sprintf("x_bins[%d]", j), "%d edges, want 2 to %d (or null)", len(e), data.MaxPLEBins+1)
+		if len(e) < 2 || len(e) > cfg.PLEBins+1 {
+			return bad(fmt.Sprintf("x_bins[%d]", j), "%d edges, want 2 to %d (ple_bins %d, or null)", len(e), cfg.PLEBins+1, cfg.PLEBins)
 		}
 		for l, v := range e {
 			if math.IsNaN(v) || math.IsInf(v, 0) || l > 0 && !(v > e[l-1]) {
@@ -221,6 +221,23 @@ func checkPLE(h *fileHeader, cfg Config, bad func(field, format string, args ...
 		}
 		if v := h.XBinStd[c]; !(v > 0) || math.IsInf(v, 0) {
 			return bad(fmt.Sprintf("x_bin_std[%d]", c), "%v, want a finite value > 0", v)
+		}
+	}
+	// A binned feature's columns lie in [0, 1]: standardized, each of
+	// those values must fit the network's float32 inputs, or every row
+	// would be refused.
+	c := 0
+	for _, e := range h.XBins {
+		if e == nil {
+			c++
+			continue
+		}
+		for range len(e) - 1 {
+			m, sd := h.XBinMean[c], h.XBinStd[c]
+			if z := max(math.Abs(m), math.Abs(1-m)) / sd; !(z <= maxStandardized) {
+				return bad(fmt.Sprintf("x_bin_std[%d]", c), "%v is too small for the column's values in [0, 1] about its centre %v: standardized, they would reach %.3g, beyond float32", sd, m, z)
+			}
+			c++
 		}
 	}
 	return nil

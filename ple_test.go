@@ -213,6 +213,16 @@ func TestHandEditedModel_PLE(t *testing.T) {
 		}},
 		{"centres", "x_bin_mean", false, func(h map[string]any) { h["x_bin_mean"] = h["x_bin_mean"].([]any)[1:] }},
 		{"scale 0", "x_bin_std[0]", false, func(h map[string]any) { h["x_bin_std"].([]any)[0] = json.Number("0") }},
+		// So small that a value in [0, 1] standardized overflows float32:
+		// every row would be refused.
+		{"scale tiny", "x_bin_std[0]", false, func(h map[string]any) { h["x_bin_std"].([]any)[0] = json.Number("1e-320") }},
+		// More edges than the config's bins give.
+		{"edges beyond ple_bins", "x_bins[0]", false, func(h map[string]any) {
+			if n := len(h["x_bins"].([]any)[0].([]any)); n != 5 {
+				t.Fatalf("feature 0 has %d edges, want 5", n)
+			}
+			h["config"].(map[string]any)["ple_bins"] = json.Number("3")
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			header, params := pleHeader, pleParams

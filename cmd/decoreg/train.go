@@ -140,18 +140,21 @@ params, epochs (the epochs completed), best_epoch, val_loss (null without
 validation; with --tune, a normalized decoder's at --tune-resolution; with
 --stop-by depth, calibrated per depth; with --stop-by crps, the CRPS), stopped ("early-stopping", "max-epochs" or "cancelled", as the
 model file records it; with --tune the chosen trial's, which may also be
-"halved" or "budget"), lr_drops (with --lr-drops, the drops made, where
+"halved" or "budget"; "cancelled" for an --ensemble interrupted before
+all its members were trained, however each kept member stopped), lr_drops (with --lr-drops, the drops made, where
 any) and seconds; with --calibrate also temperature,
 calibrate_by, val_nll_uncalibrated and val_nll_calibrated (with
 --calibrate-by pit or isotonic also val_pit_ece_uncalibrated and
 val_pit_ece_calibrated; with isotonic also isotonic_segments and
 isotonic_identity_weight; with depth depth_temperatures in place of
 temperature);
-with --ensemble also members;
+with --ensemble also members (epochs, best_epoch and val_loss are then
+the first member's, the best trial with --tune; the
+val_nll_* fields are the mixture's);
 with --tune also tune (trials, chosen: the chosen trials' numbers, cut;
 with --ensemble, unless --ensemble-from trials, also members_cut,
-members_left_out and seeds_chosen, and soft_seeds_chosen where soft seeds'
-members were trained); skipped_rows when rows with a
+members_left_out and seeds_chosen, and soft_seeds_chosen and
+ple_seeds_chosen where soft or ple seeds' members were planned); skipped_rows when rows with a
 missing target were left out.
 
 --ensemble N trains N members with seeds --seed, --seed+1, ...: their
