@@ -159,7 +159,7 @@ func TestBadInput(t *testing.T) {
 		{"train/lr drop factor alone", train(small, "--lr-drop-factor", "0.5"), []string{"--lr-drop-factor", "--lr-drops"}},
 		{"train/ple bins without ple", train(small, "--ple-bins", "8"), []string{"--ple-bins", "--input-transform ple"}},
 		{"train/ple bins 1", train(small, "--input-transform", "ple", "--ple-bins", "1"), []string{"--ple-bins", "2 to 256"}},
-		{"train/ple bins 0", train(small, "--input-transform", "ple", "--ple-bins", "0"), []string{"--ple-bins"}},
+		{"train/ple bins 0", train(small, "--input-transform", "ple", "--ple-bins", "0"), []string{"--ple-bins", "needs 2 to 256"}},
 		{"train/ple bins 300 with tune", train(small, "--head", "decoder", "--tune", "--ensemble", "2", "--ple-seeds", "1", "--ple-bins", "300"), []string{"--ple-bins", "2 to 256"}},
 		{"train/ple bins with tune but no ple seeds", train(small, "--tune", "--ple-bins", "8"), []string{"--ple-bins", "--ple-seeds"}},
 		{"train/lr drop factor with no drops", train(small, "--tune", "--lr-drops", "0", "--lr-drop-factor", "0.5"), []string{"--lr-drop-factor", "--lr-drops"}},

@@ -442,6 +442,10 @@ var plrFlags = []string{"plr-frequencies", "plr-dim", "plr-sigma"}
 func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	const name = "train"
 	head := decoreg.Head(f.head)
+	if isSet(fs, "ple-bins") && (f.pleBins < 2 || f.pleBins > data.MaxPLEBins) {
+		// Before refuseZero, so that 0 gets the range as 1 does.
+		return decoreg.Config{}, inputf(name, "--ple-bins: the ple input transform needs 2 to %d bins per feature, have %d", data.MaxPLEBins, f.pleBins)
+	}
 	if err := refuseZero(name, fs); err != nil {
 		return decoreg.Config{}, err
 	}
