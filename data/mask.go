@@ -65,9 +65,10 @@ func ReadMask(path string) (*Mask, error) {
 }
 
 // NewMask returns a mask of rows rows and splits splits from test, which is
-// (rows, splits) row-major and is copied. It panics if the sizes disagree.
+// (rows, splits) row-major and is copied. It panics unless rows and
+// splits are at least 1 and len(test) is their product.
 func NewMask(rows, splits int, test []bool) *Mask {
-	if rows < 1 || splits < 1 || len(test) != rows*splits {
+	if rows < 1 || splits < 1 || len(test)%splits != 0 || len(test)/splits != rows {
 		panic("data: NewMask: bad sizes")
 	}
 	return &Mask{rows: rows, splits: splits, test: append([]bool(nil), test...)}

@@ -174,3 +174,24 @@ func uciDir() string {
 	}
 	return ""
 }
+
+// NewMask's sizes: rows × splits overflowing int to len(test) was
+// accepted (1<<32 × 1<<32 wrapped to 0), and then Test panicked.
+func TestNewMaskSizes(t *testing.T) {
+	for _, c := range []struct {
+		rows, splits int
+		test         []bool
+	}{{1 << 32, 1 << 32, nil}, {0, 0, nil}, {2, 1, []bool{true}}, {-1, -1, []bool{true}}} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil {
+					t.Errorf("NewMask(%d, %d, %d values) accepted", c.rows, c.splits, len(c.test))
+				}
+			}()
+			NewMask(c.rows, c.splits, c.test)
+		}()
+	}
+	if m := NewMask(2, 1, []bool{true, false}); m.Rows() != 2 || m.Splits() != 1 {
+		t.Errorf("2 x 1: %d x %d", m.Rows(), m.Splits())
+	}
+}

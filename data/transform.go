@@ -27,8 +27,12 @@ const quantileClip = 1e-7
 
 // FitRobust returns per-feature centres (medians) and scales (the
 // interquartile range; for a feature whose IQR is 0 its standard
-// deviation, or 1 for a constant feature) of x (rows x cols).
+// deviation, or 1 for a constant feature) of x (rows x cols). It panics
+// if cols < 1.
 func FitRobust(x []float64, cols int) (center, scale []float64) {
+	if cols < 1 {
+		panic("data: FitRobust: cols must be >= 1")
+	}
 	rows := len(x) / cols
 	st := FitStandardizer(x, cols)
 	center, scale = make([]float64, cols), make([]float64, cols)
@@ -49,8 +53,12 @@ func FitRobust(x []float64, cols int) (center, scale []float64) {
 
 // FitQuantiles returns, per feature of x (rows x cols), the knots of its
 // quantile transform: the training values' quantiles at min(rows,
-// QuantileKnots) evenly spaced levels from 0 to 1 (linear interpolation).
+// QuantileKnots) evenly spaced levels from 0 to 1 (linear interpolation);
+// a feature of no rows has none. It panics if cols < 1.
 func FitQuantiles(x []float64, cols int) [][]float64 {
+	if cols < 1 {
+		panic("data: FitQuantiles: cols must be >= 1")
+	}
 	rows := len(x) / cols
 	n := min(rows, QuantileKnots)
 	col := make([]float64, rows)
@@ -74,11 +82,14 @@ func FitQuantiles(x []float64, cols int) [][]float64 {
 // among them (interpolated between neighbours; the middle of a run of
 // equal knots, so that a repeated value maps to its mid rank), as a
 // fraction in [0, 1] clipped away from 0 and 1, then through the inverse
-// normal CDF. Values beyond the knots map to the clipped extremes.
+// normal CDF. Values beyond the knots map to the clipped extremes; NaN,
+// or no knots, gives NaN.
 func QuantileTransform(knots []float64, v float64) float64 {
 	n := len(knots)
 	var r float64
 	switch {
+	case n == 0 || math.IsNaN(v):
+		return math.NaN()
 	case n == 1:
 		r = 0.5
 	case v <= knots[0]:

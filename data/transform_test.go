@@ -1,9 +1,11 @@
 package data
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -112,5 +114,30 @@ func TestQuantileKnotsAscending(t *testing.T) {
 		if got := sortedQuantile(s, q); got != -2571.4 {
 			t.Errorf("q %v of three equal values: %v", q, got)
 		}
+	}
+}
+
+// A NaN value, or a feature without knots (FitQuantiles of no rows),
+// gives NaN: it indexed past the knots.
+func TestQuantileTransformNaN(t *testing.T) {
+	if v := QuantileTransform([]float64{1, 2}, math.NaN()); !math.IsNaN(v) {
+		t.Errorf("NaN value: %v", v)
+	}
+	knots := FitQuantiles(nil, 2)
+	if len(knots) != 2 || len(knots[0]) != 0 {
+		t.Fatalf("knots of no rows: %v", knots)
+	}
+	if v := QuantileTransform(knots[0], 1); !math.IsNaN(v) {
+		t.Errorf("no knots: %v", v)
+	}
+	for name, f := range map[string]func(){"FitQuantiles": func() { FitQuantiles([]float64{1}, 0) }, "FitRobust": func() { FitRobust([]float64{1}, 0) }} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "cols must be >= 1") {
+					t.Errorf("%s with 0 cols: %v", name, r)
+				}
+			}()
+			f()
+		}()
 	}
 }

@@ -22,6 +22,11 @@ type Recalibration struct {
 	maxS  float64
 }
 
+// MaxRecalibrationKnots is the most segments FitRecalibration fits (as
+// TokenOptions.Beam's and Samples's limits, it keeps a bad argument from
+// allocating without bound: 1<<40 ran the process out of memory).
+const MaxRecalibrationKnots = 1 << 16
+
 // NewRecalibration returns the map through the knots (v[k], r[k]): at
 // least two, both strictly increasing from exactly 0 to exactly 1 and
 // finite. The slices are copied.
@@ -57,11 +62,11 @@ const RecalibrationPrior = 20
 // empirical CDF (ties at a knot count half) and λ = max(floor,
 // RecalibrationPrior/(n+RecalibrationPrior)) the weight of the identity.
 // R is then strictly increasing with slopes between λ and (1-λ) knots + λ,
-// so log R' is bounded. knots must be at least 1, floor in (0, 1], pit
-// non-empty; the same pit give the same map.
+// so log R' is bounded. knots must be 1 to MaxRecalibrationKnots, floor
+// in (0, 1], pit non-empty; the same pit give the same map.
 func FitRecalibration(pit []float64, knots int, floor float64) (*Recalibration, error) {
-	if knots < 1 {
-		return nil, fmt.Errorf("dist: a recalibration needs at least 1 segment, have %d", knots)
+	if knots < 1 || knots > MaxRecalibrationKnots {
+		return nil, fmt.Errorf("dist: a recalibration needs 1 to %d segments, have %d", MaxRecalibrationKnots, knots)
 	}
 	if !(floor > 0 && floor <= 1) {
 		return nil, fmt.Errorf("dist: the recalibration's floor must be in (0, 1], have %v", floor)

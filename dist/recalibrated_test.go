@@ -78,6 +78,8 @@ func TestRecalibrationErrors(t *testing.T) {
 		err  func() error
 	}{
 		{"no knots", func() error { _, err := FitRecalibration([]float64{0.5}, 0, 0.1); return err }},
+		{"too many knots", func() error { _, err := FitRecalibration([]float64{0.5}, 1<<40, 0.1); return err }},
+		{"MaxInt knots", func() error { _, err := FitRecalibration([]float64{0.5}, math.MaxInt, 0.1); return err }},
 		{"floor 0", func() error { _, err := FitRecalibration([]float64{0.5}, 5, 0); return err }},
 		{"floor NaN", func() error { _, err := FitRecalibration([]float64{0.5}, 5, math.NaN()); return err }},
 		{"no pit", func() error { _, err := FitRecalibration(nil, 5, 0.1); return err }},

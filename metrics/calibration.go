@@ -27,6 +27,9 @@ func Coverage(lo, hi, y []float64) float64 {
 	}
 	in := 0
 	for i, v := range y {
+		if math.IsNaN(v) || math.IsNaN(lo[i]) || math.IsNaN(hi[i]) {
+			return math.NaN()
+		}
 		if v >= lo[i] && v <= hi[i] {
 			in++
 		}
@@ -52,10 +55,16 @@ func MeanWidth(lo, hi []float64) float64 {
 // pit[i] = F_i(y_i), the predictive CDF of row i at its target: the mean
 // over the levels q of PITLevels of |(fraction of rows with pit <= q) - q|.
 // For calibrated predictions the PIT values are uniform on [0, 1] and the
-// error tends to 0 (as 1/sqrt(n)); it is at most 0.5. NaN for no rows.
+// error tends to 0 (as 1/sqrt(n)); it is at most 0.5. NaN for no rows or
+// a NaN value (one outside [0, 1] counts as below or above every level).
 func PITError(pit []float64) float64 {
 	if len(pit) == 0 {
 		return math.NaN()
+	}
+	for _, p := range pit {
+		if math.IsNaN(p) {
+			return math.NaN()
+		}
 	}
 	s := 0.0
 	for _, q := range PITLevels {

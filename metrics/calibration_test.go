@@ -73,3 +73,26 @@ func TestMeanWidthHuge(t *testing.T) {
 		t.Errorf("MeanWidth = %v, want 1.5e308", w)
 	}
 }
+
+// A NaN input makes the result NaN, as the package promises (Median,
+// Coverage and PITError skipped or miscounted NaNs).
+func TestNaNInputs(t *testing.T) {
+	n := math.NaN()
+	b := []float64{0.5, 1, 2, 3}
+	for name, v := range map[string]float64{
+		"Median first":    Median([]float64{n, 1, 2, 3}),
+		"Median last":     Median([]float64{1, 2, n}),
+		"Coverage y":      Coverage(b, b, []float64{n, 1, 2, 3}),
+		"Coverage lo":     Coverage([]float64{n, 1, 2, 3}, b, b),
+		"Coverage hi":     Coverage(b, []float64{0.5, n, 2, 3}, b),
+		"PITError":        PITError([]float64{n, 0.5, 0.2}),
+		"PITError inside": PITError([]float64{0.1, n}),
+	} {
+		if !math.IsNaN(v) {
+			t.Errorf("%s: %v, want NaN", name, v)
+		}
+	}
+	if v := PITError([]float64{-1, 2}); math.IsNaN(v) || math.Abs(v-4.5/19) > 1e-12 {
+		t.Errorf("PIT values beyond [0, 1]: %v, want 4.5/19 (one below and one above every level: the mean of |0.5 - q|)", v)
+	}
+}

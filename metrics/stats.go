@@ -61,6 +61,9 @@ func Median(v []float64) float64 {
 	if len(v) == 0 {
 		return math.NaN()
 	}
+	if slices.ContainsFunc(v, math.IsNaN) {
+		return math.NaN() // slices.Sort puts NaNs first, and the middle would skip them
+	}
 	s := slices.Clone(v)
 	slices.Sort(s)
 	n := len(s)

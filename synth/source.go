@@ -241,8 +241,12 @@ func (s truncSource) Draw(n int, seed uint64) (X, Y []float64) {
 }
 
 // UniformBox draws n rows of d values uniform on [lo, hi] from a PCG
-// seeded by seed, row by row.
+// seeded by seed, row by row. It panics if n or d is negative or n×d
+// overflows int.
 func UniformBox(n, d int, lo, hi float64, seed uint64) []float64 {
+	if n < 0 || d < 0 || d > 0 && n > math.MaxInt/d {
+		panic(fmt.Sprintf("synth: UniformBox: %d rows of %d values", n, d))
+	}
 	r := newRand(seed)
 	x := make([]float64, n*d)
 	for i := range x {

@@ -245,3 +245,21 @@ func TestNew(t *testing.T) {
 	}()
 	NewHetero(2).LogPDF([]float64{0}, 0)
 }
+
+// UniformBox refuses sizes whose product overflows (1<<32 × 1<<32 gave
+// an empty slice) or that are negative.
+func TestUniformBoxSizes(t *testing.T) {
+	for _, c := range [][2]int{{1 << 32, 1 << 32}, {-1, 2}, {2, -1}} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil {
+					t.Errorf("UniformBox(%d, %d) accepted", c[0], c[1])
+				}
+			}()
+			UniformBox(c[0], c[1], 0, 1, 1)
+		}()
+	}
+	if x := UniformBox(3, 0, 0, 1, 1); len(x) != 0 {
+		t.Errorf("3 x 0: %d values", len(x))
+	}
+}
