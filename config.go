@@ -403,6 +403,9 @@ func (c Config) validateTrain() (vocab.Tokenizer, error) {
 	if c.AdamW && c.WeightDecay == 0 {
 		return nil, configErr("AdamW", "AdamW decouples the weight decay, which is 0: set a weight decay > 0 or leave AdamW off")
 	}
+	if r := c.TargetMax - c.TargetMin; c.FixedRange() && r < minTargetRange {
+		return nil, configErr("TargetMax", "the fixed target range [%v, %v] is %v wide, below float64's normal numbers (%v): rescale the target", c.TargetMin, c.TargetMax, r, minTargetRange)
+	}
 	if c.ValFrac < 0 && c.Patience != DefaultPatience {
 		return nil, configErr("Patience", "patience %d has no effect without a validation split: early stopping needs validation rows", c.Patience)
 	}
@@ -805,6 +808,11 @@ func (h Head) Fields() []string {
 	}
 	return nil
 }
+
+// minTargetRange is the narrowest target range that Fit scales y by: the
+// smallest normal float64. Below it (a subnormal range) y's units lose
+// their precision, and values outside the range scale to infinities.
+const minTargetRange = 0x1p-1022
 
 // FixedRange reports whether c fixes the target range (TargetMin and
 // TargetMax are not both 0).

@@ -300,6 +300,9 @@ func checkData(x []float64, rows, cols int, y []float64, cfg Config) (yMin, yMax
 	if math.IsInf(yMax-yMin, 0) {
 		return 0, 0, dataErr(-1, -1, ErrBadInput, "the target's range y_max - y_min = %v - (%v) overflows float64", yMax, yMin)
 	}
+	if r := yMax - yMin; r < minTargetRange {
+		return 0, 0, dataErr(-1, -1, ErrBadInput, "the target's range y_max - y_min = %v is below float64's normal numbers (%v): rescale the target", r, minTargetRange)
+	}
 	return yMin, yMax, nil
 }
 

@@ -743,3 +743,34 @@ func TestOverflowBlame(t *testing.T) {
 		}
 	}
 }
+
+// A target range below float64's normal numbers is refused: y scaled by
+// it lost its precision and values outside it scaled to infinities (the
+// CRPS of every head was +Inf for a range of 5e-324 or 1e-310).
+func TestSubnormalTargetRange(t *testing.T) {
+	x := make([]float64, 40)
+	y := make([]float64, 40)
+	for i := range x {
+		x[i] = float64(i)
+		if i%2 == 0 {
+			y[i] = 1e-310
+		}
+	}
+	_, err := FitFlat(context.Background(), x, 40, 1, y, small(HeadRiemann, ""))
+	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "below float64's normal numbers") {
+		t.Errorf("a range of 1e-310: %v", err)
+	}
+	cfg := small(HeadRiemann, "")
+	cfg.TargetMin, cfg.TargetMax = 0, 1e-310
+	var ce *ConfigError
+	if err := cfg.Validate(); !errors.As(err, &ce) || ce.Field != "TargetMax" {
+		t.Errorf("a fixed range of 1e-310: %v", err)
+	}
+	// The smallest normal range trains.
+	for i := range y {
+		y[i] = float64(i%2) * 0x1p-1022
+	}
+	if _, err := FitFlat(context.Background(), x, 40, 1, y, small(HeadRiemann, "")); err != nil {
+		t.Errorf("a range of 2^-1022: %v", err)
+	}
+}

@@ -785,7 +785,7 @@ rungs:
 				// The first rung may take a third of the budget: the
 				// rest is for the rungs that train the best further.
 				left := opts.Budget.Seconds()/3 - time.Since(start).Seconds()
-				if est := spentSecs / spentCost * cost[tr] * float64(upTo); est > left {
+				if est := spentSecs / spentCost * cost[tr] * float64(min(upTo, tr.t.Config.MaxEpochs)); est > left {
 					tr.t.Status = "skipped"
 					report(tr)
 					continue

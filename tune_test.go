@@ -165,6 +165,20 @@ func TestTuneBudget(t *testing.T) {
 	if rep.Trials[0].Status != "max-epochs" || !rep.Cut {
 		t.Errorf("the base trial ended %q (want max-epochs, within the budget) and a trial was skipped at the measured speed, but the report says cut %v", rep.Trials[0].Status, rep.Cut)
 	}
+	// A first rung longer than MaxEpochs: the speed estimate counts the
+	// epochs a trial will train (it counted the rung's, and skipped every
+	// trial but the base).
+	long := base
+	long.MaxEpochs = 4
+	_, rep, err = Tune(context.Background(), x, len(y), 1, y, long, TuneOptions{Trials: 3, Rung: math.MaxInt, Budget: time.Minute, grid: tinyGrid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range rep.Trials {
+		if tr.Status == "skipped" || tr.Epochs == 0 {
+			t.Errorf("rung MaxInt, 4 epochs: trial %d %q after %d epochs", tr.N, tr.Status, tr.Epochs)
+		}
+	}
 	// Too small a budget for one epoch: an error, no model. The epoch (3,600
 	// steps of one row) takes far longer than the budget plus the few
 	// milliseconds a busy goroutine can hold back the budget's timer
