@@ -76,8 +76,12 @@ type FrameOptions struct {
 	Kinds map[string]Kind
 }
 
-// Column returns the index of the column called name, or -1.
+// Column returns the index of the column called name, or -1 (also for a
+// nil frame).
 func (f *Frame) Column(name string) int {
+	if f == nil {
+		return -1
+	}
 	for j := range f.Columns {
 		if f.Columns[j].Name == name {
 			return j
@@ -86,8 +90,11 @@ func (f *Frame) Column(name string) int {
 	return -1
 }
 
-// Names returns the column names in order.
+// Names returns the column names in order (none for a nil frame).
 func (f *Frame) Names() []string {
+	if f == nil {
+		return nil
+	}
 	names := make([]string, len(f.Columns))
 	for j := range f.Columns {
 		names[j] = f.Columns[j].Name
@@ -99,6 +106,9 @@ func (f *Frame) Names() []string {
 // their data with f. A name f lacks is an error wrapping ErrNoColumn. ""
 // selects the first column without a name (Drop("") drops them all).
 func (f *Frame) Select(names ...string) (*Frame, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
 	s := &Frame{Path: f.Path, Rows: f.Rows, Lines: f.Lines, NA: f.NA}
 	seen := map[string]bool{}
 	for _, n := range names {
@@ -121,6 +131,9 @@ func (f *Frame) Select(names ...string) (*Frame, error) {
 // Drop returns a frame without the columns named, sharing the others'
 // data with f. A name f lacks is an error wrapping ErrNoColumn.
 func (f *Frame) Drop(names ...string) (*Frame, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
 	for _, n := range names {
 		if f.Column(n) < 0 {
 			return nil, fmt.Errorf("%w: %q (the columns are %s)", ErrNoColumn, n, nameList(f.Names()))
@@ -136,8 +149,11 @@ func (f *Frame) Drop(names ...string) (*Frame, error) {
 }
 
 // Subset returns a frame of the given rows of f, in the order given
-// (copied). It panics if a row is out of range.
+// (copied). It panics if a row is out of range or f fails Check.
 func (f *Frame) Subset(rows []int) *Frame {
+	if err := f.check(); err != nil {
+		panic(fmt.Sprintf("data: Frame.Subset: %v", err))
+	}
 	s := &Frame{Path: f.Path, Rows: len(rows), Columns: make([]Column, len(f.Columns)), NA: f.NA}
 	for _, r := range rows {
 		if r < 0 || r >= f.Rows {
@@ -176,8 +192,12 @@ func (f *Frame) Subset(rows []int) *Frame {
 // missing are all finite numbers made numeric (its values parsed), the
 // kind ReadFrame would have given it had the file held only these rows:
 // for a frame of training rows selected from a larger file. Other columns
-// are shared with f.
+// are shared with f. A frame that fails Check is returned as it is, for
+// its users to refuse.
 func (f *Frame) Reinfer() *Frame {
+	if f.check() != nil {
+		return f
+	}
 	g := *f
 	g.Columns = slices.Clone(f.Columns)
 	for j := range g.Columns {
@@ -232,8 +252,12 @@ func (f *Frame) check() error {
 
 // CellError returns err as the error of row i of column j: a *ParseError
 // naming the file, line and column when the frame was read from a file,
-// else an error naming the row and column.
+// else an error naming the row and column (by index where f has no such
+// row or column).
 func (f *Frame) CellError(j, i int, err error) error {
+	if f == nil || j < 0 || j >= len(f.Columns) || i < 0 || i >= f.Rows || f.Lines != nil && i >= len(f.Lines) {
+		return fmt.Errorf("row %d, column %d: %w", i, j, err)
+	}
 	return f.cellErr(&f.Columns[j], i, err)
 }
 
@@ -247,8 +271,15 @@ func (f *Frame) cellErr(c *Column, i int, err error) error {
 // NotNumeric returns the error of the first cell of column j that is
 // neither missing nor a finite number (wrapping ErrNotNumber or
 // ErrNonFinite, and naming the file, line and column for a frame read
-// from a file), or nil if there is none.
+// from a file), or nil if there is none. A frame that fails Check, or a
+// column it lacks, is an error.
 func (f *Frame) NotNumeric(j int) error {
+	if err := f.check(); err != nil {
+		return err
+	}
+	if j < 0 || j >= len(f.Columns) {
+		return fmt.Errorf("data: column %d of a frame of %d columns", j, len(f.Columns))
+	}
 	c := &f.Columns[j]
 	for i := range f.Rows {
 		if c.Missing[i] {

@@ -3,6 +3,7 @@ package data
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -346,4 +347,53 @@ func TestSchemaInvalidUTF8Level(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Line != 3 || pe.Column != 2 || !strings.Contains(err.Error(), "UTF-8") {
 		t.Errorf("invalid UTF-8 level: %v", err)
 	}
+}
+
+// Frame's methods on a nil frame, one that fails Check, or an index it
+// lacks: errors (or -1, none, the frame as it is), not the index or nil
+// pointer panics they gave; Subset's panic names the problem.
+func TestFrameMethodsRefuse(t *testing.T) {
+	var nf *Frame
+	if nf.Column("a") != -1 || nf.Names() != nil || nf.Reinfer() != nil {
+		t.Error("nil frame: Column, Names or Reinfer")
+	}
+	if _, err := nf.Select("a"); err == nil {
+		t.Error("nil frame: Select")
+	}
+	if _, err := nf.Drop("a"); err == nil {
+		t.Error("nil frame: Drop")
+	}
+	if err := nf.NotNumeric(0); err == nil {
+		t.Error("nil frame: NotNumeric")
+	}
+	cause := errors.New("x")
+	if err := nf.CellError(0, 0, cause); !errors.Is(err, cause) {
+		t.Errorf("nil frame: CellError %v", err)
+	}
+	ok := &Frame{Rows: 1, Columns: []Column{{Name: "a", Kind: Numeric, Field: -1, Num: []float64{1}, Missing: []bool{false}}}}
+	if err := ok.NotNumeric(-1); err == nil || !strings.Contains(err.Error(), "column -1 of a frame of 1 columns") {
+		t.Errorf("NotNumeric(-1): %v", err)
+	}
+	if err := ok.CellError(5, 0, cause); !errors.Is(err, cause) || !strings.Contains(err.Error(), "row 0, column 5") {
+		t.Errorf("CellError(5, 0): %v", err)
+	}
+	if err := ok.CellError(0, 3, cause); !errors.Is(err, cause) || !strings.Contains(err.Error(), "row 3, column 0") {
+		t.Errorf("CellError(0, 3): %v", err)
+	}
+	bad := &Frame{Rows: 3, Columns: []Column{{Name: "a", Kind: Numeric, Num: []float64{1, 2}, Missing: []bool{false, false}}}}
+	if err := bad.NotNumeric(0); err == nil || !strings.Contains(err.Error(), "for 3 rows") {
+		t.Errorf("inconsistent frame: NotNumeric %v", err)
+	}
+	if _, err := bad.Select("a"); err == nil {
+		t.Error("inconsistent frame: Select")
+	}
+	if bad.Reinfer() != bad {
+		t.Error("inconsistent frame: Reinfer changed it")
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "Frame.Subset") {
+			t.Errorf("inconsistent frame: Subset %v", r)
+		}
+	}()
+	bad.Subset([]int{2})
 }

@@ -99,18 +99,19 @@ func segment(a, b, f0, f1, y float64) float64 {
 	return sq(f0, fy, y-a) + sq(1-fy, 1-f1, b-y)
 }
 
-// crpsT is the CRPS of the mixture in head units at t.
+// crpsT is the CRPS of the mixture in head units at t. The pairs' sds
+// are combined by math.Hypot: their squares overflowed beyond about 1e154
+// and underflowed below 1e-154 (NaN either way).
 func (d *MDN) crpsT(t float64) float64 {
-	a := func(m, v float64) float64 {
-		s := math.Sqrt(v)
+	a := func(m, s float64) float64 { // E|X| for X ~ N(m, s²)
 		z := m / s
 		return 2*s*math.Exp(-0.5*z*z)/math.Sqrt(2*math.Pi) + m*math.Erf(z/math.Sqrt2)
 	}
 	var first, second float64
 	for i, wi := range d.w {
-		first += wi * a(t-d.mu[i], d.sd[i]*d.sd[i])
+		first += wi * a(t-d.mu[i], d.sd[i])
 		for j, wj := range d.w {
-			second += wi * wj * a(d.mu[i]-d.mu[j], d.sd[i]*d.sd[i]+d.sd[j]*d.sd[j])
+			second += wi * wj * a(d.mu[i]-d.mu[j], math.Hypot(d.sd[i], d.sd[j]))
 		}
 	}
 	return first - 0.5*second

@@ -140,3 +140,33 @@ func TestCRPSInfinite(t *testing.T) {
 		}
 	}
 }
+
+// The MDN's CRPS far from unit scale: its pairs' variances overflowed
+// (sds of 1e155) or underflowed (1e-200) to NaN. The CRPS scales with the
+// distribution, so each is checked against the unit-scale mixture's
+// numerical integral times the scale. The zero MDN's Quantile (which
+// looped for ever) and Mode are NaN, and components whose brackets would
+// overflow are refused.
+func TestCRPSMDNExtremeScales(t *testing.T) {
+	unit := NewMDN([]float64{1, 2}, []float64{-1, 1.5}, []float64{0.7, 1.3}, Affine{Scale: 1})
+	for _, k := range []float64{1e155, 1e-200, 0x1p-1000, 0x1p+900} {
+		for _, y := range []float64{0, 1, -3} {
+			d := NewMDN([]float64{1, 2}, []float64{-k, 1.5 * k}, []float64{0.7 * k, 1.3 * k}, Affine{Scale: 1})
+			got, _ := CRPS(d, y*k)
+			want := k * numericCRPS(unit.CDF, -15, 15, y, 200000)
+			if !(math.Abs(got-want) <= 1e-6*want) {
+				t.Errorf("scale %g, y %g: CRPS %v, want %v", k, y*k, got, want)
+			}
+		}
+	}
+	var z MDN
+	if !math.IsNaN(z.Quantile(0.5)) || !math.IsNaN(z.Mode()) {
+		t.Error("zero MDN: Quantile or Mode not NaN")
+	}
+	defer func() {
+		if r := recover(); r == nil {
+			t.Error("NewMDN accepted means of ±1e308")
+		}
+	}()
+	NewMDN([]float64{1, 1}, []float64{-1e308, 1e308}, []float64{1, 1}, Affine{Scale: 1})
+}

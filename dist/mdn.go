@@ -26,7 +26,10 @@ var _ Distribution = (*MDN)(nil)
 // to sum to 1), means and standard deviations, in head units; the slices
 // are copied. It panics on slices of different or zero length, a negative
 // or non-finite weight, weights summing to zero, a non-finite mean, a
-// standard deviation that is not positive and finite, or a bad aff.
+// standard deviation that is not positive and finite, a component whose
+// |mean| + 64 sd exceeds a quarter of the largest float64 (the quantiles'
+// brackets and the CRPS's differences of means would overflow; a trained
+// head's float32 outputs are far inside), or a bad aff.
 func NewMDN(weights, means, sds []float64, aff Affine) *MDN {
 	checkAffine(aff)
 	m := len(weights)
@@ -40,6 +43,9 @@ func NewMDN(weights, means, sds []float64, aff Affine) *MDN {
 		}
 		if math.IsNaN(means[i]) || math.IsInf(means[i], 0) || !(sds[i] > 0) || math.IsInf(sds[i], 1) {
 			panic("dist: NewMDN with a non-finite mean or a standard deviation not > 0")
+		}
+		if !(math.Abs(means[i])+64*sds[i] <= math.MaxFloat64/4) {
+			panic("dist: NewMDN with a component whose |mean| + 64 sd exceeds a quarter of the largest float64")
 		}
 		s += weights[i]
 	}
@@ -135,7 +141,7 @@ func (d *MDN) LogPDF(y float64) float64 {
 // (1-q against the survival function) for q > 0.5.
 func (d *MDN) Quantile(q float64) float64 {
 	switch {
-	case !(q >= 0 && q <= 1):
+	case !(q >= 0 && q <= 1) || len(d.w) == 0: // NaN for the zero MDN too (its bracket never grew)
 		return math.NaN()
 	case q == 0:
 		return math.Inf(-1)
@@ -199,6 +205,9 @@ func (d *MDN) Quantile(q float64) float64 {
 // whole search is O(min(M, MaxModeStarts) × M × iterations); the result is
 // cached.
 func (d *MDN) Mode() float64 {
+	if len(d.w) == 0 {
+		return math.NaN() // the zero MDN
+	}
 	d.modeOnce.Do(func() {
 		best, bestLP := d.mu[0], math.Inf(-1)
 		lc := make([]float64, len(d.w))

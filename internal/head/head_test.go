@@ -121,6 +121,10 @@ func TestDistChecks(t *testing.T) {
 		{"mdn", []float64{0.5, 0.5, inf, 0, 1, 1}},
 		{"mdn", []float64{0.5, 0.5, 0, 0, inf, 1}},
 		{"mdn", []float64{0, 0, 0, 0, 1, 1}},
+		// Finite, but beyond dist.NewMDN's bound (it panicked): a mean
+		// and an sd near the largest float64.
+		{"mdn", []float64{0.5, 0.5, -1e308, 1e308, 1, 1}},
+		{"mdn", []float64{0.5, 0.5, 0, 0, 8e307, 1}},
 	} {
 		_, err := Lookup(c.h).Dist(Row{Net: net, Out: c.out, Affine: a})
 		if !errors.Is(err, ErrOutput) {
