@@ -406,6 +406,11 @@ func TestDefaultLevels(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Field != "Levels" || !errors.Is(err, ErrConfig) {
 		t.Errorf("level 1.5: %v", err)
 	}
+	// Bits that are no output were ignored.
+	_, err = m.Predict([][]float64{{0.5}}, PredictOptions{Outputs: OutMean | 1<<20})
+	if !errors.As(err, &ce) || ce.Field != "Outputs" {
+		t.Errorf("unknown output bit: %v", err)
+	}
 	_, err = m.Evaluate([]float64{0.5}, 1, []float64{0}, "average")
 	if !errors.As(err, &ce) || ce.Field != "Point" {
 		t.Errorf("point average: %v", err)

@@ -27,11 +27,13 @@ const (
 	OutMode
 	OutQuantiles
 	OutDist // keep each row's Distribution
+
+	outAll = OutMean | OutMedian | OutMode | OutQuantiles | OutDist
 )
 
 // PredictOptions control Predict.
 type PredictOptions struct {
-	Outputs Output // default OutMean|OutMedian|OutMode
+	Outputs Output // default OutMean|OutMedian|OutMode; other bits are refused
 	// Levels are the quantile levels for OutQuantiles, each in [0, 1]; nil
 	// means DefaultLevels. An empty, non-nil slice asks for no levels and
 	// is refused with OutQuantiles (a *ConfigError naming "Levels"), as
@@ -263,6 +265,9 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 	what := opts.Outputs
 	if what == 0 {
 		what = OutMean | OutMedian | OutMode
+	}
+	if what&^outAll != 0 {
+		return nil, configErr("Outputs", "unknown output bits %#x (the outputs are OutMean, OutMedian, OutMode, OutQuantiles and OutDist)", uint(what&^outAll))
 	}
 	levels := opts.Levels
 	if what&OutQuantiles != 0 && levels == nil {

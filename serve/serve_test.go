@@ -589,6 +589,17 @@ func TestNewErrors(t *testing.T) {
 			t.Errorf("New(%+v) accepted", o)
 		}
 	}
+	// Negative settings were taken as the defaults; the doc says 0 is.
+	for name, o := range map[string]Options{
+		"ReloadEvery": {ReloadEvery: -1}, "MaxBodyBytes": {MaxBodyBytes: -1}, "RequestTimeout": {RequestTimeout: -1},
+		"BatchWait": {BatchWait: -1}, "MaxBatchRows": {MaxBatchRows: -1}, "QueueLen": {QueueLen: -1}, "Workers": {Workers: -1},
+		"Limits.MaxRows": {Limits: Limits{MaxRows: -1}}, "Limits.MaxValues": {Limits: Limits{MaxValues: -5}},
+	} {
+		o.Model, o.Log = filepath.Join(dir, "bad.model"), quietLog()
+		if _, err := New(o); err == nil || !strings.Contains(err.Error(), name+" is negative") {
+			t.Errorf("%s negative: %v", name, err)
+		}
+	}
 }
 
 // serveModel serves a tiny decoder model, as "m", with options o on a

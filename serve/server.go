@@ -25,7 +25,8 @@ import (
 	"decoreg"
 )
 
-// Options configure a Server. The zero value of a field means its default.
+// Options configure a Server. The zero value of a field means its
+// default; New refuses a negative one.
 type Options struct {
 	// Model is a model file to serve, under its file name without the
 	// extension; Models a directory whose *.model and *.drg files are
@@ -113,6 +114,19 @@ type Server struct {
 // that does not load is an error; with Models, a directory in which no
 // model loads is an error, and files that fail are logged and skipped.
 func New(o Options) (*Server, error) {
+	for _, f := range []struct {
+		name string
+		neg  bool
+	}{
+		{"ReloadEvery", o.ReloadEvery < 0}, {"MaxBodyBytes", o.MaxBodyBytes < 0}, {"RequestTimeout", o.RequestTimeout < 0},
+		{"BatchWait", o.BatchWait < 0}, {"MaxBatchRows", o.MaxBatchRows < 0}, {"QueueLen", o.QueueLen < 0}, {"Workers", o.Workers < 0},
+		{"Limits.MaxRows", o.MaxRows < 0}, {"Limits.MaxSamples", o.MaxSamples < 0}, {"Limits.MaxQuantiles", o.MaxQuantiles < 0},
+		{"Limits.MaxDensity", o.MaxDensity < 0}, {"Limits.MaxValues", o.MaxValues < 0},
+	} {
+		if f.neg {
+			return nil, fmt.Errorf("serve: %s is negative (0 takes its default)", f.name)
+		}
+	}
 	o = o.withDefaults()
 	if err := o.Limits.check(); err != nil {
 		return nil, err

@@ -61,11 +61,11 @@ type Problem interface {
 // AllNames lists them all.
 func Names() []string { return []string{"mixture", "hetero", "ring", "lognormal", "modes"} }
 
-// New returns the problem called name with d features. An unknown name or
-// d < 1 is an error.
+// New returns the problem called name with d features. An unknown name,
+// or d outside 1 to MaxSourceDim, is an error.
 func New(name string, d int) (Problem, error) {
-	if d < 1 {
-		return nil, fmt.Errorf("synth: dimension %d, want at least 1", d)
+	if d < 1 || d > MaxSourceDim {
+		return nil, fmt.Errorf("synth: dimension %d, want 1 to %d", d, MaxSourceDim)
 	}
 	switch name {
 	case "mixture":

@@ -263,3 +263,16 @@ func TestUniformBoxSizes(t *testing.T) {
 		t.Errorf("3 x 0: %d values", len(x))
 	}
 }
+
+// New refuses dimensions beyond MaxSourceDim (1<<40 was accepted, and a
+// draw then needed n × 2^40 values).
+func TestNewDimension(t *testing.T) {
+	for _, d := range []int{0, MaxSourceDim + 1, 1 << 40} {
+		if _, err := New("mixture", d); err == nil {
+			t.Errorf("dimension %d accepted", d)
+		}
+	}
+	if _, err := New("mixture", MaxSourceDim); err != nil {
+		t.Errorf("dimension %d: %v", MaxSourceDim, err)
+	}
+}
