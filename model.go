@@ -307,7 +307,8 @@ func (m *Model) YRange() (lo, hi float64) {
 
 // SetNames records the names of the feature columns and of the target,
 // saved with the model so that prediction inputs can be matched by name.
-// On a nil Model it does nothing.
+// features must hold one name per feature (Features()); Save refuses a
+// model whose names do not. On a nil Model it does nothing.
 func (m *Model) SetNames(features []string, target string) {
 	if m == nil {
 		return
