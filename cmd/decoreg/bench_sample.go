@@ -109,6 +109,11 @@ func runBenchSample(args []string) error {
 	const features = 8
 	// Memory: the inputs and their encodings, and about 3 KiB per sample
 	// in flight (measured; the estimate takes 4 KiB) on every thread.
+	// The network: its encoder's 3 layers hold about 2 W² weights, each
+	// with a gradient buffer (8 bytes); the estimate takes 16 per W².
+	if err := checkBenchMemory("sample", fmt.Sprintf("--enc-width %d", *encWidth), benchBytes(16, *encWidth, *encWidth)); err != nil {
+		return err
+	}
 	if err := checkBenchMemory("sample", fmt.Sprintf("--inputs %d", *inputs), benchBytes(*inputs, 4*features+4**encWidth+16)); err != nil {
 		return err
 	}

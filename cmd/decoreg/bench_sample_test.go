@@ -61,6 +61,10 @@ func TestBenchSampleBadFlags(t *testing.T) {
 		{"--threads", "-1"},
 		{"--repeats", "0"},
 		{"--enc-width", "0"},
+		// The network's weights: a makeslice panic at 99999999, and 7 GB
+		// allocated at 30000, past the estimate of the inputs alone.
+		{"--enc-width", "99999999"},
+		{"--enc-width", "30000"},
 		{"extra"},
 	} {
 		var errb bytes.Buffer

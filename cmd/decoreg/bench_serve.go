@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"decoreg"
+	"decoreg/data"
 	"decoreg/internal/gemm"
 	"decoreg/serve"
 	"decoreg/synth"
@@ -176,7 +177,7 @@ func runBenchServe(args []string) error {
 		if rows >= 100 {
 			n = max(100, n/10)
 		}
-		body := benchBody(d, rows, outputs)
+		body := benchBody(d, m.Schema(), rows, outputs)
 		for _, c := range clients {
 			for _, batching := range modes {
 				r, err := benchServeOnce(*modelPath, body, rows, c, n, *warmup, batching)
@@ -192,16 +193,39 @@ func runBenchServe(args []string) error {
 	return nil
 }
 
-// benchBody is a request of rows rows of d features in [-1, 1].
-func benchBody(d, rows int, outputs []string) []byte {
-	x := make([][]float64, rows)
-	for i := range x {
-		x[i] = make([]float64, d)
-		for j := range x[i] {
-			x[i][j] = math.Round((math.Mod(float64(i*7+j*3), 21)/10-1)*1000) / 1000
+// benchBody is a request of rows rows of d features in [-1, 1], or, for a
+// model with a schema sc (a table's raw columns), of rows by column name:
+// its numeric columns' values in [-1, 1] and its categorical ones' levels
+// in turn (the server encodes them, as it does for any such model).
+func benchBody(d int, sc *data.Schema, rows int, outputs []string) []byte {
+	v := func(i, j int) float64 { return math.Round((math.Mod(float64(i*7+j*3), 21)/10-1)*1000) / 1000 }
+	req := map[string]any{"outputs": outputs}
+	if sc != nil {
+		objs := make([]map[string]any, rows)
+		for i := range objs {
+			objs[i] = map[string]any{}
+			for j, c := range sc.Columns {
+				switch {
+				case c.Kind == data.Categorical && len(c.Levels) > 0:
+					objs[i][c.Name] = c.Levels[(i+j)%len(c.Levels)]
+				case c.Kind == data.Categorical:
+					objs[i][c.Name] = nil // no level seen in training: a missing cell
+				default:
+					objs[i][c.Name] = v(i, j)
+				}
+			}
 		}
+		req["rows"] = objs
+	} else {
+		x := make([][]float64, rows)
+		for i := range x {
+			x[i] = make([]float64, d)
+			for j := range x[i] {
+				x[i][j] = v(i, j)
+			}
+		}
+		req["x"] = x
 	}
-	req := map[string]any{"x": x, "outputs": outputs}
 	if slices.Contains(outputs, "quantiles") {
 		req["quantiles"] = []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}
 	}

@@ -165,7 +165,11 @@ func runBenchTrain(args []string) error {
 	// encoder unit and 47 per decoder unit (layers x width x tokens); the
 	// estimate rounds them up.
 	perExample := benchBytes(16, 3, cfg.encWidth) + benchBytes(64, cfg.decLayers, cfg.decWidth, digits) + 4*(features+digits)
-	params := benchBytes(16, cfg.encWidth, cfg.encWidth) + benchBytes(16*12, cfg.decLayers, cfg.decWidth, cfg.decWidth)
+	// The parameters: 2 W² in the encoder's hidden layers and 12 per
+	// decoder layer and width², each with its gradient and Adam's two
+	// moments (16 bytes); --enc-width 12000 peaked at 4.4 GB where 16 W²
+	// bytes were counted.
+	params := benchBytes(32, cfg.encWidth, cfg.encWidth) + benchBytes(16*12, cfg.decLayers, cfg.decWidth, cfg.decWidth)
 	if err := checkBenchMemory("train", fmt.Sprintf("--batch %d with --enc-width %d --dec-layers %d --dec-width %d", *batch, cfg.encWidth, cfg.decLayers, cfg.decWidth), benchBytes(*batch)*perExample+params); err != nil {
 		return err
 	}

@@ -72,6 +72,16 @@ func TestBenchServeRuns(t *testing.T) {
 			t.Errorf("%s", l)
 		}
 	}
+	// A model of a table's raw columns (text and blanks): the requests
+	// are its columns by name, with levels for the text ones (they were
+	// its encoded features, which the server refuses).
+	mixedModel := filepath.Join(t.TempDir(), "mixed.model")
+	trainMixed(t, mixedModel)
+	out, _ = mustCLI(t, "bench", "serve", "--model", mixedModel, "--clients", "1", "--rows", "2", "--requests", "5", "--warmup", "0", "--batching", "off")
+	var r serveBenchResult
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &r); err != nil || r.Errors != 0 || r.Requests != 5 {
+		t.Errorf("schema model: %v %s", err, out)
+	}
 	code, _, errs := cli(t, "bench", "serve", "--clients", "0")
 	if code != 2 || !strings.Contains(errs, "--clients") {
 		t.Errorf("--clients 0: exit %d %q", code, errs)
