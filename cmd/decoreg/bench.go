@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -94,6 +96,9 @@ func runBench(_ *Command, args []string) error {
 	if err := notAnInput("bench", "cpuprofile", profile, fileArgs(args[1:])...); err != nil {
 		return err
 	}
+	if err := profileApart(profile, args[1:]); err != nil {
+		return err
+	}
 	return withCPUProfile(profile, func() error { return b.Run(args[1:]) })
 }
 
@@ -114,6 +119,51 @@ func fileArgs(args []string) [][2]string {
 		}
 	}
 	return out
+}
+
+// profileApart refuses a --cpuprofile path that is, or lies inside, a
+// path the benchmark is given (a flag's value or an argument: the
+// results bench report reads, the directory bench uci writes) that exists
+// or is an --out: written after the run, the profile replaced a result
+// file, or failed on the directory the run had made, losing nothing but
+// the profile only after the whole run.
+func profileApart(profile string, args []string) error {
+	if profile == "" || profile == "-" {
+		return nil
+	}
+	p, err := filepath.Abs(profile)
+	if err != nil {
+		return nil // checkOutPath says what is wrong with it
+	}
+	cands := fileArgs(args)
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			cands = append(cands, [2]string{"", a})
+		}
+	}
+	for _, c := range cands {
+		if c[1] == "" || c[1] == "-" {
+			continue
+		}
+		if _, err := os.Stat(c[1]); err != nil && c[0] != "out" {
+			continue // neither a path nor where the benchmark writes
+		}
+		d, err := filepath.Abs(c[1])
+		if err != nil {
+			continue
+		}
+		what := "the argument " + c[1]
+		if c[0] != "" {
+			what = "--" + c[0] + " " + c[1]
+		}
+		switch {
+		case p == d:
+			return usagef("bench: --cpuprofile %s is also %s, which the benchmark reads or writes; choose another --cpuprofile", profile, what)
+		case strings.HasPrefix(p, d+string(filepath.Separator)):
+			return usagef("bench: --cpuprofile %s lies inside %s, which the benchmark reads or writes; choose a --cpuprofile outside it", profile, what)
+		}
+	}
+	return nil
 }
 
 // withCPUProfile runs f under a CPU profile, written to path (as --out

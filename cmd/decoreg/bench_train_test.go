@@ -108,7 +108,7 @@ func TestBenchTrainBadFlags(t *testing.T) {
 		{"--warmup", "-1"},
 		{"--batch", "0"},
 		{"--heads", "-2"},
-		{"--dec-width", "10", "--heads", "4"}, // width not a multiple of heads
+		{"--dec-width", "10", "--heads", "4"},    // width not a multiple of heads
 		{"--batch", "1", "--enc-width", "12000"}, // 4.4 GB measured, past the 4 GiB a benchmark may use
 		{"extra"},
 		{"--nosuch"},

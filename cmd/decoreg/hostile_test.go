@@ -146,6 +146,24 @@ func TestH2OutIsAnInput(t *testing.T) {
 	} {
 		wantUsage(t, c.args, "--cpuprofile", "same file as "+c.flag)
 	}
+	// ... and a file inside a directory it reads (report's RESULTS, whose
+	// result file the profile replaced), or the --out a run will create
+	// (the profile failed on it after the whole run).
+	results := filepath.Join(dir, "results")
+	result := filepath.Join(results, "ds", "pointwise", "split0.json")
+	if err := os.MkdirAll(filepath.Dir(result), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(result, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before[result] = "{}"
+	wantUsage(t, []string{"bench", "--cpuprofile", result, "report", results}, "--cpuprofile", "lies inside the argument "+results)
+	out := filepath.Join(dir, "new-out")
+	wantUsage(t, []string{"bench", "--cpuprofile", out, "uci", "--out", out, "--data", dir}, "--cpuprofile", "is also --out "+out)
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was created", out)
+	}
 	for p, b := range before {
 		if mustRead(t, p) != b {
 			t.Errorf("%s was changed", p)
