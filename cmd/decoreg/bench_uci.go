@@ -165,7 +165,7 @@ func runBenchUCI(args []string) error {
 	if opts.Splits, err = experiments.ParseInts(*splits); err != nil {
 		return usagef("bench uci: --splits: %v", err)
 	}
-	if *datasets != "" {
+	if isSet(fs, "datasets") {
 		for _, d := range strings.Split(*datasets, ",") {
 			if d = strings.TrimSpace(d); d != "" {
 				if err := experiments.CheckDatasetName(d); err != nil {
@@ -173,6 +173,10 @@ func runBenchUCI(args []string) error {
 				}
 				opts.Datasets = append(opts.Datasets, d)
 			}
+		}
+		if len(opts.Datasets) == 0 {
+			// An empty $VAR ran every dataset.
+			return usagef("bench uci: --datasets: no dataset named in %q (leave the flag out for every one)", *datasets)
 		}
 	}
 	if opts.Shard, opts.Shards, err = experiments.ParseShard(*shard); err != nil {

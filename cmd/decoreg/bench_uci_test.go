@@ -297,6 +297,7 @@ func TestBenchUCIBadInput(t *testing.T) {
 		{"split out of range", tinyUCIArgs(ragged, out, "--datasets", "good", "--splits", "0-3"), []string{"split", filepath.Join(ragged, "good", experiments.MaskFile)}},
 		{"no datasets", tinyUCIArgs(out, out), []string{out, "no datasets"}},
 		{"bad head", tinyUCIArgs(ragged, out, "--heads", "mdn,decoder"), []string{"--heads", `"decoder"`}},
+		{"empty datasets", tinyUCIArgs(ragged, out, "--datasets", " , "), []string{"--datasets", "no dataset named"}},
 		{"bad shard", tinyUCIArgs(ragged, out, "--shard", "2/2"), []string{"--shard", "2/2"}},
 		{"bad splits", tinyUCIArgs(ragged, out, "--splits", "3-1"), []string{"--splits"}},
 		{"bad point", tinyUCIArgs(ragged, out, "--point", "average"), []string{`"average"`}},

@@ -116,8 +116,15 @@ func runExperiment(cmd *Command, args []string) error {
 	}
 	f := &experimentF
 	if f.list {
+		if len(pos) > 0 {
+			return inputf(name, "--list takes no NAME (have %q): it lists every experiment", pos[0])
+		}
 		fmt.Fprint(stdout, experimentList())
 		return nil
+	}
+	if isSet(&cmd.Flag, "out") && strings.TrimSpace(f.out) == "" {
+		// It wrote to experiments/results/NAME under the working directory.
+		return inputf(name, "--out must name a directory (leave it out for experiments/results/NAME)")
 	}
 	var srcs []string
 	if f.merge && len(pos) > 0 {

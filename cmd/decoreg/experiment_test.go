@@ -452,6 +452,8 @@ func TestExperimentTabularFlags(t *testing.T) {
 		{[]string{"--report-only", "--quick"}, "--quick chooses runs"},
 		{[]string{"--report-only", "--n", "100"}, "--n chooses runs"},
 		{[]string{"--report-only", "--datasets", "lin"}, "--datasets chooses runs"},
+		// An empty --out (it wrote under experiments/results/NAME).
+		{[]string{"--groups", "default", "--data", data, "--out", ""}, "--out must name a directory"},
 		// --n, which tabular's runs do not use (it was ignored).
 		{[]string{"--groups", "default", "--data", data, "--n", "100"}, "--n is not used by the tabular experiment"},
 		// --merge of a source that does not exist.
@@ -466,6 +468,9 @@ func TestExperimentTabularFlags(t *testing.T) {
 			t.Errorf("decoreg %s created --out", strings.Join(args, " "))
 			os.RemoveAll(out)
 		}
+	}
+	if code, _, errs := cli(t, "experiment", "--list", "scaling"); code != 2 || !strings.Contains(errs, "--list takes no NAME") {
+		t.Errorf("--list scaling: exit %d, %q", code, errs)
 	}
 	if testing.Short() {
 		return
