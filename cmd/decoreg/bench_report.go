@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"decoreg/internal/experiments"
 )
@@ -48,6 +49,11 @@ func runBenchReport(args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
+		for _, a := range fs.Args()[min(1, fs.NArg()):] {
+			if strings.HasPrefix(a, "-") {
+				return usagef("bench report: %s after RESULTS: flags come before it (bench report [flags] RESULTS)", a)
+			}
+		}
 		return usagef("bench report: want one RESULTS directory, have %d arguments", fs.NArg())
 	}
 	if *format != "markdown" && *format != "csv" {

@@ -216,6 +216,7 @@ func TestBenchReportErrors(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"bench", "report"}, "want one RESULTS directory"},
+		{[]string{"bench", "report", dir, "--format", "csv"}, "--format after RESULTS: flags come before it"},
 		{[]string{"bench", "report", "--format", "html", dir}, "--format"},
 		{[]string{"bench", "report", dir}, "no result files"},
 		{[]string{"bench", "report", dir + "/missing"}, "missing"},

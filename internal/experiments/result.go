@@ -80,9 +80,15 @@ func WriteResult(path string, r *Result) error {
 	})
 }
 
-// ReadResult reads a result file. A file that is not a result gives an
-// error naming it.
+// ReadResult reads a result file. A file that is not a result, or not a
+// regular file (a FIFO blocked the read for ever), gives an error naming
+// it.
 func ReadResult(path string) (*Result, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a result file: not a regular file", path)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err

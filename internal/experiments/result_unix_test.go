@@ -1,0 +1,35 @@
+//go:build unix
+
+package experiments
+
+import (
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A FIFO named like a result is refused, not read: the read blocked for
+// ever, waiting for a writer (bench report on such a tree hung).
+func TestLoadResultsFIFO(t *testing.T) {
+	dir := t.TempDir()
+	p := ResultPath(dir, "a", MDN, 0)
+	if err := WriteResult(p, &Result{Dataset: "a", Head: MDN, Split: 0, Error: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(filepath.Dir(p), "split1.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := LoadResults(dir); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") || !strings.Contains(err.Error(), fifo) {
+			t.Errorf("FIFO: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("LoadResults blocked on a FIFO")
+	}
+}
