@@ -33,7 +33,8 @@ evaluation nor an error, a negative time, Kendall's tau outside [-1, 1],
 ...), is refused with exit status 2, naming the file.
 
 --format csv prints the numbers behind the tables instead, one line per
-dataset, head and metric.`,
+dataset, head and metric; a mean or standard deviation that is undefined
+(no split scored it, or one for the sd) is NaN, as pandas and R read it.`,
 }
 
 func init() {
