@@ -186,9 +186,21 @@ func TestColumnMatching(t *testing.T) {
 
 	unnamed := unnamedModel(t)
 	_, errs = mustCLI(t, "predict", "--model", unnamed, "--data", inOrder, "--out", "-")
-	if !strings.Contains(errs, "no column names") || !strings.Contains(errs, "x0,x1, by position") {
+	if !strings.Contains(errs, "no column names") || !strings.Contains(errs, `"x0", "x1", by position`) {
 		t.Errorf("no warning of matching by position: %q", errs)
 	}
+	// A header whose column after the features has no name (a trailing
+	// comma): eval says so (it said the file had no such column); predict
+	// reads the features and no target. Unnamed features are quoted.
+	trailing := filepath.Join(t.TempDir(), "trailing.csv")
+	if err := os.WriteFile(trailing, []byte(",x1,\n0.1,0.2,3\n0.3,0.4,5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = cli(t, "eval", "--model", unnamed, "--data", trailing)
+	if code != 2 || !strings.Contains(errs, "column 3, after the model's 2 features, has no name") || !strings.Contains(errs, `"", "x1", by position`) {
+		t.Errorf("eval, unnamed target column: exit %d, %q", code, errs)
+	}
+	mustCLI(t, "predict", "--model", unnamed, "--data", trailing, "--out", "-")
 	// A --target the file lacks is refused by predict for such a model
 	// too (no schema: the columns by position).
 	code, _, errs = cli(t, "predict", "--model", unnamed, "--data", inOrder, "--target", "yy", "--out", "-")

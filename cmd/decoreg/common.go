@@ -355,8 +355,12 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		if feats, target, err = byPosition(name, path, header, m.Features(), target); err != nil {
 			return nil, err
 		}
+		quoted := make([]string, len(feats))
+		for j, f := range feats {
+			quoted[j] = strconv.Quote(f) // "" for an unnamed column
+		}
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the model records no column names (it was not trained by 'decoreg train'), so its %d features are the file's columns %s, by position\n",
-			name, path, len(feats), strings.Join(feats, ","))
+			name, path, len(feats), strings.Join(quoted, ", "))
 	case len(feats) != m.Features():
 		return nil, inputf(name, "model records %d feature names for %d features", len(feats), m.Features())
 	}
@@ -368,6 +372,11 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		tcol = slices.Index(header, target)
 	}
 	if use == targetRequired && tcol < 0 {
+		if target == "" && len(header) > len(feats) && header[len(header)-1] == "" {
+			// The column after the features has no name (a trailing comma
+			// in the header), and --target cannot name it either.
+			return nil, inputf(name, "%s: line 1: column %d, after the model's %d features, has no name in the header; name it to read it as the target", path, len(header), len(feats))
+		}
 		if target == "" {
 			return nil, inputf(name, "%s: the model has no target name and the file no column after the features; give --target NAME", path)
 		}
