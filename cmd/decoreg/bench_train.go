@@ -116,9 +116,9 @@ func runBenchTrain(args []string) error {
 	batch := fs.Int("batch", 256, "examples per step")
 	seed := fs.Uint64("seed", 0, "seed of the parameters and the data")
 	encWidth := fs.Int("enc-width", 0, "override the encoder width (0: the configuration's)")
-	decLayers := fs.Int("dec-layers", 0, "override the number of decoder layers")
-	decWidth := fs.Int("dec-width", 0, "override the decoder width")
-	heads := fs.Int("heads", 0, "override the number of attention heads")
+	decLayers := fs.Int("dec-layers", 0, "override the number of decoder layers (0: the configuration's)")
+	decWidth := fs.Int("dec-width", 0, "override the decoder width (0: the configuration's)")
+	heads := fs.Int("heads", 0, "override the number of attention heads (0: the configuration's)")
 	if err := parseFlags(benchTrainCmd, fs, args); err != nil {
 		return err
 	}
