@@ -136,6 +136,9 @@ func runServe(cmd *Command, args []string) error {
 		{"max-quantiles", f.maxQuant, lim.MaxQuantiles}, {"max-density", f.maxDensity, lim.MaxDensity}, {"max-values", f.maxValues, lim.MaxValues},
 	} {
 		if c.v < 1 || c.v > c.max {
+			if c.flag == "workers" {
+				return inputf(name, "--workers must be in [0, %d] (0: one per core), have %d", c.max, f.workers)
+			}
 			return inputf(name, "--%s must be in [1, %d], have %d", c.flag, c.max, c.v)
 		}
 	}

@@ -37,7 +37,7 @@ func TestServeRefuses(t *testing.T) {
 		{[]string{"--model", model, "--max-values", "0"}, "--max-values must be in"},
 		{[]string{"--model", model, "--max-body", "0"}, "--max-body must be >= 1"},
 		{[]string{"--model", model, "--max-body", "99999999999"}, "--max-body must be at most"},
-		{[]string{"--model", model, "--workers", "-1"}, "--workers must be in [1, 4096]"},
+		{[]string{"--model", model, "--workers", "-1"}, "--workers must be in [0, 4096] (0: one per core), have -1"},
 		{[]string{"--model", model, "--no-batching", "--batch-wait", "5ms"}, "--batch-wait is for batching"},
 		{[]string{"--model", model, "--reload-every", "5s"}, "--reload-every is for --models DIR"},
 		{[]string{"--models", model}, "is not a directory"},
