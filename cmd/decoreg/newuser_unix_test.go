@@ -276,4 +276,24 @@ func TestNU1ReadOnce(t *testing.T) {
 	mustCLI(t, append([]string{"train", "--data", p, "--out", model}, tinyArgs("pointwise")...)...)
 	wantUsage(t, []string{"predict", "--model", model, "--data", fifo, "--out", fifo}, "the same FIFO")
 	wantUsage(t, []string{"eval", "--model", model, "--data", fifo, "--test-mask", fifo, "--split", "0"}, "the same pipe or FIFO")
+	// --data - with --test-mask /dev/stdin: the mask read the data ("bad
+	// mask header"). Refused whether standard input is a pipe or a file.
+	for _, in := range []string{"pipe", "file"} {
+		cmd := childDecoreg(t, dir, "predict", "--model", model, "--data", "-", "--test-mask", "/dev/stdin", "--split", "0", "--out", "-")
+		if in == "pipe" {
+			cmd.Stdin = strings.NewReader("a,y\n1,2\n")
+		} else {
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			cmd.Stdin = f
+		}
+		var errs strings.Builder
+		cmd.Stderr = &errs
+		if err := cmd.Run(); err == nil || !strings.Contains(errs.String(), "both read standard input") {
+			t.Errorf("standard input as a %s for --data - and --test-mask /dev/stdin: %v, %q", in, err, errs.String())
+		}
+	}
 }
