@@ -747,6 +747,25 @@ func TestOverflowBlame(t *testing.T) {
 			t.Errorf("%s: a far-out row: %v", tr, err)
 		}
 	}
+	// Nor a row inside the training range whose top ple bin, nonzero in
+	// few training rows, standardizes far out (√(3 × 256) ≈ 28 at 256
+	// bins): ple's binned columns never lie outside the training inputs.
+	cfg = small(HeadMDN, "")
+	cfg.ValFrac, cfg.MaxEpochs = -1, 1
+	cfg.InputTransform, cfg.PLEBins = "ple", 256
+	const n = 4000
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range n {
+		x[i] = float64(i) / n
+		y[i] = float64(i%7) + x[i]
+	}
+	m, err = FitFlat(context.Background(), x, n, 1, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.overflow([]float64{0.999}, 0, cause); !errors.As(err, &de) || de.Column != -1 || !strings.Contains(err.Error(), "not the row") {
+		t.Errorf("ple, 256 bins, a row in the training range: %v", err)
+	}
 }
 
 // A target range below float64's normal numbers is refused: y scaled by

@@ -403,9 +403,9 @@ const overflowBlameZ = 10
 // (its float32 arithmetic overflowed) or whose distribution in y units is
 // beyond float64. It blames the feature behind the row's largest network
 // input (the one furthest from the training data, as the input transform
-// gives it: a quantile-transformed or ple-encoded feature far outside the
-// training range reaches the network clipped, so it is not blamed for
-// more than its clipped value) when that input is more than
+// gives it: a quantile-transformed feature far outside the training range
+// reaches the network clipped, so it is not blamed for more than its
+// clipped value, and a binned ple feature never) when that input is more than
 // overflowBlameZ scale units out; otherwise the row is like the training
 // data and the model is at fault (its weights, or a target range near
 // float64's limits), which the error says, naming the row only.
@@ -416,6 +416,13 @@ func (m *Model) overflow(x []float64, i int, err error) error {
 	col, zmax := 0, -1.0
 	if m.standardize(in, row, 1) == nil {
 		for c, v := range in {
+			if m.xBins != nil && m.xBins[pleFeature(m.xBins, c)] != nil {
+				// A binned ple column lies in [0, 1], and the training
+				// rows hold both ends: never outside them, whatever its
+				// standardized value (a top bin's, rarely nonzero, is
+				// large for a row inside the training range).
+				continue
+			}
 			if z := math.Abs(float64(v)); z > zmax {
 				col, zmax = c, z
 			}

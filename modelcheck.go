@@ -182,8 +182,10 @@ func minParams(cfg Config, d int, tok vocab.Tokenizer) float64 {
 
 // checkPLE checks the ple input transform's statistics of header h
 // (Config.InputTransform "ple"): present exactly for that transform, one list of edges per feature,
-// each null or 2 to data.MaxPLEBins+1 finite ascending edges, and a finite
-// centre and a finite scale > 0 for each column of the encoding.
+// each null or 2 to cfg.PLEBins+1 finite ascending edges, and a finite
+// centre and a finite scale > 0 for each column of the encoding, small
+// enough a scale that a binned column's values in [0, 1] standardize
+// within float32.
 func checkPLE(h *fileHeader, cfg Config, bad func(field, format string, args ...any) error) error {
 	d := len(h.XMean)
 	switch {

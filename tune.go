@@ -86,9 +86,11 @@ type TuneOptions struct {
 	// ple input transform (Config.InputTransform "ple", at the base's
 	// PLEBins or the default), trained after the plain and soft ones with
 	// what is left of their budget and offered to the greedy ensemble
-	// selection with them; 0, the default, trains none. They are extras,
-	// not a grid axis, so that the trials drawn are the same with and
-	// without them. On 13 small UCI sets x 4 splits, 4 of them raised the
+	// selection with them; 0, the default, trains none. Where their
+	// network on the encoding would be larger than allowed or than memory
+	// holds, none are trained and TuneReport.PLESeedsSkipped says why.
+	// They are extras, not a grid axis, so that the trials drawn are the
+	// same with and without them. On 13 small UCI sets x 4 splits, 4 of them raised the
 	// tuned ensembles' mean tau (0.6894 -> 0.6931) and lowered their test
 	// NLL, but won fewer set-splits against XGBoost (21 -> 18;
 	// tabular-ple-diagnostic): not the default.
@@ -1098,7 +1100,10 @@ func pleSeedConfig(c, base Config) Config {
 // encoding's columns, would be larger than allowed or than memory holds.
 // It is checked before they start, so that a search and the seeds
 // trained before them are not lost to a member that fitMember would
-// refuse (Tune's checks before the search count the trials only).
+// refuse (Tune's checks before the search count the trials only). The
+// edges are fitted on every row, a member's on its training rows: the
+// widths can differ by a few columns near the limit. The memory check is
+// of what is free now, with the trials and members held.
 func pleSeedsFit(ck Config, x []float64, rows, cols int) string {
 	why := func(err error) string {
 		var ce *ConfigError

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime/pprof"
 	"sort"
@@ -122,11 +121,11 @@ func fileArgs(args []string) [][2]string {
 }
 
 // profileApart refuses a --cpuprofile path that is, or lies inside, a
-// path the benchmark is given (a flag's value or an argument: the
-// results bench report reads, the directory bench uci writes) that exists
-// or is an --out: written after the run, the profile replaced a result
-// file, or failed on the directory the run had made, losing nothing but
-// the profile only after the whole run.
+// directory the benchmark walks or writes: an argument (report's RESULTS)
+// or an --out (uci's results). Written after the run, the profile
+// replaced a result file, or failed on the directory the run had made,
+// losing the profile only after the whole run. Other flags' files are
+// notAnInput's: only the same file is refused there.
 func profileApart(profile string, args []string) error {
 	if profile == "" || profile == "-" {
 		return nil
@@ -135,18 +134,21 @@ func profileApart(profile string, args []string) error {
 	if err != nil {
 		return nil // checkOutPath says what is wrong with it
 	}
-	cands := fileArgs(args)
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
+	var cands [][2]string
+	for _, c := range fileArgs(args) {
+		if c[0] == "out" {
+			cands = append(cands, c)
+		}
+	}
+	for i, a := range args {
+		flagValue := i > 0 && strings.HasPrefix(args[i-1], "-") && !strings.Contains(args[i-1], "=")
+		if !strings.HasPrefix(a, "-") && !flagValue {
 			cands = append(cands, [2]string{"", a})
 		}
 	}
 	for _, c := range cands {
 		if c[1] == "" || c[1] == "-" {
 			continue
-		}
-		if _, err := os.Stat(c[1]); err != nil && c[0] != "out" {
-			continue // neither a path nor where the benchmark writes
 		}
 		d, err := filepath.Abs(c[1])
 		if err != nil {
@@ -158,7 +160,7 @@ func profileApart(profile string, args []string) error {
 		}
 		switch {
 		case p == d:
-			return usagef("bench: --cpuprofile %s is also %s, which the benchmark reads or writes; choose another --cpuprofile", profile, what)
+			return usagef("bench: --cpuprofile %s is also %s, which the benchmark writes; choose another --cpuprofile", profile, what)
 		case strings.HasPrefix(p, d+string(filepath.Separator)):
 			return usagef("bench: --cpuprofile %s lies inside %s, which the benchmark reads or writes; choose a --cpuprofile outside it", profile, what)
 		}

@@ -151,8 +151,11 @@ func notAnInput(name, outFlag, out string, inputs ...[2]string) error {
 
 // readOnce refuses two input flags that name one pipe or FIFO, which can
 // be read only once (the first reads it to its end; the second would find
-// it empty, or wait forever for a writer). Empty paths and "-" are
-// skipped (splitFlags.check refuses --test-mask -).
+// it empty, or wait forever for a writer), and "-" beside a path that is
+// standard input (/dev/stdin, /dev/fd/0: the first read ate the other's
+// data, whether standard input is a pipe or a file). Empty paths are
+// skipped, and "-" beside another path (splitFlags.check refuses
+// --test-mask -).
 func readOnce(name string, a, b [2]string) error {
 	if a[1] == "" || b[1] == "" {
 		return nil
@@ -169,7 +172,7 @@ func readOnce(name string, a, b [2]string) error {
 		return err == nil && serr == nil && os.SameFile(fi, si)
 	}
 	if (a[1] == "-" || b[1] == "-") && stdin(a[1]) && stdin(b[1]) {
-		return inputf(name, "--%s %s and --%s %s both read standard input, which can be read once", a[0], a[1], b[0], b[1])
+		return inputf(name, "--%s %s and --%s %s both read standard input: give one of them a file", a[0], a[1], b[0], b[1])
 	}
 	if a[1] == "-" || b[1] == "-" {
 		return nil

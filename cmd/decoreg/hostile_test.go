@@ -169,6 +169,16 @@ func TestH2OutIsAnInput(t *testing.T) {
 			t.Errorf("%s was changed", p)
 		}
 	}
+	// Inside a directory the benchmark only reads, or a flag value that
+	// names no path it writes, is fine.
+	for _, args := range [][]string{
+		{"--data", dir, "--out", filepath.Join(dir, "elsewhere")}, // uci
+		{"--config", dir}, // train
+	} {
+		if err := profileApart(filepath.Join(dir, "cpu.prof"), args); err != nil {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
 }
 
 // TestH3UCIDatasetNames: --datasets takes plain directory names; a path

@@ -292,7 +292,7 @@ func TestNU1ReadOnce(t *testing.T) {
 		}
 		var errs strings.Builder
 		cmd.Stderr = &errs
-		if err := cmd.Run(); err == nil || !strings.Contains(errs.String(), "both read standard input") {
+		if err := cmd.Run(); err == nil || !strings.Contains(errs.String(), "both read standard input: give one of them a file") {
 			t.Errorf("standard input as a %s for --data - and --test-mask /dev/stdin: %v, %q", in, err, errs.String())
 		}
 	}
