@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"decoreg/dist"
@@ -347,5 +348,27 @@ func TestIsotonicEnsembleFile(t *testing.T) {
 		if name == "good" && err != nil || name == "bad" && !errors.Is(err, modelfile.ErrNotModel) {
 			t.Errorf("%s map: %v", name, err)
 		}
+	}
+}
+
+// A map of the CDF on a model whose tokenization is not a tree (Hamming)
+// is refused on Load, as FitTemperature refuses to fit one; on a tree
+// tokenization the same map loads.
+func TestHandEditedModel_RecalibrationHamming(t *testing.T) {
+	addMap := func(h map[string]any) {
+		h["recalibration"] = map[string]any{"v": []any{0, 0.5, 1}, "r": []any{0, 0.4, 1}}
+	}
+	cfg := tinyDecoder()
+	cfg.Vocab = "hamming:length=8"
+	header, params := savedModel(t, cfg)
+	path := writeModel(t, editHeader(t, header, addMap), params)
+	_, err := Load(path)
+	var me *ModelError
+	if !errors.As(err, &me) || me.Field != "recalibration" || !strings.Contains(err.Error(), "not a tree") {
+		t.Errorf("hamming with a map: %v", err)
+	}
+	header, params = savedModel(t, tinyDecoder())
+	if _, err := Load(writeModel(t, editHeader(t, header, addMap), params)); err != nil {
+		t.Errorf("tree tokenization with a map: %v", err)
 	}
 }

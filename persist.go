@@ -11,6 +11,7 @@ import (
 	"decoreg/data"
 	"decoreg/dist"
 	"decoreg/internal/modelfile"
+	"decoreg/vocab"
 )
 
 // fileHeader is the JSON header of a model file.
@@ -214,6 +215,18 @@ func load(path string, hb []byte, params []float32) (*Model, error) {
 		}
 		if h.Config.Head == HeadPointwise {
 			return nil, fmt.Errorf("%s: %w (bad header: a map of the CDF for a pointwise model)", path, modelfile.ErrNotModel)
+		}
+		// As FitTemperature: the isotonic map needs a tree tokenization's
+		// exact CDF, for every member.
+		for k, hk := range heads {
+			if hk.Config.Head != HeadDecoder {
+				continue
+			}
+			if tok, err := vocab.Parse(hk.Config.Vocab); err == nil {
+				if _, tree := tok.(vocab.Tree); !tree {
+					return nil, &ModelError{Path: path, Field: "recalibration", Err: fmt.Errorf("a map of the CDF for member %d's tokenization %s, which is not a tree (the isotonic objective needs one)", k+1, hk.Config.Vocab)}
+				}
+			}
 		}
 	}
 	if len(heads) == 1 {
