@@ -84,7 +84,7 @@ func scalingExperiment() *Experiment {
 			if l.Error != "" {
 				return "FAILED: " + l.Error
 			}
-			return fmt.Sprintf("rel_mse %.4f", float64(l.RelMSE))
+			return fmt.Sprintf("rel_mse %s", logNum("%.4f", float64(l.RelMSE)))
 		},
 		ScalingReport)
 }

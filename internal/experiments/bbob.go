@@ -106,7 +106,7 @@ func bbobExperiment() *Experiment {
 			if l.Error != "" {
 				return "FAILED: " + l.Error
 			}
-			return fmt.Sprintf("tau %.3f, %d epochs", float64(l.KendallTau), l.Epochs)
+			return fmt.Sprintf("tau %s, %d epochs", logNum("%.3f", float64(l.KendallTau)), l.Epochs)
 		},
 		BBOBReport)
 }

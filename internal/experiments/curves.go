@@ -144,7 +144,7 @@ func curvesExperiment() *Experiment {
 			if l.Error != "" {
 				return "FAILED: " + l.Error
 			}
-			return fmt.Sprintf("rel_mse %.3g tau %.3f, %d epochs", float64(l.RelMSE), float64(l.KendallTau), l.Epochs)
+			return fmt.Sprintf("rel_mse %s tau %s, %d epochs", logNum("%.3g", float64(l.RelMSE)), logNum("%.3f", float64(l.KendallTau)), l.Epochs)
 		},
 		CurvesReport)
 }

@@ -307,3 +307,14 @@ func TestRunUCIValidatesConfigs(t *testing.T) {
 		t.Errorf("%d entries written", len(ents))
 	}
 }
+
+// The progress lines print an undefined score as "n/a" (they printed
+// "tau NaN" for a split whose test targets tie).
+func TestLogNum(t *testing.T) {
+	if got := logNum("%.3f", math.NaN()); got != "n/a" {
+		t.Errorf("NaN: %q", got)
+	}
+	if got := logNum("%.3f", 0.5); got != "0.500" {
+		t.Errorf("0.5: %q", got)
+	}
+}

@@ -108,7 +108,7 @@ func realworldExperiment() *Experiment {
 			if l.Error != "" {
 				return "FAILED: " + l.Error
 			}
-			return fmt.Sprintf("tau %.3f, %d rows, %d epochs", float64(l.KendallTau), l.TrainRows, l.Epochs)
+			return fmt.Sprintf("tau %s, %d rows, %d epochs", logNum("%.3f", float64(l.KendallTau)), l.TrainRows, l.Epochs)
 		},
 		RealworldReport)
 }

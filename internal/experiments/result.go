@@ -146,3 +146,12 @@ func (r *Result) check() error {
 	}
 	return nil
 }
+
+// logNum formats v by verb for the progress lines, or "n/a" where it is
+// NaN (a score that is undefined: tau on tied or too few test targets).
+func logNum(verb string, v float64) string {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	return fmt.Sprintf(verb, v)
+}

@@ -413,7 +413,7 @@ func tabularExperiment() *Experiment {
 			var parts []string
 			for _, v := range tabVariants {
 				if s, ok := l.Scores[v]; ok {
-					parts = append(parts, fmt.Sprintf("%s tau %.3f nll %.3f", v, float64(s.KendallTau), float64(s.NLL)))
+					parts = append(parts, fmt.Sprintf("%s tau %s nll %s", v, logNum("%.3f", float64(s.KendallTau)), logNum("%.3f", float64(s.NLL))))
 				}
 			}
 			if l.IsoError != "" {

@@ -473,8 +473,8 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 				if v, u := float64(e.NLL), float64(e.NLLU); !math.IsNaN(v) || !math.IsNaN(u) {
 					nll = fmt.Sprintf("nll %.4g nll_u %.4g ", v, u)
 				}
-				fmt.Fprintf(logw, "[%d/%d] %s: %stau %.3f rel_mse %.3g; %d epochs (%s), %.1fs\n",
-					sum.Ran, len(todo), r, nll, float64(e.KendallTau), float64(e.RelMSE), t.Epochs, t.Stopped, res.Seconds)
+				fmt.Fprintf(logw, "[%d/%d] %s: %stau %s rel_mse %s; %d epochs (%s), %.1fs\n",
+					sum.Ran, len(todo), r, nll, logNum("%.3f", float64(e.KendallTau)), logNum("%.3g", float64(e.RelMSE)), t.Epochs, t.Stopped, res.Seconds)
 			}
 			mu.Unlock()
 		}
