@@ -413,19 +413,22 @@ func (m *Model) overflow(x []float64, i int, err error) error {
 	d := len(m.xMean)
 	row := x[i*d : (i+1)*d]
 	in := make([]float32, m.inWidth())
-	col, zmax := 0, -1.0
+	j, zmax := 0, -1.0
 	if m.standardize(in, row, 1) == nil {
-		for c, v := range in {
-			if m.xBins != nil && m.xBins[pleFeature(m.xBins, c)] != nil {
+		c := 0 // feature f's first network input
+		for f := range d {
+			if m.xBins != nil && m.xBins[f] != nil {
 				// A binned ple column lies in [0, 1], and the training
 				// rows hold both ends: never outside them, whatever its
 				// standardized value (a top bin's, rarely nonzero, is
 				// large for a row inside the training range).
+				c += len(m.xBins[f]) - 1
 				continue
 			}
-			if z := math.Abs(float64(v)); z > zmax {
-				col, zmax = c, z
+			if z := math.Abs(float64(in[c])); z > zmax {
+				j, zmax = f, z
 			}
+			c++
 		}
 	}
 	// Both kinds: ErrBadInput for the caller, the cause (head.ErrOutput)
@@ -434,10 +437,6 @@ func (m *Model) overflow(x []float64, i int, err error) error {
 	if !(zmax > overflowBlameZ) {
 		return dataErr(i, -1, kind, "the model's prediction for this row overflows (%v), though every network input is within %.3g scale units of the training rows' centre: the model, not the row, is at fault (its weights, or a target range near float64's limits)",
 			err, zmax)
-	}
-	j := col
-	if m.xBins != nil {
-		j = pleFeature(m.xBins, col)
 	}
 	return dataErr(i, j, kind, "feature value %v gives the network an input %.3g scale units from the training rows' centre: the prediction for this row overflows (%v)",
 		row[j], zmax, err)

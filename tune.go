@@ -90,10 +90,10 @@ type TuneOptions struct {
 	// network on the encoding would be larger than allowed or than memory
 	// holds, none are trained and TuneReport.PLESeedsSkipped says why.
 	// They are extras, not a grid axis, so that the trials drawn are the
-	// same with and without them. On 13 small UCI sets x 4 splits, 4 of them raised the
-	// tuned ensembles' mean tau (0.6894 -> 0.6931) and lowered their test
-	// NLL, but won fewer set-splits against XGBoost (21 -> 18;
-	// tabular-ple-diagnostic): not the default.
+	// same with and without them. On 13 small UCI sets x 4 splits, 4 of
+	// them raised the tuned ensembles' mean tau (0.6894 -> 0.6931) and
+	// lowered their test NLL, but won fewer set-splits against XGBoost
+	// (21 -> 18; tabular-ple-diagnostic): not the default.
 	PLESeeds int
 	// Resolution is the narrowest cell, as a share of the range of y's
 	// scale (u units: the training targets' range, or Config.TargetMin
@@ -988,13 +988,12 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 	softEnd := total // the soft members are k < softEnd
 	n, skip := pleSeeds(best.m, base, opts)
 	if n > 0 {
-		skip = pleSeedsFit(pleSeedConfig(c, base), x, rows, cols)
+		if skip = pleSeedsFit(pleSeedConfig(c, base), x, rows, cols); skip != "" {
+			n = 0
+		}
 	}
-	if skip == "" {
-		total += n
-		rep.PLESeeds = n
-	}
-	rep.PLESeedsSkipped = skip
+	total += n
+	rep.PLESeeds, rep.PLESeedsSkipped = n, skip
 	// Progress.Members counts them all (2N-1 and more may exceed MaxEnsemble); the
 	// members' own settings are the best trial's, Ensemble 0 as every
 	// trial's.

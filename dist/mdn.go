@@ -22,6 +22,14 @@ type MDN struct {
 
 var _ Distribution = (*MDN)(nil)
 
+// MDNComponentOK reports whether a component of mean mean and standard
+// deviation sd (finite, sd > 0) is within NewMDN's bound: |mean| + 64 sd
+// at most a quarter of the largest float64, so that the quantiles'
+// brackets and the CRPS's differences of means stay finite.
+func MDNComponentOK(mean, sd float64) bool {
+	return math.Abs(mean)+64*sd <= math.MaxFloat64/4
+}
+
 // NewMDN returns the Gaussian mixture with the given weights (renormalised
 // to sum to 1), means and standard deviations, in head units; the slices
 // are copied. It panics on slices of different or zero length, a negative
@@ -44,7 +52,7 @@ func NewMDN(weights, means, sds []float64, aff Affine) *MDN {
 		if math.IsNaN(means[i]) || math.IsInf(means[i], 0) || !(sds[i] > 0) || math.IsInf(sds[i], 1) {
 			panic("dist: NewMDN with a non-finite mean or a standard deviation not > 0")
 		}
-		if !(math.Abs(means[i])+64*sds[i] <= math.MaxFloat64/4) {
+		if !MDNComponentOK(means[i], sds[i]) {
 			panic("dist: NewMDN with a component whose |mean| + 64 sd exceeds a quarter of the largest float64")
 		}
 		s += weights[i]

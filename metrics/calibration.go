@@ -1,6 +1,9 @@
 package metrics
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // CentralLevels are the masses of the central predictive intervals whose
 // coverage and width decoreg reports: the interval of level c runs from
@@ -61,10 +64,8 @@ func PITError(pit []float64) float64 {
 	if len(pit) == 0 {
 		return math.NaN()
 	}
-	for _, p := range pit {
-		if math.IsNaN(p) {
-			return math.NaN()
-		}
+	if slices.ContainsFunc(pit, math.IsNaN) {
+		return math.NaN()
 	}
 	s := 0.0
 	for _, q := range PITLevels {

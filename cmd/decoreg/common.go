@@ -160,21 +160,19 @@ func readOnce(name string, a, b [2]string) error {
 	if a[1] == "" || b[1] == "" {
 		return nil
 	}
-	// "-" and a path to standard input (/dev/stdin, /dev/fd/0): the
-	// first read ate the other's data (a mask read from the data gave "bad
-	// mask header"), whatever standard input is.
-	stdin := func(p string) bool {
-		if p == "-" {
-			return true
-		}
-		fi, err := os.Stat(p)
-		si, serr := os.Stdin.Stat()
-		return err == nil && serr == nil && os.SameFile(fi, si)
-	}
-	if (a[1] == "-" || b[1] == "-") && stdin(a[1]) && stdin(b[1]) {
-		return inputf(name, "--%s %s and --%s %s both read standard input: give one of them a file", a[0], a[1], b[0], b[1])
-	}
 	if a[1] == "-" || b[1] == "-" {
+		// "-" and a path to standard input (/dev/stdin, /dev/fd/0): the
+		// first read ate the other's data (a mask read from the data gave
+		// "bad mask header"), whatever standard input is.
+		other := a[1]
+		if other == "-" {
+			other = b[1]
+		}
+		fi, err := os.Stat(other)
+		si, serr := os.Stdin.Stat()
+		if other == "-" || err == nil && serr == nil && os.SameFile(fi, si) {
+			return inputf(name, "--%s %s and --%s %s both read standard input: give one of them a file", a[0], a[1], b[0], b[1])
+		}
 		return nil
 	}
 	afi, err1 := os.Stat(a[1])

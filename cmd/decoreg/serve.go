@@ -128,18 +128,16 @@ func runServe(cmd *Command, args []string) error {
 	}
 	lim := serve.MaxLimits
 	for _, c := range []struct {
-		flag   string
-		v, max int
+		flag        string
+		v, min, max int
+		zero        string // what 0 means, where it is allowed
 	}{
-		{"max-batch-rows", f.maxBatchRows, lim.MaxRows}, {"queue", f.queue, serve.MaxQueueLen}, {"workers", max1(f.workers), 4096},
-		{"max-rows", f.maxRows, lim.MaxRows}, {"max-samples", f.maxSamples, lim.MaxSamples},
-		{"max-quantiles", f.maxQuant, lim.MaxQuantiles}, {"max-density", f.maxDensity, lim.MaxDensity}, {"max-values", f.maxValues, lim.MaxValues},
+		{"max-batch-rows", f.maxBatchRows, 1, lim.MaxRows, ""}, {"queue", f.queue, 1, serve.MaxQueueLen, ""}, {"workers", f.workers, 0, 4096, " (0: one per core)"},
+		{"max-rows", f.maxRows, 1, lim.MaxRows, ""}, {"max-samples", f.maxSamples, 1, lim.MaxSamples, ""},
+		{"max-quantiles", f.maxQuant, 1, lim.MaxQuantiles, ""}, {"max-density", f.maxDensity, 1, lim.MaxDensity, ""}, {"max-values", f.maxValues, 1, lim.MaxValues, ""},
 	} {
-		if c.v < 1 || c.v > c.max {
-			if c.flag == "workers" {
-				return inputf(name, "--workers must be in [0, %d] (0: one per core), have %d", c.max, f.workers)
-			}
-			return inputf(name, "--%s must be in [1, %d], have %d", c.flag, c.max, c.v)
+		if c.v < c.min || c.v > c.max {
+			return inputf(name, "--%s must be in [%d, %d]%s, have %d", c.flag, c.min, c.max, c.zero, c.v)
 		}
 	}
 	if f.maxBody > 1<<30 {
@@ -198,14 +196,6 @@ func runServe(cmd *Command, args []string) error {
 	}
 	logger.Printf("shut down cleanly")
 	return nil
-}
-
-// max1 is v, or 1 for 0 (a flag where 0 means "the default").
-func max1(v int) int {
-	if v == 0 {
-		return 1
-	}
-	return v
 }
 
 // serverGCPercent is the garbage collector's target for serve and bench

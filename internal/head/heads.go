@@ -301,7 +301,7 @@ var mdn = Head{
 		// quantiles far out in a tail may still be ±Inf, beyond float64.)
 		a := r.Affine
 		for i := range k {
-			if !(math.Abs(mu[i])+64*sd[i] <= math.MaxFloat64/4) { // dist.NewMDN's bound
+			if !dist.MDNComponentOK(mu[i], sd[i]) {
 				return nil, fmt.Errorf("%w: component %d's mean %v and sd %v are beyond what the mixture's arithmetic holds", ErrOutput, i, mu[i], sd[i])
 			}
 			if y, s := a.Offset+a.Scale*mu[i], math.Abs(a.Scale)*sd[i]; math.IsInf(math.Abs(y)+s, 0) || math.IsNaN(y) {
