@@ -155,6 +155,17 @@ type Config struct {
 	// mini-batch, so the same seed and thread count still give the same
 	// model.
 	Dropout float64 `json:"dropout,omitempty"`
+	// Pretrain, PretrainPointwise ("pointwise"), trains in two stages:
+	// first the encoder under the pointwise head (the squared error of the
+	// scaled target, with this config's training settings, seed and
+	// validation rows, early-stopped on their MSE), then the head alone on
+	// that encoder, frozen. The pointwise head's smooth loss shapes the
+	// encoder where the decoder's token-by-token cross-entropy ranks worse
+	// on small tables (README: `--pretrain`); the head then models the
+	// distribution on those features. "" (the default) trains the encoder
+	// and head together, the paper's model. Every head but pointwise;
+	// not with AuxMSE (which shapes the encoder, frozen here).
+	Pretrain string `json:"pretrain,omitempty"`
 	// The decoder: blocks, model width, attention heads.
 	DecLayers int `json:"dec_layers,omitempty"`
 	DecWidth  int `json:"dec_width,omitempty"`
@@ -292,6 +303,10 @@ type Progress struct {
 	// Member is the ensemble member being trained (0-based) of Members
 	// (Config.Ensemble; 0 or 1 for a single model).
 	Member, Members int
+	// Pretrain marks the epochs of Config.Pretrain's first stage, the
+	// encoder's training under the pointwise head (its losses are MSEs);
+	// the head's epochs follow, numbered from 1 again.
+	Pretrain bool
 }
 
 // FitOption is an option of Fit and FitFlat that is not a hyper-parameter.
@@ -358,6 +373,10 @@ func DefaultConfig(c Config) Config {
 	}
 	return c
 }
+
+// PretrainPointwise is Config.Pretrain's one value: the encoder trained
+// first under the pointwise head, then frozen while the head trains.
+const PretrainPointwise = "pointwise"
 
 // ErrConfig is wrapped by every error about an invalid Config.
 var ErrConfig = errors.New("invalid config")
@@ -545,6 +564,18 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 		}
 	default:
 		return nil, configErr("StopBy", "unknown early-stopping score %q (want nll, depth or crps)", c.StopBy)
+	}
+	switch c.Pretrain {
+	case "":
+	case PretrainPointwise:
+		if c.Head == HeadPointwise {
+			return nil, configErr("Pretrain", "pretraining trains the encoder under the pointwise head, then another head on it: the pointwise head needs none")
+		}
+		if c.AuxMSE > 0 {
+			return nil, configErr("AuxMSE", "the auxiliary read-out shapes the encoder, which Pretrain %s freezes after pretraining: use one or the other", c.Pretrain)
+		}
+	default:
+		return nil, configErr("Pretrain", "unknown pretraining %q (want %q, or none)", c.Pretrain, PretrainPointwise)
 	}
 	if c.Calibrate && c.CalibrateBy == CalibrateByDepth && c.Head != HeadDecoder {
 		return nil, configErr("CalibrateBy", "the depth objective needs the decoder head, have %s", c.Head)

@@ -137,11 +137,17 @@ func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cf
 		return nil, err
 	}
 	tg.SetResolution(o.resolution)
+	var pre *PretrainInfo
+	if cfg.Pretrain != "" {
+		if pre, err = pretrainEncoder(ctx, m, x, rows, cols, y, cfg, split, k, o); err != nil {
+			return nil, err
+		}
+	}
 	run := train.Prepare(m.net, tg, xs, rows, m.inWidth(), train.Settings{
 		LR: cfg.LR, WeightDecay: cfg.WeightDecay, AdamW: cfg.AdamW, EMA: cfg.EMA, BatchSize: cfg.BatchSize,
 		MaxEpochs: cfg.MaxEpochs, Patience: cfg.Patience, LRDrops: cfg.LRDrops, LRDropFactor: cfg.LRDropFactor, ValFrac: cfg.ValFrac, Seed: cfg.Seed,
 		SplitSeed: split, OwnSplit: k > 0, DepthTemps: cfg.depthTemps(),
-		Score: cfg.stopScore(ctx, m, x, cols, y),
+		Score: cfg.stopScore(ctx, m, x, cols, y), FreezeEncoder: cfg.Pretrain != "",
 	})
 	var onEpoch func(train.Epoch)
 	if o.progress != nil {
@@ -165,7 +171,7 @@ func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cf
 		Rows: rows, ValRows: res.ValRows, Features: cols, Params: m.net.NumParams(),
 		Epochs: res.Epochs, BestEpoch: res.BestEpoch, BestValLoss: res.BestValLoss, Stopped: res.Stopped, LRDrops: res.LRDrops,
 		Seconds: since(start), Kernel: gemm.Kernel(), Threads: m.net.Threads(), Version: Version,
-		Created: time.Now().UTC().Format(time.RFC3339),
+		Created: time.Now().UTC().Format(time.RFC3339), Pretrain: pre,
 	}
 	if err != nil {
 		if res.BestEpoch == 0 {
@@ -174,6 +180,48 @@ func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cf
 		return m, fmt.Errorf("training cancelled after %d epoch(s) (keeping epoch %d): %w", res.Epochs, res.BestEpoch, err)
 	}
 	return m, nil
+}
+
+// pretrainConfig is the config of cfg's first stage (Config.Pretrain):
+// the pointwise head on cfg's encoder, input transform and training
+// settings, without the settings of the other heads, early stopping's
+// other scores, calibration or an ensemble.
+func pretrainConfig(cfg Config) Config {
+	pc := cfg
+	pc.Head, pc.Pretrain = HeadPointwise, ""
+	pc.Vocab, pc.RawTarget, pc.UnmaskedLoss, pc.AuxMSE, pc.SoftTargets, pc.Unbounded = "", false, false, 0, 0, false
+	pc.DecLayers, pc.DecWidth, pc.DecHeads, pc.Bins, pc.Components = 0, 0, 0, 0, 0
+	pc.StopBy, pc.Calibrate, pc.CalibrateBy, pc.Ensemble = "", false, "", 0
+	return DefaultConfig(pc)
+}
+
+// pretrainEncoder is Config.Pretrain's first stage for member k of cfg
+// (cfg.Seed the member's, split the validation rows' seed): it trains
+// the pointwise head on cfg's encoder as fitMember trains a member, on
+// the same validation rows, and copies the trained encoder into m.
+// Cancelled, it returns an error wrapping ctx.Err() and no result.
+func pretrainEncoder(ctx context.Context, m *Model, x []float64, rows, cols int, y []float64, cfg Config, split uint64, k int, o *fitOptions) (*PretrainInfo, error) {
+	pc := pretrainConfig(cfg)
+	pc.Seed = split // fitMember adds k
+	po := *o
+	if o.progress != nil {
+		po.progress = func(p Progress) {
+			p.Pretrain = true
+			o.progress(p)
+		}
+	}
+	pm, err := fitMember(ctx, x, rows, cols, y, pc, k, &po, time.Now())
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("cancelled while pretraining the encoder (Config.Pretrain %s): %w", cfg.Pretrain, ctx.Err())
+		}
+		return nil, fmt.Errorf("pretraining the encoder (Config.Pretrain %s): %w", cfg.Pretrain, err)
+	}
+	if err := m.net.CopyEncoder(pm.net); err != nil {
+		return nil, err
+	}
+	in := pm.info
+	return &PretrainInfo{Epochs: in.Epochs, BestEpoch: in.BestEpoch, BestValLoss: in.BestValLoss, Stopped: in.Stopped, Seconds: in.Seconds}, nil
 }
 
 // prepare checks a defaulted cfg and the data, and makes the untrained

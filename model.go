@@ -120,6 +120,20 @@ type TrainInfo struct {
 	Created     string  `json:"created"` // RFC 3339 time
 	// Tune is the trial history of a model made by Tune.
 	Tune *TuneReport `json:"tune,omitempty"`
+	// Pretrain is how Config.Pretrain's first stage ended (the first
+	// member's, for an ensemble); nil without it.
+	Pretrain *PretrainInfo `json:"pretrain,omitempty"`
+}
+
+// PretrainInfo is how the encoder's training under the pointwise head
+// (Config.Pretrain) ended, as TrainInfo's fields of the same names say
+// of a model: its BestValLoss is the validation MSE of the scaled target.
+type PretrainInfo struct {
+	Epochs      int     `json:"epochs"`
+	BestEpoch   int     `json:"best_epoch"`
+	BestValLoss float64 `json:"best_val_loss"`
+	Stopped     string  `json:"stopped"`
+	Seconds     float64 `json:"seconds"`
 }
 
 // Version is decoreg's version, recorded in model files.
@@ -205,6 +219,10 @@ func (m *Model) Info() TrainInfo {
 	}
 	info := m.info
 	info.Tune = info.Tune.clone() // a copy: the caller cannot change the model's record
+	if info.Pretrain != nil {
+		p := *info.Pretrain
+		info.Pretrain = &p
+	}
 	return info
 }
 

@@ -525,6 +525,7 @@ type trialRun struct {
 	m     *Model
 	run   *train.Run
 	start time.Duration // time spent so far
+	pre   *PretrainInfo // Config.Pretrain's first stage
 }
 
 // Tune chooses settings for rows x (rows x cols) and targets y by
@@ -717,11 +718,29 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 			}
 			tg.SetResolution(rep.Resolution)
 			c := tr.t.Config
+			if c.Pretrain != "" {
+				// The first stage, within the budget; its time is the trial's.
+				var err error
+				if tr.pre, err = pretrainEncoder(tctx, m, x, rows, cols, y, c, c.Seed, 0, &fitOptions{}); err != nil {
+					tr.t.ValLoss = math.Inf(1)
+					switch {
+					case ctx.Err() != nil:
+						tr.t.Status = "cancelled"
+					case tctx.Err() != nil:
+						tr.t.Status = "budget"
+					case errors.Is(err, train.ErrDiverged):
+						tr.t.Status = "diverged"
+					default:
+						return err
+					}
+					return nil
+				}
+			}
 			tr.m = m
 			tr.run = train.Prepare(m.net, tg, xs, rows, m.inWidth(), train.Settings{
 				LR: c.LR, WeightDecay: c.WeightDecay, AdamW: c.AdamW, EMA: c.EMA, BatchSize: c.BatchSize,
 				MaxEpochs: c.MaxEpochs, Patience: c.Patience, LRDrops: c.LRDrops, LRDropFactor: c.LRDropFactor, ValFrac: c.ValFrac, Seed: c.Seed,
-				DepthTemps: c.depthTemps(), Score: c.stopScore(tctx, m, x, cols, y),
+				DepthTemps: c.depthTemps(), Score: c.stopScore(tctx, m, x, cols, y), FreezeEncoder: c.Pretrain != "",
 			})
 		}
 		stopped, err := tr.run.Continue(tctx, upTo, nil)
@@ -756,7 +775,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 			Rows: rows, ValRows: res.ValRows, Features: cols, Params: tr.m.net.NumParams(),
 			Epochs: res.Epochs, BestEpoch: res.BestEpoch, BestValLoss: res.BestValLoss, Stopped: res.Stopped, LRDrops: res.LRDrops,
 			Seconds: tr.t.Seconds, Kernel: gemm.Kernel(), Threads: tr.m.net.Threads(), Version: Version,
-			Created: time.Now().UTC().Format(time.RFC3339),
+			Created: time.Now().UTC().Format(time.RFC3339), Pretrain: tr.pre,
 		}
 		tr.run = nil // its optimizer state is no longer needed
 	}

@@ -43,6 +43,7 @@ var flagFields = []struct {
 	{"PLRDim", "plr-dim", true},
 	{"PLRSigma", "plr-sigma", true},
 	{"Dropout", "dropout", false},
+	{"Pretrain", "pretrain", false},
 	{"DecLayers", "dec-layers", true},
 	{"DecWidth", "dec-width", true},
 	{"DecHeads", "dec-heads", true},

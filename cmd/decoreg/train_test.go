@@ -601,3 +601,42 @@ func TestTrainPLR(t *testing.T) {
 		t.Errorf("mlp model header mentions the encoder: %s", h)
 	}
 }
+
+// TestTrainPretrain: --pretrain pointwise trains the encoder first (its
+// epochs printed as "pretrain epoch"), reports the first stage in the
+// JSON summary, and saves a model that eval scores; with --tune, every
+// trial is pretrained.
+func TestTrainPretrain(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "d.csv", 200, 3)
+	for _, extra := range [][]string{nil, {"--head", "riemann", "--bins", "16"}, {"--tune", "--budget", "20s", "--trials", "2", "--ensemble", "2"}} {
+		model := filepath.Join(dir, "m.model")
+		args := append([]string{"train", "--data", data, "--out", model, "--epochs", "3", "--enc-width", "8", "--pretrain", "pointwise", "--threads", "1"}, extra...)
+		out, errs := mustCLI(t, args...)
+		var sum struct {
+			Pretrain *struct {
+				Epochs      int     `json:"epochs"`
+				BestEpoch   int     `json:"best_epoch"`
+				BestValLoss float64 `json:"best_val_loss"`
+				Stopped     string  `json:"stopped"`
+			} `json:"pretrain"`
+		}
+		if err := json.Unmarshal([]byte(out), &sum); err != nil {
+			t.Fatalf("%v: %v\n%s", extra, err, out)
+		}
+		if p := sum.Pretrain; p == nil || p.Epochs != 3 || p.BestEpoch < 1 || !(p.BestValLoss > 0) || p.Stopped != "max-epochs" {
+			t.Errorf("%v: pretrain %+v", extra, sum.Pretrain)
+		}
+		if extra == nil && !strings.Contains(errs, "pretrain epoch 3/3") {
+			t.Errorf("progress without the pretraining's epochs:\n%s", errs)
+		}
+		m, err := decoreg.Load(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Config().Pretrain != decoreg.PretrainPointwise {
+			t.Errorf("%v: saved config %+v", extra, m.Config())
+		}
+		mustCLI(t, "eval", "--model", model, "--data", data)
+	}
+}

@@ -343,6 +343,9 @@ func (m *Model) Backward() {
 	B := a.b
 	inv := 1 / float32(B)
 	dphi := a.denc[0][:B*m.w] // overwritten by the head's backward
+	if m.encFrozen {
+		dphi = nil // not needed: the encoder is left out
+	}
 	phi := a.enc[len(a.enc)-1][:B*m.w]
 	switch m.Cfg.Head {
 	case Decoder:
@@ -376,7 +379,9 @@ func (m *Model) Backward() {
 		nn.MDNBackward(m.threads, a.hdz, a.hdlosses, a.hcache, a.hz, a.y, B, m.Cfg.Components)
 		nn.LinearBackward(m.threads, dphi, g.out.w, g.out.b, a.hdz, phi, p.out.w, B, m.w, m.nout, false, m.addLinear)
 	}
-	m.encoderBackward(B)
+	if !m.encFrozen {
+		m.encoderBackward(B)
+	}
 }
 
 // encoderBackward backpropagates the gradient of phi held in a.denc[0].

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 
 	"decoreg/internal/gemm"
@@ -296,6 +297,8 @@ type Model struct {
 	// frozen: Freeze packed the inference weights (linear.pw).
 	frozen    bool
 	addLinear bool // in Backward: add to the Linear layers' gradients (else overwrite)
+	// encFrozen: Backward leaves the encoder out (SetEncoderFrozen).
+	encFrozen bool
 }
 
 // New validates cfg and returns a model whose parameters are initialised
@@ -453,6 +456,43 @@ func (m *Model) Threads() int { return m.threads }
 
 // Params returns the parameter arena (aliased, not copied).
 func (m *Model) Params() []float32 { m.thaw(); return m.params }
+
+// EncoderParams is the number of the encoder's parameters (PLR's and
+// the MLP's), which lead the arena: Params()[:EncoderParams()]. Models
+// with the same In, EncLayers, EncWidth, Encoder and PLR sizes lay them
+// out alike, whatever their heads.
+func (m *Model) EncoderParams() int {
+	n := 0
+	for _, t := range m.info {
+		if !strings.HasPrefix(t.Name, "plr.") && !strings.HasPrefix(t.Name, "enc.") {
+			break
+		}
+		n = t.Off + t.Len
+	}
+	return n
+}
+
+// CopyEncoder sets m's encoder parameters to src's (the rest of m is
+// left as it is). The two must have the same encoder: In, EncLayers,
+// EncWidth, Encoder and, for PLR, PLRFreqs and PLRDim.
+func (m *Model) CopyEncoder(src *Model) error {
+	a, b := m.Cfg, src.Cfg
+	if a.In != b.In || a.EncLayers != b.EncLayers || a.EncWidth != b.EncWidth || a.Encoder != b.Encoder ||
+		(a.Encoder == PLREncoder && (a.PLRFreqs != b.PLRFreqs || a.PLRDim != b.PLRDim)) {
+		return fmt.Errorf("model: CopyEncoder from a different encoder (%d inputs, %d x %d %v, into %d inputs, %d x %d %v)",
+			b.In, b.EncLayers, b.EncWidth, b.Encoder, a.In, a.EncLayers, a.EncWidth, a.Encoder)
+	}
+	n := m.EncoderParams()
+	copy(m.Params()[:n], src.ParamsView()[:n])
+	return nil
+}
+
+// SetEncoderFrozen(true) makes Backward compute the head's gradients
+// only: the encoder's (Grads()[:EncoderParams()]) are not computed, so
+// an optimizer must leave those parameters out. Forward is unchanged
+// (the encoder's dropout, Cfg.Dropout, still drops in training). false, the default, trains the whole
+// network.
+func (m *Model) SetEncoderFrozen(frozen bool) { m.encFrozen = frozen }
 
 // ParamsView is Params for callers that only read the parameters (saving
 // a model): it leaves Freeze's packs in place. The slice must not be

@@ -65,6 +65,11 @@ type Settings struct {
 	// returns a loss to minimise; NaN or an infinity (the network's
 	// outputs overflowed) is a divergence, as a NaN NLL is.
 	Score func(val []int) float64
+	// FreezeEncoder trains the head alone: the encoder's parameters (the
+	// leading model.Model.EncoderParams of the arena) keep their values,
+	// have no optimizer state and get no gradients computed
+	// (model.Model.SetEncoderFrozen, for the run).
+	FreezeEncoder bool
 }
 
 // Split returns the validation and training rows Prepare holds out and
@@ -109,6 +114,9 @@ type Run struct {
 	ema   []float32 // the weights' moving average (Settings.EMA), else nil
 	steps int       // optimizer steps taken, for the average's bias correction
 	drops int       // learning-rate drops made (Settings.LRDrops)
+	// frozen is the number of leading parameters not trained (the
+	// encoder's, with Settings.FreezeEncoder), else 0.
+	frozen int
 }
 
 // Prepare sets up a run of net on the standardized features xs (rows x
@@ -125,7 +133,11 @@ func Prepare(net *model.Model, tg *head.Targets, xs []float32, rows, cols int, s
 	}
 	nVal := ValRows(rows, s.ValFrac)
 	t := &Run{net: net, tg: tg, xs: xs, cols: cols, s: s, r: r, val: perm[:nVal], train: perm[nVal:]}
-	t.opt = nn.NewAdam(net.NumParams(), float32(s.LR))
+	if s.FreezeEncoder {
+		t.frozen = net.EncoderParams()
+		net.SetEncoderFrozen(true)
+	}
+	t.opt = nn.NewAdam(net.NumParams()-t.frozen, float32(s.LR))
 	t.opt.WeightDecay = float32(s.WeightDecay)
 	t.opt.Decoupled = s.AdamW
 	t.bs = min(s.BatchSize, len(t.train))
@@ -168,7 +180,7 @@ func (t *Run) Epoch(ctx context.Context) (float64, error) {
 			return 0, fmt.Errorf("%w: the loss is %v at epoch %d, batch %d (try a smaller learning rate or weight decay)", ErrDiverged, loss, epoch, lo/t.bs+1)
 		}
 		t.net.Backward()
-		t.opt.Step(t.net.Threads(), t.net.Params(), t.net.Grads())
+		t.opt.Step(t.net.Threads(), t.net.Params()[t.frozen:], t.net.Grads()[t.frozen:])
 		t.average()
 		sum += loss * float64(len(idx))
 		if t.tg.LogW != nil {
@@ -387,6 +399,7 @@ func (t *Run) Finish(stopped string) Result {
 		stopped = "cancelled"
 	}
 	t.ended = stopped
+	t.net.SetEncoderFrozen(false)
 	res := Result{ValRows: len(t.val), Stopped: stopped, Epochs: t.epoch, LRDrops: t.drops}
 	if (len(t.val) > 0 || t.ema != nil) && t.bestEpoch > 0 {
 		copy(t.net.Params(), t.best)

@@ -297,3 +297,30 @@ func TestLRDrops(t *testing.T) {
 		}
 	}
 }
+
+// TestFreezeEncoder: with FreezeEncoder, training (with weight decay,
+// decoupled or not, and the weights' moving average) leaves the
+// encoder's parameters as they were, to the bit, and trains the head.
+func TestFreezeEncoder(t *testing.T) {
+	for _, adamw := range []bool{false, true} {
+		s := Settings{LR: 1e-2, WeightDecay: 0.1, AdamW: adamw, EMA: 0.9, BatchSize: 32, MaxEpochs: 3, Patience: 100, ValFrac: 0.2, Seed: 3, FreezeEncoder: true}
+		run, net := setup(t, s)
+		before := append([]float32(nil), net.Params()...)
+		n := net.EncoderParams()
+		if _, err := run.Loop(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		changed := 0
+		for i, v := range net.Params() {
+			switch {
+			case i < n && math.Float32bits(v) != math.Float32bits(before[i]):
+				t.Fatalf("adamw %v: encoder parameter %d moved from %v to %v", adamw, i, before[i], v)
+			case i >= n && v != before[i]:
+				changed++
+			}
+		}
+		if changed < (len(before)-n)/2 {
+			t.Errorf("adamw %v: %d of the head's %d parameters trained", adamw, changed, len(before)-n)
+		}
+	}
+}
