@@ -37,7 +37,19 @@ func trainBytes(c Config, params float64, rows, cols int) float64 {
 	if c.InputTransform == data.TransformPLE {
 		in *= float64(1 + c.PLEBins) // the encoding (float64 while fitted, then float32) beside the features
 	}
-	return trainBytesPer(c)*params + memberBytesPerParam*params*float64(max(c.Ensemble, 1)-1) + 16*float64(rows)*in
+	return trainBytesPer(c)*params + memberBytesPerParam*params*float64(max(c.Ensemble, 1)-1) + 16*float64(rows)*in + pretrainBytes(c, cols)
+}
+
+// pretrainBytes is what Config.Pretrain's first stage holds beside the
+// network that waits for it (counted at its training's bytes, more than
+// it holds then): the pointwise network on c's encoder being trained.
+// 0 without Pretrain.
+func pretrainBytes(c Config, cols int) float64 {
+	if c.Pretrain == "" {
+		return 0
+	}
+	pc := pretrainConfig(c)
+	return trainBytesPer(pc) * (pc.approxParams() + pc.inputParams(cols))
 }
 
 // sizesOK reports whether x holds rows x cols values and y rows, rows at

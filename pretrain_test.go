@@ -168,3 +168,33 @@ func TestTunePretrain(t *testing.T) {
 		t.Errorf("the chosen trial's pretraining %+v", p)
 	}
 }
+
+// TestPretrainBytes: the memory estimates count the first stage's
+// pointwise network (its training's bytes, within a tenth, for the parameters of a
+// pointwise model on the same encoder), and nothing without Pretrain.
+func TestPretrainBytes(t *testing.T) {
+	cfg := DefaultConfig(small(HeadDecoder, "normalized:base=4,length=3"))
+	if b := pretrainBytes(cfg, 3); b != 0 {
+		t.Errorf("%v bytes without Pretrain", b)
+	}
+	plain := trainBytes(cfg, 1000, 10, 3)
+	cfg.Pretrain = PretrainPointwise
+	pc := cfg
+	pc.Head, pc.Vocab, pc.Pretrain = HeadPointwise, "", ""
+	x, y := toyData(60, 1)
+	x3 := make([]float64, 0, 3*len(y))
+	for _, v := range x {
+		x3 = append(x3, v, v*v, -v)
+	}
+	pm, err := FitFlat(context.Background(), x3, len(y), 3, y, pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := trainBytesPer(pc) * float64(pm.net.NumParams())
+	if b := pretrainBytes(cfg, 3); math.Abs(b-want) > 0.1*want { // approxParams leaves small terms out
+		t.Errorf("pretrainBytes %v, the pointwise network's %v", b, want)
+	}
+	if b := trainBytes(cfg, 1000, 10, 3); b != plain+pretrainBytes(cfg, 3) {
+		t.Errorf("trainBytes %v with Pretrain, %v without", b, plain)
+	}
+}

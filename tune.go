@@ -550,8 +550,11 @@ type trialRun struct {
 // base.LRDrops, every trial and member cuts its learning rate on
 // plateaus (Config.LRDrops): a trial on a plateau at a rung's end goes
 // on with the smaller rate on the next rung, and one ends by early
-// stopping only at the plateau after its last drop. The model is
-// calibrated when base.Calibrate. The report lists every trial;
+// stopping only at the plateau after its last drop. With base.Pretrain,
+// every trial and member is pretrained (Config.Pretrain): a trial's first
+// stage runs when the trial starts, inside the budget and counted in its
+// time, and a trial whose first stage the budget stops is reported as
+// "budget". The model is calibrated when base.Calibrate. The report lists every trial;
 // it is also saved in the model (TrainInfo.Tune).
 //
 // Successive halving: every trial trains for opts.Rung epochs (the base
@@ -662,7 +665,9 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 	cfgs, labels := tuneConfigs(base, opts.Trials, grid)
 	var params float64
 	encBytes := 0.0 // the ple trials' encodings (float32, held with each trial's run)
+	pre := 0.0      // the largest first stage (Config.Pretrain), one at a time
 	for _, c := range cfgs {
+		pre = max(pre, pretrainBytes(c, cols))
 		params += c.approxParams() + c.inputParams(cols)
 		if c.InputTransform == data.TransformPLE {
 			encBytes += 4 * float64(rows) * float64(c.inputWidth(cols))
@@ -678,7 +683,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 			len(cfgs), bytes/(1<<30), avg, maxTuneBytes>>30)
 	}
 	if sizesOK(x, rows, cols, y) { // else the first trial says what is wrong
-		if err := checkMemory(trainBytesPer(base)*params+16*float64(rows)*float64(cols)+encBytes, fmt.Sprintf("tuning (%d trials held at once)", len(cfgs))); err != nil {
+		if err := checkMemory(trainBytesPer(base)*params+16*float64(rows)*float64(cols)+encBytes+pre, fmt.Sprintf("tuning (%d trials held at once)", len(cfgs))); err != nil {
 			return nil, nil, err
 		}
 	}
