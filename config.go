@@ -162,9 +162,13 @@ type Config struct {
 	// that encoder, frozen. The pointwise head's smooth loss shapes the
 	// encoder where the decoder's token-by-token cross-entropy ranks worse
 	// on small tables (README: `--pretrain`); the head then models the
-	// distribution on those features. "" (the default) trains the encoder
-	// and head together, the paper's model. Every head but pointwise;
-	// not with AuxMSE (which shapes the encoder, frozen here).
+	// distribution on those features. Each stage has its own MaxEpochs and
+	// Patience (so a run may take twice MaxEpochs epochs), and Dropout
+	// still drops the frozen encoder's outputs while the head trains.
+	// Cancelled during the first stage, which gives no model, Fit returns
+	// ErrPretrainCancelled. "" (the default) trains the encoder and head
+	// together, the paper's model. Every head but pointwise; not with
+	// AuxMSE (which shapes the encoder, frozen here).
 	Pretrain string `json:"pretrain,omitempty"`
 	// The decoder: blocks, model width, attention heads.
 	DecLayers int `json:"dec_layers,omitempty"`
@@ -572,10 +576,10 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 			return nil, configErr("Pretrain", "pretraining trains the encoder under the pointwise head, then another head on it: the pointwise head needs none")
 		}
 		if c.AuxMSE > 0 {
-			return nil, configErr("AuxMSE", "the auxiliary read-out shapes the encoder, which Pretrain %s freezes after pretraining: use one or the other", c.Pretrain)
+			return nil, configErr("AuxMSE", "the auxiliary read-out shapes the encoder, which is frozen after pretraining: use one or the other")
 		}
 	default:
-		return nil, configErr("Pretrain", "unknown pretraining %q (want %q, or none)", c.Pretrain, PretrainPointwise)
+		return nil, configErr("Pretrain", "unknown pretraining %q (want %q, or \"\" for none)", c.Pretrain, PretrainPointwise)
 	}
 	if c.Calibrate && c.CalibrateBy == CalibrateByDepth && c.Head != HeadDecoder {
 		return nil, configErr("CalibrateBy", "the depth objective needs the decoder head, have %s", c.Head)

@@ -28,6 +28,12 @@ var (
 	// variants then return the trained model, not calibrated, with an
 	// error wrapping both this and the context's error.
 	ErrCalibrationCancelled = errors.New("decoreg: calibration cancelled; the model is not calibrated")
+	// ErrPretrainCancelled: the context was cancelled during
+	// Config.Pretrain's first stage (the encoder's training under the
+	// pointwise head), of which no model is kept: Fit and FitFlat return
+	// no model (or the ensemble's members trained before it) with an error
+	// wrapping both this and the context's error.
+	ErrPretrainCancelled = errors.New("decoreg: cancelled while pretraining the encoder (its first stage gives no model)")
 	// ErrTooLarge: training (or tuning) would need more memory than a
 	// hard limit leaves this process (on Linux: ulimit -v, a cgroup's
 	// memory limit, the machine's available memory and swap): refused

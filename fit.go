@@ -139,7 +139,7 @@ func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cf
 	tg.SetResolution(o.resolution)
 	var pre *PretrainInfo
 	if cfg.Pretrain != "" {
-		if pre, err = pretrainEncoder(ctx, m, x, rows, cols, y, cfg, split, k, o); err != nil {
+		if pre, err = pretrainEncoder(ctx, m, x, rows, cols, y, cfg, split, k, o, start); err != nil {
 			return nil, err
 		}
 	}
@@ -198,22 +198,27 @@ func pretrainConfig(cfg Config) Config {
 // pretrainEncoder is Config.Pretrain's first stage for member k of cfg
 // (cfg.Seed the member's, split the validation rows' seed): it trains
 // the pointwise head on cfg's encoder as fitMember trains a member, on
-// the same validation rows, and copies the trained encoder into m.
-// Cancelled, it returns an error wrapping ctx.Err() and no result.
-func pretrainEncoder(ctx context.Context, m *Model, x []float64, rows, cols int, y []float64, cfg Config, split uint64, k int, o *fitOptions) (*PretrainInfo, error) {
+// the same validation rows, and copies the trained encoder into m. Its
+// progress is reported with Progress.Pretrain, as member k of cfg's
+// members, with Elapsed from start. Cancelled, it returns an error
+// wrapping ErrPretrainCancelled and ctx.Err(), and no result.
+func pretrainEncoder(ctx context.Context, m *Model, x []float64, rows, cols int, y []float64, cfg Config, split uint64, k int, o *fitOptions, start time.Time) (*PretrainInfo, error) {
 	pc := pretrainConfig(cfg)
 	pc.Seed = split // fitMember adds k
 	po := *o
+	if po.members == 0 {
+		po.members = max(cfg.Ensemble, 1) // pc has none: the progress counts cfg's members
+	}
 	if o.progress != nil {
 		po.progress = func(p Progress) {
 			p.Pretrain = true
 			o.progress(p)
 		}
 	}
-	pm, err := fitMember(ctx, x, rows, cols, y, pc, k, &po, time.Now())
+	pm, err := fitMember(ctx, x, rows, cols, y, pc, k, &po, start)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("cancelled while pretraining the encoder (Config.Pretrain %s): %w", cfg.Pretrain, ctx.Err())
+			return nil, fmt.Errorf("%w: %w", ErrPretrainCancelled, ctx.Err())
 		}
 		return nil, fmt.Errorf("pretraining the encoder (Config.Pretrain %s): %w", cfg.Pretrain, err)
 	}

@@ -56,6 +56,9 @@ func TestPretrain(t *testing.T) {
 			cfg.Pretrain = PretrainPointwise
 			var pre, head int
 			m, err := FitFlat(context.Background(), x, len(y), 1, y, cfg, WithProgress(func(p Progress) {
+				if p.Members != 2 || p.Member < 0 || p.Member > 1 {
+					t.Errorf("member %d of %d (pretraining %v)", p.Member, p.Members, p.Pretrain)
+				}
 				if p.Pretrain {
 					pre++
 					if head > 0 && p.Member == 0 {
@@ -129,7 +132,7 @@ func TestPretrainDeterministic(t *testing.T) {
 }
 
 // TestPretrainCancel: a context cancelled during the pretraining gives
-// no model and an error wrapping its cause.
+// no model and an error wrapping ErrPretrainCancelled and the cause.
 func TestPretrainCancel(t *testing.T) {
 	x, y := toyData(400, 1)
 	cfg := small(HeadDecoder, "normalized:base=4,length=3")
@@ -144,7 +147,7 @@ func TestPretrainCancel(t *testing.T) {
 			cancel()
 		}
 	}))
-	if m != nil || !errors.Is(err, context.Canceled) {
+	if m != nil || !errors.Is(err, context.Canceled) || !errors.Is(err, ErrPretrainCancelled) {
 		t.Fatalf("model %v, error %v", m != nil, err)
 	}
 }

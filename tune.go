@@ -726,7 +726,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 			if c.Pretrain != "" {
 				// The first stage, within the budget; its time is the trial's.
 				var err error
-				if tr.pre, err = pretrainEncoder(tctx, m, x, rows, cols, y, c, c.Seed, 0, &fitOptions{}); err != nil {
+				if tr.pre, err = pretrainEncoder(tctx, m, x, rows, cols, y, c, c.Seed, 0, &fitOptions{}, time.Now()); err != nil {
 					tr.t.ValLoss = math.Inf(1)
 					switch {
 					case ctx.Err() != nil:
@@ -825,6 +825,11 @@ rungs:
 			}
 			if first && tr.run != nil && tr.run.Epochs() > 0 {
 				spentSecs += tr.t.Seconds - secs0
+				if tr.pre != nil {
+					// The speed is the head's epochs': a first stage
+					// (Config.Pretrain) is neither counted nor estimated.
+					spentSecs -= tr.pre.Seconds
+				}
 				spentCost += cost[tr] * float64(tr.run.Epochs())
 			}
 			if tr.t.Status == "" {

@@ -142,7 +142,7 @@ func TestBadInput(t *testing.T) {
 		{"train/dropout 1", train(small, "--dropout", "1"), []string{"--dropout", "[0, 0.9]"}},
 		{"train/unknown pretrain", train(small, "--pretrain", "mse"), []string{"--pretrain", `"mse"`, `"pointwise"`}},
 		{"train/pretrain pointwise head", train(small, "--head", "pointwise", "--pretrain", "pointwise"), []string{"--pretrain", "the pointwise head needs none"}},
-		{"train/pretrain with aux-mse", trainDec("--pretrain", "pointwise", "--aux-mse", "10"), []string{"--aux-mse", "freezes"}},
+		{"train/pretrain with aux-mse", trainDec("--pretrain", "pointwise", "--aux-mse", "10"), []string{"--aux-mse", "frozen after pretraining"}},
 		{"train/ensemble 0", train(small, "--ensemble", "0"), []string{"--ensemble", "1 (one model) to 64"}},
 		{"train/target range reversed", train(small, "--target-range", "1,0"), []string{"--target-range", "LO < HI", `"1,0"`}},
 		{"train/target range infinite", train(small, "--target-range", "0,inf"), []string{"--target-range", "finite"}},

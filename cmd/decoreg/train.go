@@ -81,11 +81,16 @@ still give one model.
 first the encoder under the pointwise head (the squared error of the
 scaled target, with the same settings, seed and validation rows,
 early-stopped on their MSE), then the head alone on that encoder, frozen.
-On small tables the token-by-token loss shapes the encoder worse for
-ranking than the squared error does; single decoders pretrained this way
-ranked small UCI tables better, at a lower test NLL (see the README). The
-JSON summary's pretrain object says how the first stage ended; with
---tune, every trial and member is pretrained.
+Each stage has its own --epochs and --patience, and --dropout still drops
+the frozen encoder's outputs while the head trains. On small tables the
+token-by-token loss shapes the encoder worse for ranking than the squared
+error does: single decoders of the PLR settings that --tune picks most
+ranked 8 small UCI tables markedly better pretrained this way, the
+defaults a little, each at a lower test NLL; inside --tune --ensemble 5 it
+did not help (see the README). The JSON summary's pretrain object says
+how the first stage ended; an interrupt during it saves no model (of an
+--ensemble, the members trained before). With --tune, every trial and
+member is pretrained.
 
 --ema D (every head) keeps a moving average of the weights, updated after
 every optimizer step with decay D and bias-corrected as Adam's moments are
@@ -167,8 +172,8 @@ members_left_out and seeds_chosen, and soft_seeds_chosen and
 ple_seeds_chosen where soft or ple seeds' members were planned); skipped_rows when rows with a
 missing target were left out; with --pretrain also pretrain (the first
 stage's epochs, best_epoch, best_val_loss, the validation MSE of the
-scaled target, stopped and seconds; the first member's, or the best
-trial's).
+scaled target or null without validation rows, stopped and seconds; the
+first member's, or the best trial's).
 
 --ensemble N trains N members with seeds --seed, --seed+1, ...: their
 initialisations and mini-batches differ, and all hold out the validation
@@ -690,7 +695,17 @@ type trainSummary struct {
 	SkippedRows int `json:"skipped_rows,omitempty"`
 	// With --pretrain: how the first stage ended (the first member's,
 	// or the best trial's).
-	Pretrain *decoreg.PretrainInfo `json:"pretrain,omitempty"`
+	Pretrain *pretrainSummary `json:"pretrain,omitempty"`
+}
+
+// pretrainSummary is decoreg.PretrainInfo with best_val_loss null
+// without validation rows, as val_loss.
+type pretrainSummary struct {
+	Epochs      int     `json:"epochs"`
+	BestEpoch   int     `json:"best_epoch"`
+	BestValLoss any     `json:"best_val_loss"`
+	Stopped     string  `json:"stopped"`
+	Seconds     float64 `json:"seconds"`
 }
 
 type tuneSummary struct {
@@ -930,6 +945,8 @@ func runTrain(cmd *Command, args []string) error {
 	switch {
 	case err == nil:
 	case interrupted && m != nil:
+	case interrupted && errors.Is(err, decoreg.ErrPretrainCancelled):
+		return failf(name, "interrupted while pretraining the encoder (--pretrain's first stage, which gives no model); no model saved")
 	case interrupted:
 		return failf(name, "interrupted before the first epoch ended; no model saved")
 	default:
@@ -991,7 +1008,13 @@ func runTrain(cmd *Command, args []string) error {
 		Temperature: info.Temperature, DepthTemperatures: info.DepthTemperatures, CalibrateBy: info.CalibrateBy, ValNLLBefore: info.ValNLLBefore, ValNLLAfter: info.ValNLLAfter,
 		ValPITBefore: info.ValPITBefore, ValPITAfter: info.ValPITAfter,
 		IsotonicSegments: info.IsotonicSegments, IsotonicWeight: info.IsotonicWeight,
-		Members: info.Members, SkippedRows: info.SkippedRows, Pretrain: info.Pretrain,
+		Members: info.Members, SkippedRows: info.SkippedRows,
+	}
+	if p := info.Pretrain; p != nil {
+		s.Pretrain = &pretrainSummary{Epochs: p.Epochs, BestEpoch: p.BestEpoch, BestValLoss: jsonNum(p.BestValLoss), Stopped: p.Stopped, Seconds: p.Seconds}
+		if info.ValRows == 0 {
+			s.Pretrain.BestValLoss = nil
+		}
 	}
 	if cfg.Ensemble > 1 {
 		s.Members = m.EnsembleSize()

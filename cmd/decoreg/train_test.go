@@ -640,3 +640,40 @@ func TestTrainPretrain(t *testing.T) {
 		mustCLI(t, "eval", "--model", model, "--data", data)
 	}
 }
+
+// TestTrainInterruptPretrain sends SIGINT during --pretrain's first
+// stage: no model is saved (the stage gives none), the message says so,
+// and nothing is left in the output directory.
+func TestTrainInterruptPretrain(t *testing.T) {
+	self, err := os.FindProcess(os.Getpid())
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	train := writeSynth(t, dir, "train.csv", 200, 7)
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var sigErr error
+	onEpoch = func(p decoreg.Progress) {
+		if !p.Pretrain {
+			t.Error("the head trained after an interrupt in the first stage")
+		}
+		if p.Epoch == 2 {
+			sigErr = self.Signal(os.Interrupt)
+		}
+	}
+	defer func() { onEpoch = nil }()
+	code, _, errs := cli(t, "train", "--data", train, "--out", filepath.Join(out, "m.model"), "--pretrain", "pointwise", "--enc-width", "8",
+		"--epochs", "100000", "--patience", "100000", "--quiet")
+	if sigErr != nil {
+		t.Skipf("cannot signal this process: %v", sigErr)
+	}
+	if code == 0 || !strings.Contains(errs, "interrupted while pretraining the encoder") || !strings.Contains(errs, "no model saved") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if left, _ := os.ReadDir(out); len(left) != 0 {
+		t.Errorf("left in the output directory: %v", left)
+	}
+}
