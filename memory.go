@@ -40,10 +40,9 @@ func trainBytes(c Config, params float64, rows, cols int) float64 {
 	return trainBytesPer(c)*params + memberBytesPerParam*params*float64(max(c.Ensemble, 1)-1) + 16*float64(rows)*in + pretrainBytes(c, cols)
 }
 
-// pretrainBytes is what Config.Pretrain's first stage holds beside the
-// network that waits for it (counted at its training's bytes, more than
-// it holds then): the pointwise network on c's encoder being trained.
-// 0 without Pretrain.
+// pretrainBytes is the training memory of Config.Pretrain's first
+// stage, the pointwise network on c's encoder, which is held beside the
+// network that waits for it; 0 without Pretrain.
 func pretrainBytes(c Config, cols int) float64 {
 	if c.Pretrain == "" {
 		return 0

@@ -554,8 +554,8 @@ type trialRun struct {
 // every trial and member is pretrained (Config.Pretrain): a trial's first
 // stage runs when the trial starts, inside the budget and counted in its
 // time, and a trial whose first stage the budget stops is reported as
-// "budget". The model is calibrated when base.Calibrate. The report lists every trial;
-// it is also saved in the model (TrainInfo.Tune).
+// "budget". The model is calibrated when base.Calibrate. The report
+// lists every trial; it is also saved in the model (TrainInfo.Tune).
 //
 // Successive halving: every trial trains for opts.Rung epochs (the base
 // first, then the others from the cheapest; one that would end past the
@@ -735,6 +735,8 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 						tr.t.Status = "budget"
 					case errors.Is(err, train.ErrDiverged):
 						tr.t.Status = "diverged"
+					case errors.As(err, new(*ConfigError)) && tr.t.N > 1:
+						tr.t.Status = "refused: " + err.Error() // as prepare's refusals
 					default:
 						return err
 					}

@@ -490,8 +490,8 @@ func (m *Model) CopyEncoder(src *Model) error {
 // SetEncoderFrozen(true) makes Backward compute the head's gradients
 // only: the encoder's (Grads()[:EncoderParams()]) are not computed, so
 // an optimizer must leave those parameters out. Forward is unchanged
-// (the encoder's dropout, Cfg.Dropout, still drops in training). false, the default, trains the whole
-// network.
+// (the encoder's dropout, Cfg.Dropout, still drops in training). false,
+// the default, trains the whole network.
 func (m *Model) SetEncoderFrozen(frozen bool) { m.encFrozen = frozen }
 
 // ParamsView is Params for callers that only read the parameters (saving
