@@ -711,11 +711,29 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 	step := func(tr *trialRun, upTo int) error {
 		t0 := time.Now()
 		defer func() { tr.t.Seconds = (tr.start + time.Since(t0)).Seconds(); tr.start += time.Since(t0) }()
+		// refused: settings a trial after the base may have that the
+		// checks refuse; the search goes on without the trial.
+		refused := func(err error) bool {
+			var ce *ConfigError
+			return (errors.As(err, &ce) || errors.Is(err, errBeyondTokenization)) && tr.t.N > 1
+		}
+		// ended is the status of a trial stopped by err: "cancelled",
+		// "budget" or "diverged", or "" for an error that ends the search.
+		ended := func(err error) string {
+			switch {
+			case ctx.Err() != nil:
+				return "cancelled"
+			case tctx.Err() != nil:
+				return "budget"
+			case errors.Is(err, train.ErrDiverged):
+				return "diverged"
+			}
+			return ""
+		}
 		if tr.run == nil {
 			m, tg, xs, err := prepare(x, rows, cols, y, tr.t.Config)
 			if err != nil {
-				var ce *ConfigError
-				if (errors.As(err, &ce) || errors.Is(err, errBeyondTokenization)) && tr.t.N > 1 {
+				if refused(err) {
 					tr.t.Status = "refused: " + err.Error()
 					return nil
 				}
@@ -725,18 +743,13 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 			c := tr.t.Config
 			if c.Pretrain != "" {
 				// The first stage, within the budget; its time is the trial's.
-				var err error
 				if tr.pre, err = pretrainEncoder(tctx, m, x, rows, cols, y, c, c.Seed, 0, &fitOptions{}, time.Now()); err != nil {
 					tr.t.ValLoss = math.Inf(1)
-					switch {
-					case ctx.Err() != nil:
-						tr.t.Status = "cancelled"
-					case tctx.Err() != nil:
-						tr.t.Status = "budget"
-					case errors.Is(err, train.ErrDiverged):
-						tr.t.Status = "diverged"
-					case errors.As(err, new(*ConfigError)) && tr.t.N > 1:
-						tr.t.Status = "refused: " + err.Error() // as prepare's refusals
+					switch st := ended(err); {
+					case st != "":
+						tr.t.Status = st
+					case refused(err):
+						tr.t.Status = "refused: " + err.Error()
 					default:
 						return err
 					}
@@ -752,18 +765,17 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 		}
 		stopped, err := tr.run.Continue(tctx, upTo, nil)
 		tr.t.ValLoss = tr.run.BestLoss()
-		switch {
-		case err != nil && ctx.Err() != nil:
-			tr.t.Status = "cancelled"
-		case err != nil && tctx.Err() != nil:
-			tr.t.Status = "budget"
-		case errors.Is(err, train.ErrDiverged):
-			tr.t.Status = "diverged"
-			tr.t.ValLoss = math.Inf(1)
-		case err != nil:
-			return err
-		default:
+		if err == nil {
 			tr.t.Status = stopped
+			return nil
+		}
+		st := ended(err)
+		if st == "" {
+			return err
+		}
+		tr.t.Status = st
+		if st == "diverged" {
+			tr.t.ValLoss = math.Inf(1)
 		}
 		return nil
 	}
