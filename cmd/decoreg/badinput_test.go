@@ -205,6 +205,11 @@ func TestBadInput(t *testing.T) {
 		{"eval/split out of range", eval(dec, small, "--test-mask", fx+"mask12.csv", "--split", "9"), []string{"--split", "mask12.csv", "split 9"}},
 		{"eval/bad point", eval(dec, small, "--point", "average"), []string{"--point", `"average"`}},
 		{"eval/no model flag", []string{"eval", "--data", small}, []string{"--model"}},
+		{"eval/model from stdin", eval("-", small), []string{"--model -", "standard input"}},
+		{"predict/model from stdin", predict("-", small), []string{"--model -", "standard input"}},
+		{"sample/model from stdin", sample("-", small, "--n", "2"), []string{"--model -", "standard input"}},
+		{"serve/model from stdin", []string{"serve", "--model", "-"}, []string{"--model -", "standard input"}},
+		{"serve/models from stdin", []string{"serve", "--models", "-"}, []string{"--models -", "standard input"}},
 
 		// predict flags and data.
 		{"predict/bad level", predict(dec, small, "--levels", "0.5,abc"), []string{"--levels", `"abc"`}},

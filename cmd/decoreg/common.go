@@ -294,8 +294,13 @@ func (s *splitFlags) rows(name string, d *data.Dataset, test bool) ([]int, error
 }
 
 // loadModel reads a model file; every failure is the user's input (and
-// decoreg.Load's errors name the file).
+// decoreg.Load's errors name the file). "-" is refused by name: a model is
+// read from a file (standard input carries the data where a command reads
+// it).
 func loadModel(name, path string) (*decoreg.Model, error) {
+	if path == "-" {
+		return nil, inputf(name, "--model -: a model is read from its file, not from standard input; give the file's path")
+	}
 	m, err := decoreg.Load(path)
 	if err != nil {
 		return nil, inputErr(name, err)

@@ -153,6 +153,11 @@ func runServe(cmd *Command, args []string) error {
 	if f.model != "" && isSet(fs, "reload-every") {
 		return inputf(name, "--reload-every is for --models DIR")
 	}
+	for _, fl := range []struct{ flag, v string }{{"model", f.model}, {"models", f.models}} {
+		if fl.v == "-" {
+			return inputf(name, "--%s -: models are read from files, not from standard input; give a path", fl.flag)
+		}
+	}
 	if f.models != "" {
 		if fi, err := os.Stat(f.models); err != nil {
 			return inputf(name, "--models: %v", err)
