@@ -229,7 +229,10 @@ func runHelp(_ *Command, args []string) error {
 		if args[0] == "bench" {
 			return usagef("help: unknown benchmark %q; run 'decoreg bench help'", args[1])
 		}
-		return usagef("help: unknown command %q; run 'decoreg help'", strings.Join(args, " "))
+		if lookup(args[0]) != nil {
+			return usagef("help: only bench has named parts (help bench NAME); run 'decoreg help %s'", args[0])
+		}
+		return usagef("help: unknown command %q; run 'decoreg help'", args[0])
 	default:
 		return usagef("help: too many arguments")
 	}

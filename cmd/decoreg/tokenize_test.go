@@ -236,4 +236,12 @@ func TestTokenizeHelp(t *testing.T) {
 			t.Errorf("decoreg %s: exit %d, stderr %q; want 2 and a help error", strings.Join(args, " "), code, e.String())
 		}
 	}
+	// A known command with a word after it names the command's own help;
+	// an unknown one is named alone.
+	for args, want := range map[[2]string]string{{"tokenize", "uci"}: "run 'decoreg help tokenize'", {"nope", "x"}: `unknown command "nope"`} {
+		var e bytes.Buffer
+		if run([]string{"help", args[0], args[1]}, &e); !strings.Contains(e.String(), want) {
+			t.Errorf("decoreg help %s %s: stderr %q, want %q", args[0], args[1], e.String(), want)
+		}
+	}
 }
