@@ -252,6 +252,16 @@ func TestPredictFrameUnseenAndMissing(t *testing.T) {
 	if len(p.Warnings) != 3 || !strings.Contains(ws, "city") || !strings.Contains(ws, `"Marseille"`) || !strings.Contains(ws, "rooms") || !strings.Contains(ws, "garden") {
 		t.Errorf("warnings %v: want the unseen city and the missing rooms and garden", p.Warnings)
 	}
+	// garden is categorical: its missing cell is no level, not a median.
+	for _, w := range p.Warnings {
+		switch w.Column {
+		case "rooms", "garden":
+			want := map[string]string{"rooms": "imputed with the training median", "garden": "encoded as no level"}[w.Column]
+			if w.Categorical != (w.Column == "garden") || !strings.Contains(w.String(), want) {
+				t.Errorf("warning %q (categorical %v): want %q", w, w.Categorical, want)
+			}
+		}
+	}
 	for i, v := range p.Mean {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			t.Errorf("row %d: mean %v", i, v)

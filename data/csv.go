@@ -181,6 +181,16 @@ func openTable(path string) (*table, error) {
 		src = zr
 		t.gz = true
 	}
+	// A byte order mark goes before the reader sees it: left in, it
+	// makes a quoted first name a bare quote ("\ufeff\"area\"").
+	sb, ok := src.(*bufio.Reader)
+	if !ok {
+		sb = bufio.NewReaderSize(src, 1<<16)
+		src = sb
+	}
+	if b, _ := sb.Peek(3); string(b) == "\ufeff" {
+		sb.Discard(3)
+	}
 	nl := &newlineReader{r: src}
 	t.r = csv.NewReader(nl)
 	t.r.FieldsPerRecord = -1 // checked here, to report it our way
@@ -206,9 +216,6 @@ func openTable(path string) (*table, error) {
 	t.header = make([]string, len(rec))
 	t.index = make(map[string]int, len(rec))
 	for j, name := range rec {
-		if j == 0 {
-			name = strings.TrimPrefix(name, "\ufeff") // byte order mark
-		}
 		name = strings.TrimSpace(name)
 		t.header[j] = name
 		if name == "" {

@@ -103,6 +103,18 @@ func TestReadCSVGzipByMagic(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkDataset(t, d, []string{"a"}, []float64{1, 3}, []float64{2, 4}, "b")
+	// A byte order mark before a quoted name (spreadsheets' exports), in
+	// a plain and a gzipped file.
+	bom := "\ufeff\"a\",\"b\"\r\n1,2\r\n3,4\r\n"
+	bz := filepath.Join(t.TempDir(), "bom.csv.gz")
+	os.WriteFile(bz, gzipBytes(t, bom), 0o644)
+	for _, p := range []string{writeTemp(t, "bom.csv", bom), bz} {
+		d, err := ReadCSV(p, ReadOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		checkDataset(t, d, []string{"a"}, []float64{1, 3}, []float64{2, 4}, "b")
+	}
 }
 
 func TestReadCSVErrors(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -225,6 +226,27 @@ func TestSchemaLevels(t *testing.T) {
 	}
 	if _, err := FitSchema(f, SchemaOptions{MaxLevels: -1}); err == nil {
 		t.Errorf("MaxLevels -1 accepted")
+	}
+	if le.Numbers != 0 || le.Text != nil {
+		t.Errorf("70 text levels: Numbers %d, Text %q", le.Numbers, le.Text)
+	}
+	// A numeric column made categorical by stray text cells: its numbers
+	// are counted and its text levels named (at most 3, sorted).
+	b.Reset()
+	b.WriteString("n,x\n")
+	for i := range 70 {
+		b.WriteString(strconv.Itoa(i) + ",1\n")
+	}
+	b.WriteString("N/A,1\nunknown,1\n-,1\n.,1\n")
+	if f, err = ReadFrame(writeFile(t, b.String()), FrameOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = FitSchema(f, SchemaOptions{})
+	if !errors.As(err, &le) || le.Levels != 74 || le.Numbers != 70 || !slices.Equal(le.Text, []string{"-", ".", "N/A"}) {
+		t.Errorf("70 numbers and 4 text levels: %v (%+v)", err, le)
+	}
+	if msg := err.Error(); !strings.Contains(msg, `70 of them numbers; text ones such as "-", ".", "N/A"`) || !strings.Contains(msg, "NA markers") {
+		t.Errorf("70 numbers and 4 text levels: %s", msg)
 	}
 }
 

@@ -29,10 +29,24 @@ type LevelsError struct {
 	Column string
 	Levels int // its distinct values
 	Max    int // the limit
+	// Numbers is how many of the levels are numbers (as ParseNumber
+	// reads them), and Text the others, sorted, where Numbers is at least
+	// half the levels (a numeric column made categorical by a few stray
+	// cells, such as an unlisted missing marker; at most 3 of them).
+	Numbers int
+	Text    []string
 }
 
 func (e *LevelsError) Error() string {
 	s := fmt.Sprintf("column %q has %d distinct text values (levels), more than the limit of %d for a categorical column; drop it, or raise the limit", e.Column, e.Levels, e.Max)
+	if len(e.Text) > 0 {
+		q := make([]string, len(e.Text))
+		for i, v := range e.Text {
+			q[i] = strconv.Quote(v)
+		}
+		s = fmt.Sprintf("column %q has %d distinct values, %d of them numbers; text ones such as %s make it categorical, with more levels than the limit of %d: if they mark missing cells, add them to the NA markers; else drop the column, or raise the limit",
+			e.Column, e.Levels, e.Numbers, strings.Join(q, ", "), e.Max)
+	}
 	if e.Path != "" {
 		s = e.Path + ": " + s
 	}
@@ -128,7 +142,18 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 				}
 			}
 			if len(set) > maxLevels {
-				return nil, &LevelsError{Path: f.Path, Column: c.Name, Levels: len(set), Max: maxLevels}
+				le := &LevelsError{Path: f.Path, Column: c.Name, Levels: len(set), Max: maxLevels}
+				var text []string
+				for v := range set {
+					if _, err := ParseNumber(v); err != nil {
+						text = append(text, v)
+					}
+				}
+				if le.Numbers = len(set) - len(text); 2*le.Numbers >= len(set) {
+					slices.Sort(text)
+					le.Text = text[:min(len(text), 3)]
+				}
+				return nil, le
 			}
 			for v := range set {
 				cs.Levels = append(cs.Levels, v)
@@ -287,13 +312,16 @@ type Encoded struct {
 
 // Warning reports, for one column, the cells Encode encoded without their
 // own feature: levels not seen in training, and missing cells in a column
-// that had none in training (imputed with the median, or all indicators
-// 0).
+// that had none in training (imputed with the median, or, in a
+// categorical column, encoded as no level: every indicator 0).
 type Warning struct {
 	Column  string
 	Unseen  int      // cells with a level not seen in training
 	Levels  []string // up to 5 of those levels, in order of appearance
 	Missing int      // missing cells in a column without a missing indicator
+	// Categorical is whether the column is: its missing cells are
+	// encoded as no level rather than imputed with the median.
+	Categorical bool
 }
 
 // String describes w in one line.
@@ -311,7 +339,11 @@ func (w Warning) String() string {
 		parts = append(parts, fmt.Sprintf("%d cell(s) with a level not seen in training (%s%s), encoded as no level", w.Unseen, strings.Join(q, ", "), more))
 	}
 	if w.Missing > 0 {
-		parts = append(parts, fmt.Sprintf("%d missing cell(s), where training had none, imputed", w.Missing))
+		how := "imputed with the training median"
+		if w.Categorical {
+			how = "encoded as no level"
+		}
+		parts = append(parts, fmt.Sprintf("%d missing cell(s), where training had none, %s", w.Missing, how))
 	}
 	return fmt.Sprintf("column %q: %s", w.Column, strings.Join(parts, "; "))
 }
@@ -358,7 +390,7 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 	off := 0
 	for j, cs := range s.Columns {
 		c := cols[j]
-		warn := Warning{Column: cs.Name}
+		warn := Warning{Column: cs.Name, Categorical: cs.Kind == Categorical}
 		switch cs.Kind {
 		case Numeric:
 			for i := range f.Rows {

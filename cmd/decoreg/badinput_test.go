@@ -64,10 +64,11 @@ func TestBadInput(t *testing.T) {
 		{"train/header only", train(fx + "header_only.csv"), []string{"header_only.csv", "no data rows"}},
 		{"train/ragged row", train(fx + "ragged.csv"), []string{"ragged.csv", "line 4", "wrong number of fields"}},
 		// A text cell makes a feature categorical, but a target must be numeric.
-		{"train/non-numeric target", train(fx+"nonnumeric.csv", "--target", "x1"), []string{"nonnumeric.csv", "line 3, column 2", `"abc"`}},
+		{"train/non-numeric target", train(fx+"nonnumeric.csv", "--target", "x1"), []string{"nonnumeric.csv", "line 3, column 2", `"abc"`, `the target "x1" must hold numbers`, "--na"}},
 		// NaN is missing by default; without it among --na it is a non-finite number.
 		{"train/NaN feature", train(fx+"nan_feature.csv", "--na", ""), []string{"nan_feature.csv", "line 3, column 1", "NaN"}},
 		{"train/bad max levels", train(small, "--max-levels", "0"), []string{"--max-levels"}},
+		{"train/stray text in a numeric column", train("../../testdata/mixed.csv", "--target", "price", "--na", "NA"), []string{"mixed.csv", `"year"`, `("?")`, "--na"}},
 		{"train/unknown drop", train(small, "--drop", "x9"), []string{"--drop", `"x9"`}},
 		{"train/unknown feature", train(small, "--features", "x0,x9"), []string{"--features", `"x9"`}},
 		{"train/target as feature", train(small, "--features", "x0,y"), []string{"--features", `"y"`, "target"}},

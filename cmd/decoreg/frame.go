@@ -34,7 +34,8 @@ and counted (skipped_rows). The transform ("schema") is saved in the model:
 eval, predict, sample and serve read the same columns by name with it and
 the same --na markers. There, a level not seen in training sets no level
 (an all-zero one-hot; there is no trained "other" feature) and a missing
-cell in a column that had none in training is imputed all the same: both
+cell in a column that had none in training is encoded all the same (the
+median; a categorical column's, no level): both
 are counted in a warning on standard error. A numeric column's cell that
 is not a number, or is infinite, is an error naming the file, line and
 column. A text column whose cells are mostly numbers once ',', '_', '$'
@@ -359,7 +360,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 	}
 	fr, err := data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: s.NA})
 	if err != nil {
-		return nil, nil, inputErr(name, err)
+		return nil, nil, inputErr(name, targetTextErr(err, header, target, ""))
 	}
 	enc, err := m.EncodeFrame(fr)
 	if err != nil {
@@ -409,12 +410,37 @@ func labelled(name string, d *data.Dataset, idx []int) (*data.Dataset, []int, in
 	return data.Subset(d, keep), rows, skipped, nil
 }
 
+// targetTextErr adds to a ReadFrame error about a cell of the target
+// column (in header) that is not a number that the target must be one,
+// and hint: decoreg regresses numbers, so a text target is not a class
+// label it could learn. Other errors are returned as they are.
+func targetTextErr(err error, header []string, target, hint string) error {
+	var pe *data.ParseError
+	if target == "" || !errors.As(err, &pe) || !errors.Is(err, data.ErrNotNumber) || pe.Column < 1 ||
+		pe.Column > len(header) || header[pe.Column-1] != target {
+		return err
+	}
+	return fmt.Errorf("%w: the target %q must hold numbers (decoreg predicts a number; a text target such as a class label cannot be learned%s)", err, target, hint)
+}
+
 // levelsErr reports a *data.LevelsError of training in the command line's
 // terms, or returns ok false.
 func levelsErr(name string, err error) (_ error, ok bool) {
 	var le *data.LevelsError
 	if !errors.As(err, &le) {
 		return nil, false
+	}
+	if len(le.Text) > 0 {
+		// Mostly numbers: a few text cells made it categorical.
+		text := make([]string, len(le.Text))
+		for i, v := range le.Text {
+			text[i] = strconv.Quote(v)
+		}
+		if more := le.Levels - le.Numbers - len(le.Text); more > 0 {
+			text = append(text, fmt.Sprintf("and %d more", more))
+		}
+		return inputf(name, "%s: column %q has %d distinct values, %d of them numbers; the text ones (%s) make it categorical, with more levels than --max-levels %d allows: if they are meant as missing, list them in --na; else drop the column with --drop %s, or raise --max-levels",
+			le.Path, le.Column, le.Levels, le.Numbers, strings.Join(text, ", "), le.Max, le.Column), true
 	}
 	return inputf(name, "%s: column %q has %d distinct text values (levels), more than --max-levels %d allows for a categorical column; drop it with --drop %s, or raise --max-levels",
 		le.Path, le.Column, le.Levels, le.Max, le.Column), true

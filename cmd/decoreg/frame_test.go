@@ -166,9 +166,10 @@ func TestTrainColumns(t *testing.T) {
 	}
 	mustCLI(t, "eval", "--model", model, "--data", mixed, "--target", "price ")
 	// With "?" not missing, year is text: a categorical column of many
-	// levels, refused with a hint to drop it.
+	// levels, refused with a hint to list "?" in --na, or to drop it.
 	code, _, errs := cli(t, "train", "--data", mixed, "--head", "mdn", "--epochs", "1", "--na", "NA", "--out", model)
-	if code != 2 || !strings.Contains(errs, `column "year" has 110 distinct text values`) || !strings.Contains(errs, "--drop year") || !strings.Contains(errs, "--max-levels 64") {
+	if code != 2 || !strings.Contains(errs, `column "year" has 110 distinct values, 109 of them numbers; the text ones ("?")`) || !strings.Contains(errs, "--na") ||
+		!strings.Contains(errs, "--drop year") || !strings.Contains(errs, "--max-levels 64") {
 		t.Errorf("year as text: exit %d, %q", code, errs)
 	}
 	s, _ := trainMixed(t, model, "--na", "NA", "--max-levels", "200")
@@ -296,6 +297,36 @@ func TestTrainNumericLevelsWarning(t *testing.T) {
 		"--threads", "1", "--quiet", "--max-levels", "100", "--out", filepath.Join(dir, "m.model"))
 	if !strings.Contains(errs, `40 of its levels are numbers; the text ones are "0x_1p-4"`) {
 		t.Errorf("warning: %q", errs)
+	}
+}
+
+// TestTargetTextErr: a cell of the target that is not a number gets the
+// target's hint (at train and eval); one of a feature keeps its error.
+func TestTargetTextErr(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "d.csv")
+	if err := os.WriteFile(path, []byte("a,c,y\n1,x,2\n2,y,3\n3,x,4\n4,y,oops\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	header := []string{"a", "c", "y"}
+	_, err := data.ReadFrame(path, data.FrameOptions{Kinds: map[string]data.Kind{"y": data.Numeric}})
+	if got := targetTextErr(err, header, "y", "; HINT").Error(); !strings.Contains(got, `line 5, column 3`) || !strings.Contains(got, `the target "y" must hold numbers`) || !strings.HasSuffix(got, "; HINT)") {
+		t.Errorf("the target: %s", got)
+	}
+	_, err = data.ReadFrame(path, data.FrameOptions{Kinds: map[string]data.Kind{"c": data.Numeric}})
+	for _, target := range []string{"y", ""} {
+		if got := targetTextErr(err, header, target, ""); got != err {
+			t.Errorf("a feature's cell, target %q: %v", target, got)
+		}
+	}
+	model, clean := filepath.Join(dir, "m.model"), filepath.Join(dir, "clean.csv")
+	if err := os.WriteFile(clean, []byte("a,c,y\n1,x,2\n2,y,3\n3,x,4\n4,y,5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustCLI(t, "train", "--data", clean, "--head", "pointwise", "--enc-layers", "1", "--enc-width", "4", "--epochs", "1", "--threads", "1", "--quiet", "--out", model)
+	code, _, errs := cli(t, "eval", "--model", model, "--data", path)
+	if code != 2 || !strings.Contains(errs, "the target \"y\" must hold numbers") || strings.Contains(errs, "--na") {
+		t.Errorf("eval with a text target cell: exit %d, %q", code, errs)
 	}
 }
 

@@ -874,7 +874,7 @@ func runTrain(cmd *Command, args []string) error {
 	fr, err := data.ReadFrame(path, data.FrameOptions{Columns: append(feats, target), NA: naList(f.na),
 		Kinds: map[string]data.Kind{target: data.Numeric}})
 	if err != nil {
-		return inputErr(name, err)
+		return inputErr(name, targetTextErr(err, header, target, "; a stray text cell can be marked missing with --na"))
 	}
 	idx, err := f.split.rows(name, &data.Dataset{Rows: fr.Rows, Path: fr.Path}, false)
 	if err != nil {
