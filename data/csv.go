@@ -55,6 +55,9 @@ func ReadCSV(path string, opts ReadOptions) (*Dataset, error) {
 		return nil, err
 	}
 	defer t.close()
+	if err := t.dupErr(nil); err != nil {
+		return nil, err
+	}
 
 	target := -1
 	switch {
@@ -108,6 +111,9 @@ func ReadFeatures(path string, featureNames []string, target string) (*Dataset, 
 		return nil, err
 	}
 	defer t.close()
+	if err := t.dupErr(append(slices.Clone(featureNames), target)); err != nil {
+		return nil, err
+	}
 
 	feats := make([]int, len(featureNames))
 	unnamed := t.unnamed() // the k-th "" is the k-th of them
@@ -140,8 +146,10 @@ func ReadFeatures(path string, featureNames []string, target string) (*Dataset, 
 }
 
 // ReadHeader returns the column names of a CSV file with a header, gzipped
-// or not, as ReadCSV and ReadFeatures match them (trimmed of spaces, no
-// name twice; "" may stand several times, for columns without a name).
+// or not, as ReadCSV and ReadFeatures match them (trimmed of spaces; ""
+// may stand several times, for columns without a name). A name may stand
+// twice: the readers refuse reading its column (ErrDuplicateColumn), not
+// the file.
 func ReadHeader(path string) ([]string, error) {
 	t, err := openTable(path)
 	if err != nil {
@@ -157,7 +165,8 @@ type table struct {
 	f      *os.File
 	r      *csv.Reader
 	header []string
-	index  map[string]int // header name -> column
+	index  map[string]int // header name -> column (the first of its name)
+	dups   []int          // the columns whose name an earlier column has (not "")
 	gz     bool           // gzipped
 	last   int            // gzipped: the line on which the last record read ended
 }
@@ -227,10 +236,9 @@ func openTable(path string) (*table, error) {
 			}
 			continue
 		}
-		if k, dup := t.index[name]; dup {
-			f.Close()
-			return nil, &ParseError{Path: path, Line: 1, Column: j + 1,
-				Err: fmt.Errorf("%w: %q (also column %d)", ErrDuplicateColumn, name, k+1)}
+		if _, dup := t.index[name]; dup {
+			t.dups = append(t.dups, j) // refused where it is read (dupErr)
+			continue
 		}
 		t.index[name] = j
 	}
@@ -285,6 +293,20 @@ func (t *table) unnamed() []int {
 		}
 	}
 	return out
+}
+
+// dupErr returns the error for the first column whose name an earlier
+// column has, among the names read (every name for nil; "" is never
+// one: columns without a name are told apart by position), or nil. A
+// name twice in a header is refused only where its column is read.
+func (t *table) dupErr(read []string) error {
+	for _, j := range t.dups {
+		if name := t.header[j]; read == nil || slices.Contains(read, name) {
+			return &ParseError{Path: t.path, Line: 1, Column: j + 1,
+				Err: fmt.Errorf("%w: %q (also column %d)", ErrDuplicateColumn, name, t.index[name]+1)}
+		}
+	}
+	return nil
 }
 
 // column returns the index of the column called name (the first unnamed

@@ -314,7 +314,7 @@ func TestCRLineEndsAndUnnamedColumns(t *testing.T) {
 	if _, err := ReadFeatures(un, []string{"", "", "", ""}, "y"); !errors.Is(err, ErrNoColumn) {
 		t.Errorf("ReadFeatures of a fourth unnamed column: %v", err)
 	}
-	_, err = ReadHeader(writeTemp(t, "d.csv", "a,y,a\n1,2,3\n"))
+	_, err = ReadFrame(writeTemp(t, "d.csv", "a,y,a\n1,2,3\n"), FrameOptions{})
 	if !errors.Is(err, ErrDuplicateColumn) || !strings.Contains(err.Error(), "line 1, column 3") || !strings.Contains(err.Error(), `"a" (also column 1)`) {
 		t.Errorf("a name twice: %v", err)
 	}
@@ -353,6 +353,38 @@ func TestGzipTruncated(t *testing.T) {
 		}
 		if _, err := ReadFrame(p, FrameOptions{}); err == nil || !strings.Contains(err.Error(), "truncated or corrupt") {
 			t.Errorf("ReadFrame %s: %v", name, err)
+		}
+	}
+}
+
+// TestDuplicateNames: a name twice in the header is refused where its
+// column is read, naming both columns, and ignored elsewhere.
+func TestDuplicateNames(t *testing.T) {
+	p := writeTemp(t, "dup.csv", "a,n,b,n,y\n1,x,2,u,3\n4,z,5,v,6\n")
+	const msg = `line 1, column 4: duplicate column name: "n" (also column 2)`
+	h, err := ReadHeader(p)
+	if err != nil || !slices.Equal(h, []string{"a", "n", "b", "n", "y"}) {
+		t.Errorf("ReadHeader: %q, %v", h, err)
+	}
+	f, err := ReadFrame(p, FrameOptions{Columns: []string{"a", "b", "y"}})
+	if err != nil || f.Rows != 2 || len(f.Columns) != 3 {
+		t.Errorf("ReadFrame without n: %v", err)
+	}
+	d, err := ReadFeatures(p, []string{"b", "a"}, "y")
+	if err != nil || !slices.Equal(d.X, []float64{2, 1, 5, 4}) || !slices.Equal(d.Y, []float64{3, 6}) {
+		t.Errorf("ReadFeatures without n: %v", err)
+	}
+	for name, read := range map[string]func() error{
+		"ReadCSV":             func() error { _, err := ReadCSV(p, ReadOptions{}); return err },
+		"ReadFrame, all":      func() error { _, err := ReadFrame(p, FrameOptions{}); return err },
+		"ReadFrame, n":        func() error { _, err := ReadFrame(p, FrameOptions{Columns: []string{"a", "n"}}); return err },
+		"ReadFeatures, n":     func() error { _, err := ReadFeatures(p, []string{"a", "n"}, "y"); return err },
+		"ReadFeatures, n (y)": func() error { _, err := ReadFeatures(p, []string{"a"}, "n"); return err },
+	} {
+		err := read()
+		var pe *ParseError
+		if !errors.Is(err, ErrDuplicateColumn) || !errors.As(err, &pe) || pe.Column != 4 || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

@@ -25,6 +25,11 @@
 // columns one-hot ("NAME=LEVEL", at most DefaultMaxLevels levels unless
 // SchemaOptions.MaxLevels says otherwise; more is a *LevelsError).
 //
+// A name that stands twice in a header is refused (ErrDuplicateColumn)
+// where its column is read: by ReadCSV, which reads every column, and by
+// ReadFrame and ReadFeatures when it is among the columns asked for;
+// columns not read are ignored, as their cells are.
+//
 // Mask files (the UCI benchmark's test_mask.csv.gz) have the header
 // split0,...,split{k-1} and one 0/1 value per split and row; row r is a test
 // row of split k iff its column k is 1.

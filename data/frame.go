@@ -322,6 +322,9 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 		isNA[strings.TrimSpace(s)] = true
 	}
 
+	if err := t.dupErr(opts.Columns); err != nil {
+		return nil, err
+	}
 	names := opts.Columns
 	if names == nil {
 		names = t.header

@@ -44,7 +44,9 @@ categories. --features A,B,C trains on those columns only, --drop A,B on every
 column but those (and the target); not both. A name that holds a comma or a
 double quote is given in double quotes, as in a CSV header, a quote inside
 doubled (--drop '"c,d",e', --features '"x""q",a'). Columns named there or by
---target must exist, and the target may not also be a feature.`
+--target must exist, and the target may not also be a feature. A name
+that the header gives two columns is refused only where such a column
+would be read: --drop NAME leaves both out.`
 
 // listFields splits a comma-separated flag value into its entries,
 // untrimmed. A value with a double quote is read as one CSV record, so
@@ -82,6 +84,16 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// quoteFlagName writes a column name as --drop and --features take it: in
+// double quotes, a quote inside doubled, where it holds a comma or a
+// double quote (as in a CSV header).
+func quoteFlagName(n string) string {
+	if !strings.ContainsAny(n, `,"`) {
+		return n
+	}
+	return `"` + strings.ReplaceAll(n, `"`, `""`) + `"`
 }
 
 // quoteList quotes names for a message, at most 8 of them.
@@ -155,7 +167,7 @@ func (f *trainFlags) trainColumns(name, path string, header []string) (feats []s
 	for _, h := range header {
 		switch {
 		case h == target:
-		case h == "" && slices.Contains(feats, h): // "" reads every unnamed column
+		case slices.Contains(feats, h): // "" reads every unnamed column; a name twice is refused by ReadFrame
 		case len(sel) > 0 && !slices.Contains(sel, h):
 		case slices.Contains(drop, h):
 		default:

@@ -330,6 +330,35 @@ func TestTargetTextErr(t *testing.T) {
 	}
 }
 
+// TestDuplicateUnusedColumns: a name twice in a file's header stops only
+// the commands that read its column: train with --drop or --features
+// leaving it out trains, and predict ignores it where the model does not
+// use it.
+func TestDuplicateUnusedColumns(t *testing.T) {
+	dir := t.TempDir()
+	path, model := filepath.Join(dir, "d.csv"), filepath.Join(dir, "m.model")
+	var b strings.Builder
+	b.WriteString("area,notes,city,notes,y\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "%d,n%d,%s,m%d,%d\n", 40+i, i, []string{"Paris", "Lyon"}[i%2], i, 100+3*i)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, sel := range [][]string{{"--drop", "notes"}, {"--features", "area,city"}} {
+		args := append([]string{"train", "--data", path, "--head", "pointwise", "--enc-layers", "1", "--enc-width", "4", "--epochs", "1", "--threads", "1", "--quiet", "--out", model}, sel...)
+		mustCLI(t, args...)
+		if m, err := decoreg.Load(model); err != nil || strings.Join(m.Columns(), ",") != "area,city" {
+			t.Fatalf("%v: %v", sel, err)
+		}
+	}
+	out, _ := mustCLI(t, "predict", "--model", model, "--data", path, "--out", "-")
+	if n := strings.Count(out, "\n"); n != 31 {
+		t.Errorf("predict: %d lines", n)
+	}
+	mustCLI(t, "eval", "--model", model, "--data", path)
+}
+
 // TestListFlagsQuotedNames: a column whose name holds a comma is named in
 // --drop and --features in double quotes, as in a CSV header; unquoted, it
 // is two names, and the error says how to quote; a broken quote is an

@@ -874,6 +874,14 @@ func runTrain(cmd *Command, args []string) error {
 	fr, err := data.ReadFrame(path, data.FrameOptions{Columns: append(feats, target), NA: naList(f.na),
 		Kinds: map[string]data.Kind{target: data.Numeric}})
 	if err != nil {
+		var pe *data.ParseError
+		if errors.As(err, &pe) && errors.Is(err, data.ErrDuplicateColumn) && pe.Column >= 1 && pe.Column <= len(header) {
+			if dup := header[pe.Column-1]; dup == target {
+				err = fmt.Errorf("%w: rename one of them", err)
+			} else {
+				err = fmt.Errorf("%w: rename one of them, or leave both out with --drop %s", err, quoteFlagName(dup))
+			}
+		}
 		return inputErr(name, targetTextErr(err, header, target, "; a stray text cell can be marked missing with --na"))
 	}
 	idx, err := f.split.rows(name, &data.Dataset{Rows: fr.Rows, Path: fr.Path}, false)
