@@ -199,6 +199,9 @@ func openTable(path string) (*table, error) {
 	}
 	if b, _ := sb.Peek(3); string(b) == "\ufeff" {
 		sb.Discard(3)
+	} else if len(b) >= 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
+		f.Close()
+		return nil, &ParseError{Path: path, Err: fmt.Errorf("%w: convert it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 IN > OUT)", ErrUTF16)}
 	}
 	nl := &newlineReader{r: src}
 	t.r = csv.NewReader(nl)

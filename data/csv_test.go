@@ -388,3 +388,15 @@ func TestDuplicateNames(t *testing.T) {
 		}
 	}
 }
+
+// TestUTF16: a file that starts with a UTF-16 byte order mark (either
+// order) is refused as such, not read as names that are not UTF-8.
+func TestUTF16(t *testing.T) {
+	for _, bom := range []string{"\xff\xfe", "\xfe\xff"} {
+		p := writeTemp(t, "u16.csv", bom+"a\x00,\x00y\x00\n\x00")
+		_, err := ReadFrame(p, FrameOptions{})
+		if !errors.Is(err, ErrUTF16) || !strings.Contains(err.Error(), "iconv") || !strings.Contains(err.Error(), p) {
+			t.Errorf("%q: %v", bom, err)
+		}
+	}
+}

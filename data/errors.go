@@ -17,6 +17,7 @@ var (
 	ErrNonFinite       = errors.New("not a finite number")
 	ErrDuplicateColumn = errors.New("duplicate column name")
 	ErrCRLineEnds      = errors.New("lines end with a carriage return alone (CR)")
+	ErrUTF16           = errors.New("the file is UTF-16 text (it starts with a UTF-16 byte order mark)")
 	ErrNoColumn        = errors.New("no such column")
 	ErrNoFeatures      = errors.New("no feature columns")
 	ErrMaskHeader      = errors.New("bad mask header")

@@ -231,7 +231,8 @@ func TestSchemaLevels(t *testing.T) {
 		t.Errorf("70 text levels: Numbers %d, Text %q", le.Numbers, le.Text)
 	}
 	// A numeric column made categorical by stray text cells: its numbers
-	// are counted and its text levels named (at most 3, sorted).
+	// are counted and its text levels named (sorted), up to MaxStrayText
+	// of them.
 	b.Reset()
 	b.WriteString("n,x\n")
 	for i := range 70 {
@@ -242,11 +243,18 @@ func TestSchemaLevels(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = FitSchema(f, SchemaOptions{})
-	if !errors.As(err, &le) || le.Levels != 74 || le.Numbers != 70 || !slices.Equal(le.Text, []string{"-", ".", "N/A"}) {
+	if !errors.As(err, &le) || le.Levels != 74 || le.Numbers != 70 || !slices.Equal(le.Text, []string{"-", ".", "N/A", "unknown"}) {
 		t.Errorf("70 numbers and 4 text levels: %v (%+v)", err, le)
 	}
-	if msg := err.Error(); !strings.Contains(msg, `70 of them numbers; text ones such as "-", ".", "N/A"`) || !strings.Contains(msg, "NA markers") {
+	if msg := err.Error(); !strings.Contains(msg, `70 of them numbers; the text ones, "-", ".", "N/A", "unknown", make it`) || !strings.Contains(msg, "NA markers") {
 		t.Errorf("70 numbers and 4 text levels: %s", msg)
+	}
+	b.WriteString("w1,1\nw2,1\n")
+	if f, err = ReadFrame(writeFile(t, b.String()), FrameOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FitSchema(f, SchemaOptions{}); !errors.As(err, &le) || le.Numbers != 70 || le.Text != nil {
+		t.Errorf("70 numbers and 6 text levels: %v (%+v)", err, le)
 	}
 }
 

@@ -21,6 +21,10 @@ const (
 // ErrTooManyLevels is wrapped by the *LevelsError of FitSchema.
 var ErrTooManyLevels = errors.New("too many levels")
 
+// MaxStrayText is the most text levels a *LevelsError lists as stray
+// cells in a column of numbers (LevelsError.Text).
+const MaxStrayText = 5
+
 // LevelsError is FitSchema's error for a categorical column with more
 // distinct values than the limit: such a column is usually an identifier
 // or free text, which one-hot encoding cannot use.
@@ -30,9 +34,9 @@ type LevelsError struct {
 	Levels int // its distinct values
 	Max    int // the limit
 	// Numbers is how many of the levels are numbers (as ParseNumber
-	// reads them), and Text the others, sorted, where Numbers is at least
-	// half the levels (a numeric column made categorical by a few stray
-	// cells, such as an unlisted missing marker; at most 3 of them).
+	// reads them), and Text the others, sorted, where they are at most
+	// MaxStrayText and there are numbers too: a numeric column made
+	// categorical by a few stray cells, such as an unlisted missing marker.
 	Numbers int
 	Text    []string
 }
@@ -44,7 +48,7 @@ func (e *LevelsError) Error() string {
 		for i, v := range e.Text {
 			q[i] = strconv.Quote(v)
 		}
-		s = fmt.Sprintf("column %q has %d distinct values, %d of them numbers; text ones such as %s make it categorical, with more levels than the limit of %d: if they mark missing cells, add them to the NA markers; else drop the column, or raise the limit",
+		s = fmt.Sprintf("column %q has %d distinct values, %d of them numbers; the text ones, %s, make it categorical, with more levels than the limit of %d: if they mark missing cells, add them to the NA markers; else drop the column, or raise the limit",
 			e.Column, e.Levels, e.Numbers, strings.Join(q, ", "), e.Max)
 	}
 	if e.Path != "" {
@@ -149,9 +153,9 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 						text = append(text, v)
 					}
 				}
-				if le.Numbers = len(set) - len(text); 2*le.Numbers >= len(set) {
+				if le.Numbers = len(set) - len(text); le.Numbers > 0 && len(text) <= MaxStrayText {
 					slices.Sort(text)
-					le.Text = text[:min(len(text), 3)]
+					le.Text = text
 				}
 				return nil, le
 			}

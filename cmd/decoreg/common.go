@@ -378,6 +378,13 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		if feats, target, err = byPosition(name, path, header, m.Features(), target); err != nil {
 			return nil, err
 		}
+		// The columns are then read by these names: one that two columns
+		// share could not be told apart.
+		for j, f := range feats {
+			if f != "" && slices.Contains(feats[:j], f) {
+				return nil, inputf(name, "%s: line 1: the model records no column names, so it reads the file's columns by position, and two of them are named %q: rename one", path, f)
+			}
+		}
 		quoted := make([]string, len(feats))
 		for j, f := range feats {
 			quoted[j] = strconv.Quote(f) // "" for an unnamed column
@@ -416,7 +423,7 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		d, err = data.ReadFeatures(path, feats, "")
 	}
 	if err != nil {
-		return nil, inputErr(name, err)
+		return nil, inputErr(name, targetTextErr(err, header, read, ""))
 	}
 	return d, nil
 }

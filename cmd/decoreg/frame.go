@@ -269,7 +269,6 @@ const numberLikeShare = 0.9
 // ("1,000", "1_000", "$1,200", "5%"): such a column is read as
 // categories, one level per distinct number, which is seldom meant.
 func warnNumberLike(name, path string, fr *data.Frame, target string) {
-	clean := strings.NewReplacer(",", "", "_", "", "$", "", "%", "")
 	for _, c := range fr.Columns {
 		if c.Kind != data.Categorical || c.Name == target {
 			continue
@@ -286,7 +285,7 @@ func warnNumberLike(name, path string, fr *data.Frame, target string) {
 			if !ok {
 				if _, err := data.ParseNumber(s); err == nil {
 					v = verdict{number: true}
-				} else if t := strings.TrimSpace(clean.Replace(s)); t != "" {
+				} else if t := strings.TrimSpace(numberClean.Replace(s)); t != "" {
 					if _, err := data.ParseNumber(t); err == nil {
 						v = verdict{number: true, cleaned: true}
 					}
@@ -432,28 +431,77 @@ func targetTextErr(err error, header []string, target, hint string) error {
 		pe.Column > len(header) || header[pe.Column-1] != target {
 		return err
 	}
-	return fmt.Errorf("%w: the target %q must hold numbers (decoreg predicts a number; a text target such as a class label cannot be learned%s)", err, target, hint)
+	return fmt.Errorf("%w: the target %q must hold numbers (decoreg predicts numbers; a text target such as a class label is not one%s)", err, target, hint)
 }
 
 // levelsErr reports a *data.LevelsError of training in the command line's
-// terms, or returns ok false.
-func levelsErr(name string, err error) (_ error, ok bool) {
+// terms, or returns ok false: the column's stray text cells, if it is
+// otherwise numbers, with naHint's advice (na is --na's list), and how to
+// leave it out (features: --features was given).
+func levelsErr(name string, err error, na []string, features bool) (_ error, ok bool) {
 	var le *data.LevelsError
 	if !errors.As(err, &le) {
 		return nil, false
 	}
-	if len(le.Text) > 0 {
-		// Mostly numbers: a few text cells made it categorical.
-		text := make([]string, len(le.Text))
-		for i, v := range le.Text {
-			text[i] = strconv.Quote(v)
-		}
-		if more := le.Levels - le.Numbers - len(le.Text); more > 0 {
-			text = append(text, fmt.Sprintf("and %d more", more))
-		}
-		return inputf(name, "%s: column %q has %d distinct values, %d of them numbers; the text ones (%s) make it categorical, with more levels than --max-levels %d allows: if they are meant as missing, list them in --na; else drop the column with --drop %s, or raise --max-levels",
-			le.Path, le.Column, le.Levels, le.Numbers, strings.Join(text, ", "), le.Max, le.Column), true
+	out := "drop it with --drop " + flagArg(le.Column)
+	if features {
+		out = "leave it out of --features"
 	}
-	return inputf(name, "%s: column %q has %d distinct text values (levels), more than --max-levels %d allows for a categorical column; drop it with --drop %s, or raise --max-levels",
-		le.Path, le.Column, le.Levels, le.Max, le.Column), true
+	if len(le.Text) > 0 {
+		// Numbers but for a few text cells.
+		return inputf(name, "%s: column %q has %d distinct values, %d of them numbers; the text ones (%s) make it categorical, with more levels than --max-levels %d allows: %s; else %s, or raise --max-levels",
+			le.Path, le.Column, le.Levels, le.Numbers, quoteList(le.Text), le.Max, naHint(na, le.Text), out), true
+	}
+	return inputf(name, "%s: column %q has %d distinct text values (levels), more than --max-levels %d allows for a categorical column; %s, or raise --max-levels",
+		le.Path, le.Column, le.Levels, le.Max, out), true
 }
+
+// numberClean removes the separators and units that warnNumberLike and
+// naHint look through.
+var numberClean = strings.NewReplacer(",", "", "_", "", "$", "", "%", "")
+
+// naHint advises on text cells in a column otherwise of numbers, na being
+// the --na list they were read with: the cells to add to --na (which
+// replaces its defaults, so the advice gives the whole list, as a shell
+// argument), those that are numbers with a separator or unit (to be
+// cleaned in the file, not made missing), and those --na cannot list (a
+// comma in them).
+func naHint(na, texts []string) string {
+	var plain, numLike, comma []string
+	for _, t := range texts {
+		c := strings.TrimSpace(numberClean.Replace(t))
+		switch _, err := data.ParseNumber(c); {
+		case c != "" && err == nil:
+			numLike = append(numLike, t)
+		case strings.Contains(t, ","):
+			comma = append(comma, t)
+		default:
+			plain = append(plain, t)
+		}
+	}
+	var parts []string
+	if len(plain) > 0 {
+		parts = append(parts, fmt.Sprintf("to read %s as missing: --na %s (the list replaces --na's defaults)",
+			quoteList(plain), shellArg(strings.Join(append(slices.Clone(na), plain...), ","))))
+	}
+	if len(numLike) > 0 {
+		parts = append(parts, fmt.Sprintf("%s are numbers with a separator or unit: remove those characters in the file", quoteList(numLike)))
+	}
+	if len(comma) > 0 {
+		parts = append(parts, fmt.Sprintf("%s hold a comma, which --na cannot list: change them in the file", quoteList(comma)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// shellArg writes s as one argument of a POSIX shell: as it is where it
+// holds only letters, digits and "_@%+=:,./-", else in single quotes.
+func shellArg(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// flagArg writes a column name as the shell argument of --drop or
+// --features.
+func flagArg(name string) string { return shellArg(quoteFlagName(name)) }

@@ -359,6 +359,57 @@ func TestDuplicateUnusedColumns(t *testing.T) {
 	mustCLI(t, "eval", "--model", model, "--data", path)
 }
 
+// TestHints: the advice of the refusals and warnings about columns is
+// one a shell takes as it is.
+func TestHints(t *testing.T) {
+	for in, want := range map[string]string{"n": "n", "a,b": "a,b", "a b": "'a b'", "?": "'?'", "it's": `'it'\''s'`, "": "''", "NA,NaN,?,x": "'NA,NaN,?,x'"} {
+		if got := shellArg(in); got != want {
+			t.Errorf("shellArg(%q) = %s, want %s", in, got, want)
+		}
+	}
+	if got := flagArg("c,d"); got != `'"c,d"'` {
+		t.Errorf("flagArg(c,d) = %s", got)
+	}
+	got := naHint([]string{"NA", "?"}, []string{"oops", "$1", "a,b", "n/a"})
+	for _, want := range []string{`to read "oops", "n/a" as missing: --na 'NA,?,oops,n/a'`, `"$1" are numbers with a separator or unit`, `"a,b" hold a comma`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("naHint: %q lacks %q", got, want)
+		}
+	}
+	// Followed, the advice trains; a name two columns share is left out of
+	// --features, not dropped, when --features is given.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "d.csv")
+	var b strings.Builder
+	b.WriteString("a,n,a,y\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "%d,%d,%d,%d\n", i, i, i, i%5)
+	}
+	b.WriteString("1,oops,1,2\n")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"train", "--data", path, "--head", "pointwise", "--enc-layers", "1", "--enc-width", "4", "--epochs", "1", "--threads", "1", "--quiet", "--out", filepath.Join(dir, "m.model")}
+	if _, _, errs := cli(t, append(args, "--features", "a,n")...); !strings.Contains(errs, "leave it out of --features") {
+		t.Errorf("--features with a shared name: %q", errs)
+	}
+	_, _, errs := cli(t, append(args, "--drop", "a", "--max-levels", "5")...)
+	if !strings.Contains(errs, `to read "oops" as missing: --na 'NA,NaN,?,oops'`) {
+		t.Fatalf("stray text: %q", errs)
+	}
+	mustCLI(t, append(args, "--drop", "a", "--max-levels", "5", "--na", "NA,NaN,?,oops")...)
+	// A model without column names reads by position: a name two of the
+	// columns share is refused before the warning about positions.
+	nn := filepath.Join(dir, "nn.csv")
+	if err := os.WriteFile(nn, []byte("a,a,b,y\n1,2,3,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := cli(t, "eval", "--model", "../../testdata/v0.1.0-mdn.model", "--data", nn)
+	if code != 2 || !strings.Contains(errs, `by position, and two of them are named "a"`) || strings.Contains(errs, "warning") {
+		t.Errorf("by position with a shared name: exit %d, %q", code, errs)
+	}
+}
+
 // TestListFlagsQuotedNames: a column whose name holds a comma is named in
 // --drop and --features in double quotes, as in a CSV header; unquoted, it
 // is two names, and the error says how to quote; a broken quote is an

@@ -727,7 +727,8 @@ type tuneSummary struct {
 
 // warnNumericLevels warns about categorical columns most of whose levels
 // are numbers: a numeric column made categorical by a few stray cells
-// (a unit, a comment, an unlisted missing marker).
+// (a unit, a comment, an unlisted missing marker), with naHint's advice
+// where they are few.
 func warnNumericLevels(name, path string, s *data.Schema) {
 	if s == nil {
 		return
@@ -739,15 +740,20 @@ func warnNumericLevels(name, path string, s *data.Schema) {
 		var text []string
 		for _, l := range c.Levels {
 			if _, err := data.ParseNumber(l); err != nil { // as the cells are read
-				text = append(text, strconv.Quote(l))
+				text = append(text, l)
 			}
 		}
 		if nums := len(c.Levels) - len(text); nums > 0 && 2*nums >= len(c.Levels) {
-			if len(text) > 3 {
-				text = append(text[:3], "...")
+			hint := "if they are meant as missing, list them in --na (whose list replaces the defaults)"
+			if len(text) <= data.MaxStrayText {
+				hint = naHint(s.NA, text)
 			}
-			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q is categorical (%d levels), but %d of its levels are numbers; the text ones are %s: if they are meant as missing, list them in --na\n",
-				name, path, c.Name, len(c.Levels), nums, strings.Join(text, ", "))
+			shown := quoteList(text[:min(len(text), 3)])
+			if len(text) > 3 {
+				shown += ", ..."
+			}
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q is categorical (%d levels), but %d of its levels are numbers; the text ones are %s: %s\n",
+				name, path, c.Name, len(c.Levels), nums, shown, hint)
 		}
 	}
 }
@@ -876,10 +882,13 @@ func runTrain(cmd *Command, args []string) error {
 	if err != nil {
 		var pe *data.ParseError
 		if errors.As(err, &pe) && errors.Is(err, data.ErrDuplicateColumn) && pe.Column >= 1 && pe.Column <= len(header) {
-			if dup := header[pe.Column-1]; dup == target {
+			switch dup := header[pe.Column-1]; {
+			case dup == target:
 				err = fmt.Errorf("%w: rename one of them", err)
-			} else {
-				err = fmt.Errorf("%w: rename one of them, or leave both out with --drop %s", err, quoteFlagName(dup))
+			case f.features != "":
+				err = fmt.Errorf("%w: rename one of them, or leave it out of --features", err)
+			default:
+				err = fmt.Errorf("%w: rename one of them, or leave both out with --drop %s", err, flagArg(dup))
 			}
 		}
 		return inputErr(name, targetTextErr(err, header, target, "; a stray text cell can be marked missing with --na"))
@@ -1097,7 +1106,7 @@ func (f *trainFlags) fitErr(fr *data.Frame, target string, idx []int, err error)
 	if ferr, ok := configErr(name, err); ok {
 		return ferr
 	}
-	if lerr, ok := levelsErr(name, err); ok {
+	if lerr, ok := levelsErr(name, err, naList(f.na), f.features != ""); ok {
 		return lerr
 	}
 	var pe *data.ParseError
