@@ -358,6 +358,11 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		}
 	}
 	read := target != "" && use != targetIgnored && slices.Contains(header, target)
+	if n := len(slices.DeleteFunc(slices.Clone(header), func(h string) bool { return h != target })); read && use == targetOptional && n > 1 {
+		// Two columns of the target's name: predict goes on without it.
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: two columns are named %q, the target's name: it is not read (no logpdf)\n", name, nameSpools(path), target)
+		read = false
+	}
 	if use == targetRequired && !read {
 		if target == "" {
 			return nil, nil, inputf(name, "%s: the model has no target name; give --target NAME", path)

@@ -357,6 +357,18 @@ func TestDuplicateUnusedColumns(t *testing.T) {
 		t.Errorf("predict: %d lines", n)
 	}
 	mustCLI(t, "eval", "--model", model, "--data", path)
+	// The target's name twice: predict goes on without it, eval refuses.
+	two := filepath.Join(dir, "two.csv")
+	if err := os.WriteFile(two, []byte("y,area,city,y\n1,50,Paris,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs := mustCLI(t, "predict", "--model", model, "--data", two, "--out", "-")
+	if !strings.Contains(errs, `two columns are named "y"`) || strings.Contains(out, "logpdf") || strings.Count(out, "\n") != 2 {
+		t.Errorf("predict with the target twice: %q, %q", out, errs)
+	}
+	if code, _, errs := cli(t, "eval", "--model", model, "--data", two); code != 2 || !strings.Contains(errs, "duplicate column name") {
+		t.Errorf("eval with the target twice: exit %d, %q", code, errs)
+	}
 }
 
 // TestHints: the advice of the refusals and warnings about columns is
