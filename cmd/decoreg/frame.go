@@ -426,10 +426,11 @@ func labelled(name string, d *data.Dataset, idx []int) (*data.Dataset, []int, in
 	return data.Subset(d, keep), rows, skipped, nil
 }
 
-// targetTextErr adds to a ReadFrame error about a cell of the target
-// column (in header) that is not a number that the target must be one,
-// and hint: decoreg regresses numbers, so a text target is not a class
-// label it could learn. Other errors are returned as they are.
+// targetTextErr adds to a reader's error about a cell of the target
+// column (target, found in header) that is not a number that the target
+// must hold numbers, then hint: decoreg regresses numbers, and a text
+// target, such as a class label, is none. Other errors are returned as
+// they are.
 func targetTextErr(err error, header []string, target, hint string) error {
 	var pe *data.ParseError
 	if target == "" || !errors.As(err, &pe) || !errors.Is(err, data.ErrNotNumber) || pe.Column < 1 ||
