@@ -87,8 +87,8 @@ names of its columns (models trained by 'decoreg train' do), columns are
 matched by name, other columns are ignored (even two of the same name), a
 feature the file lacks is an error, and the target is the column of the
 model's target name unless --target names another. Such a model reads
-text (categorical) columns
-and missing cells as 'decoreg help train' describes, with the model's --na
+text (categorical) columns and missing cells as 'decoreg help train'
+describes, with the model's --na
 markers: levels not seen in training and missing cells in columns that had
 none are encoded without their own feature and counted in a warning on
 standard error, and rows whose target is missing are skipped (and
