@@ -418,8 +418,11 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 	}
 	d, err := data.ReadFeatures(path, feats, read)
 	var pe *data.ParseError
-	if use == targetOptional && errors.Is(err, data.ErrEmptyCell) && errors.As(err, &pe) && pe.Column == tcol+1 {
-		// Unlabelled rows: predict without the target.
+	if use == targetOptional && errors.Is(err, data.ErrNotNumber) && errors.As(err, &pe) && pe.Column == tcol+1 {
+		// Unlabelled rows, or text in the target: predict without it.
+		if !errors.Is(err, data.ErrEmptyCell) {
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %q holds text (line %d): it is not read (no logpdf)\n", name, nameSpools(path), read, pe.Line)
+		}
 		d, err = data.ReadFeatures(path, feats, "")
 	}
 	if err != nil {

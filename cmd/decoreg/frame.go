@@ -371,12 +371,31 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 	}
 	kinds := s.Kinds()
 	if read {
-		kinds[target] = data.Numeric
+		if use == targetRequired {
+			kinds[target] = data.Numeric // predict reads its kind, below
+		}
 		cols = append(cols, target)
 	}
 	fr, err := data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: s.NA})
 	if err != nil {
 		return nil, nil, inputErr(name, targetTextErr(err, header, target, ""))
+	}
+	if c := &fr.Columns[len(fr.Columns)-1]; read && c.Kind == data.Categorical {
+		// Text in an optional target: predict goes on without it, as
+		// with blank cells.
+		i := slices.Index(c.Missing, false)
+		for j := i; j < len(c.Str); j++ {
+			if _, err := data.ParseNumber(c.Str[j]); !c.Missing[j] && err != nil {
+				i = j
+				break
+			}
+		}
+		at := fmt.Sprintf("row %d", i+1)
+		if fr.Lines != nil {
+			at = fmt.Sprintf("line %d", fr.Lines[i])
+		}
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %q holds text (%q, %s): it is not read (no logpdf)\n", name, nameSpools(path), target, c.Str[i], at)
+		read = false
 	}
 	enc, err := m.EncodeFrame(fr)
 	if err != nil {

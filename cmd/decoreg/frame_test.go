@@ -369,6 +369,27 @@ func TestDuplicateUnusedColumns(t *testing.T) {
 	if code, _, errs := cli(t, "eval", "--model", model, "--data", two); code != 2 || !strings.Contains(errs, "duplicate column name") {
 		t.Errorf("eval with the target twice: exit %d, %q", code, errs)
 	}
+	// Text in the target: predict goes on without it (both kinds of
+	// model), eval refuses it.
+	text := filepath.Join(dir, "text.csv")
+	if err := os.WriteFile(text, []byte("area,city,y\n50,Paris,2\n60,Lyon,oops\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs = mustCLI(t, "predict", "--model", model, "--data", text, "--out", "-")
+	if !strings.Contains(errs, `the target column "y" holds text ("oops", line 3)`) || strings.Contains(out, "logpdf") || strings.Count(out, "\n") != 3 {
+		t.Errorf("predict with text in the target: %q, %q", out, errs)
+	}
+	if code, _, errs := cli(t, "eval", "--model", model, "--data", text); code != 2 || !strings.Contains(errs, `the target "y" must hold numbers`) {
+		t.Errorf("eval with text in the target: exit %d, %q", code, errs)
+	}
+	nn := filepath.Join(dir, "nn.csv")
+	if err := os.WriteFile(nn, []byte("a,b,c,y\n1,2,3,4\n1,2,3,oops\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs = mustCLI(t, "predict", "--model", "../../testdata/v0.1.0-mdn.model", "--data", nn, "--out", "-")
+	if !strings.Contains(errs, `the target column "y" holds text (line 3)`) || strings.Contains(out, "logpdf") || strings.Count(out, "\n") != 3 {
+		t.Errorf("predict with text in the target, model without names: %q, %q", out, errs)
+	}
 }
 
 // TestHints: the advice of the refusals and warnings about columns is
