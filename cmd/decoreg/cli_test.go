@@ -112,14 +112,18 @@ func TestP9PredictUnlabelled(t *testing.T) {
 		} else if code != 2 || !strings.Contains(errs, "blank.csv: line 2, column 3") || !strings.Contains(errs, "empty cell") {
 			t.Errorf("eval on blank targets: exit %d, %q", code, errs)
 		}
-		// Not blank but not a number: still an error.
-		code, _, errs = cli(t, "predict", "--model", model, "--data", garbage, "--out", "-")
-		if code != 2 || !strings.Contains(errs, "garbage.csv: line 3, column 3") || !strings.Contains(errs, `"abc"`) {
+		// Not blank but not a number: predict warns, naming the line, and
+		// writes no logpdf (the target is optional there); eval refuses.
+		code, out, errs := cli(t, "predict", "--model", model, "--data", garbage, "--out", "-")
+		if code != 0 || !strings.Contains(errs, "garbage.csv") || !strings.Contains(errs, "line 3") || !strings.Contains(errs, "holds text") || strings.Contains(out, "logpdf") {
 			t.Errorf("predict with a target abc: exit %d, %q", code, errs)
+		}
+		if code, _, errs := cli(t, "eval", "--model", model, "--data", garbage); code != 2 || !strings.Contains(errs, "garbage.csv: line 3, column 3") || !strings.Contains(errs, `"abc"`) {
+			t.Errorf("eval with a target abc: exit %d, %q", code, errs)
 		}
 		// A blank feature: imputed (with a warning) by a model with a
 		// schema; an error for one without.
-		code, out, errs := cli(t, "predict", "--model", model, "--data", blankFeature, "--out", "-")
+		code, out, errs = cli(t, "predict", "--model", model, "--data", blankFeature, "--out", "-")
 		if model == named {
 			if _, rows := parseCSV(t, out); code != 0 || len(rows) != 2 || !strings.Contains(errs, `warning: `+blankFeature+`: column "x1": 1 missing cell`) {
 				t.Errorf("predict with a blank feature: exit %d, %d rows, %q", code, len(rows), errs)
