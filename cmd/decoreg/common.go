@@ -413,7 +413,7 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		return nil, inputf(name, "%s: no target column %q (give --target NAME)", path, target)
 	}
 	read := ""
-	if tcol >= 0 {
+	if tcol >= 0 && (use != targetOptional || !targetTwice(name, path, header, target)) {
 		read = target
 	}
 	d, err := data.ReadFeatures(path, feats, read)

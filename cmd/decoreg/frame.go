@@ -358,9 +358,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		}
 	}
 	read := target != "" && use != targetIgnored && slices.Contains(header, target)
-	if n := len(slices.DeleteFunc(slices.Clone(header), func(h string) bool { return h != target })); read && use == targetOptional && n > 1 {
-		// Two columns of the target's name: predict goes on without it.
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: two columns are named %q, the target's name: it is not read (no logpdf)\n", name, nameSpools(path), target)
+	if read && use == targetOptional && targetTwice(name, path, header, target) {
 		read = false
 	}
 	if use == targetRequired && !read {
@@ -383,9 +381,9 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 	if c := &fr.Columns[len(fr.Columns)-1]; read && c.Kind == data.Categorical {
 		// Text in an optional target: predict goes on without it, as
 		// with blank cells.
-		i := slices.Index(c.Missing, false)
-		for j := i; j < len(c.Str); j++ {
-			if _, err := data.ParseNumber(c.Str[j]); !c.Missing[j] && err != nil {
+		i := 0 // the first cell that is text
+		for j, v := range c.Str {
+			if _, err := data.ParseNumber(v); !c.Missing[j] && err != nil {
 				i = j
 				break
 			}
@@ -443,6 +441,22 @@ func labelled(name string, d *data.Dataset, idx []int) (*data.Dataset, []int, in
 		return nil, nil, 0, inputf(name, "%s: every one of the %d rows has a missing target %q; nothing to evaluate", d.Path, d.Rows, d.TargetName)
 	}
 	return data.Subset(d, keep), rows, skipped, nil
+}
+
+// targetTwice reports whether two columns of header have the target's
+// name, and warns that predict, for which the target is optional, goes on
+// without it.
+func targetTwice(name, path string, header []string, target string) bool {
+	n := 0
+	for _, h := range header {
+		if h == target {
+			n++
+		}
+	}
+	if n > 1 {
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: two columns are named %q, the target's name: it is not read (no logpdf)\n", name, nameSpools(path), target)
+	}
+	return n > 1
 }
 
 // targetTextErr adds to a reader's error about a cell of the target

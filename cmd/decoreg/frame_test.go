@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -389,6 +390,26 @@ func TestDuplicateUnusedColumns(t *testing.T) {
 	out, errs = mustCLI(t, "predict", "--model", "../../testdata/v0.1.0-mdn.model", "--data", nn, "--out", "-")
 	if !strings.Contains(errs, `the target column "y" holds text (line 3)`) || strings.Contains(out, "logpdf") || strings.Count(out, "\n") != 3 {
 		t.Errorf("predict with text in the target, model without names: %q, %q", out, errs)
+	}
+	// A library model with names but no schema: the target's name twice
+	// as with a schema.
+	lm, err := decoreg.FitFlat(context.Background(), []float64{1, 2, 3, 4, 5, 6, 7, 8}, 4, 2, []float64{1, 2, 3, 4},
+		decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 4, MaxEpochs: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lm.SetNames([]string{"a", "b"}, "y")
+	named := filepath.Join(dir, "named.model")
+	if err := lm.Save(named); err != nil {
+		t.Fatal(err)
+	}
+	twoNamed := filepath.Join(dir, "two-named.csv")
+	if err := os.WriteFile(twoNamed, []byte("y,a,b,y\n1,2,3,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs = mustCLI(t, "predict", "--model", named, "--data", twoNamed, "--out", "-")
+	if !strings.Contains(errs, `two columns are named "y"`) || strings.Contains(out, "logpdf") || strings.Count(out, "\n") != 2 {
+		t.Errorf("predict with the target twice, named model: %q, %q", out, errs)
 	}
 }
 
