@@ -7,6 +7,7 @@ xg = {}
 for l in open(os.path.join(res, 'xgboost/results.jsonl')):
     r = json.loads(l)
     xg[(r['dataset'], r['split'])] = r['kendall_tau']
+won = lambda t, x: t > x + 1e-9  # as the experiment's report: within 1e-9 a tie
 
 # 1. Single models: base (plain decoder), freeze (--pretrain pointwise), init (the pretrained encoder
 #    trained on with the head), pointwise (the pointwise head alone).
@@ -26,7 +27,7 @@ if os.path.exists(single):
             if not ks:
                 continue
             tau = [R[k][mode]['tau'] for k in ks]
-            wins = sum(R[k][mode]['tau'] > xg[(k[1], k[2])] for k in ks)
+            wins = sum(won(R[k][mode]['tau'], xg[(k[1], k[2])]) for k in ks)
             hi = '–' if mode == 'base' else str(sum(R[k][mode]['tau'] > R[k]['base']['tau'] for k in ks))
             nll = '–' if mode == 'pointwise' else '%.3f' % (sum(R[k][mode]['nll'] for k in ks) / len(ks))
             print(f'| {cfg} | {mode} | {len(ks)} | {sum(tau)/len(tau):.4f} | {wins} | {hi} | {nll} |')
@@ -66,7 +67,7 @@ for name, title in (('tuned-pretrain.jsonl', 'every trial and member pretrained'
         d.append(nt - bt)
         up += nt > bt
         lo += nt < bt
-        wb += bt > x
-        wn += nt > x
+        wb += won(bt, x)
+        wn += won(nt, x)
     print(f'\n{n} set-splits with a tau: tau higher on {up}, lower on {lo}, mean change {sum(d)/n:+.4f}; '
           f'wins against XGBoost {wb} -> {wn}; test NLL mean change {sum(dn)/len(dn):+.3f} nats over {len(dn)}, lower on {sum(v < 0 for v in dn)}\n')
