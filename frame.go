@@ -190,7 +190,7 @@ func (m *Model) EncodeFrame(f *data.Frame) (*data.Encoded, error) {
 		var err error
 		if g, err = f.Select(m.features...); err != nil {
 			if f.Path != "" {
-				return nil, &data.ParseError{Path: f.Path, Line: 1, Err: err}
+				return nil, &data.ParseError{Path: f.Path, Line: f.HeaderLine, Err: err}
 			}
 			return nil, err
 		}

@@ -67,7 +67,7 @@ func ReadCSV(path string, opts ReadOptions) (*Dataset, error) {
 	default:
 		target = t.column(opts.Target)
 		if target < 0 {
-			return nil, &ParseError{Path: path, Line: 1,
+			return nil, &ParseError{Path: path, Line: t.hline,
 				Err: fmt.Errorf("%w: target %q not among the columns %s", ErrNoColumn, opts.Target, nameList(t.header))}
 		}
 	}
@@ -80,7 +80,7 @@ func ReadCSV(path string, opts ReadOptions) (*Dataset, error) {
 		}
 	}
 	if len(feats) == 0 {
-		return nil, &ParseError{Path: path, Line: 1,
+		return nil, &ParseError{Path: path, Line: t.hline,
 			Err: fmt.Errorf("%w: the only column %q is the target", ErrNoFeatures, t.header[0])}
 	}
 	d := &Dataset{Names: names, Cols: len(feats), Path: path}
@@ -126,7 +126,7 @@ func ReadFeatures(path string, featureNames []string, target string) (*Dataset, 
 			}
 		}
 		if feats[i] < 0 {
-			return nil, &ParseError{Path: path, Line: 1,
+			return nil, &ParseError{Path: path, Line: t.hline,
 				Err: fmt.Errorf("%w: feature %q missing (the model's features are %s; the file's columns are %s)",
 					ErrNoColumn, name, nameList(featureNames), nameList(t.header))}
 		}
@@ -151,12 +151,20 @@ func ReadFeatures(path string, featureNames []string, target string) (*Dataset, 
 // twice: the readers refuse reading its column (ErrDuplicateColumn), not
 // the file.
 func ReadHeader(path string) ([]string, error) {
+	h, _, err := ReadHeaderLine(path)
+	return h, err
+}
+
+// ReadHeaderLine is ReadHeader that also returns the line on which the
+// header stands: 1, unless blank lines precede it (the CSV reader skips
+// them), for errors about the header to name.
+func ReadHeaderLine(path string) (header []string, line int, err error) {
 	t, err := openTable(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	t.close()
-	return t.header, nil
+	return t.header, t.hline, nil
 }
 
 // table is an open CSV file whose header has been read.
@@ -165,6 +173,7 @@ type table struct {
 	f      *os.File
 	r      *csv.Reader
 	header []string
+	hline  int            // the header's line: 1 unless blank lines precede it
 	index  map[string]int // header name -> column (the first of its name)
 	dups   []int          // the columns whose name an earlier column has (not "")
 	gz     bool           // gzipped
@@ -222,9 +231,10 @@ func openTable(path string) (*table, error) {
 		// files), which CSV does not take as line ends, the header
 		// running to the file's end or to a final LF.
 		f.Close()
-		return nil, &ParseError{Path: path, Line: 1,
+		return nil, &ParseError{Path: path, Line: t.line(0),
 			Err: fmt.Errorf("%w, as in old Mac files, which CSV does not take as line ends: convert them to LF (e.g. tr '\\r' '\\n' < OLD > NEW)", ErrCRLineEnds)}
 	}
+	t.hline = t.line(0) // the CSV reader skips blank lines before it
 	t.header = make([]string, len(rec))
 	t.index = make(map[string]int, len(rec))
 	for j, name := range rec {
@@ -305,7 +315,7 @@ func (t *table) unnamed() []int {
 func (t *table) dupErr(read []string) error {
 	for _, j := range t.dups {
 		if name := t.header[j]; read == nil || slices.Contains(read, name) {
-			return &ParseError{Path: t.path, Line: 1, Column: j + 1,
+			return &ParseError{Path: t.path, Line: t.hline, Column: j + 1,
 				Err: fmt.Errorf("%w: %q (also column %d)", ErrDuplicateColumn, name, t.index[name]+1)}
 		}
 	}

@@ -400,3 +400,41 @@ func TestUTF16(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderAfterBlankLines: blank lines before the header are skipped
+// (as the CSV reader does), and errors about the header name its own
+// line, not line 1; the rows' lines count the blank lines too.
+func TestHeaderAfterBlankLines(t *testing.T) {
+	p := writeTemp(t, "blank.csv", "\n\n\na,n,b,y\n1,x,2,3\n4,z,5\n")
+	h, line, err := ReadHeaderLine(p)
+	if err != nil || line != 4 || !slices.Equal(h, []string{"a", "n", "b", "y"}) {
+		t.Fatalf("ReadHeaderLine: %q, %d, %v", h, line, err)
+	}
+	dup := writeTemp(t, "dup.csv", "\r\n\r\na,n,n,y\n1,2,3,4\n")
+	for name, c := range map[string]struct {
+		read func() error
+		msg  string
+	}{
+		"duplicate":  {func() error { _, err := ReadFrame(dup, FrameOptions{}); return err }, "line 3, column 3: duplicate column name"},
+		"no column":  {func() error { _, err := ReadFrame(p, FrameOptions{Columns: []string{"z"}}); return err }, `line 4: no such column: "z"`},
+		"no target":  {func() error { _, err := ReadCSV(p, ReadOptions{Target: "z"}); return err }, "line 4: "},
+		"no feature": {func() error { _, err := ReadFeatures(p, []string{"z"}, ""); return err }, "line 4: "},
+		"fields":     {func() error { _, err := ReadFeatures(p, []string{"a"}, "y"); return err }, "line 6: "},
+	} {
+		if err := c.read(); err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want %q", name, err, c.msg)
+		}
+	}
+	q := writeTemp(t, "ok.csv", "\n\na,b\n1,2\n\n3,4\n")
+	f, err := ReadFrame(q, FrameOptions{})
+	if err != nil || f.HeaderLine != 3 || !slices.Equal(f.Lines, []int{4, 6}) {
+		t.Fatalf("ReadFrame: %v, header line %+v", err, f)
+	}
+	if s, err := f.Select("a"); err != nil || s.HeaderLine != 3 {
+		t.Errorf("Select loses the header line: %v", err)
+	}
+	m := writeTemp(t, "mask.csv", "\nsplit0,splitX\n1,0\n")
+	if _, err := ReadMask(m); err == nil || !strings.Contains(err.Error(), "line 2, column 2") {
+		t.Errorf("ReadMask: %v", err)
+	}
+}

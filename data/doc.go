@@ -37,7 +37,8 @@
 // # Errors
 //
 // Problems with a file's contents are reported as *ParseError, which names
-// the file, the line (counted from 1, the header being line 1) and the
+// the file, the line (the file's own, counted from 1: the header is line 1
+// unless blank lines precede it) and the
 // column (the field number counted from 1, or 0 when the error concerns a
 // whole line or file), and wraps one of the sentinel errors ErrEmpty,
 // ErrNoRows, ErrFieldCount, ErrNotNumber, ErrNonFinite, ErrDuplicateColumn,

@@ -26,8 +26,9 @@ var (
 	ErrSplitRange      = errors.New("split index out of range")
 )
 
-// ParseError is an error in the contents of a file. Line counts from 1 (the
-// header is line 1) and is 0 when the error concerns the whole file; Column
+// ParseError is an error in the contents of a file. Line is the file's
+// own, counted from 1 (the header is line 1 unless blank lines precede
+// it), and is 0 when the error concerns the whole file; Column
 // is the field number counted from 1, and 0 when the error concerns a whole
 // line or file.
 type ParseError struct {

@@ -49,9 +49,12 @@ type Frame struct {
 	Path    string // the file it was read from ("" if built in memory)
 	Rows    int
 	Columns []Column
-	// Lines holds the file line on which each row starts (the header is
-	// line 1); nil for a frame built in memory.
+	// Lines holds the file line on which each row starts; nil for a
+	// frame built in memory.
 	Lines []int
+	// HeaderLine is the header's line: 1, unless blank lines precede it;
+	// 0 for a frame built in memory.
+	HeaderLine int
 	// NA are the cells, besides the empty cell, that were read as missing
 	// (nil: DefaultNA).
 	NA []string
@@ -109,7 +112,7 @@ func (f *Frame) Select(names ...string) (*Frame, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
-	s := &Frame{Path: f.Path, Rows: f.Rows, Lines: f.Lines, NA: f.NA}
+	s := &Frame{Path: f.Path, Rows: f.Rows, Lines: f.Lines, HeaderLine: f.HeaderLine, NA: f.NA}
 	seen := map[string]bool{}
 	for _, n := range names {
 		j := f.Column(n)
@@ -154,7 +157,7 @@ func (f *Frame) Subset(rows []int) *Frame {
 	if err := f.check(); err != nil {
 		panic(fmt.Sprintf("data: Frame.Subset: %v", err))
 	}
-	s := &Frame{Path: f.Path, Rows: len(rows), Columns: make([]Column, len(f.Columns)), NA: f.NA}
+	s := &Frame{Path: f.Path, Rows: len(rows), Columns: make([]Column, len(f.Columns)), HeaderLine: f.HeaderLine, NA: f.NA}
 	for _, r := range rows {
 		if r < 0 || r >= f.Rows {
 			panic(fmt.Sprintf("data: Frame.Subset: row %d out of range [0, %d)", r, f.Rows))
@@ -329,7 +332,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 	if names == nil {
 		names = t.header
 	}
-	f := &Frame{Path: path, NA: slices.Clone(na)}
+	f := &Frame{Path: path, HeaderLine: t.hline, NA: slices.Clone(na)}
 	seen := map[string]bool{}
 	for j, n := range names {
 		kind := opts.Kinds[n]
@@ -345,11 +348,11 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 		}
 		k := t.column(n)
 		if k < 0 {
-			return nil, &ParseError{Path: path, Line: 1,
+			return nil, &ParseError{Path: path, Line: t.hline,
 				Err: fmt.Errorf("%w: %q (the file's columns are %s)", ErrNoColumn, n, nameList(t.header))}
 		}
 		if seen[n] {
-			return nil, &ParseError{Path: path, Line: 1, Err: fmt.Errorf("%w: column %q asked for twice", ErrDuplicateColumn, n)}
+			return nil, &ParseError{Path: path, Line: t.hline, Err: fmt.Errorf("%w: column %q asked for twice", ErrDuplicateColumn, n)}
 		}
 		seen[n] = true
 		fields := []int{k}
@@ -363,7 +366,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 	names = f.Names()
 	for _, n := range slices.Sorted(maps.Keys(opts.Kinds)) {
 		if !seen[n] {
-			return nil, &ParseError{Path: path, Line: 1,
+			return nil, &ParseError{Path: path, Line: t.hline,
 				Err: fmt.Errorf("%w: FrameOptions.Kinds names %q, which is not among the columns read (%s)", ErrNoColumn, n, nameList(names))}
 		}
 	}

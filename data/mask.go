@@ -28,7 +28,7 @@ func ReadMask(path string) (*Mask, error) {
 	defer t.close()
 	for j, name := range t.header {
 		if want := "split" + strconv.Itoa(j); name != want {
-			return nil, &ParseError{Path: path, Line: 1, Column: j + 1,
+			return nil, &ParseError{Path: path, Line: t.hline, Column: j + 1,
 				Err: fmt.Errorf("%w: column %d is %q, want %q", ErrMaskHeader, j+1, name, want)}
 		}
 	}

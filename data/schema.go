@@ -169,7 +169,7 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 	if err := s.Check(); err != nil {
 		// Names or levels a model file cannot keep.
 		if f.Path != "" {
-			return nil, &ParseError{Path: f.Path, Line: 1, Err: err}
+			return nil, &ParseError{Path: f.Path, Line: f.HeaderLine, Err: err}
 		}
 		return nil, err
 	}
@@ -370,7 +370,7 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 		if k < 0 {
 			err := fmt.Errorf("%w: %q (the model's columns are %s; the data's are %s)", ErrNoColumn, cs.Name, nameList(s.ColumnNames()), nameList(f.Names()))
 			if f.Path != "" {
-				return nil, &ParseError{Path: f.Path, Line: 1, Err: err}
+				return nil, &ParseError{Path: f.Path, Line: f.HeaderLine, Err: err}
 			}
 			return nil, err
 		}

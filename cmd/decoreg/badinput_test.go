@@ -69,6 +69,9 @@ func TestBadInput(t *testing.T) {
 		{"train/NaN feature", train(fx+"nan_feature.csv", "--na", ""), []string{"nan_feature.csv", "line 3, column 1", "NaN"}},
 		{"train/bad max levels", train(small, "--max-levels", "0"), []string{"--max-levels"}},
 		{"train/stray text in a numeric column", train("../../testdata/mixed.csv", "--target", "price", "--na", "NA"), []string{"mixed.csv", `"year"`, `("?")`, "--na"}},
+		// Blank lines before the header: errors about it name its own line.
+		{"train/no target after blank lines", train(fx+"blank_lines_header.csv", "--target", "z"), []string{"blank_lines_header.csv", "line 3", `"z"`}},
+		{"eval/no feature after blank lines", eval(dec, fx+"blank_lines_header.csv"), []string{"blank_lines_header.csv", "line 3", `"x1"`}},
 		{"train/unknown drop", train(small, "--drop", "x9"), []string{"--drop", `"x9"`}},
 		{"train/unknown feature", train(small, "--features", "x0,x9"), []string{"--features", `"x9"`}},
 		{"train/target as feature", train(small, "--features", "x0,y"), []string{"--features", `"y"`, "target"}},

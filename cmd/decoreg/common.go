@@ -360,7 +360,7 @@ func readForModelRows(name, path string, m *decoreg.Model, target string, use ta
 
 // readNamed is readForModel for a model without a schema.
 func readNamed(name, path string, m *decoreg.Model, target string, use targetUse) (*data.Dataset, error) {
-	header, err := data.ReadHeader(path)
+	header, hline, err := data.ReadHeaderLine(path)
 	if err != nil {
 		return nil, inputErr(name, err)
 	}
@@ -375,14 +375,14 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 	}
 	switch {
 	case len(feats) == 0:
-		if feats, target, err = byPosition(name, path, header, m.Features(), target); err != nil {
+		if feats, target, err = byPosition(name, path, header, hline, m.Features(), target); err != nil {
 			return nil, err
 		}
 		// The columns are then read by these names: one that two columns
 		// share could not be told apart.
 		for j, f := range feats {
 			if f != "" && slices.Contains(feats[:j], f) {
-				return nil, inputf(name, "%s: line 1: the model records no column names, so it reads the file's columns by position, and two of them are named %q: rename one", path, f)
+				return nil, inputf(name, "%s: line %d: the model records no column names, so it reads the file's columns by position, and two of them are named %q: rename one", path, hline, f)
 			}
 		}
 		quoted := make([]string, len(feats))
@@ -405,7 +405,7 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		if target == "" && len(header) > len(feats) && header[len(header)-1] == "" {
 			// The column after the features has no name (a trailing comma
 			// in the header), and --target cannot name it either.
-			return nil, inputf(name, "%s: line 1: column %d, after the model's %d features, has no name in the header; name it to read it as the target", path, len(header), len(feats))
+			return nil, inputf(name, "%s: line %d: column %d, after the model's %d features, has no name in the header; name it to read it as the target", path, hline, len(header), len(feats))
 		}
 		if target == "" {
 			return nil, inputf(name, "%s: the model has no target name and the file no column after the features; give --target NAME", path)
@@ -432,11 +432,11 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 }
 
 // byPosition returns the feature and target columns of a file whose
-// header is header, for a model of nfeat features without column names:
+// header is header (on line hline), for a model of nfeat features without column names:
 // the target is the column called target if there is one, else the last
 // column when there are more than nfeat; the features are the other
 // columns, in order, and must be nfeat.
-func byPosition(name, path string, header []string, nfeat int, target string) (feats []string, tname string, err error) {
+func byPosition(name, path string, header []string, hline, nfeat int, target string) (feats []string, tname string, err error) {
 	tcol := -1
 	switch {
 	case target != "":
@@ -451,7 +451,7 @@ func byPosition(name, path string, header []string, nfeat int, target string) (f
 		}
 	}
 	if len(feats) != nfeat {
-		return nil, "", inputf(name, "%s: line 1: %d feature columns, the model takes %d", path, len(feats), nfeat)
+		return nil, "", inputf(name, "%s: line %d: %d feature columns, the model takes %d", path, hline, len(feats), nfeat)
 	}
 	return feats, target, nil
 }

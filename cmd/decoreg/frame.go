@@ -110,10 +110,10 @@ func quoteList(names []string) string {
 }
 
 // trainColumns returns the feature columns and the target of a training
-// file whose header is header, chosen by --target, --features and --drop:
+// file whose header is header, on line hline, chosen by --target, --features and --drop:
 // every column but the target by default. Unknown names are errors that
 // name them, and so is the target among the features.
-func (f *trainFlags) trainColumns(name, path string, header []string) (feats []string, target string, err error) {
+func (f *trainFlags) trainColumns(name, path string, header []string, hline int) (feats []string, target string, err error) {
 	target = strings.TrimSpace(f.target) // as the header's names are
 	if target == "" {
 		// The last named column: an unnamed last column (a trailing comma
@@ -123,16 +123,16 @@ func (f *trainFlags) trainColumns(name, path string, header []string) (feats []s
 			target = header[j]
 		}
 		if target == "" {
-			return nil, "", inputf(name, "%s: line 1: no column has a name in the header", path)
+			return nil, "", inputf(name, "%s: line %d: no column has a name in the header", path, hline)
 		}
 		if header[len(header)-1] == "" && f.features != "" {
 			// With --features the unnamed column is not read, so nothing
 			// would check that it is empty: it may be a target whose name
 			// was forgotten.
-			return nil, "", inputf(name, "%s: line 1: the last column has no name in the header: give --target NAME with --features (without --target the target is the last named column, %q, and only an empty unnamed column after it may be left out)", path, target)
+			return nil, "", inputf(name, "%s: line %d: the last column has no name in the header: give --target NAME with --features (without --target the target is the last named column, %q, and only an empty unnamed column after it may be left out)", path, hline, target)
 		}
 	} else if !slices.Contains(header, target) {
-		return nil, "", inputf(name, "%s: line 1: no target column %q (the file's columns are %s)", path, target, quoteList(header))
+		return nil, "", inputf(name, "%s: line %d: no target column %q (the file's columns are %s)", path, hline, target, quoteList(header))
 	}
 	sel, drop := splitList(f.features), splitList(f.drop)
 	if f.features != "" && f.drop != "" {
@@ -239,7 +239,7 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 			fmt.Fprintf(errOut, "decoreg %s: warning: %s: %s is empty in every training row: left out\n", name, path, col)
 			continue
 		case c.Name == "":
-			return nil, inputf(name, "%s: line 1: column %d has no name in the header, but holds values: give it a name (or leave it out with --target NAME and --features)", path, c.Field+1)
+			return nil, inputf(name, "%s: line %d: column %d has no name in the header, but holds values: give it a name (or leave it out with --target NAME and --features)", path, fr.HeaderLine, c.Field+1)
 		}
 		keep = append(keep, c.Name)
 	}
@@ -336,7 +336,7 @@ func warnEncoding(name, path string, ws []data.Warning) {
 // with targetOptional, Y is nil if any target is missing (no logpdf).
 // warn prints the encoding warnings of the rows given (readForModelRows).
 func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, target string, use targetUse) (_ *data.Dataset, warn func(rows []int), _ error) {
-	header, err := data.ReadHeader(path)
+	header, hline, err := data.ReadHeaderLine(path)
 	if err != nil {
 		return nil, nil, inputErr(name, err)
 	}
@@ -353,7 +353,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 	}
 	for _, c := range cols {
 		if !slices.Contains(header, c) {
-			return nil, nil, inputErr(name, &data.ParseError{Path: path, Line: 1,
+			return nil, nil, inputErr(name, &data.ParseError{Path: path, Line: hline,
 				Err: fmt.Errorf("%w: feature %q missing (the model's columns are %s; the file's columns are %s)", data.ErrNoColumn, c, quoteList(cols), quoteList(header))})
 		}
 	}

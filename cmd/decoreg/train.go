@@ -869,11 +869,11 @@ func runTrain(cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	header, err := checkColumnNames(name, path)
+	header, hline, err := checkColumnNames(name, path)
 	if err != nil {
 		return err
 	}
-	feats, target, err := f.trainColumns(name, path, header)
+	feats, target, err := f.trainColumns(name, path, header, hline)
 	if err != nil {
 		return err
 	}
@@ -1076,24 +1076,24 @@ func runTrain(cmd *Command, args []string) error {
 // file could not keep: names that are not valid UTF-8 (the file's JSON
 // header would replace their bytes, and the model could not then read its
 // own training file), and names too long for a model file's header
-// (modelfile.MaxHeader, 64 MiB).
-func checkColumnNames(name, path string) ([]string, error) {
-	header, err := data.ReadHeader(path)
+// (modelfile.MaxHeader, 64 MiB). It returns the header and its line.
+func checkColumnNames(name, path string) ([]string, int, error) {
+	header, hline, err := data.ReadHeaderLine(path)
 	if err != nil {
-		return nil, inputErr(name, err)
+		return nil, 0, inputErr(name, err)
 	}
 	size := 0
 	for j, h := range header {
 		if !utf8.ValidString(h) {
-			return nil, inputf(name, "%s: line 1, column %d: the column name %q is not valid UTF-8, which a model file cannot record", path, j+1, h)
+			return nil, 0, inputf(name, "%s: line %d, column %d: the column name %q is not valid UTF-8, which a model file cannot record", path, hline, j+1, h)
 		}
 		b, _ := json.Marshal(h)
 		size += len(b) + 64 // the name, and the feature's mean and std
 	}
 	if size > modelfile.MaxHeader-1<<20 {
-		return nil, inputf(name, "%s: line 1: the column names take about %d bytes in a model file, more than its header holds (%d bytes, 64 MiB, for everything)", path, size, modelfile.MaxHeader)
+		return nil, 0, inputf(name, "%s: line %d: the column names take about %d bytes in a model file, more than its header holds (%d bytes, 64 MiB, for everything)", path, hline, size, modelfile.MaxHeader)
 	}
-	return header, nil
+	return header, hline, nil
 }
 
 // fitErr reports an error of decoreg.FitFrame on the training frame fr
