@@ -254,7 +254,45 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 		fr = g
 	}
 	warnNumberLike(name, path, fr, target)
+	warnConstant(name, path, fr, target)
 	return fr, nil
+}
+
+// warnConstant warns about the feature columns of fr (all but target)
+// that hold one value in every training row, none missing: a numeric
+// column with one number, a categorical one with one level. Such a
+// column carries nothing to learn from (it is kept: it does no harm).
+// More than three are named in one line.
+func warnConstant(name, path string, fr *data.Frame, target string) {
+	var cols []string
+	var first string
+	for _, c := range fr.Columns {
+		if c.Name == target || fr.Rows < 2 || slices.Contains(c.Missing, true) {
+			continue
+		}
+		var v string
+		switch {
+		case c.Kind == data.Numeric && !slices.ContainsFunc(c.Num, func(x float64) bool { return x != c.Num[0] }):
+			v = strconv.FormatFloat(c.Num[0], 'g', -1, 64)
+		case c.Kind == data.Categorical && !slices.ContainsFunc(c.Str, func(x string) bool { return x != c.Str[0] }):
+			v = strconv.Quote(c.Str[0])
+		default:
+			continue
+		}
+		if first == "" {
+			first = v
+		}
+		cols = append(cols, c.Name)
+	}
+	switch {
+	case len(cols) == 0:
+	case len(cols) == 1:
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q holds the same value (%s) in every training row: it carries nothing to learn from (--drop %s leaves it out)\n",
+			name, path, cols[0], first, flagArg(cols[0]))
+	default:
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: %d columns hold one value each in every training row, so carry nothing to learn from: %s (--drop leaves them out)\n",
+			name, path, len(cols), quoteList(cols))
+	}
 }
 
 // numberLikeShare is the share of a text column's cells, not counting
@@ -532,13 +570,38 @@ func naHint(na, texts []string) string {
 	return strings.Join(parts, "; ")
 }
 
-// shellArg writes s as one argument of a POSIX shell: as it is where it
-// holds only letters, digits and "_@%+=:,./-", else in single quotes.
+// shellArg writes s as one argument of a shell: as it is where it holds
+// only letters, digits and "_@%+=:,./-", else in single quotes, or, where
+// it holds a control character (a line feed would break the message's
+// line), as $'...' with escapes (bash, zsh, ksh and POSIX.1-2024 sh).
 func shellArg(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' || c == '\'':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
 }
 
 // flagArg writes a column name as the shell argument of --drop or

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -416,9 +417,17 @@ func TestDuplicateUnusedColumns(t *testing.T) {
 // TestHints: the advice of the refusals and warnings about columns is
 // one a shell takes as it is.
 func TestHints(t *testing.T) {
-	for in, want := range map[string]string{"n": "n", "a,b": "a,b", "a b": "'a b'", "?": "'?'", "it's": `'it'\''s'`, "": "''", "NA,NaN,?,x": "'NA,NaN,?,x'"} {
+	for in, want := range map[string]string{"n": "n", "a,b": "a,b", "a b": "'a b'", "?": "'?'", "it's": `'it'\''s'`, "": "''", "NA,NaN,?,x": "'NA,NaN,?,x'",
+		"a\nb": `$'a\nb'`, "it's\t\\\x01\r": `$'it\'s\t\\\x01\r'`} {
 		if got := shellArg(in); got != want {
 			t.Errorf("shellArg(%q) = %s, want %s", in, got, want)
+		}
+		// bash reads it back as it was.
+		if bash, err := exec.LookPath("bash"); err == nil {
+			out, err := exec.Command(bash, "-c", "printf %s "+shellArg(in)).Output()
+			if err != nil || string(out) != in {
+				t.Errorf("bash reads shellArg(%q) as %q (%v)", in, out, err)
+			}
 		}
 	}
 	if got := flagArg("c,d"); got != `'"c,d"'` {
@@ -513,5 +522,38 @@ func TestListFlagsQuotedNames(t *testing.T) {
 		if !ok {
 			t.Errorf("--drop %q: exit %d, %q", c.value, code, errs)
 		}
+	}
+}
+
+// TestConstantColumns: training warns about feature columns that hold
+// one value in every training row (a number, or a single level), and not
+// about one with a missing cell (its indicator varies) or the target.
+func TestConstantColumns(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.csv")
+	var b strings.Builder
+	b.WriteString("x,k,lvl,gap,y\n")
+	for i := range 30 {
+		gap := "1"
+		if i == 7 {
+			gap = ""
+		}
+		fmt.Fprintf(&b, "%d,2.5,M,%s,%d\n", i, gap, i%4)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"train", "--data", path, "--head", "pointwise", "--enc-layers", "1", "--enc-width", "4", "--epochs", "1", "--threads", "1", "--quiet", "--out", filepath.Join(dir, "m.model")}
+	_, errs := mustCLI(t, args...)
+	if !strings.Contains(errs, `2 columns hold one value each in every training row, so carry nothing to learn from: "k", "lvl"`) || strings.Contains(errs, `"gap"`) {
+		t.Errorf("two constant columns: %q", errs)
+	}
+	_, errs = mustCLI(t, append(args, "--drop", "lvl")...)
+	if !strings.Contains(errs, `column "k" holds the same value (2.5) in every training row`) || !strings.Contains(errs, "--drop k ") {
+		t.Errorf("one constant column: %q", errs)
+	}
+	_, errs = mustCLI(t, append(args, "--features", "x,gap")...)
+	if strings.Contains(errs, "same value") || strings.Contains(errs, "one value") {
+		t.Errorf("no constant column: %q", errs)
 	}
 }
