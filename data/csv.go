@@ -188,30 +188,27 @@ func openTable(path string) (*table, error) {
 		return nil, err // *fs.PathError names the path
 	}
 	t := &table{path: path, f: f}
+	// Byte order marks go before the reader sees them: left in, one makes
+	// a quoted first name a bare quote ("\ufeff\"area\""). A tool may add
+	// one before gzip bytes, or a second one.
 	br := bufio.NewReaderSize(f, 1<<16)
-	var src io.Reader = br
+	skipBOMs(br)
+	sb := br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		src = zr
+		sb = bufio.NewReaderSize(zr, 1<<16)
+		skipBOMs(sb)
 		t.gz = true
 	}
-	// A byte order mark goes before the reader sees it: left in, it
-	// makes a quoted first name a bare quote ("\ufeff\"area\"").
-	sb, ok := src.(*bufio.Reader)
-	if !ok {
-		sb = bufio.NewReaderSize(src, 1<<16)
-		src = sb
-	}
-	if b, _ := sb.Peek(3); string(b) == "\ufeff" {
-		sb.Discard(3)
-	} else if len(b) >= 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
+	if b, _ := sb.Peek(2); len(b) == 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
 		f.Close()
 		return nil, &ParseError{Path: path, Err: fmt.Errorf("%w: convert it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 IN > OUT)", ErrUTF16)}
 	}
+	var src io.Reader = sb
 	nl := &newlineReader{r: src}
 	t.r = csv.NewReader(nl)
 	t.r.FieldsPerRecord = -1 // checked here, to report it our way
@@ -259,6 +256,16 @@ func openTable(path string) (*table, error) {
 }
 
 func (t *table) close() { t.f.Close() }
+
+// skipBOMs discards the UTF-8 byte order marks at r's start.
+func skipBOMs(r *bufio.Reader) {
+	for {
+		if b, _ := r.Peek(3); string(b) != "\ufeff" {
+			return
+		}
+		r.Discard(3)
+	}
+}
 
 // newlineReader passes r's bytes on and notes whether a '\n' was among
 // them.

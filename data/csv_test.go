@@ -108,7 +108,10 @@ func TestReadCSVGzipByMagic(t *testing.T) {
 	bom := "\ufeff\"a\",\"b\"\r\n1,2\r\n3,4\r\n"
 	bz := filepath.Join(t.TempDir(), "bom.csv.gz")
 	os.WriteFile(bz, gzipBytes(t, bom), 0o644)
-	for _, p := range []string{writeTemp(t, "bom.csv", bom), bz} {
+	// Two of them, and one before the gzip bytes.
+	bbz := filepath.Join(t.TempDir(), "bom-gz.csv")
+	os.WriteFile(bbz, append([]byte("\ufeff"), gzipBytes(t, "\ufeff"+bom)...), 0o644)
+	for _, p := range []string{writeTemp(t, "bom.csv", bom), bz, writeTemp(t, "bom2.csv", "\ufeff"+bom), bbz} {
 		d, err := ReadCSV(p, ReadOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
