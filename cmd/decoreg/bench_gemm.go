@@ -73,6 +73,9 @@ func runBenchGemm(args []string) error {
 	if err != nil {
 		return usagef("bench gemm: -sizes: %v", err)
 	}
+	if i := repeated(sizes); i >= 0 {
+		return usagef("bench gemm: -sizes: %dx%dx%d appears twice", sizes[i][0], sizes[i][1], sizes[i][2])
+	}
 	for _, s := range sizes {
 		m, n, k := s[0], s[1], s[2]
 		need := 4 * (benchBytes(m, k) + benchBytes(k, n) + benchBytes(m, n))
@@ -84,6 +87,13 @@ func runBenchGemm(args []string) error {
 	if err != nil {
 		return usagef("bench gemm: -threads: %v", err)
 	}
+	if i := repeated(threads); i >= 0 {
+		every := ""
+		if slices.ContainsFunc(strings.Split(*threadsFlag, ","), func(f string) bool { return strings.TrimSpace(f) == "0" }) {
+			every = fmt.Sprintf(" (0 is every core: %d here)", runtime.GOMAXPROCS(0))
+		}
+		return usagef("bench gemm: -threads: %d appears twice%s", threads[i], every)
+	}
 	kernels := gemm.Kernels()
 	if *kernelsFlag != "" {
 		kernels = strings.Split(*kernelsFlag, ",")
@@ -91,6 +101,9 @@ func runBenchGemm(args []string) error {
 			if !slices.Contains(gemm.Kernels(), k) {
 				return usagef("bench gemm: -kernels: kernel %q is not usable here (usable: %s)", k, strings.Join(gemm.Kernels(), ", "))
 			}
+		}
+		if i := repeated(kernels); i >= 0 {
+			return usagef("bench gemm: -kernels: %q appears twice", kernels[i])
 		}
 	}
 	if *repeat < 1 {
@@ -168,6 +181,17 @@ func gemmRandFloats(n int, rng *rand.Rand) []float32 {
 func gemmRound3(x float64) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 3, 64), 64)
 	return v
+}
+
+// repeated returns the index of the first element of xs that an earlier
+// one equals, or -1: a list flag's repeated entry would repeat its cases.
+func repeated[T comparable](xs []T) int {
+	for i, x := range xs {
+		if slices.Contains(xs[:i], x) {
+			return i
+		}
+	}
+	return -1
 }
 
 // parseGemmThreads parses "1,2,..."; 0 means every core (GOMAXPROCS).

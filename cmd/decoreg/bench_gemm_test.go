@@ -65,6 +65,9 @@ func TestBenchGemmBadFlags(t *testing.T) {
 		{"-kernels", "nonesuch"},
 		{"-repeat", "0"},
 		{"extra"},
+		{"-sizes", "8x8x8, 8x8x8"},
+		{"-threads", "1,1"},
+		{"-kernels", "purego,purego"},
 	} {
 		var errb bytes.Buffer
 		if code := run(append([]string{"bench", "gemm"}, args...), &errb); code != 2 {
@@ -72,6 +75,19 @@ func TestBenchGemmBadFlags(t *testing.T) {
 		}
 		if !strings.Contains(errb.String(), "bench gemm") {
 			t.Errorf("%v: message %q does not name the command", args, errb.String())
+		}
+	}
+	// A repeated entry in a list is refused (it would repeat cases); for
+	// bench serve too, before a model is trained.
+	for _, args := range [][]string{
+		{"gemm", "-threads", "1,1"},
+		{"serve", "--clients", "2,1,2"},
+		{"serve", "--rows", "1, 1"},
+		{"serve", "--batching", "off,off"},
+	} {
+		var errb bytes.Buffer
+		if code := run(append([]string{"bench"}, args...), &errb); code != 2 || !strings.Contains(errb.String(), "twice") {
+			t.Errorf("%v: exit status %d, %q", args, code, errb.String())
 		}
 	}
 	if !slices.Contains(gemm.Kernels(), "purego") {

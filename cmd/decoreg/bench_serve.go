@@ -88,6 +88,9 @@ func parseInts(flag, s string, lo, hi int) ([]int, error) {
 		if err != nil || v < lo || v > hi {
 			return nil, usagef("bench serve: --%s: %q is not a whole number in [%d, %d]", flag, f, lo, hi)
 		}
+		if slices.Contains(out, v) {
+			return nil, usagef("bench serve: --%s: %d appears twice", flag, v)
+		}
 		out = append(out, v)
 	}
 	return out, nil
@@ -135,6 +138,9 @@ func runBenchServe(args []string) error {
 		default:
 			return usagef("bench serve: --batching: %q is not on or off", f)
 		}
+	}
+	if repeated(modes) >= 0 {
+		return usagef("bench serve: --batching: %q names a mode twice", *batchingF)
 	}
 	outputs := strings.Split(*outputsF, ",")
 	for i, o := range outputs {
