@@ -396,7 +396,7 @@ type ConfigError struct {
 }
 
 func (e *ConfigError) Error() string {
-	return ErrConfig.Error() + ": " + e.Field + ": " + e.Err.Error()
+	return ErrConfig.Error() + ": " + e.Field + ": " + fmt.Sprint(e.Err) // "<nil>" for no Err
 }
 
 // Unwrap returns ErrConfig and the underlying error.

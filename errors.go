@@ -74,7 +74,7 @@ func (e *DataError) Error() string {
 	if e.Row >= 0 || e.Column >= 0 {
 		s += ": "
 	}
-	return s + e.Err.Error()
+	return s + fmt.Sprint(e.Err) // "<nil>" for no Err
 }
 
 // Unwrap returns Err.

@@ -798,3 +798,13 @@ func TestSubnormalTargetRange(t *testing.T) {
 		t.Errorf("a range of 2^-1022: %v", err)
 	}
 }
+
+// TestErrorsWithoutErr: the error types print without their Err (as
+// "<nil>") instead of panicking.
+func TestErrorsWithoutErr(t *testing.T) {
+	for _, e := range []error{&ConfigError{Field: "LR"}, &DataError{Row: 2, Column: -1}, &ModelError{Path: "m", Field: "x"}} {
+		if s := e.Error(); !strings.Contains(s, "<nil>") {
+			t.Errorf("%T: %q", e, s)
+		}
+	}
+}

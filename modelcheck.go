@@ -27,7 +27,7 @@ type ModelError struct {
 
 // Error reads "PATH: invalid model file: FIELD: what is wrong".
 func (e *ModelError) Error() string {
-	return e.Path + ": " + ErrBadModel.Error() + ": " + e.Field + ": " + e.Err.Error()
+	return e.Path + ": " + ErrBadModel.Error() + ": " + e.Field + ": " + fmt.Sprint(e.Err) // "<nil>" for no Err
 }
 
 // Unwrap returns ErrBadModel, the model-file package's "not a model" error

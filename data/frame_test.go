@@ -427,3 +427,19 @@ func TestFrameMethodsRefuse(t *testing.T) {
 	}()
 	bad.Subset([]int{2})
 }
+
+// TestNilSchema: a nil Schema (a model fitted on a flat table has none)
+// has no names, columns or width, and Check and Encode return errors.
+func TestNilSchema(t *testing.T) {
+	var s *Schema
+	if s.Names() != nil || s.ColumnNames() != nil || s.Kinds() != nil || s.Source() != nil || s.Width() != 0 || s.Clone() != nil {
+		t.Error("a nil Schema has contents")
+	}
+	if err := s.Check(); err == nil {
+		t.Error("Check of a nil Schema")
+	}
+	f := &Frame{Rows: 1, Columns: []Column{{Name: "a", Kind: Numeric, Field: -1, Num: []float64{1}, Missing: []bool{false}}}}
+	if _, err := s.Encode(f); err == nil {
+		t.Error("Encode with a nil Schema")
+	}
+}

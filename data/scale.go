@@ -94,9 +94,13 @@ func scaledMeanStd(x []float64, cols, j int, big float64) (mean, std float64) {
 }
 
 // Apply standardizes x, (rows, len(s.Mean)) row-major, in place. It panics
-// if the length of x is not a multiple of the number of features.
+// if the length of x is not a multiple of the number of features, or s has
+// none (the zero Standardizer: use FitStandardizer).
 func (s *Standardizer) Apply(x []float64) {
 	cols := len(s.Mean)
+	if cols == 0 || len(s.Std) != cols {
+		panic("data: Standardizer.Apply: no features (use FitStandardizer)")
+	}
 	if len(x)%cols != 0 {
 		panic("data: Standardizer.Apply: len(x) is not a multiple of the feature count")
 	}

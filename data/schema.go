@@ -178,8 +178,11 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 
 // Names returns the names of the encoded features: a numeric column's
 // name, "NAME=LEVEL" for a level's indicator, "NAME:missing" for a missing
-// indicator.
+// indicator. A nil Schema has none.
 func (s *Schema) Names() []string {
+	if s == nil {
+		return nil
+	}
 	var names []string
 	for _, c := range s.Columns {
 		if c.Kind == Numeric {
@@ -195,8 +198,11 @@ func (s *Schema) Names() []string {
 	return names
 }
 
-// Width returns the number of encoded features.
+// Width returns the number of encoded features (0 for a nil Schema).
 func (s *Schema) Width() int {
+	if s == nil {
+		return 0
+	}
 	n := 0
 	for _, c := range s.Columns {
 		n += c.width()
@@ -216,8 +222,11 @@ func (c *ColumnSchema) width() int {
 }
 
 // Source returns, for each encoded feature, the index of the column of
-// s.Columns it comes from.
+// s.Columns it comes from (nil for a nil Schema).
 func (s *Schema) Source() []int {
+	if s == nil {
+		return nil
+	}
 	var src []int
 	for j, c := range s.Columns {
 		for range c.width() {
@@ -227,8 +236,12 @@ func (s *Schema) Source() []int {
 	return src
 }
 
-// ColumnNames returns the names of the schema's columns, in order.
+// ColumnNames returns the names of the schema's columns, in order (nil
+// for a nil Schema).
 func (s *Schema) ColumnNames() []string {
+	if s == nil {
+		return nil
+	}
 	names := make([]string, len(s.Columns))
 	for j, c := range s.Columns {
 		names[j] = c.Name
@@ -236,8 +249,12 @@ func (s *Schema) ColumnNames() []string {
 	return names
 }
 
-// Kinds returns each column's kind by name, for FrameOptions.Kinds.
+// Kinds returns each column's kind by name, for FrameOptions.Kinds (nil
+// for a nil Schema).
 func (s *Schema) Kinds() map[string]Kind {
+	if s == nil {
+		return nil
+	}
 	k := make(map[string]Kind, len(s.Columns))
 	for _, c := range s.Columns {
 		k[c.Name] = c.Kind
@@ -262,8 +279,12 @@ func (s *Schema) Clone() *Schema {
 // not valid UTF-8 (a model file could not keep it), an unknown kind, a median that is not finite, levels
 // of a numeric column, a categorical column without levels or with more
 // than MaxMaxLevels, levels not sorted or repeated, or encoded feature
-// names that collide.
+// names that collide. A nil Schema is an error too (a model fitted on
+// a flat table has none: Model.Schema returns nil).
 func (s *Schema) Check() error {
+	if s == nil {
+		return errors.New("no schema (nil)")
+	}
 	if len(s.Columns) == 0 {
 		return errors.New("the schema has no columns")
 	}
@@ -361,6 +382,9 @@ func (w Warning) String() string {
 // is not a finite number is an error naming it (its file, line and column
 // for a frame read from a file).
 func (s *Schema) Encode(f *Frame) (*Encoded, error) {
+	if s == nil {
+		return nil, errors.New("data: Encode: no schema (nil)")
+	}
 	if err := f.check(); err != nil {
 		return nil, err
 	}

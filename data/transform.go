@@ -28,10 +28,13 @@ const quantileClip = 1e-7
 // FitRobust returns per-feature centres (medians) and scales (the
 // interquartile range; for a feature whose IQR is 0 its standard
 // deviation, or 1 for a constant feature) of x (rows x cols). It panics
-// if cols < 1.
+// if cols < 1, or x is empty or its length not a multiple of cols.
 func FitRobust(x []float64, cols int) (center, scale []float64) {
 	if cols < 1 {
 		panic("data: FitRobust: cols must be >= 1")
+	}
+	if len(x) == 0 || len(x)%cols != 0 {
+		panic("data: FitRobust: x is empty or not (rows, cols)")
 	}
 	rows := len(x) / cols
 	st := FitStandardizer(x, cols)
@@ -83,12 +86,12 @@ func FitQuantiles(x []float64, cols int) [][]float64 {
 // equal knots, so that a repeated value maps to its mid rank), as a
 // fraction in [0, 1] clipped away from 0 and 1, then through the inverse
 // normal CDF. Values beyond the knots map to the clipped extremes; NaN,
-// or no knots, gives NaN.
+// no knots, or knots holding NaN (fitted on NaN values) give NaN.
 func QuantileTransform(knots []float64, v float64) float64 {
 	n := len(knots)
 	var r float64
 	switch {
-	case n == 0 || math.IsNaN(v):
+	case n == 0 || math.IsNaN(v) || math.IsNaN(knots[0]) || math.IsNaN(knots[n-1]):
 		return math.NaN()
 	case n == 1:
 		r = 0.5

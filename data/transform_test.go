@@ -141,3 +141,29 @@ func TestQuantileTransformNaN(t *testing.T) {
 		}()
 	}
 }
+
+// TestTransformMisuse: knots fitted on NaN values map everything to NaN
+// (they indexed past the knots), and FitRobust and a zero Standardizer
+// panic with their own message.
+func TestTransformMisuse(t *testing.T) {
+	k := FitQuantiles([]float64{math.NaN(), math.NaN(), 1, 2}, 1)
+	for _, v := range []float64{0, 1, 1.5, 3} {
+		if got := QuantileTransform(k[0], v); !math.IsNaN(got) {
+			t.Errorf("QuantileTransform(%v, %v) = %v, want NaN", k[0], v, got)
+		}
+	}
+	for name, f := range map[string]func(){
+		"FitRobust: x is empty":           func() { FitRobust(nil, 1) },
+		"FitRobust: x is empty or not":    func() { FitRobust([]float64{1, 2, 3}, 2) },
+		"Standardizer.Apply: no features": func() { (&Standardizer{}).Apply([]float64{1}) },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), name) {
+					t.Errorf("panic %v, want %q", r, name)
+				}
+			}()
+			f()
+		}()
+	}
+}

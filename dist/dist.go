@@ -2,6 +2,7 @@ package dist
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -29,7 +30,8 @@ type Distribution interface {
 	// LogPDF returns the log density at y (-Inf outside the support;
 	// NaN for a head without a density).
 	LogPDF(y float64) float64
-	// Sample draws n values using r; none when n <= 0.
+	// Sample draws n values using r; none when n <= 0. A nil r panics
+	// (where n > 0), except for Point, which draws nothing at random.
 	Sample(n int, opts SampleOptions, r *rand.Rand) []float64
 }
 
@@ -38,7 +40,7 @@ type Distribution interface {
 // otherwise one Quantile call per level. They never decrease as the level
 // grows: levels an ulp apart can round to quantiles an ulp the other way
 // (a walk's or a bisection's last step), and the higher level then gets
-// the lower one's value.
+// the lower one's value. d must not be nil.
 func Quantiles(d Distribution, qs []float64) []float64 {
 	var out []float64
 	if b, ok := d.(interface{ Quantiles([]float64) []float64 }); ok {
@@ -56,8 +58,12 @@ func Quantiles(d Distribution, qs []float64) []float64 {
 // Monotone makes quantiles out at levels qs never decrease with the level,
 // as Quantiles returns them: it raises out[i] to the largest out[j] of a
 // lower level qs[j] < qs[i]; NaN levels and values are left alone. For
-// callers that compute the quantiles of many levels in chunks.
+// callers that compute the quantiles of many levels in chunks. It panics
+// if out is shorter than qs.
 func Monotone(qs, out []float64) {
+	if len(out) < len(qs) {
+		panic(fmt.Sprintf("dist: Monotone: %d quantiles for %d levels", len(out), len(qs)))
+	}
 	if len(qs) < 2 {
 		return
 	}
@@ -96,6 +102,7 @@ func Monotone(qs, out []float64) {
 
 // LogPDFs returns d's log-densities at ys: batched when d offers it (a
 // Token scores them through one Stepper), otherwise one LogPDF call each.
+// d must not be nil.
 func LogPDFs(d Distribution, ys []float64) []float64 {
 	if b, ok := d.(interface{ LogPDFs([]float64) []float64 }); ok {
 		return b.LogPDFs(ys)

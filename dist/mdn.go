@@ -9,6 +9,7 @@ import (
 
 // MDN is a mixture density network's distribution: a mixture of Gaussians
 // in head units, sum_i w_i N(mu_i, sd_i^2).
+// The zero value is not usable (its methods panic): build one with NewMDN.
 type MDN struct {
 	w, mu, sd []float64 // (M) weights summing to 1, means, standard deviations
 	logw      []float64 // (M) log w_i
@@ -304,8 +305,11 @@ func (d *MDN) climb(t float64, lc []float64) float64 {
 }
 
 // Sample draws n values: a component by its weight, then a Gaussian
-// draw (none when n <= 0); opts is ignored. It panics if r is nil.
+// draw (none when n <= 0); opts is ignored. It panics if r is nil and n > 0.
 func (d *MDN) Sample(n int, _ SampleOptions, r *rand.Rand) []float64 {
+	if n <= 0 {
+		return nil
+	}
 	if r == nil {
 		panic("dist: Sample with a nil *rand.Rand")
 	}

@@ -37,6 +37,7 @@ import (
 //   - CRPS (see CRPS): exact from the components' cells or Gaussians.
 //
 // A Mixture is safe for concurrent use when its components are.
+// The zero value is not usable (its methods panic): build one with NewMixture.
 type Mixture struct {
 	comps []Distribution
 
@@ -409,10 +410,13 @@ func (d *Mixture) Mode() float64 {
 }
 
 // Sample draws n values, each from a component chosen uniformly at random
-// with r; opts go to the components.
+// with r; opts go to the components. It panics if r is nil and n > 0.
 func (d *Mixture) Sample(n int, opts SampleOptions, r *rand.Rand) []float64 {
 	if n <= 0 {
 		return nil
+	}
+	if r == nil {
+		panic("dist: Sample with a nil *rand.Rand")
 	}
 	pick := make([]int, n)
 	count := make([]int, len(d.comps))

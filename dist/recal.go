@@ -14,7 +14,9 @@ import (
 // piecewise linear between knots (v_k, r_k), k = 0..K, with v_0 = r_0 = 0,
 // v_K = r_K = 1 and both strictly increasing, so that R is invertible and
 // its slope R' (constant on each segment [v_k, v_k+1)) is positive and
-// bounded. A Recalibration is immutable and safe for concurrent use.
+// bounded. A Recalibration is immutable and safe for concurrent use. A nil
+// or zero Recalibration is the identity map (Model.Recalibration returns nil
+// for a model without one).
 type Recalibration struct {
 	v, r  []float64 // knots, strictly increasing from 0 to 1
 	slope []float64 // (K) the segments' slopes
@@ -29,7 +31,8 @@ const MaxRecalibrationKnots = 1 << 16
 
 // NewRecalibration returns the map through the knots (v[k], r[k]): at
 // least two, both strictly increasing from exactly 0 to exactly 1 and
-// finite. The slices are copied.
+// finite, with every slope in float64's range (1e-320 then 1 is not). The
+// slices are copied.
 func NewRecalibration(v, r []float64) (*Recalibration, error) {
 	if len(v) < 2 || len(v) != len(r) {
 		return nil, fmt.Errorf("dist: a recalibration needs at least two knots and as many values as knots, have %d and %d", len(v), len(r))
@@ -44,6 +47,9 @@ func NewRecalibration(v, r []float64) (*Recalibration, error) {
 			return nil, fmt.Errorf("dist: a recalibration's knots must increase strictly, have (%v, %v) then (%v, %v)", v[k], r[k], v[k+1], r[k+1])
 		}
 		c.slope[k] = dr / dv
+		if c.slope[k] > math.MaxFloat64 || c.slope[k] < 1/math.MaxFloat64 {
+			return nil, fmt.Errorf("dist: a recalibration's slope from (%v, %v) to (%v, %v) is %v, beyond float64's range", v[k], r[k], v[k+1], r[k+1], c.slope[k])
+		}
 		c.logS[k] = math.Log(c.slope[k])
 		c.maxS = max(c.maxS, c.slope[k])
 	}
@@ -99,14 +105,27 @@ func FitRecalibration(pit []float64, knots int, floor float64) (*Recalibration, 
 	return NewRecalibration(v, r)
 }
 
+// identity reports whether c is nil or zero: the identity map.
+func (c *Recalibration) identity() bool { return c == nil || len(c.slope) == 0 }
+
 // Knots returns copies of the knots: R(v[k]) = r[k].
-func (c *Recalibration) Knots() (v, r []float64) { return slices.Clone(c.v), slices.Clone(c.r) }
+func (c *Recalibration) Knots() (v, r []float64) {
+	if c.identity() {
+		return []float64{0, 1}, []float64{0, 1}
+	}
+	return slices.Clone(c.v), slices.Clone(c.r)
+}
 
 // interior returns the map's interior knots in F-space (not a copy).
 func (c *Recalibration) interior() []float64 { return c.v[1 : len(c.v)-1] }
 
 // MaxSlope is the largest slope of R.
-func (c *Recalibration) MaxSlope() float64 { return c.maxS }
+func (c *Recalibration) MaxSlope() float64 {
+	if c.identity() {
+		return 1
+	}
+	return c.maxS
+}
 
 // segment returns the k with v_k <= p < v_k+1 (the last segment for p = 1);
 // p in [0, 1].
@@ -120,6 +139,9 @@ func (c *Recalibration) Map(p float64) float64 {
 		return p
 	}
 	p = min(max(p, 0), 1)
+	if c.identity() {
+		return p
+	}
 	k := max(c.segment(p), 0)
 	return min(c.r[k]+c.slope[k]*(p-c.v[k]), 1)
 }
@@ -130,6 +152,9 @@ func (c *Recalibration) Inverse(q float64) float64 {
 		return q
 	}
 	q = min(max(q, 0), 1)
+	if c.identity() {
+		return q
+	}
 	k := max(min(sort.SearchFloat64s(c.r, math.Nextafter(q, math.Inf(1)))-1, len(c.slope)-1), 0)
 	return min(c.v[k]+(q-c.r[k])/c.slope[k], 1)
 }
@@ -140,6 +165,9 @@ func (c *Recalibration) Inverse(q float64) float64 {
 func (c *Recalibration) LogSlope(p float64) float64 {
 	if math.IsNaN(p) {
 		return p
+	}
+	if c.identity() {
+		return 0
 	}
 	return c.logS[max(c.segment(min(max(p, 0), 1)), 0)]
 }

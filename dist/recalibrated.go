@@ -45,6 +45,7 @@ import (
 //     bound.
 //
 // A Recalibrated is safe for concurrent use when its base is.
+// The zero value is not usable (its methods panic): build one with NewRecalibrated.
 type Recalibrated struct {
 	base Distribution
 	rc   *Recalibration
@@ -236,13 +237,13 @@ func localModes(d Distribution) []float64 {
 }
 
 // Sample draws n values by inverse CDF with r (opts are ignored; see
-// Recalibrated). It panics if r is nil.
+// Recalibrated). It panics if r is nil and n > 0.
 func (d *Recalibrated) Sample(n int, _ SampleOptions, r *rand.Rand) []float64 {
-	if r == nil {
-		panic("dist: Sample with a nil *rand.Rand")
-	}
 	if n <= 0 {
 		return nil
+	}
+	if r == nil {
+		panic("dist: Sample with a nil *rand.Rand")
 	}
 	us := make([]float64, n)
 	for i := range us {

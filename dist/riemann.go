@@ -11,6 +11,7 @@ import (
 // Riemann is the histogram head's distribution: n uniform bins on [0,1] in
 // head units, bin i = [i/n, (i+1)/n) (the last one closed), with density
 // p_i * n inside bin i.
+// The zero value is not usable (its methods panic): build one with NewRiemann or NewRiemannLogits.
 type Riemann struct {
 	p   []float64 // (n) bin probabilities, summing to 1
 	cum []float64 // (n+1) cum[i] = p[0] + ... + p[i-1]
@@ -170,8 +171,11 @@ func (d *Riemann) LogPDF(y float64) float64 {
 // Sample draws n bins and returns a value drawn uniformly within each, in
 // y units (with opts.Centres, the bin's centre), like a token head's
 // samples (none when n <= 0); opts' other fields are ignored. It panics
-// if r is nil.
+// if r is nil and n > 0.
 func (d *Riemann) Sample(n int, opts SampleOptions, r *rand.Rand) []float64 {
+	if n <= 0 {
+		return nil
+	}
 	if r == nil {
 		panic("dist: Sample with a nil *rand.Rand")
 	}

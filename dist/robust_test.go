@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"decoreg/vocab"
@@ -224,4 +225,74 @@ func TestMDNModeManyComponents(t *testing.T) {
 	if len(small.modeStarts()) != MaxModeStarts {
 		t.Errorf("%d components: %d starts, want all", MaxModeStarts, len(small.modeStarts()))
 	}
+}
+
+// TestMisuse: ids that are no token score -Inf (they panicked in the
+// decoder's step), a nil *rand.Rand draws nothing when n <= 0 and panics
+// with a message otherwise, and a nil or zero Recalibration is the
+// identity.
+func TestMisuse(t *testing.T) {
+	tok, err := vocab.NewNormalized(4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewToken(newFake(t, tok.Size(), 1, 1), tok, testAff, TokenOptions{})
+	good := []int{1, 2, 3}
+	want := d.LogProbSeq(good)
+	if math.IsInf(want, 0) || math.IsNaN(want) {
+		t.Fatalf("LogProbSeq(%v) = %v", good, want)
+	}
+	for _, bad := range [][]int{{4, 0, 0}, {-1, 0, 0}, {1, 2, 99}} {
+		if v := d.LogProbSeq(bad); !math.IsInf(v, -1) {
+			t.Errorf("LogProbSeq(%v) = %v, want -Inf", bad, v)
+		}
+		if v := d.LogProbSeqAt(bad)(1.3); !math.IsInf(v, -1) {
+			t.Errorf("LogProbSeqAt(%v) = %v, want -Inf", bad, v)
+		}
+	}
+	// In a batch, only the sequence with the bad id is -Inf.
+	got := d.LogProbSeqs(append(slices.Clone(good), 1, 7, 0), 2)
+	if math.Abs(got[0]-want) > 1e-12 || !math.IsInf(got[1], -1) {
+		t.Errorf("LogProbSeqs: %v, want [%v -Inf]", got, want)
+	}
+	// Per level: the levels before the bad id are as for a good sequence.
+	lv, lg := d.LevelLogProbAt([]int{1, 9, 3}), d.LevelLogProbAt(good)
+	if lv(0, 1) != lg(0, 1) || !math.IsInf(lv(1, 1), -1) || !math.IsInf(lv(2, 1), -1) {
+		t.Errorf("LevelLogProbAt with a bad id: %v %v %v", lv(0, 1), lv(1, 1), lv(2, 1))
+	}
+	mustPanic(t, "level 3 outside [0, 3)", func() { lg(3, 1) })
+
+	// A nil *rand.Rand.
+	mix := NewMixture([]Distribution{d, NewRiemann([]float64{0.5, 0.5}, testAff)})
+	for _, s := range []Distribution{d, mix, NewRiemann([]float64{1}, testAff), NewMDN([]float64{1}, []float64{0}, []float64{1}, testAff)} {
+		if out := s.Sample(0, SampleOptions{}, nil); len(out) != 0 {
+			t.Errorf("%T: Sample(0, nil) = %v", s, out)
+		}
+		mustPanic(t, "nil *rand.Rand", func() { s.Sample(2, SampleOptions{}, nil) })
+	}
+
+	for _, rc := range []*Recalibration{nil, {}} {
+		if rc.Map(0.3) != 0.3 || rc.Inverse(1.7) != 1 || rc.LogSlope(0.2) != 0 || rc.MaxSlope() != 1 {
+			t.Errorf("%v is not the identity", rc)
+		}
+		if v, r := rc.Knots(); !slices.Equal(v, []float64{0, 1}) || !slices.Equal(r, []float64{0, 1}) {
+			t.Errorf("Knots: %v %v", v, r)
+		}
+	}
+	if _, err := NewRecalibration([]float64{0, 1e-320, 1}, []float64{0, 0.5, 1}); err == nil {
+		t.Error("a slope past float64's range was accepted")
+	}
+	mustPanic(t, "2 quantiles for 3 levels", func() { Monotone([]float64{0.1, 0.2, 0.3}, make([]float64, 2)) })
+}
+
+// mustPanic checks that f panics with a message holding want.
+func mustPanic(t *testing.T, want string, f func()) {
+	t.Helper()
+	defer func() {
+		t.Helper()
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), want) {
+			t.Errorf("panic %v, want one holding %q", r, want)
+		}
+	}()
+	f()
 }

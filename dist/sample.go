@@ -35,7 +35,7 @@ func (o SampleOptions) Validate() error {
 // probable tokens (ties: the lower token first), renormalised, and cut to
 // the smallest set of most probable tokens whose mass reaches TopP (at
 // least one token). It draws none when n <= 0, and panics if opts fails
-// Validate or r is nil.
+// Validate, or r is nil and n > 0.
 func (d *Token) Sample(n int, opts SampleOptions, r *rand.Rand) []float64 {
 	vals, _ := d.SampleTokens(n, opts, r)
 	return vals
@@ -47,14 +47,14 @@ func (d *Token) SampleTokens(n int, opts SampleOptions, r *rand.Rand) (values []
 	if err := opts.Validate(); err != nil {
 		panic(err.Error())
 	}
-	if r == nil {
-		panic("dist: Sample with a nil *rand.Rand")
-	}
 	n = max(n, 0)
 	seqs = make([]int, n*d.k)
 	values = make([]float64, n)
 	if n == 0 {
 		return values, seqs
+	}
+	if r == nil {
+		panic("dist: Sample with a nil *rand.Rand")
 	}
 	d.sampleSeqs(seqs, n, opts, r, false)
 	for i := range n {

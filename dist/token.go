@@ -79,6 +79,7 @@ type TokenOptions struct {
 // other call starts its own Stepper. So the methods are safe for
 // concurrent use when the Decoder's Start is (decoreg's decoders' are), with
 // one *rand.Rand per goroutine for Sample.
+// The zero value is not usable (its methods panic): build one with NewToken.
 type Token struct {
 	dec     Decoder
 	tok     vocab.Tokenizer
@@ -422,7 +423,7 @@ func logSoftmaxAt(row []float32, toks []int, t int) float64 {
 
 // LogProbSeq returns the log probability of the complete sequence tokens
 // under the masked softmax (K teacher-forced steps); -Inf if a token is not
-// allowed where it stands. It panics if len(tokens) != Len().
+// allowed where it stands, or is not a token (outside [0, Size())). It panics if len(tokens) != Len().
 func (d *Token) LogProbSeq(tokens []int) float64 {
 	if len(tokens) != d.k {
 		panic(fmt.Sprintf("dist: LogProbSeq: %d tokens, tokenization has %d", len(tokens), d.k))
@@ -446,6 +447,18 @@ func (d *Token) logProbSeqs(seqs []int, n int) []float64 {
 	out := make([]float64, n)
 	if n == 0 {
 		return out
+	}
+	// A sequence holding an id that is no token scores -Inf; the decoder
+	// steps a valid stand-in (token 0) in its place.
+	copied := false
+	for i, t := range seqs {
+		if t < 0 || t >= d.v {
+			if !copied {
+				seqs, copied = slices.Clone(seqs), true
+			}
+			out[i/d.k] = math.Inf(-1)
+			seqs[i] = 0
+		}
 	}
 	st := d.dec.Start(n)
 	defer releaseStepper(st)
@@ -549,10 +562,22 @@ func (d *Token) LogProbSeqAt(tokens []int) func(invT float64) float64 {
 // logits at level lev times invT, computed from one teacher-forced pass of
 // Len() decoder steps made now. LogProbSeqAt is its sum over the levels at
 // one invT; a temperature per level (per token depth) takes the levels
-// apart, each its own invT. It panics if len(tokens) != Len().
+// apart, each its own invT. A token that is not allowed where it stands,
+// or is not a token (outside [0, Size())), has log probability -Inf, and
+// so have the tokens after one that is not a token. It panics if
+// len(tokens) != Len(), and the function it returns panics for lev
+// outside [0, Len()).
 func (d *Token) LevelLogProbAt(tokens []int) func(lev int, invT float64) float64 {
 	if len(tokens) != d.k {
 		panic(fmt.Sprintf("dist: LevelLogProbAt: %d tokens, tokenization has %d", len(tokens), d.k))
+	}
+	bad := slices.IndexFunc(tokens, func(t int) bool { return t < 0 || t >= d.v })
+	if bad >= 0 {
+		// Stepped from a valid stand-in (token 0); scored -Inf from bad on.
+		tokens = slices.Clone(tokens)
+		for j := bad; j < d.k; j++ {
+			tokens[j] = 0
+		}
 	}
 	st := d.dec.Start(1)
 	defer releaseStepper(st)
@@ -573,13 +598,16 @@ func (d *Token) LevelLogProbAt(tokens []int) func(lev int, invT float64) float64
 		l := level{allowed: make([]float64, len(allowed)), at: -1}
 		for j, u := range allowed {
 			l.allowed[j] = float64(logits[u])
-			if u == tokens[lev] {
+			if u == tokens[lev] && (bad < 0 || lev < bad) {
 				l.at = j
 			}
 		}
 		levels[lev] = l
 	}
 	return func(lev int, invT float64) float64 {
+		if lev < 0 || lev >= len(levels) {
+			panic(fmt.Sprintf("dist: LevelLogProbAt: level %d outside [0, %d)", lev, len(levels)))
+		}
 		l := levels[lev]
 		if l.at < 0 {
 			return math.Inf(-1)

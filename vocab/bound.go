@@ -15,6 +15,7 @@ import (
 // Its Spec, Size, Len and token strings are the inner tokenization's: the
 // bounds are not part of the spec, and whoever stores the spec re-applies
 // the bound after Parse.
+// The zero value is not usable (its methods panic).
 type Bounded struct {
 	inner  Tree
 	lo, hi float64
@@ -33,9 +34,11 @@ var _ Tree = (*Bounded)(nil)
 // inner tokenization; other tokenizations (Hamming, whose prefixes are not
 // intervals) are an error wrapping ErrSpec. lo and hi are clipped to the
 // tree's range; lo > hi, NaN, or an interval that misses the range is an
-// error.
+// error, and so is a nil t.
 func Bound(t Tokenizer, lo, hi float64) (Tokenizer, error) {
 	switch v := t.(type) {
+	case nil:
+		return nil, &paramError{"no tokenization (nil) to bound"}
 	case *Repeat:
 		in, err := Bound(v.inner, lo, hi)
 		if err != nil {
@@ -254,8 +257,12 @@ func (b *Bounded) Interval(prefix []int) (lo, hi float64) {
 // Same reports whether a and b are the same tokenization: the same spec
 // and the same bounds, if any. A Bounded's spec is its inner
 // tokenization's (see Bounded), so the spec alone does not tell a bounded
-// tree from the unbounded one, whose cells and children differ.
+// tree from the unbounded one, whose cells and children differ. Two nil
+// tokenizations (heads without one, see Model.Tokenizer) are the same.
 func Same(a, b Tokenizer) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
 	if a.Spec() != b.Spec() {
 		return false
 	}

@@ -14,6 +14,7 @@ const MaxHamming = 62
 // then lexicographically (L = 3: 000, 001, 010, 100, 011, 101, 110, 111).
 // Every bit string is valid. Its prefixes are not intervals, so it is not a
 // Tree.
+// The zero value is not usable (its methods panic): build one with NewHamming or Parse.
 type Hamming struct {
 	alphabet
 	l     int

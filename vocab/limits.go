@@ -30,8 +30,11 @@ const (
 // Usable reports whether a model can use t end to end: its cells are
 // resolved by float64 (see MaxCellBits) and its sequences are at most
 // MaxSeqLen tokens long. Parse returns only usable tokenizations; the error
-// wraps ErrSpec and says the limit.
+// wraps ErrSpec and says the limit. A nil t is not usable.
 func Usable(t Tokenizer) error {
+	if t == nil {
+		return &paramError{"no tokenization (nil)"}
+	}
 	if t.Len() > MaxSeqLen {
 		return &paramError{fmt.Sprintf("sequences of %d tokens are longer than %d (MaxSeqLen)", t.Len(), MaxSeqLen)}
 	}

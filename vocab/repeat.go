@@ -26,16 +26,20 @@ const MaxRepeat = 64
 // a value under Repeat is the probability of the exact repeated sequence
 // that Encode returns: a lower bound on the probability of all sequences
 // that vote to the value's cell.
+// The zero value is not usable (its methods panic): build one with NewRepeat or Parse.
 type Repeat struct {
 	r     int
 	inner Tokenizer
 }
 
 // NewRepeat returns Repeat(r, inner), 1 <= r <= MaxRepeat. inner may not be
-// a Repeat itself.
+// nil or a Repeat itself.
 func NewRepeat(r int, inner Tokenizer) (*Repeat, error) {
 	if err := checkRange("repeat", r, 1, MaxRepeat); err != nil {
 		return nil, err
+	}
+	if inner == nil {
+		return nil, &paramError{"repeat of no tokenization (nil)"}
 	}
 	if _, ok := inner.(*Repeat); ok {
 		return nil, &paramError{"repeat of a repeat"}

@@ -1,6 +1,9 @@
 package vocab
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // Same tells tokenizations apart by spec and by bounds, which the spec of
 // a Bounded (or of a Repeat of one) leaves out.
@@ -39,5 +42,27 @@ func TestSame(t *testing.T) {
 		if got := Same(c.a, c.b); got != c.want || Same(c.b, c.a) != c.want {
 			t.Errorf("Same(%s, %s) = %v, want %v", c.a.Spec(), c.b.Spec(), got, c.want)
 		}
+	}
+}
+
+// TestNilTokenizer: a nil tokenization (heads without one: the
+// Tokenizer of a Riemann, MDN or pointwise model) is an error for Bound,
+// Usable and NewRepeat, and Same only as itself.
+func TestNilTokenizer(t *testing.T) {
+	n, err := NewNormalized(10, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Same(nil, nil) || Same(nil, n) || Same(n, nil) {
+		t.Error("Same with nil")
+	}
+	if err := Usable(nil); !errors.Is(err, ErrSpec) {
+		t.Errorf("Usable(nil): %v", err)
+	}
+	if _, err := Bound(nil, 0, 1); !errors.Is(err, ErrSpec) {
+		t.Errorf("Bound(nil): %v", err)
+	}
+	if _, err := NewRepeat(2, nil); !errors.Is(err, ErrSpec) {
+		t.Errorf("NewRepeat(2, nil): %v", err)
 	}
 }
