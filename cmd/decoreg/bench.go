@@ -46,7 +46,7 @@ func benchList() string {
 var cmdBench = &Command{
 	Name:      "bench",
 	UsageLine: "bench <name> [flags]",
-	Short:     "run a benchmark (gemm, train, sample, uci, report)",
+	Short:     "run a benchmark (gemm, predict, report, sample, serve, train, uci)", // TestBenchHelp checks the list
 	Long: `Bench runs one of decoreg's benchmarks and prints its results, one JSON
 object per line unless the benchmark says otherwise. Run
 "decoreg help bench <name>" (or "decoreg bench help <name>") for a
@@ -60,12 +60,19 @@ the whole run for 'go tool pprof' (the README's profiles come from it):
 	Run:         runBench,
 }
 
-func runBench(_ *Command, args []string) error {
+// printBenchHelp writes bench's help, the same for "decoreg help bench"
+// and "decoreg bench -h": the command's text and the benchmarks' list.
+func printBenchHelp(w io.Writer, bench *Command) {
+	printCommandHelp(w, bench, nil)
+	fmt.Fprintf(w, "\nThe benchmarks are:\n\n%s", benchList())
+}
+
+func runBench(c *Command, args []string) error {
 	if len(args) >= 2 && args[0] == "help" {
 		return runHelp(cmdHelp, append([]string{"bench"}, args[1:]...)) // bench help NAME: as help bench NAME
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintf(stdout, "usage: decoreg bench <name> [flags]\n\nThe benchmarks are:\n\n%s", benchList())
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help" {
+		printBenchHelp(stdout, c)
 		if len(args) == 0 {
 			return usagef("bench: no benchmark named")
 		}

@@ -42,9 +42,21 @@ func TestHelpPrintsFlags(t *testing.T) {
 			t.Errorf("%s defines no flags", c.Name)
 		}
 	}
-	// The benchmarks keep their own help.
+	// The benchmarks keep their own help. bench's is the same both ways:
+	// its text and the list of benchmarks, which its line in the command
+	// list names too.
 	if out, _ := mustCLI(t, "help", "bench", "gemm"); !strings.Contains(out, "-sizes") {
 		t.Errorf("help bench gemm shows no flags:\n%s", out)
+	}
+	help, _ := mustCLI(t, "help", "bench")
+	dashH, _ := mustCLI(t, "bench", "-h")
+	if help != dashH || !strings.Contains(help, "--cpuprofile") {
+		t.Errorf("help bench and bench -h differ:\n%s\n---\n%s", help, dashH)
+	}
+	for name := range benches {
+		if !strings.Contains(help, "\t"+name+" ") || !strings.Contains(cmdBench.Short, name) {
+			t.Errorf("bench's help or its line in the command list lacks %s", name)
+		}
 	}
 	// The command list, in order, each once.
 	out, _ := mustCLI(t, "help")

@@ -216,6 +216,10 @@ func runHelp(_ *Command, args []string) error {
 		if c == nil {
 			return usagef("help: unknown command %q; run 'decoreg help'", args[0])
 		}
+		if c.Name == "bench" {
+			printBenchHelp(stdout, c)
+			return nil
+		}
 		printCommandHelp(stdout, c, &c.Flag)
 		return nil
 	case 2:
