@@ -63,10 +63,11 @@ type Request struct {
 // SampleSpec sets the samples output. Temperature, TopK and TopP apply to
 // decoder heads (as in 'decoreg sample'); Centres draws the cells' (a
 // decoder's) or bins' (a Riemann head's) centres instead of values
-// uniform within them (sample --centres); Seed makes the draws
-// reproducible: row i of a request draws from its own generator seeded
-// with (Seed, i), so the answer does not depend on how requests were
-// batched.
+// uniform within them (sample --centres). Row i of a request draws from
+// its own generator seeded with (Seed, i), so the answer does not depend
+// on how requests were batched, and the draws are reproducible: Seed
+// defaults to 0, as sample's --seed does, so a request sent again gets the
+// same draws; another Seed gives others.
 type SampleSpec struct {
 	N           int      `json:"n"`
 	Temperature *float64 `json:"temperature,omitempty"` // default 1
@@ -374,12 +375,20 @@ func objectFields(b []byte, what string) ([]string, map[string]json.RawMessage, 
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return nil, nil, badf("%s must be a JSON object", what)
 	}
+	// Past the opening brace, the end of the input is a value cut off,
+	// not an empty body.
+	cut := func(err error) error {
+		if err == io.EOF {
+			return io.ErrUnexpectedEOF
+		}
+		return err
+	}
 	var keys []string
 	vals := map[string]json.RawMessage{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, nil, badf("bad JSON in %s: %v", what, jsonErr(err))
+			return nil, nil, badf("bad JSON in %s: %v", what, jsonErr(cut(err)))
 		}
 		k := tok.(string) // object keys are strings
 		if _, dup := vals[k]; dup {
@@ -387,13 +396,13 @@ func objectFields(b []byte, what string) ([]string, map[string]json.RawMessage, 
 		}
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return nil, nil, badf("bad JSON in %s: %v", what, jsonErr(err))
+			return nil, nil, badf("bad JSON in %s: %v", what, jsonErr(cut(err)))
 		}
 		keys = append(keys, k)
 		vals[k] = v
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, nil, badf("bad JSON in %s: %v", what, jsonErr(err))
+		return nil, nil, badf("bad JSON in %s: %v", what, jsonErr(cut(err)))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, nil, badf("bad JSON in %s: more than one value", what)

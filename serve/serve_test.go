@@ -781,6 +781,96 @@ func TestGraceExpires(t *testing.T) {
 	}
 }
 
+// TestGraceIdleConnection: a connection that sent no request keeps
+// Shutdown waiting past grace (net/http waits up to 5 s for a new
+// connection's request), but no request was cut: Serve returns nil.
+// A request cut at the grace's end is counted in the *GraceError.
+func TestGraceIdleConnection(t *testing.T) {
+	_, addr, cancel, served := serveModel(t, Options{}, 100*time.Millisecond)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	time.Sleep(50 * time.Millisecond) // accepted
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("Serve with an idle connection: %v, want nil", err)
+	}
+}
+
+// rawRequest sends a POST with body to addr on its own connection, calls
+// after (nil: nothing) once it is sent, and returns the answer's status
+// and body.
+func rawRequest(t *testing.T, addr, path, body string, after func(*net.TCPConn)) (int, string) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", path, len(body), body); err != nil {
+		t.Fatalf("sending: %v", err)
+	}
+	if after != nil {
+		after(c.(*net.TCPConn))
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("reading the answer: %v", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestBodyEdges: a client that sends a whole body over the limit before
+// reading gets the 413 (the connection was reset while it sent); a client
+// that closes its sending side gets 499 with a JSON error, not 200 with an
+// empty body; a cut-off body is named so, not "empty body"; a byte order
+// mark is skipped; messages do not escape < and >.
+func TestBodyEdges(t *testing.T) {
+	_, addr, cancel, served := serveModel(t, Options{MaxBodyBytes: 1000, Limits: Limits{MaxDensity: 1 << 24, MaxValues: 1 << 26}}, time.Second)
+	defer func() { cancel(); <-served }()
+	const path = "/v1/models/m/predict"
+	big := `{"x":[[1,2]],"pad":"` + strings.Repeat("a", 4<<20) + `"}`
+	if code, body := rawRequest(t, addr, path, big, nil); code != 413 || !strings.Contains(body, "larger than the server's limit") {
+		t.Errorf("a large body sent whole: %d %s", code, body)
+	}
+	slow := `{"x":[[1,2]],"outputs":["density"],"density":{"n":16000000}}`
+	if len(slow) > 1000 {
+		t.Fatal("the request is over the limit")
+	}
+	code, body := rawRequest(t, addr, path, slow, func(c *net.TCPConn) { c.CloseWrite() })
+	if code != 499 || !strings.Contains(body, "closed the connection") {
+		t.Errorf("a client that closed its sending side: %d %q", code, body)
+	}
+	for req, want := range map[string]string{
+		"":             "empty body",
+		"  ":           "empty body",
+		"{":            "ends in the middle of a value",
+		`{"x":`:        "ends in the middle of a value",
+		`{"x":[[1,2]]`: "ends in the middle of a value",
+		"\ufeff" + `{"x":[[1,2]],"outputs":["mean"]}`:        "",
+	} {
+		code, b, _ := post(t, "http://"+addr+path, req)
+		if want == "" {
+			if code != 200 {
+				t.Errorf("%q: %d %s", req, code, b)
+			}
+			continue
+		}
+		if code != 400 || !strings.Contains(string(b), want) {
+			t.Errorf("%q: %d %s, want %q", req, code, b, want)
+		}
+	}
+	code, b, _ := post(t, "http://"+addr+path, `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":2,"temperature":-1}}`)
+	if code != 400 || !strings.Contains(string(b), "must be > 0") {
+		t.Errorf("an error with > or <: %d %s", code, b)
+	}
+}
+
 // TestReloadOddFiles: with --models DIR, a file name that is not UTF-8 is
 // served under a valid name (its label broke /metrics as a whole); a
 // broken file does not keep another file of the same name from being
@@ -952,5 +1042,14 @@ func TestTooManyValues(t *testing.T) {
 	}
 	if n := separators([]byte(`{"a":"x,y,\"z,",  "b":[1,2]}`)); n != 2 {
 		t.Errorf("separators: %d, want 2", n)
+	}
+}
+
+// TestTrimExt: a model's name from its file, one that a URL path reaches.
+func TestTrimExt(t *testing.T) {
+	for in, want := range map[string]string{"d/m.drg": "m", "d/.m": ".m", "d/..drg": "..drg", "d/...drg": "...drg", "m": "m", "a.b.model": "a.b"} {
+		if got := trimExt(in); got != want {
+			t.Errorf("trimExt(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -105,6 +106,7 @@ type Server struct {
 	mux     http.Handler
 
 	closing   atomic.Bool
+	inflight  atomic.Int64 // requests in a handler
 	stopWatch chan struct{}
 	watchDone chan struct{}
 	closeOnce sync.Once
@@ -175,10 +177,11 @@ func New(o Options) (*Server, error) {
 }
 
 // trimExt is path's file name without its extension (a hidden file's
-// whole name: ".m" stays ".m").
+// whole name: ".m" stays ".m"; so does "..drg", whose "." would be a name
+// no URL path reaches).
 func trimExt(path string) string {
 	base := filepath.Base(path)
-	if n := strings.TrimSuffix(base, filepath.Ext(base)); n != "" {
+	if n := strings.TrimSuffix(base, filepath.Ext(base)); n != "" && n != "." && n != ".." {
 		return n
 	}
 	return base
@@ -223,8 +226,11 @@ func (s *Server) Handler() http.Handler { return s.mux }
 // Serve answers on ln until ctx is done, then shuts down gracefully: it
 // stops accepting, answers 503 to new requests on open connections, and
 // finishes the requests in flight. Past grace it cancels those still
-// running (their clients get 503), closes the connections and returns
-// context.DeadlineExceeded; after a clean shutdown it returns nil.
+// running (their clients get 503), closes the connections and returns a
+// *GraceError (which wraps context.DeadlineExceeded); after a clean
+// shutdown, and where only connections without a request in a handler
+// were left at grace's end (idle, or still sending their headers), it
+// returns nil.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	base, cancelBase := context.WithCancel(context.Background())
 	defer cancelBase()
@@ -251,6 +257,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	defer cancel()
 	err := hs.Shutdown(sctx)
 	if err != nil {
+		n := s.inflight.Load()
 		// Past grace: stop the work still running, give its requests a
 		// moment to answer 503, then drop the connections.
 		cancelBase()
@@ -258,11 +265,27 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		hs.Shutdown(wait)
 		cancelWait()
 		hs.Close()
+		if err = nil; n > 0 {
+			err = &GraceError{Requests: n}
+		}
 	}
 	<-errc
 	s.Close()
 	return err
 }
+
+// GraceError is Serve's error when requests were still in flight at the
+// end of the grace period: they were cancelled.
+type GraceError struct {
+	Requests int64 // in a handler when the grace period ended
+}
+
+func (e *GraceError) Error() string {
+	return fmt.Sprintf("serve: %d requests still in flight at the end of the grace period were cancelled", e.Requests)
+}
+
+// Unwrap returns context.DeadlineExceeded.
+func (e *GraceError) Unwrap() error { return context.DeadlineExceeded }
 
 // Close stops watching the model directory and stops the batchers once
 // their queued requests are answered. Requests after Close get 503.
@@ -285,6 +308,8 @@ func (s *Server) routes() {
 	mux := http.NewServeMux()
 	handle := func(pattern, route string, methods string, h func(w http.ResponseWriter, r *http.Request) int) {
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			s.inflight.Add(1)
+			defer s.inflight.Add(-1)
 			start := time.Now()
 			code := 0
 			if r.Method != methods && !(methods == http.MethodGet && r.Method == http.MethodHead) {
@@ -353,7 +378,13 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 	}
 	if r.ContentLength > s.opts.MaxBodyBytes {
 		// Refused before reading: a client that sent "Expect: 100-continue"
-		// gets 413 instead of an invitation to upload it.
+		// gets 413 instead of an invitation to upload it. Another is sending
+		// the body: up to drainBytes of it is read first, or a client that
+		// reads only once it has sent everything (Python's urllib) met a
+		// reset connection instead of the 413.
+		if r.Header.Get("Expect") == "" {
+			drain(r.Body)
+		}
 		return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body (%d bytes) is larger than the server's limit of %d bytes", r.ContentLength, s.opts.MaxBodyBytes))
 	}
 	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
@@ -363,10 +394,12 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
+			drain(r.Body) // as above
 			return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than the server's limit of %d bytes", mb.Limit))
 		}
 		return writeError(w, http.StatusBadRequest, "reading the body: "+err.Error())
 	}
+	body = bytes.TrimPrefix(body, []byte("\ufeff")) // a byte order mark, as the CSV reader skips it
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 	defer cancel()
 	// The write deadline counts from here too (net/http's WriteTimeout runs
@@ -422,7 +455,10 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 				w.Header().Set("Retry-After", "1")
 				return writeError(w, http.StatusServiceUnavailable, "shut down before the request was answered")
 			}
-			return 499 // the client went away; nothing to write
+			// The client closed the connection (or only its sending side:
+			// net/http cancels the request's context either way, and a
+			// handler that writes nothing sends 200 with an empty body).
+			return writeError(w, statusClientClosed, "the client closed the connection before the answer")
 		case errors.As(err, &ie):
 			s.opts.Log.Printf("model %q: %v", name, err)
 			return writeError(w, http.StatusInternalServerError, err.Error())
@@ -440,23 +476,48 @@ func (s *Server) noModel(w http.ResponseWriter, name string) int {
 	return writeError(w, http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)", clip(name)))
 }
 
+// statusClientClosed is the status of a request whose client closed the
+// connection before its answer (nginx's 499), written in case the client
+// still reads, and counted so in the metrics.
+const statusClientClosed = 499
+
+// drainBytes is the most of a refused body that drain reads.
+const drainBytes = 32 << 20
+
+// drain reads and drops up to drainBytes of a body that is refused, so
+// that a client still sending it can read the answer; a larger rest is
+// left, and the connection closed (ReadTimeout bounds a slow one).
+func drain(body io.Reader) { io.CopyN(io.Discard, body, drainBytes) }
+
+// marshal encodes v as one line of JSON, without escaping <, > and & (an
+// answer is not HTML, and "\u003e" in an error read badly).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil { // the line ends with '\n'
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
 func writeJSON(w http.ResponseWriter, code int, v any) int {
-	b, err := json.Marshal(v)
+	b, err := marshal(v)
 	if err != nil {
 		return writeError(w, http.StatusInternalServerError, "encoding the answer: "+err.Error())
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(code)
-	w.Write(append(b, '\n'))
+	w.Write(b)
 	return code
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) int {
-	b, _ := json.Marshal(map[string]string{"error": msg})
+	b, _ := marshal(map[string]string{"error": msg})
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(code)
-	w.Write(append(b, '\n'))
+	w.Write(b)
 	return code
 }

@@ -39,7 +39,8 @@ A predict request gives its inputs as "rows" (objects keyed by feature
 name) or "x" (arrays in the model's feature order) and names its
 "outputs": mean, median, mode, quantiles (at "quantiles": [levels],
 default 0.05,0.25,0.75,0.95), logpdf and cdf (at "y": [one per row]),
-samples ("samples": {"n", "temperature", "top_k", "top_p", "seed"}) and
+samples ("samples": {"n", "temperature", "top_k", "top_p", "seed"}; seed
+defaults to 0, so a request sent again gets the same draws) and
 density (the log-density on a grid: "density": {"n", "lo", "hi"}). The
 default outputs are mean, median, mode and quantiles, as 'decoreg predict'
 writes, with the same numbers.
@@ -54,7 +55,8 @@ other parsed request for its model is waiting, at --max-batch-rows rows,
 or --batch-wait after its first request. Past --queue waiting requests, and
 past --timeout per request, the answer is 503 with Retry-After; bodies over
 --max-body are 413; bad input is 400 with a message naming the field, row
-or feature. SIGINT or SIGTERM stops accepting, finishes the requests in
+or feature; a client that closes the connection before its answer is
+counted 499. SIGINT or SIGTERM stops accepting, finishes the requests in
 flight (up to --grace; past it they are cancelled and answered 503, and
 serve exits 1) and exits 0; a second signal stops it at once.
 
@@ -63,7 +65,9 @@ target to 400% (Go's default is 100): the live heap is small and every
 prediction allocates its tree's leaves, so the default collects every few
 milliseconds under load, which shows in the latency's tail. The price is
 memory: a few hundred MiB under heavy traffic of many rows or levels
-(GOGC=100 to trade it back).`,
+(GOGC=100 to trade it back). One request at the limits' defaults can take
+about half a GiB (--max-values 2^22 numbers, some 75 MB of JSON, built in
+memory before it is sent): lower --max-values where memory is tight.`,
 	Run: runServe,
 }
 
@@ -193,9 +197,10 @@ func runServe(cmd *Command, args []string) error {
 		stop() // a second signal kills the process at once
 	}()
 	err = s.Serve(ctx, ln, f.grace)
+	var ge *serve.GraceError
 	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("serve: requests still in flight after --grace %v were cancelled (answered 503)", f.grace)
+	case errors.As(err, &ge):
+		return fmt.Errorf("serve: %d request(s) still in flight after --grace %v were cancelled (answered 503 where their body had arrived)", ge.Requests, f.grace)
 	case err != nil:
 		return fmt.Errorf("serve: %w", err)
 	}
