@@ -852,7 +852,7 @@ func TestBodyEdges(t *testing.T) {
 		"{":            "ends in the middle of a value",
 		`{"x":`:        "ends in the middle of a value",
 		`{"x":[[1,2]]`: "ends in the middle of a value",
-		"\ufeff" + `{"x":[[1,2]],"outputs":["mean"]}`:        "",
+		"\ufeff" + `{"x":[[1,2]],"outputs":["mean"]}`: "",
 	} {
 		code, b, _ := post(t, "http://"+addr+path, req)
 		if want == "" {
