@@ -295,6 +295,15 @@ func TestBadRequests(t *testing.T) {
 	if resp.StatusCode != 405 || resp.Header.Get("Allow") != "POST" || !strings.Contains(string(b), `"error"`) {
 		t.Errorf("GET predict: %d %s", resp.StatusCode, b)
 	}
+	// A GET endpoint takes HEAD too, and says so.
+	resp, err = http.Post(strings.TrimSuffix(u, "/m/predict"), "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET, HEAD" {
+		t.Errorf("POST /v1/models: %d, Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
+	}
 }
 
 // TestEndpoints: the model list, health, readiness, the page and the

@@ -313,7 +313,11 @@ func (s *Server) routes() {
 			start := time.Now()
 			code := 0
 			if r.Method != methods && !(methods == http.MethodGet && r.Method == http.MethodHead) {
-				w.Header().Set("Allow", methods)
+				allow := methods
+				if methods == http.MethodGet {
+					allow = "GET, HEAD" // HEAD is answered as GET
+				}
+				w.Header().Set("Allow", allow)
 				code = writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, methods))
 			} else {
 				code = h(w, r)
