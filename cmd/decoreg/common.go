@@ -779,7 +779,7 @@ func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
 // noTargetColumn is the error for a --target that names no column of the
 // file at path (header).
 func noTargetColumn(name, path, target string, header []string) error {
-	return inputf(name, "%s: no column %q (--target; the file's columns are %s)", path, target, quoteList(header))
+	return inputf(name, "%s: no column %q%s (--target; the file's columns are %s)", path, target, didYouMean(target, header), quoteList(header))
 }
 
 // interruptHook, when not nil, is called by interruptible's goroutine

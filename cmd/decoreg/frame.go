@@ -96,6 +96,66 @@ func quoteFlagName(n string) string {
 	return `"` + strings.ReplaceAll(n, `"`, `""`) + `"`
 }
 
+// didYouMean returns `, did you mean "H"?` for the one name H of header
+// nearest to name, if it is near: the same but for case, or at most 1
+// edit away (2 for names of 4 or more characters) once lower-cased: a
+// typo, a changed case, or an accent written as a letter and a combining
+// mark (Unicode's NFD) where the other file has one character (NFC).
+// Otherwise, or if two names are as near, "".
+func didYouMean(name string, header []string) string {
+	a := []rune(strings.ToLower(name))
+	most := 1
+	if len(a) >= 4 {
+		most = 2
+	}
+	best, bestD, ties := "", most+1, 0
+	for _, h := range header {
+		if h == name || h == "" {
+			continue
+		}
+		d := editDistance(a, []rune(strings.ToLower(h)), bestD)
+		switch {
+		case d < bestD:
+			best, bestD, ties = h, d, 0
+		case d == bestD && h != best:
+			ties++
+		}
+	}
+	if best == "" || bestD > most || ties > 0 {
+		return ""
+	}
+	return fmt.Sprintf(", did you mean %q?", best)
+}
+
+// editDistance returns the Levenshtein distance of a and b, or a value
+// above limit once it must exceed it.
+func editDistance(a, b []rune, limit int) int {
+	if d := len(a) - len(b); d > limit || -d > limit {
+		return limit + 1
+	}
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		low := cur[0]
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+			low = min(low, cur[j])
+		}
+		if low > limit {
+			return limit + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
 // quoteList quotes names for a message, at most 8 of them.
 func quoteList(names []string) string {
 	q := make([]string, 0, min(len(names), 9))
@@ -132,7 +192,7 @@ func (f *trainFlags) trainColumns(name, path string, header []string, hline int)
 			return nil, "", inputf(name, "%s: line %d: the last column has no name in the header: give --target NAME with --features (without --target the target is the last named column, %q, and only an empty unnamed column after it may be left out)", path, hline, target)
 		}
 	} else if !slices.Contains(header, target) {
-		return nil, "", inputf(name, "%s: line %d: no target column %q (the file's columns are %s)", path, hline, target, quoteList(header))
+		return nil, "", inputf(name, "%s: line %d: no target column %q%s (the file's columns are %s)", path, hline, target, didYouMean(target, header), quoteList(header))
 	}
 	sel, drop := splitList(f.features), splitList(f.drop)
 	if f.features != "" && f.drop != "" {
@@ -153,7 +213,7 @@ func (f *trainFlags) trainColumns(name, path string, header []string, hline int)
 				if slices.ContainsFunc(header, func(h string) bool { return strings.Contains(h, ",") }) {
 					hint = `; a name holding a comma is given in double quotes: --` + l.flag + ` '"c,d"'`
 				}
-				return nil, "", inputf(name, "--%s: %s has no column %q (its columns are %s%s)", l.flag, path, c, quoteList(header), hint)
+				return nil, "", inputf(name, "--%s: %s has no column %q%s (its columns are %s%s)", l.flag, path, c, didYouMean(c, header), quoteList(header), hint)
 			case seen[c]:
 				return nil, "", inputf(name, "--%s names %q twice", l.flag, c)
 			case c == target && l.flag == "features":
@@ -392,7 +452,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 	for _, c := range cols {
 		if !slices.Contains(header, c) {
 			return nil, nil, inputErr(name, &data.ParseError{Path: path, Line: hline,
-				Err: fmt.Errorf("%w: feature %q missing (the model's columns are %s; the file's columns are %s)", data.ErrNoColumn, c, quoteList(cols), quoteList(header))})
+				Err: fmt.Errorf("%w: feature %q missing%s (the model's columns are %s; the file's columns are %s)", data.ErrNoColumn, c, didYouMean(c, header), quoteList(cols), quoteList(header))})
 		}
 	}
 	read := target != "" && use != targetIgnored && slices.Contains(header, target)

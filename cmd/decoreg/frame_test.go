@@ -557,3 +557,28 @@ func TestConstantColumns(t *testing.T) {
 		t.Errorf("no constant column: %q", errs)
 	}
 }
+
+// TestDidYouMean: a name not in the header gets the one near name of
+// it, if any: another case, a typo, or an accent composed otherwise
+// (NFC against NFD).
+func TestDidYouMean(t *testing.T) {
+	header := []string{"price", "city", "caf\u0065\u0301", "rooms", "room", "x1", "x2", ""}
+	for name, want := range map[string]string{
+		"Price":        `, did you mean "price"?`,
+		"cty":          `, did you mean "city"?`,
+		"caf\u00e9":    ", did you mean \"cafe\u0301\"?",
+		"rooms2":       `, did you mean "rooms"?`,
+		"roomz":        "", // rooms and room are as near
+		"x3":           "", // x1 and x2
+		"zzz":          "",
+		"pricey-price": "",
+		"":             "",
+	} {
+		if got := didYouMean(name, header); got != want {
+			t.Errorf("didYouMean(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if d := editDistance([]rune("kitten"), []rune("sitting"), 5); d != 3 {
+		t.Errorf("editDistance(kitten, sitting) = %d", d)
+	}
+}
