@@ -46,7 +46,7 @@ func benchList() string {
 var cmdBench = &Command{
 	Name:      "bench",
 	UsageLine: "bench <name> [flags]",
-	Short:     "run a benchmark (gemm, predict, report, sample, serve, train, uci)", // TestBenchHelp checks the list
+	Short:     "run a benchmark (gemm, predict, report, sample, serve, train, uci)", // TestHelpPrintsFlags checks the list
 	Long: `Bench runs one of decoreg's benchmarks and prints its results, one JSON
 object per line unless the benchmark says otherwise. Run
 "decoreg help bench <name>" (or "decoreg bench help <name>") for a

@@ -322,7 +322,7 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 // that hold one value in every training row, none missing: a numeric
 // column with one number, a categorical one with one level. Such a
 // column carries nothing to learn from (it is kept: it does no harm).
-// More than three are named in one line.
+// Two or more are named in one line.
 func warnConstant(name, path string, fr *data.Frame, target string) {
 	var cols []string
 	var first string
