@@ -423,7 +423,8 @@ func logSoftmaxAt(row []float32, toks []int, t int) float64 {
 
 // LogProbSeq returns the log probability of the complete sequence tokens
 // under the masked softmax (K teacher-forced steps); -Inf if a token is not
-// allowed where it stands, or is not a token (outside [0, Size())). It panics if len(tokens) != Len().
+// allowed where it stands, or is not a token (outside [0, Size())). It
+// panics if len(tokens) != Len().
 func (d *Token) LogProbSeq(tokens []int) float64 {
 	if len(tokens) != d.k {
 		panic(fmt.Sprintf("dist: LogProbSeq: %d tokens, tokenization has %d", len(tokens), d.k))
