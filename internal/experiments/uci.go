@@ -269,11 +269,34 @@ func GitCommit() string {
 			return rev
 		}
 	}
+	return checkoutCommit()
+}
+
+// checkoutCommit is GitCommit's guess for a binary without a stamp: the
+// HEAD of the git checkout around the current directory, if that checkout
+// is decoreg's (its go.mod declares the module decoreg; another
+// repository's HEAD says nothing of the binary), with "+dirty" where its
+// Go sources (*.go, go.mod, go.sum) differ from HEAD or have files git
+// does not track (results being written do not count); "" otherwise.
+func checkoutCommit() string {
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return ""
+	}
+	mod, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(top)), "go.mod"))
+	if err != nil || !strings.Contains("\n"+string(mod), "\nmodule decoreg\n") {
+		return ""
+	}
 	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(string(out))
+	rev := strings.TrimSpace(string(out))
+	st, err := exec.Command("git", "-C", strings.TrimSpace(string(top)), "status", "--porcelain", "--", "*.go", "go.mod", "go.sum").Output()
+	if err == nil && len(strings.TrimSpace(string(st))) > 0 {
+		rev += "+dirty"
+	}
+	return rev
 }
 
 // Summary counts what RunUCI did.
