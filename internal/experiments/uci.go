@@ -246,8 +246,9 @@ var BuildCommit string
 // GitCommit returns the commit the running binary was built from:
 // BuildCommit when set, else the revision the go command stamped into it
 // (with "+dirty" when the working tree had uncommitted changes), or, for
-// binaries without one (go run, go test), the output of `git rev-parse
-// HEAD` in the current directory; "" where neither is known.
+// binaries without one (go run, go test, GOFLAGS=-buildvcs=false), the
+// HEAD of decoreg's checkout around the current directory
+// (checkoutCommit); "" where none is known.
 func GitCommit() string {
 	if BuildCommit != "" {
 		return BuildCommit
