@@ -125,12 +125,6 @@ func runBenchUCI(args []string) error {
 	if *out == "" {
 		return usagef("bench uci: --out RESULTS is required")
 	}
-	if err := makeOutDir("bench uci", *out); err != nil {
-		return err
-	}
-	if err := outfile.Check(filepath.Join(*out, "split0.json")); err != nil {
-		return usagef("bench uci: --out %s: %v", *out, err)
-	}
 	for _, f := range []struct {
 		flag string
 		v    int
@@ -181,6 +175,23 @@ func runBenchUCI(args []string) error {
 	}
 	if opts.Shard, opts.Shards, err = experiments.ParseShard(*shard); err != nil {
 		return usagef("bench uci: --shard: %v", err)
+	}
+	switch *point {
+	case "", "mean", "median", "mode":
+	default:
+		return usagef("bench uci: --point %q: want mean, median or mode", *point)
+	}
+	for _, d := range opts.Datasets {
+		if _, err := os.Stat(filepath.Join(opts.DataDir, d, experiments.DataFile)); err != nil {
+			return usagef("bench uci: --datasets: %v", err)
+		}
+	}
+	// The flags are checked: only now is --out made.
+	if err := makeOutDir("bench uci", *out); err != nil {
+		return err
+	}
+	if err := outfile.Check(filepath.Join(*out, "split0.json")); err != nil {
+		return usagef("bench uci: --out %s: %v", *out, err)
 	}
 	opts.Commit = experiments.GitCommit()
 

@@ -178,6 +178,14 @@ func TestBenchUCI(t *testing.T) {
 	if !strings.Contains(errb.String(), "warning: "+filepath.Join(res, "beta", "mdn", "split1.json")+" exists with other settings") {
 		t.Errorf("no warning about other settings:\n%s", errb.String())
 	}
+	// So does another point estimate (its MSE and tau are other numbers).
+	errb.Reset()
+	if code := run(tinyUCIArgs(data, res, "--datasets", "beta", "--splits", "1", "--heads", "mdn", "--point", "mode"), &errb); code != 0 {
+		t.Fatalf("rerun with --point mode: exit %d", code)
+	}
+	if !strings.Contains(errb.String(), "warning: "+filepath.Join(res, "beta", "mdn", "split1.json")+" exists with other settings") {
+		t.Errorf("no warning about another point estimate:\n%s", errb.String())
+	}
 
 	// A deleted result is redone alone.
 	os.Remove(filepath.Join(res, want[4]))
@@ -454,6 +462,22 @@ func TestBenchUCIJobsInterrupt(t *testing.T) {
 	for _, rel := range resultFiles(t, res) {
 		if _, err := experiments.ReadResult(filepath.Join(res, rel)); err != nil || strings.Contains(rel, "split2") {
 			t.Errorf("after the interrupt: %s (%v)", rel, err)
+		}
+	}
+}
+
+// TestBenchUCIRefusedMakesNoDir: a refused flag leaves no --out behind.
+func TestBenchUCIRefusedMakesNoDir(t *testing.T) {
+	data := t.TempDir()
+	writeUCIFixture(t, data, "beta", 60, 3)
+	for _, extra := range [][]string{{"--jobs", "0"}, {"--shard", "1/0"}, {"--heads", "nosuch"}, {"--lr", "-1"}, {"--point", "nosuch"}, {"--datasets", "nosuch"}} {
+		out := filepath.Join(t.TempDir(), "res")
+		var errb bytes.Buffer
+		if code := run(append([]string{"bench", "uci", "--data", data, "--out", out}, extra...), &errb); code != 2 {
+			t.Errorf("%v: exit %d: %s", extra, code, errb.String())
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: left %s", extra, out)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -105,10 +106,40 @@ func init() {
 	fs.BoolVar(&experimentF.merge, "merge", false, "gather the results of shards run elsewhere: append to --out's results.jsonl the lines of the\njournals given as arguments (results.jsonl files or directories holding one) that it lacks, then write\nthe report; runs nothing")
 }
 
-func runExperiment(cmd *Command, args []string) error {
+// firstPositional returns the index in args of the first argument that is
+// not a flag of fs or a flag's value (-1 if none): flags may come before
+// NAME.
+func firstPositional(fs *flag.FlagSet, args []string) int {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			if i+1 < len(args) {
+				return i + 1
+			}
+			return -1
+		case a == "-" || !strings.HasPrefix(a, "-"):
+			return i
+		case strings.Contains(a, "="):
+			continue
+		}
+		f := fs.Lookup(strings.TrimLeft(a, "-"))
+		if f == nil {
+			return -1 // parseInterspersed names it
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		i++ // its value
+	}
+	return -1
+}
+
+func runExperiment(cmd *Command, args []string) (err error) {
 	const name = "experiment"
-	if len(args) > 0 && args[0] == "uci" {
-		return runBenchUCI(args[1:])
+	if p := firstPositional(&cmd.Flag, args); p >= 0 && args[p] == "uci" {
+		// The UCI table is bench uci's: its flags, before or after NAME.
+		return runBenchUCI(append(slices.Clone(args[:p]), args[p+1:]...))
 	}
 	pos, err := parseInterspersed(cmd, args)
 	if err != nil {
@@ -254,8 +285,18 @@ func runExperiment(cmd *Command, args []string) error {
 			return failf(name, "%s", oneLine(err.Error()))
 		}
 	}
+	_, statErr := os.Stat(out)
 	if err := makeOutDir(name, out); err != nil {
 		return err
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		// Made now: a refusal below leaves no empty directory behind
+		// (os.Remove takes only an empty one).
+		defer func() {
+			if err != nil {
+				os.Remove(out)
+			}
+		}()
 	}
 	for _, file := range []string{experiments.JournalFile, "REPORT.md"} {
 		if err := outfile.Check(filepath.Join(out, file)); err != nil {

@@ -556,3 +556,29 @@ func TestTabularIsotonicVariant(t *testing.T) {
 		t.Errorf("report's tau table: want the present variants only:\n%s", r)
 	}
 }
+
+// TestExperimentRefusedMergeMakesNoDir: a refused --merge leaves no
+// empty --out behind; "experiment --flags uci" is bench uci's, as
+// "experiment uci" is.
+func TestExperimentRefusedMergeMakesNoDir(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "results.jsonl"), []byte(`{"experiment":"bbob","key":"a"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, _, errs := cli(t, "experiment", "risk", "--merge", "--out", out, src)
+	if code != 2 || !strings.Contains(errs, `not "risk"`) {
+		t.Errorf("merge of another experiment: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("the refused merge left %s", out)
+	}
+	code, _, errs = cli(t, "experiment", "--out", out, "uci", "--jobs", "0")
+	if code != 2 || !strings.Contains(errs, "bench uci: --jobs") {
+		t.Errorf("experiment --out DIR uci: exit %d, %q", code, errs)
+	}
+}

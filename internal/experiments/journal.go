@@ -64,6 +64,22 @@ func ReadJournal[T Line](path, name string, newLine func() T) (lines []T, partia
 // readJournal is ReadJournal that also returns each kept line's bytes (as
 // written: a merge copies them so, fields this build does not know kept).
 func readJournal[T Line](path, name string, newLine func() T) (lines []T, raw [][]byte, partial bool, err error) {
+	// A FIFO would block the read for ever, and a device (a link to
+	// /dev/null) would take the results and keep none.
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		what := "not a regular file"
+		switch m := fi.Mode(); {
+		case m&os.ModeNamedPipe != 0:
+			what = "a named pipe (FIFO)"
+		case m&os.ModeDevice != 0:
+			what = "a device"
+		case m.IsDir():
+			what = "a directory"
+		case m&os.ModeSocket != 0:
+			what = "a socket"
+		}
+		return nil, nil, false, &InputError{fmt.Errorf("%s is %s: a journal must be a regular file", path, what)}
+	}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, false, nil

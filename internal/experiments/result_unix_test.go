@@ -3,6 +3,8 @@
 package experiments
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -31,5 +33,32 @@ func TestLoadResultsFIFO(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("LoadResults blocked on a FIFO")
+	}
+}
+
+// A journal that is a FIFO (the read blocked for ever) or a link to a
+// device (the results went to /dev/null) is refused before any run.
+func TestJournalNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	null := filepath.Join(dir, "null.jsonl")
+	if err := os.Symlink("/dev/null", null); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{fifo: "a named pipe (FIFO)", null: "a device", dir: "a directory"} {
+		done := make(chan error, 1)
+		go func() { _, _, err := ReadJournal(p, "test", newTestLine); done <- err }()
+		select {
+		case err := <-done:
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %v, want an InputError saying %q", p, err, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the read blocks", p)
+		}
 	}
 }

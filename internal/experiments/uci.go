@@ -401,7 +401,8 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 			}
 			oc, wc := old.Config, want
 			oc.Threads, wc.Threads = 0, 0 // threads do not change what is computed
-			if (old.Sweep != nil) != opts.Sweep || (!opts.Sweep && oc != wc) {
+			samePoint := opts.Point == "" || old.Eval == nil || old.Eval.Point == opts.Point
+			if (old.Sweep != nil) != opts.Sweep || (!opts.Sweep && oc != wc) || !samePoint {
 				fmt.Fprintf(logw, "warning: %s exists with other settings; keeping it (delete it to rerun)\n", path)
 			}
 			continue
