@@ -742,12 +742,14 @@ func quitAfterCleanup() {
 }
 
 // onInterrupt returns a context that a first interrupt signal cancels; at
-// a second, cleanup runs, standard input's spools are removed and the
-// process exits with status 130. stop (idempotent) ends the watch: the
-// signals go to the handler registered before it, if any, or take their
-// default action again.
+// a second, cleanup runs, the temporary files of the outputs being
+// written under the context (outfile.Create with it) and standard input's
+// spools are removed, and the process exits with status 130. stop
+// (idempotent) ends the watch: the signals go to the handler registered
+// before it, if any, or take their default action again.
 func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
+	tracker := &outfile.Tracker{}
+	ctx, cancel := context.WithCancel(outfile.WithTracker(context.Background(), tracker))
 	var n atomic.Int32
 	h := &sigHandler{on: func() {
 		if n.Add(1) == 1 {
@@ -755,6 +757,7 @@ func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
 			return
 		}
 		cleanup()
+		tracker.DiscardAll()
 		removeSpools()
 		os.Exit(130)
 	}}

@@ -66,6 +66,13 @@ func ResultPath(dir, dataset, head string, split int) string {
 
 // WriteResult writes r to path atomically, creating its directories.
 func WriteResult(path string, r *Result) error {
+	return writeResult(context.Background(), path, r)
+}
+
+// writeResult is WriteResult under ctx, whose values count (an
+// outfile.Tracker removes the temporary file if the process must exit at
+// once) but not its cancellation: a finished run's result is kept.
+func writeResult(ctx context.Context, path string, r *Result) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
@@ -74,7 +81,7 @@ func WriteResult(path string, r *Result) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return outfile.WriteFile(context.Background(), path, func(w io.Writer) error {
+	return outfile.WriteFile(context.WithoutCancel(ctx), path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})

@@ -467,7 +467,7 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 			var werr error
 			if err == nil {
 				res.Commit, res.Host = opts.Commit, host
-				werr = WriteResult(ResultPath(opts.OutDir, r.Dataset, r.Head, r.Split), res)
+				werr = writeResult(ctx, ResultPath(opts.OutDir, r.Dataset, r.Head, r.Split), res)
 			}
 			mu.Lock()
 			if err != nil || werr != nil {

@@ -195,8 +195,17 @@ type File struct {
 	bw   *bufio.Writer
 	err  error // sticky write error
 
-	mu   sync.Mutex
-	done bool // committed or discarded
+	mu      sync.Mutex
+	done    bool     // committed or discarded
+	tracker *Tracker // nil if none
+}
+
+// finishLocked marks f done (f.mu held) and drops it from its tracker.
+func (f *File) finishLocked() {
+	f.done = true
+	if f.tracker != nil {
+		f.tracker.remove(f)
+	}
 }
 
 // Create opens path for writing as the package documentation describes.
@@ -221,7 +230,64 @@ func Create(ctx context.Context, path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{ctx: ctx, path: path, t: t, f: f, bw: bufio.NewWriterSize(f, 1<<16)}, nil
+	out := &File{ctx: ctx, path: path, t: t, f: f, bw: bufio.NewWriterSize(f, 1<<16)}
+	if tr, _ := ctx.Value(trackerKey{}).(*Tracker); tr != nil && !tr.add(out) {
+		out.Discard()
+		return nil, errors.New("outfile: the process is ending")
+	}
+	return out, nil
+}
+
+// A Tracker keeps the Files created under a context that carries it
+// (WithTracker) until they are committed or discarded, so that a process
+// about to exit at once (a second interrupt) can remove their temporary
+// files first: deferred Discards do not run on os.Exit.
+type Tracker struct {
+	mu     sync.Mutex
+	files  map[*File]bool
+	closed bool
+}
+
+type trackerKey struct{}
+
+// WithTracker returns a context whose Creates t tracks.
+func WithTracker(ctx context.Context, t *Tracker) context.Context {
+	return context.WithValue(ctx, trackerKey{}, t)
+}
+
+func (t *Tracker) add(f *File) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return false
+	}
+	if t.files == nil {
+		t.files = map[*File]bool{}
+	}
+	t.files[f] = true
+	f.tracker = t
+	return true
+}
+
+func (t *Tracker) remove(f *File) {
+	t.mu.Lock()
+	delete(t.files, f)
+	t.mu.Unlock()
+}
+
+// DiscardAll discards every tracked File not yet committed or discarded
+// (their temporary files removed), and makes later Creates under t fail.
+func (t *Tracker) DiscardAll() {
+	t.mu.Lock()
+	t.closed = true
+	files := make([]*File, 0, len(t.files))
+	for f := range t.files {
+		files = append(files, f)
+	}
+	t.mu.Unlock()
+	for _, f := range files {
+		f.Discard()
+	}
 }
 
 // openDirect opens an existing special file for writing. The open runs
@@ -291,7 +357,7 @@ func (f *File) commit() error {
 	if f.t.kind != atomic {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		f.done = true
+		f.finishLocked()
 		return f.f.Close()
 	}
 	if f.t.exists {
@@ -312,15 +378,15 @@ func (f *File) commit() error {
 	}
 	if err := f.ctx.Err(); err != nil {
 		os.Remove(f.f.Name())
-		f.done = true
+		f.finishLocked()
 		return err
 	}
 	if err := os.Rename(f.f.Name(), f.t.path); err != nil {
 		os.Remove(f.f.Name())
-		f.done = true
+		f.finishLocked()
 		return err
 	}
-	f.done = true
+	f.finishLocked()
 	if d, err := os.Open(filepath.Dir(f.t.path)); err == nil { // make the rename durable; best effort
 		d.Sync()
 		d.Close()
@@ -339,7 +405,7 @@ func (f *File) Discard() {
 	if f.done {
 		return
 	}
-	f.done = true
+	f.finishLocked()
 	f.f.Close()
 	if f.t.kind == atomic {
 		os.Remove(f.f.Name())

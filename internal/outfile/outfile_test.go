@@ -301,3 +301,56 @@ func TestP8CancelledWriteRemovesTemp(t *testing.T) {
 		t.Errorf("directory holds %v", ns)
 	}
 }
+
+// TestTracker: DiscardAll removes the temporary files of the writes in
+// progress under a tracked context (a process exiting at once runs no
+// deferred Discard), leaves committed files, and refuses later Creates.
+func TestTracker(t *testing.T) {
+	dir := t.TempDir()
+	tr := &Tracker{}
+	ctx := WithTracker(context.Background(), tr)
+	done, err := Create(ctx, filepath.Join(dir, "done.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(done, "kept\n")
+	if err := done.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "old.txt"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var open []*File
+	for _, name := range []string{"new.txt", "old.txt"} {
+		f, err := Create(ctx, filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(f, "half")
+		open = append(open, f)
+	}
+	if n := len(tr.files); n != 2 {
+		t.Errorf("%d files tracked, want the 2 open ones", n)
+	}
+	tr.DiscardAll()
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, ",") != "done.txt,old.txt" {
+		t.Errorf("left %v, want done.txt and old.txt alone", names)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "old.txt")); string(b) != "old\n" {
+		t.Errorf("old.txt is %q", b)
+	}
+	if err := open[0].Commit(); err == nil {
+		t.Error("a discarded file committed")
+	}
+	if _, err := Create(ctx, filepath.Join(dir, "late.txt")); err == nil {
+		t.Error("Create after DiscardAll")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "late.txt")); err == nil {
+		t.Error("late.txt exists")
+	}
+}
