@@ -6,6 +6,7 @@ import (
 
 	"decoreg/data"
 	"decoreg/internal/memlimit"
+	"decoreg/vocab"
 )
 
 // Training's memory, by the parameter: the weights, their gradients,
@@ -31,13 +32,29 @@ func trainBytesPer(c Config) float64 {
 
 // trainBytes estimates the memory Fit needs for c on rows x cols data: the
 // network being trained (params parameters), the members already trained,
-// and the features (their float32 and transformed copies).
+// the features (their float32 and transformed copies) and the targets.
 func trainBytes(c Config, params float64, rows, cols int) float64 {
 	in := float64(cols)
 	if c.InputTransform == data.TransformPLE {
 		in *= float64(1 + c.PLEBins) // the encoding (float64 while fitted, then float32) beside the features
 	}
-	return trainBytesPer(c)*params + memberBytesPerParam*params*float64(max(c.Ensemble, 1)-1) + 16*float64(rows)*in + pretrainBytes(c, cols)
+	return trainBytesPer(c)*params + memberBytesPerParam*params*float64(max(c.Ensemble, 1)-1) +
+		float64(rows)*(16*in+targetBytes(c)) + pretrainBytes(c, cols)
+}
+
+// targetBytes is the memory of a row's training target (head.Targets):
+// for a decoder, its token sequence (4 bytes a token) and the tokens
+// allowed along it (a byte a token and vocabulary entry), a few numbers
+// besides; for the other heads, those few numbers. A decoder's targets of
+// 10 million rows at base 10 and length 6 take about a GB.
+func targetBytes(c Config) float64 {
+	const other = 24 // the target, the cell's log width, and the value in head units
+	if c.Head == HeadDecoder {
+		if t, err := vocab.Parse(c.Vocab); err == nil {
+			return float64(t.Len()*(4+t.Size())) + other
+		}
+	}
+	return other
 }
 
 // pretrainBytes is the training memory of Config.Pretrain's first
@@ -71,6 +88,6 @@ func checkMemory(need float64, what string) error {
 	if !ok || need <= 0.9*l.Bytes {
 		return nil
 	}
-	return fmt.Errorf("%w: %s needs about %.2g GiB, and %s leaves this process %.2g GiB: choose a smaller encoder or decoder (fewer or narrower layers, fewer members or trials)",
+	return fmt.Errorf("%w: %s needs about %.2g GiB, and %s leaves this process %.2g GiB: choose a smaller encoder or decoder (fewer or narrower layers, fewer members or trials), or fewer rows",
 		ErrTooLarge, what, need/(1<<30), l.What, max(l.Bytes, 0)/(1<<30))
 }
