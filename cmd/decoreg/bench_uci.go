@@ -186,6 +186,9 @@ func runBenchUCI(args []string) error {
 			return usagef("bench uci: --datasets: %v", err)
 		}
 	}
+	if err := outsideData("bench uci", *out, opts.DataDir); err != nil {
+		return err
+	}
 	// The flags are checked: only now is --out made.
 	if err := makeOutDir("bench uci", *out); err != nil {
 		return err

@@ -481,3 +481,23 @@ func TestBenchUCIRefusedMakesNoDir(t *testing.T) {
 		}
 	}
 }
+
+// TestOutsideData: results are not written among the datasets: --out the
+// data directory, inside it, or inside it through a link, is refused.
+func TestOutsideData(t *testing.T) {
+	data := t.TempDir()
+	writeUCIFixture(t, data, "beta", 60, 3)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(data, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][2]string{{data, data}, {data, filepath.Join(data, "beta", "res")}, {link, filepath.Join(data, "new")}, {data, filepath.Join(link, "new")}} {
+		var errb bytes.Buffer
+		if code := run([]string{"bench", "uci", "--data", c[0], "--out", c[1]}, &errb); code != 2 || !strings.Contains(errb.String(), "lies inside the data directory") {
+			t.Errorf("--data %s --out %s: exit %d, %s", c[0], c[1], code, errb.String())
+		}
+	}
+	if err := outsideData("x", filepath.Join(t.TempDir(), "res"), data); err != nil {
+		t.Errorf("a directory beside the data: %v", err)
+	}
+}

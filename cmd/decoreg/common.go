@@ -779,6 +779,37 @@ func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
 	}
 }
 
+// outsideData refuses an output directory out that is the data directory
+// data or lies inside it (links resolved where they exist): results written
+// among the datasets would mix with them.
+func outsideData(name, out, data string) error {
+	resolve := func(p string) string {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return ""
+		}
+		// The longest existing ancestor, with links resolved.
+		rest := ""
+		for d := a; ; d = filepath.Dir(d) {
+			if r, err := filepath.EvalSymlinks(d); err == nil {
+				return filepath.Join(r, rest)
+			}
+			if filepath.Dir(d) == d {
+				return a
+			}
+			rest = filepath.Join(filepath.Base(d), rest)
+		}
+	}
+	o, d := resolve(out), resolve(data)
+	if o == "" || d == "" {
+		return nil
+	}
+	if o == d || strings.HasPrefix(o, d+string(filepath.Separator)) {
+		return inputf(name, "--out %s lies inside the data directory %s: the results would mix with the datasets; choose a directory outside it", out, data)
+	}
+	return nil
+}
+
 // noTargetColumn is the error for a --target that names no column of the
 // file at path (header).
 func noTargetColumn(name, path, target string, header []string) error {

@@ -285,6 +285,11 @@ func runExperiment(cmd *Command, args []string) (err error) {
 			return failf(name, "%s", oneLine(err.Error()))
 		}
 	}
+	if e.RealData {
+		if err := outsideData(name, out, so.DataDir); err != nil {
+			return err
+		}
+	}
 	_, statErr := os.Stat(out)
 	if err := makeOutDir(name, out); err != nil {
 		return err
