@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"decoreg/internal/outfile"
 )
 
 type testLine struct {
@@ -237,5 +239,16 @@ func TestJournalSeconds(t *testing.T) {
 	}
 	if got := fmtDur(3725); got != "1h2m5s" {
 		t.Errorf("fmtDur(3725) = %q", got)
+	}
+}
+
+// TestIsWriteErr: a figure or report that cannot be written (a read-only
+// file in the way) is a write error, not one of the journal's.
+func TestIsWriteErr(t *testing.T) {
+	if !isWriteErr(fmt.Errorf("writing x.png: %w", outfile.ErrReadOnly)) || !isWriteErr(&os.PathError{Op: "open", Path: "x", Err: os.ErrPermission}) {
+		t.Error("a write error not seen as one")
+	}
+	if isWriteErr(errors.New("no results")) {
+		t.Error("another error seen as a write error")
 	}
 }

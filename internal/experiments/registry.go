@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"decoreg/internal/outfile"
 )
 
 // Experiment is one of the paper's figures or tables that `decoreg
@@ -312,7 +314,7 @@ func commandsOf[T Line](lines []T) string {
 // directory in the way), not from the results.
 func isWriteErr(err error) bool {
 	var pe *os.PathError
-	return errors.As(err, &pe)
+	return errors.As(err, &pe) || errors.Is(err, outfile.ErrReadOnly)
 }
 
 func riskExperiment() *Experiment {
