@@ -268,3 +268,32 @@ func TestBenchReportOutliers(t *testing.T) {
 		t.Errorf("an outlier table without outliers:\n%s", got)
 	}
 }
+
+// TestBenchReportMixedSettings: a cell whose runs were trained with other
+// settings (bench uci run again into the directory with other flags, for
+// new splits) is listed, and the others are not.
+func TestBenchReportMixedSettings(t *testing.T) {
+	fx := []reportFixture{
+		{ds: "a", head: "mdn", split: 0, nll: 1, nllU: 1, tau: 0.5, seconds: 1},
+		{ds: "a", head: "mdn", split: 1, nll: 1, nllU: 1, tau: 0.5, seconds: 1},
+		{ds: "b", head: "mdn", split: 0, nll: 1, nllU: 1, tau: 0.5, seconds: 1},
+		{ds: "b", head: "mdn", split: 1, nll: 1, nllU: 1, tau: 0.5, seconds: 1},
+	}
+	dir, out := benchReport(t, fx)
+	if strings.Contains(out, "mix settings") {
+		t.Fatalf("one setting reported as mixed:\n%s", out)
+	}
+	p := experiments.ResultPath(dir, "b", "mdn", 1)
+	r, err := experiments.ReadResult(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Config.MaxEpochs = 1
+	if err := experiments.WriteResult(p, r); err != nil {
+		t.Fatal(err)
+	}
+	out = reportOutput(t, dir)
+	if !strings.Contains(out, "## Cells that mix settings") || !strings.Contains(out, "| b | mdn | 2 |") || strings.Contains(out, "| a | mdn | 2 |") {
+		t.Errorf("mixed settings:\n%s", out)
+	}
+}

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -270,12 +271,60 @@ func (t *table) markdown(w io.Writer, rs []*Result) error {
 		b.WriteString("\n")
 	}
 	t.outliers(&b)
+	t.mixedSettings(&b)
 	fmt.Fprintf(&b, "Every cell summarises %d splits unless marked (n/%d): only n splits have a value, because runs are not yet done, "+
 		"or failed (\"failed\" counts runs that wrote no model, e.g. diverged), or, for Kendall's tau, because tau is undefined "+
 		"when every point estimate or every test target of a split is the same; — marks a cell without results.\n\n", t.splits, t.splits)
 	b.WriteString(runSummary(rs))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// settingsKey is what must agree among the results of a cell for its mean
+// to be one setting's: the configuration trained (less its thread count,
+// which does not change what is computed; a sweep's choice varies by split,
+// so a swept run counts as "sweep") and the point estimate of MSE and tau.
+func settingsKey(r *Result) string {
+	k := "sweep"
+	if r.Sweep == nil {
+		c := r.Config
+		c.Threads = 0
+		b, _ := json.Marshal(c)
+		k = string(b)
+	}
+	if r.Eval != nil {
+		k += " point=" + r.Eval.Point
+	}
+	return k
+}
+
+// mixedSettings writes the cells whose results were run with different
+// settings (bench uci into a directory that holds other runs: it warns
+// about, and keeps, an existing result of other settings, and adds new
+// splits with the new ones), whose means mix them. Nothing when none do.
+func (t *table) mixedSettings(b *strings.Builder) {
+	var rows []string
+	for _, ds := range t.datasets {
+		for _, h := range t.heads {
+			n := map[string]int{}
+			for _, r := range t.byKey[[2]string{ds, h}] {
+				n[settingsKey(r)]++
+			}
+			if len(n) > 1 {
+				rows = append(rows, fmt.Sprintf("| %s | %s | %d |\n", ds, h, len(n)))
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("## Cells that mix settings\n\nThe runs of these cells were trained or scored with different settings " +
+		"(configuration, sweep or point estimate), so their means above mix them; rerun them with one setting (delete the others' result files).\n\n")
+	b.WriteString("| dataset | head | settings |\n|---|---|---:|\n")
+	for _, r := range rows {
+		b.WriteString(r)
+	}
+	b.WriteString("\n")
 }
 
 // OutlierNats is how far, in nats, a run's test NLL must exceed the median
