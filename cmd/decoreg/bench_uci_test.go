@@ -292,6 +292,7 @@ func TestBenchUCIBadInput(t *testing.T) {
 	writeUCIFixture(t, notGzip, "d", 60, 3)
 	os.WriteFile(filepath.Join(notGzip, "d", experiments.MaskFile), []byte("\x1f\x8bgarbage"), 0o644)
 
+	emptyData := t.TempDir()
 	for _, c := range []struct {
 		name string
 		args []string
@@ -303,7 +304,8 @@ func TestBenchUCIBadInput(t *testing.T) {
 		{"corrupt gzip", tinyUCIArgs(notGzip, out), []string{filepath.Join(notGzip, "d", experiments.MaskFile)}},
 		{"missing dataset", tinyUCIArgs(rowCount, out, "--datasets", "nope"), []string{filepath.Join(rowCount, "nope", experiments.DataFile)}},
 		{"split out of range", tinyUCIArgs(ragged, out, "--datasets", "good", "--splits", "0-3"), []string{"split", filepath.Join(ragged, "good", experiments.MaskFile)}},
-		{"no datasets", tinyUCIArgs(out, out), []string{out, "no datasets"}},
+		{"no datasets", tinyUCIArgs(emptyData, out), []string{emptyData, "no datasets"}},
+		{"out in the data", tinyUCIArgs(out, out), []string{out, "lies inside the data directory"}},
 		{"bad head", tinyUCIArgs(ragged, out, "--heads", "mdn,decoder"), []string{"--heads", `"decoder"`}},
 		{"empty datasets", tinyUCIArgs(ragged, out, "--datasets", " , "), []string{"--datasets", "no dataset named"}},
 		{"bad shard", tinyUCIArgs(ragged, out, "--shard", "2/2"), []string{"--shard", "2/2"}},
