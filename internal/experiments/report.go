@@ -287,9 +287,7 @@ func (t *table) markdown(w io.Writer, rs []*Result) error {
 func settingsKey(r *Result) string {
 	k := "sweep"
 	if r.Sweep == nil {
-		c := r.Config
-		c.Threads = 0
-		b, _ := json.Marshal(c)
+		b, _ := json.Marshal(computed(r.Config))
 		k = string(b)
 	}
 	if r.Eval != nil {

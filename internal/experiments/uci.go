@@ -300,6 +300,14 @@ func checkoutCommit() string {
 	return rev
 }
 
+// computed returns c without what does not change what a run computes
+// (its thread count): two runs of equal computed configurations are of
+// one setting.
+func computed(c decoreg.Config) decoreg.Config {
+	c.Threads = 0
+	return c
+}
+
 // Summary counts what RunUCI did.
 type Summary struct {
 	Planned int     // runs in the whole plan
@@ -399,10 +407,8 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 			if err != nil {
 				return sum, &InputError{err}
 			}
-			oc, wc := old.Config, want
-			oc.Threads, wc.Threads = 0, 0 // threads do not change what is computed
 			samePoint := opts.Point == "" || old.Eval == nil || old.Eval.Point == opts.Point
-			if (old.Sweep != nil) != opts.Sweep || (!opts.Sweep && oc != wc) || !samePoint {
+			if (old.Sweep != nil) != opts.Sweep || (!opts.Sweep && computed(old.Config) != computed(want)) || !samePoint {
 				fmt.Fprintf(logw, "warning: %s exists with other settings; keeping it (delete it to rerun)\n", path)
 			}
 			continue
