@@ -45,7 +45,7 @@ var Encoders = []string{EncoderMLP, EncoderPLR}
 // DESIGN.md section 6) and are the same for every dataset.
 const (
 	DefaultVocab        = "normalized:base=8,length=6"                 // paper grid: B in {2,4,8}, K in {4,6,8}
-	DefaultUnnormalized = "unnormalized:base=10,exponent=1,mantissa=4" // paper grid: B in {4,8,10}, E in {1,2,4}, M in {2,4,8}
+	DefaultUnnormalized = "unnormalized:base=10,exponent=1,mantissa=4" // paper grid: B in {4,8,10}, E in {1,2,4} (4 for B=4 only: vocab.Trainable), M in {2,4,8}
 	DefaultEncLayers    = 2                                            // paper grid: 2..5
 	DefaultEncWidth     = 256                                          // paper grid: 256, 512, 2048
 	DefaultDecLayers    = 1                                            // paper: (1 layer, 32 units, 1 head) or (3, 128, 4)
@@ -422,6 +422,11 @@ func (c Config) validateTrain() (vocab.Tokenizer, error) {
 	tok, err := c.validate()
 	if err != nil {
 		return nil, err
+	}
+	if tok != nil {
+		if err := vocab.Trainable(tok); err != nil {
+			return nil, configErr("Vocab", "%q: %v", c.Vocab, err)
+		}
 	}
 	if c.AdamW && c.WeightDecay == 0 {
 		return nil, configErr("AdamW", "AdamW decouples the weight decay, which is 0: set a weight decay > 0 or leave AdamW off")

@@ -71,6 +71,33 @@ func TestAdamWNeedsWeightDecay(t *testing.T) {
 	}
 }
 
+// Tokenizations a model cannot be trained on are refused for training
+// (vocab.Trainable) and still load: special tokens, never trained since
+// targets are finite (samples drew NaN and ±Inf), and an Unnormalized zero
+// cell of width 0 (a target 0 had loss -Inf; the summary said val_loss 0,
+// calibration failed to write the model).
+func TestUntrainableVocab(t *testing.T) {
+	x, y := toyData(40, 1)
+	for spec, want := range map[string]string{
+		"normalized:base=10,length=3,special=true":   "leave special out",
+		"unnormalized:base=10,exponent=3,mantissa=2": "use exponent <= 2 for base 10",
+		"unnormalized:base=2,exponent=11,mantissa=4": "use exponent <= 10 for base 2",
+	} {
+		cfg := Config{Head: HeadDecoder, Vocab: spec, RawTarget: true}
+		wantConfigField(t, cfg.Validate(), "Vocab", want)
+		m, err := FitFlat(context.Background(), x, len(y), 1, y, cfg)
+		if m != nil {
+			t.Error("FitFlat returned a model")
+		}
+		wantConfigField(t, err, "Vocab", want)
+		_, _, err = Tune(context.Background(), x, len(y), 1, y, cfg, TuneOptions{})
+		wantConfigField(t, err, "Vocab", want)
+		if _, err := DefaultConfig(cfg).validate(); err != nil {
+			t.Errorf("the load path refuses %s: %v", spec, err)
+		}
+	}
+}
+
 // A Patience without validation rows would never apply: refused, unless it
 // is 0 or DefaultPatience (the command line always passes one).
 func TestPatienceNeedsValidation(t *testing.T) {

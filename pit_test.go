@@ -18,7 +18,7 @@ import (
 func pitConfigs() []Config {
 	cs := []Config{
 		{Head: HeadDecoder, Vocab: "normalized:base=4,length=4"},
-		{Head: HeadDecoder, Vocab: "normalized:base=2,length=6,special=true"},
+		{Head: HeadDecoder, Vocab: "normalized:base=2,length=6"},
 		{Head: HeadDecoder, Vocab: "unnormalized:base=10,exponent=1,mantissa=2"},
 		{Head: HeadRiemann, Bins: 32},
 		{Head: HeadMDN, Components: 3},

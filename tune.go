@@ -379,10 +379,18 @@ func tuneGrid(base Config) []tuneAxis {
 		var vocabs []string
 		tok, _ := vocab.Parse(base.Vocab)
 		if vocab.IsUnnormalized(tok) {
+			// The paper's grid, less exponent 4 for bases 8 and 10: their
+			// smallest cells (8^-4095, 10^-9999) are below float64's, so
+			// their zero cell has width 0 and cannot be trained
+			// (vocab.Trainable); a target at the middle of the range,
+			// which the shifted units map to 0, had an infinite density.
 			for _, b := range []int{4, 8, 10} {
 				for _, e := range []int{1, 2, 4} {
 					for _, m := range []int{2, 4, 8} {
-						vocabs = append(vocabs, fmt.Sprintf("unnormalized:base=%d,exponent=%d,mantissa=%d", b, e, m))
+						spec := fmt.Sprintf("unnormalized:base=%d,exponent=%d,mantissa=%d", b, e, m)
+						if t, err := vocab.Parse(spec); err == nil && vocab.Trainable(t) == nil {
+							vocabs = append(vocabs, spec)
+						}
 					}
 				}
 			}

@@ -3,6 +3,7 @@ package vocab
 import (
 	"fmt"
 	"math"
+	"math/big"
 )
 
 // Limits of what Parse accepts. The constructors (NewNormalized, ...) accept
@@ -71,4 +72,57 @@ func checkCells(key string, base, n int, what string) error {
 	}
 	return &paramError{fmt.Sprintf("%s %d too long for base %d: %s of relative width %s are finer than float64 resolves (base^%s must be at most 2^%d, so %s <= %d for base %d)",
 		key, n, base, what, width, key, MaxCellBits, key, maxN, base)}
+}
+
+// MinExp2 is the exponent of float64's smallest positive number, 2^-1074
+// (a subnormal): a finer cell of an Unnormalized tokenization has width 0
+// in float64.
+const MinExp2 = -1074
+
+// Trainable reports whether a model can be trained on t: t is Usable, has
+// no special tokens (training targets are finite, so the tokens nan, inf
+// and -inf would never be trained, and samples would draw them at their
+// initial odds), and every finite cell has a positive width in float64, so
+// that every target has a finite density. An Unnormalized tokenization
+// fails the last when B^-(emax+M-1), the width of its smallest cells, is
+// below 2^-1074: then its zero cell (-fl(B^-emax), fl(B^-emax)) or the
+// cells above it round to width 0, and a target there (0, say) has an
+// infinite density. The error wraps ErrSpec and says the largest exponent
+// that can be trained.
+func Trainable(t Tokenizer) error {
+	if err := Usable(t); err != nil {
+		return err
+	}
+	if s, ok := Base(t).(interface{ alpha() alphabet }); ok && s.alpha().special {
+		return &paramError{"special=true adds the tokens nan, inf and -inf for non-finite targets, which training never sees (its targets are finite): they would stay untrained and samples would draw them; leave special out"}
+	}
+	u, ok := Base(t).(*Unnormalized)
+	if !ok || smallestCellResolved(u.base, u.emax+u.m-1) {
+		return nil
+	}
+	maxE := 0
+	for e := 1; ; e++ {
+		ex, ok := powAtMost(u.base, e, 1<<62)
+		if !ok || !smallestCellResolved(u.base, int(ex)-1+u.m-1) {
+			break
+		}
+		maxE = e
+	}
+	width := fmt.Sprintf("%d^-%d", u.base, u.emax+u.m-1)
+	if u.base != 2 {
+		width += fmt.Sprintf(" (about 2^-%.0f)", float64(u.emax+u.m-1)*u.log2B)
+	}
+	return &paramError{fmt.Sprintf("exponent %d too long for base %d to train on: the smallest cells, of width %s, are finer than float64's smallest number 2^%d, so the zero cell or the cells above it have width 0 and a target in them an infinite density (use exponent <= %d for base %d and mantissa %d)",
+		u.e, u.base, width, MinExp2, maxE, u.base, u.m)}
+}
+
+// smallestCellResolved reports whether base^-n >= 2^MinExp2, that is
+// base^n <= 2^1074, exactly.
+func smallestCellResolved(base, n int) bool {
+	if l := float64(n) * math.Log2(float64(base)); l > -MinExp2+8 {
+		return false
+	} else if l < -MinExp2-8 {
+		return true
+	}
+	return bigPow(base, n).Cmp(new(big.Int).Lsh(big.NewInt(1), -MinExp2)) <= 0
 }

@@ -1,6 +1,7 @@
 package vocab
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -270,4 +271,111 @@ func FuzzBound(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTrainable: every constructible Unnormalized(B, E, M) with base^E up to
+// 2^14 (and the largest mantissa Usable allows, or 1) is Trainable exactly
+// when its zero cell and the lowest cells above it, decoded from their
+// token sequences, all have a positive width; the refusal names the
+// largest exponent that trains, which is then Trainable. Special tokens,
+// in any wrapper, are refused; other kinds are Trainable when Usable.
+func TestTrainable(t *testing.T) {
+	checked, refused := 0, 0
+	for b := 2; b <= MaxBase; b++ {
+		for e := 1; ; e++ {
+			if p, ok := powAtMost(b, e, 1<<14); !ok || p < 1 {
+				break
+			}
+			for _, m := range []int{1, 2, maxMantissa(b)} {
+				u, err := NewUnnormalized(b, e, m)
+				if err != nil || Usable(u) != nil {
+					t.Fatalf("(%d, %d, %d): %v", b, e, m, err)
+				}
+				zeroWidth := false
+				for _, s := range lowestCells(u, 64) {
+					c, err := u.Decode(s)
+					if err != nil {
+						t.Fatalf("(%d, %d, %d): Decode(%v): %v", b, e, m, s, err)
+					}
+					zeroWidth = zeroWidth || !(c.Hi > c.Lo)
+				}
+				err = Trainable(u)
+				checked++
+				if (err == nil) == zeroWidth {
+					t.Errorf("Unnormalized(%d, %d, %d): Trainable %v, a cell of width 0: %v", b, e, m, err, zeroWidth)
+				}
+				if err != nil {
+					refused++
+					wantErr(t, err, ErrSpec, "to train on")
+					var maxE int
+					if _, err := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "use exponent <= "):], "use exponent <= %d", &maxE); err != nil || maxE >= e {
+						t.Errorf("(%d, %d, %d): %v", b, e, m, err)
+					} else if u2, _ := NewUnnormalized(b, maxE, m); Trainable(u2) != nil {
+						t.Errorf("(%d, %d, %d): the advised exponent %d: %v", b, e, m, maxE, Trainable(u2))
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d of %d refused", refused, checked)
+	if refused == 0 || refused == checked {
+		t.Errorf("%d of %d refused", refused, checked)
+	}
+	for _, spec := range []string{"normalized:base=10,length=3,special=true", "hamming:length=4,special=true,repeat=2", "unnormalized:base=10,exponent=1,mantissa=3,special=true"} {
+		tok, err := Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantErr(t, Trainable(tok), ErrSpec, "leave special out")
+	}
+	for _, spec := range []string{"normalized:base=10,length=15", "hamming:length=50,repeat=5", "unnormalized:base=2,exponent=10,mantissa=50", "unnormalized:base=10,exponent=2,mantissa=15"} {
+		tok, err := Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Trainable(tok); err != nil {
+			t.Errorf("%s: %v", spec, err)
+		}
+	}
+	if err := Trainable(nil); err == nil {
+		t.Error("Trainable(nil) = nil")
+	}
+}
+
+// maxMantissa is the largest mantissa Usable allows for base b.
+func maxMantissa(b int) int {
+	m := 1
+	for {
+		if _, ok := powAtMost(b, m+1, 1<<MaxCellBits); !ok {
+			return m
+		}
+		m++
+	}
+}
+
+// lowestCells returns the token sequences of u's zero cell and of its n
+// lowest positive cells (exponent -emax, mantissas B^(M-1), B^(M-1)+1, ...),
+// written digit by digit.
+func lowestCells(u *Unnormalized, n int) [][]int {
+	b, plus, minus := u.Base(), u.Plus(), u.Minus()
+	digits := func(v, k int) []int {
+		d := make([]int, k)
+		for i := k - 1; i >= 0; i-- {
+			d[i], v = v%b, v/b
+		}
+		return d
+	}
+	emax := u.emax
+	zero := append([]int{plus, minus}, digits(emax, u.Exponent())...)
+	zero = append(zero, make([]int, u.Mantissa())...)
+	out := [][]int{zero}
+	low := 1
+	for range u.Mantissa() - 1 {
+		low *= b
+	}
+	for m := low; m < low*b && len(out) <= n; m++ {
+		s := append([]int{plus, minus}, digits(emax, u.Exponent())...)
+		out = append(out, append(s, digits(m, u.Mantissa())...))
+	}
+	return out
 }

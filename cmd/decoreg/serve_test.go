@@ -101,11 +101,11 @@ func TestBenchPredictRuns(t *testing.T) {
 	if r.Rows != 50 || !(r.ExactRowsPerS > 0) || !(r.SampledRowsPerS > 0) || !(math.Abs(em-sm) <= 0.2*(1+math.Abs(em))) {
 		t.Errorf("%s", out)
 	}
-	// An unbounded tokenization reaching 1e±999: means near -MaxFloat64,
+	// An unbounded tokenization reaching 2^1024: means near ±MaxFloat64,
 	// whose sum overflowed and failed the JSON encoder after the timing.
 	dir := t.TempDir()
 	u3 := filepath.Join(dir, "u3.model")
-	mustCLI(t, "train", "--data", writeSynth(t, dir, "train.csv", 100, 2), "--out", u3, "--vocab", "unnormalized:base=10,exponent=3,mantissa=2",
+	mustCLI(t, "train", "--data", writeSynth(t, dir, "train.csv", 100, 2), "--out", u3, "--vocab", "unnormalized:base=2,exponent=10,mantissa=2",
 		"--unbounded", "--epochs", "1", "--enc-width", "16", "--enc-layers", "1", "--quiet")
 	out, _ = mustCLI(t, "bench", "predict", "--model", u3, "--data", "testdata/cli/small.csv", "--rows", "10", "--samples", "5", "--repeats", "1")
 	if err := json.Unmarshal([]byte(out), &r); err != nil {

@@ -259,7 +259,7 @@ func stepSeed(seed uint64, epoch, k int) uint64 {
 // Validate returns the mean validation loss of the current weights, or
 // with Settings.EMA of their moving average (NaN without validation rows),
 // and keeps those weights when it is the best so far (best reports that).
-// A NaN loss gives an error wrapping ErrDiverged.
+// A NaN or -Inf loss gives an error wrapping ErrDiverged.
 func (t *Run) Validate() (loss float64, best bool, err error) {
 	if len(t.val) == 0 {
 		t.bestEpoch = t.epoch
@@ -290,6 +290,12 @@ func (t *Run) Validate() (loss float64, best bool, err error) {
 	}
 	if math.IsNaN(loss) {
 		return loss, false, fmt.Errorf("%w: the validation loss is NaN at epoch %d", ErrDiverged, t.epoch)
+	}
+	if math.IsInf(loss, -1) {
+		// An infinite density: a validation target in a cell of width 0
+		// (the config checks refuse tokenizations that have them), or a
+		// scale that underflowed. No epoch could be compared with it.
+		return loss, false, fmt.Errorf("%w: the validation loss is -Inf at epoch %d (a validation target has an infinite density)", ErrDiverged, t.epoch)
 	}
 	if loss < t.bestLoss {
 		t.bestLoss, t.bestEpoch, t.stale = loss, t.epoch, 0

@@ -6,10 +6,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"decoreg/internal/head"
 	"decoreg/internal/model"
+	"decoreg/vocab"
 )
 
 func TestValRows(t *testing.T) {
@@ -322,5 +324,39 @@ func TestFreezeEncoder(t *testing.T) {
 		if changed < (len(before)-n)/2 {
 			t.Errorf("adamw %v: %d of the head's %d parameters trained", adamw, changed, len(before)-n)
 		}
+	}
+}
+
+// TestInfiniteDensityDiverges: a validation NLL of -Inf (here the targets
+// 0 in the zero cell [-0, 0] of Unnormalized(10, 3, 2), whose width
+// underflows float64; decoreg's config checks refuse it, vocab.Trainable)
+// is a divergence, not an epoch that no later one beats.
+func TestInfiniteDensityDiverges(t *testing.T) {
+	tok, err := vocab.NewUnnormalized(10, 3, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vocab.Trainable(tok) == nil {
+		t.Fatal("Trainable accepts a zero cell of width 0")
+	}
+	const n = 50
+	xs := make([]float32, n)
+	y := make([]float64, n) // 0 and 1
+	for i := range xs {
+		xs[i], y[i] = float32(i)/n, float64(i%2)
+	}
+	c := model.Config{In: 1, EncLayers: 1, EncWidth: 8, Head: model.Decoder, Vocab: tok, DecLayers: 1, DecWidth: 8, DecHeads: 1, MaskLoss: true, Threads: 1}
+	net, err := model.New(c, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := head.Encode(&net.Cfg, head.Of(&c).Units(tok, true, 0, 1), y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := Prepare(net, tg, xs, n, 1, Settings{LR: 1e-3, BatchSize: 16, MaxEpochs: 2, Patience: 2, ValFrac: 0.2, Seed: 1})
+	res, err := run.Loop(context.Background(), nil)
+	if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "-Inf") {
+		t.Errorf("got %+v, %v", res, err)
 	}
 }
