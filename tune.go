@@ -1003,8 +1003,12 @@ rungs:
 	m.info.Seconds = rep.Seconds
 	m.info.Tune = rep.clone() // the caller's report and the model's record are not shared
 	if cancelled {
+		// Cancelled, whatever stopped the kept trial's own training
+		// (early stopping, the budget of a halving round): interrupted
+		// while the seeds' members trained, a lone best trial recorded
+		// "budget".
+		m.info.Stopped = "cancelled"
 		if n > 1 {
-			m.info.Stopped = "cancelled"
 			return m, rep, fmt.Errorf("tuning cancelled (keeping the best trial and %d more member(s) so far): %w", n-1, ctx.Err())
 		}
 		return m, rep, fmt.Errorf("tuning cancelled (keeping the best trial so far): %w", ctx.Err())

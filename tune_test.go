@@ -394,6 +394,21 @@ func TestTuneSeedsBudgetAndCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || m == nil || m.EnsembleSize() != 3 || m.Info().Stopped != "cancelled" || !strings.Contains(err.Error(), "2 more member(s)") {
 		t.Errorf("cancelled in member 3 of 4: %v, %v", m, err)
 	}
+	// Cancelled once the one trial has ended (by its epochs), before a
+	// seed's member starts: the lone trial's model records "cancelled",
+	// not why the trial itself stopped.
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	small.MaxEpochs = 2
+	m, rep, err = Tune(ctx, x[:400], 400, 1, y[:400], small, TuneOptions{Trials: 1, Budget: time.Minute, EnsembleFrom: EnsembleFromSeeds,
+		Progress: func(tr TuneTrial) {
+			if tr.Status != "" {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, context.Canceled) || m == nil || m.EnsembleSize() != 1 || m.Info().Stopped != "cancelled" || rep.Trials[0].Status != "max-epochs" {
+		t.Errorf("cancelled before the seeds' members: %v, stopped %q, trial %+v", err, m.Info().Stopped, rep.Trials)
+	}
 }
 
 // EnsembleFrom all: greedy selection among the trials and the seeds'
