@@ -582,3 +582,53 @@ func TestDidYouMean(t *testing.T) {
 		t.Errorf("editDistance(kitten, sitting) = %d", d)
 	}
 }
+
+// TestSlowSummariesWarning: a decoder tokenization that is not a tree and
+// longer than slowSummaryLen tokens is warned about (its summaries sample
+// sequences: eval took about 6 s a row at 250 tokens, without a word); a
+// tree of any length, a short repeat and other heads are not.
+func TestSlowSummariesWarning(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "train.csv", 40, 1)
+	for _, c := range []struct {
+		args []string
+		warn bool
+	}{
+		{[]string{"--vocab", "normalized:base=2,length=50,repeat=2"}, true},
+		{[]string{"--vocab", "hamming:length=50,repeat=2"}, true},
+		{[]string{"--vocab", "normalized:base=2,length=32,repeat=2"}, false},
+		{[]string{"--vocab", "normalized:base=2,length=50"}, false},
+		{[]string{"--vocab", "unnormalized:base=2,exponent=10,mantissa=50"}, false},
+		{[]string{"--head", "mdn"}, false},
+	} {
+		args := append([]string{"train", "--data", data, "--enc-layers", "1", "--enc-width", "4", "--epochs", "1", "--threads", "1", "--quiet", "--out", filepath.Join(dir, "m.model")}, c.args...)
+		if c.args[0] == "--vocab" {
+			args = append(args, "--dec-width", "8", "--dec-heads", "1")
+		}
+		_, errs := mustCLI(t, args...)
+		if got := strings.Contains(errs, "is not a tree of nested cells"); got != c.warn {
+			t.Errorf("%v: warned %v: %q", c.args, got, errs)
+		}
+	}
+}
+
+// TestWideRangeWarning: --target-range far wider than the training
+// targets is warned about (0,1e308 for targets in 37-612 put every
+// prediction near 4e307 without a word); a range near them is not.
+func TestWideRangeWarning(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"train", "--data", "../../testdata/mixed.csv", "--target", "price", "--enc-layers", "1", "--enc-width", "4", "--epochs", "1", "--threads", "1", "--quiet", "--out", filepath.Join(dir, "m.model")}
+	for _, c := range []struct {
+		rng  string
+		warn string
+	}{{"0,1e308", "of --target-range [0, 1e+308]"}, {"0,1e5", "of --target-range [0, 100000]"}, {"0,1000", ""}, {"", ""}} {
+		a := args
+		if c.rng != "" {
+			a = append(a[:len(a):len(a)], "--target-range", c.rng)
+		}
+		_, errs := mustCLI(t, a...)
+		if got := strings.Contains(errs, "the training targets span"); got != (c.warn != "") || !strings.Contains(errs, c.warn) {
+			t.Errorf("--target-range %q: %q", c.rng, errs)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	"decoreg"
 	"decoreg/data"
+	"decoreg/dist"
 	"decoreg/internal/modelfile"
 	"decoreg/internal/outfile"
 	"decoreg/vocab"
@@ -642,6 +643,66 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	return c, nil
 }
 
+// slowSummaryLen is the sequence length above which a tokenization that is
+// not a tree gets warnSlowSummaries' warning: its summaries sample
+// dist.DefaultSamples sequences a row, whose decoding costs grow with the
+// square of the length (measured on 2 cores of an AMD EPYC: eval took
+// about 0.05 s a row at 32 tokens, 0.2 s at 60, 3 s at 250).
+const slowSummaryLen = 64
+
+// warnSlowSummaries warns when c's tokenization is not a tree (a repeat,
+// hamming) and longer than slowSummaryLen tokens: predict, eval, sample's
+// summaries and serve then take a noticeable time a row, which training
+// does not show.
+func warnSlowSummaries(name string, c decoreg.Config) {
+	if c.Head != decoreg.HeadDecoder {
+		return
+	}
+	tok, err := vocab.Parse(c.Vocab)
+	if err != nil {
+		return
+	}
+	if _, tree := tok.(vocab.Tree); tree || tok.Len() <= slowSummaryLen {
+		return
+	}
+	fmt.Fprintf(errOut, "decoreg %s: warning: --vocab %q is not a tree of nested cells, so predict, eval, serve and sample's summaries estimate its distribution from %d sampled sequences of %d tokens a row, which can take seconds a row (the time grows with the square of the length): a shorter one, or fewer repeats, is faster\n",
+		name, c.Vocab, dist.DefaultSamples, tok.Len())
+}
+
+// wideRangeShare is the share of --target-range below which the span of
+// the training targets gets warnWideRange's warning.
+const wideRangeShare = 0.01
+
+// warnWideRange warns when c has a fixed target range (--target-range)
+// and the training targets of fr span less than wideRangeShare of it: the
+// head resolves the range, not the data, so they share a few cells or
+// bins (0,1e308 for targets in 37-612 put them all in the first cell,
+// and every prediction near 4e307, without a word).
+func warnWideRange(name, path string, fr *data.Frame, target string, c decoreg.Config) {
+	if !c.FixedRange() {
+		return
+	}
+	j := fr.Column(target)
+	if j < 0 || fr.Columns[j].Kind != data.Numeric {
+		return
+	}
+	col := &fr.Columns[j]
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, v := range col.Num {
+		if i < len(col.Missing) && col.Missing[i] {
+			continue
+		}
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if !(hi >= lo) {
+		return
+	}
+	if r := c.TargetMax - c.TargetMin; hi-lo < wideRangeShare*r {
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the training targets span [%v, %v], %.3g of --target-range [%v, %v]: the head divides that range, so they fall in a few of its cells; a range near the targets' resolves them\n",
+			name, path, lo, hi, (hi-lo)/r, c.TargetMin, c.TargetMax)
+	}
+}
+
 // isUnnormalized reports whether tok is an unnormalized tokenization,
 // repeated or not.
 func isUnnormalized(tok vocab.Tokenizer) bool {
@@ -851,6 +912,7 @@ func runTrain(cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	warnSlowSummaries(name, cfg)
 	if err := f.split.check(name, f.data); err != nil {
 		return err
 	}
@@ -904,6 +966,7 @@ func runTrain(cmd *Command, args []string) error {
 	if fr, err = f.trainFrame(name, fr, target); err != nil {
 		return err
 	}
+	warnWideRange(name, nameSpools(fr.Path), fr, target, cfg)
 
 	// Training.
 	ctx, stop := onInterrupt(func() {}) // the first signal stops gracefully, a second exits
