@@ -406,6 +406,12 @@ func configErr(field, format string, args ...any) error {
 	return &ConfigError{Field: field, Err: fmt.Errorf(format, args...)}
 }
 
+// MaxThreads is the most threads a Config (for training) or
+// dist.TokenOptions (for Predict) may ask for: far above any machine's
+// cores, and a count past it is a typo rather than a wish (it was taken,
+// and recorded in experiments' results as given).
+const MaxThreads = 4096
+
 // Validate checks c as Fit does before it looks at the data: nil, or an
 // error wrapping ErrConfig that says what is wrong. Zero fields take their
 // defaults (DefaultConfig) first. The size limits leave out the input
@@ -427,6 +433,9 @@ func (c Config) validateTrain() (vocab.Tokenizer, error) {
 		if err := vocab.Trainable(tok); err != nil {
 			return nil, configErr("Vocab", "%q: %v", c.Vocab, err)
 		}
+	}
+	if c.Threads > MaxThreads {
+		return nil, configErr("Threads", "threads must be at most %d (MaxThreads; 0 uses every core), have %d", MaxThreads, c.Threads)
 	}
 	if c.AdamW && c.WeightDecay == 0 {
 		return nil, configErr("AdamW", "AdamW decouples the weight decay, which is 0: set a weight decay > 0 or leave AdamW off")

@@ -52,7 +52,7 @@ func TestPredictRowsInParallel(t *testing.T) {
 
 func TestTokenThreadsChecked(t *testing.T) {
 	m := fit(t, headCases[0].cfg, false)
-	for _, n := range []int{-1, maxThreads + 1} {
+	for _, n := range []int{-1, MaxThreads + 1} {
 		_, err := m.PredictFlat([]float64{0}, 1, PredictOptions{Token: dist.TokenOptions{Threads: n}})
 		var ce *ConfigError
 		if !errors.As(err, &ce) || ce.Field != "Token.Threads" {

@@ -206,7 +206,6 @@ const (
 	maxTokenSamples = 1 << 20
 	maxTokenExpand  = 1 << 24
 	maxTokenBeam    = 1 << 16
-	maxThreads      = 4096
 )
 
 // checkTokenOptions returns a *ConfigError for options that
@@ -225,8 +224,8 @@ func checkTokenOptions(o dist.TokenOptions) error {
 		return configErr("Token.Beam", "must be at most %d, have %d", maxTokenBeam, o.Beam)
 	case math.IsNaN(o.MeanTol):
 		return configErr("Token.MeanTol", "is NaN")
-	case o.Threads < 0 || o.Threads > maxThreads:
-		return configErr("Token.Threads", "must be in [0, %d], have %d", maxThreads, o.Threads)
+	case o.Threads < 0 || o.Threads > MaxThreads:
+		return configErr("Token.Threads", "must be in [0, %d], have %d", MaxThreads, o.Threads)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"decoreg"
 	"decoreg/internal/gemm"
 	"decoreg/metrics"
 )
@@ -199,8 +200,8 @@ func parseGemmThreads(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < 0 {
-			return nil, fmt.Errorf("%q is not an integer >= 0 (0: every core)", f)
+		if err != nil || v < 0 || v > decoreg.MaxThreads {
+			return nil, fmt.Errorf("%q is not an integer in [0, %d] (0: every core)", f, decoreg.MaxThreads)
 		}
 		if v == 0 {
 			v = runtime.GOMAXPROCS(0)

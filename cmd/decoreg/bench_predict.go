@@ -93,8 +93,8 @@ func runBenchPredict(args []string) error {
 		return usagef("%s: --quantiles must be in [0, 1000], have %d", name, *quantiles)
 	case *samples < 0 || *samples > 1<<20:
 		return usagef("%s: --samples must be in [0, %d], have %d", name, 1<<20, *samples)
-	case *threads < 0 || *threads > 4096:
-		return usagef("%s: --threads must be in [0, 4096] (0: every core), have %d", name, *threads)
+	case *threads < 0 || *threads > decoreg.MaxThreads:
+		return usagef("%s: --threads must be in [0, %d] (0: every core), have %d", name, decoreg.MaxThreads, *threads)
 	case *repeats < 1 || *repeats > 1000:
 		return usagef("%s: --repeats must be in [1, 1000], have %d", name, *repeats)
 	case (*modelPath == "") != (*dataPath == ""):

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"decoreg"
 	"decoreg/dist"
 	"decoreg/internal/model"
 	"decoreg/internal/rng"
@@ -95,8 +96,8 @@ func runBenchSample(args []string) error {
 		return usagef("bench sample: --samples must be at least 1, not %d", *samples)
 	case *quantiles < 0:
 		return usagef("bench sample: --quantiles must not be negative, not %d", *quantiles)
-	case *threads < 0:
-		return usagef("bench sample: --threads must be >= 0 (0: every core), not %d", *threads)
+	case *threads < 0 || *threads > decoreg.MaxThreads:
+		return usagef("bench sample: --threads must be in [0, %d] (0: every core), not %d", decoreg.MaxThreads, *threads)
 	case *repeats < 1:
 		return usagef("bench sample: --repeats must be at least 1, not %d", *repeats)
 	case *encWidth < 1:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"decoreg"
 	"decoreg/internal/gemm"
 	"decoreg/internal/model"
 	"decoreg/internal/nn"
@@ -142,8 +143,8 @@ func runBenchTrain(args []string) error {
 		}
 	}
 	switch {
-	case *threads < 0:
-		return usagef("bench train: --threads must be >= 0 (0: every core), not %d", *threads)
+	case *threads < 0 || *threads > decoreg.MaxThreads:
+		return usagef("bench train: --threads must be in [0, %d] (0: every core), not %d", decoreg.MaxThreads, *threads)
 	case *repeats < 1:
 		return usagef("bench train: --repeats must be at least 1, not %d", *repeats)
 	case *steps < 1:

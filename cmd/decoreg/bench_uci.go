@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 
+	"decoreg"
 	"decoreg/internal/experiments"
 	"decoreg/internal/outfile"
 )
@@ -134,6 +135,9 @@ func runBenchUCI(args []string) error {
 		if f.v < 0 {
 			return usagef("bench uci: --%s must be >= 0 (0: the default), have %d", f.flag, f.v)
 		}
+	}
+	if o.Threads > decoreg.MaxThreads {
+		return usagef("bench uci: --threads must be at most %d (0: all cores), have %d", decoreg.MaxThreads, o.Threads)
 	}
 	if *jobs < 1 {
 		return usagef("bench uci: --jobs must be >= 1, have %d", *jobs)

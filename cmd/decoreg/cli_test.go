@@ -420,3 +420,32 @@ func newUintSet(cmd *Command, u *uint64) *flag.FlagSet {
 	fs.Uint64Var(u, "u", 0, "unsigned")
 	return fs
 }
+
+// TestThreadsLimit: a thread count past decoreg.MaxThreads is refused by
+// every command that takes one, naming the flag (1000000 was accepted,
+// and recorded in experiments' results as given); MaxThreads itself is not.
+func TestThreadsLimit(t *testing.T) {
+	over := strconv.Itoa(decoreg.MaxThreads + 1)
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "train.csv", 30, 1)
+	for _, args := range [][]string{
+		{"train", "--data", data, "--out", filepath.Join(dir, "m.model"), "--threads", over},
+		{"experiment", "bbob", "--quick", "--out", filepath.Join(dir, "e"), "--threads", over},
+		{"bench", "uci", "--out", filepath.Join(dir, "u"), "--threads", over},
+		{"bench", "gemm", "--threads", "1," + over},
+		{"bench", "train", "--threads", over},
+		{"bench", "sample", "--threads", over},
+		{"bench", "predict", "--threads", over},
+		{"demo", "--threads", over},
+	} {
+		code, _, errs := cli(t, args...)
+		if code != 2 || !strings.Contains(errs, "threads") || !strings.Contains(errs, "4096") {
+			t.Errorf("%v: exit %d %q", args, code, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "u")); err == nil {
+		t.Error("bench uci made --out")
+	}
+	mustCLI(t, "train", "--data", data, "--out", filepath.Join(dir, "m.model"), "--threads", strconv.Itoa(decoreg.MaxThreads),
+		"--epochs", "1", "--enc-layers", "1", "--enc-width", "4", "--quiet")
+}

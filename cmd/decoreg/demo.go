@@ -104,8 +104,8 @@ func runDemo(cmd *Command, args []string) error {
 	if len(args) > 0 {
 		return usagef("demo: unexpected argument %q", args[0])
 	}
-	if *threads < 0 {
-		return usagef("demo: --threads must be >= 0, have %d", *threads)
+	if *threads < 0 || *threads > decoreg.MaxThreads {
+		return usagef("demo: --threads must be in [0, %d] (0: every core), have %d", decoreg.MaxThreads, *threads)
 	}
 	if *out == "" {
 		return usagef("demo: --out must name a directory")

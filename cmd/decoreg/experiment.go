@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"decoreg"
 	"decoreg/internal/experiments"
 	"decoreg/internal/outfile"
 )
@@ -174,8 +175,8 @@ func runExperiment(cmd *Command, args []string) (err error) {
 	if e == nil {
 		return inputf(name, "unknown experiment %q (have %s)", pos[0], strings.ReplaceAll(strings.TrimSpace(experimentNames()), "\n", ", "))
 	}
-	if f.threads < 0 {
-		return inputf(name, "--threads must be >= 0 (0: every core), have %d", f.threads)
+	if f.threads < 0 || f.threads > decoreg.MaxThreads {
+		return inputf(name, "--threads must be in [0, %d] (0: every core), have %d", decoreg.MaxThreads, f.threads)
 	}
 	if f.n < 0 || f.seed < 0 {
 		return inputf(name, "--n and --seeds must be >= 0 (0: the experiment's default), have %d and %d", f.n, f.seed)
