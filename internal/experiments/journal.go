@@ -91,6 +91,9 @@ func readJournal[T Line](path, name string, newLine func() T) (lines []T, raw []
 		partial = true
 		b = b[:bytes.LastIndexByte(b, '\n')+1]
 	}
+	// A byte order mark an editor put before the first line is not part of
+	// it (it was reported as "invalid character 'ï'").
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 1<<20), 1<<30)

@@ -132,6 +132,16 @@ func TestJournalMalformedLine(t *testing.T) {
 	if _, _, err := ReadJournal(path, "", newTestLine); err == nil || !strings.Contains(err.Error(), "key") {
 		t.Errorf("want an error about the missing key, have %v", err)
 	}
+	// A byte order mark before the first line (an editor's) is skipped;
+	// one further on is a malformed line.
+	os.WriteFile(path, []byte("\ufeff{\"key\":\"a\",\"v\":1}\n{\"key\":\"b\"}\n"), 0o644)
+	if lines, _, err := ReadJournal(path, "", newTestLine); err != nil || len(lines) != 2 || lines[0].Key != "a" || lines[0].V != 1 {
+		t.Errorf("a BOM before line 1: %v, %v", lines, err)
+	}
+	os.WriteFile(path, []byte("{\"key\":\"a\"}\n\ufeff{\"key\":\"b\"}\n"), 0o644)
+	if _, _, err := ReadJournal(path, "", newTestLine); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("a BOM before line 2: want an error naming line 2, have %v", err)
+	}
 }
 
 func TestCoarsen(t *testing.T) {
