@@ -138,8 +138,13 @@ func firstPositional(fs *flag.FlagSet, args []string) int {
 
 func runExperiment(cmd *Command, args []string) (err error) {
 	const name = "experiment"
-	if p := firstPositional(&cmd.Flag, args); p >= 0 && args[p] == "uci" {
-		// The UCI table is bench uci's: its flags, before or after NAME.
+	listed := slices.ContainsFunc(args, func(a string) bool {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		return strings.HasPrefix(a, "-") && name == "list"
+	})
+	if p := firstPositional(&cmd.Flag, args); p >= 0 && args[p] == "uci" && !listed {
+		// The UCI table is bench uci's: its flags, before or after NAME
+		// (--list with a NAME is refused below, as for the others).
 		return runBenchUCI(append(slices.Clone(args[:p]), args[p+1:]...))
 	}
 	pos, err := parseInterspersed(cmd, args)

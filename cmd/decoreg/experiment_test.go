@@ -469,8 +469,11 @@ func TestExperimentTabularFlags(t *testing.T) {
 			os.RemoveAll(out)
 		}
 	}
-	if code, _, errs := cli(t, "experiment", "--list", "scaling"); code != 2 || !strings.Contains(errs, "--list takes no NAME") {
-		t.Errorf("--list scaling: exit %d, %q", code, errs)
+	for _, args := range [][]string{{"--list", "scaling"}, {"--list", "uci"}, {"uci", "--list"}, {"-list=true", "uci"}} {
+		// uci is bench uci's, which has no --list: refused here as for the others.
+		if code, _, errs := cli(t, append([]string{"experiment"}, args...)...); code != 2 || !strings.Contains(errs, "--list takes no NAME") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
 	}
 	if testing.Short() {
 		return
