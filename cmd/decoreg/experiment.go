@@ -340,7 +340,13 @@ func runExperiment(cmd *Command, args []string) (err error) {
 			}
 			return failf(name, "--merge: %s", oneLine(err.Error()))
 		}
-		fmt.Fprintf(errOut, "experiment %s: merged %d new runs into %s\n", e.Name, added, filepath.Join(out, experiments.JournalFile))
+		fmt.Fprintf(errOut, "experiment %s: merged %d new runs into %s\n", e.Name, added.Added, filepath.Join(out, experiments.JournalFile))
+		if d := added.Differ; len(d) > 0 {
+			// Not an error: the runs kept are whole, and which to keep is
+			// the user's call (delete the lines to be replaced, merge again).
+			fmt.Fprintf(errOut, "decoreg %s: warning: --merge: %d run(s) already in %s have other results in a source, which were left out: %s (to take a source's, delete those lines first and merge again)\n",
+				name, len(d), filepath.Join(out, experiments.JournalFile), quoteList(d))
+		}
 	} else if !f.reportOnly {
 		sum, err := e.Run(ctx, so, experiments.RunOptions{Out: out, Shard: shard, Shards: shards,
 			Threads: f.threads, Commit: experiments.GitCommit(), Command: command, Log: errOut})

@@ -292,8 +292,34 @@ func TestExperimentMerge(t *testing.T) {
 	}
 	// Merging again adds nothing; a journal of another experiment is refused.
 	_, errs = mustCLI(t, args...)
-	if !strings.Contains(errs, "merged 0 new runs") {
+	if !strings.Contains(errs, "merged 0 new runs") || strings.Contains(errs, "warning") {
 		t.Errorf("second merge said:\n%s", errs)
+	}
+	// The same runs made by another process (other times) are the same
+	// runs: no word. A source line of a key already there with other
+	// results is left out with a warning naming its key.
+	if _, errs = mustCLI(t, "experiment", "risk", "--quick", "--merge", "--out", merged, one); !strings.Contains(errs, "merged 0 new runs") || strings.Contains(errs, "warning") {
+		t.Errorf("merging one process's runs said:\n%s", errs)
+	}
+	src := mustRead(t, filepath.Join(shards[0], experiments.JournalFile))
+	first, _, _ := strings.Cut(src, "\n")
+	var line map[string]any
+	if err := json.Unmarshal([]byte(first), &line); err != nil {
+		t.Fatal(err)
+	}
+	line["commit"] = "0123456789abcdef0123456789abcdef01234567"
+	changed, _ := json.Marshal(line)
+	edited := filepath.Join(dir, "edited.jsonl")
+	if err := os.WriteFile(edited, append(changed, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := mustRead(t, filepath.Join(merged, experiments.JournalFile))
+	_, errs = mustCLI(t, "experiment", "risk", "--quick", "--merge", "--out", merged, edited)
+	if !strings.Contains(errs, "merged 0 new runs") || !strings.Contains(errs, "1 run(s) already in") || !strings.Contains(errs, strconv.Quote(line["key"].(string))) {
+		t.Errorf("merging a run with other results said:\n%s", errs)
+	}
+	if after := mustRead(t, filepath.Join(merged, experiments.JournalFile)); after != before {
+		t.Error("the journal changed")
 	}
 	other := filepath.Join(dir, "density")
 	mustCLI(t, "experiment", "density", "--quick", "--shard", "0/6", "--out", other)

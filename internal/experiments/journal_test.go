@@ -262,3 +262,25 @@ func TestIsWriteErr(t *testing.T) {
 		t.Error("another error seen as a write error")
 	}
 }
+
+// TestSameResults: journal lines of one key are the same run when they
+// differ only in times (at any depth) and the run's circumstances, and
+// other results when anything else differs.
+func TestSameResults(t *testing.T) {
+	base := `{"key":"a","seconds":1.5,"started":"2026-01-01T00:00:00Z","host":"x","commit":"c1","scores":{"nll":1,"train_seconds":3},"sweep":{"trials":[{"seconds":2,"val_loss":0.5}]}}`
+	for _, c := range []struct {
+		other string
+		same  bool
+	}{
+		{base, true},
+		{`{"sweep":{"trials":[{"val_loss":0.5,"seconds":9}]},"scores":{"train_seconds":4,"nll":1.0},"commit":"c1","host":"y","started":"2026-02-01T00:00:00Z","seconds":7,"key":"a"}`, true},
+		{`{"key":"a","seconds":1.5,"started":"2026-01-01T00:00:00Z","host":"x","commit":"c2","scores":{"nll":1,"train_seconds":3},"sweep":{"trials":[{"seconds":2,"val_loss":0.5}]}}`, false},
+		{`{"key":"a","seconds":1.5,"commit":"c1","scores":{"nll":1.0000001,"train_seconds":3},"sweep":{"trials":[{"seconds":2,"val_loss":0.5}]}}`, false},
+		{`{"key":"a","commit":"c1","scores":{"nll":1},"sweep":{"trials":[{"val_loss":0.5},{"val_loss":0.6}]}}`, false},
+		{`{"key":"a","commit":"c1","scores":{"nll":1},"sweep":{"trials":[{"val_loss":0.5}]},"extra":true}`, false},
+	} {
+		if got := sameResults([]byte(base), []byte(c.other)); got != c.same {
+			t.Errorf("%s: same %v, want %v", c.other, got, c.same)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"decoreg/internal/outfile"
@@ -46,9 +47,10 @@ type Experiment struct {
 	Report func(dir string, info ReportInfo) error
 	// Merge appends to dir's journal the lines of the journals srcs (each
 	// a results.jsonl file or a directory holding one) whose keys dir's
-	// journal lacks, and returns how many it added: the step that
-	// gathers the shards of an array job.
-	Merge func(dir string, srcs []string) (int, error)
+	// journal lacks: the step that gathers the shards of an array job. It
+	// reports how many it added, and the keys of source lines left out
+	// because a line of that key was there first with other results.
+	Merge func(dir string, srcs []string) (MergeSummary, error)
 }
 
 // Synthetic lists the synthetic experiments in a fixed order.
@@ -164,7 +166,7 @@ func experiment[T Line](name, short string, scale func(Options) string, tasks fu
 			}
 			return nil
 		},
-		Merge: func(dir string, srcs []string) (int, error) {
+		Merge: func(dir string, srcs []string) (MergeSummary, error) {
 			return mergeJournals(name, dir, srcs, newLine)
 		},
 	}
@@ -204,11 +206,72 @@ func oneKind[T Line](path string, lines []T, quick bool) error {
 	return nil
 }
 
-func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (int, error) {
+// MergeSummary is what Merge did.
+type MergeSummary struct {
+	Added int // lines appended
+	// Differ are the keys of source lines not appended because a line of
+	// the same key, kept, has other results: it differs in more than the
+	// run's circumstances (Meta's host, kernel, threads, gomaxprocs,
+	// go_version and command, and at any depth the times: "started",
+	// "seconds" and fields ending in "_seconds"), e.g. the same run made
+	// at another commit. Lines that differ only in those are the same run
+	// merged again, and are not listed.
+	Differ []string
+}
+
+// runFields are the top-level JSON fields of Meta that describe how a run
+// went rather than its results.
+var runFields = []string{"host", "kernel", "threads", "gomaxprocs", "go_version", "command"}
+
+// timeField reports whether a JSON field, at any depth, is a time taken
+// or a clock reading, which differs between runs of the same results.
+func timeField(name string) bool {
+	return name == "seconds" || name == "started" || strings.HasSuffix(name, "_seconds")
+}
+
+// sameResults reports whether the journal lines a and b hold the same
+// results: the same JSON, less runFields and time fields.
+func sameResults(a, b []byte) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return bytes.Equal(a, b)
+	}
+	for _, v := range []any{va, vb} {
+		if m, ok := v.(map[string]any); ok {
+			for _, f := range runFields {
+				delete(m, f)
+			}
+		}
+		dropTimes(v)
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+// dropTimes deletes the time fields (timeField) of the decoded JSON v's
+// objects, at every depth.
+func dropTimes(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if timeField(k) {
+				delete(v, k)
+				continue
+			}
+			dropTimes(x)
+		}
+	case []any:
+		for _, x := range v {
+			dropTimes(x)
+		}
+	}
+}
+
+func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (MergeSummary, error) {
+	var sum MergeSummary
 	dst := filepath.Join(dir, JournalFile)
-	have, _, err := ReadJournal(dst, name, newLine)
+	have, haveRaw, _, err := readJournal(dst, name, newLine)
 	if err != nil {
-		return 0, &InputError{err}
+		return sum, &InputError{err}
 	}
 	// The destination's kind (--quick or full), or the first source line's.
 	var kind *bool
@@ -216,9 +279,9 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (i
 		q := strings.HasSuffix(have[0].M().Key, quickSuffix)
 		kind = &q
 	}
-	seen := map[string]bool{}
-	for _, l := range have {
-		seen[l.M().Key] = true
+	seen := map[string][]byte{} // each key's line, the one kept
+	for i, l := range have {
+		seen[l.M().Key] = haveRaw[i]
 	}
 	// Read and check every source before appending anything, so that a
 	// bad source leaves the destination as it was.
@@ -233,14 +296,14 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (i
 			continue
 		}
 		if _, err := os.Stat(path); err != nil {
-			return 0, &InputError{err}
+			return sum, &InputError{err}
 		}
 		lines, raw, partial, err := readJournal(path, name, newLine)
 		if err != nil {
-			return 0, &InputError{err}
+			return sum, &InputError{err}
 		}
 		if partial {
-			return 0, &InputError{fmt.Errorf("%s ends in a partial line: is its run still going? (resume it first)", path)}
+			return sum, &InputError{fmt.Errorf("%s ends in a partial line: is its run still going? (resume it first)", path)}
 		}
 		if kind == nil && len(lines) > 0 {
 			q := strings.HasSuffix(lines[0].M().Key, quickSuffix)
@@ -248,40 +311,43 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (i
 		}
 		if kind != nil {
 			if err := oneKind(path, lines, *kind); err != nil {
-				return 0, err
+				return sum, err
 			}
 		}
 		for i, l := range lines {
-			if !seen[l.M().Key] {
-				seen[l.M().Key] = true
-				// The line as written, not re-encoded from this build's type:
-				// fields it does not know are kept, absent ones stay absent;
-				// unless its key is not written as the journal's lookups
-				// expect (a line edited by hand), which re-encoding fixes.
-				if bytes.Contains(raw[i], keyField(l.M().Key)) {
-					add = append(add, json.RawMessage(raw[i]))
-				} else {
-					b, err := json.Marshal(l)
-					if err != nil {
-						return 0, &InputError{fmt.Errorf("%s: %v", path, err)}
-					}
-					add = append(add, b)
+			if kept, ok := seen[l.M().Key]; ok {
+				if !sameResults(kept, raw[i]) {
+					sum.Differ = append(sum.Differ, l.M().Key)
 				}
-				keys = append(keys, l.M().Key)
+				continue
 			}
+			seen[l.M().Key] = raw[i]
+			// The line as written, not re-encoded from this build's type:
+			// fields it does not know are kept, absent ones stay absent;
+			// unless its key is not written as the journal's lookups
+			// expect (a line edited by hand), which re-encoding fixes.
+			if bytes.Contains(raw[i], keyField(l.M().Key)) {
+				add = append(add, json.RawMessage(raw[i]))
+			} else {
+				b, err := json.Marshal(l)
+				if err != nil {
+					return sum, &InputError{fmt.Errorf("%s: %v", path, err)}
+				}
+				add = append(add, b)
+			}
+			keys = append(keys, l.M().Key)
 		}
 	}
-	n := 0
 	for i, l := range add {
 		added, err := appendLine(dst, keys[i], l)
 		if err != nil {
-			return n, err
+			return sum, err
 		}
 		if added {
-			n++
+			sum.Added++
 		}
 	}
-	return n, nil
+	return sum, nil
 }
 
 // same reports whether paths a and b name the same file.
