@@ -96,6 +96,22 @@ func TestUntrainableVocab(t *testing.T) {
 			t.Errorf("the load path refuses %s: %v", spec, err)
 		}
 	}
+	// The unnormalized tune grid holds only trainable tokenizations: the
+	// paper's, less exponent 4 for bases 8 and 10.
+	var vocabs []string
+	for _, a := range tuneGrid(DefaultConfig(Config{Head: HeadDecoder, Vocab: DefaultUnnormalized})) {
+		if a.name == "vocab" {
+			vocabs = a.values
+		}
+	}
+	if len(vocabs) != 21 || !slices.Contains(vocabs, "unnormalized:base=4,exponent=4,mantissa=8") || !slices.Contains(vocabs, "unnormalized:base=10,exponent=2,mantissa=8") {
+		t.Errorf("the unnormalized grid: %q", vocabs)
+	}
+	for _, v := range vocabs {
+		if err := (Config{Head: HeadDecoder, Vocab: v}).Validate(); err != nil {
+			t.Errorf("grid value %s: %v", v, err)
+		}
+	}
 }
 
 // A Patience without validation rows would never apply: refused, unless it
