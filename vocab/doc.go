@@ -32,7 +32,10 @@
 // included. The constructors accept more (up to MaxLength digits) for
 // exact-arithmetic work. An Unnormalized exponent range may exceed float64
 // (base 10, exponent 4 reaches 10^9999): such cells decode to ±Inf or 0;
-// bound the tokenization to use it in a model.
+// bound the tokenization to use it in a model. Training asks more
+// (Trainable): no special tokens, and Unnormalized cells all of positive
+// width in float64, B^-(B^E - 1 + M - 1) >= 2^-1074 (exponent <= 2 for
+// base 10, <= 10 for base 2), so that every target has a finite density.
 //
 // # Token ids
 //
