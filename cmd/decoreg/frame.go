@@ -281,10 +281,25 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 	if tj := fr.Column(target); tj >= 0 && allMissing(&fr.Columns[tj]) {
 		return nil, inputf(name, "%s: the target column %q is missing (empty, or one of --na) in every one of the %d training rows", path, target, fr.Rows)
 	}
+	// The checks look at the rows trained on, those with a target (as the
+	// library decides the columns' kinds): a column empty or constant on
+	// them, or with text only in a skipped row, is what training sees.
+	lab := fr
+	if tj := fr.Column(target); tj >= 0 {
+		var rows []int
+		for i, miss := range fr.Columns[tj].Missing {
+			if !miss {
+				rows = append(rows, i)
+			}
+		}
+		if len(rows) < fr.Rows {
+			lab = fr.Subset(rows).Reinfer()
+		}
+	}
 	sel := splitList(f.features)
 	var keep []string
-	for j := range fr.Columns {
-		c := &fr.Columns[j]
+	for j := range lab.Columns {
+		c := &lab.Columns[j]
 		if c.Name == target {
 			continue
 		}
@@ -312,9 +327,12 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 			return nil, failf(name, "%v", err)
 		}
 		fr = g
+		if lab, err = lab.Select(append(keep, target)...); err != nil {
+			return nil, failf(name, "%v", err)
+		}
 	}
-	warnNumberLike(name, path, fr, target)
-	warnConstant(name, path, fr, target)
+	warnNumberLike(name, path, lab, target)
+	warnConstant(name, path, lab, target)
 	return fr, nil
 }
 

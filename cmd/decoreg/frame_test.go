@@ -632,3 +632,53 @@ func TestWideRangeWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestSkippedRowsDecideNothing: the rows train skips (a missing target)
+// do not decide the columns' kinds or checks. Text in a skipped row made
+// a numeric column categorical (every value then an unseen level at
+// prediction, the feature lost without a word), a column with values only
+// in skipped rows was kept, and one constant on the trained rows was not
+// warned about.
+func TestSkippedRowsDecideNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "skip.csv")
+	var b strings.Builder
+	b.WriteString("x,c,w,y\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "%d.5,p,,%d\n", i, i%7)
+	}
+	b.WriteString("oops,q,5,\n")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.model")
+	_, errs := mustCLI(t, "train", "--data", path, "--enc-layers", "1", "--enc-width", "4", "--epochs", "1", "--threads", "1", "--quiet", "--out", model)
+	for _, want := range []string{`column "w" is empty in every training row: left out`, `column "c" holds the same value ("p")`, `skipped 1 row(s)`} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("want %q in:\n%s", want, errs)
+		}
+	}
+	if strings.Contains(errs, "categorical") {
+		t.Errorf("x made categorical:\n%s", errs)
+	}
+	m, err := decoreg.Load(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Schema()
+	if s == nil || len(s.Columns) != 2 || s.Columns[0].Name != "x" || s.Columns[0].Kind != data.Numeric {
+		t.Errorf("schema %+v", s)
+	}
+	// The library's FitFrame decides x's kind on the labelled rows too.
+	fr, err := data.ReadFrame(path, data.FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lm, err := decoreg.FitFrame(context.Background(), fr, "y", decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 4, MaxEpochs: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := lm.Schema().Columns[0]; c.Name != "x" || c.Kind != data.Numeric {
+		t.Errorf("FitFrame's x: %+v", c)
+	}
+}

@@ -804,7 +804,7 @@ func warnNumericLevels(name, path string, s *data.Schema) {
 				text = append(text, l)
 			}
 		}
-		if nums := len(c.Levels) - len(text); nums > 0 && 2*nums >= len(c.Levels) {
+		if nums := len(c.Levels) - len(text); nums > 0 && len(text) > 0 && 2*nums >= len(c.Levels) {
 			hint := "if they are meant as missing, list them in --na (whose list replaces the defaults)"
 			if len(text) <= data.MaxStrayText {
 				hint = naHint(s.NA, text)
