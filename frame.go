@@ -96,6 +96,18 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 	if err != nil {
 		return nil, err
 	}
+	// The encoded table (float64, a column per numeric feature, level and
+	// missing indicator) is made before Fit checks the memory: a 12 MB
+	// file of 65,536 levels asked for 34 GB, and the runtime's fatal
+	// out-of-memory error was what the user saw.
+	if w := schema.Width(); w > 0 {
+		// 8 bytes a cell for the table, 16 for training's copies of it
+		// (trainBytes).
+		if err := checkMemoryAdvice(24*float64(feats.Rows)*float64(w), fmt.Sprintf("the encoded features (%d rows x %d columns, categorical levels one-hot)", feats.Rows, w),
+			"fewer categorical levels (a lower --max-levels or WithMaxLevels, or leave out the column with the most) or fewer rows"); err != nil {
+			return nil, err
+		}
+	}
 	enc, err := schema.Encode(feats)
 	if err != nil {
 		return nil, err
@@ -185,6 +197,13 @@ func (m *Model) EncodeFrame(f *data.Frame) (*data.Encoded, error) {
 		return nil, fmt.Errorf("decoreg: %w", err)
 	}
 	if m.schema != nil {
+		// One-hot levels can make the table far wider than the frame.
+		if w := m.schema.Width(); w > 0 {
+			if err := checkMemoryAdvice(8*float64(f.Rows)*float64(w), fmt.Sprintf("the encoded features (%d rows x %d columns, categorical levels one-hot)", f.Rows, w),
+				"give fewer rows at a time"); err != nil {
+				return nil, err
+			}
+		}
 		return m.schema.Encode(f)
 	}
 	g := f

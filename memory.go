@@ -78,6 +78,11 @@ func sizesOK(x []float64, rows, cols int, y []float64) bool {
 // the process's limits leave it (memlimit.Available), with an error
 // wrapping ErrTooLarge.
 func checkMemory(need float64, what string) error {
+	return checkMemoryAdvice(need, what, "choose a smaller encoder or decoder (fewer or narrower layers, fewer members or trials), or fewer rows")
+}
+
+// checkMemoryAdvice is checkMemory with its own advice on what to change.
+func checkMemoryAdvice(need float64, what, advice string) error {
 	l, ok := memlimit.Available()
 	if ok && need > 0.9*l.Bytes {
 		// The heap may hold garbage (a model trained before): collected,
@@ -88,6 +93,6 @@ func checkMemory(need float64, what string) error {
 	if !ok || need <= 0.9*l.Bytes {
 		return nil
 	}
-	return fmt.Errorf("%w: %s needs about %.2g GiB, and %s leaves this process %.2g GiB: choose a smaller encoder or decoder (fewer or narrower layers, fewer members or trials), or fewer rows",
-		ErrTooLarge, what, need/(1<<30), l.What, max(l.Bytes, 0)/(1<<30))
+	return fmt.Errorf("%w: %s needs about %.2g GiB, and %s leaves this process %.2g GiB: %s",
+		ErrTooLarge, what, need/(1<<30), l.What, max(l.Bytes, 0)/(1<<30), advice)
 }

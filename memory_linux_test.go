@@ -7,9 +7,12 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"decoreg/data"
 )
 
 // TestTooLarge: under an address space limit (ulimit -v) that leaves a
@@ -31,7 +34,7 @@ func TestTooLarge(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestTooLarge$", "-test.v")
 	cmd.Env = append(os.Environ(), "DECOREG_TOOLARGE_CHILD=1")
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "REFUSED: ") || strings.Contains(string(out), "fatal error") {
+	if err != nil || !strings.Contains(string(out), "\nREFUSED: ") || !strings.Contains(string(out), "FRAME REFUSED: ") || strings.Contains(string(out), "fatal error") {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
 	if !strings.Contains(string(out), "address space limit (ulimit -v)") {
@@ -77,5 +80,22 @@ func tooLargeChild() {
 		println("REFUSED:", err.Error())
 	} else {
 		println("NOT REFUSED:", err)
+	}
+	// A frame of 8,000 rows, each its own level: one-hot, 8,000 x 8,001
+	// float64 (512 MB) made before Fit's check, and the runtime's fatal
+	// out-of-memory error (34 GB for 65,536 levels).
+	const n = 8000
+	f := &data.Frame{Rows: n, Columns: []data.Column{
+		{Name: "id", Kind: data.Categorical, Field: 0, Str: make([]string, n), Missing: make([]bool, n)},
+		{Name: "y", Kind: data.Numeric, Field: 1, Num: make([]float64, n), Missing: make([]bool, n)},
+	}}
+	for i := range n {
+		f.Columns[0].Str[i], f.Columns[1].Num[i] = "id"+strconv.Itoa(i), float64(i%13)
+	}
+	_, err = FitFrame(context.Background(), f, "y", Config{Head: HeadMDN, EncLayers: 1, EncWidth: 4, MaxEpochs: 1, Threads: 1}, WithMaxLevels(n))
+	if errors.Is(err, ErrTooLarge) && strings.Contains(err.Error(), "the encoded features") {
+		println("FRAME REFUSED:", err.Error())
+	} else {
+		println("FRAME NOT REFUSED:", err)
 	}
 }
