@@ -418,9 +418,13 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 	}
 	d, err := data.ReadFeatures(path, feats, read)
 	var pe *data.ParseError
-	if use == targetOptional && errors.Is(err, data.ErrNotNumber) && errors.As(err, &pe) && pe.Column == tcol+1 {
-		// Unlabelled rows, or text in the target: predict without it.
-		if !errors.Is(err, data.ErrEmptyCell) {
+	if use == targetOptional && (errors.Is(err, data.ErrNotNumber) || errors.Is(err, data.ErrNonFinite)) && errors.As(err, &pe) && pe.Column == tcol+1 {
+		// Unlabelled rows, or text or an infinity in the target: predict
+		// without it.
+		switch {
+		case errors.Is(err, data.ErrNonFinite):
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: line %d: the target column %q holds %v: it is not read (no logpdf)\n", name, nameSpools(path), pe.Line, read, pe.Err)
+		case !errors.Is(err, data.ErrEmptyCell):
 			fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %q holds text (line %d): it is not read (no logpdf)\n", name, nameSpools(path), read, pe.Line)
 		}
 		d, err = data.ReadFeatures(path, feats, "")

@@ -491,6 +491,15 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		cols = append(cols, target)
 	}
 	fr, err := data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: s.NA})
+	var pe *data.ParseError
+	if read && use == targetOptional && errors.Is(err, data.ErrNonFinite) && errors.As(err, &pe) && pe.Column == slices.Index(header, target)+1 {
+		// An infinite or overflowing target is as text there: predict goes
+		// on without the target.
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: line %d: the target column %q holds %v: it is not read (no logpdf)\n", name, nameSpools(path), pe.Line, target, pe.Err)
+		read = false
+		cols = cols[:len(cols)-1]
+		fr, err = data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: s.NA})
+	}
 	if err != nil {
 		return nil, nil, inputErr(name, targetTextErr(err, header, target, ""))
 	}

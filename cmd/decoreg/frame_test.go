@@ -392,6 +392,24 @@ func TestDuplicateUnusedColumns(t *testing.T) {
 	if !strings.Contains(errs, `the target column "y" holds text (line 3)`) || strings.Contains(out, "logpdf") || strings.Count(out, "\n") != 3 {
 		t.Errorf("predict with text in the target, model without names: %q, %q", out, errs)
 	}
+	// An infinity or an overflowing number in the target is as text
+	// (predict failed on it), with a schema or without.
+	for _, c := range []struct{ model, head string }{{model, "area,city,y\n50,Paris,2\n"}, {"../../testdata/v0.1.0-mdn.model", "a,b,c,y\n1,2,3,4\n"}} {
+		for _, v := range []string{"Inf", "-inf", "1e309"} {
+			inf := filepath.Join(dir, "inf.csv")
+			row := "60,Lyon," + v + "\n"
+			if strings.HasPrefix(c.head, "a,") {
+				row = "1,2,3," + v + "\n"
+			}
+			if err := os.WriteFile(inf, []byte(c.head+row), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errs = mustCLI(t, "predict", "--model", c.model, "--data", inf, "--out", "-")
+			if !strings.Contains(errs, `line 3: the target column "y" holds not a finite number`) || !strings.Contains(errs, v) || strings.Contains(out, "logpdf") || strings.Count(out, "\n") != 3 {
+				t.Errorf("predict with %s in the target (%s): %q, %q", v, c.model, out, errs)
+			}
+		}
+	}
 	// A library model with names but no schema: the target's name twice
 	// as with a schema.
 	lm, err := decoreg.FitFlat(context.Background(), []float64{1, 2, 3, 4, 5, 6, 7, 8}, 4, 2, []float64{1, 2, 3, 4},
