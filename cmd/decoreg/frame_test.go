@@ -639,10 +639,20 @@ func TestWideRangeWarning(t *testing.T) {
 	for _, c := range []struct {
 		rng  string
 		warn string
-	}{{"0,1e308", "of --target-range [0, 1e+308]"}, {"0,1e5", "of --target-range [0, 100000]"}, {"0,1000", ""}, {"", ""}} {
-		a := args
+		more []string
+	}{
+		{"0,1e308", "of --target-range [0, 1e+308]: the decoder divides that range into its cells", nil},
+		{"0,1e5", "of --target-range [0, 100000]", nil},
+		{"0,1e5", "the head divides that range into its bins", []string{"--head", "riemann"}},
+		{"0,1e5", "the head scales y by that range", []string{"--head", "mdn"}},
+		{"0,1e5", "the head scales y by that range", []string{"--vocab", "unnormalized:base=10,exponent=2,mantissa=4"}},
+		{"0,1e5", "", []string{"--vocab", "unnormalized:base=10,exponent=2,mantissa=4", "--raw-target"}}, // only bounded by it
+		{"0,1000", "", nil},
+		{"", "", nil},
+	} {
+		a := append(args[:len(args):len(args)], c.more...)
 		if c.rng != "" {
-			a = append(a[:len(a):len(a)], "--target-range", c.rng)
+			a = append(a, "--target-range", c.rng)
 		}
 		_, errs := mustCLI(t, a...)
 		if got := strings.Contains(errs, "the training targets span"); got != (c.warn != "") || !strings.Contains(errs, c.warn) {

@@ -674,10 +674,13 @@ func warnSlowSummaries(name string, c decoreg.Config) {
 const wideRangeShare = 0.01
 
 // warnWideRange warns when c has a fixed target range (--target-range)
-// and the training targets of fr span less than wideRangeShare of it: the
-// head resolves the range, not the data, so they share a few cells or
-// bins (0,1e308 for targets in 37-612 put them all in the first cell,
-// and every prediction near 4e307, without a word).
+// and the training targets of fr span less than wideRangeShare of it: a
+// normalized decoder's cells and a Riemann head's bins divide the range,
+// not the data, so the targets share a few of them (0,1e308 for targets
+// in 37-612 put them all in the first cell, and every prediction near
+// 4e307, without a word), and the other heads scale y by it. An
+// unnormalized decoder of the raw target is only bounded by it: no
+// warning.
 func warnWideRange(name, path string, fr *data.Frame, target string, c decoreg.Config) {
 	if !c.FixedRange() {
 		return
@@ -697,9 +700,20 @@ func warnWideRange(name, path string, fr *data.Frame, target string, c decoreg.C
 	if !(hi >= lo) {
 		return
 	}
+	tok, _ := vocab.Parse(c.Vocab)
+	if c.Head == decoreg.HeadDecoder && c.RawTarget {
+		return // y is tokenized as it is; the range only bounds the cells
+	}
+	why := "the head scales y by that range, so the targets differ by a sliver of its scale, which the network must resolve"
+	switch {
+	case c.Head == decoreg.HeadRiemann:
+		why = "the head divides that range into its bins, so the targets fall in a few of them"
+	case c.Head == decoreg.HeadDecoder && !isUnnormalized(tok):
+		why = "the decoder divides that range into its cells, so the targets fall in a few of them"
+	}
 	if r := c.TargetMax - c.TargetMin; hi-lo < wideRangeShare*r {
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the training targets span [%v, %v], %.3g of --target-range [%v, %v]: the head divides that range, so they fall in a few of its cells; a range near the targets' resolves them\n",
-			name, path, lo, hi, (hi-lo)/r, c.TargetMin, c.TargetMax)
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the training targets span [%v, %v], %.3g of --target-range [%v, %v]: %s; a range near the targets' resolves them\n",
+			name, path, lo, hi, (hi-lo)/r, c.TargetMin, c.TargetMax, why)
 	}
 }
 
