@@ -345,7 +345,7 @@ func checkData(x []float64, rows, cols int, y []float64, cfg Config) (yMin, yMax
 				return 0, 0, dataErr(i, -1, ErrBadInput, "the target %v is outside the fixed range [%v, %v] (Config.TargetMin, TargetMax)", v, cfg.TargetMin, cfg.TargetMax)
 			}
 		}
-		return cfg.TargetMin, cfg.TargetMax, nil
+		return cfg.TargetMin, cfg.TargetMax, mdnRange(cfg, cfg.TargetMin, cfg.TargetMax)
 	}
 	if !(yMax > yMin) {
 		return 0, 0, dataErr(-1, -1, ErrConstantTarget, "the training target is constant (every one of the %d targets is %v)", rows, y[0])
@@ -356,7 +356,32 @@ func checkData(x []float64, rows, cols int, y []float64, cfg Config) (yMin, yMax
 	if r := yMax - yMin; r < minTargetRange {
 		return 0, 0, dataErr(-1, -1, ErrBadInput, "the target's range y_max - y_min = %v is below float64's normal numbers (%v): rescale the target", r, minTargetRange)
 	}
-	return yMin, yMax, nil
+	return yMin, yMax, mdnRange(cfg, yMin, yMax)
+}
+
+// mdnRangeWidths is how many widths of its target range beyond the range an
+// MDN's Gaussians must be able to reach in y units and stay finite: a
+// component's mean plus one sd, in units of the range, is about 1
+// untrained and less once trained (the range 1e308 wide around 0 of
+// TestCalibrateSkipsOverflowingTemperatures is kept; [0, 1.7e308] gave
+// an sd of 0.8 widths, and no usable model).
+const mdnRangeWidths = 1
+
+// mdnRange refuses, for the MDN head, a target range [lo, hi] whose
+// Gaussians could not be expressed in y units: max(|lo|, |hi|) plus
+// mdnRangeWidths widths overflows float64. Such a model trained, and no
+// distribution could then be made from it (targets spread over [0,
+// 1.7e308]: every command that loaded it failed). Other heads keep their
+// distributions within the range's cells or bins.
+func mdnRange(cfg Config, lo, hi float64) error {
+	if cfg.Head != HeadMDN {
+		return nil
+	}
+	if math.IsInf(max(math.Abs(lo), math.Abs(hi))+mdnRangeWidths*(hi-lo), 0) {
+		return dataErr(-1, -1, ErrBadInput, "the target range [%v, %v] is too wide for the mdn head: its Gaussians, in y units, would reach past float64's largest number (%v) within %d width(s) of the range, and no distribution could be made from the model; rescale the target (divide it by 1e10, say), or use another head",
+			lo, hi, math.MaxFloat64, mdnRangeWidths)
+	}
+	return nil
 }
 
 // checkFinite returns a *DataError for the first NaN or infinite feature

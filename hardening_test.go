@@ -710,18 +710,26 @@ func TestTuneRefusesTrialBeyondTokenization(t *testing.T) {
 }
 
 // TestOverflowBlame: an overflowing prediction for a row like the
-// training data blames the model, naming the row only (an MDN trained on
-// targets up to 1.7e308 trains, as TestCalibrateSkipsOverflowingTemperatures
-// wants, but its every prediction overflows in y units); one for an
-// outlying row blames its furthest feature.
+// training data blames the model, naming the row only (an MDN on targets
+// up to 8e307 at a temperature of 20, whose every prediction overflows
+// in y units; one trained on targets up to 1.7e308 did so too, and is
+// now refused, mdnRange); one for an outlying row blames its furthest
+// feature.
 func TestOverflowBlame(t *testing.T) {
 	cfg := small(HeadMDN, "")
 	cfg.ValFrac = -1
-	m, err := FitFlat(context.Background(), []float64{1, 2, 4, 5}, 4, 1, []float64{1e308, 0, 3, 1.7e308}, cfg)
+	if _, err := FitFlat(context.Background(), []float64{1, 2, 4, 5}, 4, 1, []float64{1e308, 0, 3, 1.7e308}, cfg); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "too wide for the mdn head") {
+		t.Errorf("targets up to 1.7e308: %v", err)
+	}
+	m, err := FitFlat(context.Background(), []float64{1, 2, 4, 5}, 4, 1, []float64{5e307, 0, 3, 8e307}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = m.Dist([]float64{2})
+	hot, err := m.WithTemperature(20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = hot.Dist([]float64{2})
 	var de *DataError
 	if !errors.As(err, &de) || (de.Row != 0 || de.Column != -1 || !strings.Contains(err.Error(), "not the row")) {
 		t.Errorf("a training row's prediction: %v", err)
@@ -739,7 +747,7 @@ func TestOverflowBlame(t *testing.T) {
 		cfg := small(HeadMDN, "")
 		cfg.ValFrac = -1
 		cfg.InputTransform = tr
-		m, err := FitFlat(context.Background(), []float64{1, 2, 4, 5}, 4, 1, []float64{1e308, 0, 3, 1.7e308}, cfg)
+		m, err := FitFlat(context.Background(), []float64{1, 2, 4, 5}, 4, 1, []float64{1e300, 0, 3, 1.7e300}, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

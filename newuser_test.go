@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"decoreg/data"
+	"decoreg/dist"
 )
 
 // Faults a new user's hostile test found in the library's options.
@@ -255,5 +256,38 @@ func TestPredictEmptyLevels(t *testing.T) {
 	}
 	if _, err := m.PredictFlat(x[:3], 3, PredictOptions{Outputs: OutMean, Levels: []float64{}}); err != nil {
 		t.Errorf("empty levels without OutQuantiles: %v", err)
+	}
+}
+
+// An MDN on targets spread near float64's largest number trained, and
+// then no command could use the model (its Gaussians overflowed in y
+// units): refused before training, with the range; a range that leaves
+// room is trained and gives distributions.
+func TestMDNRangeTooWide(t *testing.T) {
+	x := make([]float64, 40)
+	y := make([]float64, 40)
+	for i := range y {
+		x[i] = float64(i)
+		y[i] = float64(i) / 39 * 1.7e308
+	}
+	cfg := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 4, MaxEpochs: 1, Threads: 1}
+	m, err := FitFlat(context.Background(), x, 40, 1, y, cfg)
+	if m != nil || !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "too wide for the mdn head") {
+		t.Errorf("range 1.7e308: %v, %v", m, err)
+	}
+	cfg.TargetMin, cfg.TargetMax = -8e307, 8e307
+	if _, err := FitFlat(context.Background(), x, 40, 1, make([]float64, 40), cfg); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "too wide") {
+		t.Errorf("fixed range 1.6e308 wide: %v", err)
+	}
+	cfg.TargetMin, cfg.TargetMax = 0, 0
+	for i := range y {
+		y[i] /= 6 // about 2.8e307: 5 widths stay finite
+	}
+	m, err = FitFlat(context.Background(), x, 40, 1, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Dists(x, 40, dist.TokenOptions{}); err != nil {
+		t.Errorf("range 2.8e307: %v", err)
 	}
 }

@@ -305,7 +305,7 @@ var mdn = Head{
 				return nil, fmt.Errorf("%w: component %d's mean %v and sd %v are beyond what the mixture's arithmetic holds", ErrOutput, i, mu[i], sd[i])
 			}
 			if y, s := a.Offset+a.Scale*mu[i], math.Abs(a.Scale)*sd[i]; math.IsInf(math.Abs(y)+s, 0) || math.IsNaN(y) {
-				return nil, fmt.Errorf("%w: component %d's mean %v and sd %v (in y units %v and %v) reach beyond the largest float64", ErrOutput, i, mu[i], sd[i], y, s)
+				return nil, fmt.Errorf("%w: component %d's mean %v and sd %v, in y units %v and %v, reach beyond the largest float64 (the mean plus one sd must be finite)", ErrOutput, i, mu[i], sd[i], y, s)
 			}
 		}
 		return dist.NewMDN(w, mu, sd, r.Affine), nil
