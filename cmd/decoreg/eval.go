@@ -38,8 +38,11 @@ object on standard output:
 	             (errors from about 1e154 on), and imprecise or 0 where it
 	             is below its normal range (from about 1e-154 down);
 	             rel_mse is computed at any scale
-	rel_mse      mse divided by the variance of the targets
-	kendall_tau  Kendall's tau-b between point estimates and targets
+	rel_mse      mse divided by the variance of the targets; null when the
+	             targets do not vary (one row, or all equal)
+	kendall_tau  Kendall's tau-b between point estimates and targets; null
+	             when either does not vary (every row predicted the same,
+	             e.g. a constant feature or an untrained model's mode)
 	clipped      targets outside the training range (clipped to it for the NLL)
 	point        the point estimate: mean, median or mode
 	crps         mean continuous ranked probability score of p(y|x), in units
