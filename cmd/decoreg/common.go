@@ -126,13 +126,20 @@ func checkOutPath(name, flagName, path string, dash bool) error {
 // files (os.SameFile, after following links): writing it would destroy
 // the input before, or while, it is read. inputs pairs each input flag's
 // name with its path; empty paths and "-" are skipped, as are outputs that
-// are not regular files (standard output, devices, FIFOs).
+// are not regular files (devices, FIFOs). For "-", standard output is
+// compared when it is a regular file (a shell's >> onto the input
+// appended the output to it).
 func notAnInput(name, outFlag, out string, inputs ...[2]string) error {
-	if out == "" || out == "-" {
+	if out == "" {
 		return nil
 	}
-	ofi, err := os.Stat(out)
-	if err != nil || !ofi.Mode().IsRegular() && ofi.Mode()&os.ModeNamedPipe == 0 {
+	var ofi os.FileInfo
+	var err error
+	if out == "-" {
+		if ofi, err = os.Stdout.Stat(); err != nil || !ofi.Mode().IsRegular() {
+			return nil
+		}
+	} else if ofi, err = os.Stat(out); err != nil || !ofi.Mode().IsRegular() && ofi.Mode()&os.ModeNamedPipe == 0 {
 		return nil // a new file, or a device: not an input
 	}
 	for _, in := range inputs {
@@ -140,7 +147,10 @@ func notAnInput(name, outFlag, out string, inputs ...[2]string) error {
 			continue
 		}
 		if ifi, err := os.Stat(in[1]); err == nil && os.SameFile(ofi, ifi) {
-			if !ofi.Mode().IsRegular() {
+			switch {
+			case out == "-":
+				return inputf(name, "--%s - writes to standard output, which is the file of --%s %s: redirect it to another file", outFlag, in[0], in[1])
+			case !ofi.Mode().IsRegular():
 				return inputf(name, "--%s %s is the same FIFO as --%s %s: the command would wait on itself; choose another --%s", outFlag, out, in[0], in[1], outFlag)
 			}
 			return inputf(name, "--%s %s is the same file as --%s %s, which writing it would destroy; choose another --%s", outFlag, out, in[0], in[1], outFlag)

@@ -693,3 +693,35 @@ func startTrainChild(t *testing.T, launcher, tmp, model, data string) (*exec.Cmd
 	}
 	return cmd, bufio.NewScanner(stderr)
 }
+
+// TestStdoutIsAnInput: --out - with standard output redirected onto an
+// input file (a shell's >> onto --data) is refused: the output was
+// appended to the input. Standard output elsewhere is not.
+func TestStdoutIsAnInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, []byte("x,y\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stdout
+	defer func() { os.Stdout = saved }()
+	f, err := os.OpenFile(in, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	os.Stdout = f
+	err = notAnInput("predict", "out", "-", [2]string{"model", filepath.Join(dir, "m.model")}, [2]string{"data", in})
+	if err == nil || !strings.Contains(err.Error(), "--out - writes to standard output, which is the file of --data") {
+		t.Errorf("stdout appending to --data: %v", err)
+	}
+	other, err := os.Create(filepath.Join(dir, "out.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	os.Stdout = other
+	if err := notAnInput("predict", "out", "-", [2]string{"data", in}); err != nil {
+		t.Errorf("stdout to another file: %v", err)
+	}
+}
