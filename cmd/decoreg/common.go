@@ -199,7 +199,7 @@ const (
 	outHelp = "a regular file is replaced atomically (a read-only one is refused), a link is written through, a device or FIFO directly"
 	outDoc  = `How --out is written: - or /dev/stdout streams to standard output. A
 regular file is replaced atomically: the output goes to a temporary file
-.NAME.tmpNNN in the same directory, which is renamed over NAME only when
+.NAME.tmpNNN (NAME cut short near 255 bytes) in the same directory, which is renamed over NAME only when
 complete, so NAME is either complete or untouched; NAME keeps its
 permissions, and a read-only NAME is refused. A symbolic link is written
 through: it stays a link and its target gets the output (atomically, or

@@ -35,6 +35,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // ErrReadOnly means the path is an existing regular file without write
@@ -150,12 +151,27 @@ func Check(path string) error {
 	return os.Remove(name)
 }
 
+// nameMax is the longest file name, in bytes, of the file systems in use
+// (NAME_MAX on Linux, macOS and the BSDs).
+const nameMax = 255
+
 // createTemp creates a new temporary file ".BASE.tmpNNN" in final's
-// directory with mode 0666 less the umask. Its error names the directory.
+// directory with mode 0666 less the umask (BASE shortened to fit
+// nameMax). Its error names the directory.
 func createTemp(final string) (*os.File, error) {
 	dir, base := filepath.Split(final)
 	if dir == "" {
 		dir = "." + string(filepath.Separator)
+	}
+	// A name near the file system's limit (255 bytes) would be too long
+	// with the prefix and suffix: the temporary file takes its first
+	// bytes (whole UTF-8 characters), as many as fit.
+	if max := nameMax - len(".") - len(".tmp") - 10; len(base) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(base[cut]) {
+			cut--
+		}
+		base = base[:cut]
 	}
 	seed := uint64(time.Now().UnixNano()) ^ uint64(os.Getpid())<<32
 	for try := 1; ; try++ {

@@ -354,3 +354,24 @@ func TestTracker(t *testing.T) {
 		t.Error("late.txt exists")
 	}
 }
+
+// TestLongName: a name at the file system's limit (255 bytes) is written,
+// with a temporary file whose name is cut to fit (whole UTF-8 characters):
+// names from about 240 bytes were refused as "file name too long".
+func TestLongName(t *testing.T) {
+	dir := t.TempDir()
+	for _, base := range []string{strings.Repeat("a", 251) + ".csv", strings.Repeat("é", 125) + "x.csv", strings.Repeat("b", 240)} {
+		p := filepath.Join(dir, base)
+		if err := writeString(p, "long"); err != nil {
+			t.Errorf("%d bytes: %v", len(base), err)
+			continue
+		}
+		if got := content(t, p); got != "long" {
+			t.Errorf("%d bytes: content %q", len(base), got)
+		}
+		if ns := names(t, dir); len(ns) != 1 || ns[0] != base {
+			t.Errorf("%d bytes: files %q", len(base), ns)
+		}
+		os.Remove(p)
+	}
+}
