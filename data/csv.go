@@ -439,17 +439,17 @@ func parseNumber(s string) (float64, error) {
 		return 0, fmt.Errorf("%w: %w", ErrNotNumber, ErrEmptyCell)
 	}
 	if strings.Contains(t, "_") {
-		return 0, fmt.Errorf("%w: %q", ErrNotNumber, s)
+		return 0, fmt.Errorf("%w: %s", ErrNotNumber, QuoteCell(s))
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) && math.IsInf(v, 0) {
-			return 0, fmt.Errorf("%w: %q overflows float64", ErrNonFinite, s)
+			return 0, fmt.Errorf("%w: %s overflows float64", ErrNonFinite, QuoteCell(s))
 		}
-		return 0, fmt.Errorf("%w: %q", ErrNotNumber, s)
+		return 0, fmt.Errorf("%w: %s", ErrNotNumber, QuoteCell(s))
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%w: %q", ErrNonFinite, s)
+		return 0, fmt.Errorf("%w: %s", ErrNonFinite, QuoteCell(s))
 	}
 	return v, nil
 }

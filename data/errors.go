@@ -3,6 +3,8 @@ package data
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"unicode/utf8"
 )
 
 // Sentinel errors wrapped by *ParseError (and, for ErrRowCount and
@@ -53,3 +55,20 @@ func (e *ParseError) Error() string {
 
 // Unwrap returns e.Err.
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// quoteMax is the longest cell QuoteCell quotes whole, in bytes.
+const quoteMax = 80
+
+// QuoteCell quotes a cell's text for a message, as strconv.Quote, cut
+// after about 60 bytes (whole UTF-8 characters) with its length when it
+// is longer than quoteMax: a 1 MB cell made a 1 MB error line.
+func QuoteCell(s string) string {
+	if len(s) <= quoteMax {
+		return strconv.Quote(s)
+	}
+	cut := 60
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(s[:cut]), len(s))
+}

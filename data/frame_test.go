@@ -443,3 +443,24 @@ func TestNilSchema(t *testing.T) {
 		t.Error("Encode with a nil Schema")
 	}
 }
+
+// TestQuoteCell: cells up to 80 bytes are quoted whole; longer ones are
+// cut at a character boundary with their length (a 1 MB cell made a 1 MB
+// error line).
+func TestQuoteCell(t *testing.T) {
+	if got := QuoteCell("a\"b"); got != `"a\"b"` {
+		t.Errorf("short: %s", got)
+	}
+	if s := strings.Repeat("x", 80); QuoteCell(s) != strconv.Quote(s) {
+		t.Error("80 bytes not quoted whole")
+	}
+	long := strings.Repeat("é", 1000) // 2 bytes each: a cut at 60 falls between characters
+	got := QuoteCell(long)
+	if !strings.HasSuffix(got, "... (2000 bytes)") || strings.Contains(got, `\x`) || len(got) > 100 {
+		t.Errorf("long: %s", got)
+	}
+	_, err := parseNumber(strings.Repeat("1", 1<<20))
+	if err == nil || len(err.Error()) > 200 || !strings.Contains(err.Error(), "(1048576 bytes)") {
+		t.Errorf("a 1 MB number: %.300v", err)
+	}
+}

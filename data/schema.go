@@ -46,7 +46,7 @@ func (e *LevelsError) Error() string {
 	if len(e.Text) > 0 {
 		q := make([]string, len(e.Text))
 		for i, v := range e.Text {
-			q[i] = strconv.Quote(v)
+			q[i] = QuoteCell(v)
 		}
 		s = fmt.Sprintf("column %q has %d distinct values, %d of them numbers; the text ones, %s, make it categorical, with more levels than the limit of %d: if they mark missing cells, add them to the NA markers; else drop the column, or raise the limit",
 			e.Column, e.Levels, e.Numbers, strings.Join(q, ", "), e.Max)
@@ -140,7 +140,7 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 				if !c.Missing[i] {
 					if !set[v] && !utf8.ValidString(v) {
 						// A level a model file could not keep: named at its cell.
-						return nil, f.cellErr(&f.Columns[j], i, fmt.Errorf("the text %q is not valid UTF-8, which a model file cannot record as a level", v))
+						return nil, f.cellErr(&f.Columns[j], i, fmt.Errorf("the text %s is not valid UTF-8, which a model file cannot record as a level", QuoteCell(v)))
 					}
 					set[v] = true
 				}
@@ -355,7 +355,7 @@ func (w Warning) String() string {
 	if w.Unseen > 0 {
 		q := make([]string, len(w.Levels))
 		for i, l := range w.Levels {
-			q[i] = strconv.Quote(l)
+			q[i] = QuoteCell(l)
 		}
 		more := ""
 		if w.Unseen > len(w.Levels) {

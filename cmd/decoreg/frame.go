@@ -164,7 +164,7 @@ func quoteList(names []string) string {
 			q = append(q, fmt.Sprintf("... (%d in all)", len(names)))
 			break
 		}
-		q = append(q, strconv.Quote(n))
+		q = append(q, data.QuoteCell(n))
 	}
 	return strings.Join(q, ", ")
 }
@@ -517,7 +517,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		if fr.Lines != nil {
 			at = fmt.Sprintf("line %d", fr.Lines[i])
 		}
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %q holds text (%q, %s): it is not read (no logpdf)\n", name, nameSpools(path), target, c.Str[i], at)
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %q holds text (%s, %s): it is not read (no logpdf)\n", name, nameSpools(path), target, data.QuoteCell(c.Str[i]), at)
 		read = false
 	}
 	enc, err := m.EncodeFrame(fr)
