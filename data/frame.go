@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -425,6 +426,11 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 			if !miss {
 				x, err := parseNumber(s)
 				if err != nil {
+					if v, perr := strconv.ParseFloat(strings.TrimSpace(s), 64); perr == nil && math.IsNaN(v) {
+						// "NaN" is missing by default; "nan" and "NAN" are
+						// not, the markers matching exactly.
+						err = fmt.Errorf("%w (a missing cell? the NA markers, --na or FrameOptions.NA, match exactly, case included: add it to them)", err)
+					}
 					perr := &ParseError{Path: t.path, Line: t.line(c.Field), Column: c.Field + 1, Err: fmt.Errorf("%w in column %q", err, c.Name)}
 					switch {
 					case c.Kind == Numeric:

@@ -464,3 +464,25 @@ func TestQuoteCell(t *testing.T) {
 		t.Errorf("a 1 MB number: %.300v", err)
 	}
 }
+
+// A NaN spelled otherwise than an NA marker ("nan", "NAN") is an error
+// that says how to mark it missing; "NaN" is missing by default.
+func TestNaNSpellings(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "n.csv")
+	for _, c := range []struct {
+		cell string
+		hint bool
+	}{{"nan", true}, {"NAN", true}, {" nan ", true}, {"inf", false}, {"1e999", false}} {
+		os.WriteFile(p, []byte("x,y\n1,NaN\n"+c.cell+",2\n"), 0o644)
+		_, err := ReadFrame(p, FrameOptions{Kinds: map[string]Kind{"x": Numeric}})
+		if !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "line 3") || strings.Contains(err.Error(), "NA markers") != c.hint {
+			t.Errorf("%q: %v", c.cell, err)
+		}
+	}
+	os.WriteFile(p, []byte("x,y\n1,NaN\nnan,2\n"), 0o644)
+	f, err := ReadFrame(p, FrameOptions{NA: []string{"NaN", "nan"}})
+	if err != nil || !f.Columns[0].Missing[1] || !f.Columns[1].Missing[0] {
+		t.Errorf("with nan listed: %v", err)
+	}
+}
