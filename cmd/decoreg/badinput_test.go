@@ -303,3 +303,43 @@ func TestBadInputKeepsOldOutput(t *testing.T) {
 		t.Errorf("%d files in the output directory, want 1", len(ents))
 	}
 }
+
+// TestForeignFormats: a file separated by semicolons, tabs or bars, and a
+// UTF-16 file without a byte order mark, are named as such (they were "no
+// feature columns are left besides the target \"x;c;y\"" and column names
+// with NUL bytes); a NaN spelled "nan" says how to mark it missing.
+func TestForeignFormats(t *testing.T) {
+	dir := t.TempDir()
+	utf16 := func(s string) string {
+		var b strings.Builder
+		for _, r := range s {
+			b.WriteByte(byte(r))
+			b.WriteByte(0)
+		}
+		return b.String()
+	}
+	for _, c := range []struct {
+		body string
+		want []string
+	}{
+		{"x;c;y\n1;2;3\n4;5;6\n", []string{"line 1", `holding ";"`, "comma-separated", "csvformat -d ';'"}},
+		{"x\tc\ty\n1\t2\t3\n", []string{`holding "\t"`, "csvformat -t"}},
+		{"x|y\n1|2\n", []string{`holding "|"`}},
+		{utf16("x,y\n1,2\n3,4\n"), []string{"line 1, column 1", "NUL bytes", "UTF-16", "iconv"}},
+		{"x,y\n1,2\nnan,3\n4,5\n", []string{"line 3, column 1", `"nan"`, "NA markers", "--na"}},
+	} {
+		p := filepath.Join(dir, "f.csv")
+		if err := os.WriteFile(p, []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs := cli(t, "train", "--data", p, "--out", filepath.Join(dir, "m.model"), "--epochs", "1", "--quiet")
+		if code != 2 {
+			t.Errorf("%q: exit %d, %q", c.body, code, errs)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%q: want %q in %q", c.body, w, errs)
+			}
+		}
+	}
+}
