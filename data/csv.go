@@ -198,7 +198,9 @@ func openTable(path string) (*table, error) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
+			// Its first bytes are gzip's: a file cut off inside the gzip
+			// header was reported as a bare "unexpected EOF".
+			return nil, fmt.Errorf("%s: starts as gzip data, but its gzip header is truncated or corrupt: %w", path, err)
 		}
 		sb = bufio.NewReaderSize(zr, 1<<16)
 		skipBOMs(sb)

@@ -165,8 +165,16 @@ func runEval(cmd *Command, args []string) error {
 		// The figure is a PNG: a file named otherwise (calib.svg) would
 		// hold what its name does not say. Devices and pipes have no name
 		// to mislead.
-		if ext := filepath.Ext(plotPath); !strings.EqualFold(ext, ".png") {
-			if fi, err := os.Stat(plotPath); err != nil || fi.Mode().IsRegular() {
+		// A symbolic link is written through: its target's name counts.
+		if png := func(p string) bool { return strings.EqualFold(filepath.Ext(p), ".png") }; !png(plotPath) {
+			target, lerr := filepath.EvalSymlinks(plotPath)
+			if lerr != nil {
+				// A dangling link: the file its target names is made.
+				if l, err := os.Readlink(plotPath); err == nil {
+					target, lerr = l, nil
+				}
+			}
+			if fi, err := os.Stat(plotPath); (err != nil || fi.Mode().IsRegular()) && (lerr != nil || !png(target)) {
 				return inputf(name, "--plot %s: the figure is a PNG; name the file with .png", plotPath)
 			}
 		}

@@ -329,6 +329,28 @@ func TestEvalPlot(t *testing.T) {
 		t.Errorf("--plot calib.svg: exit %d %q", code, errs)
 	}
 	mustCLI(t, "eval", "--model", model, "--data", "testdata/cli/small.csv", "--plot", os.DevNull)
+	// A link is written through: its target's name counts (a link to a
+	// .png, dangling or not, was refused for its own name).
+	ld := t.TempDir()
+	for _, dangling := range []bool{true, false} {
+		link := filepath.Join(ld, "figure")
+		os.Remove(link)
+		if err := os.Symlink("out.png", link); err != nil {
+			t.Skip("no symbolic links:", err)
+		}
+		mustCLI(t, "eval", "--model", model, "--data", "testdata/cli/small.csv", "--plot", link)
+		if b, err := os.ReadFile(filepath.Join(ld, "out.png")); err != nil || string(b[1:4]) != "PNG" {
+			t.Errorf("through a link (dangling %v): %v", dangling, err)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("the link was replaced: %v", err)
+		}
+	}
+	bad := filepath.Join(ld, "svglink")
+	os.Symlink("out.svg", bad)
+	if code, _, errs := cli(t, "eval", "--model", model, "--data", "testdata/cli/small.csv", "--plot", bad); code != 2 || !strings.Contains(errs, "name the file with .png") {
+		t.Errorf("a link to out.svg: exit %d %q", code, errs)
+	}
 }
 
 // TestWriteErrorsNameFlag: an output that cannot be written (/dev/full)
