@@ -344,3 +344,26 @@ func TestForeignFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainErrorLines: an error about a training row names the line the
+// row starts on, past blank lines and quoted line breaks (it named the
+// row's index + 2: line 5 for line 7), also with a test mask.
+func TestTrainErrorLines(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "d.csv")
+	if err := os.WriteFile(p, []byte("x,y\n1,2\n\n2,3\n\"multi\nline\",4\n3,99\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := cli(t, "train", "--data", p, "--target-range", "0,5", "--out", filepath.Join(dir, "m.model"), "--epochs", "1", "--quiet")
+	if code != 2 || !strings.Contains(errs, "d.csv: line 7: the target 99 is outside") {
+		t.Errorf("exit %d, %q", code, errs)
+	}
+	mask := filepath.Join(dir, "mask.csv")
+	if err := os.WriteFile(mask, []byte("split0\n1\n0\n0\n0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = cli(t, "train", "--data", p, "--target-range", "0,5", "--test-mask", mask, "--split", "0", "--out", filepath.Join(dir, "m.model"), "--epochs", "1", "--quiet")
+	if code != 2 || !strings.Contains(errs, "d.csv: line 7: the target 99 is outside") {
+		t.Errorf("with a mask: exit %d, %q", code, errs)
+	}
+}
