@@ -23,6 +23,9 @@ type Dataset struct {
 	Rows, Cols int
 	Path       string // the file it was read from ("" if built in memory)
 	TargetName string // the target column's name ("" when Y is nil)
+	// Lines holds the file line on which each row starts (past blank lines
+	// and quoted line breaks); nil for a data set built in memory.
+	Lines []int
 }
 
 // Row returns the features of row i, a subslice of d.X.
@@ -397,6 +400,7 @@ func (t *table) readRows(d *Dataset, feats []int, target int) error {
 			return &ParseError{Path: t.path, Line: t.line(0),
 				Err: fmt.Errorf("%w: %d fields, the header has %d", ErrFieldCount, len(rec), len(t.header))}
 		}
+		d.Lines = append(d.Lines, t.line(0))
 		for _, j := range feats {
 			v, err := t.cell(rec, j)
 			if err != nil {

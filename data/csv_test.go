@@ -441,3 +441,23 @@ func TestHeaderAfterBlankLines(t *testing.T) {
 		t.Errorf("ReadMask: %v", err)
 	}
 }
+
+// TestDatasetLines: ReadCSV records the line each row starts on, past
+// blank lines and quoted line breaks, and Subset keeps them.
+func TestDatasetLines(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "l.csv")
+	os.WriteFile(p, []byte("\nx,y\n1,2\n\n3,\"4\n\"\n5,6\n"), 0o644)
+	d, err := ReadCSV(p, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.Lines, []int{3, 5, 7}) {
+		t.Errorf("lines %v", d.Lines)
+	}
+	if s := Subset(d, []int{2, 0}); !slices.Equal(s.Lines, []int{7, 3}) {
+		t.Errorf("subset's lines %v", s.Lines)
+	}
+	if s := Subset(&Dataset{X: []float64{1, 2}, Rows: 2, Cols: 1}, []int{1}); s.Lines != nil {
+		t.Errorf("built in memory: %v", s.Lines)
+	}
+}

@@ -3,13 +3,17 @@ package data
 import "fmt"
 
 // Subset returns a new data set holding the given rows of d, in the order
-// given (rows may repeat). Names are shared with d; X and Y are copied. It
-// panics if a row is out of range.
+// given (rows may repeat). Names are shared with d; X, Y and Lines are
+// copied. It panics if a row is out of range.
 func Subset(d *Dataset, rows []int) *Dataset {
 	s := &Dataset{Names: d.Names, Rows: len(rows), Cols: d.Cols, Path: d.Path, TargetName: d.TargetName}
 	s.X = make([]float64, 0, len(rows)*d.Cols)
 	if d.Y != nil {
 		s.Y = make([]float64, 0, len(rows))
+	}
+	lines := len(d.Lines) == d.Rows && d.Lines != nil
+	if lines {
+		s.Lines = make([]int, 0, len(rows))
 	}
 	for _, r := range rows {
 		if r < 0 || r >= d.Rows {
@@ -18,6 +22,9 @@ func Subset(d *Dataset, rows []int) *Dataset {
 		s.X = append(s.X, d.Row(r)...)
 		if d.Y != nil {
 			s.Y = append(s.Y, d.Y[r])
+		}
+		if lines {
+			s.Lines = append(s.Lines, d.Lines[r])
 		}
 	}
 	return s

@@ -310,6 +310,15 @@ func TestDataErr(t *testing.T) {
 	if err := dataErr("eval", d, nil, &decoreg.DataError{Row: 2, Column: 0, Err: cause}); !strings.HasPrefix(err.Error(), `eval: in.csv: line 4, column "a"`) {
 		t.Errorf("without a mask: %q", err)
 	}
+	// A data set read from a file knows where each row starts (past blank
+	// lines and quoted line breaks).
+	d.Rows, d.Lines = 8, []int{2, 4, 5, 7, 9, 10, 11, 14}
+	if err := dataErr("predict", d, rows, &decoreg.DataError{Row: 2, Column: 1, Err: cause}); !strings.HasPrefix(err.Error(), `predict: in.csv: line 14, column "b"`) {
+		t.Errorf("with lines, through a mask: %q", err)
+	}
+	if err := dataErr("eval", d, nil, &decoreg.DataError{Row: 1, Column: -1, Err: cause}); !strings.HasPrefix(err.Error(), `eval: in.csv: line 4: `) {
+		t.Errorf("with lines: %q", err)
+	}
 }
 
 // TestPredictDefaultLevels: predict's default --levels are

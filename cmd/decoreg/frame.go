@@ -534,7 +534,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		}
 		warnEncoding(name, path, ws)
 	}
-	d := &data.Dataset{Names: enc.Names, X: enc.X, Rows: enc.Rows, Cols: enc.Cols, Path: path}
+	d := &data.Dataset{Names: enc.Names, X: enc.X, Rows: enc.Rows, Cols: enc.Cols, Path: path, Lines: fr.Lines}
 	if read {
 		y, err := fr.Targets(len(cols) - 1)
 		if err != nil {

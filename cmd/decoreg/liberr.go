@@ -139,8 +139,9 @@ func configErr(name string, err error) (_ error, ok bool) {
 //
 //	CMD: FILE: line L, column "NAME": MESSAGE
 //
-// with the row's line in the file (data row r is on line r+2, after the
-// header) and the feature's name, each left out when the library gives -1;
+// with the row's line in the file (d.Lines, where a row starts; data row r
+// on line r+2, after the header, for a data set without them) and the
+// feature's name, each left out when the library gives -1;
 // other errors become "CMD: FILE: MESSAGE".
 func dataErr(name string, d *data.Dataset, rows []int, err error) error {
 	var de *decoreg.DataError
@@ -152,7 +153,10 @@ func dataErr(name string, d *data.Dataset, rows []int, err error) error {
 		if rows != nil {
 			r = rows[r]
 		}
-		where = fmt.Sprintf("line %d", r+2)
+		where = fmt.Sprintf("line %d", r+2) // a data set built in memory: as if read from a file without blank lines
+		if r < len(d.Lines) {
+			where = fmt.Sprintf("line %d", d.Lines[r]) // past blank lines and quoted line breaks
+		}
 	}
 	if c := de.Column; c >= 0 && c < len(d.Names) {
 		if where != "" {
