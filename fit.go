@@ -361,11 +361,11 @@ func checkData(x []float64, rows, cols int, y []float64, cfg Config) (yMin, yMax
 
 // mdnRangeWidths is how many widths of its target range beyond the range an
 // MDN's Gaussians must be able to reach in y units and stay finite: a
-// component's mean plus one sd, in units of the range, is about 1
-// untrained and less once trained (the range 1e308 wide around 0 of
-// TestCalibrateSkipsOverflowingTemperatures is kept; [0, 1.7e308] gave
-// an sd of 0.8 widths, and no usable model).
-const mdnRangeWidths = 1
+// component's mean plus one sd, in units of the range, is up to about 1.5
+// for a small network trained a few epochs, less once trained ([0,
+// 1.7e308] gave an sd of 0.8 widths, and no usable model; with 1 width,
+// [0, 9e307] still failed for a 1 x 4 encoder on 6 of 6 seeds).
+const mdnRangeWidths = 3
 
 // mdnRange refuses, for the MDN head, a target range [lo, hi] whose
 // Gaussians could not be expressed in y units: max(|lo|, |hi|) plus
@@ -378,8 +378,12 @@ func mdnRange(cfg Config, lo, hi float64) error {
 		return nil
 	}
 	if math.IsInf(max(math.Abs(lo), math.Abs(hi))+mdnRangeWidths*(hi-lo), 0) {
-		return dataErr(-1, -1, ErrBadInput, "the target range [%v, %v] is too wide for the mdn head: its Gaussians, in y units, would reach past float64's largest number (%v) within %d width(s) of the range, and no distribution could be made from the model; rescale the target (divide it by 1e10, say), or use another head",
-			lo, hi, math.MaxFloat64, mdnRangeWidths)
+		what, advice := "target range", "rescale the target (divide it by 1e10, say), or use another head"
+		if cfg.FixedRange() {
+			what, advice = "fixed target range (Config.TargetMin, TargetMax)", "give a narrower one, or rescale the target, or use another head"
+		}
+		return dataErr(-1, -1, ErrBadInput, "the %s [%v, %v] is too wide for the mdn head: its Gaussians, in y units, would reach past float64's largest number (%v) within %d widths of the range, and no distribution could be made from the model; %s",
+			what, lo, hi, math.MaxFloat64, mdnRangeWidths, advice)
 	}
 	return nil
 }

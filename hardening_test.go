@@ -671,7 +671,7 @@ func TestCalibrateSkipsOverflowingTemperatures(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range n {
 		x[i] = r.Float64()
-		y[i] = 3.5e307 * (2*x[i] - 1 + 0.3*r.NormFloat64())
+		y[i] = 1e307 * (2*x[i] - 1 + 0.3*r.NormFloat64())
 	}
 	for _, by := range []string{CalibrateByNLL, CalibrateByPIT, CalibrateByIsotonic} {
 		cfg := Config{Head: HeadMDN, Components: 2, EncLayers: 1, EncWidth: 8, MaxEpochs: 3, Threads: 1, Calibrate: true, CalibrateBy: by}
@@ -681,6 +681,14 @@ func TestCalibrateSkipsOverflowingTemperatures(t *testing.T) {
 		}
 		if tp := m.Temperature(); !(tp > 0 && tp < MaxTemperature) {
 			t.Errorf("%s: temperature %v", by, tp)
+		}
+		// The search met temperatures that overflow: the hottest does.
+		hot, err := m.WithTemperature(MaxTemperature)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := hot.Dists(x, n, dist.TokenOptions{}); err == nil {
+			t.Errorf("%s: no overflow at temperature %v: the test no longer tests the skipping", by, MaxTemperature)
 		}
 	}
 }
@@ -711,7 +719,7 @@ func TestTuneRefusesTrialBeyondTokenization(t *testing.T) {
 
 // TestOverflowBlame: an overflowing prediction for a row like the
 // training data blames the model, naming the row only (an MDN on targets
-// up to 8e307 at a temperature of 20, whose every prediction overflows
+// up to 3e307 at a temperature of 20, whose every prediction overflows
 // in y units; one trained on targets up to 1.7e308 did so too, and is
 // now refused, mdnRange); one for an outlying row blames its furthest
 // feature.
@@ -721,7 +729,7 @@ func TestOverflowBlame(t *testing.T) {
 	if _, err := FitFlat(context.Background(), []float64{1, 2, 4, 5}, 4, 1, []float64{1e308, 0, 3, 1.7e308}, cfg); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "too wide for the mdn head") {
 		t.Errorf("targets up to 1.7e308: %v", err)
 	}
-	m, err := FitFlat(context.Background(), []float64{1, 2, 4, 5}, 4, 1, []float64{5e307, 0, 3, 8e307}, cfg)
+	m, err := FitFlat(context.Background(), []float64{1, 2, 4, 5}, 4, 1, []float64{2e307, 0, 3, 3e307}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
