@@ -88,9 +88,7 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 		return nil, fmt.Errorf("%w: no feature columns besides the target %q", ErrBadInput, target)
 	}
 	if len(keep) < f.Rows {
-		// The rows trained on decide each column's kind: text in a
-		// skipped row only made a numeric column categorical.
-		feats = feats.Subset(keep).Reinfer()
+		feats = feats.Subset(keep)
 	}
 	schema, err := data.FitSchema(feats, data.SchemaOptions{MaxLevels: o.maxLevels})
 	if err != nil {

@@ -281,9 +281,10 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 	if tj := fr.Column(target); tj >= 0 && allMissing(&fr.Columns[tj]) {
 		return nil, inputf(name, "%s: the target column %q is missing (empty, or one of --na) in every one of the %d training rows", path, target, fr.Rows)
 	}
-	// The checks look at the rows trained on, those with a target (as the
-	// library decides the columns' kinds): a column empty or constant on
-	// them, or with text only in a skipped row, is what training sees.
+	// The rows trained on, those with a target, decide the columns' kinds
+	// and the checks: text only in a skipped row made a numeric column
+	// categorical (its values then unseen levels at prediction), and a
+	// column empty or constant on them is what training sees.
 	lab := fr
 	if tj := fr.Column(target); tj >= 0 {
 		var rows []int
@@ -294,6 +295,7 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 		}
 		if len(rows) < fr.Rows {
 			lab = fr.Subset(rows).Reinfer()
+			fr = numericAsLabelled(name, path, fr, lab)
 		}
 	}
 	sel := splitList(f.features)
@@ -371,6 +373,53 @@ func warnConstant(name, path string, fr *data.Frame, target string) {
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: %d columns hold one value each in every training row, so carry nothing to learn from: %s (--drop leaves them out)\n",
 			name, path, len(cols), quoteList(cols))
 	}
+}
+
+// numericAsLabelled returns fr with the columns that are categorical in
+// it but numeric in lab (fr's labelled rows, re-inferred) made numeric:
+// their text is in rows without a target, which training skips; it is
+// read as missing there, with a warning naming the first such cell (a
+// prediction on those rows refuses it).
+func numericAsLabelled(name, path string, fr, lab *data.Frame) *data.Frame {
+	var g *data.Frame
+	for j := range fr.Columns {
+		c := &fr.Columns[j]
+		if c.Kind != data.Categorical || lab.Columns[j].Kind != data.Numeric {
+			continue
+		}
+		if g == nil {
+			cp := *fr
+			cp.Columns = slices.Clone(fr.Columns)
+			g = &cp
+		}
+		n := data.Column{Name: c.Name, Kind: data.Numeric, Field: c.Field, Num: make([]float64, fr.Rows), Missing: slices.Clone(c.Missing)}
+		first, count := -1, 0
+		for i, s := range c.Str {
+			if c.Missing[i] {
+				continue
+			}
+			v, err := data.ParseNumber(s)
+			if err != nil {
+				n.Missing[i] = true
+				if count++; first < 0 {
+					first = i
+				}
+				continue
+			}
+			n.Num[i] = v
+		}
+		g.Columns[j] = n
+		at := fmt.Sprintf("row %d", first+1)
+		if first < len(fr.Lines) {
+			at = fmt.Sprintf("line %d", fr.Lines[first])
+		}
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q holds numbers in every row with a target, and text in %d row(s) without one (%s, %s), which training skips: it is numeric, and predict refuses that text (list it in --na when training to read it as missing)\n",
+			name, path, c.Name, count, data.QuoteCell(c.Str[first]), at)
+	}
+	if g == nil {
+		return fr
+	}
+	return g
 }
 
 // numberLikeShare is the share of a text column's cells, not counting

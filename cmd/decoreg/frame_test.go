@@ -681,7 +681,8 @@ func TestSkippedRowsDecideNothing(t *testing.T) {
 	}
 	model := filepath.Join(dir, "m.model")
 	_, errs := mustCLI(t, "train", "--data", path, "--enc-layers", "1", "--enc-width", "4", "--epochs", "1", "--threads", "1", "--quiet", "--out", model)
-	for _, want := range []string{`column "w" is empty in every training row: left out`, `column "c" holds the same value ("p")`, `skipped 1 row(s)`} {
+	for _, want := range []string{`column "w" is empty in every training row: left out`, `column "c" holds the same value ("p")`, `skipped 1 row(s)`,
+		`column "x" holds numbers in every row with a target, and text in 1 row(s) without one ("oops", line 32)`} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("want %q in:\n%s", want, errs)
 		}
@@ -697,16 +698,30 @@ func TestSkippedRowsDecideNothing(t *testing.T) {
 	if s == nil || len(s.Columns) != 2 || s.Columns[0].Name != "x" || s.Columns[0].Kind != data.Numeric {
 		t.Errorf("schema %+v", s)
 	}
-	// The library's FitFrame decides x's kind on the labelled rows too.
+	// The library's FitFrame keeps the frame's kinds (a program may make a
+	// column of numbers categorical; Frame.Reinfer re-infers them).
 	fr, err := data.ReadFrame(path, data.FrameOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lm, err := decoreg.FitFrame(context.Background(), fr, "y", decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 4, MaxEpochs: 1, Threads: 1})
+	cfg := decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 4, MaxEpochs: 1, Threads: 1}
+	lm, err := decoreg.FitFrame(context.Background(), fr, "y", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := lm.Schema().Columns[0]; c.Name != "x" || c.Kind != data.Numeric {
+	if c := lm.Schema().Columns[0]; c.Name != "x" || c.Kind != data.Categorical {
 		t.Errorf("FitFrame's x: %+v", c)
+	}
+	zip := filepath.Join(dir, "zip.csv")
+	if err := os.WriteFile(zip, []byte("zip,y\n75001,1\n75002,2\n75001,\n75003,3\n75002,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fz, err := data.ReadFrame(zip, data.FrameOptions{Kinds: map[string]data.Kind{"zip": data.Categorical}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ValFrac = -1
+	if zm, err := decoreg.FitFrame(context.Background(), fz, "y", cfg); err != nil || zm.Schema().Columns[0].Kind != data.Categorical {
+		t.Errorf("a column made categorical, with a missing target: %v", err)
 	}
 }
