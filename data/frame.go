@@ -426,12 +426,16 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 			if !miss {
 				x, err := parseNumber(s)
 				if err != nil {
+					hint := ""
 					if v, perr := strconv.ParseFloat(strings.TrimSpace(s), 64); perr == nil && math.IsNaN(v) {
 						// "NaN" is missing by default; "nan" and "NAN" are
 						// not, the markers matching exactly.
-						err = fmt.Errorf("%w (a missing cell? the NA markers, --na or FrameOptions.NA, match exactly, case included: add it to them)", err)
+						hint = " (if it marks a missing cell: no missing-value marker is set besides the empty cell)"
+						if len(na) > 0 {
+							hint = fmt.Sprintf(" (if it marks a missing cell: the missing-value markers %s match exactly, case included)", nameList(na))
+						}
 					}
-					perr := &ParseError{Path: t.path, Line: t.line(c.Field), Column: c.Field + 1, Err: fmt.Errorf("%w in column %q", err, c.Name)}
+					perr := &ParseError{Path: t.path, Line: t.line(c.Field), Column: c.Field + 1, Err: fmt.Errorf("%w in column %q%s", err, c.Name, hint)}
 					switch {
 					case c.Kind == Numeric:
 						return nil, perr

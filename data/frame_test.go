@@ -476,7 +476,7 @@ func TestNaNSpellings(t *testing.T) {
 	}{{"nan", true}, {"NAN", true}, {" nan ", true}, {"inf", false}, {"1e999", false}} {
 		os.WriteFile(p, []byte("x,y\n1,NaN\n"+c.cell+",2\n"), 0o644)
 		_, err := ReadFrame(p, FrameOptions{Kinds: map[string]Kind{"x": Numeric}})
-		if !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "line 3") || strings.Contains(err.Error(), "NA markers") != c.hint {
+		if !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "line 3") || strings.Contains(err.Error(), "missing-value markers") != c.hint {
 			t.Errorf("%q: %v", c.cell, err)
 		}
 	}

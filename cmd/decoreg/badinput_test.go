@@ -326,7 +326,7 @@ func TestForeignFormats(t *testing.T) {
 		{"x\tc\ty\n1\t2\t3\n", []string{`holding "\t"`, "csvformat -t"}},
 		{"x|y\n1|2\n", []string{`holding "|"`}},
 		{utf16("x,y\n1,2\n3,4\n"), []string{"line 1, column 1", "NUL bytes", "UTF-16", "iconv"}},
-		{"x,y\n1,2\nnan,3\n4,5\n", []string{"line 3, column 1", `"nan"`, "NA markers", "--na"}},
+		{"x,y\n1,2\nnan,3\n4,5\n", []string{"line 3, column 1", `"nan"`, "missing-value markers", "--na"}},
 		{"\x1f\x8b", []string{"starts as gzip data, but its gzip header is truncated or corrupt"}},
 	} {
 		p := filepath.Join(dir, "f.csv")

@@ -967,6 +967,9 @@ func runTrain(cmd *Command, args []string) error {
 				err = fmt.Errorf("%w: rename one of them, or leave both out with --drop %s", err, flagArg(dup))
 			}
 		}
+		if errors.Is(err, data.ErrNonFinite) && strings.Contains(err.Error(), "if it marks a missing cell") {
+			err = fmt.Errorf("%w; --na sets the markers", err) // a NaN spelled otherwise ("nan")
+		}
 		return inputErr(name, targetTextErr(err, header, target, "; a stray text cell can be marked missing with --na"))
 	}
 	idx, err := f.split.rows(name, &data.Dataset{Rows: fr.Rows, Path: fr.Path}, false)
