@@ -67,7 +67,7 @@ func QuoteCell(s string) string {
 		return strconv.Quote(s)
 	}
 	cut := 60
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
+	for cut > 56 && !utf8.RuneStart(s[cut]) { // a character is at most 4 bytes; bytes that are no text are cut anywhere
 		cut--
 	}
 	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(s[:cut]), len(s))

@@ -459,6 +459,9 @@ func TestQuoteCell(t *testing.T) {
 	if !strings.HasSuffix(got, "... (2000 bytes)") || strings.Contains(got, `\x`) || len(got) > 100 {
 		t.Errorf("long: %s", got)
 	}
+	if got := QuoteCell(strings.Repeat("\x80", 200)); !strings.HasPrefix(got, `"\x80\x80`) || !strings.HasSuffix(got, "... (200 bytes)") {
+		t.Errorf("continuation bytes: %s", got)
+	}
 	_, err := parseNumber(strings.Repeat("1", 1<<20))
 	if err == nil || len(err.Error()) > 200 || !strings.Contains(err.Error(), "(1048576 bytes)") {
 		t.Errorf("a 1 MB number: %.300v", err)

@@ -128,7 +128,8 @@ func checkOutPath(name, flagName, path string, dash bool) error {
 // name with its path; empty paths and "-" are skipped, as are outputs that
 // are not regular files (devices, FIFOs). For "-", standard output is
 // compared when it is a regular file (a shell's >> onto the input
-// appended the output to it).
+// appended the output to it); outFlag "" says the command writes there
+// without a flag (eval's JSON).
 func notAnInput(name, outFlag, out string, inputs ...[2]string) error {
 	if out == "" {
 		return nil
@@ -148,6 +149,8 @@ func notAnInput(name, outFlag, out string, inputs ...[2]string) error {
 		}
 		if ifi, err := os.Stat(in[1]); err == nil && os.SameFile(ofi, ifi) {
 			switch {
+			case out == "-" && outFlag == "":
+				return inputf(name, "standard output, where %s writes, is the file of --%s %s: redirect it to another file", name, in[0], in[1])
 			case out == "-":
 				return inputf(name, "--%s - writes to standard output, which is the file of --%s %s: redirect it to another file", outFlag, in[0], in[1])
 			case !ofi.Mode().IsRegular():
@@ -433,7 +436,7 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		// without it.
 		switch {
 		case errors.Is(err, data.ErrNonFinite):
-			fmt.Fprintf(errOut, "decoreg %s: warning: %s: line %d: the target column %q holds %v: it is not read (no logpdf)\n", name, nameSpools(path), pe.Line, read, pe.Err)
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: line %d: %v: the target is not read (no logpdf)\n", name, nameSpools(path), pe.Line, pe.Err)
 		case !errors.Is(err, data.ErrEmptyCell):
 			fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %q holds text (line %d): it is not read (no logpdf)\n", name, nameSpools(path), read, pe.Line)
 		}

@@ -152,6 +152,9 @@ func runEval(cmd *Command, args []string) error {
 	if err := split.check(name, dataPath); err != nil {
 		return err
 	}
+	if err := notAnInput(name, "", "-", [2]string{"model", modelPath}, [2]string{"data", dataPath}, [2]string{"test-mask", split.mask}); err != nil {
+		return err // its JSON, appended to an input by a shell's >>
+	}
 	if plotPath != "" {
 		if isStdout(plotPath) {
 			return inputf(name, "--plot %s: standard output carries the JSON; give a file", plotPath)
@@ -165,17 +168,15 @@ func runEval(cmd *Command, args []string) error {
 		// The figure is a PNG: a file named otherwise (calib.svg) would
 		// hold what its name does not say. Devices and pipes have no name
 		// to mislead.
-		// A symbolic link is written through: its target's name counts.
-		if png := func(p string) bool { return strings.EqualFold(filepath.Ext(p), ".png") }; !png(plotPath) {
-			target, lerr := filepath.EvalSymlinks(plotPath)
-			if lerr != nil {
-				// A dangling link: the file its target names is made.
-				if l, err := os.Readlink(plotPath); err == nil {
-					target, lerr = l, nil
+		// A symbolic link is written through: the name of the file at the
+		// end of its chain counts, existing or not.
+		if final := linkEnd(plotPath); !strings.EqualFold(filepath.Ext(final), ".png") {
+			if fi, err := os.Stat(plotPath); err != nil || fi.Mode().IsRegular() {
+				what := ""
+				if final != plotPath {
+					what = fmt.Sprintf(" (a link to %s)", final)
 				}
-			}
-			if fi, err := os.Stat(plotPath); (err != nil || fi.Mode().IsRegular()) && (lerr != nil || !png(target)) {
-				return inputf(name, "--plot %s: the figure is a PNG; name the file with .png", plotPath)
+				return inputf(name, "--plot %s%s: the figure is a PNG; name the file with .png", plotPath, what)
 			}
 		}
 	}

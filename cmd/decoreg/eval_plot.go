@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -116,4 +117,22 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// linkEnd returns the path at the end of p's chain of symbolic links, as
+// writing through them reaches it (the last link's target when it is
+// missing); p itself when p is not a link, or after 40 links (a loop,
+// which writing refuses).
+func linkEnd(p string) string {
+	for range 40 {
+		l, err := os.Readlink(p)
+		if err != nil {
+			return p
+		}
+		if !filepath.IsAbs(l) {
+			l = filepath.Join(filepath.Dir(p), l)
+		}
+		p = l
+	}
+	return p
 }

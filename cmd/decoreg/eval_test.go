@@ -346,10 +346,25 @@ func TestEvalPlot(t *testing.T) {
 			t.Errorf("the link was replaced: %v", err)
 		}
 	}
-	bad := filepath.Join(ld, "svglink")
-	os.Symlink("out.svg", bad)
-	if code, _, errs := cli(t, "eval", "--model", model, "--data", "testdata/cli/small.csv", "--plot", bad); code != 2 || !strings.Contains(errs, "name the file with .png") {
-		t.Errorf("a link to out.svg: exit %d %q", code, errs)
+	// A chain of links, dangling at its end: the end's name counts.
+	os.Symlink("chain.png", filepath.Join(ld, "l1"))
+	os.Symlink("l1", filepath.Join(ld, "l2"))
+	mustCLI(t, "eval", "--model", model, "--data", "testdata/cli/small.csv", "--plot", filepath.Join(ld, "l2"))
+	if _, err := os.Stat(filepath.Join(ld, "chain.png")); err != nil {
+		t.Errorf("through a chain: %v", err)
+	}
+	for _, c := range [][2]string{{"svglink", "out.svg"}, {"named.png", "fig.svg"}, {"l4.png", "l3"}, {"l3", "dangling"}} {
+		os.Symlink(c[1], filepath.Join(ld, c[0]))
+	}
+	for _, bad := range []string{"svglink", "named.png", "l4.png"} {
+		if code, _, errs := cli(t, "eval", "--model", model, "--data", "testdata/cli/small.csv", "--plot", filepath.Join(ld, bad)); code != 2 || !strings.Contains(errs, "name the file with .png") {
+			t.Errorf("%s: exit %d %q", bad, code, errs)
+		}
+	}
+	for _, f := range []string{"out.svg", "fig.svg", "dangling"} {
+		if _, err := os.Stat(filepath.Join(ld, f)); err == nil {
+			t.Errorf("%s was written", f)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"decoreg"
@@ -136,13 +137,42 @@ func firstPositional(fs *flag.FlagSet, args []string) int {
 	return -1
 }
 
+// listSet reports whether args set experiment's --list (to true): as a
+// flag, not as another flag's value (--out --list), and not --list=false.
+// Arguments after NAME count too, as parseInterspersed reads them.
+func listSet(fs *flag.FlagSet, args []string) bool {
+	set := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if a == "-" || !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name == "list" {
+			set = !hasVal
+			if hasVal {
+				set, _ = strconv.ParseBool(val)
+			}
+			continue
+		}
+		f := fs.Lookup(name)
+		if f == nil || hasVal {
+			continue // bench uci's own flags: taken as bool or with =
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		i++ // its value
+	}
+	return set
+}
+
 func runExperiment(cmd *Command, args []string) (err error) {
 	const name = "experiment"
-	listed := slices.ContainsFunc(args, func(a string) bool {
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		return strings.HasPrefix(a, "-") && name == "list"
-	})
-	if p := firstPositional(&cmd.Flag, args); p >= 0 && args[p] == "uci" && !listed {
+	if p := firstPositional(&cmd.Flag, args); p >= 0 && args[p] == "uci" && !listSet(&cmd.Flag, args) {
 		// The UCI table is bench uci's: its flags, before or after NAME
 		// (--list with a NAME is refused below, as for the others).
 		return runBenchUCI(append(slices.Clone(args[:p]), args[p+1:]...))
@@ -344,7 +374,7 @@ func runExperiment(cmd *Command, args []string) (err error) {
 		if d := added.Differ; len(d) > 0 {
 			// Not an error: the runs kept are whole, and which to keep is
 			// the user's call (delete the lines to be replaced, merge again).
-			fmt.Fprintf(errOut, "decoreg %s: warning: --merge: %d run(s) already in %s have other results in a source, which were left out: %s (to take a source's, delete those lines first and merge again)\n",
+			fmt.Fprintf(errOut, "decoreg %s: warning: --merge: %d source line(s) of runs already kept (in %s, or from an earlier source) have other results, and were left out: %s (to take them, delete the lines kept and merge again)\n",
 				name, len(d), filepath.Join(out, experiments.JournalFile), quoteList(d))
 		}
 	} else if !f.reportOnly {

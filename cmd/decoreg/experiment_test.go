@@ -315,7 +315,7 @@ func TestExperimentMerge(t *testing.T) {
 	}
 	before := mustRead(t, filepath.Join(merged, experiments.JournalFile))
 	_, errs = mustCLI(t, "experiment", "risk", "--quick", "--merge", "--out", merged, edited)
-	if !strings.Contains(errs, "merged 0 new runs") || !strings.Contains(errs, "1 run(s) already in") || !strings.Contains(errs, strconv.Quote(line["key"].(string))) {
+	if !strings.Contains(errs, "merged 0 new runs") || !strings.Contains(errs, "1 source line(s) of runs already kept") || !strings.Contains(errs, strconv.Quote(line["key"].(string))) {
 		t.Errorf("merging a run with other results said:\n%s", errs)
 	}
 	if after := mustRead(t, filepath.Join(merged, experiments.JournalFile)); after != before {

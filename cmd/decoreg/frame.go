@@ -544,7 +544,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 	if read && use == targetOptional && errors.Is(err, data.ErrNonFinite) && errors.As(err, &pe) && pe.Column == slices.Index(header, target)+1 {
 		// An infinite or overflowing target is as text there: predict goes
 		// on without the target.
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: line %d: the target column %q holds %v: it is not read (no logpdf)\n", name, nameSpools(path), pe.Line, target, pe.Err)
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: line %d: %v: the target is not read (no logpdf)\n", name, nameSpools(path), pe.Line, pe.Err)
 		read = false
 		cols = cols[:len(cols)-1]
 		fr, err = data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: s.NA})
@@ -680,12 +680,14 @@ var numberClean = strings.NewReplacer(",", "", "_", "", "$", "", "%", "")
 // cleaned in the file, not made missing), and those --na cannot list (a
 // comma in them).
 func naHint(na, texts []string) string {
-	var plain, numLike, comma []string
+	var plain, numLike, comma, long []string
 	for _, t := range texts {
 		c := strings.TrimSpace(numberClean.Replace(t))
 		switch _, err := data.ParseNumber(c); {
 		case c != "" && err == nil:
 			numLike = append(numLike, t)
+		case len(t) > naHintMax:
+			long = append(long, t) // not a missing-value marker: a 200 KB one made a 200 KB --na advice
 		case strings.Contains(t, ","):
 			comma = append(comma, t)
 		default:
@@ -703,8 +705,14 @@ func naHint(na, texts []string) string {
 	if len(comma) > 0 {
 		parts = append(parts, fmt.Sprintf("%s hold a comma, which --na cannot list: change them in the file", quoteList(comma)))
 	}
+	if len(long) > 0 {
+		parts = append(parts, fmt.Sprintf("%s are too long to be missing-value markers: change them in the file", quoteList(long)))
+	}
 	return strings.Join(parts, "; ")
 }
+
+// naHintMax is the longest text naHint offers as a --na marker, in bytes.
+const naHintMax = 80
 
 // shellArg writes s as one argument of a shell: as it is where it holds
 // only letters, digits and "_@%+=:,./-", else in single quotes, or, where

@@ -715,6 +715,9 @@ func TestStdoutIsAnInput(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--out - writes to standard output, which is the file of --data") {
 		t.Errorf("stdout appending to --data: %v", err)
 	}
+	if err := notAnInput("eval", "", "-", [2]string{"data", in}); err == nil || !strings.Contains(err.Error(), "standard output, where eval writes, is the file of --data") {
+		t.Errorf("eval's JSON appending to --data: %v", err)
+	}
 	other, err := os.Create(filepath.Join(dir, "out.csv"))
 	if err != nil {
 		t.Fatal(err)

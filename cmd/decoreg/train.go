@@ -1162,6 +1162,11 @@ func checkColumnNames(name, path string) ([]string, int, error) {
 	if err != nil {
 		return nil, 0, inputErr(name, err)
 	}
+	for j, h := range header {
+		if strings.ContainsRune(h, 0) {
+			return nil, 0, inputf(name, "%s: line %d, column %d: the column name %s holds NUL bytes: is the file UTF-16? decoreg reads UTF-8 (convert it with iconv -f UTF-16 -t UTF-8)", path, hline, j+1, data.QuoteCell(h))
+		}
+	}
 	if len(header) == 1 {
 		// One column: a file separated by something else than commas.
 		for _, sep := range []struct{ s, csvkit string }{{";", "-d ';'"}, {"\t", "-t"}, {"|", "-d '|'"}} {
@@ -1172,9 +1177,6 @@ func checkColumnNames(name, path string) ([]string, int, error) {
 	}
 	size := 0
 	for j, h := range header {
-		if strings.ContainsRune(h, 0) {
-			return nil, 0, inputf(name, "%s: line %d, column %d: the column name %s holds NUL bytes: is the file UTF-16? decoreg reads UTF-8 (convert it with iconv -f UTF-16 -t UTF-8)", path, hline, j+1, data.QuoteCell(h))
-		}
 		if !utf8.ValidString(h) {
 			return nil, 0, inputf(name, "%s: line %d, column %d: the column name %q is not valid UTF-8, which a model file cannot record", path, hline, j+1, h)
 		}
