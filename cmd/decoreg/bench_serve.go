@@ -102,8 +102,8 @@ func runBenchServe(args []string) error {
 	modelPath := fs.String("model", "", "serve the model `FILE` (default: train one on built-in data)")
 	clientsF := fs.String("clients", "1,16,64", "comma-separated numbers of concurrent `CLIENTS`")
 	rowsF := fs.String("rows", "1,100", "comma-separated `ROWS` per request")
-	requests := fs.Int("requests", 2000, "answered requests per combination (100-row requests: a tenth of it, at least 100)")
-	warmup := fs.Int("warmup", 100, "requests before timing, per combination")
+	requests := fs.Int("requests", 2000, "answered requests per combination (requests of 100 rows or more: a tenth of it, at least 100 or --requests if fewer)")
+	warmup := fs.Int("warmup", 100, "requests before timing, per combination (requests of 100 rows or more: at most as many as are timed)")
 	batchingF := fs.String("batching", "on,off", "on, off or on,off")
 	outputsF := fs.String("outputs", "mean,quantiles", "the requests' `OUTPUTS` (quantiles: 0.1, ..., 0.9; samples: 100 per row; density: 200 points)")
 	if err := parseFlags(benchServeCmd, fs, args); err != nil {
@@ -179,14 +179,17 @@ func runBenchServe(args []string) error {
 	d := m.Features()
 	enc := json.NewEncoder(stdout)
 	for _, rows := range rowsList {
-		n := *requests
+		n, w := *requests, *warmup
 		if rows >= 100 {
-			n = max(100, n/10)
+			// Large requests: a tenth as many, but never more than asked
+			// (--requests 5 --rows 10000 made 100 requests of a million rows).
+			n = max(min(n, 100), n/10)
+			w = min(w, n)
 		}
 		body := benchBody(d, m.Schema(), rows, outputs)
 		for _, c := range clients {
 			for _, batching := range modes {
-				r, err := benchServeOnce(*modelPath, body, rows, c, n, *warmup, batching)
+				r, err := benchServeOnce(*modelPath, body, rows, c, n, w, batching)
 				if err != nil {
 					return err
 				}

@@ -82,6 +82,12 @@ func TestBenchServeRuns(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &r); err != nil || r.Errors != 0 || r.Requests != 5 {
 		t.Errorf("schema model: %v %s", err, out)
 	}
+	// Requests of 100 rows or more: a tenth as many, never more than asked
+	// (5 became 100).
+	out, _ = mustCLI(t, "bench", "serve", "--model", model, "--clients", "1", "--rows", "150", "--requests", "5", "--warmup", "50", "--batching", "off")
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &r); err != nil || r.Errors != 0 || r.Requests != 5 {
+		t.Errorf("--requests 5 of 150 rows: %v %s", err, out)
+	}
 	code, _, errs := cli(t, "bench", "serve", "--clients", "0")
 	if code != 2 || !strings.Contains(errs, "--clients") {
 		t.Errorf("--clients 0: exit %d %q", code, errs)
