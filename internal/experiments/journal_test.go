@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -257,6 +258,15 @@ func TestJournalSeconds(t *testing.T) {
 func TestIsWriteErr(t *testing.T) {
 	if !isWriteErr(fmt.Errorf("writing x.png: %w", outfile.ErrReadOnly)) || !isWriteErr(&os.PathError{Op: "open", Path: "x", Err: os.ErrPermission}) {
 		t.Error("a write error not seen as one")
+	}
+	// A directory in the figure's place (it exited 2, as if the results
+	// were bad, with the journal's name in front).
+	dir := t.TempDir()
+	png := filepath.Join(dir, "x.png")
+	os.Mkdir(png, 0o755)
+	err := outfile.WriteFile(context.Background(), png, func(io.Writer) error { return nil })
+	if !isWriteErr(err) || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("a directory in the way: %v", err)
 	}
 	if isWriteErr(errors.New("no results")) {
 		t.Error("another error seen as a write error")

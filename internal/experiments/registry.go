@@ -380,7 +380,7 @@ func commandsOf[T Line](lines []T) string {
 // directory in the way), not from the results.
 func isWriteErr(err error) bool {
 	var pe *os.PathError
-	return errors.As(err, &pe) || errors.Is(err, outfile.ErrReadOnly)
+	return errors.As(err, &pe) || errors.Is(err, outfile.ErrReadOnly) || errors.Is(err, outfile.ErrIsDir) || errors.Is(err, outfile.ErrLinkLoop)
 }
 
 func riskExperiment() *Experiment {

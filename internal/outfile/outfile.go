@@ -42,6 +42,13 @@ import (
 // permission; it is refused rather than replaced.
 var ErrReadOnly = errors.New("file is read-only")
 
+// ErrIsDir and ErrLinkLoop mean the path cannot be a file: it is a
+// directory, or a chain of more than 40 symbolic links.
+var (
+	ErrIsDir    = errors.New("is a directory")
+	ErrLinkLoop = errors.New("too many levels of symbolic links")
+)
+
 // kind is how a path is written.
 type kind int
 
@@ -98,7 +105,7 @@ func resolve(path string) (target, error) {
 			}
 			p = l
 		case fi.IsDir():
-			return target{}, fmt.Errorf("is a directory%s", via(path, p))
+			return target{}, fmt.Errorf("%w%s", ErrIsDir, via(path, p))
 		case fi.Mode().IsRegular():
 			if !writable(p, fi) {
 				return target{}, fmt.Errorf("%w%s; it is not replaced (make it writable or remove it)", ErrReadOnly, via(path, p))
@@ -108,7 +115,7 @@ func resolve(path string) (target, error) {
 			return target{kind: direct, path: p}, nil
 		}
 	}
-	return target{}, errors.New("too many levels of symbolic links")
+	return target{}, ErrLinkLoop
 }
 
 // IsStdout reports whether path resolves to this process's standard
