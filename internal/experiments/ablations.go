@@ -77,7 +77,11 @@ func scalingExperiment() *Experiment {
 	return experiment("scaling", "relative MSE against the number of training points: normalized decoder, Riemann, pointwise",
 		func(o Options) string {
 			s := seedsOr(o, 3)
-			return fmt.Sprintf("sizes 64, 128, ... and the full training set of split 0; %d random subset(s) per size%s", s, quickNote(o))
+			sizes := "sizes 64, 128, ... and the full training set of split 0"
+			if o.Quick {
+				sizes = "sizes 64 and 128 of split 0" // ScalingTasks' first two
+			}
+			return fmt.Sprintf("%s; %d random subset(s) per size%s", sizes, s, quickNote(o))
 		},
 		ScalingTasks, func() *RealLine { return new(RealLine) },
 		func(l *RealLine) string {
@@ -260,7 +264,11 @@ func decoderSizeExperiment() *Experiment {
 	return experiment("decoder-size", "test NLL when varying the decoder's layers, heads and width from (3, 4, 128)",
 		func(o Options) string {
 			s := max(o.Seeds, 1)
-			return fmt.Sprintf("%d decoder sizes, split(s) 0..%d of each dataset, the full training part%s", len(decoderSizes), s-1, quickNote(o))
+			n := len(decoderSizes)
+			if o.Quick {
+				n = 4 // DecoderSizeTasks' quick sizes
+			}
+			return fmt.Sprintf("%d decoder sizes, split(s) 0..%d of each dataset, the full training part%s", n, s-1, quickNote(o))
 		},
 		DecoderSizeTasks, func() *DecoderSizeLine { return new(DecoderSizeLine) },
 		func(l *DecoderSizeLine) string {
@@ -551,7 +559,11 @@ func hammingExperiment() *Experiment {
 			if n == 0 {
 				n = 1000
 			}
-			return fmt.Sprintf("splits 0..%d, random training subsets of %d rows, lengths 6, 8, 10%s", s-1, n, quickNote(o))
+			lengths := "lengths 6, 8, 10"
+			if o.Quick {
+				lengths = "length 6" // HammingTasks' quick length
+			}
+			return fmt.Sprintf("splits 0..%d, random training subsets of %d rows (the whole training part where it is smaller), %s%s", s-1, n, lengths, quickNote(o))
 		},
 		HammingTasks, func() *SampleLine { return new(SampleLine) },
 		describeSample,
