@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -244,6 +245,16 @@ func TestH4FailedRuns(t *testing.T) {
 		{"seconds", func(r *experiments.Result) { r.Seconds = -100 }, "seconds -100"},
 		{"mse", func(r *experiments.Result) { r.Eval.MSE = -1 }, "mse -1"},
 		{"clipped", func(r *experiments.Result) { r.Eval.Clipped = 11 }, "clipped 11"},
+		// Values no run writes, which the report took: a density head's
+		// NLL missing (its table vanished), no rows, times that are none.
+		{"nll", func(r *experiments.Result) { r.Eval.NLL = math.NaN() }, "nll is null, but the mdn head has a density"},
+		{"n", func(r *experiments.Result) { r.Eval.N = 0 }, "n 0"},
+		{"train seconds", func(r *experiments.Result) { r.Train = &decoreg.TrainInfo{Seconds: -1} }, "train: seconds -1"},
+		{"huge seconds", func(r *experiments.Result) { r.Seconds = 1e308 }, "seconds 1e+308"},
+		{"started", func(r *experiments.Result) { r.Started = "yesterday" }, `started "yesterday"`},
+		{"order", func(r *experiments.Result) {
+			r.Started, r.Finished = "2026-01-02T00:00:00Z", "2026-01-01T00:00:00Z"
+		}, "is before started"},
 	} {
 		dir := t.TempDir()
 		r := &experiments.Result{Dataset: "ds", Head: "mdn", Split: 0, Seconds: 1, Eval: &decoreg.Eval{N: 10, KendallTau: 0.5, Point: "mean"}}
@@ -489,5 +500,19 @@ func TestH14DataStdinAndEmptyTarget(t *testing.T) {
 		{"sample", "--model", model, "--data", data, "--n", "1", "--target", ""},
 	} {
 		wantUsage(t, cmd, "--target is empty")
+	}
+}
+
+// A data set whose name holds a bar keeps its report table's rows whole
+// (the bar is escaped; it split the row into cells).
+func TestBenchReportBarInName(t *testing.T) {
+	dir := t.TempDir()
+	r := &experiments.Result{Dataset: "a|b", Head: "mdn", Split: 0, Seconds: 1, Eval: &decoreg.Eval{N: 10, KendallTau: 0.5, NLL: 1.5, Point: "mean"}}
+	if err := experiments.WriteResult(experiments.ResultPath(dir, r.Dataset, r.Head, 0), r); err != nil {
+		t.Fatal(err)
+	}
+	out := reportOutput(t, dir)
+	if !strings.Contains(out, `| a\|b |`) || strings.Contains(out, "| a|b |") {
+		t.Errorf("the name's bar:\n%s", out)
 	}
 }

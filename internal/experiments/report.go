@@ -241,7 +241,7 @@ func (t *table) markdown(w io.Writer, rs []*Result) error {
 		} else {
 			b.WriteString(" The lowest mean per row is in bold.\n\n")
 		}
-		fmt.Fprintf(&b, "| dataset | %s |\n|---|%s\n", strings.Join(heads, " | "), strings.Repeat("---:|", len(heads)))
+		fmt.Fprintf(&b, "| dataset | %s |\n|---|%s\n", strings.Join(mdCells(heads), " | "), strings.Repeat("---:|", len(heads)))
 		for _, ds := range t.datasets {
 			cells := make([]cell, len(heads))
 			best := ""
@@ -262,7 +262,7 @@ func (t *table) markdown(w io.Writer, rs []*Result) error {
 					bestV, best = v, fmtNum(cells[i].mean, m.prec)
 				}
 			}
-			fmt.Fprintf(&b, "| %s |", ds)
+			fmt.Fprintf(&b, "| %s |", mdCell(ds))
 			for _, c := range cells {
 				b.WriteString(" " + t.cellText(c, m, best) + " |")
 			}
@@ -309,7 +309,7 @@ func (t *table) mixedSettings(b *strings.Builder) {
 				n[settingsKey(r)]++
 			}
 			if len(n) > 1 {
-				rows = append(rows, fmt.Sprintf("| %s | %s | %d |\n", ds, h, len(n)))
+				rows = append(rows, fmt.Sprintf("| %s | %s | %d |\n", mdCell(ds), mdCell(h), len(n)))
 			}
 		}
 	}
@@ -363,7 +363,7 @@ func (t *table) outliers(b *strings.Builder) {
 			}
 			mean, _ := metrics.MeanStd(kept)
 			for _, r := range out {
-				rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s | %s | %s |\n", ds, h, r.Split,
+				rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s | %s | %s |\n", mdCell(ds), mdCell(h), r.Split,
 					fmtOutlier(m.get(r.Eval)), fmtNum(med, m.prec), fmtNum(mean, m.prec)))
 			}
 		}
@@ -444,7 +444,9 @@ func runSummary(rs []*Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Total run time: %s over %d runs (sum of the runs' wall times)", fmtDuration(total), len(rs))
 	if !first.IsZero() && last.After(first) {
-		fmt.Fprintf(&b, "; %s from the first start to the last finish", fmtDuration(last.Sub(first).Seconds()))
+		// In float seconds: Sub saturates at 292 years.
+		span := float64(last.Unix()-first.Unix()) + float64(last.Nanosecond()-first.Nanosecond())/1e9
+		fmt.Fprintf(&b, "; %s from the first start to the last finish", fmtDuration(span))
 	}
 	b.WriteString(".\n")
 	var ps []string
@@ -455,6 +457,21 @@ func runSummary(rs []*Result) string {
 	fmt.Fprintf(&b, "Machines: %d host(s); GOMAXPROCS %s; kernel %s; commit %s.\n",
 		len(hosts), strings.Join(ps, ", "), keys(kernels), keys(commits))
 	return b.String()
+}
+
+// mdCell makes s one cell of a markdown table: a bar escaped, line
+// breaks as spaces (a data set named "a|b" split its row).
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\r", " ", "\n", " ").Replace(s)
+}
+
+// mdCells is mdCell of each of ss.
+func mdCells(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = mdCell(s)
+	}
+	return out
 }
 
 func keys(m map[string]bool) string {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"time"
 
 	"decoreg"
 	"decoreg/internal/jsonfloat"
@@ -119,6 +120,10 @@ func ReadResult(path string) (*Result, error) {
 	return &r, nil
 }
 
+// maxRunSeconds bounds a run's recorded time (about three years): a
+// larger one is no run's, and made the report's total +Inf.
+const maxRunSeconds = 1e8
+
 // check refuses values no run writes: a result with neither an evaluation
 // nor an error, negative counts or times, and metrics outside their range
 // (Kendall's tau outside [-1, 1], a negative MSE or cross-entropy, more
@@ -130,18 +135,35 @@ func (r *Result) check() error {
 		return fmt.Errorf("split %d is negative", r.Split)
 	case r.Error == "" && r.Eval == nil:
 		return errors.New("it has neither an eval nor an error")
-	case bad(r.Seconds) || r.Seconds < 0:
-		return fmt.Errorf("seconds %v is not a time >= 0", r.Seconds)
+	case bad(r.Seconds) || r.Seconds < 0 || r.Seconds > maxRunSeconds:
+		return fmt.Errorf("seconds %v is not a run's time (in [0, %g])", r.Seconds, maxRunSeconds)
 	case r.TrainRows < 0 || r.TestRows < 0:
 		return fmt.Errorf("train_rows %d and test_rows %d must be >= 0", r.TrainRows, r.TestRows)
+	case r.Train != nil && (bad(r.Train.Seconds) || r.Train.Seconds < 0 || r.Train.Seconds > maxRunSeconds):
+		return fmt.Errorf("train: seconds %v is not a run's time (in [0, %g])", r.Train.Seconds, maxRunSeconds)
+	}
+	var times [2]time.Time
+	for i, t := range []struct{ name, v string }{{"started", r.Started}, {"finished", r.Finished}} {
+		if t.v == "" {
+			continue
+		}
+		var err error
+		if times[i], err = time.Parse(time.RFC3339, t.v); err != nil {
+			return fmt.Errorf("%s %q is not an RFC 3339 time", t.name, t.v)
+		}
+	}
+	if !times[0].IsZero() && !times[1].IsZero() && times[1].Before(times[0]) {
+		return fmt.Errorf("finished %s is before started %s", r.Finished, r.Started)
 	}
 	e := r.Eval
 	if e == nil {
 		return nil
 	}
 	switch {
-	case e.N < 0:
-		return fmt.Errorf("eval: n %d is negative", e.N)
+	case e.N < 1:
+		return fmt.Errorf("eval: n %d: an evaluation scores at least one row", e.N)
+	case r.Head != Pointwise && math.IsNaN(e.NLL):
+		return fmt.Errorf("eval: nll is null, but the %s head has a density", r.Head)
 	case e.KendallTau < -1 || e.KendallTau > 1:
 		return fmt.Errorf("eval: kendall_tau %v is outside [-1, 1]", e.KendallTau)
 	case e.MSE < 0, e.RelMSE < 0:
