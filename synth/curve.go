@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 )
 
 // Curve is a deterministic 1-D regression problem y = F(x), x uniform on
@@ -62,7 +63,7 @@ func CurveByName(name string) (Curve, error) {
 		}
 		names[i] = c.Name
 	}
-	return Curve{}, fmt.Errorf("synth: unknown curve %q (have %v)", name, names)
+	return Curve{}, fmt.Errorf("synth: unknown curve %q (have %s)", name, strings.Join(names, ", "))
 }
 
 // Sample draws n points: xs uniform on [Lo, Hi] from a PCG seeded by seed

@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 )
 
 // Problem is a regression problem with a known conditional density.
@@ -81,7 +82,7 @@ func New(name string, d int) (Problem, error) {
 	case "studentt":
 		return NewStudentT(d), nil
 	}
-	return nil, fmt.Errorf("synth: unknown problem %q (have %v)", name, AllNames())
+	return nil, fmt.Errorf("synth: unknown problem %q (have %s)", name, strings.Join(AllNames(), ", "))
 }
 
 // NewMixture returns the "mixture" problem with d features (see the

@@ -1042,8 +1042,11 @@ func makeOutDir(name, dir string) error {
 	}
 	if fi, lerr := os.Lstat(dir); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
 		if target, rerr := os.Readlink(dir); rerr == nil {
-			if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
+			switch _, serr := os.Stat(dir); {
+			case errors.Is(serr, fs.ErrNotExist):
 				return usagef("%s: --out %s: a symbolic link to %s, which does not exist: create it, or give another --out", name, dir, target)
+			case serr != nil: // a loop of links ("mkdir: file exists")
+				return usagef("%s: --out %s: a symbolic link to %s, which does not resolve: %v", name, dir, target, errors.Unwrap(serr))
 			}
 		}
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -99,7 +101,7 @@ type demoHead struct {
 	secs  float64
 }
 
-func runDemo(cmd *Command, args []string) error {
+func runDemo(cmd *Command, args []string) (err error) {
 	out, seed, threads, quick := &demoF.out, &demoF.seed, &demoF.threads, &demoF.quick
 	if len(args) > 0 {
 		return usagef("demo: unexpected argument %q", args[0])
@@ -114,8 +116,18 @@ func runDemo(cmd *Command, args []string) error {
 		return usagef("demo: --out %s is not a directory", *out)
 	}
 	png := filepath.Join(*out, "demo.png")
+	_, serr := os.Lstat(*out)
 	if err := makeOutDir("demo", *out); err != nil {
 		return err
+	}
+	if errors.Is(serr, fs.ErrNotExist) {
+		// Made here: an interrupted or failed demo, which writes nothing,
+		// leaves no empty directory either.
+		defer func() {
+			if err != nil {
+				os.Remove(*out) // only if still empty
+			}
+		}()
 	}
 	if err := outfile.Check(png); err != nil {
 		return usagef("demo: --out %s: %s: %v", *out, png, err)
@@ -181,7 +193,7 @@ func runDemo(cmd *Command, args []string) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("demo: interrupted; nothing written")
 	}
-	err := writeOutput("demo", "out", png, func(w io.Writer) error {
+	err = writeOutput("demo", "out", png, func(w io.Writer) error {
 		return demoPlot(w, prob, heads, trueNLL, size, *seed)
 	})
 	if err != nil {

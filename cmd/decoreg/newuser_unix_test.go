@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -294,6 +295,46 @@ func TestNU1ReadOnce(t *testing.T) {
 		cmd.Stderr = &errs
 		if err := cmd.Run(); err == nil || !strings.Contains(errs.String(), "both read standard input: give one of them a file") {
 			t.Errorf("standard input as a %s for --data - and --test-mask /dev/stdin: %v, %q", in, err, errs.String())
+		}
+	}
+}
+
+// TestDemoInterruptLeavesNoDir: Ctrl-C during the demo writes nothing,
+// and the --out directory it made is removed (it was left empty); one
+// that existed before is kept.
+func TestDemoInterruptLeavesNoDir(t *testing.T) {
+	for _, existed := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "demo-out")
+		if existed {
+			os.Mkdir(dir, 0o755)
+		}
+		cmd := childDecoreg(t, t.TempDir(), "demo", "--out", dir, "--threads", "1")
+		var errs strings.Builder
+		cmd.Stderr = &errs
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// The first line is printed once the directory is made and the
+		// signals are handled; training follows.
+		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+			t.Fatalf("no output: %v: %s", err, errs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGINT)
+		go io.Copy(io.Discard, stdout)
+		cmd.Wait()
+		_, err = os.Stat(dir)
+		if existed != (err == nil) {
+			t.Errorf("existed before %v: after Ctrl-C, %v: %s", existed, err, errs.String())
+		}
+		if existed {
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("written: %v", ents)
+			}
 		}
 	}
 }

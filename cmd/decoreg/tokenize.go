@@ -23,7 +23,8 @@ var cmdTokenize = &Command{
 
 tokens is the value's token sequence, lo and hi are the edges of its cell
 (the float64 values nearest the exact edges; a value v is in [lo, hi), or in
-(lo, hi] for negative unnormalized values), decoded is the cell's centre,
+(lo, hi] for negative unnormalized values, and 1 in the last cell of [0, 1],
+[lo, 1]), decoded is the cell's centre,
 the number the sequence decodes to, and clamped is true when v lay beyond
 the vocabulary's range and went to its extreme cell.
 
@@ -41,7 +42,8 @@ SPEC is one of
 
 each optionally followed by ,special=true (the tokens nan, inf and -inf
 stand for NaN, +Inf and -Inf) and ,repeat=R (the sequence written R times,
-decoded by a per-position majority vote). Bases run from 2 to 36. Tokens
+decoded by a per-position majority vote, a tie going to the earliest of
+the tied copies). Bases run from 2 to 36. Tokens
 are written +, -, the digits 0..9 then a..z, and nan, inf, -inf.
 
 JSON has no NaN or infinities: non-finite numbers are written as the

@@ -54,6 +54,9 @@ func TestParseInts(t *testing.T) {
 			t.Errorf("ParseInts(%q) = %v, want an error", s, got)
 		}
 	}
+	if _, err := ParseInts("0-99999999"); err == nil || !strings.Contains(err.Error(), "a range of more than 1048576 numbers") {
+		t.Errorf("a huge range: %v", err)
+	}
 }
 
 func TestParseShard(t *testing.T) {

@@ -218,7 +218,10 @@ func ParseInts(s string) ([]int, error) {
 		if isRange {
 			b, err2 = strconv.Atoi(strings.TrimSpace(hi))
 		}
-		if err1 != nil || err2 != nil || a < 0 || b < a || b-a > 1<<20 {
+		if err1 == nil && err2 == nil && a >= 0 && b-a > 1<<20 {
+			return nil, fmt.Errorf("bad list %q at %q: a range of more than %d numbers", s, f, 1<<20)
+		}
+		if err1 != nil || err2 != nil || a < 0 || b < a {
 			return nil, fmt.Errorf("bad list %q at %q (want numbers >= 0 and ranges like 0-9)", s, f)
 		}
 		for k := a; k <= b; k++ {
