@@ -849,7 +849,23 @@ func printTrials(w io.Writer, rep *decoreg.TuneReport, interrupted bool) {
 	}
 	cut := ""
 	if rep.Cut {
-		cut = "; the budget ran out before every trial ended or skipped one, so another run may choose differently"
+		skipped, stopped := 0, 0
+		for _, t := range rep.Trials {
+			switch t.Status {
+			case "skipped":
+				skipped++
+			case "budget":
+				stopped++
+			}
+		}
+		var why []string
+		if stopped > 0 || skipped == 0 {
+			why = append(why, "the budget ran out before every trial ended")
+		}
+		if skipped > 0 {
+			why = append(why, fmt.Sprintf("%d trial(s) were skipped, which at the speed measured on the trials before would not have ended their first rung in a third of the budget (small trials measure slow: a larger --budget runs them)", skipped))
+		}
+		cut = "; " + strings.Join(why, ", and ") + ", so another run may choose differently"
 	}
 	fmt.Fprintf(w, "tuned in %v of a %v budget%s\n", secs(rep.Seconds-rep.MemberSeconds).Round(time.Millisecond), secs(rep.Budget), cut)
 	switch {

@@ -237,3 +237,33 @@ func TestPrintTrialsInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// A cut search says why: trials stopped by the budget, skipped at the
+// speed measured, or both (it said "the budget ran out" after 7 ms of 20 s
+// when a trial was skipped).
+func TestPrintTrialsCut(t *testing.T) {
+	for _, c := range []struct {
+		statuses []string
+		want     []string
+		not      string
+	}{
+		{[]string{"max-epochs", "skipped"}, []string{"1 trial(s) were skipped, which at the speed measured"}, "the budget ran out"},
+		{[]string{"budget", "max-epochs"}, []string{"the budget ran out before every trial ended, so another run"}, "skipped"},
+		{[]string{"budget", "skipped", "skipped"}, []string{"the budget ran out before every trial ended, and 2 trial(s) were skipped"}, ""},
+	} {
+		rep := &decoreg.TuneReport{Budget: 20, Seconds: 0.007, Cut: true}
+		for i, s := range c.statuses {
+			rep.Trials = append(rep.Trials, decoreg.TuneTrial{N: i + 1, Label: "t", ValLoss: 1, Status: s})
+		}
+		var b strings.Builder
+		printTrials(&b, rep, false)
+		for _, w := range c.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%v: want %q in:\n%s", c.statuses, w, b.String())
+			}
+		}
+		if c.not != "" && strings.Contains(b.String(), c.not) {
+			t.Errorf("%v: %q in:\n%s", c.statuses, c.not, b.String())
+		}
+	}
+}
