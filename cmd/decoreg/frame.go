@@ -479,7 +479,8 @@ func warnNumberLike(name, path string, fr *data.Frame, target string) {
 // naList parses --na.
 func naList(s string) []string {
 	out := []string{}
-	for _, p := range strings.Split(s, ",") {
+	fields, _ := listFields(s) // runTrain has refused what it cannot read
+	for _, p := range fields {
 		if p = strings.TrimSpace(p); p != "" {
 			out = append(out, p)
 		}
@@ -680,7 +681,7 @@ var numberClean = strings.NewReplacer(",", "", "_", "", "$", "", "%", "")
 // cleaned in the file, not made missing), and those --na cannot list (a
 // comma in them).
 func naHint(na, texts []string) string {
-	var plain, numLike, comma, long []string
+	var plain, numLike, long []string
 	for _, t := range texts {
 		c := strings.TrimSpace(numberClean.Replace(t))
 		switch _, err := data.ParseNumber(c); {
@@ -688,22 +689,21 @@ func naHint(na, texts []string) string {
 			numLike = append(numLike, t)
 		case len(t) > naHintMax:
 			long = append(long, t) // not a missing-value marker: a 200 KB one made a 200 KB --na advice
-		case strings.Contains(t, ","):
-			comma = append(comma, t)
 		default:
 			plain = append(plain, t)
 		}
 	}
 	var parts []string
 	if len(plain) > 0 {
+		var list []string
+		for _, m := range append(slices.Clone(na), plain...) {
+			list = append(list, quoteFlagName(m)) // one holding a comma in double quotes
+		}
 		parts = append(parts, fmt.Sprintf("to read %s as missing: --na %s (the list replaces --na's defaults)",
-			quoteList(plain), shellArg(strings.Join(append(slices.Clone(na), plain...), ","))))
+			quoteList(plain), shellArg(strings.Join(list, ","))))
 	}
 	if len(numLike) > 0 {
 		parts = append(parts, fmt.Sprintf("%s are numbers with a separator or unit: remove those characters in the file", quoteList(numLike)))
-	}
-	if len(comma) > 0 {
-		parts = append(parts, fmt.Sprintf("%s hold a comma, which --na cannot list: change them in the file", quoteList(comma)))
 	}
 	if len(long) > 0 {
 		parts = append(parts, fmt.Sprintf("%s are too long to be missing-value markers: change them in the file", quoteList(long)))

@@ -451,11 +451,28 @@ func TestHints(t *testing.T) {
 	if got := flagArg("c,d"); got != `'"c,d"'` {
 		t.Errorf("flagArg(c,d) = %s", got)
 	}
-	got := naHint([]string{"NA", "?"}, []string{"oops", "$1", "a,b", "n/a"})
-	for _, want := range []string{`to read "oops", "n/a" as missing: --na 'NA,?,oops,n/a'`, `"$1" are numbers with a separator or unit`, `"a,b" hold a comma`} {
+	got := naHint([]string{"NA", "?"}, []string{"oops", "$1", "a,b", "n/a", strings.Repeat("z", 81)})
+	for _, want := range []string{`to read "oops", "a,b", "n/a" as missing: --na 'NA,?,oops,"a,b",n/a'`, `"$1" are numbers with a separator or unit`, `"zzzz`, `... (81 bytes) are too long to be missing-value markers`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("naHint: %q lacks %q", got, want)
 		}
+	}
+	// Such a list is read as given: a marker holding a comma in quotes; a
+	// list that cannot be read is refused.
+	if got := naList(`NA, "a,b",?`); !slices.Equal(got, []string{"NA", "a,b", "?"}) {
+		t.Errorf("naList: %q", got)
+	}
+	nd := t.TempDir()
+	np := filepath.Join(nd, "na.csv")
+	os.WriteFile(np, []byte("x,y\n1,2\n\"1,5\",3\n2,4\n3,5\n"), 0o644)
+	if _, _, err := cli(t, "train", "--data", np, "--na", `NA,"1,5"`, "--head", "mdn", "--enc-width", "4", "--epochs", "1", "--quiet", "--out", filepath.Join(nd, "m.model")); err != "" {
+		t.Errorf(`--na 'NA,"1,5"': %s`, err)
+	}
+	if m, err := decoreg.Load(filepath.Join(nd, "m.model")); err != nil || m.Schema().Columns[0].Kind != data.Numeric {
+		t.Errorf("x read with \"1,5\" missing: %v", err)
+	}
+	if code, _, errs := cli(t, "train", "--data", np, "--na", `"NA`, "--out", filepath.Join(nd, "m.model")); code != 2 || !strings.Contains(errs, "--na:") {
+		t.Errorf(`--na '"NA': exit %d %q`, code, errs)
 	}
 	// Followed, the advice trains; a name two columns share is left out of
 	// --features, not dropped, when --features is given.
