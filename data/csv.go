@@ -181,6 +181,19 @@ type table struct {
 	dups   []int          // the columns whose name an earlier column has (not "")
 	gz     bool           // gzipped
 	last   int            // gzipped: the line on which the last record read ended
+	nl     *newlineReader // what it has seen of the line ends
+}
+
+// fieldCountErr is the error of a record rec whose field count is not the
+// header's: a file whose data lines end with CR alone (after an LF
+// header) reads as one record, with carriage returns inside its fields.
+func (t *table) fieldCountErr(rec []string) error {
+	if t.nl != nil && (t.nl.crAlone || t.nl.crLater) && slices.ContainsFunc(rec, func(s string) bool { return strings.Contains(s, "\r") }) {
+		return &ParseError{Path: t.path, Line: t.line(0),
+			Err: fmt.Errorf("%w after the header, as in old Mac files, which CSV does not take as line ends: convert them to LF (e.g. tr '\\r' '\\n' < OLD > NEW)", ErrCRLineEnds)}
+	}
+	return &ParseError{Path: t.path, Line: t.line(0),
+		Err: fmt.Errorf("%w: %d fields, the header has %d", ErrFieldCount, len(rec), len(t.header))}
 }
 
 // openTable opens path, decompresses it if it starts with the gzip magic
@@ -215,6 +228,7 @@ func openTable(path string) (*table, error) {
 	}
 	var src io.Reader = sb
 	nl := &newlineReader{r: src}
+	t.nl = nl
 	t.r = csv.NewReader(nl)
 	t.r.FieldsPerRecord = -1 // checked here, to report it our way
 	t.r.ReuseRecord = true
@@ -282,16 +296,21 @@ type newlineReader struct {
 	// was followed by anything but a line feed (crAlone: the lines end
 	// with CR alone).
 	inQuote, cr, crAlone bool
+	// After the first line feed: whether a carriage return outside quotes
+	// was followed by anything but a line feed (data lines ending with
+	// CR alone after an LF header).
+	crLater bool
 }
 
 func (n *newlineReader) Read(p []byte) (int, error) {
 	k, err := n.r.Read(p)
 	for _, c := range p[:k] {
-		if n.seen {
-			break
-		}
 		if n.cr && c != '\n' {
-			n.crAlone = true
+			if n.seen {
+				n.crLater = true
+			} else {
+				n.crAlone = true
+			}
 		}
 		n.cr = false
 		switch {
@@ -302,9 +321,17 @@ func (n *newlineReader) Read(p []byte) (int, error) {
 		case c == '\n' && !n.inQuote:
 			n.seen = true
 		}
+		if n.seen && n.crLater {
+			break // nothing more to learn
+		}
 	}
 	if err == io.EOF && n.cr {
-		n.cr, n.crAlone = false, true // a CR at the very end
+		n.cr = false // a CR at the very end
+		if n.seen {
+			n.crLater = true
+		} else {
+			n.crAlone = true
+		}
 	}
 	return k, err
 }
@@ -397,8 +424,7 @@ func (t *table) readRows(d *Dataset, feats []int, target int) error {
 			return err
 		}
 		if len(rec) != len(t.header) {
-			return &ParseError{Path: t.path, Line: t.line(0),
-				Err: fmt.Errorf("%w: %d fields, the header has %d", ErrFieldCount, len(rec), len(t.header))}
+			return t.fieldCountErr(rec)
 		}
 		d.Lines = append(d.Lines, t.line(0))
 		for _, j := range feats {

@@ -270,8 +270,20 @@ func TestCRLineEndsAndUnnamedColumns(t *testing.T) {
 			}
 		}
 	}
+	// Data lines ending with CR alone after an LF header: the same, not
+	// "wrong number of fields" (ReadCSV and ReadFrame).
+	for _, body := range []string{"a,b,y\n1,2,3\r4,5,6\r", "a,b,y\n1,2,3\r4,5,6\r7,8,9"} {
+		p := writeTemp(t, "crlater.csv", body)
+		_, err := ReadFrame(p, FrameOptions{})
+		_, err2 := ReadCSV(p, ReadOptions{})
+		for _, e := range []error{err, err2} {
+			if !errors.Is(e, ErrCRLineEnds) || !strings.Contains(e.Error(), "line 2") || !strings.Contains(e.Error(), "after the header") {
+				t.Errorf("%q: %v", body, e)
+			}
+		}
+	}
 	// CRLF and a quoted carriage return in a cell are read as before.
-	for _, body := range []string{"a,b,y\r\n1,2,3\r\n", "a,b,y\n1,\"x\ry\",3\n", "a,\"b\rc\",y\n1,2,3\n"} {
+	for _, body := range []string{"a,b,y\r\n1,2,3\r\n", "a,b,y\n1,\"x\ry\",3\n", "a,\"b\rc\",y\n1,2,3\n", "a,b,y\n1,\"x\ry\",3\n4,5,6\n"} {
 		if _, err := ReadFrame(writeTemp(t, "ok.csv", body), FrameOptions{}); err != nil {
 			t.Errorf("%q: %v", body, err)
 		}

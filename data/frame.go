@@ -406,8 +406,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 			return nil, err
 		}
 		if len(rec) != len(t.header) {
-			return nil, &ParseError{Path: t.path, Line: t.line(0),
-				Err: fmt.Errorf("%w: %d fields, the header has %d", ErrFieldCount, len(rec), len(t.header))}
+			return nil, t.fieldCountErr(rec)
 		}
 		f.Lines = append(f.Lines, t.line(0))
 		for j := range f.Columns {
