@@ -310,14 +310,52 @@ func TestDataErr(t *testing.T) {
 	if err := dataErr("eval", d, nil, &decoreg.DataError{Row: 2, Column: 0, Err: cause}); !strings.HasPrefix(err.Error(), `eval: in.csv: line 4, column "a"`) {
 		t.Errorf("without a mask: %q", err)
 	}
-	// A data set read from a file knows where each row starts (past blank
-	// lines and quoted line breaks).
-	d.Rows, d.Lines = 8, []int{2, 4, 5, 7, 9, 10, 11, 14}
+	// A data set read from a file knows where each of its rows starts
+	// (past blank lines and quoted line breaks), through subsets: d is
+	// the subset the library saw, rows its rows' indices in the file.
+	d.Lines = []int{4, 9, 14}
 	if err := dataErr("predict", d, rows, &decoreg.DataError{Row: 2, Column: 1, Err: cause}); !strings.HasPrefix(err.Error(), `predict: in.csv: line 14, column "b"`) {
 		t.Errorf("with lines, through a mask: %q", err)
 	}
-	if err := dataErr("eval", d, nil, &decoreg.DataError{Row: 1, Column: -1, Err: cause}); !strings.HasPrefix(err.Error(), `eval: in.csv: line 4: `) {
+	if err := dataErr("eval", d, nil, &decoreg.DataError{Row: 1, Column: -1, Err: cause}); !strings.HasPrefix(err.Error(), `eval: in.csv: line 9: `) {
 		t.Errorf("with lines: %q", err)
+	}
+}
+
+// TestRowErrorLines: eval, predict and sample name the line of a bad row
+// through a test mask and skipped rows (a missing target), with blank
+// lines before it; the lines' lookup once took the file's row index into
+// the subset's lines, naming another row.
+func TestRowErrorLines(t *testing.T) {
+	dir := t.TempDir()
+	model := sharedModel(t, "mdn")
+	small, err := os.ReadFile("testdata/cli/small.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(string(small), "\n")
+	cols := strings.Count(header, ",") // features before y
+	row := func(x, y string) string { return strings.Repeat(x+",", cols) + y + "\n" }
+	// Lines: 1 header, 2 row 0 (test), 3 row 1 (no target), 4 blank, 5 row 2 (far out), 6 row 3.
+	body := header + "\n" + row("0.1", "1") + row("0.2", "") + "\n" + row("1e39", "2") + row("0.3", "3")
+	data := filepath.Join(dir, "d.csv")
+	mask := filepath.Join(dir, "mask.csv")
+	if err := os.WriteFile(data, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mask, []byte("split0\n0\n1\n1\n1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"eval", "--model", model, "--data", data},
+		{"eval", "--model", model, "--data", data, "--test-mask", mask, "--split", "0"},
+		{"predict", "--model", model, "--data", data, "--test-mask", mask, "--split", "0", "--out", filepath.Join(dir, "p.csv")},
+		{"sample", "--model", model, "--data", data, "--test-mask", mask, "--split", "0", "--n", "2", "--out", filepath.Join(dir, "s.csv")},
+	} {
+		code, _, errs := cli(t, args...)
+		if code != 2 || !strings.Contains(errs, "d.csv: line 5") {
+			t.Errorf("%v: exit %d, %q; want line 5", args[0:1], code, errs)
+		}
 	}
 }
 

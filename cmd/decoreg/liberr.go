@@ -139,9 +139,9 @@ func configErr(name string, err error) (_ error, ok bool) {
 //
 //	CMD: FILE: line L, column "NAME": MESSAGE
 //
-// with the row's line in the file (d.Lines, where a row starts; data row r
-// on line r+2, after the header, for a data set without them) and the
-// feature's name, each left out when the library gives -1;
+// with the row's line in the file (d.Lines[Row], where the row starts;
+// for a data set without them, line rows[Row]+2, rows mapping d's rows to
+// the file's data rows, nil for the same) and the feature's name, each left out when the library gives -1;
 // other errors become "CMD: FILE: MESSAGE".
 func dataErr(name string, d *data.Dataset, rows []int, err error) error {
 	var de *decoreg.DataError
@@ -150,12 +150,16 @@ func dataErr(name string, d *data.Dataset, rows []int, err error) error {
 	}
 	where := ""
 	if r := de.Row; r >= 0 && r < d.Rows {
-		if rows != nil {
-			r = rows[r]
-		}
-		where = fmt.Sprintf("line %d", r+2) // a data set built in memory: as if read from a file without blank lines
-		if r < len(d.Lines) {
-			where = fmt.Sprintf("line %d", d.Lines[r]) // past blank lines and quoted line breaks
+		switch {
+		case len(d.Lines) == d.Rows:
+			// d is the data set the library was given, its rows' lines
+			// kept through the subsets (past blank lines and quoted
+			// line breaks).
+			where = fmt.Sprintf("line %d", d.Lines[r])
+		case rows != nil && r < len(rows):
+			where = fmt.Sprintf("line %d", rows[r]+2) // as if read from a file without blank lines
+		default:
+			where = fmt.Sprintf("line %d", r+2)
 		}
 	}
 	if c := de.Column; c >= 0 && c < len(d.Names) {
