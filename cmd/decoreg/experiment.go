@@ -140,7 +140,7 @@ func firstPositional(fs *flag.FlagSet, args []string) int {
 // listSet reports whether args set experiment's --list (to true): as a
 // flag, not as another flag's value (--out --list), and not --list=false.
 // Arguments after NAME count too, as parseInterspersed reads them.
-func listSet(fs *flag.FlagSet, args []string) bool {
+func listSet(fs *flag.FlagSet, args []string) (bool, error) {
 	set := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -154,7 +154,10 @@ func listSet(fs *flag.FlagSet, args []string) bool {
 		if name == "list" {
 			set = !hasVal
 			if hasVal {
-				set, _ = strconv.ParseBool(val)
+				var err error
+				if set, err = strconv.ParseBool(val); err != nil {
+					return false, fmt.Errorf("invalid boolean value %q for -list", val)
+				}
 			}
 			continue
 		}
@@ -167,15 +170,25 @@ func listSet(fs *flag.FlagSet, args []string) bool {
 		}
 		i++ // its value
 	}
-	return set
+	return set, nil
 }
 
 func runExperiment(cmd *Command, args []string) (err error) {
 	const name = "experiment"
-	if p := firstPositional(&cmd.Flag, args); p >= 0 && args[p] == "uci" && !listSet(&cmd.Flag, args) {
+	listed, err := listSet(&cmd.Flag, args)
+	if err != nil {
+		return inputf(name, "%v", err)
+	}
+	if p := firstPositional(&cmd.Flag, args); p >= 0 && args[p] == "uci" && !listed {
 		// The UCI table is bench uci's: its flags, before or after NAME
 		// (--list with a NAME is refused below, as for the others).
-		return runBenchUCI(append(slices.Clone(args[:p]), args[p+1:]...))
+		// A --list that is false is experiment's, not bench uci's (which
+		// has none): left out.
+		rest := slices.DeleteFunc(append(slices.Clone(args[:p]), args[p+1:]...), func(a string) bool {
+			name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			return strings.HasPrefix(a, "-") && a != "-" && name == "list"
+		})
+		return runBenchUCI(rest)
 	}
 	pos, err := parseInterspersed(cmd, args)
 	if err != nil {

@@ -495,6 +495,25 @@ func TestExperimentTabularFlags(t *testing.T) {
 			os.RemoveAll(out)
 		}
 	}
+	// --list=false is no --list (and not passed on to bench uci, which has
+	// none); a value that is not a boolean is refused.
+	if code, _, errs := cli(t, "experiment", "--list=false", "uci"); code != 2 || !strings.Contains(errs, "bench uci: --out RESULTS is required") {
+		t.Errorf("--list=false uci: exit %d, %q", code, errs)
+	}
+	if code, _, errs := cli(t, "experiment", "--list=maybe", "uci"); code != 2 || !strings.Contains(errs, `invalid boolean value "maybe" for -list`) {
+		t.Errorf("--list=maybe uci: exit %d, %q", code, errs)
+	}
+	for _, c := range []struct {
+		args []string
+		set  bool
+	}{
+		{[]string{"--list"}, true}, {[]string{"-list=1"}, true}, {[]string{"--list=false", "uci"}, false},
+		{[]string{"--out", "--list", "uci"}, false}, {[]string{"uci", "--quick", "--list"}, true}, {[]string{"--", "--list"}, false},
+	} {
+		if set, err := listSet(&cmdExperiment.Flag, c.args); err != nil || set != c.set {
+			t.Errorf("listSet(%q) = %v, %v; want %v", c.args, set, err, c.set)
+		}
+	}
 	for _, args := range [][]string{{"--list", "scaling"}, {"--list", "uci"}, {"uci", "--list"}, {"-list=true", "uci"}} {
 		// uci is bench uci's, which has no --list: refused here as for the others.
 		if code, _, errs := cli(t, append([]string{"experiment"}, args...)...); code != 2 || !strings.Contains(errs, "--list takes no NAME") {
