@@ -79,7 +79,7 @@ func scalingExperiment() *Experiment {
 			s := seedsOr(o, 3)
 			sizes := "sizes 64, 128, ... and the full training set of split 0"
 			if o.Quick {
-				sizes = "sizes 64 and 128 of split 0" // ScalingTasks' first two
+				sizes = "the two smallest sizes of split 0 (64 and 128; the whole training part where it is smaller)" // ScalingTasks' first two
 			}
 			return fmt.Sprintf("%s; %d random subset(s) per size%s", sizes, s, quickNote(o))
 		},
