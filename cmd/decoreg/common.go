@@ -144,11 +144,17 @@ func notAnInput(name, outFlag, out string, inputs ...[2]string) error {
 		return nil // a new file, or a device: not an input
 	}
 	for _, in := range inputs {
-		if in[1] == "" || in[1] == "-" {
+		if in[1] == "" || in[1] == "-" && out != "-" {
 			continue
 		}
-		if ifi, err := os.Stat(in[1]); err == nil && os.SameFile(ofi, ifi) {
+		ifi, err := os.Stat(in[1])
+		if in[1] == "-" {
+			ifi, err = os.Stdin.Stat() // --data - < f >> f
+		}
+		if err == nil && os.SameFile(ofi, ifi) {
 			switch {
+			case in[1] == "-":
+				return inputf(name, "standard output, where %s writes, is the file of standard input (--%s -): redirect it to another file", name, in[0])
 			case out == "-" && outFlag == "":
 				return inputf(name, "standard output, where %s writes, is the file of --%s %s: redirect it to another file", name, in[0], in[1])
 			case out == "-":

@@ -116,19 +116,26 @@ func runDemo(cmd *Command, args []string) (err error) {
 		return usagef("demo: --out %s is not a directory", *out)
 	}
 	png := filepath.Join(*out, "demo.png")
-	_, serr := os.Lstat(*out)
+	// The directories made here, deepest first: an interrupted or failed
+	// demo, which writes nothing, leaves none of them (os.Remove removes
+	// only an empty one).
+	var made []string
+	for d := filepath.Clean(*out); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) || d == filepath.Dir(d) {
+			break
+		}
+		made = append(made, d)
+	}
 	if err := makeOutDir("demo", *out); err != nil {
 		return err
 	}
-	if errors.Is(serr, fs.ErrNotExist) {
-		// Made here: an interrupted or failed demo, which writes nothing,
-		// leaves no empty directory either.
-		defer func() {
-			if err != nil {
-				os.Remove(*out) // only if still empty
+	defer func() {
+		if err != nil {
+			for _, d := range made {
+				os.Remove(d)
 			}
-		}()
-	}
+		}
+	}()
 	if err := outfile.Check(png); err != nil {
 		return usagef("demo: --out %s: %s: %v", *out, png, err)
 	}

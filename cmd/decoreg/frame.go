@@ -384,8 +384,8 @@ func numericAsLabelled(name, path string, fr, lab *data.Frame) *data.Frame {
 	var g *data.Frame
 	for j := range fr.Columns {
 		c := &fr.Columns[j]
-		if c.Kind != data.Categorical || lab.Columns[j].Kind != data.Numeric {
-			continue
+		if c.Kind != data.Categorical || lab.Columns[j].Kind != data.Numeric || !slices.Contains(lab.Columns[j].Missing, false) {
+			continue // (empty on the labelled rows: left out, with its own warning)
 		}
 		if g == nil {
 			cp := *fr
@@ -413,7 +413,7 @@ func numericAsLabelled(name, path string, fr, lab *data.Frame) *data.Frame {
 		if first < len(fr.Lines) {
 			at = fmt.Sprintf("line %d", fr.Lines[first])
 		}
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q holds numbers in every row with a target, and text in %d row(s) without one (%s, %s), which training skips: it is numeric, and predict refuses that text (list it in --na when training to read it as missing)\n",
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q holds numbers in every row with a target, and text in %d row(s) without one (%s, %s), which training skips: it is numeric, and predict and eval refuse that text (to read it as missing, list it in --na, whose list replaces the defaults)\n",
 			name, path, c.Name, count, data.QuoteCell(c.Str[first]), at)
 	}
 	if g == nil {
@@ -703,10 +703,10 @@ func naHint(na, texts []string) string {
 			quoteList(plain), shellArg(strings.Join(list, ","))))
 	}
 	if len(numLike) > 0 {
-		parts = append(parts, fmt.Sprintf("%s are numbers with a separator or unit: remove those characters in the file", quoteList(numLike)))
+		parts = append(parts, fmt.Sprintf("%s %s with a separator or unit: remove those characters in the file", quoteList(numLike), pick(len(numLike) == 1, "is a number", "are numbers")))
 	}
 	if len(long) > 0 {
-		parts = append(parts, fmt.Sprintf("%s are too long to be missing-value markers: change them in the file", quoteList(long)))
+		parts = append(parts, fmt.Sprintf("%s %s too long to be a missing-value marker: change %s in the file", quoteList(long), pick(len(long) == 1, "is", "are"), pick(len(long) == 1, "it", "them")))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -751,3 +751,11 @@ func shellArg(s string) string {
 // flagArg writes a column name as the shell argument of --drop or
 // --features.
 func flagArg(name string) string { return shellArg(quoteFlagName(name)) }
+
+// pick returns a when cond holds, else b.
+func pick(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
+}

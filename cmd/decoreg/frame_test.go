@@ -452,7 +452,7 @@ func TestHints(t *testing.T) {
 		t.Errorf("flagArg(c,d) = %s", got)
 	}
 	got := naHint([]string{"NA", "?"}, []string{"oops", "$1", "a,b", "n/a", strings.Repeat("z", 81)})
-	for _, want := range []string{`to read "oops", "a,b", "n/a" as missing: --na 'NA,?,oops,"a,b",n/a'`, `"$1" are numbers with a separator or unit`, `"zzzz`, `... (81 bytes) are too long to be missing-value markers`} {
+	for _, want := range []string{`to read "oops", "a,b", "n/a" as missing: --na 'NA,?,oops,"a,b",n/a'`, `"$1" is a number with a separator or unit`, `"zzzz`, `... (81 bytes) is too long to be a missing-value marker: change it`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("naHint: %q lacks %q", got, want)
 		}
@@ -714,6 +714,17 @@ func TestSkippedRowsDecideNothing(t *testing.T) {
 	s := m.Schema()
 	if s == nil || len(s.Columns) != 2 || s.Columns[0].Name != "x" || s.Columns[0].Kind != data.Numeric {
 		t.Errorf("schema %+v", s)
+	}
+	// A column empty on every labelled row, with text only in a skipped
+	// one: left out, with that warning only (it was also said to hold
+	// numbers in every row with a target).
+	empty := filepath.Join(dir, "empty.csv")
+	if err := os.WriteFile(empty, []byte("a,c,y\n1,,1\n2,,2\n3,txt,\n4,,3\n5,,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs = mustCLI(t, "train", "--data", empty, "--head", "mdn", "--enc-layers", "1", "--enc-width", "4", "--epochs", "1", "--threads", "1", "--quiet", "--out", model)
+	if !strings.Contains(errs, `column "c" is empty in every training row: left out`) || strings.Contains(errs, "holds numbers") {
+		t.Errorf("a column empty on the labelled rows:\n%s", errs)
 	}
 	// The library's FitFrame keeps the frame's kinds (a program may make a
 	// column of numbers categorical; Frame.Reinfer re-infers them).

@@ -304,9 +304,10 @@ func TestNU1ReadOnce(t *testing.T) {
 // that existed before is kept.
 func TestDemoInterruptLeavesNoDir(t *testing.T) {
 	for _, existed := range []bool{false, true} {
-		dir := filepath.Join(t.TempDir(), "demo-out")
+		top := filepath.Join(t.TempDir(), "new")
+		dir := filepath.Join(top, "demo-out") // parents made too
 		if existed {
-			os.Mkdir(dir, 0o755)
+			os.MkdirAll(dir, 0o755)
 		}
 		cmd := childDecoreg(t, t.TempDir(), "demo", "--out", dir, "--threads", "1")
 		var errs strings.Builder
@@ -327,7 +328,7 @@ func TestDemoInterruptLeavesNoDir(t *testing.T) {
 		cmd.Process.Signal(syscall.SIGINT)
 		go io.Copy(io.Discard, stdout)
 		cmd.Wait()
-		_, err = os.Stat(dir)
+		_, err = os.Stat(top)
 		if existed != (err == nil) {
 			t.Errorf("existed before %v: after Ctrl-C, %v: %s", existed, err, errs.String())
 		}

@@ -718,6 +718,18 @@ func TestStdoutIsAnInput(t *testing.T) {
 	if err := notAnInput("eval", "", "-", [2]string{"data", in}); err == nil || !strings.Contains(err.Error(), "standard output, where eval writes, is the file of --data") {
 		t.Errorf("eval's JSON appending to --data: %v", err)
 	}
+	// --data - with standard input and output the same file (< f >> f).
+	savedIn := os.Stdin
+	defer func() { os.Stdin = savedIn }()
+	fin, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fin.Close()
+	os.Stdin = fin
+	if err := notAnInput("eval", "", "-", [2]string{"data", "-"}); err == nil || !strings.Contains(err.Error(), "is the file of standard input (--data -)") {
+		t.Errorf("stdin and stdout one file: %v", err)
+	}
 	other, err := os.Create(filepath.Join(dir, "out.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -726,5 +738,8 @@ func TestStdoutIsAnInput(t *testing.T) {
 	os.Stdout = other
 	if err := notAnInput("predict", "out", "-", [2]string{"data", in}); err != nil {
 		t.Errorf("stdout to another file: %v", err)
+	}
+	if err := notAnInput("predict", "out", "-", [2]string{"data", "-"}); err != nil {
+		t.Errorf("stdin to another file: %v", err)
 	}
 }
