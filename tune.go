@@ -513,6 +513,16 @@ func tuneResolution(cfgs []Config, res float64) (float64, error) {
 	return res, nil
 }
 
+// rowOverhead is the time of a row's training beside its pass, in
+// multiply-adds of trialCost: measured (2026-12-06, AMD EPYC Zen 4, one
+// thread, testdata/mixed.csv's 288 rows), a 2 x 16 encoder with 256
+// Riemann bins (cost about 4,700) trained 3 epochs in 6 ms and a 2 x 2048
+// PLR encoder with 4,096 bins (about 13.5 million) in 1.7 s: 285 times as
+// long for 2,900 times the multiply-adds, which an overhead of about
+// 42,000 reconciles (without it, --tune skipped the large trial of a 20 s
+// budget after 7 ms).
+const rowOverhead = 40000
+
 // trialCost is a count proportional to the multiply-adds of one row's
 // forward pass through c's network for cols features: the encoder once,
 // the decoder once per token. The ple input transform's columns are
@@ -817,6 +827,11 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 	for _, tr := range race {
 		cost[tr] = trialCost(tr.t.Config, cols)
 	}
+	// The speed estimate counts a row's pass as at least rowOverhead
+	// multiply-adds: a small trial spends most of its time beside them
+	// (batches, losses, the validation), so its speed per multiply-add
+	// made a large trial look several times slower than it is.
+	timed := func(tr *trialRun) float64 { return cost[tr] + rowOverhead }
 	slices.SortStableFunc(race[1:], func(a, b *trialRun) int { return cmp.Compare(cost[a], cost[b]) })
 	var spentSecs, spentCost float64 // over finished first-rung steps
 rungs:
@@ -833,7 +848,7 @@ rungs:
 				// The first rung may take a third of the budget: the
 				// rest is for the rungs that train the best further.
 				left := opts.Budget.Seconds()/3 - time.Since(start).Seconds()
-				if est := spentSecs / spentCost * cost[tr] * float64(min(upTo, tr.t.Config.MaxEpochs)); est > left {
+				if est := spentSecs / spentCost * timed(tr) * float64(min(upTo, tr.t.Config.MaxEpochs)); est > left {
 					tr.t.Status = "skipped"
 					report(tr)
 					continue
@@ -852,7 +867,7 @@ rungs:
 					// (Config.Pretrain) is neither counted nor estimated.
 					spentSecs -= tr.pre.Seconds
 				}
-				spentCost += cost[tr] * float64(tr.run.Epochs())
+				spentCost += timed(tr) * float64(tr.run.Epochs())
 			}
 			if tr.t.Status == "" {
 				tr.t.Status = "halving" // paused at the rung
