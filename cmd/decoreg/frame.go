@@ -677,9 +677,9 @@ var numberClean = strings.NewReplacer(",", "", "_", "", "$", "", "%", "")
 // naHint advises on text cells in a column otherwise of numbers, na being
 // the --na list they were read with: the cells to add to --na (which
 // replaces its defaults, so the advice gives the whole list, as a shell
-// argument), those that are numbers with a separator or unit (to be
-// cleaned in the file, not made missing), and those --na cannot list (a
-// comma in them).
+// argument, a marker holding a comma in double quotes), those that are
+// numbers with a separator or unit (to be cleaned in the file, not made
+// missing), and those too long to be a marker (over naHintMax bytes).
 func naHint(na, texts []string) string {
 	var plain, numLike, long []string
 	for _, t := range texts {
