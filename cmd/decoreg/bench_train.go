@@ -230,8 +230,10 @@ func runBenchTrain(args []string) error {
 		PeakRSSMB: round3(rss), Threads: *threads, Batch: *batch, Steps: *steps, Repeats: *repeats,
 		Warmup: *warmup, EncWidth: cfg.encWidth, DecLayers: cfg.decLayers, DecWidth: cfg.decWidth,
 		Heads: cfg.heads, Params: net.NumParams(), Kernel: gemm.Kernel(), Loss: loss,
-		StepGFLOP: round3(flops / 1e9), GEMMGFLOPS: round3(rate / 1e9), BoundFraction: round3(flops / med / rate),
-		BoundSteps: round3(rate / flops),
+		// The bound's numbers to 4 significant digits: a small model's
+		// step_gflop rounded to 0 at 3 decimals beside a finite bound.
+		StepGFLOP: roundSig(flops / 1e9), GEMMGFLOPS: round3(rate / 1e9), BoundFraction: roundSig(flops / med / rate),
+		BoundSteps: roundSig(rate / flops),
 	}
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return fmt.Errorf("bench train: the loss became %v", loss)
