@@ -49,7 +49,8 @@ object on standard output:
 	             of y (lower is better; for a point forecast it would be the
 	             mean absolute error): exact for riemann and mdn, and for
 	             decoders over the cells of the mean's tree expansion; after
-	             --calibrate-by isotonic, by quadrature (crps_bound)
+	             --calibrate-by isotonic too (the cells cut at the map's
+	             knots), but by quadrature for the mdn (crps_bound)
 	crps_bound   a bound on crps's error (0 where exact; "+Inf" where crps is
 	             estimated from draws: hamming and repeat tokenizations)
 	coverage     for the central predictive intervals of mass 0.5, 0.8, 0.9

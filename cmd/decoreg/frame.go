@@ -413,7 +413,7 @@ func numericAsLabelled(name, path string, fr, lab *data.Frame) *data.Frame {
 		if first < len(fr.Lines) {
 			at = fmt.Sprintf("line %d", fr.Lines[first])
 		}
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q holds numbers in every row with a target, and text in %d row(s) without one (%s, %s), which training skips: it is numeric, and predict and eval refuse that text (to read it as missing, list it in --na, whose list replaces the defaults)\n",
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q holds numbers in every row with a target, and text in %d row(s) without one (%s, %s), which training skips: it is numeric, and predict, sample and eval refuse that text (to read it as missing, list it in --na, whose list replaces the defaults)\n",
 			name, path, c.Name, count, data.QuoteCell(c.Str[first]), at)
 	}
 	if g == nil {
