@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unicode/utf8"
 
 	"decoreg/data"
 )
@@ -63,14 +64,13 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 	}
 	// Drop would leave out every column of the target's name: one would be
 	// the target, the others lost without a word.
-	n := 0
-	for _, c := range f.Columns {
-		if c.Name == target {
-			n++
-		}
-	}
-	if n > 1 {
+	if n := countName(f, target); n > 1 {
 		return nil, fmt.Errorf("decoreg: %w: the target %q names %d columns", data.ErrDuplicateColumn, target, n)
+	}
+	if !utf8.ValidString(target) {
+		// As the features' names are refused when fitted (it was refused
+		// only by Save, after the training).
+		return nil, fmt.Errorf("%w: the target's name %q is not valid UTF-8, which a model file cannot record", ErrBadInput, target)
 	}
 	y, err := f.Targets(tj)
 	if err != nil {
@@ -121,6 +121,17 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 		m.info.SkippedRows = f.Rows - len(keep)
 	}
 	return m, err
+}
+
+// countName is the number of f's columns called name.
+func countName(f *data.Frame, name string) int {
+	n := 0
+	for _, c := range f.Columns {
+		if c.Name == name {
+			n++
+		}
+	}
+	return n
 }
 
 // frameErr translates a *DataError about encoded rows and features into
@@ -274,13 +285,16 @@ func (m *Model) EvaluateFrame(f *data.Frame, target, point string) (*Eval, error
 	if tj < 0 {
 		return nil, fmt.Errorf("decoreg: %w: the target %q is not a column of the frame", data.ErrNoColumn, target)
 	}
+	if n := countName(f, target); n > 1 {
+		return nil, fmt.Errorf("decoreg: %w: the target %q names %d columns", data.ErrDuplicateColumn, target, n)
+	}
 	y, err := f.Targets(tj)
 	if err != nil {
 		return nil, err
 	}
 	keep, yk := presentTargets(y)
 	if len(keep) == 0 {
-		return nil, fmt.Errorf("%w: every one of the %d rows has a missing target", ErrTooFewRows, f.Rows)
+		return nil, fmt.Errorf("%w: every one of the %d rows has a missing target: nothing to evaluate", ErrBadInput, f.Rows)
 	}
 	g := f
 	if len(keep) < f.Rows {

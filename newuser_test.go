@@ -3,6 +3,7 @@ package decoreg
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -289,5 +290,57 @@ func TestMDNRangeTooWide(t *testing.T) {
 	}
 	if _, err := m.Dists(x, 40, dist.TokenOptions{}); err != nil {
 		t.Errorf("range 2.8e307: %v", err)
+	}
+}
+
+// Review of the library API (2026-12-06): a frame with two columns of a
+// model column's name is refused by PredictFrame and EvaluateFrame (the
+// first was used, the other ignored without a word), as is one with the
+// target twice; a target name that is not UTF-8 is refused by FitFrame
+// (only Save refused it, after the training); a learning rate that is 0
+// in float32 is refused (training returned the initial weights); an MDN's
+// CRPS at an infinite target is +Inf (it was NaN for some).
+func TestFrameAPIReview(t *testing.T) {
+	n := 30
+	f := &data.Frame{Rows: n, Columns: []data.Column{
+		{Name: "a", Kind: data.Numeric, Field: -1, Num: make([]float64, n), Missing: make([]bool, n)},
+		{Name: "c", Kind: data.Categorical, Field: -1, Str: make([]string, n), Missing: make([]bool, n)},
+		{Name: "y", Kind: data.Numeric, Field: -1, Num: make([]float64, n), Missing: make([]bool, n)},
+	}}
+	for i := range n {
+		f.Columns[0].Num[i], f.Columns[1].Str[i], f.Columns[2].Num[i] = float64(i), []string{"r", "g", "b"}[i%3], float64(i%7)
+	}
+	cfg := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 4, MaxEpochs: 1, Threads: 1}
+	m, err := FitFrame(context.Background(), f, "y", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup := *f
+	dup.Columns = append(slices.Clone(f.Columns), data.Column{Name: "a", Kind: data.Numeric, Field: -1, Num: make([]float64, n), Missing: make([]bool, n)})
+	if _, err := m.PredictFrame(&dup, PredictOptions{}); !errors.Is(err, data.ErrDuplicateColumn) {
+		t.Errorf("PredictFrame with a twice: %v", err)
+	}
+	if _, err := m.EvaluateFrame(&dup, "y", ""); !errors.Is(err, data.ErrDuplicateColumn) {
+		t.Errorf("EvaluateFrame with a twice: %v", err)
+	}
+	dupY := *f
+	dupY.Columns = append(slices.Clone(f.Columns), f.Columns[2])
+	if _, err := m.EvaluateFrame(&dupY, "y", ""); !errors.Is(err, data.ErrDuplicateColumn) {
+		t.Errorf("EvaluateFrame with y twice: %v", err)
+	}
+	bad := *f
+	bad.Columns = slices.Clone(f.Columns)
+	bad.Columns[2].Name = "\xff"
+	if lm, err := FitFrame(context.Background(), &bad, "\xff", cfg); lm != nil || !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "not valid UTF-8") {
+		t.Errorf("a target name that is not UTF-8: %v", err)
+	}
+	if err := (Config{LR: 5e-324}).Validate(); err == nil || !strings.Contains(err.Error(), "0 in float32") {
+		t.Errorf("LR 5e-324: %v", err)
+	}
+	mdn := dist.NewMDN([]float64{1, 0}, []float64{0, 1}, []float64{1, 1}, dist.Affine{Scale: 1})
+	for _, y := range []float64{math.Inf(1), math.Inf(-1)} {
+		if s, _ := dist.CRPS(mdn, y); !math.IsInf(s, 1) {
+			t.Errorf("MDN CRPS at %v: %v", y, s)
+		}
 	}
 }

@@ -391,6 +391,15 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 	cols := make([]*Column, len(s.Columns))
 	for j, cs := range s.Columns {
 		k := f.Column(cs.Name)
+		if k >= 0 && slices.ContainsFunc(f.Columns[k+1:], func(c Column) bool { return c.Name == cs.Name }) {
+			// Which of them is the model's? (The first was taken, the
+			// other ignored without a word.)
+			err := fmt.Errorf("%w: %q names two columns", ErrDuplicateColumn, cs.Name)
+			if f.Path != "" {
+				return nil, &ParseError{Path: f.Path, Line: f.HeaderLine, Err: err}
+			}
+			return nil, err
+		}
 		if k < 0 {
 			err := fmt.Errorf("%w: %q (the model's columns are %s; the data's are %s)", ErrNoColumn, cs.Name, nameList(s.ColumnNames()), nameList(f.Names()))
 			if f.Path != "" {

@@ -8,8 +8,10 @@ import (
 
 // CRPS returns the continuous ranked probability score of d at y,
 // the integral over t of (F(t) - 1{y <= t})² with F d's CDF, in the units
-// of y (lower is better; for a point mass it is the absolute error), and a
-// bound on its error:
+// of y (lower is better; for a forecast that is one point it would be the
+// absolute error, but a Point, which stands for the pointwise head's
+// estimate rather than a distribution, scores NaN, below), and a bound on
+// its error:
 //
 //   - Riemann: exact (bound 0), from the piecewise-uniform bins.
 //   - MDN: exact, the closed form for a Gaussian mixture (Grimit et al.
@@ -38,6 +40,9 @@ func CRPS(d Distribution, y float64) (score, bound float64) {
 		}
 		return d.aff.Scale * cellsCRPS(cells, (y-d.aff.Offset)/d.aff.Scale), 0
 	case *MDN:
+		if math.IsInf(y, 0) {
+			return math.Inf(1), 0 // as the other heads (the closed form gave NaN for some)
+		}
 		return d.aff.Scale * d.crpsT((y-d.aff.Offset)/d.aff.Scale), 0
 	case *Token:
 		return d.crps(y)
