@@ -261,12 +261,22 @@ func (r *registry) scan(dir string) (int, error) {
 		servesThis := cur != nil && cur.info.File == path
 		fi, err := os.Stat(path) // follows links
 		if err != nil || !fi.Mode().IsRegular() {
-			if servesThis {
+			switch {
+			case servesThis:
 				seen[name] = true
 				present[path] = true
 				if !r.dupLogged[path] {
 					r.dupLogged[path] = true
 					r.log("model %q: %s is no longer a regular file (a directory, a link to nothing, ...); still serving the previous version", name, path)
+				}
+			default:
+				// Said once while it stays (a FIFO, a device, a link to
+				// nothing was skipped without a word, where a bad regular
+				// file is logged).
+				present[path] = true
+				if !r.dupLogged[path] {
+					r.dupLogged[path] = true
+					r.log("model %q: %s not served: not a regular file (a directory, a FIFO, a device or a link to nothing)", name, path)
 				}
 			}
 			continue

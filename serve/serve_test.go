@@ -1062,3 +1062,23 @@ func TestTrimExt(t *testing.T) {
 		}
 	}
 }
+
+// TestModelsDirNotRegular: in --models DIR, a link to nothing named like a
+// model file is logged once as not served (it was skipped without a word,
+// where a bad regular file is logged), not at every scan.
+func TestModelsDirNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	saveModel(t, fitTiny(t, decoreg.HeadDecoder, 1), filepath.Join(dir, "a.model"))
+	if err := os.Symlink(filepath.Join(dir, "nothing"), filepath.Join(dir, "b.drg")); err != nil {
+		t.Skip("no symbolic links:", err)
+	}
+	var logs lockedLog
+	s, _ := newTestServer(t, nil, Options{Models: dir, ReloadEvery: 2 * time.Millisecond, Log: log.New(&logs, "", 0)})
+	time.Sleep(100 * time.Millisecond) // about 50 scans
+	if n := strings.Count(logs.String(), "b.drg not served: not a regular file"); n != 1 {
+		t.Errorf("the dangling link logged %d times, want once:\n%s", n, logs.String())
+	}
+	if ms := s.Models(); len(ms) != 1 || ms[0].Name != "a" {
+		t.Errorf("serving %v", ms)
+	}
+}
