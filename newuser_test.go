@@ -337,14 +337,6 @@ func TestFrameAPIReview(t *testing.T) {
 	if err := (Config{LR: 5e-324}).Validate(); err == nil || !strings.Contains(err.Error(), "0 in float32") {
 		t.Errorf("LR 5e-324: %v", err)
 	}
-	// A column the schema calls categorical, given as numbers with stale
-	// texts beside them: the numbers are read (the texts were).
-	stale := *f
-	stale.Columns = slices.Clone(f.Columns)
-	stale.Columns[1] = data.Column{Name: "c", Kind: data.Numeric, Field: -1, Num: make([]float64, n), Str: slices.Clone(f.Columns[1].Str), Missing: make([]bool, n)}
-	if enc, err := m.EncodeFrame(&stale); err != nil || len(enc.Warnings) != 1 || enc.Warnings[0].Unseen != n {
-		t.Errorf("numbers in a categorical column, stale texts beside them: %v, %+v", err, enc)
-	}
 	mdn := dist.NewMDN([]float64{1, 0}, []float64{0, 1}, []float64{1, 1}, dist.Affine{Scale: 1})
 	for _, y := range []float64{math.Inf(1), math.Inf(-1)} {
 		if s, _ := dist.CRPS(mdn, y); !math.IsInf(s, 1) {

@@ -452,7 +452,7 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 				index[v] = l
 			}
 			text := c.Str
-			if c.Kind != Categorical || text == nil { // a numeric column (its Str, if any, left over): its numbers' shortest text
+			if text == nil { // a numeric column: its numbers' shortest text
 				text = make([]string, f.Rows)
 				for i, v := range c.Num {
 					text[i] = strconv.FormatFloat(v, 'g', -1, 64)
