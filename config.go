@@ -437,7 +437,7 @@ func (c Config) validateTrain() (vocab.Tokenizer, error) {
 	if float32(c.LR) == 0 {
 		// Adam keeps the rate in float32: below about 1e-45 it is 0, and
 		// training returned the initial weights without a word.
-		return nil, configErr("LR", "the learning rate %v is 0 in float32, in which the optimizer keeps it: use one of at least 1e-38", c.LR)
+		return nil, configErr("LR", "the learning rate %v is 0 in float32, in which the optimizer keeps it: use a larger one", c.LR)
 	}
 	if c.Threads > MaxThreads {
 		return nil, configErr("Threads", "threads must be at most %d (MaxThreads; 0 uses every core), have %d", MaxThreads, c.Threads)

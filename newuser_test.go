@@ -338,9 +338,12 @@ func TestFrameAPIReview(t *testing.T) {
 		t.Errorf("LR 5e-324: %v", err)
 	}
 	mdn := dist.NewMDN([]float64{1, 0}, []float64{0, 1}, []float64{1, 1}, dist.Affine{Scale: 1})
+	mix := dist.NewMixture([]dist.Distribution{mdn, dist.NewMDN([]float64{1}, []float64{2}, []float64{0.5}, dist.Affine{Scale: 1})})
 	for _, y := range []float64{math.Inf(1), math.Inf(-1)} {
-		if s, _ := dist.CRPS(mdn, y); !math.IsInf(s, 1) {
-			t.Errorf("MDN CRPS at %v: %v", y, s)
+		for _, d := range []dist.Distribution{mdn, mix} {
+			if s, _ := dist.CRPS(d, y); !math.IsInf(s, 1) {
+				t.Errorf("%T CRPS at %v: %v", d, y, s)
+			}
 		}
 	}
 }

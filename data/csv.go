@@ -188,7 +188,7 @@ type table struct {
 // header's: a file whose data lines end with CR alone (after an LF
 // header) reads as one record, with carriage returns inside its fields.
 func (t *table) fieldCountErr(rec []string) error {
-	if t.nl != nil && (t.nl.crAlone || t.nl.crLater) && slices.ContainsFunc(rec, func(s string) bool { return strings.Contains(s, "\r") }) {
+	if t.nl != nil && (t.nl.crAlone || t.nl.crLater && !t.nl.lfLater) && slices.ContainsFunc(rec, func(s string) bool { return strings.Contains(s, "\r") }) {
 		return &ParseError{Path: t.path, Line: t.line(0),
 			Err: fmt.Errorf("%w after the header, as in old Mac files, which CSV does not take as line ends: convert them to LF (e.g. tr '\\r' '\\n' < OLD > NEW)", ErrCRLineEnds)}
 	}
@@ -297,9 +297,11 @@ type newlineReader struct {
 	// with CR alone).
 	inQuote, cr, crAlone bool
 	// After the first line feed: whether a carriage return outside quotes
-	// was followed by anything but a line feed (data lines ending with
-	// CR alone after an LF header).
-	crLater bool
+	// was followed by anything but a line feed, and whether a line feed
+	// outside quotes followed (data lines ending with CR alone after an
+	// LF header have crLater and not lfLater; a stray CR in an LF or CRLF
+	// file has both).
+	crLater, lfLater bool
 }
 
 func (n *newlineReader) Read(p []byte) (int, error) {
@@ -319,9 +321,10 @@ func (n *newlineReader) Read(p []byte) (int, error) {
 		case c == '\r' && !n.inQuote:
 			n.cr = true
 		case c == '\n' && !n.inQuote:
+			n.lfLater = n.seen
 			n.seen = true
 		}
-		if n.seen && n.crLater {
+		if n.crLater && n.lfLater {
 			break // nothing more to learn
 		}
 	}

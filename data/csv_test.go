@@ -282,6 +282,14 @@ func TestCRLineEndsAndUnnamedColumns(t *testing.T) {
 			}
 		}
 	}
+	// A stray carriage return in an LF or CRLF file is a field count error,
+	// not CR line ends (the advice to convert them would not mend it).
+	for _, body := range []string{"a,b,y\r\n1,2,3\r\n4,5\r6\r\n", "a,b,y\n1,2,3\n4,5\r6\n"} {
+		_, err := ReadFrame(writeTemp(t, "stray.csv", body), FrameOptions{})
+		if !errors.Is(err, ErrFieldCount) || errors.Is(err, ErrCRLineEnds) {
+			t.Errorf("%q: %v", body, err)
+		}
+	}
 	// CRLF and a quoted carriage return in a cell are read as before.
 	for _, body := range []string{"a,b,y\r\n1,2,3\r\n", "a,b,y\n1,\"x\ry\",3\n", "a,\"b\rc\",y\n1,2,3\n", "a,b,y\n1,\"x\ry\",3\n4,5,6\n"} {
 		if _, err := ReadFrame(writeTemp(t, "ok.csv", body), FrameOptions{}); err != nil {

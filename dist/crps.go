@@ -31,6 +31,12 @@ import (
 //     Token and mixtures of them; a quadrature otherwise).
 //   - Point (the pointwise head, which has no distribution): NaN, NaN.
 func CRPS(d Distribution, y float64) (score, bound float64) {
+	if _, point := d.(*Point); math.IsInf(y, 0) && !point {
+		// Every distribution here has its mass at finite values: the
+		// integral of 1 over an infinite half-line (an MDN's closed form
+		// and a mixture of them gave NaN).
+		return math.Inf(1), 0
+	}
 	switch d := d.(type) {
 	case *Riemann:
 		n := len(d.p)
@@ -40,9 +46,6 @@ func CRPS(d Distribution, y float64) (score, bound float64) {
 		}
 		return d.aff.Scale * cellsCRPS(cells, (y-d.aff.Offset)/d.aff.Scale), 0
 	case *MDN:
-		if math.IsInf(y, 0) {
-			return math.Inf(1), 0 // as the other heads (the closed form gave NaN for some)
-		}
 		return d.aff.Scale * d.crpsT((y-d.aff.Offset)/d.aff.Scale), 0
 	case *Token:
 		return d.crps(y)

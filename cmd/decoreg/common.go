@@ -144,7 +144,7 @@ func notAnInput(name, outFlag, out string, inputs ...[2]string) error {
 		return nil // a new file, or a device: not an input
 	}
 	for _, in := range inputs {
-		if in[1] == "" || in[1] == "-" && out != "-" {
+		if in[1] == "" {
 			continue
 		}
 		ifi, err := os.Stat(in[1])
@@ -153,8 +153,10 @@ func notAnInput(name, outFlag, out string, inputs ...[2]string) error {
 		}
 		if err == nil && os.SameFile(ofi, ifi) {
 			switch {
-			case in[1] == "-":
+			case in[1] == "-" && out == "-":
 				return inputf(name, "standard output, where %s writes, is the file of standard input (--%s -): redirect it to another file", name, in[0])
+			case in[1] == "-":
+				return inputf(name, "--%s %s is the file of standard input (--%s -), which writing it would destroy; choose another --%s", outFlag, out, in[0], outFlag)
 			case out == "-" && outFlag == "":
 				return inputf(name, "standard output, where %s writes, is the file of --%s %s: redirect it to another file", name, in[0], in[1])
 			case out == "-":

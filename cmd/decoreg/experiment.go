@@ -184,11 +184,16 @@ func runExperiment(cmd *Command, args []string) (err error) {
 		// (--list with a NAME is refused below, as for the others).
 		// A --list that is false is experiment's, not bench uci's (which
 		// has none): left out.
-		rest := slices.DeleteFunc(append(slices.Clone(args[:p]), args[p+1:]...), func(a string) bool {
+		rest := append(slices.Clone(args[:p]), args[p+1:]...)
+		end := slices.Index(rest, "--") // after it, arguments are not flags
+		if end < 0 {
+			end = len(rest)
+		}
+		flags := slices.DeleteFunc(slices.Clone(rest[:end]), func(a string) bool {
 			name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 			return strings.HasPrefix(a, "-") && a != "-" && name == "list"
 		})
-		return runBenchUCI(rest)
+		return runBenchUCI(append(flags, rest[end:]...))
 	}
 	pos, err := parseInterspersed(cmd, args)
 	if err != nil {

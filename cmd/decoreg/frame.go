@@ -64,7 +64,7 @@ func listFields(s string) ([]string, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, fmt.Errorf("%q: %v (a name holding a comma is given in double quotes, a quote inside them doubled: \"c,d\",e)", s, err)
+		return nil, fmt.Errorf("%q: %v (an entry holding a comma or a double quote is given in double quotes, a quote inside them doubled: \"c,d\",e)", s, err)
 	}
 	if _, err := r.Read(); err != io.EOF {
 		return nil, fmt.Errorf("%q: a line break outside double quotes", s)

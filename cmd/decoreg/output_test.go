@@ -730,6 +730,10 @@ func TestStdoutIsAnInput(t *testing.T) {
 	if err := notAnInput("eval", "", "-", [2]string{"data", "-"}); err == nil || !strings.Contains(err.Error(), "is the file of standard input (--data -)") {
 		t.Errorf("stdin and stdout one file: %v", err)
 	}
+	// --out naming standard input's file (or /dev/stdout appending to it).
+	if err := notAnInput("predict", "out", in, [2]string{"data", "-"}); err == nil || !strings.Contains(err.Error(), "--out "+in+" is the file of standard input") {
+		t.Errorf("--out the file of --data -: %v", err)
+	}
 	other, err := os.Create(filepath.Join(dir, "out.csv"))
 	if err != nil {
 		t.Fatal(err)
