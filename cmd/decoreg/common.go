@@ -125,9 +125,10 @@ func checkOutPath(name, flagName, path string, dash bool) error {
 // notAnInput refuses an output file that is one of the command's input
 // files (os.SameFile, after following links): writing it would destroy
 // the input before, or while, it is read. inputs pairs each input flag's
-// name with its path; empty paths and "-" are skipped, as are outputs that
-// are not regular files (devices, FIFOs). For "-", standard output is
-// compared when it is a regular file (a shell's >> onto the input
+// name with its path; empty paths are skipped, and an input "-" stands
+// for standard input's file (--data - < f). Outputs that are not regular
+// files (devices) are skipped, FIFOs compared. An output "-" is standard
+// output, compared when it is a regular file (a shell's >> onto the input
 // appended the output to it); outFlag "" says the command writes there
 // without a flag (eval's JSON).
 func notAnInput(name, outFlag, out string, inputs ...[2]string) error {
