@@ -282,6 +282,9 @@ func (r *registry) scan(dir string) (int, error) {
 			continue
 		}
 		present[path] = true
+		// A regular file again: its next turn to something else is news
+		// (the flag of the turn before stayed when it then failed to load).
+		delete(r.dupLogged, path)
 		st := fileStamp{fi}
 		if servesThis && cur.stamp.same(st) {
 			seen[name] = true

@@ -1082,3 +1082,32 @@ func TestModelsDirNotRegular(t *testing.T) {
 		t.Errorf("serving %v", ms)
 	}
 }
+
+// TestModelsDirNotRegularAgain: an entry that is not a regular file, then
+// a regular file that does not load, then not a regular file again, is
+// logged each time it turns (the second turn went unlogged).
+func TestModelsDirNotRegularAgain(t *testing.T) {
+	dir := t.TempDir()
+	saveModel(t, fitTiny(t, decoreg.HeadDecoder, 1), filepath.Join(dir, "a.model"))
+	b := filepath.Join(dir, "b.drg")
+	if err := os.Symlink(filepath.Join(dir, "nothing"), b); err != nil {
+		t.Skip("no symbolic links:", err)
+	}
+	var logs lockedLog
+	newTestServer(t, nil, Options{Models: dir, ReloadEvery: 2 * time.Millisecond, Log: log.New(&logs, "", 0)})
+	wait := func(what string, n int) {
+		t.Helper()
+		for end := time.Now().Add(5 * time.Second); strings.Count(logs.String(), what) < n; time.Sleep(2 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("want %d of %q in:\n%s", n, what, logs.String())
+			}
+		}
+	}
+	wait("b.drg not served: not a regular file", 1)
+	os.Remove(b)
+	os.WriteFile(b, []byte("junk"), 0o644) // regular, does not load
+	wait("b.drg not served: ", 2)
+	os.Remove(b)
+	os.Symlink(filepath.Join(dir, "nothing"), b)
+	wait("b.drg not served: not a regular file", 2)
+}
