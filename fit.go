@@ -363,8 +363,9 @@ func checkData(x []float64, rows, cols int, y []float64, cfg Config) (yMin, yMax
 // MDN's Gaussians must be able to reach in y units and stay finite: a
 // component's mean plus one sd, in units of the range, is up to about 1.5
 // for a small network trained a few epochs, less once trained ([0,
-// 1.7e308] gave an sd of 0.8 widths, and no usable model; with 1 width,
-// [0, 9e307] still failed for a 1 x 4 encoder on 6 of 6 seeds).
+// 1.7e308] gave an sd of 0.8 widths, and no usable model; with 1 width, a
+// review saw [0, 9e307] fail for a 1 x 4 encoder on 6 of 6 seeds; at 3,
+// [0, 4.49e307] predicted for 8 of 8 seeds, 2026-12-06).
 const mdnRangeWidths = 3
 
 // mdnRange refuses, for the MDN head, a target range [lo, hi] whose

@@ -98,13 +98,10 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 	// missing indicator) is made before Fit checks the memory: a 12 MB
 	// file of 65,536 levels asked for 34 GB, and the runtime's fatal
 	// out-of-memory error was what the user saw.
-	if w := schema.Width(); w > 0 {
-		// 8 bytes a cell for the table, 16 for training's copies of it
-		// (trainBytes).
-		if err := checkMemoryAdvice(24*float64(feats.Rows)*float64(w), fmt.Sprintf("the encoded features (%d rows x %d columns, categorical levels one-hot)", feats.Rows, w),
-			"fewer categorical levels (a lower --max-levels or WithMaxLevels, or leave out the column with the most) or fewer rows"); err != nil {
-			return nil, err
-		}
+	// 8 bytes a cell for the table, 16 for training's copies of it
+	// (trainBytes).
+	if err := checkEncoded(schema, feats.Rows, 24, "fewer categorical levels (a lower --max-levels or WithMaxLevels, or leave out the column with the most) or fewer rows"); err != nil {
+		return nil, err
 	}
 	enc, err := schema.Encode(feats)
 	if err != nil {
@@ -121,6 +118,15 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 		m.info.SkippedRows = f.Rows - len(keep)
 	}
 	return m, err
+}
+
+// checkEncoded refuses, with checkMemoryAdvice, the bytesPerCell bytes a
+// cell of rows rows encoded by s would take (s.Width() columns: a
+// numeric feature, a level, a missing indicator each).
+func checkEncoded(s *data.Schema, rows int, bytesPerCell float64, advice string) error {
+	w := s.Width()
+	return checkMemoryAdvice(bytesPerCell*float64(rows)*float64(w),
+		fmt.Sprintf("the encoded features (%d rows x %d columns, categorical levels one-hot)", rows, w), advice)
 }
 
 // countName is the number of f's columns called name.
@@ -207,11 +213,8 @@ func (m *Model) EncodeFrame(f *data.Frame) (*data.Encoded, error) {
 	}
 	if m.schema != nil {
 		// One-hot levels can make the table far wider than the frame.
-		if w := m.schema.Width(); w > 0 {
-			if err := checkMemoryAdvice(8*float64(f.Rows)*float64(w), fmt.Sprintf("the encoded features (%d rows x %d columns, categorical levels one-hot)", f.Rows, w),
-				"give fewer rows at a time"); err != nil {
-				return nil, err
-			}
+		if err := checkEncoded(m.schema, f.Rows, 8, "give fewer rows at a time"); err != nil {
+			return nil, err
 		}
 		return m.schema.Encode(f)
 	}

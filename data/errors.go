@@ -60,8 +60,9 @@ func (e *ParseError) Unwrap() error { return e.Err }
 const quoteMax = 80
 
 // QuoteCell quotes a cell's text for a message, as strconv.Quote, cut
-// after about 60 bytes (whole UTF-8 characters) with its length when it
-// is longer than quoteMax: a 1 MB cell made a 1 MB error line.
+// after about 60 bytes (at a character's start where the text is UTF-8)
+// with its length when it is longer than quoteMax: a 1 MB cell made a
+// 1 MB error line.
 func QuoteCell(s string) string {
 	if len(s) <= quoteMax {
 		return strconv.Quote(s)

@@ -261,21 +261,16 @@ func (r *registry) scan(dir string) (int, error) {
 		servesThis := cur != nil && cur.info.File == path
 		fi, err := os.Stat(path) // follows links
 		if err != nil || !fi.Mode().IsRegular() {
-			switch {
-			case servesThis:
-				seen[name] = true
-				present[path] = true
-				if !r.dupLogged[path] {
-					r.dupLogged[path] = true
+			// Said once while it stays (a FIFO, a device, a link to
+			// nothing was skipped without a word, where a bad regular
+			// file is logged); a served model's file keeps its model.
+			present[path] = true
+			seen[name] = seen[name] || servesThis
+			if !r.dupLogged[path] {
+				r.dupLogged[path] = true
+				if servesThis {
 					r.log("model %q: %s is no longer a regular file (a directory, a link to nothing, ...); still serving the previous version", name, path)
-				}
-			default:
-				// Said once while it stays (a FIFO, a device, a link to
-				// nothing was skipped without a word, where a bad regular
-				// file is logged).
-				present[path] = true
-				if !r.dupLogged[path] {
-					r.dupLogged[path] = true
+				} else {
 					r.log("model %q: %s not served: not a regular file (a directory, a FIFO, a device or a link to nothing)", name, path)
 				}
 			}

@@ -1251,15 +1251,7 @@ func (f *trainFlags) fitErr(fr *data.Frame, target string, idx []int, err error)
 		// Row and Column index fr's rows and columns; fr.Lines has each
 		// row's first line in the file (blank lines and quoted line breaks
 		// before it counted: the row's index + 2 named line 5 for line 7).
-		var de *decoreg.DataError
-		if errors.As(err, &de) && de.Row >= 0 && de.Row < len(fr.Lines) {
-			where := fmt.Sprintf("line %d", fr.Lines[de.Row])
-			if c := de.Column; c >= 0 && c < len(fr.Columns) {
-				where += fmt.Sprintf(", column %q", fr.Columns[c].Name)
-			}
-			return inputf(name, "%s: %s: %v", fr.Path, where, de.Err)
-		}
-		return dataErr(name, &data.Dataset{Names: fr.Names(), Rows: fr.Rows, Path: fr.Path}, idx, err)
+		return dataErr(name, &data.Dataset{Names: fr.Names(), Rows: fr.Rows, Path: fr.Path, Lines: fr.Lines}, idx, err)
 	case errors.Is(err, decoreg.ErrTooLarge):
 		// About the settings and the machine's state, not the file.
 		return failf(name, "%s", strings.TrimPrefix(err.Error(), "decoreg: "))

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -231,10 +232,7 @@ func DecoderSizeTasks(opts Options) ([]Task[*DecoderSizeLine], error) {
 	if err != nil {
 		return nil, err
 	}
-	sizes := decoderSizes
-	if opts.Quick {
-		sizes = []decSize{decoderSizes[0], decoderSizes[1], decoderSizes[5], decoderSizes[8]}
-	}
+	sizes := decoderSizesFor(opts)
 	var tasks []Task[*DecoderSizeLine]
 	for _, ds := range names {
 		for sp := range splits {
@@ -260,15 +258,19 @@ func DecoderSizeTasks(opts Options) ([]Task[*DecoderSizeLine], error) {
 	return tasks, nil
 }
 
+// decoderSizesFor returns the decoder sizes opts runs (four with Quick).
+func decoderSizesFor(opts Options) []decSize {
+	if opts.Quick {
+		return []decSize{decoderSizes[0], decoderSizes[1], decoderSizes[5], decoderSizes[8]}
+	}
+	return decoderSizes
+}
+
 func decoderSizeExperiment() *Experiment {
 	return experiment("decoder-size", "test NLL when varying the decoder's layers, heads and width from (3, 4, 128)",
 		func(o Options) string {
 			s := max(o.Seeds, 1)
-			n := len(decoderSizes)
-			if o.Quick {
-				n = 4 // DecoderSizeTasks' quick sizes
-			}
-			return fmt.Sprintf("%d decoder sizes, split(s) 0..%d of each dataset, the full training part%s", n, s-1, quickNote(o))
+			return fmt.Sprintf("%d decoder sizes, split(s) 0..%d of each dataset, the full training part%s", len(decoderSizesFor(o)), s-1, quickNote(o))
 		},
 		DecoderSizeTasks, func() *DecoderSizeLine { return new(DecoderSizeLine) },
 		func(l *DecoderSizeLine) string {
@@ -520,10 +522,7 @@ func HammingTasks(opts Options) ([]Task[*SampleLine], error) {
 	if err != nil {
 		return nil, err
 	}
-	lengths, size := []int{6, 8, 10}, 1000
-	if opts.Quick {
-		lengths = []int{6}
-	}
+	lengths, size := hammingLengths(opts), 1000
 	if opts.N > 0 {
 		size = opts.N
 	}
@@ -551,6 +550,14 @@ func HammingTasks(opts Options) ([]Task[*SampleLine], error) {
 	return tasks, nil
 }
 
+// hammingLengths returns the code lengths opts runs (6 alone with Quick).
+func hammingLengths(opts Options) []int {
+	if opts.Quick {
+		return []int{6}
+	}
+	return []int{6, 8, 10}
+}
+
 func hammingExperiment() *Experiment {
 	return experiment("hamming", "Hamming codes against binary tree tokens of the same length",
 		func(o Options) string {
@@ -559,10 +566,12 @@ func hammingExperiment() *Experiment {
 			if n == 0 {
 				n = 1000
 			}
-			lengths := "lengths 6, 8, 10"
-			if o.Quick {
-				lengths = "length 6" // HammingTasks' quick length
+			ls := hammingLengths(o)
+			q := make([]string, len(ls))
+			for i, l := range ls {
+				q[i] = strconv.Itoa(l)
 			}
+			lengths := plural(len(ls), "length") + " " + strings.Join(q, ", ")
 			return fmt.Sprintf("splits 0..%d, random training subsets of %d rows (the whole training part where it is smaller), %s%s", s-1, n, lengths, quickNote(o))
 		},
 		HammingTasks, func() *SampleLine { return new(SampleLine) },
