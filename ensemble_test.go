@@ -106,7 +106,9 @@ func TestEnsemble(t *testing.T) {
 				}
 			}
 			// The file, with names (set on every member).
-			m.SetNames([]string{"x"}, "y")
+			if err := m.SetNames([]string{"x"}, "y"); err != nil {
+				t.Fatal(err)
+			}
 			path := filepath.Join(t.TempDir(), "e.model")
 			if err := m.Save(path); err != nil {
 				t.Fatal(err)

@@ -114,7 +114,9 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 	err = frameErr(err, keep, colSource(schema, enc), f)
 	if m != nil {
 		m.schema = schema
-		m.SetNames(enc.Names, target)
+		if nerr := m.SetNames(enc.Names, target); nerr != nil && err == nil {
+			return nil, nerr // refused before training (the target among the names, not UTF-8)
+		}
 		m.info.SkippedRows = f.Rows - len(keep)
 	}
 	return m, err

@@ -330,7 +330,9 @@ func TestFitFrameErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.SetNames([]string{"rooms", "area"}, "price")
+	if err := m.SetNames([]string{"rooms", "area"}, "price"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := m.PredictFrame(num, PredictOptions{}); err == nil || !strings.Contains(err.Error(), "mixed.csv: line 13, column 1") {
 		t.Errorf("a missing area for a model without a schema: %v", err)
 	}
@@ -417,22 +419,29 @@ func TestLoadChecksSchema(t *testing.T) {
 }
 
 // TestSaveChecksSchemaNames: names that do not fit the schema are refused
-// at Save, as Load would refuse them.
+// by SetNames (Load would refuse them), and leave the model's as they were.
 func TestSaveChecksSchemaNames(t *testing.T) {
 	m, err := FitFrame(context.Background(), readMixed(t), "price", mixedConfig(HeadMDN))
 	if err != nil {
 		t.Fatal(err)
 	}
 	names, _ := m.Names()
-	m.SetNames(names, "city")
-	if err := m.Save(filepath.Join(t.TempDir(), "m.model")); err == nil {
-		t.Errorf("a target among the schema's columns saved")
+	if err := m.SetNames(names, "city"); err == nil {
+		t.Errorf("a target among the schema's columns taken")
 	}
 	names = slices.Clone(names)
 	names[0] = "surface"
-	m.SetNames(names, "price")
-	if err := m.Save(filepath.Join(t.TempDir(), "m.model")); err == nil {
-		t.Errorf("renamed features saved")
+	if err := m.SetNames(names, "price"); err == nil {
+		t.Errorf("renamed features taken")
+	}
+	if err := m.SetNames(nil, "price2"); err != nil {
+		t.Errorf("a new target name: %v", err)
+	}
+	if f, tg := m.Names(); !slices.Equal(f, m.Schema().Names()) || tg != "price2" {
+		t.Errorf("SetNames(nil, price2) on a frame's model: names %q, %q", f, tg)
+	}
+	if err := m.Save(filepath.Join(t.TempDir(), "m.model")); err != nil {
+		t.Errorf("after refused names: %v", err)
 	}
 }
 

@@ -504,7 +504,9 @@ func TestLibraryAttack(t *testing.T) {
 	_ = nm.Info()
 	_ = nm.Tokenizer()
 	_ = nm.DefaultPoint()
-	nm.SetNames([]string{"a"}, "y")
+	if err := nm.SetNames([]string{"a"}, "y"); err != nil {
+		t.Fatal(err)
+	}
 	if f, tg := nm.Names(); f != nil || tg != "" || nm.Features() != 0 {
 		t.Errorf("nil model: names %v %q, features %d", f, tg, nm.Features())
 	}

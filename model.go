@@ -325,17 +325,31 @@ func (m *Model) YRange() (lo, hi float64) {
 
 // SetNames records the names of the feature columns and of the target,
 // saved with the model so that prediction inputs can be matched by name.
-// features must hold one name per feature (Features()); Save refuses a
-// model whose names do not. On a nil Model it does nothing.
-func (m *Model) SetNames(features []string, target string) {
+// features must hold one name per feature (Features()), each valid UTF-8,
+// no name twice and the target not among them; a model read from a table
+// (FitFrame) keeps its schema's feature names (none given keeps them) and
+// takes a target that is none of its columns. Other names are an error and
+// leave the model as it was (Save checks them again). Otherwise no
+// features at all records the target alone. On a nil Model it does
+// nothing.
+func (m *Model) SetNames(features []string, target string) error {
 	if m == nil {
-		return
+		return nil
+	}
+	if len(features) == 0 && m.schema != nil {
+		features = m.schema.Names()
+	}
+	if m.net != nil {
+		if err := m.checkNames(features, target); err != nil {
+			return err
+		}
 	}
 	m.features = append([]string(nil), features...)
 	m.target = target
 	for _, o := range m.others {
 		o.features, o.target = m.features, target
 	}
+	return nil
 }
 
 // Names returns the names recorded by SetNames (nil if none).

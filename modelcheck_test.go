@@ -31,7 +31,9 @@ func savedModel(tb testing.TB, cfg Config) (header []byte, params []float32) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	m.SetNames([]string{"a", "b"}, "y")
+	if err := m.SetNames([]string{"a", "b"}, "y"); err != nil {
+		tb.Fatal(err)
+	}
 	path := filepath.Join(tb.TempDir(), "m.drg")
 	if err := m.Save(path); err != nil {
 		tb.Fatal(err)

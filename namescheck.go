@@ -2,10 +2,12 @@ package decoreg
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
-// checkNames refuses, at Save, column names (SetNames) that Load would
+// checkNames refuses, at SetNames and Save, column names (SetNames) that Load would
 // refuse or that the file would not keep as they are: a feature count
 // other than the model's, a name given twice, the target among the
 // features, or a name that is not valid UTF-8 (JSON would replace its bad
@@ -29,6 +31,19 @@ func checkNames(features []string, target string, nfeat int) error {
 	}
 	if k, dup := seen[target]; dup && target != "" {
 		return fmt.Errorf("decoreg: the target name %q is also feature %d", target, k)
+	}
+	return nil
+}
+
+// checkNames refuses names for m that checkNames refuses, and for a model
+// with a schema (FitFrame) features other than the schema's or a target
+// that is one of its columns.
+func (m *Model) checkNames(features []string, target string) error {
+	if err := checkNames(features, target, m.Features()); err != nil {
+		return err
+	}
+	if m.schema != nil && (len(features) != 0 && !slices.Equal(features, m.schema.Names()) || slices.Contains(m.schema.ColumnNames(), target)) {
+		return fmt.Errorf("decoreg: the names of SetNames do not fit the model's schema (features %s, target %q)", strings.Join(m.schema.Names(), ","), target)
 	}
 	return nil
 }

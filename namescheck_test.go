@@ -5,18 +5,23 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"decoreg/internal/modelfile"
 )
 
-// TestH13SaveChecksNames: Save and WriteTo refuse column names that Load
-// would refuse or that the file would not keep (a wrong count, a name given
-// twice, the target among the features, invalid UTF-8), and a header over
-// the model file's limit; nothing is written.
+// TestH13SaveChecksNames: SetNames refuses column names that Load would
+// refuse or that the file would not keep (a wrong count, a name given
+// twice, the target among the features, invalid UTF-8) and leaves the
+// model's names as they were, so Save writes those; Save and WriteTo
+// refuse a header over the model file's limit, writing nothing.
 func TestH13SaveChecksNames(t *testing.T) {
 	m := fit(t, small(HeadMDN, ""), false) // one feature
+	if err := m.SetNames([]string{"x0"}, "t"); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		feats  []string
 		target string
@@ -27,14 +32,15 @@ func TestH13SaveChecksNames(t *testing.T) {
 		{[]string{"\xc3("}, "y", "not valid UTF-8"},
 		{[]string{"a"}, "\xff", "not valid UTF-8"},
 	} {
-		m.SetNames(c.feats, c.target)
-		path := filepath.Join(t.TempDir(), "m.model")
-		if err := m.Save(path); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("SetNames(%q, %q): Save: %v, want %q", c.feats, c.target, err, c.want)
+		if err := m.SetNames(c.feats, c.target); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("SetNames(%q, %q): %v, want %q", c.feats, c.target, err, c.want)
 		}
-		var b bytes.Buffer
-		if _, err := m.WriteTo(&b); err == nil || b.Len() != 0 {
-			t.Errorf("SetNames(%q, %q): WriteTo wrote %d bytes, err %v", c.feats, c.target, b.Len(), err)
+		if f, tg := m.Names(); !slices.Equal(f, []string{"x0"}) || tg != "t" {
+			t.Errorf("SetNames(%q, %q) refused changed the names to %q, %q", c.feats, c.target, f, tg)
+		}
+		path := filepath.Join(t.TempDir(), "m.model")
+		if err := m.Save(path); err != nil {
+			t.Errorf("SetNames(%q, %q) refused: Save: %v", c.feats, c.target, err)
 		}
 	}
 	x, y := toyData(400, 1)
@@ -42,18 +48,32 @@ func TestH13SaveChecksNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m2.SetNames([]string{"a", "a"}, "y")
-	if err := m2.Save(filepath.Join(t.TempDir(), "dup.model")); err == nil || !strings.Contains(err.Error(), "same name") {
-		t.Errorf("duplicate feature names: Save: %v", err)
+	if err := m2.SetNames([]string{"a", "a"}, "y"); err == nil || !strings.Contains(err.Error(), "same name") {
+		t.Errorf("duplicate feature names: SetNames: %v", err)
 	}
-	m2.SetNames([]string{"a", "b"}, "y")
+	if err := m2.SetNames([]string{"a", "b"}, "y"); err != nil {
+		t.Errorf("valid names: %v", err)
+	}
 	if err := m2.Save(filepath.Join(t.TempDir(), "ok.model")); err != nil {
 		t.Errorf("valid names: %v", err)
 	}
-	m2.SetNames([]string{"a", strings.Repeat("n", modelfile.MaxHeader)}, "y")
+	if err := m2.SetNames(nil, "y"); err != nil {
+		t.Errorf("a target alone: %v", err)
+	}
+	if err := m2.SetNames([]string{"a", strings.Repeat("n", modelfile.MaxHeader)}, "y"); err != nil {
+		t.Fatal(err)
+	}
 	var b bytes.Buffer
 	if _, err := m2.WriteTo(&b); !errors.Is(err, modelfile.ErrTooLarge) || b.Len() != 0 {
 		t.Errorf("a 64 MiB name: wrote %d bytes, err %v; want ErrTooLarge", b.Len(), err)
+	}
+	// A model not fitted takes any names; Save refuses it as not fitted.
+	var u Model
+	if err := u.SetNames([]string{"a", "a"}, "a"); err != nil {
+		t.Errorf("unfitted model: %v", err)
+	}
+	if err := u.Save(filepath.Join(t.TempDir(), "u.model")); !errors.Is(err, ErrNotFitted) {
+		t.Errorf("unfitted model: Save: %v", err)
 	}
 }
 

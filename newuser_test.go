@@ -219,7 +219,9 @@ func TestEvaluateFrameTargetIsFeature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m2.SetNames([]string{"a"}, "y")
+	if err := m2.SetNames([]string{"a"}, "y"); err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(t.TempDir(), "t.csv")
 	if err := os.WriteFile(path, []byte("a,y\n0.5,1\n-1,0.2\n1.5,0.3\n"), 0o644); err != nil {
 		t.Fatal(err)

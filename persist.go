@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"decoreg/data"
@@ -108,11 +107,8 @@ func (m *Model) encodeHeader() ([]byte, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
 	}
-	if err := checkNames(m.features, m.target, m.Features()); err != nil {
+	if err := m.checkNames(m.features, m.target); err != nil {
 		return nil, err
-	}
-	if m.schema != nil && (m.features != nil && !slices.Equal(m.features, m.schema.Names()) || slices.Contains(m.schema.ColumnNames(), m.target)) {
-		return nil, fmt.Errorf("decoreg: the names of SetNames do not fit the model's schema (features %s, target %q)", strings.Join(m.schema.Names(), ","), m.target)
 	}
 	h := m.header()
 	if m.scaled() {

@@ -47,7 +47,9 @@ func fitTiny(t testing.TB, h decoreg.Head, seed uint64) *decoreg.Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.SetNames([]string{"a", "b"}, "y")
+	if err := m.SetNames([]string{"a", "b"}, "y"); err != nil {
+		t.Fatal(err)
+	}
 	return m
 }
 
@@ -691,7 +693,9 @@ func TestReplacedWhileUploading(t *testing.T) {
 	dir := t.TempDir()
 	m1 := fitTiny(t, decoreg.HeadRiemann, 1)
 	m2 := fitTiny(t, decoreg.HeadRiemann, 2)
-	m2.SetNames([]string{"b", "a"}, "y") // the same features, the other order
+	if err := m2.SetNames([]string{"b", "a"}, "y"); err != nil { // the same features, the other order
+		t.Fatal(err)
+	}
 	saveModel(t, m1, filepath.Join(dir, "s.model"))
 	s, ts := newTestServer(t, nil, Options{Models: dir, ReloadEvery: 5 * time.Millisecond})
 	finish := rawPost(t, strings.TrimPrefix(ts.URL, "http://"), "/v1/models/s/predict", `{"rows":[{"a":1,"b":0}],"outputs":["mean"]}`)

@@ -417,7 +417,9 @@ func TestDuplicateUnusedColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lm.SetNames([]string{"a", "b"}, "y")
+	if err := lm.SetNames([]string{"a", "b"}, "y"); err != nil {
+		t.Fatal(err)
+	}
 	named := filepath.Join(dir, "named.model")
 	if err := lm.Save(named); err != nil {
 		t.Fatal(err)
