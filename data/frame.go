@@ -69,14 +69,15 @@ type FrameOptions struct {
 	// DefaultNA; an empty, non-nil slice means only empty cells.
 	NA []string
 	// Columns names the columns to read, in the order wanted; nil reads
-	// every column in file order. Other columns are not parsed. A name the
+	// every column in file order, an empty list none. Other columns are not parsed. A name the
 	// file lacks is an error wrapping ErrNoColumn.
 	Columns []string
 	// Kinds fixes the kind of the columns it names (as a model's schema
 	// does at prediction time): a cell of a Numeric column that is neither
 	// missing nor a number is an error naming its line and column. Other
-	// columns' kinds are inferred. A name that is not among the columns
-	// read is an error wrapping ErrNoColumn.
+	// columns' kinds, and those it maps to "" (Kind's zero value), are
+	// inferred. A name that is not among the columns read is an error
+	// wrapping ErrNoColumn.
 	Kinds map[string]Kind
 }
 
