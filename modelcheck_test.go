@@ -316,3 +316,38 @@ func TestHandEditedModel_PointwiseTemperature(t *testing.T) {
 		t.Errorf("Load: %v", err)
 	}
 }
+
+// TestLoadCountsMembersFirst: a header listing many ensemble members ("{}",
+// 3 bytes each) is refused by its count before the members are decoded:
+// 100,000 of them took 318 MB (a million 2.5 GB) before the count was
+// checked after decoding them all. 63 members after the first are read
+// (and refused for what they hold, not their count).
+func TestLoadCountsMembersFirst(t *testing.T) {
+	header, params := savedModel(t, Config{Head: HeadMDN, EncWidth: 8, Components: 2})
+	withMembers := func(n int) []byte {
+		list := "[" + strings.TrimSuffix(strings.Repeat("{},", n), ",") + "]"
+		return editHeader(t, header, func(h map[string]any) { h["members"] = rawMarker + list })
+	}
+	path := writeModel(t, withMembers(100000), params)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := Load(path)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "more than 64 ensemble members") || !errors.Is(err, ErrBadModel) {
+		t.Errorf("100,000 members: %v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 32<<20 {
+		t.Errorf("100,000 members: Load allocated %d MB before refusing them", got>>20)
+	}
+	// At the limit the count passes; the empty members are refused.
+	if _, err := Load(writeModel(t, withMembers(MaxEnsemble-1), params)); err == nil || strings.Contains(err.Error(), "more than") || !strings.Contains(err.Error(), "bad header of ensemble member 2") {
+		t.Errorf("63 members: %v", err)
+	}
+	// Not a list: the JSON error, not a count.
+	for _, bad := range []string{`5`, `{"a":1}`, `[1,`} {
+		if _, err := Load(writeModel(t, editHeader(t, header, func(h map[string]any) { h["members"] = rawMarker + bad }), params)); err == nil || !errors.Is(err, ErrBadModel) {
+			t.Errorf("members %s: %v", bad, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package decoreg
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,7 +53,7 @@ type fileHeader struct {
 	// is (see NewEnsemble); their parameters follow the first member's in
 	// the file, in this order. A member's own temperature is absent: the
 	// ensemble's applies to all.
-	Members []fileHeader `json:"members,omitempty"`
+	Members memberHeaders `json:"members,omitempty"`
 	// Schema is the column transform of a model fitted on a data.Frame
 	// (FitFrame, 'decoreg train'): the original columns, their kinds,
 	// levels, medians and missing indicators. Absent for models fitted on
@@ -179,6 +180,30 @@ func (e badModel) Error() string {
 
 func (e badModel) Unwrap() []error { return []error{ErrBadModel, modelfile.ErrNotModel, e.err} }
 
+// memberHeaders are an ensemble's members' headers. Reading them counts
+// the list first and refuses more than MaxEnsemble-1 before decoding one:
+// a member "{}" is 3 bytes of the file and a few kilobytes decoded, so a
+// header of millions of them took gigabytes before their count was
+// checked.
+type memberHeaders []fileHeader
+
+func (mh *memberHeaders) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return json.Unmarshal(b, (*[]fileHeader)(mh)) // null, or the error of what is not a list
+	}
+	for n := 0; dec.More(); n++ {
+		if n == MaxEnsemble-1 {
+			return fmt.Errorf("more than %d ensemble members, at most %d", MaxEnsemble, MaxEnsemble)
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	return json.Unmarshal(b, (*[]fileHeader)(mh))
+}
+
 // load makes the model of a file's header hb and parameters, read from
 // path with its checksum checked.
 func load(path string, hb []byte, params []float32) (*Model, error) {
@@ -189,9 +214,7 @@ func load(path string, hb []byte, params []float32) (*Model, error) {
 	if h.Format != "decoreg-model" {
 		return nil, fmt.Errorf("%s: %w (bad header: format %q)", path, modelfile.ErrNotModel, h.Format)
 	}
-	if len(h.Members) >= MaxEnsemble {
-		return nil, fmt.Errorf("%s: %w: %d ensemble members, at most %d", path, modelfile.ErrNotModel, len(h.Members)+1, MaxEnsemble)
-	}
+	// (memberHeaders refused more than MaxEnsemble members.)
 	heads := []*fileHeader{&h}
 	for k := range h.Members {
 		mh := &h.Members[k]
