@@ -161,7 +161,12 @@ func (d *Recalibrated) MeanBound() (mean, bound float64) {
 			den += s * mass[k]
 			b += s * bnd[k]
 		}
-		if !(den > 0) {
+		if !(math.Abs(den-1) <= 1e-6) {
+			// The masses of R's segments under the base add up to 1
+			// unless a knot's quantile rounds onto another (a map with a
+			// knot at 1e-300 sends almost all the mass into a segment of
+			// the base holding none); dividing by their sum would undo the
+			// map.
 			d.mean, d.meanBound = d.quantileMean(), math.Inf(1)
 			return
 		}

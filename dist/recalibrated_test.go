@@ -294,3 +294,24 @@ func TestRecalibratedPoint(t *testing.T) {
 		t.Errorf("point: CRPS %v, %v; want NaN", s, b)
 	}
 }
+
+// TestRecalibratedMeanExtremeMap: a map sending all but 1e-16 of the mass
+// below the base's quantile at 1e-300, which rounds to the bottom of its
+// support (so the base puts no mass in that segment): the mean is the
+// recalibrated distribution's (at the bottom), not the base's that
+// renormalising the segments' masses gave (review: predict's mean stayed
+// the uncalibrated model's while every quantile was the bottom).
+func TestRecalibratedMeanExtremeMap(t *testing.T) {
+	rc, err := NewRecalibration([]float64{0, 1e-300, 1}, []float64{0, 1 - 1e-16, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := NewRiemann([]float64{0.25, 0.25, 0.25, 0.25}, Affine{Offset: 89.5, Scale: 310.5}) // uniform on [89.5, 400]
+	d := NewRecalibrated(base, rc)
+	if q := d.Quantile(0.5); q != 89.5 {
+		t.Fatalf("median %v, want 89.5", q)
+	}
+	if m := d.Mean(); !(math.Abs(m-89.5) < 0.01) {
+		t.Errorf("mean %v, want 89.5 (the base's is %v)", m, base.Mean())
+	}
+}
