@@ -104,6 +104,11 @@ func checkModel(path string, h *fileHeader, cfg Config, tok vocab.Tokenizer, par
 	if math.IsInf(h.YMax-h.YMin, 0) {
 		return bad("y_max", "the range y_max - y_min overflows (y_min %v, y_max %v)", h.YMin, h.YMax)
 	}
+	if r := h.YMax - h.YMin; r < minTargetRange {
+		// Training refuses such a range: scaled by it, every cell's
+		// density overflowed (eval gave a CRPS of +Inf with a bound of 0).
+		return bad("y_max", "the range y_max - y_min = %v is below float64's normal numbers (%v), which training refuses", r, minTargetRange)
+	}
 
 	if n := len(h.Names); n != 0 && n != d {
 		return bad("features", "%d names for %d features", n, d)

@@ -142,6 +142,19 @@ func TestHandEditedModel_YMaxBelowYMin(t *testing.T) {
 	loadEdited(t, "y_max", ErrBadModel, func(h map[string]any) { h["y_min"], h["y_max"] = 2.0, 1.0 }, nil)
 }
 
+// A range below float64's normal numbers, which training refuses (eval of
+// such a model gave a CRPS of +Inf with a bound of 0); the narrowest
+// normal range loads.
+func TestHandEditedModel_YRangeSubnormal(t *testing.T) {
+	loadEdited(t, "y_max", ErrBadModel, func(h map[string]any) { h["y_min"], h["y_max"] = 0.0, 5e-324 }, nil)
+	loadEdited(t, "y_max", ErrBadModel, func(h map[string]any) { h["y_min"], h["y_max"] = 1e-310, 2e-310 }, nil)
+	header, params := savedModel(t, tinyDecoder())
+	header = editHeader(t, header, func(h map[string]any) { h["y_min"], h["y_max"] = 0.0, 0x1p-1022 })
+	if _, err := Load(writeModel(t, header, params)); err != nil {
+		t.Errorf("the narrowest normal range: %v", err)
+	}
+}
+
 func TestHandEditedModel_YMaxInf(t *testing.T) {
 	loadEdited(t, "", modelfile.ErrNotModel, raw("y_max", "1e999"), nil) // JSON cannot hold it
 }
