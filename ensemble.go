@@ -28,7 +28,7 @@ import (
 // every member, or its temperatures per token depth (CalibrateByDepth)
 // where they reach the longest member's last token (else none), and no
 // map of the CDF (CalibrateByIsotonic; a member's was fitted for that
-// member alone).
+// member alone). Errors count the members from 1, as model files do.
 func NewEnsemble(members ...*Model) (*Model, error) {
 	if len(members) == 0 {
 		return nil, configErr("Ensemble", "an ensemble needs at least one member")
@@ -39,13 +39,13 @@ func NewEnsemble(members ...*Model) (*Model, error) {
 	first := members[0]
 	for k, mk := range members {
 		if mk == nil || mk.net == nil {
-			return nil, fmt.Errorf("member %d: %w", k, ErrNotFitted)
+			return nil, fmt.Errorf("member %d: %w", k+1, ErrNotFitted)
 		}
 		if len(mk.others) > 0 {
-			return nil, configErr("Ensemble", "member %d is itself an ensemble", k)
+			return nil, configErr("Ensemble", "member %d is itself an ensemble", k+1)
 		}
 		if err := first.compatible(mk); err != nil {
-			return nil, configErr("Ensemble", "member %d: %v", k, err)
+			return nil, configErr("Ensemble", "member %d: %v", k+1, err)
 		}
 	}
 	e := *first

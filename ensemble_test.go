@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"decoreg/dist"
@@ -262,6 +263,14 @@ func TestNewEnsembleErrors(t *testing.T) {
 		if _, err := NewEnsemble(members...); !errors.Is(err, ErrConfig) && !errors.Is(err, ErrNotFitted) {
 			t.Errorf("%s: %v, want a config error", name, err)
 		}
+	}
+	// Members are counted from 1, as a model file's are ("the first
+	// member's" is member 1).
+	if _, err := NewEnsemble(a, a, b); err == nil || !strings.Contains(err.Error(), "member 3: head riemann, the first member's is mdn") {
+		t.Errorf("a third member of another head: %v", err)
+	}
+	if _, err := NewEnsemble(e, a); err == nil || !strings.Contains(err.Error(), "member 1 is itself an ensemble") {
+		t.Errorf("a first member that is an ensemble: %v", err)
 	}
 }
 
