@@ -112,17 +112,13 @@ func runSample(cmd *Command, args []string) error {
 	if !(temperature > 0) || math.IsInf(temperature, 1) {
 		return inputf(name, "--temperature must be a finite number > 0, have %v", temperature)
 	}
-	// The library validates each option; one at a time, to name its flag.
-	for _, o := range []struct {
-		field string
-		opts  dist.SampleOptions
-	}{
-		{"TopK", dist.SampleOptions{TopK: topK}},
-		{"TopP", dist.SampleOptions{TopP: topP}},
-	} {
-		if err := o.opts.Validate(); err != nil {
-			return inputf(name, "--%s: %v", flagOf(o.field), err)
-		}
+	// In the flags' own terms (the library's 0 means "all" for both; the
+	// top-p flag's 0 was refused above).
+	if topK < 0 {
+		return inputf(name, "--top-k must be >= 0 (0: every token), have %d", topK)
+	}
+	if !(topP > 0 && topP <= 1) {
+		return inputf(name, "--top-p must be in (0, 1], have %v", topP)
 	}
 	opts := dist.SampleOptions{Temperature: temperature, TopK: topK, TopP: topP, Centres: f.centres}
 	if err := split.check(name, dataPath); err != nil {
@@ -141,7 +137,7 @@ func runSample(cmd *Command, args []string) error {
 	if f.centres {
 		switch h := m.Config().Head; {
 		case h != decoreg.HeadDecoder && h != decoreg.HeadRiemann:
-			return inputf(name, "--centres is for decoder and Riemann heads, whose draws fall in cells; %s is a %s model", modelPath, h)
+			return inputf(name, "--centres is for decoder and Riemann heads, whose draws fall in cells; %s is a model of the %s head", modelPath, h)
 		case m.Recalibration() != nil:
 			return inputf(name, "--centres is for the cells of ancestral sampling, but %s is recalibrated (train --calibrate-by isotonic) and samples by inverse CDF", modelPath)
 		}
@@ -150,7 +146,7 @@ func runSample(cmd *Command, args []string) error {
 		switch {
 		case !isSet(fs, f):
 		case m.Config().Head != decoreg.HeadDecoder:
-			return inputf(name, "--%s is for decoder heads; %s is a %s model", f, modelPath, m.Config().Head)
+			return inputf(name, "--%s is for decoder heads; %s is a model of the %s head", f, modelPath, m.Config().Head)
 		case m.Recalibration() != nil:
 			return inputf(name, "--%s reshapes the decoder's ancestral sampling, but %s is recalibrated (train --calibrate-by isotonic) and samples by inverse CDF", f, modelPath)
 		}
