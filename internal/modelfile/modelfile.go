@@ -119,6 +119,9 @@ func Decode(r io.Reader) (header []byte, params []float32, err error) {
 		return nil, nil, err
 	}
 	if string(head[:8]) != magic {
+		if head[0] == 0x1f && head[1] == 0x8b {
+			return nil, nil, fmt.Errorf("%w (it is gzip-compressed: decompress it first, with gunzip)", ErrNotModel)
+		}
 		return nil, nil, ErrNotModel
 	}
 	if err := read(head[8:16]); err != nil {
@@ -217,6 +220,10 @@ func ReadFile(path string) (header []byte, params []float32, err error) {
 	}
 	defer f.Close()
 	header, params, err = Decode(f)
+	var pe *os.PathError
+	if errors.As(err, &pe) && pe.Op == "read" {
+		err = pe.Err // the path once: "m: is a directory", not "m: read m: is a directory"
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -2,12 +2,14 @@ package modelfile
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -99,5 +101,29 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 	if _, _, err := ReadFile(filepath.Join(dir, "missing")); err == nil {
 		t.Fatal("missing file read")
+	}
+}
+
+// TestReadFileForeign: a gzip-compressed model says so, and a directory is
+// named once in its error.
+func TestReadFileForeign(t *testing.T) {
+	dir := t.TempDir()
+	var model, gz bytes.Buffer
+	if err := Encode(&model, []byte(`{}`), []float32{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(&gz)
+	zw.Write(model.Bytes())
+	zw.Close()
+	path := filepath.Join(dir, "m.drg.gz")
+	if err := os.WriteFile(path, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadFile(path); !errors.Is(err, ErrNotModel) || !strings.Contains(err.Error(), "gzip-compressed") {
+		t.Errorf("a gzip of a model: %v", err)
+	}
+	_, _, err := ReadFile(dir)
+	if err == nil || strings.Count(err.Error(), dir) != 1 || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("a directory: %v", err)
 	}
 }
