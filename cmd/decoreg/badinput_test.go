@@ -209,6 +209,7 @@ func TestBadInput(t *testing.T) {
 		{"eval/mask row count", eval(dec, small, "--test-mask", fx+"mask5.csv", "--split", "0"), []string{"mask5.csv", "small.csv"}},
 		{"eval/split out of range", eval(dec, small, "--test-mask", fx+"mask12.csv", "--split", "9"), []string{"--split", "mask12.csv", "split 9"}},
 		{"eval/bad point", eval(dec, small, "--point", "average"), []string{"--point", `"average"`}},
+		{"eval/empty point", eval(dec, small, "--point="), []string{"--point is empty"}},
 		{"eval/no model flag", []string{"eval", "--data", small}, []string{"--model"}},
 		{"eval/model from stdin", eval("-", small), []string{"--model -", "standard input"}},
 		{"predict/model from stdin", predict("-", small), []string{"--model -", "standard input"}},

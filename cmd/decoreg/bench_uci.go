@@ -182,6 +182,9 @@ func runBenchUCI(args []string) error {
 	}
 	switch *point {
 	case "", "mean", "median", "mode":
+		if *point == "" && isSet(fs, "point") {
+			return usagef("bench uci: --point is empty: want mean, median or mode (leave the flag out for the default)")
+		}
 	default:
 		return usagef("bench uci: --point %q: want mean, median or mode", *point)
 	}

@@ -311,6 +311,7 @@ func TestBenchUCIBadInput(t *testing.T) {
 		{"bad shard", tinyUCIArgs(ragged, out, "--shard", "2/2"), []string{"--shard", "2/2"}},
 		{"bad splits", tinyUCIArgs(ragged, out, "--splits", "3-1"), []string{"--splits"}},
 		{"bad point", tinyUCIArgs(ragged, out, "--point", "average"), []string{`"average"`}},
+		{"empty point", tinyUCIArgs(ragged, out, "--point="), []string{"--point is empty"}},
 		{"no out", []string{"bench", "uci", "--data", ragged}, []string{"--out"}},
 		{"NaN lr", tinyUCIArgs(ragged, out, "--lr", "NaN"), []string{"--lr", "NaN"}},
 		{"Inf lr", tinyUCIArgs(ragged, out, "--lr", "Inf"), []string{"--lr", "+Inf"}},

@@ -147,6 +147,9 @@ func runEval(cmd *Command, args []string) error {
 	}
 	switch point {
 	case "", "mean", "median", "mode":
+		if point == "" && isSet(&cmd.Flag, "point") {
+			return inputf(name, "--point is empty: want mean, median or mode (leave the flag out for the default)")
+		}
 	default:
 		return inputf(name, "--point %q: want mean, median or mode", point)
 	}
