@@ -5,7 +5,9 @@ import (
 	"math"
 )
 
-// MaxHamming is the longest Hamming code.
+// MaxHamming is the longest Hamming code NewHamming makes; Parse and
+// Usable take at most MaxCellBits (50): longer codes' cells are finer than
+// float64 resolves.
 const MaxHamming = 62
 
 // Hamming is the tokenization Hamming(L) of y in [0, 1] (Qin 2018, the

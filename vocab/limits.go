@@ -47,7 +47,11 @@ func Usable(t Tokenizer) error {
 	case *Normalized:
 		return checkCells("length", v.base, v.k, "cells of [0, 1]")
 	case *Hamming:
-		return checkCells("length", 2, v.l, "cells of [0, 1]")
+		if err := checkCells("length", 2, v.l, "cells of [0, 1]"); err != nil {
+			// A Hamming code has no base: its 2^length cells in its terms.
+			return &paramError{fmt.Sprintf("length %d too long: a Hamming code's 2^%d cells of [0, 1] are finer than float64 resolves (length <= %d)", v.l, v.l, MaxCellBits)}
+		}
+		return nil
 	case *Unnormalized:
 		return checkCells("mantissa", v.base, v.m, "mantissa cells")
 	}
