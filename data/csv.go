@@ -464,8 +464,8 @@ func (t *table) cell(rec []string, j int) (float64, error) {
 
 // ParseNumber parses a cell as the readers do: a finite float64 as
 // accepted by strconv.ParseFloat, surrounding spaces allowed, no
-// underscores; an error wraps ErrNotNumber (ErrEmptyCell too for a blank
-// cell) or ErrNonFinite.
+// underscores; an error wraps ErrNotNumber (a *NotNumberError holding
+// the cell, or ErrEmptyCell for a blank cell) or ErrNonFinite.
 func ParseNumber(s string) (float64, error) { return parseNumber(s) }
 
 func parseNumber(s string) (float64, error) {
@@ -474,14 +474,14 @@ func parseNumber(s string) (float64, error) {
 		return 0, fmt.Errorf("%w: %w", ErrNotNumber, ErrEmptyCell)
 	}
 	if strings.Contains(t, "_") {
-		return 0, fmt.Errorf("%w: %s", ErrNotNumber, QuoteCell(s))
+		return 0, &NotNumberError{s}
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) && math.IsInf(v, 0) {
 			return 0, fmt.Errorf("%w: %s overflows float64", ErrNonFinite, QuoteCell(s))
 		}
-		return 0, fmt.Errorf("%w: %s", ErrNotNumber, QuoteCell(s))
+		return 0, &NotNumberError{s}
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%w: %s", ErrNonFinite, QuoteCell(s))

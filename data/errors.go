@@ -28,6 +28,15 @@ var (
 	ErrSplitRange      = errors.New("split index out of range")
 )
 
+// NotNumberError is ParseNumber's error for a cell that is not empty and
+// not a number: Text is the cell. It wraps ErrNotNumber.
+type NotNumberError struct{ Text string }
+
+func (e *NotNumberError) Error() string { return "not a number: " + QuoteCell(e.Text) }
+
+// Unwrap returns ErrNotNumber.
+func (e *NotNumberError) Unwrap() error { return ErrNotNumber }
+
 // ParseError is an error in the contents of a file. Line is the file's
 // own, counted from 1 (the header is line 1 unless blank lines precede
 // it), and is 0 when the error concerns the whole file; Column

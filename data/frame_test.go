@@ -249,12 +249,34 @@ func TestSchemaLevels(t *testing.T) {
 	if msg := err.Error(); !strings.Contains(msg, `70 of them numbers; the text ones, "-", ".", "N/A", "unknown", make it`) || !strings.Contains(msg, "NA markers") {
 		t.Errorf("70 numbers and 4 text levels: %s", msg)
 	}
+	// More than MaxStrayText are named while they are at most 4
+	// MaxStrayText and a quarter of the numbers.
 	b.WriteString("w1,1\nw2,1\n")
 	if f, err = ReadFrame(writeFile(t, b.String()), FrameOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := FitSchema(f, SchemaOptions{}); !errors.As(err, &le) || le.Numbers != 70 || le.Text != nil {
+	if _, err := FitSchema(f, SchemaOptions{}); !errors.As(err, &le) || le.Numbers != 70 || len(le.Text) != 6 {
 		t.Errorf("70 numbers and 6 text levels: %v (%+v)", err, le)
+	}
+	for i := 3; i <= 13; i++ {
+		fmt.Fprintf(&b, "w%d,1\n", i)
+	}
+	if f, err = ReadFrame(writeFile(t, b.String()), FrameOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FitSchema(f, SchemaOptions{}); !errors.As(err, &le) || le.Numbers != 70 || len(le.Text) != 17 {
+		t.Errorf("70 numbers and 17 text levels: %v (%+v)", err, le)
+	}
+	b.WriteString("w14,1\n") // 4 x 18 > 70
+	if f, err = ReadFrame(writeFile(t, b.String()), FrameOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = FitSchema(f, SchemaOptions{})
+	if !errors.As(err, &le) || le.Numbers != 70 || le.Text != nil {
+		t.Errorf("70 numbers and 18 text levels: %v (%+v)", err, le)
+	}
+	if msg := err.Error(); !strings.Contains(msg, `88 distinct values (levels), 70 of them numbers and 18 text`) {
+		t.Errorf("70 numbers and 18 text levels: %s", msg)
 	}
 }
 

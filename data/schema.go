@@ -34,15 +34,20 @@ type LevelsError struct {
 	Levels int // its distinct values
 	Max    int // the limit
 	// Numbers is how many of the levels are numbers (as ParseNumber
-	// reads them), and Text the others, sorted, where they are at most
-	// MaxStrayText and there are numbers too: a numeric column made
-	// categorical by a few stray cells, such as an unlisted missing marker.
+	// reads them), and Text the others, sorted, where there are numbers
+	// too and the others are at most MaxStrayText, or at most 4
+	// MaxStrayText and a quarter of the numbers: a numeric column made
+	// categorical by a few stray cells, such as unlisted missing markers
+	// ("n/a", "-", "#N/A", ...).
 	Numbers int
 	Text    []string
 }
 
 func (e *LevelsError) Error() string {
 	s := fmt.Sprintf("column %q has %d distinct text values (levels), more than the limit of %d for a categorical column; drop it, or raise the limit", e.Column, e.Levels, e.Max)
+	if e.Numbers > 0 {
+		s = fmt.Sprintf("column %q has %d distinct values (levels), %d of them numbers and %d text, more than the limit of %d for a categorical column; drop it, or raise the limit", e.Column, e.Levels, e.Numbers, e.Levels-e.Numbers, e.Max)
+	}
 	if len(e.Text) > 0 {
 		q := make([]string, len(e.Text))
 		for i, v := range e.Text {
@@ -153,7 +158,7 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 						text = append(text, v)
 					}
 				}
-				if le.Numbers = len(set) - len(text); le.Numbers > 0 && len(text) <= MaxStrayText {
+				if le.Numbers = len(set) - len(text); le.Numbers > 0 && (len(text) <= MaxStrayText || len(text) <= 4*MaxStrayText && 4*len(text) <= le.Numbers) {
 					slices.Sort(text)
 					le.Text = text
 				}

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -38,9 +39,11 @@ cell in a column that had none in training is encoded all the same (the
 median; a categorical column's, no level): both
 are counted in a warning on standard error. A numeric column's cell that
 is not a number, or is infinite, is an error naming the file, line and
-column. A text column whose cells are mostly numbers once ',', '_', '$'
-and '%' are removed ("1,000", "5%") is warned about: it is read as
-categories. --features A,B,C trains on those columns only, --drop A,B on every
+column. A text column whose cells are mostly numbers as spreadsheets
+write them (with thousands separators, currency or percent signs or
+units: "1,000", "$5", "5%", "12 kg"; with decimal commas: "2,05"; as
+accounting negatives: "(12)") is warned about, with how to rewrite them:
+it is read as categories. --features A,B,C trains on those columns only, --drop A,B on every
 column but those (and the target); not both. A name that holds a comma or a
 double quote is given in double quotes, as in a CSV header, a quote inside
 doubled (--drop '"c,d",e', --features '"x""q",a'). Columns named there or by
@@ -274,7 +277,7 @@ func noEmptyLists(name string, fs *flag.FlagSet, flags ...string) error {
 // A target missing in every row is refused, as is a feature column that
 // has no name in the header (an unnamed column left out is only warned
 // about). A categorical feature whose cells are mostly numbers written
-// with separators or units is warned about (warnNumberLike).
+// as spreadsheets write them is warned about (warnNumberLike).
 func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*data.Frame, error) {
 	path := nameSpools(fr.Path)
 	allMissing := func(c *data.Column) bool { return !slices.Contains(c.Missing, false) }
@@ -428,19 +431,27 @@ func numericAsLabelled(name, path string, fr, lab *data.Frame) *data.Frame {
 const numberLikeShare = 0.9
 
 // warnNumberLike warns about each categorical feature column of fr (all
-// but target) of whose cells that are not missing at least
-// numberLikeShare read as numbers once the characters ',', '_', '$' and
-// '%' and surrounding spaces are removed, and at least one needs that
-// ("1,000", "1_000", "$1,200", "5%"): such a column is read as
-// categories, one level per distinct number, which is seldom meant.
+// but target) of whose cells that are neither missing nor stray markers at
+// least numberLikeShare read as numbers, at least one of them only as
+// spreadsheets write numbers (numberFormOf: "1,000", "$1,200", "5%", "12
+// kg", "2,05", "(12)"): such a column is read as categories, one level per
+// distinct number, which is seldom meant. Stray markers are the text
+// cells that are no numbers at all, where they hold at most
+// data.MaxStrayText distinct values ("n/a", "-"): the warning offers them
+// to --na.
 func warnNumberLike(name, path string, fr *data.Frame, target string) {
 	for _, c := range fr.Columns {
 		if c.Kind != data.Categorical || c.Name == target {
 			continue
 		}
-		type verdict struct{ number, cleaned bool }
+		type verdict struct {
+			number bool
+			form   numberForm
+		}
 		seen := map[string]verdict{}
-		n, m, k, example := 0, 0, 0, ""
+		stray := map[string]int{} // cells that are no numbers, by value
+		n, m, k := 0, 0, 0
+		examples := map[numberForm]string{}
 		for i, s := range c.Str {
 			if c.Missing[i] {
 				continue
@@ -450,28 +461,39 @@ func warnNumberLike(name, path string, fr *data.Frame, target string) {
 			if !ok {
 				if _, err := data.ParseNumber(s); err == nil {
 					v = verdict{number: true}
-				} else if t := strings.TrimSpace(numberClean.Replace(s)); t != "" {
-					if _, err := data.ParseNumber(t); err == nil {
-						v = verdict{number: true, cleaned: true}
-					}
+				} else if f := numberFormOf(s); f != notNumberLike {
+					v = verdict{number: true, form: f}
 				}
 				if len(seen) < 1<<16 {
 					seen[s] = v
 				}
 			}
-			if v.number {
-				n++
-			}
-			if v.cleaned {
-				k++
-				if example == "" {
-					example = s
+			switch {
+			case v.form != notNumberLike:
+				n, k = n+1, k+1
+				if _, ok := examples[v.form]; !ok {
+					examples[v.form] = s
 				}
+			case v.number:
+				n++
+			case len(stray) <= data.MaxStrayText:
+				stray[s]++
 			}
 		}
-		if example != "" && float64(n) >= numberLikeShare*float64(m) {
-			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q: %d of %d values read as numbers, %d of them only without separators or units (e.g. %q): read as categories; clean them to use them as numbers\n",
-				name, path, c.Name, n, m, k, example)
+		total, markers := m, ""
+		if len(stray) <= data.MaxStrayText {
+			// A few values that are no numbers: missing-value markers, out of the share.
+			texts := slices.Sorted(maps.Keys(stray))
+			for _, t := range texts {
+				m -= stray[t]
+			}
+			if len(texts) > 0 {
+				markers = "; " + naHint(fr.NA, texts)
+			}
+		}
+		if k > 0 && float64(n) >= numberLikeShare*float64(m) {
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q: %d of %d values read as numbers, %d of them only as written otherwise: read as categories; to use them as numbers, %s in the file%s\n",
+				name, path, c.Name, n, total, k, formAdvice(examples), markers)
 		}
 	}
 }
@@ -637,13 +659,22 @@ func targetTwice(name, path string, header []string, target string) bool {
 // targetTextErr adds to a reader's error about a cell of the target
 // column (target, found in header) that is not a number that the target
 // must hold numbers, then hint: decoreg regresses numbers, and a text
-// target, such as a class label, is none. Other errors are returned as
-// they are.
+// target, such as a class label, is none; for a cell that is a number as
+// spreadsheets write them (numberFormOf), how to rewrite it instead.
+// Other errors are returned as they are.
 func targetTextErr(err error, header []string, target, hint string) error {
 	var pe *data.ParseError
 	if target == "" || !errors.As(err, &pe) || !errors.Is(err, data.ErrNotNumber) || pe.Column < 1 ||
 		pe.Column > len(header) || header[pe.Column-1] != target {
 		return err
+	}
+	var ne *data.NotNumberError
+	if errors.As(err, &ne) {
+		if f := numberFormOf(ne.Text); f != notNumberLike {
+			// A number as spreadsheets write it ("$1,784.07", "18,64"):
+			// marking such cells missing would leave no target.
+			return fmt.Errorf("%w: the target %q must hold numbers as decoreg reads them: %s in the file", err, target, formAdvice(map[numberForm]string{f: ne.Text}))
+		}
 	}
 	return fmt.Errorf("%w: the target %q must hold numbers (decoreg predicts numbers; a text target such as a class label is not one%s)", err, target, hint)
 }
@@ -666,27 +697,31 @@ func levelsErr(name string, err error, na []string, features bool) (_ error, ok 
 		return inputf(name, "%s: column %q has %d distinct values, %d of them numbers; the text ones (%s) make it categorical, with more levels than --max-levels %d allows: %s; else %s, or raise --max-levels",
 			le.Path, le.Column, le.Levels, le.Numbers, quoteList(le.Text), le.Max, naHint(na, le.Text), out), true
 	}
+	if le.Numbers > 0 {
+		return inputf(name, "%s: column %q has %d distinct values (levels), %d of them numbers and %d text, more than --max-levels %d allows for a categorical column; %s, or raise --max-levels",
+			le.Path, le.Column, le.Levels, le.Numbers, le.Levels-le.Numbers, le.Max, out), true
+	}
 	return inputf(name, "%s: column %q has %d distinct text values (levels), more than --max-levels %d allows for a categorical column; %s, or raise --max-levels",
 		le.Path, le.Column, le.Levels, le.Max, out), true
 }
-
-// numberClean removes the separators and units that warnNumberLike and
-// naHint look through.
-var numberClean = strings.NewReplacer(",", "", "_", "", "$", "", "%", "")
 
 // naHint advises on text cells in a column otherwise of numbers, na being
 // the --na list they were read with: the cells to add to --na (which
 // replaces its defaults, so the advice gives the whole list, as a shell
 // argument, a marker holding a comma in double quotes), those that are
-// numbers with a separator or unit (to be cleaned in the file, not made
-// missing), and those too long to be a marker (over naHintMax bytes).
+// numbers as spreadsheets write them (numberFormOf: to be rewritten in the
+// file, not made missing), and those too long to be a marker (over
+// naHintMax bytes).
 func naHint(na, texts []string) string {
 	var plain, numLike, long []string
+	examples := map[numberForm]string{}
 	for _, t := range texts {
-		c := strings.TrimSpace(numberClean.Replace(t))
-		switch _, err := data.ParseNumber(c); {
-		case c != "" && err == nil:
+		switch f := numberFormOf(t); {
+		case f != notNumberLike:
 			numLike = append(numLike, t)
+			if _, ok := examples[f]; !ok {
+				examples[f] = t
+			}
 		case len(t) > naHintMax:
 			long = append(long, t) // not a missing-value marker: a 200 KB one made a 200 KB --na advice
 		default:
@@ -703,7 +738,7 @@ func naHint(na, texts []string) string {
 			quoteList(plain), shellArg(strings.Join(list, ","))))
 	}
 	if len(numLike) > 0 {
-		parts = append(parts, fmt.Sprintf("%s %s with a separator or unit: remove those characters in the file", quoteList(numLike), pick(len(numLike) == 1, "is a number", "are numbers")))
+		parts = append(parts, fmt.Sprintf("%s %s as spreadsheets write them: %s in the file", quoteList(numLike), pick(len(numLike) == 1, "is a number", "are numbers"), formAdvice(examples)))
 	}
 	if len(long) > 0 {
 		parts = append(parts, fmt.Sprintf("%s %s too long to be a missing-value marker: change %s in the file", quoteList(long), pick(len(long) == 1, "is", "are"), pick(len(long) == 1, "it", "them")))

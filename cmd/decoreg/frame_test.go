@@ -282,7 +282,8 @@ func TestTrainMaskKinds(t *testing.T) {
 
 // TestTrainNumericLevelsWarning: a column made categorical by one cell the
 // reader does not take for a number (an underscore, which
-// strconv.ParseFloat alone accepts) is warned about, naming that cell.
+// strconv.ParseFloat alone accepts) is warned about, naming that cell as
+// a number with a separator.
 func TestTrainNumericLevelsWarning(t *testing.T) {
 	dir := t.TempDir()
 	var b strings.Builder
@@ -297,7 +298,7 @@ func TestTrainNumericLevelsWarning(t *testing.T) {
 	}
 	_, errs := mustCLI(t, "train", "--data", path, "--head", "pointwise", "--enc-layers", "1", "--enc-width", "8", "--epochs", "1",
 		"--threads", "1", "--quiet", "--max-levels", "100", "--out", filepath.Join(dir, "m.model"))
-	if !strings.Contains(errs, `40 of its levels are numbers; the text ones are "0x_1p-4"`) {
+	if !strings.Contains(errs, `column "c": 41 of 41 values read as numbers, 1 of them only as written otherwise: read as categories; to use them as numbers, remove the thousands separators, currency signs and units ("0x_1p-4") in the file`) {
 		t.Errorf("warning: %q", errs)
 	}
 }
@@ -315,6 +316,16 @@ func TestTargetTextErr(t *testing.T) {
 	if got := targetTextErr(err, header, "y", "; HINT").Error(); !strings.Contains(got, `line 5, column 3`) || !strings.Contains(got, `the target "y" must hold numbers`) || !strings.HasSuffix(got, "; HINT)") {
 		t.Errorf("the target: %s", got)
 	}
+	// A target written as spreadsheets write numbers: how to rewrite it,
+	// not --na (review: every cell was one, and --na left no target).
+	cur := filepath.Join(dir, "cur.csv")
+	if err := os.WriteFile(cur, []byte("a,price\n1,\"$1,784.07\"\n2,\"$12.00\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := cli(t, "train", "--data", cur, "--head", "mdn", "--epochs", "1", "--quiet", "--out", filepath.Join(dir, "cur.model"))
+	if want := `line 2, column 2: not a number: "$1,784.07" in column "price": the target "price" must hold numbers as decoreg reads them: remove the thousands separators, currency signs and units ("$1,784.07") in the file`; code != 2 || !strings.Contains(errs, want) || strings.Contains(errs, "--na") {
+		t.Errorf("a currency target: exit %d, %s", code, errs)
+	}
 	_, err = data.ReadFrame(path, data.FrameOptions{Kinds: map[string]data.Kind{"c": data.Numeric}})
 	for _, target := range []string{"y", ""} {
 		if got := targetTextErr(err, header, target, ""); got != err {
@@ -326,7 +337,7 @@ func TestTargetTextErr(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCLI(t, "train", "--data", clean, "--head", "pointwise", "--enc-layers", "1", "--enc-width", "4", "--epochs", "1", "--threads", "1", "--quiet", "--out", model)
-	code, _, errs := cli(t, "eval", "--model", model, "--data", path)
+	code, _, errs = cli(t, "eval", "--model", model, "--data", path)
 	if code != 2 || !strings.Contains(errs, "the target \"y\" must hold numbers") || strings.Contains(errs, "--na") {
 		t.Errorf("eval with a text target cell: exit %d, %q", code, errs)
 	}
@@ -454,7 +465,7 @@ func TestHints(t *testing.T) {
 		t.Errorf("flagArg(c,d) = %s", got)
 	}
 	got := naHint([]string{"NA", "?"}, []string{"oops", "$1", "a,b", "n/a", strings.Repeat("z", 81)})
-	for _, want := range []string{`to read "oops", "a,b", "n/a" as missing: --na 'NA,?,oops,"a,b",n/a'`, `"$1" is a number with a separator or unit`, `"zzzz`, `... (81 bytes) is too long to be a missing-value marker: change it`} {
+	for _, want := range []string{`to read "oops", "a,b", "n/a" as missing: --na 'NA,?,oops,"a,b",n/a'`, `"$1" is a number as spreadsheets write them: remove the thousands separators, currency signs and units ("$1") in the file`, `"zzzz`, `... (81 bytes) is too long to be a missing-value marker: change it`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("naHint: %q lacks %q", got, want)
 		}

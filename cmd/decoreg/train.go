@@ -803,7 +803,9 @@ type tuneSummary struct {
 // warnNumericLevels warns about categorical columns most of whose levels
 // are numbers: a numeric column made categorical by a few stray cells
 // (a unit, a comment, an unlisted missing marker), with naHint's advice
-// where they are few.
+// where they are few. Levels that are numbers as spreadsheets write them
+// ("1,000", "(12)") count as numbers and are not named: warnNumberLike
+// has advised on them.
 func warnNumericLevels(name, path string, s *data.Schema) {
 	if s == nil {
 		return
@@ -813,12 +815,17 @@ func warnNumericLevels(name, path string, s *data.Schema) {
 			continue
 		}
 		var text []string
+		formed := 0 // numbers as spreadsheets write them: warnNumberLike's
 		for _, l := range c.Levels {
 			if _, err := data.ParseNumber(l); err != nil { // as the cells are read
+				if numberFormOf(l) != notNumberLike {
+					formed++
+					continue
+				}
 				text = append(text, l)
 			}
 		}
-		if nums := len(c.Levels) - len(text); nums > 0 && len(text) > 0 && 2*nums >= len(c.Levels) {
+		if nums := len(c.Levels) - len(text) - formed; nums > 0 && len(text) > 0 && 2*(nums+formed) >= len(c.Levels) {
 			hint := "if they are meant as missing, list them in --na (whose list replaces the defaults)"
 			if len(text) <= data.MaxStrayText {
 				hint = naHint(s.NA, text)
