@@ -284,3 +284,42 @@ func TestNU7Cosmetic(t *testing.T) {
 	}
 	wantUsage(t, []string{"predict", "--model", model, "--data", data, "--out", filepath.Join(dir, "missing", "p.csv")}, "does not exist")
 }
+
+// TestExportPreambles: Excel's "sep=" line and a comment line before the
+// header are named (they were read as the header: "no feature columns
+// are left besides the target" or a column "sep="), and text that is not
+// UTF-8 gets a conversion hint in train and in predict's warning.
+func TestExportPreambles(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ file, body, want string }{
+		{"comma.csv", "sep=,\nx,y\n1,2\n2,3\n", `line 1 is Excel's "sep=," line, not a header: remove it`},
+		{"semi.csv", "sep=;\nx;y\n1;2\n2;3\n", `line 1 is Excel's "sep=;" line, not a header: remove it, and convert the file to comma-separated values (a spreadsheet can, or csvkit's csvformat -d ';')`},
+		{"tab.csv", "sep=\t\nx\ty\n1\t2\n", `line 1 is Excel's "sep=" line (naming a tab or a space)`},
+		{"comment.csv", "# exported 2024-01-01\nx,y\n1,2\n2,3\n", `line 1 starts with '#': decoreg reads no comment lines`},
+		{"latin1.csv", "city,y\nZ\xfcrich,1\nBern,2\nBern,3\n", `is not valid UTF-8, which a model file cannot record as a level (is the file Latin-1 or Windows-1252? convert it with iconv -f WINDOWS-1252 -t UTF-8)`},
+	} {
+		path := filepath.Join(dir, c.file)
+		if err := os.WriteFile(path, []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs := cli(t, append([]string{"train", "--data", path, "--out", filepath.Join(dir, "m.model")}, tinyArgs("pointwise")...)...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d, %s", c.file, code, errs)
+		}
+	}
+	// A header "#x,y" is a header: a column may be named "#x".
+	hash := writeTable(t, dir, "hash.csv", "#x,y", 20, func(i int) string { return fmt.Sprintf("%d,%d", i, i%3) })
+	mustCLI(t, append([]string{"train", "--data", hash, "--out", filepath.Join(dir, "h.model")}, tinyArgs("pointwise")...)...)
+	// predict: a level that is not UTF-8 against a model trained on UTF-8.
+	train := writeTable(t, dir, "utf8.csv", "city,y", 20, func(i int) string { return fmt.Sprintf("%s,%d", []string{"Zürich", "Bern"}[i%2], i%3) })
+	model := filepath.Join(dir, "c.model")
+	mustCLI(t, append([]string{"train", "--data", train, "--out", model}, tinyArgs("pointwise")...)...)
+	test := filepath.Join(dir, "latin1-test.csv")
+	if err := os.WriteFile(test, []byte("city\nZ\xfcrich\nBern\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs := mustCLI(t, "predict", "--model", model, "--data", test, "--out", filepath.Join(dir, "p.csv"))
+	if !strings.Contains(errs, `1 cell(s) with a level not seen in training ("Z\xfcrich"), encoded as no level (is the file Latin-1 or Windows-1252?`) {
+		t.Errorf("predict: %s", errs)
+	}
+}
