@@ -496,3 +496,33 @@ func TestThreadsLimit(t *testing.T) {
 	mustCLI(t, "train", "--data", data, "--out", filepath.Join(dir, "m.model"), "--threads", strconv.Itoa(decoreg.MaxThreads),
 		"--epochs", "1", "--enc-layers", "1", "--enc-width", "4", "--quiet")
 }
+
+// TestUnknownFlagSuggestion: an unknown flag names the flag meant, where
+// one is near (a typo, a changed case, or a word of it: --max-epochs for
+// --epochs); a column name that differs by how an accent is encoded says
+// so (the two print alike).
+func TestUnknownFlagSuggestion(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "--max-epochs", "3"}, "flag provided but not defined: -max-epochs (did you mean --epochs?)"},
+		{[]string{"train", "--epoch", "3"}, "(did you mean --epochs?)"},
+		{[]string{"eval", "--Model", "m"}, "(did you mean --model?)"},
+		{[]string{"predict", "--level", "0.5"}, "(did you mean --levels?)"},
+	} {
+		code, _, errs := cli(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, %s", c.args, code, errs)
+		}
+	}
+	if _, _, errs := cli(t, "train", "--nosuch", "1"); strings.Contains(errs, "did you mean") {
+		t.Errorf("--nosuch: %s", errs)
+	}
+	if got := didYouMean("cafe\u0301", []string{"caf\u00e9", "x"}); !strings.Contains(got, "an accent is written differently") {
+		t.Errorf("NFD against NFC: %q", got)
+	}
+	if got := didYouMean("Cafe", []string{"cafe"}); got != `, did you mean "cafe"?` {
+		t.Errorf("case: %q", got)
+	}
+}

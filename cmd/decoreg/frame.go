@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"decoreg"
 	"decoreg/data"
@@ -106,6 +107,19 @@ func quoteFlagName(n string) string {
 // mark (Unicode's NFD) where the other file has one character (NFC).
 // Otherwise, or if two names are as near, "".
 func didYouMean(name string, header []string) string {
+	best := nearestName(name, header)
+	if best == "" {
+		return ""
+	}
+	if isMark := func(r rune) bool { return unicode.Is(unicode.Mn, r) }; strings.ContainsFunc(name, isMark) || strings.ContainsFunc(best, isMark) {
+		// They may print alike: "café" as "cafe" and a combining accent.
+		return fmt.Sprintf(", did you mean %q? (if they look the same, an accent is written differently: as a letter and a combining mark in one, one character in the other)", best)
+	}
+	return fmt.Sprintf(", did you mean %q?", best)
+}
+
+// nearestName is didYouMean's name H, or "".
+func nearestName(name string, header []string) string {
 	a := []rune(strings.ToLower(name))
 	most := 1
 	if len(a) >= 4 {
@@ -124,10 +138,10 @@ func didYouMean(name string, header []string) string {
 			ties++
 		}
 	}
-	if best == "" || bestD > most || ties > 0 {
+	if bestD > most || ties > 0 {
 		return ""
 	}
-	return fmt.Sprintf(", did you mean %q?", best)
+	return best
 }
 
 // editDistance returns the Levenshtein distance of a and b, or a value

@@ -614,7 +614,7 @@ func TestDidYouMean(t *testing.T) {
 	for name, want := range map[string]string{
 		"Price":        `, did you mean "price"?`,
 		"cty":          `, did you mean "city"?`,
-		"caf\u00e9":    ", did you mean \"cafe\u0301\"?",
+		"caf\u00e9":    ", did you mean \"cafe\u0301\"? (if they look the same, an accent is written differently: as a letter and a combining mark in one, one character in the other)",
 		"rooms2":       `, did you mean "rooms"?`,
 		"roomz":        "", // rooms and room are as near
 		"x3":           "", // x1 and x2

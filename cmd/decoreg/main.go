@@ -111,9 +111,36 @@ func parseFlags(cmd *Command, fs *flag.FlagSet, args []string) error {
 			printCommandHelp(stdout, cmd, fs)
 			return errHelp
 		}
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+			return usagef("%s: %v%s", cmd.Name, err, flagSuggestion(fs, name))
+		}
 		return usagef("%s: %v", cmd.Name, err)
 	}
 	return nil
+}
+
+// flagSuggestion returns " (did you mean --F?)" for the one flag F of fs
+// near the unknown flag name: a typo or a changed case (didYouMean), or
+// the flag its last or first dash-separated word names ("max-epochs":
+// epochs); else "".
+func flagSuggestion(fs *flag.FlagSet, name string) string {
+	name = strings.TrimPrefix(name, "-")
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if best := nearestName(name, names); best != "" {
+		return fmt.Sprintf(" (did you mean --%s?)", best)
+	}
+	words := strings.Split(name, "-")
+	var found []string
+	for _, n := range names {
+		if len(words) > 1 && (n == words[len(words)-1] || n == words[0]) {
+			found = append(found, n)
+		}
+	}
+	if len(found) == 1 {
+		return fmt.Sprintf(" (did you mean --%s?)", found[0])
+	}
+	return ""
 }
 
 var errHelp = errors.New("help requested")
