@@ -511,3 +511,36 @@ func TestNaNSpellings(t *testing.T) {
 		t.Errorf("with nan listed: %v", err)
 	}
 }
+
+// TestSchemaLevelsEveryColumn: every column over the level limit is
+// named, joined, not the first only; errors.As finds the first.
+func TestSchemaLevelsEveryColumn(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("id,c,ok,d\n")
+	for i := range 70 {
+		fmt.Fprintf(&b, "id%d,c%d,k%d,d%d\n", i, i, i%3, i)
+	}
+	f, err := ReadFrame(writeFile(t, b.String()), FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = FitSchema(f, SchemaOptions{})
+	var le *LevelsError
+	if !errors.As(err, &le) || le.Column != "id" || !errors.Is(err, ErrTooManyLevels) {
+		t.Fatalf("FitSchema: %v", err)
+	}
+	var cols []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		cols = append(cols, e.(*LevelsError).Column)
+	}
+	if !slices.Equal(cols, []string{"id", "c", "d"}) {
+		t.Errorf("columns over the limit: %q", cols)
+	}
+	// One column: the *LevelsError itself.
+	g, _ := f.Select("id", "ok")
+	if _, err := FitSchema(g, SchemaOptions{}); err == nil {
+		t.Error("one column over the limit: no error")
+	} else if _, ok := err.(*LevelsError); !ok {
+		t.Errorf("one column over the limit: %T", err)
+	}
+}

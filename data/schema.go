@@ -108,7 +108,8 @@ type SchemaOptions struct {
 // target is not among them), recording the missing markers f was read
 // with (Frame.NA; nil: DefaultNA). Names and levels that Check refuses
 // are an error (a *ParseError for a frame read from a file). A categorical column with more than
-// opts.MaxLevels levels is a *LevelsError.
+// opts.MaxLevels levels is a *LevelsError; several such columns give
+// their *LevelsErrors joined (errors.Join; errors.As finds the first).
 func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 	if err := f.check(); err != nil {
 		return nil, err
@@ -125,6 +126,7 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 		na = DefaultNA
 	}
 	s := &Schema{NA: slices.Clone(na)}
+	var over []error // *LevelsErrors
 	for j, c := range f.Columns {
 		cs := ColumnSchema{Name: c.Name, Kind: c.Kind, Missing: slices.Contains(c.Missing, true)}
 		switch c.Kind {
@@ -162,7 +164,8 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 					slices.Sort(text)
 					le.Text = text
 				}
-				return nil, le
+				over = append(over, le) // every such column is named, not the first only
+				continue
 			}
 			for v := range set {
 				cs.Levels = append(cs.Levels, v)
@@ -170,6 +173,13 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 			slices.Sort(cs.Levels)
 		}
 		s.Columns = append(s.Columns, cs)
+	}
+	switch len(over) {
+	case 0:
+	case 1:
+		return nil, over[0]
+	default:
+		return nil, errors.Join(over...)
 	}
 	if err := s.Check(); err != nil {
 		// Names or levels a model file cannot keep.

@@ -693,19 +693,50 @@ func targetTextErr(err error, header []string, target, hint string) error {
 	return fmt.Errorf("%w: the target %q must hold numbers (decoreg predicts numbers; a text target such as a class label is not one%s)", err, target, hint)
 }
 
-// levelsErr reports a *data.LevelsError of training in the command line's
-// terms, or returns ok false: the column's stray text cells, if it is
-// otherwise numbers, with naHint's advice (na is --na's list), and how to
-// leave it out (features: --features was given).
+// levelsErr reports the *data.LevelsErrors of training (one, or several
+// joined) in the command line's terms, or returns ok false: each column's
+// stray text cells, if it is otherwise numbers, with naHint's advice (na
+// is --na's list), and how to leave them out (features: --features was
+// given).
 func levelsErr(name string, err error, na []string, features bool) (_ error, ok bool) {
+	var les []*data.LevelsError
+	var j interface{ Unwrap() []error }
+	if errors.As(err, &j) {
+		for _, e := range j.Unwrap() {
+			if le, ok := e.(*data.LevelsError); ok {
+				les = append(les, le)
+			}
+		}
+	}
 	var le *data.LevelsError
-	if !errors.As(err, &le) {
+	if len(les) == 0 && errors.As(err, &le) {
+		les = []*data.LevelsError{le}
+	}
+	if len(les) == 0 {
 		return nil, false
 	}
-	out := "drop it with --drop " + flagArg(le.Column)
-	if features {
-		out = "leave it out of --features"
+	var cols []string
+	for _, le := range les {
+		cols = append(cols, quoteFlagName(le.Column))
 	}
+	out := "drop it with --drop " + shellArg(strings.Join(cols, ","))
+	switch {
+	case features && len(les) > 1:
+		out = "leave them out of --features"
+	case features:
+		out = "leave it out of --features"
+	case len(les) > 1:
+		out = "drop them with --drop " + shellArg(strings.Join(cols, ","))
+	}
+	if len(les) > 1 {
+		var parts []string
+		for _, le := range les {
+			parts = append(parts, levelsDesc(le, na))
+		}
+		return inputf(name, "%s: %d columns have more distinct values (levels) than --max-levels %d allows for a categorical column: %s; %s, or raise --max-levels",
+			les[0].Path, len(les), les[0].Max, strings.Join(parts, "; "), out), true
+	}
+	le = les[0]
 	if len(le.Text) > 0 {
 		// Numbers but for a few text cells.
 		return inputf(name, "%s: column %q has %d distinct values, %d of them numbers; the text ones (%s) make it categorical, with more levels than --max-levels %d allows: %s; else %s, or raise --max-levels",
@@ -717,6 +748,17 @@ func levelsErr(name string, err error, na []string, features bool) (_ error, ok 
 	}
 	return inputf(name, "%s: column %q has %d distinct text values (levels), more than --max-levels %d allows for a categorical column; %s, or raise --max-levels",
 		le.Path, le.Column, le.Levels, le.Max, out), true
+}
+
+// levelsDesc describes one column of several over the level limit.
+func levelsDesc(le *data.LevelsError, na []string) string {
+	switch {
+	case len(le.Text) > 0:
+		return fmt.Sprintf("%q (%d, %d of them numbers; the text ones, %s, make it categorical: %s)", le.Column, le.Levels, le.Numbers, quoteList(le.Text), naHint(na, le.Text))
+	case le.Numbers > 0:
+		return fmt.Sprintf("%q (%d, %d of them numbers)", le.Column, le.Levels, le.Numbers)
+	}
+	return fmt.Sprintf("%q (%d)", le.Column, le.Levels)
 }
 
 // naHint advises on text cells in a column otherwise of numbers, na being

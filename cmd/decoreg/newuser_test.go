@@ -323,3 +323,26 @@ func TestExportPreambles(t *testing.T) {
 		t.Errorf("predict: %s", errs)
 	}
 }
+
+// TestTrainNamesEveryLevelsColumn: train names every column over
+// --max-levels in one message, each with its advice, and the --drop list
+// of them all (review: four reruns found them one by one).
+func TestTrainNamesEveryLevelsColumn(t *testing.T) {
+	dir := t.TempDir()
+	path := writeTable(t, dir, "lv.csv", "id,date,x,city,y", 100, func(i int) string {
+		x := fmt.Sprint(i)
+		if i%30 == 0 {
+			x = "n/a"
+		}
+		return fmt.Sprintf("id%d,2024-01-%02dT%d,%s,%s,%d", i, i%28+1, i, x, []string{"a", "b"}[i%2], i%7)
+	})
+	code, _, errs := cli(t, append([]string{"train", "--data", path, "--out", filepath.Join(dir, "m.model")}, tinyArgs("pointwise")...)...)
+	want := path + `: 3 columns have more distinct values (levels) than --max-levels 64 allows for a categorical column: "id" (100); "date" (100); "x" (97, 96 of them numbers; the text ones, "n/a", make it categorical: to read "n/a" as missing: --na 'NA,NaN,?,n/a' (the list replaces --na's defaults)); drop them with --drop id,date,x, or raise --max-levels`
+	if code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("exit %d, %s\nwant %s", code, errs, want)
+	}
+	code, _, errs = cli(t, append([]string{"train", "--data", path, "--features", "id,date,city", "--out", filepath.Join(dir, "m.model")}, tinyArgs("pointwise")...)...)
+	if code != 2 || !strings.Contains(errs, "2 columns have more") || !strings.Contains(errs, "leave them out of --features") {
+		t.Errorf("--features: exit %d, %s", code, errs)
+	}
+}
