@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"decoreg"
+	"decoreg/data"
 	"decoreg/internal/jsonfloat"
 )
 
@@ -211,6 +212,7 @@ func runEval(cmd *Command, args []string) error {
 	if skipped > 0 {
 		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target is missing\n", name, nameSpools(d.Path), skipped)
 	}
+	warnDiscreteTarget(name, d, m)
 	// The scores are computed before anything is written: an interrupt
 	// stops the command at once (interruptible).
 	var c *decoreg.Calibration
@@ -315,4 +317,45 @@ func isStdout(path string) bool {
 	}
 	null, err := os.Stat(os.DevNull)
 	return err != nil || !os.SameFile(fi, null)
+}
+
+// maxDiscreteValues is the most distinct targets warnDiscreteTarget calls
+// few.
+const maxDiscreteValues = 20
+
+// warnDiscreteTarget warns, for a model with a density, when the targets
+// of the rows scored take at most maxDiscreteValues distinct values, each
+// twice or more on average (grades, counts, a few classes): the NLL,
+// coverage and PIT treat y as continuous. A model that learns the values puts its mass in
+// cells far narrower than the gaps between them, so its NLL is very
+// negative and says little, and central intervals, whose ends lie inside
+// the mass of the lowest and highest values, miss the rows at the
+// training range's ends (bounded heads: coverage falls to the share of
+// the middle values).
+func warnDiscreteTarget(name string, d *data.Dataset, m *decoreg.Model) {
+	if m.Config().Head == decoreg.HeadPointwise || d.Rows == 0 {
+		return
+	}
+	seen := map[float64]bool{}
+	for _, v := range d.Y {
+		if seen[v] = true; len(seen) > maxDiscreteValues {
+			return
+		}
+	}
+	if 2*len(seen) > d.Rows {
+		return
+	}
+	lo, hi := m.YRange()
+	ends := 0
+	for _, v := range d.Y {
+		if v == lo || v == hi {
+			ends++
+		}
+	}
+	msg := ""
+	if ends > 0 {
+		msg = fmt.Sprintf("; %d of the %d rows are at an end of the training range [%v, %v], which central intervals seldom cover (the interval's ends lie inside the mass there)", ends, d.Rows, lo, hi)
+	}
+	fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target takes %d distinct values in the %d rows scored: the NLL, coverage and PIT treat it as continuous, so a model that learns the values gets a very negative NLL and coverage that says little%s (README, \"Targets with few distinct values\")\n",
+		name, nameSpools(d.Path), len(seen), d.Rows, msg)
 }

@@ -573,3 +573,23 @@ func TestIsStdoutNullDevice(t *testing.T) {
 		t.Errorf("%s taken for standard output on a file", os.DevNull)
 	}
 }
+
+// TestEvalWarnsDiscreteTarget: eval warns when the scored targets take
+// few distinct values (review: coverage 0.34 at every level for a target
+// in {1, 2, 3}, the share of the middle value), counting the rows at the
+// training range's ends; not for a continuous target.
+func TestEvalWarnsDiscreteTarget(t *testing.T) {
+	dir := t.TempDir()
+	train := writeTable(t, dir, "few.csv", "x,y", 120, func(i int) string { return fmt.Sprintf("%d.%d,%d", i%3, i%7, i%3+1) })
+	test := writeTable(t, dir, "few-test.csv", "x,y", 30, func(i int) string { return fmt.Sprintf("%d.5,%d", i%3, i%3+1) })
+	model := filepath.Join(dir, "m.model")
+	mustCLI(t, append([]string{"train", "--data", train, "--out", model}, tinyArgs("mdn")...)...)
+	_, errs := mustCLI(t, "eval", "--model", model, "--data", test)
+	if want := "the target takes 3 distinct values in the 30 rows scored: the NLL, coverage and PIT treat it as continuous, so a model that learns the values gets a very negative NLL and coverage that says little; 20 of the 30 rows are at an end of the training range [1, 3]"; !strings.Contains(errs, want) {
+		t.Errorf("stderr %q lacks %q", errs, want)
+	}
+	cont := writeTable(t, dir, "cont-test.csv", "x,y", 30, func(i int) string { return fmt.Sprintf("%d.5,%d.%d", i%3, i%3+1, i) })
+	if _, errs := mustCLI(t, "eval", "--model", model, "--data", cont); strings.Contains(errs, "distinct values") {
+		t.Errorf("a continuous target: %s", errs)
+	}
+}
