@@ -382,6 +382,9 @@ func (t *table) next() ([]string, error) {
 			t.last, _ = t.r.FieldPos(n - 1)
 			t.last += strings.Count(rec[n-1], "\n") // a quoted field over lines
 		}
+		if t.header != nil && t.repeatsHeader(rec) {
+			return nil, &ParseError{Path: t.path, Line: t.line(0), Err: fmt.Errorf("%w (were files joined?): remove it", ErrHeaderRow)}
+		}
 		return rec, nil
 	}
 	if err == io.EOF {
@@ -407,6 +410,25 @@ func (t *table) next() ([]string, error) {
 		return nil, fmt.Errorf("%s: the gzip data is truncated or corrupt %s: %w", t.path, where, err)
 	}
 	return nil, fmt.Errorf("%s: %w", t.path, err)
+}
+
+// repeatsHeader reports whether the data row rec holds the header's names
+// (trimmed), one of them not a number (a header of numbers may have a row
+// that matches it).
+func (t *table) repeatsHeader(rec []string) bool {
+	if len(rec) != len(t.header) {
+		return false
+	}
+	named := false
+	for j, c := range rec {
+		if strings.TrimSpace(c) != t.header[j] {
+			return false
+		}
+		if _, err := parseNumber(c); err != nil && t.header[j] != "" {
+			named = true
+		}
+	}
+	return named
 }
 
 // line returns the line on which field j of the last record starts.

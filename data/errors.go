@@ -18,6 +18,7 @@ var (
 	ErrEmptyCell       = errors.New("empty cell") // wrapped with ErrNotNumber
 	ErrNonFinite       = errors.New("not a finite number")
 	ErrDuplicateColumn = errors.New("duplicate column name")
+	ErrHeaderRow       = errors.New("a data row repeats the header")
 	ErrCRLineEnds      = errors.New("lines end with a carriage return alone (CR)")
 	ErrUTF16           = errors.New("the file is UTF-16 text (it starts with a UTF-16 byte order mark)")
 	ErrNoColumn        = errors.New("no such column")

@@ -544,3 +544,19 @@ func TestSchemaLevelsEveryColumn(t *testing.T) {
 		t.Errorf("one column over the limit: %T", err)
 	}
 }
+
+// TestHeaderRowRepeated: a data row that repeats the header (files joined
+// with their headers) is an error naming its line, for every reader; a
+// header of numbers may have a row like it.
+func TestHeaderRowRepeated(t *testing.T) {
+	path := writeFile(t, "x,y\n1,2\n\n x ,y\n3,4\n")
+	if _, err := ReadFrame(path, FrameOptions{}); !errors.Is(err, ErrHeaderRow) || !strings.Contains(err.Error(), "line 4: a data row repeats the header") {
+		t.Errorf("ReadFrame: %v", err)
+	}
+	if _, err := ReadCSV(path, ReadOptions{}); !errors.Is(err, ErrHeaderRow) {
+		t.Errorf("ReadCSV: %v", err)
+	}
+	if _, err := ReadFrame(writeFile(t, "1,2\n3,4\n1,2\n"), FrameOptions{}); err != nil {
+		t.Errorf("a header of numbers: %v", err)
+	}
+}
