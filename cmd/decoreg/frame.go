@@ -587,7 +587,10 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		fr, err = data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: s.NA})
 	}
 	if err != nil {
-		return nil, nil, inputErr(name, targetTextErr(err, header, target, ""))
+		if terr := targetTextErr(err, header, target, ""); terr != err {
+			return nil, nil, inputErr(name, terr)
+		}
+		return nil, nil, inputErr(name, featureCellErr(err, s.NA))
 	}
 	if c := &fr.Columns[len(fr.Columns)-1]; read && c.Kind == data.Categorical {
 		// Text in an optional target: predict goes on without it, as
@@ -668,6 +671,29 @@ func targetTwice(name, path string, header []string, target string) bool {
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: two columns are named %q, the target's name: it is not read (no logpdf)\n", name, nameSpools(path), target)
 	}
 	return n > 1
+}
+
+// featureCellErr adds to a reader's error about a feature cell that is
+// not a number, in a column the model reads as numbers, how to make it
+// one: rewrite a number as spreadsheets write them (numberFormOf), or
+// mark a missing cell as the model does (empty or one of na). Other
+// errors are returned as they are.
+func featureCellErr(err error, na []string) error {
+	var ne *data.NotNumberError
+	if !errors.As(err, &ne) {
+		return err
+	}
+	if f := numberFormOf(ne.Text); f != notNumberLike {
+		return fmt.Errorf("%w: the model reads this column as numbers: %s in the file", err, formAdvice(map[numberForm]string{f: ne.Text}))
+	}
+	if na == nil {
+		na = data.DefaultNA
+	}
+	markers := "an empty cell"
+	if len(na) > 0 {
+		markers = "an empty cell or one of " + quoteList(na)
+	}
+	return fmt.Errorf("%w: the model reads this column as numbers; a missing cell is %s (the markers it was trained with)", err, markers)
 }
 
 // targetTextErr adds to a reader's error about a cell of the target

@@ -346,3 +346,26 @@ func TestTrainNamesEveryLevelsColumn(t *testing.T) {
 		t.Errorf("--features: exit %d, %s", code, errs)
 	}
 }
+
+// TestPredictCellAdvice: predict's error about a feature cell that is not
+// a number says how to make it one: rewrite a number as spreadsheets
+// write them, or mark a missing cell with the model's markers (review:
+// predict takes no --na, and the error gave no advice).
+func TestPredictCellAdvice(t *testing.T) {
+	dir := t.TempDir()
+	train := writeTable(t, dir, "t.csv", "x,y", 20, func(i int) string { return fmt.Sprintf("%d,%d", i, i%4) })
+	model := filepath.Join(dir, "m.model")
+	mustCLI(t, append([]string{"train", "--data", train, "--out", model, "--na", "NA,-"}, tinyArgs("pointwise")...)...)
+	for body, want := range map[string]string{
+		"x\n\"1,234.5\"\n": `not a number: "1,234.5" in column "x": the model reads this column as numbers: remove the thousands separators, currency signs and units ("1,234.5") in the file`,
+		"x\nn/a\n":         `not a number: "n/a" in column "x": the model reads this column as numbers; a missing cell is an empty cell or one of "NA", "-" (the markers it was trained with)`,
+	} {
+		path := filepath.Join(dir, "p.csv")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, errs := cli(t, "predict", "--model", model, "--data", path, "--out", "-"); code != 2 || !strings.Contains(errs, want) {
+			t.Errorf("%q: exit %d, %s", body, code, errs)
+		}
+	}
+}
