@@ -560,3 +560,30 @@ func TestHeaderRowRepeated(t *testing.T) {
 		t.Errorf("a header of numbers: %v", err)
 	}
 }
+
+// TestEncodeNearLevels: an unseen level that a trained one matches but for
+// case is paired with it in the warning (levels are matched exactly).
+func TestEncodeNearLevels(t *testing.T) {
+	f, err := ReadFrame(writeFile(t, "a\nyes\nno\nyes\n"), FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := FitSchema(f, SchemaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ReadFrame(writeFile(t, "a\nYes\nmaybe\nNO\nYes\n"), FrameOptions{Kinds: s.Kinds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := s.Encode(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Warnings) != 1 || e.Warnings[0].Unseen != 4 || !slices.Equal(e.Warnings[0].Near, [][2]string{{"Yes", "yes"}, {"NO", "no"}}) {
+		t.Fatalf("warnings %+v", e.Warnings)
+	}
+	if w := e.Warnings[0].String(); !strings.Contains(w, `("Yes" is "yes" but for case, "NO" is "no" but for case: levels are matched exactly)`) {
+		t.Errorf("warning %q", w)
+	}
+}

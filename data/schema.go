@@ -359,10 +359,13 @@ const notUTF8Hint = "is the file Latin-1 or Windows-1252? convert it with iconv 
 // that had none in training (imputed with the median, or, in a
 // categorical column, encoded as no level: every indicator 0).
 type Warning struct {
-	Column  string
-	Unseen  int      // cells with a level not seen in training
-	Levels  []string // up to 5 of those levels, in order of appearance
-	Missing int      // missing cells in a column without a missing indicator
+	Column string
+	Unseen int      // cells with a level not seen in training
+	Levels []string // up to 5 of those levels, in order of appearance
+	// Near pairs those of Levels that a trained level matches but for
+	// case ("Yes", "yes") with that level: levels are matched exactly.
+	Near    [][2]string
+	Missing int // missing cells in a column without a missing indicator
 	// Categorical is whether the column is: its missing cells are
 	// encoded as no level rather than imputed with the median.
 	Categorical bool
@@ -381,6 +384,13 @@ func (w Warning) String() string {
 			more = ", ..."
 		}
 		parts = append(parts, fmt.Sprintf("%d cell(s) with a level not seen in training (%s%s), encoded as no level", w.Unseen, strings.Join(q, ", "), more))
+		if len(w.Near) > 0 {
+			var q []string
+			for _, p := range w.Near {
+				q = append(q, QuoteCell(p[0])+" is "+QuoteCell(p[1])+" but for case")
+			}
+			parts[len(parts)-1] += " (" + strings.Join(q, ", ") + ": levels are matched exactly)"
+		}
 		if slices.ContainsFunc(w.Levels, func(l string) bool { return !utf8.ValidString(l) }) {
 			parts[len(parts)-1] += " (" + notUTF8Hint + "; training read UTF-8)"
 		}
@@ -480,6 +490,7 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 					text[i] = strconv.FormatFloat(v, 'g', -1, 64)
 				}
 			}
+			var folded map[string]string // lower-cased level -> level, made at the first unseen one
 			for i := range f.Rows {
 				switch l, ok := index[text[i]]; {
 				case c.Missing[i] && cs.Missing:
@@ -492,6 +503,15 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 					warn.Unseen++
 					if len(warn.Levels) < 5 && !slices.Contains(warn.Levels, text[i]) {
 						warn.Levels = append(warn.Levels, text[i])
+						if folded == nil {
+							folded = make(map[string]string, len(cs.Levels))
+							for _, v := range cs.Levels {
+								folded[strings.ToLower(v)] = v
+							}
+						}
+						if v, ok := folded[strings.ToLower(text[i])]; ok && len(warn.Near) < 5 {
+							warn.Near = append(warn.Near, [2]string{text[i], v})
+						}
 					}
 				}
 			}
