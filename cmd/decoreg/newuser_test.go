@@ -369,3 +369,17 @@ func TestPredictCellAdvice(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainCountsEmptyRows: of the rows skipped for a missing target,
+// those empty in every column (",," lines of an export) are counted.
+func TestTrainCountsEmptyRows(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "e.csv")
+	if err := os.WriteFile(path, []byte("x,y\n1,2\n,\n2,3\n3,\n,\n4,5\n5,6\n6,7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs := mustCLI(t, append([]string{"train", "--data", path, "--out", filepath.Join(dir, "m.model")}, tinyArgs("pointwise")...)...)
+	if want := `skipped 3 row(s) whose target "y" is missing (2 of them empty in every column read)`; !strings.Contains(errs, want) {
+		t.Errorf("stderr %q lacks %q", errs, want)
+	}
+}

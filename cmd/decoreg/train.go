@@ -1076,7 +1076,17 @@ func runTrain(cmd *Command, args []string) error {
 		return f.fitErr(fr, target, idx, err)
 	}
 	if info := m.Info(); info.SkippedRows > 0 {
-		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target %q is missing\n", name, nameSpools(fr.Path), info.SkippedRows, target)
+		empty := 0 // rows empty in every column (",,"), among the training rows
+		for _, i := range idx {
+			if !slices.ContainsFunc(fr.Columns, func(c data.Column) bool { return !c.Missing[i] }) {
+				empty++
+			}
+		}
+		of := ""
+		if empty > 0 {
+			of = fmt.Sprintf(" (%d of them empty in every column read)", empty)
+		}
+		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target %q is missing%s\n", name, nameSpools(fr.Path), info.SkippedRows, target, of)
 	}
 	warnNumericLevels(name, nameSpools(fr.Path), m.Schema())
 	if t := m.Info().Tune; t != nil && t.PLESeedsSkipped != "" {
