@@ -192,8 +192,12 @@ func (t *table) fieldCountErr(rec []string) error {
 		return &ParseError{Path: t.path, Line: t.line(0),
 			Err: fmt.Errorf("%w after the header, as in old Mac files, which CSV does not take as line ends: convert them to LF (e.g. tr '\\r' '\\n' < OLD > NEW)", ErrCRLineEnds)}
 	}
+	hint := ""
+	if len(rec) == len(t.header)+1 && strings.TrimSpace(rec[len(rec)-1]) == "" {
+		hint = " (the line ends with a comma that the header lacks: add one to the header if every data line has it)"
+	}
 	return &ParseError{Path: t.path, Line: t.line(0),
-		Err: fmt.Errorf("%w: %d fields, the header has %d", ErrFieldCount, len(rec), len(t.header))}
+		Err: fmt.Errorf("%w: %d fields, the header has %d%s", ErrFieldCount, len(rec), len(t.header), hint)}
 }
 
 // openTable opens path, decompresses it if it starts with the gzip magic

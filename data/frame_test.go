@@ -587,3 +587,15 @@ func TestEncodeNearLevels(t *testing.T) {
 		t.Errorf("warning %q", w)
 	}
 }
+
+// TestTrailingCommaHint: data lines ending with a comma the header lacks
+// are told so.
+func TestTrailingCommaHint(t *testing.T) {
+	_, err := ReadFrame(writeFile(t, "x,y\n1,2,\n3,4,\n"), FrameOptions{})
+	if !errors.Is(err, ErrFieldCount) || !strings.Contains(err.Error(), "line 2: wrong number of fields: 3 fields, the header has 2 (the line ends with a comma that the header lacks") {
+		t.Errorf("ReadFrame: %v", err)
+	}
+	if _, err := ReadFrame(writeFile(t, "x,y\n1,2,3\n"), FrameOptions{}); err == nil || strings.Contains(err.Error(), "ends with a comma") {
+		t.Errorf("a third value: %v", err)
+	}
+}
