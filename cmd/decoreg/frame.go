@@ -352,7 +352,46 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 	}
 	warnNumberLike(name, path, lab, target)
 	warnConstant(name, path, lab, target)
+	warnRowNumbers(name, path, lab, target)
 	return fr, nil
+}
+
+// minRowNumbers is the fewest rows in which warnRowNumbers looks for a row
+// number.
+const minRowNumbers = 20
+
+// warnRowNumbers warns about each numeric feature column of fr (all but
+// target) that holds, in at least minRowNumbers training rows, none
+// missing, distinct integers that fill a range (k, k+1, ..., k+n-1, in any
+// order), as a row number or a running identifier does: as a feature it
+// ranks the rows by their place in the file.
+func warnRowNumbers(name, path string, fr *data.Frame, target string) {
+	if fr.Rows < minRowNumbers {
+		return
+	}
+	for _, c := range fr.Columns {
+		if c.Name == target || c.Kind != data.Numeric || slices.Contains(c.Missing, true) {
+			continue
+		}
+		lo, hi := slices.Min(c.Num), slices.Max(c.Num)
+		if lo != math.Trunc(lo) || hi-lo != float64(fr.Rows-1) || math.Abs(lo) > 1<<52 {
+			continue
+		}
+		seen := make([]bool, fr.Rows)
+		ok := true
+		for _, v := range c.Num {
+			k := int(v - lo)
+			if v != math.Trunc(v) || seen[k] {
+				ok = false
+				break
+			}
+			seen[k] = true
+		}
+		if ok {
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q holds the %d integers from %v to %v, one per training row, as a row number or a running identifier does: if it is one, leave it out (--drop %s)\n",
+				name, path, c.Name, fr.Rows, lo, hi, flagArg(c.Name))
+		}
+	}
 }
 
 // warnConstant warns about the feature columns of fr (all but target)

@@ -383,3 +383,24 @@ func TestTrainCountsEmptyRows(t *testing.T) {
 		t.Errorf("stderr %q lacks %q", errs, want)
 	}
 }
+
+// TestTrainWarnsRowNumbers: a numeric column of distinct consecutive
+// integers, one per row (a row number, a running id), is warned about;
+// one with a gap or a repeat, or too few rows, is not.
+func TestTrainWarnsRowNumbers(t *testing.T) {
+	dir := t.TempDir()
+	path := writeTable(t, dir, "id.csv", "id,gap,x,y", 30, func(i int) string {
+		return fmt.Sprintf("%d,%d,%d.5,%d", 1029-i, 2*i, i%4, i%5)
+	})
+	_, errs := mustCLI(t, append([]string{"train", "--data", path, "--out", filepath.Join(dir, "m.model")}, tinyArgs("pointwise")...)...)
+	if want := `column "id" holds the 30 integers from 1000 to 1029, one per training row, as a row number or a running identifier does: if it is one, leave it out (--drop id)`; !strings.Contains(errs, want) {
+		t.Errorf("stderr %q lacks %q", errs, want)
+	}
+	if strings.Contains(errs, `"gap"`) || strings.Contains(errs, `"x"`) {
+		t.Errorf("other columns warned about: %q", errs)
+	}
+	small := writeTable(t, dir, "small.csv", "id,y", 10, func(i int) string { return fmt.Sprintf("%d,%d", i, i%3) })
+	if _, errs := mustCLI(t, append([]string{"train", "--data", small, "--out", filepath.Join(dir, "m.model")}, tinyArgs("pointwise")...)...); strings.Contains(errs, "row number") {
+		t.Errorf("10 rows: %q", errs)
+	}
+}
