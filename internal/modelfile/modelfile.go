@@ -150,7 +150,7 @@ func Decode(r io.Reader) (header []byte, params []float32, err error) {
 	}
 	n := binary.LittleEndian.Uint64(nb[:])
 	if n > maxParams {
-		return nil, nil, fmt.Errorf("%w: parameter count %d", ErrChecksum, n)
+		return nil, nil, fmt.Errorf("%w: parameter count %d, past the most a model has (the header length or the count is damaged)", ErrChecksum, n)
 	}
 	params = make([]float32, 0, min(n, 1<<20))
 	var chunk [4096]byte
