@@ -66,7 +66,7 @@ func TestParseShard(t *testing.T) {
 			t.Errorf("ParseShard(%q) = %d, %d, %v; want %v", s, i, n, err, want)
 		}
 	}
-	for _, s := range []string{"", "1", "2/2", "-1/2", "0/0", "a/b", "1/2/3"} {
+	for _, s := range []string{"", "1", "2/2", "-1/2", "0/0", "a/b", "1/2/3", "+1/2", "1/+2", "-0/1", "0x1/2"} {
 		if _, _, err := ParseShard(s); err == nil {
 			t.Errorf("ParseShard(%q) succeeded", s)
 		}

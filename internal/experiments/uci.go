@@ -191,10 +191,12 @@ func ShardOf(plan []Run, shard, shards int) []Run {
 // ParseShard parses "I/N" with 0 <= I < N.
 func ParseShard(s string) (shard, shards int, err error) {
 	a, b, ok := strings.Cut(s, "/")
-	if ok {
-		shard, err = strconv.Atoi(strings.TrimSpace(a))
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	digits := func(x string) bool { return x != "" && strings.Trim(x, "0123456789") == "" }
+	if ok = ok && digits(a) && digits(b); ok { // no sign: "+1/2" was read as 1/2
+		shard, err = strconv.Atoi(a)
 		if err == nil {
-			shards, err = strconv.Atoi(strings.TrimSpace(b))
+			shards, err = strconv.Atoi(b)
 		}
 	}
 	if !ok || err != nil || shards < 1 || shard < 0 || shard >= shards {
