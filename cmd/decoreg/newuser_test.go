@@ -382,6 +382,16 @@ func TestTrainCountsEmptyRows(t *testing.T) {
 	if want := `skipped 3 row(s) whose target "y" is missing (2 of them empty in every column read)`; !strings.Contains(errs, want) {
 		t.Errorf("stderr %q lacks %q", errs, want)
 	}
+	// With a split whose training rows are not the file's first (review:
+	// the file's row numbers indexed the training rows, and train panicked).
+	mask := filepath.Join(dir, "mask.csv")
+	if err := os.WriteFile(mask, []byte("split0\n1\n1\n0\n0\n0\n0\n0\n0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs = mustCLI(t, append([]string{"train", "--data", path, "--test-mask", mask, "--split", "0", "--out", filepath.Join(dir, "m2.model")}, tinyArgs("pointwise")...)...)
+	if want := `skipped 2 row(s) whose target "y" is missing (1 of them empty in every column read)`; !strings.Contains(errs, want) {
+		t.Errorf("with a split: stderr %q lacks %q", errs, want)
+	}
 }
 
 // TestTrainWarnsRowNumbers: a numeric column of distinct consecutive

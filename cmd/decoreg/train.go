@@ -1076,8 +1076,8 @@ func runTrain(cmd *Command, args []string) error {
 		return f.fitErr(fr, target, idx, err)
 	}
 	if info := m.Info(); info.SkippedRows > 0 {
-		empty := 0 // rows empty in every column (",,"), among the training rows
-		for _, i := range idx {
+		empty := 0 // rows empty in every column (",,"); fr holds the training rows only
+		for i := range fr.Rows {
 			if !slices.ContainsFunc(fr.Columns, func(c data.Column) bool { return !c.Missing[i] }) {
 				empty++
 			}
