@@ -364,3 +364,30 @@ func TestLoadCountsMembersFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadRefusesNestedMembers: members of members are refused before
+// they are decoded (63 of 63 of 63 took 515 MB; review).
+func TestLoadRefusesNestedMembers(t *testing.T) {
+	header, params := savedModel(t, Config{Head: HeadMDN, EncWidth: 8, Components: 2})
+	list := func(n int, item string) string { return "[" + strings.TrimSuffix(strings.Repeat(item+",", n), ",") + "]" }
+	inner := `{"members":` + list(63, `{"members":`+list(63, "{}")+`}`) + `}`
+	path := writeModel(t, editHeader(t, header, func(h map[string]any) { h["members"] = rawMarker + list(63, inner) }), params)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := Load(path)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "ensemble member 2 holds members of its own") {
+		t.Errorf("nested members: %v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Errorf("nested members: Load allocated %d MB before refusing them", got>>20)
+	}
+	// Empty or null members of a member are members' headers as written.
+	for _, m := range []string{`{"members":null}`, `{"members":[ ]}`} {
+		_, err := Load(writeModel(t, editHeader(t, header, func(h map[string]any) { h["members"] = rawMarker + "[" + m + "]" }), params))
+		if err == nil || strings.Contains(err.Error(), "holds members") {
+			t.Errorf("%s: %v", m, err)
+		}
+	}
+}
