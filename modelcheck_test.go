@@ -369,7 +369,9 @@ func TestLoadCountsMembersFirst(t *testing.T) {
 // they are decoded (63 of 63 of 63 took 515 MB; review).
 func TestLoadRefusesNestedMembers(t *testing.T) {
 	header, params := savedModel(t, Config{Head: HeadMDN, EncWidth: 8, Components: 2})
-	list := func(n int, item string) string { return "[" + strings.TrimSuffix(strings.Repeat(item+",", n), ",") + "]" }
+	list := func(n int, item string) string {
+		return "[" + strings.TrimSuffix(strings.Repeat(item+",", n), ",") + "]"
+	}
 	inner := `{"members":` + list(63, `{"members":`+list(63, "{}")+`}`) + `}`
 	path := writeModel(t, editHeader(t, header, func(h map[string]any) { h["members"] = rawMarker + list(63, inner) }), params)
 	var before, after runtime.MemStats
