@@ -115,7 +115,7 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 	if m != nil {
 		m.schema = schema
 		if nerr := m.SetNames(enc.Names, target); nerr != nil && err == nil {
-			return nil, nerr // refused before training (the target among the names, not UTF-8)
+			return nil, nerr // not expected: fitFrame refused such names before training
 		}
 		m.info.SkippedRows = f.Rows - len(keep)
 	}

@@ -510,6 +510,9 @@ func TestUnknownFlagSuggestion(t *testing.T) {
 		{[]string{"train", "--epoch", "3"}, "(did you mean --epochs?)"},
 		{[]string{"eval", "--Model", "m"}, "(did you mean --model?)"},
 		{[]string{"predict", "--level", "0.5"}, "(did you mean --levels?)"},
+		{[]string{"train", "--calibrate-method", "nll"}, "(did you mean --calibrate or --calibrate-by?)"},
+		{[]string{"train", "--target-column", "y"}, "(did you mean --target or --target-range?)"},
+		{[]string{"train", "--data-file", "d.csv"}, "(did you mean --data?)"},
 	} {
 		code, _, errs := cli(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {

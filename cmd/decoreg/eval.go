@@ -320,8 +320,11 @@ func isStdout(path string) bool {
 }
 
 // maxDiscreteValues is the most distinct targets warnDiscreteTarget calls
-// few.
-const maxDiscreteValues = 20
+// few, among at least minDiscreteRows rows.
+const (
+	maxDiscreteValues = 20
+	minDiscreteRows   = 10
+)
 
 // warnDiscreteTarget warns, for a model with a density, when the targets
 // of the rows scored take at most maxDiscreteValues distinct values, each
@@ -330,10 +333,10 @@ const maxDiscreteValues = 20
 // cells far narrower than the gaps between them, so its NLL is very
 // negative and says little, and central intervals, whose ends lie inside
 // the mass of the lowest and highest values, miss the rows at the
-// training range's ends (bounded heads: coverage falls to the share of
-// the middle values).
+// training range's ends (for the heads bounded by the range, all but the
+// MDN: coverage falls to the share of the middle values).
 func warnDiscreteTarget(name string, d *data.Dataset, m *decoreg.Model) {
-	if m.Config().Head == decoreg.HeadPointwise || d.Rows == 0 {
+	if m.Config().Head == decoreg.HeadPointwise || d.Rows < minDiscreteRows {
 		return
 	}
 	seen := map[float64]bool{}
@@ -353,9 +356,13 @@ func warnDiscreteTarget(name string, d *data.Dataset, m *decoreg.Model) {
 		}
 	}
 	msg := ""
-	if ends > 0 {
+	if ends > 0 && m.Config().Head != decoreg.HeadMDN { // the MDN's mass reaches past the range
 		msg = fmt.Sprintf("; %d of the %d rows are at an end of the training range [%v, %v], which central intervals seldom cover (the interval's ends lie inside the mass there)", ends, d.Rows, lo, hi)
 	}
-	fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target takes %d distinct values in the %d rows scored: the NLL, coverage and PIT treat it as continuous, so a model that learns the values gets a very negative NLL and coverage that says little%s (README, \"Targets with few distinct values\")\n",
-		name, nameSpools(d.Path), len(seen), d.Rows, msg)
+	values := "values"
+	if len(seen) == 1 {
+		values = "value"
+	}
+	fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target takes %d distinct %s in the %d rows scored: the NLL, coverage and PIT treat it as continuous, so a model that learns the values gets a very negative NLL and coverage that says little%s (README, \"Targets with few distinct values\")\n",
+		name, nameSpools(d.Path), len(seen), values, d.Rows, msg)
 }

@@ -583,13 +583,23 @@ func TestEvalWarnsDiscreteTarget(t *testing.T) {
 	train := writeTable(t, dir, "few.csv", "x,y", 120, func(i int) string { return fmt.Sprintf("%d.%d,%d", i%3, i%7, i%3+1) })
 	test := writeTable(t, dir, "few-test.csv", "x,y", 30, func(i int) string { return fmt.Sprintf("%d.5,%d", i%3, i%3+1) })
 	model := filepath.Join(dir, "m.model")
-	mustCLI(t, append([]string{"train", "--data", train, "--out", model}, tinyArgs("mdn")...)...)
+	mustCLI(t, append([]string{"train", "--data", train, "--out", model}, tinyArgs("riemann")...)...)
 	_, errs := mustCLI(t, "eval", "--model", model, "--data", test)
 	if want := "the target takes 3 distinct values in the 30 rows scored: the NLL, coverage and PIT treat it as continuous, so a model that learns the values gets a very negative NLL and coverage that says little; 20 of the 30 rows are at an end of the training range [1, 3]"; !strings.Contains(errs, want) {
 		t.Errorf("stderr %q lacks %q", errs, want)
 	}
 	cont := writeTable(t, dir, "cont-test.csv", "x,y", 30, func(i int) string { return fmt.Sprintf("%d.5,%d.%d", i%3, i%3+1, i) })
-	if _, errs := mustCLI(t, "eval", "--model", model, "--data", cont); strings.Contains(errs, "distinct values") {
+	if _, errs := mustCLI(t, "eval", "--model", model, "--data", cont); strings.Contains(errs, "distinct value") {
 		t.Errorf("a continuous target: %s", errs)
+	}
+	few := writeTable(t, dir, "few-rows.csv", "x,y", 8, func(i int) string { return fmt.Sprintf("%d.5,2", i%3) })
+	if _, errs := mustCLI(t, "eval", "--model", model, "--data", few); strings.Contains(errs, "distinct value") {
+		t.Errorf("8 rows: %s", errs)
+	}
+	// The MDN's mass reaches past the range: no count of the ends.
+	mdn := filepath.Join(dir, "mdn.model")
+	mustCLI(t, append([]string{"train", "--data", train, "--out", mdn}, tinyArgs("mdn")...)...)
+	if _, errs := mustCLI(t, "eval", "--model", mdn, "--data", test); !strings.Contains(errs, "distinct values") || strings.Contains(errs, "end of the training range") {
+		t.Errorf("the MDN: %s", errs)
 	}
 }

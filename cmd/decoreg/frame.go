@@ -351,8 +351,8 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 		}
 	}
 	warnNumberLike(name, path, lab, target)
-	warnConstant(name, path, lab, target)
-	warnRowNumbers(name, path, lab, target)
+	warnConstant(name, path, lab, target, f.features != "")
+	warnRowNumbers(name, path, lab, target, f.features != "")
 	return fr, nil
 }
 
@@ -365,7 +365,7 @@ const minRowNumbers = 20
 // missing, distinct integers that fill a range (k, k+1, ..., k+n-1, in any
 // order), as a row number or a running identifier does: as a feature it
 // ranks the rows by their place in the file.
-func warnRowNumbers(name, path string, fr *data.Frame, target string) {
+func warnRowNumbers(name, path string, fr *data.Frame, target string, features bool) {
 	if fr.Rows < minRowNumbers {
 		return
 	}
@@ -388,8 +388,8 @@ func warnRowNumbers(name, path string, fr *data.Frame, target string) {
 			seen[k] = true
 		}
 		if ok {
-			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q holds the %d integers from %v to %v, one per training row, as a row number or a running identifier does: if it is one, leave it out (--drop %s)\n",
-				name, path, c.Name, fr.Rows, lo, hi, flagArg(c.Name))
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q holds the %d integers from %s to %s, one per training row, as a row number or a running identifier does: if it is one, %s\n",
+				name, path, c.Name, fr.Rows, strconv.FormatFloat(lo, 'f', -1, 64), strconv.FormatFloat(hi, 'f', -1, 64), leaveOut(c.Name, features))
 		}
 	}
 }
@@ -399,7 +399,7 @@ func warnRowNumbers(name, path string, fr *data.Frame, target string) {
 // column with one number, a categorical one with one level. Such a
 // column carries nothing to learn from (it is kept: it does no harm).
 // Two or more are named in one line.
-func warnConstant(name, path string, fr *data.Frame, target string) {
+func warnConstant(name, path string, fr *data.Frame, target string, features bool) {
 	var cols []string
 	var first string
 	for _, c := range fr.Columns {
@@ -423,12 +423,30 @@ func warnConstant(name, path string, fr *data.Frame, target string) {
 	switch {
 	case len(cols) == 0:
 	case len(cols) == 1:
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q holds the same value (%s) in every training row: it carries nothing to learn from (--drop %s leaves it out)\n",
-			name, path, cols[0], first, flagArg(cols[0]))
+		how := "--drop " + flagArg(cols[0]) + " leaves it out"
+		if features {
+			how = "leave it out of --features"
+		}
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q holds the same value (%s) in every training row: it carries nothing to learn from (%s)\n",
+			name, path, cols[0], first, how)
 	default:
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: %d columns hold one value each in every training row, so carry nothing to learn from: %s (--drop leaves them out)\n",
-			name, path, len(cols), quoteList(cols))
+		how := "--drop leaves them out"
+		if features {
+			how = "leave them out of --features"
+		}
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: %d columns hold one value each in every training row, so carry nothing to learn from: %s (%s)\n",
+			name, path, len(cols), quoteList(cols), how)
 	}
+}
+
+// leaveOut is how to leave column col out of training: with --drop COL,
+// or, where --features was given (which --drop may not join), out of
+// --features.
+func leaveOut(col string, features bool) string {
+	if features {
+		return "leave it out of --features"
+	}
+	return "leave it out with --drop " + flagArg(col)
 }
 
 // numericAsLabelled returns fr with the columns that are categorical in
@@ -794,12 +812,24 @@ func levelsErr(name string, err error, na []string, features bool) (_ error, ok 
 		out = "drop them with --drop " + shellArg(strings.Join(cols, ","))
 	}
 	if len(les) > 1 {
-		var parts []string
+		var parts, texts []string
 		for _, le := range les {
-			parts = append(parts, levelsDesc(le, na))
+			parts = append(parts, levelsDesc(le))
+			for _, t := range le.Text {
+				if !slices.Contains(texts, t) {
+					texts = append(texts, t)
+				}
+			}
 		}
-		return inputf(name, "%s: %d columns have more distinct values (levels) than --max-levels %d allows for a categorical column: %s; %s, or raise --max-levels",
-			les[0].Path, len(les), les[0].Max, strings.Join(parts, "; "), out), true
+		advice := ""
+		if len(texts) > 0 {
+			// One --na list for every column (each list replaces the
+			// defaults: one per column read the others' texts as text).
+			slices.Sort(texts)
+			advice = naHint(na, texts) + "; else "
+		}
+		return inputf(name, "%s: %d columns have more distinct values (levels) than --max-levels %d allows for a categorical column: %s; %s%s, or raise --max-levels",
+			les[0].Path, len(les), les[0].Max, strings.Join(parts, "; "), advice, out), true
 	}
 	le = les[0]
 	if len(le.Text) > 0 {
@@ -816,10 +846,10 @@ func levelsErr(name string, err error, na []string, features bool) (_ error, ok 
 }
 
 // levelsDesc describes one column of several over the level limit.
-func levelsDesc(le *data.LevelsError, na []string) string {
+func levelsDesc(le *data.LevelsError) string {
 	switch {
 	case len(le.Text) > 0:
-		return fmt.Sprintf("%q (%d, %d of them numbers; the text ones, %s, make it categorical: %s)", le.Column, le.Levels, le.Numbers, quoteList(le.Text), naHint(na, le.Text))
+		return fmt.Sprintf("%q (%d, %d of them numbers; the text ones, %s, make it categorical)", le.Column, le.Levels, le.Numbers, quoteList(le.Text))
 	case le.Numbers > 0:
 		return fmt.Sprintf("%q (%d, %d of them numbers)", le.Column, le.Levels, le.Numbers)
 	}

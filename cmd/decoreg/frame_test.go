@@ -298,7 +298,7 @@ func TestTrainNumericLevelsWarning(t *testing.T) {
 	}
 	_, errs := mustCLI(t, "train", "--data", path, "--head", "pointwise", "--enc-layers", "1", "--enc-width", "8", "--epochs", "1",
 		"--threads", "1", "--quiet", "--max-levels", "100", "--out", filepath.Join(dir, "m.model"))
-	if !strings.Contains(errs, `column "c": 41 of 41 values read as numbers, 1 of them only as written otherwise: read as categories; to use them as numbers, remove the thousands separators, currency signs and units ("0x_1p-4") in the file`) {
+	if !strings.Contains(errs, `column "c": 41 of 41 values read as numbers, 1 of them only as written otherwise: read as categories; to use them as numbers, remove the thousands separators, currency signs and units ("0x_1p-4" is 0x1p-4) in the file`) {
 		t.Errorf("warning: %q", errs)
 	}
 }
@@ -323,7 +323,7 @@ func TestTargetTextErr(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs := cli(t, "train", "--data", cur, "--head", "mdn", "--epochs", "1", "--quiet", "--out", filepath.Join(dir, "cur.model"))
-	if want := `line 2, column 2: not a number: "$1,784.07" in column "price": the target "price" must hold numbers as decoreg reads them: remove the thousands separators, currency signs and units ("$1,784.07") in the file`; code != 2 || !strings.Contains(errs, want) || strings.Contains(errs, "--na") {
+	if want := `line 2, column 2: not a number: "$1,784.07" in column "price": the target "price" must hold numbers as decoreg reads them: remove the thousands separators, currency signs and units ("$1,784.07" is 1784.07) in the file`; code != 2 || !strings.Contains(errs, want) || strings.Contains(errs, "--na") {
 		t.Errorf("a currency target: exit %d, %s", code, errs)
 	}
 	_, err = data.ReadFrame(path, data.FrameOptions{Kinds: map[string]data.Kind{"c": data.Numeric}})
@@ -465,7 +465,7 @@ func TestHints(t *testing.T) {
 		t.Errorf("flagArg(c,d) = %s", got)
 	}
 	got := naHint([]string{"NA", "?"}, []string{"oops", "$1", "a,b", "n/a", strings.Repeat("z", 81)})
-	for _, want := range []string{`to read "oops", "a,b", "n/a" as missing: --na 'NA,?,oops,"a,b",n/a'`, `"$1" is a number as spreadsheets write them: remove the thousands separators, currency signs and units ("$1") in the file`, `"zzzz`, `... (81 bytes) is too long to be a missing-value marker: change it`} {
+	for _, want := range []string{`to read "oops", "a,b", "n/a" as missing: --na 'NA,?,oops,"a,b",n/a'`, `"$1" is a number as spreadsheets write them: remove the thousands separators, currency signs and units ("$1" is 1) in the file`, `"zzzz`, `... (81 bytes) is too long to be a missing-value marker: change it`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("naHint: %q lacks %q", got, want)
 		}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -120,9 +121,8 @@ func parseFlags(cmd *Command, fs *flag.FlagSet, args []string) error {
 }
 
 // flagSuggestion returns " (did you mean --F?)" for the one flag F of fs
-// near the unknown flag name: a typo or a changed case (didYouMean), or
-// the flag its last or first dash-separated word names ("max-epochs":
-// epochs); else "".
+// near the unknown flag name: a typo or a changed case (didYouMean), or a
+// flag named by a dash-separated word of it (below); else "".
 func flagSuggestion(fs *flag.FlagSet, name string) string {
 	name = strings.TrimPrefix(name, "-")
 	var names []string
@@ -131,14 +131,35 @@ func flagSuggestion(fs *flag.FlagSet, name string) string {
 		return fmt.Sprintf(" (did you mean --%s?)", best)
 	}
 	words := strings.Split(name, "-")
+	if len(words) < 2 {
+		return ""
+	}
+	// The flag its last word names ("max-epochs": epochs); else the flag its
+	// first word names and the one flag that starts with it and a dash
+	// ("target-column": target or target-range; "calibrate-method":
+	// calibrate or calibrate-by), or that one alone.
+	first, last := words[0], words[len(words)-1]
+	if slices.Contains(names, last) {
+		return fmt.Sprintf(" (did you mean --%s?)", last)
+	}
 	var found []string
+	if slices.Contains(names, first) {
+		found = append(found, first)
+	}
+	var prefixed []string
 	for _, n := range names {
-		if len(words) > 1 && (n == words[len(words)-1] || n == words[0]) {
-			found = append(found, n)
+		if strings.HasPrefix(n, first+"-") {
+			prefixed = append(prefixed, n)
 		}
 	}
-	if len(found) == 1 {
+	if len(prefixed) == 1 {
+		found = append(found, prefixed[0])
+	}
+	switch len(found) {
+	case 1:
 		return fmt.Sprintf(" (did you mean --%s?)", found[0])
+	case 2:
+		return fmt.Sprintf(" (did you mean --%s or --%s?)", found[0], found[1])
 	}
 	return ""
 }

@@ -171,7 +171,7 @@ func TestNU5NumberLikeText(t *testing.T) {
 		return fmt.Sprintf("%s,%c,%d", a, 'p'+i%3, i)
 	})
 	_, errs := mustCLI(t, append([]string{"train", "--data", data, "--out", model, "--max-levels", "100"}, tinyArgs("pointwise")...)...)
-	want := `warning: ` + data + `: column "a": 39 of 39 values read as numbers, 31 of them only as written otherwise: read as categories; to use them as numbers, remove the thousands separators, currency signs and units ("0,000") in the file`
+	want := `warning: ` + data + `: column "a": 39 of 39 values read as numbers, 31 of them only as written otherwise: read as categories; to use them as numbers, remove the thousands separators, currency signs and units ("0,000" is 0000) in the file`
 	if !strings.Contains(errs, want) {
 		t.Errorf("stderr %q lacks %q", errs, want)
 	}
@@ -187,7 +187,7 @@ func TestNU5NumberLikeText(t *testing.T) {
 		return fmt.Sprintf("%d,%d", i, i)
 	})
 	_, errs = mustCLI(t, append([]string{"train", "--data", one, "--out", model, "--max-levels", "100"}, tinyArgs("pointwise")...)...)
-	if want := `column "a": 40 of 40 values read as numbers, 1 of them only as written otherwise: read as categories; to use them as numbers, remove the thousands separators, currency signs and units ("1_000")`; !strings.Contains(errs, want) {
+	if want := `column "a": 40 of 40 values read as numbers, 1 of them only as written otherwise: read as categories; to use them as numbers, remove the thousands separators, currency signs and units ("1_000" is 1000)`; !strings.Contains(errs, want) {
 		t.Errorf("stderr %q lacks %q", errs, want)
 	}
 	// 80% numbers, the rest 3 distinct texts: stray markers, offered to
@@ -200,7 +200,7 @@ func TestNU5NumberLikeText(t *testing.T) {
 		return fmt.Sprintf(`"%d,000",%d`, i, i)
 	})
 	_, errs = mustCLI(t, append([]string{"train", "--data", mixed, "--out", model, "--max-levels", "100"}, tinyArgs("pointwise")...)...)
-	if want := `column "a": 32 of 40 values read as numbers, 32 of them only as written otherwise: read as categories; to use them as numbers, remove the thousands separators, currency signs and units ("1,000") in the file; to read "text0", "text1", "text2" as missing: --na 'NA,NaN,?,text0,text1,text2'`; !strings.Contains(errs, want) {
+	if want := `column "a": 32 of 40 values read as numbers, 32 of them only as written otherwise: read as categories; to use them as numbers, remove the thousands separators, currency signs and units ("1,000" is 1000) in the file; to read "text0", "text1", "text2" as missing: --na 'NA,NaN,?,text0,text1,text2'`; !strings.Contains(errs, want) {
 		t.Errorf("80%% numbers and 3 markers: stderr %q lacks %q", errs, want)
 	}
 	// Under 90% numbers and 8 distinct texts: no warning.
@@ -296,6 +296,9 @@ func TestExportPreambles(t *testing.T) {
 		{"semi.csv", "sep=;\nx;y\n1;2\n2;3\n", `line 1 is Excel's "sep=;" line, not a header: remove it, and convert the file to comma-separated values (a spreadsheet can, or csvkit's csvformat -d ';')`},
 		{"tab.csv", "sep=\t\nx\ty\n1\t2\n", `line 1 is Excel's "sep=" line (naming a tab or a space)`},
 		{"comment.csv", "# exported 2024-01-01\nx,y\n1,2\n2,3\n", `line 1 starts with '#': decoreg reads no comment lines`},
+		{"comment2.csv", "# source: a, b\nx,y\n1,2\n2,3\n", `line 1 starts with '#': decoreg reads no comment lines`},
+		{"numpy.csv", "# x,y\n1,2\n2,3\n", `(if this line is the header, remove its '#')`},
+		{"upper.csv", "SEP=;\nx;y\n1;2\n2;3\n", `line 1 is Excel's "SEP=;" line, not a header`},
 		{"latin1.csv", "city,y\nZ\xfcrich,1\nBern,2\nBern,3\n", `is not valid UTF-8, which a model file cannot record as a level (is the file Latin-1 or Windows-1252? convert it with iconv -f WINDOWS-1252 -t UTF-8)`},
 	} {
 		path := filepath.Join(dir, c.file)
@@ -337,9 +340,25 @@ func TestTrainNamesEveryLevelsColumn(t *testing.T) {
 		return fmt.Sprintf("id%d,2024-01-%02dT%d,%s,%s,%d", i, i%28+1, i, x, []string{"a", "b"}[i%2], i%7)
 	})
 	code, _, errs := cli(t, append([]string{"train", "--data", path, "--out", filepath.Join(dir, "m.model")}, tinyArgs("pointwise")...)...)
-	want := path + `: 3 columns have more distinct values (levels) than --max-levels 64 allows for a categorical column: "id" (100); "date" (100); "x" (97, 96 of them numbers; the text ones, "n/a", make it categorical: to read "n/a" as missing: --na 'NA,NaN,?,n/a' (the list replaces --na's defaults)); drop them with --drop id,date,x, or raise --max-levels`
+	want := path + `: 3 columns have more distinct values (levels) than --max-levels 64 allows for a categorical column: "id" (100); "date" (100); "x" (97, 96 of them numbers; the text ones, "n/a", make it categorical); to read "n/a" as missing: --na 'NA,NaN,?,n/a' (the list replaces --na's defaults); else drop them with --drop id,date,x, or raise --max-levels`
 	if code != 2 || !strings.Contains(errs, want) {
 		t.Errorf("exit %d, %s\nwant %s", code, errs, want)
+	}
+	// Two columns' stray texts: one --na list reads both (review: one list
+	// per column, each replacing the defaults).
+	two := writeTable(t, dir, "two.csv", "a,b,y", 100, func(i int) string {
+		a, b := fmt.Sprint(i), fmt.Sprint(2*i)
+		if i%30 == 0 {
+			a = "n/a"
+		}
+		if i%40 == 1 {
+			b = "-"
+		}
+		return fmt.Sprintf("%s,%s,%d", a, b, i%7)
+	})
+	code, _, errs = cli(t, append([]string{"train", "--data", two, "--out", filepath.Join(dir, "m.model")}, tinyArgs("pointwise")...)...)
+	if want := `to read "-", "n/a" as missing: --na 'NA,NaN,?,-,n/a'`; code != 2 || !strings.Contains(errs, want) || strings.Count(errs, "--na '") != 1 {
+		t.Errorf("two columns: exit %d, %s", code, errs)
 	}
 	code, _, errs = cli(t, append([]string{"train", "--data", path, "--features", "id,date,city", "--out", filepath.Join(dir, "m.model")}, tinyArgs("pointwise")...)...)
 	if code != 2 || !strings.Contains(errs, "2 columns have more") || !strings.Contains(errs, "leave them out of --features") {
@@ -357,7 +376,7 @@ func TestPredictCellAdvice(t *testing.T) {
 	model := filepath.Join(dir, "m.model")
 	mustCLI(t, append([]string{"train", "--data", train, "--out", model, "--na", "NA,-"}, tinyArgs("pointwise")...)...)
 	for body, want := range map[string]string{
-		"x\n\"1,234.5\"\n": `not a number: "1,234.5" in column "x": the model reads this column as numbers: remove the thousands separators, currency signs and units ("1,234.5") in the file`,
+		"x\n\"1,234.5\"\n": `not a number: "1,234.5" in column "x": the model reads this column as numbers: remove the thousands separators, currency signs and units ("1,234.5" is 1234.5) in the file`,
 		"x\nn/a\n":         `not a number: "n/a" in column "x": the model reads this column as numbers; a missing cell is an empty cell or one of "NA", "-" (the markers it was trained with)`,
 	} {
 		path := filepath.Join(dir, "p.csv")
@@ -403,11 +422,17 @@ func TestTrainWarnsRowNumbers(t *testing.T) {
 		return fmt.Sprintf("%d,%d,%d.5,%d", 1029-i, 2*i, i%4, i%5)
 	})
 	_, errs := mustCLI(t, append([]string{"train", "--data", path, "--out", filepath.Join(dir, "m.model")}, tinyArgs("pointwise")...)...)
-	if want := `column "id" holds the 30 integers from 1000 to 1029, one per training row, as a row number or a running identifier does: if it is one, leave it out (--drop id)`; !strings.Contains(errs, want) {
+	if want := `column "id" holds the 30 integers from 1000 to 1029, one per training row, as a row number or a running identifier does: if it is one, leave it out with --drop id`; !strings.Contains(errs, want) {
 		t.Errorf("stderr %q lacks %q", errs, want)
 	}
 	if strings.Contains(errs, `"gap"`) || strings.Contains(errs, `"x"`) {
 		t.Errorf("other columns warned about: %q", errs)
+	}
+	// Large ids in full; with --features, no --drop advice (refused beside it).
+	big := writeTable(t, dir, "big.csv", "id,x,y", 25, func(i int) string { return fmt.Sprintf("%d,%d.5,%d", 1000000+i, i%4, i%3) })
+	_, errs = mustCLI(t, append([]string{"train", "--data", big, "--features", "id,x", "--out", filepath.Join(dir, "m.model")}, tinyArgs("pointwise")...)...)
+	if want := `column "id" holds the 25 integers from 1000000 to 1000024, one per training row, as a row number or a running identifier does: if it is one, leave it out of --features`; !strings.Contains(errs, want) {
+		t.Errorf("stderr %q lacks %q", errs, want)
 	}
 	small := writeTable(t, dir, "small.csv", "id,y", 10, func(i int) string { return fmt.Sprintf("%d,%d", i, i%3) })
 	if _, errs := mustCLI(t, append([]string{"train", "--data", small, "--out", filepath.Join(dir, "m.model")}, tinyArgs("pointwise")...)...); strings.Contains(errs, "row number") {

@@ -1203,12 +1203,12 @@ func checkColumnNames(name, path string) ([]string, int, error) {
 			return nil, 0, inputf(name, "%s: line %d, column %d: the column name %s holds NUL bytes: is the file UTF-16? decoreg reads UTF-8 (convert it with iconv -f UTF-16 -t UTF-8)", path, hline, j+1, data.QuoteCell(h))
 		}
 	}
-	if first := strings.TrimLeft(header[0], " "); len(header) <= 2 && strings.HasPrefix(first, "sep=") && utf8.RuneCountInString(first) <= len("sep=")+1 && (len(header) == 1 || header[1] == "") {
+	if first := strings.TrimLeft(header[0], " "); len(header) <= 2 && len(first) >= 4 && strings.EqualFold(first[:4], "sep=") && utf8.RuneCountInString(first) <= len("sep=")+1 && (len(header) == 1 || header[1] == "") {
 		// Excel's line naming the separator ("sep=;", or "sep=," read as
 		// two fields), before the header.
 		line := strings.Join(header, ",")
-		switch sep := strings.TrimPrefix(first, "sep="); {
-		case line == "sep=,":
+		switch sep := first[4:]; {
+		case sep == "" && len(header) == 2: // "sep=," read as two fields
 			return nil, 0, inputf(name, "%s: line %d is Excel's %q line, not a header: remove it (decoreg reads comma-separated values with the header on the first line)", path, hline, line)
 		case sep == "": // a tab or a space, trimmed from the name
 			return nil, 0, inputf(name, "%s: line %d is Excel's \"sep=\" line (naming a tab or a space), not a header: remove it, and convert the file to comma-separated values (a spreadsheet can, or csvkit's csvformat -t for tabs)", path, hline)
@@ -1216,8 +1216,11 @@ func checkColumnNames(name, path string) ([]string, int, error) {
 			return nil, 0, inputf(name, "%s: line %d is Excel's %q line, not a header: remove it, and convert the file to comma-separated values (a spreadsheet can, or csvkit's csvformat -d %s)", path, hline, line, shellArg(sep))
 		}
 	}
-	if len(header) == 1 && strings.HasPrefix(header[0], "#") {
-		return nil, 0, inputf(name, "%s: line %d starts with '#': decoreg reads no comment lines, and takes the first line for the header: remove the comment lines", path, hline)
+	if strings.HasPrefix(header[0], "#") && (len(header) == 1 || strings.HasPrefix(header[0], "# ")) {
+		// A comment ("# exported 2024-01-01", "# source: a, b"), or a header
+		// behind one ("# x,y", as numpy writes it); a column may be named
+		// "#x".
+		return nil, 0, inputf(name, "%s: line %d starts with '#': decoreg reads no comment lines, and takes the first line for the header: remove the comment lines (if this line is the header, remove its '#')", path, hline)
 	}
 	if len(header) == 1 {
 		// One column: a file separated by something else than commas.
