@@ -519,8 +519,29 @@ func TestUnknownFlagSuggestion(t *testing.T) {
 			t.Errorf("%q: exit %d, %s", c.args, code, errs)
 		}
 	}
-	if _, _, errs := cli(t, "train", "--nosuch", "1"); strings.Contains(errs, "did you mean") {
-		t.Errorf("--nosuch: %s", errs)
+	// Other tools' names, with underscores too; none where the command has
+	// nothing like it, or where the words say little (review).
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "--val-split", "0.2"}, "(did you mean --val-frac?)"},
+		{[]string{"train", "--learning_rate", "0.1"}, "(did you mean --lr?)"},
+		{[]string{"train", "--random-state", "1"}, "(did you mean --seed?)"},
+		{[]string{"train", "--output", "m"}, "(did you mean --out?)"},
+		{[]string{"train", "--input", "d.csv"}, "(did you mean --data?)"},
+		{[]string{"train", "--na_values", "x"}, "(did you mean --na?)"},
+		{[]string{"train", "--batch_size", "8"}, "(did you mean --batch?)"},
+	} {
+		if code, _, errs := cli(t, c.args...); code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, %s", c.args, code, errs)
+		}
+	}
+	for _, args := range [][]string{{"train", "--nosuch", "1"}, {"train", "--max-depth", "3"}, {"train", "--test-size", "0.2"},
+		{"train", "--port", "80"}, {"serve", "--na-values", "x"}, {"sample", "--n-jobs", "2"}, {"synth", "--listen"}} {
+		if _, _, errs := cli(t, args...); strings.Contains(errs, "did you mean") {
+			t.Errorf("%q: %s", args, errs)
+		}
 	}
 	if got := didYouMean("cafe\u0301", []string{"caf\u00e9", "x"}); !strings.Contains(got, "an accent is written differently") {
 		t.Errorf("NFD against NFC: %q", got)

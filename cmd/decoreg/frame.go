@@ -11,6 +11,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -350,7 +351,7 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 			return nil, failf(name, "%v", err)
 		}
 	}
-	warnNumberLike(name, path, lab, target)
+	f.numberLike, f.markers, f.markerCols = warnNumberLike(name, path, lab, target)
 	warnConstant(name, path, lab, target, f.features != "")
 	warnRowNumbers(name, path, lab, target, f.features != "")
 	return fr, nil
@@ -430,7 +431,11 @@ func warnConstant(name, path string, fr *data.Frame, target string, features boo
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q holds the same value (%s) in every training row: it carries nothing to learn from (%s)\n",
 			name, path, cols[0], first, how)
 	default:
-		how := "--drop leaves them out"
+		var quoted []string
+		for _, c := range cols {
+			quoted = append(quoted, quoteFlagName(c))
+		}
+		how := "--drop " + shellArg(strings.Join(quoted, ",")) + " leaves them out"
 		if features {
 			how = "leave them out of --features"
 		}
@@ -508,21 +513,29 @@ const numberLikeShare = 0.9
 // kg", "2,05", "(12)"): such a column is read as categories, one level per
 // distinct number, which is seldom meant. Stray markers are the text
 // cells that are no numbers at all, where they hold at most
-// data.MaxStrayText distinct values ("n/a", "-"): the warning offers them
-// to --na.
-func warnNumberLike(name, path string, fr *data.Frame, target string) {
+// data.MaxStrayText distinct values in at most a quarter as many cells as
+// the numbers ("n/a", "-"): one line after the columns' offers them all to
+// --na. A column holding lists ("1,2,3") is text: its "1,3" is no decimal
+// comma. Where decimal commas occur, "1,250" is one too (the advice says
+// so), and where units differ ("500 MB", "1.5 GB") the advice says to
+// convert them. It returns the columns it warned about, and the markers
+// it offered and their columns.
+func warnNumberLike(name, path string, fr *data.Frame, target string) (warned, markers, markerCols []string) {
 	for _, c := range fr.Columns {
 		if c.Kind != data.Categorical || c.Name == target {
 			continue
 		}
 		type verdict struct {
-			number bool
-			form   numberForm
+			number, list, ambiguous bool
+			form                    numberForm
 		}
 		seen := map[string]verdict{}
-		stray := map[string]int{} // cells that are no numbers, by value
-		n, m, k := 0, 0, 0
+		stray := map[string]int{} // cells that are no numbers, by value (up to MaxStrayText+1 values)
+		n, m, k, strayCells, separated, amb := 0, 0, 0, 0, 0, 0
+		commaThousands, decimals := 0, 0 // cells that are surely so: "1,000,000" or "1,234.5"; "2,05" or "1.001,5"
+		list, ambExample := false, ""
 		examples := map[numberForm]string{}
+		unitSet := map[string]bool{}
 		for i, s := range c.Str {
 			if c.Missing[i] {
 				continue
@@ -530,44 +543,118 @@ func warnNumberLike(name, path string, fr *data.Frame, target string) {
 			m++
 			v, ok := seen[s]
 			if !ok {
+				v.list = numberList.MatchString(strings.TrimSpace(s))
 				if _, err := data.ParseNumber(s); err == nil {
-					v = verdict{number: true}
+					v.number = true
 				} else if f := numberFormOf(s); f != notNumberLike {
-					v = verdict{number: true, form: f}
+					v.number, v.form = true, f
+					v.ambiguous = f == formSeparated && ambiguousComma.MatchString(strings.TrimSpace(s))
 				}
 				if len(seen) < 1<<16 {
 					seen[s] = v
 				}
 			}
+			list = list || v.list
 			switch {
 			case v.form != notNumberLike:
 				n, k = n+1, k+1
-				if _, ok := examples[v.form]; !ok {
-					examples[v.form] = s
+				if v.ambiguous {
+					amb++
+					if ambExample == "" {
+						ambExample = s
+					}
+				} else if v.form == formSeparated {
+					separated++
+					if strings.Contains(s, ",") {
+						commaThousands++
+					}
+					if _, ok := examples[formSeparated]; !ok {
+						examples[formSeparated] = s
+					}
+				} else {
+					if v.form == formDecimalComma && !threeAfterComma.MatchString(strings.TrimSpace(s)) {
+						decimals++
+					}
+					if _, ok := examples[v.form]; !ok {
+						examples[v.form] = s
+					}
+				}
+				if v.form == formSeparated && len(unitSet) < 8 {
+					if u := unitOf(s); u != "" {
+						unitSet[u] = true
+					}
 				}
 			case v.number:
 				n++
-			case len(stray) <= data.MaxStrayText:
-				stray[s]++
+			default:
+				strayCells++
+				if _, ok := stray[s]; ok || len(stray) <= data.MaxStrayText {
+					stray[s]++
+				}
 			}
 		}
-		total, markers := m, ""
-		if len(stray) <= data.MaxStrayText {
+		if list {
+			continue // lists of numbers: text
+		}
+		// "1,250" is a decimal comma where the column's others surely are
+		// and none is surely a thousands comma; else thousands, as
+		// numberFormOf reads it.
+		dec := amb > 0 && decimals > 0 && commaThousands == 0
+		if amb > 0 && !dec {
+			if _, ok := examples[formSeparated]; !ok {
+				examples[formSeparated] = ambExample
+			}
+		}
+		total, texts := m, []string(nil)
+		if len(stray) <= data.MaxStrayText && 4*strayCells <= n {
 			// A few values that are no numbers: missing-value markers, out of the share.
-			texts := slices.Sorted(maps.Keys(stray))
+			texts = slices.Sorted(maps.Keys(stray))
+			m -= strayCells
+		}
+		if k == 0 || float64(n) < numberLikeShare*float64(m) {
+			continue
+		}
+		advice := formAdvice(examples)
+		if dec {
+			// With decimal commas in the column, "1,250" is one too.
+			advice += fmt.Sprintf(" (%s is %s here, as the column's other decimal commas say)", data.QuoteCell(ambExample), strings.Replace(strings.TrimSpace(ambExample), ",", ".", 1))
+		}
+		if len(unitSet) > 1 {
+			advice += fmt.Sprintf("; the column mixes units (%s): convert them to one, not only remove them", strings.Join(slices.Sorted(maps.Keys(unitSet)), ", "))
+		}
+		also := ""
+		if len(texts) > 0 {
+			also = fmt.Sprintf("; its text values %s look like missing-value markers (below)", quoteList(texts))
 			for _, t := range texts {
-				m -= stray[t]
+				if !slices.Contains(markers, t) {
+					markers = append(markers, t)
+				}
 			}
-			if len(texts) > 0 {
-				markers = "; " + naHint(fr.NA, texts)
-			}
+			markerCols = append(markerCols, c.Name)
 		}
-		if k > 0 && float64(n) >= numberLikeShare*float64(m) {
-			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q: %d of %d values read as numbers, %d of them only as written otherwise: read as categories; to use them as numbers, %s in the file%s\n",
-				name, path, c.Name, n, total, k, formAdvice(examples), markers)
-		}
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q: %d of %d values read as numbers, %d of them only as written otherwise: read as categories; to use them as numbers, %s in the file%s\n",
+			name, path, c.Name, n, total, k, advice, also)
+		warned = append(warned, c.Name)
 	}
+	if len(markers) > 0 {
+		// One --na list for every column: each list replaces the defaults.
+		slices.Sort(markers)
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column%s %s: %s\n", name, path, pick(len(markerCols) == 1, "", "s"), quoteList(markerCols), naHint(fr.NA, markers))
+	}
+	return warned, markers, markerCols
 }
+
+var (
+	// numberList is three or more integers separated by commas: a list
+	// ("1,2,3", a survey's choices), not a number.
+	numberList = regexp.MustCompile(`^\d+(?:\s*,\s*\d+){2,}$`)
+	// ambiguousComma is "1,250": thousands, or a decimal comma in a column
+	// that has them.
+	ambiguousComma = regexp.MustCompile(`^[-+]?[1-9]\d{0,2},\d{3}$`)
+	// threeAfterComma is a cell whose comma has three digits after it and
+	// no point before it ("0,125"): a decimal comma that could be thousands.
+	threeAfterComma = regexp.MustCompile(`^[^.]*,\d{3}\D*$`)
+)
 
 // naList parses --na.
 func naList(s string) []string {

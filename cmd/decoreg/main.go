@@ -124,11 +124,31 @@ func parseFlags(cmd *Command, fs *flag.FlagSet, args []string) error {
 // near the unknown flag name: a typo or a changed case (didYouMean), or a
 // flag named by a dash-separated word of it (below); else "".
 func flagSuggestion(fs *flag.FlagSet, name string) string {
-	name = strings.TrimPrefix(name, "-")
+	name = strings.ReplaceAll(strings.TrimPrefix(name, "-"), "_", "-") // --batch_size as --batch-size
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	if best := nearestName(name, names); best != "" {
-		return fmt.Sprintf(" (did you mean --%s?)", best)
+	say := func(found ...string) string {
+		switch len(found) {
+		case 1:
+			return fmt.Sprintf(" (did you mean --%s?)", found[0])
+		case 2:
+			return fmt.Sprintf(" (did you mean --%s or --%s?)", found[0], found[1])
+		}
+		return ""
+	}
+	if slices.Contains(names, name) {
+		return say(name)
+	}
+	if a, ok := flagAliases[strings.ToLower(name)]; ok {
+		if slices.Contains(names, a) {
+			return say(a)
+		}
+		return "" // known, and this command has nothing like it (serve's --na-values is no --max-values)
+	}
+	// A typo or a changed case; one edit for names under 8 characters (two
+	// made --port --out and --listen --list).
+	if best := nearestName(name, names); best != "" && (len(name) >= 8 || editDistance([]rune(strings.ToLower(name)), []rune(strings.ToLower(best)), 2) <= 1) {
+		return say(best)
 	}
 	words := strings.Split(name, "-")
 	if len(words) < 2 {
@@ -137,10 +157,12 @@ func flagSuggestion(fs *flag.FlagSet, name string) string {
 	// The flag its last word names ("max-epochs": epochs); else the flag its
 	// first word names and the one flag that starts with it and a dash
 	// ("target-column": target or target-range; "calibrate-method":
-	// calibrate or calibrate-by), or that one alone.
+	// calibrate or calibrate-by), or that one alone, unless the word says
+	// little of what the flag is (max, test, batch, ...: --max-depth is not
+	// --max-levels).
 	first, last := words[0], words[len(words)-1]
 	if slices.Contains(names, last) {
-		return fmt.Sprintf(" (did you mean --%s?)", last)
+		return say(last)
 	}
 	var found []string
 	if slices.Contains(names, first) {
@@ -152,17 +174,29 @@ func flagSuggestion(fs *flag.FlagSet, name string) string {
 			prefixed = append(prefixed, n)
 		}
 	}
-	if len(prefixed) == 1 {
+	if len(prefixed) == 1 && !genericWords[first] {
 		found = append(found, prefixed[0])
 	}
-	switch len(found) {
-	case 1:
-		return fmt.Sprintf(" (did you mean --%s?)", found[0])
-	case 2:
-		return fmt.Sprintf(" (did you mean --%s or --%s?)", found[0], found[1])
-	}
-	return ""
+	return say(found...)
 }
+
+// flagAliases are the names other tools (scikit-learn, XGBoost, pandas)
+// give to what a decoreg flag does, and that flag.
+var flagAliases = map[string]string{
+	"output": "out", "output-file": "out", "outfile": "out", "output-path": "out", "o": "out",
+	"input": "data", "input-file": "data", "infile": "data", "csv": "data", "file": "data", "train": "data",
+	"learning-rate": "lr", "eta": "lr",
+	"random-state": "seed", "random-seed": "seed",
+	"label": "target", "label-column": "target", "y": "target",
+	"missing-values": "na", "na-values": "na", "missing": "na",
+	"val-split": "val-frac", "validation-split": "val-frac", "validation-fraction": "val-frac", "valid-frac": "val-frac",
+	"n-jobs": "threads", "jobs": "threads", "nthread": "threads", "num-threads": "threads",
+	"quantiles": "levels", "alpha": "levels",
+}
+
+// genericWords are first words of flag names that say little of what a
+// flag is.
+var genericWords = map[string]bool{"max": true, "min": true, "test": true, "batch": true, "n": true, "num": true, "no": true, "use": true}
 
 var errHelp = errors.New("help requested")
 

@@ -171,7 +171,7 @@ func TestNU5NumberLikeText(t *testing.T) {
 		return fmt.Sprintf("%s,%c,%d", a, 'p'+i%3, i)
 	})
 	_, errs := mustCLI(t, append([]string{"train", "--data", data, "--out", model, "--max-levels", "100"}, tinyArgs("pointwise")...)...)
-	want := `warning: ` + data + `: column "a": 39 of 39 values read as numbers, 31 of them only as written otherwise: read as categories; to use them as numbers, remove the thousands separators, currency signs and units ("0,000" is 0000) in the file`
+	want := `warning: ` + data + `: column "a": 39 of 39 values read as numbers, 31 of them only as written otherwise: read as categories; to use them as numbers, remove the thousands separators, currency signs and units ("$1,200" is 1200); write the decimal commas as points ("0,000" is 0.000) in the file`
 	if !strings.Contains(errs, want) {
 		t.Errorf("stderr %q lacks %q", errs, want)
 	}
@@ -200,7 +200,8 @@ func TestNU5NumberLikeText(t *testing.T) {
 		return fmt.Sprintf(`"%d,000",%d`, i, i)
 	})
 	_, errs = mustCLI(t, append([]string{"train", "--data", mixed, "--out", model, "--max-levels", "100"}, tinyArgs("pointwise")...)...)
-	if want := `column "a": 32 of 40 values read as numbers, 32 of them only as written otherwise: read as categories; to use them as numbers, remove the thousands separators, currency signs and units ("1,000" is 1000) in the file; to read "text0", "text1", "text2" as missing: --na 'NA,NaN,?,text0,text1,text2'`; !strings.Contains(errs, want) {
+	if want := `column "a": 32 of 40 values read as numbers, 32 of them only as written otherwise: read as categories; to use them as numbers, remove the thousands separators, currency signs and units ("1,000" is 1000) in the file; its text values "text0", "text1", "text2" look like missing-value markers (below)
+decoreg train: warning: ` + mixed + `: column "a": to read "text0", "text1", "text2" as missing: --na 'NA,NaN,?,text0,text1,text2'`; !strings.Contains(errs, want) {
 		t.Errorf("80%% numbers and 3 markers: stderr %q lacks %q", errs, want)
 	}
 	// Under 90% numbers and 8 distinct texts: no warning.
@@ -298,6 +299,8 @@ func TestExportPreambles(t *testing.T) {
 		{"comment.csv", "# exported 2024-01-01\nx,y\n1,2\n2,3\n", `line 1 starts with '#': decoreg reads no comment lines`},
 		{"comment2.csv", "# source: a, b\nx,y\n1,2\n2,3\n", `line 1 starts with '#': decoreg reads no comment lines`},
 		{"numpy.csv", "# x,y\n1,2\n2,3\n", `(if this line is the header, remove its '#')`},
+		{"nospace.csv", "#exported 2024, by foo\nx,y\n1,2\n2,3\n", `line 1 starts with '#'`},
+		{"double.csv", "## x,y\n1,2\n2,3\n", `line 1 starts with '#'`},
 		{"upper.csv", "SEP=;\nx;y\n1;2\n2;3\n", `line 1 is Excel's "SEP=;" line, not a header`},
 		{"latin1.csv", "city,y\nZ\xfcrich,1\nBern,2\nBern,3\n", `is not valid UTF-8, which a model file cannot record as a level (is the file Latin-1 or Windows-1252? convert it with iconv -f WINDOWS-1252 -t UTF-8)`},
 	} {
@@ -437,5 +440,60 @@ func TestTrainWarnsRowNumbers(t *testing.T) {
 	small := writeTable(t, dir, "small.csv", "id,y", 10, func(i int) string { return fmt.Sprintf("%d,%d", i, i%3) })
 	if _, errs := mustCLI(t, append([]string{"train", "--data", small, "--out", filepath.Join(dir, "m.model")}, tinyArgs("pointwise")...)...); strings.Contains(errs, "row number") {
 		t.Errorf("10 rows: %q", errs)
+	}
+}
+
+// TestNumberLikeContext: the number-like warning reads a column as a
+// whole (review): markers are offered only when few against the numbers;
+// lists ("1,2,3") make a column text; "1,250" among decimal commas is
+// one too; mixed units are to be converted; markers of several columns
+// get one --na list.
+func TestNumberLikeContext(t *testing.T) {
+	dir := t.TempDir()
+	train := func(path string) string {
+		_, errs := mustCLI(t, append([]string{"train", "--data", path, "--out", filepath.Join(dir, "m.model"), "--max-levels", "100"}, tinyArgs("pointwise")...)...)
+		return errs
+	}
+	dose := writeTable(t, dir, "dose.csv", "dose,y", 40, func(i int) string {
+		d := []string{"high", "low"}[i%2]
+		if i < 2 {
+			d = []string{"5 mg", "10 mg"}[i]
+		}
+		return fmt.Sprintf("%s,%d", d, i%3)
+	})
+	if errs := train(dose); strings.Contains(errs, "read as numbers") || strings.Contains(errs, "--na") {
+		t.Errorf("two doses among words: %q", errs)
+	}
+	survey := writeTable(t, dir, "survey.csv", "c,y", 40, func(i int) string {
+		return fmt.Sprintf(`"%s",%d`, []string{"1", "2", "1,3", "2,3", "1,2,3"}[i%5], i%3)
+	})
+	if errs := train(survey); strings.Contains(errs, "decimal comma") {
+		t.Errorf("survey lists: %q", errs)
+	}
+	eu := writeTable(t, dir, "eu.csv", "a,y", 40, func(i int) string {
+		return fmt.Sprintf(`"%s",%d`, []string{"2,5", "1,250", "3,75", "10,5"}[i%4], i%3)
+	})
+	if want := `write the decimal commas as points ("2,5" is 2.5) ("1,250" is 1.250 here, as the column's other decimal commas say)`; !strings.Contains(train(eu), want) {
+		t.Errorf("eu.csv lacks %q", want)
+	}
+	sizes := writeTable(t, dir, "sizes.csv", "s,y", 40, func(i int) string {
+		return fmt.Sprintf("%s,%d", []string{"500 MB", "1.5 GB", "300 MB"}[i%3], i%3)
+	})
+	if want := "the column mixes units (GB, MB): convert them to one, not only remove them"; !strings.Contains(train(sizes), want) {
+		t.Errorf("sizes.csv lacks %q", want)
+	}
+	two := writeTable(t, dir, "two.csv", "a,b,y", 40, func(i int) string {
+		a, b := fmt.Sprintf(`"%d,000"`, i+1), fmt.Sprint(i)
+		if i%10 == 0 {
+			a, b = "n/a", "-"
+		}
+		return fmt.Sprintf("%s,%s,%d", a, b, i%3)
+	})
+	// Column a's marker is offered before training, b's after it: the
+	// last list holds both.
+	errs := train(two)
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	if want := `columns "a", "b": to read "-", "n/a" as missing: --na 'NA,NaN,?,-,n/a'`; !strings.Contains(lines[len(lines)-1], want) {
+		t.Errorf("two.csv: the last line of %q lacks %q", errs, want)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -44,12 +45,17 @@ func asNumber(s string) (string, numberForm) {
 	if t == "" || len(t) > maxNumberLike {
 		return "", notNumberLike
 	}
-	if _, err := data.ParseNumber(t); err == nil {
-		return "", notNumberLike
+	if _, err := data.ParseNumber(t); err == nil || errors.Is(err, data.ErrNonFinite) {
+		return "", notNumberLike // a number, or one that overflows: no form makes it one
+	}
+	if i := strings.IndexByte(t, '('); i > 0 && t[len(t)-1] == ')' && strings.Trim(t[:i], currencySigns+" ") == "" {
+		t = t[i:] // "$(1,234.50)"
 	}
 	if len(t) >= 3 && t[0] == '(' && t[len(t)-1] == ')' {
-		// One level only, of a positive number: "(-12)" and "((1))" are not
-		// accounting negatives.
+		// One level only, of a positive number: "(-12)", "($-9)" and
+		// "((1))" are not accounting negatives, nor "(2,3)" (a pair) nor
+		// "(12,50)": a decimal comma inside needs points between its
+		// thousands ("(1.234,56)").
 		inner := strings.TrimSpace(t[1 : len(t)-1])
 		if inner == "" || strings.ContainsAny(inner[:1], "(-+") {
 			return "", notNumberLike
@@ -57,7 +63,11 @@ func asNumber(s string) (string, numberForm) {
 		if _, err := data.ParseNumber(inner); err == nil {
 			return "-" + inner, formParenNegative
 		}
-		if v, f := asNumber(inner); f == formSeparated || f == formDecimalComma {
+		v, f := asNumber(inner)
+		if v == "" || v[0] == '-' || v[0] == '+' {
+			return "", notNumberLike
+		}
+		if f == formSeparated || f == formDecimalComma && strings.Contains(inner, ".") {
 			return "-" + v, formParenNegative
 		}
 		return "", notNumberLike
@@ -66,6 +76,9 @@ func asNumber(s string) (string, numberForm) {
 	if body[0] == '-' || body[0] == '+' { // "-$67", Excel's negative currency
 		sign, body = body[:1], body[1:]
 	}
+	if n := len(body); n >= 2 && body[n-1] == '-' && sign == "" { // "12-", SAP's negatives
+		sign, body = "-", strings.TrimSpace(body[:n-1])
+	}
 	body = stripSignsAndUnit(body)
 	if body != "" && (body[0] == '-' || body[0] == '+') { // "$-12"
 		if sign != "" {
@@ -73,25 +86,32 @@ func asNumber(s string) (string, numberForm) {
 		}
 		sign, body = body[:1], body[1:]
 	}
-	if body == "" || body[0] == '-' || body[0] == '+' {
+	if body == "" || !(body[0] >= '0' && body[0] <= '9' || body[0] == '.' || body[0] == ',') {
 		return "", notNumberLike
 	}
+	ok := func(v string, f numberForm) (string, numberForm) {
+		if _, err := data.ParseNumber(v); err != nil {
+			return "", notNumberLike
+		}
+		return v, f
+	}
 	if plainNumber.MatchString(body) {
-		return sign + body, formSeparated // only signs, codes or a unit around it
+		return ok(sign+body, formSeparated) // only signs, codes or a unit around it
 	}
 	for i, re := range thousands {
 		if re.MatchString(body) {
-			v := sign + strings.ReplaceAll(body, thousandsSeparators[i], "")
-			if _, err := data.ParseNumber(v); err == nil {
-				return v, formSeparated
-			}
+			return ok(sign+strings.ReplaceAll(body, thousandsSeparators[i], ""), formSeparated)
 		}
 	}
-	if strings.Contains(body, "_") {
-		v := sign + strings.ReplaceAll(body, "_", "")
-		if _, err := data.ParseNumber(v); err == nil {
-			return v, formSeparated
+	if lakh.MatchString(body) || dotThousands.MatchString(body) { // "12,34,567", "1.234.567"
+		sep := ","
+		if dotThousands.MatchString(body) {
+			sep = "."
 		}
+		return ok(sign+strings.ReplaceAll(body, sep, ""), formSeparated)
+	}
+	if underscored.MatchString(body) {
+		return ok(sign+strings.ReplaceAll(body, "_", ""), formSeparated)
 	}
 	if m := decimalComma.FindStringSubmatch(body); m != nil {
 		intPart := m[1]
@@ -101,82 +121,132 @@ func asNumber(s string) (string, numberForm) {
 		if intPart == "" {
 			intPart = "0"
 		}
-		v := sign + intPart + "." + m[3]
-		if _, err := data.ParseNumber(v); err == nil {
-			return v, formDecimalComma
-		}
+		return ok(sign+intPart+"."+m[3]+m[4], formDecimalComma)
 	}
 	return "", notNumberLike
 }
 
 var (
-	// plainNumber is a number without sign, separators or exponent sign
-	// problems: digits with an optional point and exponent.
+	// plainNumber is a number without sign or separators: digits with an
+	// optional point and exponent.
 	plainNumber = regexp.MustCompile(`^(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$`)
 	// thousands[i] is a number whose integer digits are in groups of three
-	// after the first, each group after thousandsSeparators[i].
+	// after the first, which is not 0 ("0,125" is a decimal comma), each
+	// group after thousandsSeparators[i].
 	thousands = func() []*regexp.Regexp {
 		var out []*regexp.Regexp
 		for _, sep := range thousandsSeparators {
-			out = append(out, regexp.MustCompile(`^\d{1,3}(?:`+regexp.QuoteMeta(sep)+`\d{3})+(\.\d+)?$`))
+			out = append(out, regexp.MustCompile(`^[1-9]\d{0,2}(?:`+regexp.QuoteMeta(sep)+`\d{3})+(\.\d+)?$`))
 		}
 		return out
 	}()
+	// lakh is the Indian grouping: the last three digits, then pairs.
+	lakh = regexp.MustCompile(`^[1-9]\d?(?:,\d{2})+,\d{3}(\.\d+)?$`)
+	// dotThousands is points between groups of three, at least two of
+	// them ("1.234" alone is a decimal).
+	dotThousands = regexp.MustCompile(`^[1-9]\d{0,2}(?:\.\d{3}){2,}$`)
+	// underscored is Go's and Python's digit grouping: underscores between
+	// digits.
+	underscored = regexp.MustCompile(`^\d+(?:_\d+)+(\.\d+)?$`)
 	// decimalComma is a number with a decimal comma: an integer part (m[1])
 	// of digits, or of groups of three after points or spaces (m[2]),
-	// possibly empty (",5"), then a comma and digits (m[3]). A comma after
-	// ungrouped digits with three digits after it, "1,000", is read as
-	// thousands (thousands matches it first).
-	decimalComma = regexp.MustCompile("^(\\d{1,3}((?:[. '\u00a0\u202f]\\d{3})+)|\\d*),(\\d+)$")
+	// possibly empty (",5"), then a comma, digits (m[3]) and an exponent
+	// (m[4]). A comma after ungrouped digits other than 0 with three
+	// digits after it, "1,000", is read as thousands (thousands matches it
+	// first).
+	decimalComma = regexp.MustCompile("^(\\d{1,3}((?:[. '\u00a0\u202f\u2019]\\d{3})+)|\\d*),(\\d+)([eE][-+]?\\d+)?$")
 )
 
-// thousandsSeparators are the separators of thousands, the comma first.
-var thousandsSeparators = []string{",", "'", " ", "\u00a0", "\u202f"}
+// thousandsSeparators are the separators of thousands, the comma first
+// (U+2019 is the typographic apostrophe of Swiss numbers).
+var thousandsSeparators = []string{",", "'", "\u2019", " ", "\u00a0", "\u202f"}
 
-// currencySigns are the signs asNumber removes from a number's ends.
-const currencySigns = "$€£¥₹₩₽¢%‰"
+// currencySigns are the signs asNumber removes from a number's ends (not
+// "¢": "99¢" is 0.99 dollars).
+const currencySigns = "$€£¥₹₩₽%‰￥"
 
 // units are the units and currency codes asNumber removes after a number
-// (with or without a space) or, for codes, before it (with a space). Single
-// capital letters are left out: "3 B" is more often a flat than bytes.
+// (with or without a space; those of two letters or more in any case and
+// with a final point, "12 KG", "3 lbs.") or, for codes and prefixes,
+// before it. Single capital letters are left out: "3 B" is more often a
+// flat than bytes.
 var units = func() map[string]bool {
 	m := map[string]bool{}
 	for _, u := range strings.Fields(`m g s h l t L
 		kg mg µg ug lb lbs oz km cm mm µm nm mi ft yd ml mL cl dl gal
 		sec secs min mins hr hrs ms µs ns yr yrs kWh Wh kW MW GW mW mV kV mA Hz kHz MHz GHz
 		kB KB MB GB TB px pt °C °F ºC ºF km/h mph m/s m2 m² m3 m³ km2 km² sqft ha bar mbar Pa hPa kPa MPa
-		psi cal kcal kJ MJ dB
-		USD EUR GBP CHF JPY CNY INR CAD AUD SEK NOK DKK PLN RUB BRL`) {
+		psi cal kcal kJ MJ dB kr zł Kč Ft lei
+		USD EUR GBP CHF JPY CNY INR CAD AUD SEK NOK DKK PLN RUB BRL CZK HUF`) {
 		m[u] = true
 	}
 	return m
 }()
 
-// currencyCode reports whether s is one of units' codes, which may stand
-// before a number.
-func currencyCode(s string) bool { return len(s) == 3 && units[s] && strings.ToUpper(s) == s }
+// currencyPrefixes stand before a number, with or without a space.
+var currencyPrefixes = []string{"US$", "A$", "C$", "NZ$", "HK$", "R$", "Rs.", "Rs", "kr", "CHF", "USD", "EUR", "GBP", "JPY", "CNY", "INR", "CAD", "AUD", "SEK", "NOK", "DKK", "PLN", "RUB", "BRL", "CZK", "HUF"}
+
+// isUnit reports whether u is one of units: exactly, or, for two letters
+// or more, in any case and with a final point.
+func isUnit(u string) bool {
+	if units[u] {
+		return true
+	}
+	u = strings.TrimSuffix(u, ".")
+	if len([]rune(u)) < 2 {
+		return false
+	}
+	for k := range units {
+		if len([]rune(k)) >= 2 && strings.EqualFold(k, u) {
+			return true
+		}
+	}
+	return false
+}
 
 // stripSignsAndUnit removes currency and percent signs from the ends of t
-// (with the spaces beside them), a unit or currency code after it (units),
-// and a currency code before it.
+// (with the spaces beside them), a unit or currency code after it, and a
+// currency prefix or code before it.
 func stripSignsAndUnit(t string) string {
 	isSign := func(r rune) bool { return strings.ContainsRune(currencySigns, r) || r == ' ' || r == '\u00a0' }
 	t = strings.TrimFunc(t, isSign)
-	if i := strings.LastIndexAny(t, " \u00a0"); i >= 0 && units[strings.TrimSpace(t[i:])] {
-		t = strings.TrimFunc(t[:i], isSign)
-	} else {
-		// A unit right after the digits ("12kg"): the longest that is one.
-		for k := len(t) - 1; k > 0; k-- {
-			if c := t[k-1]; c >= '0' && c <= '9' && units[t[k:]] {
-				t = t[:k]
-				break
-			}
+	for _, p := range currencyPrefixes {
+		if len(t) > len(p) && strings.HasPrefix(t, p) && !(t[len(p)] >= 'a' && t[len(p)] <= 'z') {
+			t = strings.TrimFunc(t[len(p):], isSign)
+			break
 		}
 	}
-	if i := strings.IndexAny(t, " \u00a0"); i > 0 && currencyCode(t[:i]) {
-		t = strings.TrimFunc(t[i:], isSign)
+	if _, u := splitUnit(t); u != "" {
+		t = strings.TrimFunc(t[:len(t)-len(u)], isSign)
 	}
 	return t
+}
+
+// splitUnit returns t without a trailing unit (isUnit) and the unit (with
+// the space before it), or t and "".
+func splitUnit(t string) (string, string) {
+	if i := strings.LastIndexAny(t, " \u00a0"); i >= 0 && isUnit(strings.TrimSpace(t[i:])) {
+		return t[:i], t[i:]
+	}
+	// A unit right after the digits ("12kg"): the longest that is one.
+	for k := 1; k < len(t); k++ {
+		if c := t[k-1]; c >= '0' && c <= '9' && isUnit(t[k:]) {
+			return t[:k], t[k:]
+		}
+	}
+	return t, ""
+}
+
+// unitOf returns the unit or currency code after the number in s (trimmed,
+// "" if none): a column that mixes units ("500 MB", "1.5 GB") needs them
+// converted, not removed.
+func unitOf(s string) string {
+	t := strings.TrimSpace(s)
+	if t != "" && t[len(t)-1] == ')' {
+		t = strings.TrimSpace(strings.TrimSuffix(t, ")"))
+	}
+	_, u := splitUnit(strings.TrimRight(t, currencySigns+" "))
+	return strings.TrimSuffix(strings.TrimSpace(u), ".")
 }
 
 // formAdvice is what to do in the file with cells of the forms in examples

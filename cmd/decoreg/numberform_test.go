@@ -35,7 +35,19 @@ func TestNumberFormOf(t *testing.T) {
 		{",5", formDecimalComma, "0.5"},
 		{"(12)", formParenNegative, "-12"}, {"(6.7)", formParenNegative, "-6.7"}, {"( 1,200.50 )", formParenNegative, "-1200.50"},
 		{"($5)", formParenNegative, "-5"}, {"(1,000)", formParenNegative, "-1000"}, {"(12 kg)", formParenNegative, "-12"},
-		{"(1,5)", formParenNegative, "-1.5"},
+		// Review: pairs and lists, mixed signs, overflow, leading 0 groups,
+		// other exports' formats.
+		{"(2,3)", notNumberLike, ""}, {"(10,20)", notNumberLike, ""}, {"(1,5)", notNumberLike, ""},
+		{"(1.234,56)", formParenNegative, "-1234.56"}, {"($-9)", notNumberLike, ""}, {"(€ -5)", notNumberLike, ""},
+		{"($+9)", notNumberLike, ""}, {"1e999", notNumberLike, ""}, {"$1e999", notNumberLike, ""}, {"Inf", notNumberLike, ""},
+		{"0,125", formDecimalComma, "0.125"}, {"0,000", formDecimalComma, "0.000"},
+		{"1,00,000", formSeparated, "100000"}, {"₹1,00,000", formSeparated, "100000"}, {"12,34,567.89", formSeparated, "1234567.89"},
+		{"1.234.567", formSeparated, "1234567"}, {"12-", formSeparated, "-12"}, {"1,234.50-", formSeparated, "-1234.50"},
+		{"1.234.567,89-", formDecimalComma, "-1234567.89"}, {"1’234", formSeparated, "1234"}, {"CHF 1’234.50", formSeparated, "1234.50"},
+		{"R$ 12", formSeparated, "12"}, {"US$12", formSeparated, "12"}, {"USD1,234", formSeparated, "1234"}, {"12 kr", formSeparated, "12"},
+		{"$(1,234.50)", formParenNegative, "-1234.50"}, {"12 KG", formSeparated, "12"}, {"3 lbs.", formSeparated, "3"},
+		{"1,5e3", formDecimalComma, "1.5e3"}, {"_1000", notNumberLike, ""}, {"1_e5", notNumberLike, ""}, {"0x_1p-4", notNumberLike, ""},
+		{"99¢", notNumberLike, ""}, {"12 Kg", formSeparated, "12"}, {"1.234", notNumberLike, ""},
 	} {
 		as, got := asNumber(c.in)
 		if got != c.want || as != c.as {

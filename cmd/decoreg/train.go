@@ -343,6 +343,11 @@ func init() { trainF.register(&cmdTrain.Flag) }
 
 // trainFlags are train's flags.
 type trainFlags struct {
+	// numberLike are the columns warnNumberLike warned about (set by
+	// trainFrame), which warnNumericLevels leaves to it, and markers the
+	// missing-value markers it offered to --na, in markerCols.
+	numberLike, markers, markerCols []string
+
 	data, target, out, head, vocab string
 	targetRange                    string
 	split                          splitFlags
@@ -802,16 +807,19 @@ type tuneSummary struct {
 
 // warnNumericLevels warns about categorical columns most of whose levels
 // are numbers: a numeric column made categorical by a few stray cells
-// (a unit, a comment, an unlisted missing marker), with naHint's advice
-// where they are few. Levels that are numbers as spreadsheets write them
-// ("1,000", "(12)") count as numbers and are not named: warnNumberLike
-// has advised on them.
-func warnNumericLevels(name, path string, s *data.Schema) {
+// (a unit, a comment, an unlisted missing marker). Levels that are
+// numbers as spreadsheets write them ("1,000", "(12)") count as numbers
+// and are not named, and the columns warnNumberLike warned about (skip)
+// are left to it. Where a column's text levels are few, one line after
+// the columns' offers them all to --na with those warnNumberLike offered
+// (prevMarkers, of prevCols): one list, as each replaces the defaults.
+func warnNumericLevels(name, path string, s *data.Schema, skip, prevMarkers, prevCols []string) {
 	if s == nil {
 		return
 	}
+	var markers, markerCols []string
 	for _, c := range s.Columns {
-		if c.Kind != data.Categorical {
+		if c.Kind != data.Categorical || slices.Contains(skip, c.Name) {
 			continue
 		}
 		var text []string
@@ -828,7 +836,13 @@ func warnNumericLevels(name, path string, s *data.Schema) {
 		if nums := len(c.Levels) - len(text) - formed; nums > 0 && len(text) > 0 && 2*(nums+formed) >= len(c.Levels) {
 			hint := "if they are meant as missing, list them in --na (whose list replaces the defaults)"
 			if len(text) <= data.MaxStrayText {
-				hint = naHint(s.NA, text)
+				hint = "they look like missing-value markers (below)"
+				for _, t := range text {
+					if !slices.Contains(markers, t) {
+						markers = append(markers, t)
+					}
+				}
+				markerCols = append(markerCols, c.Name)
 			}
 			shown := quoteList(text[:min(len(text), 3)])
 			if len(text) > 3 {
@@ -837,6 +851,16 @@ func warnNumericLevels(name, path string, s *data.Schema) {
 			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q is categorical (%d levels), but %d of its levels are numbers; the text ones are %s: %s\n",
 				name, path, c.Name, len(c.Levels), nums, shown, hint)
 		}
+	}
+	if len(markers) > 0 {
+		for _, t := range prevMarkers {
+			if !slices.Contains(markers, t) {
+				markers = append(markers, t)
+			}
+		}
+		markerCols = append(slices.Clone(prevCols), markerCols...)
+		slices.Sort(markers)
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column%s %s: %s\n", name, path, pick(len(markerCols) == 1, "", "s"), quoteList(markerCols), naHint(s.NA, markers))
 	}
 }
 
@@ -1088,7 +1112,7 @@ func runTrain(cmd *Command, args []string) error {
 		}
 		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target %q is missing%s\n", name, nameSpools(fr.Path), info.SkippedRows, target, of)
 	}
-	warnNumericLevels(name, nameSpools(fr.Path), m.Schema())
+	warnNumericLevels(name, nameSpools(fr.Path), m.Schema(), f.numberLike, f.markers, f.markerCols)
 	if t := m.Info().Tune; t != nil && t.PLESeedsSkipped != "" {
 		fmt.Fprintf(errOut, "decoreg %s: --ple-seeds %d: none trained: %s\n", name, f.pleSeeds, t.PLESeedsSkipped)
 	}
@@ -1216,10 +1240,10 @@ func checkColumnNames(name, path string) ([]string, int, error) {
 			return nil, 0, inputf(name, "%s: line %d is Excel's %q line, not a header: remove it, and convert the file to comma-separated values (a spreadsheet can, or csvkit's csvformat -d %s)", path, hline, line, shellArg(sep))
 		}
 	}
-	if strings.HasPrefix(header[0], "#") && (len(header) == 1 || strings.HasPrefix(header[0], "# ")) {
-		// A comment ("# exported 2024-01-01", "# source: a, b"), or a header
-		// behind one ("# x,y", as numpy writes it); a column may be named
-		// "#x".
+	if strings.HasPrefix(header[0], "#") && (len(header) == 1 || strings.HasPrefix(header[0], "##") || strings.Contains(header[0], " ")) {
+		// A comment ("# exported 2024-01-01", "#exported 2024, by foo"), or
+		// a header behind one ("# x,y", as numpy writes it, "## x,y"); a
+		// column may be named "#x" (not "# x").
 		return nil, 0, inputf(name, "%s: line %d starts with '#': decoreg reads no comment lines, and takes the first line for the header: remove the comment lines (if this line is the header, remove its '#')", path, hline)
 	}
 	if len(header) == 1 {
