@@ -16,9 +16,11 @@ type numberForm int
 const (
 	notNumberLike numberForm = iota
 	// formSeparated: thousands separators (",", "'", spaces, between groups
-	// of three digits; "_" anywhere), currency signs or codes, a percent
-	// sign or a unit: "1,000", "$5", "-$67", "4 000", "12 kg", "11 €".
-	// Removing those characters gives the number.
+	// of three digits, or the Indian lakh's; "_" between digits; points
+	// between two or more groups), currency signs or codes, a percent sign,
+	// a unit, or a trailing minus: "1,000", "$5", "-$67", "4 000", "12 kg",
+	// "11 €", "12-". Removing those characters (or moving the minus) gives
+	// the number.
 	formSeparated
 	// formDecimalComma: a decimal comma, "2,05" or "1.001,5": removing
 	// the comma would multiply it, the comma must become a point.
