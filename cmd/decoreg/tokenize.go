@@ -116,6 +116,12 @@ func runTokenize(cmd *Command, args []string) error {
 		return err
 	}
 	if !explicit {
+		if len(rest) > 0 && looksLikeFlag(rest[0]) {
+			// Flag splitting stopped at it: no flag of tokenize and no number
+			// ("--vocb X" was "--vocab SPEC is required", "--decod" a bad value).
+			n, _ := flagName(rest[0])
+			return usagef("%s: flag provided but not defined: %s%s", name, rest[0], flagSuggestion(fs, n))
+		}
 		for _, a := range rest {
 			if isFlagArg(fs, a) {
 				return usagef("%s: flag %s after the values; flags come first (or end them with --)", name, a)
@@ -222,6 +228,17 @@ func splitFlagArgs(fs *flag.FlagSet, args []string) (flags, rest []string, expli
 		}
 	}
 	return args, nil, false
+}
+
+// looksLikeFlag reports whether a is a dash or two and a letter, and not
+// a number ("-inf" is one): an unknown flag, not a value.
+func looksLikeFlag(a string) bool {
+	t := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+	if t == a || t == "" || !unicode.IsLetter([]rune(t)[0]) {
+		return false
+	}
+	_, err := strconv.ParseFloat(a, 64)
+	return err != nil
 }
 
 // isFlagArg reports whether a is -name, --name or --name=value for a flag

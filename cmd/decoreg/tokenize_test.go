@@ -210,7 +210,7 @@ func TestTokenizeErrors(t *testing.T) {
 		{[]string{"--vocab", u, "--decode", "nan"}, `unknown token "nan"`},
 		{[]string{"--vocab", u, "1", "--decode"}, "flag --decode after the values"},
 		{[]string{"--vocab"}, "flag needs an argument"},
-		{[]string{"--vocab", u, "--bogus", "1"}, "not a number"},
+		{[]string{"--vocab", u, "--bogus", "1"}, "flag provided but not defined: --bogus"},
 		{[]string{"--vocab", "normalized:base=2,length=1,repeat=2", "--decode", "0", "nan"}, `unknown token "nan"`},
 		{[]string{"--vocab", "normalized:base=2,length=2,special=true,repeat=2", "--decode", "0 0 nan 0"}, "copy 2 of 2"},
 	} {
@@ -242,6 +242,22 @@ func TestTokenizeHelp(t *testing.T) {
 		var e bytes.Buffer
 		if run([]string{"help", args[0], args[1]}, &e); !strings.Contains(e.String(), want) {
 			t.Errorf("decoreg help %s %s: stderr %q, want %q", args[0], args[1], e.String(), want)
+		}
+	}
+}
+
+// TestTokenizeUnknownFlag: a mistyped flag before the values is named as
+// one, with the flag meant (review: "--vocb X" said --vocab was required,
+// "--decod 1" that "--decod" was a bad value); "-inf" is a value.
+func TestTokenizeUnknownFlag(t *testing.T) {
+	for args, want := range map[string]string{
+		"--vocab normalized:base=10,length=3 --decod 1": "flag provided but not defined: --decod (did you mean --decode?)",
+		"--vocb X 0.5": "flag provided but not defined: --vocb (did you mean --vocab?)",
+		"--vocab unnormalized:base=10,exponent=1,mantissa=2 -inf": "non-finite value -Inf",
+	} {
+		code, _, errs := cli(t, append([]string{"tokenize"}, strings.Fields(args)...)...)
+		if code != 2 || !strings.Contains(errs, want) {
+			t.Errorf("tokenize %s: exit %d, %s", args, code, errs)
 		}
 	}
 }
