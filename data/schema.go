@@ -147,7 +147,7 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 				if !c.Missing[i] {
 					if !set[v] && !utf8.ValidString(v) {
 						// A level a model file could not keep: named at its cell.
-						return nil, f.cellErr(&f.Columns[j], i, fmt.Errorf("the text %s is not valid UTF-8, which a model file cannot record as a level (%s)", QuoteCell(v), notUTF8Hint))
+						return nil, f.cellErr(&f.Columns[j], i, fmt.Errorf("the text %s is not valid UTF-8, which a model file cannot record as a level (%s)", QuoteCell(v), NotUTF8Hint))
 					}
 					set[v] = true
 				}
@@ -350,9 +350,9 @@ type Encoded struct {
 	Warnings []Warning
 }
 
-// notUTF8Hint is the advice on text that is not UTF-8: most such files
-// are Latin-1 or Windows-1252 exports.
-const notUTF8Hint = "is the file Latin-1 or Windows-1252? convert it with iconv -f WINDOWS-1252 -t UTF-8"
+// NotUTF8Hint is the advice on text that is not UTF-8, in the messages
+// about it: most such files are Latin-1 or Windows-1252 exports.
+const NotUTF8Hint = "is the file Latin-1 or Windows-1252? convert it with iconv -f WINDOWS-1252 -t UTF-8"
 
 // Warning reports, for one column, the cells Encode encoded without their
 // own feature: levels not seen in training, and missing cells in a column
@@ -392,7 +392,7 @@ func (w Warning) String() string {
 			parts[len(parts)-1] += " (" + strings.Join(q, ", ") + ": levels are matched exactly)"
 		}
 		if slices.ContainsFunc(w.Levels, func(l string) bool { return !utf8.ValidString(l) }) {
-			parts[len(parts)-1] += " (" + notUTF8Hint + "; training read UTF-8)"
+			parts[len(parts)-1] += " (" + NotUTF8Hint + "; training read UTF-8)"
 		}
 	}
 	if w.Missing > 0 {

@@ -625,23 +625,37 @@ func warnNumberLike(name, path string, fr *data.Frame, target string) (warned, m
 		also := ""
 		if len(texts) > 0 {
 			also = fmt.Sprintf("; its text values %s look like missing-value markers (below)", quoteList(texts))
-			for _, t := range texts {
-				if !slices.Contains(markers, t) {
-					markers = append(markers, t)
-				}
-			}
+			markers = addNew(markers, texts...)
 			markerCols = append(markerCols, c.Name)
 		}
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q: %d of %d values read as numbers, %d of them only as written otherwise: read as categories; to use them as numbers, %s in the file%s\n",
 			name, path, c.Name, n, total, k, advice, also)
 		warned = append(warned, c.Name)
 	}
-	if len(markers) > 0 {
-		// One --na list for every column: each list replaces the defaults.
-		slices.Sort(markers)
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column%s %s: %s\n", name, path, pick(len(markerCols) == 1, "", "s"), quoteList(markerCols), naHint(fr.NA, markers))
-	}
+	warnMarkers(name, path, fr.NA, markers, markerCols)
 	return warned, markers, markerCols
+}
+
+// warnMarkers offers the missing-value markers found in the columns cols
+// to --na (na: the list they were read with), in one list for them all:
+// each list replaces the defaults, so one per column would read the
+// others' markers as text. Nothing for no markers.
+func warnMarkers(name, path string, na, markers, cols []string) {
+	if len(markers) == 0 {
+		return
+	}
+	markers = slices.Sorted(slices.Values(markers))
+	fmt.Fprintf(errOut, "decoreg %s: warning: %s: column%s %s: %s\n", name, path, pick(len(cols) == 1, "", "s"), quoteList(cols), naHint(na, markers))
+}
+
+// addNew appends to list the items it lacks, in their order.
+func addNew(list []string, items ...string) []string {
+	for _, t := range items {
+		if !slices.Contains(list, t) {
+			list = append(list, t)
+		}
+	}
+	return list
 }
 
 var (
@@ -889,24 +903,16 @@ func levelsErr(name string, err error, na []string, features bool) (_ error, ok 
 	for _, le := range les {
 		cols = append(cols, quoteFlagName(le.Column))
 	}
-	out := "drop it with --drop " + shellArg(strings.Join(cols, ","))
-	switch {
-	case features && len(les) > 1:
-		out = "leave them out of --features"
-	case features:
-		out = "leave it out of --features"
-	case len(les) > 1:
-		out = "drop them with --drop " + shellArg(strings.Join(cols, ","))
+	it := pick(len(les) == 1, "it", "them")
+	out := "drop " + it + " with --drop " + shellArg(strings.Join(cols, ","))
+	if features {
+		out = "leave " + it + " out of --features"
 	}
 	if len(les) > 1 {
 		var parts, texts []string
 		for _, le := range les {
 			parts = append(parts, levelsDesc(le))
-			for _, t := range le.Text {
-				if !slices.Contains(texts, t) {
-					texts = append(texts, t)
-				}
-			}
+			texts = addNew(texts, le.Text...)
 		}
 		advice := ""
 		if len(texts) > 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"decoreg/data"
 )
@@ -188,6 +189,17 @@ var units = func() map[string]bool {
 // currencyPrefixes stand before a number, with or without a space.
 var currencyPrefixes = []string{"US$", "A$", "C$", "NZ$", "HK$", "R$", "Rs.", "Rs", "kr", "CHF", "USD", "EUR", "GBP", "JPY", "CNY", "INR", "CAD", "AUD", "SEK", "NOK", "DKK", "PLN", "RUB", "BRL", "CZK", "HUF"}
 
+// unitsFolded are units of two letters or more, lower-cased.
+var unitsFolded = func() map[string]bool {
+	m := map[string]bool{}
+	for u := range units {
+		if utf8.RuneCountInString(u) >= 2 {
+			m[strings.ToLower(u)] = true
+		}
+	}
+	return m
+}()
+
 // isUnit reports whether u is one of units: exactly, or, for two letters
 // or more, in any case and with a final point.
 func isUnit(u string) bool {
@@ -195,15 +207,7 @@ func isUnit(u string) bool {
 		return true
 	}
 	u = strings.TrimSuffix(u, ".")
-	if len([]rune(u)) < 2 {
-		return false
-	}
-	for k := range units {
-		if len([]rune(k)) >= 2 && strings.EqualFold(k, u) {
-			return true
-		}
-	}
-	return false
+	return utf8.RuneCountInString(u) >= 2 && unitsFolded[strings.ToLower(u)]
 }
 
 // stripSignsAndUnit removes currency and percent signs from the ends of t

@@ -837,11 +837,7 @@ func warnNumericLevels(name, path string, s *data.Schema, skip, prevMarkers, pre
 			hint := "if they are meant as missing, list them in --na (whose list replaces the defaults)"
 			if len(text) <= data.MaxStrayText {
 				hint = "they look like missing-value markers (below)"
-				for _, t := range text {
-					if !slices.Contains(markers, t) {
-						markers = append(markers, t)
-					}
-				}
+				markers = addNew(markers, text...)
 				markerCols = append(markerCols, c.Name)
 			}
 			shown := quoteList(text[:min(len(text), 3)])
@@ -853,14 +849,7 @@ func warnNumericLevels(name, path string, s *data.Schema, skip, prevMarkers, pre
 		}
 	}
 	if len(markers) > 0 {
-		for _, t := range prevMarkers {
-			if !slices.Contains(markers, t) {
-				markers = append(markers, t)
-			}
-		}
-		markerCols = append(slices.Clone(prevCols), markerCols...)
-		slices.Sort(markers)
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column%s %s: %s\n", name, path, pick(len(markerCols) == 1, "", "s"), quoteList(markerCols), naHint(s.NA, markers))
+		warnMarkers(name, path, s.NA, addNew(markers, prevMarkers...), append(slices.Clone(prevCols), markerCols...))
 	}
 }
 
@@ -1257,7 +1246,7 @@ func checkColumnNames(name, path string) ([]string, int, error) {
 	size := 0
 	for j, h := range header {
 		if !utf8.ValidString(h) {
-			return nil, 0, inputf(name, "%s: line %d, column %d: the column name %q is not valid UTF-8, which a model file cannot record (is the file Latin-1 or Windows-1252? convert it with iconv -f WINDOWS-1252 -t UTF-8)", path, hline, j+1, h)
+			return nil, 0, inputf(name, "%s: line %d, column %d: the column name %q is not valid UTF-8, which a model file cannot record (%s)", path, hline, j+1, h, data.NotUTF8Hint)
 		}
 		b, _ := json.Marshal(h)
 		size += len(b) + 64 // the name, and the feature's mean and std
