@@ -1,7 +1,7 @@
 """The tuned ensemble with the weights' moving average (this journal, `tuned-all`) against the same
 protocol without it (../tabular-depth, a8d708f, the same seeds: split k seeded with k) and XGBoost
 (../xgboost), per set and split: python3 summarize.py > summary.md (run in this directory)."""
-import json, statistics, collections, os
+import json, statistics, collections, os, random
 
 def load(path, group='tuned-all'):
     out = {}
@@ -69,6 +69,7 @@ if len(splits) > 2:
     print('| set | ' + ' | '.join(f'split {sp}' for sp in splits) + ' | wins without | wins with | mean without | mean with | mean XGBoost |')
     print('|---|' + '---|' * len(splits) + '---:|---:|---:|---:|---:|')
     tot = collections.Counter()
+    perset = []  # (wins, set-splits) of each set, for the bootstrap below
     for ds in sets:
         ks = [(ds, sp) for sp in splits if (ds, sp) in new and tau(new, (ds, sp)) is not None]
         cells = []
@@ -85,13 +86,22 @@ if len(splits) > 2:
         mnp, mxp = statistics.mean(tau(new, k) for k in kp), statistics.mean(xg[k] for k in kp)
         tot['wo'] += wo; tot['wn'] += wn; tot['wp'] += wp; tot['n'] += len(ks); tot['np'] += len(kp)
         tot['so'] += won(mo, mxp); tot['sn'] += won(mn, mx); tot['snp'] += won(mnp, mxp)
+        perset.append((wn, len(ks)))
         print(f"| {ds} | " + ' | '.join(cells) + f" | {wo} | {wn} | {mo:.3f} | {mn:.3f} | {mx:.3f} |")
     if len(paired) < len(splits):
         print(f"\nWins without: over splits {', '.join(map(str, paired))} (the runs without the average); mean without: over those splits.")
         print(f"\nOver the {tot['np']} set-splits of splits {', '.join(map(str, paired))}: {tot['wo']} wins without the average, {tot['wp']} with it; "
               f"sets whose tau averaged over them is above XGBoost's: {tot['so']} of {len(sets)} without, {tot['snp']} with.")
         print(f"\nOver all {tot['n']} set-splits run with the average (splits {', '.join(map(str, splits))}): {tot['wn']} wins "
-              f"({100 * tot['wn'] / tot['n']:.0f}%; two thirds would be {-(-2 * tot['n'] // 3)}); sets whose tau averaged over them is above XGBoost's: {tot['sn']} of {len(sets)}.\n")
+              f"({100 * tot['wn'] / tot['n']:.0f}%; two thirds would be {-(-2 * tot['n'] // 3)}); sets whose tau averaged over them is above XGBoost's: {tot['sn']} of {len(sets)}.")
+        # A set's splits share its data, so the set-splits are not independent: resample sets.
+        rng, shares = random.Random(0), []
+        for _ in range(10000):
+            pick = [perset[rng.randrange(len(perset))] for _ in perset]
+            shares.append(sum(w for w, _ in pick) / sum(n for _, n in pick))
+        shares.sort()
+        print(f"\nThe share of set-splits won, {tot['wn'] / tot['n']:.3f}, has a 95% interval of {shares[249]:.3f} to {shares[9749]:.3f} "
+              f"(a bootstrap over the {len(sets)} sets, each with its splits, 10,000 draws, seed 0); two thirds is {2/3:.3f}.\n")
     else:
         print(f"\nOver the {tot['n']} set-splits: {tot['wo']} wins without the average, {tot['wn']} with it. Sets whose tau averaged over the "
               f"splits is above XGBoost's: {tot['so']} of {len(sets)} without, {tot['sn']} with.\n")
