@@ -340,7 +340,15 @@ func WithProgress(f func(Progress)) FitOption {
 	return func(o *fitOptions) { o.progress = f }
 }
 
-// DefaultConfig returns c with every zero field set to its default.
+// DefaultConfig returns c with its zero sizes, rates and names set to their
+// defaults, as Fit sets them: the head, encoder, layers and widths, the
+// head's own sizes, the learning rate, batch size, epochs, patience and
+// validation fraction, the PLE bins with the ple input transform, the PLR
+// sizes with the plr encoder, the drop factor with LRDrops. Fields whose
+// zero value is itself the default stay zero: InputTransform ""
+// (standard), StopBy and CalibrateBy "" (nll), and the others that Config
+// documents so; so do the PLE and PLR sizes when their transform or
+// encoder is not chosen.
 func DefaultConfig(c Config) Config {
 	if c.Head == "" {
 		c.Head = HeadDecoder

@@ -24,7 +24,8 @@ import (
 // may differ in anything else: seeds, sizes, tokenizations (an ensemble of
 // the trials and seeds of Tune). The ensemble takes its configuration, training
 // information, names and input checks from the first member, and shares
-// the members' weights; it has the first member's temperature, applied to
+// the members' weights but not the models themselves (SetNames on a member
+// afterwards, or on the ensemble, leaves the other as it was); it has the first member's temperature, applied to
 // every member, or its temperatures per token depth (CalibrateByDepth)
 // where they reach the longest member's last token (else none), and no
 // map of the CDF (CalibrateByIsotonic; a member's was fitted for that
@@ -56,7 +57,10 @@ func NewEnsemble(members ...*Model) (*Model, error) {
 		e.depthT = nil
 		e.info.clearCalibration()
 	}
-	e.others = append([]*Model(nil), members[1:]...)
+	for _, mk := range members[1:] {
+		c := *mk // the caller's model stays its own: SetNames on it leaves the ensemble as it is
+		e.others = append(e.others, &c)
+	}
 	if len(members) > 1 {
 		e.info.Members = len(members)
 	}

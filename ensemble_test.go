@@ -274,6 +274,70 @@ func TestNewEnsembleErrors(t *testing.T) {
 	}
 }
 
+// An ensemble's members are its own: naming the models it was made from,
+// or a copy of it, afterwards leaves it as it was, so that its file still
+// loads; naming it leaves them as they were.
+func TestEnsembleNamesOwn(t *testing.T) {
+	a := fit(t, small(HeadMDN, ""), false)
+	cfg := small(HeadMDN, "")
+	cfg.Seed = 12
+	b := fit(t, cfg, false)
+	e, err := NewEnsemble(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SetNames([]string{"p"}, "t"); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "e.drg")
+	load := func(what string) *Model {
+		t.Helper()
+		if err := e.Save(path); err != nil {
+			t.Fatalf("%s: save: %v", what, err)
+		}
+		l, err := Load(path)
+		if err != nil {
+			t.Fatalf("%s: load: %v", what, err)
+		}
+		return l
+	}
+	if f, _ := load("a member named").Names(); f != nil {
+		t.Errorf("a member named after NewEnsemble: the ensemble's names %q, want none", f)
+	}
+	// A copy of the ensemble, named, leaves the ensemble's members as
+	// they were.
+	e2, err := e.WithTemperature(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e2.SetNames([]string{"q"}, "u"); err != nil {
+		t.Fatal(err)
+	}
+	load("a copy named")
+	// The ensemble named: its members take the names, the models it was
+	// made from keep theirs.
+	if err := e.SetNames([]string{"r"}, "v"); err != nil {
+		t.Fatal(err)
+	}
+	if f, tg := load("the ensemble named").Names(); !slices.Equal(f, []string{"r"}) || tg != "v" {
+		t.Errorf("loaded names %q, %q; want [r], v", f, tg)
+	}
+	for k, mk := range e.Members() {
+		if f, tg := mk.Names(); !slices.Equal(f, []string{"r"}) || tg != "v" {
+			t.Errorf("member %d's names %q, %q; want [r], v", k+1, f, tg)
+		}
+	}
+	if f, tg := a.Names(); f != nil || tg != "" {
+		t.Errorf("the first model's names %q, %q after naming the ensemble; want none", f, tg)
+	}
+	if f, tg := b.Names(); !slices.Equal(f, []string{"p"}) || tg != "t" {
+		t.Errorf("the second model's names %q, %q after naming the ensemble; want [p], t", f, tg)
+	}
+	if f, _ := e2.Names(); !slices.Equal(f, []string{"q"}) {
+		t.Errorf("the copy's names %q after naming the ensemble; want [q]", f)
+	}
+}
+
 // A corrupt ensemble file is refused with a clear error, never a panic:
 // member headers whose parameter counts do not add up.
 func TestLoadEnsembleCorrupt(t *testing.T) {

@@ -77,6 +77,9 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 		return nil, fmt.Errorf("the target is not numeric: %w", err)
 	}
 	keep, yk := presentTargets(y)
+	if f.Rows == 0 {
+		return nil, fmt.Errorf("%w: the frame has no rows", ErrTooFewRows)
+	}
 	if len(keep) == 0 {
 		return nil, fmt.Errorf("%w: every one of the %d rows has a missing target", ErrTooFewRows, f.Rows)
 	}
@@ -275,7 +278,9 @@ func (m *Model) PredictFrame(f *data.Frame, opts PredictOptions) (*Prediction, e
 // column target is not missing; the others are left out and counted in
 // Eval.Skipped. The target must be numeric (an error names the first cell
 // that is not) and may not be one of the model's input columns (Columns):
-// that is an error wrapping ErrBadInput. Errors are as PredictFrame's.
+// that is an error wrapping ErrBadInput. A model without names (Fit or
+// FitFlat, no SetNames) takes the columns other than the target as its
+// features, in order. Errors are as PredictFrame's.
 func (m *Model) EvaluateFrame(f *data.Frame, target, point string) (*Eval, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
@@ -298,12 +303,21 @@ func (m *Model) EvaluateFrame(f *data.Frame, target, point string) (*Eval, error
 		return nil, err
 	}
 	keep, yk := presentTargets(y)
+	if f.Rows == 0 {
+		return nil, fmt.Errorf("%w: the frame has no rows: nothing to evaluate", ErrBadInput)
+	}
 	if len(keep) == 0 {
 		return nil, fmt.Errorf("%w: every one of the %d rows has a missing target: nothing to evaluate", ErrBadInput, f.Rows)
 	}
 	g := f
 	if len(keep) < f.Rows {
 		g = f.Subset(keep)
+	}
+	if m.schema == nil && m.features == nil {
+		// Features matched by position: the columns but the target.
+		if g, err = g.Drop(target); err != nil {
+			return nil, err
+		}
 	}
 	enc, err := m.EncodeFrame(g)
 	if err != nil {

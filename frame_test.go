@@ -481,9 +481,73 @@ func TestFrameMisbuilt(t *testing.T) {
 			t.Errorf("%s: EncodeFrame accepted it", name)
 		}
 	}
+	// No rows: nil slices are no fault, the missing rows are.
+	empty := &data.Frame{Columns: []data.Column{{Name: "a", Kind: data.Numeric, Field: -1}, {Name: "t", Kind: data.Numeric, Field: -1}}}
+	if err := empty.Check(); err != nil {
+		t.Errorf("a frame of no rows: Check: %v", err)
+	}
+	if _, err := FitFrame(context.Background(), empty, "t", cfg); !errors.Is(err, ErrTooFewRows) || !strings.Contains(err.Error(), "no rows") {
+		t.Errorf("FitFrame on no rows: %v", err)
+	}
+	if _, err := m.EvaluateFrame(empty, "t", ""); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "no rows") {
+		t.Errorf("EvaluateFrame on no rows: %v", err)
+	}
+	if p, err := m.PredictFrame(empty, PredictOptions{}); err == nil && len(p.Mean) != 0 {
+		t.Errorf("PredictFrame on no rows: %d means", len(p.Mean))
+	}
+	nilNum := &data.Frame{Rows: 20, Columns: []data.Column{{Name: "a", Kind: data.Numeric, Field: -1, Missing: make([]bool, 20)}, good.Columns[1]}}
+	if err := nilNum.Check(); err == nil || !strings.Contains(err.Error(), `column "a" is numeric but has no values`) {
+		t.Errorf("a numeric column without values: %v", err)
+	}
 	names, _ := m.Names()
 	names[0] = "t"
 	if again, _ := m.Names(); again[0] != "a" {
 		t.Errorf("Names shares the model's slice: %v", again)
+	}
+}
+
+// A model of FitFlat without names evaluates a frame's columns other than
+// the target as its features, by position, wherever the target stands, as
+// Evaluate does on the same numbers.
+func TestEvaluateFrameUnnamed(t *testing.T) {
+	x, y := toyData(60, 3)
+	x2 := make([]float64, 0, 2*len(y))
+	for _, v := range x {
+		x2 = append(x2, v, v*v)
+	}
+	cfg := small(HeadMDN, "")
+	m, err := FitFlat(context.Background(), x2, len(y), 2, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.Evaluate(x2, len(y), y, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sq := make([]float64, len(x))
+	for i, v := range x {
+		sq[i] = v * v
+	}
+	col := func(name string, v []float64) data.Column {
+		return data.Column{Name: name, Kind: data.Numeric, Field: -1, Num: v, Missing: make([]bool, len(v))}
+	}
+	for _, order := range [][]string{{"a", "b", "y"}, {"y", "a", "b"}, {"a", "y", "b"}} {
+		f := &data.Frame{Rows: len(y)}
+		for _, n := range order {
+			f.Columns = append(f.Columns, col(n, map[string][]float64{"a": x, "b": sq, "y": y}[n]))
+		}
+		got, err := m.EvaluateFrame(f, "y", "")
+		if err != nil {
+			t.Errorf("columns %v: %v", order, err)
+			continue
+		}
+		if got.NLL != want.NLL || got.KendallTau != want.KendallTau {
+			t.Errorf("columns %v: NLL %v, tau %v; Evaluate gives %v, %v", order, got.NLL, got.KendallTau, want.NLL, want.KendallTau)
+		}
+	}
+	// A column too many is still refused, the target not counted.
+	f := &data.Frame{Rows: len(y), Columns: []data.Column{col("a", x), col("b", sq), col("c", sq), col("y", y)}}
+	if _, err := m.EvaluateFrame(f, "y", ""); err == nil || !strings.Contains(err.Error(), "3 columns for the model's 2 features") {
+		t.Errorf("a column too many: %v", err)
 	}
 }

@@ -499,6 +499,12 @@ func TestLibraryAttack(t *testing.T) {
 	if _, err := m.Score([][]float64{{1, 2}, {3, 4}}, []float64{1, math.NaN()}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("Score with a NaN target: %v, want ErrBadInput", err)
 	}
+	if s, err := m.Score(nil, nil); !errors.Is(err, ErrBadInput) {
+		t.Errorf("Score with no rows: %v, %v; want ErrBadInput", s, err)
+	}
+	if s, err := m.Score([][]float64{{1, 2}, {3, 4}}, []float64{5, 5}); err != nil || !math.IsNaN(s) {
+		t.Errorf("Score with equal targets: %v, %v; want NaN (R² divides by their variance)", s, err)
+	}
 	var nm *Model
 	_ = nm.Config()
 	_ = nm.Info()

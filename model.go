@@ -346,8 +346,17 @@ func (m *Model) SetNames(features []string, target string) error {
 	}
 	m.features = append([]string(nil), features...)
 	m.target = target
-	for _, o := range m.others {
-		o.features, o.target = m.features, target
+	if len(m.others) > 0 {
+		// New copies of the members: an ensemble shares them with the
+		// models it was made from (WithTemperature's copy, the caller's
+		// members until NewEnsemble copied them), which keep their names.
+		others := make([]*Model, len(m.others))
+		for k, o := range m.others {
+			c := *o
+			c.features, c.target = m.features, target
+			others[k] = &c
+		}
+		m.others = others
 	}
 	return nil
 }

@@ -708,10 +708,16 @@ func addTo(v, extra []float64) []float64 {
 }
 
 // Score returns the coefficient of determination R² of the mean prediction
-// (1 is best, 0 is the constant mean predictor; it can be negative).
+// (1 is best, 0 is the constant mean predictor; it can be negative). It is
+// NaN, with no error, where the targets are all equal (one row among
+// them): R² divides by their variance. No rows is an error wrapping
+// ErrBadInput.
 func (m *Model) Score(X [][]float64, y []float64) (float64, error) {
 	if m == nil || m.net == nil {
 		return math.NaN(), ErrNotFitted
+	}
+	if len(X) == 0 && len(y) == 0 {
+		return math.NaN(), fmt.Errorf("%w: no rows to score", ErrBadInput)
 	}
 	p, err := m.Predict(X, PredictOptions{Outputs: OutMean})
 	if err != nil {

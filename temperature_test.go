@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"decoreg/internal/head"
@@ -131,6 +132,21 @@ func TestCalibrateRefused(t *testing.T) {
 		if _, err := m.WithTemperature(bad); err == nil {
 			t.Errorf("WithTemperature(%v) accepted", bad)
 		}
+	}
+	// Targets mostly outside the training range: their NLL is the
+	// range's end's, a temperature fitted to it meaningless. A few are
+	// clipped as Evaluate clips them.
+	lo, hi := m.YRange()
+	far := make([]float64, len(y))
+	for i, v := range y {
+		far[i] = v + 10*(hi-lo)
+	}
+	if _, err := m.FitTemperature(x, len(y), far, ""); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "100 of the 100 targets lie outside") {
+		t.Errorf("targets outside the training range: %v", err)
+	}
+	copy(far[:75], y)
+	if _, err := m.FitTemperature(x, len(y), far, ""); err != nil {
+		t.Errorf("a quarter of the targets outside the training range: %v", err)
 	}
 }
 

@@ -108,8 +108,10 @@ func (f *Frame) Names() []string {
 }
 
 // Select returns a frame of the columns named, in that order, sharing
-// their data with f. A name f lacks is an error wrapping ErrNoColumn. ""
-// selects the first column without a name (Drop("") drops them all).
+// their data with f. A name f lacks is an error wrapping ErrNoColumn, one
+// that names two columns of f or is asked for twice an error wrapping
+// ErrDuplicateColumn. "" selects the first column without a name
+// (Drop("") drops them all).
 func (f *Frame) Select(names ...string) (*Frame, error) {
 	if err := f.check(); err != nil {
 		return nil, err
@@ -126,6 +128,9 @@ func (f *Frame) Select(names ...string) (*Frame, error) {
 		}
 		if seen[n] {
 			return nil, fmt.Errorf("%w: %q named twice", ErrDuplicateColumn, n)
+		}
+		if n != "" && slices.ContainsFunc(f.Columns[j+1:], func(c Column) bool { return c.Name == n }) {
+			return nil, fmt.Errorf("%w: %q names two columns of the frame", ErrDuplicateColumn, n)
 		}
 		seen[n] = true
 		s.Columns = append(s.Columns, f.Columns[j])
@@ -244,9 +249,15 @@ func (f *Frame) check() error {
 		return fmt.Errorf("data: frame has %d lines for %d rows", len(f.Lines), f.Rows)
 	}
 	for _, c := range f.Columns {
-		if len(c.Missing) != f.Rows || c.Str != nil && len(c.Str) != f.Rows || c.Num != nil && len(c.Num) != f.Rows ||
-			c.Kind == Numeric && c.Num == nil || c.Kind == Categorical && c.Str == nil {
+		if len(c.Missing) != f.Rows || c.Str != nil && len(c.Str) != f.Rows || c.Num != nil && len(c.Num) != f.Rows {
 			return fmt.Errorf("data: frame column %q has %d texts, %d values and %d missing flags for %d rows", c.Name, len(c.Str), len(c.Num), len(c.Missing), f.Rows)
+		}
+		// No rows need no slices; else a kind needs its own.
+		if f.Rows > 0 && c.Kind == Numeric && c.Num == nil {
+			return fmt.Errorf("data: frame column %q is numeric but has no values (Num is nil)", c.Name)
+		}
+		if f.Rows > 0 && c.Kind == Categorical && c.Str == nil {
+			return fmt.Errorf("data: frame column %q is categorical but has no texts (Str is nil)", c.Name)
 		}
 		if c.Kind != Numeric && c.Kind != Categorical {
 			return fmt.Errorf("data: frame column %q has kind %q", c.Name, c.Kind)

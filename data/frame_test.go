@@ -299,9 +299,21 @@ func TestSchemaCheck(t *testing.T) {
 		{Columns: []ColumnSchema{{Name: "b", Kind: Categorical, Levels: []string{"x", "x"}}}},
 		{Columns: []ColumnSchema{{Name: "b", Kind: Categorical, Levels: []string{"x"}}, {Name: "b=x", Kind: Numeric}}},
 	}
+	fr := &Frame{Rows: 1, Columns: []Column{
+		{Name: "a", Kind: Numeric, Field: -1, Num: []float64{0}, Missing: []bool{true}},
+		{Name: "b", Kind: Categorical, Field: -1, Str: []string{"x"}, Missing: []bool{false}},
+	}}
+	if _, err := good.Encode(fr); err != nil {
+		t.Fatal(err)
+	}
 	for i, s := range bad {
 		if err := s.Check(); err == nil {
 			t.Errorf("schema %d %+v accepted", i, s)
+		}
+		// Encode checks the schema first: a median of +Inf filled the
+		// blank cell with it.
+		if e, err := s.Encode(fr); err == nil {
+			t.Errorf("schema %d %+v: Encode accepted it: %v", i, s, e.X)
 		}
 	}
 }
@@ -321,6 +333,10 @@ func TestFrameSelectDropSubset(t *testing.T) {
 	}
 	if _, err := f.Drop("nope"); !errors.Is(err, ErrNoColumn) {
 		t.Errorf("drop nope: %v", err)
+	}
+	twice := &Frame{Rows: f.Rows, Columns: append(slices.Clone(f.Columns), f.Columns[0])}
+	if _, err := twice.Select(f.Columns[0].Name); !errors.Is(err, ErrDuplicateColumn) {
+		t.Errorf("select a name of two columns: %v", err)
 	}
 	g, _ = f.Drop("age", "y")
 	if strings.Join(g.Names(), ",") != "sex,city,score" {

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -102,8 +103,12 @@ func (m *Mask) name() string {
 }
 
 // CheckRows returns an error wrapping ErrRowCount, naming both files and
-// both counts, when m and d do not have the same number of rows.
+// both counts, when m and d do not have the same number of rows; a nil
+// mask or data set is an error too.
 func CheckRows(m *Mask, d *Dataset) error {
+	if m == nil || d == nil {
+		return errors.New("data: CheckRows: a nil mask or data set")
+	}
 	if m.rows == d.Rows {
 		return nil
 	}

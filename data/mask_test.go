@@ -44,6 +44,9 @@ func TestReadMask(t *testing.T) {
 	if !errors.Is(err, ErrRowCount) || !strings.Contains(err.Error(), "mask "+p+" has 4 rows but data testdata/tiny.csv has 3") {
 		t.Errorf("CheckRows: %v", err)
 	}
+	if err := CheckRows(nil, nil); err == nil {
+		t.Error("CheckRows(nil, nil): no error")
+	}
 
 	test, _ := m.Test(0)
 	tr, te := TrainTest(d, test)

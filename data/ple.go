@@ -19,7 +19,8 @@ const MaxPLEBins = 256
 // 1 <= T <= bins, e_0 the smallest value and e_T the largest. A feature of
 // two values gets its one bin [min, max]; so does one whose quantiles all
 // merge into the two ends (mostly one value). A constant feature gets nil:
-// it is kept as one column (see PLEWidth). bins must be >= 1.
+// it is kept as one column (see PLEWidth). bins and cols must be >= 1 (it
+// panics otherwise), and x finite: NaN has no place among the quantiles.
 func FitPLE(x []float64, cols, bins int) [][]float64 {
 	if bins < 1 || cols < 1 {
 		panic("data: FitPLE: bins and cols must be >= 1")
@@ -58,7 +59,8 @@ func PLEWidth(edges [][]float64) int {
 // to dst[:len(e)-1]: column t (1-based) is (v - e_{t-1}) / (e_t - e_{t-1})
 // clipped to [0, 1], so a value in bin t has ones in the bins below it,
 // its position within bin t, and zeros above. Values beyond the edges are
-// clipped (all zeros below e_0, all ones above e_T).
+// clipped (all zeros below e_0, all ones above e_T). It panics if dst is
+// shorter than len(e)-1.
 func PLEEncode(dst []float64, e []float64, v float64) {
 	for t := 1; t < len(e); t++ {
 		lo, hi := e[t-1], e[t]

@@ -412,10 +412,13 @@ func (w Warning) String() string {
 // frame with FrameOptions.Kinds set to Schema.Kinds to keep a file's text. A column f
 // lacks is an error wrapping ErrNoColumn; a cell of a numeric column that
 // is not a finite number is an error naming it (its file, line and column
-// for a frame read from a file).
+// for a frame read from a file). A schema that fails Check is an error.
 func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 	if s == nil {
 		return nil, errors.New("data: Encode: no schema (nil)")
+	}
+	if err := s.Check(); err != nil {
+		return nil, fmt.Errorf("data: Encode: %w", err)
 	}
 	if err := f.check(); err != nil {
 		return nil, err

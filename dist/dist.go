@@ -118,7 +118,9 @@ func LogPDFs(d Distribution, ys []float64) []float64 {
 // them, but for Centres, which Riemann heads also follow. The zero value
 // means plain ancestral sampling at temperature 1, each draw uniform
 // within its cell: draws from the piecewise-uniform density that LogPDF,
-// CDF and Quantile describe.
+// CDF and Quantile describe. A Recalibrated distribution (a model
+// calibrated by its map of the CDF, the isotonic objective) draws by
+// inverse CDF and ignores them all.
 type SampleOptions struct {
 	Temperature float64 // 0 means 1
 	TopK        int     // keep the K most probable allowed tokens; 0 = all
