@@ -92,6 +92,9 @@ func runBench(c *Command, args []string) error {
 		}
 		args = args[1:]
 	}
+	if profile == "-" {
+		return usagef("bench: --cpuprofile -: a CPU profile is binary; give a FILE")
+	}
 	b, ok := benches[args[0]]
 	if !ok {
 		return usagef("bench: unknown benchmark %q; run 'decoreg bench help'", args[0])

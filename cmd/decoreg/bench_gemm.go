@@ -96,6 +96,9 @@ func runBenchGemm(args []string) error {
 		return usagef("bench gemm: -threads: %d appears twice%s", threads[i], every)
 	}
 	kernels := gemm.Kernels()
+	if isSet(fs, "kernels") && strings.TrimSpace(*kernelsFlag) == "" {
+		return usagef("bench gemm: --kernels is empty (leave it out for every usable kernel: %s)", strings.Join(gemm.Kernels(), ","))
+	}
 	if *kernelsFlag != "" {
 		kernels = strings.Split(*kernelsFlag, ",")
 		for _, k := range kernels {

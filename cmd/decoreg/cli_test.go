@@ -532,6 +532,9 @@ func TestUnknownFlagSuggestion(t *testing.T) {
 		{[]string{"train", "--input", "d.csv"}, "(did you mean --data?)"},
 		{[]string{"train", "--na_values", "x"}, "(did you mean --na?)"},
 		{[]string{"train", "--batch_size", "8"}, "(did you mean --batch?)"},
+		// The experiments' --seeds counts splits; bench uci's are --splits.
+		{[]string{"experiment", "uci", "--seeds", "2"}, "(did you mean --splits?)"},
+		{[]string{"train", "--seeds", "2"}, "(did you mean --seed?)"},
 	} {
 		if code, _, errs := cli(t, c.args...); code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%q: exit %d, %s", c.args, code, errs)

@@ -114,7 +114,10 @@ func checkOutPath(name, flagName, path string, dash bool) error {
 		return nil
 	}
 	if path == "" {
-		return inputf(name, "--%s is required", flagName)
+		if dash {
+			return inputf(name, "--%s needs a FILE (or - for standard output), have an empty one", flagName)
+		}
+		return inputf(name, "--%s is required (a FILE)", flagName)
 	}
 	if err := outfile.Check(path); err != nil {
 		return inputf(name, "--%s %s: %v", flagName, path, err)

@@ -207,9 +207,13 @@ func runExperiment(cmd *Command, args []string) (err error) {
 		fmt.Fprint(stdout, experimentList())
 		return nil
 	}
-	if isSet(&cmd.Flag, "out") && strings.TrimSpace(f.out) == "" {
-		// It wrote to experiments/results/NAME under the working directory.
-		return inputf(name, "--out must name a directory (leave it out for experiments/results/NAME)")
+	if isSet(&cmd.Flag, "out") && (strings.TrimSpace(f.out) == "" || f.out == "-") {
+		// It wrote to experiments/results/NAME under the working directory
+		// (""), or made a directory called "-".
+		return inputf(name, "--out must name a directory, have %q (leave it out for experiments/results/NAME)", f.out)
+	}
+	if isSet(&cmd.Flag, "data") && strings.TrimSpace(f.data) == "" {
+		return inputf(name, "--data is empty: give the directory of datasets (leave it out for %s)", defaultUCIDir())
 	}
 	var srcs []string
 	if f.merge && len(pos) > 0 {
@@ -358,6 +362,9 @@ func runExperiment(cmd *Command, args []string) (err error) {
 		}()
 	}
 	for _, file := range []string{experiments.JournalFile, "REPORT.md"} {
+		if file == experiments.JournalFile && f.reportOnly {
+			continue // only read: a write-protected journal is no fault
+		}
 		if err := outfile.Check(filepath.Join(out, file)); err != nil {
 			return inputf(name, "--out %s: %s: %v", out, file, err)
 		}
@@ -368,7 +375,7 @@ func runExperiment(cmd *Command, args []string) (err error) {
 	}
 	ctx, stop := onInterrupt(func() {})
 	defer stop()
-	info := experiments.ReportInfo{Command: command, Scale: e.Scale(so), Ctx: ctx}
+	info := experiments.ReportInfo{Command: command, Scale: e.Scale(so), Ctx: ctx, Log: errOut}
 	// The flags' scale describes a journal holding exactly their plan's
 	// runs; another journal (resumed with other flags, merged from shards
 	// of another plan) is described by its count of runs.
@@ -392,7 +399,7 @@ func runExperiment(cmd *Command, args []string) (err error) {
 		if d := added.Differ; len(d) > 0 {
 			// Not an error: the runs kept are whole, and which to keep is
 			// the user's call (delete the lines to be replaced, merge again).
-			fmt.Fprintf(errOut, "decoreg %s: warning: --merge: %d source line(s) of runs already kept (in %s, or from an earlier source) have other results, and were left out: %s (to take them, delete the lines kept and merge again)\n",
+			fmt.Fprintf(errOut, "decoreg %s: warning: --merge: %d source line(s) of runs already kept (in %s, from an earlier source, or an earlier line of theirs) have other results, and were left out: %s (to take them, delete the lines kept and merge again)\n",
 				name, len(d), filepath.Join(out, experiments.JournalFile), quoteList(d))
 		}
 	} else if !f.reportOnly {
@@ -410,6 +417,14 @@ func runExperiment(cmd *Command, args []string) (err error) {
 		}
 		fmt.Fprintf(errOut, "experiment %s: ran %d runs (%d failed) in %.1fs; %d of this shard's %d were already done\n",
 			e.Name, sum.Ran, sum.Failed, sum.Seconds, sum.Skipped, sum.Shard)
+		if sum.Shard == 0 {
+			// More shards than runs (an array job sized for another
+			// plan): this one has nothing to do, which is no failure.
+			if lines, _ := journalLines(filepath.Join(out, experiments.JournalFile)); lines == 0 {
+				fmt.Fprintf(errOut, "experiment %s: shard %d/%d holds none of the plan's %d runs: nothing to do, no report\n", e.Name, shard, shards, sum.Planned)
+				return nil
+			}
+		}
 		if sum.Ran > 0 && sum.Failed == sum.Ran {
 			if err := e.Report(out, info); err != nil {
 				fmt.Fprintf(errOut, "experiment %s: %s\n", e.Name, oneLine(err.Error()))
@@ -475,4 +490,20 @@ func cleanList(s, what string) ([]string, error) {
 		return nil, fmt.Errorf("no %s named in %q", what, s)
 	}
 	return out, nil
+}
+
+// journalLines counts the non-blank lines of the journal at path (0 for
+// none).
+func journalLines(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) != "" {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -226,6 +226,11 @@ func TestExperimentErrors(t *testing.T) {
 		{[]string{"experiment", "risk", "--groups", "default"}, "--groups is for the tabular experiment"},
 		{[]string{"experiment", "tabular", "--groups", "tuned-al", "--out", dir}, `unknown group "tuned-al"`},
 		{[]string{"experiment", "tabular", "--groups", " , ", "--out", dir}, "no group named"},
+		{[]string{"experiment", "risk", "--merge", "--out", "-", dir}, `--out must name a directory, have "-"`},
+		{[]string{"experiment", "realworld", "--quick", "--data", "", "--out", dir}, "--data is empty"},
+		{[]string{"synth", "--out", "", "bbob:function=Sphere,dim=2"}, "--out needs a FILE (or - for standard output), have an empty one"},
+		{[]string{"bench", "--cpuprofile", "-", "gemm"}, "a CPU profile is binary"},
+		{[]string{"bench", "gemm", "--kernels", ""}, "--kernels is empty"},
 	} {
 		code, _, errs := cli(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.msg) {
@@ -628,5 +633,46 @@ func TestExperimentRefusedMergeMakesNoDir(t *testing.T) {
 	code, _, errs = cli(t, "experiment", "--out", out, "uci", "--jobs", "0")
 	if code != 2 || !strings.Contains(errs, "bench uci: --jobs") {
 		t.Errorf("experiment --out DIR uci: exit %d, %q", code, errs)
+	}
+}
+
+// --report-only reads a write-protected journal (it only reads it), and
+// says which lines it leaves out: a last line cut off, a run repeated
+// with other results.
+func TestExperimentReportOnlyJournal(t *testing.T) {
+	r := filepath.Join(t.TempDir(), "risk")
+	mustCLI(t, "experiment", "risk", "--quick", "--out", r)
+	path := filepath.Join(r, experiments.JournalFile)
+	b := must(os.ReadFile(path))
+	first, _, _ := strings.Cut(string(b), "\n")
+	changed := strings.Replace(first, `"key":`, `"extra":1,"key":`, 1)
+	if changed == first {
+		t.Fatalf("no key in %q", first)
+	}
+	// The first line again with another result, then a line cut off.
+	if err := os.WriteFile(path, []byte(string(b)+changed+"\n"+first[:len(first)/2]), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	_, errs := mustCLI(t, "experiment", "risk", "--report-only", "--out", r)
+	for _, w := range []string{"ends in a partial line (a run cut off), which the report leaves out", "1 run(s) appear on more than one line with different results"} {
+		if !strings.Contains(errs, w) {
+			t.Errorf("--report-only's warnings %q lack %q", errs, w)
+		}
+	}
+}
+
+// A shard of no runs (more shards than the plan's runs, an array job
+// sized for another plan) has nothing to do: exit 0, no report.
+func TestExperimentEmptyShard(t *testing.T) {
+	r := filepath.Join(t.TempDir(), "risk")
+	_, errs := mustCLI(t, "experiment", "risk", "--quick", "--shard", "999/1000", "--out", r)
+	if !strings.Contains(errs, "shard 999/1000 holds none of the plan's") {
+		t.Errorf("an empty shard: %q", errs)
+	}
+	if _, err := os.Stat(filepath.Join(r, "REPORT.md")); err == nil {
+		t.Error("an empty shard wrote a report")
 	}
 }

@@ -139,6 +139,11 @@ func flagSuggestion(fs *flag.FlagSet, name string) string {
 	if slices.Contains(names, name) {
 		return say(name)
 	}
+	if strings.EqualFold(name, "seeds") && slices.Contains(names, "splits") {
+		// The experiments' --seeds counts splits: bench uci (experiment
+		// uci) names them --splits; --seed would change the training seed.
+		return say("splits")
+	}
 	if a, ok := flagAliases[strings.ToLower(name)]; ok {
 		if slices.Contains(names, a) {
 			return say(a)

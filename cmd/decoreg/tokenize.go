@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -137,6 +138,11 @@ func runTokenize(cmd *Command, args []string) error {
 	tok, err := vocab.Parse(*spec)
 	if err != nil {
 		return usagef("%s: %v", name, err)
+	}
+	if err := vocab.Trainable(tok); err != nil && !strings.Contains(tok.Spec(), "special=true") { // special tokens are what they are shown for
+		// Shown as asked, but no model can use it: say so (cells beyond
+		// float64 decode to 0 or ±Inf, bounds "Inf").
+		fmt.Fprintf(errOut, "decoreg %s: warning: train would refuse %s: %v\n", name, tok.Spec(), strings.TrimPrefix(err.Error(), "vocab: "))
 	}
 	var lines []tokenizeLine
 	if *decode {

@@ -157,6 +157,16 @@ func TestTokenizeDecode(t *testing.T) {
 	// Letters in base 16.
 	checkLines(t, []string{"--vocab", "normalized:base=16,length=2", "--decode", "f", "F"},
 		[]wantLine{{value: nil, tokens: "f f", lo: 255.0 / 256, hi: 1, centre: 511.0 / 512}})
+	// Exponents beyond float64: shown, with a warning that training would
+	// refuse the tokenization (the largest cells decode to Inf); none for
+	// one it would take.
+	_, errs := mustCLI(t, "tokenize", "--vocab", "unnormalized:base=10,exponent=3,mantissa=4", "--decode", "+ + 9 9 9 9 9 9 9")
+	if !strings.Contains(errs, "warning: train would refuse unnormalized:base=10,exponent=3,mantissa=4: exponent 3 too long") {
+		t.Errorf("no warning for exponent 3 of base 10: %q", errs)
+	}
+	if _, errs := mustCLI(t, "tokenize", "--vocab", u, "0.5"); errs != "" {
+		t.Errorf("a trainable tokenization: %q", errs)
+	}
 }
 
 // TestTokenizeRoundTrip: decoding the tokens of a value gives the same

@@ -57,13 +57,29 @@ type Line interface{ M() *Meta }
 // of another experiment, is an error naming the file and line. Lines whose
 // Key repeats an earlier one are dropped (the first is kept).
 func ReadJournal[T Line](path, name string, newLine func() T) (lines []T, partial bool, err error) {
-	lines, _, partial, err = readJournal(path, name, newLine)
-	return lines, partial, err
+	j, err := readJournal(path, name, newLine)
+	return j.lines, j.partial, err
 }
 
-// readJournal is ReadJournal that also returns each kept line's bytes (as
-// written: a merge copies them so, fields this build does not know kept).
-func readJournal[T Line](path, name string, newLine func() T) (lines []T, raw [][]byte, partial bool, err error) {
+// journal is what readJournal read.
+type journal[T Line] struct {
+	lines   []T
+	raw     [][]byte // each kept line's bytes, as written (a merge copies them so, fields this build does not know kept)
+	partial bool     // a last line cut off, left out
+	// differ are the keys of lines left out for repeating an earlier
+	// line's key with other results (a journal joined from shards twice,
+	// or edited), each once.
+	differ []string
+}
+
+// readJournal is ReadJournal that also returns the kept lines' bytes and
+// the keys repeated with other results.
+func readJournal[T Line](path, name string, newLine func() T) (j journal[T], err error) {
+	lines, raw, partial, differ, err := readJournalLines(path, name, newLine)
+	return journal[T]{lines, raw, partial, differ}, err
+}
+
+func readJournalLines[T Line](path, name string, newLine func() T) (lines []T, raw [][]byte, partial bool, differ []string, err error) {
 	// A FIFO would block the read for ever, and a device (a link to
 	// /dev/null) would take the results and keep none.
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
@@ -78,23 +94,24 @@ func readJournal[T Line](path, name string, newLine func() T) (lines []T, raw []
 		case m&os.ModeSocket != 0:
 			what = "a socket"
 		}
-		return nil, nil, false, &InputError{fmt.Errorf("%s is %s: a journal must be a regular file", path, what)}
+		return nil, nil, false, nil, &InputError{fmt.Errorf("%s is %s: a journal must be a regular file", path, what)}
 	}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, false, nil
+		return nil, nil, false, nil, nil
 	}
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, false, nil, err
 	}
-	if n := len(b); n > 0 && b[n-1] != '\n' {
+	if n := completeLen(b); n < len(b) {
 		partial = true
-		b = b[:bytes.LastIndexByte(b, '\n')+1]
+		b = b[:n]
 	}
 	// A byte order mark an editor put before the first line is not part of
 	// it (it was reported as "invalid character 'ï'").
 	b = bytes.TrimPrefix(b, []byte("\ufeff"))
-	seen := map[string]bool{}
+	seen := map[string]int{} // each key's kept line in raw
+	differs := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	for ln := 1; sc.Scan(); ln++ {
@@ -103,28 +120,50 @@ func readJournal[T Line](path, name string, newLine func() T) (lines []T, raw []
 		}
 		v := newLine()
 		if err := json.Unmarshal(sc.Bytes(), v); err != nil {
-			return nil, nil, false, fmt.Errorf("%s: line %d: %v", path, ln, err)
+			return nil, nil, false, nil, fmt.Errorf("%s: line %d: %v", path, ln, err)
 		}
 		if v.M().Key == "" {
-			return nil, nil, false, fmt.Errorf("%s: line %d: no \"key\"", path, ln)
+			return nil, nil, false, nil, fmt.Errorf("%s: line %d: no \"key\"", path, ln)
 		}
 		if sec := v.M().Seconds; !(sec >= 0) || math.IsInf(sec, 0) {
-			return nil, nil, false, fmt.Errorf("%s: line %d: \"seconds\" is %v, not a run's time", path, ln, sec)
+			return nil, nil, false, nil, fmt.Errorf("%s: line %d: \"seconds\" is %v, not a run's time", path, ln, sec)
 		}
 		if name != "" && v.M().Experiment != name {
-			return nil, nil, false, fmt.Errorf("%s: line %d is a result of experiment %q, not %q (each experiment needs its own directory)", path, ln, v.M().Experiment, name)
+			return nil, nil, false, nil, fmt.Errorf("%s: line %d is a result of experiment %q, not %q (each experiment needs its own directory)", path, ln, v.M().Experiment, name)
 		}
-		if seen[v.M().Key] {
+		if k, ok := seen[v.M().Key]; ok {
+			if !differs[v.M().Key] && !sameResults(raw[k], sc.Bytes()) {
+				differs[v.M().Key] = true
+				differ = append(differ, v.M().Key)
+			}
 			continue
 		}
-		seen[v.M().Key] = true
+		seen[v.M().Key] = len(raw)
 		lines = append(lines, v)
 		raw = append(raw, slices.Clone(sc.Bytes()))
 	}
 	if err := sc.Err(); err != nil {
-		return nil, nil, false, fmt.Errorf("%s: %v", path, err)
+		return nil, nil, false, nil, fmt.Errorf("%s: %v", path, err)
 	}
-	return lines, raw, partial, nil
+	return lines, raw, partial, differ, nil
+}
+
+// completeLen is the length of b's complete lines: up to its last
+// newline, or all of b where the text after it is a whole JSON object (a
+// journal edited by hand and saved without its last newline), which is
+// kept. Text that is not (a line cut off by a crash) is left out.
+func completeLen(b []byte) int {
+	i := bytes.LastIndexByte(b, '\n') + 1
+	if i < len(b) && wholeObject(b[i:]) {
+		return len(b)
+	}
+	return i
+}
+
+// wholeObject reports whether b is a JSON object, spaces around it.
+func wholeObject(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '{' && json.Valid(b)
 }
 
 // appendLine appends v's JSON and a newline to path in one write, so that
@@ -188,12 +227,12 @@ func journalHasKey(path, key string) bool {
 	if err != nil {
 		return false
 	}
-	b = b[:bytes.LastIndexByte(b, '\n')+1]
-	return bytes.Contains(b, keyField(key))
+	return bytes.Contains(b[:completeLen(b)], keyField(key))
 }
 
 // cutPartial truncates f after its last newline when it does not end in
-// one.
+// one, but for a last line that is a whole JSON object (a journal edited
+// and saved without its last newline), which it ends with its newline.
 func cutPartial(f *os.File) error {
 	st, err := f.Stat()
 	if err != nil || st.Size() == 0 {
@@ -216,11 +255,29 @@ func cutPartial(f *os.File) error {
 			return err
 		}
 		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
-			return f.Truncate(start + int64(i) + 1)
+			return endOrCut(f, start+int64(i)+1, st.Size())
 		}
 		end = start
 	}
-	return f.Truncate(0)
+	return endOrCut(f, 0, st.Size())
+}
+
+// endOrCut ends f, of size bytes, whose last line starts at from and has
+// no newline: with a newline where the line is a whole JSON object, else
+// by cutting the line off.
+func endOrCut(f *os.File, from, size int64) error {
+	if size-from > 1<<30 { // no line of a run is that long (readJournal's limit)
+		return f.Truncate(from)
+	}
+	tail := make([]byte, size-from)
+	if _, err := f.ReadAt(tail, from); err != nil && err != io.EOF {
+		return err
+	}
+	if wholeObject(tail) {
+		_, err := f.Write([]byte{'\n'}) // f appends
+		return err
+	}
+	return f.Truncate(from)
 }
 
 // Task is one run of an experiment: its key (unique within the
@@ -275,10 +332,12 @@ func RunTasks[T Line](ctx context.Context, name string, tasks []Task[T], o RunOp
 		seenKey[t.Key] = true
 	}
 	path := filepath.Join(o.Out, JournalFile)
-	done, partial, err := ReadJournal(path, name, newLine)
+	j, err := readJournal(path, name, newLine)
 	if err != nil {
 		return sum, &InputError{err}
 	}
+	done, partial := j.lines, j.partial
+	warnDiffer(logw, path, j.differ, "the runs take")
 	if len(tasks) > 0 { // the plan's kind, --quick or full, is the journal's
 		if err := oneKind(path, done, strings.HasSuffix(tasks[0].Key, quickSuffix)); err != nil {
 			return sum, err
@@ -395,4 +454,23 @@ func fmtDur(s float64) string {
 		return strconv.FormatFloat(s, 'g', 4, 64) + " s"
 	}
 	return (time.Duration(s) * time.Second).Round(time.Second).String()
+}
+
+// warnDiffer writes to w (nil: nowhere) a warning about the keys of the
+// journal at path whose lines repeat with other results, of which what
+// (the runs, the report, the merge) takes the first.
+func warnDiffer(w io.Writer, path string, keys []string, what string) {
+	if w == nil || len(keys) == 0 {
+		return
+	}
+	show := keys
+	if len(show) > 5 {
+		show = show[:5]
+	}
+	more := ""
+	if len(keys) > len(show) {
+		more = fmt.Sprintf(" and %d more", len(keys)-len(show))
+	}
+	fmt.Fprintf(w, "warning: %s: %d run(s) appear on more than one line with different results (%s%s); %s each one's first line (delete the lines not meant)\n",
+		path, len(keys), strings.Join(show, "; "), more, what)
 }

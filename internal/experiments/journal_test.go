@@ -294,3 +294,79 @@ func TestSameResults(t *testing.T) {
 		}
 	}
 }
+
+// A journal saved without its last newline (by an editor, echo -n) keeps
+// its last line when it is whole: read, resumed and merged into, where it
+// was cut off before (a merge lost the run without a word).
+func TestJournalWholeLastLineKept(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, JournalFile)
+	var calls []string
+	if _, err := RunTasks(context.Background(), "test", testTasks(3, &calls), RunOptions{Out: dir}, newTestLine, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, []byte(strings.TrimSuffix(string(b), "\n")+"  "), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if lines, partial, err := ReadJournal(path, "test", newTestLine); err != nil || partial || len(lines) != 3 {
+		t.Fatalf("read: %d lines, partial %v, %v", len(lines), partial, err)
+	}
+	calls = nil
+	if _, err := RunTasks(context.Background(), "test", testTasks(4, &calls), RunOptions{Out: dir}, newTestLine, nil); err != nil || len(calls) != 1 {
+		t.Fatalf("resume: calls %v, %v", calls, err)
+	}
+	if got := readKeys(t, dir); len(got) != 4 {
+		t.Errorf("after resuming: %v", got)
+	}
+	// Merged into: the destination's unterminated last line stays.
+	src := t.TempDir()
+	if _, err := RunTasks(context.Background(), "test", testTasks(6, &calls), RunOptions{Out: src}, newTestLine, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(path)
+	os.WriteFile(path, []byte(strings.TrimSuffix(string(b), "\n")), 0o644)
+	sum, err := mergeJournals("test", dir, []string{src}, newTestLine)
+	if err != nil || sum.Added != 2 {
+		t.Fatalf("merge: %+v, %v", sum, err)
+	}
+	if got := readKeys(t, dir); len(got) != 6 {
+		t.Errorf("after the merge: %v", got)
+	}
+	b, _ = os.ReadFile(path)
+	if n := strings.Count(string(b), "\n"); n != 6 {
+		t.Errorf("journal has %d newlines for 6 lines:\n%s", n, b)
+	}
+}
+
+// A run on two lines with other results (shards joined twice, an edit) is
+// read as its first line, and said so: by the runs, the report and a
+// merge (which left the second out without a word).
+func TestJournalRepeatedKeyDiffers(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, JournalFile)
+	body := `{"experiment":"test","key":"i=0","v":1}
+{"experiment":"test","key":"i=1","v":2}
+{"experiment":"test","key":"i=0","v":7}
+{"experiment":"test","key":"i=1","v":2,"seconds":3}
+`
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := readJournal(path, "test", newTestLine)
+	if err != nil || len(j.lines) != 2 || j.lines[0].V != 1 || !reflect.DeepEqual(j.differ, []string{"i=0"}) {
+		t.Fatalf("read: %d lines, differ %v, %v", len(j.lines), j.differ, err)
+	}
+	var log strings.Builder
+	var calls []string
+	if _, err := RunTasks(context.Background(), "test", testTasks(2, &calls), RunOptions{Out: dir, Log: &log}, newTestLine, nil); err != nil || len(calls) != 0 {
+		t.Fatalf("run: %v, %v", calls, err)
+	}
+	if !strings.Contains(log.String(), "1 run(s) appear on more than one line with different results (i=0); the runs take each one's first line") {
+		t.Errorf("run's log: %q", log.String())
+	}
+	sum, err := mergeJournals("test", t.TempDir(), []string{dir}, newTestLine)
+	if err != nil || sum.Added != 2 || !reflect.DeepEqual(sum.Differ, []string{"i=0"}) {
+		t.Errorf("merge: %+v, %v", sum, err)
+	}
+}

@@ -130,10 +130,15 @@ func experiment[T Line](name, short string, scale func(Options) string, tasks fu
 					err = &InputError{fmt.Errorf("%s: writing %s's report from these results: %v", filepath.Join(dir, JournalFile), name, r)}
 				}
 			}()
-			lines, _, err := ReadJournal(filepath.Join(dir, JournalFile), name, newLine)
+			j, err := readJournal(filepath.Join(dir, JournalFile), name, newLine)
 			if err != nil {
 				return &InputError{err}
 			}
+			lines := j.lines
+			if j.partial && info.Log != nil {
+				fmt.Fprintf(info.Log, "warning: %s ends in a partial line (a run cut off), which the report leaves out\n", filepath.Join(dir, JournalFile))
+			}
+			warnDiffer(info.Log, filepath.Join(dir, JournalFile), j.differ, "the report takes")
 			if len(lines) == 0 {
 				return &InputError{fmt.Errorf("%s: no results yet", filepath.Join(dir, JournalFile))}
 			}
@@ -210,7 +215,8 @@ func oneKind[T Line](path string, lines []T, quick bool) error {
 type MergeSummary struct {
 	Added int // lines appended
 	// Differ are the keys of source lines not appended because a line of
-	// the same key, kept, has other results: it differs in more than the
+	// the same key, kept (the destination's, an earlier source's, or an
+	// earlier line of the same source), has other results: it differs in more than the
 	// run's circumstances (Meta's host, kernel, threads, gomaxprocs,
 	// go_version and command, and at any depth the times: "started",
 	// "seconds" and fields ending in "_seconds"), e.g. the same run made
@@ -269,10 +275,11 @@ func dropTimes(v any) {
 func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (MergeSummary, error) {
 	var sum MergeSummary
 	dst := filepath.Join(dir, JournalFile)
-	have, haveRaw, _, err := readJournal(dst, name, newLine)
+	dj, err := readJournal(dst, name, newLine)
 	if err != nil {
 		return sum, &InputError{err}
 	}
+	have, haveRaw := dj.lines, dj.raw
 	// The destination's kind (--quick or full), or the first source line's.
 	var kind *bool
 	if len(have) > 0 {
@@ -298,11 +305,13 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (M
 		if _, err := os.Stat(path); err != nil {
 			return sum, &InputError{err}
 		}
-		lines, raw, partial, err := readJournal(path, name, newLine)
+		sj, err := readJournal(path, name, newLine)
 		if err != nil {
 			return sum, &InputError{err}
 		}
-		if partial {
+		lines, raw := sj.lines, sj.raw
+		sum.Differ = append(sum.Differ, sj.differ...) // repeated within the source: its first kept
+		if sj.partial {
 			return sum, &InputError{fmt.Errorf("%s ends in a partial line: is its run still going? (resume it first)", path)}
 		}
 		if kind == nil && len(lines) > 0 {

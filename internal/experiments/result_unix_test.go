@@ -62,3 +62,14 @@ func TestJournalNotRegular(t *testing.T) {
 		}
 	}
 }
+
+// XGBoost's results as a FIFO are refused, not read for ever.
+func TestXGBTauFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	if _, _, err := xgbTau(fifo, nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a FIFO: %v", err)
+	}
+}

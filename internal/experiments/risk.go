@@ -237,6 +237,9 @@ type ReportInfo struct {
 	// Ctx cancels the writing of the report's files (nil: never); a
 	// cancelled write leaves no temporary file.
 	Ctx context.Context
+	// Log takes warnings about the journal: a last line cut off, runs
+	// repeated with other results (nil: none).
+	Log io.Writer
 }
 
 // writeText writes s to path atomically.

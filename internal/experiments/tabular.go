@@ -1,11 +1,12 @@
 package experiments
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -575,40 +576,68 @@ func splitRange(sp []int) string {
 
 // xgbTau reads the XGBoost baseline's Kendall's tau per dataset and split
 // from path (experiments/xgboost/xgb_uci.py's results.jsonl); a missing
-// file gives an empty map and found false.
-func xgbTau(path string) (tau map[string]map[int]float64, found bool, err error) {
+// file gives an empty map and found false. Blank lines are skipped; a last
+// line cut off (no newline, not a whole object) is left out, and a
+// dataset and split on more than one line takes its first line, each with
+// a warning to log (nil: none). Errors are *InputErrors naming path.
+func xgbTau(path string, log io.Writer) (tau map[string]map[int]float64, found bool, err error) {
 	out := map[string]map[int]float64{}
-	f, err := os.Open(path)
+	fi, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return out, false, nil
 	}
-	if err != nil {
-		return nil, false, err
+	if err == nil && !fi.Mode().IsRegular() {
+		// A FIFO would block the report for ever.
+		return nil, true, &InputError{fmt.Errorf("%s, XGBoost's results, is not a regular file", path)}
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for n := 1; sc.Scan(); n++ {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, true, &InputError{err}
+	}
+	if n := completeLen(b); n < len(b) {
+		if log != nil {
+			fmt.Fprintf(log, "warning: %s ends in a partial line (a run cut off), which the report leaves out\n", path)
+		}
+		b = b[:n]
+	}
+	var twice []string
+	for n, line := range bytes.Split(b, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
 		var r struct {
 			Dataset string   `json:"dataset"`
-			Split   int      `json:"split"`
+			Split   *int     `json:"split"`
 			Tau     *float64 `json:"kendall_tau"`
 		}
 		// Python's json writes an undefined tau as the bare token NaN.
-		line := strings.ReplaceAll(sc.Text(), ": NaN", ": null")
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			return nil, true, fmt.Errorf("%s: line %d: %v", path, n, err)
+		line = bytes.ReplaceAll(line, []byte(": NaN"), []byte(": null"))
+		if err := json.Unmarshal(line, &r); err != nil {
+			return nil, true, &InputError{fmt.Errorf("%s: line %d: %v", path, n+1, err)}
+		}
+		if r.Dataset == "" || r.Split == nil {
+			return nil, true, &InputError{fmt.Errorf("%s: line %d: no \"dataset\" or \"split\"", path, n+1)}
+		}
+		tau := math.NaN()
+		if r.Tau != nil {
+			tau = *r.Tau
 		}
 		if out[r.Dataset] == nil {
 			out[r.Dataset] = map[int]float64{}
 		}
-		if r.Tau != nil {
-			out[r.Dataset][r.Split] = *r.Tau
-		} else {
-			out[r.Dataset][r.Split] = math.NaN()
+		if old, ok := out[r.Dataset][*r.Split]; ok {
+			if old != tau && !(math.IsNaN(old) && math.IsNaN(tau)) {
+				twice = append(twice, fmt.Sprintf("%s split %d", r.Dataset, *r.Split))
+			}
+			continue
 		}
+		out[r.Dataset][*r.Split] = tau
 	}
-	return out, true, sc.Err()
+	if len(twice) > 0 && log != nil {
+		fmt.Fprintf(log, "warning: %s: %d dataset split(s) appear on more than one line with different taus (%s); the report takes each one's first line\n",
+			path, len(twice), strings.Join(twice, "; "))
+	}
+	return out, true, nil
 }
 
 // TabularSummary compares one variant with XGBoost and with the defaults
@@ -963,8 +992,12 @@ func tabTunedVariant(raw tabRaw) (v, label string) {
 // a point to draw; a tabular.png of an earlier report is removed where
 // there is none).
 func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
-	xgbPath := filepath.Join(filepath.Dir(filepath.Clean(dir)), "xgboost", "results.jsonl")
-	xgb, xgbFound, err := xgbTau(xgbPath)
+	abs, err := filepath.Abs(dir) // "." has no parent to look beside
+	if err != nil {
+		return err
+	}
+	xgbPath := filepath.Join(filepath.Dir(abs), "xgboost", "results.jsonl")
+	xgb, xgbFound, err := xgbTau(xgbPath, info.Log)
 	if err != nil {
 		return err
 	}

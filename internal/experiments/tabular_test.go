@@ -22,7 +22,7 @@ func TestXGBTau(t *testing.T) {
 	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, found, err := xgbTau(path)
+	got, found, err := xgbTau(path, nil)
 	if err != nil || !found {
 		t.Fatal(found, err)
 	}
@@ -33,12 +33,28 @@ func TestXGBTau(t *testing.T) {
 	if means["a"] != 0.5 || means["b"] != -0.25 {
 		t.Errorf("means %v (NaN splits left out)", means)
 	}
-	if m, found, err := xgbTau(filepath.Join(t.TempDir(), "none.jsonl")); err != nil || len(m) != 0 || found {
+	if m, found, err := xgbTau(filepath.Join(t.TempDir(), "none.jsonl"), nil); err != nil || len(m) != 0 || found {
 		t.Errorf("missing journal: %v, %v, %v", m, found, err)
 	}
 	if err := os.WriteFile(path, []byte("{bad\n"), 0o644); err == nil {
-		if _, _, err := xgbTau(path); err == nil {
-			t.Error("a bad line was accepted")
+		if _, _, err := xgbTau(path, nil); err == nil || !strings.Contains(err.Error(), path+": line 1:") {
+			t.Errorf("a bad line: %v", err)
+		}
+	}
+	// Blank lines, a line cut off at the end (left out, with a warning),
+	// a split on two lines with other taus (the first kept, a warning).
+	lines += "\n" + `{"dataset": "a", "split": 0, "kendall_tau": -0.9}` + "\r\n\n" + `{"dataset": "c", "split": 0, "kend`
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	got, _, err = xgbTau(path, &log)
+	if err != nil || got["a"][0] != 0.5 || got["c"] != nil {
+		t.Errorf("blank lines, a split twice, a cut line: %v, %v", got, err)
+	}
+	for _, w := range []string{"ends in a partial line", "1 dataset split(s) appear on more than one line with different taus (a split 0)"} {
+		if !strings.Contains(log.String(), w) {
+			t.Errorf("warnings %q lack %q", log.String(), w)
 		}
 	}
 }
@@ -301,6 +317,12 @@ func TestTabularReportPartialJournal(t *testing.T) {
 	}
 	if row := summaryRow(r, "default"); !strings.HasPrefix(row, "| default | 2 | 2 | 0.5000 | 0.5000 | 1 | -3.000 | -3.000 | 0 |") {
 		t.Errorf("default row %s", row)
+	}
+	// Written from inside the directory (--out .): XGBoost's results are
+	// still found beside it ("." has no parent of its own).
+	t.Chdir(dir)
+	if r2 := rewriteReport(t, ".", def); r2 != r {
+		t.Errorf("the report from --out . differs:\n%s", r2)
 	}
 	// The same directory without XGBoost's results: no figure, and the
 	// one the last report drew is removed.
