@@ -442,6 +442,24 @@ func (c Config) validateTrain() (vocab.Tokenizer, error) {
 			return nil, configErr("Vocab", "%q: %v", c.Vocab, err)
 		}
 	}
+	if c.Head == HeadDecoder && (c.RawTarget || c.Unbounded) && !vocab.IsUnnormalized(tok) {
+		field := pick(c.RawTarget, "RawTarget", "Unbounded")
+		return nil, configErr(field, "%s is for an unnormalized tokenization, have %q, which it would leave as it is", field, c.Vocab)
+	}
+	// Another head's or encoder's sizes are ignored, but a negative one is
+	// a mistake, which the model file would keep.
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"Bins", c.Bins}, {"Components", c.Components}, {"DecLayers", c.DecLayers}, {"DecWidth", c.DecWidth}, {"DecHeads", c.DecHeads},
+		{"PLRFrequencies", c.PLRFrequencies}, {"PLRDim", c.PLRDim}, {"PLEBins", c.PLEBins}} {
+		if f.v < 0 {
+			return nil, configErr(f.name, "must be >= 0 (0 for the default), have %d", f.v)
+		}
+	}
+	if c.PLRSigma < 0 {
+		return nil, configErr("PLRSigma", "must be >= 0 (0 for the default), have %v", c.PLRSigma)
+	}
 	if float32(c.LR) == 0 {
 		// Adam keeps the rate in float32: below about 1e-45 it is 0, and
 		// training returned the initial weights without a word.

@@ -513,6 +513,9 @@ func TestLibraryAttack(t *testing.T) {
 	if err := nm.SetNames([]string{"a"}, "y"); err != nil {
 		t.Fatal(err)
 	}
+	if err := (&Model{}).SetNames([]string{"a"}, "y"); !errors.Is(err, ErrNotFitted) {
+		t.Errorf("SetNames on an unfitted model: %v, want ErrNotFitted", err)
+	}
 	if f, tg := nm.Names(); f != nil || tg != "" || nm.Features() != 0 {
 		t.Errorf("nil model: names %v %q, features %d", f, tg, nm.Features())
 	}
@@ -829,6 +832,38 @@ func TestErrorsWithoutErr(t *testing.T) {
 	for _, e := range []error{&ConfigError{Field: "LR"}, &DataError{Row: 2, Column: -1}, &ModelError{Path: "m", Field: "x"}} {
 		if s := e.Error(); !strings.Contains(s, "<nil>") {
 			t.Errorf("%T: %q", e, s)
+		}
+	}
+}
+
+// Settings that cannot apply are refused, not saved to be ignored: a
+// decoder's RawTarget or Unbounded with a tokenization that is not
+// unnormalized, and a negative size of another head or encoder (library
+// review). The CLI refused the first already.
+func TestConfigInapplicable(t *testing.T) {
+	for _, c := range []struct {
+		cfg   Config
+		field string
+	}{
+		{Config{Head: HeadDecoder, RawTarget: true}, "RawTarget"},
+		{Config{Head: HeadDecoder, Unbounded: true, Vocab: "normalized:base=4,length=3"}, "Unbounded"},
+		{Config{Head: HeadMDN, Bins: -3}, "Bins"},
+		{Config{Head: HeadRiemann, DecLayers: -1}, "DecLayers"},
+		{Config{Head: HeadDecoder, Components: -2}, "Components"},
+		{Config{Encoder: EncoderMLP, PLRSigma: -1}, "PLRSigma"},
+		{Config{Encoder: EncoderMLP, PLRFrequencies: -1}, "PLRFrequencies"},
+	} {
+		var ce *ConfigError
+		if err := c.cfg.Validate(); !errors.As(err, &ce) || ce.Field != c.field {
+			t.Errorf("%+v: %v, want a ConfigError of %s", c.cfg, err, c.field)
+		}
+	}
+	for _, cfg := range []Config{
+		{Head: HeadDecoder, RawTarget: true, Unbounded: true, Vocab: "unnormalized:base=10,exponent=1,mantissa=4"},
+		{Head: HeadMDN, Bins: 64}, // another head's size, ignored
+	} {
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%+v: %v", cfg, err)
 		}
 	}
 }

@@ -331,18 +331,19 @@ func (m *Model) YRange() (lo, hi float64) {
 // takes a target that is none of its columns. Other names are an error and
 // leave the model as it was (Save checks them again). Otherwise no
 // features at all records the target alone. On a nil Model it does
-// nothing.
+// nothing; an unfitted one is ErrNotFitted.
 func (m *Model) SetNames(features []string, target string) error {
 	if m == nil {
 		return nil
 	}
+	if m.net == nil {
+		return ErrNotFitted // no features to count the names against
+	}
 	if len(features) == 0 && m.schema != nil {
 		features = m.schema.Names()
 	}
-	if m.net != nil {
-		if err := m.checkNames(features, target); err != nil {
-			return err
-		}
+	if err := m.checkNames(features, target); err != nil {
+		return err
 	}
 	m.features = append([]string(nil), features...)
 	m.target = target

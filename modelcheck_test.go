@@ -275,8 +275,8 @@ func TestHandEditedModel_HugeArchitecture(t *testing.T) {
 // (the lower bound on the parameter count is below the real count).
 func TestModelCheckAcceptsSaved(t *testing.T) {
 	for _, cfg := range []Config{tinyDecoder(),
-		{Head: HeadDecoder, Vocab: "unnormalized:base=4,exponent=1,mantissa=2,repeat=2", EncLayers: 3, EncWidth: 5, DecLayers: 2, DecWidth: 6, DecHeads: 3},
-		{Head: HeadDecoder, Vocab: "hamming:length=4", RawTarget: true, EncLayers: 1, EncWidth: 3, DecWidth: 2, DecHeads: 1},
+		{Head: HeadDecoder, Vocab: "unnormalized:base=4,exponent=1,mantissa=2,repeat=2", RawTarget: true, EncLayers: 3, EncWidth: 5, DecLayers: 2, DecWidth: 6, DecHeads: 3},
+		{Head: HeadDecoder, Vocab: "hamming:length=4", EncLayers: 1, EncWidth: 3, DecWidth: 2, DecHeads: 1},
 		{Head: HeadPointwise, EncLayers: 2, EncWidth: 4},
 		{Head: HeadRiemann, EncLayers: 1, EncWidth: 4, Bins: 7},
 		{Head: HeadMDN, EncLayers: 1, EncWidth: 4, Components: 2},

@@ -67,9 +67,10 @@ func TestH13SaveChecksNames(t *testing.T) {
 	if _, err := m2.WriteTo(&b); !errors.Is(err, modelfile.ErrTooLarge) || b.Len() != 0 {
 		t.Errorf("a 64 MiB name: wrote %d bytes, err %v; want ErrTooLarge", b.Len(), err)
 	}
-	// A model not fitted takes any names; Save refuses it as not fitted.
+	// A model not fitted has no features to name: SetNames and Save
+	// refuse it as not fitted.
 	var u Model
-	if err := u.SetNames([]string{"a", "a"}, "a"); err != nil {
+	if err := u.SetNames([]string{"a", "a"}, "a"); !errors.Is(err, ErrNotFitted) {
 		t.Errorf("unfitted model: %v", err)
 	}
 	if err := u.Save(filepath.Join(t.TempDir(), "u.model")); !errors.Is(err, ErrNotFitted) {

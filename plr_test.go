@@ -24,7 +24,7 @@ func smallPLR(h Head, vocabSpec string) Config {
 // TestPLRConfig: the encoder defaults to mlp, PLR's sizes default (to the
 // rtdl_num_embeddings values) only for the plr encoder, and bad values
 // are ConfigErrors naming their field; the MLP encoder ignores the PLR
-// fields, as heads ignore other heads' fields.
+// fields, as heads ignore other heads' fields, unless they are negative.
 func TestPLRConfig(t *testing.T) {
 	if c := DefaultConfig(Config{}); c.Encoder != EncoderMLP || c.PLRFrequencies != 0 || c.PLRDim != 0 || c.PLRSigma != 0 {
 		t.Errorf("mlp defaults: %+v", c)
@@ -33,8 +33,12 @@ func TestPLRConfig(t *testing.T) {
 	if c.PLRFrequencies != 48 || c.PLRDim != 24 || c.PLRSigma != 0.01 {
 		t.Errorf("plr defaults: %d frequencies, dim %d, sigma %v", c.PLRFrequencies, c.PLRDim, c.PLRSigma)
 	}
-	if err := (Config{PLRFrequencies: -3, PLRDim: -1, PLRSigma: -2}).Validate(); err != nil {
-		t.Errorf("mlp encoder with bad PLR fields: %v", err)
+	if err := (Config{PLRFrequencies: 3, PLRDim: 1 << 30, PLRSigma: 2e9}).Validate(); err != nil {
+		t.Errorf("mlp encoder with PLR fields out of their range: %v", err)
+	}
+	// But for negative ones, a mistake the model file would keep.
+	if err := (Config{PLRFrequencies: -3, PLRDim: -1, PLRSigma: -2}).Validate(); !errors.As(err, new(*ConfigError)) {
+		t.Errorf("mlp encoder with negative PLR fields: %v", err)
 	}
 	// Except a sigma that is not finite: ignored, it would still be saved,
 	// and a model file's JSON holds no NaN or Inf.

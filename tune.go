@@ -426,7 +426,8 @@ func tuneGrid(base Config) []tuneAxis {
 }
 
 // TuneGrid describes the grid Tune searches for head h, one axis per
-// line ("name: v1, v2, ..."), for help texts.
+// line ("name: v1, v2, ..."), for help texts: the axes of every head (the
+// encoder's) and those of h, none for a head that does not exist.
 func TuneGrid(h Head) string {
 	var b strings.Builder
 	for _, a := range tuneGrid(DefaultConfig(Config{Head: h})) {
