@@ -882,7 +882,7 @@ func targetTextErr(err error, header []string, target, hint string) error {
 // stray text cells, if it is otherwise numbers, with naHint's advice (na
 // is --na's list), and how to leave them out (features: --features was
 // given).
-func levelsErr(name string, err error, na []string, features bool) (_ error, ok bool) {
+func levelsErr(name string, err error, na []string, features bool, fr *data.Frame) (_ error, ok bool) {
 	var les []*data.LevelsError
 	var j interface{ Unwrap() []error }
 	if errors.As(err, &j) {
@@ -910,8 +910,14 @@ func levelsErr(name string, err error, na []string, features bool) (_ error, ok 
 	}
 	if len(les) > 1 {
 		var parts, texts []string
+		dates := false
 		for _, le := range les {
-			parts = append(parts, levelsDesc(le))
+			d := levelsDesc(le)
+			if ex := dateExample(fr, le.Column); ex != "" {
+				d = strings.TrimSuffix(d, ")") + ", dates such as " + data.QuoteCell(ex) + ")"
+				dates = true
+			}
+			parts = append(parts, d)
 			texts = addNew(texts, le.Text...)
 		}
 		advice := ""
@@ -921,10 +927,17 @@ func levelsErr(name string, err error, na []string, features bool) (_ error, ok 
 			slices.Sort(texts)
 			advice = naHint(na, texts) + "; else "
 		}
+		if dates {
+			advice += datesAdvice + "; or "
+		}
 		return inputf(name, "%s: %d columns have more distinct values (levels) than --max-levels %d allows for a categorical column: %s; %s%s, or raise --max-levels",
 			les[0].Path, len(les), les[0].Max, strings.Join(parts, "; "), advice, out), true
 	}
 	le = les[0]
+	if ex := dateExample(fr, le.Column); ex != "" && len(le.Text) == 0 && le.Numbers == 0 {
+		return inputf(name, "%s: column %q has %d distinct text values (levels), more than --max-levels %d allows for a categorical column: they are dates or times, such as %s; %s; or %s",
+			le.Path, le.Column, le.Levels, le.Max, data.QuoteCell(ex), datesAdvice, out), true
+	}
 	if len(le.Text) > 0 {
 		// Numbers but for a few text cells.
 		return inputf(name, "%s: column %q has %d distinct values, %d of them numbers; the text ones (%s) make it categorical, with more levels than --max-levels %d allows: %s; else %s, or raise --max-levels",
@@ -936,6 +949,46 @@ func levelsErr(name string, err error, na []string, features bool) (_ error, ok 
 	}
 	return inputf(name, "%s: column %q has %d distinct text values (levels), more than --max-levels %d allows for a categorical column; %s, or raise --max-levels",
 		le.Path, le.Column, le.Levels, le.Max, out), true
+}
+
+// datesAdvice is how to use a column of dates, which decoreg reads as text.
+const datesAdvice = "decoreg reads dates as text: to use them, write them as numbers in the file (days since a start, or the year, month and weekday as columns of their own)"
+
+// dateForms are dates and times as tables write them: ISO 8601 (a time
+// after it), day, month and year with slashes, points or dashes, and
+// times of day.
+var dateForms = regexp.MustCompile(`^(\d{4}-\d{1,2}-\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}( \d{1,2}:\d{2}(:\d{2})?( ?[AaPp][Mm])?)?|\d{4}/\d{1,2}/\d{1,2}|\d{1,2}:\d{2}(:\d{2})?)$`)
+
+// dateExample returns a cell of column col of fr (nil: none) when nine in
+// ten of its first 1,000 cells that are not missing are dates or times
+// (dateForms), else "".
+func dateExample(fr *data.Frame, col string) string {
+	if fr == nil {
+		return ""
+	}
+	j := fr.Column(col)
+	if j < 0 || fr.Columns[j].Str == nil {
+		return ""
+	}
+	c := &fr.Columns[j]
+	n, k, ex := 0, 0, ""
+	for i, s := range c.Str {
+		if c.Missing[i] {
+			continue
+		}
+		if n++; dateForms.MatchString(strings.TrimSpace(s)) {
+			if k++; ex == "" {
+				ex = s
+			}
+		}
+		if n == 1000 {
+			break
+		}
+	}
+	if n == 0 || 10*k < 9*n {
+		return ""
+	}
+	return ex
 }
 
 // levelsDesc describes one column of several over the level limit.

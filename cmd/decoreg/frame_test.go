@@ -765,3 +765,27 @@ func TestSkippedRowsDecideNothing(t *testing.T) {
 		t.Errorf("a column made categorical, with a missing target: %v", err)
 	}
 }
+
+// A column of dates over the level limit is named as dates, with how to
+// use them as numbers; so is one among several such columns.
+func TestLevelsErrDates(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("when,at,id,x,y\n")
+	for i := range 120 {
+		fmt.Fprintf(&b, "2024-%02d-%02d,%d/%d/2023 10:%02d,id%d,%d,%d\n", 1+i%12, 1+i%28, 1+i%12, 1+i%28, i%60, i, i%7, i%5)
+	}
+	path := filepath.Join(t.TempDir(), "dates.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "m.drg")
+	code, _, errs := cli(t, "train", "--data", path, "--target", "y", "--epochs", "1", "--drop", "at,id", "--out", out)
+	if code != 2 || !strings.Contains(errs, `they are dates or times, such as "2024-01-01"; decoreg reads dates as text`) || !strings.Contains(errs, "--drop when") {
+		t.Errorf("a column of dates: exit %d, %q", code, errs)
+	}
+	code, _, errs = cli(t, "train", "--data", path, "--target", "y", "--epochs", "1", "--out", out)
+	if code != 2 || !strings.Contains(errs, `"when" (84, dates such as "2024-01-01")`) || !strings.Contains(errs, `"at" (120, dates such as "1/1/2023 10:00")`) ||
+		strings.Contains(errs, `"id" (120, dates`) || !strings.Contains(errs, "decoreg reads dates as text") {
+		t.Errorf("columns of dates and of ids: exit %d, %q", code, errs)
+	}
+}

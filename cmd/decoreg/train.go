@@ -1267,7 +1267,7 @@ func (f *trainFlags) fitErr(fr *data.Frame, target string, idx []int, err error)
 	if ferr, ok := configErr(name, err); ok {
 		return ferr
 	}
-	if lerr, ok := levelsErr(name, err, naList(f.na), f.features != ""); ok {
+	if lerr, ok := levelsErr(name, err, naList(f.na), f.features != "", fr); ok {
 		return lerr
 	}
 	var pe *data.ParseError
