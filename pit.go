@@ -258,7 +258,7 @@ func (m *Model) pitObjective(x []float64, rows int, y []float64) (func(t float64
 // rows; at least 20 are needed, and they should be rows the model was not
 // trained on, from the same distribution: targets outside the training
 // range are clipped to it for the NLL (as Evaluate's), and more than a
-// quarter of them is an error wrapping ErrBadInput. The copy's Info records the fit (Temperature, CalibrateBy,
+// quarter of them among the rows used is an error wrapping ErrBadInput. The copy's Info records the fit (Temperature, CalibrateBy,
 // the validation NLL and, for the PIT and isotonic objectives, the PIT
 // error, before and after). Fitting again replaces m's temperature and
 // map: the search starts from the uncalibrated distributions. A
@@ -287,22 +287,22 @@ func (m *Model) FitTemperature(x []float64, rows int, y []float64, by string) (*
 	if rows < minCalibrationRows {
 		return nil, configErr("Calibrate", "calibration needs at least %d rows, have %d", minCalibrationRows, rows)
 	}
+	n := min(rows, maxCalibrationRows)
 	out := 0
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, dataErr(i, -1, ErrBadInput, "the target is %v", v)
 		}
-		if v < m.units.YMin || v > m.units.YMax {
+		if i < n && (v < m.units.YMin || v > m.units.YMax) {
 			out++
 		}
 	}
-	if 4*out > rows {
+	if 4*out > n {
 		// Their NLL is taken at the range's end, as Evaluate's: a
 		// temperature fitted to it would fit the clipping.
-		return nil, fmt.Errorf("%w: %d of the %d targets lie outside the model's training range [%v, %v]: calibrate on rows like those it was trained on",
-			ErrBadInput, out, rows, m.units.YMin, m.units.YMax)
+		return nil, fmt.Errorf("%w: %d of the %d targets it is fitted on lie outside the model's training range [%v, %v]: calibrate on rows like those it was trained on",
+			ErrBadInput, out, n, m.units.YMin, m.units.YMax)
 	}
-	n := min(rows, maxCalibrationRows)
 	c := *m
 	if err := c.fitTemperature(context.Background(), x[:n*m.Features()], n, y[:n], by); err != nil {
 		return nil, err

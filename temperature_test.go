@@ -141,12 +141,33 @@ func TestCalibrateRefused(t *testing.T) {
 	for i, v := range y {
 		far[i] = v + 10*(hi-lo)
 	}
-	if _, err := m.FitTemperature(x, len(y), far, ""); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "100 of the 100 targets lie outside") {
+	if _, err := m.FitTemperature(x, len(y), far, ""); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "100 of the 100 targets it is fitted on lie outside") {
 		t.Errorf("targets outside the training range: %v", err)
 	}
 	copy(far[:75], y)
 	if _, err := m.FitTemperature(x, len(y), far, ""); err != nil {
 		t.Errorf("a quarter of the targets outside the training range: %v", err)
+	}
+	// Counted among the rows the fit uses, the first maxCalibrationRows.
+	n := maxCalibrationRows + 1000
+	xs, ys := make([]float64, n), make([]float64, n)
+	for i := range n {
+		xs[i], ys[i] = x[i%len(x)], y[i%len(y)]
+	}
+	for i := maxCalibrationRows; i < n; i++ {
+		ys[i] += 10 * (hi - lo) // not used: no fault
+	}
+	if _, err := m.FitTemperature(xs, n, ys, ""); err != nil {
+		t.Errorf("targets outside the range past the rows used: %v", err)
+	}
+	for i := range n {
+		ys[i] = y[i%len(y)]
+		if i < maxCalibrationRows {
+			ys[i] += 10 * (hi - lo)
+		}
+	}
+	if _, err := m.FitTemperature(xs, n, ys, ""); !errors.Is(err, ErrBadInput) {
+		t.Errorf("every row used outside the range: %v", err)
 	}
 }
 

@@ -236,7 +236,8 @@ func (f *Frame) Reinfer() *Frame {
 }
 
 // Check reports a nil frame, or one whose slices do not hold Rows entries
-// or whose column kinds are unknown (one built in memory by mistake).
+// (nil slices are fine for no rows) or whose column kinds are unknown (one
+// built in memory by mistake).
 // Every function of this package and of decoreg that takes a frame checks
 // it first.
 func (f *Frame) Check() error { return f.check() }

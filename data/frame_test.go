@@ -310,9 +310,10 @@ func TestSchemaCheck(t *testing.T) {
 		if err := s.Check(); err == nil {
 			t.Errorf("schema %d %+v accepted", i, s)
 		}
-		// Encode checks the schema first: a median of +Inf filled the
-		// blank cell with it.
-		if e, err := s.Encode(fr); err == nil {
+		// Encode checks what its encoding depends on first (a median of
+		// +Inf filled the blank cell with it); names are Check's alone.
+		names := i == 1 || i == 2 || i == 9
+		if e, err := s.Encode(fr); err == nil && !names {
 			t.Errorf("schema %d %+v: Encode accepted it: %v", i, s, e.X)
 		}
 	}

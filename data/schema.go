@@ -289,6 +289,35 @@ func (s *Schema) Clone() *Schema {
 	return c
 }
 
+// checkEncode is the part of Check that Encode needs, without its
+// allocations (Encode runs per batch, serve's per request).
+func (s *Schema) checkEncode() error {
+	if len(s.Columns) == 0 {
+		return errors.New("the schema has no columns")
+	}
+	for j, c := range s.Columns {
+		bad := func(format string, a ...any) error {
+			return fmt.Errorf("column %d (%q): %s", j, c.Name, fmt.Sprintf(format, a...))
+		}
+		switch {
+		case c.Kind != Numeric && c.Kind != Categorical:
+			return bad("unknown kind %q", c.Kind)
+		case !finite(c.Median):
+			return bad("median %v is not finite", c.Median)
+		case c.Kind == Numeric && len(c.Levels) != 0:
+			return bad("a numeric column with levels")
+		case c.Kind == Categorical && (len(c.Levels) == 0 && !c.Missing || len(c.Levels) > MaxMaxLevels):
+			return bad("%d levels, want 1 to %d", len(c.Levels), MaxMaxLevels)
+		}
+		for l := 1; l < len(c.Levels); l++ {
+			if c.Levels[l] <= c.Levels[l-1] {
+				return bad("level %d (%q): the levels are not sorted without repeats", l, c.Levels[l])
+			}
+		}
+	}
+	return nil
+}
+
 // Check reports a schema that Encode could not use or that a model file
 // could not keep: no columns, a column name that is repeated or
 // not valid UTF-8 (a model file could not keep it), an unknown kind, a median that is not finite, levels
@@ -412,12 +441,16 @@ func (w Warning) String() string {
 // frame with FrameOptions.Kinds set to Schema.Kinds to keep a file's text. A column f
 // lacks is an error wrapping ErrNoColumn; a cell of a numeric column that
 // is not a finite number is an error naming it (its file, line and column
-// for a frame read from a file). A schema that fails Check is an error.
+// for a frame read from a file). A schema it could not encode by (no
+// columns, an unknown kind, a median that is not finite, a numeric column
+// with levels, a categorical one with too many or with levels not sorted
+// without repeats) is an error; the names are Check's (Load and FitSchema
+// check the whole schema, once).
 func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 	if s == nil {
 		return nil, errors.New("data: Encode: no schema (nil)")
 	}
-	if err := s.Check(); err != nil {
+	if err := s.checkEncode(); err != nil {
 		return nil, fmt.Errorf("data: Encode: %w", err)
 	}
 	if err := f.check(); err != nil {

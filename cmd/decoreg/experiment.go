@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -212,9 +213,6 @@ func runExperiment(cmd *Command, args []string) (err error) {
 		// (""), or made a directory called "-".
 		return inputf(name, "--out must name a directory, have %q (leave it out for experiments/results/NAME)", f.out)
 	}
-	if isSet(&cmd.Flag, "data") && strings.TrimSpace(f.data) == "" {
-		return inputf(name, "--data is empty: give the directory of datasets (leave it out for %s)", defaultUCIDir())
-	}
 	var srcs []string
 	if f.merge && len(pos) > 0 {
 		srcs, pos = pos[1:], pos[:1]
@@ -303,6 +301,9 @@ func runExperiment(cmd *Command, args []string) (err error) {
 				return inputf(name, "--%s chooses runs; --report-only runs nothing and reports every line of the results (the report's scale is theirs)", fl)
 			}
 		}
+	}
+	if isSet(&cmd.Flag, "data") && strings.TrimSpace(f.data) == "" {
+		return inputf(name, "--data is empty: give the directory of datasets (leave it out for %s)", defaultUCIDir())
 	}
 	if isSet(&cmd.Flag, "n") && !e.UsesN {
 		return inputf(name, "--n is not used by the %s experiment (its runs train on each split's training part, or on sizes of their own)", e.Name)
@@ -420,7 +421,7 @@ func runExperiment(cmd *Command, args []string) (err error) {
 		if sum.Shard == 0 {
 			// More shards than runs (an array job sized for another
 			// plan): this one has nothing to do, which is no failure.
-			if lines, _ := journalLines(filepath.Join(out, experiments.JournalFile)); lines == 0 {
+			if lines, err := journalLines(filepath.Join(out, experiments.JournalFile)); err == nil && lines == 0 {
 				fmt.Fprintf(errOut, "experiment %s: shard %d/%d holds none of the plan's %d runs: nothing to do, no report\n", e.Name, shard, shards, sum.Planned)
 				return nil
 			}
@@ -492,16 +493,20 @@ func cleanList(s, what string) ([]string, error) {
 	return out, nil
 }
 
-// journalLines counts the non-blank lines of the journal at path (0 for
-// none).
+// journalLines counts the lines of the journal at path that are whole
+// JSON values (0 for no file; not a line a crash cut off). Another read
+// error is returned.
 func journalLines(path string) (int, error) {
 	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, l := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(l) != "" {
+		if l = strings.TrimSpace(strings.TrimPrefix(l, "\ufeff")); l != "" && json.Valid([]byte(l)) {
 			n++
 		}
 	}

@@ -228,6 +228,8 @@ func TestExperimentErrors(t *testing.T) {
 		{[]string{"experiment", "tabular", "--groups", " , ", "--out", dir}, "no group named"},
 		{[]string{"experiment", "risk", "--merge", "--out", "-", dir}, `--out must name a directory, have "-"`},
 		{[]string{"experiment", "realworld", "--quick", "--data", "", "--out", dir}, "--data is empty"},
+		{[]string{"experiment", "risk", "--data", ""}, "--data is for the real-data experiments, not risk"},
+		{[]string{"experiment", "realworld", "--report-only", "--data", "", "--out", dir}, "--data chooses runs"},
 		{[]string{"synth", "--out", "", "bbob:function=Sphere,dim=2"}, "--out needs a FILE (or - for standard output), have an empty one"},
 		{[]string{"bench", "--cpuprofile", "-", "gemm"}, "a CPU profile is binary"},
 		{[]string{"bench", "gemm", "--kernels", ""}, "--kernels is empty"},
@@ -674,5 +676,12 @@ func TestExperimentEmptyShard(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(r, "REPORT.md")); err == nil {
 		t.Error("an empty shard wrote a report")
+	}
+	// Beside another shard's line cut off by a crash: still nothing to do.
+	if err := os.WriteFile(filepath.Join(r, experiments.JournalFile), []byte(`{"experiment":"risk","key":"x`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := cli(t, "experiment", "risk", "--quick", "--shard", "999/1000", "--out", r); code != 0 || !strings.Contains(errs, "nothing to do") {
+		t.Errorf("an empty shard beside a cut-off line: exit %d, %q", code, errs)
 	}
 }

@@ -139,7 +139,7 @@ func runTokenize(cmd *Command, args []string) error {
 	if err != nil {
 		return usagef("%s: %v", name, err)
 	}
-	if err := vocab.Trainable(tok); err != nil && !strings.Contains(tok.Spec(), "special=true") { // special tokens are what they are shown for
+	if err := trainableBut(tok, "special=true"); err != nil {
 		// Shown as asked, but no model can use it: say so (cells beyond
 		// float64 decode to 0 or ±Inf, bounds "Inf").
 		fmt.Fprintf(errOut, "decoreg %s: warning: train would refuse %s: %v\n", name, tok.Spec(), strings.TrimPrefix(err.Error(), "vocab: "))
@@ -267,4 +267,22 @@ func flagName(a string) (name string, hasValue bool) {
 func isBoolFlag(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
+}
+
+// trainableBut is vocab.Trainable of tok without its setting setting
+// ("special=true": special tokens are what tokenize shows them for, no
+// fault there), nil where that leaves no spec to parse.
+func trainableBut(tok vocab.Tokenizer, setting string) error {
+	kind, params, _ := strings.Cut(tok.Spec(), ":")
+	var keep []string
+	for _, p := range strings.Split(params, ",") {
+		if p != setting {
+			keep = append(keep, p)
+		}
+	}
+	t, err := vocab.Parse(kind + ":" + strings.Join(keep, ","))
+	if err != nil {
+		return nil
+	}
+	return vocab.Trainable(t)
 }

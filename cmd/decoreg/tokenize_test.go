@@ -167,6 +167,14 @@ func TestTokenizeDecode(t *testing.T) {
 	if _, errs := mustCLI(t, "tokenize", "--vocab", u, "0.5"); errs != "" {
 		t.Errorf("a trainable tokenization: %q", errs)
 	}
+	// Special tokens are no fault here (they are what tokenize shows), an
+	// exponent too long still is.
+	if _, errs := mustCLI(t, "tokenize", "--vocab", u+",special=true", "0.5"); errs != "" {
+		t.Errorf("special=true: %q", errs)
+	}
+	if _, errs := mustCLI(t, "tokenize", "--vocab", "unnormalized:base=10,exponent=3,mantissa=4,special=true", "0.5"); !strings.Contains(errs, "exponent 3 too long") {
+		t.Errorf("special=true and exponent 3: %q", errs)
+	}
 }
 
 // TestTokenizeRoundTrip: decoding the tokens of a value gives the same

@@ -160,9 +160,10 @@ func completeLen(b []byte) int {
 	return i
 }
 
-// wholeObject reports whether b is a JSON object, spaces around it.
+// wholeObject reports whether b is a JSON object, spaces around it (and a
+// byte order mark before it: a journal of one line saved by an editor).
 func wholeObject(b []byte) bool {
-	b = bytes.TrimSpace(b)
+	b = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(b), []byte("\ufeff")))
 	return len(b) > 0 && b[0] == '{' && json.Valid(b)
 }
 

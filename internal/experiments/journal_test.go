@@ -312,6 +312,19 @@ func TestJournalWholeLastLineKept(t *testing.T) {
 	if lines, partial, err := ReadJournal(path, "test", newTestLine); err != nil || partial || len(lines) != 3 {
 		t.Fatalf("read: %d lines, partial %v, %v", len(lines), partial, err)
 	}
+	// One line after a byte order mark (an editor's), no newline: kept.
+	bom := filepath.Join(t.TempDir(), JournalFile)
+	first, _, _ := strings.Cut(string(b), "\n")
+	os.WriteFile(bom, []byte("\ufeff"+first), 0o644)
+	if lines, partial, err := ReadJournal(bom, "test", newTestLine); err != nil || partial || len(lines) != 1 {
+		t.Errorf("a line after a BOM: %d lines, partial %v, %v", len(lines), partial, err)
+	}
+	if _, err := appendLine(bom, "i=9", &testLine{Meta: Meta{Experiment: "test", Key: "i=9"}}); err != nil {
+		t.Fatal(err)
+	}
+	if lines, _, err := ReadJournal(bom, "test", newTestLine); err != nil || len(lines) != 2 {
+		t.Errorf("appended to a line after a BOM: %d lines, %v", len(lines), err)
+	}
 	calls = nil
 	if _, err := RunTasks(context.Background(), "test", testTasks(4, &calls), RunOptions{Out: dir}, newTestLine, nil); err != nil || len(calls) != 1 {
 		t.Fatalf("resume: calls %v, %v", calls, err)

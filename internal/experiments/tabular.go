@@ -594,6 +594,8 @@ func xgbTau(path string, log io.Writer) (tau map[string]map[int]float64, found b
 	if err != nil {
 		return nil, true, &InputError{err}
 	}
+	// Python's json writes an undefined tau as the bare token NaN.
+	b = bytes.ReplaceAll(b, []byte(": NaN"), []byte(": null"))
 	if n := completeLen(b); n < len(b) {
 		if log != nil {
 			fmt.Fprintf(log, "warning: %s ends in a partial line (a run cut off), which the report leaves out\n", path)
@@ -610,8 +612,6 @@ func xgbTau(path string, log io.Writer) (tau map[string]map[int]float64, found b
 			Split   *int     `json:"split"`
 			Tau     *float64 `json:"kendall_tau"`
 		}
-		// Python's json writes an undefined tau as the bare token NaN.
-		line = bytes.ReplaceAll(line, []byte(": NaN"), []byte(": null"))
 		if err := json.Unmarshal(line, &r); err != nil {
 			return nil, true, &InputError{fmt.Errorf("%s: line %d: %v", path, n+1, err)}
 		}

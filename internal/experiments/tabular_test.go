@@ -48,6 +48,12 @@ func TestXGBTau(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log strings.Builder
+	// A whole last line with an undefined tau (Python's NaN), no newline.
+	nan := filepath.Join(t.TempDir(), "nan.jsonl")
+	os.WriteFile(nan, []byte(`{"dataset": "b", "kendall_tau": NaN, "split": 0}`), 0o644)
+	if got, _, err := xgbTau(nan, &log); err != nil || !math.IsNaN(got["b"][0]) || log.Len() != 0 {
+		t.Errorf("a last line of NaN without a newline: %v, %v, %q", got, err, log.String())
+	}
 	got, _, err = xgbTau(path, &log)
 	if err != nil || got["a"][0] != 0.5 || got["c"] != nil {
 		t.Errorf("blank lines, a split twice, a cut line: %v, %v", got, err)
