@@ -329,8 +329,8 @@ func (s *Schema) Check() error {
 	if s == nil {
 		return errors.New("no schema (nil)")
 	}
-	if len(s.Columns) == 0 {
-		return errors.New("the schema has no columns")
+	if err := s.checkEncode(); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for j, c := range s.Columns {
@@ -344,19 +344,11 @@ func (s *Schema) Check() error {
 			return bad("more than one column has no name in the header: leave them out with Frame.Drop(\"\"), or name them")
 		case seen[c.Name]:
 			return bad("the name appears twice")
-		case c.Kind != Numeric && c.Kind != Categorical:
-			return bad("unknown kind %q", c.Kind)
-		case !finite(c.Median):
-			return bad("median %v is not finite", c.Median)
-		case c.Kind == Numeric && len(c.Levels) != 0:
-			return bad("a numeric column with levels")
-		case c.Kind == Categorical && (len(c.Levels) == 0 && !c.Missing || len(c.Levels) > MaxMaxLevels):
-			return bad("%d levels, want 1 to %d", len(c.Levels), MaxMaxLevels)
 		}
 		seen[c.Name] = true
 		for l, v := range c.Levels {
-			if !utf8.ValidString(v) || l > 0 && v <= c.Levels[l-1] {
-				return bad("level %d (%q) is not valid UTF-8, or the levels are not sorted without repeats", l, v)
+			if !utf8.ValidString(v) {
+				return bad("level %d (%q) is not valid UTF-8", l, v)
 			}
 		}
 	}
