@@ -189,6 +189,7 @@ type query struct {
 	seed   uint64
 	dens   DensitySpec // N set, Lo/Hi nil for the default range
 	warns  []string    // encoding warnings (models with a schema)
+	values int         // the numbers of the answer (Options.MaxValuesInFlight counts them)
 }
 
 // badRequest is an error that is the client's fault (HTTP 400).
@@ -324,6 +325,7 @@ func parseRequest(body []byte, ms modelSpec, lim Limits) (*query, error) {
 	if per > lim.MaxValues/q.rows {
 		return nil, badf("the answer would hold %d rows x %d numbers: at most %d numbers per request", q.rows, per, lim.MaxValues)
 	}
+	q.values = per * q.rows
 	return q, nil
 }
 

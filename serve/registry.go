@@ -249,7 +249,7 @@ func (r *registry) scan(dir string) (int, error) {
 			present[path] = true
 			if !r.dupLogged[path] {
 				r.dupLogged[path] = true
-				r.log("%s: a model named %q is already served from this directory; ignored", path, name)
+				r.log("%q: a model named %q is already served from this directory; ignored", path, name)
 			}
 			continue
 		}
@@ -269,9 +269,9 @@ func (r *registry) scan(dir string) (int, error) {
 			if !r.dupLogged[path] {
 				r.dupLogged[path] = true
 				if servesThis {
-					r.log("model %q: %s is no longer a regular file (a directory, a link to nothing, ...); still serving the previous version", name, path)
+					r.log("model %q: %q is no longer a regular file (a directory, a link to nothing, ...); still serving the previous version", name, path)
 				} else {
-					r.log("model %q: %s not served: not a regular file (a directory, a FIFO, a device or a link to nothing)", name, path)
+					r.log("model %q: %q not served: not a regular file (a directory, a FIFO, a device or a link to nothing)", name, path)
 				}
 			}
 			continue
@@ -298,10 +298,10 @@ func (r *registry) scan(dir string) (int, error) {
 			r.mu.Unlock()
 			if servesThis {
 				seen[name] = true
-				r.log("model %q: %s changed but does not load, still serving the previous version: %v", name, path, err)
+				r.log("model %q: %q changed but does not load, still serving the previous version: %v", name, path, err)
 			} else {
 				// Another file of the name (later in the directory) may still load.
-				r.log("model %q: %s not served: %v", name, path, err)
+				r.log("model %q: %q not served: %v", name, path, err)
 			}
 			r.reloads(false)
 			continue
@@ -313,9 +313,9 @@ func (r *registry) scan(dir string) (int, error) {
 		r.mu.Unlock()
 		r.put(e)
 		if cur != nil {
-			r.log("model %q: reloaded from %s", name, path)
+			r.log("model %q: reloaded from %q", name, path)
 		} else {
-			r.log("model %q: loaded from %s", name, path)
+			r.log("model %q: loaded from %q", name, path)
 		}
 		r.reloads(true)
 	}
@@ -340,7 +340,7 @@ func (r *registry) scan(dir string) (int, error) {
 	n := len(r.models)
 	r.mu.Unlock()
 	for _, e := range gone {
-		r.log("model %q: %s is gone, no longer served", e.info.Name, e.info.File)
+		r.log("model %q: %q is gone, no longer served", e.info.Name, e.info.File)
 		e.b.close()
 	}
 	return n, nil

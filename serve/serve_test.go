@@ -697,7 +697,7 @@ func TestReplacedWhileUploading(t *testing.T) {
 		t.Fatal(err)
 	}
 	saveModel(t, m1, filepath.Join(dir, "s.model"))
-	s, ts := newTestServer(t, nil, Options{Models: dir, ReloadEvery: 5 * time.Millisecond})
+	s, ts := newTestServer(t, nil, Options{Models: dir, ReloadEvery: MinReloadEvery})
 	finish := rawPost(t, strings.TrimPrefix(ts.URL, "http://"), "/v1/models/s/predict", `{"rows":[{"a":1,"b":0}],"outputs":["mean"]}`)
 	tmp := filepath.Join(dir, ".s.new")
 	saveModel(t, m2, tmp)
@@ -971,7 +971,7 @@ func TestWatchedDirectoryGone(t *testing.T) {
 	os.Mkdir(dir, 0o755)
 	saveModel(t, fitTiny(t, decoreg.HeadDecoder, 1), filepath.Join(dir, "a.model"))
 	var logs lockedLog
-	_, ts := newTestServer(t, nil, Options{Models: dir, ReloadEvery: 2 * time.Millisecond, Log: log.New(&logs, "", 0)})
+	_, ts := newTestServer(t, nil, Options{Models: dir, ReloadEvery: MinReloadEvery, Log: log.New(&logs, "", 0)})
 	if err := os.Rename(dir, filepath.Join(root, "away")); err != nil {
 		t.Fatal(err)
 	}
@@ -1077,9 +1077,9 @@ func TestModelsDirNotRegular(t *testing.T) {
 		t.Skip("no symbolic links:", err)
 	}
 	var logs lockedLog
-	s, _ := newTestServer(t, nil, Options{Models: dir, ReloadEvery: 2 * time.Millisecond, Log: log.New(&logs, "", 0)})
+	s, _ := newTestServer(t, nil, Options{Models: dir, ReloadEvery: MinReloadEvery, Log: log.New(&logs, "", 0)})
 	time.Sleep(100 * time.Millisecond) // about 50 scans
-	if n := strings.Count(logs.String(), "b.drg not served: not a regular file"); n != 1 {
+	if n := strings.Count(logs.String(), "b.drg\" not served: not a regular file"); n != 1 {
 		t.Errorf("the dangling link logged %d times, want once:\n%s", n, logs.String())
 	}
 	if ms := s.Models(); len(ms) != 1 || ms[0].Name != "a" {
@@ -1098,7 +1098,7 @@ func TestModelsDirNotRegularAgain(t *testing.T) {
 		t.Skip("no symbolic links:", err)
 	}
 	var logs lockedLog
-	newTestServer(t, nil, Options{Models: dir, ReloadEvery: 2 * time.Millisecond, Log: log.New(&logs, "", 0)})
+	newTestServer(t, nil, Options{Models: dir, ReloadEvery: MinReloadEvery, Log: log.New(&logs, "", 0)})
 	wait := func(what string, n int) {
 		t.Helper()
 		for end := time.Now().Add(5 * time.Second); strings.Count(logs.String(), what) < n; time.Sleep(2 * time.Millisecond) {
@@ -1107,11 +1107,11 @@ func TestModelsDirNotRegularAgain(t *testing.T) {
 			}
 		}
 	}
-	wait("b.drg not served: not a regular file", 1)
+	wait("b.drg\" not served: not a regular file", 1)
 	os.Remove(b)
 	os.WriteFile(b, []byte("junk"), 0o644) // regular, does not load
-	wait("b.drg not served: ", 2)
+	wait("b.drg\" not served: ", 2)
 	os.Remove(b)
 	os.Symlink(filepath.Join(dir, "nothing"), b)
-	wait("b.drg not served: not a regular file", 2)
+	wait("b.drg\" not served: not a regular file", 2)
 }

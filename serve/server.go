@@ -36,12 +36,20 @@ type Options struct {
 	// a replacement that does not load is refused and the old model kept.
 	// Exactly one of the two is set.
 	Model, Models string
-	// ReloadEvery is how often Models is scanned (default 1s).
+	// ReloadEvery is how often Models is scanned (default 1s, at least
+	// MinReloadEvery).
 	ReloadEvery time.Duration
 
 	Limits                       // per request
 	MaxBodyBytes   int64         // request body limit (default 4 MiB); larger bodies get 413
-	RequestTimeout time.Duration // per-request deadline (default 30s); past it, 503
+	RequestTimeout time.Duration // per-request deadline (default 30s, at most MaxRequestTimeout); past it, 503
+	// MaxValuesInFlight bounds the numbers of the answers being made at
+	// once, over every request and model (default twice Limits.MaxValues;
+	// at least Limits.MaxValues): each number costs about 120 bytes until
+	// its answer is sent, and the per-request limit alone let a few
+	// concurrent requests take gigabytes. A request past it waits for
+	// room, and is answered 503 with Retry-After past RequestTimeout.
+	MaxValuesInFlight int
 
 	// NoBatching predicts every request on its own (for comparison);
 	// otherwise requests that arrive together share one pass.
@@ -68,6 +76,15 @@ type Options struct {
 // MaxQueueLen is the largest Options.QueueLen.
 const MaxQueueLen = 1 << 20
 
+// MinReloadEvery is the shortest Options.ReloadEvery (a scan every few
+// nanoseconds kept a core busy), MaxRequestTimeout the longest
+// Options.RequestTimeout (the write deadline adds 10s to it, which
+// overflowed near Go's longest duration and cut every answer).
+const (
+	MinReloadEvery    = 10 * time.Millisecond
+	MaxRequestTimeout = 24 * time.Hour
+)
+
 func (o Options) withDefaults() Options {
 	if o.ReloadEvery <= 0 {
 		o.ReloadEvery = time.Second
@@ -78,6 +95,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 30 * time.Second
+	}
+	if o.MaxValuesInFlight <= 0 {
+		o.MaxValuesInFlight = 2 * o.MaxValues
 	}
 	if o.BatchWait <= 0 {
 		o.BatchWait = 2 * time.Millisecond
@@ -104,6 +124,7 @@ type Server struct {
 	reg     *registry
 	metrics *metrics
 	mux     http.Handler
+	values  *budget // Options.MaxValuesInFlight
 
 	closing   atomic.Bool
 	inflight  atomic.Int64 // requests in a handler
@@ -123,7 +144,7 @@ func New(o Options) (*Server, error) {
 		{"ReloadEvery", o.ReloadEvery < 0}, {"MaxBodyBytes", o.MaxBodyBytes < 0}, {"RequestTimeout", o.RequestTimeout < 0},
 		{"BatchWait", o.BatchWait < 0}, {"MaxBatchRows", o.MaxBatchRows < 0}, {"QueueLen", o.QueueLen < 0}, {"Workers", o.Workers < 0},
 		{"Limits.MaxRows", o.MaxRows < 0}, {"Limits.MaxSamples", o.MaxSamples < 0}, {"Limits.MaxQuantiles", o.MaxQuantiles < 0},
-		{"Limits.MaxDensity", o.MaxDensity < 0}, {"Limits.MaxValues", o.MaxValues < 0},
+		{"Limits.MaxDensity", o.MaxDensity < 0}, {"Limits.MaxValues", o.MaxValues < 0}, {"MaxValuesInFlight", o.MaxValuesInFlight < 0},
 	} {
 		if f.neg {
 			return nil, fmt.Errorf("serve: %s is negative (0 takes its default)", f.name)
@@ -140,14 +161,20 @@ func New(o Options) (*Server, error) {
 		return nil, fmt.Errorf("serve: MaxBatchRows = %d is above its maximum %d", o.MaxBatchRows, MaxLimits.MaxRows)
 	case o.Workers > 4096:
 		return nil, fmt.Errorf("serve: Workers = %d is above its maximum 4096", o.Workers)
+	case o.ReloadEvery < MinReloadEvery:
+		return nil, fmt.Errorf("serve: ReloadEvery = %v is below its minimum %v", o.ReloadEvery, MinReloadEvery)
+	case o.RequestTimeout > MaxRequestTimeout:
+		return nil, fmt.Errorf("serve: RequestTimeout = %v is above its maximum %v", o.RequestTimeout, MaxRequestTimeout)
+	case o.MaxValuesInFlight < o.MaxValues:
+		return nil, fmt.Errorf("serve: MaxValuesInFlight = %d is below Limits.MaxValues (%d): a request at that limit could never be answered", o.MaxValuesInFlight, o.MaxValues)
 	}
 	if (o.Model == "") == (o.Models == "") {
 		return nil, errors.New("serve: give a model file or a model directory, not both or neither")
 	}
-	s := &Server{opts: o, metrics: newMetrics(), stopWatch: make(chan struct{}), watchDone: make(chan struct{})}
+	s := &Server{opts: o, metrics: newMetrics(), values: newBudget(o.MaxValuesInFlight), stopWatch: make(chan struct{}), watchDone: make(chan struct{})}
 	s.reg = &registry{
 		opts: &s.opts, models: map[string]*entry{}, failed: map[string]fileStamp{}, dupLogged: map[string]bool{},
-		obs: s.metrics.observeBatch, log: o.Log.Printf,
+		obs: s.metrics.observeBatch, log: func(format string, a ...any) { o.Log.Print(oneLine(fmt.Sprintf(format, a...))) },
 		reloads: func(ok bool) { s.metrics.reload(ok) },
 	}
 	s.metrics.reg.MustRegister(queueCollector{s.reg, s.metrics.queueDesc, s.metrics.modelsDesc})
@@ -318,6 +345,7 @@ func (s *Server) routes() {
 					allow = "GET, HEAD" // HEAD is answered as GET
 				}
 				w.Header().Set("Allow", allow)
+				drainRefused(r)
 				code = writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, methods))
 			} else {
 				code = h(w, r)
@@ -352,6 +380,7 @@ func (s *Server) routes() {
 		return http.StatusOK
 	})
 	notFound := func(w http.ResponseWriter, r *http.Request) {
+		drainRefused(r)
 		code := writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s (see GET /v1/models and POST /v1/models/{name}/predict)", clip(r.URL.Path)))
 		s.metrics.observeRequest("other", code, 0)
 	}
@@ -378,6 +407,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 	}
 	name := r.PathValue("name")
 	if s.reg.get(name) == nil {
+		drainRefused(r)
 		return s.noModel(w, name)
 	}
 	if r.ContentLength > s.opts.MaxBodyBytes {
@@ -386,12 +416,11 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 		// the body: up to drainBytes of it is read first, or a client that
 		// reads only once it has sent everything (Python's urllib) met a
 		// reset connection instead of the 413.
-		if r.Header.Get("Expect") == "" {
-			drain(r.Body)
-		}
+		drainRefused(r)
 		return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body (%d bytes) is larger than the server's limit of %d bytes", r.ContentLength, s.opts.MaxBodyBytes))
 	}
 	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		drainRefused(r)
 		return writeError(w, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q: the body must be plain JSON", ce))
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
@@ -415,6 +444,8 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 	// parses it again (its features may differ).
 	var e *entry
 	var j *job
+	taken := 0 // of s.values, given back once the answer is written
+	defer func() { s.values.give(taken) }()
 	for try := 0; ; try++ {
 		if e = s.reg.get(name); e == nil {
 			return s.noModel(w, name)
@@ -422,6 +453,21 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 		q, err := parseRequest(body, e.spec, s.opts.Limits)
 		if err != nil {
 			return writeError(w, http.StatusBadRequest, err.Error())
+		}
+		if q.values > taken {
+			// Room for the answer among those being made (the same size
+			// for every version of the model: it is the request's).
+			if err := s.values.take(ctx, q.values-taken); err != nil {
+				w.Header().Set("Retry-After", "1")
+				switch {
+				case errors.Is(err, context.DeadlineExceeded):
+					return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the server is answering other large requests: no room for this answer's %d numbers within its limit of %v", q.values, s.opts.RequestTimeout))
+				case s.closing.Load():
+					return writeError(w, http.StatusServiceUnavailable, "shut down before the request was answered")
+				}
+				return writeError(w, statusClientClosed, "the client closed the connection before the answer")
+			}
+			taken = q.values
 		}
 		j = &job{ctx: ctx, q: q, done: make(chan struct{})}
 		// Queued once parsed: a batch never waits for a request that is
@@ -493,6 +539,17 @@ const drainBytes = 32 << 20
 // left, and the connection closed (ReadTimeout bounds a slow one).
 func drain(body io.Reader) { io.CopyN(io.Discard, body, drainBytes) }
 
+// drainRefused drains the body of a request refused before it was read
+// (an unknown model or endpoint, a wrong method or encoding), unless its
+// client waits to be invited to send it ("Expect: 100-continue"): a
+// client that reads only once it has sent everything met a reset
+// connection instead of the refusal.
+func drainRefused(r *http.Request) {
+	if r.Header.Get("Expect") == "" {
+		drain(r.Body)
+	}
+}
+
 // marshal encodes v as one line of JSON, without escaping <, > and & (an
 // answer is not HTML, and "\u003e" in an error read badly).
 func marshal(v any) ([]byte, error) {
@@ -524,4 +581,10 @@ func writeError(w http.ResponseWriter, code int, msg string) int {
 	w.WriteHeader(code)
 	w.Write(b)
 	return code
+}
+
+// oneLine escapes the line breaks of a log line (a file name or an error
+// holding one could forge the lines that follow).
+func oneLine(s string) string {
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
 }

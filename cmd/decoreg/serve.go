@@ -79,6 +79,7 @@ var serveF struct {
 	maxBatchRows, queue, workers  int
 	maxRows, maxSamples, maxQuant int
 	maxDensity, maxValues         int
+	maxValuesInFlight             int
 	maxBody                       int64
 }
 
@@ -101,6 +102,7 @@ func init() {
 	fs.IntVar(&f.maxQuant, "max-quantiles", serve.DefaultLimits.MaxQuantiles, "quantile levels per request")
 	fs.IntVar(&f.maxDensity, "max-density", serve.DefaultLimits.MaxDensity, "density points per request (rows x n)")
 	fs.IntVar(&f.maxValues, "max-values", serve.DefaultLimits.MaxValues, "numbers in an answer, all outputs of all rows")
+	fs.IntVar(&f.maxValuesInFlight, "max-values-in-flight", 0, "numbers of the answers being made at once, all requests (0: twice --max-values; at least --max-values); past it a request waits, 503 past --timeout")
 	fs.Int64Var(&f.maxBody, "max-body", 4<<20, "request body limit in bytes (413 past it)")
 }
 
@@ -112,17 +114,21 @@ func runServe(cmd *Command, args []string) error {
 		return err
 	}
 	serverGC()
+	// A closed pipe on the log's descriptor (serve 2>&1 | head, a log
+	// shipper restarted) is a failed write, not a signal that ends the
+	// server.
+	signal.Ignore(syscall.SIGPIPE)
 	switch {
 	case (f.model == "") == (f.models == ""):
 		return inputf(name, "give --model FILE or --models DIR (one of the two)")
 	case f.batchWait <= 0:
 		return inputf(name, "--batch-wait must be > 0, have %v", f.batchWait)
-	case f.timeout <= 0:
-		return inputf(name, "--timeout must be > 0, have %v", f.timeout)
+	case f.timeout <= 0 || f.timeout > serve.MaxRequestTimeout:
+		return inputf(name, "--timeout must be in (0, %v], have %v", serve.MaxRequestTimeout, f.timeout)
 	case f.grace < 0:
 		return inputf(name, "--grace must be >= 0, have %v", f.grace)
-	case f.reload <= 0:
-		return inputf(name, "--reload-every must be > 0, have %v", f.reload)
+	case f.reload < serve.MinReloadEvery:
+		return inputf(name, "--reload-every must be at least %v, have %v", serve.MinReloadEvery, f.reload)
 	case f.maxBody < 1:
 		return inputf(name, "--max-body must be >= 1, have %d", f.maxBody)
 	case strings.TrimSpace(f.addr) == "":
@@ -143,6 +149,9 @@ func runServe(cmd *Command, args []string) error {
 		if c.v < c.min || c.v > c.max {
 			return inputf(name, "--%s must be in [%d, %d]%s, have %d", c.flag, c.min, c.max, c.zero, c.v)
 		}
+	}
+	if f.maxValuesInFlight != 0 && (f.maxValuesInFlight < f.maxValues || f.maxValuesInFlight > 1<<40) {
+		return inputf(name, "--max-values-in-flight must be 0 (twice --max-values) or in [--max-values %d, 2^40], have %d", f.maxValues, f.maxValuesInFlight)
 	}
 	if f.maxBody > 1<<30 {
 		return inputf(name, "--max-body must be at most %d (1 GiB), have %d", 1<<30, f.maxBody)
@@ -174,7 +183,7 @@ func runServe(cmd *Command, args []string) error {
 		Model: f.model, Models: f.models, ReloadEvery: f.reload,
 		Limits: serve.Limits{MaxRows: f.maxRows, MaxSamples: f.maxSamples, MaxQuantiles: f.maxQuant,
 			MaxDensity: f.maxDensity, MaxValues: f.maxValues},
-		MaxBodyBytes: f.maxBody, RequestTimeout: f.timeout,
+		MaxBodyBytes: f.maxBody, RequestTimeout: f.timeout, MaxValuesInFlight: f.maxValuesInFlight,
 		NoBatching: f.noBatching, BatchWait: f.batchWait, MaxBatchRows: f.maxBatchRows,
 		QueueLen: f.queue, Workers: f.workers, Log: logger,
 	})

@@ -1,0 +1,128 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"decoreg"
+)
+
+// The budget gives units in arrival order: a request that does not fit
+// waits, and one after it waits behind it even if it would fit; a wait
+// cut by its context takes nothing and lets the next one through.
+func TestBudget(t *testing.T) {
+	b := newBudget(10)
+	ctx := context.Background()
+	if err := b.take(ctx, 7); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 3)
+	go func() { b.take(ctx, 6); got <- "six" }()
+	time.Sleep(20 * time.Millisecond) // six waits first
+	go func() { b.take(ctx, 2); got <- "two" }()
+	select {
+	case s := <-got:
+		t.Fatalf("%s passed the first waiting", s)
+	case <-time.After(50 * time.Millisecond):
+	}
+	b.give(7) // 10 free: six, then two (8 of 10)
+	if a, c := <-got, <-got; a == c {
+		t.Fatalf("got %s twice", a)
+	}
+	// 2 free: a wait for 5 cut by its deadline takes nothing.
+	c, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+	defer cancel()
+	if err := b.take(c, 5); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a wait past its deadline: %v", err)
+	}
+	b.give(8)
+	if err := b.take(ctx, 10); err != nil || b.free != 0 || len(b.waits) != 0 {
+		t.Errorf("the whole budget after a cut wait: %v, free %d, %d waiting", err, b.free, len(b.waits))
+	}
+}
+
+// A request waits for room among the answers being made
+// (MaxValuesInFlight), and is answered 503 with Retry-After past its
+// deadline; once the room is free it is answered. New refuses a budget
+// below the per-request limit, a reload interval too short and a timeout
+// too long.
+func TestMaxValuesInFlight(t *testing.T) {
+	m := fitTiny(t, decoreg.HeadMDN, 1)
+	s, ts := newTestServer(t, m, Options{Limits: Limits{MaxValues: 100}, MaxValuesInFlight: 100, RequestTimeout: 200 * time.Millisecond})
+	if err := s.values.take(context.Background(), 95); err != nil { // another request's answer, being made
+		t.Fatal(err)
+	}
+	body := `{"x": [[0, 0], [1, 1]], "outputs": ["mean", "quantiles"], "quantiles": [0.1, 0.5, 0.9]}` // 2 x 4 numbers
+	code, b, h := post(t, ts.URL+"/v1/models/m/predict", body)
+	if code != http.StatusServiceUnavailable || h.Get("Retry-After") == "" || !strings.Contains(string(b), "no room for this answer's 8 numbers") {
+		t.Errorf("no room: %d %s", code, b)
+	}
+	s.values.give(95)
+	if code, b, _ := post(t, ts.URL+"/v1/models/m/predict", body); code != http.StatusOK {
+		t.Errorf("room again: %d %s", code, b)
+	}
+	if s.values.free != 100 {
+		t.Errorf("%d of 100 free after the answers", s.values.free)
+	}
+	for _, o := range []Options{
+		{Limits: Limits{MaxValues: 100}, MaxValuesInFlight: 99},
+		{ReloadEvery: time.Nanosecond},
+		{RequestTimeout: 1 << 62},
+	} {
+		o.Model, o.Log = "x.drg", quietLog()
+		if _, err := New(o); err == nil {
+			t.Errorf("%+v accepted", fmt.Sprint(o.MaxValuesInFlight, o.ReloadEvery, o.RequestTimeout))
+		}
+	}
+}
+
+// A body refused before it is read (an unknown model or endpoint, a wrong
+// method or encoding) is drained, so that a client that sends it all
+// before it reads (Python's urllib) reads the refusal, not a reset
+// connection.
+func TestRefusedBodyDrained(t *testing.T) {
+	m := fitTiny(t, decoreg.HeadMDN, 1)
+	_, ts := newTestServer(t, m, Options{MaxBodyBytes: 32 << 20})
+	body := strings.Repeat(" ", 20<<20) // more than the sockets buffer
+	for _, c := range []struct {
+		method, path, extra string
+		code                int
+	}{
+		{"POST", "/v1/models/nope/predict", "", 404},
+		{"POST", "/v1/predict", "", 404},
+		{"PUT", "/v1/models/m/predict", "", 405},
+		{"POST", "/v1/models/m/predict", "Content-Encoding: gzip\r\n", 415},
+	} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n", c.method, c.path, c.extra, len(body))
+		if _, err := io.WriteString(conn, body); err != nil {
+			t.Errorf("%s %s: sending the body: %v", c.method, c.path, err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Errorf("%s %s: %v", c.method, c.path, err)
+		} else if resp.StatusCode != c.code {
+			t.Errorf("%s %s: %d, want %d", c.method, c.path, resp.StatusCode, c.code)
+		}
+		conn.Close()
+	}
+}
+
+// A log line holds no line break of a file name or error: it could forge
+// the lines that follow.
+func TestLogOneLine(t *testing.T) {
+	if got := oneLine("model \"m\": loaded from d/nl\nx.drg\r"); got != `model "m": loaded from d/nl\nx.drg\r` {
+		t.Errorf("got %q", got)
+	}
+}
