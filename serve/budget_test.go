@@ -25,14 +25,21 @@ func TestBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := make(chan string, 3)
-	go func() { b.take(ctx, 6); got <- "six" }()
-	time.Sleep(20 * time.Millisecond) // six waits first
-	go func() { b.take(ctx, 2); got <- "two" }()
-	select {
-	case s := <-got:
-		t.Fatalf("%s passed the first waiting", s)
-	case <-time.After(50 * time.Millisecond):
+	waiting := func(n int) { // until n requests wait
+		for {
+			b.mu.Lock()
+			k := len(b.waits)
+			b.mu.Unlock()
+			if k == n {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
 	}
+	go func() { b.take(ctx, 6); got <- "six" }()
+	waiting(1) // six waits first
+	go func() { b.take(ctx, 2); got <- "two" }()
+	waiting(2)
 	b.give(7) // 10 free: six, then two (8 of 10)
 	if a, c := <-got, <-got; a == c {
 		t.Fatalf("got %s twice", a)
@@ -56,13 +63,13 @@ func TestBudget(t *testing.T) {
 // too long.
 func TestMaxValuesInFlight(t *testing.T) {
 	m := fitTiny(t, decoreg.HeadMDN, 1)
-	s, ts := newTestServer(t, m, Options{Limits: Limits{MaxValues: 100}, MaxValuesInFlight: 100, RequestTimeout: 200 * time.Millisecond})
+	s, ts := newTestServer(t, m, Options{Limits: Limits{MaxValues: 100}, MaxValuesInFlight: 100, RequestTimeout: time.Second})
 	if err := s.values.take(context.Background(), 95); err != nil { // another request's answer, being made
 		t.Fatal(err)
 	}
 	body := `{"x": [[0, 0], [1, 1]], "outputs": ["mean", "quantiles"], "quantiles": [0.1, 0.5, 0.9]}` // 2 x 4 numbers
 	code, b, h := post(t, ts.URL+"/v1/models/m/predict", body)
-	if code != http.StatusServiceUnavailable || h.Get("Retry-After") == "" || !strings.Contains(string(b), "no room for this answer's 8 numbers") {
+	if code != http.StatusServiceUnavailable || h.Get("Retry-After") == "" || !strings.Contains(string(b), "this one, of 8 numbers, waited past its limit of 1s") {
 		t.Errorf("no room: %d %s", code, b)
 	}
 	s.values.give(95)
@@ -122,7 +129,40 @@ func TestRefusedBodyDrained(t *testing.T) {
 // A log line holds no line break of a file name or error: it could forge
 // the lines that follow.
 func TestLogOneLine(t *testing.T) {
-	if got := oneLine("model \"m\": loaded from d/nl\nx.drg\r"); got != `model "m": loaded from d/nl\nx.drg\r` {
+	if got := oneLine("model \"m\": loaded from d/nl\nx.drg\r\x1b[31m\tok"); got != `model "m": loaded from d/nl\nx.drg\r\x1b[31m`+"\tok" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// An answer made gives its room back before it is sent: clients that
+// never read their large answers held the room of every other request
+// until the write deadline (review).
+func TestValuesGivenBackBeforeSending(t *testing.T) {
+	m := fitTiny(t, decoreg.HeadMDN, 1)
+	s, ts := newTestServer(t, m, Options{Limits: Limits{MaxValues: 1 << 20}})
+	for range 2 { // the whole default room, 2 x MaxValues
+		conn, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		body := `{"x":[[0.5,0.5]],"outputs":["samples"],"samples":{"n":1048576}}`
+		fmt.Fprintf(conn, "POST /v1/models/m/predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s.values.mu.Lock()
+		free := s.values.free
+		s.values.mu.Unlock()
+		if free == 2<<20 && s.inflight.Load() >= 2 {
+			break // both answers made, neither read, the room back
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d free, %d requests in flight, 20 s after two large answers that are not read", free, 2<<20, s.inflight.Load())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if code, b, _ := post(t, ts.URL+"/v1/models/m/predict", `{"x": [[0, 0]]}`); code != http.StatusOK {
+		t.Errorf("beside two answers not read: %d %s", code, b)
 	}
 }

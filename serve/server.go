@@ -228,10 +228,10 @@ func (s *Server) watch() {
 			switch {
 			case err != nil && err.Error() != failing:
 				failing = err.Error()
-				s.opts.Log.Printf("%v (still serving the models loaded before; logged again only if this changes)", err)
+				s.opts.Log.Print(oneLine(fmt.Sprintf("%v (still serving the models loaded before; logged again only if this changes)", err)))
 			case err == nil && failing != "":
 				failing = ""
-				s.opts.Log.Printf("%s: readable again", s.opts.Models)
+				s.opts.Log.Printf("%q: readable again", s.opts.Models)
 			}
 		}
 	}
@@ -461,7 +461,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 				w.Header().Set("Retry-After", "1")
 				switch {
 				case errors.Is(err, context.DeadlineExceeded):
-					return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the server is answering other large requests: no room for this answer's %d numbers within its limit of %v", q.values, s.opts.RequestTimeout))
+					return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the server is making other large answers (--max-values-in-flight): this one, of %d numbers, waited past its limit of %v for its turn", q.values, s.opts.RequestTimeout))
 				case s.closing.Load():
 					return writeError(w, http.StatusServiceUnavailable, "shut down before the request was answered")
 				}
@@ -510,7 +510,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 			// handler that writes nothing sends 200 with an empty body).
 			return writeError(w, statusClientClosed, "the client closed the connection before the answer")
 		case errors.As(err, &ie):
-			s.opts.Log.Printf("model %q: %v", name, err)
+			s.opts.Log.Print(oneLine(fmt.Sprintf("model %q: %v", name, err)))
 			return writeError(w, http.StatusInternalServerError, err.Error())
 		case errors.As(err, &de) && de.Row >= 0 && de.Column >= 0 && de.Column < len(e.spec.features):
 			// An input the network overflows on, named as the client named it.
@@ -519,7 +519,17 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 			return writeError(w, http.StatusBadRequest, err.Error())
 		}
 	}
-	return writeJSON(w, http.StatusOK, Response{Model: name, Predictions: j.preds, Warnings: j.q.warns})
+	b, err := marshal(Response{Model: name, Predictions: j.preds, Warnings: j.q.warns})
+	// The answer is made: its room goes to the next (a client that reads
+	// it slowly, or not at all, holds its bytes until the write deadline,
+	// not the room of every other request).
+	j.preds = nil
+	s.values.give(taken)
+	taken = 0
+	if err != nil {
+		return writeError(w, http.StatusInternalServerError, "encoding the answer: "+err.Error())
+	}
+	return writeBody(w, http.StatusOK, b)
 }
 
 func (s *Server) noModel(w http.ResponseWriter, name string) int {
@@ -567,6 +577,11 @@ func writeJSON(w http.ResponseWriter, code int, v any) int {
 	if err != nil {
 		return writeError(w, http.StatusInternalServerError, "encoding the answer: "+err.Error())
 	}
+	return writeBody(w, code, b)
+}
+
+// writeBody writes b, JSON, with status code.
+func writeBody(w http.ResponseWriter, code int, b []byte) int {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(code)
@@ -583,8 +598,28 @@ func writeError(w http.ResponseWriter, code int, msg string) int {
 	return code
 }
 
-// oneLine escapes the line breaks of a log line (a file name or an error
-// holding one could forge the lines that follow).
+// oneLine escapes the control characters of a log line but tabs (a file
+// name or an error holding a line break could forge the lines that
+// follow, an escape sequence rewrite a terminal's): \n and \r as such,
+// others as \xNN.
 func oneLine(s string) string {
-	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case isControl(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
+
+func isControl(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }

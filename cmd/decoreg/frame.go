@@ -954,10 +954,52 @@ func levelsErr(name string, err error, na []string, features bool, fr *data.Fram
 // datesAdvice is how to use a column of dates, which decoreg reads as text.
 const datesAdvice = "decoreg reads dates as text: to use them, write them as numbers in the file (days since a start, or the year, month and weekday as columns of their own)"
 
-// dateForms are dates and times as tables write them: ISO 8601 (a time
-// after it), day, month and year with slashes, points or dashes, and
-// times of day.
-var dateForms = regexp.MustCompile(`^(\d{4}-\d{1,2}-\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}( \d{1,2}:\d{2}(:\d{2})?( ?[AaPp][Mm])?)?|\d{4}/\d{1,2}/\d{1,2}|\d{1,2}:\d{2}(:\d{2})?)$`)
+// dateForms are dates and times as tables write them: ISO 8601 (y, m, d;
+// a time after it), day and month with a year of two or four digits
+// after slashes or dashes, or of four after points, a year first with
+// slashes, and times of day. isDate checks the fields' ranges: a version
+// string "3.10.12" or a code "12-34-5678" is no date.
+var dateForms = []*regexp.Regexp{
+	regexp.MustCompile(`^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$`),
+	regexp.MustCompile(`^(\d{1,2})[/-](\d{1,2})[/-](?:\d{2}|\d{4})(?: (\d{1,2}):(\d{2})(?::(\d{2}))?(?: ?[AaPp][Mm])?)?$`),
+	regexp.MustCompile(`^(\d{1,2})\.(\d{1,2})\.\d{4}$`),
+	regexp.MustCompile(`^(\d{4})/(\d{1,2})/(\d{1,2})$`),
+	regexp.MustCompile(`^(\d{1,2}):(\d{2})(?::(\d{2}))?$`),
+}
+
+// isDate reports whether s is a date or time of dateForms with fields in
+// range: a month of 1 to 12 and a day of 1 to 31 (either order for day
+// and month), hours to 24, minutes and seconds to 59.
+func isDate(s string) bool {
+	for k, re := range dateForms {
+		m := re.FindStringSubmatch(s)
+		if m == nil {
+			continue
+		}
+		n := make([]int, len(m))
+		for i := 1; i < len(m); i++ {
+			if m[i] != "" {
+				n[i], _ = strconv.Atoi(m[i])
+			}
+		}
+		in := func(v, lo, hi int) bool { return v >= lo && v <= hi }
+		clock := func(i int) bool { // hours, minutes, seconds from m[i]
+			return m[i] == "" || in(n[i], 0, 24) && in(n[i+1], 0, 59) && (m[i+2] == "" || in(n[i+2], 0, 59))
+		}
+		switch k {
+		case 0:
+			return in(n[2], 1, 12) && in(n[3], 1, 31) && clock(4)
+		case 1, 2:
+			dm := in(n[1], 1, 31) && in(n[2], 1, 12) || in(n[1], 1, 12) && in(n[2], 1, 31)
+			return dm && (k == 2 || clock(3))
+		case 3:
+			return in(n[2], 1, 12) && in(n[3], 1, 31)
+		case 4:
+			return clock(1)
+		}
+	}
+	return false
+}
 
 // dateExample returns a cell of column col of fr (nil: none) when nine in
 // ten of its first 1,000 cells that are not missing are dates or times
@@ -976,7 +1018,7 @@ func dateExample(fr *data.Frame, col string) string {
 		if c.Missing[i] {
 			continue
 		}
-		if n++; dateForms.MatchString(strings.TrimSpace(s)) {
+		if n++; isDate(strings.TrimSpace(s)) {
 			if k++; ex == "" {
 				ex = s
 			}

@@ -789,3 +789,20 @@ func TestLevelsErrDates(t *testing.T) {
 		t.Errorf("columns of dates and of ids: exit %d, %q", code, errs)
 	}
 }
+
+// Dates and times as tables write them are dates; versions, codes, sizes
+// and fields out of range are not (review).
+func TestIsDate(t *testing.T) {
+	for _, s := range []string{"2024-01-05", "2024-1-5", "2024-01-05 10:30", "2024-01-05T10:30:15Z", "2024-01-05T10:30:15.123+01:00",
+		"5/1/2024", "12/31/24", "31/12/2024 10:30", "1/2/2023 10:30 PM", "05.01.2024", "2024/01/05", "10:30", "23:59:59"} {
+		if !isDate(s) {
+			t.Errorf("%q is a date or time", s)
+		}
+	}
+	for _, s := range []string{"3.10.12", "2.7.18", "1.2.345", "12.34.56", "12-34-5678", "1/2/345", "2024-13-45", "99:99",
+		"10.0.0.1", "555-123-4567", "1/2", "13/13/2024", "2024-01-05 25:00", "id12", ""} {
+		if isDate(s) {
+			t.Errorf("%q is no date", s)
+		}
+	}
+}

@@ -114,10 +114,6 @@ func runServe(cmd *Command, args []string) error {
 		return err
 	}
 	serverGC()
-	// A closed pipe on the log's descriptor (serve 2>&1 | head, a log
-	// shipper restarted) is a failed write, not a signal that ends the
-	// server.
-	signal.Ignore(syscall.SIGPIPE)
 	switch {
 	case (f.model == "") == (f.models == ""):
 		return inputf(name, "give --model FILE or --models DIR (one of the two)")
@@ -150,7 +146,7 @@ func runServe(cmd *Command, args []string) error {
 			return inputf(name, "--%s must be in [%d, %d]%s, have %d", c.flag, c.min, c.max, c.zero, c.v)
 		}
 	}
-	if f.maxValuesInFlight != 0 && (f.maxValuesInFlight < f.maxValues || f.maxValuesInFlight > 1<<40) {
+	if f.maxValuesInFlight != 0 && (f.maxValuesInFlight < f.maxValues || int64(f.maxValuesInFlight) > 1<<40) {
 		return inputf(name, "--max-values-in-flight must be 0 (twice --max-values) or in [--max-values %d, 2^40], have %d", f.maxValues, f.maxValuesInFlight)
 	}
 	if f.maxBody > 1<<30 {
@@ -195,8 +191,13 @@ func runServe(cmd *Command, args []string) error {
 		s.Close()
 		return inputf(name, "--addr: %v", err)
 	}
+	// A closed pipe on the log's descriptor (serve 2>&1 | head, a log
+	// shipper restarted) is a failed write, not a signal that ends the
+	// server; restored on return (the tests run commands in one process).
+	signal.Ignore(syscall.SIGPIPE)
+	defer signal.Reset(syscall.SIGPIPE)
 	for _, m := range s.Models() {
-		logger.Printf("serving model %q (%s head, %d features) from %s", m.Name, m.Head, len(m.Features), m.File)
+		logger.Printf("serving model %q (%s head, %d features) from %q", m.Name, m.Head, len(m.Features), m.File)
 	}
 	logger.Printf("listening on http://%s (Ctrl-C or SIGTERM to stop)", ln.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
