@@ -46,9 +46,10 @@ type Options struct {
 	// MaxValuesInFlight bounds the numbers of the answers being made at
 	// once, over every request and model (default twice Limits.MaxValues;
 	// at least Limits.MaxValues): each number costs about 120 bytes until
-	// its answer is sent, and the per-request limit alone let a few
-	// concurrent requests take gigabytes. A request past it waits for
-	// room, and is answered 503 with Retry-After past RequestTimeout.
+	// its answer is encoded, and the per-request limit alone let a few
+	// concurrent requests take gigabytes. A request past it waits its turn
+	// (first come, first served), and is answered 503 with Retry-After
+	// past RequestTimeout.
 	MaxValuesInFlight int
 
 	// NoBatching predicts every request on its own (for comparison);
@@ -444,7 +445,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 	// parses it again (its features may differ).
 	var e *entry
 	var j *job
-	taken := 0 // of s.values, given back once the answer is written
+	taken := 0 // of s.values, given back once the answer is encoded (or refused)
 	defer func() { s.values.give(taken) }()
 	for try := 0; ; try++ {
 		if e = s.reg.get(name); e == nil {
