@@ -174,6 +174,16 @@ func runServe(cmd *Command, args []string) error {
 			return inputf(name, "--models: %s is not a directory (use --model FILE for one file)", f.models)
 		}
 	}
+	// A closed pipe on the log's descriptor (serve 2>&1 | head, a log
+	// shipper restarted) is a failed write, not a signal that ends the
+	// server, from the models' first load lines on: SIGPIPE is caught
+	// (signal.Ignore could not be undone) and given back to its default
+	// action on return (the tests run commands in one process).
+	if len(pipeSignals) > 0 {
+		pipe := make(chan os.Signal, 1)
+		signal.Notify(pipe, pipeSignals...)
+		defer signal.Stop(pipe)
+	}
 	logger := log.New(errOut, "decoreg serve: ", log.LstdFlags)
 	s, err := serve.New(serve.Options{
 		Model: f.model, Models: f.models, ReloadEvery: f.reload,
@@ -191,11 +201,6 @@ func runServe(cmd *Command, args []string) error {
 		s.Close()
 		return inputf(name, "--addr: %v", err)
 	}
-	// A closed pipe on the log's descriptor (serve 2>&1 | head, a log
-	// shipper restarted) is a failed write, not a signal that ends the
-	// server; restored on return (the tests run commands in one process).
-	signal.Ignore(syscall.SIGPIPE)
-	defer signal.Reset(syscall.SIGPIPE)
 	for _, m := range s.Models() {
 		logger.Printf("serving model %q (%s head, %d features) from %q", m.Name, m.Head, len(m.Features), m.File)
 	}
