@@ -47,8 +47,9 @@ type Options struct {
 	// MaxValuesInFlight bounds the numbers of the answers being made at
 	// once, over every request and model (default twice Limits.MaxValues;
 	// at least Limits.MaxValues): each number costs about 120 bytes until
-	// its answer is encoded, and the per-request limit alone let a few
-	// concurrent requests take gigabytes. A request past it waits its turn
+	// its answer is encoded, whose bytes then count (120 a number) until
+	// they are sent; the per-request limit alone let a few concurrent
+	// requests take gigabytes. A request past it waits its turn
 	// (first come, first served), and is answered 503 with Retry-After
 	// past RequestTimeout.
 	MaxValuesInFlight int
@@ -446,7 +447,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 	// parses it again (its features may differ).
 	var e *entry
 	var j *job
-	taken := 0 // of s.values, given back once the answer is encoded (or refused)
+	taken := 0 // of s.values: all but its bytes' share given back once the answer is encoded, the rest once sent (or at a refusal)
 	defer func() { s.values.give(taken) }()
 	for try := 0; ; try++ {
 		if e = s.reg.get(name); e == nil {
@@ -525,7 +526,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 	// The answer is made: the room of its numbers goes to the next but
 	// for its encoded bytes, held until they are sent (bytesPerValue a
 	// unit: about a sixth of it), so that a client that reads slowly, or
-	// not at all, holds up no one for long and its bytes still count.
+	// not at all, holds up others little and its bytes still count.
 	j.preds = nil
 	keep := min(taken, (len(b)+bytesPerValue-1)/bytesPerValue)
 	s.values.give(taken - keep)
