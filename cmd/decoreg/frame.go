@@ -354,7 +354,35 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 	f.numberLike, f.markers, f.markerCols = warnNumberLike(name, path, lab, target)
 	warnConstant(name, path, lab, target, f.features != "")
 	warnRowNumbers(name, path, lab, target, f.features != "")
+	warnDates(name, path, lab, target, f.maxLevels)
 	return fr, nil
+}
+
+// warnDates warns about each categorical feature column of fr (all but
+// target) of dates or times (dateExample) that fits within maxLevels (one
+// over it is refused with the same advice): one-hot encoded, its dates
+// are categories, which know no order and no date unseen in training.
+func warnDates(name, path string, fr *data.Frame, target string, maxLevels int) {
+	for _, c := range fr.Columns {
+		if c.Kind != data.Categorical || c.Name == target {
+			continue
+		}
+		ex := dateExample(fr, c.Name)
+		if ex == "" {
+			continue
+		}
+		levels := map[string]bool{}
+		for i, v := range c.Str {
+			if !c.Missing[i] && len(levels) <= maxLevels {
+				levels[strings.TrimSpace(v)] = true
+			}
+		}
+		if len(levels) > maxLevels {
+			continue
+		}
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q holds dates or times (such as %s), read as %d categories, which know no order and no date unseen in training: %s\n",
+			name, path, c.Name, data.QuoteCell(ex), len(levels), datesAdvice)
+	}
 }
 
 // minRowNumbers is the fewest rows in which warnRowNumbers looks for a row

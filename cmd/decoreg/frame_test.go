@@ -783,6 +783,11 @@ func TestLevelsErrDates(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, `they are dates or times, such as "2024-01-01"; decoreg reads dates as text`) || !strings.Contains(errs, "--drop when") {
 		t.Errorf("a column of dates: exit %d, %q", code, errs)
 	}
+	// Under the limit: trained on, as categories, with a warning.
+	_, errs = mustCLI(t, "train", "--data", path, "--target", "y", "--epochs", "1", "--drop", "at,id", "--max-levels", "100", "--out", out)
+	if !strings.Contains(errs, `column "when" holds dates or times (such as "2024-01-01"), read as 84 categories`) {
+		t.Errorf("a column of dates under the limit: %q", errs)
+	}
 	code, _, errs = cli(t, "train", "--data", path, "--target", "y", "--epochs", "1", "--out", out)
 	if code != 2 || !strings.Contains(errs, `"when" (84, dates such as "2024-01-01")`) || !strings.Contains(errs, `"at" (120, dates such as "1/1/2023 10:00")`) ||
 		strings.Contains(errs, `"id" (120, dates`) || !strings.Contains(errs, "decoreg reads dates as text") {
