@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -421,7 +420,7 @@ func runExperiment(cmd *Command, args []string) (err error) {
 		if sum.Shard == 0 {
 			// More shards than runs (an array job sized for another
 			// plan): this one has nothing to do, which is no failure.
-			if lines, err := journalLines(filepath.Join(out, experiments.JournalFile)); err == nil && lines == 0 {
+			if lines, _, err := experiments.ReadJournal(filepath.Join(out, experiments.JournalFile), e.Name, func() *experiments.Meta { return new(experiments.Meta) }); err == nil && len(lines) == 0 {
 				fmt.Fprintf(errOut, "experiment %s: shard %d/%d holds none of the plan's %d runs: nothing to do, no report\n", e.Name, shard, shards, sum.Planned)
 				return nil
 			}
@@ -491,24 +490,4 @@ func cleanList(s, what string) ([]string, error) {
 		return nil, fmt.Errorf("no %s named in %q", what, s)
 	}
 	return out, nil
-}
-
-// journalLines counts the lines of the journal at path that are whole
-// JSON values (0 for no file; not a line a crash cut off). Another read
-// error is returned.
-func journalLines(path string) (int, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimSpace(strings.TrimPrefix(l, "\ufeff")); l != "" && json.Valid([]byte(l)) {
-			n++
-		}
-	}
-	return n, nil
 }
