@@ -117,3 +117,52 @@ func TestReadFileNotModelReadsLittle(t *testing.T) {
 		t.Errorf("ReadFile of a non-model file allocated %d bytes", n)
 	}
 }
+
+// TestReadFileSizeChecked: a sparse 1 GiB file declaring 2^28 parameters
+// was read through and its parameters allocated (3 GB, by append's growth)
+// before the checksum refused it; a regular file's size is now checked
+// against what it declares first. A file one byte short or long, or with a
+// damaged count, is refused the same way, and a whole one still reads.
+func TestReadFileSizeChecked(t *testing.T) {
+	dir := t.TempDir()
+	h, p := sample()
+	var buf bytes.Buffer
+	if err := Encode(&buf, h, p); err != nil {
+		t.Fatal(err)
+	}
+	whole := buf.Bytes()
+	write := func(name string, b []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	if hb, pb, err := ReadFile(write("whole.drg", whole)); err != nil || !bytes.Equal(hb, h) || len(pb) != len(p) || cap(pb) != len(p) {
+		t.Fatalf("whole file: %v, %d parameters (capacity %d)", err, len(pb), cap(pb))
+	}
+	if _, _, err := ReadFile(write("short.drg", whole[:len(whole)-1])); !errors.Is(err, ErrTruncated) {
+		t.Errorf("a byte short: %v, want ErrTruncated", err)
+	}
+	if _, _, err := ReadFile(write("long.drg", append(bytes.Clone(whole), 0))); !errors.Is(err, ErrChecksum) {
+		t.Errorf("a byte long: %v, want ErrChecksum", err)
+	}
+	// The count, after the magic, version, header length and header.
+	at := 16 + len(h)
+	big := bytes.Clone(whole[:at+8])
+	binary.LittleEndian.PutUint64(big[at:], 1<<28)
+	path := write("sparse.drg", big)
+	if err := os.Truncate(path, 1<<30); err != nil {
+		t.Skip(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, err := ReadFile(path)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), path) {
+		t.Errorf("sparse file: %v, want ErrTruncated naming %s", err, path)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("ReadFile of a sparse file declaring 2^28 parameters allocated %d bytes", n)
+	}
+}

@@ -100,6 +100,15 @@ func Encode(w io.Writer, header []byte, params []float32) error {
 // Decode reads a model file from r and returns its header and parameters.
 // Data after the checksum is an error (ErrChecksum).
 func Decode(r io.Reader) (header []byte, params []float32, err error) {
+	return decode(r, -1)
+}
+
+// decode is Decode of a stream of size bytes, or of unknown size where size
+// is negative. A known size is checked against the sizes the file declares
+// before its parameters are read, so that a short or sparse file declaring
+// billions of parameters is refused without reading or allocating them,
+// and the parameters are allocated once, at their size.
+func decode(r io.Reader, size int64) (header []byte, params []float32, err error) {
 	h := crc32.New(castagnoli)
 	tr := io.TeeReader(bufio.NewReaderSize(r, 1<<16), h)
 	read := func(p []byte) error {
@@ -134,6 +143,9 @@ func Decode(r io.Reader) (header []byte, params []float32, err error) {
 	if hlen > maxHeader {
 		return nil, nil, fmt.Errorf("%w: header length %d", ErrChecksum, hlen)
 	}
+	if size >= 0 && int64(hlen)+16+8+4 > size {
+		return nil, nil, fmt.Errorf("%w: it is %d bytes, with a header of %d declared", ErrTruncated, size, hlen)
+	}
 	// Read the header as it comes rather than allocate hlen bytes up front,
 	// so that a short file claiming a long header costs little.
 	var hb bytes.Buffer
@@ -152,7 +164,18 @@ func Decode(r io.Reader) (header []byte, params []float32, err error) {
 	if n > maxParams {
 		return nil, nil, fmt.Errorf("%w: parameter count %d, past the most a model has (the header length or the count is damaged)", ErrChecksum, n)
 	}
-	params = make([]float32, 0, min(n, 1<<20))
+	if size >= 0 {
+		want := int64(16) + int64(hlen) + 8 + 4*int64(n) + 4
+		switch {
+		case size < want:
+			return nil, nil, fmt.Errorf("%w: it is %d bytes, its header and parameter count (%d) declare %d (the file is cut short, or the count is damaged)", ErrTruncated, size, n, want)
+		case size > want:
+			return nil, nil, fmt.Errorf("%w: it is %d bytes, its header and parameter count (%d) declare %d (data after the checksum, or the count is damaged)", ErrChecksum, size, n, want)
+		}
+		params = make([]float32, 0, n)
+	} else {
+		params = make([]float32, 0, min(n, 1<<20))
+	}
 	var chunk [4096]byte
 	for left := n * 4; left > 0; {
 		c := chunk[:min(left, uint64(len(chunk)))]
@@ -219,7 +242,11 @@ func ReadFile(path string) (header []byte, params []float32, err error) {
 		return nil, nil, err
 	}
 	defer f.Close()
-	header, params, err = Decode(f)
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	header, params, err = decode(f, size)
 	var pe *os.PathError
 	if errors.As(err, &pe) && pe.Op == "read" {
 		err = pe.Err // the path once: "m: is a directory", not "m: read m: is a directory"
