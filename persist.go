@@ -223,6 +223,9 @@ func emptyList(b []byte) bool {
 // path with its checksum checked.
 func load(path string, hb []byte, params []float32) (*Model, error) {
 	var h fileHeader
+	if err := checkHeaderLists(hb, len(params)); err != nil {
+		return nil, fmt.Errorf("%s: %w (bad header: %v)", path, modelfile.ErrNotModel, err)
+	}
 	if err := json.Unmarshal(hb, &h); err != nil {
 		return nil, fmt.Errorf("%s: %w (bad header: %v)", path, modelfile.ErrNotModel, err)
 	}
