@@ -93,10 +93,16 @@ func cellsCRPS(cells []massCell, y float64) float64 {
 // a to f1 at b.
 func segment(a, b, f0, f1, y float64) float64 {
 	w := b - a
+	if math.IsInf(w, 1) && !math.IsInf(a, 0) && !math.IsInf(b, 0) {
+		// Wider than the largest float64 (a raw target's cells near its
+		// limits): in halves.
+		m, fm := a/2+b/2, f0/2+f1/2
+		return segment(a, m, f0, fm, y) + segment(m, b, fm, f1, y)
+	}
 	if !(w > 0) {
 		return 0
 	}
-	sq := func(u, v, w float64) float64 { return w * (u*u + u*v + v*v) / 3 } // the integral of a linear u..v, squared
+	sq := func(u, v, w float64) float64 { return w / 3 * (u*u + u*v + v*v) } // the integral of a linear u..v, squared; w/3 first, as w may be near the largest float64
 	switch {
 	case y >= b:
 		return sq(f0, f1, w)

@@ -1,6 +1,7 @@
 package dist
 
 import (
+	"decoreg/internal/vec"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -68,8 +69,8 @@ func NewMDN(weights, means, sds []float64, aff Affine) *MDN {
 	}
 	for i := range m {
 		d.w[i] = weights[i] / s
-		d.logw[i] = math.Log(d.w[i])
-		d.lsd[i] = math.Log(d.sd[i])
+		d.logw[i] = vec.Log(d.w[i])
+		d.lsd[i] = vec.Log(d.sd[i])
 		d.cum[i+1] = d.cum[i] + d.w[i]
 	}
 	return d

@@ -553,7 +553,7 @@ func (d *Mixture) pooledMDN() (m *MDN, ok bool) {
 			m.logw = append(m.logw, c.logw[i]-math.Log(d.n()))
 			m.mu = append(m.mu, (c.toY(c.mu[i])-m.aff.Offset)/m.aff.Scale)
 			m.sd = append(m.sd, c.sd[i]*c.aff.Scale/m.aff.Scale)
-			m.lsd = append(m.lsd, math.Log(m.sd[len(m.sd)-1]))
+			m.lsd = append(m.lsd, vec.Log(m.sd[len(m.sd)-1]))
 		}
 	}
 	return m, true
@@ -570,7 +570,7 @@ func (d *Token) yCells() (cells []massCell, bound float64, ok bool) {
 		cells = append(cells, massCell{d.toY(lo), d.toY(hi), m})
 		tot += m
 		if l.pruned {
-			bnd += 2 * m * (hi - lo)
+			bnd += 4 * m * halfWidth(lo, hi)
 		}
 	}
 	if !(tot > 0) {
@@ -610,7 +610,7 @@ func mixedPieces(cells []massCell) []massCell {
 			continue
 		}
 		j, _ := slices.BinarySearch(pts, c.hi)
-		s := c.m / (c.hi - c.lo)
+		s := c.m / halfWidth(c.lo, c.hi) // twice the density: a cell may be wider than the largest float64
 		slope[i] += s
 		slope[j] -= s
 	}
@@ -622,13 +622,18 @@ func mixedPieces(cells []massCell) []massCell {
 		}
 		dens += slope[i]
 		if i+1 < len(pts) {
-			if m := max(dens, 0) * (pts[i+1] - p); m > 0 {
+			if m := max(dens, 0) * halfWidth(p, pts[i+1]); m > 0 {
 				pieces = append(pieces, massCell{p, pts[i+1], m})
 			}
 		}
 	}
 	return pieces
 }
+
+// halfWidth is (hi - lo) / 2, finite for finite ends however far apart (a
+// raw target's cells near float64's limits are wider than its largest
+// number).
+func halfWidth(lo, hi float64) float64 { return hi/2 - lo/2 }
 
 // sortRuns sorts x, which is usually a few sorted runs one after another
 // (each component's cells in order): by merging the runs, pairwise, when

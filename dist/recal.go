@@ -1,6 +1,7 @@
 package dist
 
 import (
+	"decoreg/internal/vec"
 	"errors"
 	"fmt"
 	"math"
@@ -50,7 +51,7 @@ func NewRecalibration(v, r []float64) (*Recalibration, error) {
 		if c.slope[k] > math.MaxFloat64 || c.slope[k] < 1/math.MaxFloat64 {
 			return nil, fmt.Errorf("dist: a recalibration's slope from (%v, %v) to (%v, %v) is %v, beyond float64's range", v[k], r[k], v[k+1], r[k+1], c.slope[k])
 		}
-		c.logS[k] = math.Log(c.slope[k])
+		c.logS[k] = vec.Log(c.slope[k])
 		c.maxS = max(c.maxS, c.slope[k])
 	}
 	return c, nil

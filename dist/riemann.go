@@ -165,7 +165,7 @@ func (d *Riemann) LogPDF(y float64) float64 {
 	if d.logp != nil {
 		return d.logp[i] + math.Log(d.n()) - math.Log(d.aff.Scale)
 	}
-	return math.Log(d.p[i]*d.n()) - math.Log(d.aff.Scale)
+	return vec.Log(d.p[i]*d.n()) - math.Log(d.aff.Scale)
 }
 
 // Sample draws n bins and returns a value drawn uniformly within each, in

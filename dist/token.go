@@ -521,7 +521,7 @@ func (d *Token) LogPDFs(ys []float64) []float64 {
 				out[i] = math.Inf(-1)
 				continue
 			}
-			lw = math.Log(w) + math.Log(d.aff.Scale)
+			lw = vec.Log(w) + math.Log(d.aff.Scale)
 		}
 		seqs = append(seqs, toks...)
 		idx = append(idx, i)

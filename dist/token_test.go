@@ -888,3 +888,31 @@ func TestCellDraw(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenLogPDFSubnormalCell: a cell narrower than the smallest normal
+// float64 (an unnormalized tokenization's cells near 1e-308) had its log
+// width from amd64's math.Log, which takes a subnormal for the smallest
+// normal number: the log density at 1.2e-308 was 693.08 where its
+// probability and width give 697.94.
+func TestTokenLogPDFSubnormalCell(t *testing.T) {
+	tok := parseTok(t, "unnormalized:base=2,exponent=10,mantissa=8")
+	d := NewToken(&constDec{logits: make([]float32, tok.Size())}, tok, Affine{Scale: 1}, TokenOptions{})
+	for _, y := range []float64{1.2e-308, -1.2e-308, 2e-308} {
+		toks, clamped, err := tok.Encode(y)
+		if err != nil || clamped {
+			t.Fatalf("Encode(%g): %v, clamped %v", y, err, clamped)
+		}
+		cell, err := tok.Decode(toks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := cell.Width()
+		if !(w > 0 && w < 0x1p-1022) {
+			t.Fatalf("the cell of %g is %g wide: want a subnormal width", y, w)
+		}
+		want := d.LogProbSeq(toks) - math.Log2(w)*math.Ln2 // log2 is right for subnormals
+		if got := d.LogPDF(y); !(math.Abs(got-want) <= 1e-9*math.Abs(want)) {
+			t.Errorf("LogPDF(%g) = %.12g, want %.12g (cell %g wide)", y, got, want, w)
+		}
+	}
+}

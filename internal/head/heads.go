@@ -6,6 +6,7 @@
 package head
 
 import (
+	"decoreg/internal/vec"
 	"errors"
 	"fmt"
 	"math"
@@ -150,7 +151,7 @@ var decoder = Head{
 		if err != nil {
 			return fmt.Errorf("decoding the encoding of %v: %w", t, err)
 		}
-		tg.LogW[i] = math.Log(cell.Width())
+		tg.LogW[i] = vec.Log(cell.Width())
 		for p, tk := range toks {
 			tg.Tokens[i*tg.T+p] = int32(tk)
 			tg.allowed = tok.Allowed(tg.allowed[:0], toks[:p])

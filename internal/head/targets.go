@@ -1,6 +1,7 @@
 package head
 
 import (
+	"decoreg/internal/vec"
 	"math"
 
 	"decoreg/internal/model"
@@ -217,7 +218,7 @@ func (tg *Targets) SetResolution(minWidth float64) {
 	if !ok || !(minWidth > 0) {
 		return
 	}
-	logB, logMin := math.Log(float64(n.Base())), math.Log(minWidth)-1e-9
+	logB, logMin := math.Log(float64(n.Base())), vec.Log(minWidth)-1e-9
 	k := 0
 	for k < tg.T && -float64(k+1)*logB >= logMin {
 		k++
