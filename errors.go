@@ -39,6 +39,12 @@ var (
 	// memory limit, the machine's available memory and swap): refused
 	// before allocating, where the allocation would end the process.
 	ErrTooLarge = errors.New("decoreg: too large for the memory this process may use")
+
+	// ErrModelFault is wrapped, beside ErrBadInput, by the error of a row
+	// whose prediction overflows though the row is like the training data:
+	// the model (its weights, or a target range near float64's limits),
+	// not the row, is at fault. A server answers it as its own error.
+	ErrModelFault = errors.New("decoreg: the model, not the input, is at fault")
 )
 
 // errBeyondTokenization is ErrBadInput for a training target beyond the

@@ -793,6 +793,11 @@ func TestOverflowBlame(t *testing.T) {
 	if err := m.overflow([]float64{0.999}, 0, cause); !errors.As(err, &de) || de.Column != -1 || !strings.Contains(err.Error(), "not the row") {
 		t.Errorf("ple, 256 bins, a row in the training range: %v", err)
 	}
+	// Its only feature binned, no input was measured: the message said
+	// "within -1 scale units"; and every such error blames the model.
+	if err := m.overflow([]float64{0.999}, 0, cause); strings.Contains(err.Error(), "-1 scale units") || !strings.Contains(err.Error(), "ple bins") || !errors.Is(err, ErrModelFault) || !errors.Is(err, ErrBadInput) {
+		t.Errorf("ple, every feature binned: %v", err)
+	}
 }
 
 // A target range below float64's normal numbers is refused: y scaled by

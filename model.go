@@ -477,8 +477,12 @@ func (m *Model) overflow(x []float64, i int, err error) error {
 	// for the calibration, which skips a temperature that overflows.
 	kind := fmt.Errorf("%w: %w", ErrBadInput, err)
 	if !(zmax > overflowBlameZ) {
-		return dataErr(i, -1, kind, "the model's prediction for this row overflows (%v), though every network input is within %.3g scale units of the training rows' centre: the model, not the row, is at fault (its weights, or a target range near float64's limits)",
-			err, zmax)
+		within := fmt.Sprintf("every network input is within %.3g scale units of the training rows' centre", zmax)
+		if zmax < 0 {
+			within = "every feature reaches the network as ple bins, within the training rows' range"
+		}
+		return dataErr(i, -1, fmt.Errorf("%w: %w", ErrModelFault, kind), "the model's prediction for this row overflows (%v), though %s: the model, not the row, is at fault (its weights, or a target range near float64's limits)",
+			err, within)
 	}
 	return dataErr(i, j, kind, "feature value %v gives the network an input %.3g scale units from the training rows' centre: the prediction for this row overflows (%v)",
 		row[j], zmax, err)

@@ -34,6 +34,12 @@ func (e *ModelError) Error() string {
 // and the underlying error.
 func (e *ModelError) Unwrap() []error { return []error{ErrBadModel, modelfile.ErrNotModel, e.Err} }
 
+// maxMedianZ is how many of its sds a column's training median may be from
+// its training mean in a model file: one, for the same rows; the medians
+// of a frame's rows and the scaling of its training rows differ, so a
+// generous bound that catches only a damaged scaling.
+const maxMedianZ = 1e6
+
 // checkModel checks a decoded model file (header h, parameters params, read
 // from path; cfg is h's config with defaults, validated, and tok its
 // tokenization) for everything that could make Load allocate absurd sizes
@@ -136,6 +142,24 @@ func checkModel(path string, h *fileHeader, cfg Config, tok vocab.Tokenizer, par
 		}
 		if slices.Contains(sc.ColumnNames(), h.Target) {
 			return bad("target", "%q is also a column of the schema", h.Target)
+		}
+		// A column's mean is within one sd of its median: a scaling far
+		// from it (hand-edited) would refuse every row as if the data were
+		// at fault ("59.4 is -3e+298 scale units from the training centre").
+		if len(h.XMean) == d && len(h.XStd) == d {
+			at := map[string]int{}
+			for j, name := range sc.Names() {
+				at[name] = j
+			}
+			for _, c := range sc.Columns {
+				j, ok := at[c.Name]
+				if c.Kind != data.Numeric || !ok {
+					continue
+				}
+				if z := (c.Median - h.XMean[j]) / h.XStd[j]; !(math.Abs(z) <= maxMedianZ) {
+					return bad(fmt.Sprintf("x_mean[%d]", j), "%v with x_std %v puts column %q's training median %v %.3g sds from its mean (a mean is within one sd of the median)", h.XMean[j], h.XStd[j], c.Name, c.Median, z)
+				}
+			}
 		}
 	}
 

@@ -394,3 +394,47 @@ func TestLoadRefusesNestedMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestHandEditedModel_WeightsOverflow: finite weights that overflow the
+// network's float32 arithmetic (every parameter times 1e30) loaded, and
+// every row was then refused ("the model, not the row, is at fault"); a
+// server reloading the file put it in place of a working model. Load now
+// predicts at the training rows' centre first.
+func TestHandEditedModel_WeightsOverflow(t *testing.T) {
+	loadEdited(t, "params", ErrBadModel, nil, func(p []float32) []float32 {
+		for i := range p {
+			p[i] *= 1e30
+		}
+		return p
+	})
+}
+
+// TestHandEditedModel_ScalingFarFromMedians: a frame model's x_mean or
+// x_std edited to 1e300 or 1e-300 loaded, and then every row was refused
+// as if the data were at fault ("59.4 is -3e+298 scale units from the
+// training centre 1e+300"). A column's median is within one sd of its
+// mean; Load checks the scaling against the schema's medians.
+func TestHandEditedModel_ScalingFarFromMedians(t *testing.T) {
+	m, err := FitFrame(context.Background(), readMixed(t), "price", mixedConfig(HeadMDN))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.drg")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	header, params, err := modelfile.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(writeModel(t, header, params)); err != nil {
+		t.Fatalf("the file as saved: %v", err)
+	}
+	for _, c := range []struct{ key, v string }{{"x_mean", "1e300"}, {"x_std", "1e-300"}} {
+		hb := editHeader(t, header, func(h map[string]any) { h[c.key].([]any)[0] = json.Number(c.v) })
+		_, err := Load(writeModel(t, hb, params))
+		if !errors.Is(err, ErrBadModel) || !strings.Contains(err.Error(), "x_mean[0]") || !strings.Contains(err.Error(), "median") {
+			t.Errorf("%s[0] = %s: %v, want the scaling refused against the median", c.key, c.v, err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"decoreg/data"
@@ -275,6 +276,9 @@ func load(path string, hb []byte, params []float32) (*Model, error) {
 			return nil, err
 		}
 		m.recal = recal
+		if err := checkCentre(path, m); err != nil {
+			return nil, err
+		}
 		return m, nil
 	}
 	members := make([]*Model, len(heads))
@@ -299,7 +303,22 @@ func load(path string, hb []byte, params []float32) (*Model, error) {
 		return nil, err
 	}
 	m.info, m.recal = info, recal
+	if err := checkCentre(path, m); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// checkCentre refuses a model whose prediction at the training rows'
+// centre (the features' means) is not finite: weights that overflow the
+// network's float32 arithmetic (hand-edited; finite, so the checks of the
+// parameters pass) would refuse every row, and a server reloading the file
+// would put it in the place of a working model.
+func checkCentre(path string, m *Model) error {
+	if _, err := m.dists(slices.Clone(m.xMean), 1, dist.TokenOptions{}); err != nil {
+		return &ModelError{Path: path, Field: "params", Err: fmt.Errorf("the prediction at the training rows' centre fails: %v", err)}
+	}
+	return nil
 }
 
 // setDepthT sets the temperatures per token depth of m, loaded from path,

@@ -512,7 +512,9 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 			// net/http cancels the request's context either way, and a
 			// handler that writes nothing sends 200 with an empty body).
 			return writeError(w, statusClientClosed, "the client closed the connection before the answer")
-		case errors.As(err, &ie):
+		case errors.As(err, &ie), errors.Is(err, decoreg.ErrModelFault):
+			// The server's fault, or the model's (a prediction that
+			// overflows for a row like the training data): logged.
 			s.opts.Log.Print(oneLine(fmt.Sprintf("model %q: %v", name, err)))
 			return writeError(w, http.StatusInternalServerError, err.Error())
 		case errors.As(err, &de) && de.Row >= 0 && de.Column >= 0 && de.Column < len(e.spec.features):
