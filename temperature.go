@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"decoreg/dist"
 	"decoreg/internal/head"
@@ -28,9 +29,27 @@ const minCalibrationRows = 20
 // minCalibrationRows validation rows.
 func checkCalibrationRows(rows int, valFrac float64) error {
 	if n := train.ValRows(rows, valFrac); n < minCalibrationRows {
-		return configErr("Calibrate", "calibration needs at least %d validation rows, have %d (raise the validation fraction)", minCalibrationRows, n)
+		return configErr("Calibrate", "calibration needs at least %d validation rows, have %d (%s)", minCalibrationRows, n, valFracAdvice(rows))
 	}
 	return nil
+}
+
+// valFracAdvice is how to get minCalibrationRows validation rows out of
+// rows: the validation fraction that does (ValFrac, --val-frac), or that
+// the data are too few.
+func valFracAdvice(rows int) string {
+	if rows <= minCalibrationRows {
+		return fmt.Sprintf("the data have %d rows, and some must be left to train on", rows)
+	}
+	// The smallest fraction of three significant digits that rounds to
+	// minCalibrationRows rows.
+	f := float64(minCalibrationRows-0.5) / float64(rows)
+	p := math.Pow(10, 2-math.Floor(math.Log10(f)))
+	f = math.Ceil(f*p) / p
+	for train.ValRows(rows, f) < minCalibrationRows {
+		f += 1 / p
+	}
+	return fmt.Sprintf("a validation fraction (ValFrac, --val-frac) of at least %s gives %d of the %d rows", strconv.FormatFloat(f, 'g', 3, 64), minCalibrationRows, rows)
 }
 
 // checkStopRows refuses StopByDepth, before any training, when rows with
@@ -39,7 +58,7 @@ func checkCalibrationRows(rows int, valFrac float64) error {
 // on the same rows, would choose the epoch by noise.
 func checkStopRows(rows int, cfg Config) error {
 	if n := train.ValRows(rows, cfg.ValFrac); cfg.StopBy == StopByDepth && n < minCalibrationRows {
-		return configErr("StopBy", "early stopping by depth needs at least %d validation rows, have %d (raise the validation fraction)", minCalibrationRows, n)
+		return configErr("StopBy", "early stopping by depth needs at least %d validation rows, have %d (%s)", minCalibrationRows, n, valFracAdvice(rows))
 	}
 	return nil
 }

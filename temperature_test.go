@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -272,5 +273,36 @@ func TestCalibrateCancelled(t *testing.T) {
 				t.Fatalf("%s: still cancelled after %d checks", by, n)
 			}
 		}
+	}
+}
+
+// TestCalibrationRowsAdvice: too few validation rows for Calibrate or
+// StopByDepth named no setting ("raise the validation fraction"); the
+// error now gives the fraction that is enough, which is.
+func TestCalibrationRowsAdvice(t *testing.T) {
+	for _, rows := range []int{21, 39, 150, 1000, 123457} {
+		err := checkCalibrationRows(rows, 1e-4)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Field != "Calibrate" {
+			t.Fatalf("%d rows: %v", rows, err)
+		}
+		msg := err.Error()
+		i := strings.Index(msg, "of at least ")
+		if i < 0 {
+			t.Fatalf("%d rows: %q names no fraction", rows, msg)
+		}
+		f, perr := strconv.ParseFloat(strings.Fields(msg[i+len("of at least "):])[0], 64)
+		if perr != nil || checkCalibrationRows(rows, f) != nil || f > 1 {
+			t.Errorf("%d rows: the advised fraction %v (%q) is not enough", rows, f, msg)
+		}
+		if g := f * 0.97; checkCalibrationRows(rows, g) == nil && rows < 10000 {
+			t.Errorf("%d rows: %v is enough too; %v is not the least (%q)", rows, g, f, msg)
+		}
+	}
+	if err := checkCalibrationRows(20, 0.5); err == nil || !strings.Contains(err.Error(), "the data have 20 rows") {
+		t.Errorf("20 rows: %v", err)
+	}
+	if err := checkStopRows(150, Config{StopBy: StopByDepth, ValFrac: 0.1}); err == nil || !strings.Contains(err.Error(), "of at least 0.13 gives 20 of the 150 rows") {
+		t.Errorf("stop by depth: %v", err)
 	}
 }

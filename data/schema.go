@@ -384,7 +384,8 @@ type Warning struct {
 	Unseen int      // cells with a level not seen in training
 	Levels []string // up to 5 of those levels, in order of appearance
 	// Near pairs those of Levels that a trained level matches but for
-	// case ("Yes", "yes") with that level: levels are matched exactly.
+	// case ("Yes", "yes") or as a number ("3.0", "3") with that level:
+	// levels are matched exactly.
 	Near    [][2]string
 	Missing int // missing cells in a column without a missing indicator
 	// Categorical is whether the column is: its missing cells are
@@ -408,7 +409,11 @@ func (w Warning) String() string {
 		if len(w.Near) > 0 {
 			var q []string
 			for _, p := range w.Near {
-				q = append(q, QuoteCell(p[0])+" is "+QuoteCell(p[1])+" but for case")
+				how := " but for case"
+				if !strings.EqualFold(p[0], p[1]) {
+					how = " as a number"
+				}
+				q = append(q, QuoteCell(p[0])+" is "+QuoteCell(p[1])+how)
 			}
 			parts[len(parts)-1] += " (" + strings.Join(q, ", ") + ": levels are matched exactly)"
 		}
@@ -518,7 +523,8 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 					text[i] = strconv.FormatFloat(v, 'g', -1, 64)
 				}
 			}
-			var folded map[string]string // lower-cased level -> level, made at the first unseen one
+			var folded map[string]string   // lower-cased level -> level, made at the first unseen one
+			var numeric map[float64]string // a level's number -> level, made at the first unseen number
 			for i := range f.Rows {
 				switch l, ok := index[text[i]]; {
 				case c.Missing[i] && cs.Missing:
@@ -539,6 +545,20 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 						}
 						if v, ok := folded[strings.ToLower(text[i])]; ok && len(warn.Near) < 5 {
 							warn.Near = append(warn.Near, [2]string{text[i], v})
+						} else if x, err := ParseNumber(strings.TrimSpace(text[i])); err == nil && len(warn.Near) < 5 {
+							if numeric == nil { // a number written otherwise: "3.0" for the level "3"
+								numeric = map[float64]string{}
+								for _, v := range cs.Levels {
+									if y, err := ParseNumber(v); err == nil {
+										if _, dup := numeric[y]; !dup {
+											numeric[y] = v
+										}
+									}
+								}
+							}
+							if v, ok := numeric[x]; ok {
+								warn.Near = append(warn.Near, [2]string{text[i], v})
+							}
 						}
 					}
 				}

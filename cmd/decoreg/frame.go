@@ -231,7 +231,8 @@ func (f *trainFlags) trainColumns(name, path string, header []string, hline int)
 				if slices.ContainsFunc(header, func(h string) bool { return strings.Contains(h, ",") }) {
 					hint = `; a name holding a comma is given in double quotes: --` + l.flag + ` '"c,d"'`
 				}
-				return nil, "", inputf(name, "--%s: %s has no column %q%s (its columns are %s%s)", l.flag, path, c, didYouMean(c, header), quoteList(header), hint)
+				others := slices.DeleteFunc(slices.Clone(header), func(h string) bool { return h == target }) // the target is no feature to suggest
+				return nil, "", inputf(name, "--%s: %s has no column %q%s (its columns are %s%s)", l.flag, path, c, didYouMean(c, others), quoteList(header), hint)
 			case seen[c]:
 				return nil, "", inputf(name, "--%s names %q twice", l.flag, c)
 			case c == target && l.flag == "features":
@@ -331,7 +332,7 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 		case allMissing(c) && slices.Contains(sel, c.Name):
 			return nil, inputf(name, "--features: %s: %s is missing (empty, or one of --na) in every training row, so it cannot be a feature; leave it out of --features", path, col)
 		case allMissing(c):
-			fmt.Fprintf(errOut, "decoreg %s: warning: %s: %s is empty in every training row: left out\n", name, path, col)
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: %s is missing (empty, or one of --na) in every training row: left out\n", name, path, col)
 			continue
 		case c.Name == "":
 			return nil, inputf(name, "%s: line %d: column %d has no name in the header, but holds values: give it a name (or leave it out with --target NAME and --features)", path, fr.HeaderLine, c.Field+1)
@@ -339,7 +340,7 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 		keep = append(keep, c.Name)
 	}
 	if len(keep) == 0 {
-		return nil, inputf(name, "%s: no feature columns are left besides the target %q: every one is empty in every training row", path, target)
+		return nil, inputf(name, "%s: no feature columns are left besides the target %q: every one is missing (empty, or one of --na) in every training row", path, target)
 	}
 	if len(keep) < len(fr.Columns)-1 {
 		g, err := fr.Select(append(keep, target)...)
@@ -355,6 +356,8 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 	warnConstant(name, path, lab, target, f.features != "")
 	warnRowNumbers(name, path, lab, target, f.features != "")
 	warnDates(name, path, lab, target, f.maxLevels)
+	warnTargetCodes(name, path, lab, target)
+	warnCaseLevels(name, path, lab, target)
 	return fr, nil
 }
 

@@ -52,7 +52,7 @@ func TestNU2EmptyColumns(t *testing.T) {
 	// A trailing comma on every line: the target is still y.
 	trail := writeTable(t, dir, "trail.csv", "a,b,y,", 40, func(i int) string { return fmt.Sprintf("%d,%d,%d,", i, i%3, 2*i) })
 	_, errs := train(trail)
-	if !strings.Contains(errs, "warning: ") || !strings.Contains(errs, "column 4 (no name in the header) is empty in every training row: left out") {
+	if !strings.Contains(errs, "warning: ") || !strings.Contains(errs, "column 4 (no name in the header) is missing (empty, or one of --na) in every training row: left out") {
 		t.Errorf("trailing comma: stderr %q", errs)
 	}
 	if got := schemaColumns(t, model); strings.Join(got, ",") != "a,b" {
@@ -69,7 +69,7 @@ func TestNU2EmptyColumns(t *testing.T) {
 		return fmt.Sprintf("%d,NA,%d", i, 2*i)
 	})
 	_, errs = train(blank)
-	if !strings.Contains(errs, `warning: `) || !strings.Contains(errs, `column "b" is empty in every training row: left out`) {
+	if !strings.Contains(errs, `warning: `) || !strings.Contains(errs, `column "b" is missing (empty, or one of --na) in every training row: left out`) {
 		t.Errorf("blank column: stderr %q", errs)
 	}
 	if got := schemaColumns(t, model); strings.Join(got, ",") != "a" {
@@ -120,7 +120,7 @@ func TestNU3UnnamedColumns(t *testing.T) {
 	two := writeTable(t, dir, "two.csv", "a,y,,", 40, func(i int) string { return fmt.Sprintf("%d,%d,,", i, 2*i) })
 	_, errs := mustCLI(t, append([]string{"train", "--data", two, "--out", model}, tinyArgs("pointwise")...)...)
 	for _, c := range []string{"3", "4"} {
-		if !strings.Contains(errs, "column "+c+" (no name in the header) is empty in every training row: left out") {
+		if !strings.Contains(errs, "column "+c+" (no name in the header) is missing (empty, or one of --na) in every training row: left out") {
 			t.Errorf("two unnamed empty columns: no warning for column %s:\n%s", c, errs)
 		}
 	}

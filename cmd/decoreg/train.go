@@ -678,6 +678,40 @@ func warnSlowSummaries(name string, c decoreg.Config) {
 // the training targets gets warnWideRange's warning.
 const wideRangeShare = 0.01
 
+// warnTemperatureEdge warns when a fitted temperature (t, or one of the
+// temperatures per depth) is at an end of the range --calibrate searches,
+// [decoreg.MinTemperature, decoreg.MaxTemperature]: the validation rows
+// would have a wider (or narrower) distribution than any temperature
+// there gives, and the temperature found, 20 for a model trained 3 epochs,
+// can leave the calibrated scores worse than the uncalibrated (review).
+func warnTemperatureEdge(name string, t float64, depth []float64) {
+	edge := func(v float64) string {
+		switch {
+		case v >= decoreg.MaxTemperature*(1-1e-6):
+			return "largest"
+		case v > 0 && v <= decoreg.MinTemperature*(1+1e-6):
+			return "smallest"
+		}
+		return ""
+	}
+	what, v := "the fitted temperature", t
+	if e := edge(t); e == "" {
+		for k, d := range depth {
+			if edge(d) != "" {
+				what, v = fmt.Sprintf("the fitted temperature of token depth %d", k+1), d
+				break
+			}
+		}
+	}
+	e := edge(v)
+	if e == "" {
+		return
+	}
+	wider := pick(e == "largest", "wider", "narrower")
+	fmt.Fprintf(errOut, "decoreg %s: warning: %s, %s, is the %s --calibrate tries (it searches %v to %v): the validation rows ask for a %s distribution than any temperature gives, so the model is likely at fault (too few epochs, or too few validation rows to judge by); eval reports the scores before and after calibration\n",
+		name, what, strconv.FormatFloat(v, 'g', 4, 64), e, decoreg.MinTemperature, decoreg.MaxTemperature, wider)
+}
+
 // warnWideRange warns when c has a fixed target range (--target-range)
 // and the training targets of fr span less than wideRangeShare of it: a
 // normalized decoder's cells and a Riemann head's bins divide the range,
@@ -1147,6 +1181,7 @@ func runTrain(cmd *Command, args []string) error {
 			fmt.Fprintln(errOut, "interrupted before --calibrate: the model is not calibrated")
 		}
 	}
+	warnTemperatureEdge(name, info.Temperature, info.DepthTemperatures)
 	s := trainSummary{
 		Model: f.out, Head: string(cfg.Head), Rows: info.Rows, ValRows: info.ValRows, Params: info.Params,
 		Epochs: info.Epochs, BestEpoch: info.BestEpoch, ValLoss: jsonNum(info.BestValLoss),

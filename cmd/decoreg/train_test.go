@@ -677,3 +677,31 @@ func TestTrainInterruptPretrain(t *testing.T) {
 		t.Errorf("left in the output directory: %v", left)
 	}
 }
+
+// A fitted temperature at an end of --calibrate's search is warned about:
+// 20 for a model trained 3 epochs left the calibrated scores worse than
+// the uncalibrated, without a word (review). Inside the range, nothing.
+func TestTemperatureEdgeWarning(t *testing.T) {
+	var errb bytes.Buffer
+	old := errOut
+	defer func() { errOut = old }()
+	errOut = &errb
+	for _, c := range []struct {
+		t     float64
+		depth []float64
+		want  string
+	}{
+		{19.999999799976, nil, "the fitted temperature, 20, is the largest --calibrate tries"},
+		{0.05, nil, "the fitted temperature, 0.05, is the smallest --calibrate tries"},
+		{0, []float64{1.2, 20, 0.9}, "the fitted temperature of token depth 2, 20, is the largest"},
+		{1.3, nil, ""},
+		{0, []float64{1.2, 19.9}, ""},
+		{0, nil, ""},
+	} {
+		errb.Reset()
+		warnTemperatureEdge("train", c.t, c.depth)
+		if got := errb.String(); c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("%v %v: %q, want %q", c.t, c.depth, got, c.want)
+		}
+	}
+}
