@@ -2,6 +2,7 @@ package data
 
 import (
 	"bufio"
+	"bytes"
 	"compress/flate"
 	"compress/gzip"
 	"encoding/csv"
@@ -200,6 +201,47 @@ func (t *table) fieldCountErr(rec []string) error {
 		Err: fmt.Errorf("%w: %d fields, the header has %d%s", ErrFieldCount, len(rec), len(t.header), hint)}
 }
 
+// binaryKind names the kind of file whose first bytes br holds when it is
+// not text: a model file, an image, an archive or workbook, another
+// compression than gzip, an executable, or any with a NUL byte in its first
+// 8 KiB; "" for text. Such a --data was refused with a reason about its
+// text ("bare \" in non-quoted field", "lines end with a carriage return
+// alone", "is the file Latin-1?").
+func binaryKind(br *bufio.Reader) string {
+	b, _ := br.Peek(8 << 10)
+	for _, k := range []struct{ magic, what string }{
+		{"DECOREG\x00", "a decoreg model file (a model goes to --model)"},
+		{"\x89PNG\r\n\x1a\n", "a PNG image"},
+		{"\xff\xd8\xff", "a JPEG image"},
+		{"%PDF-", "a PDF document"},
+		{"PK\x03\x04", "a zip archive, or a workbook (.xlsx, .ods) in one: save the sheet as CSV, or unzip it"},
+		{"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Excel workbook (.xls): save the sheet as CSV"},
+		{"PAR1", "a Parquet file: write it as CSV"},
+		{"BZh", "bzip2-compressed: decompress it first (bunzip2; only gzip is read as it is)"},
+		{"\xfd7zXZ\x00", "xz-compressed: decompress it first (unxz; only gzip is read as it is)"},
+		{"\x28\xb5\x2f\xfd", "zstd-compressed: decompress it first (unzstd; only gzip is read as it is)"},
+		{"\x7fELF", "an executable"},
+	} {
+		if bytes.HasPrefix(b, []byte(k.magic)) {
+			return k.what
+		}
+	}
+	if bytes.IndexByte(b, 0) >= 0 {
+		enc := ""
+		switch {
+		case len(b) >= 4 && b[0] != 0 && b[1] == 0 && b[2] != 0 && b[3] == 0:
+			enc = "LE"
+		case len(b) >= 4 && b[0] == 0 && b[1] != 0 && b[2] == 0 && b[3] != 0:
+			enc = "BE"
+		}
+		if enc != "" {
+			return "UTF-16 text without a byte order mark (every other byte is NUL): convert it to UTF-8 (e.g. iconv -f UTF-16" + enc + " -t UTF-8 IN > OUT)"
+		}
+		return "binary: it holds NUL bytes in its first 8 KiB (if it is text in UTF-16 or UTF-32, convert it to UTF-8 with iconv)"
+	}
+	return ""
+}
+
 // openTable opens path, decompresses it if it starts with the gzip magic
 // bytes, and reads and checks the header (no duplicate names).
 func openTable(path string) (*table, error) {
@@ -229,6 +271,10 @@ func openTable(path string) (*table, error) {
 	if b, _ := sb.Peek(2); len(b) == 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
 		f.Close()
 		return nil, &ParseError{Path: path, Err: fmt.Errorf("%w: convert it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 IN > OUT)", ErrUTF16)}
+	}
+	if what := binaryKind(sb); what != "" {
+		f.Close()
+		return nil, &ParseError{Path: path, Err: fmt.Errorf("%w: it is %s", ErrBinary, what)}
 	}
 	var src io.Reader = sb
 	nl := &newlineReader{r: src}

@@ -481,3 +481,39 @@ func TestDatasetLines(t *testing.T) {
 		t.Errorf("built in memory: %v", s.Lines)
 	}
 }
+
+// TestBinaryRefused: a model file, an image, a workbook, another
+// compression or any file with NUL bytes given as a table is refused as
+// what it is; they were refused for a reason about their text ("bare \" in
+// non-quoted-field", "lines end with a carriage return alone", "is the
+// file Latin-1?"), which sent a user looking in the wrong place (review).
+// A gzipped one is looked at after decompressing; text with bytes above
+// 0x7f is not binary.
+func TestBinaryRefused(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("DECOREG\x00\x01\x00\x00\x00"))
+	zw.Close()
+	for content, want := range map[string]string{
+		"DECOREG\x00\x01\x00\x00\x00\x02\x00\x00\x00{}": "a decoreg model file",
+		"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR":           "a PNG image",
+		"PK\x03\x04\x14\x00\x06\x00":                    "a workbook (.xlsx, .ods)",
+		"\xfd7zXZ\x00\x00\x04":                          "xz-compressed",
+		"x,y\n1,2\n3,\x004\n":                           "binary: it holds NUL bytes",
+		"x\x00,\x00y\x00\n\x001\x00":                    "UTF-16 text without a byte order mark (every other byte is NUL): convert it to UTF-8 (e.g. iconv -f UTF-16LE",
+		gz.String():                                     "a decoreg model file",
+	} {
+		path := writeFile(t, content)
+		for _, read := range []func() error{
+			func() error { _, err := ReadFrame(path, FrameOptions{}); return err },
+			func() error { _, err := ReadCSV(path, ReadOptions{}); return err },
+		} {
+			if err := read(); !errors.Is(err, ErrBinary) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("%q: %v, want ErrBinary saying %q", content[:min(len(content), 12)], err, want)
+			}
+		}
+	}
+	if _, err := ReadFrame(writeFile(t, "x,café\n1,2\n"), FrameOptions{}); err != nil {
+		t.Errorf("UTF-8 text: %v", err)
+	}
+}

@@ -309,7 +309,8 @@ Interrupting (Ctrl-C, SIGINT, SIGTERM or SIGHUP) stops training at the next batc
 and saves the best model so far; the command then prints
 "interrupted: saved best model from epoch N" on standard error, the summary
 on standard output, and exits with status 0. Interrupting before the first
-epoch has ended saves nothing and exits with status 1. Interrupting
+epoch has ended saves nothing and exits with status 1 (while --data is still
+being read from standard input or a pipe: status 130). Interrupting
 --calibrate, after training has ended, stops it and saves the trained model,
 not calibrated ("interrupted during --calibrate, ..."). A second Ctrl-C kills
 the process at once, or, while the model is being written, abandons the
