@@ -757,6 +757,48 @@ func warnWideRange(name, path string, fr *data.Frame, target string, c decoreg.C
 	}
 }
 
+// warnCoarseCells warns when a decoder with --raw-target tokenizes the
+// training targets of fr into a few cells, far fewer than their distinct
+// values: y is tokenized as it is, so cells of a width set by the targets'
+// magnitude can hold all of them (1e12 + [0, 1e-3) in one cell 4.3e9 wide:
+// every prediction 1.4e9 from every target, without a word; review).
+func warnCoarseCells(name, path string, fr *data.Frame, target string, c decoreg.Config) {
+	if c.Head != decoreg.HeadDecoder || !c.RawTarget {
+		return
+	}
+	tok, err := vocab.Parse(c.Vocab)
+	j := fr.Column(target)
+	if err != nil || j < 0 || fr.Columns[j].Kind != data.Numeric {
+		return
+	}
+	col := &fr.Columns[j]
+	cells := map[string]bool{}
+	values := map[float64]bool{}
+	var ys []float64
+	for i, v := range col.Num {
+		if col.Missing[i] {
+			continue
+		}
+		ys = append(ys, v)
+		values[v] = true
+		if toks, _, err := tok.Encode(v); err == nil {
+			cells[fmt.Sprint(toks)] = true
+		}
+	}
+	if len(values) < 5 || len(cells) > min(3, len(values)/2) || len(cells) == 0 {
+		return
+	}
+	med := slices.Sorted(slices.Values(ys))[len(ys)/2]
+	width := ""
+	if toks, _, err := tok.Encode(med); err == nil {
+		if cell, err := tok.Decode(toks); err == nil {
+			width = fmt.Sprintf(" (the one of the median target, %v, is %.3g wide)", med, cell.Width())
+		}
+	}
+	fmt.Fprintf(errOut, "decoreg %s: warning: %s: --raw-target tokenizes the %d distinct training targets, from %v to %v, into %d cell(s) of %s%s: the model cannot tell them apart; use more mantissa digits, or leave out --raw-target (the targets are then scaled to the training range)\n",
+		name, path, len(values), slices.Min(ys), slices.Max(ys), len(cells), c.Vocab, width)
+}
+
 // isUnnormalized reports whether tok is an unnormalized tokenization,
 // repeated or not.
 func isUnnormalized(tok vocab.Tokenizer) bool {
@@ -1058,6 +1100,7 @@ func runTrain(cmd *Command, args []string) error {
 		return err
 	}
 	warnWideRange(name, nameSpools(fr.Path), fr, target, cfg)
+	warnCoarseCells(name, nameSpools(fr.Path), fr, target, cfg)
 
 	// Training.
 	ctx, stop := onInterrupt(func() {}) // the first signal stops gracefully, a second exits

@@ -705,3 +705,41 @@ func TestTemperatureEdgeWarning(t *testing.T) {
 		}
 	}
 }
+
+// A decoder with --raw-target whose cells hold all the training targets
+// is warned about (1e12 + [0, 1e-3) fell in one cell 4.3e9 wide, every
+// prediction far from every target, without a word; review); targets
+// spread over the cells, or scaled without --raw-target, are not.
+func TestCoarseCellsWarning(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, y func(i int) float64) string {
+		var b strings.Builder
+		b.WriteString("x,y\n")
+		for i := range 40 {
+			fmt.Fprintf(&b, "%d,%v\n", i, y(i))
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	narrow := write("narrow.csv", func(i int) float64 { return 1000 + float64(i)/1000 })
+	spread := write("spread.csv", func(i int) float64 { return float64(i) * 25 })
+	const vocab = "unnormalized:base=10,exponent=1,mantissa=2"
+	for _, c := range []struct {
+		path string
+		raw  bool
+		want bool
+	}{{narrow, true, true}, {narrow, false, false}, {spread, true, false}} {
+		args := []string{"train", "--data", c.path, "--vocab", vocab, "--enc-layers", "1", "--enc-width", "4", "--epochs", "1", "--threads", "1", "--quiet", "--out", filepath.Join(dir, "m.drg")}
+		if c.raw {
+			args = append(args, "--raw-target")
+		}
+		_, errs := mustCLI(t, args...)
+		got := strings.Contains(errs, "--raw-target tokenizes the 40 distinct training targets, from 1000 to 1000.039, into 1 cell(s)")
+		if got != c.want || !c.want && strings.Contains(errs, "cannot tell them apart") {
+			t.Errorf("%s raw %v: warned %v, want %v:\n%s", filepath.Base(c.path), c.raw, got, c.want, errs)
+		}
+	}
+}
