@@ -799,6 +799,39 @@ func warnCoarseCells(name, path string, fr *data.Frame, target string, c decoreg
 		name, path, len(values), slices.Min(ys), slices.Max(ys), len(cells), c.Vocab, width)
 }
 
+// minTargetSteps is the fewest float64 steps, at the targets' magnitude,
+// that their range may span before warnTargetSteps warns.
+const minTargetSteps = 1 << 10
+
+// warnTargetSteps warns when the training targets of fr differ only in
+// their last float64 digits: a range of few steps of float64 at their
+// magnitude (1.7e15 + 0..120: 480 steps of 0.25; 2^62 + 0..1000: one
+// step, two distinct values). The heads scale y by its range, and the
+// scaled values, and the scale's offset, are then off by a large share
+// of it (predict gave the training maximum a log density of -Inf; review).
+func warnTargetSteps(name, path string, fr *data.Frame, target string) {
+	j := fr.Column(target)
+	if j < 0 || fr.Columns[j].Kind != data.Numeric {
+		return
+	}
+	col := &fr.Columns[j]
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, v := range col.Num {
+		if !col.Missing[i] {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	mag := max(math.Abs(lo), math.Abs(hi))
+	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+		return
+	}
+	step := math.Nextafter(mag, math.Inf(1)) - mag
+	if steps := (hi - lo) / step; steps < minTargetSteps {
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the training targets, from %v to %v, differ only in their last float64 digits (their range is %.0f step%s of %.3g at that magnitude): scaled to their range, they and the predictions lose that precision; subtract an offset from the target first (for example %v)\n",
+			name, path, lo, hi, steps, pick(steps == 1, "", "s"), step, lo)
+	}
+}
+
 // isUnnormalized reports whether tok is an unnormalized tokenization,
 // repeated or not.
 func isUnnormalized(tok vocab.Tokenizer) bool {
@@ -1101,6 +1134,7 @@ func runTrain(cmd *Command, args []string) error {
 	}
 	warnWideRange(name, nameSpools(fr.Path), fr, target, cfg)
 	warnCoarseCells(name, nameSpools(fr.Path), fr, target, cfg)
+	warnTargetSteps(name, nameSpools(fr.Path), fr, target)
 
 	// Training.
 	ctx, stop := onInterrupt(func() {}) // the first signal stops gracefully, a second exits

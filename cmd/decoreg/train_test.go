@@ -743,3 +743,31 @@ func TestCoarseCellsWarning(t *testing.T) {
 		}
 	}
 }
+
+// Targets that differ only in their last float64 digits are warned about
+// (2^62 + 0..1000, two distinct values, had predict give the training
+// maximum a log density of -Inf; review); a range of many steps is not.
+func TestTargetStepsWarning(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		y    func(i int) float64
+		want string
+	}{
+		{func(i int) float64 { return 1e15 + float64(i)/4 }, "differ only in their last float64 digits (their range is 78 steps of 0.125 at that magnitude)"},
+		{func(i int) float64 { return 1e6 + float64(i)/4 }, ""},
+	} {
+		var b strings.Builder
+		b.WriteString("x,y\n")
+		for i := range 40 {
+			fmt.Fprintf(&b, "%d,%s\n", i, strconv.FormatFloat(c.y(i), 'f', -1, 64))
+		}
+		path := filepath.Join(dir, "t.csv")
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, errs := mustCLI(t, "train", "--data", path, "--head", "mdn", "--enc-layers", "1", "--enc-width", "4", "--epochs", "1", "--threads", "1", "--quiet", "--out", filepath.Join(dir, "m.drg"))
+		if got := strings.Contains(errs, "last float64 digits"); c.want == "" && got || c.want != "" && !strings.Contains(errs, c.want) {
+			t.Errorf("want %q in:\n%s", c.want, errs)
+		}
+	}
+}
