@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"decoreg/data"
@@ -11,52 +12,69 @@ import (
 )
 
 // checkHeaderLists bounds the lengths of the lists in a model file's JSON
-// header hb before it is decoded, in one pass that allocates nothing (but
+// header hb before it is decoded, in two passes that allocate nothing (but
 // for the error): a list under the key "trials" has at most MaxTuneTrials
 // entries, one under "members" at most MaxEnsemble-1 (the members after
-// the first), any other at most
-// max(params, 1<<16+1), params being the file's parameter count, which its
-// size and checksum vouch for. No list a decoreg writes is longer: a list
-// per feature or per column is no longer than the first layer's weights,
-// and 1<<16+1 covers the levels of a column (data.MaxMaxLevels) and the
-// knots of a map of the CDF (dist.MaxRecalibrationKnots and one).
+// the first), any other at most max(params, 1<<16+1) entries, params being
+// the file's parameter count, which its size and checksum vouch for, and
+// at most params/enc_width + 256 objects or lists (config.enc_width, read
+// in the first pass). No list a decoreg writes is longer: a list per
+// feature or per column is no longer than the first layer's weights, which
+// are enc_width per feature (and at least one feature per column), and
+// 1<<16+1 covers the levels of a column (data.MaxMaxLevels) and the knots
+// of a map of the CDF (dist.MaxRecalibrationKnots and one).
 //
 // Without it, a header of lists of empty objects ("{}" is 3 bytes, a
 // decoded tuning trial 456) took gigabytes to decode (8 MiB of them, 5 GB;
 // 64 MiB ran a server out of memory) before any count was checked. A
 // header that is not JSON is left to the decoder's error.
-func checkHeaderLists(hb []byte, params int) error {
+func checkHeaderLists(hb []byte, params int) *headerListError {
+	width := max(1, headerEncWidth(hb))
 	type frame struct {
 		array bool
 		key   []byte // the key this container is the value of (a list's, inherited by lists in it)
 		inner bool   // a list in a list
 		n     int    // a list's entries so far
 		limit int
+		nc    int // a list's entries that are objects or lists
 	}
 	general := max(params, max(data.MaxMaxLevels, dist.MaxRecalibrationKnots)+1)
+	// A list of objects or lists (the schema's columns, the knots or bins
+	// per feature) has an entry per feature at most, and the first layer
+	// has enc_width weights per feature: a tighter bound, as such an entry
+	// costs far more decoded than its bytes in the file ("{}": 3 bytes, a
+	// column 256; 4.6M of them took 1.2 GB beside a model of as many
+	// parameters).
+	containers := params/width + 256
 	var stack [64]frame // deeper headers are refused by the decoder's own limit or hold no long lists
 	depth := 0
 	var key []byte     // the last key read in the innermost object
 	expectKey := false // the next string in the innermost object is a key
-	fail := func() error {
+	fail := func(limit int, what string) *headerListError {
 		var path []string
 		for _, f := range stack[:depth] {
 			if len(f.key) > 0 && !f.inner {
 				path = append(path, string(f.key))
 			}
 		}
-		top := stack[depth-1]
 		name := strings.Join(path, ".")
-		if top.inner {
+		if stack[depth-1].inner {
 			name += " (a list in it)"
 		}
-		return fmt.Errorf("the header's list %q has more than %d entries", name, top.limit)
+		return &headerListError{Field: name, Limit: limit, What: what}
 	}
-	// value notes the start of a value: an entry of the innermost list.
-	value := func() error {
+	// value notes the start of a value, a container or not: an entry of
+	// the innermost list.
+	value := func(container bool) *headerListError {
 		if depth > 0 && depth <= len(stack) && stack[depth-1].array {
-			if stack[depth-1].n++; stack[depth-1].n > stack[depth-1].limit {
-				return fail()
+			top := &stack[depth-1]
+			if top.n++; top.n > top.limit {
+				return fail(top.limit, "entries")
+			}
+			if container {
+				if top.nc++; top.nc > containers && top.limit > containers {
+					return fail(containers, "objects or lists")
+				}
 			}
 		}
 		return nil
@@ -67,7 +85,7 @@ func checkHeaderLists(hb []byte, params int) error {
 		case ',':
 			expectKey = depth > 0 && depth <= len(stack) && !stack[depth-1].array
 		case '{', '[':
-			if err := value(); err != nil {
+			if err := value(true); err != nil {
 				return err
 			}
 			if depth < len(stack) {
@@ -113,12 +131,12 @@ func checkHeaderLists(hb []byte, params int) error {
 			}
 			if expectKey {
 				key, expectKey = hb[i+1:j], false
-			} else if err := value(); err != nil {
+			} else if err := value(false); err != nil {
 				return err
 			}
 			i = j
 		default: // a number, true, false or null: up to the next delimiter
-			if err := value(); err != nil {
+			if err := value(false); err != nil {
 				return err
 			}
 			for i+1 < len(hb) && !strings.ContainsRune(" \t\n\r,]}:", rune(hb[i+1])) {
@@ -141,4 +159,75 @@ func keyIs(raw []byte, name string) bool {
 	q := make([]byte, 0, len(raw)+2)
 	q = append(append(append(q, '"'), raw...), '"')
 	return json.Unmarshal(q, &k) == nil && strings.EqualFold(k, name)
+}
+
+// headerListError is checkHeaderLists' error: the list at Field (the keys
+// to it, joined by points) has more than Limit entries (What: "entries",
+// or "objects or lists").
+type headerListError struct {
+	Field string
+	Limit int
+	What  string
+}
+
+func (e *headerListError) Error() string {
+	return fmt.Sprintf("list %q has more than %d %s", e.Field, e.Limit, e.What)
+}
+
+// headerEncWidth returns the header's config.enc_width, as encoding/json
+// would decode it (the last of its keys that match, in any case), read
+// without allocating; 0 if there is none or it is not a positive integer.
+func headerEncWidth(hb []byte) int {
+	depth, width := 0, 0
+	var key []byte
+	expectKey, inConfig := false, false
+	var objs [3]bool // whether depths 1 and 2 are objects
+	for i := 0; i < len(hb); i++ {
+		switch c := hb[i]; c {
+		case ' ', '\t', '\n', '\r', ':':
+		case ',':
+			expectKey = depth >= 1 && depth < len(objs) && objs[depth]
+		case '{', '[':
+			depth++
+			if depth < len(objs) {
+				objs[depth] = c == '{'
+			}
+			if depth == 2 {
+				inConfig = c == '{' && keyIs(key, "config")
+			}
+			expectKey = c == '{'
+		case '}', ']':
+			depth--
+			expectKey = false
+		case '"':
+			j := i + 1
+			for ; j < len(hb) && hb[j] != '"'; j++ {
+				if hb[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(hb) {
+				return width
+			}
+			if expectKey && depth <= 2 {
+				key, expectKey = hb[i+1:j], false
+			} else if expectKey {
+				expectKey = false
+			}
+			i = j
+		default:
+			j := i
+			for j+1 < len(hb) && !strings.ContainsRune(" \t\n\r,]}:", rune(hb[j+1])) {
+				j++
+			}
+			if depth == 2 && inConfig && keyIs(key, "enc_width") {
+				width = 0
+				if n, err := strconv.Atoi(string(hb[i : j+1])); err == nil && n > 0 {
+					width = n
+				}
+			}
+			i = j
+		}
+	}
+	return width
 }

@@ -3,6 +3,7 @@ package decoreg
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -40,7 +41,8 @@ func TestHeaderListsBounded(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		_, err := Load(path)
 		runtime.ReadMemStats(&after)
-		if err == nil || !errors.Is(err, ErrBadModel) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), c.field) || !strings.Contains(err.Error(), "more than") {
+		var me *ModelError
+		if !errors.As(err, &me) || !errors.Is(err, ErrBadModel) || !strings.Contains(err.Error(), path) || !strings.Contains(me.Field, c.field) || !strings.Contains(err.Error(), "more than") {
 			t.Errorf("%s: %v, want a bad model naming %s and the list %s", c.name, err, path, c.field)
 		}
 		if n := after.TotalAlloc - before.TotalAlloc; n > 4*uint64(len(hb))+8<<20 {
@@ -64,6 +66,47 @@ func TestKeyIs(t *testing.T) {
 	} {
 		if got := keyIs([]byte(raw), "trials"); got != want {
 			t.Errorf("keyIs(%q) = %v, want %v", raw, got, want)
+		}
+	}
+}
+
+// TestHeaderContainerLists: a list of objects or lists has an entry per
+// feature at most, so it is bounded by params/enc_width, far below the
+// bound of a list of numbers: 4.6M empty columns ("{}", 256 bytes decoded
+// each) beside a model of as many parameters took 1.2 GB (review).
+func TestHeaderContainerLists(t *testing.T) {
+	header, params := savedModel(t, tinyDecoder()) // enc_width 8
+	limit := len(params)/8 + 256
+	list := "[" + strings.Repeat("{},", limit) + "{}]"
+	hb := append([]byte(`{"schema":{"columns":`+list+`},`), header[1:]...)
+	_, err := Load(writeModel(t, hb, params))
+	var me *ModelError
+	if !errors.As(err, &me) || me.Field != "schema.columns" || !strings.Contains(err.Error(), fmt.Sprintf("more than %d objects or lists", limit)) {
+		t.Errorf("%d empty columns: %v", limit+1, err)
+	}
+	// As many numbers pass the scan (the decoder then refuses the file
+	// for what they are).
+	nums := "[" + strings.Repeat("0,", limit) + "0]"
+	if e := checkHeaderLists(append([]byte(`{"x_mean":`+nums+`,`), header[1:]...), len(params)); e != nil {
+		t.Errorf("%d numbers: %v", limit+1, e)
+	}
+}
+
+func TestHeaderEncWidth(t *testing.T) {
+	for hb, want := range map[string]int{
+		`{"config":{"enc_width":512}}`:                                    512,
+		`{"CONFIG":{"Enc_Width":64,"x":[1,{"enc_width":3}]}}`:             64,
+		`{"config":{"enc_width":64},"config":{"head":"mdn"}}`:             64, // json merges the two objects
+		`{"config":{"enc_width":64},"config":{"enc_width":8}}`:            8,
+		`{"train":{"config":{"enc_width":3}},"config":{"enc_layers":2}}`:  0,
+		`{"config":{"enc_width":"512"}}`:                                  0,
+		`{"config":{"enc_width":-5}}`:                                     0,
+		`{"x":"{\"config\":{\"enc_width\":9}}","config":{"enc_width":7}}`: 7,
+		`[{"config":{"enc_width":9}}]`:                                    0,
+		``:                                                                0,
+	} {
+		if got := headerEncWidth([]byte(hb)); got != want {
+			t.Errorf("headerEncWidth(%s) = %d, want %d", hb, got, want)
 		}
 	}
 }

@@ -348,7 +348,7 @@ func TestLoadCountsMembersFirst(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	_, err := Load(path)
 	runtime.ReadMemStats(&after)
-	if err == nil || !strings.Contains(err.Error(), `list "members" has more than 63 entries`) || !errors.Is(err, ErrBadModel) {
+	if err == nil || !strings.Contains(err.Error(), `members: a list of more than 63 entries`) || !errors.Is(err, ErrBadModel) {
 		t.Errorf("100,000 members: %v", err)
 	}
 	if got := after.TotalAlloc - before.TotalAlloc; got > 32<<20 {

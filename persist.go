@@ -224,8 +224,8 @@ func emptyList(b []byte) bool {
 // path with its checksum checked.
 func load(path string, hb []byte, params []float32) (*Model, error) {
 	var h fileHeader
-	if err := checkHeaderLists(hb, len(params)); err != nil {
-		return nil, fmt.Errorf("%s: %w (bad header: %v)", path, modelfile.ErrNotModel, err)
+	if e := checkHeaderLists(hb, len(params)); e != nil {
+		return nil, &ModelError{Path: path, Field: e.Field, Err: fmt.Errorf("a list of more than %d %s, past what a model of %d parameters holds (checked before decoding it)", e.Limit, e.What, len(params))}
 	}
 	if err := json.Unmarshal(hb, &h); err != nil {
 		return nil, fmt.Errorf("%s: %w (bad header: %v)", path, modelfile.ErrNotModel, err)

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Dataset is a regression data set held in memory.
@@ -209,22 +210,31 @@ func (t *table) fieldCountErr(rec []string) error {
 // alone", "is the file Latin-1?").
 func binaryKind(br *bufio.Reader) string {
 	b, _ := br.Peek(8 << 10)
-	for _, k := range []struct{ magic, what string }{
-		{"DECOREG\x00", "a decoreg model file (a model goes to --model)"},
-		{"\x89PNG\r\n\x1a\n", "a PNG image"},
-		{"\xff\xd8\xff", "a JPEG image"},
-		{"%PDF-", "a PDF document"},
-		{"PK\x03\x04", "a zip archive, or a workbook (.xlsx, .ods) in one: save the sheet as CSV, or unzip it"},
-		{"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Excel workbook (.xls): save the sheet as CSV"},
-		{"PAR1", "a Parquet file: write it as CSV"},
-		{"BZh", "bzip2-compressed: decompress it first (bunzip2; only gzip is read as it is)"},
-		{"\xfd7zXZ\x00", "xz-compressed: decompress it first (unxz; only gzip is read as it is)"},
-		{"\x28\xb5\x2f\xfd", "zstd-compressed: decompress it first (unzstd; only gzip is read as it is)"},
-		{"\x7fELF", "an executable"},
+	// Some magics are printable ("PAR1", "%PDF-", "BZh"), and may start a
+	// header ("PAR1,PAR2,y"): those files are named only when the rest is
+	// not text either.
+	binary := bytes.IndexByte(b, 0) >= 0 || !validUTF8Prefix(b)
+	for _, k := range []struct {
+		magic, what string
+		printable   bool
+	}{
+		{"DECOREG\x00", "a decoreg model file (a model goes to --model)", false},
+		{"\x89PNG\r\n\x1a\n", "a PNG image", false},
+		{"\xff\xd8\xff", "a JPEG image", false},
+		{"%PDF-", "a PDF document", true},
+		{"PK\x03\x04", "a zip archive, or a workbook (.xlsx, .ods) in one: save the sheet as CSV, or unzip it", false},
+		{"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Excel workbook (.xls): save the sheet as CSV", false},
+		{"PAR1", "a Parquet file: write it as CSV", true},
+		{"\xfd7zXZ\x00", "xz-compressed: decompress it first (unxz; only gzip is read as it is)", false},
+		{"\x28\xb5\x2f\xfd", "zstd-compressed: decompress it first (unzstd; only gzip is read as it is)", false},
+		{"\x7fELF", "an executable", false},
 	} {
-		if bytes.HasPrefix(b, []byte(k.magic)) {
+		if bytes.HasPrefix(b, []byte(k.magic)) && (binary || !k.printable) {
 			return k.what
 		}
+	}
+	if len(b) >= 10 && string(b[:3]) == "BZh" && b[3] >= '1' && b[3] <= '9' && string(b[4:10]) == "1AY&SY" {
+		return "bzip2-compressed: decompress it first (bunzip2; only gzip is read as it is)"
 	}
 	if bytes.IndexByte(b, 0) >= 0 {
 		enc := ""
@@ -240,6 +250,18 @@ func binaryKind(br *bufio.Reader) string {
 		return "binary: it holds NUL bytes in its first 8 KiB (if it is text in UTF-16 or UTF-32, convert it to UTF-8 with iconv)"
 	}
 	return ""
+}
+
+// validUTF8Prefix reports whether b is valid UTF-8 but for a character
+// cut off at its end.
+func validUTF8Prefix(b []byte) bool {
+	for k := 0; k < utf8.UTFMax && len(b) > 0; k++ {
+		if utf8.Valid(b) {
+			return true
+		}
+		b = b[:len(b)-1]
+	}
+	return utf8.Valid(b)
 }
 
 // openTable opens path, decompresses it if it starts with the gzip magic

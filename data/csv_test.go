@@ -513,7 +513,19 @@ func TestBinaryRefused(t *testing.T) {
 			}
 		}
 	}
-	if _, err := ReadFrame(writeFile(t, "x,café\n1,2\n"), FrameOptions{}); err != nil {
-		t.Errorf("UTF-8 text: %v", err)
+	// Printable magics name a file only when the rest is not text: a
+	// header "PAR1,PAR2,y" was called a Parquet file (review).
+	for _, text := range []string{"x,café\n1,2\n", "PAR1,PAR2,y\n1,2,3\n", "BZh9,y\n1,2\n", "%PDF-1,y\n1,2\n"} {
+		if _, err := ReadFrame(writeFile(t, text), FrameOptions{}); err != nil {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+	for content, want := range map[string]string{
+		"BZh91AY&SY\x12\x34\x56\x00": "bzip2-compressed",
+		"PAR1\x15\x04\x15\x00\x15":   "a Parquet file",
+	} {
+		if _, err := ReadFrame(writeFile(t, content), FrameOptions{}); !errors.Is(err, ErrBinary) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", content, err, want)
+		}
 	}
 }

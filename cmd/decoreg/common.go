@@ -739,7 +739,7 @@ func dispatchSignals(ch chan os.Signal) {
 			// the last handler's end, which the default action would
 			// have ended too).
 			removeSpoolsLocked()
-			fmt.Fprintln(errOut, "decoreg: interrupted; nothing saved") // it exited without a word
+			fmt.Fprintln(errOut, "decoreg: interrupted") // it exited without a word
 			os.Exit(130)
 		}
 		signals.mu.Unlock()

@@ -853,6 +853,12 @@ func TestTargetCodesWarning(t *testing.T) {
 			}
 			return uniform(i)
 		}), `-999 (1 row, first on line 9); if they are codes for an unknown value, read them as missing with --na 'NA,NaN,?,-999'`},
+		{"9999999", write("f.csv", 200, func(i int) string {
+			if i == 3 {
+				return "9999999"
+			}
+			return uniform(i)
+		}), `--na 'NA,NaN,?,9999999'`},
 		{"lognormal", write("c.csv", 3000, func(i int) string { return fmt.Sprintf("%.4f", math.Exp(1.5*r.NormFloat64())) }), ""},
 		{"99 inside", write("d.csv", 200, func(i int) string { return strconv.Itoa([]int{1, 5, 99, 120, 7}[i%5]) }), ""},
 		{"codes in most rows", write("e.csv", 200, func(i int) string {

@@ -85,6 +85,9 @@ func warnTargetCodes(name, path string, fr *data.Frame, target string) {
 	var vals, texts []string
 	for k, v := range order {
 		t := strconv.FormatFloat(v, 'g', -1, 64)
+		if v == math.Trunc(v) && math.Abs(v) < 1e21 {
+			t = strconv.FormatFloat(v, 'f', -1, 64) // 9999999, not 9.999999e+06: as files write codes
+		}
 		texts = append(texts, t)
 		if k < 3 {
 			vals = append(vals, fmt.Sprintf("%s (%d row%s, first on line %d)", t, counts[v], pick(counts[v] == 1, "", "s"), firstLine(fr, c, v)))

@@ -679,38 +679,26 @@ func warnSlowSummaries(name string, c decoreg.Config) {
 // the training targets gets warnWideRange's warning.
 const wideRangeShare = 0.01
 
-// warnTemperatureEdge warns when a fitted temperature (t, or one of the
-// temperatures per depth) is at an end of the range --calibrate searches,
-// [decoreg.MinTemperature, decoreg.MaxTemperature]: the validation rows
-// would have a wider (or narrower) distribution than any temperature
-// there gives, and the temperature found, 20 for a model trained 3 epochs,
-// can leave the calibrated scores worse than the uncalibrated (review).
-func warnTemperatureEdge(name string, t float64, depth []float64) {
-	edge := func(v float64) string {
-		switch {
-		case v >= decoreg.MaxTemperature*(1-1e-6):
-			return "largest"
-		case v > 0 && v <= decoreg.MinTemperature*(1+1e-6):
-			return "smallest"
-		}
-		return ""
-	}
-	what, v := "the fitted temperature", t
-	if e := edge(t); e == "" {
-		for k, d := range depth {
-			if edge(d) != "" {
-				what, v = fmt.Sprintf("the fitted temperature of token depth %d", k+1), d
-				break
-			}
-		}
-	}
-	e := edge(v)
-	if e == "" {
+// warnTemperatureEdge warns when the fitted temperature t is at an end of
+// the range --calibrate searches, [decoreg.MinTemperature,
+// decoreg.MaxTemperature]: the validation rows would have a wider (or
+// narrower) distribution than any temperature there gives, as for a model
+// trained 3 epochs (T = 20, and calibrated scores worse than uncalibrated
+// on other rows; review) or a target the features barely predict. The
+// temperatures per depth of --calibrate-by depth are not warned about:
+// 20 at the finest digits is what that calibration is for.
+func warnTemperatureEdge(name string, t float64) {
+	var e string
+	switch {
+	case t >= decoreg.MaxTemperature*(1-1e-6):
+		e = "largest"
+	case t > 0 && t <= decoreg.MinTemperature*(1+1e-6):
+		e = "smallest"
+	default:
 		return
 	}
-	wider := pick(e == "largest", "wider", "narrower")
-	fmt.Fprintf(errOut, "decoreg %s: warning: %s, %s, is the %s --calibrate tries (it searches %v to %v): the validation rows ask for a %s distribution than any temperature gives, so the model is likely at fault (too few epochs, or too few validation rows to judge by); eval reports the scores before and after calibration\n",
-		name, what, strconv.FormatFloat(v, 'g', 4, 64), e, decoreg.MinTemperature, decoreg.MaxTemperature, wider)
+	fmt.Fprintf(errOut, "decoreg %s: warning: the fitted temperature, %s, is the %s --calibrate tries (it searches %v to %v): the validation rows ask for a %s distribution than any temperature gives, as for a model trained too few epochs, or a target the features barely predict; compare eval's scores before and after calibration\n",
+		name, strconv.FormatFloat(t, 'g', 4, 64), e, decoreg.MinTemperature, decoreg.MaxTemperature, pick(e == "largest", "wider", "narrower"))
 }
 
 // warnWideRange warns when c has a fixed target range (--target-range)
@@ -822,8 +810,8 @@ func warnTargetSteps(name, path string, fr *data.Frame, target string) {
 		}
 	}
 	mag := max(math.Abs(lo), math.Abs(hi))
-	if !(hi > lo) || math.IsInf(hi-lo, 0) {
-		return
+	if !(hi-lo >= 0x1p-1022) || math.IsInf(hi-lo, 0) {
+		return // equal, subnormal (refused with its own advice) or overflowing
 	}
 	step := math.Nextafter(mag, math.Inf(1)) - mag
 	if steps := (hi - lo) / step; steps < minTargetSteps {
@@ -1259,7 +1247,7 @@ func runTrain(cmd *Command, args []string) error {
 			fmt.Fprintln(errOut, "interrupted before --calibrate: the model is not calibrated")
 		}
 	}
-	warnTemperatureEdge(name, info.Temperature, info.DepthTemperatures)
+	warnTemperatureEdge(name, info.Temperature)
 	s := trainSummary{
 		Model: f.out, Head: string(cfg.Head), Rows: info.Rows, ValRows: info.ValRows, Params: info.Params,
 		Epochs: info.Epochs, BestEpoch: info.BestEpoch, ValLoss: jsonNum(info.BestValLoss),
