@@ -39,7 +39,7 @@ A predict request gives its inputs as "rows" (objects keyed by feature
 name) or "x" (arrays in the model's feature order) and names its
 "outputs": mean, median, mode, quantiles (at "quantiles": [levels],
 default 0.05,0.25,0.75,0.95), logpdf and cdf (at "y": [one per row]),
-samples ("samples": {"n", "temperature", "top_k", "top_p", "seed"}; seed
+samples ("samples": {"n", "temperature", "top_k", "top_p", "centres", "seed"}; seed
 defaults to 0, so a request sent again gets the same draws) and
 density (the log-density on a grid: "density": {"n", "lo", "hi"}). The
 default outputs are mean, median, mode and quantiles, as 'decoreg predict'
