@@ -56,16 +56,16 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 		}
 	}
 	if err := f.Check(); err != nil {
-		return nil, fmt.Errorf("decoreg: %w", err)
+		return nil, badFrame(fmt.Errorf("decoreg: %w", err))
 	}
 	tj := f.Column(target)
 	if tj < 0 {
-		return nil, fmt.Errorf("decoreg: %w: the target %q is not a column of the frame (%d columns)", data.ErrNoColumn, target, len(f.Columns))
+		return nil, badFrame(fmt.Errorf("decoreg: %w: the target %q is not a column of the frame (%d columns)", data.ErrNoColumn, target, len(f.Columns)))
 	}
 	// Drop would leave out every column of the target's name: one would be
 	// the target, the others lost without a word.
 	if n := countName(f, target); n > 1 {
-		return nil, fmt.Errorf("decoreg: %w: the target %q names %d columns", data.ErrDuplicateColumn, target, n)
+		return nil, badFrame(fmt.Errorf("decoreg: %w: the target %q names %d columns", data.ErrDuplicateColumn, target, n))
 	}
 	if !utf8.ValidString(target) {
 		// As the features' names are refused when fitted (it was refused
@@ -74,7 +74,7 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 	}
 	y, err := f.Targets(tj)
 	if err != nil {
-		return nil, fmt.Errorf("the target is not numeric: %w", err)
+		return nil, badFrame(fmt.Errorf("the target is not numeric: %w", err))
 	}
 	keep, yk := presentTargets(y)
 	if f.Rows == 0 {
@@ -85,7 +85,7 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 	}
 	feats, err := f.Drop(target)
 	if err != nil {
-		return nil, err
+		return nil, badFrame(err)
 	}
 	if len(feats.Columns) == 0 {
 		return nil, fmt.Errorf("%w: no feature columns besides the target %q", ErrBadInput, target)
@@ -95,7 +95,7 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 	}
 	schema, err := data.FitSchema(feats, data.SchemaOptions{MaxLevels: o.maxLevels})
 	if err != nil {
-		return nil, err
+		return nil, badFrame(err)
 	}
 	// The encoded table (float64, a column per numeric feature, level and
 	// missing indicator) is made before Fit checks the memory: a 12 MB
@@ -108,7 +108,7 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 	}
 	enc, err := schema.Encode(feats)
 	if err != nil {
-		return nil, err
+		return nil, badFrame(err)
 	}
 	if slices.Contains(enc.Names, target) {
 		return nil, fmt.Errorf("%w: the target's name %q is also the name of an encoded feature", ErrBadInput, target)
@@ -124,6 +124,24 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 	}
 	return m, err
 }
+
+// badFrame marks err, an error about a frame's contents or shape (package
+// data's, or this package's about the frame), as bad input: it then wraps
+// ErrBadInput beside what it wrapped, its message unchanged. Such errors
+// (a NaN cell, a missing column, a malformed frame) did not, though the
+// package's errors section says bad data does; nil stays nil.
+func badFrame(err error) error {
+	if err == nil || errors.Is(err, ErrBadInput) {
+		return err
+	}
+	return badInputErr{err}
+}
+
+// badInputErr is badFrame's error.
+type badInputErr struct{ err error }
+
+func (e badInputErr) Error() string   { return e.err.Error() }
+func (e badInputErr) Unwrap() []error { return []error{e.err, ErrBadInput} }
 
 // checkEncoded refuses, with checkMemoryAdvice, the bytesPerCell bytes a
 // cell of rows rows encoded by s would take (s.Width() columns: a
@@ -214,23 +232,24 @@ func (m *Model) EncodeFrame(f *data.Frame) (*data.Encoded, error) {
 		return nil, ErrNotFitted
 	}
 	if err := f.Check(); err != nil {
-		return nil, fmt.Errorf("decoreg: %w", err)
+		return nil, badFrame(fmt.Errorf("decoreg: %w", err))
 	}
 	if m.schema != nil {
 		// One-hot levels can make the table far wider than the frame.
 		if err := checkEncoded(m.schema, f.Rows, 8, "give fewer rows at a time"); err != nil {
 			return nil, err
 		}
-		return m.schema.Encode(f)
+		enc, err := m.schema.Encode(f)
+		return enc, badFrame(err)
 	}
 	g := f
 	if m.features != nil {
 		var err error
 		if g, err = f.Select(m.features...); err != nil {
 			if f.Path != "" {
-				return nil, &data.ParseError{Path: f.Path, Line: f.HeaderLine, Err: err}
+				return nil, badFrame(&data.ParseError{Path: f.Path, Line: f.HeaderLine, Err: err})
 			}
-			return nil, err
+			return nil, badFrame(err)
 		}
 	} else if len(f.Columns) != m.Features() {
 		return nil, fmt.Errorf("%w: %d columns for the model's %d features", ErrBadInput, len(f.Columns), m.Features())
@@ -241,16 +260,16 @@ func (m *Model) EncodeFrame(f *data.Frame) (*data.Encoded, error) {
 		c := &g.Columns[j]
 		if c.Kind != data.Numeric {
 			if err := g.NotNumeric(j); err != nil {
-				return nil, err
+				return nil, badFrame(err)
 			}
 		}
 		y, err := g.Targets(j)
 		if err != nil {
-			return nil, err
+			return nil, badFrame(err)
 		}
 		for i, v := range y {
 			if c.Missing[i] {
-				return nil, g.CellError(j, i, fmt.Errorf("%w: a missing value (the model has no schema to impute it)", data.ErrNotNumber))
+				return nil, badFrame(g.CellError(j, i, fmt.Errorf("%w: a missing value (the model has no schema to impute it)", data.ErrNotNumber)))
 			}
 			e.X[i*d+j] = v
 		}
@@ -286,21 +305,21 @@ func (m *Model) EvaluateFrame(f *data.Frame, target, point string) (*Eval, error
 		return nil, ErrNotFitted
 	}
 	if err := f.Check(); err != nil {
-		return nil, fmt.Errorf("decoreg: %w", err)
+		return nil, badFrame(fmt.Errorf("decoreg: %w", err))
 	}
 	if slices.Contains(m.Columns(), target) {
 		return nil, fmt.Errorf("%w: the target %q is one of the model's feature columns", ErrBadInput, target)
 	}
 	tj := f.Column(target)
 	if tj < 0 {
-		return nil, fmt.Errorf("decoreg: %w: the target %q is not a column of the frame", data.ErrNoColumn, target)
+		return nil, badFrame(fmt.Errorf("decoreg: %w: the target %q is not a column of the frame", data.ErrNoColumn, target))
 	}
 	if n := countName(f, target); n > 1 {
-		return nil, fmt.Errorf("decoreg: %w: the target %q names %d columns", data.ErrDuplicateColumn, target, n)
+		return nil, badFrame(fmt.Errorf("decoreg: %w: the target %q names %d columns", data.ErrDuplicateColumn, target, n))
 	}
 	y, err := f.Targets(tj)
 	if err != nil {
-		return nil, err
+		return nil, badFrame(err)
 	}
 	keep, yk := presentTargets(y)
 	if f.Rows == 0 {
@@ -316,7 +335,7 @@ func (m *Model) EvaluateFrame(f *data.Frame, target, point string) (*Eval, error
 	if m.schema == nil && m.features == nil {
 		// Features matched by position: the columns but the target.
 		if g, err = g.Drop(target); err != nil {
-			return nil, err
+			return nil, badFrame(err)
 		}
 	}
 	enc, err := m.EncodeFrame(g)

@@ -551,3 +551,40 @@ func TestEvaluateFrameUnnamed(t *testing.T) {
 		t.Errorf("a column too many: %v", err)
 	}
 }
+
+// TestFrameErrorsAreBadInput: errors about a frame's contents or shape (a
+// NaN cell, a missing input or target column, duplicate names, a
+// malformed or nil frame) wrap ErrBadInput, as the package's errors
+// section says bad data does, beside package data's own error: they did
+// not, so a service mapping ErrBadInput to 400 answered them 500 (review).
+func TestFrameErrorsAreBadInput(t *testing.T) {
+	a, y := make([]float64, 20), make([]float64, 20)
+	for i := range a {
+		a[i], y[i] = float64(i), float64(i%7)
+	}
+	col := func(name string, v []float64) data.Column {
+		return data.Column{Name: name, Kind: data.Numeric, Field: -1, Num: v, Missing: make([]bool, len(v))}
+	}
+	cfg := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 8, MaxEpochs: 2, Threads: 1}
+	m, err := FitFrame(context.Background(), &data.Frame{Rows: 20, Columns: []data.Column{col("a", a), col("t", y)}}, "t", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nan := slices.Clone(a)
+	nan[3] = math.NaN()
+	cases := map[string]error{}
+	_, cases["a NaN cell"] = m.PredictFrame(&data.Frame{Rows: 20, Columns: []data.Column{col("a", nan)}}, PredictOptions{})
+	_, cases["a missing input column"] = m.PredictFrame(&data.Frame{Rows: 20, Columns: []data.Column{col("b", a)}}, PredictOptions{})
+	_, cases["a malformed frame"] = m.PredictFrame(&data.Frame{Rows: 21, Columns: []data.Column{col("a", a)}}, PredictOptions{})
+	_, cases["no target column"] = m.EvaluateFrame(&data.Frame{Rows: 20, Columns: []data.Column{col("a", a)}}, "t", "")
+	_, cases["duplicate names"] = FitFrame(context.Background(), &data.Frame{Rows: 20, Columns: []data.Column{col("a", a), col("a", a), col("t", y)}}, "t", cfg)
+	_, cases["a nil frame"] = FitFrame(context.Background(), nil, "t", cfg)
+	for name, err := range cases {
+		if !errors.Is(err, ErrBadInput) {
+			t.Errorf("%s: %v does not wrap ErrBadInput", name, err)
+		}
+	}
+	if err := cases["a NaN cell"]; !errors.Is(err, data.ErrNonFinite) || strings.Contains(err.Error(), "bad input") {
+		t.Errorf("a NaN cell: %v, want data's error as it was", err)
+	}
+}

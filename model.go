@@ -23,10 +23,14 @@ var ErrNotFitted = errors.New("decoreg: model is not fitted")
 // Concurrency: Predict, PredictFlat, Score, Dist, Dists, Save and the
 // getters only read the model, so any number of goroutines may call them at
 // once; the distributions they return are safe for concurrent use too
-// (see dist.Token; Sample needs a *rand.Rand per goroutine). Evaluate runs
-// the network's training forward pass on the model's own scratch buffers
-// and SetNames writes the model: neither may run concurrently with any
-// other method.
+// (see dist.Token; Sample needs a *rand.Rand per goroutine). Evaluate,
+// EvaluateFrame and FitTemperature run the network's training forward pass
+// on scratch buffers that the model shares with the models that share its
+// weights (WithTemperature's and FitTemperature's copies, Members,
+// NewEnsemble's members and the models it was made from): they may run
+// beside the read-only methods of any of them, but not beside each other
+// on models sharing weights. SetNames writes the model: it may not run
+// concurrently with any other method.
 type Model struct {
 	cfg   Config
 	h     *head.Head

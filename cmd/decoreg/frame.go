@@ -908,25 +908,30 @@ func targetTextErr(err error, header []string, target, hint string) error {
 	return fmt.Errorf("%w: the target %q must hold numbers (decoreg predicts numbers; a text target such as a class label is not one%s)", err, target, hint)
 }
 
+// levelsErrors appends to out every *data.LevelsError in err's tree (a
+// joined error of them, wrapped as bad input or not), in order.
+func levelsErrors(err error, out []*data.LevelsError) []*data.LevelsError {
+	switch e := err.(type) {
+	case nil:
+	case *data.LevelsError:
+		out = append(out, e)
+	case interface{ Unwrap() []error }:
+		for _, u := range e.Unwrap() {
+			out = levelsErrors(u, out)
+		}
+	default:
+		out = levelsErrors(errors.Unwrap(err), out)
+	}
+	return out
+}
+
 // levelsErr reports the *data.LevelsErrors of training (one, or several
 // joined) in the command line's terms, or returns ok false: each column's
 // stray text cells, if it is otherwise numbers, with naHint's advice (na
 // is --na's list), and how to leave them out (features: --features was
 // given).
 func levelsErr(name string, err error, na []string, features bool, fr *data.Frame) (_ error, ok bool) {
-	var les []*data.LevelsError
-	var j interface{ Unwrap() []error }
-	if errors.As(err, &j) {
-		for _, e := range j.Unwrap() {
-			if le, ok := e.(*data.LevelsError); ok {
-				les = append(les, le)
-			}
-		}
-	}
-	var le *data.LevelsError
-	if len(les) == 0 && errors.As(err, &le) {
-		les = []*data.LevelsError{le}
-	}
+	les := levelsErrors(err, nil)
 	if len(les) == 0 {
 		return nil, false
 	}
@@ -964,7 +969,7 @@ func levelsErr(name string, err error, na []string, features bool, fr *data.Fram
 		return inputf(name, "%s: %d columns have more distinct values (levels) than --max-levels %d allows for a categorical column: %s; %s%s, or raise --max-levels",
 			les[0].Path, len(les), les[0].Max, strings.Join(parts, "; "), advice, out), true
 	}
-	le = les[0]
+	le := les[0]
 	if ex := dateExample(fr, le.Column); ex != "" && len(le.Text) == 0 && le.Numbers == 0 {
 		return inputf(name, "%s: column %q has %d distinct text values (levels), more than --max-levels %d allows for a categorical column: they are dates or times, such as %s; %s; or %s",
 			le.Path, le.Column, le.Levels, le.Max, data.QuoteCell(ex), datesAdvice, out), true

@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"decoreg/dist"
@@ -211,6 +212,20 @@ func TestFreeze(t *testing.T) {
 				if m.Frozen() {
 					t.Fatal("a mutating accessor did not thaw")
 				}
+			}
+			// The read-only passes keep the packs: dropping them raced
+			// with inference on models sharing the network (an Evaluate
+			// beside a prediction; review), and lost them for good.
+			m.Freeze()
+			m.RowLosses(b, true, make([]float64, B))
+			if cfg.Head == Decoder {
+				m.VisitLogits(b, true, func(int, int, []float32, []bool, int) {})
+			}
+			if !m.Frozen() {
+				t.Fatal("RowLosses or VisitLogits thawed")
+			}
+			if got := infer(); !slices.EqualFunc(got, want2, func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }) {
+				t.Fatal("inference after RowLosses differs")
 			}
 		})
 	}

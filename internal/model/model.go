@@ -585,9 +585,11 @@ func (m *Model) TrainFLOPs(B int) float64 {
 // (Encode, HeadOutputs, HeadLogits, the decoders and their Steppers) once,
 // so that those stop packing them at every call (a tenth to most of a
 // small batch's cost); their results are unchanged, bit for bit. Params,
-// Tensors, Grads, ZeroGrad, Forward, RowLosses and Backward, through which
-// the parameters can change, drop the packs again. Freeze must not run
-// concurrently with anything else on the model; inference may run
+// Tensors, Grads, ZeroGrad, Forward and Backward, through which the
+// parameters can change, drop the packs again; RowLosses and VisitLogits,
+// which only read them, keep the packs, so inference may run beside them
+// (dropping them raced with a prediction reading them). Freeze must not
+// run concurrently with anything else on the model; inference may run
 // concurrently afterwards, as before.
 func (m *Model) Freeze() {
 	m.inferLinears(func(l *linear, C, OC int) { l.pw = gemm.PackB(true, OC, C, l.w, C) })
