@@ -32,6 +32,13 @@
 // chooses its ensemble's members by the validation CRPS); Model.FitTemperature fits one on given rows;
 // Calibration scores the distributions (CRPS, interval coverage, PIT).
 //
+// Threads. Config.Threads (0: every core) is the parallelism of one call.
+// The parallel loops run on pooled worker goroutines, created when a loop
+// finds none idle and kept, parked, for the life of the process (a few per
+// core, more after many concurrent or cancelled calls; they hold no
+// model): a goroutine-leak check in a program's tests should ignore
+// decoreg/internal/par.(*worker).loop.
+//
 // Four heads share the same encoder: the decoder head over any tokenization
 // of package vocab (the paper's model), and the baselines pointwise (MSE),
 // Riemann (histogram) and mixture density network. Every head returns the same

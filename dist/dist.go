@@ -27,11 +27,14 @@ type Distribution interface {
 	Quantile(q float64) float64
 	// CDF returns P(Y <= y).
 	CDF(y float64) float64
-	// LogPDF returns the log density at y (-Inf outside the support;
+	// LogPDF returns the log density at y (-Inf outside the support and at NaN;
 	// NaN for a head without a density).
 	LogPDF(y float64) float64
 	// Sample draws n values using r; none when n <= 0. A nil r panics
 	// (where n > 0), except for Point, which draws nothing at random.
+	// opts shape a token distribution's draws (and a Mixture's of them),
+	// which panics on options SampleOptions.Validate refuses; the other
+	// distributions, Recalibrated included, ignore them.
 	Sample(n int, opts SampleOptions, r *rand.Rand) []float64
 }
 
