@@ -55,8 +55,9 @@
 // (errors.Is(err, ErrConfig)); data that cannot be used gives a *DataError
 // naming the row and the feature column (errors.Is(err, ErrBadInput), or
 // ErrConstantTarget); a data.Frame that cannot be used (a NaN cell, a
-// missing column, a malformed frame) gives package data's error, naming
-// the column (and the file's line), which wraps ErrBadInput too. The network computes in float32: a prediction row
+// missing column, a malformed or nil frame) gives an error that wraps
+// ErrBadInput too, package data's where it has one (naming the column and
+// the file's line). The network computes in float32: a prediction row
 // whose features are so far from the training data that the network's
 // arithmetic overflows (standardized values beyond float32, or non-finite
 // network outputs) is a *DataError naming the row and its feature furthest

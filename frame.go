@@ -55,6 +55,11 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 			fn(&o)
 		}
 	}
+	if o.maxLevels < 0 || o.maxLevels > data.MaxMaxLevels {
+		// The caller's setting, not the table: a ConfigError (FitSchema's
+		// error would be wrapped as bad input).
+		return nil, configErr("MaxLevels", "WithMaxLevels(%d) is outside [1, %d] (0: the default, %d)", o.maxLevels, data.MaxMaxLevels, data.DefaultMaxLevels)
+	}
 	if err := f.Check(); err != nil {
 		return nil, badFrame(fmt.Errorf("decoreg: %w", err))
 	}

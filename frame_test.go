@@ -588,3 +588,19 @@ func TestFrameErrorsAreBadInput(t *testing.T) {
 		t.Errorf("a NaN cell: %v, want data's error as it was", err)
 	}
 }
+
+// WithMaxLevels out of range is the caller's setting, a ConfigError, not
+// bad input (review).
+func TestWithMaxLevelsRange(t *testing.T) {
+	f := &data.Frame{Rows: 3, Columns: []data.Column{
+		{Name: "a", Kind: data.Numeric, Field: -1, Num: []float64{1, 2, 3}, Missing: make([]bool, 3)},
+		{Name: "t", Kind: data.Numeric, Field: -1, Num: []float64{1, 2, 4}, Missing: make([]bool, 3)},
+	}}
+	for _, n := range []int{-1, data.MaxMaxLevels + 1} {
+		_, err := FitFrame(context.Background(), f, "t", Config{Head: HeadMDN, EncLayers: 1, EncWidth: 4, MaxEpochs: 1}, WithMaxLevels(n))
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Field != "MaxLevels" || errors.Is(err, ErrBadInput) {
+			t.Errorf("WithMaxLevels(%d): %v", n, err)
+		}
+	}
+}

@@ -33,8 +33,8 @@ type Distribution interface {
 	// Sample draws n values using r; none when n <= 0. A nil r panics
 	// (where n > 0), except for Point, which draws nothing at random.
 	// opts shape a token distribution's draws (and a Mixture's of them),
-	// which panics on options SampleOptions.Validate refuses; the other
-	// distributions, Recalibrated included, ignore them.
+	// which panics on options SampleOptions.Validate refuses; Riemann uses
+	// only Centres; MDN, Point and Recalibrated ignore them.
 	Sample(n int, opts SampleOptions, r *rand.Rand) []float64
 }
 
