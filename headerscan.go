@@ -17,12 +17,16 @@ import (
 // entries, one under "members" at most MaxEnsemble-1 (the members after
 // the first), any other at most max(params, 1<<16+1) entries, params being
 // the file's parameter count, which its size and checksum vouch for, and
-// at most params/enc_width + 256 objects or lists (config.enc_width, read
-// in the first pass). No list a decoreg writes is longer: a list per
-// feature or per column is no longer than the first layer's weights, which
-// are enc_width per feature (and at least one feature per column), and
-// 1<<16+1 covers the levels of a column (data.MaxMaxLevels) and the knots
-// of a map of the CDF (dist.MaxRecalibrationKnots and one).
+// at most params/enc_width + 256 objects or lists (the smallest
+// config.enc_width, read in the first pass), and all lists together at
+// most 4 times the first bound and 1,024 entries per such object. No list
+// a decoreg writes is longer: a list per feature or per column is no
+// longer than the first layer's weights, which are enc_width per feature
+// (and at least one feature per column), and 1<<16+1 covers the levels of
+// a column (data.MaxMaxLevels) and the knots of a map of the CDF
+// (dist.MaxRecalibrationKnots and one). A header can still decode to about
+// twenty times its size where the parameters are many (the 64 MiB of a
+// header's numbers, 1.2 GB), a cost the file's size pays for.
 //
 // Without it, a header of lists of empty objects ("{}" is 3 bytes, a
 // decoded tuning trial 456) took gigabytes to decode (8 MiB of them, 5 GB;
@@ -46,6 +50,13 @@ func checkHeaderLists(hb []byte, params int) *headerListError {
 	// column 256; 4.6M of them took 1.2 GB beside a model of as many
 	// parameters).
 	containers := params/width + 256
+	// And all the lists together: the knots or bins of every feature (up
+	// to 1,000 each), the levels of every column and the other lists per
+	// feature are within 1,024 entries a feature, and the lists of fixed
+	// length (trials, members, a map's knots) within 4 of the general
+	// bound: 65,537 levels in each of 255 columns of a model of 129
+	// parameters (strings of 3 bytes, 16 decoded) took 860 MB.
+	total, budget := 0, 4*general+1024*containers
 	var stack [64]frame // deeper headers are refused by the decoder's own limit or hold no long lists
 	depth := 0
 	var key []byte     // the last key read in the innermost object
@@ -70,6 +81,9 @@ func checkHeaderLists(hb []byte, params int) *headerListError {
 			top := &stack[depth-1]
 			if top.n++; top.n > top.limit {
 				return fail(top.limit, "entries")
+			}
+			if total++; total > budget {
+				return fail(budget, "entries in the header's lists together")
 			}
 			if container {
 				if top.nc++; top.nc > containers && top.limit > containers {
@@ -174,26 +188,29 @@ func (e *headerListError) Error() string {
 	return fmt.Sprintf("list %q has more than %d %s", e.Field, e.Limit, e.What)
 }
 
-// headerEncWidth returns the header's config.enc_width, as encoding/json
-// would decode it (the last of its keys that match, in any case), read
-// without allocating; 0 if there is none or it is not a positive integer.
+// headerEncWidth returns the smallest enc_width of the configs in the
+// header (an object under a key "config" at any depth, in any case: the
+// model's, its ensemble members', its tuning trials'), read without
+// allocating; 0 if there is none that is a positive integer. The
+// smallest, as an ensemble's members may differ in width.
 func headerEncWidth(hb []byte) int {
+	const maxDepth = 64
+	var inConfig [maxDepth + 1]bool // whether the object at that depth is a config
+	var objs [maxDepth + 1]bool
 	depth, width := 0, 0
 	var key []byte
-	expectKey, inConfig := false, false
-	var objs [3]bool // whether depths 1 and 2 are objects
+	expectKey := false
 	for i := 0; i < len(hb); i++ {
 		switch c := hb[i]; c {
 		case ' ', '\t', '\n', '\r', ':':
 		case ',':
-			expectKey = depth >= 1 && depth < len(objs) && objs[depth]
+			expectKey = depth > 0 && depth <= maxDepth && objs[depth]
 		case '{', '[':
+			parentObj := depth > 0 && depth <= maxDepth && objs[depth]
 			depth++
-			if depth < len(objs) {
+			if depth <= maxDepth {
 				objs[depth] = c == '{'
-			}
-			if depth == 2 {
-				inConfig = c == '{' && keyIs(key, "config")
+				inConfig[depth] = c == '{' && parentObj && keyIs(key, "config")
 			}
 			expectKey = c == '{'
 		case '}', ']':
@@ -209,10 +226,8 @@ func headerEncWidth(hb []byte) int {
 			if j >= len(hb) {
 				return width
 			}
-			if expectKey && depth <= 2 {
+			if expectKey {
 				key, expectKey = hb[i+1:j], false
-			} else if expectKey {
-				expectKey = false
 			}
 			i = j
 		default:
@@ -220,9 +235,8 @@ func headerEncWidth(hb []byte) int {
 			for j+1 < len(hb) && !strings.ContainsRune(" \t\n\r,]}:", rune(hb[j+1])) {
 				j++
 			}
-			if depth == 2 && inConfig && keyIs(key, "enc_width") {
-				width = 0
-				if n, err := strconv.Atoi(string(hb[i : j+1])); err == nil && n > 0 {
+			if depth > 0 && depth <= maxDepth && inConfig[depth] && keyIs(key, "enc_width") {
+				if n, err := strconv.Atoi(string(hb[i : j+1])); err == nil && n > 0 && (width == 0 || n < width) {
 					width = n
 				}
 			}

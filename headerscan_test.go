@@ -94,19 +94,42 @@ func TestHeaderContainerLists(t *testing.T) {
 
 func TestHeaderEncWidth(t *testing.T) {
 	for hb, want := range map[string]int{
-		`{"config":{"enc_width":512}}`:                                    512,
-		`{"CONFIG":{"Enc_Width":64,"x":[1,{"enc_width":3}]}}`:             64,
-		`{"config":{"enc_width":64},"config":{"head":"mdn"}}`:             64, // json merges the two objects
-		`{"config":{"enc_width":64},"config":{"enc_width":8}}`:            8,
-		`{"train":{"config":{"enc_width":3}},"config":{"enc_layers":2}}`:  0,
-		`{"config":{"enc_width":"512"}}`:                                  0,
-		`{"config":{"enc_width":-5}}`:                                     0,
-		`{"x":"{\"config\":{\"enc_width\":9}}","config":{"enc_width":7}}`: 7,
-		`[{"config":{"enc_width":9}}]`:                                    0,
-		``:                                                                0,
+		`{"config":{"enc_width":512}}`:                                           512,
+		`{"CONFIG":{"Enc_Width":64,"x":[1,{"enc_width":3}]}}`:                    64,
+		`{"config":{"enc_width":64},"config":{"head":"mdn"}}`:                    64, // json merges the two objects
+		`{"config":{"enc_width":64},"config":{"enc_width":8}}`:                   8,
+		`{"train":{"config":{"enc_width":3}},"config":{"enc_layers":2}}`:         3, // the smallest of any config
+		`{"config":{"enc_width":2048},"members":[{"config":{"enc_width":256}}]}`: 256,
+		`{"config":{"enc_width":"512"}}`:                                         0,
+		`{"config":{"enc_width":-5}}`:                                            0,
+		`{"x":"{\"config\":{\"enc_width\":9}}","config":{"enc_width":7}}`:        7,
+		`[{"config":{"enc_width":9}}]`:                                           9,
+		`{"configs":{"enc_width":9}}`:                                            0,
+		``:                                                                       0,
 	} {
 		if got := headerEncWidth([]byte(hb)); got != want {
 			t.Errorf("headerEncWidth(%s) = %d, want %d", hb, got, want)
 		}
+	}
+}
+
+// TestHeaderListsTotal: many lists, each within its bound, are bounded
+// together: 255 columns of 65,537 levels beside a model of 129 parameters
+// took 860 MB (review). Here 280 columns of 3,000 empty levels.
+func TestHeaderListsTotal(t *testing.T) {
+	header, params := savedModel(t, tinyDecoder())
+	col := `{"name":"c","kind":"categorical","levels":[` + strings.Repeat(`"",`, 2999) + `""]}`
+	cols := "[" + strings.Repeat(col+",", 279) + col + "]"
+	hb := append([]byte(`{"schema":{"columns":`+cols+`},`), header[1:]...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Load(writeModel(t, hb, params))
+	runtime.ReadMemStats(&after)
+	var me *ModelError
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "entries in the header's lists together") {
+		t.Errorf("840,000 levels in all: %v", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 4*uint64(len(hb))+8<<20 {
+		t.Errorf("Load of a %d-byte header allocated %d bytes", len(hb), n)
 	}
 }

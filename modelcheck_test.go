@@ -438,3 +438,17 @@ func TestHandEditedModel_ScalingFarFromMedians(t *testing.T) {
 		}
 	}
 }
+
+// TestHandEditedModel_FirstLayerOverflow: first-layer weights of 3e38 load
+// when only the training centre is predicted (the weights multiply zeros
+// there), and then fail on rows like the training data (a server replaced
+// a working model with such a file; review). Load predicts near the centre
+// too.
+func TestHandEditedModel_FirstLayerOverflow(t *testing.T) {
+	loadEdited(t, "params", ErrBadModel, nil, func(p []float32) []float32 {
+		for i := range p[:2*8] { // tinyDecoder: 2 features x 8
+			p[i] *= 3e38
+		}
+		return p
+	})
+}

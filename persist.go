@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
+	"math"
 	"strings"
 
 	"decoreg/data"
@@ -310,13 +310,44 @@ func load(path string, hb []byte, params []float32) (*Model, error) {
 }
 
 // checkCentre refuses a model whose prediction at the training rows'
-// centre (the features' means) is not finite: weights that overflow the
-// network's float32 arithmetic (hand-edited; finite, so the checks of the
-// parameters pass) would refuse every row, and a server reloading the file
-// would put it in the place of a working model.
+// centre (the features' means) or at a few rows around it (every feature
+// one sd up or down, and 8 fixed patterns of signs at 1.5 sds) is not
+// finite: weights that overflow the network's float32 arithmetic
+// (hand-edited; finite, so the checks of the parameters pass) would refuse
+// rows like the training data, and a server reloading the file would put
+// it in the place of a working model. (At the centre alone the first
+// layer's weights multiply zeros: first-layer weights of 3e38 passed.)
 func checkCentre(path string, m *Model) error {
-	if _, err := m.dists(slices.Clone(m.xMean), 1, dist.TokenOptions{}); err != nil {
-		return &ModelError{Path: path, Field: "params", Err: fmt.Errorf("the prediction at the training rows' centre fails: %v", err)}
+	const rows = 11
+	d := len(m.xMean)
+	x := make([]float64, rows*d)
+	state := uint64(0x9e3779b97f4a7c15) // the sign patterns: a fixed xorshift
+	for i := range rows {
+		for j, mu := range m.xMean {
+			z := 0.0
+			switch {
+			case i == 1:
+				z = 1
+			case i == 2:
+				z = -1
+			case i > 2:
+				state ^= state << 13
+				state ^= state >> 7
+				state ^= state << 17
+				z = 1.5
+				if state&1 == 0 {
+					z = -1.5
+				}
+			}
+			v := mu + z*m.xStd[j]
+			if math.IsInf(v, 0) {
+				v = mu // a feature near float64's limits stays at the centre
+			}
+			x[i*d+j] = v
+		}
+	}
+	if _, err := m.dists(x, rows, dist.TokenOptions{}); err != nil {
+		return &ModelError{Path: path, Field: "params", Err: fmt.Errorf("the prediction near the training rows' centre fails: %v", err)}
 	}
 	return nil
 }

@@ -16,9 +16,10 @@ import (
 // TestModelFaultIs500: a row like the training data whose prediction
 // overflows is the model's fault: it was answered 400, as if the client's
 // row were bad, and not logged. The model here has first-layer weights of
-// 3e38 (finite, so the file loads, and the prediction at the training
-// centre, where they multiply 0, is finite): a row 9 sds out overflows the
-// network's float32 arithmetic.
+// 1e38 (finite, and its predictions at the rows Load checks, within 1.5
+// sds of the training centre, are finite, so the file loads): a row 9 sds
+// out overflows the network's float32 arithmetic. (At 3e38 Load refuses
+// it: TestHandEditedModel_FirstLayerOverflow.)
 func TestModelFaultIs500(t *testing.T) {
 	m := fitTiny(t, decoreg.HeadPointwise, 1)
 	path := filepath.Join(t.TempDir(), "m.model")
@@ -28,7 +29,7 @@ func TestModelFaultIs500(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range params[:2*32] { // the first layer's weights: 2 features x 32
-		params[i] *= 3e38
+		params[i] *= 1e38
 	}
 	if err := modelfile.WriteFile(path, hb, params); err != nil {
 		t.Fatal(err)

@@ -121,7 +121,14 @@ type registry struct {
 
 	dupLogged map[string]bool // files warned about once (ignored for their name, or no longer a regular file; scan runs on one goroutine)
 	reloads   func(ok bool)
+	scanned   bool // a scan has run (scan runs on one goroutine)
 }
+
+// loadSettle is how long after its last change a file that does not load
+// is left to its writer, on scans after the first: a model copied into the
+// directory in place (not renamed into it) was refused, logged and
+// counted as a failed load at every scan until the copy ended.
+const loadSettle = 2 * time.Second
 
 func (r *registry) get(name string) *entry {
 	r.mu.RLock()
@@ -292,6 +299,14 @@ func (r *registry) scan(dir string) (int, error) {
 			continue
 		}
 		e, err := r.load(name, path)
+		if age := time.Since(fi.ModTime()); err != nil && r.scanned && age >= 0 && age < loadSettle {
+			// Perhaps still being written: retried at the next scan,
+			// changed or not, and refused once it has settled.
+			if servesThis {
+				seen[name] = true
+			}
+			continue
+		}
 		if err != nil {
 			r.mu.Lock()
 			r.failed[path] = st
@@ -319,6 +334,7 @@ func (r *registry) scan(dir string) (int, error) {
 		}
 		r.reloads(true)
 	}
+	r.scanned = true
 	r.mu.Lock()
 	for path := range r.failed { // forget refusals of files that are gone
 		if !present[path] {

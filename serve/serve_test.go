@@ -1115,3 +1115,57 @@ func TestModelsDirNotRegularAgain(t *testing.T) {
 	os.Symlink(filepath.Join(dir, "nothing"), b)
 	wait("b.drg\" not served: not a regular file", 2)
 }
+
+// TestModelsDirPartialCopy: a model copied into the directory in place
+// (not renamed into it) was refused, logged and counted as a failed load
+// at every scan until the copy ended (review: 14 lines for a slow copy).
+// A file that does not load is left to its writer until it has not
+// changed for loadSettle; an old one is refused at once, as before.
+func TestModelsDirPartialCopy(t *testing.T) {
+	dir := t.TempDir()
+	saveModel(t, fitTiny(t, decoreg.HeadDecoder, 1), filepath.Join(dir, "a.model"))
+	whole := filepath.Join(t.TempDir(), "b.drg")
+	saveModel(t, fitTiny(t, decoreg.HeadMDN, 2), whole)
+	full, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs lockedLog
+	s, _ := newTestServer(t, nil, Options{Models: dir, ReloadEvery: MinReloadEvery, Log: log.New(&logs, "", 0)})
+	b := filepath.Join(dir, "b.drg")
+	for _, n := range []int{len(full) / 3, 2 * len(full) / 3} {
+		if err := os.WriteFile(b, full[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(60 * time.Millisecond) // a few scans
+	}
+	if strings.Contains(logs.String(), "b.drg") {
+		t.Errorf("the copy under way was logged:\n%s", logs.String())
+	}
+	if err := os.WriteFile(b, full, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(5 * time.Second); len(s.Models()) < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("the whole copy was not loaded:\n%s", logs.String())
+		}
+	}
+	if strings.Contains(logs.String(), "not served") {
+		t.Errorf("a refusal was logged:\n%s", logs.String())
+	}
+	// A file that does not load and has not changed for loadSettle is
+	// refused at once, and once.
+	c := filepath.Join(dir, "c.drg")
+	os.WriteFile(c, full[:100], 0o644)
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(c, old, old)
+	for end := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(), "c.drg\" not served"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("an old bad file was not refused:\n%s", logs.String())
+		}
+	}
+	time.Sleep(60 * time.Millisecond)
+	if n := strings.Count(logs.String(), "c.drg\" not served"); n != 1 {
+		t.Errorf("an old bad file logged %d times", n)
+	}
+}
