@@ -18,6 +18,7 @@ type metrics struct {
 	batchRows  prometheus.Histogram
 	batchReqs  prometheus.Histogram
 	reloads    *prometheus.CounterVec
+	faults     *prometheus.CounterVec
 	queueDesc  *prometheus.Desc
 	modelsDesc *prometheus.Desc
 
@@ -48,10 +49,13 @@ func newMetrics() *metrics {
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "decoreg_model_loads_total", Help: "Model files loaded from the model directory (result ok) or refused (result error).",
 		}, []string{"result"}),
+		faults: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "decoreg_model_faults_total", Help: "Requests answered 500 because the model's prediction overflowed for a row like its training data (the model, not the row, at fault), by model.",
+		}, []string{"model"}),
 		queueDesc:  prometheus.NewDesc("decoreg_queue_length", "Requests waiting for a batch, by model.", []string{"model"}, nil),
 		modelsDesc: prometheus.NewDesc("decoreg_models", "Models being served.", nil, nil),
 	}
-	m.reg.MustRegister(m.requests, m.errors, m.latency, m.batchRows, m.batchReqs, m.reloads,
+	m.reg.MustRegister(m.requests, m.errors, m.latency, m.batchRows, m.batchReqs, m.reloads, m.faults,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -2,12 +2,14 @@ package serve
 
 import (
 	"bytes"
+	"io"
 	"log"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"decoreg"
 	"decoreg/internal/modelfile"
@@ -47,5 +49,41 @@ func TestModelFaultIs500(t *testing.T) {
 	if !strings.Contains(logged.String(), "not the row, is at fault") {
 		t.Errorf("not logged: %q", logged.String())
 	}
+	// Counted by model; logged at most once a second a model (a line a
+	// request flooded the log; review).
+	for range 5 {
+		post(t, u, `{"x":[[9,9]]}`)
+	}
+	if n := strings.Count(logged.String(), "answered 500"); n != 1 {
+		t.Errorf("6 faults in well under a second logged %d times:\n%s", n, logged.String())
+	}
+	resp, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `decoreg_model_faults_total{model="m"} 6`) {
+		t.Errorf("metrics lack the faults by model:\n%s", body)
+	}
 	os.Remove(path)
+}
+
+func TestRateLog(t *testing.T) {
+	var r rateLog
+	t0 := time.Unix(1000, 0)
+	steps := []struct {
+		key  string
+		at   time.Duration
+		held int
+		ok   bool
+	}{
+		{"a", 0, 0, true}, {"a", 100 * time.Millisecond, 0, false}, {"b", 200 * time.Millisecond, 0, true},
+		{"a", 900 * time.Millisecond, 0, false}, {"a", 1100 * time.Millisecond, 2, true}, {"a", 1200 * time.Millisecond, 0, false},
+	}
+	for i, s := range steps {
+		if held, ok := r.take(s.key, t0.Add(s.at)); held != s.held || ok != s.ok {
+			t.Errorf("step %d: %d, %v; want %d, %v", i, held, ok, s.held, s.ok)
+		}
+	}
 }

@@ -129,6 +129,7 @@ type Server struct {
 	mux     http.Handler
 	values  *budget // Options.MaxValuesInFlight
 
+	faultLog  rateLog // the log lines of ErrModelFault's 500s
 	closing   atomic.Bool
 	inflight  atomic.Int64 // requests in a handler
 	stopWatch chan struct{}
@@ -512,9 +513,20 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 			// net/http cancels the request's context either way, and a
 			// handler that writes nothing sends 200 with an empty body).
 			return writeError(w, statusClientClosed, "the client closed the connection before the answer")
-		case errors.As(err, &ie), errors.Is(err, decoreg.ErrModelFault):
-			// The server's fault, or the model's (a prediction that
-			// overflows for a row like the training data): logged.
+		case errors.Is(err, decoreg.ErrModelFault):
+			// The model's fault (a prediction that overflows for a row
+			// like the training data): counted by model, and logged at
+			// most once a second a model, as every such request would be.
+			s.metrics.faults.WithLabelValues(name).Inc()
+			if n, ok := s.faultLog.take(name, time.Now()); ok {
+				more := ""
+				if n > 0 {
+					more = fmt.Sprintf(" (and %d more such answers since the last line)", n)
+				}
+				s.opts.Log.Print(oneLine(fmt.Sprintf("model %q: answered 500: %v%s", name, err, more)))
+			}
+			return writeError(w, http.StatusInternalServerError, err.Error())
+		case errors.As(err, &ie):
 			s.opts.Log.Print(oneLine(fmt.Sprintf("model %q: %v", name, err)))
 			return writeError(w, http.StatusInternalServerError, err.Error())
 		case errors.As(err, &de) && de.Row >= 0 && de.Column >= 0 && de.Column < len(e.spec.features):
@@ -639,4 +651,29 @@ func oneLine(s string) string {
 		i += n
 	}
 	return b.String()
+}
+
+// rateLog lets one log line a key through per second, counting those it
+// holds back.
+type rateLog struct {
+	mu   sync.Mutex
+	last map[string]time.Time
+	held map[string]int
+}
+
+// take reports whether a line for key may be logged at now, and how many
+// were held back since the last one.
+func (r *rateLog) take(key string, now time.Time) (held int, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.last == nil {
+		r.last, r.held = map[string]time.Time{}, map[string]int{}
+	}
+	if t, seen := r.last[key]; seen && now.Sub(t) < time.Second {
+		r.held[key]++
+		return 0, false
+	}
+	held = r.held[key]
+	r.last[key], r.held[key] = now, 0
+	return held, true
 }
