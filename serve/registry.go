@@ -45,6 +45,10 @@ type ModelInfo struct {
 	// absent for uncalibrated models and files written before the pit
 	// objective.
 	CalibrateBy string `json:"calibrate_by,omitempty"`
+	// ReloadError says why the model's file, changed since it was loaded,
+	// does not load (--models: the version loaded before is served); absent
+	// otherwise.
+	ReloadError string `json:"reload_error,omitempty"`
 }
 
 // Feature is one input column of a model.
@@ -118,6 +122,9 @@ type registry struct {
 	mu     sync.RWMutex
 	models map[string]*entry
 	failed map[string]fileStamp // files that failed to load, until they change
+	// refused holds why the file of a served model, changed, does not
+	// load, until it loads or goes.
+	refused map[string]string
 
 	dupLogged map[string]bool // files warned about once (ignored for their name, or no longer a regular file; scan runs on one goroutine)
 	reloads   func(ok bool)
@@ -141,7 +148,11 @@ func (r *registry) list() []ModelInfo {
 	defer r.mu.RUnlock()
 	out := make([]ModelInfo, 0, len(r.models))
 	for _, e := range r.models {
-		out = append(out, e.info)
+		info := e.info
+		if msg, ok := r.refused[info.File]; ok {
+			info.ReloadError = msg
+		}
+		out = append(out, info)
 	}
 	slices.SortFunc(out, func(a, b ModelInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out
@@ -310,6 +321,12 @@ func (r *registry) scan(dir string) (int, error) {
 		if err != nil {
 			r.mu.Lock()
 			r.failed[path] = st
+			if servesThis {
+				if r.refused == nil {
+					r.refused = map[string]string{}
+				}
+				r.refused[path] = oneLine(err.Error())
+			}
 			r.mu.Unlock()
 			if servesThis {
 				seen[name] = true
@@ -325,6 +342,7 @@ func (r *registry) scan(dir string) (int, error) {
 		delete(r.dupLogged, path)
 		r.mu.Lock()
 		delete(r.failed, path)
+		delete(r.refused, path)
 		r.mu.Unlock()
 		r.put(e)
 		if cur != nil {
@@ -339,6 +357,7 @@ func (r *registry) scan(dir string) (int, error) {
 	for path := range r.failed { // forget refusals of files that are gone
 		if !present[path] {
 			delete(r.failed, path)
+			delete(r.refused, path)
 		}
 	}
 	for path := range r.dupLogged {

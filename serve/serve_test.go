@@ -1169,3 +1169,48 @@ func TestModelsDirPartialCopy(t *testing.T) {
 		t.Errorf("an old bad file logged %d times", n)
 	}
 }
+
+// TestModelsReloadError: a served model's file that changes and does not
+// load keeps the model served, and /v1/models now says so (reload_error):
+// only the log and a counter did (review); a file that loads again clears
+// it.
+func TestModelsReloadError(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.model")
+	saveModel(t, fitTiny(t, decoreg.HeadDecoder, 1), a)
+	good, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ts := newTestServer(t, nil, Options{Models: dir, ReloadEvery: MinReloadEvery})
+	until := func(ok func(ModelInfo) bool) ModelInfo {
+		t.Helper()
+		for end := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			if ms := s.Models(); len(ms) == 1 && ok(ms[0]) {
+				return ms[0]
+			}
+			if time.Now().After(end) {
+				t.Fatalf("models %+v", s.Models())
+			}
+		}
+	}
+	until(func(m ModelInfo) bool { return m.ReloadError == "" })
+	os.WriteFile(a, good[:len(good)/2], 0o644)
+	old := time.Now().Add(-time.Minute) // settled
+	os.Chtimes(a, old, old)
+	m := until(func(m ModelInfo) bool { return m.ReloadError != "" })
+	if !strings.Contains(m.ReloadError, "truncated") || m.Name != "a" {
+		t.Errorf("reload_error %q", m.ReloadError)
+	}
+	resp, err := http.Get(ts.URL + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `"reload_error":`) {
+		t.Errorf("GET /v1/models: %s", b)
+	}
+	os.WriteFile(a, good, 0o644)
+	until(func(m ModelInfo) bool { return m.ReloadError == "" })
+}
