@@ -17,16 +17,16 @@ import (
 // entries, one under "members" at most MaxEnsemble-1 (the members after
 // the first), any other at most max(params, 1<<16+1) entries, params being
 // the file's parameter count, which its size and checksum vouch for, and
-// at most params/enc_width + 256 objects or lists (the smallest
-// config.enc_width, read in the first pass), and all lists together at
+// at most params/enc_width + 256 objects or lists (the smallest enc_width
+// of the model's and its members' configs, read in the first pass), and all lists together at
 // most 4 times the first bound and 1,024 entries per such object. No list
 // a decoreg writes is longer: a list per feature or per column is no
 // longer than the first layer's weights, which are enc_width per feature
 // (and at least one feature per column), and 1<<16+1 covers the levels of
 // a column (data.MaxMaxLevels) and the knots of a map of the CDF
-// (dist.MaxRecalibrationKnots and one). A header can still decode to about
-// twenty times its size where the parameters are many (the 64 MiB of a
-// header's numbers, 1.2 GB), a cost the file's size pays for.
+// (dist.MaxRecalibrationKnots and one). A header can still decode to tens
+// of times its size where the parameters are many (64 MiB of numbers: 1.2
+// GB; of small objects, more), a cost that grows with the file's size.
 //
 // Without it, a header of lists of empty objects ("{}" is 3 bytes, a
 // decoded tuning trial 456) took gigabytes to decode (8 MiB of them, 5 GB;
@@ -188,29 +188,55 @@ func (e *headerListError) Error() string {
 	return fmt.Sprintf("list %q has more than %d %s", e.Field, e.Limit, e.What)
 }
 
-// headerEncWidth returns the smallest enc_width of the configs in the
-// header (an object under a key "config" at any depth, in any case: the
-// model's, its ensemble members', its tuning trials'), read without
-// allocating; 0 if there is none that is a positive integer. The
-// smallest, as an ensemble's members may differ in width.
+// headerEncWidth returns the smallest enc_width of the model's config and
+// its ensemble members' (the root's "config", and "config" in each entry
+// of the root's "members", keys in any case), read without allocating; 0
+// if there is none that is a positive integer. The smallest, as an
+// ensemble's members may differ in width. A config elsewhere (a tuning
+// trial's, or one under a key decoreg does not write) does not count: one
+// of width 1 under a junk key loosened the bounds (review).
 func headerEncWidth(hb []byte) int {
-	const maxDepth = 64
-	var inConfig [maxDepth + 1]bool // whether the object at that depth is a config
-	var objs [maxDepth + 1]bool
+	const (
+		other = iota
+		root
+		config  // the root's config, or a member's
+		members // the root's list of members
+		member  // an entry of it
+	)
+	var kind [6]int // the kind of the container at each depth, up to 5
 	depth, width := 0, 0
 	var key []byte
 	expectKey := false
+	isObj := func(k int) bool { return k == root || k == config || k == member }
 	for i := 0; i < len(hb); i++ {
 		switch c := hb[i]; c {
 		case ' ', '\t', '\n', '\r', ':':
 		case ',':
-			expectKey = depth > 0 && depth <= maxDepth && objs[depth]
+			expectKey = depth > 0 && depth < len(kind) && isObj(kind[depth])
+			if depth > 0 && depth < len(kind) && kind[depth] == other {
+				expectKey = false
+			}
 		case '{', '[':
-			parentObj := depth > 0 && depth <= maxDepth && objs[depth]
+			parent := other
+			if depth < len(kind) && depth > 0 {
+				parent = kind[depth]
+			}
+			k := other
+			switch {
+			case depth == 0 && c == '{':
+				k = root
+			case parent == root && c == '{' && keyIs(key, "config"):
+				k = config
+			case parent == root && c == '[' && keyIs(key, "members"):
+				k = members
+			case parent == members && c == '{':
+				k = member
+			case parent == member && c == '{' && keyIs(key, "config"):
+				k = config
+			}
 			depth++
-			if depth <= maxDepth {
-				objs[depth] = c == '{'
-				inConfig[depth] = c == '{' && parentObj && keyIs(key, "config")
+			if depth < len(kind) {
+				kind[depth] = k
 			}
 			expectKey = c == '{'
 		case '}', ']':
@@ -235,7 +261,7 @@ func headerEncWidth(hb []byte) int {
 			for j+1 < len(hb) && !strings.ContainsRune(" \t\n\r,]}:", rune(hb[j+1])) {
 				j++
 			}
-			if depth > 0 && depth <= maxDepth && inConfig[depth] && keyIs(key, "enc_width") {
+			if depth > 0 && depth < len(kind) && kind[depth] == config && keyIs(key, "enc_width") {
 				if n, err := strconv.Atoi(string(hb[i : j+1])); err == nil && n > 0 && (width == 0 || n < width) {
 					width = n
 				}

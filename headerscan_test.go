@@ -94,18 +94,20 @@ func TestHeaderContainerLists(t *testing.T) {
 
 func TestHeaderEncWidth(t *testing.T) {
 	for hb, want := range map[string]int{
-		`{"config":{"enc_width":512}}`:                                           512,
-		`{"CONFIG":{"Enc_Width":64,"x":[1,{"enc_width":3}]}}`:                    64,
-		`{"config":{"enc_width":64},"config":{"head":"mdn"}}`:                    64, // json merges the two objects
-		`{"config":{"enc_width":64},"config":{"enc_width":8}}`:                   8,
-		`{"train":{"config":{"enc_width":3}},"config":{"enc_layers":2}}`:         3, // the smallest of any config
-		`{"config":{"enc_width":2048},"members":[{"config":{"enc_width":256}}]}`: 256,
-		`{"config":{"enc_width":"512"}}`:                                         0,
-		`{"config":{"enc_width":-5}}`:                                            0,
-		`{"x":"{\"config\":{\"enc_width\":9}}","config":{"enc_width":7}}`:        7,
-		`[{"config":{"enc_width":9}}]`:                                           9,
-		`{"configs":{"enc_width":9}}`:                                            0,
-		``:                                                                       0,
+		`{"config":{"enc_width":512}}`:                                                                             512,
+		`{"CONFIG":{"Enc_Width":64,"x":[1,{"enc_width":3}]}}`:                                                      64,
+		`{"config":{"enc_width":64},"config":{"head":"mdn"}}`:                                                      64, // json merges the two objects
+		`{"config":{"enc_width":64},"config":{"enc_width":8}}`:                                                     8,
+		`{"train":{"config":{"enc_width":3}},"config":{"enc_layers":2}}`:                                           0, // a config elsewhere does not count
+		`{"x":{"config":{"enc_width":1}},"config":{"enc_width":512}}`:                                              512,
+		`{"config":{"enc_width":512},"members":[{"config":{"enc_width":2}},{"train":{"config":{"enc_width":1}}}]}`: 2,
+		`{"config":{"enc_width":2048},"members":[{"config":{"enc_width":256}}]}`:                                   256,
+		`{"config":{"enc_width":"512"}}`:                                                                           0,
+		`{"config":{"enc_width":-5}}`:                                                                              0,
+		`{"x":"{\"config\":{\"enc_width\":9}}","config":{"enc_width":7}}`:                                          7,
+		`[{"config":{"enc_width":9}}]`:                                                                             0,
+		`{"configs":{"enc_width":9}}`:                                                                              0,
+		``:                                                                                                         0,
 	} {
 		if got := headerEncWidth([]byte(hb)); got != want {
 			t.Errorf("headerEncWidth(%s) = %d, want %d", hb, got, want)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"decoreg/data"
@@ -310,27 +311,34 @@ func load(path string, hb []byte, params []float32) (*Model, error) {
 }
 
 // checkCentre refuses a model whose prediction at the training rows'
-// centre (the features' means) or at a few rows around it (every feature
-// one sd up or down, and 8 fixed patterns of signs at 1.5 sds) is not
-// finite: weights that overflow the network's float32 arithmetic
-// (hand-edited; finite, so the checks of the parameters pass) would refuse
-// rows like the training data, and a server reloading the file would put
-// it in the place of a working model. (At the centre alone the first
-// layer's weights multiply zeros: first-layer weights of 3e38 passed.)
+// centre (the features' means) is not finite, or whose encoders' outputs
+// at a few rows around it (every feature one sd up or down, and 8 fixed
+// patterns of signs at 1.5 sds) are not: weights that overflow the
+// network's float32 arithmetic (hand-edited; finite, so the checks of the
+// parameters pass) would refuse rows like the training data, and a server
+// reloading the file would put it in the place of a working model. (At
+// the centre the first layer's weights multiply zeros: first-layer weights
+// of 3e38 passed. Around it only the encoders are checked: the prediction
+// in y units of a pointwise head trained on targets at float64's largest
+// number overflows a little beyond the centre, a model train writes.)
 func checkCentre(path string, m *Model) error {
-	const rows = 11
+	bad := func(err error) error {
+		return &ModelError{Path: path, Field: "params", Err: fmt.Errorf("the prediction near the training rows' centre fails: %v", err)}
+	}
+	if _, err := m.dists(slices.Clone(m.xMean), 1, dist.TokenOptions{}); err != nil {
+		return bad(err)
+	}
+	const rows = 10
 	d := len(m.xMean)
 	x := make([]float64, rows*d)
 	state := uint64(0x9e3779b97f4a7c15) // the sign patterns: a fixed xorshift
 	for i := range rows {
 		for j, mu := range m.xMean {
-			z := 0.0
+			z := 1.0
 			switch {
 			case i == 1:
-				z = 1
-			case i == 2:
 				z = -1
-			case i > 2:
+			case i > 1:
 				state ^= state << 13
 				state ^= state >> 7
 				state ^= state << 17
@@ -346,8 +354,18 @@ func checkCentre(path string, m *Model) error {
 			x[i*d+j] = v
 		}
 	}
-	if _, err := m.dists(x, rows, dist.TokenOptions{}); err != nil {
-		return &ModelError{Path: path, Field: "params", Err: fmt.Errorf("the prediction near the training rows' centre fails: %v", err)}
+	for k, mk := range m.Members() {
+		rs, err := mk.memberRows(x, rows, dist.TokenOptions{})
+		if err != nil {
+			return bad(err)
+		}
+		for i, r := range rs {
+			for _, v := range r.Phi {
+				if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+					return bad(fmt.Errorf("member %d's encoder gives %v, %s sds from the centre (row %d of the check)", k+1, v, pick(i < 2, "1", "1.5"), i+1))
+				}
+			}
+		}
 	}
 	return nil
 }

@@ -131,8 +131,9 @@ type registry struct {
 	scanned   bool // a scan has run (scan runs on one goroutine)
 }
 
-// loadSettle is how long after its last change a file that does not load
-// is left to its writer, on scans after the first: a model copied into the
+// loadSettle is how long after its last change (or before it, for a clock
+// a little ahead) a file that does not load is left to its writer, on
+// scans after the first: a model copied into the
 // directory in place (not renamed into it) was refused, logged and
 // counted as a failed load at every scan until the copy ended.
 const loadSettle = 2 * time.Second
@@ -235,6 +236,21 @@ func (r *registry) load(name, path string) (*entry, error) {
 	}, nil
 }
 
+// setRefused records why the served model's file at path does not load
+// (reload_error), or, with "", that it is the served version again.
+func (r *registry) setRefused(path, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if why == "" {
+		delete(r.refused, path)
+		return
+	}
+	if r.refused == nil {
+		r.refused = map[string]string{}
+	}
+	r.refused[path] = why
+}
+
 // put serves e under its name, retiring the model it replaces.
 func (r *registry) put(e *entry) {
 	r.mu.Lock()
@@ -288,6 +304,7 @@ func (r *registry) scan(dir string) (int, error) {
 				r.dupLogged[path] = true
 				if servesThis {
 					r.log("model %q: %q is no longer a regular file (a directory, a link to nothing, ...); still serving the previous version", name, path)
+					r.setRefused(path, "the file is no longer a regular file (a directory, a link to nothing, ...)")
 				} else {
 					r.log("model %q: %q not served: not a regular file (a directory, a FIFO, a device or a link to nothing)", name, path)
 				}
@@ -301,6 +318,7 @@ func (r *registry) scan(dir string) (int, error) {
 		st := fileStamp{fi}
 		if servesThis && cur.stamp.same(st) {
 			seen[name] = true
+			r.setRefused(path, "") // back to the served version (a link switched back, a backup moved back)
 			continue
 		}
 		if failed.same(st) {
@@ -310,7 +328,7 @@ func (r *registry) scan(dir string) (int, error) {
 			continue
 		}
 		e, err := r.load(name, path)
-		if age := time.Since(fi.ModTime()); err != nil && r.scanned && age >= 0 && age < loadSettle {
+		if age := time.Since(fi.ModTime()); err != nil && r.scanned && age > -loadSettle && age < loadSettle {
 			// Perhaps still being written: retried at the next scan,
 			// changed or not, and refused once it has settled.
 			if servesThis {
@@ -321,13 +339,10 @@ func (r *registry) scan(dir string) (int, error) {
 		if err != nil {
 			r.mu.Lock()
 			r.failed[path] = st
-			if servesThis {
-				if r.refused == nil {
-					r.refused = map[string]string{}
-				}
-				r.refused[path] = oneLine(err.Error())
-			}
 			r.mu.Unlock()
+			if servesThis {
+				r.setRefused(path, oneLine(err.Error()))
+			}
 			if servesThis {
 				seen[name] = true
 				r.log("model %q: %q changed but does not load, still serving the previous version: %v", name, path, err)
