@@ -134,12 +134,7 @@ func checkHeaderLists(hb []byte, params int) *headerListError {
 			depth--
 			expectKey = false
 		case '"':
-			j := i + 1
-			for ; j < len(hb) && hb[j] != '"'; j++ {
-				if hb[j] == '\\' {
-					j++
-				}
-			}
+			j := stringEnd(hb, i)
 			if j >= len(hb) {
 				return nil
 			}
@@ -153,9 +148,7 @@ func checkHeaderLists(hb []byte, params int) *headerListError {
 			if err := value(false); err != nil {
 				return err
 			}
-			for i+1 < len(hb) && !strings.ContainsRune(" \t\n\r,]}:", rune(hb[i+1])) {
-				i++
-			}
+			i = scalarEnd(hb, i)
 		}
 	}
 	return nil
@@ -243,12 +236,7 @@ func headerEncWidth(hb []byte) int {
 			depth--
 			expectKey = false
 		case '"':
-			j := i + 1
-			for ; j < len(hb) && hb[j] != '"'; j++ {
-				if hb[j] == '\\' {
-					j++
-				}
-			}
+			j := stringEnd(hb, i)
 			if j >= len(hb) {
 				return width
 			}
@@ -257,10 +245,7 @@ func headerEncWidth(hb []byte) int {
 			}
 			i = j
 		default:
-			j := i
-			for j+1 < len(hb) && !strings.ContainsRune(" \t\n\r,]}:", rune(hb[j+1])) {
-				j++
-			}
+			j := scalarEnd(hb, i)
 			if depth > 0 && depth < len(kind) && kind[depth] == config && keyIs(key, "enc_width") {
 				if n, err := strconv.Atoi(string(hb[i : j+1])); err == nil && n > 0 && (width == 0 || n < width) {
 					width = n
@@ -270,4 +255,25 @@ func headerEncWidth(hb []byte) int {
 		}
 	}
 	return width
+}
+
+// stringEnd returns the index of the quote that ends the JSON string
+// starting at hb[i] (a quote), or len(hb) or more if it does not end.
+func stringEnd(hb []byte, i int) int {
+	j := i + 1
+	for ; j < len(hb) && hb[j] != '"'; j++ {
+		if hb[j] == '\\' {
+			j++
+		}
+	}
+	return j
+}
+
+// scalarEnd returns the index of the last byte of the number, true, false
+// or null starting at hb[i]: before the next delimiter.
+func scalarEnd(hb []byte, i int) int {
+	for i+1 < len(hb) && !strings.ContainsRune(" \t\n\r,]}:", rune(hb[i+1])) {
+		i++
+	}
+	return i
 }

@@ -713,19 +713,8 @@ func warnWideRange(name, path string, fr *data.Frame, target string, c decoreg.C
 	if !c.FixedRange() {
 		return
 	}
-	j := fr.Column(target)
-	if j < 0 || fr.Columns[j].Kind != data.Numeric {
-		return
-	}
-	col := &fr.Columns[j]
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for i, v := range col.Num {
-		if i < len(col.Missing) && col.Missing[i] {
-			continue
-		}
-		lo, hi = min(lo, v), max(hi, v)
-	}
-	if !(hi >= lo) {
+	lo, hi, ok := targetRange(fr, target)
+	if !ok {
 		return
 	}
 	tok, _ := vocab.Parse(c.Vocab)
@@ -787,6 +776,25 @@ func warnCoarseCells(name, path string, fr *data.Frame, target string, c decoreg
 		name, path, len(values), slices.Min(ys), slices.Max(ys), len(cells), c.Vocab, width)
 }
 
+// targetRange returns the smallest and largest of fr's targets in column
+// target, those not missing; ok is false for no such numeric column or no
+// target.
+func targetRange(fr *data.Frame, target string) (lo, hi float64, ok bool) {
+	j := fr.Column(target)
+	if j < 0 || fr.Columns[j].Kind != data.Numeric {
+		return 0, 0, false
+	}
+	col := &fr.Columns[j]
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for i, v := range col.Num {
+		if i < len(col.Missing) && col.Missing[i] {
+			continue
+		}
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return lo, hi, hi >= lo
+}
+
 // minTargetSteps is the fewest float64 steps, at the targets' magnitude,
 // that their range may span before warnTargetSteps warns.
 const minTargetSteps = 1 << 10
@@ -798,19 +806,9 @@ const minTargetSteps = 1 << 10
 // scaled values, and the scale's offset, are then off by a large share
 // of it (predict gave the training maximum a log density of -Inf; review).
 func warnTargetSteps(name, path string, fr *data.Frame, target string) {
-	j := fr.Column(target)
-	if j < 0 || fr.Columns[j].Kind != data.Numeric {
-		return
-	}
-	col := &fr.Columns[j]
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for i, v := range col.Num {
-		if !col.Missing[i] {
-			lo, hi = min(lo, v), max(hi, v)
-		}
-	}
+	lo, hi, ok := targetRange(fr, target)
 	mag := max(math.Abs(lo), math.Abs(hi))
-	if !(hi-lo >= 0x1p-1022) || math.IsInf(hi-lo, 0) {
+	if !ok || !(hi-lo >= 0x1p-1022) || math.IsInf(hi-lo, 0) {
 		return // equal, subnormal (refused with its own advice) or overflowing
 	}
 	step := math.Nextafter(mag, math.Inf(1)) - mag
