@@ -233,6 +233,9 @@ func headerEncWidth(hb []byte) int {
 			}
 			expectKey = c == '{'
 		case '}', ']':
+			if depth == 0 {
+				return width // not JSON: the decoder says why
+			}
 			depth--
 			expectKey = false
 		case '"':

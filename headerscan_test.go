@@ -108,6 +108,7 @@ func TestHeaderEncWidth(t *testing.T) {
 		`[{"config":{"enc_width":9}}]`:                                                                             0,
 		`{"configs":{"enc_width":9}}`:                                                                              0,
 		``:                                                                                                         0,
+		`}]{`:                                                                                                      0, // found by FuzzLoadHeader: an index of -1
 	} {
 		if got := headerEncWidth([]byte(hb)); got != want {
 			t.Errorf("headerEncWidth(%s) = %d, want %d", hb, got, want)
