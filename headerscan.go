@@ -13,12 +13,13 @@ import (
 
 // checkHeaderLists bounds the lengths of the lists in a model file's JSON
 // header hb before it is decoded, in two passes that allocate nothing (but
-// for the error): a list under the key "trials" has at most MaxTuneTrials
-// entries, one under "members" at most MaxEnsemble-1 (the members after
-// the first), any other at most max(params, 1<<16+1) entries, params being
-// the file's parameter count, which its size and checksum vouch for, and
-// at most params/enc_width + 256 objects or lists (the smallest enc_width
-// of the model's and its members' configs, read in the first pass), and all lists together at
+// for the error, and to compare an escaped key): a list under the key
+// "trials" has at most MaxTuneTrials entries, one under "members" at most
+// MaxEnsemble-1 (the members after the first), any other at most
+// max(params, 1<<16+1) entries, params being the file's parameter count,
+// which its size and checksum vouch for, and at most params/enc_width +
+// 256 objects or lists (the smallest enc_width of the model's and its
+// members' configs, read in the first pass), and all lists together at
 // most 4 times the first bound and 1,024 entries per such object. No list
 // a decoreg writes is longer: a list per feature or per column is no
 // longer than the first layer's weights, which are enc_width per feature
@@ -183,7 +184,8 @@ func (e *headerListError) Error() string {
 
 // headerEncWidth returns the smallest enc_width of the model's config and
 // its ensemble members' (the root's "config", and "config" in each entry
-// of the root's "members", keys in any case), read without allocating; 0
+// of the root's "members", keys in any case), read without allocating
+// (but to compare an escaped key or read a width); 0
 // if there is none that is a positive integer. The smallest, as an
 // ensemble's members may differ in width. A config elsewhere (a tuning
 // trial's, or one under a key decoreg does not write) does not count: one
@@ -206,9 +208,6 @@ func headerEncWidth(hb []byte) int {
 		case ' ', '\t', '\n', '\r', ':':
 		case ',':
 			expectKey = depth > 0 && depth < len(kind) && isObj(kind[depth])
-			if depth > 0 && depth < len(kind) && kind[depth] == other {
-				expectKey = false
-			}
 		case '{', '[':
 			parent := other
 			if depth < len(kind) && depth > 0 {
