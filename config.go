@@ -326,6 +326,8 @@ type fitOptions struct {
 	// Ensemble: Tune's seeds' members, plain and soft, may be more than
 	// Config.Ensemble allows (2N-1 for --ensemble N).
 	members int
+	// pretrain: the member is Config.Pretrain's pointwise stage
+	pretrain bool
 }
 
 // WithMaxLevels sets the most levels FitFrame accepts in a categorical

@@ -132,7 +132,7 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cfg Config, k int, o *fitOptions, start time.Time) (*Model, error) {
 	split := cfg.Seed
 	cfg.Seed += uint64(k)
-	m, tg, xs, err := prepare(x, rows, cols, y, cfg)
+	m, tg, xs, err := prepare(x, rows, cols, y, cfg, o.pretrain)
 	if err != nil {
 		return nil, err
 	}
@@ -206,6 +206,7 @@ func pretrainEncoder(ctx context.Context, m *Model, x []float64, rows, cols int,
 	pc := pretrainConfig(cfg)
 	pc.Seed = split // fitMember adds k
 	po := *o
+	po.pretrain = true
 	if po.members == 0 {
 		po.members = max(cfg.Ensemble, 1) // pc has none: the progress counts cfg's members
 	}
@@ -231,7 +232,7 @@ func pretrainEncoder(ctx context.Context, m *Model, x []float64, rows, cols int,
 
 // prepare checks a defaulted cfg and the data, and makes the untrained
 // model, its training targets and the standardized features.
-func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *head.Targets, []float32, error) {
+func prepare(x []float64, rows, cols int, y []float64, cfg Config, pretrain bool) (*Model, *head.Targets, []float32, error) {
 	tok, err := cfg.validateTrain()
 	if err != nil {
 		return nil, nil, nil, err
@@ -245,7 +246,7 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *hea
 	if nVal := train.ValRows(rows, cfg.ValFrac); nVal > 0 && rows-nVal < 1 {
 		return nil, nil, nil, fmt.Errorf("%w: ValFrac %v of %d row(s) holds out %d for validation, leaving none to train on (or set ValFrac < 0)", ErrTooFewRows, cfg.ValFrac, rows, nVal)
 	}
-	yMin, yMax, err := checkData(x, rows, cols, y, cfg)
+	yMin, yMax, err := checkData(x, rows, cols, y, cfg, pretrain)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -325,7 +326,7 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config) (*Model, *hea
 // checkData checks training rows x (rows x cols, at least one of each)
 // and targets y and returns the target range: cfg's fixed range, which
 // every target must lie in, or else the targets' min and max.
-func checkData(x []float64, rows, cols int, y []float64, cfg Config) (yMin, yMax float64, err error) {
+func checkData(x []float64, rows, cols int, y []float64, cfg Config, pretrain bool) (yMin, yMax float64, err error) {
 	if !shapeOK(len(x), rows, cols) || len(y) != rows {
 		return 0, 0, fmt.Errorf("%w: %d feature values and %d targets for %d rows of %d features", ErrBadInput, len(x), len(y), rows, cols)
 	}
@@ -345,7 +346,7 @@ func checkData(x []float64, rows, cols int, y []float64, cfg Config) (yMin, yMax
 				return 0, 0, dataErr(i, -1, ErrBadInput, "the target %v is outside the fixed range [%v, %v] (Config.TargetMin, TargetMax)", v, cfg.TargetMin, cfg.TargetMax)
 			}
 		}
-		return cfg.TargetMin, cfg.TargetMax, mdnRange(cfg, cfg.TargetMin, cfg.TargetMax)
+		return cfg.TargetMin, cfg.TargetMax, headRange(cfg, cfg.TargetMin, cfg.TargetMax, pretrain)
 	}
 	if !(yMax > yMin) {
 		return 0, 0, dataErr(-1, -1, ErrConstantTarget, "the training target is constant (every one of the %d targets is %v)", rows, y[0])
@@ -356,7 +357,7 @@ func checkData(x []float64, rows, cols int, y []float64, cfg Config) (yMin, yMax
 	if r := yMax - yMin; r < minTargetRange {
 		return 0, 0, dataErr(-1, -1, ErrBadInput, "the target's range y_max - y_min = %v is below float64's normal numbers (%v): rescale the target", r, minTargetRange)
 	}
-	return yMin, yMax, mdnRange(cfg, yMin, yMax)
+	return yMin, yMax, headRange(cfg, yMin, yMax, pretrain)
 }
 
 // mdnRangeWidths is how many widths of its target range beyond the range an
@@ -368,23 +369,44 @@ func checkData(x []float64, rows, cols int, y []float64, cfg Config) (yMin, yMax
 // [0, 4.49e307] predicted for 8 of 8 seeds, 2026-12-06).
 const mdnRangeWidths = 3
 
-// mdnRange refuses, for the MDN head, a target range [lo, hi] whose
-// Gaussians could not be expressed in y units: max(|lo|, |hi|) plus
-// mdnRangeWidths widths overflows float64. Such a model trained, and no
-// distribution could then be made from it (targets spread over [0,
-// 1.7e308]: every command that loaded it failed). Other heads keep their
-// distributions within the range's cells or bins.
-func mdnRange(cfg Config, lo, hi float64) error {
-	if cfg.Head != HeadMDN {
+// pointwiseRangeWidths is the same for the pointwise head's prediction,
+// a linear output in units of the range, which stays within a small part
+// of a width beyond it once trained: targets with a third of them at
+// float64's largest number gave a model whose predictions for training
+// rows a little above the centre were +Inf in y units, refused row by
+// row as the model's fault (review, 2026-12-07).
+const pointwiseRangeWidths = 1
+
+// headRange refuses, for the MDN and pointwise heads, a target range
+// [lo, hi] whose predictions could not be expressed in y units:
+// max(|lo|, |hi|) plus the head's widths of the range overflows float64.
+// Such a model trained, and then its distributions (an MDN on targets
+// spread over [0, 1.7e308]: every command that loaded it failed) or its
+// predictions for rows like the training data (pointwise) overflowed.
+// Other heads keep their distributions within the range's cells or bins;
+// the pointwise stage that pretrains an encoder (pretrain) predicts in
+// units of the range only.
+func headRange(cfg Config, lo, hi float64, pretrain bool) error {
+	widths := 0
+	switch {
+	case cfg.Head == HeadMDN:
+		widths = mdnRangeWidths
+	case cfg.Head == HeadPointwise && !pretrain:
+		widths = pointwiseRangeWidths
+	default:
 		return nil
 	}
-	if math.IsInf(max(math.Abs(lo), math.Abs(hi))+mdnRangeWidths*(hi-lo), 0) {
+	if math.IsInf(max(math.Abs(lo), math.Abs(hi))+float64(widths)*(hi-lo), 0) {
 		what, advice := "target range", "rescale the target (divide it by 1e10, say), or use another head"
 		if cfg.FixedRange() {
 			what, advice = "fixed target range (Config.TargetMin, TargetMax)", "give a narrower one, or rescale the target, or use another head"
 		}
-		return dataErr(-1, -1, ErrBadInput, "the %s [%v, %v] is too wide for the mdn head: its Gaussians, in y units, would reach past float64's largest number (%v) within %d widths of the range, and no distribution could be made from the model; %s",
-			what, lo, hi, math.MaxFloat64, mdnRangeWidths, advice)
+		reach := "its Gaussians"
+		if cfg.Head == HeadPointwise {
+			reach = "its predictions"
+		}
+		return dataErr(-1, -1, ErrBadInput, "the %s [%v, %v] is too wide for the %s head: %s, in y units, would reach past float64's largest number (%v) within %d width(s) of the range; %s",
+			what, lo, hi, cfg.Head, reach, math.MaxFloat64, widths, advice)
 	}
 	return nil
 }

@@ -732,7 +732,7 @@ func TestTuneRefusesTrialBeyondTokenization(t *testing.T) {
 // training data blames the model, naming the row only (an MDN on targets
 // up to 3e307 at a temperature of 20, whose every prediction overflows
 // in y units; one trained on targets up to 1.7e308 did so too, and is
-// now refused, mdnRange); one for an outlying row blames its furthest
+// now refused, headRange); one for an outlying row blames its furthest
 // feature.
 func TestOverflowBlame(t *testing.T) {
 	cfg := small(HeadMDN, "")

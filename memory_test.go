@@ -22,7 +22,7 @@ func TestTargetBytes(t *testing.T) {
 	x := make([]float64, rows)
 	for _, vs := range []string{"normalized:base=10,length=6", "unnormalized:base=10,exponent=2,mantissa=4", "normalized:base=2,length=12"} {
 		cfg := DefaultConfig(Config{Head: HeadDecoder, Vocab: vs, EncWidth: 8, DecWidth: 8})
-		m, _, _, err := prepare(x, rows, 1, y, cfg)
+		m, _, _, err := prepare(x, rows, 1, y, cfg, false)
 		if err != nil {
 			t.Fatalf("%s: %v", vs, err)
 		}

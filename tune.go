@@ -750,7 +750,7 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 			return ""
 		}
 		if tr.run == nil {
-			m, tg, xs, err := prepare(x, rows, cols, y, tr.t.Config)
+			m, tg, xs, err := prepare(x, rows, cols, y, tr.t.Config, false)
 			if err != nil {
 				if refused(err) {
 					tr.t.Status = "refused: " + err.Error()
