@@ -33,14 +33,18 @@ var DefaultNA = []string{"NA", "NaN", "?"}
 // categorical column's cells' text, trimmed of surrounding spaces (""
 // where missing), and may be nil for a numeric column (ReadFrame leaves it
 // nil). Missing marks the missing cells. Each slice has Frame.Rows
-// entries.
+// entries. MissingText counts the missing cells ReadFrame read by their
+// text: "" for empty cells, or the missing-value marker (FrameOptions.NA)
+// they held; it is nil for a column without missing cells, one built in
+// memory, and in Subset's frames (Select and Reinfer keep it).
 type Column struct {
-	Name    string
-	Kind    Kind
-	Field   int // the column's position in its file, from 0 (-1 when built in memory)
-	Str     []string
-	Num     []float64
-	Missing []bool
+	Name        string
+	Kind        Kind
+	Field       int // the column's position in its file, from 0 (-1 when built in memory)
+	Str         []string
+	Num         []float64
+	Missing     []bool
+	MissingText map[string]int
 }
 
 // Frame is a typed table: named columns, numeric or categorical, with
@@ -427,6 +431,10 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 			s := strings.TrimSpace(rec[c.Field])
 			miss := isNA[s]
 			if miss {
+				if c.MissingText == nil {
+					c.MissingText = map[string]int{}
+				}
+				c.MissingText[s]++
 				s = ""
 			}
 			c.Missing = append(c.Missing, miss)

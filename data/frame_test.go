@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -60,6 +61,15 @@ func TestReadFrame(t *testing.T) {
 	}
 	if y := f.Columns[4]; !y.Missing[2] || y.Num[4] != 14 {
 		t.Errorf("y: %v %v", y.Num, y.Missing)
+	}
+	// The missing cells counted by their text; none in sex.
+	for j, want := range []map[string]int{{"NA": 1, "?": 1}, nil, {"": 1}, {"?": 1, "NaN": 1}, {"": 1}} {
+		if got := f.Columns[j].MissingText; !maps.Equal(got, want) || (want == nil) != (got == nil) {
+			t.Errorf("column %q: MissingText %v, want %v", f.Columns[j].Name, got, want)
+		}
+	}
+	if s := f.Subset([]int{0, 1}); s.Columns[0].MissingText != nil {
+		t.Errorf("Subset kept MissingText %v", s.Columns[0].MissingText)
 	}
 
 	// Other markers: "?" is then text, which makes age categorical.

@@ -921,3 +921,41 @@ func TestCaseLevelsWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestNALevelsWarning: "NA" among two-capital codes is read as missing by
+// --na's default, merging North America with the missing cells; train
+// says so and names the --na that keeps it. Levels of another shape, a
+// marker given by the user among them, or --na without it give no word.
+func TestNALevelsWarning(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		levels []string
+		na     string // "" for the default
+		want   string
+	}{
+		{[]string{"EU", "AS", "NA", "AF", ""}, "", `column "c": its 12 cell(s) "NA" are read as missing (one of --na), though its levels are codes like it ("AF", "AS", "EU"): if "NA" is a level (North America, Namibia), read it as one with --na 'NaN,?'`},
+		{[]string{"EU", "AS", "NA", "AF", ""}, "NaN,?", ""},
+		{[]string{"yes", "no", "NA"}, "", ""},
+		{[]string{"M", "F", "NA"}, "", ""},
+		{[]string{"red", "blue", "N/A"}, "N/A", ""},
+		{[]string{"ab1", "cd2", "xy9"}, "xy9,NA", `its 20 cell(s) "xy9" are read as missing (one of --na), though its levels are codes like it ("ab1", "cd2"): if "xy9" is a level, read it as one with --na NA`},
+	} {
+		var b strings.Builder
+		b.WriteString("x,c,y\n")
+		for i := range 60 {
+			fmt.Fprintf(&b, "%d,%s,%d\n", i, c.levels[i%len(c.levels)], i%7)
+		}
+		path := filepath.Join(dir, "c.csv")
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"train", "--data", path, "--enc-layers", "1", "--enc-width", "4", "--epochs", "1", "--threads", "1", "--quiet", "--out", filepath.Join(dir, "m.drg")}
+		if c.na != "" {
+			args = append(args, "--na", c.na)
+		}
+		_, errs := mustCLI(t, args...)
+		if got := strings.Contains(errs, "are read as missing (one of --na)"); c.want == "" && got || c.want != "" && !strings.Contains(errs, c.want) {
+			t.Errorf("%v, --na %q: want %q in:\n%s", c.levels, c.na, c.want, errs)
+		}
+	}
+}

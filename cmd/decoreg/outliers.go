@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -168,4 +169,79 @@ func warnCaseLevels(name, path string, fr *data.Frame, target string) {
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q has levels that differ only in case (%s%s): they are separate categories; if they are one, write them alike\n",
 			name, path, c.Name, strings.Join(pairs, ", "), more)
 	}
+}
+
+// warnNALevels warns about each categorical feature column of fr (all but
+// target) whose missing cells include a missing-value marker shaped like
+// its levels: "NA" among two-capital codes ("EU", "AS"), where it is a
+// level (North America, Namibia) that --na's default reads as missing,
+// merging it with the truly missing cells without a word. A marker is
+// shaped like the levels when the column has at least two and every one
+// has the marker's pattern of capitals, small letters and digits. It
+// names the count of the marker's cells and the --na without the marker.
+func warnNALevels(name, path string, fr *data.Frame, target string) {
+	na := fr.NA
+	if na == nil {
+		na = data.DefaultNA
+	}
+	for _, c := range fr.Columns {
+		if c.Name == target || c.Kind != data.Categorical || len(c.MissingText) == 0 {
+			continue
+		}
+		var levels []string
+		seen := map[string]bool{}
+		for i, v := range c.Str {
+			if !c.Missing[i] && !seen[v] {
+				seen[v] = true
+				levels = append(levels, v)
+			}
+		}
+		if len(levels) < 2 {
+			continue
+		}
+		slices.Sort(levels)
+		for _, m := range slices.Sorted(maps.Keys(c.MissingText)) {
+			p := letterPattern(m)
+			if m == "" || p == "" || !allOf(levels, func(l string) bool { return letterPattern(l) == p }) {
+				continue
+			}
+			var keep []string
+			for _, k := range na {
+				if k != m {
+					keep = append(keep, quoteFlagName(k))
+				}
+			}
+			eg := ""
+			if m == "NA" {
+				eg = " (North America, Namibia)"
+			}
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q: its %d cell(s) %s are read as missing (one of --na), though its levels are codes like it (%s): if %s is a level%s, read it as one with --na %s\n",
+				name, path, c.Name, c.MissingText[m], data.QuoteCell(m), quoteList(levels), data.QuoteCell(m), eg, shellArg(strings.Join(keep, ",")))
+		}
+	}
+}
+
+// letterPattern is s with each capital letter written A, each small
+// letter a and each digit 0, or "" if s holds anything else (or nothing):
+// "NA" is "AA", like "EU"; "NaN" is "AaA".
+func letterPattern(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			b[i] = 'A'
+		case c >= 'a' && c <= 'z':
+			b[i] = 'a'
+		case c >= '0' && c <= '9':
+			b[i] = '0'
+		default:
+			return ""
+		}
+	}
+	return string(b)
+}
+
+// allOf reports whether f holds for every element of s.
+func allOf(s []string, f func(string) bool) bool {
+	return !slices.ContainsFunc(s, func(v string) bool { return !f(v) })
 }
