@@ -28,6 +28,19 @@ type Dataset struct {
 	// Lines holds the file line on which each row starts (past blank lines
 	// and quoted line breaks); nil for a data set built in memory.
 	Lines []int
+	// Blank counts the blank lines between the header and the last row,
+	// which are no rows (a CSV reader skips them); see BlankLines.
+	Blank BlankLines
+}
+
+// BlankLines counts the blank lines a file holds between its header and
+// its last row (those before the header or after the last row are not
+// counted): a CSV reader skips them, so that the rows are counted without
+// them. In a file of one column they are likely missing cells, which must
+// be written as a marker (NA) or "" to be rows.
+type BlankLines struct {
+	N     int // how many
+	First int // the first one's line (0 if none)
 }
 
 // Row returns the features of row i, a subslice of d.X.
@@ -184,6 +197,8 @@ type table struct {
 	gz     bool           // gzipped
 	last   int            // gzipped: the line on which the last record read ended
 	nl     *newlineReader // what it has seen of the line ends
+	end    int            // the line on which the last record read ended (0 before the first)
+	blank  BlankLines     // the blank lines between records after the first
 }
 
 // fieldCountErr is the error of a record rec whose field count is not the
@@ -450,9 +465,17 @@ func (t *table) column(name string) int {
 func (t *table) next() ([]string, error) {
 	rec, err := t.r.Read()
 	if err == nil {
-		if n := len(rec); n > 0 && t.gz { // for the gzip errors below
-			t.last, _ = t.r.FieldPos(n - 1)
-			t.last += strings.Count(rec[n-1], "\n") // a quoted field over lines
+		if n := len(rec); n > 0 {
+			start, _ := t.r.FieldPos(0)
+			if gap := start - t.end - 1; t.end > 0 && gap > 0 {
+				if t.blank.N == 0 {
+					t.blank.First = t.end + 1
+				}
+				t.blank.N += gap
+			}
+			t.end, _ = t.r.FieldPos(n - 1)
+			t.end += strings.Count(rec[n-1], "\n") // a quoted field over lines
+			t.last = t.end                         // for the gzip errors below
 		}
 		if t.header != nil && t.repeatsHeader(rec) {
 			return nil, &ParseError{Path: t.path, Line: t.line(0), Err: fmt.Errorf("%w (were files joined?): remove it", ErrHeaderRow)}
@@ -543,6 +566,7 @@ func (t *table) readRows(d *Dataset, feats []int, target int) error {
 	if d.Rows == 0 {
 		return &ParseError{Path: t.path, Err: ErrNoRows}
 	}
+	d.Blank = t.blank
 	return nil
 }
 

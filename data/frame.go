@@ -63,6 +63,9 @@ type Frame struct {
 	// NA are the cells, besides the empty cell, that were read as missing
 	// (nil: DefaultNA).
 	NA []string
+	// Blank counts the blank lines ReadFrame skipped between the header and
+	// the last row (zero in Subset's frames).
+	Blank BlankLines
 }
 
 // FrameOptions control ReadFrame. The zero value reads every column,
@@ -120,7 +123,7 @@ func (f *Frame) Select(names ...string) (*Frame, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
-	s := &Frame{Path: f.Path, Rows: f.Rows, Lines: f.Lines, HeaderLine: f.HeaderLine, NA: f.NA}
+	s := &Frame{Path: f.Path, Rows: f.Rows, Lines: f.Lines, HeaderLine: f.HeaderLine, NA: f.NA, Blank: f.Blank}
 	seen := map[string]bool{}
 	for _, n := range names {
 		j := f.Column(n)
@@ -479,6 +482,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 	if f.Rows == 0 {
 		return nil, &ParseError{Path: t.path, Err: ErrNoRows}
 	}
+	f.Blank = t.blank
 	for j := range f.Columns {
 		c := &f.Columns[j]
 		if text[j] {

@@ -648,3 +648,42 @@ func TestTrailingCommaHint(t *testing.T) {
 		t.Errorf("a third value: %v", err)
 	}
 }
+
+// TestBlankLines: the blank lines between the header and the last row
+// are counted, with the first one's line; those before the header or
+// after the last row, and a quoted field's line breaks, are not.
+func TestBlankLines(t *testing.T) {
+	for _, c := range []struct {
+		csv  string
+		want BlankLines
+		rows int
+	}{
+		{"a,y\n1,2\n\n\n3,4\n\n", BlankLines{2, 3}, 2},
+		{"a,y\n\n1,2\n", BlankLines{1, 2}, 1},
+		{"\n\na,y\n1,2\n3,4\n\n\n", BlankLines{}, 2},
+		{"a,y\n\"x\n\ny\",2\n\n3,4\n", BlankLines{1, 5}, 2},
+		{"a,y\r\n1,2\r\n\r\n3,4\r\n", BlankLines{1, 3}, 2},
+		{"a\n70\n\n120\n", BlankLines{1, 3}, 2},
+	} {
+		p := writeFile(t, c.csv)
+		f, err := ReadFrame(p, FrameOptions{})
+		if err != nil {
+			t.Fatalf("%q: %v", c.csv, err)
+		}
+		if f.Blank != c.want || f.Rows != c.rows {
+			t.Errorf("%q: ReadFrame: %d rows, blank %+v, want %d, %+v", c.csv, f.Rows, f.Blank, c.rows, c.want)
+		}
+		if g, _ := f.Select("a"); g.Blank != c.want {
+			t.Errorf("%q: Select: blank %+v", c.csv, g.Blank)
+		}
+		if c.csv[0] == 'a' && !strings.HasPrefix(c.csv, "a,y\n\"") {
+			d, err := ReadCSV(p, ReadOptions{NoTarget: true})
+			if err != nil {
+				t.Fatalf("%q: ReadCSV: %v", c.csv, err)
+			}
+			if d.Blank != c.want {
+				t.Errorf("%q: ReadCSV: blank %+v, want %+v", c.csv, d.Blank, c.want)
+			}
+		}
+	}
+}

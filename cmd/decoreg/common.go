@@ -457,6 +457,7 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 	if err != nil {
 		return nil, inputErr(name, targetTextErr(err, header, read, ""))
 	}
+	warnBlank(name, path, d.Blank, len(header))
 	return d, nil
 }
 

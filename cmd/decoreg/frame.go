@@ -782,6 +782,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		}
 		return nil, nil, inputErr(name, featureCellErr(err, s.NA))
 	}
+	warnBlank(name, path, fr.Blank, len(header))
 	if c := &fr.Columns[len(fr.Columns)-1]; read && c.Kind == data.Categorical {
 		// Text in an optional target: predict goes on without it, as
 		// with blank cells.
@@ -1169,4 +1170,24 @@ func pick(cond bool, a, b string) string {
 		return a
 	}
 	return b
+}
+
+// warnBlank warns that the blank lines b between a file's rows were
+// skipped (a CSV reader does: they are no rows), so that the rows, and
+// predict's and sample's row column, are counted without them. In a file
+// of ncols = 1 column a blank line is more likely a missing cell, written
+// as nothing; it must be written NA or "" to be a row.
+func warnBlank(name, path string, b data.BlankLines, ncols int) {
+	if b.N == 0 {
+		return
+	}
+	lines := fmt.Sprintf("a blank line between its rows (line %d) is", b.First)
+	if b.N > 1 {
+		lines = fmt.Sprintf("%d blank lines between its rows (the first on line %d) are", b.N, b.First)
+	}
+	advice := ""
+	if ncols == 1 {
+		advice = `; in a file of one column, write a missing cell as NA or "" to keep its row`
+	}
+	fmt.Fprintf(errOut, "decoreg %s: warning: %s: %s skipped: blank lines are no rows, and the rows are counted without them%s\n", name, nameSpools(path), lines, advice)
 }

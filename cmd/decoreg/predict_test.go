@@ -146,3 +146,42 @@ func TestPredictLogPDFIntegrates(t *testing.T) {
 		})
 	}
 }
+
+// TestBlankLinesWarned: a blank line between rows is no row (the CSV
+// reader skips it), so predict's row column counts rows without it; in a
+// file of one column, where it is likely a missing cell, predict and
+// sample say so and how to keep the row (a review saw row 1 name the
+// third line's input without a word). A missing cell written "" is a row;
+// a blank line after the last row is not warned about.
+func TestBlankLinesWarned(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.drg")
+	mustCLI(t, "train", "--data", filepath.Join("..", "..", "testdata", "mixed.csv"), "--target", "price", "--features", "area",
+		"--enc-layers", "1", "--enc-width", "4", "--epochs", "1", "--threads", "1", "--quiet", "--out", model)
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct {
+		csv, want string
+		rows      int
+	}{
+		{"area\n70\n\n120\n", `a blank line between its rows (line 3) is skipped: blank lines are no rows, and the rows are counted without them; in a file of one column, write a missing cell as NA or "" to keep its row`, 2},
+		{"area\n70\n\"\"\n120\n\n\n", "", 3},
+		{"area,price\n70,1\n\n\n120,2\n", "2 blank lines between its rows (the first on line 3) are skipped: blank lines are no rows, and the rows are counted without them\n", 2},
+	} {
+		p := write("p.csv", c.csv)
+		for _, cmd := range [][]string{{"predict", "--model", model, "--data", p, "--out", "-"}, {"sample", "--model", model, "--data", p, "--n", "1", "--out", "-"}} {
+			out, errs := mustCLI(t, cmd...)
+			if got := strings.Contains(errs, "blank line"); c.want == "" && got || c.want != "" && !strings.Contains(errs, c.want) {
+				t.Errorf("%s %q: want %q in:\n%s", cmd[0], c.csv, c.want, errs)
+			}
+			if n := strings.Count(out, "\n") - 1; cmd[0] == "predict" && n != c.rows {
+				t.Errorf("predict %q: %d rows, want %d:\n%s", c.csv, n, c.rows, out)
+			}
+		}
+	}
+}

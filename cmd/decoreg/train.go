@@ -1107,6 +1107,7 @@ func runTrain(cmd *Command, args []string) error {
 		}
 		return inputErr(name, targetTextErr(err, header, target, "; a stray text cell can be marked missing with --na"))
 	}
+	warnBlank(name, path, fr.Blank, len(header))
 	idx, err := f.split.rows(name, &data.Dataset{Rows: fr.Rows, Path: fr.Path}, false)
 	if err != nil {
 		return err
