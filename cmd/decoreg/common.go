@@ -395,6 +395,7 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		// a model without names counts the file's columns by position).
 		return nil, noTargetColumn(name, path, target, header)
 	}
+	given := target != "" // by --target
 	if target == "" {
 		target = mtarget
 	}
@@ -435,7 +436,10 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		if target == "" {
 			return nil, inputf(name, "%s: the model has no target name and the file no column after the features; give --target NAME", path)
 		}
-		return nil, inputf(name, "%s: no target column %q (give --target NAME)", path, target)
+		if given {
+			return nil, noTargetColumn(name, path, target, header)
+		}
+		return nil, inputf(name, "%s: no column %q, the model's target%s (give --target NAME; the file's columns are %s)", path, target, didYouMean(target, header), quoteList(header))
 	}
 	read := ""
 	if tcol >= 0 && (use != targetOptional || !targetTwice(name, path, header, target)) {

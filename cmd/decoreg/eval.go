@@ -44,7 +44,8 @@ object on standard output:
 	kendall_tau  Kendall's tau-b between point estimates and targets; null
 	             when either does not vary (every row predicted the same,
 	             e.g. a constant feature or an untrained model's mode)
-	clipped      targets outside the training range (clipped to it for the NLL)
+	clipped      targets outside the training range (clipped to it for the NLL,
+	             with a warning: nll is then not the mean of predict's -logpdf)
 	point        the point estimate: mean, median or mode
 	crps         mean continuous ranked probability score of p(y|x), in units
 	             of y (lower is better; for a point forecast it would be the
@@ -160,6 +161,9 @@ func runEval(cmd *Command, args []string) error {
 	if err := notAnInput(name, "", "-", [2]string{"model", modelPath}, [2]string{"data", dataPath}, [2]string{"test-mask", split.mask}); err != nil {
 		return err // its JSON, appended to an input by a shell's >>
 	}
+	if plotPath == "" && isSet(&cmd.Flag, "plot") {
+		return inputf(name, "--plot is empty: give a FILE.png (leave the flag out for no figure)")
+	}
 	if plotPath != "" {
 		if isStdout(plotPath) {
 			return inputf(name, "--plot %s: standard output carries the JSON; give a file", plotPath)
@@ -224,6 +228,7 @@ func runEval(cmd *Command, args []string) error {
 			return dataErr(name, d, idx, err)
 		}
 		e.Skipped = skipped
+		warnClipped(name, d, m, e.Clipped)
 		c, err = m.Calibration(d.X, d.Rows, d.Y)
 		if err != nil {
 			return dataErr(name, d, idx, err)
@@ -365,4 +370,20 @@ func warnDiscreteTarget(name string, d *data.Dataset, m *decoreg.Model) {
 	}
 	fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target takes %d distinct %s in the %d rows scored: the NLL, coverage and PIT treat it as continuous, so a model that learns the values gets a very negative NLL and coverage that says little%s (README, \"Targets with few distinct values\")\n",
 		name, nameSpools(d.Path), len(seen), values, d.Rows, msg)
+}
+
+// warnClipped says that n of d's targets lie outside the model's training
+// range, where the NLL scores them at the range's nearest end (DESIGN's
+// rule: a decoder or Riemann head has no density beyond it): nll is then
+// not the mean of predict's -logpdf, which is the density at the target
+// itself (-Inf beyond a bounded head's range; an MDN's tail). A review
+// took an MDN's nll of 11.4 for targets at a density of e^-1300 for a
+// fault.
+func warnClipped(name string, d *data.Dataset, m *decoreg.Model, n int) {
+	if n == 0 {
+		return
+	}
+	lo, hi := m.YRange()
+	fmt.Fprintf(errOut, "decoreg %s: warning: %s: %d of the %d targets lie outside the training range [%v, %v] (clipped): nll scores them at the range's nearest end, so it is not the mean of predict's -logpdf, which is the density at the target itself\n",
+		name, nameSpools(d.Path), n, d.Rows, lo, hi)
 }

@@ -28,7 +28,9 @@ per distinct text (a level, trimmed of spaces, sorted), at most
 --max-levels (default 64) levels; a column with more (an identifier, free
 text) is refused, naming it: drop it with --drop NAME, or raise the limit.
 A cell that is empty or one of --na (default "NA,NaN,?"; matched exactly,
-case included) is missing. A numeric feature's missing cells are imputed
+case included; an empty or repeated entry is refused, --na "" leaves only
+empty cells) is missing; a marker shaped like a categorical column's
+levels (NA among codes such as EU, AS) is warned about. A numeric feature's missing cells are imputed
 with the training median, and a 0/1 feature NAME:missing marks them if the
 training data had a missing cell in the column. A categorical feature's
 missing cells set its NAME:missing feature (made if the training data had
@@ -736,6 +738,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 	if target != "" && use == targetOptional && !slices.Contains(header, target) {
 		return nil, nil, noTargetColumn(name, path, target, header) // --target given: it must be there, even for predict
 	}
+	given := target != "" // by --target
 	if target == "" {
 		target = mtarget
 	}
@@ -757,7 +760,10 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		if target == "" {
 			return nil, nil, inputf(name, "%s: the model has no target name; give --target NAME", path)
 		}
-		return nil, nil, inputf(name, "%s: no target column %q (give --target NAME)", path, target)
+		if given {
+			return nil, nil, noTargetColumn(name, path, target, header)
+		}
+		return nil, nil, inputf(name, "%s: no column %q, the model's target%s (give --target NAME; the file's columns are %s)", path, target, didYouMean(target, header), quoteList(header))
 	}
 	kinds := s.Kinds()
 	if read {

@@ -1054,8 +1054,22 @@ func runTrain(cmd *Command, args []string) error {
 	if err := noEmptyLists(name, fs, "features", "drop"); err != nil {
 		return err
 	}
-	if _, err := listFields(f.na); err != nil {
+	if nas, err := listFields(f.na); err != nil {
 		return inputf(name, "--na: %v", err)
+	} else if strings.TrimSpace(f.na) != "" {
+		// An empty entry (",", "NA,,?") would add nothing (an empty cell is
+		// always missing), a repeated one neither: each is a typo.
+		seen := map[string]int{}
+		for i, p := range nas {
+			p = strings.TrimSpace(p)
+			if p == "" {
+				return inputf(name, "--na %q: entry %d is empty; empty cells are always missing (--na \"\" leaves only them)", f.na, i+1)
+			}
+			if k, ok := seen[p]; ok {
+				return inputf(name, "--na %q: entries %d and %d are both %s", f.na, k+1, i+1, data.QuoteCell(p))
+			}
+			seen[p] = i
+		}
 	}
 	cfg, err := f.config(fs)
 	if err != nil {

@@ -772,3 +772,23 @@ func TestTargetStepsWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestNAListChecked: an empty or a repeated entry of --na is refused as
+// the typo it is (both added nothing; the repeat was echoed back in
+// advice), as --features refuses an empty entry; --na "" is the empty list.
+func TestNAListChecked(t *testing.T) {
+	dir := t.TempDir()
+	data := writeTable(t, dir, "t.csv", "x,y", 40, func(i int) string { return fmt.Sprintf("%d,%d", i%5, i%7) })
+	for _, c := range []struct{ na, want string }{
+		{",", `--na ",": entry 1 is empty`},
+		{"NA,,?", `--na "NA,,?": entry 2 is empty`},
+		{"x, x", `--na "x, x": entries 1 and 2 are both "x"`},
+		{"", ""},
+		{"NA,?", ""},
+	} {
+		code, _, errs := cli(t, append([]string{"train", "--data", data, "--out", filepath.Join(dir, "m.drg"), "--na", c.na}, tinyArgs("riemann")...)...)
+		if c.want == "" && code != 0 || c.want != "" && (code != 2 || !strings.Contains(errs, c.want)) {
+			t.Errorf("--na %q: exit %d, stderr %q, want %q", c.na, code, errs, c.want)
+		}
+	}
+}
