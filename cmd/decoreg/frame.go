@@ -827,7 +827,14 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 			return nil, nil, inputErr(name, err)
 		}
 		if use == targetOptional && slices.ContainsFunc(y, math.IsNaN) {
-			return d, warn, nil // unlabelled rows: no logpdf
+			// Unlabelled rows: no logpdf. Said where some rows have a
+			// target (a column left blank for predict's inputs is not).
+			if n := len(y) - countFunc(y, math.IsNaN); n > 0 {
+				i := slices.IndexFunc(y, math.IsNaN)
+				fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %q is missing (empty, or one of --na) in %d of the %d rows (the first on line %d): no logpdf is written, as it needs every row's target\n",
+					name, nameSpools(path), target, len(y)-n, len(y), fr.Lines[i])
+			}
+			return d, warn, nil
 		}
 		d.Y, d.TargetName = y, target
 	}
@@ -1196,4 +1203,15 @@ func warnBlank(name, path string, b data.BlankLines, ncols int) {
 		advice = `; in a file of one column, write a missing cell as NA or "" to keep its row`
 	}
 	fmt.Fprintf(errOut, "decoreg %s: warning: %s: %s skipped: blank lines are no rows, and the rows are counted without them%s\n", name, nameSpools(path), lines, advice)
+}
+
+// countFunc counts the elements of s for which f holds.
+func countFunc[T any](s []T, f func(T) bool) int {
+	n := 0
+	for _, v := range s {
+		if f(v) {
+			n++
+		}
+	}
+	return n
 }

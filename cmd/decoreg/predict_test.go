@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -183,5 +184,26 @@ func TestBlankLinesWarned(t *testing.T) {
 				t.Errorf("predict %q: %d rows, want %d:\n%s", c.csv, n, c.rows, out)
 			}
 		}
+	}
+}
+
+// TestPredictPartialTargetNoted: a target missing in some rows drops the
+// logpdf column (it needs every row's); predict says so, naming the count
+// and the first line (it said nothing: one unlabelled row in thousands
+// removed every log-density). A target column blank in every row, as a
+// template for predict's inputs has, gives no word.
+func TestPredictPartialTargetNoted(t *testing.T) {
+	dir := t.TempDir()
+	train := writeTable(t, dir, "t.csv", "x,y", 60, func(i int) string { return fmt.Sprintf("%d.%d,%d", i%3, i%7, i%10+1) })
+	model := filepath.Join(dir, "m.drg")
+	mustCLI(t, append([]string{"train", "--data", train, "--out", model}, tinyArgs("riemann")...)...)
+	part := writeTable(t, dir, "p.csv", "x,y", 4, func(i int) string { return fmt.Sprintf("1.5,%s", []string{"3", "", "NA", "4"}[i]) })
+	out, errs := mustCLI(t, "predict", "--model", model, "--data", part, "--out", "-")
+	if want := `the target column "y" is missing (empty, or one of --na) in 2 of the 4 rows (the first on line 3): no logpdf is written`; !strings.Contains(errs, want) || strings.Contains(out, "logpdf") {
+		t.Errorf("stdout %s\nstderr %q lacks %q", out, errs, want)
+	}
+	blank := writeTable(t, dir, "b.csv", "x,y", 4, func(i int) string { return "1.5," })
+	if out, errs := mustCLI(t, "predict", "--model", model, "--data", blank, "--out", "-"); strings.Contains(errs, "logpdf") || strings.Contains(out, "logpdf") {
+		t.Errorf("a blank target column: stdout %s\nstderr %s", out, errs)
 	}
 }
