@@ -30,9 +30,9 @@ and 1e-300 is q1e-298, so that distinct levels have distinct names; -0 is
 logpdf, the log density of the row's target under p(y|x) in the original
 units of y, is written when FILE has the target column, filled in on every
 row, and the head has a density (not for pointwise). The target column is
-optional: without it, or with blank cells in it (unlabelled rows), or with
-text in it or two columns of its name (both warned about), predict writes
-no logpdf; but a column named by --target must be in FILE. Values
+optional: without it, or with blank cells in it (unlabelled rows; warned
+about where others have a target), or with text in it or two columns of
+its name (both warned about), predict writes no logpdf; but a column named by --target must be in FILE. Values
 are written in the shortest form that reads back exactly; a target
 outside the support has logpdf -Inf.
 
