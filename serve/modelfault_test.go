@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,7 +37,7 @@ func TestModelFaultIs500(t *testing.T) {
 	if err := modelfile.WriteFile(path, hb, params); err != nil {
 		t.Fatal(err)
 	}
-	var logged bytes.Buffer
+	var logged syncBuffer
 	_, ts := newTestServer(t, nil, Options{Model: path, Log: log.New(&logged, "", 0)})
 	u := ts.URL + "/v1/models/m/predict"
 	if code, b, _ := post(t, u, `{"x":[[0,0]]}`); code != http.StatusOK {
@@ -56,6 +57,15 @@ func TestModelFaultIs500(t *testing.T) {
 	}
 	if n := strings.Count(logged.String(), "answered 500"); n != 1 {
 		t.Errorf("6 faults in well under a second logged %d times:\n%s", n, logged.String())
+	}
+	// The count held back is logged a second after the line, without
+	// another fault (it waited for the next one, perhaps for good).
+	want := `model "m": answered 500 to 5 more request(s) for the fault logged last`
+	for end := time.Now().Add(5 * time.Second); !strings.Contains(logged.String(), want) && time.Now().Before(end); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(logged.String(), want) {
+		t.Errorf("the held count was not logged:\n%s", logged.String())
 	}
 	resp, err := http.Get(ts.URL + "/metrics")
 	if err != nil {
@@ -86,4 +96,22 @@ func TestRateLog(t *testing.T) {
 			t.Errorf("step %d: %d, %v; want %d, %v", i, held, ok, s.held, s.ok)
 		}
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a logger writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

@@ -182,6 +182,9 @@ func New(o Options) (*Server, error) {
 		reloads: func(ok bool) { s.metrics.reload(ok) },
 	}
 	s.metrics.reg.MustRegister(queueCollector{s.reg, s.metrics.queueDesc, s.metrics.modelsDesc})
+	s.faultLog.flush = func(name string, n int) {
+		o.Log.Print(oneLine(fmt.Sprintf("model %q: answered 500 to %d more request(s) for the fault logged last (decoreg_model_faults_total counts them all)", name, n)))
+	}
 	if o.Model != "" {
 		name := modelName(o.Model)
 		if name == "" {
@@ -323,6 +326,7 @@ func (e *GraceError) Unwrap() error { return context.DeadlineExceeded }
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.closing.Store(true)
+		s.faultLog.stop()
 		close(s.stopWatch)
 		<-s.watchDone
 		for _, e := range s.reg.all() {
@@ -654,11 +658,27 @@ func oneLine(s string) string {
 }
 
 // rateLog lets one log line a key through per second, counting those it
-// holds back.
+// holds back. With flush set, the count of lines held back is given to
+// flush a second after the last line let through, unless a line let
+// through has reported it (else a burst's count waited for the next
+// fault, perhaps for good).
 type rateLog struct {
-	mu   sync.Mutex
-	last map[string]time.Time
-	held map[string]int
+	mu      sync.Mutex
+	last    map[string]time.Time
+	held    map[string]int
+	pending map[string]*time.Timer // a flush is scheduled
+	stopped bool                   // by stop: no more flushes
+	flush   func(key string, held int)
+}
+
+// stop cancels the scheduled flushes (a closed server logs no more).
+func (r *rateLog) stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopped = true
+	for _, t := range r.pending {
+		t.Stop()
+	}
 }
 
 // take reports whether a line for key may be logged at now, and how many
@@ -671,9 +691,33 @@ func (r *rateLog) take(key string, now time.Time) (held int, ok bool) {
 	}
 	if t, seen := r.last[key]; seen && now.Sub(t) < time.Second {
 		r.held[key]++
+		if r.flush != nil && !r.stopped && r.pending[key] == nil {
+			if r.pending == nil {
+				r.pending = map[string]*time.Timer{}
+			}
+			r.pending[key] = time.AfterFunc(time.Second-now.Sub(t), func() { r.flushHeld(key) })
+		}
 		return 0, false
 	}
 	held = r.held[key]
 	r.last[key], r.held[key] = now, 0
 	return held, true
+}
+
+// flushHeld gives flush the count of key's lines held back, if any, as
+// a line let through now.
+func (r *rateLog) flushHeld(key string) {
+	r.mu.Lock()
+	n := r.held[key]
+	delete(r.pending, key)
+	if r.stopped {
+		n = 0
+	}
+	if n > 0 {
+		r.last[key], r.held[key] = time.Now(), 0
+	}
+	r.mu.Unlock()
+	if n > 0 {
+		r.flush(key, n)
+	}
 }
