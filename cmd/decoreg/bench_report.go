@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -18,7 +19,8 @@ Kendall's tau, a markdown table with a row per dataset and a column per head
 holding the mean ± std over splits (sample std, divisor n-1). The best mean
 of each row is in bold (the lowest NLL, the highest tau; ties as printed are
 all bold). A cell with fewer than the full number of splits (--splits, by
-default the most any cell has) is marked "(n/N)", with the number of failed
+default the most any cell has; one below a cell's count is refused) is
+marked "(n/N)", with the number of failed
 runs; a cell without results is "—", and a head whose runs all failed still
 has its column, of such failed cells. The pointwise head has no density and
 so appears only in the tau table. A table of outlying runs follows: each
@@ -68,6 +70,10 @@ func runBenchReport(args []string) error {
 		return usageError{fmt.Errorf("bench report: %s", oneLine(err.Error()))}
 	}
 	if err := experiments.WriteReport(stdout, rs, experiments.ReportOptions{Format: *format, Splits: *splits}); err != nil {
+		var ie *experiments.InputError
+		if errors.As(err, &ie) {
+			return usageError{fmt.Errorf("bench report: %v", err)}
+		}
 		return fmt.Errorf("bench report: %v", err)
 	}
 	return nil

@@ -198,6 +198,13 @@ func TestBenchReport(t *testing.T) {
 		t.Errorf("--splits 10: alpha mdn %q", nll["alpha"][0])
 	}
 
+	// --splits below a cell's count is refused: the cell was summarised
+	// over all its splits, unmarked, under a footer saying it had fewer.
+	var errb bytes.Buffer
+	if code := run([]string{"bench", "report", "--splits", "2", dir}, &errb); code != 2 || !strings.Contains(errb.String(), "--splits 2: the cell alpha/mdn has 3 splits' runs; give at least 3") {
+		t.Errorf("--splits 2: exit %d, %q", code, errb.String())
+	}
+
 	// CSV.
 	csvOut := reportOutput(t, dir, "--format", "csv")
 	m, s := refMeanStd([]float64{5, 7})

@@ -164,17 +164,18 @@ func runBenchUCI(args []string) error {
 		return usagef("bench uci: --splits: %v", err)
 	}
 	if isSet(fs, "datasets") {
-		for _, d := range strings.Split(*datasets, ",") {
-			if d = strings.TrimSpace(d); d != "" {
-				if err := experiments.CheckDatasetName(d); err != nil {
-					return usagef("bench uci: --datasets: %v", err)
-				}
-				opts.Datasets = append(opts.Datasets, d)
-			}
-		}
-		if len(opts.Datasets) == 0 {
+		if strings.TrimSpace(*datasets) == "" {
 			// An empty $VAR ran every dataset.
 			return usagef("bench uci: --datasets: no dataset named in %q (leave the flag out for every one)", *datasets)
+		}
+		for i, d := range strings.Split(*datasets, ",") {
+			if d = strings.TrimSpace(d); d == "" {
+				return usagef("bench uci: --datasets %q: entry %d is empty; give dataset names separated by commas", *datasets, i+1)
+			}
+			if err := experiments.CheckDatasetName(d); err != nil {
+				return usagef("bench uci: --datasets: %v", err)
+			}
+			opts.Datasets = append(opts.Datasets, d)
 		}
 	}
 	if opts.Shard, opts.Shards, err = experiments.ParseShard(*shard); err != nil {
@@ -188,6 +189,16 @@ func runBenchUCI(args []string) error {
 	default:
 		return usagef("bench uci: --point %q: want mean, median or mode", *point)
 	}
+	if st, err := os.Stat(opts.DataDir); err != nil || !st.IsDir() {
+		what := "--data"
+		if *dataDir == "" {
+			what = fmt.Sprintf("--data (default %s, from the working directory)", opts.DataDir)
+		}
+		if err == nil {
+			err = fmt.Errorf("%s is not a directory", opts.DataDir)
+		}
+		return usagef("bench uci: %s: %v", what, err)
+	}
 	for _, d := range opts.Datasets {
 		if _, err := os.Stat(filepath.Join(opts.DataDir, d, experiments.DataFile)); err != nil {
 			return usagef("bench uci: --datasets: %v", err)
@@ -196,9 +207,15 @@ func runBenchUCI(args []string) error {
 	if err := outsideData("bench uci", *out, opts.DataDir); err != nil {
 		return err
 	}
-	// The flags are checked: only now is --out made.
+	// The flags are checked: only now is --out made; and removed if the
+	// runs' own checks refuse them (a config, a dataset) before any result
+	// is written (os.Remove takes only an empty directory).
+	_, statErr := os.Stat(*out)
 	if err := makeOutDir("bench uci", *out); err != nil {
 		return err
+	}
+	if errors.Is(statErr, os.ErrNotExist) {
+		defer os.Remove(*out)
 	}
 	if err := outfile.Check(filepath.Join(*out, "split0.json")); err != nil {
 		return usagef("bench uci: --out %s: %v", *out, err)

@@ -307,7 +307,7 @@ func TestBenchUCIBadInput(t *testing.T) {
 		{"no datasets", tinyUCIArgs(emptyData, out), []string{emptyData, "no datasets"}},
 		{"out in the data", tinyUCIArgs(out, out), []string{out, "lies inside the data directory"}},
 		{"bad head", tinyUCIArgs(ragged, out, "--heads", "mdn,decoder"), []string{"--heads", `"decoder"`}},
-		{"empty datasets", tinyUCIArgs(ragged, out, "--datasets", " , "), []string{"--datasets", "no dataset named"}},
+		{"empty datasets", tinyUCIArgs(ragged, out, "--datasets", " , "), []string{"--datasets", "entry 1 is empty"}},
 		{"bad shard", tinyUCIArgs(ragged, out, "--shard", "2/2"), []string{"--shard", "2/2"}},
 		{"bad splits", tinyUCIArgs(ragged, out, "--splits", "3-1"), []string{"--splits"}},
 		{"bad point", tinyUCIArgs(ragged, out, "--point", "average"), []string{`"average"`}},
@@ -473,11 +473,17 @@ func TestBenchUCIJobsInterrupt(t *testing.T) {
 func TestBenchUCIRefusedMakesNoDir(t *testing.T) {
 	data := t.TempDir()
 	writeUCIFixture(t, data, "beta", 60, 3)
-	for _, extra := range [][]string{{"--jobs", "0"}, {"--shard", "1/0"}, {"--heads", "nosuch"}, {"--lr", "-1"}, {"--point", "nosuch"}, {"--datasets", "nosuch"}} {
+	// Those the runs check (a config, after --out was made: it was left
+	// empty) too; and a missing --data is named as the flag.
+	for _, extra := range [][]string{{"--jobs", "0"}, {"--shard", "1/0"}, {"--heads", "nosuch"}, {"--lr", "-1"}, {"--point", "nosuch"}, {"--datasets", "nosuch"},
+		{"--heads", "decoder-normalized", "--dec-heads", "3"}, {"--data", filepath.Join(data, "nosuch")}} {
 		out := filepath.Join(t.TempDir(), "res")
 		var errb bytes.Buffer
 		if code := run(append([]string{"bench", "uci", "--data", data, "--out", out}, extra...), &errb); code != 2 {
 			t.Errorf("%v: exit %d: %s", extra, code, errb.String())
+		}
+		if extra[0] == "--data" && !strings.Contains(errb.String(), "bench uci: --data: stat ") {
+			t.Errorf("%v: %s", extra, errb.String())
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%v: left %s", extra, out)

@@ -533,7 +533,7 @@ func TestUnknownFlagSuggestion(t *testing.T) {
 		{[]string{"train", "--na_values", "x"}, "(did you mean --na?)"},
 		{[]string{"train", "--batch_size", "8"}, "(did you mean --batch?)"},
 		// The experiments' --seeds counts splits; bench uci's are --splits.
-		{[]string{"experiment", "uci", "--seeds", "2"}, "(did you mean --splits?)"},
+		{[]string{"experiment", "uci", "--seeds", "2"}, "which has no --seeds: its splits are --splits"},
 		{[]string{"train", "--seeds", "2"}, "(did you mean --seed?)"},
 	} {
 		if code, _, errs := cli(t, c.args...); code != 2 || !strings.Contains(errs, c.want) {

@@ -60,8 +60,10 @@ the tuned ensemble to a journal that holds split 0. The report compares
 each variant with XGBoost and with the defaults over the splits that
 variant ran, and gives the scale of the journal's runs. With
 --report-only every experiment refuses the flags that choose runs
-(--groups, --seeds, --datasets, --data, --n, --quick); a report whose
-journal holds other runs than the flags plan (resumed or merged under
+(--groups, --seeds, --datasets, --data, --n, --quick); --merge takes
+them (a cluster's merge step passes the array's flags) but chooses no runs
+with them: every source line is merged and reported, with a note. A report
+whose journal holds other runs than the flags plan (resumed or merged under
 other flags) gives the count of its runs as its scale.
 
 The experiments (decoreg experiment --list):
@@ -193,6 +195,24 @@ func runExperiment(cmd *Command, args []string) (err error) {
 			name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 			return strings.HasPrefix(a, "-") && a != "-" && name == "list"
 		})
+		// The other experiments' flags that bench uci lacks: said as
+		// experiment's (bench uci's "flag provided but not defined" named
+		// a command the user did not type).
+		for _, a := range flags {
+			fl, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if !strings.HasPrefix(a, "-") || a == "-" {
+				continue
+			}
+			switch fl {
+			case "quick", "seeds", "n", "groups", "report-only", "merge":
+				advice := map[string]string{
+					"quick": "a small run is --datasets and --splits (e.g. --datasets yacht --splits 0)", "seeds": "its splits are --splits (e.g. --splits 0-4)",
+					"n": "it trains on each split's training rows", "groups": "it has no groups; its heads are --heads",
+					"report-only": "its tables are written by 'decoreg bench report RESULTS'", "merge": "its shards write one file per run: give them the same --out, or copy their files into one directory, and run 'decoreg bench report'",
+				}[fl]
+				return inputf(name, "uci is 'decoreg bench uci' with its flags ('decoreg help bench uci'), which has no --%s: %s", fl, advice)
+			}
+		}
 		return runBenchUCI(append(flags, rest[end:]...))
 	}
 	pos, err := parseInterspersed(cmd, args)
@@ -395,7 +415,26 @@ func runExperiment(cmd *Command, args []string) (err error) {
 			}
 			return failf(name, "--merge: %s", oneLine(err.Error()))
 		}
+		if added.Lines == 0 {
+			return inputf(name, "--merge: the sources hold no runs (%s)", strings.Join(srcs, ", "))
+		}
 		fmt.Fprintf(errOut, "experiment %s: merged %d new runs into %s\n", e.Name, added.Added, filepath.Join(out, experiments.JournalFile))
+		if added.CutPartial {
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s ended in a partial line (a run cut off), which was cut before the lines merged; a run of the experiment into --out %s redoes it if no source holds it\n",
+				name, filepath.Join(out, experiments.JournalFile), out)
+		}
+		var chose []string
+		for _, fl := range []string{"quick", "n", "seeds", "datasets", "groups", "data"} {
+			if isSet(&cmd.Flag, fl) {
+				chose = append(chose, "--"+fl)
+			}
+		}
+		if len(chose) > 0 {
+			// Taken (a cluster's merge step passes the array's flags) for
+			// the report's scale only, where the merged runs are their plan's.
+			fmt.Fprintf(errOut, "experiment %s: %s %s no runs with --merge: every source line is merged and reported (%s the report's scale where the merged runs are exactly %s plan's)\n",
+				e.Name, strings.Join(chose, ", "), pick(len(chose) == 1, "chooses", "choose"), pick(len(chose) == 1, "it names", "they name"), pick(len(chose) == 1, "its", "their"))
+		}
 		if d := added.Differ; len(d) > 0 {
 			// Not an error: the runs kept are whole, and which to keep is
 			// the user's call (delete the lines to be replaced, merge again).
@@ -481,13 +520,16 @@ func experimentCommand(name string, quick bool, n, seeds, threads int, datasets 
 // is an error.
 func cleanList(s, what string) ([]string, error) {
 	var out []string
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" && !slices.Contains(out, x) {
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("no %s named in %q", what, s)
+	}
+	for i, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x == "" {
+			return nil, fmt.Errorf("%q: entry %d is empty; give %s names separated by commas", s, i+1, what)
+		}
+		if !slices.Contains(out, x) {
 			out = append(out, x)
 		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no %s named in %q", what, s)
 	}
 	return out, nil
 }

@@ -225,7 +225,7 @@ func TestExperimentErrors(t *testing.T) {
 		{[]string{"experiment", "risk", "--out", dir, "--report-only"}, "no results"},
 		{[]string{"experiment", "risk", "--groups", "default"}, "--groups is for the tabular experiment"},
 		{[]string{"experiment", "tabular", "--groups", "tuned-al", "--out", dir}, `unknown group "tuned-al"`},
-		{[]string{"experiment", "tabular", "--groups", " , ", "--out", dir}, "no group named"},
+		{[]string{"experiment", "tabular", "--groups", " , ", "--out", dir}, `--groups: " , ": entry 1 is empty`},
 		{[]string{"experiment", "risk", "--merge", "--out", "-", dir}, `--out must name a directory, have "-"`},
 		{[]string{"experiment", "realworld", "--quick", "--data", "", "--out", dir}, "--data is empty"},
 		{[]string{"experiment", "risk", "--data", ""}, "--data is for the real-data experiments, not risk"},
@@ -421,7 +421,9 @@ func TestExperimentQuickApart(t *testing.T) {
 	}
 	quick := filepath.Join(dir, "quick")
 	mustCLI(t, "experiment", "risk", "--quick", "--threads", "1", "--out", quick)
-	if code, _, errs := cli(t, "experiment", "risk", "--merge", "--out", full, quick); code != 2 || !strings.Contains(errs, "--quick runs") && !strings.Contains(errs, "holds full runs") {
+	// The mix is named as the merge sees it (it blamed the destination
+	// for "--quick runs there", as if it held them).
+	if code, _, errs := cli(t, "experiment", "risk", "--merge", "--out", full, quick); code != 2 || !strings.Contains(errs, filepath.Join(quick, "results.jsonl")+" holds --quick runs and "+filepath.Join(full, "results.jsonl")+" full runs") {
 		t.Errorf("--merge of quick runs into a full journal: exit %d, %q", code, errs)
 	}
 	// A journal mixed before the kinds were kept apart is not reported.
@@ -475,7 +477,7 @@ func TestExperimentTabularFlags(t *testing.T) {
 		{[]string{"--groups", "default", "--data", filepath.Join(dir, "nonexistent")}, "no datasets"},
 		{[]string{"--groups", "default", "--data", data, "--seeds", "3"}, "--seeds 3: dataset lin has 2 splits (0..1): --seeds is at most 2"},
 		// Empty and blank lists.
-		{[]string{"--groups", "default", "--data", data, "--datasets", " , "}, "--datasets: no dataset named"},
+		{[]string{"--groups", "default", "--data", data, "--datasets", " , "}, `--datasets: " , ": entry 1 is empty`},
 		{[]string{"--groups", "default", "--data", data, "--datasets="}, "--datasets: no dataset named"},
 		{[]string{"--groups=", "--data", data}, "--groups: no group named"},
 		// --report-only: no journal; flags that choose runs.
@@ -683,5 +685,67 @@ func TestExperimentEmptyShard(t *testing.T) {
 	}
 	if code, _, errs := cli(t, "experiment", "risk", "--quick", "--shard", "999/1000", "--out", r); code != 0 || !strings.Contains(errs, "nothing to do") {
 		t.Errorf("an empty shard beside a cut-off line: exit %d, %q", code, errs)
+	}
+}
+
+// TestExperimentMergeEdges: a destination ending in a partial line is cut
+// with a warning (silently before); sources without a run are one error,
+// and leave no directory (it said "merged 0 new runs" into a journal it
+// never made, then failed); the flags that choose runs are taken but
+// said to choose none (they were silently ignored).
+func TestExperimentMergeEdges(t *testing.T) {
+	dir := t.TempDir()
+	var shards []string
+	for s := range 2 {
+		d := filepath.Join(dir, "shard"+strconv.Itoa(s))
+		mustCLI(t, "experiment", "risk", "--quick", "--threads", "1", "--shard", strconv.Itoa(s)+"/2", "--out", d)
+		shards = append(shards, d)
+	}
+	dst := filepath.Join(dir, "dst")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	j0 := mustRead(t, filepath.Join(shards[0], experiments.JournalFile))
+	j1 := mustRead(t, filepath.Join(shards[1], experiments.JournalFile))
+	if err := os.WriteFile(filepath.Join(dst, experiments.JournalFile), []byte(j0+j1[:40]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs := mustCLI(t, "experiment", "risk", "--merge", "--out", dst, shards[1])
+	if want := "ended in a partial line (a run cut off), which was cut before the lines merged"; !strings.Contains(errs, want) || !strings.Contains(errs, "merged 3 new runs") {
+		t.Errorf("stderr %q lacks %q", errs, want)
+	}
+	if got := mustRead(t, filepath.Join(dst, experiments.JournalFile)); got != j0+j1 {
+		t.Errorf("the journal:\n%s\nwant\n%s", got, j0+j1)
+	}
+	empty := filepath.Join(dir, "empty")
+	os.MkdirAll(empty, 0o755)
+	os.WriteFile(filepath.Join(empty, experiments.JournalFile), nil, 0o644)
+	out := filepath.Join(dir, "out")
+	code, _, errs := cli(t, "experiment", "risk", "--merge", "--out", out, empty)
+	if code != 2 || !strings.Contains(errs, "--merge: the sources hold no runs") || strings.Contains(errs, "merged 0") {
+		t.Errorf("an empty source: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("the refused merge left %s", out)
+	}
+	_, errs = mustCLI(t, "experiment", "risk", "--merge", "--quick", "--seeds", "2", "--out", out, shards[0], shards[1])
+	if want := "--quick, --seeds choose no runs with --merge: every source line is merged and reported"; !strings.Contains(errs, want) {
+		t.Errorf("stderr %q lacks %q", errs, want)
+	}
+}
+
+// TestExperimentUCIForeignFlags: experiment uci is bench uci; the other
+// experiments' flags it lacks are refused as experiment's, with bench
+// uci's way to the same end (bench uci's "flag provided but not defined"
+// named a command the user had not typed).
+func TestExperimentUCIForeignFlags(t *testing.T) {
+	for fl, want := range map[string]string{
+		"--quick": "which has no --quick: a small run is --datasets and --splits", "--seeds=2": "which has no --seeds: its splits are --splits",
+		"--report-only": "'decoreg bench report RESULTS'", "--merge": "which has no --merge",
+	} {
+		code, _, errs := cli(t, "experiment", "uci", fl)
+		if code != 2 || !strings.Contains(errs, "decoreg experiment: uci is 'decoreg bench uci'") || !strings.Contains(errs, want) {
+			t.Errorf("%s: exit %d, %q lacks %q", fl, code, errs, want)
+		}
 	}
 }

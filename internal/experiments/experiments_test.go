@@ -49,7 +49,7 @@ func TestParseInts(t *testing.T) {
 			t.Errorf("ParseInts(%q) = %v, %v; want %v", s, got, err, want)
 		}
 	}
-	for _, s := range []string{"", ",", "a", "3-1", "-1", "1-", "1-x", "2.5"} {
+	for _, s := range []string{"", ",", "a", "3-1", "-1", "1-", "1-x", "2.5", "0,,1", "0,1,"} {
 		if got, err := ParseInts(s); err == nil {
 			t.Errorf("ParseInts(%q) = %v, want an error", s, got)
 		}

@@ -223,6 +223,11 @@ type MergeSummary struct {
 	// at another commit. Lines that differ only in those are the same run
 	// merged again, and are not listed.
 	Differ []string
+	// CutPartial: the destination ended in a partial line (a run cut
+	// off), cut before the first line appended.
+	CutPartial bool
+	// Lines is how many runs the destination holds after the merge.
+	Lines int
 }
 
 // runFields are the top-level JSON fields of Meta that describe how a run
@@ -280,8 +285,10 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (M
 		return sum, &InputError{err}
 	}
 	have, haveRaw := dj.lines, dj.raw
-	// The destination's kind (--quick or full), or the first source line's.
+	// The destination's kind (--quick or full), or the first source
+	// line's; kindFrom is where it was seen.
 	var kind *bool
+	kindFrom := dst
 	if len(have) > 0 {
 		q := strings.HasSuffix(have[0].M().Key, quickSuffix)
 		kind = &q
@@ -316,11 +323,17 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (M
 		}
 		if kind == nil && len(lines) > 0 {
 			q := strings.HasSuffix(lines[0].M().Key, quickSuffix)
-			kind = &q
+			kind, kindFrom = &q, path
 		}
 		if kind != nil {
 			if err := oneKind(path, lines, *kind); err != nil {
-				return sum, err
+				// Named as merging sees it: the mix is of the sources (and
+				// the destination), not in one journal.
+				quick, full := kindFrom, path
+				if !*kind {
+					quick, full = path, kindFrom
+				}
+				return sum, &InputError{fmt.Errorf("%s holds --quick runs and %s full runs: they would be reported together; merge them into different --out directories", quick, full)}
 			}
 		}
 		for i, l := range lines {
@@ -356,6 +369,8 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (M
 			sum.Added++
 		}
 	}
+	sum.CutPartial = dj.partial && len(add) > 0 // appendLine cut it
+	sum.Lines = len(have) + sum.Added
 	return sum, nil
 }
 

@@ -212,6 +212,17 @@ func fmtNum(v float64, prec int) string {
 // a table of outlying runs (see OutlierNats) and the total run time.
 func WriteReport(w io.Writer, rs []*Result, opts ReportOptions) error {
 	t := newTable(rs, opts.Splits)
+	if opts.Splits > 0 {
+		// A cell of more splits would be summarised over all of them,
+		// unmarked, under a footer saying every cell has opts.Splits.
+		for _, ds := range t.datasets {
+			for _, h := range t.heads {
+				if n := len(t.byKey[[2]string{ds, h}]); n > opts.Splits {
+					return &InputError{fmt.Errorf("--splits %d: the cell %s/%s has %d splits' runs; give at least %d (or 0: the most any cell has)", opts.Splits, ds, h, n, n)}
+				}
+			}
+		}
+	}
 	switch opts.Format {
 	case "", "markdown", "md":
 		return t.markdown(w, rs)
@@ -272,9 +283,9 @@ func (t *table) markdown(w io.Writer, rs []*Result) error {
 	}
 	t.outliers(&b)
 	t.mixedSettings(&b)
-	fmt.Fprintf(&b, "Every cell summarises %d splits unless marked (n/%d): only n splits have a value, because runs are not yet done, "+
+	fmt.Fprintf(&b, "Every cell summarises %d %s unless marked (n/%d): only n splits have a value, because runs are not yet done, "+
 		"or failed (\"failed\" counts runs that wrote no model, e.g. diverged), or, for Kendall's tau, because tau is undefined "+
-		"when every point estimate or every test target of a split is the same; — marks a cell without results.\n\n", t.splits, t.splits)
+		"when every point estimate or every test target of a split is the same; — marks a cell without results.\n\n", t.splits, plural(t.splits, "split"), t.splits)
 	b.WriteString(runSummary(rs))
 	_, err := io.WriteString(w, b.String())
 	return err

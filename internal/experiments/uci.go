@@ -209,10 +209,13 @@ func ParseShard(s string) (shard, shards int, err error) {
 // "0-9" or "0,2,5-7", in increasing order without duplicates.
 func ParseInts(s string) ([]int, error) {
 	seen := map[int]bool{}
-	for _, f := range strings.Split(s, ",") {
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("empty list %q", s)
+	}
+	for i, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
-			continue
+			return nil, fmt.Errorf("bad list %q: entry %d is empty", s, i+1)
 		}
 		lo, hi, isRange := strings.Cut(f, "-")
 		a, err1 := strconv.Atoi(strings.TrimSpace(lo))
