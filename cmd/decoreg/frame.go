@@ -211,6 +211,11 @@ func (f *trainFlags) trainColumns(name, path string, header []string, hline int)
 			// was forgotten.
 			return nil, "", inputf(name, "%s: line %d: the last column has no name in the header: give --target NAME with --features (without --target the target is the last named column, %q, and only an empty unnamed column after it may be left out)", path, hline, target)
 		}
+		if target == "logpdf" && slices.Contains(header, "y") && !slices.Contains(splitList(f.drop), "y") {
+			// decoreg synth's density problems end x..., y, logpdf: the
+			// model learned the log-density from x and y, without a word.
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target is the last column, \"logpdf\", and \"y\" a feature: 'decoreg synth' writes logpdf as each row's true log-density of y; to learn y, give --target y --drop logpdf\n", name, path)
+		}
 	} else if !slices.Contains(header, target) {
 		return nil, "", inputf(name, "%s: line %d: no target column %q%s (the file's columns are %s)", path, hline, target, didYouMean(target, header), quoteList(header))
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -94,6 +95,31 @@ func TestBenchServeRuns(t *testing.T) {
 	code, _, errs := cli(t, "bench", "serve", "--clients", "0")
 	if code != 2 || !strings.Contains(errs, "--clients") {
 		t.Errorf("--clients 0: exit %d %q", code, errs)
+	}
+	// Failed requests are counted, warned about, and left out of the
+	// rates and latencies (they were counted as answered, exit 0, no
+	// word); every one failing is an error.
+	var k atomic.Int64
+	half := func(u string) string {
+		if k.Add(1)%2 == 0 {
+			return u + "-nosuch"
+		}
+		return u
+	}
+	benchServeURLHook.Store(&half)
+	defer benchServeURLHook.Store(nil)
+	out, errs = mustCLI(t, "bench", "serve", "--model", model, "--clients", "1", "--rows", "2", "--requests", "20", "--warmup", "0", "--batching", "off")
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &r); err != nil || r.Errors != 10 || r.Requests != 20 {
+		t.Errorf("half failing: %v %s", err, out)
+	}
+	if want := "bench serve: warning: 10 of the 20 timed requests of 2 rows (1 clients, batching false) failed, the first: 404 "; !strings.Contains(errs, want) {
+		t.Errorf("stderr %q lacks %q", errs, want)
+	}
+	all := func(u string) string { return u + "-nosuch" }
+	benchServeURLHook.Store(&all)
+	code, out, errs = cli(t, "bench", "serve", "--model", model, "--clients", "1", "--rows", "2", "--requests", "4", "--warmup", "0", "--batching", "off")
+	if code != 1 || out != "" || !strings.Contains(errs, "every one of the 4 timed requests of 2 rows (1 clients, batching false) failed: 404 ") {
+		t.Errorf("all failing: exit %d, %q, %q", code, out, errs)
 	}
 }
 

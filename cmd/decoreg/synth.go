@@ -16,8 +16,11 @@ var cmdSynth = &Command{
 	Short:     "write a synthetic data set of the paper's experiments as CSV",
 	Long: `Synth writes N draws of a synthetic problem as CSV with a header
 x0,...,x{d-1},y, followed by a logpdf column (the true log-density of y
-given x) where the truth has a density. The rows depend only on PROBLEM,
-N and S, so the experiments' data can be regenerated and shared.
+given x) where the truth has a density: train on y with 'decoreg train
+--target y --drop logpdf' (the last column is train's default target; it
+warns), and compare eval's nll with the mean of -logpdf on the test
+rows. The rows depend only on PROBLEM, N and S, so the experiments' data
+can be regenerated and shared.
 
 PROBLEM is KIND:KEY=VALUE,...:
 

@@ -792,3 +792,19 @@ func TestNAListChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestSynthLogpdfTargetWarned: decoreg synth's density problems end with
+// y, logpdf; train's default target, the last column, was then logpdf,
+// learned from x and y without a word. Train warns; --target y does not.
+func TestSynthLogpdfTargetWarned(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "ring.csv")
+	mustCLI(t, "synth", "density:name=ring", "--n", "60", "--out", data)
+	_, errs := mustCLI(t, append([]string{"train", "--data", data, "--out", filepath.Join(dir, "m.drg")}, tinyArgs("riemann")...)...)
+	if want := `the target is the last column, "logpdf", and "y" a feature: 'decoreg synth' writes logpdf as each row's true log-density of y; to learn y, give --target y --drop logpdf`; !strings.Contains(errs, want) {
+		t.Errorf("stderr %q lacks %q", errs, want)
+	}
+	if _, errs := mustCLI(t, append([]string{"train", "--data", data, "--target", "y", "--drop", "logpdf", "--out", filepath.Join(dir, "m.drg")}, tinyArgs("riemann")...)...); strings.Contains(errs, "logpdf") {
+		t.Errorf("--target y: %s", errs)
+	}
+}
