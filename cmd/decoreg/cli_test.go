@@ -553,3 +553,17 @@ func TestUnknownFlagSuggestion(t *testing.T) {
 		t.Errorf("case: %q", got)
 	}
 }
+
+// TestDurationFlagHint: a duration flag's value without a unit gets the
+// advice of one (Go's "parse error" said nothing of it); other flags'
+// errors get none.
+func TestDurationFlagHint(t *testing.T) {
+	for _, args := range [][]string{{"bench", "gemm", "--min-time", "1"}, {"train", "--budget", "5"}} {
+		if code, _, errs := cli(t, args...); code != 2 || !strings.Contains(errs, "parse error (a duration with its unit, such as 90s, 500ms, 2m or 1h30m)") {
+			t.Errorf("%q: exit %d, %s", args, code, errs)
+		}
+	}
+	if _, _, errs := cli(t, "train", "--epochs", "x"); strings.Contains(errs, "duration") {
+		t.Errorf("--epochs x: %s", errs)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Command is one subcommand, modelled on cmd/go's: each lives in its own
@@ -115,7 +116,7 @@ func parseFlags(cmd *Command, fs *flag.FlagSet, args []string) error {
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
 			return usagef("%s: %v%s", cmd.Name, err, flagSuggestion(fs, name))
 		}
-		return usagef("%s: %v", cmd.Name, err)
+		return usagef("%s: %v%s", cmd.Name, err, durationHint(fs, err))
 	}
 	return nil
 }
@@ -413,3 +414,22 @@ func (s *stickyWriter) Write(p []byte) (int, error) {
 
 // stdout is where commands write their results; tests replace it.
 var stdout io.Writer = pipeWriter{os.Stdout}
+
+// durationHint is the advice for a flag parse error err that is about a
+// duration flag of fs: Go's message, "invalid value "1" for flag
+// -min-time: parse error", says nothing of the unit it wants.
+func durationHint(fs *flag.FlagSet, err error) string {
+	_, rest, ok := strings.Cut(err.Error(), " for flag -")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, ":")
+	if f := fs.Lookup(name); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if _, ok := g.Get().(time.Duration); ok {
+				return " (a duration with its unit, such as 90s, 500ms, 2m or 1h30m)"
+			}
+		}
+	}
+	return ""
+}
