@@ -129,6 +129,12 @@ func runBenchPredict(args []string) error {
 		if err != nil {
 			return err
 		}
+		// A row the model cannot predict is named by its file line (the
+		// timed rows cycle through the file's, and were named by their
+		// index among them, from 0).
+		if _, err := m.PredictFlat(d.X, d.Rows, decoreg.PredictOptions{Outputs: decoreg.OutMean}); err != nil {
+			return dataErr(name, d, nil, err)
+		}
 		x = make([]float64, 0, *rows*d.Cols)
 		for i := 0; len(x) < *rows*d.Cols; i = (i + 1) % d.Rows {
 			x = append(x, d.X[i*d.Cols:(i+1)*d.Cols]...)
@@ -187,9 +193,10 @@ func runBenchPredict(args []string) error {
 		if err != nil {
 			return err
 		}
-		r := rand.New(rand.NewPCG(uint64(lo), 7))
 		qs := make([]float64, len(levels))
 		for k, d := range ds {
+			// A stream per row: the draws do not depend on --threads.
+			r := rand.New(rand.NewPCG(uint64(lo+k), 7))
 			s := d.Sample(*samples, dist.SampleOptions{}, r)
 			slices.Sort(s)
 			// metrics.Mean: the plain sum, or where draws near

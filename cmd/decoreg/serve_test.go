@@ -146,6 +146,24 @@ func TestBenchPredictRuns(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Errorf("the unbounded model's benchmark: %v: %s", err, out)
 	}
+	// The sampled means do not depend on --threads (each chunk's stream
+	// was seeded by its first row).
+	var r1, r2 predictBenchResult
+	for k, th := range []string{"1", "2"} {
+		out, _ := mustCLI(t, "bench", "predict", "--model", model, "--data", "testdata/cli/small.csv", "--rows", "50", "--samples", "50", "--repeats", "1", "--threads", th)
+		if err := json.Unmarshal([]byte(out), []*predictBenchResult{&r1, &r2}[k]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r1.SampledMeanOfMeans != r2.SampledMeanOfMeans {
+		t.Errorf("sampled mean of means %v with 1 thread, %v with 2", r1.SampledMeanOfMeans, r2.SampledMeanOfMeans)
+	}
+	// A row the model cannot predict is named by its line.
+	big := filepath.Join(dir, "big.csv")
+	os.WriteFile(big, []byte("x0,x1,y\n0.1,0.2,1\n1e300,0.2,1\n"), 0o644)
+	if code, _, errs := cli(t, "bench", "predict", "--model", model, "--data", big, "--rows", "10", "--repeats", "1"); code != 2 || !strings.Contains(errs, "big.csv: line 3, column \"x0\": feature value 1e+300") {
+		t.Errorf("a row of 1e300: exit %d, %s", code, errs)
+	}
 	for _, args := range [][]string{{"--rows", "0"}, {"--model", model}, {"--samples", "-1"}, {"--threads", "-2"}} {
 		code, _, errs := cli(t, append([]string{"bench", "predict"}, args...)...)
 		if code != 2 || errs == "" {
