@@ -115,3 +115,49 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.b.String()
 }
+
+// TestRateLogFlush: a held count is flushed a second after the line let
+// through, which keeps its second: the next line after it is let through
+// with its own message (a flush that took the slot left only counts in
+// the log under steady faults; review); after stop, nothing is flushed.
+func TestRateLogFlush(t *testing.T) {
+	var mu sync.Mutex
+	var got []int
+	r := rateLog{flush: func(key string, n int) {
+		mu.Lock()
+		got = append(got, n)
+		mu.Unlock()
+	}}
+	now := time.Now()
+	if _, ok := r.take("a", now); !ok {
+		t.Fatal("the first line was held")
+	}
+	r.take("a", now)
+	r.take("a", now)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	mu.Lock()
+	if len(got) != 1 || got[0] != 2 {
+		t.Errorf("flushed %v, want [2]", got)
+	}
+	mu.Unlock()
+	if held, ok := r.take("a", time.Now()); !ok || held != 0 {
+		t.Errorf("the line after the flush: held %d, let through %v", held, ok)
+	}
+	r.take("a", time.Now()) // held, a flush scheduled
+	r.stop()
+	time.Sleep(1200 * time.Millisecond)
+	mu.Lock()
+	if len(got) != 1 {
+		t.Errorf("flushed after stop: %v", got)
+	}
+	mu.Unlock()
+}

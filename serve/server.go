@@ -661,7 +661,7 @@ func oneLine(s string) string {
 // holds back. With flush set, the count of lines held back is given to
 // flush a second after the last line let through, unless a line let
 // through has reported it (else a burst's count waited for the next
-// fault, perhaps for good).
+// fault, perhaps for good): at most a line and a count a second.
 type rateLog struct {
 	mu      sync.Mutex
 	last    map[string]time.Time
@@ -704,20 +704,17 @@ func (r *rateLog) take(key string, now time.Time) (held int, ok bool) {
 	return held, true
 }
 
-// flushHeld gives flush the count of key's lines held back, if any, as
-// a line let through now.
+// flushHeld gives flush the count of key's lines held back, if any. The
+// second of the last line let through is left as it was, so that the next
+// line, with its own message, is let through (a flush taking the slot
+// left only counts in the log under steady faults). flush is called
+// under the lock: after stop, none is.
 func (r *rateLog) flushHeld(key string) {
 	r.mu.Lock()
-	n := r.held[key]
+	defer r.mu.Unlock()
 	delete(r.pending, key)
-	if r.stopped {
-		n = 0
-	}
-	if n > 0 {
-		r.last[key], r.held[key] = time.Now(), 0
-	}
-	r.mu.Unlock()
-	if n > 0 {
+	if n := r.held[key]; n > 0 && !r.stopped {
+		r.held[key] = 0
 		r.flush(key, n)
 	}
 }

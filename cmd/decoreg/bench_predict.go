@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -131,9 +132,18 @@ func runBenchPredict(args []string) error {
 		}
 		// A row the model cannot predict is named by its file line (the
 		// timed rows cycle through the file's, and were named by their
-		// index among them, from 0).
-		if _, err := m.PredictFlat(d.X, d.Rows, decoreg.PredictOptions{Outputs: decoreg.OutMean}); err != nil {
-			return dataErr(name, d, nil, err)
+		// index among them, from 0): the rows timed are predicted once
+		// first, a chunk at a time (whatever the file's size: the peak
+		// memory is reported).
+		for lo := 0; lo < min(*rows, d.Rows); lo += 4096 {
+			hi := min(lo+4096, *rows, d.Rows)
+			if _, err := m.PredictFlat(d.X[lo*d.Cols:hi*d.Cols], hi-lo, decoreg.PredictOptions{Outputs: decoreg.OutMean}); err != nil {
+				var de *decoreg.DataError
+				if errors.As(err, &de) && de.Row >= 0 {
+					de.Row += lo
+				}
+				return dataErr(name, d, nil, err)
+			}
 		}
 		x = make([]float64, 0, *rows*d.Cols)
 		for i := 0; len(x) < *rows*d.Cols; i = (i + 1) % d.Rows {

@@ -303,7 +303,6 @@ func noEmptyLists(name string, fs *flag.FlagSet, flags ...string) error {
 // as spreadsheets write them is warned about (warnNumberLike).
 func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*data.Frame, error) {
 	path := nameSpools(fr.Path)
-	warnNALevels(name, path, fr, target) // the file's cells: the labelled rows' frame has no MissingText
 	allMissing := func(c *data.Column) bool { return !slices.Contains(c.Missing, false) }
 	if tj := fr.Column(target); tj >= 0 && allMissing(&fr.Columns[tj]) {
 		return nil, inputf(name, "%s: the target column %q is missing (empty, or one of --na) in every one of the %d training rows", path, target, fr.Rows)

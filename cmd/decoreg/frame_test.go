@@ -957,5 +957,20 @@ func TestNALevelsWarning(t *testing.T) {
 		if got := strings.Contains(errs, "are read as missing (one of --na)"); c.want == "" && got || c.want != "" && !strings.Contains(errs, c.want) {
 			t.Errorf("%v, --na %q: want %q in:\n%s", c.levels, c.na, c.want, errs)
 		}
+		// With a split's training rows too (their frame has no
+		// MissingText: the warning was silent with --test-mask).
+		mask := filepath.Join(dir, "mask.csv")
+		var mb strings.Builder
+		mb.WriteString("split0\n")
+		for i := range 60 {
+			mb.WriteString([]string{"0\n", "1\n"}[min(i%4, 1)])
+		}
+		if err := os.WriteFile(mask, []byte(mb.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, errs = mustCLI(t, append(args, "--test-mask", mask, "--split", "0")...)
+		if c.want != "" && !strings.Contains(errs, "are read as missing (one of --na)") {
+			t.Errorf("%v, --na %q, --test-mask: no warning in:\n%s", c.levels, c.na, errs)
+		}
 	}
 }

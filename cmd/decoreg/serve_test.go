@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -164,6 +165,21 @@ func TestBenchPredictRuns(t *testing.T) {
 	if code, _, errs := cli(t, "bench", "predict", "--model", model, "--data", big, "--rows", "10", "--repeats", "1"); code != 2 || !strings.Contains(errs, "big.csv: line 3, column \"x0\": feature value 1e+300") {
 		t.Errorf("a row of 1e300: exit %d, %s", code, errs)
 	}
+	// Past the first chunk of rows checked; and only the rows timed are.
+	var bb strings.Builder
+	bb.WriteString("x0,x1,y\n")
+	for i := range 5000 {
+		v := "0.1"
+		if i == 4500 {
+			v = "1e300"
+		}
+		fmt.Fprintf(&bb, "%s,0.2,1\n", v)
+	}
+	os.WriteFile(big, []byte(bb.String()), 0o644)
+	if code, _, errs := cli(t, "bench", "predict", "--model", model, "--data", big, "--rows", "5000", "--samples", "0", "--repeats", "1"); code != 2 || !strings.Contains(errs, "big.csv: line 4502, column \"x0\"") {
+		t.Errorf("row 4500 of 1e300: exit %d, %s", code, errs)
+	}
+	mustCLI(t, "bench", "predict", "--model", model, "--data", big, "--rows", "100", "--samples", "0", "--repeats", "1")
 	for _, args := range [][]string{{"--rows", "0"}, {"--model", model}, {"--samples", "-1"}, {"--threads", "-2"}} {
 		code, _, errs := cli(t, append([]string{"bench", "predict"}, args...)...)
 		if code != 2 || errs == "" {

@@ -1122,6 +1122,9 @@ func runTrain(cmd *Command, args []string) error {
 		return inputErr(name, targetTextErr(err, header, target, "; a stray text cell can be marked missing with --na"))
 	}
 	warnBlank(name, path, fr.Blank, len(header))
+	// The file's cells: the frames of the training rows (a split's, the
+	// labelled rows') have no MissingText.
+	warnNALevels(name, nameSpools(path), fr, target)
 	idx, err := f.split.rows(name, &data.Dataset{Rows: fr.Rows, Path: fr.Path}, false)
 	if err != nil {
 		return err
