@@ -93,7 +93,7 @@ func defaultUCIDir() string {
 	return rel
 }
 
-func runBenchUCI(args []string) error {
+func runBenchUCI(args []string) (err error) {
 	cmd := benchUCICmd
 	fs := newFlagSet(cmd)
 	dataDir := fs.String("data", "", "directory of the datasets (default ../shared/data/uci)")
@@ -156,7 +156,6 @@ func runBenchUCI(args []string) error {
 	if opts.DataDir == "" {
 		opts.DataDir = defaultUCIDir()
 	}
-	var err error
 	if opts.Heads, err = experiments.ParseHeads(*heads); err != nil {
 		return usagef("bench uci: --heads: %v", err)
 	}
@@ -215,7 +214,11 @@ func runBenchUCI(args []string) error {
 		return err
 	}
 	if errors.Is(statErr, os.ErrNotExist) {
-		defer os.Remove(*out)
+		defer func() {
+			if err != nil {
+				os.Remove(*out)
+			}
+		}()
 	}
 	if err := outfile.Check(filepath.Join(*out, "split0.json")); err != nil {
 		return usagef("bench uci: --out %s: %v", *out, err)

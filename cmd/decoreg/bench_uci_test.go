@@ -510,3 +510,19 @@ func TestOutsideData(t *testing.T) {
 		t.Errorf("a directory beside the data: %v", err)
 	}
 }
+
+// TestBenchUCIEmptyShardKeepsOut: a shard with nothing to do succeeds and
+// leaves its --out (a refusal removes a directory it made; a success
+// removed it too, and a cluster's report step then found none).
+func TestBenchUCIEmptyShardKeepsOut(t *testing.T) {
+	data := t.TempDir()
+	writeUCIFixture(t, data, "beta", 60, 3)
+	out := filepath.Join(t.TempDir(), "res")
+	var errb bytes.Buffer
+	if code := run(tinyUCIArgs(data, out, "--splits", "0", "--heads", "riemann", "--shard", "1/2"), &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if st, err := os.Stat(out); err != nil || !st.IsDir() {
+		t.Errorf("--out after an empty shard: %v", err)
+	}
+}

@@ -354,7 +354,9 @@ const (
 // columns are matched by position.
 //
 // Dataset.Y is nil when the target is not read. With targetOptional a
-// target column with blank cells (unlabelled rows) is not read.
+// target column with blank cells (unlabelled rows) is not read by a model
+// without a schema; with one, its missing cells are NaN, and predict
+// decides on the rows it uses (unlabelledTargets).
 //
 // A model with a schema (trained by 'decoreg train') reads its original
 // columns by name and encodes them (readFrameForModel); Dataset.Names are

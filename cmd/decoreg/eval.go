@@ -384,6 +384,6 @@ func warnClipped(name string, d *data.Dataset, m *decoreg.Model, n int) {
 		return
 	}
 	lo, hi := m.YRange()
-	fmt.Fprintf(errOut, "decoreg %s: warning: %s: %d of the %d targets lie outside the training range [%v, %v] (clipped): nll scores them at the range's nearest end, so it is not the mean of predict's -logpdf, which is the density at the target itself\n",
-		name, nameSpools(d.Path), n, d.Rows, lo, hi)
+	fmt.Fprintf(errOut, "decoreg %s: warning: %s: %d of the %d targets %s outside the training range [%v, %v] (clipped): nll scores %s at the range's nearest end, so it is not the mean of predict's -logpdf, which is the density at the target itself\n",
+		name, nameSpools(d.Path), n, d.Rows, pick(n == 1, "lies", "lie"), lo, hi, pick(n == 1, "it", "them"))
 }

@@ -731,7 +731,7 @@ func warnEncoding(name, path string, ws []data.Warning) {
 // schema's columns are read by name (other columns ignored) with the
 // model's missing markers, and encoded. Dataset.Names are the encoded
 // features' names. A target that is read is numeric, NaN where missing;
-// with targetOptional, Y is nil if any target is missing (no logpdf).
+// with targetOptional too (unlabelledTargets then decides).
 // warn prints the encoding warnings of the rows given (readForModelRows).
 func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, target string, use targetUse) (_ *data.Dataset, warn func(rows []int), _ error) {
 	header, hline, err := data.ReadHeaderLine(path)
@@ -830,17 +830,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		if err != nil {
 			return nil, nil, inputErr(name, err)
 		}
-		if use == targetOptional && slices.ContainsFunc(y, math.IsNaN) {
-			// Unlabelled rows: no logpdf. Said where some rows have a
-			// target (a column left blank for predict's inputs is not).
-			if n := len(y) - countFunc(y, math.IsNaN); n > 0 {
-				i := slices.IndexFunc(y, math.IsNaN)
-				fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %q is missing (empty, or one of --na) in %d of the %d rows (the first on line %d): no logpdf is written, as it needs every row's target\n",
-					name, nameSpools(path), target, len(y)-n, len(y), fr.Lines[i])
-			}
-			return d, warn, nil
-		}
-		d.Y, d.TargetName = y, target
+		d.Y, d.TargetName = y, target // NaN where missing: predict decides on the rows it uses (unlabelledTargets)
 	}
 	return d, warn, nil
 }
@@ -1218,4 +1208,28 @@ func countFunc[T any](s []T, f func(T) bool) int {
 		}
 	}
 	return n
+}
+
+// unlabelledTargets returns d without its targets (predict writes no
+// logpdf) when a row of d, the rows predict uses, has none (NaN: empty or
+// one of --na), with a warning where others have one (a column left blank
+// for predict's inputs gets none). The rows are those of a --test-mask
+// split: an unlabelled row outside it took the test rows' logpdf, and the
+// warning named its line.
+func unlabelledTargets(name string, d *data.Dataset) *data.Dataset {
+	if d.Y == nil || !slices.ContainsFunc(d.Y, math.IsNaN) {
+		return d
+	}
+	if n := len(d.Y) - countFunc(d.Y, math.IsNaN); n > 0 {
+		i := slices.IndexFunc(d.Y, math.IsNaN)
+		at := fmt.Sprintf("row %d", i)
+		if len(d.Lines) == d.Rows {
+			at = fmt.Sprintf("line %d", d.Lines[i])
+		}
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %q is missing (empty, or one of --na) in %d of the %d rows predicted (the first on %s): no logpdf is written, as it needs every row's target\n",
+			name, nameSpools(d.Path), d.TargetName, len(d.Y)-n, len(d.Y), at)
+	}
+	e := *d
+	e.Y, e.TargetName = nil, ""
+	return &e
 }

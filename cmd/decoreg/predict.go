@@ -207,7 +207,7 @@ func runPredict(cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	d = subset(d, idx)
+	d = unlabelledTargets(name, subset(d, idx))
 	warn(idx)
 
 	logpdf := d.Y != nil && m.Config().Head != decoreg.HeadPointwise

@@ -199,8 +199,26 @@ func TestPredictPartialTargetNoted(t *testing.T) {
 	mustCLI(t, append([]string{"train", "--data", train, "--out", model}, tinyArgs("riemann")...)...)
 	part := writeTable(t, dir, "p.csv", "x,y", 4, func(i int) string { return fmt.Sprintf("1.5,%s", []string{"3", "", "NA", "4"}[i]) })
 	out, errs := mustCLI(t, "predict", "--model", model, "--data", part, "--out", "-")
-	if want := `the target column "y" is missing (empty, or one of --na) in 2 of the 4 rows (the first on line 3): no logpdf is written`; !strings.Contains(errs, want) || strings.Contains(out, "logpdf") {
+	if want := `the target column "y" is missing (empty, or one of --na) in 2 of the 4 rows predicted (the first on line 3): no logpdf is written`; !strings.Contains(errs, want) || strings.Contains(out, "logpdf") {
 		t.Errorf("stdout %s\nstderr %q lacks %q", out, errs, want)
+	}
+	// With --test-mask, the rows of the split decide: labelled test rows
+	// get their logpdf, whatever the other rows hold (an unlabelled row
+	// outside the split took it, with a warning naming that row).
+	mask := filepath.Join(dir, "mask.csv")
+	if err := os.WriteFile(mask, []byte("split0\n1\n0\n0\n1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs = mustCLI(t, "predict", "--model", model, "--data", part, "--test-mask", mask, "--split", "0", "--out", "-")
+	if !strings.Contains(out, ",logpdf\n") || strings.Count(out, "\n") != 3 || strings.Contains(errs, "no logpdf") {
+		t.Errorf("the labelled test rows: stdout %s\nstderr %s", out, errs)
+	}
+	if err := os.WriteFile(mask, []byte("split0\n1\n1\n0\n1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs = mustCLI(t, "predict", "--model", model, "--data", part, "--test-mask", mask, "--split", "0", "--out", "-")
+	if want := "in 1 of the 3 rows predicted (the first on line 3)"; strings.Contains(out, "logpdf") || !strings.Contains(errs, want) {
+		t.Errorf("an unlabelled test row: stdout %s\nstderr %q lacks %q", out, errs, want)
 	}
 	blank := writeTable(t, dir, "b.csv", "x,y", 4, func(i int) string { return "1.5," })
 	if out, errs := mustCLI(t, "predict", "--model", model, "--data", blank, "--out", "-"); strings.Contains(errs, "logpdf") || strings.Contains(out, "logpdf") {

@@ -84,6 +84,9 @@ func TestParseHeads(t *testing.T) {
 	if _, err := ParseHeads(" , "); err == nil {
 		t.Error("ParseHeads of no heads succeeded")
 	}
+	if _, err := ParseHeads("riemann,"); err == nil || !strings.Contains(err.Error(), "entry 2 is empty") {
+		t.Errorf("ParseHeads with an empty entry: %v", err)
+	}
 }
 
 func TestHeadConfig(t *testing.T) {

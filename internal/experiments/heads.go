@@ -45,10 +45,13 @@ func HeadConfig(name string) (decoreg.Config, error) {
 // returns them, without duplicates, in the order of BenchHeads.
 func ParseHeads(s string) ([]string, error) {
 	want := map[string]bool{}
-	for _, f := range strings.Split(s, ",") {
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("no heads in %q", s)
+	}
+	for i, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
-			continue
+			return nil, fmt.Errorf("%q: entry %d is empty; give head names separated by commas", s, i+1)
 		}
 		if _, err := HeadConfig(f); err != nil {
 			return nil, err

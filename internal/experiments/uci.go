@@ -133,8 +133,20 @@ func Plan(opts UCIOptions) ([]Run, error) {
 		}
 	}
 	sort.Strings(ds)
-	heads := opts.Heads
-	if len(heads) == 0 {
+	// The library's list may hold empty entries and commas (the CLI's
+	// --heads refuses empty entries; UCIOptions.Heads takes them).
+	var heads []string
+	for _, h := range opts.Heads {
+		for _, f := range strings.Split(h, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				heads = append(heads, f)
+			}
+		}
+	}
+	switch {
+	case len(heads) == 0 && len(opts.Heads) > 0:
+		return nil, &InputError{fmt.Errorf("no heads in %q", opts.Heads)}
+	case len(heads) == 0:
 		heads = BenchHeads
 	}
 	heads, err := ParseHeads(strings.Join(heads, ","))
