@@ -35,33 +35,9 @@ func browser() string {
 // installs Debian's chromium and sets it). With
 // DECOREG_SCREENSHOT=FILE.png it saves a screenshot of the page.
 func TestPageInBrowser(t *testing.T) {
-	exe := browser()
-	if exe == "" && os.Getenv("DECOREG_REQUIRE_BROWSER") != "" {
-		t.Fatal("DECOREG_REQUIRE_BROWSER is set but no Chromium is installed")
-	}
-	if exe == "" {
-		t.Skip("no Chromium installed (apt-get install chromium, or set DECOREG_CHROMIUM)")
-	}
+	ctx := browserContext(t)
 	m := fitTiny(t, decoreg.HeadDecoder, 3)
 	_, ts := newTestServer(t, m, Options{})
-
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1000, 760),
-	)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
-	defer cancelT()
 
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(ts.URL+"/"),
@@ -152,6 +128,37 @@ func TestPageInBrowser(t *testing.T) {
 	}
 }
 
+// browserContext starts headless Chromium for t (skipping t when none is
+// installed, unless DECOREG_REQUIRE_BROWSER is set) and returns its
+// context, which ends with t or after 60 s.
+func browserContext(t *testing.T) context.Context {
+	exe := browser()
+	if exe == "" && os.Getenv("DECOREG_REQUIRE_BROWSER") != "" {
+		t.Fatal("DECOREG_REQUIRE_BROWSER is set but no Chromium is installed")
+	}
+	if exe == "" {
+		t.Skip("no Chromium installed (apt-get install chromium, or set DECOREG_CHROMIUM)")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1000, 760),
+	)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelA)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(cancelT)
+	return ctx
+}
+
 // TestPageSchemaModel drives the page for a model with text columns: a
 // pasted row with a category and a null is sent as a string and a null,
 // and the page shows the model's mean for it.
@@ -234,5 +241,47 @@ func TestPageSchemaModel(t *testing.T) {
 	e, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID("error")))
 	if err != nil || !strings.Contains(e, `no model "nonexist" is served (the models: m)`) {
 		t.Errorf("a link to a model not served: %v, error %q", err, e)
+	}
+}
+
+// TestPageProtoNames: features named __proto__ and toString are keys like
+// any other in the page: a JSON row pasted fills them from its own keys
+// (an inherited toString filled the field with a function's text), and
+// the row sent holds __proto__ (on {} the assignment set the object's
+// prototype, and the server answered that the feature was missing).
+func TestPageProtoNames(t *testing.T) {
+	ctx := browserContext(t)
+	m := fitTiny(t, decoreg.HeadRiemann, 3)
+	if err := m.SetNames([]string{"__proto__", "toString"}, "y"); err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, m, Options{})
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-state="ready"]`)),
+		chromedp.SetValue(chromedp.ID("paste"), `{"__proto__": 0.5}`),
+		chromedp.Click(chromedp.ID("fill")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[document.getElementById("f-0").value, document.getElementById("f-1").value]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vals) != 2 || vals[0] != "0.5" || strings.Contains(vals[1], "function") {
+		t.Errorf("filled %q from {\"__proto__\": 0.5}", vals)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.ID("f-1"), "-0.75"),
+		chromedp.Click(chromedp.ID("predict")),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-state="drawn"], body[data-state="error"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errText, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID("error")))
+	if err != nil || strings.TrimSpace(errText) != "" {
+		t.Errorf("predict: %v, error %q", err, errText)
 	}
 }

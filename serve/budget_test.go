@@ -112,7 +112,7 @@ func TestRefusedBodyDrained(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n", c.method, c.path, c.extra, len(body))
+		fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n", c.method, c.path, c.extra, len(body))
 		if _, err := io.WriteString(conn, body); err != nil {
 			t.Errorf("%s %s: sending the body: %v", c.method, c.path, err)
 		}
@@ -157,7 +157,7 @@ func TestValuesGivenBackBeforeSending(t *testing.T) {
 		}
 		defer conn.Close()
 		body := `{"x":[[0.5,0.5]],"outputs":["samples"],"samples":{"n":1048576}}`
-		fmt.Fprintf(conn, "POST /v1/models/m/predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		fmt.Fprintf(conn, "POST /v1/models/m/predict HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {

@@ -675,7 +675,7 @@ func rawPost(t *testing.T, addr, path, body string) func() (string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n", path, len(body))
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n", path, len(body))
 	return func() (string, string) {
 		defer c.Close()
 		io.WriteString(c, body)
@@ -726,7 +726,7 @@ func TestStalledUploadsDoNotDelay(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		fmt.Fprintf(c, "POST /v1/models/m/predict HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"x\":")
+		fmt.Fprintf(c, "POST /v1/models/m/predict HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{\"x\":")
 	}
 	time.Sleep(50 * time.Millisecond)
 	start := time.Now()
@@ -823,7 +823,7 @@ func rawRequest(t *testing.T, addr, path, body string, after func(*net.TCPConn))
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(30 * time.Second))
-	if _, err := fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", path, len(body), body); err != nil {
+	if _, err := fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", path, len(body), body); err != nil {
 		t.Fatalf("sending: %v", err)
 	}
 	if after != nil {
@@ -1013,7 +1013,7 @@ func TestBodyRefusedBeforeReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "POST /v1/models/m/predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\nExpect: 100-continue\r\n\r\n")
+	fmt.Fprintf(conn, "POST /v1/models/m/predict HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\nExpect: 100-continue\r\n\r\n")
 	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	line, err := bufio.NewReader(conn).ReadString('\n')
 	if err != nil || !strings.Contains(line, "413") {

@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,6 +75,11 @@ type Options struct {
 	// Log receives one line per model load, reload and refusal (default:
 	// standard error).
 	Log *log.Logger
+
+	// AllowedHosts are the names, besides localhost and loopback
+	// addresses, that the Host header of a request may carry when Serve
+	// listens on a loopback address ("*": any); see Serve.
+	AllowedHosts []string
 }
 
 // MaxQueueLen is the largest Options.QueueLen.
@@ -210,6 +216,31 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
+// loopbackHosts refuses the requests to a server listening on a loopback
+// address addr whose Host is not localhost (or a name under it), a
+// loopback address, or one of Options.AllowedHosts: a page of another site
+// whose name it made resolve to 127.0.0.1 (DNS rebinding) is same-origin
+// to its browser, and could read the models and their predictions
+// (review). A request without a Host (HTTP/1.0) is let through.
+func (s *Server) loopbackHosts(h http.Handler, addr string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if hh, _, err := net.SplitHostPort(host); err == nil {
+			host = hh
+		}
+		host = strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
+		ip := net.ParseIP(host)
+		ok := host == "" || host == "localhost" || strings.HasSuffix(host, ".localhost") || ip != nil && ip.IsLoopback() ||
+			slices.ContainsFunc(s.opts.AllowedHosts, func(a string) bool { return strings.EqualFold(strings.TrimSuffix(a, "."), host) })
+		if !ok {
+			drainRefused(r)
+			writeError(w, http.StatusForbidden, fmt.Sprintf("Host %q is not a name of this server, which listens on the loopback address %s: refused, as a page of another site whose name resolves here would send it (DNS rebinding); the server's --allow-host lets a name through", clip(r.Host), addr))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
 // trimExt is path's file name without its extension (a hidden file's
 // whole name: ".m" stays ".m"; so does "..drg", whose "." would be a name
 // no URL path reaches).
@@ -268,8 +299,12 @@ func (s *Server) Handler() http.Handler { return s.mux }
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	base, cancelBase := context.WithCancel(context.Background())
 	defer cancelBase()
+	handler := s.mux
+	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP.IsLoopback() && !slices.Contains(s.opts.AllowedHosts, "*") {
+		handler = s.loopbackHosts(handler, ln.Addr().String())
+	}
 	hs := &http.Server{
-		Handler:           s.mux,
+		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      s.opts.RequestTimeout + 10*time.Second,
@@ -383,7 +418,7 @@ func (s *Server) routes() {
 	})
 	handle("/{$}", "/", http.MethodGet, func(w http.ResponseWriter, _ *http.Request) int {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'none'")
 		w.Write(page)
 		return http.StatusOK
 	})
@@ -395,12 +430,27 @@ func (s *Server) routes() {
 	mux.HandleFunc("/", notFound)
 	// ServeMux redirects unclean paths (//, /./, /../) with a 307 that is
 	// not JSON: answer them 404 here instead.
-	s.mux = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	clean := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := r.URL.Path; p == "" || p[0] != '/' || path.Clean(p) != p && p != "/" {
 			notFound(w, r)
 			return
 		}
 		mux.ServeHTTP(w, r)
+	})
+	// A page of another site may not post to the server: its browser
+	// sends a POST of text/plain without asking first, which the server
+	// predicted (a density of 2^20 points: 400 MB) though the page could
+	// not read the answer (review). Requests without the browsers'
+	// Sec-Fetch-Site and Origin headers (curl, programs) are let through.
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		drainRefused(r)
+		writeError(w, http.StatusForbidden, "cross-origin request refused: a page of another site may not send requests to this server (its browser's Sec-Fetch-Site or Origin header says so)")
+	}))
+	protected := cop.Handler(clean)
+	s.mux = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff") // every answer: JSON, the page, the metrics
+		protected.ServeHTTP(w, r)
 	})
 }
 

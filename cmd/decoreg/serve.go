@@ -35,6 +35,14 @@ The API (JSON in and out; errors are {"error": "..."}):
 	GET  /metrics                        Prometheus metrics
 	GET  /                               a page to explore a model's p(y|x)
 
+A page of another site may not send requests (its browser's Origin or
+Sec-Fetch-Site header says it comes from one: 403); programs and the
+server's own page may. On a loopback --addr (the default) a request's Host
+must be localhost, a loopback address, or a name of --allow-host (403
+otherwise: a page whose name it made resolve to 127.0.0.1, DNS rebinding,
+would send another). /v1/models names the model files' paths: serve on
+another --addr only where its clients may know them.
+
 A predict request gives its inputs as "rows" (objects keyed by feature
 name) or "x" (arrays in the model's feature order) and names its
 "outputs": mean, median, mode, quantiles (at "quantiles": [levels],
@@ -81,6 +89,7 @@ var serveF struct {
 	maxDensity, maxValues         int
 	maxValuesInFlight             int
 	maxBody                       int64
+	allowHost                     string
 }
 
 func init() {
@@ -104,6 +113,7 @@ func init() {
 	fs.IntVar(&f.maxValues, "max-values", serve.DefaultLimits.MaxValues, "numbers in an answer, all outputs of all rows")
 	fs.IntVar(&f.maxValuesInFlight, "max-values-in-flight", 0, "numbers of the answers being made at once, all requests (0: twice --max-values; at least --max-values); past it a request waits, 503 past --timeout")
 	fs.Int64Var(&f.maxBody, "max-body", 4<<20, "request body limit in bytes (413 past it)")
+	fs.StringVar(&f.allowHost, "allow-host", "", "on a loopback --addr, the comma-separated `NAMES`, besides localhost and loopback addresses, that a request's Host may carry (a reverse proxy's public name; * for any): others are refused 403, as a page whose name it made resolve to 127.0.0.1 sends them (DNS rebinding)")
 }
 
 func runServe(cmd *Command, args []string) error {
@@ -185,13 +195,26 @@ func runServe(cmd *Command, args []string) error {
 		defer signal.Stop(pipe)
 	}
 	logger := log.New(errOut, "decoreg serve: ", log.LstdFlags)
+	var hosts []string
+	if isSet(&cmd.Flag, "allow-host") {
+		fields, err := listFields(f.allowHost)
+		if err != nil {
+			return inputf(name, "--allow-host %v", err)
+		}
+		for i, h := range fields {
+			if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, " /:@") && h != "*" {
+				return inputf(name, "--allow-host %q: entry %d is not a host name (give names separated by commas, without ports)", f.allowHost, i+1)
+			}
+			hosts = append(hosts, h)
+		}
+	}
 	s, err := serve.New(serve.Options{
 		Model: f.model, Models: f.models, ReloadEvery: f.reload,
 		Limits: serve.Limits{MaxRows: f.maxRows, MaxSamples: f.maxSamples, MaxQuantiles: f.maxQuant,
 			MaxDensity: f.maxDensity, MaxValues: f.maxValues},
 		MaxBodyBytes: f.maxBody, RequestTimeout: f.timeout, MaxValuesInFlight: f.maxValuesInFlight,
 		NoBatching: f.noBatching, BatchWait: f.batchWait, MaxBatchRows: f.maxBatchRows,
-		QueueLen: f.queue, Workers: f.workers, Log: logger,
+		QueueLen: f.queue, Workers: f.workers, Log: logger, AllowedHosts: hosts,
 	})
 	if err != nil {
 		return inputErr(name, err)

@@ -51,6 +51,8 @@ func TestServeRefuses(t *testing.T) {
 		{[]string{"--model", model, "--addr", "256.0.0.1:99999"}, "--addr"},
 		{[]string{"--model", model, "--addr", ""}, "--addr is empty"},
 		{[]string{"--model", model, "extra"}, "extra"},
+		{[]string{"--model", model, "--allow-host", "a.example,"}, `--allow-host "a.example,": entry 2 is not a host name`},
+		{[]string{"--model", model, "--allow-host", "a.example:80"}, "without ports"},
 	} {
 		code, _, errs := cli(t, append([]string{"serve"}, c.args...)...)
 		if code != 2 || !strings.Contains(errs, c.want) {
