@@ -176,3 +176,50 @@ func TestValuesGivenBackBeforeSending(t *testing.T) {
 		t.Errorf("beside two answers not read: %d %s", code, b)
 	}
 }
+
+// TestBodiesBudget: the bodies being read have room of their own (16
+// bodies at --max-body), taken before they are read: clients that
+// declared large bodies and stall hold it, and another large body waits,
+// 503 past the timeout (stalled uploads of 4 MiB took 10 MB each, without
+// bound); the large one is answered once the stalled clients are gone.
+func TestBodiesBudget(t *testing.T) {
+	m := fitTiny(t, decoreg.HeadRiemann, 1)
+	const maxBody = 20_000
+	_, ts := newTestServer(t, m, Options{MaxBodyBytes: maxBody, RequestTimeout: 300 * time.Millisecond})
+	addr := strings.TrimPrefix(ts.URL, "http://")
+	var stalled []net.Conn
+	for range 16 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "POST /v1/models/m/predict HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"x\":[", maxBody)
+		stalled = append(stalled, c)
+	}
+	large := `{"x":[[0,0]]}` + strings.Repeat(" ", maxBody-20)
+	// Until the stalled requests' handlers have taken their room (answered
+	// 200 before), then 503.
+	var code int
+	var b []byte
+	var h http.Header
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); {
+		if code, b, h = post(t, ts.URL+"/v1/models/m/predict", large); code != http.StatusOK {
+			break
+		}
+	}
+	if code != http.StatusServiceUnavailable || !strings.Contains(string(b), "this one's body, of 19993 bytes, waited past its limit") || h.Get("Retry-After") == "" {
+		t.Errorf("a large body beside stalled ones: %d %s", code, b)
+	}
+	for _, c := range stalled {
+		c.Close()
+	}
+	// Until the server has seen the stalled clients go (503 before).
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); {
+		if code, b, _ = post(t, ts.URL+"/v1/models/m/predict", large); code == http.StatusOK {
+			break
+		}
+	}
+	if code != http.StatusOK {
+		t.Errorf("the large body, the stalled clients gone: %d %s", code, b)
+	}
+}

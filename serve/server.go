@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -134,6 +135,7 @@ type Server struct {
 	metrics *metrics
 	mux     http.Handler
 	values  *budget // Options.MaxValuesInFlight
+	bodies  *budget // the same, for the request bodies being read
 
 	faultLog  rateLog // the log lines of ErrModelFault's 500s
 	closing   atomic.Bool
@@ -181,7 +183,7 @@ func New(o Options) (*Server, error) {
 	if (o.Model == "") == (o.Models == "") {
 		return nil, errors.New("serve: give a model file or a model directory, not both or neither")
 	}
-	s := &Server{opts: o, metrics: newMetrics(), values: newBudget(o.MaxValuesInFlight), stopWatch: make(chan struct{}), watchDone: make(chan struct{})}
+	s := &Server{opts: o, metrics: newMetrics(), values: newBudget(o.MaxValuesInFlight), bodies: newBudget(int(bodiesInFlight(o.MaxBodyBytes) / bytesPerValue)), stopWatch: make(chan struct{}), watchDone: make(chan struct{})}
 	s.reg = &registry{
 		opts: &s.opts, models: map[string]*entry{}, failed: map[string]fileStamp{}, dupLogged: map[string]bool{},
 		obs: s.metrics.observeBatch, log: func(format string, a ...any) { o.Log.Print(oneLine(fmt.Sprintf(format, a...))) },
@@ -481,7 +483,44 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 		drainRefused(r)
 		return writeError(w, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q: the body must be plain JSON", ce))
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	// Room for the body among the bodies being read (BodiesInFlight
+	// bytes, in units of bytesPerValue; the declared length, or the limit
+	// for a body of unknown length), taken before it is read, given back
+	// when the request ends: bodies held while their clients sent them
+	// slowly, or not at all, were bounded only by the connections (100
+	// stalled uploads of 4 MiB took 1 GB; review). A budget of its own: a
+	// request holding its body's room and waiting for its answer's cannot
+	// block another's.
+	bodyUnits := 0
+	defer func() { s.bodies.give(bodyUnits) }()
+	declared := s.opts.MaxBodyBytes
+	if r.ContentLength >= 0 {
+		declared = r.ContentLength
+	}
+	if units := int(min((declared+bytesPerValue-1)/bytesPerValue, s.bodiesUnits())); units > 0 {
+		wctx, wcancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+		err := s.bodies.take(wctx, units)
+		wcancel()
+		if err != nil {
+			drainRefused(r)
+			w.Header().Set("Retry-After", "1")
+			switch {
+			case errors.Is(err, context.DeadlineExceeded):
+				return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the server is reading other large requests (--max-values-in-flight, in bytes of %d a number): this one's body, of %d bytes, waited past its limit of %v for its turn", bytesPerValue, declared, s.opts.RequestTimeout))
+			case s.closing.Load():
+				return writeError(w, http.StatusServiceUnavailable, "shut down before the request was answered")
+			}
+			return writeError(w, statusClientClosed, "the client closed the connection before the answer")
+		}
+		bodyUnits = units
+	}
+	var buf bytes.Buffer
+	if r.ContentLength >= 0 {
+		// Read in place, without the copies of a growing buffer (the
+		// room taken bounds what the declared lengths can take).
+		buf.Grow(int(r.ContentLength) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
@@ -489,6 +528,11 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 			return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than the server's limit of %d bytes", mb.Limit))
 		}
 		return writeError(w, http.StatusBadRequest, "reading the body: "+err.Error())
+	}
+	body := buf.Bytes()
+	if read := (len(body) + bytesPerValue - 1) / bytesPerValue; read < bodyUnits {
+		s.bodies.give(bodyUnits - read) // a body shorter than the limit, of unknown length
+		bodyUnits = read
 	}
 	body = bytes.TrimPrefix(body, []byte("\ufeff")) // a byte order mark, as the CSV reader skips it
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
@@ -608,6 +652,14 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 func (s *Server) noModel(w http.ResponseWriter, name string) int {
 	return writeError(w, http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)", clip(name)))
 }
+
+// bodiesInFlight is how many bytes of request bodies the server reads at
+// once: 16 bodies at the limit maxBody (64 MiB at the default 4 MiB;
+// 100 stalled uploads of 4 MiB had taken 1 GB).
+func bodiesInFlight(maxBody int64) int64 { return 16 * min(maxBody, math.MaxInt64/16) }
+
+// bodiesUnits is the bodies' budget in units of bytesPerValue.
+func (s *Server) bodiesUnits() int64 { return bodiesInFlight(s.opts.MaxBodyBytes) / bytesPerValue }
 
 // bytesPerValue is about the memory a number of an answer takes while it
 // is made (one answer of 2^21 numbers raised the server's peak memory by
