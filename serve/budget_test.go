@@ -177,45 +177,64 @@ func TestValuesGivenBackBeforeSending(t *testing.T) {
 	}
 }
 
-// TestBodiesBudget: the bodies being read have room of their own (16
-// bodies at --max-body), taken before they are read: clients that
-// declared large bodies and stall hold it, and another large body waits,
-// 503 past the timeout (stalled uploads of 4 MiB took 10 MB each, without
-// bound); the large one is answered once the stalled clients are gone.
+// TestBodiesBudget: the buffers of the bodies being read have room of
+// their own (16 bodies at --max-body), taken as they grow with the bytes
+// received: clients that sent most of large bodies and stalled hold it,
+// and another large body waits, 503 past the timeout (stalled uploads of
+// 4 MiB took 10 MB each, without bound), while clients that sent their
+// headers alone hold a chunk each (when the room was taken by the
+// declared length, 16 of them stopped every request; review). The large
+// body is answered once the stalled clients are gone.
 func TestBodiesBudget(t *testing.T) {
 	m := fitTiny(t, decoreg.HeadRiemann, 1)
-	const maxBody = 20_000
+	const maxBody = 200_000
 	_, ts := newTestServer(t, m, Options{MaxBodyBytes: maxBody, RequestTimeout: 300 * time.Millisecond})
 	addr := strings.TrimPrefix(ts.URL, "http://")
-	var stalled []net.Conn
-	for range 16 {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(c, "POST /v1/models/m/predict HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"x\":[", maxBody)
-		stalled = append(stalled, c)
-	}
+	u := ts.URL + "/v1/models/m/predict"
 	large := `{"x":[[0,0]]}` + strings.Repeat(" ", maxBody-20)
-	// Until the stalled requests' handlers have taken their room (answered
-	// 200 before), then 503.
+	stall := func(n int, send int) []net.Conn {
+		var cs []net.Conn
+		for range n {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(c, "POST /v1/models/m/predict HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", maxBody)
+			c.Write([]byte(large[:send]))
+			cs = append(cs, c)
+		}
+		return cs
+	}
+	closeAll := func(cs []net.Conn) {
+		for _, c := range cs {
+			c.Close()
+		}
+	}
+	// 40 clients that sent their headers alone: room for the others.
+	idle := stall(40, 0)
+	time.Sleep(200 * time.Millisecond)
+	if code, b, _ := post(t, u, large); code != http.StatusOK {
+		t.Errorf("a large body beside 40 clients that sent headers alone: %d %s", code, b)
+	}
+	closeAll(idle)
+	// 17 that sent all but 10 bytes: no room for another large body,
+	// until the server has read theirs (answered 200 before), then 503.
+	stalled := stall(17, maxBody-10)
 	var code int
 	var b []byte
 	var h http.Header
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); {
-		if code, b, h = post(t, ts.URL+"/v1/models/m/predict", large); code != http.StatusOK {
+		if code, b, h = post(t, u, large); code != http.StatusOK {
 			break
 		}
 	}
-	if code != http.StatusServiceUnavailable || !strings.Contains(string(b), "this one's body, of 19993 bytes, waited past its limit") || h.Get("Retry-After") == "" {
+	if code != http.StatusServiceUnavailable || !strings.Contains(string(b), "the server is reading other large request bodies") || h.Get("Retry-After") == "" {
 		t.Errorf("a large body beside stalled ones: %d %s", code, b)
 	}
-	for _, c := range stalled {
-		c.Close()
-	}
+	closeAll(stalled)
 	// Until the server has seen the stalled clients go (503 before).
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); {
-		if code, b, _ = post(t, ts.URL+"/v1/models/m/predict", large); code == http.StatusOK {
+		if code, b, _ = post(t, u, large); code == http.StatusOK {
 			break
 		}
 	}

@@ -19,6 +19,7 @@ type metrics struct {
 	batchReqs  prometheus.Histogram
 	reloads    *prometheus.CounterVec
 	faults     *prometheus.CounterVec
+	refused    *prometheus.CounterVec
 	queueDesc  *prometheus.Desc
 	modelsDesc *prometheus.Desc
 
@@ -52,10 +53,13 @@ func newMetrics() *metrics {
 		faults: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "decoreg_model_faults_total", Help: "Requests answered 500 because the model's prediction overflowed for a row like its training data (the model, not the row, at fault), by model.",
 		}, []string{"model"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "decoreg_http_refused_total", Help: "Requests refused 403 before their route: a browser's cross-origin request (reason cross-origin), or a Host that is not a name of a server on a loopback address (reason host).",
+		}, []string{"reason"}),
 		queueDesc:  prometheus.NewDesc("decoreg_queue_length", "Requests waiting for a batch, by model.", []string{"model"}, nil),
 		modelsDesc: prometheus.NewDesc("decoreg_models", "Models being served.", nil, nil),
 	}
-	m.reg.MustRegister(m.requests, m.errors, m.latency, m.batchRows, m.batchReqs, m.reloads, m.faults,
+	m.reg.MustRegister(m.requests, m.errors, m.latency, m.batchRows, m.batchReqs, m.reloads, m.faults, m.refused,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

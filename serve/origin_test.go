@@ -60,6 +60,10 @@ func TestCrossOriginRefused(t *testing.T) {
 			t.Errorf("%v: %d %s %v", c.headers, code, b, h)
 		}
 	}
+	// Counted (they are refused before their route's counters).
+	if _, b, _ := do(t, http.MethodGet, ts.URL+"/metrics", "", nil); !strings.Contains(b, `decoreg_http_refused_total{reason="cross-origin"} 2`) {
+		t.Errorf("metrics lack the refusals:\n%s", b)
+	}
 	if code, b, _ := do(t, http.MethodGet, ts.URL+"/v1/models", "", map[string]string{"Sec-Fetch-Site": "cross-site"}); code != http.StatusOK {
 		t.Errorf("a cross-site GET: %d %s", code, b)
 	}
@@ -85,6 +89,9 @@ func TestLoopbackHosts(t *testing.T) {
 		{[]string{"models.example.org"}, "Models.Example.org:443", http.StatusOK},
 		{[]string{"models.example.org"}, "evil.example", http.StatusForbidden},
 		{[]string{"*"}, "evil.example", http.StatusOK},
+		{[]string{"*.example.org"}, "www.Example.org", http.StatusOK},
+		{[]string{"*.example.org"}, "example.org", http.StatusForbidden},
+		{[]string{"*.example.org"}, "evilexample.org", http.StatusForbidden},
 	} {
 		s, _ := newTestServer(t, m, Options{AllowedHosts: c.allowed})
 		ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -79,7 +79,8 @@ type Options struct {
 
 	// AllowedHosts are the names, besides localhost and loopback
 	// addresses, that the Host header of a request may carry when Serve
-	// listens on a loopback address ("*": any); see Serve.
+	// listens on a loopback address ("*.NAME": the names under NAME; "*":
+	// any); see Serve.
 	AllowedHosts []string
 }
 
@@ -183,7 +184,7 @@ func New(o Options) (*Server, error) {
 	if (o.Model == "") == (o.Models == "") {
 		return nil, errors.New("serve: give a model file or a model directory, not both or neither")
 	}
-	s := &Server{opts: o, metrics: newMetrics(), values: newBudget(o.MaxValuesInFlight), bodies: newBudget(int(bodiesInFlight(o.MaxBodyBytes) / bytesPerValue)), stopWatch: make(chan struct{}), watchDone: make(chan struct{})}
+	s := &Server{opts: o, metrics: newMetrics(), values: newBudget(o.MaxValuesInFlight), bodies: newBudget(bodiesUnits(o.MaxBodyBytes)), stopWatch: make(chan struct{}), watchDone: make(chan struct{})}
 	s.reg = &registry{
 		opts: &s.opts, models: map[string]*entry{}, failed: map[string]fileStamp{}, dupLogged: map[string]bool{},
 		obs: s.metrics.observeBatch, log: func(format string, a ...any) { o.Log.Print(oneLine(fmt.Sprintf(format, a...))) },
@@ -233,14 +234,26 @@ func (s *Server) loopbackHosts(h http.Handler, addr string) http.Handler {
 		host = strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
 		ip := net.ParseIP(host)
 		ok := host == "" || host == "localhost" || strings.HasSuffix(host, ".localhost") || ip != nil && ip.IsLoopback() ||
-			slices.ContainsFunc(s.opts.AllowedHosts, func(a string) bool { return strings.EqualFold(strings.TrimSuffix(a, "."), host) })
+			slices.ContainsFunc(s.opts.AllowedHosts, func(a string) bool { return hostMatches(a, host) })
 		if !ok {
 			drainRefused(r)
+			s.metrics.refused.WithLabelValues("host").Inc()
 			writeError(w, http.StatusForbidden, fmt.Sprintf("Host %q is not a name of this server, which listens on the loopback address %s: refused, as a page of another site whose name resolves here would send it (DNS rebinding); the server's --allow-host lets a name through", clip(r.Host), addr))
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// hostMatches reports whether the lower-cased host matches the allowed
+// name a: equal to it but for case and a final point, or, for a of the
+// form *.NAME, a name under NAME.
+func hostMatches(a, host string) bool {
+	a = strings.ToLower(strings.TrimSuffix(a, "."))
+	if suffix, ok := strings.CutPrefix(a, "*."); ok {
+		return strings.HasSuffix(host, "."+suffix)
+	}
+	return a == host
 }
 
 // trimExt is path's file name without its extension (a hidden file's
@@ -447,6 +460,7 @@ func (s *Server) routes() {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		drainRefused(r)
+		s.metrics.refused.WithLabelValues("cross-origin").Inc()
 		writeError(w, http.StatusForbidden, "cross-origin request refused: a page of another site may not send requests to this server (its browser's Sec-Fetch-Site or Origin header says so)")
 	}))
 	protected := cop.Handler(clean)
@@ -483,56 +497,35 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 		drainRefused(r)
 		return writeError(w, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q: the body must be plain JSON", ce))
 	}
-	// Room for the body among the bodies being read (BodiesInFlight
-	// bytes, in units of bytesPerValue; the declared length, or the limit
-	// for a body of unknown length), taken before it is read, given back
-	// when the request ends: bodies held while their clients sent them
-	// slowly, or not at all, were bounded only by the connections (100
-	// stalled uploads of 4 MiB took 1 GB; review). A budget of its own: a
-	// request holding its body's room and waiting for its answer's cannot
-	// block another's.
+	// The body, its buffer's room taken from the bodies' budget as it
+	// grows with the bytes received (given back when the request ends):
+	// bodies that clients sent slowly, or stalled, were bounded only by
+	// the connections (100 stalled uploads of 4 MiB took 1 GB; review); a
+	// room taken by the declared length let 16 clients that sent headers
+	// alone stop every request (review). A budget of its own: a request
+	// holding its body's room and waiting for its answer's cannot block
+	// another's.
 	bodyUnits := 0
 	defer func() { s.bodies.give(bodyUnits) }()
-	declared := s.opts.MaxBodyBytes
-	if r.ContentLength >= 0 {
-		declared = r.ContentLength
-	}
-	if units := int(min((declared+bytesPerValue-1)/bytesPerValue, s.bodiesUnits())); units > 0 {
-		wctx, wcancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
-		err := s.bodies.take(wctx, units)
-		wcancel()
-		if err != nil {
+	body, err := s.readBody(w, r, &bodyUnits)
+	if err != nil {
+		var mb *http.MaxBytesError
+		switch {
+		case errors.As(err, &mb):
+			drain(r.Body) // as above
+			return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than the server's limit of %d bytes", mb.Limit))
+		case errors.Is(err, errBodyRoom):
 			drainRefused(r)
 			w.Header().Set("Retry-After", "1")
 			switch {
 			case errors.Is(err, context.DeadlineExceeded):
-				return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the server is reading other large requests (--max-values-in-flight, in bytes of %d a number): this one's body, of %d bytes, waited past its limit of %v for its turn", bytesPerValue, declared, s.opts.RequestTimeout))
+				return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the server is reading other large request bodies (at most 16 times --max-body, %d bytes, at once): this one's waited past its limit of %v for room", bodiesInFlight(s.opts.MaxBodyBytes), s.opts.RequestTimeout))
 			case s.closing.Load():
 				return writeError(w, http.StatusServiceUnavailable, "shut down before the request was answered")
 			}
 			return writeError(w, statusClientClosed, "the client closed the connection before the answer")
 		}
-		bodyUnits = units
-	}
-	var buf bytes.Buffer
-	if r.ContentLength >= 0 {
-		// Read in place, without the copies of a growing buffer (the
-		// room taken bounds what the declared lengths can take).
-		buf.Grow(int(r.ContentLength) + bytes.MinRead)
-	}
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
-	if err != nil {
-		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
-			drain(r.Body) // as above
-			return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than the server's limit of %d bytes", mb.Limit))
-		}
 		return writeError(w, http.StatusBadRequest, "reading the body: "+err.Error())
-	}
-	body := buf.Bytes()
-	if read := (len(body) + bytesPerValue - 1) / bytesPerValue; read < bodyUnits {
-		s.bodies.give(bodyUnits - read) // a body shorter than the limit, of unknown length
-		bodyUnits = read
 	}
 	body = bytes.TrimPrefix(body, []byte("\ufeff")) // a byte order mark, as the CSV reader skips it
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
@@ -653,13 +646,73 @@ func (s *Server) noModel(w http.ResponseWriter, name string) int {
 	return writeError(w, http.StatusNotFound, fmt.Sprintf("no model %q (GET /v1/models lists them)", clip(name)))
 }
 
-// bodiesInFlight is how many bytes of request bodies the server reads at
-// once: 16 bodies at the limit maxBody (64 MiB at the default 4 MiB;
-// 100 stalled uploads of 4 MiB had taken 1 GB).
-func bodiesInFlight(maxBody int64) int64 { return 16 * min(maxBody, math.MaxInt64/16) }
+// bodiesInFlight is how many bytes of buffers the request bodies being
+// read may take at once: 16 bodies at the limit maxBody (64 MiB at the
+// default 4 MiB; 100 stalled uploads of 4 MiB had taken 1 GB).
+func bodiesInFlight(maxBody int64) int64 {
+	return 16 * min(maxBody+bodyChunk, math.MaxInt64/16)
+}
 
-// bodiesUnits is the bodies' budget in units of bytesPerValue.
-func (s *Server) bodiesUnits() int64 { return bodiesInFlight(s.opts.MaxBodyBytes) / bytesPerValue }
+// bodiesUnits is the bodies' budget in units of bytesPerValue (rounded
+// up: 16 bodies at the limit fit, their buffers grown in up to 64
+// steps).
+func bodiesUnits(maxBody int64) int {
+	return int((bodiesInFlight(maxBody)+bytesPerValue-1)/bytesPerValue) + 16*64 // and each growth's rounding up
+}
+
+// bodyChunk is a body buffer's first size, and the most it grows beyond
+// the bytes received.
+const bodyChunk = 4 << 10
+
+// errBodyRoom marks readBody's wait for room that ended (the request's
+// limit, the client gone, the server shut down).
+var errBodyRoom = errors.New("no room for the body")
+
+// readBody reads r's body (at most Options.MaxBodyBytes: a
+// *http.MaxBytesError past it) into a buffer whose capacity, in units of
+// bytesPerValue, it takes from s.bodies as it grows, adding them to
+// *units: a client holds the room of what it sent (and a chunk), not of
+// the length it declared. Past RequestTimeout waiting for room, the error
+// wraps errBodyRoom and context.DeadlineExceeded.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, units *int) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+	defer cancel()
+	limit := s.opts.MaxBodyBytes
+	rd := http.MaxBytesReader(w, r.Body, limit)
+	grow := func(buf []byte, to int) ([]byte, error) {
+		u := (to - cap(buf) + bytesPerValue - 1) / bytesPerValue
+		if err := s.bodies.take(ctx, u); err != nil {
+			return buf, fmt.Errorf("%w: %w", errBodyRoom, err)
+		}
+		*units += u
+		return append(make([]byte, 0, to), buf...), nil
+	}
+	var buf []byte
+	for {
+		if len(buf) == cap(buf) {
+			// Twice the size, a chunk at least; at most the declared
+			// length and a byte (to see the end), or for a body of
+			// unknown length the limit and a chunk.
+			to := max(2*cap(buf), bodyChunk)
+			if r.ContentLength >= 0 && r.ContentLength < limit {
+				to = max(min(to, int(r.ContentLength)+1), len(buf)+1)
+			}
+			to = min(to, int(min(limit, math.MaxInt32))+bodyChunk)
+			var err error
+			if buf, err = grow(buf, to); err != nil {
+				return nil, err
+			}
+		}
+		n, err := rd.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
 
 // bytesPerValue is about the memory a number of an answer takes while it
 // is made (one answer of 2^21 numbers raised the server's peak memory by

@@ -113,7 +113,7 @@ func init() {
 	fs.IntVar(&f.maxValues, "max-values", serve.DefaultLimits.MaxValues, "numbers in an answer, all outputs of all rows")
 	fs.IntVar(&f.maxValuesInFlight, "max-values-in-flight", 0, "numbers of the answers being made at once, all requests (0: twice --max-values; at least --max-values); past it a request waits, 503 past --timeout")
 	fs.Int64Var(&f.maxBody, "max-body", 4<<20, "request body limit in bytes (413 past it); the bodies read at once are at most 16 times it by their declared lengths (past it a request waits, 503 past --timeout)")
-	fs.StringVar(&f.allowHost, "allow-host", "", "on a loopback --addr, the comma-separated `NAMES`, besides localhost and loopback addresses, that a request's Host may carry (a reverse proxy's public name; * for any): others are refused 403, as a page whose name it made resolve to 127.0.0.1 sends them (DNS rebinding)")
+	fs.StringVar(&f.allowHost, "allow-host", "", "on a loopback --addr, the comma-separated `NAMES`, besides localhost and loopback addresses, that a request's Host may carry (a reverse proxy's public name; *.NAME for the names under NAME, * for any): others are refused 403, as a page whose name it made resolve to 127.0.0.1 sends them (DNS rebinding)")
 }
 
 func runServe(cmd *Command, args []string) error {
