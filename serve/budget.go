@@ -56,6 +56,19 @@ func (b *budget) take(ctx context.Context, n int) error {
 	return ctx.Err()
 }
 
+// tryTake takes n units if they are free now, ahead of the requests
+// waiting (a body's buffer growing: a request that holds room never waits
+// for more, so that requests holding room cannot wait on each other).
+func (b *budget) tryTake(n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > b.free {
+		return false
+	}
+	b.free -= n
+	return true
+}
+
 // give gives back n units taken.
 func (b *budget) give(n int) {
 	b.mu.Lock()

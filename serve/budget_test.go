@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -240,5 +243,134 @@ func TestBodiesBudget(t *testing.T) {
 	}
 	if code != http.StatusOK {
 		t.Errorf("the large body, the stalled clients gone: %d %s", code, b)
+	}
+}
+
+// TestBodiesNoHoldAndWait: uploads that hold room never wait for more
+// (requests holding room and waiting for more could only wait on each
+// other: 40 uploads half sent when the budget filled all waited out the
+// timeout, and most got 503; review): each is answered at once, 200 or a
+// 503 saying to send it again.
+func TestBodiesNoHoldAndWait(t *testing.T) {
+	m := fitTiny(t, decoreg.HeadRiemann, 1)
+	const maxBody, cl, n = 64 << 10, 60_000, 40
+	_, ts := newTestServer(t, m, Options{MaxBodyBytes: maxBody, RequestTimeout: 30 * time.Second})
+	addr := strings.TrimPrefix(ts.URL, "http://")
+	body := `{"x":[[0,0]]}` + strings.Repeat(" ", cl-13)
+	statuses := make([]string, n)
+	var sent, done sync.WaitGroup
+	sent.Add(n)
+	half := make(chan struct{})
+	for i := range n {
+		done.Go(func() {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Error(err)
+				sent.Done()
+				return
+			}
+			defer c.Close()
+			fmt.Fprintf(c, "POST /v1/models/m/predict HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", cl, body[:cl/2])
+			sent.Done()
+			<-half
+			c.Write([]byte(body[cl/2:]))
+			c.SetReadDeadline(time.Now().Add(10 * time.Second)) // a third of the timeout
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			statuses[i] = strings.TrimSpace(line)
+		})
+	}
+	sent.Wait()
+	time.Sleep(300 * time.Millisecond) // their first halves read
+	close(half)
+	done.Wait()
+	ok := 0
+	for i, st := range statuses {
+		switch st {
+		case "HTTP/1.1 200 OK":
+			ok++
+		case "HTTP/1.1 503 Service Unavailable":
+		default:
+			t.Errorf("upload %d: %q (not answered before the client's deadline: waiting for room)", i, st)
+		}
+	}
+	if ok == 0 {
+		t.Errorf("no upload answered 200: %q", statuses)
+	}
+}
+
+// TestBodiesRoomGivenBack: every unit of the bodies' room comes back,
+// whatever the body (empty, at the limit, chunked, over the limit, cut
+// off, stalled past the timeout of its room).
+func TestBodiesRoomGivenBack(t *testing.T) {
+	m := fitTiny(t, decoreg.HeadRiemann, 1)
+	const maxBody = 10_000
+	s, ts := newTestServer(t, m, Options{MaxBodyBytes: maxBody, RequestTimeout: 500 * time.Millisecond})
+	addr := strings.TrimPrefix(ts.URL, "http://")
+	body := func(n int) string { return `{"x":[[0,0]]}` + strings.Repeat(" ", n-13) }
+	hdr := "POST /v1/models/m/predict HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nConnection: close\r\n"
+	chunked := func(b string) string {
+		return hdr + "Transfer-Encoding: chunked\r\n\r\n" + fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(b), b)
+	}
+	for _, c := range []struct {
+		name, req, status string
+		cut               bool
+	}{
+		{"empty", hdr + "Content-Length: 0\r\n\r\n", "400", false},
+		{"at the limit", hdr + fmt.Sprintf("Content-Length: %d\r\n\r\n%s", maxBody, body(maxBody)), "200", false},
+		{"chunked at the limit", chunked(body(maxBody)), "200", false},
+		{"chunked over the limit", chunked(body(3 * maxBody)), "413", false},
+		{"cut off", hdr + fmt.Sprintf("Content-Length: %d\r\n\r\n%s", maxBody, body(5000)), "", true},
+	} {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(conn, c.req)
+		if c.cut {
+			time.Sleep(50 * time.Millisecond)
+			conn.Close()
+			continue
+		}
+		conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		line, _ := bufio.NewReader(conn).ReadString('\n')
+		conn.Close()
+		if !strings.Contains(line, " "+c.status+" ") {
+			t.Errorf("%s: %q, want %s", c.name, line, c.status)
+		}
+	}
+	total := bodiesUnits(maxBody)
+	var free, waits int
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		s.bodies.mu.Lock()
+		free, waits = s.bodies.free, len(s.bodies.waits)
+		s.bodies.mu.Unlock()
+		if free == total && waits == 0 {
+			break
+		}
+	}
+	if free != total || waits != 0 {
+		t.Errorf("the bodies' room: %d of %d free, %d waiting", free, total, waits)
+	}
+}
+
+// TestMaxBodyBytesBounded: New refuses a MaxBodyBytes above MaxBodyBytes
+// (the budget's arithmetic overflowed: every request waited, or one body
+// could need more than the whole budget), and AllowedHosts entries that
+// are no names.
+func TestMaxBodyBytesBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.model")
+	saveModel(t, fitTiny(t, decoreg.HeadRiemann, 1), path)
+	if _, err := New(Options{Model: path, MaxBodyBytes: math.MaxInt64, Log: quietLog()}); err == nil || !strings.Contains(err.Error(), "MaxBodyBytes") {
+		t.Errorf("MaxBodyBytes MaxInt64: %v", err)
+	}
+	s, err := New(Options{Model: path, MaxBodyBytes: MaxBodyBytes, Log: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for _, h := range []string{"a.example:80", "*.", "", "a b"} {
+		if _, err := New(Options{Model: path, AllowedHosts: []string{h}, Log: quietLog()}); err == nil || !strings.Contains(err.Error(), "AllowedHosts") {
+			t.Errorf("AllowedHosts %q: %v", h, err)
+		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"math"
 	"net"
 	"net/http"
 	"os"
@@ -178,8 +177,15 @@ func New(o Options) (*Server, error) {
 		return nil, fmt.Errorf("serve: ReloadEvery = %v is below its minimum %v", o.ReloadEvery, MinReloadEvery)
 	case o.RequestTimeout > MaxRequestTimeout:
 		return nil, fmt.Errorf("serve: RequestTimeout = %v is above its maximum %v", o.RequestTimeout, MaxRequestTimeout)
+	case o.MaxBodyBytes > MaxBodyBytes:
+		return nil, fmt.Errorf("serve: MaxBodyBytes = %d is above its maximum %d", o.MaxBodyBytes, MaxBodyBytes)
 	case o.MaxValuesInFlight < o.MaxValues:
 		return nil, fmt.Errorf("serve: MaxValuesInFlight = %d is below Limits.MaxValues (%d): a request at that limit could never be answered", o.MaxValuesInFlight, o.MaxValues)
+	}
+	for _, h := range o.AllowedHosts {
+		if name := strings.TrimPrefix(h, "*."); h != "*" && (name == "" || name == "." || strings.ContainsAny(name, " /:@*[]")) {
+			return nil, fmt.Errorf("serve: AllowedHosts entry %q is not a host name (nor *.NAME, nor *): give names without ports", h)
+		}
 	}
 	if (o.Model == "") == (o.Models == "") {
 		return nil, errors.New("serve: give a model file or a model directory, not both or neither")
@@ -498,17 +504,22 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 		return writeError(w, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q: the body must be plain JSON", ce))
 	}
 	// The body, its buffer's room taken from the bodies' budget as it
-	// grows with the bytes received (given back when the request ends):
-	// bodies that clients sent slowly, or stalled, were bounded only by
-	// the connections (100 stalled uploads of 4 MiB took 1 GB; review); a
-	// room taken by the declared length let 16 clients that sent headers
-	// alone stop every request (review). A budget of its own: a request
-	// holding its body's room and waiting for its answer's cannot block
-	// another's.
+	// grows with the bytes received, and given back once the request is
+	// queued or refused: bodies that clients sent slowly, or stalled, were
+	// bounded only by the connections (100 stalled uploads of 4 MiB took
+	// 1 GB; review); a room taken by the declared length let 16 clients
+	// that sent headers alone stop every request (review). A budget of its
+	// own: a request holding its body's room and waiting for its answer's
+	// cannot block another's.
 	bodyUnits := 0
-	defer func() { s.bodies.give(bodyUnits) }()
+	freeBody := func() {
+		s.bodies.give(bodyUnits)
+		bodyUnits = 0
+	}
+	defer freeBody()
 	body, err := s.readBody(w, r, &bodyUnits)
 	if err != nil {
+		freeBody() // before draining at the client's pace
 		var mb *http.MaxBytesError
 		switch {
 		case errors.As(err, &mb):
@@ -518,8 +529,10 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 			drainRefused(r)
 			w.Header().Set("Retry-After", "1")
 			switch {
+			case errors.Is(err, errBodyGrow):
+				return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the server is reading other large request bodies (their buffers at most 16 times --max-body, %d bytes, at once), and had no room for more of this one's: send it again", bodiesInFlight(s.opts.MaxBodyBytes)))
 			case errors.Is(err, context.DeadlineExceeded):
-				return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the server is reading other large request bodies (at most 16 times --max-body, %d bytes, at once): this one's waited past its limit of %v for room", bodiesInFlight(s.opts.MaxBodyBytes), s.opts.RequestTimeout))
+				return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the server is reading other large request bodies (their buffers at most 16 times --max-body, %d bytes, at once): this one waited past its limit of %v for room", bodiesInFlight(s.opts.MaxBodyBytes), s.opts.RequestTimeout))
 			case s.closing.Load():
 				return writeError(w, http.StatusServiceUnavailable, "shut down before the request was answered")
 			}
@@ -577,6 +590,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 		w.Header().Set("Retry-After", "1")
 		return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("model %q cannot take more requests now: %v", name, err))
 	}
+	freeBody() // queued: the body is parsed, and read no more
 	select {
 	case <-j.done:
 		err = j.err
@@ -649,59 +663,74 @@ func (s *Server) noModel(w http.ResponseWriter, name string) int {
 // bodiesInFlight is how many bytes of buffers the request bodies being
 // read may take at once: 16 bodies at the limit maxBody (64 MiB at the
 // default 4 MiB; 100 stalled uploads of 4 MiB had taken 1 GB).
-func bodiesInFlight(maxBody int64) int64 {
-	return 16 * min(maxBody+bodyChunk, math.MaxInt64/16)
-}
+func bodiesInFlight(maxBody int64) int64 { return 16 * (maxBody + bodyChunk) }
 
 // bodiesUnits is the bodies' budget in units of bytesPerValue (rounded
 // up: 16 bodies at the limit fit, their buffers grown in up to 64
-// steps).
+// steps). maxBody is at most MaxBodyBytes.
 func bodiesUnits(maxBody int64) int {
 	return int((bodiesInFlight(maxBody)+bytesPerValue-1)/bytesPerValue) + 16*64 // and each growth's rounding up
 }
 
-// bodyChunk is a body buffer's first size, and the most it grows beyond
-// the bytes received.
+// MaxBodyBytes is the largest Options.MaxBodyBytes.
+const MaxBodyBytes = 1 << 30
+
+// bodyChunk is a body buffer's first size (or the declared length and a
+// byte, if less), and the least it grows by.
 const bodyChunk = 4 << 10
 
-// errBodyRoom marks readBody's wait for room that ended (the request's
-// limit, the client gone, the server shut down).
+// errBodyRoom marks readBody's refusals for want of room: a first chunk's
+// wait that ended (the request's limit, the client gone, the server shut
+// down), or errBodyGrow.
 var errBodyRoom = errors.New("no room for the body")
+
+// errBodyGrow marks a buffer that could not grow at once: a request that
+// holds room never waits for more (requests holding room and waiting for
+// more could only wait on each other: 40 uploads half sent when the
+// budget filled all waited out the timeout; review), nor ahead of another
+// in line (one growth waiting first made a request of 13 bytes wait for
+// it; review).
+var errBodyGrow = fmt.Errorf("%w: the buffer could not grow", errBodyRoom)
 
 // readBody reads r's body (at most Options.MaxBodyBytes: a
 // *http.MaxBytesError past it) into a buffer whose capacity, in units of
-// bytesPerValue, it takes from s.bodies as it grows, adding them to
-// *units: a client holds the room of what it sent (and a chunk), not of
-// the length it declared. Past RequestTimeout waiting for room, the error
-// wraps errBodyRoom and context.DeadlineExceeded.
+// bytesPerValue, it takes from s.bodies, adding them to *units: its first
+// chunk's room is waited for, in line, up to RequestTimeout (an error
+// wrapping errBodyRoom and the context's error past it); the buffer then
+// doubles as the bytes arrive (to the declared length and a byte at
+// most), each growth's room taken only if it is free at once, else an
+// error wrapping errBodyGrow. A client holds at most twice the room of
+// what it sent, and a chunk.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, units *int) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 	defer cancel()
 	limit := s.opts.MaxBodyBytes
 	rd := http.MaxBytesReader(w, r.Body, limit)
-	grow := func(buf []byte, to int) ([]byte, error) {
-		u := (to - cap(buf) + bytesPerValue - 1) / bytesPerValue
-		if err := s.bodies.take(ctx, u); err != nil {
-			return buf, fmt.Errorf("%w: %w", errBodyRoom, err)
-		}
-		*units += u
-		return append(make([]byte, 0, to), buf...), nil
-	}
 	var buf []byte
 	for {
 		if len(buf) == cap(buf) {
 			// Twice the size, a chunk at least; at most the declared
 			// length and a byte (to see the end), or for a body of
-			// unknown length the limit and a chunk.
+			// unknown length the limit and a chunk (the reader fails
+			// past the limit).
 			to := max(2*cap(buf), bodyChunk)
 			if r.ContentLength >= 0 && r.ContentLength < limit {
-				to = max(min(to, int(r.ContentLength)+1), len(buf)+1)
+				to = min(to, int(r.ContentLength)+1)
 			}
-			to = min(to, int(min(limit, math.MaxInt32))+bodyChunk)
-			var err error
-			if buf, err = grow(buf, to); err != nil {
-				return nil, err
+			to = min(to, int(limit)+bodyChunk)
+			if to <= cap(buf) { // cannot happen: the reader ends first
+				return nil, fmt.Errorf("serve: a body buffer of %d bytes cannot grow (limit %d)", cap(buf), limit)
 			}
+			u := (to - cap(buf) + bytesPerValue - 1) / bytesPerValue
+			if buf == nil {
+				if err := s.bodies.take(ctx, u); err != nil {
+					return nil, fmt.Errorf("%w: %w", errBodyRoom, err)
+				}
+			} else if !s.bodies.tryTake(u) {
+				return nil, errBodyGrow
+			}
+			*units += u
+			buf = append(make([]byte, 0, to), buf...)
 		}
 		n, err := rd.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]

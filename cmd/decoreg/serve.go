@@ -112,7 +112,7 @@ func init() {
 	fs.IntVar(&f.maxDensity, "max-density", serve.DefaultLimits.MaxDensity, "density points per request (rows x n)")
 	fs.IntVar(&f.maxValues, "max-values", serve.DefaultLimits.MaxValues, "numbers in an answer, all outputs of all rows")
 	fs.IntVar(&f.maxValuesInFlight, "max-values-in-flight", 0, "numbers of the answers being made at once, all requests (0: twice --max-values; at least --max-values); past it a request waits, 503 past --timeout")
-	fs.Int64Var(&f.maxBody, "max-body", 4<<20, "request body limit in bytes (413 past it); the bodies read at once are at most 16 times it by their declared lengths (past it a request waits, 503 past --timeout)")
+	fs.Int64Var(&f.maxBody, "max-body", 4<<20, "request body limit in bytes (413 past it); the buffers of the bodies being read take at most 16 times it at once, growing with the bytes received (a body's first 4 KiB wait for room, 503 past --timeout; a buffer with no room to grow is 503 at once)")
 	fs.StringVar(&f.allowHost, "allow-host", "", "on a loopback --addr, the comma-separated `NAMES`, besides localhost and loopback addresses, that a request's Host may carry (a reverse proxy's public name; *.NAME for the names under NAME, * for any): others are refused 403, as a page whose name it made resolve to 127.0.0.1 sends them (DNS rebinding)")
 }
 
@@ -202,9 +202,10 @@ func runServe(cmd *Command, args []string) error {
 			return inputf(name, "--allow-host %v", err)
 		}
 		for i, h := range fields {
-			if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, " /:@") && h != "*" {
-				return inputf(name, "--allow-host %q: entry %d is not a host name (give names separated by commas, without ports)", f.allowHost, i+1)
+			if n := strings.TrimPrefix(strings.TrimSpace(h), "*."); h != "*" && (n == "" || n == "." || strings.ContainsAny(n, " /:@*[]")) {
+				return inputf(name, "--allow-host %q: entry %d is not a host name, *.NAME or * (give names separated by commas, without ports)", f.allowHost, i+1)
 			}
+			h = strings.TrimSpace(h)
 			hosts = append(hosts, h)
 		}
 	}
