@@ -374,3 +374,57 @@ func TestMaxBodyBytesBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestBodiesGrowRefusedDrained: a client that sent "Expect: 100-continue"
+// is sending its body once its first chunk is read: refused for room to
+// grow, the body is drained, so that the client, writing the whole body
+// before it reads, gets the 503 (it was reset while writing; review).
+func TestBodiesGrowRefusedDrained(t *testing.T) {
+	m := fitTiny(t, decoreg.HeadRiemann, 1)
+	const maxBody = 4 << 20
+	s, ts := newTestServer(t, m, Options{MaxBodyBytes: maxBody, RequestTimeout: 2 * time.Second})
+	addr := strings.TrimPrefix(ts.URL, "http://")
+	large := `{"x":[[0,0]]}` + strings.Repeat(" ", maxBody-20)
+	var stalled []net.Conn
+	defer func() {
+		for _, c := range stalled {
+			c.Close()
+		}
+	}()
+	for range 16 { // all but 10 bytes of the limit each: the budget full but for a little
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "POST /v1/models/m/predict HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(large), large[:len(large)-10])
+		stalled = append(stalled, c)
+	}
+	// Until their bodies are read: less room left than a body at the limit.
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		s.bodies.mu.Lock()
+		free := s.bodies.free
+		s.bodies.mu.Unlock()
+		if free < maxBody/bytesPerValue {
+			break
+		}
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /v1/models/m/predict HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", len(large))
+	br := bufio.NewReader(c)
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	line, _ := br.ReadString('\n')
+	if !strings.Contains(line, " 100 ") {
+		t.Fatalf("no 100 Continue: %q", line)
+	}
+	br.ReadString('\n') // the blank line after it
+	if _, err := io.WriteString(c, large); err != nil {
+		t.Errorf("writing the body after 100 Continue: %v", err)
+	}
+	if line, err = br.ReadString('\n'); !strings.Contains(line, " 503 ") {
+		t.Errorf("refused for room to grow: %q, %v", line, err)
+	}
+}

@@ -227,8 +227,8 @@ func New(o Options) (*Server, error) {
 
 // loopbackHosts refuses the requests to a server listening on a loopback
 // address addr whose Host is not localhost (or a name under it), a
-// loopback address, or one of Options.AllowedHosts: a page of another site
-// whose name it made resolve to 127.0.0.1 (DNS rebinding) is same-origin
+// loopback address, or one of Options.AllowedHosts: a page of a site
+// whose name was made to resolve to 127.0.0.1 (DNS rebinding) is same-origin
 // to its browser, and could read the models and their predictions
 // (review). A request without a Host (HTTP/1.0) is let through.
 func (s *Server) loopbackHosts(h http.Handler, addr string) http.Handler {
@@ -510,7 +510,8 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 	// 1 GB; review); a room taken by the declared length let 16 clients
 	// that sent headers alone stop every request (review). A budget of its
 	// own: a request holding its body's room and waiting for its answer's
-	// cannot block another's.
+	// cannot block another's answer (a new body's first chunk may wait
+	// for it; a request holding answer room never waits for body room).
 	bodyUnits := 0
 	freeBody := func() {
 		s.bodies.give(bodyUnits)
@@ -526,7 +527,11 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 			drain(r.Body) // as above
 			return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than the server's limit of %d bytes", mb.Limit))
 		case errors.Is(err, errBodyRoom):
-			drainRefused(r)
+			if errors.Is(err, errBodyGrow) {
+				drain(r.Body) // read from: a client that sent "Expect: 100-continue" is sending it
+			} else {
+				drainRefused(r)
+			}
 			w.Header().Set("Retry-After", "1")
 			switch {
 			case errors.Is(err, errBodyGrow):
@@ -713,7 +718,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, units *int) ([
 			// length and a byte (to see the end), or for a body of
 			// unknown length the limit and a chunk (the reader fails
 			// past the limit).
-			to := max(2*cap(buf), bodyChunk)
+			to := cap(buf) + max(min(cap(buf), int(limit)), bodyChunk) // no overflow of 2*cap on 32 bits
 			if r.ContentLength >= 0 && r.ContentLength < limit {
 				to = min(to, int(r.ContentLength)+1)
 			}

@@ -35,12 +35,12 @@ The API (JSON in and out; errors are {"error": "..."}):
 	GET  /metrics                        Prometheus metrics
 	GET  /                               a page to explore a model's p(y|x)
 
-A page of another site may not send requests (its browser's Origin or
+A page of another site may not POST (its browser's Origin or
 Sec-Fetch-Site header says it comes from one: 403); programs and the
 server's own page may. On a loopback --addr (the default) a request's Host
-must be localhost, a loopback address, or a name of --allow-host (403
-otherwise: a page whose name it made resolve to 127.0.0.1, DNS rebinding,
-would send another). /v1/models names the model files' paths: serve on
+must be localhost (or a name under .localhost), a loopback address, or a
+name of --allow-host (403 otherwise: a page of a site whose name was made
+to resolve to 127.0.0.1, DNS rebinding, would send another). /v1/models names the model files' paths: serve on
 another --addr only where its clients may know them.
 
 A predict request gives its inputs as "rows" (objects keyed by feature
@@ -112,8 +112,8 @@ func init() {
 	fs.IntVar(&f.maxDensity, "max-density", serve.DefaultLimits.MaxDensity, "density points per request (rows x n)")
 	fs.IntVar(&f.maxValues, "max-values", serve.DefaultLimits.MaxValues, "numbers in an answer, all outputs of all rows")
 	fs.IntVar(&f.maxValuesInFlight, "max-values-in-flight", 0, "numbers of the answers being made at once, all requests (0: twice --max-values; at least --max-values); past it a request waits, 503 past --timeout")
-	fs.Int64Var(&f.maxBody, "max-body", 4<<20, "request body limit in bytes (413 past it); the buffers of the bodies being read take at most 16 times it at once, growing with the bytes received (a body's first 4 KiB wait for room, 503 past --timeout; a buffer with no room to grow is 503 at once)")
-	fs.StringVar(&f.allowHost, "allow-host", "", "on a loopback --addr, the comma-separated `NAMES`, besides localhost and loopback addresses, that a request's Host may carry (a reverse proxy's public name; *.NAME for the names under NAME, * for any): others are refused 403, as a page whose name it made resolve to 127.0.0.1 sends them (DNS rebinding)")
+	fs.Int64Var(&f.maxBody, "max-body", 4<<20, "request body limit in bytes (413 past it); the buffers of the bodies being read take at most 16 times it at once, growing with the bytes received (a body's first 4 KiB wait for room, 503 past --timeout; a buffer with no room to grow is 503 at once: under load, large bodies are the ones refused)")
+	fs.StringVar(&f.allowHost, "allow-host", "", "on a loopback --addr, the comma-separated `NAMES`, besides localhost and loopback addresses, that a request's Host may carry (a reverse proxy's public name; *.NAME for the names under NAME, * for any): others are refused 403, as a page of a site whose name was made to resolve to 127.0.0.1 sends them (DNS rebinding)")
 }
 
 func runServe(cmd *Command, args []string) error {
