@@ -227,6 +227,7 @@ func TestBenchReportErrors(t *testing.T) {
 		{[]string{"bench", "report", "--format", "html", dir}, "--format"},
 		{[]string{"bench", "report", dir}, "no result files"},
 		{[]string{"bench", "report", dir + "/missing"}, "missing"},
+		{[]string{"bench", "report", "testdata/cli/small.csv"}, "small.csv is not a directory: give the directory of bench uci's --out"},
 	} {
 		var errb bytes.Buffer
 		if code := run(c.args, &errb); code != 2 || !strings.Contains(errb.String(), c.msg) || strings.Count(errb.String(), "\n") != 1 {

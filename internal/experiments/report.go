@@ -29,8 +29,10 @@ func LoadResults(dir string) ([]*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(dir); err != nil {
+	if st, err := os.Stat(dir); err != nil {
 		return nil, err
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory: give the directory of bench uci's --out (its <dataset>/<head>/split<k>.json files)", dir)
 	}
 	var out []*Result
 	for _, p := range paths {
