@@ -27,7 +27,7 @@ type Hamming struct {
 // NewHamming returns Hamming(length), 1 <= length <= MaxHamming.
 func NewHamming(length int, opts ...Option) (*Hamming, error) {
 	if err := checkRange("length", length, 1, MaxHamming); err != nil {
-		return nil, err
+		return nil, usableHint(err, length, 2, "a Hamming code has")
 	}
 	o := collect(opts)
 	norm, err := NewNormalized(2, length)

@@ -130,3 +130,25 @@ func smallestCellResolved(base, n int) bool {
 	}
 	return bigPow(base, n).Cmp(new(big.Int).Lsh(big.NewInt(1), -MinExp2)) <= 0
 }
+
+// usableHint adds to a range error err of a value v above the most that
+// Usable then accepts for base (the range is the tokenization's own:
+// "length 63 out of range [1, 62]" was followed, for 51, by "length <=
+// 50"; review) that bound.
+func usableHint(err error, v, base int, what string) error {
+	pe, ok := err.(*paramError)
+	if !ok {
+		return err
+	}
+	maxN := 0
+	for {
+		if _, ok := powAtMost(base, maxN+1, 1<<MaxCellBits); !ok {
+			break
+		}
+		maxN++
+	}
+	if v <= maxN {
+		return err
+	}
+	return &paramError{fmt.Sprintf("%s, and above %d %s cells finer than float64 resolves", pe.msg, maxN, what)}
+}

@@ -31,7 +31,7 @@ func NewNormalized(base, length int, opts ...Option) (*Normalized, error) {
 		return nil, err
 	}
 	if err := checkRange("length", length, 1, MaxLength); err != nil {
-		return nil, err
+		return nil, usableHint(err, length, base, fmt.Sprintf("base %d has", base))
 	}
 	o := collect(opts)
 	t := &Normalized{alphabet: alphabet{base: base, special: o.special}, k: length, bn: bigPow(base, length)}

@@ -58,7 +58,8 @@ func TestParseErrors(t *testing.T) {
 		{"unnormalized:base=10,exponent=0,mantissa=4", "exponent 0 out of range"},
 		{"unnormalized:base=36,exponent=13,mantissa=4", "exponent 13 too long for base 36"},
 		{"unnormalized:base=10,exponent=1,mantissa=300", "mantissa 300 out of range"},
-		{"hamming:length=63", "length 63 out of range [1, 62]"},
+		{"hamming:length=63", "length 63 out of range [1, 62], and above 50 a Hamming code has cells finer than float64 resolves"},
+		{"normalized:base=10,length=1000", "length 1000 out of range [1, 256], and above 15 base 10 has cells finer than float64 resolves"},
 		{"hamming:length=8,special=maybe", `bad value "maybe" for key "special"`},
 		{"hamming:length=8,repeat=0", "repeat 0 out of range [1, 64]"},
 		{"hamming:length=8,repeat=two", `bad number "two" for key "repeat"`},
@@ -68,6 +69,10 @@ func TestParseErrors(t *testing.T) {
 		if want := `vocab: bad spec "` + c.in + `": ` + c.want; len(err.Error()) < len(want) || err.Error()[:len(want)] != want {
 			t.Errorf("Parse(%q) error = %q; want prefix %q", c.in, err, want)
 		}
+	}
+	// The hint of the usable bound is for lengths above it only.
+	if _, err := NewNormalized(10, 0); err == nil || err.Error() != "vocab: length 0 out of range [1, 256]" {
+		t.Errorf("NewNormalized(10, 0) error = %v", err)
 	}
 	if _, err := NewNormalized(1, 4); !errors.Is(err, ErrSpec) || err.Error() != "vocab: base 1 out of range [2, 36]" {
 		t.Errorf("NewNormalized(1, 4) error = %v", err)
