@@ -183,7 +183,7 @@ func New(o Options) (*Server, error) {
 		return nil, fmt.Errorf("serve: MaxValuesInFlight = %d is below Limits.MaxValues (%d): a request at that limit could never be answered", o.MaxValuesInFlight, o.MaxValues)
 	}
 	for _, h := range o.AllowedHosts {
-		if name := strings.TrimPrefix(h, "*."); h != "*" && (name == "" || name == "." || strings.ContainsAny(name, " /:@*[]")) {
+		if !ValidAllowedHost(h) {
 			return nil, fmt.Errorf("serve: AllowedHosts entry %q is not a host name (nor *.NAME, nor *): give names without ports", h)
 		}
 	}
@@ -249,6 +249,13 @@ func (s *Server) loopbackHosts(h http.Handler, addr string) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// ValidAllowedHost reports whether h is an entry Options.AllowedHosts
+// takes: a host name without a port, *.NAME, or *.
+func ValidAllowedHost(h string) bool {
+	name := strings.TrimPrefix(h, "*.")
+	return h == "*" || name != "" && name != "." && !strings.ContainsAny(name, " /:@*[]")
 }
 
 // hostMatches reports whether the lower-cased host matches the allowed

@@ -63,13 +63,7 @@ func checkCells(key string, base, n int, what string) error {
 	if _, ok := powAtMost(base, n, 1<<MaxCellBits); ok {
 		return nil
 	}
-	maxN := 0
-	for {
-		if _, ok := powAtMost(base, maxN+1, 1<<MaxCellBits); !ok {
-			break
-		}
-		maxN++
-	}
+	maxN := maxCellDigits(base)
 	width := fmt.Sprintf("%d^-%d", base, n)
 	if base != 2 {
 		width += fmt.Sprintf(" (about 2^-%.1f)", float64(n)*math.Log2(float64(base)))
@@ -140,15 +134,21 @@ func usableHint(err error, v, base int, what string) error {
 	if !ok {
 		return err
 	}
-	maxN := 0
-	for {
-		if _, ok := powAtMost(base, maxN+1, 1<<MaxCellBits); !ok {
-			break
-		}
-		maxN++
-	}
+	maxN := maxCellDigits(base)
 	if v <= maxN {
 		return err
 	}
 	return &paramError{fmt.Sprintf("%s, and above %d %s cells finer than float64 resolves", pe.msg, maxN, what)}
+}
+
+// maxCellDigits is the most digits of base whose cells float64 resolves:
+// the largest n with base^n <= 2^MaxCellBits.
+func maxCellDigits(base int) int {
+	n := 0
+	for {
+		if _, ok := powAtMost(base, n+1, 1<<MaxCellBits); !ok {
+			return n
+		}
+		n++
+	}
 }

@@ -135,8 +135,8 @@ func runBenchPredict(args []string) error {
 		// index among them, from 0): the rows timed are predicted once
 		// first, a chunk at a time (whatever the file's size: the peak
 		// memory is reported).
-		for lo := 0; lo < min(*rows, d.Rows); lo += 4096 {
-			hi := min(lo+4096, *rows, d.Rows)
+		for lo := 0; lo < min(*rows, d.Rows); lo += predictChunk {
+			hi := min(lo+predictChunk, *rows, d.Rows)
 			if _, err := m.PredictFlat(d.X[lo*d.Cols:hi*d.Cols], hi-lo, decoreg.PredictOptions{Outputs: decoreg.OutMean}); err != nil {
 				var de *decoreg.DataError
 				if errors.As(err, &de) && de.Row >= 0 {
@@ -166,7 +166,6 @@ func runBenchPredict(args []string) error {
 	}
 	// parallel runs f on contiguous slices of the rows, one per goroutine,
 	// predictChunk rows at a time (so that memory does not grow with --rows).
-	const predictChunk = 4096
 	parallel := func(f func(lo, hi int) error) error {
 		var wg sync.WaitGroup
 		errs := make([]error, *threads)
@@ -255,3 +254,6 @@ func runBenchPredict(args []string) error {
 	res.PeakRSSMB = roundSig(peakRSSMB())
 	return json.NewEncoder(stdout).Encode(res)
 }
+
+// predictChunk is how many rows bench predict predicts at a time.
+const predictChunk = 4096

@@ -167,15 +167,16 @@ func runBenchUCI(args []string) (err error) {
 			// An empty $VAR ran every dataset.
 			return usagef("bench uci: --datasets: no dataset named in %q (leave the flag out for every one)", *datasets)
 		}
-		for i, d := range strings.Split(*datasets, ",") {
-			if d = strings.TrimSpace(d); d == "" {
-				return usagef("bench uci: --datasets %q: entry %d is empty; give dataset names separated by commas", *datasets, i+1)
-			}
+		names, err := cleanList(*datasets, "dataset") // as experiment's --datasets
+		if err != nil {
+			return usagef("bench uci: --datasets: %v", err)
+		}
+		for _, d := range names {
 			if err := experiments.CheckDatasetName(d); err != nil {
 				return usagef("bench uci: --datasets: %v", err)
 			}
-			opts.Datasets = append(opts.Datasets, d)
 		}
+		opts.Datasets = names
 	}
 	if opts.Shard, opts.Shards, err = experiments.ParseShard(*shard); err != nil {
 		return usagef("bench uci: --shard: %v", err)

@@ -315,7 +315,7 @@ func runExperiment(cmd *Command, args []string) (err error) {
 	// them. (--merge accepts them: deploy/slurm/merge.sbatch passes the
 	// array's flags; such a report does not show them.)
 	if f.reportOnly && !f.merge {
-		for _, fl := range []string{"groups", "seeds", "quick", "n", "datasets", "data"} {
+		for _, fl := range runChoosingFlags {
 			if isSet(&cmd.Flag, fl) {
 				return inputf(name, "--%s chooses runs; --report-only runs nothing and reports every line of the results (the report's scale is theirs)", fl)
 			}
@@ -424,7 +424,7 @@ func runExperiment(cmd *Command, args []string) (err error) {
 				name, filepath.Join(out, experiments.JournalFile), out)
 		}
 		var chose []string
-		for _, fl := range []string{"quick", "n", "seeds", "datasets", "groups", "data"} {
+		for _, fl := range runChoosingFlags {
 			if isSet(&cmd.Flag, fl) {
 				chose = append(chose, "--"+fl)
 			}
@@ -533,3 +533,7 @@ func cleanList(s, what string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// runChoosingFlags are the experiment flags that choose runs, which
+// --report-only refuses and --merge takes without choosing by them.
+var runChoosingFlags = []string{"quick", "n", "seeds", "datasets", "groups", "data"}

@@ -202,10 +202,9 @@ func runServe(cmd *Command, args []string) error {
 			return inputf(name, "--allow-host %v", err)
 		}
 		for i, h := range fields {
-			if n := strings.TrimPrefix(strings.TrimSpace(h), "*."); h != "*" && (n == "" || n == "." || strings.ContainsAny(n, " /:@*[]")) {
+			if h = strings.TrimSpace(h); !serve.ValidAllowedHost(h) {
 				return inputf(name, "--allow-host %q: entry %d is not a host name, *.NAME or * (give names separated by commas, without ports)", f.allowHost, i+1)
 			}
-			h = strings.TrimSpace(h)
 			hosts = append(hosts, h)
 		}
 	}
