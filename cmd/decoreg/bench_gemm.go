@@ -17,7 +17,7 @@ import (
 
 var benchGemmCmd = &Command{
 	Name:      "bench gemm",
-	UsageLine: "bench gemm [-sizes LIST] [-threads LIST] [-kernels LIST] [-repeat N] [-min-time DUR]",
+	UsageLine: "bench gemm [--sizes LIST] [--threads LIST] [--kernels LIST] [--repeat N] [--min-time DUR]",
 	Short:     "measure the float32 GEMM's GFLOP/s per kernel, size and thread count",
 	Long: `Bench gemm times Sgemm (C = A*B, no transposes, beta 0) and prints one JSON
 object per line:
@@ -28,7 +28,7 @@ for every size, every kernel built in and usable on this machine (avx512,
 avx2, purego; openblas when built with -tags openblas), and every thread
 count. gflops counts 2*m*n*k floating-point operations per multiply and is
 the median over the repeats. One repeat times back-to-back multiplies for at
-least -min-time after a warm-up call; the repeats are interleaved (every
+least --min-time after a warm-up call; the repeats are interleaved (every
 kernel and thread count once, then again), so that a noisy machine affects
 all of them alike and their ratios stay meaningful. After timing OpenBLAS on
 several threads the benchmark pauses briefly, because OpenBLAS's idle
@@ -72,28 +72,28 @@ func runBenchGemm(args []string) error {
 	}
 	sizes, err := gemm.ParseSizes(*sizesFlag)
 	if err != nil {
-		return usagef("bench gemm: -sizes: %v", err)
+		return usagef("bench gemm: --sizes: %v", err)
 	}
 	if i := repeated(sizes); i >= 0 {
-		return usagef("bench gemm: -sizes: %dx%dx%d appears twice", sizes[i][0], sizes[i][1], sizes[i][2])
+		return usagef("bench gemm: --sizes: %dx%dx%d appears twice", sizes[i][0], sizes[i][1], sizes[i][2])
 	}
 	for _, s := range sizes {
 		m, n, k := s[0], s[1], s[2]
 		need := 4 * (benchBytes(m, k) + benchBytes(k, n) + benchBytes(m, n))
-		if err := checkBenchMemory("gemm", fmt.Sprintf("-sizes %dx%dx%d", m, n, k), need); err != nil {
+		if err := checkBenchMemory("gemm", fmt.Sprintf("--sizes %dx%dx%d", m, n, k), need); err != nil {
 			return err
 		}
 	}
 	threads, err := parseGemmThreads(*threadsFlag)
 	if err != nil {
-		return usagef("bench gemm: -threads: %v", err)
+		return usagef("bench gemm: --threads: %v", err)
 	}
 	if i := repeated(threads); i >= 0 {
 		every := ""
 		if slices.ContainsFunc(strings.Split(*threadsFlag, ","), func(f string) bool { return strings.TrimSpace(f) == "0" }) {
 			every = fmt.Sprintf(" (0 is every core: %d here)", runtime.GOMAXPROCS(0))
 		}
-		return usagef("bench gemm: -threads: %d appears twice%s", threads[i], every)
+		return usagef("bench gemm: --threads: %d appears twice%s", threads[i], every)
 	}
 	kernels := gemm.Kernels()
 	if isSet(fs, "kernels") && strings.TrimSpace(*kernelsFlag) == "" {
@@ -103,18 +103,18 @@ func runBenchGemm(args []string) error {
 		kernels = strings.Split(*kernelsFlag, ",")
 		for _, k := range kernels {
 			if !slices.Contains(gemm.Kernels(), k) {
-				return usagef("bench gemm: -kernels: kernel %q is not usable here (usable: %s)", k, strings.Join(gemm.Kernels(), ", "))
+				return usagef("bench gemm: --kernels: kernel %q is not usable here (usable: %s)", k, strings.Join(gemm.Kernels(), ", "))
 			}
 		}
 		if i := repeated(kernels); i >= 0 {
-			return usagef("bench gemm: -kernels: %q appears twice", kernels[i])
+			return usagef("bench gemm: --kernels: %q appears twice", kernels[i])
 		}
 	}
 	if *repeat < 1 {
-		return usagef("bench gemm: -repeat must be at least 1, not %d", *repeat)
+		return usagef("bench gemm: --repeat must be at least 1, not %d", *repeat)
 	}
 	if *minTime < 0 {
-		return usagef("bench gemm: -min-time must not be negative")
+		return usagef("bench gemm: --min-time must not be negative")
 	}
 
 	enc := json.NewEncoder(stdout)

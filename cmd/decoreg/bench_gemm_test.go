@@ -76,6 +76,11 @@ func TestBenchGemmBadFlags(t *testing.T) {
 		if !strings.Contains(errb.String(), "bench gemm") {
 			t.Errorf("%v: message %q does not name the command", args, errb.String())
 		}
+		// The flag is named as the other commands name theirs (it was
+		// "-sizes" here, "--sizes" there).
+		if f, ok := strings.CutPrefix(args[0], "-"); ok && !strings.Contains(errb.String(), "--"+f) {
+			t.Errorf("%v: message %q does not name --%s", args, errb.String(), f)
+		}
 	}
 	// A repeated entry in a list is refused (it would repeat cases); for
 	// bench serve too, before a model is trained.

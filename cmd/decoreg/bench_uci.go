@@ -35,7 +35,8 @@ constant) writes a result recording the error, and is not retried; when
 every run of the command failed, it exits with status 1.
 
 Runs whose result file exists are skipped, so an interrupted benchmark
-resumes where it stopped; Ctrl-C stops at once and leaves no partial file.
+resumes where it stopped; Ctrl-C stops at once, leaves no partial file,
+and exits with status 130.
 The runs are ordered by dataset name, then head (in the order below), then
 split; --shard I/N runs only the runs whose index is I modulo N, so N
 machines given the same flags and --shard 0/N .. N-1/N (an array job) run
@@ -235,7 +236,7 @@ func runBenchUCI(args []string) (err error) {
 			return usageError{fmt.Errorf("bench uci: %s", oneLine(err.Error()))}
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("bench uci: %s; rerun the same command to resume", oneLine(err.Error()))
+			return interruptedf("bench uci", "%s; rerun the same command to resume", oneLine(err.Error()))
 		}
 		return fmt.Errorf("bench uci: %s", oneLine(err.Error()))
 	}

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"decoreg"
@@ -439,27 +440,34 @@ func TestBenchUCIJobs(t *testing.T) {
 }
 
 // TestBenchUCIJobsInterrupt: a cancel while two jobs run stops both, with
-// every file written a whole result and the error naming the interrupt.
+// every file written a whole result and the error naming the interrupt
+// and both runs it cut (it named one).
 func TestBenchUCIJobsInterrupt(t *testing.T) {
 	data, res := t.TempDir(), t.TempDir()
 	writeUCIFixture(t, data, "a", 60, 3)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// Each of the first two runs waits, at its first epoch, for the other
+	// to reach it; the first waits at its second for the cancel, which the
+	// second sends at its second: both are in flight.
+	var ready sync.WaitGroup
+	ready.Add(2)
 	opts := experiments.UCIOptions{DataDir: data, OutDir: res, Heads: []string{"mdn"}, Splits: []int{0, 1, 2}, Jobs: 2,
 		Overrides: experiments.Overrides{EncLayers: 1, EncWidth: 8, MaxEpochs: 50, Threads: 1},
 		Progress: func(r experiments.Run, p decoreg.Progress) {
-			if r.Split == 1 && p.Epoch == 2 {
-				cancel()
+			if r.Split < 2 && p.Epoch == 1 {
+				ready.Done()
+				ready.Wait()
 			}
-			if r.Split == 2 {
-				// The third run starts when the first ends, which under
-				// load can be before the second's epoch 2: it waits for
-				// the cancel, so that it cannot finish first.
-				<-ctx.Done()
+			switch {
+			case r.Split == 1 && p.Epoch == 2:
+				cancel()
+			case r.Split == 0 && p.Epoch == 2:
+				<-ctx.Done() // it cannot end first
 			}
 		}}
 	_, err := experiments.RunUCI(ctx, opts)
-	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+	if err == nil || !strings.Contains(err.Error(), "interrupted during a/mdn/split0 and a/mdn/split1 (0 of 3 runs done)") {
 		t.Fatalf("RunUCI cancelled: %v", err)
 	}
 	for _, rel := range resultFiles(t, res) {

@@ -8,7 +8,8 @@ package main
 // on) is a usage error (exit status 2) whose message is one line naming the
 // command, then the file (with line and column where there is one) or the
 // flag. Failures that are not the user's input (a write that fails, training
-// that diverges) exit with status 1.
+// that diverges) exit with status 1; a command stopped by an interrupt
+// before it finished exits with status 130 (interruptedf).
 
 import (
 	"bufio"
@@ -67,6 +68,12 @@ func inputf(name, format string, args ...any) error {
 // packages and of os already name their file.
 func inputErr(name string, err error) error {
 	return usageError{fmt.Errorf("%s: %s", name, oneLine(err.Error()))}
+}
+
+// interruptedf returns the error of a command that an interrupt stopped
+// (exit status 130), one line.
+func interruptedf(name, format string, args ...any) error {
+	return interruptedError{errors.New(oneLine(name + ": " + fmt.Sprintf(format, args...)))}
 }
 
 // failf returns a non-usage error (exit status 1), one line.
@@ -524,9 +531,9 @@ func writeOutput(name, flag, path string, write func(w io.Writer) error) error {
 		case errors.As(err, &ue):
 			return err
 		case ctx.Err() != nil && path != "-":
-			return failf(name, "interrupted; nothing written to %s", path)
+			return interruptedf(name, "interrupted; nothing written to %s", path)
 		case ctx.Err() != nil:
-			return failf(name, "interrupted")
+			return interruptedf(name, "interrupted")
 		}
 		if flag != "" {
 			return failf(name, "--%s: writing %s: %v", flag, path, err)
@@ -802,6 +809,9 @@ func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
 	signals.handlers = append(signals.handlers, h)
 	listenLocked()
 	signals.mu.Unlock()
+	if hook := watchHook.Load(); hook != nil {
+		(*hook)()
+	}
 	var once sync.Once
 	return ctx, func() {
 		once.Do(func() {
@@ -853,6 +863,10 @@ func noTargetColumn(name, path, target string, header []string) error {
 	return inputf(name, "%s: no column %q%s (--target; the file's columns are %s)", path, target, didYouMean(target, header), quoteList(header))
 }
 
+// watchHook, when not nil, is called by onInterrupt once its handler is
+// registered (tests send their interrupt from it).
+var watchHook atomic.Pointer[func()]
+
 // interruptHook, when not nil, is called by interruptible's goroutine
 // before f (tests send their interrupt from it, and hold f back).
 var interruptHook atomic.Pointer[func()]
@@ -877,9 +891,9 @@ func interruptible(name, out string, f func() error) error {
 		return err
 	case <-ctx.Done():
 		if out != "" && out != "-" {
-			return failf(name, "interrupted; nothing written to %s", out)
+			return interruptedf(name, "interrupted; nothing written to %s", out)
 		}
-		return failf(name, "interrupted; nothing written")
+		return interruptedf(name, "interrupted; nothing written")
 	}
 }
 

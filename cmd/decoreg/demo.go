@@ -50,7 +50,7 @@ written as 'decoreg help predict' describes for --out (atomically, a link
 written through).
 
 --quick uses tiny sizes (a few seconds; for tests). Interrupting (Ctrl-C)
-stops at once and writes nothing.`,
+stops at once, writes nothing, and exits with status 130.`,
 	Run: runDemo,
 }
 
@@ -166,7 +166,7 @@ func runDemo(cmd *Command, args []string) (err error) {
 		t0 := time.Now()
 		m, err := decoreg.FitFlat(ctx, xTr, size.train, 1, yTr, h.cfg)
 		if ctx.Err() != nil {
-			return fmt.Errorf("demo: interrupted while training %s; nothing written", h.name)
+			return interruptedf("demo", "interrupted while training %s; nothing written", h.name)
 		}
 		if err != nil {
 			return fmt.Errorf("demo: training %s: %v", h.name, err)
@@ -176,7 +176,7 @@ func runDemo(cmd *Command, args []string) (err error) {
 			return fmt.Errorf("demo: evaluating %s: %v", h.name, err)
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("demo: interrupted while evaluating %s; nothing written", h.name)
+			return interruptedf("demo", "interrupted while evaluating %s; nothing written", h.name)
 		}
 		h.model, h.eval, h.secs = m, ev, time.Since(t0).Seconds()
 		fmt.Fprintf(errOut, "demo: trained %s in %.1fs (%d epochs)\n", h.name, h.secs, m.Info().Epochs)
@@ -198,7 +198,7 @@ func runDemo(cmd *Command, args []string) (err error) {
 	fmt.Fprintf(stdout, "the true density's NLL is the best any model can expect). The pointwise head has no density.\n")
 
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("demo: interrupted; nothing written")
+		return interruptedf("demo", "interrupted; nothing written")
 	}
 	err = writeOutput("demo", "out", png, func(w io.Writer) error {
 		return demoPlot(w, prob, heads, trueNLL, size, *seed)

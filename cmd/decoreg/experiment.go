@@ -27,7 +27,7 @@ DIR/results.jsonl as soon as it finishes: its settings, its results, the
 commit the binary was built from, the host, the GEMM kernel, the thread
 count and its wall time. Runs whose key is already in results.jsonl are
 skipped, so an interrupted experiment resumes where it stopped (Ctrl-C
-stops at once and leaves no partial line), and --shard I/N runs only the
+stops at once, leaves no partial line, and exits with status 130), and --shard I/N runs only the
 runs whose index in the experiment's fixed plan is I modulo N: N processes
 or machines given the same flags and --shard 0/N .. N-1/N run disjoint
 slices of the same plan, appending to one results.jsonl (or to several
@@ -450,7 +450,7 @@ func runExperiment(cmd *Command, args []string) (err error) {
 			case errors.As(err, &ie):
 				return inputf(name, "%s", oneLine(err.Error()))
 			case ctx.Err() != nil:
-				return failf(name, "%s; rerun the same command to resume", oneLine(err.Error()))
+				return interruptedf(name, "%s; rerun the same command to resume", oneLine(err.Error()))
 			}
 			return failf(name, "%s", oneLine(err.Error()))
 		}
@@ -474,7 +474,7 @@ func runExperiment(cmd *Command, args []string) (err error) {
 	if err := e.Report(out, info); err != nil {
 		var ie *experiments.InputError
 		if ctx.Err() != nil {
-			return failf(name, "interrupted while writing the report (rerun with --report-only)")
+			return interruptedf(name, "interrupted while writing the report (rerun with --report-only)")
 		}
 		if errors.As(err, &ie) {
 			return inputf(name, "%s", oneLine(err.Error()))

@@ -674,6 +674,7 @@ func TestWideRangeWarning(t *testing.T) {
 		more []string
 	}{
 		{"0,1e308", "of --target-range [0, 1e+308]: the decoder divides that range into its cells", nil},
+		{"-0,1e308", "of --target-range [0, 1e+308]", nil}, // -0 is 0 (it wrote [-0, 1e+308])
 		{"0,1e5", "of --target-range [0, 100000]", nil},
 		{"0,1e5", "the head divides that range into its bins", []string{"--head", "riemann"}},
 		{"0,1e5", "the head scales y by that range", []string{"--head", "mdn"}},

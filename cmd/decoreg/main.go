@@ -2,7 +2,9 @@
 //
 // It follows the go command's conventions: `decoreg <command> [flags] [args]`,
 // `decoreg help <command>` for details, exit status 0 on success, 1 when a
-// command failed, and 2 when it was misused (bad flags, bad input data).
+// command failed, 2 when it was misused (bad flags, bad input data), and
+// 130 when an interrupt (Ctrl-C, SIGTERM, SIGHUP) stopped it before it
+// finished (train, which saves the best model so far, exits 0 then).
 package main
 
 import (
@@ -86,6 +88,15 @@ type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
+
+// interruptedError marks a command stopped by an interrupt signal (Ctrl-C,
+// SIGTERM, SIGHUP) before it finished its work. It maps to exit status
+// 130, as a shell reports a command ended by SIGINT, so that a script can
+// tell an interrupt from a failure.
+type interruptedError struct{ err error }
+
+func (e interruptedError) Error() string { return e.err.Error() }
+func (e interruptedError) Unwrap() error { return e.err }
 
 // usagef returns a usageError with a formatted message.
 func usagef(format string, args ...any) error {
@@ -387,8 +398,12 @@ func run(args []string, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stderr, msg)
 		var ue usageError
-		if errors.As(err, &ue) {
+		var ie interruptedError
+		switch {
+		case errors.As(err, &ue):
 			return 2
+		case errors.As(err, &ie):
+			return 130
 		}
 		return 1
 	}

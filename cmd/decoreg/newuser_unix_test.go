@@ -327,7 +327,10 @@ func TestDemoInterruptLeavesNoDir(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGINT)
 		go io.Copy(io.Discard, stdout)
-		cmd.Wait()
+		var ee *exec.ExitError
+		if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("existed before %v: after Ctrl-C, %v, want exit status 130: %s", existed, err, errs.String())
+		}
 		_, err = os.Stat(top)
 		if existed != (err == nil) {
 			t.Errorf("existed before %v: after Ctrl-C, %v: %s", existed, err, errs.String())

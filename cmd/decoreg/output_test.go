@@ -291,8 +291,8 @@ func TestP8SampleInterruptLeavesNoTemp(t *testing.T) {
 	if !<-sawTemp {
 		t.Fatalf("no temporary file seen while sampling (exit %d, %s)", code, errs)
 	}
-	if code != 1 || !strings.Contains(errs, "interrupted") {
-		t.Errorf("exit %d, stderr %q; want 1, interrupted", code, errs)
+	if code != 130 || !strings.Contains(errs, "interrupted") {
+		t.Errorf("exit %d, stderr %q; want 130, interrupted", code, errs)
 	}
 	if ns := dirNames(t, dir); len(ns) != 0 {
 		t.Errorf("left behind: %v", ns)
@@ -301,7 +301,7 @@ func TestP8SampleInterruptLeavesNoTemp(t *testing.T) {
 
 // TestInterruptBeforeWriting: Ctrl-C (SIGINT) while predict or eval
 // computes, before anything is written, ends the command at once with
-// status 1 and a message that nothing was written; --out is not created.
+// status 130 and a message that nothing was written; --out is not created.
 func TestInterruptBeforeWriting(t *testing.T) {
 	model := sharedModel(t, "decoder")
 	guard := make(chan os.Signal, 1)
@@ -320,15 +320,59 @@ func TestInterruptBeforeWriting(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "p.csv")
 	code, _, errs := cli(t, "predict", "--model", model, "--data", "testdata/cli/small.csv", "--out", out)
-	if code != 1 || !strings.Contains(errs, "interrupted; nothing written to "+out) {
-		t.Errorf("predict: exit %d, stderr %q; want 1, interrupted", code, errs)
+	if code != 130 || !strings.Contains(errs, "interrupted; nothing written to "+out) {
+		t.Errorf("predict: exit %d, stderr %q; want 130, interrupted", code, errs)
 	}
 	code, stdoutText, errs := cli(t, "eval", "--model", model, "--data", "testdata/cli/small.csv")
-	if code != 1 || !strings.Contains(errs, "interrupted; nothing written") || stdoutText != "" {
-		t.Errorf("eval: exit %d, stdout %q, stderr %q; want 1, interrupted, nothing", code, stdoutText, errs)
+	if code != 130 || !strings.Contains(errs, "interrupted; nothing written") || stdoutText != "" {
+		t.Errorf("eval: exit %d, stdout %q, stderr %q; want 130, interrupted, nothing", code, stdoutText, errs)
 	}
 	if ns := dirNames(t, dir); len(ns) != 0 {
 		t.Errorf("left behind: %v", ns)
+	}
+}
+
+// TestInterruptExits130: a command stopped by an interrupt before it
+// finished exits with status 130, as a shell reports SIGINT, whatever its
+// work (they exited 1, as a failure does, and a script could not tell
+// them apart); train, which saves the best model so far, exits 0 (see
+// TestTrainInterrupt), and 130 when it had none to save.
+func TestInterruptExits130(t *testing.T) {
+	guard := make(chan os.Signal, 1)
+	signal.Notify(guard, os.Interrupt)
+	defer signal.Stop(guard)
+	// The interrupt comes as soon as the command watches for one, and is
+	// handled (its context cancelled) before the command goes on.
+	hook := func() {
+		n := signalsHandled.Load()
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		for signalsHandled.Load() == n {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	watchHook.Store(&hook)
+	defer watchHook.Store(nil)
+	data := t.TempDir()
+	writeUCIFixture(t, data, "a", 60, 3)
+	dir := t.TempDir()
+	train := writeSynth(t, dir, "train.csv", 200, 7)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{tinyUCIArgs(data, filepath.Join(dir, "uci")), "rerun the same command to resume"},
+		{[]string{"experiment", "uci", "--data", data, "--out", filepath.Join(dir, "exp"), "--datasets", "a", "--splits", "0", "--max-epochs", "2", "--enc-layers", "1", "--enc-width", "8", "--threads", "1"}, "rerun the same command to resume"},
+		{[]string{"experiment", "risk", "--quick", "--out", filepath.Join(dir, "risk"), "--threads", "1"}, "rerun the same command to resume"},
+		{[]string{"train", "--data", train, "--out", filepath.Join(dir, "m.model"), "--enc-width", "8", "--quiet"}, "interrupted before the first epoch ended; no model saved"},
+		{[]string{"demo", "--quick", "--out", filepath.Join(dir, "demo"), "--threads", "1"}, "interrupted while training decoder; nothing written"},
+	} {
+		code, _, errs := cli(t, c.args...)
+		if code != 130 || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 130, %q", strings.Join(c.args[:2], " "), code, errs, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m.model")); err == nil {
+		t.Error("train saved a model")
 	}
 }
 

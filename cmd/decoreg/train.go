@@ -309,12 +309,12 @@ Interrupting (Ctrl-C, SIGINT, SIGTERM or SIGHUP) stops training at the next batc
 and saves the best model so far; the command then prints
 "interrupted: saved best model from epoch N" on standard error, the summary
 on standard output, and exits with status 0. Interrupting before the first
-epoch has ended saves nothing and exits with status 1 (while --data is still
-being read from standard input or a pipe: status 130). Interrupting
+epoch has ended (or while --data is still being read) saves nothing and
+exits with status 130, as every command stopped by an interrupt does. Interrupting
 --calibrate, after training has ended, stops it and saves the trained model,
 not calibrated ("interrupted during --calibrate, ..."). A second Ctrl-C kills
 the process at once, or, while the model is being written, abandons the
-write (status 1; an existing MODEL is untouched).
+write (status 130; an existing MODEL is untouched).
 
 ` + outDoc + `
 With --out - (or /dev/stdout) the summary goes to standard error.
@@ -323,7 +323,8 @@ The same data, flags, --seed and --threads give the same weights.
 
 Exit status: 0 on success, 2 for bad flags or bad input data (the message
 names the flag, or the file with its line and column), 1 when training fails
-(for example when the loss diverges: try a smaller --lr).
+(for example when the loss diverges: try a smaller --lr), 130 when
+interrupted before a model could be saved.
 
 Examples:
 
@@ -599,6 +600,8 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		if !ok || err1 != nil || err2 != nil || !(c.TargetMin < c.TargetMax) || math.IsInf(c.TargetMax-c.TargetMin, 0) {
 			return c, inputf(name, "--target-range: want LO,HI, finite with LO < HI and a difference that is finite, such as 0,1; have %q", f.targetRange)
 		}
+		// -0 is 0 (the model and its messages wrote the range [-0, 1]).
+		c.TargetMin, c.TargetMax = c.TargetMin+0, c.TargetMax+0
 	}
 	switch head {
 	case decoreg.HeadDecoder:
@@ -1198,9 +1201,9 @@ func runTrain(cmd *Command, args []string) error {
 	case err == nil:
 	case interrupted && m != nil:
 	case interrupted && errors.Is(err, decoreg.ErrPretrainCancelled):
-		return failf(name, "interrupted while pretraining the encoder (--pretrain's first stage, which gives no model); no model saved")
+		return interruptedf(name, "interrupted while pretraining the encoder (--pretrain's first stage, which gives no model); no model saved")
 	case interrupted:
-		return failf(name, "interrupted before the first epoch ended; no model saved")
+		return interruptedf(name, "interrupted before the first epoch ended; no model saved")
 	default:
 		return f.fitErr(fr, target, idx, err)
 	}

@@ -670,7 +670,7 @@ func TestTrainInterruptPretrain(t *testing.T) {
 	if sigErr != nil {
 		t.Skipf("cannot signal this process: %v", sigErr)
 	}
-	if code == 0 || !strings.Contains(errs, "interrupted while pretraining the encoder") || !strings.Contains(errs, "no model saved") {
+	if code != 130 || !strings.Contains(errs, "interrupted while pretraining the encoder") || !strings.Contains(errs, "no model saved") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 	if left, _ := os.ReadDir(out); len(left) != 0 {

@@ -253,7 +253,7 @@ func calibrationRows(x []float64, rows, cols int, y []float64, cfg decoreg.Confi
 }
 
 func calibrationExperiment() *Experiment {
-	return experiment("calibration", "calibration of the density heads on real data, before and after train --calibrate, by --calibrate-by nll and pit (decoreg's own)",
+	return experiment("calibration", "calibration of the density heads on real data, before and after train --calibrate, by --calibrate-by nll, pit and isotonic (decoreg's own)",
 		func(o Options) string {
 			s := seedsOr(o, 1)
 			return fmt.Sprintf("splits 0..%d, the full training part, default settings, heads %s%s", s-1, strings.Join(calibrationHeads, ", "), quickNote(o))

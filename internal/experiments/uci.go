@@ -471,7 +471,7 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 		// An interruption's error is written once every job has ended,
 		// so that it counts the runs that other jobs finished after it.
 		interrupted error
-		during      string // the run it cut, if any
+		during      []string // the runs it cut, if any (one per job)
 	)
 	start := time.Now()
 	worker := func() {
@@ -499,11 +499,14 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 			if err != nil || werr != nil {
 				var ie *InputError
 				switch {
+				case werr == nil && firstErr != nil && firstErr == interrupted:
+					during = append(during, r.String()) // another job's run the interrupt cut too
 				case firstErr != nil: // a job that stopped first cancelled this one
 				case werr != nil:
 					firstErr = werr
 				case ctx.Err() != nil:
-					firstErr, interrupted, during = ctx.Err(), ctx.Err(), r.String()
+					firstErr, interrupted = ctx.Err(), ctx.Err()
+					during = append(during, r.String())
 				case errors.As(err, &ie):
 					firstErr = err
 				default:
@@ -537,8 +540,9 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 	wg.Wait()
 	switch {
 	case interrupted == nil || firstErr != interrupted:
-	case during != "":
-		firstErr = fmt.Errorf("interrupted during %s (%d of %d runs done): %w", during, sum.Ran, len(todo), interrupted)
+	case len(during) > 0:
+		sort.Strings(during)
+		firstErr = fmt.Errorf("interrupted during %s (%d of %d runs done): %w", strings.Join(during, " and "), sum.Ran, len(todo), interrupted)
 	default:
 		firstErr = fmt.Errorf("interrupted after %d of %d runs: %w", sum.Ran, len(todo), interrupted)
 	}
