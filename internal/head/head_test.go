@@ -219,3 +219,67 @@ func TestResolutionPrefix(t *testing.T) {
 		t.Errorf("an MDN drops %d tokens", tg.dropped)
 	}
 }
+
+// TestEncodeCellAsDist: a target is trained (and scored by eval) in the
+// cell that its distribution reads at prediction, where t = (y -
+// Offset)/Scale (dist.Token, with Affine's offset and scale). Encode took
+// t = ToHead(ToU(y)), an ulp off for the unnormalized decoder: with
+// --raw-target, 29 in [0, 100] was trained in [28.9, 29), predict read
+// [29, 29.1) (104 of 1500 targets of three decimals in [0.1, 0.7] moved);
+// shifted, y_max was trained at 0.5, the cell above the one predict read
+// (review).
+func TestEncodeCellAsDist(t *testing.T) {
+	unnorm, _ := vocab.Parse("unnormalized:base=10,exponent=1,mantissa=3")
+	norm, _ := vocab.Parse("normalized:base=10,length=3")
+	for _, c := range []struct {
+		tok    vocab.Tokenizer
+		m      Map
+		lo, hi float64
+		n      int
+		yOf    func(i int) float64
+	}{
+		{unnorm, Raw, 0, 100, 101, func(i int) float64 { return float64(i) }},
+		{unnorm, Shifted, 0, 100, 101, func(i int) float64 { return float64(i) }},
+		{unnorm, Raw, 0.1, 0.7, 601, func(i int) float64 { return float64(100+i) / 1000 }},
+		{unnorm, Shifted, 0.1, 0.7, 601, func(i int) float64 { return float64(100+i) / 1000 }},
+		{unnorm, Shifted, 0.13, 0.97, 841, func(i int) float64 { return float64(130+i) / 1000 }},
+		{norm, U, 0.1, 0.7, 601, func(i int) float64 { return float64(100+i) / 1000 }},
+	} {
+		s := Units{YMin: c.lo, YMax: c.hi, Map: c.m}
+		a := s.Affine()
+		cfg := &model.Config{Head: model.Decoder, Vocab: c.tok}
+		ys := make([]float64, c.n)
+		for i := range ys {
+			ys[i] = c.yOf(i)
+		}
+		// Beyond the range: clipped to its ends, read there as the ends are.
+		ys = append(ys, c.lo-1, c.hi+1)
+		tg, err := Encode(cfg, s, ys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved := 0
+		for i, y := range ys {
+			yc := min(max(y, c.lo), c.hi)
+			want, _, err := c.tok.Encode((yc - a.Offset) / a.Scale)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for p, tk := range want {
+				if int(tg.Tokens[i*tg.T+p]) != tk {
+					moved++
+					if moved <= 3 {
+						t.Errorf("map %v, [%v, %v]: y = %v trained as %v, read as %v", c.m, c.lo, c.hi, y, tg.Tokens[i*tg.T:(i+1)*tg.T], want)
+					}
+					break
+				}
+			}
+		}
+		if moved > 0 {
+			t.Errorf("map %v, [%v, %v]: %d of %d targets trained in another cell than the one read", c.m, c.lo, c.hi, moved, len(ys))
+		}
+		if tg.Clipped != 2 {
+			t.Errorf("map %v: %d clipped, want 2", c.m, tg.Clipped)
+		}
+	}
+}

@@ -81,7 +81,7 @@ func Encode(c *model.Config, s Units, y []float64) (*Targets, error) {
 			tg.Clipped++
 			u = min(max(u, 0), 1)
 		}
-		if err := h.encode(tg, i, u, s.ToHead(u)); err != nil {
+		if err := h.encode(tg, i, u, s.HeadOf(v)); err != nil {
 			return nil, &RowError{Row: i, Err: err}
 		}
 		if aux {

@@ -42,6 +42,20 @@ func (s Units) ToHead(u float64) float64 {
 	return u
 }
 
+// HeadOf maps y, clipped to [YMin, YMax], to head units t by the
+// arithmetic of the distributions' y -> t (t = (y - Offset)/Scale, with
+// Affine's Offset and Scale): a target on a cell's edge is then in the same
+// cell when training and evaluation encode it as when a distribution
+// scores it. (ToHead(ToU(y)) can differ by an ulp: for Raw, 29 in
+// [0, 100] became 28.999999999999996, trained in the cell below the one
+// predict read, and for Shifted y_max was 0.5, the cell above, where
+// predict read 0.49999999999999994.) For U, t is ToU(y).
+func (s Units) HeadOf(y float64) float64 {
+	y = min(max(y, s.YMin), s.YMax)
+	a := s.Affine()
+	return (y - a.Offset) / a.Scale
+}
+
 // Affine maps head units t to y.
 func (s Units) Affine() dist.Affine {
 	r := s.Range()
