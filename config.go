@@ -405,6 +405,7 @@ type ConfigError struct {
 	Err   error
 }
 
+// Error returns "invalid config: FIELD: REASON".
 func (e *ConfigError) Error() string {
 	return ErrConfig.Error() + ": " + e.Field + ": " + fmt.Sprint(e.Err) // "<nil>" for no Err
 }

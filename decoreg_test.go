@@ -359,6 +359,13 @@ func TestFitErrors(t *testing.T) {
 	if _, err := nf.Predict([][]float64{{1}}, PredictOptions{}); !errors.Is(err, ErrNotFitted) {
 		t.Errorf("unfitted Predict: %v", err)
 	}
+	// An unfitted model, nil or zero, has no members (the zero Model said
+	// one: review).
+	for _, m := range []*Model{nil, {}} {
+		if n, ms := m.EnsembleSize(), m.Members(); n != 0 || len(ms) != 0 {
+			t.Errorf("unfitted %v: EnsembleSize %d, %d members; want 0, 0", m == nil, n, len(ms))
+		}
+	}
 }
 
 // TestCancel: cancelling returns the best model so far and a context error.

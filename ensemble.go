@@ -92,8 +92,9 @@ func (m *Model) compatible(o *Model) error {
 // member first, each with the ensemble's temperature but not its map of
 // the CDF (CalibrateByIsotonic: fitted for the mixture); for a single
 // model, itself alone, without its map. They share the ensemble's weights.
+// An unfitted model has none.
 func (m *Model) Members() []*Model {
-	if m == nil {
+	if m == nil || m.net == nil {
 		return nil
 	}
 	first := *m
@@ -133,9 +134,10 @@ func (m *Model) maxTokensOf(members []*Model) int {
 	return k
 }
 
-// EnsembleSize is the number of members: 1 for a single model.
+// EnsembleSize is the number of members: 1 for a single model, 0 for an
+// unfitted one (nil or the zero Model).
 func (m *Model) EnsembleSize() int {
-	if m == nil {
+	if m == nil || m.net == nil {
 		return 0
 	}
 	return 1 + len(m.others)

@@ -34,6 +34,7 @@ var (
 // not a number: Text is the cell. It wraps ErrNotNumber.
 type NotNumberError struct{ Text string }
 
+// Error returns "not a number: " and the cell, quoted.
 func (e *NotNumberError) Error() string { return "not a number: " + QuoteCell(e.Text) }
 
 // Unwrap returns ErrNotNumber.

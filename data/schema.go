@@ -43,6 +43,8 @@ type LevelsError struct {
 	Text    []string
 }
 
+// Error names the column, its count of levels and the limit, with the
+// ways past it.
 func (e *LevelsError) Error() string {
 	s := fmt.Sprintf("column %q has %d distinct text values (levels), more than the limit of %d for a categorical column; drop it, or raise the limit", e.Column, e.Levels, e.Max)
 	if e.Numbers > 0 {

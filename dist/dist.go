@@ -21,7 +21,9 @@ type Distribution interface {
 	// reaches: see MDN.Mode); for token heads the centre of the
 	// most probable cell (token sequence) found by beam search, which is
 	// the highest-density cell when all cells have the same width (see
-	// Token.Mode).
+	// Token.Mode); for a Mixture (an ensemble) the one of its components'
+	// modes where the mixture's density is highest, which need not be
+	// the mixture's densest point (see Mixture.Mode).
 	Mode() float64
 	// Quantile returns the q-quantile, 0 <= q <= 1.
 	Quantile(q float64) float64
@@ -34,7 +36,10 @@ type Distribution interface {
 	// (where n > 0), except for Point, which draws nothing at random.
 	// opts shape a token distribution's draws (and a Mixture's of them),
 	// which panics on options SampleOptions.Validate refuses; Riemann uses
-	// only Centres; MDN, Point and Recalibrated ignore them.
+	// only Centres; MDN, Point and Recalibrated ignore them. The n
+	// values (and a Token's n sequences) are allocated at once, so n is
+	// bounded by memory: an n past it panics as make does (draw many in
+	// chunks, as decoreg sample does; a server should cap n).
 	Sample(n int, opts SampleOptions, r *rand.Rand) []float64
 }
 

@@ -406,3 +406,79 @@ func TestSampleNoneOrNegative(t *testing.T) {
 		}
 	}
 }
+
+// TestRiemannQuantileEnds: Quantile(1) is the top of the last bin with
+// mass and Quantile(0) the bottom of the first, exactly: the bins'
+// cumulative sum can reach 1 a few ulp before the last bin, and the top
+// quantile of a model trained on [0, 1] was printed 0.9999999999999993
+// (review).
+func TestRiemannQuantileEnds(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	aff := Affine{Offset: 0, Scale: 1}
+	for trial := range 300 {
+		n := 2 + r.IntN(200)
+		logits := make([]float64, n)
+		for i := range logits {
+			logits[i] = 3 * r.NormFloat64()
+		}
+		for _, d := range []*Riemann{NewRiemannLogits(logits, aff), NewRiemann(softmaxRef(logits), aff)} {
+			if q0, q1 := d.Quantile(0), d.Quantile(1); q0 != 0 || q1 != 1 {
+				t.Fatalf("trial %d, %d bins: Quantile(0), Quantile(1) = %v, %v; want 0, 1", trial, n, q0, q1)
+			}
+		}
+	}
+	// Bins without mass at the ends: the support is the bins with mass.
+	d := NewRiemann([]float64{0, 0.3, 0.7, 0, 0}, Affine{Offset: 10, Scale: 5})
+	if q0, q1 := d.Quantile(0), d.Quantile(1); q0 != 11 || q1 != 13 {
+		t.Errorf("Quantile(0), Quantile(1) = %v, %v; want 11, 13", q0, q1)
+	}
+}
+
+// softmaxRef is softmax in float64, written plainly.
+func softmaxRef(z []float64) []float64 {
+	m := slices.Max(z)
+	out := make([]float64, len(z))
+	s := 0.0
+	for i, v := range z {
+		out[i] = math.Exp(v - m)
+		s += out[i]
+	}
+	for i := range out {
+		out[i] /= s
+	}
+	return out
+}
+
+// TestMDNQuantileFarComponent: a component far from the others (a mean
+// of 1e150 to 4e307, of any weight, zero included) leaves the quantiles
+// exact; the bracket around it had not narrowed in 500 halvings, and
+// every level's quantile was 1.5e49, whose CDF is 1 (review). The golden
+// values are the normal quantile, -sqrt(2) erfcinv(2q), for the near
+// component's share of the mass.
+func TestMDNQuantileFarComponent(t *testing.T) {
+	z := func(q float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*q) }
+	for _, far := range []float64{1e150, 1e200, 4e307, -4e307} {
+		for _, w := range []float64{0, 1e-300, 1e-20, 0.5} {
+			d := NewMDN([]float64{1 - w, w}, []float64{0, far}, []float64{1, 1}, Affine{Scale: 1})
+			for _, q := range []float64{0.001, 0.3, 0.999} {
+				got := d.Quantile(q)
+				var want float64
+				switch {
+				case w == 0.5 && (far > 0) == (q > 0.5):
+					want = far // the far component's half
+				case w == 0.5 && far > 0:
+					want = z(2 * q)
+				case w == 0.5:
+					want = z(2*q - 1)
+				case far > 0:
+					want = z(q / (1 - w))
+				default:
+					want = z((q - w) / (1 - w))
+				}
+				if math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
+					t.Errorf("far %g, weight %g: Quantile(%v) = %v, want %v", far, w, q, got, want)
+				}
+			}
+		}
+	}
+}

@@ -165,7 +165,10 @@ func (d *MDN) Quantile(q float64) float64 {
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	sdMax := 0.0
-	for i := range d.w {
+	for i, w := range d.w {
+		if w == 0 {
+			continue // no mass: no bound on the quantile
+		}
 		lo = min(lo, d.mu[i]-8*d.sd[i])
 		hi = max(hi, d.mu[i]+8*d.sd[i])
 		sdMax = max(sdMax, d.sd[i])
@@ -176,8 +179,11 @@ func (d *MDN) Quantile(q float64) float64 {
 	for w := sdMax; g(hi) < 0 && !math.IsInf(hi, 1); w *= 2 {
 		hi += w
 	}
+	// Enough steps for bisection alone to narrow the widest bracket NewMDN
+	// allows (means up to MaxFloat64/4) to 1e-12 (a bracket of 1e200
+	// around a far component of little weight had not narrowed in 500).
 	t := 0.5*lo + 0.5*hi
-	for range 500 {
+	for range 1100 {
 		gt := g(t)
 		if gt == 0 {
 			return d.toY(t)

@@ -63,10 +63,16 @@ type Recalibrated struct {
 var _ Distribution = (*Recalibrated)(nil)
 
 // NewRecalibrated returns base recalibrated by rc. It panics if either is
-// nil.
+// nil. A zero rc (the identity map) is taken as the identity map through
+// the knots (0, 0) and (1, 1), which Recalibration then returns.
 func NewRecalibrated(base Distribution, rc *Recalibration) *Recalibrated {
 	if base == nil || rc == nil {
 		panic("dist: NewRecalibrated with a nil base or recalibration")
+	}
+	if rc.identity() {
+		// Its methods work on knots (the zero value's Mean and CRPS
+		// panicked: review).
+		rc = &Recalibration{v: []float64{0, 1}, r: []float64{0, 1}, slope: []float64{1}, logS: []float64{0}, maxS: 1}
 	}
 	return &Recalibrated{base: base, rc: rc}
 }

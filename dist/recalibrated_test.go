@@ -255,7 +255,8 @@ func TestRecalibratedAgainstNumerics(t *testing.T) {
 }
 
 // The identity map changes nothing: the same CDF, quantiles, density and
-// mean (and its bound) as the base.
+// mean (and its bound) as the base; the zero Recalibration, documented as
+// the identity, too (its Mean, Mode and CRPS panicked: review).
 func TestRecalibratedIdentity(t *testing.T) {
 	id, err := NewRecalibration([]float64{0, 0.5, 1}, []float64{0, 0.5, 1})
 	if err != nil {
@@ -266,6 +267,17 @@ func TestRecalibratedIdentity(t *testing.T) {
 		"token-pruned": NewToken(newFake(t, tok.Size(), 5, 1.5), tok, testAff, TokenOptions{MeanTol: 0.02}),
 		"mdn":          NewMDN([]float64{0.3, 0.7}, []float64{-0.4, 0.2}, []float64{0.1, 0.25}, Affine{Offset: 1, Scale: 2}),
 	} {
+		zero := NewRecalibrated(base, &Recalibration{})
+		if m, bm := zero.Mean(), base.Mean(); !(math.Abs(m-bm) <= 1e-9*max(1, math.Abs(bm))) {
+			t.Errorf("%s, zero map: mean %v, base %v", name, m, bm)
+		}
+		if m, bm := zero.Mode(), base.Mode(); !(math.Abs(m-bm) <= 1e-6*max(1, math.Abs(bm))) {
+			t.Errorf("%s, zero map: mode %v, base %v", name, m, bm)
+		}
+		c, _ := CRPS(zero, 1.3)
+		if bc, _ := CRPS(base, 1.3); !(math.Abs(c-bc) <= 1e-6*max(1, math.Abs(bc))) {
+			t.Errorf("%s, zero map: CRPS %v, base %v", name, c, bc)
+		}
 		d := NewRecalibrated(base, id)
 		m, b := d.MeanBound()
 		var bm, bb float64

@@ -124,6 +124,16 @@ func (d *Riemann) Quantile(q float64) float64 {
 		return math.NaN()
 	}
 	n := len(d.p)
+	if q == 1 {
+		// The support's top edge: the top of the last bin with mass (the
+		// search below could stop a rounding short of it, in a bin whose
+		// cumulative sum reaches 1 a few ulp early).
+		i := n - 1
+		for i > 0 && d.p[i] == 0 {
+			i--
+		}
+		return d.toY(float64(i+1) / d.n())
+	}
 	i := sort.Search(n, func(i int) bool { return d.cum[i+1] >= q })
 	for i < n && d.p[i] == 0 {
 		i++

@@ -377,6 +377,7 @@ type GraceError struct {
 	Requests int64 // in a handler when the grace period ended
 }
 
+// Error says how many requests the end of the grace period cancelled.
 func (e *GraceError) Error() string {
 	return fmt.Sprintf("serve: %d requests still in flight at the end of the grace period were cancelled", e.Requests)
 }
