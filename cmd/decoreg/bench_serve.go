@@ -56,7 +56,10 @@ As serve, bench serve sets GOGC to 400 unless the environment sets it.
 
 Without --model, it trains a model first (a few seconds): the decoder head
 with the defaults of 'decoreg train' (encoder 2x256, normalized:base=8,
-length=6) on 5,000 rows of the demo's problem (y|x a Gaussian mixture).`,
+length=6) on 5,000 rows of the demo's problem (y|x a Gaussian mixture).
+
+Ctrl-C stops the benchmark (the lines printed are the combinations
+measured before it; status 130) and removes the trained model.`,
 }
 
 func init() {
@@ -161,11 +164,19 @@ func runBenchServe(args []string) error {
 		return fmt.Errorf("bench serve: %v", err)
 	}
 	defer os.RemoveAll(dir)
+	// A first interrupt stops the benchmark after the requests in flight
+	// (the results printed are whole lines), a second at once; the model's
+	// directory is removed either way (a killed run had left it).
+	ctx, stop := onInterrupt(func() { os.RemoveAll(dir) })
+	defer stop()
 	var m *decoreg.Model
 	if *modelPath == "" {
 		prob := synth.NewMixture(1)
 		x, y := prob.Sample(5000, 1)
-		m, err = decoreg.FitFlat(context.Background(), x, 5000, 1, y, decoreg.Config{MaxEpochs: 20, Seed: 1})
+		m, err = decoreg.FitFlat(ctx, x, 5000, 1, y, decoreg.Config{MaxEpochs: 20, Seed: 1})
+		if ctx.Err() != nil {
+			return interruptedf("bench serve", "interrupted while training the model; nothing measured")
+		}
 		if err != nil {
 			return fmt.Errorf("bench serve: training the model: %v", err)
 		}
@@ -192,7 +203,10 @@ func runBenchServe(args []string) error {
 		body := benchBody(d, m.Schema(), rows, outputs)
 		for _, c := range clients {
 			for _, batching := range modes {
-				r, err := benchServeOnce(*modelPath, body, rows, c, n, w, batching)
+				r, err := benchServeOnce(ctx, *modelPath, body, rows, c, n, w, batching)
+				if ctx.Err() != nil {
+					return interruptedf("bench serve", "interrupted; the lines above are the cases measured before it")
+				}
 				if err != nil {
 					return err
 				}
@@ -248,7 +262,9 @@ func benchBody(d int, sc *data.Schema, rows int, outputs []string) []byte {
 	return b
 }
 
-func benchServeOnce(path string, body []byte, rows, clients, n, warmup int, batching bool) (*serveBenchResult, error) {
+// benchServeOnce measures one case; once ictx is done (an interrupt), no
+// request is sent and those in flight are cancelled.
+func benchServeOnce(ictx context.Context, path string, body []byte, rows, clients, n, warmup int, batching bool) (*serveBenchResult, error) {
 	s, err := serve.New(serve.Options{Model: path, NoBatching: !batching, QueueLen: 4 * clients, Log: log.New(io.Discard, "", 0)})
 	if err != nil {
 		return nil, fmt.Errorf("bench serve: %v", err)
@@ -274,7 +290,12 @@ func benchServeOnce(path string, body []byte, rows, clients, n, warmup int, batc
 			u = (*h)(url)
 		}
 		t := time.Now()
-		resp, err := client.Post(u, "application/json", bytes.NewReader(body))
+		req, err := http.NewRequestWithContext(ictx, http.MethodPost, u, bytes.NewReader(body))
+		if err != nil {
+			return 0, err.Error()
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
 		if err != nil {
 			return time.Since(t), err.Error()
 		}
@@ -299,7 +320,7 @@ func benchServeOnce(path string, body []byte, rows, clients, n, warmup int, batc
 			wg.Go(func() {
 				for {
 					i := int(next.Add(1)) - 1
-					if i >= total {
+					if i >= total || ictx.Err() != nil {
 						return
 					}
 					dt, why := do()

@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -340,5 +341,51 @@ func TestDemoInterruptLeavesNoDir(t *testing.T) {
 				t.Errorf("written: %v", ents)
 			}
 		}
+	}
+}
+
+// TestBenchServeInterrupt: Ctrl-C during bench serve stops it with status
+// 130, the cases measured before it printed whole, and removes the
+// directory of its model (a killed run had left /tmp/decoreg-bench-serve-*).
+func TestBenchServeInterrupt(t *testing.T) {
+	model := sharedModel(t, "mdn")
+	tmp := t.TempDir()
+	cmd := childDecoreg(t, tmp, "bench", "serve", "--model", model, "--rows", "1,2", "--clients", "1", "--requests", "200000", "--batching", "off", "--outputs", "mean")
+	var errs strings.Builder
+	cmd.Stderr = &errs
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The bench's directory exists from the start; the signal goes once
+	// it does (the handler is registered just after it is made).
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if m, _ := filepath.Glob(filepath.Join(tmp, "decoreg-bench-serve-*")); len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no bench directory in %s: %s", tmp, errs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // into the first case's requests
+	cmd.Process.Signal(syscall.SIGINT)
+	out, _ := io.ReadAll(stdout)
+	var ee *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(errs.String(), "bench serve: interrupted") {
+		t.Errorf("exit %v, want status 130; stderr %q", err, errs.String())
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if line != "" && !json.Valid([]byte(line)) {
+			t.Errorf("a partial line printed: %q", line)
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(tmp, "decoreg-bench-serve-*")); len(m) > 0 {
+		t.Errorf("left behind: %v", m)
 	}
 }

@@ -117,6 +117,9 @@ func runTokenize(cmd *Command, args []string) error {
 		return err
 	}
 	if !explicit {
+		if len(rest) > 0 && signedNaN(rest[0]) {
+			return usagef("%s: bad value %q: NaN takes no sign (write NaN)", name, rest[0])
+		}
 		if len(rest) > 0 && looksLikeFlag(rest[0]) {
 			// Flag splitting stopped at it: no flag of tokenize and no number
 			// ("--vocb X" was "--vocab SPEC is required", "--decod" a bad value).
@@ -173,6 +176,9 @@ func runTokenize(cmd *Command, args []string) error {
 			if err != nil {
 				if errors.Is(err, strconv.ErrRange) {
 					return usagef("%s: value %q is beyond the float64 range", name, a)
+				}
+				if signedNaN(a) {
+					return usagef("%s: bad value %q: NaN takes no sign (write NaN)", name, a)
 				}
 				return usagef("%s: bad value %q: not a number", name, a)
 			}
@@ -234,6 +240,13 @@ func splitFlagArgs(fs *flag.FlagSet, args []string) (flags, rest []string, expli
 		}
 	}
 	return args, nil, false
+}
+
+// signedNaN reports whether a is NaN with a sign, "-nan" or "+NaN", which
+// strconv.ParseFloat refuses (and which, first after the flags, read as
+// an unknown flag).
+func signedNaN(a string) bool {
+	return len(a) == 4 && (a[0] == '-' || a[0] == '+') && strings.EqualFold(a[1:], "nan")
 }
 
 // looksLikeFlag reports whether a is a dash or two and a letter, and not

@@ -229,6 +229,10 @@ func TestTokenizeErrors(t *testing.T) {
 		{[]string{"--vocab", u, "1", "--decode"}, "flag --decode after the values"},
 		{[]string{"--vocab"}, "flag needs an argument"},
 		{[]string{"--vocab", u, "--bogus", "1"}, "flag provided but not defined: --bogus"},
+		// NaN with a sign: Go reads none (it was an unknown flag -nan first).
+		{[]string{"--vocab", u, "-nan"}, `bad value "-nan": NaN takes no sign (write NaN)`},
+		{[]string{"--vocab", u, "1", "+NaN"}, `bad value "+NaN": NaN takes no sign`},
+		{[]string{"--vocab", u, "--", "-nan"}, `bad value "-nan": NaN takes no sign`},
 		{[]string{"--vocab", "normalized:base=2,length=1,repeat=2", "--decode", "0", "nan"}, `unknown token "nan"`},
 		{[]string{"--vocab", "normalized:base=2,length=2,special=true,repeat=2", "--decode", "0 0 nan 0"}, "copy 2 of 2"},
 	} {
