@@ -305,6 +305,11 @@ func openTable(path string) (*table, error) {
 		skipBOMs(sb)
 		t.gz = true
 	}
+	if b, _ := sb.Peek(4); len(b) == 4 && (string(b) == "\xff\xfe\x00\x00" || string(b) == "\x00\x00\xfe\xff") {
+		// (Before UTF-16's, whose little-endian mark starts UTF-32's.)
+		f.Close()
+		return nil, &ParseError{Path: path, Err: fmt.Errorf("%w: convert it to UTF-8 (e.g. iconv -f UTF-32 -t UTF-8 IN > OUT)", ErrUTF32)}
+	}
 	if b, _ := sb.Peek(2); len(b) == 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
 		f.Close()
 		return nil, &ParseError{Path: path, Err: fmt.Errorf("%w: convert it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 IN > OUT)", ErrUTF16)}

@@ -422,6 +422,15 @@ func TestUTF16(t *testing.T) {
 			t.Errorf("%q: %v", bom, err)
 		}
 	}
+	// UTF-32's marks, the little-endian one starting as UTF-16's: it was
+	// told to convert from UTF-16.
+	for _, bom := range []string{"\xff\xfe\x00\x00", "\x00\x00\xfe\xff"} {
+		p := writeTemp(t, "u32.csv", bom+"a\x00\x00\x00")
+		_, err := ReadFrame(p, FrameOptions{})
+		if !errors.Is(err, ErrUTF32) || !strings.Contains(err.Error(), "iconv -f UTF-32") || !strings.Contains(err.Error(), p) {
+			t.Errorf("%q: %v", bom, err)
+		}
+	}
 }
 
 // TestHeaderAfterBlankLines: blank lines before the header are skipped

@@ -42,7 +42,7 @@
 // column (the field number counted from 1, or 0 when the error concerns a
 // whole line or file), and wraps one of the sentinel errors ErrEmpty,
 // ErrNoRows, ErrFieldCount, ErrNotNumber, ErrNonFinite, ErrDuplicateColumn,
-// ErrHeaderRow, ErrCRLineEnds, ErrUTF16, ErrBinary, ErrNoColumn, ErrNoFeatures,
+// ErrHeaderRow, ErrCRLineEnds, ErrUTF16, ErrUTF32, ErrBinary, ErrNoColumn, ErrNoFeatures,
 // ErrMaskHeader or ErrMaskValue, so that callers can branch with errors.Is. A blank cell wraps
 // ErrEmptyCell as well as ErrNotNumber. A file that cannot be opened gives
 // the *fs.PathError of package os, which names the path.

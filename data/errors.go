@@ -21,6 +21,7 @@ var (
 	ErrHeaderRow       = errors.New("a data row repeats the header")
 	ErrCRLineEnds      = errors.New("lines end with a carriage return alone (CR)")
 	ErrUTF16           = errors.New("the file is UTF-16 text (it starts with a UTF-16 byte order mark)")
+	ErrUTF32           = errors.New("the file is UTF-32 text (it starts with a UTF-32 byte order mark)")
 	ErrBinary          = errors.New("not a CSV table")
 	ErrNoColumn        = errors.New("no such column")
 	ErrNoFeatures      = errors.New("no feature columns")

@@ -102,6 +102,22 @@ func (f *Frame) Column(name string) int {
 	return -1
 }
 
+// index returns each name's first column, and the names of more than one
+// column (a map: frames may have a hundred thousand columns, for which a
+// scan per name was quadratic).
+func (f *Frame) index() (first map[string]int, twice map[string]bool) {
+	first = make(map[string]int, len(f.Columns))
+	twice = map[string]bool{}
+	for j, c := range f.Columns {
+		if _, ok := first[c.Name]; ok {
+			twice[c.Name] = true
+			continue
+		}
+		first[c.Name] = j
+	}
+	return first, twice
+}
+
 // Names returns the column names in order (none for a nil frame).
 func (f *Frame) Names() []string {
 	if f == nil {
@@ -124,10 +140,11 @@ func (f *Frame) Select(names ...string) (*Frame, error) {
 		return nil, err
 	}
 	s := &Frame{Path: f.Path, Rows: f.Rows, Lines: f.Lines, HeaderLine: f.HeaderLine, NA: f.NA, Blank: f.Blank}
+	first, twice := f.index()
 	seen := map[string]bool{}
 	for _, n := range names {
-		j := f.Column(n)
-		if j < 0 {
+		j, ok := first[n]
+		if !ok {
 			return nil, fmt.Errorf("%w: %q (the columns are %s)", ErrNoColumn, n, nameList(f.Names()))
 		}
 		if seen[n] && n == "" {
@@ -136,7 +153,7 @@ func (f *Frame) Select(names ...string) (*Frame, error) {
 		if seen[n] {
 			return nil, fmt.Errorf("%w: %q named twice", ErrDuplicateColumn, n)
 		}
-		if n != "" && slices.ContainsFunc(f.Columns[j+1:], func(c Column) bool { return c.Name == n }) {
+		if n != "" && twice[n] {
 			return nil, fmt.Errorf("%w: %q names two columns of the frame", ErrDuplicateColumn, n)
 		}
 		seen[n] = true
@@ -151,14 +168,17 @@ func (f *Frame) Drop(names ...string) (*Frame, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
+	first, _ := f.index()
+	drop := make(map[string]bool, len(names))
 	for _, n := range names {
-		if f.Column(n) < 0 {
+		if _, ok := first[n]; !ok {
 			return nil, fmt.Errorf("%w: %q (the columns are %s)", ErrNoColumn, n, nameList(f.Names()))
 		}
+		drop[n] = true
 	}
 	var keep []string
 	for _, c := range f.Columns {
-		if !slices.Contains(names, c.Name) {
+		if !drop[c.Name] {
 			keep = append(keep, c.Name)
 		}
 	}

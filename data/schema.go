@@ -456,9 +456,13 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 		return nil, err
 	}
 	cols := make([]*Column, len(s.Columns))
+	first, twice := f.index()
 	for j, cs := range s.Columns {
-		k := f.Column(cs.Name)
-		if k >= 0 && slices.ContainsFunc(f.Columns[k+1:], func(c Column) bool { return c.Name == cs.Name }) {
+		k, ok := first[cs.Name]
+		if !ok {
+			k = -1
+		}
+		if k >= 0 && twice[cs.Name] {
 			// Which of them is the model's? (The first was taken, the
 			// other ignored without a word.)
 			err := fmt.Errorf("%w: %q names two columns", ErrDuplicateColumn, cs.Name)

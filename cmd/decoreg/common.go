@@ -415,10 +415,12 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		}
 		// The columns are then read by these names: one that two columns
 		// share could not be told apart.
-		for j, f := range feats {
-			if f != "" && slices.Contains(feats[:j], f) {
+		seen := make(map[string]bool, len(feats))
+		for _, f := range feats {
+			if f != "" && seen[f] {
 				return nil, inputf(name, "%s: line %d: the model records no column names, so it reads the file's columns by position, and two of them are named %q: rename one", path, hline, f)
 			}
+			seen[f] = true
 		}
 		quoted := make([]string, len(feats))
 		for j, f := range feats {

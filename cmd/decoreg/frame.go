@@ -226,6 +226,10 @@ func (f *trainFlags) trainColumns(name, path string, header []string, hline int)
 	if f.features != "" && len(sel) == 0 {
 		return nil, "", inputf(name, "--features names no column")
 	}
+	inHeader := make(map[string]bool, len(header))
+	for _, h := range header {
+		inHeader[h] = true
+	}
 	for _, l := range []struct {
 		flag  string
 		names []string
@@ -233,7 +237,7 @@ func (f *trainFlags) trainColumns(name, path string, header []string, hline int)
 		seen := map[string]bool{}
 		for _, c := range l.names {
 			switch {
-			case !slices.Contains(header, c):
+			case !inHeader[c]:
 				hint := ""
 				if slices.ContainsFunc(header, func(h string) bool { return strings.Contains(h, ",") }) {
 					hint = `; a name holding a comma is given in double quotes: --` + l.flag + ` '"c,d"'`
@@ -250,14 +254,23 @@ func (f *trainFlags) trainColumns(name, path string, header []string, hline int)
 			seen[c] = true
 		}
 	}
+	in := map[string]bool{}
+	inSel, inDrop := map[string]bool{}, map[string]bool{}
+	for _, c := range sel {
+		inSel[c] = true
+	}
+	for _, c := range drop {
+		inDrop[c] = true
+	}
 	for _, h := range header {
 		switch {
 		case h == target:
-		case slices.Contains(feats, h): // "" reads every unnamed column; a name twice is refused by ReadFrame
-		case len(sel) > 0 && !slices.Contains(sel, h):
-		case slices.Contains(drop, h):
+		case in[h]: // "" reads every unnamed column; a name twice is refused by ReadFrame
+		case len(sel) > 0 && !inSel[h]:
+		case inDrop[h]:
 		default:
 			feats = append(feats, h)
+			in[h] = true
 		}
 	}
 	if len(feats) == 0 {
@@ -324,8 +337,11 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 			fr = numericAsLabelled(name, path, fr, lab)
 		}
 	}
-	sel := splitList(f.features)
-	var keep []string
+	inSel := map[string]bool{}
+	for _, c := range splitList(f.features) {
+		inSel[c] = true
+	}
+	var keep, empty []string
 	for j := range lab.Columns {
 		c := &lab.Columns[j]
 		if c.Name == target {
@@ -336,15 +352,28 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 			col = fmt.Sprintf("column %d (no name in the header)", c.Field+1)
 		}
 		switch {
-		case allMissing(c) && slices.Contains(sel, c.Name):
+		case allMissing(c) && inSel[c.Name]:
 			return nil, inputf(name, "--features: %s: %s is missing (empty, or one of --na) in every training row, so it cannot be a feature; leave it out of --features", path, col)
 		case allMissing(c):
-			fmt.Fprintf(errOut, "decoreg %s: warning: %s: %s is missing (empty, or one of --na) in every training row: left out\n", name, path, col)
+			empty = append(empty, col)
 			continue
 		case c.Name == "":
 			return nil, inputf(name, "%s: line %d: column %d has no name in the header, but holds values: give it a name (or leave it out with --target NAME and --features)", path, fr.HeaderLine, c.Field+1)
 		}
 		keep = append(keep, c.Name)
+	}
+	// A line for each of a few; one for many (a file of 500,000 empty
+	// columns printed as many lines).
+	if len(empty) <= 3 {
+		for _, col := range empty {
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: %s is missing (empty, or one of --na) in every training row: left out\n", name, path, col)
+		}
+	} else {
+		list := strings.Join(empty[:min(len(empty), 8)], ", ")
+		if len(empty) > 8 {
+			list += ", ..."
+		}
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: %d columns are missing (empty, or one of --na) in every training row: left out: %s\n", name, path, len(empty), list)
 	}
 	if len(keep) == 0 {
 		return nil, inputf(name, "%s: no feature columns are left besides the target %q: every one is missing (empty, or one of --na) in every training row", path, target)
@@ -750,8 +779,12 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 	if target != "" && slices.Contains(cols, target) {
 		return nil, nil, inputf(name, "--target %q is one of the model's feature columns", target)
 	}
+	inHeader := make(map[string]bool, len(header))
+	for _, h := range header {
+		inHeader[h] = true
+	}
 	for _, c := range cols {
-		if !slices.Contains(header, c) {
+		if !inHeader[c] {
 			return nil, nil, inputErr(name, &data.ParseError{Path: path, Line: hline,
 				Err: fmt.Errorf("%w: feature %q missing%s (the model's columns are %s; the file's columns are %s)", data.ErrNoColumn, c, didYouMean(c, header), quoteList(cols), quoteList(header))})
 		}

@@ -742,6 +742,24 @@ func TestSkippedRowsDecideNothing(t *testing.T) {
 	if !strings.Contains(errs, `column "c" is missing (empty, or one of --na) in every training row: left out`) || strings.Contains(errs, "holds numbers") {
 		t.Errorf("a column empty on the labelled rows:\n%s", errs)
 	}
+	// Many such columns: one line (500,000 of them printed as many).
+	var wide strings.Builder
+	wide.WriteString("a")
+	for j := range 12 {
+		fmt.Fprintf(&wide, ",e%d", j)
+	}
+	wide.WriteString(",y\n")
+	for i := range 5 {
+		fmt.Fprintf(&wide, "%d%s,%d\n", i, strings.Repeat(",", 12), i%3)
+	}
+	many := filepath.Join(dir, "many.csv")
+	if err := os.WriteFile(many, []byte(wide.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs = mustCLI(t, "train", "--data", many, "--head", "mdn", "--enc-layers", "1", "--enc-width", "4", "--epochs", "1", "--threads", "1", "--quiet", "--out", model)
+	if want := `12 columns are missing (empty, or one of --na) in every training row: left out: column "e0", column "e1", `; !strings.Contains(errs, want) || strings.Count(errs, "missing (empty") != 1 || strings.Contains(errs, `"e8"`) {
+		t.Errorf("12 empty columns: want one line with %q:\n%s", want, errs)
+	}
 	// The library's FitFrame keeps the frame's kinds (a program may make a
 	// column of numbers categorical; Frame.Reinfer re-infers them).
 	fr, err := data.ReadFrame(path, data.FrameOptions{})

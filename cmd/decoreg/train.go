@@ -1038,6 +1038,19 @@ func trimStatus(s string) string {
 	return s
 }
 
+// warnNumericHeader warns when every name of the header on line hline is a
+// number: a file without a header, whose first row was taken for the
+// column names (and was not trained on) without a word.
+func warnNumericHeader(name, path string, header []string, hline int) {
+	for _, h := range header {
+		if _, err := data.ParseNumber(h); err != nil {
+			return
+		}
+	}
+	fmt.Fprintf(errOut, "decoreg %s: warning: %s: line %d, the header, holds only numbers (%s): if it is a row of data, the file has no header; the first line names the columns (add a line of names)\n",
+		name, nameSpools(path), hline, quoteList(header))
+}
+
 // onEpoch, when set (by tests), is called after each epoch's progress.
 var onEpoch func(decoreg.Progress)
 
@@ -1101,6 +1114,7 @@ func runTrain(cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	warnNumericHeader(name, path, header, hline)
 	feats, target, err := f.trainColumns(name, path, header, hline)
 	if err != nil {
 		return err

@@ -808,3 +808,24 @@ func TestSynthLogpdfTargetWarned(t *testing.T) {
 		t.Errorf("--target y: %s", errs)
 	}
 }
+
+// TestNumericHeaderWarned: a file without a header (its first row of
+// numbers read as the column names, and not trained on) is warned about;
+// a header with a name is not.
+func TestNumericHeaderWarned(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		head string
+		warn bool
+	}{{"0.18,3,0.6", true}, {"x,3,y", false}, {"a,b,c", false}} {
+		p := filepath.Join(dir, "h.csv")
+		rows := c.head + "\n1,2,3\n4,5,6\n7,8,9\n2,2,2\n3,1,2\n"
+		if err := os.WriteFile(p, []byte(rows), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, errs := mustCLI(t, "train", "--data", p, "--enc-layers", "1", "--enc-width", "4", "--epochs", "1", "--threads", "1", "--quiet", "--out", filepath.Join(dir, "m.model"))
+		if got := strings.Contains(errs, "line 1, the header, holds only numbers"); got != c.warn {
+			t.Errorf("header %q: warned %v, want %v:\n%s", c.head, got, c.warn, errs)
+		}
+	}
+}

@@ -27,7 +27,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
 
+	"decoreg/internal/memlimit"
 	"decoreg/internal/outfile"
 )
 
@@ -60,6 +62,9 @@ var (
 	// ErrTooLarge means Encode was given a header or parameters over the
 	// limits that Decode enforces.
 	ErrTooLarge = errors.New("model too large for a model file")
+	// ErrNoRoom means a model read from a stream declares more
+	// parameters than the process's memory can hold.
+	ErrNoRoom = errors.New("model too large for this process's memory")
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -121,8 +126,11 @@ func decode(r io.Reader, size int64) (header []byte, params []float32, err error
 		return nil
 	}
 	var head [16]byte
-	if _, err := io.ReadFull(tr, head[:8]); err != nil {
+	if got, err := io.ReadFull(tr, head[:8]); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			if got > 0 && strings.HasPrefix(magic, string(head[:got])) {
+				return nil, nil, ErrTruncated // "DECOREG", cut within the magic
+			}
 			return nil, nil, ErrNotModel
 		}
 		return nil, nil, err
@@ -174,6 +182,15 @@ func decode(r io.Reader, size int64) (header []byte, params []float32, err error
 		}
 		params = make([]float32, 0, n)
 	} else {
+		// A stream (a pipe, a FIFO) says its size only at its end: the
+		// parameters grow as they come, and are checked against the
+		// count only then. A count the process's memory cannot hold is
+		// refused now (22 bytes declaring 2^34 parameters, then zeros
+		// without end, grew to gigabytes).
+		if l, ok := memlimit.Available(); ok && 4*float64(n) > 0.9*l.Bytes {
+			return nil, nil, fmt.Errorf("%w: its parameter count (%d) declares %.3g GiB, and %s leaves this process %.2g GiB (or the count is damaged)",
+				ErrNoRoom, n, 4*float64(n)/(1<<30), l.What, max(l.Bytes, 0)/(1<<30))
+		}
 		params = make([]float32, 0, min(n, 1<<20))
 	}
 	var chunk [4096]byte

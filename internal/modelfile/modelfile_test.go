@@ -6,11 +6,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"decoreg/internal/memlimit"
 )
 
 func sample() ([]byte, []float32) {
@@ -59,7 +62,8 @@ func TestCorrupt(t *testing.T) {
 		if err == nil {
 			t.Fatalf("truncation at %d accepted", cut)
 		}
-		if cut >= 8 && !errors.Is(err, ErrTruncated) {
+		// Cut within the magic too ("DECOREG" was "not a model file").
+		if want := cut > 0; want != errors.Is(err, ErrTruncated) {
 			t.Fatalf("truncation at %d: %v", cut, err)
 		}
 	}
@@ -125,5 +129,44 @@ func TestReadFileForeign(t *testing.T) {
 	_, _, err := ReadFile(dir)
 	if err == nil || strings.Count(err.Error(), dir) != 1 || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("a directory: %v", err)
+	}
+}
+
+// zeros is an endless stream of zero bytes that counts what is read.
+type zeros struct{ n int64 }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	clear(p)
+	z.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestStreamCountBeyondMemory: a stream (size unknown) declaring more
+// parameters than the process's memory can hold is refused before they
+// are read; 22 bytes declaring 2^34 parameters, then zeros without end,
+// grew the process to gigabytes (review).
+func TestStreamCountBeyondMemory(t *testing.T) {
+	l, ok := memlimit.Available()
+	if !ok {
+		t.Skip("no memory limit known here")
+	}
+	var head bytes.Buffer
+	head.WriteString(magic)
+	binary.Write(&head, binary.LittleEndian, uint32(Version))
+	binary.Write(&head, binary.LittleEndian, uint32(2))
+	head.WriteString("{}")
+	n := uint64(maxParams)
+	if 4*float64(n) <= 0.9*l.Bytes {
+		t.Skipf("this process may allocate %.3g GiB, more than the most parameters a file holds", l.Bytes/(1<<30))
+	}
+	binary.Write(&head, binary.LittleEndian, n)
+	z := &zeros{}
+	// (Limited, so that a decode that reads them ends: truncated.)
+	_, _, err := Decode(io.MultiReader(&head, io.LimitReader(z, 64<<20)))
+	if !errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(), "GiB") {
+		t.Errorf("a stream declaring %d parameters: %v, want ErrNoRoom", n, err)
+	}
+	if z.n > 1<<20 {
+		t.Errorf("read %d bytes of parameters before refusing them", z.n)
 	}
 }
