@@ -340,8 +340,16 @@ func benchServeOnce(ictx context.Context, path string, body []byte, rows, client
 	}
 	// One request first: one the server refuses (too large for its
 	// limits, say) would make every timed request an error.
-	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ictx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
+		return nil, fmt.Errorf("bench serve: %v", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		if ictx.Err() != nil {
+			return nil, ictx.Err()
+		}
 		return nil, fmt.Errorf("bench serve: %v", err)
 	}
 	b, _ := io.ReadAll(resp.Body)
@@ -356,6 +364,12 @@ func benchServeOnce(ictx context.Context, path string, body []byte, rows, client
 	firstErr.Store(nil) // the warm-up's failures are not counted
 	lat := make([]time.Duration, n)
 	errs, secs := run(n, lat)
+	if err := ictx.Err(); err != nil {
+		// Interrupted (in the warm-up or the timed requests): nothing
+		// measured that could be reported (with no request answered,
+		// the percentiles had no latency to read and panicked).
+		return nil, err
+	}
 	b1, q1, r1 := s.BatchTotals()
 	// The rates and latencies are the answered requests' (a failed one's
 	// time is a timeout's: 59 of 64 requests answered 503 after 30 s gave

@@ -678,6 +678,28 @@ var signals struct {
 	// outputs are writeOutput's files being written, which SIGQUIT
 	// discards (the other signals go to writeOutput's own handler).
 	outputs []*outfile.File
+	// commands counts the commands running under watchCommand.
+	commands int
+}
+
+// watchCommand keeps the receiver of signals listening while a command
+// runs, and returns the function that ends the watch: a signal that comes
+// while no handler is registered (a command or a phase that does nothing
+// on an interrupt: tokenize, bench train, sample computing its
+// distributions) then ends the process with status 130 as the handlers
+// do, for SIGTERM and SIGHUP as for SIGINT (their own default actions
+// gave 143 and 129).
+func watchCommand() (stop func()) {
+	signals.mu.Lock()
+	signals.commands++
+	listenLocked()
+	signals.mu.Unlock()
+	return func() {
+		signals.mu.Lock()
+		signals.commands--
+		listenLocked()
+		signals.mu.Unlock()
+	}
 }
 
 // listOutput lists f among the outputs that SIGQUIT discards, and returns
@@ -702,7 +724,7 @@ type sigHandler struct{ on func() }
 // listenLocked starts or stops the receiver as handlers and spools
 // require; signals.mu is held.
 func listenLocked() {
-	want := len(signals.handlers) > 0 || len(stdinSpools) > 0
+	want := len(signals.handlers) > 0 || len(stdinSpools) > 0 || signals.commands > 0
 	switch {
 	case want && !signals.listening:
 		if signals.ch == nil {
@@ -751,9 +773,9 @@ func dispatchSignals(ch chan os.Signal) {
 			h = signals.handlers[n-1]
 		}
 		if h == nil {
-			// No handler: the spools' guard (or a signal that raced with
-			// the last handler's end, which the default action would
-			// have ended too).
+			// No handler: the command's watch, the spools' guard (or a
+			// signal that raced with the last handler's end, which the
+			// default action would have ended too).
 			removeSpoolsLocked()
 			fmt.Fprintln(errOut, "decoreg: interrupted") // it exited without a word
 			os.Exit(130)

@@ -367,6 +367,9 @@ func run(args []string, stderr io.Writer) int {
 		return 2
 	}
 	c.resetFlags()
+	if c.Name != "serve" { // serve shuts down on its own signals
+		defer watchCommand()()
+	}
 	args = args[1:]
 	var err error
 	if !c.CustomFlags {

@@ -389,3 +389,24 @@ func TestBenchServeInterrupt(t *testing.T) {
 		t.Errorf("left behind: %v", m)
 	}
 }
+
+// TestSignalsWithoutHandlerExit130: SIGINT, SIGTERM and SIGHUP end a
+// command that does nothing of its own on an interrupt (bench gemm, here)
+// with status 130, as the commands that handle them do; SIGTERM and SIGHUP
+// had their default actions (143, 129) there (review).
+func TestSignalsWithoutHandlerExit130(t *testing.T) {
+	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		cmd := childDecoreg(t, t.TempDir(), "bench", "gemm", "--sizes", "256x256x256", "--min-time", "20s", "--kernels", "purego", "--threads", "1")
+		var errs strings.Builder
+		cmd.Stderr = &errs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond) // the watch starts as the command does
+		cmd.Process.Signal(s)
+		var ee *exec.ExitError
+		if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(errs.String(), "interrupted") {
+			t.Errorf("%v: %v, want exit status 130; stderr %q", s, err, errs.String())
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -789,5 +790,32 @@ func TestStdoutIsAnInput(t *testing.T) {
 	}
 	if err := notAnInput("predict", "out", "-", [2]string{"data", "-"}); err != nil {
 		t.Errorf("stdin to another file: %v", err)
+	}
+}
+
+// TestBenchServeInterruptWarmup: an interrupt during bench serve's warm-up
+// ends it with status 130 (with no request answered, its percentiles read
+// an empty list of latencies and panicked: review).
+func TestBenchServeInterruptWarmup(t *testing.T) {
+	model := sharedModel(t, "mdn")
+	guard := make(chan os.Signal, 1)
+	signal.Notify(guard, os.Interrupt)
+	defer signal.Stop(guard)
+	var once sync.Once
+	hook := func(u string) string {
+		once.Do(func() { // the first warm-up request
+			n := signalsHandled.Load()
+			syscall.Kill(os.Getpid(), syscall.SIGINT)
+			for signalsHandled.Load() == n {
+				time.Sleep(time.Millisecond)
+			}
+		})
+		return u
+	}
+	benchServeURLHook.Store(&hook)
+	defer benchServeURLHook.Store(nil)
+	code, out, errs := cli(t, "bench", "serve", "--model", model, "--clients", "1", "--rows", "1", "--requests", "5", "--warmup", "3", "--batching", "on")
+	if code != 130 || !strings.Contains(errs, "bench serve: interrupted") || out != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 130, interrupted, nothing printed", code, out, errs)
 	}
 }

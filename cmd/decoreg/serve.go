@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"time"
 
 	"decoreg/serve"
@@ -64,7 +63,8 @@ or --batch-wait after its first request. Past --queue waiting requests, and
 past --timeout per request, the answer is 503 with Retry-After; bodies over
 --max-body are 413; bad input is 400 with a message naming the field, row
 or feature; a client that closes the connection before its answer is
-counted 499. SIGINT or SIGTERM stops accepting, finishes the requests in
+counted 499. SIGINT, SIGTERM or SIGHUP (a closed terminal; not under
+nohup) stops accepting, finishes the requests in
 flight (up to --grace; past it they are cancelled and answered 503, and
 serve exits 1) and exits 0; a second signal stops it at once.
 
@@ -104,7 +104,7 @@ func init() {
 	fs.IntVar(&f.queue, "queue", 1024, "requests waiting per model (with --no-batching: being predicted) before the server answers 503")
 	fs.IntVar(&f.workers, "workers", 0, "batches predicted at once per model, one executor each; idle ones lend their core to a batch's rows (0: one per core)")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-request deadline from the end of the body's upload (503 past it); the headers must arrive within 5s and the whole request within 30s, or the connection is closed")
-	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGINT or SIGTERM, how long to wait for the requests in flight")
+	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGINT, SIGTERM or SIGHUP, how long to wait for the requests in flight")
 	fs.DurationVar(&f.reload, "reload-every", time.Second, "how often --models DIR is scanned for changed files")
 	fs.IntVar(&f.maxRows, "max-rows", serve.DefaultLimits.MaxRows, "rows per request")
 	fs.IntVar(&f.maxSamples, "max-samples", serve.DefaultLimits.MaxSamples, "samples per request (rows x n)")
@@ -228,7 +228,7 @@ func runServe(cmd *Command, args []string) error {
 		logger.Printf("serving model %q (%s head, %d features) from %q", m.Name, m.Head, len(m.Features), m.File)
 	}
 	logger.Printf("listening on http://%s (Ctrl-C or SIGTERM to stop)", ln.Addr())
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...) // SIGHUP too, unless ignored (nohup)
 	defer stop()
 	go func() {
 		<-ctx.Done()

@@ -22,13 +22,15 @@ import (
 
 // TestServeMatchesPredict runs 'decoreg serve' for each head and checks
 // that its answers for the rows of a file are the numbers 'decoreg
-// predict' writes for them, then stops it with SIGINT (exit 0).
+// predict' writes for them, then stops it with SIGINT, SIGTERM or SIGHUP
+// (exit 0; SIGHUP had killed it at once).
 func TestServeMatchesPredict(t *testing.T) {
 	guard := make(chan os.Signal, 1)
-	signal.Notify(guard, os.Interrupt)
+	signal.Notify(guard, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(guard)
 	const data = "testdata/cli/small.csv"
-	for _, head := range []string{"decoder", "riemann", "mdn", "pointwise"} {
+	for k, head := range []string{"decoder", "riemann", "mdn", "pointwise"} {
+		sig := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGHUP}[k]
 		model := sharedModel(t, head)
 		out, _ := mustCLI(t, "predict", "--model", model, "--data", data, "--out", "-")
 		header, want := parseCSV(t, out)
@@ -108,14 +110,14 @@ func TestServeMatchesPredict(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d rows, %d values each, equal to predict's", head, len(got.Predictions), len(header)-1)
-		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		syscall.Kill(os.Getpid(), sig)
 		select {
 		case r := <-done:
 			if r.code != 0 || !strings.Contains(r.errs, "shut down cleanly") {
-				t.Errorf("%s: serve exited %d after SIGINT: %s", head, r.code, r.errs)
+				t.Errorf("%s: serve exited %d after %v: %s", head, r.code, sig, r.errs)
 			}
 		case <-time.After(20 * time.Second):
-			t.Fatalf("%s: serve did not stop on SIGINT", head)
+			t.Fatalf("%s: serve did not stop on %v", head, sig)
 		}
 	}
 }
