@@ -600,29 +600,64 @@ func mixedPieces(cells []massCell) []massCell {
 		pts = append(pts, c.lo, c.hi)
 	}
 	pts = slices.Compact(sortRuns(pts))
-	// Density changes at the endpoints: +m/w at lo, -m/w at hi.
-	slope := make([]float64, len(pts))
+	// The cells starting and ending at each endpoint. A piece's mass is
+	// summed over the cells covering it, each giving the share of its mass
+	// that the piece's width is of its own: not from a running sum of
+	// densities, which a tiny cell's huge one (a raw target's cells near 0,
+	// 1e-100 wide) left as rounding error 1e80 times a wide piece (an
+	// ensemble's CRPS was 1e178). The cells of one component do not
+	// overlap, so at most a cell of each covers a piece.
 	point := make([]float64, len(pts))
-	for _, c := range cells {
+	// The cells starting at point i are byStart[startAt[i]:startAt[i+1]],
+	// and those ending there byEnd[endAt[i]:endAt[i+1]] (counting sort).
+	lo, hi := make([]int32, len(cells)), make([]int32, len(cells))
+	startAt, endAt := make([]int32, len(pts)+1), make([]int32, len(pts)+1)
+	for k, c := range cells {
 		i, _ := slices.BinarySearch(pts, c.lo)
+		lo[k], hi[k] = int32(i), -1
 		if !(c.hi > c.lo) {
 			point[i] += c.m
 			continue
 		}
 		j, _ := slices.BinarySearch(pts, c.hi)
-		s := c.m / halfWidth(c.lo, c.hi) // twice the density: a cell may be wider than the largest float64
-		slope[i] += s
-		slope[j] -= s
+		hi[k] = int32(j)
+		startAt[i+1]++
+		endAt[j+1]++
+	}
+	for i := range pts {
+		startAt[i+1] += startAt[i]
+		endAt[i+1] += endAt[i]
+	}
+	byStart, byEnd := make([]int32, startAt[len(pts)]), make([]int32, endAt[len(pts)])
+	fillS, fillE := slices.Clone(startAt[:len(pts)]), slices.Clone(endAt[:len(pts)])
+	for k := range cells {
+		if hi[k] < 0 {
+			continue
+		}
+		byStart[fillS[lo[k]]] = int32(k)
+		fillS[lo[k]]++
+		byEnd[fillE[hi[k]]] = int32(k)
+		fillE[hi[k]]++
 	}
 	var pieces []massCell
-	dens := 0.0
+	var active []int32
 	for i, p := range pts {
 		if point[i] > 0 {
 			pieces = append(pieces, massCell{p, p, point[i]})
 		}
-		dens += slope[i]
-		if i+1 < len(pts) {
-			if m := max(dens, 0) * halfWidth(p, pts[i+1]); m > 0 {
+		for _, k := range byEnd[endAt[i]:endAt[i+1]] {
+			at := slices.Index(active, k)
+			active = slices.Delete(active, at, at+1)
+		}
+		active = append(active, byStart[startAt[i]:startAt[i+1]]...)
+		if i+1 < len(pts) && len(active) > 0 {
+			w := halfWidth(p, pts[i+1]) // half widths: a cell may be wider than the largest float64
+			m := 0.0
+			for _, k := range active {
+				c := cells[k]
+				m += c.m * (w / halfWidth(c.lo, c.hi))
+			}
+			if m > 0 {
 				pieces = append(pieces, massCell{p, pts[i+1], m})
 			}
 		}
