@@ -87,7 +87,9 @@ type Config struct {
 	// UnmaskedLoss trains the decoder with the plain softmax over the whole
 	// vocabulary, as the reference code does; by default the loss uses the
 	// allowed-token constraint (probabilities renormalised over valid
-	// tokens), as likelihoods and sampling always do.
+	// tokens), as likelihoods and sampling always do. Only an unnormalized
+	// tokenization has tokens that are not valid everywhere: with another,
+	// it is refused.
 	UnmaskedLoss bool `json:"unmasked_loss,omitempty"`
 	// AuxMSE, when > 0, adds to the decoder's training loss AuxMSE times
 	// the squared error of a linear read-out of the encoder's output phi(x)
@@ -447,7 +449,13 @@ func (c Config) validateTrain() (vocab.Tokenizer, error) {
 	}
 	if c.Head == HeadDecoder && (c.RawTarget || c.Unbounded) && !vocab.IsUnnormalized(tok) {
 		field := pick(c.RawTarget, "RawTarget", "Unbounded")
-		return nil, configErr(field, "%s is for an unnormalized tokenization, have %q, which it would leave as it is", field, c.Vocab)
+		return nil, configErr(field, "for an unnormalized tokenization only; %q is not one, and would be left as it is", c.Vocab)
+	}
+	if c.Head == HeadDecoder && c.UnmaskedLoss && !vocab.IsUnnormalized(tok) {
+		// Every token of a normalized or Hamming tokenization is valid at
+		// every position: the loss would be the same (it was taken, to
+		// no effect: review).
+		return nil, configErr("UnmaskedLoss", "for an unnormalized tokenization only; every token of %q is valid at every position, so the loss is the same without it", c.Vocab)
 	}
 	// Another head's or encoder's sizes are ignored, but a negative one is
 	// a mistake, which the model file would keep.

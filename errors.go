@@ -45,6 +45,10 @@ var (
 	// the model (its weights, or a target range near float64's limits),
 	// not the row, is at fault. A server answers it as its own error.
 	ErrModelFault = errors.New("decoreg: the model, not the input, is at fault")
+
+	// ErrBudgetTooShort: Tune's budget ended before any trial finished an
+	// epoch.
+	ErrBudgetTooShort = errors.New("no trial finished an epoch within the budget")
 )
 
 // errBeyondTokenization is ErrBadInput for a training target beyond the

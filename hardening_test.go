@@ -852,6 +852,9 @@ func TestConfigInapplicable(t *testing.T) {
 	}{
 		{Config{Head: HeadDecoder, RawTarget: true}, "RawTarget"},
 		{Config{Head: HeadDecoder, Unbounded: true, Vocab: "normalized:base=4,length=3"}, "Unbounded"},
+		// Every token valid everywhere: no effect (it was taken: review).
+		{Config{Head: HeadDecoder, UnmaskedLoss: true}, "UnmaskedLoss"},
+		{Config{Head: HeadDecoder, UnmaskedLoss: true, Vocab: "hamming:length=8"}, "UnmaskedLoss"},
 		{Config{Head: HeadMDN, Bins: -3}, "Bins"},
 		{Config{Head: HeadRiemann, DecLayers: -1}, "DecLayers"},
 		{Config{Head: HeadDecoder, Components: -2}, "Components"},
@@ -864,7 +867,7 @@ func TestConfigInapplicable(t *testing.T) {
 		}
 	}
 	for _, cfg := range []Config{
-		{Head: HeadDecoder, RawTarget: true, Unbounded: true, Vocab: "unnormalized:base=10,exponent=1,mantissa=4"},
+		{Head: HeadDecoder, RawTarget: true, Unbounded: true, UnmaskedLoss: true, Vocab: "unnormalized:base=10,exponent=1,mantissa=4"},
 		{Head: HeadMDN, Bins: 64}, // another head's size, ignored
 	} {
 		if err := cfg.Validate(); err != nil {

@@ -949,7 +949,7 @@ rungs:
 		}
 	}
 	if len(done) == 0 {
-		err := fmt.Errorf("no trial finished an epoch within the budget of %v (raise it)", opts.Budget)
+		err := fmt.Errorf("%w of %v (raise it)", ErrBudgetTooShort, opts.Budget)
 		if ctx.Err() != nil {
 			err = fmt.Errorf("tuning cancelled before a trial finished an epoch: %w", ctx.Err())
 		}

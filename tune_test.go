@@ -185,8 +185,8 @@ func TestTuneBudget(t *testing.T) {
 	// (until it is preempted), which with batches of 8 it did not.
 	one := base
 	one.BatchSize = 1
-	if m, _, err := Tune(context.Background(), x, len(y), 1, y, one, TuneOptions{Trials: 2, Budget: time.Millisecond, grid: tinyGrid}); err == nil || m != nil {
-		t.Errorf("1 ms budget: %v, %v", m, err)
+	if m, _, err := Tune(context.Background(), x, len(y), 1, y, one, TuneOptions{Trials: 2, Budget: time.Millisecond, grid: tinyGrid}); !errors.Is(err, ErrBudgetTooShort) || m != nil {
+		t.Errorf("1 ms budget: %v, %v; want ErrBudgetTooShort", m, err)
 	}
 }
 

@@ -59,7 +59,7 @@ func TestBadInput(t *testing.T) {
 		want []string // substrings of the error line
 	}{
 		// Data files.
-		{"train/missing file", train(fx + "nope.csv"), []string{"nope.csv"}},
+		{"train/missing file", train(fx + "nope.csv"), []string{"--data " + fx + "nope.csv: no such file"}},
 		{"train/empty file", train(fx + "empty.csv"), []string{"empty.csv", "empty file"}},
 		{"train/header only", train(fx + "header_only.csv"), []string{"header_only.csv", "no data rows"}},
 		{"train/ragged row", train(fx + "ragged.csv"), []string{"ragged.csv", "line 4", "wrong number of fields"}},
@@ -187,7 +187,7 @@ func TestBadInput(t *testing.T) {
 		{"eval/not a model", eval(fx+"not_a_model.model", small), []string{"not_a_model.model", "not a decoreg model"}},
 		{"eval/truncated model", eval(truncated, small), []string{"truncated.model", "truncated"}},
 		{"eval/corrupt model", eval(corrupt, small), []string{"corrupt.model", "checksum"}},
-		{"eval/missing model", eval(fx+"nope.model", small), []string{"nope.model"}},
+		{"eval/missing model", eval(fx+"nope.model", small), []string{"--model " + fx + "nope.model: no such file"}}, // the flag named (review)
 		{"eval/data file as model", eval(small, small), []string{"small.csv", "not a decoreg model"}},
 		{"predict/not a model", predict(fx+"not_a_model.model", small), []string{"not_a_model.model"}},
 		{"predict/truncated model", predict(truncated, small), []string{"truncated.model", "truncated"}},
@@ -195,7 +195,8 @@ func TestBadInput(t *testing.T) {
 		{"sample/truncated model", sample(truncated, small, "--n", "2"), []string{"truncated.model"}},
 
 		// eval data.
-		{"eval/missing data", eval(dec, fx+"nope.csv"), []string{"nope.csv"}},
+		{"eval/missing data", eval(dec, fx+"nope.csv"), []string{"--data " + fx + "nope.csv: no such file"}},
+		{"eval/missing test mask", append(eval(dec, small), "--test-mask", fx+"nope.csv", "--split", "0"), []string{"--test-mask " + fx + "nope.csv: no such file"}},
 		{"eval/empty data", eval(dec, fx+"empty.csv"), []string{"empty.csv", "empty file"}},
 		{"eval/header only", eval(dec, fx+"header_only.csv"), []string{"header_only.csv", "no data rows"}},
 		{"eval/ragged", eval(dec, fx+"ragged.csv"), []string{"ragged.csv", "line 4"}},
@@ -357,7 +358,7 @@ func TestTrainErrorLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs := cli(t, "train", "--data", p, "--target-range", "0,5", "--out", filepath.Join(dir, "m.model"), "--epochs", "1", "--quiet")
-	if code != 2 || !strings.Contains(errs, "d.csv: line 7: the target 99 is outside") {
+	if code != 2 || !strings.Contains(errs, "d.csv: line 7: the target 99 is outside the fixed range [0, 5] (--target-range)") {
 		t.Errorf("exit %d, %q", code, errs)
 	}
 	mask := filepath.Join(dir, "mask.csv")

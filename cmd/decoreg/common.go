@@ -300,7 +300,7 @@ func (s *splitFlags) rows(name string, d *data.Dataset, test bool) ([]int, error
 	}
 	m, err := data.ReadMask(s.mask)
 	if err != nil {
-		return nil, inputErr(name, err)
+		return nil, inputErr(name, flagPathErr("test-mask", err))
 	}
 	if err := data.CheckRows(m, d); err != nil {
 		return nil, inputErr(name, err)
@@ -335,9 +335,21 @@ func loadModel(name, path string) (*decoreg.Model, error) {
 	}
 	m, err := decoreg.Load(path)
 	if err != nil {
-		return nil, inputErr(name, err)
+		return nil, inputErr(name, flagPathErr("model", err))
 	}
 	return m, nil
+}
+
+// flagPathErr names the flag that gave the path of err when err is the
+// opening of a file ("--model m.drg: no such file or directory"): "open
+// x.csv: ..." did not say whether x.csv was --data, --test-mask or
+// --model. Other errors are returned as they are.
+func flagPathErr(flag string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Op == "open" {
+		return fmt.Errorf("--%s %s: %w", flag, pe.Path, pe.Err)
+	}
+	return err
 }
 
 // targetUse says what a command does with the target column of a file.
@@ -964,6 +976,10 @@ func dataFile(name, path string) (string, error) {
 	display := stdinName
 	if path != "-" {
 		fi, err := os.Stat(path)
+		var pe *fs.PathError
+		if errors.Is(err, fs.ErrNotExist) && errors.As(err, &pe) {
+			return "", inputf(name, "--data %s: %v", path, pe.Err) // as --model and --test-mask name theirs
+		}
 		if err != nil || fi.Mode().IsRegular() || fi.IsDir() {
 			return path, nil
 		}

@@ -692,6 +692,11 @@ func TestWideRangeWarning(t *testing.T) {
 			t.Errorf("--target-range %q: %q", c.rng, errs)
 		}
 	}
+	// With --raw-target --unbounded it changes no prediction: said.
+	_, errs := mustCLI(t, append(args[:len(args):len(args)], "--vocab", "unnormalized:base=10,exponent=2,mantissa=4", "--raw-target", "--unbounded", "--target-range", "0,1e5")...)
+	if !strings.Contains(errs, "--target-range with --raw-target and --unbounded only checks that the targets lie in it") {
+		t.Errorf("--raw-target --unbounded --target-range: %q", errs)
+	}
 }
 
 // TestSkippedRowsDecideNothing: the rows train skips (a missing target)

@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"decoreg"
 	"decoreg/data"
@@ -168,8 +169,10 @@ func dataErr(name string, d *data.Dataset, rows []int, err error) error {
 		}
 		where += fmt.Sprintf("column %q", d.Names[c])
 	}
+	// The library's fields, named by their flags.
+	msg := strings.ReplaceAll(de.Err.Error(), "(Config.TargetMin, TargetMax)", "(--target-range)")
 	if where == "" {
-		return inputf(name, "%s: %v", d.Path, de.Err)
+		return inputf(name, "%s: %s", d.Path, msg)
 	}
-	return inputf(name, "%s: %s: %v", d.Path, where, de.Err)
+	return inputf(name, "%s: %s: %s", d.Path, where, msg)
 }

@@ -62,7 +62,7 @@ features x --plr-dim inputs. The defaults are those of the authors'
 rtdl_num_embeddings package. --plr-sigma, the scale of the initial
 frequencies, matters most: the package's notes advise trying small values
 first, as a value above the best one can spoil training while one below it
-is still decent. The --plr-* flags need --encoder plr.
+is still decent. The --plr-* flags need --encoder plr (or --tune).
 
 With --input-transform ple each feature becomes up to --ple-bins columns
 (default 16): the piecewise linear encoding of the same paper over the
@@ -191,7 +191,8 @@ finished so far (and the best epoch of the one in training).
 12 in all) drawn with --seed from the paper's grid: encoder 2-5 layers x
 width 256, 512 or 2048, learning rate 1e-4 or 5e-4, input transform
 (standard, robust or quantile; ple comes in by --ple-seeds, below),
-encoder (mlp or plr, at its default sizes), and the head's own settings
+encoder (mlp, or plr at the sizes of the --plr-* flags, which --tune
+takes without --encoder plr), and the head's own settings
 (decoder: tokenization base and length, and the decoder size; riemann:
 bins; mdn: components; pointwise: weight decay). By
 successive halving, every trial trains 3 epochs (the given settings first,
@@ -632,10 +633,11 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 			}
 		}
 	}
-	if c.Encoder != decoreg.EncoderPLR {
+	if c.Encoder != decoreg.EncoderPLR && !f.tune {
+		// (--tune's trials that draw the plr encoder take them.)
 		for _, fl := range plrFlags {
 			if isSet(fs, fl) {
-				return c, inputf(name, "--%s is for --encoder plr, not %s", fl, c.Encoder)
+				return c, inputf(name, "--%s is for --encoder plr (or --tune, whose trials may draw it), not %s", fl, c.Encoder)
 			}
 		}
 	}
@@ -714,6 +716,12 @@ func warnTemperatureEdge(name string, t float64) {
 // warning.
 func warnWideRange(name, path string, fr *data.Frame, target string, c decoreg.Config) {
 	if !c.FixedRange() {
+		return
+	}
+	if c.Head == decoreg.HeadDecoder && c.RawTarget && c.Unbounded {
+		// Neither scaled nor bounded by it: the predictions are the same
+		// without it (it was taken without a word: review).
+		fmt.Fprintf(errOut, "decoreg %s: warning: --target-range with --raw-target and --unbounded only checks that the targets lie in it and sets the scale of nll_u: the decoder tokenizes y itself, and --unbounded leaves its cells unbounded by the range\n", name)
 		return
 	}
 	lo, hi, ok := targetRange(fr, target)
@@ -1430,6 +1438,8 @@ func (f *trainFlags) fitErr(fr *data.Frame, target string, idx []int, err error)
 	case errors.Is(err, decoreg.ErrTooFewRows):
 		return inputf(name, "%s: %d training row(s) are too few for a validation split of --val-frac %v (it needs at least 1 row to hold out and 1 to train on; --val-frac 0 trains without one)",
 			fr.Path, rows, f.valFrac)
+	case errors.Is(err, decoreg.ErrBudgetTooShort):
+		return inputf(name, "--budget %v: %s: no trial finished an epoch within it; raise it", f.budget, fr.Path)
 	case errors.Is(err, decoreg.ErrBadInput):
 		// Row and Column index fr's rows and columns; fr.Lines has each
 		// row's first line in the file (blank lines and quoted line breaks

@@ -34,8 +34,10 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 	mustCLI(t, "sample", "--model", ens, "--data", test, "--n", "3", "--out", filepath.Join(dir, "e.samples"))
 
 	tuned := filepath.Join(dir, "t.model")
+	// --plr-sigma without --encoder plr: for the trials that draw it (it
+	// was refused, though they took it with --encoder plr).
 	out, errs := mustCLI(t, "train", "--data", train, "--out", tuned, "--head", "mdn", "--tune", "--trials", "3",
-		"--budget", "60s", "--epochs", "4", "--enc-width", "16", "--threads", "1", "--ensemble", "2")
+		"--budget", "60s", "--epochs", "4", "--enc-width", "16", "--threads", "1", "--ensemble", "2", "--plr-sigma", "0.05")
 	s := summary(t, out)
 	tu, ok := s["tune"].(map[string]any)
 	if !ok || tu["trials"] != 3.0 || s["members"] == nil {
@@ -50,6 +52,11 @@ func TestTrainEnsembleAndTune(t *testing.T) {
 	}
 	if m.Info().Tune == nil || len(m.Info().Tune.Trials) != 3 {
 		t.Errorf("the model's trial history: %+v", m.Info().Tune)
+	}
+	for k, mk := range m.Members() {
+		if c := mk.Config(); c.Encoder == decoreg.EncoderPLR && c.PLRSigma != 0.05 {
+			t.Errorf("member %d: a plr encoder of sigma %v, want --plr-sigma's 0.05", k, c.PLRSigma)
+		}
 	}
 	mustCLI(t, "eval", "--model", tuned, "--data", test)
 	// --ensemble-from seeds: more members than trials.
@@ -266,5 +273,17 @@ func TestPrintTrialsCut(t *testing.T) {
 		if c.not != "" && strings.Contains(b.String(), c.not) {
 			t.Errorf("%v: %q in:\n%s", c.statuses, c.not, b.String())
 		}
+	}
+}
+
+// TestTuneBudgetTooShortNamesFlag: a --budget in which no trial finishes
+// an epoch is refused naming the flag (it said "the budget of 1ms", exit
+// 1: review).
+func TestTuneBudgetTooShortNamesFlag(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "train.csv", 400, 3)
+	code, _, errs := cli(t, "train", "--data", data, "--tune", "--budget", "1ms", "--trials", "2", "--batch", "1", "--threads", "1", "--quiet", "--out", filepath.Join(dir, "m.model"))
+	if code != 2 || !strings.Contains(errs, "--budget 1ms: ") || !strings.Contains(errs, "no trial finished an epoch within it") {
+		t.Errorf("exit %d, %q", code, errs)
 	}
 }
