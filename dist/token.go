@@ -143,8 +143,10 @@ func (d *Token) leafCDF(t float64) (f float64, ok bool) {
 	}
 	l := ls[j]
 	switch {
+	case t >= l.hi && j == len(ls)-1:
+		return 1, true // past the last: not the leaves' rounded sum (an ensemble's CDF above its support was 0.9999999999999999)
 	case t >= l.hi:
-		return min(d.below[j+1], 1), true // between leaves (or past the last)
+		return min(d.below[j+1], 1), true // between leaves
 	case l.pruned:
 		return 0, false
 	case l.hi > l.lo:

@@ -36,7 +36,7 @@ every run of the command failed, it exits with status 1.
 
 Runs whose result file exists are skipped, so an interrupted benchmark
 resumes where it stopped; Ctrl-C stops at once, leaves no partial file,
-and exits with status 130.
+and ends by the signal (a shell's status 130).
 The runs are ordered by dataset name, then head (in the order below), then
 split; --shard I/N runs only the runs whose index is I modulo N, so N
 machines given the same flags and --shard 0/N .. N-1/N (an array job) run

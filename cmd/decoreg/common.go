@@ -9,7 +9,8 @@ package main
 // command, then the file (with line and column where there is one) or the
 // flag. Failures that are not the user's input (a write that fails, training
 // that diverges) exit with status 1; a command stopped by an interrupt
-// before it finished exits with status 130 (interruptedf).
+// before it finished ends, its temporary files removed, killed by the
+// signal (interruptedf, exit; a shell's status 130 for Ctrl-C).
 
 import (
 	"bufio"
@@ -29,6 +30,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"decoreg"
 	"decoreg/data"
@@ -71,7 +73,7 @@ func inputErr(name string, err error) error {
 }
 
 // interruptedf returns the error of a command that an interrupt stopped
-// (exit status 130), one line.
+// (run's status 130; the process then ends by the signal: exit), one line.
 func interruptedf(name, format string, args ...any) error {
 	return interruptedError{errors.New(oneLine(name + ": " + fmt.Sprintf(format, args...)))}
 }
@@ -527,8 +529,8 @@ func subset(d *data.Dataset, idx []int) *data.Dataset {
 // and, once the command is interrupted, fails with context.Canceled.
 //
 // While it runs, a first interrupt signal cancels the write (a temporary
-// file is removed, an existing file left as it was) and a second one exits
-// at once with status 130, after removing the temporary file. A usage
+// file is removed, an existing file left as it was) and a second one ends
+// the process at once by the signal, after removing the temporary file. A usage
 // error from write is returned as it is; the others name the flag that
 // gave the path (none when flag is "").
 func writeOutput(name, flag, path string, write func(w io.Writer) error) error {
@@ -674,9 +676,8 @@ var quitSignals = func() []os.Signal {
 // signals is the command's one receiver of interruptSignals: it listens
 // while a handler (onInterrupt) is registered or standard input's spools
 // exist, and gives each signal, as it arrives, to the newest handler, or,
-// with none but spools, removes them and exits with status 130 (as the
-// signal's default action would, without leaving the copy of the data
-// behind). It also receives pipeSignals while spools exist, and
+// with none, removes the spools and ends the process by the signal (its
+// default action, without leaving the copy of the data behind). It also receives pipeSignals while spools exist, and
 // quitSignals while spools or outputs being written exist (see there).
 // One receiver decides, so that no handler's end can race with a signal
 // another receiver got too.
@@ -690,28 +691,6 @@ var signals struct {
 	// outputs are writeOutput's files being written, which SIGQUIT
 	// discards (the other signals go to writeOutput's own handler).
 	outputs []*outfile.File
-	// commands counts the commands running under watchCommand.
-	commands int
-}
-
-// watchCommand keeps the receiver of signals listening while a command
-// runs, and returns the function that ends the watch: a signal that comes
-// while no handler is registered (a command or a phase that does nothing
-// on an interrupt: tokenize, bench train, sample computing its
-// distributions) then ends the process with status 130 as the handlers
-// do, for SIGTERM and SIGHUP as for SIGINT (their own default actions
-// gave 143 and 129).
-func watchCommand() (stop func()) {
-	signals.mu.Lock()
-	signals.commands++
-	listenLocked()
-	signals.mu.Unlock()
-	return func() {
-		signals.mu.Lock()
-		signals.commands--
-		listenLocked()
-		signals.mu.Unlock()
-	}
 }
 
 // listOutput lists f among the outputs that SIGQUIT discards, and returns
@@ -731,12 +710,12 @@ func listOutput(f *outfile.File) (unlist func()) {
 	}
 }
 
-type sigHandler struct{ on func() }
+type sigHandler struct{ on func(os.Signal) }
 
 // listenLocked starts or stops the receiver as handlers and spools
 // require; signals.mu is held.
 func listenLocked() {
-	want := len(signals.handlers) > 0 || len(stdinSpools) > 0 || signals.commands > 0
+	want := len(signals.handlers) > 0 || len(stdinSpools) > 0
 	switch {
 	case want && !signals.listening:
 		if signals.ch == nil {
@@ -785,17 +764,51 @@ func dispatchSignals(ch chan os.Signal) {
 			h = signals.handlers[n-1]
 		}
 		if h == nil {
-			// No handler: the command's watch, the spools' guard (or a
-			// signal that raced with the last handler's end, which the
-			// default action would have ended too).
+			// No handler: the spools' guard (or a signal that raced with
+			// the last handler's end, which the default action would
+			// have ended too).
 			removeSpoolsLocked()
 			fmt.Fprintln(errOut, "decoreg: interrupted") // it exited without a word
-			os.Exit(130)
+			exitBySignal(s)
 		}
 		signals.mu.Unlock()
-		h.on()
+		lastSignal.Store(&s)
+		h.on(s)
 		signalsHandled.Add(1)
 	}
+}
+
+// lastSignal is the last interrupt signal given to a handler: a command
+// that it stopped ends the process by it (exit).
+var lastSignal atomic.Pointer[os.Signal]
+
+// exitBySignal ends the process by s, with its default action, so that
+// the parent sees the command killed by the signal (a shell reports 130
+// for SIGINT, 143 for SIGTERM, 129 for SIGHUP), as if it had not caught
+// it: a shell loop or script run from a terminal stops at Ctrl-C only
+// when its command died by SIGINT (it went on after an exit with status
+// 130), and supervisors count death by SIGTERM as a clean stop. The
+// caller has removed the temporary files. Status 130 if the signal
+// cannot be raised.
+func exitBySignal(s os.Signal) {
+	if ss, ok := s.(syscall.Signal); ok {
+		signal.Reset(ss)
+		if syscall.Kill(os.Getpid(), ss) == nil {
+			time.Sleep(5 * time.Second) // it is delivered to some thread soon
+		}
+	}
+	os.Exit(130)
+}
+
+// exit ends the process with status code, or, for a command stopped by an
+// interrupt (130: interruptedError), by the signal that stopped it.
+func exit(code int) {
+	if code == 130 {
+		if s := lastSignal.Load(); s != nil {
+			exitBySignal(*s)
+		}
+	}
+	os.Exit(code)
 }
 
 // signalsHandled counts the signals given to a handler (tests wait for
@@ -824,14 +837,14 @@ func quitAfterCleanup() {
 // onInterrupt returns a context that a first interrupt signal cancels; at
 // a second, cleanup runs, the temporary files of the outputs being
 // written under the context (outfile.Create with it) and standard input's
-// spools are removed, and the process exits with status 130. stop
+// spools are removed, and the process ends by the signal. stop
 // (idempotent) ends the watch: the signals go to the handler registered
 // before it, if any, or take their default action again.
 func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
 	tracker := &outfile.Tracker{}
 	ctx, cancel := context.WithCancel(outfile.WithTracker(context.Background(), tracker))
 	var n atomic.Int32
-	h := &sigHandler{on: func() {
+	h := &sigHandler{on: func(s os.Signal) {
 		if n.Add(1) == 1 {
 			cancel()
 			return
@@ -839,7 +852,7 @@ func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
 		cleanup()
 		tracker.DiscardAll()
 		removeSpools()
-		os.Exit(130)
+		exitBySignal(s)
 	}}
 	signals.mu.Lock()
 	signals.handlers = append(signals.handlers, h)
@@ -911,7 +924,7 @@ var interruptHook atomic.Pointer[func()]
 // (out, its output's path, or "" for standard output). A first interrupt
 // returns at once an error saying that nothing was written, and the
 // command ends with it while f is left to the process's exit; a second
-// one exits at once with status 130, as in writeOutput.
+// one ends the process at once by the signal, as in writeOutput.
 func interruptible(name, out string, f func() error) error {
 	ctx, stop := onInterrupt(func() {})
 	defer stop()

@@ -50,7 +50,8 @@ written as 'decoreg help predict' describes for --out (atomically, a link
 written through).
 
 --quick uses tiny sizes (a few seconds; for tests). Interrupting (Ctrl-C)
-stops at once, writes nothing, and exits with status 130.`,
+stops at once, writes nothing, and ends by the signal (a shell's status
+130).`,
 	Run: runDemo,
 }
 

@@ -27,7 +27,8 @@ DIR/results.jsonl as soon as it finishes: its settings, its results, the
 commit the binary was built from, the host, the GEMM kernel, the thread
 count and its wall time. Runs whose key is already in results.jsonl are
 skipped, so an interrupted experiment resumes where it stopped (Ctrl-C
-stops at once, leaves no partial line, and exits with status 130), and --shard I/N runs only the
+stops at once, leaves no partial line, and ends by the signal: a shell's
+status 130), and --shard I/N runs only the
 runs whose index in the experiment's fixed plan is I modulo N: N processes
 or machines given the same flags and --shard 0/N .. N-1/N run disjoint
 slices of the same plan, appending to one results.jsonl (or to several

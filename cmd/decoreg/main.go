@@ -2,9 +2,11 @@
 //
 // It follows the go command's conventions: `decoreg <command> [flags] [args]`,
 // `decoreg help <command>` for details, exit status 0 on success, 1 when a
-// command failed, 2 when it was misused (bad flags, bad input data), and
-// 130 when an interrupt (Ctrl-C, SIGTERM, SIGHUP) stopped it before it
-// finished (train, which saves the best model so far, exits 0 then).
+// command failed, 2 when it was misused (bad flags, bad input data); a
+// command that an interrupt (Ctrl-C, SIGTERM, SIGHUP) stopped before it
+// finished removes its temporary files and ends killed by the signal, as
+// a shell reports (130 for Ctrl-C); train, which saves the best model so
+// far, exits 0 then.
 package main
 
 import (
@@ -90,9 +92,10 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 // interruptedError marks a command stopped by an interrupt signal (Ctrl-C,
-// SIGTERM, SIGHUP) before it finished its work. It maps to exit status
-// 130, as a shell reports a command ended by SIGINT, so that a script can
-// tell an interrupt from a failure.
+// SIGTERM, SIGHUP) before it finished its work. run returns status 130
+// for it, as a shell reports a command killed by SIGINT, and main ends
+// the process by the signal itself (exit), so that a script or a shell
+// loop can tell an interrupt from a failure.
 type interruptedError struct{ err error }
 
 func (e interruptedError) Error() string { return e.err.Error() }
@@ -367,9 +370,6 @@ func run(args []string, stderr io.Writer) int {
 		return 2
 	}
 	c.resetFlags()
-	if c.Name != "serve" { // serve shuts down on its own signals
-		defer watchCommand()()
-	}
 	args = args[1:]
 	var err error
 	if !c.CustomFlags {
@@ -413,7 +413,7 @@ func run(args []string, stderr io.Writer) int {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], errOut))
+	exit(run(os.Args[1:], errOut))
 }
 
 // stickyWriter passes writes to w and keeps the first error.

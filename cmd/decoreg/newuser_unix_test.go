@@ -30,6 +30,19 @@ func childDecoreg(t *testing.T, tmp string, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// killedBy reports whether err, a child's Wait, says it was killed by s:
+// a command stopped by an interrupt ends by the signal, after its
+// cleanup, so that a shell loop stops there (it exited 130, after which
+// bash goes on: review).
+func killedBy(err error, s syscall.Signal) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == s
+}
+
 // spools lists the copies of --data inputs in tmp.
 func spools(tmp string) []string {
 	m, _ := filepath.Glob(filepath.Join(tmp, "decoreg-*"))
@@ -181,10 +194,8 @@ func TestNU1FIFOSignals(t *testing.T) {
 				waitOnFIFOOpen(t, cmd.Process.Pid) // the child starts, and waits on the open
 			}
 			cmd.Process.Signal(s)
-			err := cmd.Wait()
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-				t.Errorf("%v (written %v): exit %v, want 130: %s", s, write, err, errs.String())
+			if err := cmd.Wait(); !killedBy(err, s) {
+				t.Errorf("%v (written %v): %v, want killed by the signal: %s", s, write, err, errs.String())
 			}
 			if left := spools(tmp); len(left) > 0 {
 				t.Errorf("%v (written %v): the copy was left: %v", s, write, left)
@@ -328,9 +339,8 @@ func TestDemoInterruptLeavesNoDir(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGINT)
 		go io.Copy(io.Discard, stdout)
-		var ee *exec.ExitError
-		if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 130 {
-			t.Errorf("existed before %v: after Ctrl-C, %v, want exit status 130: %s", existed, err, errs.String())
+		if err := cmd.Wait(); !killedBy(err, syscall.SIGINT) {
+			t.Errorf("existed before %v: after Ctrl-C, %v, want killed by SIGINT: %s", existed, err, errs.String())
 		}
 		_, err = os.Stat(top)
 		if existed != (err == nil) {
@@ -344,8 +354,8 @@ func TestDemoInterruptLeavesNoDir(t *testing.T) {
 	}
 }
 
-// TestBenchServeInterrupt: Ctrl-C during bench serve stops it with status
-// 130, the cases measured before it printed whole, and removes the
+// TestBenchServeInterrupt: Ctrl-C during bench serve stops it (killed by
+// SIGINT), the cases measured before it printed whole, and removes the
 // directory of its model (a killed run had left /tmp/decoreg-bench-serve-*).
 func TestBenchServeInterrupt(t *testing.T) {
 	model := sharedModel(t, "mdn")
@@ -376,9 +386,8 @@ func TestBenchServeInterrupt(t *testing.T) {
 	time.Sleep(300 * time.Millisecond) // into the first case's requests
 	cmd.Process.Signal(syscall.SIGINT)
 	out, _ := io.ReadAll(stdout)
-	var ee *exec.ExitError
-	if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(errs.String(), "bench serve: interrupted") {
-		t.Errorf("exit %v, want status 130; stderr %q", err, errs.String())
+	if err := cmd.Wait(); !killedBy(err, syscall.SIGINT) || !strings.Contains(errs.String(), "bench serve: interrupted") {
+		t.Errorf("%v, want killed by SIGINT; stderr %q", err, errs.String())
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		if line != "" && !json.Valid([]byte(line)) {
@@ -387,26 +396,5 @@ func TestBenchServeInterrupt(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(tmp, "decoreg-bench-serve-*")); len(m) > 0 {
 		t.Errorf("left behind: %v", m)
-	}
-}
-
-// TestSignalsWithoutHandlerExit130: SIGINT, SIGTERM and SIGHUP end a
-// command that does nothing of its own on an interrupt (bench gemm, here)
-// with status 130, as the commands that handle them do; SIGTERM and SIGHUP
-// had their default actions (143, 129) there (review).
-func TestSignalsWithoutHandlerExit130(t *testing.T) {
-	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
-		cmd := childDecoreg(t, t.TempDir(), "bench", "gemm", "--sizes", "256x256x256", "--min-time", "20s", "--kernels", "purego", "--threads", "1")
-		var errs strings.Builder
-		cmd.Stderr = &errs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(300 * time.Millisecond) // the watch starts as the command does
-		cmd.Process.Signal(s)
-		var ee *exec.ExitError
-		if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(errs.String(), "interrupted") {
-			t.Errorf("%v: %v, want exit status 130; stderr %q", s, err, errs.String())
-		}
 	}
 }

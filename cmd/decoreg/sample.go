@@ -38,7 +38,10 @@ coarse cells (normalized:base=2,length=4, or a few bins) those draws
 cluster on a few values, and their quantiles are not predict's. It is an
 error for the other heads and for recalibrated models.
 
-Draws depend only on the model, the data, the flags and --seed. Input
+Draws depend only on the model, the data, the flags and --seed: the i-th
+row sampled (from 0) draws from its own generator seeded with (--seed, i),
+as row i of a request to 'decoreg serve' does, so the same rows give the
+same draws there. Input
 columns are matched as in 'decoreg eval'; with --test-mask FILE --split K
 only the test rows of split K are sampled.
 
@@ -168,9 +171,8 @@ func runSample(cmd *Command, args []string) error {
 	if err != nil {
 		return dataErr(name, d, idx, err)
 	}
-	r := rand.New(rand.NewPCG(seed, 0x5a3b1e))
 	return writeOutput(name, "out", out, func(w io.Writer) error {
-		return writeSamples(w, ds, idx, n, opts, r)
+		return writeSamples(w, ds, idx, n, opts, seed)
 	})
 }
 
@@ -184,8 +186,11 @@ const (
 )
 
 // writeSamples writes the CSV of sample to w, row by row and sampleChunk
-// draws at a time; it stops at the first write error (an interrupt).
-func writeSamples(w io.Writer, ds []dist.Distribution, idx []int, n int, opts dist.SampleOptions, r *rand.Rand) error {
+// draws at a time; it stops at the first write error (an interrupt). The
+// i-th row sampled draws from its own generator, seeded with (seed, i),
+// as serve's i-th row of a request does: the same rows give the same
+// draws there (one generator for every row gave others: review).
+func writeSamples(w io.Writer, ds []dist.Distribution, idx []int, n int, opts dist.SampleOptions, seed uint64) error {
 	b := make([]byte, 0, 64<<10)
 	flush := func() error {
 		_, err := w.Write(b)
@@ -205,6 +210,7 @@ func writeSamples(w io.Writer, ds []dist.Distribution, idx []int, n int, opts di
 	b = append(b, '\n')
 	for i, dd := range ds {
 		b = strconv.AppendInt(b, int64(idx[i]), 10)
+		r := rand.New(rand.NewPCG(seed, uint64(i)))
 		for done := 0; done < n; done += sampleChunk {
 			for _, v := range dd.Sample(min(sampleChunk, n-done), opts, r) {
 				b = append(b, ',')

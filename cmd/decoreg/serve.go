@@ -227,7 +227,7 @@ func runServe(cmd *Command, args []string) error {
 	for _, m := range s.Models() {
 		logger.Printf("serving model %q (%s head, %d features) from %q", m.Name, m.Head, len(m.Features), m.File)
 	}
-	logger.Printf("listening on http://%s (Ctrl-C or SIGTERM to stop)", ln.Addr())
+	logger.Printf("listening on http://%s (Ctrl-C, SIGTERM or SIGHUP to stop)", ln.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...) // SIGHUP too, unless ignored (nohup)
 	defer stop()
 	go func() {

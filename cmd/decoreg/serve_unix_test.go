@@ -110,6 +110,32 @@ func TestServeMatchesPredict(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d rows, %d values each, equal to predict's", head, len(got.Predictions), len(header)-1)
+		if head != "pointwise" {
+			// Samples: the same draws as 'decoreg sample' with the seed
+			// (they differed: review).
+			sout, _ := mustCLI(t, "sample", "--model", model, "--data", data, "--n", "5", "--seed", "3", "--out", "-")
+			_, draws := parseCSV(t, sout)
+			body := `{"rows":[` + strings.Join(rows, ",") + `],"outputs":["samples"],"samples":{"n":5,"seed":3}}`
+			resp, err := http.Post(base+"/v1/models/"+head+"/predict", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var sg struct {
+				Predictions []struct{ Samples []jsonfloat.Float }
+			}
+			if err := json.Unmarshal(b, &sg); err != nil || len(sg.Predictions) != len(draws) {
+				t.Fatalf("%s: samples: %d %s (%v)", head, resp.StatusCode, b, err)
+			}
+			for i, p := range sg.Predictions {
+				for j, v := range p.Samples {
+					if float64(v) != draws[i][j+1] {
+						t.Errorf("%s row %d: draw %d is %v from serve, %v from sample", head, i, j, v, draws[i][j+1])
+					}
+				}
+			}
+		}
 		syscall.Kill(os.Getpid(), sig)
 		select {
 		case r := <-done:

@@ -311,11 +311,12 @@ and saves the best model so far; the command then prints
 "interrupted: saved best model from epoch N" on standard error, the summary
 on standard output, and exits with status 0. Interrupting before the first
 epoch has ended (or while --data is still being read) saves nothing and
-exits with status 130, as every command stopped by an interrupt does. Interrupting
+ends by the signal (a shell's status 130 for Ctrl-C), as every command
+stopped by an interrupt does. Interrupting
 --calibrate, after training has ended, stops it and saves the trained model,
 not calibrated ("interrupted during --calibrate, ..."). A second Ctrl-C kills
 the process at once, or, while the model is being written, abandons the
-write (status 130; an existing MODEL is untouched).
+write (an existing MODEL is untouched).
 
 ` + outDoc + `
 With --out - (or /dev/stdout) the summary goes to standard error.
@@ -324,8 +325,8 @@ The same data, flags, --seed and --threads give the same weights.
 
 Exit status: 0 on success, 2 for bad flags or bad input data (the message
 names the flag, or the file with its line and column), 1 when training fails
-(for example when the loss diverges: try a smaller --lr), 130 when
-interrupted before a model could be saved.
+(for example when the loss diverges: try a smaller --lr); interrupted
+before a model could be saved, it ends by the signal (130 for Ctrl-C).
 
 Examples:
 
@@ -718,9 +719,10 @@ func warnWideRange(name, path string, fr *data.Frame, target string, c decoreg.C
 	if !c.FixedRange() {
 		return
 	}
-	if c.Head == decoreg.HeadDecoder && c.RawTarget && c.Unbounded {
+	if c.Head == decoreg.HeadDecoder && c.RawTarget && c.Unbounded && c.AuxMSE == 0 && c.Pretrain == "" {
 		// Neither scaled nor bounded by it: the predictions are the same
-		// without it (it was taken without a word: review).
+		// without it (it was taken without a word: review); --aux-mse's
+		// read-out and --pretrain's pointwise stage are scaled by it.
 		fmt.Fprintf(errOut, "decoreg %s: warning: --target-range with --raw-target and --unbounded only checks that the targets lie in it and sets the scale of nll_u: the decoder tokenizes y itself, and --unbounded leaves its cells unbounded by the range\n", name)
 		return
 	}

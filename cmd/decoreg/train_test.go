@@ -142,7 +142,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("DECOREG_TEST_CHILD") == "1" {
 		for i, a := range os.Args {
 			if a == "--" {
-				os.Exit(run(os.Args[i+1:], os.Stderr))
+				exit(run(os.Args[i+1:], os.Stderr))
 			}
 		}
 		os.Exit(3)
