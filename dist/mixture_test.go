@@ -589,3 +589,30 @@ func TestMixedPiecesTinyCells(t *testing.T) {
 		}
 	}
 }
+
+// TestMixtureCDFPastSupport: above every member's support the mixture's
+// CDF is 1 exactly, and 0 below (it was the members' rounded cumulative
+// sums' mean, 0.9999999999999999: review).
+func TestMixtureCDFPastSupport(t *testing.T) {
+	for trial := range 40 {
+		spec := append(treeSpecs, "normalized:base=10,length=3", "unnormalized:base=10,exponent=1,mantissa=3")[trial%4]
+		tok := parseTok(t, spec)
+		var comps []Distribution
+		for k := range 3 {
+			comps = append(comps, NewToken(newFake(t, tok.Size(), uint64(3*trial+k+1), 1.5), tok, testAff, TokenOptions{}))
+		}
+		m := NewMixture(comps)
+		top := max(comps[0].Quantile(1), comps[1].Quantile(1), comps[2].Quantile(1))
+		bot := min(comps[0].Quantile(0), comps[1].Quantile(0), comps[2].Quantile(0))
+		for _, y := range []float64{top, top + 1, 1e300} {
+			if f := m.CDF(y); f != 1 {
+				t.Errorf("%s: CDF(%v) = %v above the support (top %v), want 1", spec, y, f, top)
+			}
+		}
+		for _, y := range []float64{bot - 1, -1e300} {
+			if f := m.CDF(y); f != 0 {
+				t.Errorf("%s: CDF(%v) = %v below the support, want 0", spec, y, f)
+			}
+		}
+	}
+}
