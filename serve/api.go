@@ -250,9 +250,10 @@ func parseRequest(body []byte, ms modelSpec, lim Limits) (*query, error) {
 	if len(outs) == 0 {
 		outs = DefaultOutputs
 	}
-	for _, o := range outs {
+	for i, o := range outs {
 		if !slices.Contains(Outputs, o) {
-			return nil, badf("unknown output %q (outputs are %s)", clip(o), strings.Join(Outputs, ", "))
+			// outputs[i]: a null is read as "" (it said unknown output "").
+			return nil, badf("outputs[%d]: unknown output %q (outputs are %s)", i, clip(o), strings.Join(Outputs, ", "))
 		}
 		if q.want[o] {
 			return nil, badf("output %q is asked for twice", o)
@@ -570,7 +571,7 @@ func (q *query) samplesFrom(s *SampleSpec, ms modelSpec, lim Limits) error {
 		o.Temperature = *s.Temperature
 	}
 	if s.TopP != nil {
-		if !(*s.TopP > 0) {
+		if !(*s.TopP > 0 && *s.TopP <= 1) { // one message for both ends (1.5 had the library's "[0, 1]")
 			return badf("samples.top_p must be in (0, 1], have %v", *s.TopP)
 		}
 		o.TopP = *s.TopP

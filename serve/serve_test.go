@@ -249,6 +249,7 @@ func TestBadRequests(t *testing.T) {
 		{u, `{"x":[[1,true]]}`, 400, `x[0][1] (feature "b")`},
 		{u, `{"x":[[1,2],[1,2],[1,2],[1,2],[1,2],[1,2]]}`, 400, "6 rows: at most 5"},
 		{u, `{"x":[[1,2]],"outputs":["avg"]}`, 400, `unknown output "avg"`},
+		{u, `{"x":[[1,2]],"outputs":["mean",null]}`, 400, `outputs[1]: unknown output ""`}, // which one (review)
 		{u, `{"x":[[1,2]],"outputs":["mean","mean"]}`, 400, "twice"},
 		{u, `{"x":[[1,2]],"outputs":["quantiles"],"quantiles":[1.5]}`, 400, "quantiles[0] = 1.5 is not a number in [0, 1]"},
 		{u, `{"x":[[1,2]],"outputs":["quantiles"],"quantiles":[null]}`, 400, "quantiles[0] = null"},
@@ -260,7 +261,7 @@ func TestBadRequests(t *testing.T) {
 		{u, `{"x":[[1,2]],"outputs":["samples"]}`, 400, `"n": N`},
 		{u, `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":101}}`, 400, "at most 100 samples"},
 		{u, `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":1,"temperature":0}}`, 400, "temperature must be > 0"},
-		{u, `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":1,"top_p":1.5}}`, 400, "top-p"},
+		{u, `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":1,"top_p":1.5}}`, 400, "samples.top_p must be in (0, 1], have 1.5"}, // as for 0 (review)
 		{u, `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":1,"top_k":-1}}`, 400, "top-k"},
 		{u, `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":-1}}`, 400, `"n": N`},
 		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"n":1}}`, 400, "density.n must be >= 2"},
