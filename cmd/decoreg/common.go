@@ -231,7 +231,7 @@ created if missing). A device or FIFO (/dev/null, a named pipe) is written
 directly. Before any long work the command checks that the output can be
 written (it creates and removes a temporary file where it will write).
 Ctrl-C (SIGINT, SIGTERM or SIGHUP) while the output is written abandons it and
-leaves no temporary file; a second Ctrl-C exits at once. An --out that
+leaves no temporary file; a second Ctrl-C ends the process at once. An --out that
 is one of the command's input files (--data, --model, --test-mask; the
 same file through a link too) is refused.`
 )
@@ -788,16 +788,20 @@ var lastSignal atomic.Pointer[os.Signal]
 // it: a shell loop or script run from a terminal stops at Ctrl-C only
 // when its command died by SIGINT (it went on after an exit with status
 // 130), and supervisors count death by SIGTERM as a clean stop. The
-// caller has removed the temporary files. Status 130 if the signal
-// cannot be raised.
+// caller has removed the temporary files. As process 1, or if the signal
+// cannot be raised, the status a shell would report, 128 plus its number.
 func exitBySignal(s os.Signal) {
-	if ss, ok := s.(syscall.Signal); ok {
+	ss, ok := s.(syscall.Signal)
+	if !ok {
+		os.Exit(130)
+	}
+	if os.Getpid() != 1 { // the kernel does not let a signal kill process 1 (the Go runtime then exits 2)
 		signal.Reset(ss)
 		if syscall.Kill(os.Getpid(), ss) == nil {
 			time.Sleep(5 * time.Second) // it is delivered to some thread soon
 		}
 	}
-	os.Exit(130)
+	os.Exit(128 + int(ss)) // as a shell reports a command killed by it
 }
 
 // exit ends the process with status code, or, for a command stopped by an

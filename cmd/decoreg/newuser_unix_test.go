@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -396,5 +397,47 @@ func TestBenchServeInterrupt(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(tmp, "decoreg-bench-serve-*")); len(m) > 0 {
 		t.Errorf("left behind: %v", m)
+	}
+}
+
+// TestInterruptAsProcess1: as process 1 (a container without an init),
+// which a signal cannot kill, an interrupted command exits with 128 plus
+// the signal's number; raising the signal did nothing there, and the Go
+// runtime exited 2, the status of bad input (review). Skipped where a
+// PID namespace cannot be made (unshare -Upfr).
+func TestInterruptAsProcess1(t *testing.T) {
+	if exec.Command("unshare", "-Upfr", "--kill-child", "true").Run() != nil {
+		t.Skip("no unshare -Upfr here")
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "unshare", "-Upfr", "--kill-child", os.Args[0], "-test.run=^$", "--", "demo", "--out", filepath.Join(dir, "demo"), "--threads", "1")
+	cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+dir)
+	var errs strings.Builder
+	cmd.Stderr = &errs
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The first line comes once the demo handles signals.
+	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+		t.Fatalf("no output: %v: %s", err, errs.String())
+	}
+	go io.Copy(io.Discard, stdout)
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))
+	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || child <= 0 {
+		cmd.Process.Kill()
+		t.Skipf("cannot find unshare's child: %v %q", err, b)
+	}
+	syscall.Kill(child, syscall.SIGTERM)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || !(ee.ExitCode() == 128+int(syscall.SIGTERM) || killedBy(err, syscall.SIGTERM)) {
+		t.Errorf("%v, want status 143 (or killed by SIGTERM); stderr %q", err, errs.String())
 	}
 }
