@@ -677,7 +677,8 @@ var quitSignals = func() []os.Signal {
 // while a handler (onInterrupt) is registered or standard input's spools
 // exist, and gives each signal, as it arrives, to the newest handler, or,
 // with none, removes the spools and ends the process by the signal (its
-// default action, without leaving the copy of the data behind). It also receives pipeSignals while spools exist, and
+// default action, without leaving the copy of the data behind). It also
+// receives pipeSignals while spools exist, and
 // quitSignals while spools or outputs being written exist (see there).
 // One receiver decides, so that no handler's end can race with a signal
 // another receiver got too.
