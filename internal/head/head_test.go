@@ -283,3 +283,42 @@ func TestEncodeCellAsDist(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadUnitMaps: each head's units are those of the paper's protocol
+// (DESIGN.md §6): y min-max scaled to [0, 1] for the Riemann head and the
+// normalized decoder, further shifted by -0.5 for the pointwise and MDN
+// heads and the unnormalized decoder, and y itself for --raw-target; the
+// pointwise and MDN heads train on u - 0.5 (no test guarded the shift).
+func TestHeadUnitMaps(t *testing.T) {
+	norm, _ := vocab.Parse("normalized:base=4,length=3")
+	unnorm, _ := vocab.Parse("unnormalized:base=10,exponent=1,mantissa=3")
+	for _, c := range []struct {
+		head string
+		tok  vocab.Tokenizer
+		raw  bool
+		want Map
+	}{
+		{"riemann", nil, false, U},
+		{"decoder", norm, false, U},
+		{"pointwise", nil, false, Shifted},
+		{"mdn", nil, false, Shifted},
+		{"decoder", unnorm, false, Shifted},
+		{"decoder", unnorm, true, Raw},
+	} {
+		if got := Lookup(c.head).Units(c.tok, c.raw, 2, 6).Map; got != c.want {
+			t.Errorf("%s (%v, raw %v): map %d, want %d", c.head, c.tok, c.raw, got, c.want)
+		}
+	}
+	for _, c := range []*model.Config{{Head: model.Pointwise}, {Head: model.MDN, Components: 2}} {
+		s := Of(c).Units(nil, false, 2, 6)
+		tg, err := Encode(c, s, []float64{2, 3, 5.5, 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range []float32{-0.5, -0.25, 0.375, 0.5} {
+			if tg.Y[i] != want {
+				t.Errorf("head %v: target %d is %v, want u - 0.5 = %v", c.Head, i, tg.Y[i], want)
+			}
+		}
+	}
+}
