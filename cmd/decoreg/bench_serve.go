@@ -59,8 +59,8 @@ with the defaults of 'decoreg train' (encoder 2x256, normalized:base=8,
 length=6) on 5,000 rows of the demo's problem (y|x a Gaussian mixture).
 
 Ctrl-C stops the benchmark (the lines printed are the combinations
-measured before it), removes the trained model, and ends by the signal
-(a shell's status 130).`,
+measured before it), removes the model it trained, if any, and ends by
+the signal (a shell's status 130).`,
 }
 
 func init() {

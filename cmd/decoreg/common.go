@@ -230,8 +230,8 @@ through: it stays a link and its target gets the output (atomically, or
 created if missing). A device or FIFO (/dev/null, a named pipe) is written
 directly. Before any long work the command checks that the output can be
 written (it creates and removes a temporary file where it will write).
-Ctrl-C (SIGINT, SIGTERM or SIGHUP) while the output is written abandons it and
-leaves no temporary file; a second Ctrl-C ends the process at once. An --out that
+An interrupt (Ctrl-C, SIGTERM or SIGHUP) while the output is written abandons it and
+leaves no temporary file; a second one ends the process at once. An --out that
 is one of the command's input files (--data, --model, --test-mask; the
 same file through a link too) is refused.`
 )

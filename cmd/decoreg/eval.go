@@ -46,9 +46,9 @@ object on standard output:
 	             e.g. a constant feature or an untrained model's mode)
 	clipped      targets outside the training range (clipped to it for the NLL,
 	             with a warning: nll is then not the mean of predict's -logpdf,
-	             which it is otherwise up to rounding, about 1e-9 relative:
-	             the decoder and Riemann heads score the targets through the
-	             network's float32 log-softmax, predict in float64)
+	             which it is otherwise up to float32 rounding, differences of
+	             about 1e-8: the decoder and Riemann heads score the targets
+	             through the network's float32 log-softmax, predict in float64)
 	point        the point estimate: mean, median or mode
 	crps         mean continuous ranked probability score of p(y|x), in units
 	             of y (lower is better; for a point forecast it would be the

@@ -41,9 +41,8 @@ error for the other heads and for recalibrated models.
 Draws depend only on the model, the data, the flags and --seed: the i-th
 row sampled (from 0) draws from its own generator seeded with (--seed, i),
 as row i of a request to 'decoreg serve' does, so the same rows give the
-same draws there. Input
-columns are matched as in 'decoreg eval'; with --test-mask FILE --split K
-only the test rows of split K are sampled.
+same draws there. Input columns are matched as in 'decoreg eval'; with
+--test-mask FILE --split K only the test rows of split K are sampled.
 
 N is at most 1048576 (2^20). Samples are streamed: each row's draws are
 made and written 1024 at a time, so memory does not grow with N (the

@@ -64,9 +64,9 @@ past --timeout per request, the answer is 503 with Retry-After; bodies over
 --max-body are 413; bad input is 400 with a message naming the field, row
 or feature; a client that closes the connection before its answer is
 counted 499. SIGINT, SIGTERM or SIGHUP (a closed terminal; not under
-nohup) stops accepting, finishes the requests in
-flight (up to --grace; past it they are cancelled and answered 503, and
-serve exits 1) and exits 0; a second signal stops it at once.
+nohup) stops accepting, finishes the requests in flight (up to --grace;
+past it they are cancelled and answered 503, and serve exits 1) and exits
+0; a second signal stops it at once.
 
 Unless the environment sets GOGC, serve sets the garbage collector's
 target to 400% (Go's default is 100): the live heap is small and every

@@ -191,8 +191,8 @@ finished so far (and the best epoch of the one in training).
 12 in all) drawn with --seed from the paper's grid: encoder 2-5 layers x
 width 256, 512 or 2048, learning rate 1e-4 or 5e-4, input transform
 (standard, robust or quantile; ple comes in by --ple-seeds, below),
-encoder (mlp, or plr at the sizes of the --plr-* flags, which --tune
-takes without --encoder plr), and the head's own settings
+encoder (mlp, or plr with the --plr-* values, which --tune takes without
+--encoder plr and does not search), and the head's own settings
 (decoder: tokenization base and length, and the decoder size; riemann:
 bins; mdn: components; pointwise: weight decay). By
 successive halving, every trial trains 3 epochs (the given settings first,
@@ -306,7 +306,7 @@ their square) and for the unnormalized decoder, whose expansions are deep
 interrupted --tune then keeps the members chosen so far (the best trial
 alone when the mixtures' scoring had not finished).
 
-Interrupting (Ctrl-C, SIGINT, SIGTERM or SIGHUP) stops training at the next batch
+Interrupting (Ctrl-C, that is SIGINT, or SIGTERM or SIGHUP) stops training at the next batch
 and saves the best model so far; the command then prints
 "interrupted: saved best model from epoch N" on standard error, the summary
 on standard output, and exits with status 0. Interrupting before the first
@@ -405,11 +405,11 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.encLayers, "enc-layers", decoreg.DefaultEncLayers, "encoder MLP layers")
 	fs.IntVar(&f.encWidth, "enc-width", decoreg.DefaultEncWidth, "encoder MLP width")
 	fs.StringVar(&f.encoder, "encoder", decoreg.EncoderMLP, "`ENCODER` of the features: mlp, or plr (periodic embeddings of each feature before the MLP; --plr-frequencies, --plr-dim, --plr-sigma)")
-	fs.IntVar(&f.plrFrequencies, "plr-frequencies", decoreg.DefaultPLRFrequencies, "learned frequencies per feature (--encoder plr)")
-	fs.IntVar(&f.plrDim, "plr-dim", decoreg.DefaultPLRDim, "embedding values per feature, the MLP's inputs (--encoder plr)")
+	fs.IntVar(&f.plrFrequencies, "plr-frequencies", decoreg.DefaultPLRFrequencies, "learned frequencies per feature (--encoder plr, or --tune's plr trials)")
+	fs.IntVar(&f.plrDim, "plr-dim", decoreg.DefaultPLRDim, "embedding values per feature, the MLP's inputs (--encoder plr, or --tune's plr trials)")
 	fs.StringVar(&f.pretrain, "pretrain", "", "`STAGE` before the head's training: pointwise (train the encoder under the pointwise head, squared error, then the head on it frozen; every head but pointwise); \"\" for none")
 	fs.Float64Var(&f.dropout, "dropout", 0, "the probability `P` (0 to 0.9) with which training zeroes each output of every layer of the encoder's MLP (inverted dropout; prediction never drops; 0: none)")
-	fs.Float64Var(&f.plrSigma, "plr-sigma", decoreg.DefaultPLRSigma, "scale (sd) of the initial frequencies, in standardised feature units (--encoder plr)")
+	fs.Float64Var(&f.plrSigma, "plr-sigma", decoreg.DefaultPLRSigma, "scale (sd) of the initial frequencies, in standardised feature units (--encoder plr, or --tune's plr trials)")
 	fs.IntVar(&f.decLayers, "dec-layers", decoreg.DefaultDecLayers, "decoder blocks (decoder head)")
 	fs.IntVar(&f.decWidth, "dec-width", decoreg.DefaultDecWidth, "decoder model width (decoder head)")
 	fs.IntVar(&f.decHeads, "dec-heads", decoreg.DefaultDecHeads, "decoder attention heads; must divide --dec-width (decoder head)")
