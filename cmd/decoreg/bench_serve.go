@@ -284,6 +284,15 @@ func benchServeOnce(ictx context.Context, path string, body []byte, rows, client
 	tr := &http.Transport{MaxIdleConns: clients, MaxIdleConnsPerHost: clients, IdleConnTimeout: time.Minute}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: time.Minute}
+	// post sends the body to u, cancelled by an interrupt.
+	post := func(u string) (*http.Response, error) {
+		req, err := http.NewRequestWithContext(ictx, http.MethodPost, u, bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		return client.Do(req)
+	}
 	// do sends one request: its time, and why it failed ("" if it did not).
 	do := func() (time.Duration, string) {
 		u := url
@@ -291,12 +300,7 @@ func benchServeOnce(ictx context.Context, path string, body []byte, rows, client
 			u = (*h)(url)
 		}
 		t := time.Now()
-		req, err := http.NewRequestWithContext(ictx, http.MethodPost, u, bytes.NewReader(body))
-		if err != nil {
-			return 0, err.Error()
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := client.Do(req)
+		resp, err := post(u)
 		if err != nil {
 			return time.Since(t), err.Error()
 		}
@@ -341,12 +345,7 @@ func benchServeOnce(ictx context.Context, path string, body []byte, rows, client
 	}
 	// One request first: one the server refuses (too large for its
 	// limits, say) would make every timed request an error.
-	req, err := http.NewRequestWithContext(ictx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("bench serve: %v", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
+	resp, err := post(url)
 	if err != nil {
 		if ictx.Err() != nil {
 			return nil, ictx.Err()

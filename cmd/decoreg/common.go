@@ -343,12 +343,12 @@ func loadModel(name, path string) (*decoreg.Model, error) {
 }
 
 // flagPathErr names the flag that gave the path of err when err is the
-// opening of a file ("--model m.drg: no such file or directory"): "open
-// x.csv: ..." did not say whether x.csv was --data, --test-mask or
-// --model. Other errors are returned as they are.
+// opening (or stat) of a file ("--model m.drg: no such file or
+// directory"): "open x.csv: ..." did not say whether x.csv was --data,
+// --test-mask or --model. Other errors are returned as they are.
 func flagPathErr(flag string, err error) error {
 	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Op == "open" {
+	if errors.As(err, &pe) && (pe.Op == "open" || pe.Op == "stat") {
 		return fmt.Errorf("--%s %s: %w", flag, pe.Path, pe.Err)
 	}
 	return err
@@ -994,9 +994,8 @@ func dataFile(name, path string) (string, error) {
 	display := stdinName
 	if path != "-" {
 		fi, err := os.Stat(path)
-		var pe *fs.PathError
-		if errors.Is(err, fs.ErrNotExist) && errors.As(err, &pe) {
-			return "", inputf(name, "--data %s: %v", path, pe.Err) // as --model and --test-mask name theirs
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", inputErr(name, flagPathErr("data", err)) // as --model and --test-mask name theirs
 		}
 		if err != nil || fi.Mode().IsRegular() || fi.IsDir() {
 			return path, nil

@@ -189,6 +189,16 @@ func quoteList(names []string) string {
 	return strings.Join(q, ", ")
 }
 
+// setOf returns the set of names (a map, where a scan per name was
+// quadratic in a table of many columns).
+func setOf(names []string) map[string]bool {
+	s := make(map[string]bool, len(names))
+	for _, n := range names {
+		s[n] = true
+	}
+	return s
+}
+
 // trainColumns returns the feature columns and the target of a training
 // file whose header is header, on line hline, chosen by --target, --features and --drop:
 // every column but the target by default. Unknown names are errors that
@@ -226,10 +236,7 @@ func (f *trainFlags) trainColumns(name, path string, header []string, hline int)
 	if f.features != "" && len(sel) == 0 {
 		return nil, "", inputf(name, "--features names no column")
 	}
-	inHeader := make(map[string]bool, len(header))
-	for _, h := range header {
-		inHeader[h] = true
-	}
+	inHeader := setOf(header)
 	for _, l := range []struct {
 		flag  string
 		names []string
@@ -254,14 +261,7 @@ func (f *trainFlags) trainColumns(name, path string, header []string, hline int)
 			seen[c] = true
 		}
 	}
-	in := map[string]bool{}
-	inSel, inDrop := map[string]bool{}, map[string]bool{}
-	for _, c := range sel {
-		inSel[c] = true
-	}
-	for _, c := range drop {
-		inDrop[c] = true
-	}
+	in, inSel, inDrop := map[string]bool{}, setOf(sel), setOf(drop)
 	for _, h := range header {
 		switch {
 		case h == target:
@@ -337,10 +337,7 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 			fr = numericAsLabelled(name, path, fr, lab)
 		}
 	}
-	inSel := map[string]bool{}
-	for _, c := range splitList(f.features) {
-		inSel[c] = true
-	}
+	inSel := setOf(splitList(f.features))
 	var keep, empty []string
 	for j := range lab.Columns {
 		c := &lab.Columns[j]
@@ -779,10 +776,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 	if target != "" && slices.Contains(cols, target) {
 		return nil, nil, inputf(name, "--target %q is one of the model's feature columns", target)
 	}
-	inHeader := make(map[string]bool, len(header))
-	for _, h := range header {
-		inHeader[h] = true
-	}
+	inHeader := setOf(header)
 	for _, c := range cols {
 		if !inHeader[c] {
 			return nil, nil, inputErr(name, &data.ParseError{Path: path, Line: hline,

@@ -312,6 +312,28 @@ func TestNU1ReadOnce(t *testing.T) {
 	}
 }
 
+// startDemo starts cmd, a demo, and returns once it has printed its first
+// line, which comes once its output directory is made and it handles
+// signals; its standard output is then drained, and its standard error
+// is the builder returned.
+func startDemo(t *testing.T, cmd *exec.Cmd) *strings.Builder {
+	t.Helper()
+	errs := &strings.Builder{}
+	cmd.Stderr = errs
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+		t.Fatalf("no output: %v: %s", err, errs.String())
+	}
+	go io.Copy(io.Discard, stdout)
+	return errs
+}
+
 // TestDemoInterruptLeavesNoDir: Ctrl-C during the demo writes nothing,
 // and the --out directory it made is removed (it was left empty); one
 // that existed before is kept.
@@ -323,27 +345,13 @@ func TestDemoInterruptLeavesNoDir(t *testing.T) {
 			os.MkdirAll(dir, 0o755)
 		}
 		cmd := childDecoreg(t, t.TempDir(), "demo", "--out", dir, "--threads", "1")
-		var errs strings.Builder
-		cmd.Stderr = &errs
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// The first line is printed once the directory is made and the
-		// signals are handled; training follows.
-		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
-			t.Fatalf("no output: %v: %s", err, errs.String())
-		}
+		errs := startDemo(t, cmd)
 		time.Sleep(100 * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGINT)
-		go io.Copy(io.Discard, stdout)
 		if err := cmd.Wait(); !killedBy(err, syscall.SIGINT) {
 			t.Errorf("existed before %v: after Ctrl-C, %v, want killed by SIGINT: %s", existed, err, errs.String())
 		}
-		_, err = os.Stat(top)
+		_, err := os.Stat(top)
 		if existed != (err == nil) {
 			t.Errorf("existed before %v: after Ctrl-C, %v: %s", existed, err, errs.String())
 		}
@@ -414,20 +422,7 @@ func TestInterruptAsProcess1(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "unshare", "-Upfr", "--kill-child", os.Args[0], "-test.run=^$", "--", "demo", "--out", filepath.Join(dir, "demo"), "--threads", "1")
 	cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+dir)
-	var errs strings.Builder
-	cmd.Stderr = &errs
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// The first line comes once the demo handles signals.
-	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
-		t.Fatalf("no output: %v: %s", err, errs.String())
-	}
-	go io.Copy(io.Discard, stdout)
+	errs := startDemo(t, cmd)
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))
 	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil || child <= 0 {
