@@ -82,15 +82,24 @@ func density(ctx context.Context, dd dist.Distribution, s DensitySpec) *Density 
 	if s.Lo != nil {
 		lo, hi = *s.Lo, *s.Hi
 	} else {
-		t := dist.Quantiles(dd, []float64{densityTail, 1 - densityTail})
-		lo, hi = t[0], t[1]
+		t := dist.Quantiles(dd, []float64{0, densityTail, 1 - densityTail, 1})
+		lo, hi = t[1], t[2]
 		pad := 0.05 * (hi - lo)
 		if !(pad > 0) || math.IsInf(pad, 0) {
 			pad = 0.5 * max(1, math.Abs(lo)) * 1e-3
 		}
 		lo, hi = lo-pad, hi+pad
 		if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo+hi) {
-			lo, hi = t[0], t[1]
+			lo, hi = t[1], t[2]
+		}
+		// Not past a bounded support's ends (its 0 and 1 quantiles):
+		// there the density is 0, and a grid of few points held nothing
+		// else (2 points: both -Inf).
+		if lo < t[0] && t[0] < hi {
+			lo = t[0]
+		}
+		if hi > t[3] && t[3] > lo {
+			hi = t[3]
 		}
 	}
 	ys := make([]float64, s.N)

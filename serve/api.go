@@ -79,7 +79,9 @@ type SampleSpec struct {
 
 // DensitySpec sets the density output: N points (default 200) evenly
 // spaced on [Lo, Hi], by default the row's 0.001 and 0.999 quantiles
-// widened by 5% of their distance on each side.
+// widened by 5% of their distance on each side, but not past the ends of
+// a bounded support. N 0 is the default; a request that gives "n": 0 is
+// refused.
 type DensitySpec struct {
 	N  int      `json:"n,omitempty"`
 	Lo *float64 `json:"lo,omitempty"`
@@ -233,12 +235,19 @@ func parseRequest(body []byte, ms modelSpec, lim Limits) (*query, error) {
 		known map[string]bool
 	}{{"samples", sampleFields}, {"density", densityFields}} {
 		if b, ok := raw[sub.key]; ok && strings.TrimSpace(string(b)) != "null" {
-			keys, _, err := objectFields(b, `"`+sub.key+`"`)
+			keys, vals, err := objectFields(b, `"`+sub.key+`"`)
 			if err != nil {
 				return nil, err
 			}
 			if err := checkFields(keys, sub.known, `"`+sub.key+`"`); err != nil {
 				return nil, err
+			}
+			// density.n is optional, but a 0 given is a mistake, as
+			// samples.n's 0 is (it read as the default 200).
+			if n, ok := vals["n"]; ok && sub.key == "density" {
+				if v, err := number(n); err == nil && v == 0 {
+					return nil, badf("density.n must be >= 2, have 0 (leave it out for the default %d)", defaultDensityN)
+				}
 			}
 		}
 	}

@@ -265,10 +265,12 @@ func TestBadRequests(t *testing.T) {
 		{u, `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":1,"top_k":-1}}`, 400, "top-k"},
 		{u, `{"x":[[1,2]],"outputs":["samples"],"samples":{"n":-1}}`, 400, `"n": N`},
 		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"n":1}}`, 400, "density.n must be >= 2"},
+		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"n":0}}`, 400, "density.n must be >= 2, have 0 (leave it out"}, // it read as the default
+		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"n":-0}}`, 400, "density.n must be >= 2, have 0 (leave it out"},
 		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"lo":1}}`, 400, "both lo and hi"},
 		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"lo":1,"hi":1}}`, 400, "lo < hi"},
 		{u, `{"x":[[1,2]],"outputs":["density"],"density":{"lo":-1e308,"hi":1e308}}`, 400, "hi - lo overflows"},
-		{u, `{"x":[[1e300,2]]}`, 400, `row 0: feature "a"`},
+		{u, `{"x":[[1e300,2]]}`, 400, `rows[0]: feature "a"`},
 		{ts.URL + "/v1/models//predict", `{}`, 404, "no such endpoint"},
 		{ts.URL + "/v1/models/../v1/models/m/predict", `{}`, 404, "no such endpoint"},
 		{u, `{"x":[[1,2]],"pad":"` + strings.Repeat("z", 30000) + `"}`, 413, "larger than the server's limit of 20000 bytes"},
@@ -1228,4 +1230,39 @@ func TestModelsReloadError(t *testing.T) {
 	}
 	os.WriteFile(a, good, 0o644)
 	until(func(m ModelInfo) bool { return m.ReloadError == "" })
+}
+
+// TestDensityGridInSupport: the default density grid of a bounded head
+// stays within its support, so that every point has a density (a grid of
+// 2 points lay outside it: both -Inf); an unbounded head's is widened.
+func TestDensityGridInSupport(t *testing.T) {
+	for _, h := range []decoreg.Head{decoreg.HeadDecoder, decoreg.HeadRiemann, decoreg.HeadMDN} {
+		m := fitTiny(t, h, 1)
+		_, ts := newTestServer(t, m, Options{})
+		dd, err := m.Dist([]float64{1, 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := dd.Quantile(0), dd.Quantile(1)
+		for _, n := range []int{2, 3, 200} {
+			code, b, _ := post(t, ts.URL+"/v1/models/m/predict", fmt.Sprintf(`{"x":[[1,2]],"outputs":["density"],"density":{"n":%d}}`, n))
+			if code != 200 {
+				t.Fatalf("%v n %d: %d %s", h, n, code, b)
+			}
+			p := decode(t, b).Predictions[0].Density
+			ys, lp := p.Y, p.LogPDF
+			if len(ys) != n || len(lp) != n {
+				t.Fatalf("%v n %d: %d points, %d densities", h, n, len(ys), len(lp))
+			}
+			for k := range ys {
+				y, l := float64(ys[k]), float64(lp[k])
+				if y < lo || y > hi || math.IsInf(l, 0) || math.IsNaN(l) {
+					t.Errorf("%v n %d: point %d: logpdf(%v) = %v, support [%v, %v]", h, n, k, y, l, lo, hi)
+				}
+			}
+			if h == decoreg.HeadMDN && !(float64(ys[0]) < dd.Quantile(0.001)) {
+				t.Errorf("MDN n %d: grid from %v, not below the 0.001 quantile %v", n, ys[0], dd.Quantile(0.001))
+			}
+		}
+	}
 }
