@@ -51,7 +51,7 @@ type Command struct {
 var commands []*Command
 
 func init() {
-	commands = []*Command{cmdDemo, cmdTrain, cmdEval, cmdPredict, cmdSample, cmdServe, cmdTokenize, cmdSynth, cmdExperiment, cmdBench, cmdHelp}
+	commands = []*Command{cmdDemo, cmdTrain, cmdEval, cmdPredict, cmdSample, cmdShow, cmdServe, cmdTokenize, cmdSynth, cmdExperiment, cmdBench, cmdHelp}
 }
 
 // lookup returns the command called name, or nil.

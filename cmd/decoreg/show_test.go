@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"decoreg"
+)
+
+// showData writes a table of a categorical column (levels F, I, M), a
+// numeric column with blanks, a complete numeric column and a target
+// missing on 6 rows, and returns its path with the median of the numeric
+// column with blanks and the range of the target over the rows trained on
+// (those with a target), computed here from the values written.
+func showData(t *testing.T, dir string) (path string, ageMedian, yLo, yHi float64) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("sex,age,size,y\n")
+	var ages []float64
+	yLo, yHi = math.Inf(1), math.Inf(-1)
+	for i := range 240 {
+		sex := []string{"M", "F", "I"}[i%3]
+		age := float64((i*37)%101) / 10
+		size := float64((i*13)%17) - 8
+		y := age + float64(i%3) + 0.1*size
+		ageCell, yCell := strconv.FormatFloat(age, 'f', -1, 64), strconv.FormatFloat(y, 'f', -1, 64)
+		if i%10 == 4 {
+			ageCell = ""
+		}
+		if i%40 == 7 {
+			yCell = "NA"
+		}
+		fmt.Fprintf(&b, "%s,%s,%v,%s\n", sex, ageCell, size, yCell)
+		if yCell == "NA" {
+			continue
+		}
+		if ageCell != "" {
+			ages = append(ages, age)
+		}
+		yLo, yHi = min(yLo, y), max(yHi, y)
+	}
+	slices.Sort(ages)
+	n := len(ages)
+	ageMedian = ages[n/2]
+	if n%2 == 0 {
+		ageMedian = (ages[n/2-1] + ages[n/2]) / 2
+	}
+	path = filepath.Join(dir, "d.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, ageMedian, yLo, yHi
+}
+
+// TestShow: 'decoreg show' describes a model's columns (kinds, levels,
+// medians, indicators), target range, training, calibration, ensemble and
+// trial history, as text and as JSON, with the figures computed from the
+// data here and the settings given to train.
+func TestShow(t *testing.T) {
+	dir := t.TempDir()
+	data, med, lo, hi := showData(t, dir)
+	single := filepath.Join(dir, "s.model")
+	mustCLI(t, "train", "--data", data, "--out", single, "--epochs", "2", "--enc-width", "16", "--threads", "1",
+		"--calibrate", "--vocab", "normalized:base=4,length=3", "--seed", "7", "--quiet")
+	out, _ := mustCLI(t, "show", "--model", single)
+	for _, want := range []string{
+		"model        " + single + " (decoreg ",
+		"head         decoder, tokenization normalized:base=4,length=3\n",
+		"network      encoder mlp 2x16, decoder 1 layer(s) x 32, 1 attention head(s); ",
+		fmt.Sprintf("target       \"y\", training range [%s, %s]\n", short(lo), short(hi)),
+		"columns      3, encoded as 6 network inputs; cells read as missing: \"\", \"NA\", \"NaN\", \"?\"\n",
+		`category, 3 level(s): "F", "I", "M"`,
+		fmt.Sprintf("age   number; a missing cell reads as %s (the training median), with an indicator\n", short(med)),
+		"training     234 rows, 23 of them held out for validation (6 more skipped: no target); 2 epoch(s), best ",
+		"max epochs 2, patience 5, validation fraction 0.1, seed 7",
+		"calibration  temperature ",
+		"(--calibrate-by nll, on 23 validation rows); validation NLL ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show's text lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "ensemble") || strings.Contains(out, "tune ") {
+		t.Errorf("a single, untuned model shows an ensemble or a search:\n%s", out)
+	}
+
+	js, _ := mustCLI(t, "show", "--model", single, "--json")
+	var got struct {
+		Head, Tokenization, Target string
+		YRange                     [2]float64 `json:"y_range"`
+		Columns                    []struct {
+			Name, Kind string
+			Levels     []string
+			Median     *float64
+			Missing    bool
+		}
+		NA       []string
+		Features []string
+		Params   int
+		Config   struct {
+			Seed     uint64
+			EncWidth int `json:"enc_width"`
+		}
+		Train struct {
+			Rows        int
+			SkippedRows int `json:"skipped_rows"`
+			Temperature float64
+		}
+		Members []json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(js), &got); err != nil {
+		t.Fatalf("show --json: %v\n%s", err, js)
+	}
+	if got.Head != "decoder" || got.Tokenization != "normalized:base=4,length=3" || got.Target != "y" ||
+		got.YRange != [2]float64{lo, hi} || got.Config.Seed != 7 || got.Config.EncWidth != 16 ||
+		got.Train.Rows != 234 || got.Train.SkippedRows != 6 || !(got.Train.Temperature > 0) || got.Members != nil || got.Params <= 0 {
+		t.Errorf("show --json: %+v", got)
+	}
+	if !slices.Equal(got.Features, []string{"sex=F", "sex=I", "sex=M", "age", "age:missing", "size"}) || !slices.Equal(got.NA, []string{"NA", "NaN", "?"}) {
+		t.Errorf("features %q, na %q", got.Features, got.NA)
+	}
+	if c := got.Columns; len(c) != 3 || c[0].Kind != "category" || !slices.Equal(c[0].Levels, []string{"F", "I", "M"}) || c[0].Median != nil ||
+		c[1].Kind != "number" || c[1].Median == nil || *c[1].Median != med || !c[1].Missing || c[2].Missing || c[2].Median == nil {
+		t.Errorf("columns %+v", c)
+	}
+
+	// A tuned ensemble (the best trial and a seed of it): its members and
+	// its trial table.
+	tuned := filepath.Join(dir, "t.model")
+	mustCLI(t, "train", "--data", data, "--out", tuned, "--head", "mdn", "--tune", "--trials", "2", "--budget", "60s",
+		"--epochs", "2", "--enc-width", "16", "--threads", "1", "--ensemble", "2", "--ensemble-from", "seeds", "--quiet")
+	out, _ = mustCLI(t, "show", "--model", tuned, "--columns", "1")
+	for _, want := range []string{"head         mdn, ", "ensemble     2 members, an equal mixture:\n", "\n  1       ", "\n  2       ",
+		"tune         2 trial(s); ", "\n  trial chosen    val_loss", "  ... 2 more (--columns N lists more; --json lists all)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show's text of a tuned ensemble lacks %q:\n%s", want, out)
+		}
+	}
+	js, _ = mustCLI(t, "show", "--model", tuned, "--json")
+	var tj struct {
+		Members []struct{ Config struct{ Head string } }
+		Train   struct {
+			Tune struct{ Trials []struct{ Chosen bool } }
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &tj); err != nil {
+		t.Fatal(err)
+	}
+	if len(tj.Members) != 1 || tj.Members[0].Config.Head != "mdn" || len(tj.Train.Tune.Trials) != 2 || tj.Train.Tune.Trials[0].Chosen == tj.Train.Tune.Trials[1].Chosen {
+		t.Errorf("show --json of a tuned ensemble of the best of 2 trials and its seed: %+v", tj)
+	}
+}
+
+// TestShowBadInput: show's flags and files are checked as the other
+// commands' are.
+func TestShowBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"show"}, "--model is required"},
+		{[]string{"show", "--model", filepath.Join(dir, "none.model")}, "--model " + filepath.Join(dir, "none.model") + ": no such file"},
+		{[]string{"show", "--model", dir}, "is a directory"},
+		{[]string{"show", "--model", "-"}, "a model is read from its file"},
+		{[]string{"show", "--model", "m", "extra"}, `unexpected argument "extra"`},
+		{[]string{"show", "--model", "m", "--columns", "-1"}, "--columns -1"},
+		{[]string{"show", "--model", "m", "--json", "--columns", "3"}, "--json lists every column"},
+	} {
+		code, out, errs := cli(t, c.args...)
+		if code != 2 || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errs, c.want)
+		}
+	}
+}
+
+// TestShowLibraryModel: a model fitted through the Go library without
+// names shows its inputs as x0, x1, ... and says they are matched by
+// position.
+func TestShowLibraryModel(t *testing.T) {
+	x := make([]float64, 0, 2*60)
+	y := make([]float64, 60)
+	for i := range y {
+		a, b := float64(i%7), float64(i%5)
+		x = append(x, a, b)
+		y[i] = a - b
+	}
+	m, err := decoreg.FitFlat(context.Background(), x, 60, 2, y, decoreg.Config{Head: decoreg.HeadRiemann, Bins: 16, EncLayers: 1, EncWidth: 8, MaxEpochs: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "lib.model")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := mustCLI(t, "show", "--model", path)
+	for _, want := range []string{"head         riemann, 16 bins\n", "target       (no name), training range [-4, 6]\n",
+		"columns      2 (a model of the Go library without names: inputs by position)\n", "  x0  number\n", "  x1  number\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestShowNameText: a column name that a line would not show as itself
+// is quoted in show's list.
+func TestShowNameText(t *testing.T) {
+	for in, want := range map[string]string{"a b": "a b", "é": "é", "x\ty": `"x\ty"`, "p\nq": `"p\nq"`, "": `""`, " s": `" s"`} {
+		if got := nameText(in); got != want {
+			t.Errorf("nameText(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
