@@ -423,7 +423,7 @@ func TestExperimentQuickApart(t *testing.T) {
 	mustCLI(t, "experiment", "risk", "--quick", "--threads", "1", "--out", quick)
 	// The mix is named as the merge sees it (it blamed the destination
 	// for "--quick runs there", as if it held them).
-	if code, _, errs := cli(t, "experiment", "risk", "--merge", "--out", full, quick); code != 2 || !strings.Contains(errs, filepath.Join(quick, "results.jsonl")+" holds --quick runs and "+filepath.Join(full, "results.jsonl")+" full runs") {
+	if code, _, errs := cli(t, "experiment", "risk", "--merge", "--out", full, quick); code != 2 || !strings.Contains(errs, filepath.Join(full, "results.jsonl")+" holds full runs and "+filepath.Join(quick, "results.jsonl")+" --quick runs") {
 		t.Errorf("--merge of quick runs into a full journal: exit %d, %q", code, errs)
 	}
 	// A journal mixed before the kinds were kept apart is not reported.
@@ -440,6 +440,39 @@ func TestExperimentQuickApart(t *testing.T) {
 	if err != nil || string(b) != line || !strings.Contains(string(b), "future_field") {
 		t.Errorf("merged line:\n%s\nwant, as written:\n%s", b, line)
 	}
+}
+
+// TestExperimentSizesApart: runs of an experiment whose plan trains every
+// run on --n points are refused into a journal of runs at another --n
+// (by a run, by --merge and by the report), since its report tables one
+// size: a second --n into the committed directory replaced the table's
+// cells with its own and kept the scale line's count of both.
+func TestExperimentSizesApart(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	mustCLI(t, "experiment", "curves", "--quick", "--threads", "1", "--seeds", "1", "--n", "200", "--out", a)
+	before, _ := os.ReadFile(filepath.Join(a, "results.jsonl"))
+	code, _, errs := cli(t, "experiment", "curves", "--quick", "--threads", "1", "--seeds", "1", "--n", "300", "--out", a)
+	if code != 2 || !strings.Contains(errs, "holds --quick runs at n=200") || !strings.Contains(errs, "--quick runs at n=300 there would be reported with them; give them another --out") {
+		t.Errorf("--n 300 into a journal of --n 200: exit %d, %q", code, errs)
+	}
+	if after, _ := os.ReadFile(filepath.Join(a, "results.jsonl")); string(after) != string(before) {
+		t.Errorf("the refused run changed the journal")
+	}
+	mustCLI(t, "experiment", "curves", "--quick", "--threads", "1", "--seeds", "1", "--n", "300", "--out", b)
+	if code, _, errs := cli(t, "experiment", "curves", "--merge", "--out", a, b); code != 2 || !strings.Contains(errs, "holds --quick runs at n=200 and "+filepath.Join(b, "results.jsonl")+" --quick runs at n=300") {
+		t.Errorf("--merge of --n 300 into --n 200: exit %d, %q", code, errs)
+	}
+	// A journal mixed before sizes were kept apart is not reported.
+	mixed := filepath.Join(dir, "mixed")
+	os.MkdirAll(mixed, 0o755)
+	nb, _ := os.ReadFile(filepath.Join(b, "results.jsonl"))
+	os.WriteFile(filepath.Join(mixed, "results.jsonl"), append(before, nb...), 0o644)
+	if code, _, errs := cli(t, "experiment", "curves", "--report-only", "--out", mixed); code != 2 || !strings.Contains(errs, "at n=300") {
+		t.Errorf("--report-only on a journal of two sizes: exit %d, %q", code, errs)
+	}
+	// risk's plan holds several sizes, which its report tables apart.
+	mustCLI(t, "experiment", "risk", "--quick", "--threads", "1", "--out", filepath.Join(dir, "risk"))
 }
 
 // tabularData writes a dataset "lin" of rows rows (y = 2 x0 + noise-free

@@ -339,8 +339,8 @@ func RunTasks[T Line](ctx context.Context, name string, tasks []Task[T], o RunOp
 	}
 	done, partial := j.lines, j.partial
 	warnDiffer(logw, path, j.differ, "the runs take")
-	if len(tasks) > 0 { // the plan's kind, --quick or full, is the journal's
-		if err := oneKind(path, done, strings.HasSuffix(tasks[0].Key, quickSuffix)); err != nil {
+	if len(tasks) > 0 { // the plan's kind (--quick or full, and --n's size) is the journal's
+		if err := oneKind(path, name, done, kindOf(name, tasks[0].Key)); err != nil {
 			return sum, err
 		}
 	}

@@ -144,7 +144,7 @@ func experiment[T Line](name, short string, scale func(Options) string, tasks fu
 			}
 			// A journal mixing --quick and full runs (written before runs of
 			// the two kinds were kept apart) would average them together.
-			if err := oneKind(filepath.Join(dir, JournalFile), lines, strings.HasSuffix(lines[0].M().Key, quickSuffix)); err != nil {
+			if err := oneKind(filepath.Join(dir, JournalFile), name, lines, kindOf(name, lines[0].M().Key)); err != nil {
 				return err
 			}
 			if info.Ctx == nil {
@@ -196,16 +196,65 @@ func samePlan[T Line](lines []T, plan []string) bool {
 // quickSuffix ends the keys of --quick runs.
 const quickSuffix = ",quick"
 
-// oneKind refuses to add runs of the other kind (--quick or full) to the
-// journal at path holding lines: the report would mix them in its cells.
-func oneKind[T Line](path string, lines []T, quick bool) error {
-	for _, l := range lines {
-		if k := l.M().Key; strings.HasSuffix(k, quickSuffix) != quick {
-			what, want := "full runs", "--quick"
-			if !quick {
-				what, want = "--quick runs", "full"
+// runKind is what the runs of one journal share, so that its report
+// tables like with like: whether they are --quick runs, and, for the
+// experiments whose plan gives every run one training size (--n;
+// scaleSegment), that size as its key segment ("n=100000"), which the
+// report does not table apart (runs at two sizes were averaged in one
+// cell, or one hid the other).
+type runKind struct {
+	quick bool
+	scale string // the key's scale segment, "" for experiments without one
+}
+
+// scaleSegment is the key segment that --n sets in every run of
+// experiment name's plan, or "" (risk's plan holds several n, which its
+// report tables apart; the others' sizes are their own).
+func scaleSegment(name string) string {
+	switch name {
+	case "curves", "density", "bbob":
+		return "n"
+	case "hamming":
+		return "rows"
+	case "realworld":
+		return "max_train"
+	}
+	return ""
+}
+
+// kindOf is the kind of the run of experiment name with key.
+func kindOf(name, key string) runKind {
+	k := runKind{quick: strings.HasSuffix(key, quickSuffix)}
+	if seg := scaleSegment(name); seg != "" {
+		for _, part := range strings.Split(key, ",") {
+			if strings.HasPrefix(part, seg+"=") {
+				k.scale = part
 			}
-			return &InputError{fmt.Errorf("%s holds %s (such as %q): %s runs there would be reported with them; give them another --out", path, what, k, want)}
+		}
+	}
+	return k
+}
+
+// String names a kind's runs: "--quick runs", "full runs at n=1000".
+func (k runKind) String() string {
+	s := "full runs"
+	if k.quick {
+		s = "--quick runs"
+	}
+	if k.scale != "" {
+		s += " at " + k.scale
+	}
+	return s
+}
+
+// oneKind refuses to add runs of another kind than want (--quick or full,
+// or another training size) to the journal at path of experiment name
+// holding lines: the report would mix them in its cells.
+func oneKind[T Line](path, name string, lines []T, want runKind) error {
+	for _, l := range lines {
+		k := l.M().Key
+		if have := kindOf(name, k); have != want {
+			return &InputError{fmt.Errorf("%s holds %s (such as %q): %s there would be reported with them; give them another --out", path, have, k, want)}
 		}
 	}
 	return nil
@@ -285,13 +334,13 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (M
 		return sum, &InputError{err}
 	}
 	have, haveRaw := dj.lines, dj.raw
-	// The destination's kind (--quick or full), or the first source
-	// line's; kindFrom is where it was seen.
-	var kind *bool
+	// The destination's kind (--quick or full, and the training size), or
+	// the first source line's; kindFrom is where it was seen.
+	var kind *runKind
 	kindFrom := dst
 	if len(have) > 0 {
-		q := strings.HasSuffix(have[0].M().Key, quickSuffix)
-		kind = &q
+		k := kindOf(name, have[0].M().Key)
+		kind = &k
 	}
 	seen := map[string][]byte{} // each key's line, the one kept
 	for i, l := range have {
@@ -322,18 +371,16 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (M
 			return sum, &InputError{fmt.Errorf("%s ends in a partial line: is its run still going? (resume it first)", path)}
 		}
 		if kind == nil && len(lines) > 0 {
-			q := strings.HasSuffix(lines[0].M().Key, quickSuffix)
-			kind, kindFrom = &q, path
+			k := kindOf(name, lines[0].M().Key)
+			kind, kindFrom = &k, path
 		}
 		if kind != nil {
-			if err := oneKind(path, lines, *kind); err != nil {
+			for _, l := range lines {
 				// Named as merging sees it: the mix is of the sources (and
 				// the destination), not in one journal.
-				quick, full := kindFrom, path
-				if !*kind {
-					quick, full = path, kindFrom
+				if k := kindOf(name, l.M().Key); k != *kind {
+					return sum, &InputError{fmt.Errorf("%s holds %s and %s %s: they would be reported together; merge them into different --out directories", kindFrom, *kind, path, k)}
 				}
-				return sum, &InputError{fmt.Errorf("%s holds --quick runs and %s full runs: they would be reported together; merge them into different --out directories", quick, full)}
 			}
 		}
 		for i, l := range lines {
