@@ -494,6 +494,33 @@ func tabularData(t *testing.T, rows int) string {
 	return dir
 }
 
+// TestExperimentDatasetsOrder: the plan does not depend on the order of
+// --datasets, so that shards given one list in two orders run every run
+// once (they overlapped and left runs out, each exiting 0).
+func TestExperimentDatasetsOrder(t *testing.T) {
+	data := tabularData(t, 60)
+	for _, f := range []string{experiments.DataFile, experiments.MaskFile} {
+		b, err := os.ReadFile(filepath.Join(data, "lin", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Join(data, "alt"), 0o755)
+		os.WriteFile(filepath.Join(data, "alt", f), b, 0o644)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	var planned int
+	for i, list := range []string{"lin,alt", "alt,lin", "alt,lin"} {
+		_, errs := mustCLI(t, "experiment", "realworld", "--quick", "--threads", "1", "--data", data, "--datasets", list, "--shard", fmt.Sprintf("%d/3", i), "--out", out)
+		if _, err := fmt.Sscanf(errs[strings.Index(errs, "experiment realworld: "):], "experiment realworld: %d runs in the plan", &planned); err != nil {
+			t.Fatalf("%v: %s", err, errs)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "results.jsonl"))
+	if n := strings.Count(string(b), "\n"); planned == 0 || n != planned {
+		t.Errorf("3 shards of a plan of %d runs wrote %d", planned, n)
+	}
+}
+
 // The tabular experiment's flags: refused ones name the flag and leave no
 // --out directory; lists are cleaned (trimmed, repeats dropped) and
 // recorded so; groups in the plan's order whatever the order given.

@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 
 	"math/rand/v2"
 	"os"
@@ -115,12 +116,15 @@ func subsetSeed(dataset string, size, r int) uint64 {
 	return h.Sum64()
 }
 
-// datasetsFor returns opts.Datasets, or the datasets of the data directory,
-// or def when the directory has all of def and opts.Datasets is nil.
+// datasetsFor returns opts.Datasets (sorted: the plan, and so what each
+// --shard I/N runs, does not depend on the order they were listed in;
+// shards given one list in two orders overlapped and left runs out), or
+// the datasets of the data directory, or def when the directory has all of
+// def and opts.Datasets is nil.
 func datasetsFor(opts Options, def []string) []string {
 	switch {
 	case len(opts.Datasets) > 0:
-		return opts.Datasets
+		return slices.Sorted(slices.Values(opts.Datasets))
 	case def != nil:
 		return def
 	}
