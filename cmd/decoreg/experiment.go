@@ -390,6 +390,18 @@ func runExperiment(cmd *Command, args []string) (err error) {
 			return inputf(name, "--out %s: %s: %v", out, file, err)
 		}
 	}
+	// The report's figures are written after the runs: one already there
+	// that cannot be replaced (a directory of that name, a read-only
+	// file) is found now, not after hours of runs.
+	if des, err := os.ReadDir(out); err == nil {
+		for _, de := range des {
+			if n := de.Name(); strings.EqualFold(filepath.Ext(n), ".png") && !strings.HasPrefix(n, ".") {
+				if err := outfile.Check(filepath.Join(out, n)); err != nil {
+					return inputf(name, "--out %s: %s: %v (the report's figures are written there)", out, n, err)
+				}
+			}
+		}
+	}
 	command := experimentCommand(e.Name, f.quick, f.n, f.seed, f.threads, strings.Join(so.Datasets, ","))
 	if len(so.Groups) > 0 {
 		command += " --groups " + strings.Join(so.Groups, ",")

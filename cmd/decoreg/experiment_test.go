@@ -809,3 +809,18 @@ func TestExperimentUCIForeignFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestExperimentFigureChecked: a figure of the report that cannot be
+// replaced (here a directory of its name) is refused before the runs, not
+// after them.
+func TestExperimentFigureChecked(t *testing.T) {
+	out := t.TempDir()
+	os.Mkdir(filepath.Join(out, "tree.png"), 0o755)
+	code, _, errs := cli(t, "experiment", "risk", "--quick", "--threads", "1", "--out", out)
+	if code != 2 || !strings.Contains(errs, "tree.png: is a directory (the report's figures are written there)") {
+		t.Errorf("exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(out, "results.jsonl")); err == nil {
+		t.Errorf("runs were made before the refusal")
+	}
+}
