@@ -39,8 +39,9 @@ every line of results.jsonl; --report-only does only that.
 
 On a cluster, each task of an array job runs one shard into its own
 directory, and "decoreg experiment NAME --merge --out DIR SHARD_DIR..."
-gathers them (keys already in DIR are skipped) and writes the report;
-deploy/slurm and deploy/k8s hold a Slurm array script and a Kubernetes
+gathers them (keys already in DIR are skipped; a shard's directory
+without results.jsonl, whose shard had no runs, is named as holding none)
+and writes the report; deploy/slurm and deploy/k8s hold a Slurm array script and a Kubernetes
 Indexed Job that do this.
 
 DIR defaults to experiments/results/NAME. --quick runs a small version
@@ -432,6 +433,9 @@ func runExperiment(cmd *Command, args []string) (err error) {
 			return inputf(name, "--merge: the sources hold no runs (%s)", strings.Join(srcs, ", "))
 		}
 		fmt.Fprintf(errOut, "experiment %s: merged %d new runs into %s\n", e.Name, added.Added, filepath.Join(out, experiments.JournalFile))
+		if len(added.Empty) > 0 {
+			fmt.Fprintf(errOut, "experiment %s: --merge: %d source(s) hold no runs: %s\n", e.Name, len(added.Empty), strings.Join(added.Empty, ", "))
+		}
 		if added.CutPartial {
 			fmt.Fprintf(errOut, "decoreg %s: warning: %s ended in a partial line (a run cut off), which was cut before the lines merged; a run of the experiment into --out %s redoes it if no source holds it\n",
 				name, filepath.Join(out, experiments.JournalFile), out)

@@ -824,3 +824,21 @@ func TestExperimentFigureChecked(t *testing.T) {
 		t.Errorf("runs were made before the refusal")
 	}
 }
+
+// TestExperimentMergeEmptyShard: a shard's directory without a journal (its
+// shard held no runs) and an empty journal are merged as no runs, and
+// named; a file that does not exist is still an error.
+func TestExperimentMergeEmptyShard(t *testing.T) {
+	dir := t.TempDir()
+	s0, s1, empty, all := filepath.Join(dir, "s0"), filepath.Join(dir, "s1"), filepath.Join(dir, "e.jsonl"), filepath.Join(dir, "all")
+	mustCLI(t, "experiment", "risk", "--quick", "--threads", "1", "--out", s0)
+	os.Mkdir(s1, 0o755)
+	os.WriteFile(empty, nil, 0o644)
+	_, errs := mustCLI(t, "experiment", "risk", "--merge", "--out", all, s0, s1, empty)
+	if !strings.Contains(errs, "--merge: 2 source(s) hold no runs: "+s1+", "+empty) {
+		t.Errorf("merge with an empty shard: %q", errs)
+	}
+	if code, _, errs := cli(t, "experiment", "risk", "--merge", "--out", all, filepath.Join(dir, "none.jsonl")); code != 2 || !strings.Contains(errs, "none.jsonl") {
+		t.Errorf("merge of a missing file: exit %d, %q", code, errs)
+	}
+}

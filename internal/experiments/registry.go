@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -277,6 +278,9 @@ type MergeSummary struct {
 	CutPartial bool
 	// Lines is how many runs the destination holds after the merge.
 	Lines int
+	// Empty are the sources that hold no runs: an empty journal, or a
+	// directory without one (a shard that had nothing to run).
+	Empty []string
 }
 
 // runFields are the top-level JSON fields of Meta that describe how a run
@@ -352,13 +356,20 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (M
 	var keys []string
 	for _, src := range srcs {
 		path := src
+		dir := false
 		if st, err := os.Stat(src); err == nil && st.IsDir() {
-			path = filepath.Join(src, JournalFile)
+			path, dir = filepath.Join(src, JournalFile), true
 		}
 		if same(path, dst) {
 			continue
 		}
 		if _, err := os.Stat(path); err != nil {
+			if dir && errors.Is(err, fs.ErrNotExist) {
+				// A shard's directory whose shard held no runs, or whose
+				// run has not begun: nothing to merge, said by the caller.
+				sum.Empty = append(sum.Empty, src)
+				continue
+			}
 			return sum, &InputError{err}
 		}
 		sj, err := readJournal(path, name, newLine)
@@ -366,6 +377,9 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (M
 			return sum, &InputError{err}
 		}
 		lines, raw := sj.lines, sj.raw
+		if len(lines) == 0 && !sj.partial {
+			sum.Empty = append(sum.Empty, path)
+		}
 		sum.Differ = append(sum.Differ, sj.differ...) // repeated within the source: its first kept
 		if sj.partial {
 			return sum, &InputError{fmt.Errorf("%s ends in a partial line: is its run still going? (resume it first)", path)}
