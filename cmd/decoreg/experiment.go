@@ -60,7 +60,15 @@ tuned-all-depth: tuned-all with --stop-by depth, and tuned-all-crps: with
 "--seeds 2 --groups default,tuned-all" adds split 1 of the defaults and of
 the tuned ensemble to a journal that holds split 0. The report compares
 each variant with XGBoost and with the defaults over the splits that
-variant ran, and gives the scale of the journal's runs. With
+variant ran, and gives the scale of the journal's runs. A journal holds
+runs of one kind, which its report tables together: runs of another are
+refused into it (by a run and by --merge) with the advice of another
+--out: --quick runs beside full ones, runs at another --n for the
+experiments whose plan trains every run on --n points (curves, density,
+bbob, hamming, realworld), and runs of a real-data experiment on other
+files of a dataset (another --data: each run records its dataset's
+fingerprint, "data", a hash of its two files; runs recorded before it
+are taken as made on the default data directory). With
 --report-only every experiment refuses the flags that choose runs
 (--groups, --seeds, --datasets, --data, --n, --quick); --merge takes
 them (a cluster's merge step passes the array's flags) but chooses no runs
@@ -404,6 +412,9 @@ func runExperiment(cmd *Command, args []string) (err error) {
 		}
 	}
 	command := experimentCommand(e.Name, f.quick, f.n, f.seed, f.threads, strings.Join(so.Datasets, ","))
+	if f.data != "" {
+		command += " --data " + f.data // the runs' data, where it is not the default
+	}
 	if len(so.Groups) > 0 {
 		command += " --groups " + strings.Join(so.Groups, ",")
 	}
@@ -459,8 +470,12 @@ func runExperiment(cmd *Command, args []string) (err error) {
 				name, len(d), filepath.Join(out, experiments.JournalFile), quoteList(d))
 		}
 	} else if !f.reportOnly {
-		sum, err := e.Run(ctx, so, experiments.RunOptions{Out: out, Shard: shard, Shards: shards,
-			Threads: f.threads, Commit: experiments.GitCommit(), Command: command, Log: errOut})
+		ro := experiments.RunOptions{Out: out, Shard: shard, Shards: shards,
+			Threads: f.threads, Commit: experiments.GitCommit(), Command: command, Log: errOut}
+		if e.RealData {
+			ro.DataDir, ro.OldDataDir = so.DataDir, defaultUCIDir()
+		}
+		sum, err := e.Run(ctx, so, ro)
 		if err != nil {
 			var ie *experiments.InputError
 			switch {

@@ -598,7 +598,7 @@ func TestExperimentTabularFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `"command":"decoreg experiment tabular --datasets lin --quick --groups default,ensemble"`
+	want := `"command":"decoreg experiment tabular --datasets lin --quick --data ` + data + ` --groups default,ensemble"`
 	if strings.Count(string(b), want) != 2 || !strings.Contains(string(b), `"test_targets_tied":false`) {
 		t.Errorf("journal:\n%s\nwant twice %s", b, want)
 	}
@@ -840,5 +840,83 @@ func TestExperimentMergeEmptyShard(t *testing.T) {
 	}
 	if code, _, errs := cli(t, "experiment", "risk", "--merge", "--out", all, filepath.Join(dir, "none.jsonl")); code != 2 || !strings.Contains(errs, "none.jsonl") {
 		t.Errorf("merge of a missing file: exit %d, %q", code, errs)
+	}
+}
+
+// TestExperimentDataApart: a run records its dataset's fingerprint, and
+// runs on other files of a dataset (another --data) are refused into its
+// journal, by a run and by --merge; a line written before fingerprints is
+// taken as made on the default data directory's files. --data is in the
+// recorded command. Before, the second --data's runs were skipped or
+// added beside the first's and averaged with them in one cell.
+func TestExperimentDataApart(t *testing.T) {
+	a := tabularData(t, 60)
+	// b: lin with its targets 1000 times larger, the same mask.
+	b := filepath.Join(t.TempDir(), "data")
+	var d strings.Builder
+	d.WriteString("x0,x1,y\n")
+	for i := range 60 {
+		x := float64(i) / 60
+		fmt.Fprintf(&d, "%.4f,%.4f,%.4f\n", x, float64(i%7)/7, 1000*(2*x+float64(i%3)/10))
+	}
+	writeGz(t, filepath.Join(b, "lin", experiments.DataFile), d.String())
+	mask, _ := os.ReadFile(filepath.Join(a, "lin", experiments.MaskFile))
+	os.WriteFile(filepath.Join(b, "lin", experiments.MaskFile), mask, 0o644)
+	dir := t.TempDir()
+	oa, ob := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	mustCLI(t, "experiment", "realworld", "--quick", "--datasets", "lin", "--threads", "1", "--data", a, "--out", oa)
+	journal, _ := os.ReadFile(filepath.Join(oa, "results.jsonl"))
+	fpA, fpB := experiments.DataFingerprint(a, "lin"), experiments.DataFingerprint(b, "lin")
+	if len(fpA) != 16 || fpA == fpB || strings.Count(string(journal), `"data":"`+fpA+`"`) != strings.Count(string(journal), "\n") ||
+		!strings.Contains(string(journal), `--data `+a) {
+		t.Fatalf("fingerprints %q %q; journal:\n%s", fpA, fpB, journal)
+	}
+	code, _, errs := cli(t, "experiment", "realworld", "--quick", "--datasets", "lin", "--threads", "1", "--data", b, "--out", oa)
+	if code != 2 || !strings.Contains(errs, "holds runs of dataset lin made on other files than "+filepath.Join(b, "lin")+"'s") {
+		t.Errorf("--data b into a's journal: exit %d, %q", code, errs)
+	}
+	mustCLI(t, "experiment", "realworld", "--quick", "--datasets", "lin", "--threads", "1", "--data", b, "--out", ob)
+	code, _, errs = cli(t, "experiment", "realworld", "--merge", "--out", oa, ob)
+	if code != 2 || !strings.Contains(errs, "hold runs of dataset lin made on different files (data "+fpA+" and "+fpB) {
+		t.Errorf("--merge of b's runs into a's: exit %d, %q", code, errs)
+	}
+	if after, _ := os.ReadFile(filepath.Join(oa, "results.jsonl")); string(after) != string(journal) {
+		t.Errorf("a refused run or merge changed the journal")
+	}
+
+	// A line from before fingerprints: made on the default directory's
+	// files, here the committed realworld runs of yacht.
+	def := defaultUCIDir()
+	if experiments.DataFingerprint(def, "yacht") == "" {
+		t.Skipf("no yacht in %s", def)
+	}
+	committed, err := os.ReadFile("../../experiments/results/realworld/results.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var old []string
+	for _, l := range strings.Split(string(committed), "\n") {
+		if strings.Contains(l, `"dataset=yacht,`) && !strings.Contains(l, `"data":`) {
+			old = append(old, l)
+		}
+	}
+	if len(old) == 0 {
+		t.Fatal("no committed yacht runs without a fingerprint")
+	}
+	oc := filepath.Join(dir, "c")
+	os.MkdirAll(oc, 0o755)
+	os.WriteFile(filepath.Join(oc, "results.jsonl"), []byte(strings.Join(old, "\n")+"\n"), 0o644)
+	other := filepath.Join(t.TempDir(), "data")
+	os.MkdirAll(filepath.Join(other, "yacht"), 0o755)
+	for _, f := range []string{experiments.DataFile, experiments.MaskFile} {
+		raw, _ := os.ReadFile(filepath.Join(def, "yacht", f))
+		if f == experiments.DataFile {
+			raw = append(raw[:len(raw):len(raw)], raw...)
+		}
+		os.WriteFile(filepath.Join(other, "yacht", f), raw, 0o644)
+	}
+	code, _, errs = cli(t, "experiment", "realworld", "--datasets", "yacht", "--threads", "1", "--data", other, "--out", oc)
+	if code != 2 || !strings.Contains(errs, "a run recorded before runs noted their data, so taken as made on "+filepath.Join(def, "yacht")+"'s, the default") {
+		t.Errorf("--data other into a journal of runs before fingerprints: exit %d, %q", code, errs)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,6 +43,10 @@ type Meta struct {
 	Threads    int     `json:"threads"`
 	GoMaxProcs int     `json:"gomaxprocs"`
 	GoVersion  string  `json:"go_version"`
+	// Data is, for a run on a dataset (its key's "dataset=NAME"), the
+	// fingerprint of NAME's files in the data directory (DataFingerprint);
+	// absent in lines written before it was recorded.
+	Data string `json:"data,omitempty"`
 }
 
 // M returns m; through embedding it gives every result type access to its
@@ -297,6 +303,13 @@ type RunOptions struct {
 	Commit        string
 	Command       string    // recorded in every line (Meta.Command)
 	Log           io.Writer // one line per run; nil discards
+	// DataDir is the real-data experiments' data directory: a run of a
+	// key "dataset=NAME,..." records the fingerprint of NAME's files
+	// there (Meta.Data), and the journal's runs of NAME must have been
+	// made on the same files. Lines that predate the fingerprint are
+	// taken to come from OldDataDir (the default data directory), where
+	// it has NAME.
+	DataDir, OldDataDir string
 }
 
 // JournalSummary counts what RunTasks did.
@@ -341,6 +354,12 @@ func RunTasks[T Line](ctx context.Context, name string, tasks []Task[T], o RunOp
 	warnDiffer(logw, path, j.differ, "the runs take")
 	if len(tasks) > 0 { // the plan's kind (--quick or full, and --n's size) is the journal's
 		if err := oneKind(path, name, done, kindOf(name, tasks[0].Key)); err != nil {
+			return sum, err
+		}
+	}
+	fps := fingerprints{}
+	if o.DataDir != "" {
+		if err := sameData(path, tasks, done, o.DataDir, o.OldDataDir, fps); err != nil {
 			return sum, err
 		}
 	}
@@ -391,6 +410,9 @@ func RunTasks[T Line](ctx context.Context, name string, tasks []Task[T], o RunOp
 		m.Started = t0.UTC().Format(time.RFC3339)
 		m.Commit, m.Host, m.Kernel, m.Command = o.Commit, host, gemm.Kernel(), o.Command
 		m.Threads, m.GoMaxProcs, m.GoVersion = o.Threads, runtime.GOMAXPROCS(0), runtime.Version()
+		if ds := keySegment(t.Key, "dataset"); ds != "" && o.DataDir != "" {
+			m.Data = fps.of(o.DataDir, ds)
+		}
 		added, err := appendLine(path, t.Key, line)
 		if err != nil {
 			return sum, err
@@ -412,6 +434,109 @@ func RunTasks[T Line](ctx context.Context, name string, tasks []Task[T], o RunOp
 		fmt.Fprintf(logw, "[%d/%d] %s%s (%.1fs)\n", i+1, len(todo), t.Key, msg, m.Seconds)
 	}
 	return sum, nil
+}
+
+// keySegment is the value of the segment "name=VALUE" of a run's key, or
+// "".
+func keySegment(key, name string) string {
+	for _, part := range strings.Split(key, ",") {
+		if v, ok := strings.CutPrefix(part, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// DataFingerprint is the fingerprint of dataset name's files in the data
+// directory dir: the first 16 hex digits of the SHA-256 of its data and
+// test-mask files' bytes, "" where they cannot be read.
+func DataFingerprint(dir, name string) string {
+	h := sha256.New()
+	for _, f := range []string{DataFile, MaskFile} {
+		b, err := os.ReadFile(filepath.Join(dir, name, f))
+		if err != nil {
+			return ""
+		}
+		fmt.Fprintf(h, "%s %d\n", f, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// fingerprints caches DataFingerprint by directory and dataset.
+type fingerprints map[[2]string]string
+
+func (f fingerprints) of(dir, name string) string {
+	k := [2]string{dir, name}
+	v, ok := f[k]
+	if !ok {
+		v = DataFingerprint(dir, name)
+		f[k] = v
+	}
+	return v
+}
+
+// sameData refuses the plan tasks on dataDir into the journal at path
+// holding done when a run of one of the plan's datasets there was made on
+// other files: its fingerprint (Meta.Data) differs from the dataset's in
+// dataDir, or, for a line that predates fingerprints, the dataset's files
+// in oldDir (where it made its runs) differ from dataDir's. The report
+// would put them in one cell.
+func sameData[T Line](path string, tasks []Task[T], done []T, dataDir, oldDir string, fps fingerprints) error {
+	planned := map[string]bool{}
+	for _, t := range tasks {
+		if ds := keySegment(t.Key, "dataset"); ds != "" {
+			planned[ds] = true
+		}
+	}
+	for _, l := range done {
+		m := l.M()
+		ds := keySegment(m.Key, "dataset")
+		if !planned[ds] {
+			continue
+		}
+		cur := fps.of(dataDir, ds)
+		have, from := m.Data, ""
+		if have == "" && oldDir != "" {
+			have = fps.of(oldDir, ds)
+			from = fmt.Sprintf(", a run recorded before runs noted their data, so taken as made on %s's, the default", filepath.Join(oldDir, ds))
+		}
+		if cur != "" && have != "" && have != cur {
+			return &InputError{fmt.Errorf("%s holds runs of dataset %s made on other files than %s's (such as %q%s): runs on these would be reported with them; give them another --out", path, ds, filepath.Join(dataDir, ds), m.Key, from)}
+		}
+	}
+	return nil
+}
+
+// dataSeen records, per dataset, the first fingerprint (Meta.Data) seen
+// in journals and where, to refuse lines of another (oneData).
+type dataSeen map[string][2]string // dataset: {fingerprint, path}
+
+// oneData refuses the lines of the journal at path whose dataset's
+// fingerprint differs from the one seen (in path or an earlier journal):
+// runs on other files of a dataset, which a report would put in one
+// cell. Lines without a fingerprint are not compared.
+func oneData[T Line](path string, lines []T, seen dataSeen) error {
+	for _, l := range lines {
+		m := l.M()
+		ds := keySegment(m.Key, "dataset")
+		if ds == "" || m.Data == "" {
+			continue
+		}
+		first, ok := seen[ds]
+		if !ok {
+			seen[ds] = [2]string{m.Data, path}
+			continue
+		}
+		if first[0] != m.Data {
+			where := path + " holds"
+			if first[1] != path {
+				where = first[1] + " and " + path + " hold"
+			}
+			return &InputError{fmt.Errorf("%s runs of dataset %s made on different files (data %s and %s, such as %q): they would be reported together", where, ds, first[0], m.Data, m.Key)}
+		}
+	}
+	return nil
 }
 
 // Provenance summarises the journal lines' origin for a report: the

@@ -148,6 +148,9 @@ func experiment[T Line](name, short string, scale func(Options) string, tasks fu
 			if err := oneKind(filepath.Join(dir, JournalFile), name, lines, kindOf(name, lines[0].M().Key)); err != nil {
 				return err
 			}
+			if err := oneData(filepath.Join(dir, JournalFile), lines, dataSeen{}); err != nil {
+				return err
+			}
 			if info.Ctx == nil {
 				info.Ctx = context.Background()
 			}
@@ -227,10 +230,8 @@ func scaleSegment(name string) string {
 func kindOf(name, key string) runKind {
 	k := runKind{quick: strings.HasSuffix(key, quickSuffix)}
 	if seg := scaleSegment(name); seg != "" {
-		for _, part := range strings.Split(key, ",") {
-			if strings.HasPrefix(part, seg+"=") {
-				k.scale = part
-			}
+		if v := keySegment(key, seg); v != "" {
+			k.scale = seg + "=" + v
 		}
 	}
 	return k
@@ -350,6 +351,10 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (M
 	for i, l := range have {
 		seen[l.M().Key] = haveRaw[i]
 	}
+	data := dataSeen{}
+	if err := oneData(dst, have, data); err != nil {
+		return sum, err
+	}
 	// Read and check every source before appending anything, so that a
 	// bad source leaves the destination as it was.
 	var add []json.RawMessage
@@ -387,6 +392,9 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (M
 		if kind == nil && len(lines) > 0 {
 			k := kindOf(name, lines[0].M().Key)
 			kind, kindFrom = &k, path
+		}
+		if err := oneData(path, lines, data); err != nil {
+			return sum, fmt.Errorf("%w; merge them into different --out directories", err)
 		}
 		if kind != nil {
 			for _, l := range lines {
