@@ -301,7 +301,7 @@ func TestBenchReportMixedSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	out = reportOutput(t, dir)
-	if !strings.Contains(out, "## Cells that mix settings") || !strings.Contains(out, "| b | mdn | 2 |") || strings.Contains(out, "| a | mdn | 2 |") {
+	if !strings.Contains(out, "## Cells that mix settings") || !strings.Contains(out, "| b | mdn | 2 | 1 |") || strings.Contains(out, "| a | mdn | 2 |") {
 		t.Errorf("mixed settings:\n%s", out)
 	}
 }

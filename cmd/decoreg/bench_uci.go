@@ -36,7 +36,13 @@ every run of the command failed, it exits with status 1.
 
 Runs whose result file exists are skipped, so an interrupted benchmark
 resumes where it stopped; Ctrl-C stops at once, leaves no partial file,
-and ends by the signal (a shell's status 130).
+and ends by the signal (a shell's status 130). An existing result made
+with other settings, or on other files of its dataset (each result
+records its dataset's fingerprint, "data", a hash of its two files; older
+results are taken as made on the default data directory), is kept with a
+warning, and the report flags its cell; a result that another process
+with the same --out wrote while this one ran the same run stands, and
+this one's is dropped (said on stderr).
 The runs are ordered by dataset name, then head (in the order below), then
 split; --shard I/N runs only the runs whose index is I modulo N, so N
 machines given the same flags and --shard 0/N .. N-1/N (an array job) run
@@ -153,7 +159,7 @@ func runBenchUCI(args []string) (err error) {
 		return usagef("bench uci: --lr must be a finite number >= 0 (0: the default), have %v", o.LR)
 	}
 	o.Seed = *seed
-	opts := experiments.UCIOptions{DataDir: *dataDir, OutDir: *out, Sweep: *sweep, Overrides: o, Point: *point, Log: errOut, Jobs: *jobs}
+	opts := experiments.UCIOptions{DataDir: *dataDir, OutDir: *out, Sweep: *sweep, Overrides: o, Point: *point, Log: errOut, Jobs: *jobs, OldDataDir: defaultUCIDir()}
 	if opts.DataDir == "" {
 		opts.DataDir = defaultUCIDir()
 	}

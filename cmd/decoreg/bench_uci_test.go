@@ -534,3 +534,66 @@ func TestBenchUCIEmptyShardKeepsOut(t *testing.T) {
 		t.Errorf("--out after an empty shard: %v", err)
 	}
 }
+
+// TestBenchUCIOtherData: each result records its dataset's fingerprint; an
+// existing result made on other files of the dataset (another --data) is
+// warned about, and the report flags its cell (the runs were kept and
+// averaged with the others without a word).
+func TestBenchUCIOtherData(t *testing.T) {
+	a, b, out := t.TempDir(), t.TempDir(), t.TempDir()
+	writeUCIFixture(t, a, "d", 40, 3)
+	writeUCIFixture(t, b, "d", 40, 3)
+	raw, _ := os.ReadFile(filepath.Join(b, "d", "data.csv.gz"))
+	writeGz(t, filepath.Join(b, "d", "data.csv.gz"), "x0,x1,x2,y\n"+strings.Repeat("1,2,3,4\n", 20)+strings.Repeat("2,3,4,9\n", 20))
+	if again, _ := os.ReadFile(filepath.Join(b, "d", "data.csv.gz")); string(again) == string(raw) {
+		t.Fatal("b's data is a's")
+	}
+	mustCLI(t, tinyUCIArgs(a, out, "--splits", "0")...)
+	res, err := experiments.ReadResult(experiments.ResultPath(out, "d", "mdn", 0))
+	if err != nil || res.Data != experiments.DataFingerprint(a, "d") || len(res.Data) != 16 {
+		t.Fatalf("result's data %q, want %q (%v)", res.Data, experiments.DataFingerprint(a, "d"), err)
+	}
+	_, errs := mustCLI(t, tinyUCIArgs(b, out, "--splits", "0,1")...)
+	if !strings.Contains(errs, "split0.json was made on other files of d than "+filepath.Join(b, "d")+"'s") {
+		t.Errorf("no warning of the other data:\n%s", errs)
+	}
+	rep, _ := mustCLI(t, "bench", "report", out)
+	if !strings.Contains(rep, "## Cells that mix settings") || !strings.Contains(rep, "| d | mdn | 1 | 2 |") {
+		t.Errorf("the report does not flag the cell of two data files:\n%s", rep)
+	}
+}
+
+// TestBenchUCIWrittenMeanwhile: a result that another process with the same
+// --out wrote while this one ran its run stands, and this run's is dropped
+// and said so (it replaced the other without a word). The other process is
+// played by the log: it writes the result when the plan is announced.
+func TestBenchUCIWrittenMeanwhile(t *testing.T) {
+	data, out := t.TempDir(), t.TempDir()
+	writeUCIFixture(t, data, "d", 40, 3)
+	path := experiments.ResultPath(out, "d", "mdn", 0)
+	other := &experiments.Result{Dataset: "d", Head: "mdn", Split: 0, Host: "the other process", Error: "a result of the other process"}
+	var log strings.Builder
+	hook := writerFunc(func(p []byte) (int, error) {
+		if strings.Contains(string(p), "in the plan") {
+			if err := experiments.WriteResult(path, other); err != nil {
+				t.Error(err)
+			}
+		}
+		return log.Write(p)
+	})
+	_, err := experiments.RunUCI(context.Background(), experiments.UCIOptions{DataDir: data, OutDir: out, Heads: []string{"mdn"}, Splits: []int{0},
+		Overrides: experiments.Overrides{MaxEpochs: 2, EncWidth: 8}, Log: hook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := experiments.ReadResult(path); err != nil || r.Host != "the other process" {
+		t.Errorf("the other process's result was replaced: %+v, %v", r, err)
+	}
+	if !strings.Contains(log.String(), "written by another process meanwhile; this run's result dropped") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

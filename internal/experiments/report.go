@@ -310,19 +310,23 @@ func settingsKey(r *Result) string {
 }
 
 // mixedSettings writes the cells whose results were run with different
-// settings (bench uci into a directory that holds other runs: it warns
-// about, and keeps, an existing result of other settings, and adds new
-// splits with the new ones), whose means mix them. Nothing when none do.
+// settings or on different files of the dataset (bench uci into a
+// directory that holds other runs: it warns about, and keeps, an existing
+// result of other settings or data, and adds new splits with the new
+// ones), whose means mix them. Nothing when none do.
 func (t *table) mixedSettings(b *strings.Builder) {
 	var rows []string
 	for _, ds := range t.datasets {
 		for _, h := range t.heads {
-			n := map[string]int{}
+			n, files := map[string]int{}, map[string]bool{}
 			for _, r := range t.byKey[[2]string{ds, h}] {
 				n[settingsKey(r)]++
+				if r.Data != "" { // results from before fingerprints are not compared
+					files[r.Data] = true
+				}
 			}
-			if len(n) > 1 {
-				rows = append(rows, fmt.Sprintf("| %s | %s | %d |\n", mdCell(ds), mdCell(h), len(n)))
+			if len(n) > 1 || len(files) > 1 {
+				rows = append(rows, fmt.Sprintf("| %s | %s | %d | %d |\n", mdCell(ds), mdCell(h), len(n), max(len(files), 1)))
 			}
 		}
 	}
@@ -330,8 +334,9 @@ func (t *table) mixedSettings(b *strings.Builder) {
 		return
 	}
 	b.WriteString("## Cells that mix settings\n\nThe runs of these cells were trained or scored with different settings " +
-		"(configuration, sweep or point estimate), so their means above mix them; rerun them with one setting (delete the others' result files).\n\n")
-	b.WriteString("| dataset | head | settings |\n|---|---|---:|\n")
+		"(configuration, sweep or point estimate) or on different files of the dataset (another --data: the results' data fingerprints differ), " +
+		"so their means above mix them; rerun them with one setting on one data directory (delete the others' result files).\n\n")
+	b.WriteString("| dataset | head | settings | data files |\n|---|---|---:|---:|\n")
 	for _, r := range rows {
 		b.WriteString(r)
 	}

@@ -57,6 +57,9 @@ type Result struct {
 	GoMaxProcs int                `json:"gomaxprocs"`
 	GoVersion  string             `json:"go_version"`
 	Host       string             `json:"host,omitempty"`
+	// Data is the fingerprint of the dataset's files (DataFingerprint);
+	// absent in results written before it was recorded.
+	Data string `json:"data,omitempty"`
 }
 
 // ResultPath returns the file of a run's result under dir:

@@ -58,6 +58,11 @@ type UCIOptions struct {
 
 	// Commit is recorded in every result (see GitCommit).
 	Commit string
+	// OldDataDir is the data directory that results written before
+	// results recorded their data's fingerprint (Result.Data) are taken
+	// to come from (the default one): an existing result of a dataset
+	// whose files differ from DataDir's is warned about.
+	OldDataDir string
 
 	// Progress, if set, is called after every training epoch of every run
 	// (and sweep candidate); with Jobs > 1, from several goroutines at once.
@@ -418,6 +423,7 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 	// Pending runs, their datasets, and their configurations.
 	var todo []Run
 	need := map[string][]int{}
+	fps := fingerprints{}
 	for _, r := range mine {
 		want := opts.Overrides.apply(mustHead(r.Head))
 		path := ResultPath(opts.OutDir, r.Dataset, r.Head, r.Split)
@@ -430,6 +436,14 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 			samePoint := opts.Point == "" || old.Eval == nil || old.Eval.Point == opts.Point
 			if (old.Sweep != nil) != opts.Sweep || (!opts.Sweep && computed(old.Config) != computed(want)) || !samePoint {
 				fmt.Fprintf(logw, "warning: %s exists with other settings; keeping it (delete it to rerun)\n", path)
+			}
+			oldData, from := old.Data, ""
+			if oldData == "" && opts.OldDataDir != "" {
+				oldData, from = fps.of(opts.OldDataDir, r.Dataset), fmt.Sprintf(", written before results noted their data, so taken as made on %s's, the default", filepath.Join(opts.OldDataDir, r.Dataset))
+			}
+			if cur := fps.of(opts.DataDir, r.Dataset); cur != "" && oldData != "" && cur != oldData {
+				fmt.Fprintf(logw, "warning: %s was made on other files of %s than %s's (data %s, now %s%s); keeping it (delete it to rerun; another --out keeps the runs apart)\n",
+					path, r.Dataset, filepath.Join(opts.DataDir, r.Dataset), oldData, cur, from)
 			}
 			continue
 		}
@@ -491,9 +505,21 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 			mu.Unlock()
 			res, err := runOne(ctx, sets[r.Dataset], r, opts)
 			var werr error
+			path := ResultPath(opts.OutDir, r.Dataset, r.Head, r.Split)
 			if err == nil {
-				res.Commit, res.Host = opts.Commit, host
-				werr = writeResult(ctx, ResultPath(opts.OutDir, r.Dataset, r.Head, r.Split), res)
+				if _, serr := os.Stat(path); serr == nil {
+					// Another process with this --out wrote it meanwhile:
+					// its result stands (it was replaced without a word).
+					mu.Lock()
+					sum.Skipped++
+					fmt.Fprintf(logw, "%s: written by another process meanwhile; this run's result dropped\n", r)
+					mu.Unlock()
+					continue
+				}
+				mu.Lock()
+				res.Commit, res.Host, res.Data = opts.Commit, host, fps.of(opts.DataDir, r.Dataset)
+				mu.Unlock()
+				werr = writeResult(ctx, path, res)
 			}
 			mu.Lock()
 			if err != nil || werr != nil {
