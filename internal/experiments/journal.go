@@ -177,7 +177,7 @@ func wholeObject(b []byte) bool {
 // shards appending to the same journal side by side do not interleave and
 // an interrupted run leaves no partial line. A last line left without its
 // newline by a crash is cut off first.
-func appendLine(path, key string, v any) (added bool, err error) {
+func appendLine(path, name, key string, v any) (added bool, err error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return false, fmt.Errorf("%s: %v", path, err)
@@ -204,10 +204,39 @@ func appendLine(path, key string, v any) (added bool, err error) {
 	if has, err := fileHasKey(f, key); err != nil || has {
 		return false, err
 	}
+	if name != "" {
+		// The journal's kind was checked when the run began; another
+		// process may have begun it since with runs of another kind
+		// (--quick beside full, another --n), which its report would mix.
+		first, err := firstKey(f)
+		if err != nil {
+			return false, fmt.Errorf("%s: %v", path, err)
+		}
+		if have, want := kindOf(name, first), kindOf(name, key); first != "" && have != want {
+			return false, &InputError{fmt.Errorf("%s holds %s (such as %q), begun by another process meanwhile: this run's result (%s) is not added to them; give it another --out", path, have, first, want)}
+		}
+	}
 	if _, err := f.Write(b); err != nil {
 		return false, err
 	}
 	return true, f.Close()
+}
+
+// firstKey returns the key of the journal f's first line, "" for an
+// empty journal (or one whose first line is cut off).
+func firstKey(f *os.File) (string, error) {
+	line, err := bufio.NewReader(io.NewSectionReader(f, 0, 1<<62)).ReadBytes('\n')
+	if err == io.EOF {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var m struct{ Key string }
+	if err := json.Unmarshal(bytes.TrimPrefix(line, []byte("\ufeff")), &m); err != nil {
+		return "", nil // a bad line: the journal's reader names it
+	}
+	return m.Key, nil
 }
 
 // keyField is how a key appears in a journal line (Meta's second field).
@@ -413,7 +442,7 @@ func RunTasks[T Line](ctx context.Context, name string, tasks []Task[T], o RunOp
 		if ds := keySegment(t.Key, "dataset"); ds != "" && o.DataDir != "" {
 			m.Data = fps.of(o.DataDir, ds)
 		}
-		added, err := appendLine(path, t.Key, line)
+		added, err := appendLine(path, name, t.Key, line)
 		if err != nil {
 			return sum, err
 		}

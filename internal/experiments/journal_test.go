@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -164,7 +165,7 @@ func TestJournalSameShardTwice(t *testing.T) {
 	other := func(key string, v int) {
 		l := &testLine{V: v}
 		l.Experiment, l.Key = "test", key
-		if _, err := appendLine(path, key, l); err != nil {
+		if _, err := appendLine(path, "", key, l); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -319,7 +320,7 @@ func TestJournalWholeLastLineKept(t *testing.T) {
 	if lines, partial, err := ReadJournal(bom, "test", newTestLine); err != nil || partial || len(lines) != 1 {
 		t.Errorf("a line after a BOM: %d lines, partial %v, %v", len(lines), partial, err)
 	}
-	if _, err := appendLine(bom, "i=9", &testLine{Meta: Meta{Experiment: "test", Key: "i=9"}}); err != nil {
+	if _, err := appendLine(bom, "", "i=9", &testLine{Meta: Meta{Experiment: "test", Key: "i=9"}}); err != nil {
 		t.Fatal(err)
 	}
 	if lines, _, err := ReadJournal(bom, "test", newTestLine); err != nil || len(lines) != 2 {
@@ -383,3 +384,38 @@ func TestJournalRepeatedKeyDiffers(t *testing.T) {
 		t.Errorf("merge: %+v, %v", sum, err)
 	}
 }
+
+// TestAppendOtherKindMeanwhile: runs of another kind (here full runs,
+// where this run's are --quick) that another process began in the journal
+// after this run checked it are not joined: the line is refused when it
+// is appended (both processes ran everything and left the journal mixed).
+func TestAppendOtherKindMeanwhile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, JournalFile)
+	var calls []string
+	tasks := testTasks(2, &calls)
+	for i := range tasks {
+		tasks[i].Key += quickSuffix
+	}
+	other := `{"experiment":"test","key":"i=5","v":1}` + "\n"
+	log := writerFunc(func(p []byte) (int, error) {
+		if bytes.Contains(p, []byte("runs in the plan")) {
+			if err := os.WriteFile(path, []byte(other), 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+		return len(p), nil
+	})
+	_, err := RunTasks(context.Background(), "test", tasks, RunOptions{Out: dir, Log: log}, newTestLine, nil)
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), `holds full runs (such as "i=5"), begun by another process meanwhile`) {
+		t.Errorf("error %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != other {
+		t.Errorf("journal:\n%s", b)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -430,7 +430,7 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (M
 		}
 	}
 	for i, l := range add {
-		added, err := appendLine(dst, keys[i], l)
+		added, err := appendLine(dst, name, keys[i], l)
 		if err != nil {
 			return sum, err
 		}
