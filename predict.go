@@ -694,7 +694,13 @@ func (m *Model) recalNLL(ds []dist.Distribution, y []float64) (base []dist.Distr
 	extra = make([]float64, len(ds))
 	for i, d := range ds {
 		base[i] = d.(*dist.Recalibrated).Base()
-		extra[i] = -m.recal.LogSlope(base[i].CDF(m.clipY(y[i])))
+		// At the target clipped into the training range as it is, not a
+		// hair inside (clipY): LogPDF reads the map's slope at the
+		// target's CDF, and at the range's edge the two CDFs can lie in
+		// different segments of the map (a raw unnormalized decoder's
+		// zero cell, 1e-100 wide, holds the mass of the targets at 0).
+		lo, hi := m.YRange()
+		extra[i] = -m.recal.LogSlope(base[i].CDF(min(max(y[i], lo), hi)))
 	}
 	return base, extra
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -645,5 +646,40 @@ func TestEvalTargetDidYouMean(t *testing.T) {
 	code, _, errs = cli(t, "eval", "--model", model, "--data", renamed)
 	if want := `no column "price", the model's target, did you mean "Price"? (give --target NAME; the file's columns are "x", "Price")`; code != 2 || !strings.Contains(errs, want) {
 		t.Errorf("exit %d, stderr %q lacks %q", code, errs, want)
+	}
+}
+
+// TestEvalIsotonicAtRangeEdge: eval's NLL of an isotonic-calibrated raw
+// unnormalized decoder is the mean of predict's -logpdf when targets lie on
+// the training range's edge (here the integers 0..6, many of them 0, which
+// the zero cell holds). eval read the map's slope at the CDF of a target
+// moved a hair inside the range, predict at the target's: the two lay in
+// different segments of the map on such rows (off by log 1.5 and log 3;
+// 0.08 nats on the mean, with clipped 0). The files are helper-110's
+// (testdata/isoedge-*.csv: y = round(2 + a level's effect + 2 x0 + sin x1)
+// clipped to [0, 6]).
+func TestEvalIsotonicAtRangeEdge(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "iso.model")
+	mustCLI(t, "train", "--data", "testdata/isoedge-train.csv", "--out", model, "--quiet", "--threads", "1", "--epochs", "2",
+		"--enc-width", "32", "--vocab", "unnormalized:base=10,exponent=2,mantissa=3", "--raw-target", "--calibrate", "--calibrate-by", "isotonic")
+	out, _ := mustCLI(t, "eval", "--model", model, "--data", "testdata/isoedge-test.csv")
+	var e map[string]any
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatal(err)
+	}
+	pred := filepath.Join(dir, "p.csv")
+	mustCLI(t, "predict", "--model", model, "--data", "testdata/isoedge-test.csv", "--out", pred)
+	head, rows := readCSVFile(t, pred)
+	col := slices.Index(head, "logpdf")
+	if col < 0 || len(rows) != 58 {
+		t.Fatalf("predict's columns %q, %d rows", head, len(rows))
+	}
+	var nll float64
+	for _, r := range rows {
+		nll -= r[col] / float64(len(rows))
+	}
+	if got := e["nll"].(float64); e["clipped"] != 0.0 || !(math.Abs(got-nll) <= 1e-6*math.Max(1, math.Abs(nll))) {
+		t.Errorf("nll %v (clipped %v), mean -logpdf from predict %v", got, e["clipped"], nll)
 	}
 }
