@@ -313,8 +313,12 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config, pretrain bool
 			aff := m.units.Affine()
 			where = fmt.Sprintf(", [%v, %v]", aff.Offset+aff.Scale*lo, aff.Offset+aff.Scale*hi)
 		}
-		return nil, nil, nil, dataErr(i, -1, errBeyondTokenization, "the target %v lies beyond the range that the tokenization %s represents%s (%d of the %d targets do; it would encode them as its extreme cells): give it more exponent digits, or train without the raw target (--raw-target, Config.RawTarget) to scale the targets into its range",
-			y[i], m.net.Cfg.Vocab.Spec(), where, tg.Clamped, rows)
+		advice := "give it more exponent digits"
+		if cfg.RawTarget {
+			advice += ", or train without the raw target (--raw-target, Config.RawTarget) to scale the targets into its range"
+		}
+		return nil, nil, nil, dataErr(i, -1, errBeyondTokenization, "the target %v lies beyond the range that the tokenization %s represents%s (%d of the %d targets do; it would encode them as its extreme cells): %s",
+			y[i], m.net.Cfg.Vocab.Spec(), where, tg.Clamped, rows, advice)
 	}
 	xs := make([]float32, rows*m.inWidth())
 	if err := m.standardize(xs, x, rows); err != nil {

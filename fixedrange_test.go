@@ -152,3 +152,55 @@ func TestFixedRangeBound(t *testing.T) {
 		}
 	}
 }
+
+// TestFixedRangeEnds: an unnormalized decoder trains on targets on a fixed
+// range's ends (integers in [0, 6], many of them 0 and 6), scaled or raw,
+// and scores them where its distributions do: Evaluate's NLL is the mean
+// of their -LogPDF, finite at the ends. The bound left out the cells that
+// hold the ends (and, for a raw target, every cell between 0 and 1e-12
+// of the range), so such targets were refused as beyond the tokenization
+// (helper-110).
+func TestFixedRangeEnds(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	n := 300
+	x := make([]float64, n)
+	y := make([]float64, n)
+	for i := range y {
+		x[i] = r.Float64()
+		y[i] = max(0, min(6, math.Round(8*x[i]-1+r.NormFloat64())))
+	}
+	for _, raw := range []bool{false, true} {
+		c := Config{Vocab: "unnormalized:base=10,exponent=2,mantissa=3", RawTarget: raw, TargetMin: 0, TargetMax: 6,
+			MaxEpochs: 2, EncLayers: 1, EncWidth: 16, Seed: 1, Threads: 1}
+		m, err := FitFlat(context.Background(), x, n, 1, y, c)
+		if err != nil {
+			t.Fatalf("raw %v: %v", raw, err)
+		}
+		e, err := m.Evaluate(x[:60], 60, y[:60], "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, err := m.Dists(x[:60], 60, dist.TokenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var nll float64
+		ends := 0
+		for i, d := range ds {
+			lp := d.LogPDF(y[i])
+			if math.IsInf(lp, 0) || math.IsNaN(lp) {
+				t.Fatalf("raw %v: LogPDF(%v) = %v", raw, y[i], lp)
+			}
+			if y[i] == 0 || y[i] == 6 {
+				ends++
+			}
+			nll -= lp / 60
+		}
+		if ends < 10 || !(math.Abs(float64(e.NLL)-nll) <= 1e-5*math.Max(1, math.Abs(nll))) {
+			t.Errorf("raw %v: NLL %v, mean -LogPDF %v (%d targets on the ends)", raw, e.NLL, nll, ends)
+		}
+		if out := ds[0].CDF(-1e-9) + 1 - ds[0].CDF(6+1e-9); !(out <= 1e-12) {
+			t.Errorf("raw %v: mass %v outside the fixed range [0, 6]", raw, out)
+		}
+	}
+}

@@ -215,10 +215,15 @@ func (b *Bounded) Encode(v float64) ([]int, bool, error) {
 	if in, _, _ := b.locate(s); in {
 		return s, clamped, nil
 	}
+	// The bound's cells cover [first.Lo, last.Hi], both ends included (as
+	// a normalized tokenization's [0, 1]): an end that its extreme cell
+	// leaves open ([lo, hi) or (-hi, -lo]) is that cell's, not beyond
+	// the bound. A fixed target range's ends are such ends, and targets
+	// on them were refused as beyond the tokenization.
 	if v < b.lo {
-		return append([]int(nil), b.first...), true, nil
+		return append([]int(nil), b.first...), !(v >= b.firstC.Lo), nil
 	}
-	return append([]int(nil), b.last...), true, nil
+	return append([]int(nil), b.last...), !(v <= b.lastC.Hi), nil
 }
 
 // Decode returns the inner cell of a sequence inside the bound; a sequence

@@ -177,8 +177,15 @@ func TestP4Bound(t *testing.T) {
 		}
 		walk(nil)
 		// Encode: values in the bound keep their cell; outside it they go
-		// to the first or last cell, clamped.
-		for _, v := range []float64{c.lo, c.hi, (c.lo + c.hi) / 2, c.lo - 1, c.hi + 1, c.lo * 1.5, c.hi * 1.5} {
+		// to the first or last cell, clamped, but for the ends of the
+		// cells' union, which an extreme cell leaves open: they are its
+		// (a fixed target range's ends were refused as beyond it).
+		// (Where the bound reaches past the inner tokenization's range, its
+		// ends are the inner's, which clamps them as without a bound.)
+		ilo, ihi := inner.(Tree).Interval(nil)
+		ends := map[float64]bool{wlo: wlo > ilo, whi: whi < ihi}
+		for _, v := range []float64{c.lo, c.hi, (c.lo + c.hi) / 2, c.lo - 1, c.hi + 1, c.lo * 1.5, c.hi * 1.5,
+			wlo, whi, math.Nextafter(wlo, math.Inf(-1)), math.Nextafter(whi, math.Inf(1))} {
 			s, clamped, err := tok.Encode(v)
 			if err != nil {
 				if v < 0 || v > 1 {
@@ -191,8 +198,11 @@ func TestP4Bound(t *testing.T) {
 				t.Fatalf("%s: Encode(%v) = %v does not decode: %v", c.spec, v, s, err)
 			}
 			is, iclamped, _ := inner.Encode(v)
-			if in := slices.Equal(s, is); in && clamped != iclamped || !in && !clamped {
+			if in := slices.Equal(s, is); in && clamped != iclamped || !in && clamped == ends[v] {
 				t.Errorf("%s: Encode(%v) = %v, clamped %v; inner %v", c.spec, v, s, clamped, is)
+			}
+			if ends[v] && (cell.Lo != v && cell.Hi != v || clamped) {
+				t.Errorf("%s: Encode(%v), an end of the bound's cells, = %v (%v), clamped %v", c.spec, v, s, cell, clamped)
 			}
 			if clamped && cell.Lo != wlo && cell.Hi != whi {
 				t.Errorf("%s: Encode(%v) clamped to %v, not an end cell", c.spec, v, cell)
