@@ -223,6 +223,16 @@ func runExperiment(cmd *Command, args []string) (err error) {
 				return inputf(name, "uci is 'decoreg bench uci' with its flags ('decoreg help bench uci'), which has no --%s: %s", fl, advice)
 			}
 		}
+		// DIR defaults to experiments/results/uci, as every experiment's
+		// to experiments/results/NAME (bench uci, which has no default,
+		// refused the command without --out).
+		hasOut := slices.ContainsFunc(flags, func(a string) bool {
+			name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			return strings.HasPrefix(a, "-") && name == "out"
+		})
+		if !hasOut {
+			flags = append([]string{"--out", filepath.Join("experiments", "results", "uci")}, flags...)
+		}
 		return runBenchUCI(append(flags, rest[end:]...))
 	}
 	pos, err := parseInterspersed(cmd, args)

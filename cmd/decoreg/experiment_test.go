@@ -920,3 +920,16 @@ func TestExperimentDataApart(t *testing.T) {
 		t.Errorf("--data other into a journal of runs before fingerprints: exit %d, %q", code, errs)
 	}
 }
+
+// TestExperimentUCIDefaultOut: experiment uci writes to
+// experiments/results/uci without --out, as every experiment to
+// experiments/results/NAME (bench uci, which has no default, refused it).
+func TestExperimentUCIDefaultOut(t *testing.T) {
+	data := t.TempDir()
+	writeUCIFixture(t, data, "d", 40, 3)
+	t.Chdir(t.TempDir())
+	mustCLI(t, "experiment", "uci", "--data", data, "--splits", "0", "--heads", "mdn", "--max-epochs", "1", "--enc-width", "8", "--threads", "1")
+	if _, err := experiments.ReadResult(experiments.ResultPath(filepath.Join("experiments", "results", "uci"), "d", "mdn", 0)); err != nil {
+		t.Error(err)
+	}
+}
