@@ -27,7 +27,8 @@ evaluates on the test rows, writing one JSON result atomically to
 RESULTS/<dataset>/<head>/split<k>.json: the configuration, the test metrics
 (nll in original y units, nll_u, nll_token, mse, rel_mse, kendall_tau,
 clipped; see "decoreg help eval"), the training record, the run's seconds,
-the commit the binary was built from, the GEMM kernel and GOMAXPROCS.
+the commit the binary was built from (as 'decoreg help experiment' says),
+the GEMM kernel and GOMAXPROCS.
 Summarise with "decoreg bench report RESULTS".
 
 A run that fails on its data (training diverges, the target is

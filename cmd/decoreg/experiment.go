@@ -24,8 +24,12 @@ var cmdExperiment = &Command{
 
 Each run of the experiment appends one JSON object (one line) to
 DIR/results.jsonl as soon as it finishes: its settings, its results, the
-commit the binary was built from, the host, the GEMM kernel, the thread
-count and its wall time. Runs whose key is already in results.jsonl are
+commit the binary was built from (as go build stamps it in a git checkout,
+or -ldflags "-X decoreg/internal/experiments.BuildCommit=..." sets it; for
+a binary without one, built with GOFLAGS=-buildvcs=false or by go run,
+the HEAD of decoreg's checkout around the working directory, a guess that
+a checkout moved on since the build makes wrong), the host, the GEMM
+kernel, the thread count and its wall time. Runs whose key is already in results.jsonl are
 skipped, so an interrupted experiment resumes where it stopped (Ctrl-C
 stops at once, leaves no partial line, and ends by the signal: a shell's
 status 130), and --shard I/N runs only the
