@@ -339,6 +339,7 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 	}
 	inSel := setOf(splitList(f.features))
 	var keep, empty []string
+	var refused error // the first column refused; the warnings about empty ones are printed first
 	for j := range lab.Columns {
 		c := &lab.Columns[j]
 		if c.Name == target {
@@ -350,12 +351,18 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 		}
 		switch {
 		case allMissing(c) && inSel[c.Name]:
-			return nil, inputf(name, "--features: %s: %s is missing (empty, or one of --na) in every training row, so it cannot be a feature; leave it out of --features", path, col)
+			if refused == nil {
+				refused = inputf(name, "--features: %s: %s is missing (empty, or one of --na) in every training row, so it cannot be a feature; leave it out of --features", path, col)
+			}
+			continue
 		case allMissing(c):
 			empty = append(empty, col)
 			continue
 		case c.Name == "":
-			return nil, inputf(name, "%s: line %d: column %d has no name in the header, but holds values: give it a name (or leave it out with --target NAME and --features)", path, fr.HeaderLine, c.Field+1)
+			if refused == nil {
+				refused = inputf(name, "%s: line %d: column %d has no name in the header, but holds values: give it a name (or leave it out with --target NAME and --features)", path, fr.HeaderLine, c.Field+1)
+			}
+			continue
 		}
 		keep = append(keep, c.Name)
 	}
@@ -371,6 +378,9 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 			list += ", ..."
 		}
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: %d columns are missing (empty, or one of --na) in every training row: left out: %s\n", name, path, len(empty), list)
+	}
+	if refused != nil {
+		return nil, refused
 	}
 	if len(keep) == 0 {
 		return nil, inputf(name, "%s: no feature columns are left besides the target %q: every one is missing (empty, or one of --na) in every training row", path, target)

@@ -129,7 +129,11 @@ func TestNU3UnnamedColumns(t *testing.T) {
 	}
 	mustCLI(t, "predict", "--model", model, "--data", two, "--out", filepath.Join(dir, "p.csv"))
 	held := writeTable(t, dir, "held.csv", ",a,,y,", 40, func(i int) string { return fmt.Sprintf(",%d,,%d,%d", i, 2*i, i%2) })
-	wantUsage(t, append([]string{"train", "--data", held, "--out", model}, tinyArgs("pointwise")...), "held.csv: line 1: column 5 has no name in the header, but holds values")
+	// The empty ones are warned about before the refusal of the one with
+	// values (the warnings were lost): a fix shows every problem at once.
+	wantUsage(t, append([]string{"train", "--data", held, "--out", model}, tinyArgs("pointwise")...), "held.csv: line 1: column 5 has no name in the header, but holds values",
+		"column 1 (no name in the header) is missing (empty, or one of --na) in every training row: left out",
+		"column 3 (no name in the header) is missing (empty, or one of --na) in every training row: left out")
 }
 
 // TestNU4EmptyLists: an empty --features or --drop, or one with an empty
