@@ -566,7 +566,7 @@ func TestExperimentTabularFlags(t *testing.T) {
 	}
 	// --list=false is no --list (and not passed on to bench uci, which has
 	// none); a value that is not a boolean is refused.
-	if code, _, errs := cli(t, "experiment", "--list=false", "uci"); code != 2 || !strings.Contains(errs, "bench uci: --out RESULTS is required") {
+	if code, _, errs := cli(t, "experiment", "--list=false", "uci", "--out", filepath.Join(dir, "uci"), "--datasets", "nosuchset"); code != 2 || !strings.Contains(errs, "nosuchset") {
 		t.Errorf("--list=false uci: exit %d, %q", code, errs)
 	}
 	if code, _, errs := cli(t, "experiment", "--list=maybe", "uci"); code != 2 || !strings.Contains(errs, `invalid boolean value "maybe" for -list`) {
