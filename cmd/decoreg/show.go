@@ -251,7 +251,7 @@ func showText(w io.Writer, path string, m *decoreg.Model, maxCols int) {
 	}
 	lo, hi := m.YRange()
 	rng := fmt.Sprintf("training range [%s, %s]", short(lo), short(hi))
-	if cfg.TargetMin != 0 || cfg.TargetMax != 0 {
+	if cfg.FixedRange() {
 		rng = fmt.Sprintf("fixed range [%s, %s] (--target-range)", short(lo), short(hi))
 	}
 	line("target", "%s, %s", target, rng)

@@ -208,6 +208,17 @@ func TestShowLibraryModel(t *testing.T) {
 			t.Errorf("show lacks %q:\n%s", want, out)
 		}
 	}
+	// A fixed target range is shown as such.
+	m, err = decoreg.FitFlat(context.Background(), x, 60, 2, y, decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 8, MaxEpochs: 1, Threads: 1, TargetMin: -5, TargetMax: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := mustCLI(t, "show", "--model", path); !strings.Contains(out, "target       (no name), fixed range [-5, 7] (--target-range)\n") {
+		t.Errorf("show of a fixed range:\n%s", out)
+	}
 }
 
 // TestShowNameText: a column name that a line would not show as itself
