@@ -1,10 +1,6 @@
 package decoreg
 
-import (
-	"math"
-
-	"decoreg/vocab"
-)
+import "decoreg/vocab"
 
 // BoundMargin widens the training range of an unnormalized decoder's
 // tokenization: the decoder may only produce cells that meet
@@ -29,16 +25,11 @@ func (m *Model) boundedVocab() vocab.Tokenizer {
 	lo, hi := m.units.ToHead(-BoundMargin), m.units.ToHead(1+BoundMargin)
 	if m.cfg.FixedRange() {
 		// The user's range is the target's: no margin, and cells that
-		// only touch it at an end are left out (a cell that straddles an
-		// end stays, so values reach past it by less than a cell). The
-		// bound is the floats next inside the ends, in the arithmetic that
-		// encodes targets (HeadOf): the extreme cells hold the ends
-		// themselves (vocab.Bounded's cells cover their union's ends);
-		// a bound a relative 1e-12 inside them left out every cell of a
-		// raw target between 0 and 1e-12 of its range, 0's among them,
-		// and a target on an end was refused as beyond the tokenization.
-		lo = math.Nextafter(m.units.HeadOf(m.units.YMin), math.Inf(1))
-		hi = math.Nextafter(m.units.HeadOf(m.units.YMax), math.Inf(-1))
+		// only touch it at an edge are left out (a cell that straddles an
+		// edge stays, so values reach past it by less than a cell).
+		lo, hi = m.units.ToHead(0), m.units.ToHead(1)
+		eps := (hi - lo) * 1e-12
+		lo, hi = lo+eps, hi-eps
 	}
 	b, err := vocab.Bound(m.tok, lo, hi)
 	if err != nil { // a range that misses the tokenization's: keep it whole

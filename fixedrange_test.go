@@ -3,6 +3,7 @@ package decoreg
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -154,27 +155,41 @@ func TestFixedRangeBound(t *testing.T) {
 }
 
 // TestFixedRangeEnds: an unnormalized decoder trains on targets on a fixed
-// range's ends (integers in [0, 6], many of them 0 and 6), scaled or raw,
-// and scores them where its distributions do: Evaluate's NLL is the mean
-// of their -LogPDF, finite at the ends. The bound left out the cells that
-// hold the ends (and, for a raw target, every cell between 0 and 1e-12
-// of the range), so such targets were refused as beyond the tokenization
-// (helper-110).
+// range's ends (seven values, many on the ends), scaled or raw, and scores
+// them where its distributions do: Evaluate's NLL is the mean of their
+// -LogPDF, finite at the ends; and it puts no mass outside the range. The
+// bound leaves a hair inside the ends (cells that only touch the range are
+// left out), so such targets were refused as beyond the tokenization
+// (helper-110); for [0.1, 0.7] the ends' head units round beyond +-0.5.
 func TestFixedRangeEnds(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	n := 300
 	x := make([]float64, n)
-	y := make([]float64, n)
-	for i := range y {
+	k := make([]int, n)
+	for i := range k {
 		x[i] = r.Float64()
-		y[i] = max(0, min(6, math.Round(8*x[i]-1+r.NormFloat64())))
+		k[i] = int(max(0, min(6, math.Round(8*x[i]-1+r.NormFloat64()))))
 	}
-	for _, raw := range []bool{false, true} {
-		c := Config{Vocab: "unnormalized:base=10,exponent=2,mantissa=3", RawTarget: raw, TargetMin: 0, TargetMax: 6,
+	for _, c := range []struct {
+		raw    bool
+		lo, hi float64
+		vals   []float64
+	}{
+		{false, 0, 6, []float64{0, 1, 2, 3, 4, 5, 6}},
+		{true, 0, 6, []float64{0, 1, 2, 3, 4, 5, 6}},
+		{false, 0.1, 0.7, []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7}},
+		{true, 0.1, 0.7, []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7}},
+	} {
+		y := make([]float64, n)
+		for i := range y {
+			y[i] = c.vals[k[i]]
+		}
+		cfg := Config{Vocab: "unnormalized:base=10,exponent=2,mantissa=3", RawTarget: c.raw, TargetMin: c.lo, TargetMax: c.hi,
 			MaxEpochs: 2, EncLayers: 1, EncWidth: 16, Seed: 1, Threads: 1}
-		m, err := FitFlat(context.Background(), x, n, 1, y, c)
+		name := fmt.Sprintf("raw %v [%v, %v]", c.raw, c.lo, c.hi)
+		m, err := FitFlat(context.Background(), x, n, 1, y, cfg)
 		if err != nil {
-			t.Fatalf("raw %v: %v", raw, err)
+			t.Fatalf("%s: %v", name, err)
 		}
 		e, err := m.Evaluate(x[:60], 60, y[:60], "")
 		if err != nil {
@@ -189,18 +204,23 @@ func TestFixedRangeEnds(t *testing.T) {
 		for i, d := range ds {
 			lp := d.LogPDF(y[i])
 			if math.IsInf(lp, 0) || math.IsNaN(lp) {
-				t.Fatalf("raw %v: LogPDF(%v) = %v", raw, y[i], lp)
+				t.Fatalf("%s: LogPDF(%v) = %v", name, y[i], lp)
 			}
-			if y[i] == 0 || y[i] == 6 {
+			if y[i] == c.lo || y[i] == c.hi {
 				ends++
 			}
 			nll -= lp / 60
 		}
 		if ends < 10 || !(math.Abs(float64(e.NLL)-nll) <= 1e-5*math.Max(1, math.Abs(nll))) {
-			t.Errorf("raw %v: NLL %v, mean -LogPDF %v (%d targets on the ends)", raw, e.NLL, nll, ends)
+			t.Errorf("%s: NLL %v, mean -LogPDF %v (%d targets on the ends)", name, e.NLL, nll, ends)
 		}
-		if out := ds[0].CDF(-1e-9) + 1 - ds[0].CDF(6+1e-9); !(out <= 1e-12) {
-			t.Errorf("raw %v: mass %v outside the fixed range [0, 6]", raw, out)
+		// No mass outside the range: not a cell below the low end or above
+		// the high one, however little it holds.
+		for _, d := range ds[:5] {
+			q := dist.Quantiles(d, []float64{0, 1})
+			if d.CDF(math.Nextafter(c.lo, math.Inf(-1))) != 0 || !(d.CDF(c.hi) >= 1-1e-12) || q[0] < c.lo || q[1] > c.hi || d.Mode() < c.lo || d.Mode() > c.hi {
+				t.Errorf("%s: CDF below the range %v, at its top %v; quantiles 0 and 1 %v, mode %v", name, d.CDF(math.Nextafter(c.lo, math.Inf(-1))), d.CDF(c.hi), q, d.Mode())
+			}
 		}
 	}
 }

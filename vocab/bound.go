@@ -216,15 +216,23 @@ func (b *Bounded) Encode(v float64) ([]int, bool, error) {
 		return s, clamped, nil
 	}
 	// The bound's cells cover [first.Lo, last.Hi], both ends included (as
-	// a normalized tokenization's [0, 1]): an end that its extreme cell
-	// leaves open ([lo, hi) or (-hi, -lo]) is that cell's, not beyond
-	// the bound. A fixed target range's ends are such ends, and targets
-	// on them were refused as beyond the tokenization.
+	// a normalized tokenization's [0, 1]), and the values within
+	// EndTolerance of the bound's span beyond them: the ends of a fixed
+	// target range, which the bound leaves a hair inside (a relative
+	// 1e-12: cells that only touch the range are left out) and whose head
+	// units round an ulp or so beyond it, are the extreme cells' (targets
+	// on them were refused as beyond the tokenization, and scored -Inf).
+	tol := EndTolerance * (b.hi - b.lo)
 	if v < b.lo {
-		return append([]int(nil), b.first...), !(v >= b.firstC.Lo), nil
+		return append([]int(nil), b.first...), !(v >= b.firstC.Lo-tol), nil
 	}
-	return append([]int(nil), b.last...), !(v <= b.lastC.Hi), nil
+	return append([]int(nil), b.last...), !(v <= b.lastC.Hi+tol), nil
 }
+
+// EndTolerance is how far, relative to a bound's span, a value beyond the
+// ends of its cells still encodes in the extreme cell without being
+// clamped (Bounded.Encode).
+const EndTolerance = 1e-9
 
 // Decode returns the inner cell of a sequence inside the bound; a sequence
 // outside it is an error (ErrSequence).
