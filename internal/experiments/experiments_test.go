@@ -324,3 +324,20 @@ func TestLogNum(t *testing.T) {
 		t.Errorf("0.5: %q", got)
 	}
 }
+
+// TestDatasetNameSeparators: a dataset directory whose name holds a comma
+// or = is refused, by name and when found in the data directory: a run's
+// key is "dataset=NAME,..." and such a name was read as its other parts.
+func TestDatasetNameSeparators(t *testing.T) {
+	for _, d := range []string{"a,b", "a=b", "a,max_train=5"} {
+		if err := CheckDatasetName(d); err == nil || !strings.Contains(err.Error(), "comma or =") {
+			t.Errorf("%q: %v", d, err)
+		}
+	}
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a,max_train=5"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a,max_train=5", DataFile), nil, 0o644)
+	if _, err := Datasets(dir); err == nil || !strings.Contains(err.Error(), `"a,max_train=5" has a comma or =`) {
+		t.Errorf("Datasets: %v", err)
+	}
+}

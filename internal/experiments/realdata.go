@@ -1,8 +1,10 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"io/fs"
 	"slices"
 
 	"math/rand/v2"
@@ -212,6 +214,9 @@ func checkSplits(experiment string, opts Options, names []string, splits int) er
 func checkDatasets(opts Options, names []string) error {
 	dir := dataDir(opts)
 	if len(names) == 0 {
+		if _, err := Datasets(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return &InputError{err} // none, or one misnamed
+		}
 		return &InputError{fmt.Errorf("%s: no datasets (no subdirectory holds %s)", dir, DataFile)}
 	}
 	for _, n := range names {

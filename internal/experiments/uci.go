@@ -111,6 +111,9 @@ func Datasets(dir string) ([]string, error) {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(dir, e.Name(), DataFile)); err == nil {
+			if err := CheckDatasetName(e.Name()); err != nil {
+				return nil, fmt.Errorf("%s: %v", dir, err)
+			}
 			out = append(out, e.Name())
 		}
 	}
@@ -187,6 +190,11 @@ func Plan(opts UCIOptions) ([]Run, error) {
 func CheckDatasetName(d string) error {
 	if d == "" || d == "." || d == ".." || strings.ContainsAny(d, `/\`) || !filepath.IsLocal(d) || filepath.Base(d) != d {
 		return fmt.Errorf("dataset %q is not a plain directory name (the name of a subdirectory of the data directory, without / or ..)", d)
+	}
+	if strings.ContainsAny(d, ",=") {
+		// A run's key is "dataset=NAME,...": such a name would be read as
+		// other parts of it (its kind, its data's fingerprint).
+		return fmt.Errorf("dataset %q has a comma or = in its name, which runs' keys use to separate their parts: rename its directory", d)
 	}
 	return nil
 }
