@@ -233,9 +233,9 @@ func showText(w io.Writer, path string, m *decoreg.Model, maxCols int) {
 	}
 	when := ""
 	if info.Created != "" {
-		when = ", trained " + info.Created
+		when = ", trained " + textOf(info.Created)
 	}
-	version := info.Version
+	version := textOf(info.Version)
 	if version == "" {
 		version = "an unknown version"
 	}
@@ -296,16 +296,18 @@ func showText(w io.Writer, path string, m *decoreg.Model, maxCols int) {
 	}
 	tw.Flush()
 
-	if info.Members > 1 || m.EnsembleSize() > 1 {
+	whole := ""
+	if info.Members > 1 || m.EnsembleSize() > 1 || info.Tune != nil {
 		line("training", "%s; the first member's: %s", rowsText(info), fitText(cfg, info))
+		whole = " (the whole fit: every trial and member)"
 	} else {
 		line("training", "%s; %s", rowsText(info), fitText(cfg, info))
 	}
-	line("", "%s, %d thread(s), GEMM kernel %s", durText(info.Seconds), info.Threads, orUnknown(info.Kernel))
+	line("", "%s%s, %d thread(s), GEMM kernel %s", durText(info.Seconds), whole, info.Threads, orUnknown(textOf(info.Kernel)))
 	line("settings", "%s", settingsText(cfg))
 	if p := info.Pretrain; p != nil {
 		line("pretrain", "the encoder under the pointwise head: %d epochs, best %d (validation MSE %s), stopped by %s, %s",
-			p.Epochs, p.BestEpoch, short(p.BestValLoss), p.Stopped, durText(p.Seconds))
+			p.Epochs, p.BestEpoch, short(p.BestValLoss), textOf(p.Stopped), durText(p.Seconds))
 	}
 	line("calibration", "%s", calibrationText(m, info))
 	if k := m.EnsembleSize(); k > 1 {
@@ -338,6 +340,17 @@ func nameText(n string) string {
 		return data.QuoteCell(n)
 	}
 	return n
+}
+
+// textOf writes a string of the model file's record (a version, a time, a
+// kernel's name) as it is, or quoted where it holds characters that a
+// line of text would not show as themselves: a file edited by hand could
+// send escape codes or lines of its own to the terminal.
+func textOf(s string) string {
+	if q := strconv.Quote(s); q[1:len(q)-1] != s {
+		return data.QuoteCell(s)
+	}
+	return s
 }
 
 // headText describes a configuration's head and its settings.
@@ -456,7 +469,7 @@ func fitText(c decoreg.Config, in decoreg.TrainInfo) string {
 		s += fmt.Sprintf(", best %d (%s)", in.BestEpoch, lossText(c, in))
 	}
 	if in.Stopped != "" {
-		s += ", stopped by " + in.Stopped
+		s += ", stopped by " + textOf(in.Stopped)
 	}
 	if in.LRDrops > 0 {
 		s += fmt.Sprintf(", %d learning-rate drop(s)", in.LRDrops)

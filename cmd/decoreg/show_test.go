@@ -139,7 +139,7 @@ func TestShow(t *testing.T) {
 		"--epochs", "2", "--enc-width", "16", "--threads", "1", "--ensemble", "2", "--ensemble-from", "seeds", "--quiet")
 	out, _ = mustCLI(t, "show", "--model", tuned, "--columns", "1")
 	for _, want := range []string{"head         mdn, ", "ensemble     2 members, an equal mixture:\n", "\n  1       ", "\n  2       ",
-		"tune         2 trial(s); ", "\n  trial chosen    val_loss", "  ... 2 more (--columns N lists more; --json lists all)\n"} {
+		"tune         2 trial(s); ", " (the whole fit: every trial and member), 1 thread(s)", "\n  trial chosen    val_loss", "  ... 2 more (--columns N lists more; --json lists all)\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("show's text of a tuned ensemble lacks %q:\n%s", want, out)
 		}
@@ -222,11 +222,17 @@ func TestShowLibraryModel(t *testing.T) {
 }
 
 // TestShowNameText: a column name that a line would not show as itself
-// is quoted in show's list.
+// is quoted in show's list, and so is a string of the file's record (a
+// file edited by hand sent escape codes and lines of its own).
 func TestShowNameText(t *testing.T) {
 	for in, want := range map[string]string{"a b": "a b", "é": "é", "x\ty": `"x\ty"`, "p\nq": `"p\nq"`, "": `""`, " s": `" s"`} {
 		if got := nameText(in); got != want {
 			t.Errorf("nameText(%q) = %s, want %s", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"0.1.0": "0.1.0", "2026-12-07T06:54:03Z": "2026-12-07T06:54:03Z", "0.1.0\x1b[31mRED\nfake": `"0.1.0\x1b[31mRED\nfake"`, "\r": `"\r"`} {
+		if got := textOf(in); got != want {
+			t.Errorf("textOf(%q) = %s, want %s", in, got, want)
 		}
 	}
 }
