@@ -427,7 +427,7 @@ func runExperiment(cmd *Command, args []string) (err error) {
 	}
 	command := experimentCommand(e.Name, f.quick, f.n, f.seed, f.threads, strings.Join(so.Datasets, ","))
 	if f.data != "" {
-		command += " --data " + f.data // the runs' data, where it is not the default
+		command += " --data " + shellArg(f.data) // the runs' data, where it is not the default
 	}
 	if len(so.Groups) > 0 {
 		command += " --groups " + strings.Join(so.Groups, ",")
@@ -544,7 +544,7 @@ func experimentNames() string {
 func experimentCommand(name string, quick bool, n, seeds, threads int, datasets string) string {
 	s := "decoreg experiment " + name
 	if datasets != "" {
-		s += " --datasets " + datasets
+		s += " --datasets " + shellArg(datasets)
 	}
 	if quick {
 		s += " --quick"
@@ -559,6 +559,24 @@ func experimentCommand(name string, quick bool, n, seeds, threads int, datasets 
 		s += fmt.Sprintf(" --threads %d", threads)
 	}
 	return s
+}
+
+// shellArg writes s as one argument of a POSIX shell's command line: as
+// it is where it holds only characters no shell treats specially, else in
+// single quotes (a recorded command with a --data path of spaces did not
+// reproduce its runs).
+func shellArg(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_@%+=:,./-", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // cleanList splits a comma-separated list of what names, trims its items
