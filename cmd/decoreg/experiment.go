@@ -561,24 +561,6 @@ func experimentCommand(name string, quick bool, n, seeds, threads int, datasets 
 	return s
 }
 
-// shellArg writes s as one argument of a POSIX shell's command line: as
-// it is where it holds only characters no shell treats specially, else in
-// single quotes (a recorded command with a --data path of spaces did not
-// reproduce its runs).
-func shellArg(s string) string {
-	plain := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_@%+=:,./-", r)) {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // cleanList splits a comma-separated list of what names, trims its items
 // and drops repeated ones (keeping the first); a list that names nothing
 // is an error.

@@ -933,3 +933,19 @@ func TestExperimentUCIDefaultOut(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestExperimentCommandQuoted: the recorded command quotes a --data path
+// that a shell would split, so that it reproduces the runs.
+func TestExperimentCommandQuoted(t *testing.T) {
+	src := tabularData(t, 60)
+	data := filepath.Join(t.TempDir(), "my data")
+	if err := os.Rename(src, data); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	mustCLI(t, "experiment", "realworld", "--quick", "--datasets", "lin", "--threads", "1", "--data", data, "--out", out)
+	b, _ := os.ReadFile(filepath.Join(out, "results.jsonl"))
+	if want := `--data '` + data + `'`; !strings.Contains(string(b), want) {
+		t.Errorf("journal lacks %s:\n%s", want, b)
+	}
+}
