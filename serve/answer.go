@@ -92,13 +92,16 @@ func density(ctx context.Context, dd dist.Distribution, s DensitySpec) *Density 
 		if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo+hi) {
 			lo, hi = t[1], t[2]
 		}
-		// Not past a bounded support's ends (its 0 and 1 quantiles):
-		// there the density is 0, and a grid of few points held nothing
-		// else (2 points: both -Inf).
-		if lo < t[0] && t[0] < hi {
+		// Not past a bounded support's ends (its 0 and 1 quantiles,
+		// where the density beyond is 0): a grid of few points held
+		// nothing else (2 points: both -Inf). A Hamming or repeated
+		// tokenization's 0 and 1 quantiles are the least and greatest of
+		// its draws, with density beyond them: not cut there.
+		probe := 1e-6 * (t[3] - t[0]) // beyond the rounding an end's cell takes in (vocab.EndTolerance)
+		if lo < t[0] && t[0] < hi && math.IsInf(dd.LogPDF(t[0]-probe), -1) {
 			lo = t[0]
 		}
-		if hi > t[3] && t[3] > lo {
+		if hi > t[3] && t[3] > lo && math.IsInf(dd.LogPDF(t[3]+probe), -1) {
 			hi = t[3]
 		}
 	}

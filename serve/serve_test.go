@@ -1236,8 +1236,14 @@ func TestModelsReloadError(t *testing.T) {
 // stays within its support, so that every point has a density (a grid of
 // 2 points lay outside it: both -Inf); an unbounded head's is widened.
 func TestDensityGridInSupport(t *testing.T) {
-	for _, h := range []decoreg.Head{decoreg.HeadDecoder, decoreg.HeadRiemann, decoreg.HeadMDN} {
-		m := fitTiny(t, h, 1)
+	for _, h := range []decoreg.Head{decoreg.HeadDecoder, decoreg.HeadRiemann, decoreg.HeadMDN, "unnormalized"} {
+		var m *decoreg.Model
+		if h == "unnormalized" { // a bounded tokenization
+			m = fitVocab(t, "unnormalized:base=10,exponent=1,mantissa=3")
+			h = decoreg.HeadDecoder
+		} else {
+			m = fitTiny(t, h, 1)
+		}
 		_, ts := newTestServer(t, m, Options{})
 		dd, err := m.Dist([]float64{1, 2})
 		if err != nil {
@@ -1264,5 +1270,52 @@ func TestDensityGridInSupport(t *testing.T) {
 				t.Errorf("MDN n %d: grid from %v, not below the 0.001 quantile %v", n, ys[0], dd.Quantile(0.001))
 			}
 		}
+	}
+}
+
+// fitVocab trains a small decoder of tokenization spec on fitTiny's data.
+func fitVocab(t testing.TB, spec string) *decoreg.Model {
+	t.Helper()
+	r := rand.New(rand.NewPCG(1, 1))
+	const n, d = 400, 2
+	x := make([]float64, n*d)
+	y := make([]float64, n)
+	for i := range n {
+		a, b := r.NormFloat64(), r.NormFloat64()
+		x[i*d], x[i*d+1] = a, b
+		y[i] = a + b*b + 0.3*r.NormFloat64()
+	}
+	m, err := decoreg.FitFlat(context.Background(), x, n, d, y, decoreg.Config{Vocab: spec, EncLayers: 1, EncWidth: 32, MaxEpochs: 3, Seed: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetNames([]string{"a", "b"}, "y"); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestDensityGridHamming: a Hamming tokenization's 0 and 1 quantiles are
+// the least and greatest of its draws, with density beyond them: the
+// default grid is not cut there.
+func TestDensityGridHamming(t *testing.T) {
+	m := fitVocab(t, "hamming:length=8")
+	_, ts := newTestServer(t, m, Options{})
+	dd, err := m.Dist([]float64{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := dist.Quantiles(dd, []float64{0, 0.001, 0.999, 1})
+	code, b, _ := post(t, ts.URL+"/v1/models/m/predict", `{"x":[[1,2]],"outputs":["density"],"density":{"n":3}}`)
+	if code != 200 {
+		t.Fatalf("%d %s", code, b)
+	}
+	ys := decode(t, b).Predictions[0].Density.Y
+	lo := q[1] - 0.05*(q[2]-q[1])
+	if !(lo < q[0]) {
+		t.Fatalf("the widened grid's start %v is not below the least draw %v: the test shows nothing", lo, q[0])
+	}
+	if float64(ys[0]) != lo {
+		t.Errorf("grid from %v, want the 0.001 quantile %v less 5%% of the span, %v (not the least draw %v)", ys[0], q[1], lo, q[0])
 	}
 }
