@@ -27,23 +27,36 @@ import (
 	"decoreg/internal/jsonfloat"
 )
 
-// fitTiny trains a small model of head h on y = x0 + x1^2 + noise, fast.
-func fitTiny(t testing.TB, h decoreg.Head, seed uint64) *decoreg.Model {
-	t.Helper()
+// tinyRows are fitTiny's 400 rows of 2 features, y = x0 + x1^2 + noise.
+func tinyRows(seed uint64) (x, y []float64) {
 	r := rand.New(rand.NewPCG(seed, 1))
 	const n, d = 400, 2
-	x := make([]float64, n*d)
-	y := make([]float64, n)
+	x = make([]float64, n*d)
+	y = make([]float64, n)
 	for i := range n {
 		a, b := r.NormFloat64(), r.NormFloat64()
 		x[i*d], x[i*d+1] = a, b
 		y[i] = a + b*b + 0.3*r.NormFloat64()
 	}
+	return x, y
+}
+
+// fitTiny trains a small model of head h on y = x0 + x1^2 + noise, fast.
+func fitTiny(t testing.TB, h decoreg.Head, seed uint64) *decoreg.Model {
+	t.Helper()
 	cfg := decoreg.Config{Head: h, EncLayers: 1, EncWidth: 32, MaxEpochs: 3, Seed: seed, Threads: 1}
 	if h == decoreg.HeadDecoder {
 		cfg.Vocab = "normalized:base=4,length=4"
 	}
-	m, err := decoreg.FitFlat(context.Background(), x, n, d, y, cfg)
+	return fitConfig(t, cfg)
+}
+
+// fitConfig trains cfg on tinyRows(cfg.Seed) and names the columns a, b
+// and y.
+func fitConfig(t testing.TB, cfg decoreg.Config) *decoreg.Model {
+	t.Helper()
+	x, y := tinyRows(cfg.Seed)
+	m, err := decoreg.FitFlat(context.Background(), x, len(y), 2, y, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1276,23 +1289,7 @@ func TestDensityGridInSupport(t *testing.T) {
 // fitVocab trains a small decoder of tokenization spec on fitTiny's data.
 func fitVocab(t testing.TB, spec string) *decoreg.Model {
 	t.Helper()
-	r := rand.New(rand.NewPCG(1, 1))
-	const n, d = 400, 2
-	x := make([]float64, n*d)
-	y := make([]float64, n)
-	for i := range n {
-		a, b := r.NormFloat64(), r.NormFloat64()
-		x[i*d], x[i*d+1] = a, b
-		y[i] = a + b*b + 0.3*r.NormFloat64()
-	}
-	m, err := decoreg.FitFlat(context.Background(), x, n, d, y, decoreg.Config{Vocab: spec, EncLayers: 1, EncWidth: 32, MaxEpochs: 3, Seed: 1, Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.SetNames([]string{"a", "b"}, "y"); err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return fitConfig(t, decoreg.Config{Vocab: spec, EncLayers: 1, EncWidth: 32, MaxEpochs: 3, Seed: 1, Threads: 1})
 }
 
 // TestDensityGridHamming: a Hamming tokenization's 0 and 1 quantiles are
