@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"decoreg/dist"
@@ -161,6 +162,9 @@ func TestFixedRangeBound(t *testing.T) {
 // bound leaves a hair inside the ends (cells that only touch the range are
 // left out), so such targets were refused as beyond the tokenization
 // (helper-110); for [0.1, 0.7] the ends' head units round beyond +-0.5.
+// A raw target's cells at 0 are narrower than the bound's 1e-12 of the
+// range: a raw range [0, HI] with targets at 0 is refused, saying to
+// widen it.
 func TestFixedRangeEnds(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	n := 300
@@ -176,9 +180,10 @@ func TestFixedRangeEnds(t *testing.T) {
 		vals   []float64
 	}{
 		{false, 0, 6, []float64{0, 1, 2, 3, 4, 5, 6}},
-		{true, 0, 6, []float64{0, 1, 2, 3, 4, 5, 6}},
+		{true, 1, 7, []float64{1, 2, 3, 4, 5, 6, 7}},
 		{false, 0.1, 0.7, []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7}},
 		{true, 0.1, 0.7, []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7}},
+		{true, 0, 6, []float64{0, 1, 2, 3, 4, 5, 6}}, // refused: 0's cells are narrower than 1e-12 of the range
 	} {
 		y := make([]float64, n)
 		for i := range y {
@@ -188,6 +193,12 @@ func TestFixedRangeEnds(t *testing.T) {
 			MaxEpochs: 2, EncLayers: 1, EncWidth: 16, Seed: 1, Threads: 1}
 		name := fmt.Sprintf("raw %v [%v, %v]", c.raw, c.lo, c.hi)
 		m, err := FitFlat(context.Background(), x, n, 1, y, cfg)
+		if c.raw && c.lo == 0 {
+			if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "widen the range a little beyond the targets") {
+				t.Errorf("%s: %v, want a refusal that says to widen the range", name, err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

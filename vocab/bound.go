@@ -217,22 +217,22 @@ func (b *Bounded) Encode(v float64) ([]int, bool, error) {
 	}
 	// The bound's cells cover [first.Lo, last.Hi], both ends included (as
 	// a normalized tokenization's [0, 1]), and the values within
-	// EndTolerance of the bound's span beyond them: the ends of a fixed
-	// target range, which the bound leaves a hair inside (a relative
-	// 1e-12: cells that only touch the range are left out) and whose head
-	// units round an ulp or so beyond it, are the extreme cells' (targets
-	// on them were refused as beyond the tokenization, and scored -Inf).
-	tol := EndTolerance * (b.hi - b.lo)
+	// EndTolerance of them relative to their size: an end of a fixed
+	// target range that is a cell's edge, whose head units (y - offset) /
+	// scale round an ulp or so beyond it, is the extreme cell's (targets
+	// on such ends were refused as beyond the tokenization, and scored
+	// -Inf). Further beyond, the density is 0, as the CDF says.
 	if v < b.lo {
-		return append([]int(nil), b.first...), !(v >= b.firstC.Lo-tol), nil
+		return append([]int(nil), b.first...), !(v >= b.firstC.Lo-EndTolerance*math.Abs(b.firstC.Lo)), nil
 	}
-	return append([]int(nil), b.last...), !(v <= b.lastC.Hi+tol), nil
+	return append([]int(nil), b.last...), !(v <= b.lastC.Hi+EndTolerance*math.Abs(b.lastC.Hi)), nil
 }
 
-// EndTolerance is how far, relative to a bound's span, a value beyond the
-// ends of its cells still encodes in the extreme cell without being
-// clamped (Bounded.Encode).
-const EndTolerance = 1e-9
+// EndTolerance is how far beyond the ends of a bound's cells, relative
+// to the end's magnitude (a few ulps), a value still encodes in the
+// extreme cell without being clamped (Bounded.Encode): the rounding of a
+// target on a fixed range's end.
+const EndTolerance = 1e-15
 
 // Decode returns the inner cell of a sequence inside the bound; a sequence
 // outside it is an error (ErrSequence).

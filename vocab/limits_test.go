@@ -184,17 +184,16 @@ func TestP4Bound(t *testing.T) {
 		// (Where the bound reaches past the inner tokenization's range, its
 		// ends are the inner's, which clamps them as without a bound.)
 		ilo, ihi := inner.(Tree).Interval(nil)
-		blo, bhi := tok.(*Bounded).Bounds()
-		tol := EndTolerance * (bhi - blo)
+		tlo, thi := EndTolerance*math.Abs(wlo), EndTolerance*math.Abs(whi)
 		ends := map[float64]bool{wlo: wlo > ilo, whi: whi < ihi}
-		near := []float64{wlo, whi, wlo - tol/2, whi + tol/2}
+		near := []float64{wlo, whi, wlo - tlo/2, whi + thi/2}
 		for _, v := range near[2:] {
 			if v != wlo && v != whi { // (tol/2 can be below an ulp of the end)
 				ends[v] = ends[wlo] && v < wlo || ends[whi] && v > whi
 			}
 		}
 		for _, v := range append([]float64{c.lo, c.hi, (c.lo + c.hi) / 2, c.lo - 1, c.hi + 1, c.lo * 1.5, c.hi * 1.5,
-			wlo - 4*tol, whi + 4*tol}, near...) {
+			wlo - 4*tlo - 1e-300, whi + 4*thi + 1e-300}, near...) {
 			s, clamped, err := tok.Encode(v)
 			if err != nil {
 				if v < 0 || v > 1 {
