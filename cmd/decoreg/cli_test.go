@@ -42,6 +42,11 @@ func TestHelpPrintsFlags(t *testing.T) {
 			t.Errorf("%s defines no flags", c.Name)
 		}
 	}
+	// help -h is help's help, as CMD -h is CMD's (it was an unknown
+	// command "-h", exit 2).
+	if out, _ := mustCLI(t, "help", "-h"); !strings.HasPrefix(out, "usage: decoreg help ") {
+		t.Errorf("help -h:\n%s", out)
+	}
 	// The benchmarks keep their own help. bench's is the same both ways:
 	// its text and the list of benchmarks, which its line in the command
 	// list names too.

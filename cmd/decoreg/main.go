@@ -314,6 +314,9 @@ func runHelp(_ *Command, args []string) error {
 		printMainUsage(stdout)
 		return nil
 	case 1:
+		if a := args[0]; a == "-h" || a == "-help" || a == "--help" || a == "--h" {
+			args[0] = "help" // as "decoreg CMD -h" prints CMD's help
+		}
 		c := lookup(args[0])
 		if c == nil {
 			return usagef("help: unknown command %q; run 'decoreg help'", args[0])

@@ -14,6 +14,7 @@ import (
 	"decoreg"
 	"decoreg/data"
 	"decoreg/internal/jsonfloat"
+	"decoreg/vocab"
 )
 
 var cmdShow = &Command{
@@ -37,8 +38,12 @@ The text lists
 	              width and attention heads, and the number of parameters
 	              (all members' for an ensemble)
 	inputs        the input transform (--input-transform)
-	target        its name and the training targets' range (a bounded
-	              head's support; with --target-range the fixed range)
+	target        its name and the training targets' range (with
+	              --target-range the fixed range)
+	support       for an unnormalized decoder (not --unbounded), the
+	              ends of the cells its distributions can put mass in:
+	              the range widened by 10% on each side (the fixed range
+	              itself), and a cell across an end kept whole
 	columns       the columns the model reads, in order, with their kind:
 	              a number (a missing cell is imputed with the training
 	              median shown, and an indicator column is added where the
@@ -62,10 +67,12 @@ The text lists
 With --json one JSON object instead, holding every setting and record of
 the file: "file", "head", "tokenization", "target", "y_range", "columns"
 (name, kind "number" or "category", "levels", "median", "missing" for an
-indicator), "na" (the cells read as missing besides the empty one), "features" (the network's inputs: "NAME=LEVEL" per
+indicator), "na" (the cells read as missing besides the empty one),
+"support" (an unnormalized decoder's, as above), "features" (the network's inputs: "NAME=LEVEL" per
 level, "NAME:missing" per indicator), "params", "config" (every setting, as
 the Go library's decoreg.Config), "train" (the training record,
-decoreg.TrainInfo, with the trial history under "tune"), and "members" (an
+decoreg.TrainInfo, with the trial history under "tune"; best_val_loss is
+null for a model trained without validation rows), and "members" (an
 ensemble's members after the first, each with its "config" and "train").
 Non-finite numbers are written as the strings "NaN", "Inf" and "-Inf".
 
@@ -137,8 +144,27 @@ type showColumn struct {
 
 // showMember is an ensemble member after the first in show's JSON.
 type showMember struct {
-	Config decoreg.Config    `json:"config"`
-	Train  decoreg.TrainInfo `json:"train"`
+	Config decoreg.Config `json:"config"`
+	Train  trainRecord    `json:"train"`
+}
+
+// trainRecord is a decoreg.TrainInfo in show's JSON: its best_val_loss is
+// null for a model trained without validation rows (0 there, read as a
+// real loss), as train's summary writes it.
+type trainRecord struct{ decoreg.TrainInfo }
+
+// MarshalJSON implements json.Marshaler.
+func (r trainRecord) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(r.TrainInfo)
+	if err != nil || r.ValRows > 0 {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	m["best_val_loss"] = json.RawMessage("null")
+	return json.Marshal(m)
 }
 
 // showColumns returns the columns a model reads: its schema's, or its
@@ -193,28 +219,32 @@ func showJSON(w io.Writer, path string, m *decoreg.Model) error {
 	cols, na := showColumns(m)
 	lo, hi := m.YRange()
 	out := struct {
-		File         string             `json:"file"`
-		Head         string             `json:"head"`
-		Tokenization string             `json:"tokenization,omitempty"`
-		Target       string             `json:"target"`
-		YRange       [2]jsonfloat.Float `json:"y_range"`
-		Columns      []showColumn       `json:"columns"`
-		NA           []string           `json:"na,omitempty"`
-		Features     []string           `json:"features"`
-		Params       int                `json:"params"`
-		Config       decoreg.Config     `json:"config"`
-		Train        decoreg.TrainInfo  `json:"train"`
-		Members      []showMember       `json:"members,omitempty"`
+		File         string              `json:"file"`
+		Head         string              `json:"head"`
+		Tokenization string              `json:"tokenization,omitempty"`
+		Target       string              `json:"target"`
+		YRange       [2]jsonfloat.Float  `json:"y_range"`
+		Columns      []showColumn        `json:"columns"`
+		NA           []string            `json:"na,omitempty"`
+		Features     []string            `json:"features"`
+		Params       int                 `json:"params"`
+		Support      *[2]jsonfloat.Float `json:"support,omitempty"`
+		Config       decoreg.Config      `json:"config"`
+		Train        trainRecord         `json:"train"`
+		Members      []showMember        `json:"members,omitempty"`
 	}{
 		File: path, Head: string(cfg.Head), Target: target, YRange: [2]jsonfloat.Float{jsonfloat.Float(lo), jsonfloat.Float(hi)},
 		Columns: cols, NA: na, Features: featureNames(m), Params: totalParams(m),
-		Config: cfg, Train: m.Info(),
+		Config: cfg, Train: trainRecord{m.Info()},
 	}
 	if cfg.Head == decoreg.HeadDecoder {
 		out.Tokenization = cfg.Vocab
 	}
+	if a, b, ok := support(m); ok {
+		out.Support = &[2]jsonfloat.Float{jsonfloat.Float(a), jsonfloat.Float(b)}
+	}
 	for _, mk := range m.Members()[1:] {
-		out.Members = append(out.Members, showMember{Config: mk.Config(), Train: mk.Info()})
+		out.Members = append(out.Members, showMember{Config: mk.Config(), Train: trainRecord{mk.Info()}})
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
@@ -255,6 +285,13 @@ func showText(w io.Writer, path string, m *decoreg.Model, maxCols int) {
 		rng = fmt.Sprintf("fixed range [%s, %s] (--target-range)", short(lo), short(hi))
 	}
 	line("target", "%s, %s", target, rng)
+	if a, b, ok := support(m); ok {
+		why := "the training range widened by 10% on each side"
+		if cfg.FixedRange() {
+			why = "the fixed range"
+		}
+		line("support", "[%s, %s]: an unnormalized decoder's cells that meet %s (a cell across an end is kept whole)", short(a), short(b), why)
+	}
 
 	cols, na := showColumns(m)
 	what := fmt.Sprintf("%d", len(cols))
@@ -351,6 +388,24 @@ func textOf(s string) string {
 		return data.QuoteCell(s)
 	}
 	return s
+}
+
+// support returns the ends of a bounded unnormalized decoder's cells in
+// units of y (the first member's, for an ensemble): where its
+// distributions can put mass. ok is false for other models.
+func support(m *decoreg.Model) (lo, hi float64, ok bool) {
+	cfg := m.Config()
+	tr, isTree := m.Tokenizer().(vocab.Tree)
+	if cfg.Head != decoreg.HeadDecoder || cfg.Unbounded || !isTree || !vocab.IsUnnormalized(tr) {
+		return 0, 0, false
+	}
+	tlo, thi := tr.Interval(nil)
+	if cfg.RawTarget {
+		return tlo, thi, true
+	}
+	ylo, yhi := m.YRange()
+	r := yhi - ylo
+	return ylo + r*(tlo+0.5), ylo + r*(thi+0.5), true // t = u - 0.5
 }
 
 // headText describes a configuration's head and its settings.

@@ -208,6 +208,33 @@ func TestShowLibraryModel(t *testing.T) {
 			t.Errorf("show lacks %q:\n%s", want, out)
 		}
 	}
+	// A bounded unnormalized decoder's support: its cells, where its
+	// distributions put their mass, beyond the training range [-4, 6]
+	// by the 10% margin and less than a cell more (base 2, mantissa 3:
+	// cells of 1 between 4 and 8).
+	m, err = decoreg.FitFlat(context.Background(), x, 60, 2, y, decoreg.Config{Vocab: "unnormalized:base=2,exponent=3,mantissa=3", RawTarget: true, EncLayers: 1, EncWidth: 8, MaxEpochs: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := mustCLI(t, "show", "--model", path, "--json")
+	var sj struct{ Support [2]float64 }
+	if err := json.Unmarshal([]byte(js), &sj); err != nil {
+		t.Fatal(err)
+	}
+	d, err := m.Dist([]float64{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := sj.Support[0], sj.Support[1]
+	if !(lo <= d.Quantile(0) && d.Quantile(1) <= hi && lo <= -5 && lo > -5-2 && hi >= 7 && hi < 7+2) {
+		t.Errorf("support [%v, %v]; a row's quantiles 0 and 1 %v, %v", lo, hi, d.Quantile(0), d.Quantile(1))
+	}
+	if out, _ := mustCLI(t, "show", "--model", path); !strings.Contains(out, "\nsupport      [") {
+		t.Errorf("show lacks the support:\n%s", out)
+	}
 	// A fixed target range is shown as such.
 	m, err = decoreg.FitFlat(context.Background(), x, 60, 2, y, decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 8, MaxEpochs: 1, Threads: 1, TargetMin: -5, TargetMax: 7})
 	if err != nil {
