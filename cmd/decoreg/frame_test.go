@@ -697,6 +697,11 @@ func TestWideRangeWarning(t *testing.T) {
 	if !strings.Contains(errs, "--target-range with --raw-target and --unbounded only checks that the targets lie in it") {
 		t.Errorf("--raw-target --unbounded --target-range: %q", errs)
 	}
+	// With --unbounded alone it scales y but bounds nothing: said.
+	_, errs = mustCLI(t, append(args[:len(args):len(args)], "--vocab", "unnormalized:base=10,exponent=2,mantissa=4", "--unbounded", "--target-range", "0,1e5")...)
+	if !strings.Contains(errs, "--unbounded leaves the decoder's cells unbounded by --target-range") {
+		t.Errorf("--unbounded --target-range: %q", errs)
+	}
 }
 
 // TestSkippedRowsDecideNothing: the rows train skips (a missing target)
