@@ -26,10 +26,17 @@ func (m *Model) boundedVocab() vocab.Tokenizer {
 	if m.cfg.FixedRange() {
 		// The user's range is the target's: no margin, and cells that
 		// only touch it at an edge are left out (a cell that straddles an
-		// edge stays, so values reach past it by less than a cell).
+		// edge stays, so values reach past it by less than a cell). The
+		// extreme cells hold the range's ends as targets on them are
+		// encoded and scored (HeadOf's arithmetic, which can round them
+		// beyond the cells' edges: refused, and -Inf, before).
 		lo, hi = m.units.ToHead(0), m.units.ToHead(1)
 		eps := (hi - lo) * 1e-12
-		lo, hi = lo+eps, hi-eps
+		b, err := vocab.BoundEnds(m.tok, lo+eps, hi-eps, m.units.HeadOf(m.units.YMin), m.units.HeadOf(m.units.YMax))
+		if err != nil {
+			return m.tok
+		}
+		return b
 	}
 	b, err := vocab.Bound(m.tok, lo, hi)
 	if err != nil { // a range that misses the tokenization's: keep it whole

@@ -317,11 +317,18 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config, pretrain bool
 		if cfg.RawTarget {
 			advice += ", or train without the raw target (--raw-target, Config.RawTarget) to scale the targets into its range"
 		}
-		if cfg.FixedRange() {
+		if cfg.FixedRange() && (y[i] == cfg.TargetMin || y[i] == cfg.TargetMax) {
 			// The bound leaves out the cells within a relative 1e-12 of
 			// the range's ends (boundedVocab): a raw target's cells near 0
 			// are smaller, so a target on an end of 0 lies in none.
-			advice = "the fixed range (--target-range, Config.TargetMin, TargetMax) keeps only cells that reach at least 1e-12 of its width inside it, and this target's cell does not (a raw target's cells near 0 are that small): widen the range a little beyond the targets, or train without the raw target (--raw-target, Config.RawTarget)"
+			advice = "the fixed range (--target-range, Config.TargetMin, TargetMax) keeps only cells that reach at least 1e-12 of its width inside it, and this target, on its end, lies in none of them"
+			if cfg.RawTarget {
+				advice += " (a raw target's cells near 0 are that small)"
+			}
+			advice += ": widen the range a little beyond the targets"
+			if cfg.RawTarget {
+				advice += ", or train without the raw target (--raw-target, Config.RawTarget)"
+			}
 		}
 		return nil, nil, nil, dataErr(i, -1, errBeyondTokenization, "the target %v lies beyond the range that the tokenization %s represents%s (%d of the %d targets do; it would encode them as its extreme cells): %s",
 			y[i], m.net.Cfg.Vocab.Spec(), where, tg.Clamped, rows, advice)

@@ -184,6 +184,11 @@ func TestFixedRangeEnds(t *testing.T) {
 		{false, 0.1, 0.7, []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7}},
 		{true, 0.1, 0.7, []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7}},
 		{true, 0, 6, []float64{0, 1, 2, 3, 4, 5, 6}}, // refused: 0's cells are narrower than 1e-12 of the range
+		// Far from 0 for their width: the ends' head units round 2e-14
+		// and 1e-15 beyond +-0.5 (helper-115: refused again by an end
+		// tolerance of a few ulps).
+		{false, 100.1, 100.7, []float64{100.1, 100.2, 100.3, 100.4, 100.5, 100.6, 100.7}},
+		{false, 98.1, 104.7, []float64{98.1, 99.2, 100.3, 101.4, 102.5, 103.6, 104.7}},
 	} {
 		y := make([]float64, n)
 		for i := range y {
@@ -227,9 +232,10 @@ func TestFixedRangeEnds(t *testing.T) {
 		}
 		// No mass outside the range: not a cell below the low end or above
 		// the high one, however little it holds.
+		ulps := 1e-13 * (c.hi - c.lo) // the ends mapped back to y round: 104.70000000000002
 		for _, d := range ds[:5] {
 			q := dist.Quantiles(d, []float64{0, 1})
-			if d.CDF(math.Nextafter(c.lo, math.Inf(-1))) != 0 || !(d.CDF(c.hi) >= 1-1e-12) || q[0] < c.lo || q[1] > c.hi || d.Mode() < c.lo || d.Mode() > c.hi {
+			if d.CDF(math.Nextafter(c.lo, math.Inf(-1))) != 0 || !(d.CDF(c.hi) >= 1-1e-12) || q[0] < c.lo-ulps || q[1] > c.hi+ulps || d.Mode() < c.lo-ulps || d.Mode() > c.hi+ulps {
 				t.Errorf("%s: CDF below the range %v, at its top %v; quantiles 0 and 1 %v, mode %v", name, d.CDF(math.Nextafter(c.lo, math.Inf(-1))), d.CDF(c.hi), q, d.Mode())
 			}
 		}

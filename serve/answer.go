@@ -97,7 +97,7 @@ func density(ctx context.Context, dd dist.Distribution, s DensitySpec) *Density 
 		// nothing else (2 points: both -Inf). A Hamming or repeated
 		// tokenization's 0 and 1 quantiles are the least and greatest of
 		// its draws, with density beyond them: not cut there.
-		probe := 1e-6 * (t[3] - t[0]) // beyond the rounding an end's cell takes in (vocab.EndTolerance)
+		probe := 1e-6 * (t[3] - t[0]) // beyond the rounding of a fixed range's ends that its extreme cells hold (vocab.BoundEnds)
 		if lo < t[0] && t[0] < hi && math.IsInf(dd.LogPDF(t[0]-probe), -1) {
 			lo = t[0]
 		}

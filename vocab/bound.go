@@ -24,6 +24,10 @@ type Bounded struct {
 	firstC Cell
 	lastC  Cell
 	spec   func(int) bool
+	// endLo and endHi are the least and greatest values the extreme cells
+	// hold: their union's ends, or ends given to BoundEnds a rounding
+	// beyond them.
+	endLo, endHi float64
 }
 
 var _ Tree = (*Bounded)(nil)
@@ -81,6 +85,37 @@ func bound(t Tree, lo, hi float64) (*Bounded, error) {
 	}
 	if b.lastC, err = t.Decode(b.last); err != nil {
 		return nil, err
+	}
+	b.endLo, b.endHi = b.firstC.Lo, b.lastC.Hi
+	return b, nil
+}
+
+// BoundEnds is Bound, whose extreme cells also hold the values out to
+// endLo and endHi where those lie beyond the cells by less than the
+// extreme cell's width: the ends of a fixed target range as the model's
+// arithmetic ((y - offset) / scale) gives them, which round beyond a
+// cell's edge (by about 1e-13 for [100.1, 100.7] in head units), so that
+// targets on them are the extreme cells' and score there. An end further
+// beyond (a raw range from 0 whose cells near 0 the bound leaves out) is
+// not: values there are clamped.
+func BoundEnds(t Tokenizer, lo, hi, endLo, endHi float64) (Tokenizer, error) {
+	b, err := Bound(t, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	in := b
+	if r, ok := b.(*Repeat); ok {
+		in = r.inner
+	}
+	bd, ok := in.(*Bounded)
+	if !ok {
+		return b, nil
+	}
+	if w := bd.firstC.Hi - bd.firstC.Lo; endLo < bd.endLo && bd.endLo-endLo < w {
+		bd.endLo = endLo
+	}
+	if w := bd.lastC.Hi - bd.lastC.Lo; endHi > bd.endHi && endHi-bd.endHi < w {
+		bd.endHi = endHi
 	}
 	return b, nil
 }
@@ -216,23 +251,16 @@ func (b *Bounded) Encode(v float64) ([]int, bool, error) {
 		return s, clamped, nil
 	}
 	// The bound's cells cover [first.Lo, last.Hi], both ends included (as
-	// a normalized tokenization's [0, 1]), and the values within
-	// EndTolerance of them relative to their size: an end of a fixed
-	// target range that is a cell's edge, whose head units (y - offset) /
-	// scale round an ulp or so beyond it, is the extreme cell's (targets
-	// on such ends were refused as beyond the tokenization, and scored
-	// -Inf). Further beyond, the density is 0, as the CDF says.
+	// a normalized tokenization's [0, 1]), and out to the ends BoundEnds
+	// gives: a value there is the extreme cell's, not beyond the bound
+	// (targets on a fixed range's ends were refused as beyond the
+	// tokenization, and scored -Inf). Further beyond, the density is 0,
+	// as the CDF says.
 	if v < b.lo {
-		return append([]int(nil), b.first...), !(v >= b.firstC.Lo-EndTolerance*math.Abs(b.firstC.Lo)), nil
+		return append([]int(nil), b.first...), !(v >= b.endLo), nil
 	}
-	return append([]int(nil), b.last...), !(v <= b.lastC.Hi+EndTolerance*math.Abs(b.lastC.Hi)), nil
+	return append([]int(nil), b.last...), !(v <= b.endHi), nil
 }
-
-// EndTolerance is how far beyond the ends of a bound's cells, relative
-// to the end's magnitude (a few ulps), a value still encodes in the
-// extreme cell without being clamped (Bounded.Encode): the rounding of a
-// target on a fixed range's end.
-const EndTolerance = 1e-15
 
 // Decode returns the inner cell of a sequence inside the bound; a sequence
 // outside it is an error (ErrSequence).

@@ -178,22 +178,14 @@ func TestP4Bound(t *testing.T) {
 		walk(nil)
 		// Encode: values in the bound keep their cell; outside it they go
 		// to the first or last cell, clamped, but for the ends of the
-		// cells' union, which an extreme cell leaves open, and values
-		// within EndTolerance of the span beyond them: they are its (a
+		// cells' union, which an extreme cell leaves open: they are its (a
 		// fixed target range's ends were refused as beyond it).
 		// (Where the bound reaches past the inner tokenization's range, its
 		// ends are the inner's, which clamps them as without a bound.)
 		ilo, ihi := inner.(Tree).Interval(nil)
-		tlo, thi := EndTolerance*math.Abs(wlo), EndTolerance*math.Abs(whi)
 		ends := map[float64]bool{wlo: wlo > ilo, whi: whi < ihi}
-		near := []float64{wlo, whi, wlo - tlo/2, whi + thi/2}
-		for _, v := range near[2:] {
-			if v != wlo && v != whi { // (tol/2 can be below an ulp of the end)
-				ends[v] = ends[wlo] && v < wlo || ends[whi] && v > whi
-			}
-		}
-		for _, v := range append([]float64{c.lo, c.hi, (c.lo + c.hi) / 2, c.lo - 1, c.hi + 1, c.lo * 1.5, c.hi * 1.5,
-			wlo - 4*tlo - 1e-300, whi + 4*thi + 1e-300}, near...) {
+		for _, v := range []float64{c.lo, c.hi, (c.lo + c.hi) / 2, c.lo - 1, c.hi + 1, c.lo * 1.5, c.hi * 1.5,
+			wlo, whi, math.Nextafter(wlo, math.Inf(-1)), math.Nextafter(whi, math.Inf(1))} {
 			s, clamped, err := tok.Encode(v)
 			if err != nil {
 				if v < 0 || v > 1 {
@@ -209,7 +201,7 @@ func TestP4Bound(t *testing.T) {
 			if in := slices.Equal(s, is); in && clamped != iclamped || !in && clamped == ends[v] {
 				t.Errorf("%s: Encode(%v) = %v, clamped %v; inner %v", c.spec, v, s, clamped, is)
 			}
-			if ends[v] && (cell != tr.(*Bounded).firstC && cell != tr.(*Bounded).lastC || clamped) {
+			if ends[v] && (cell.Lo != v && cell.Hi != v || clamped) {
 				t.Errorf("%s: Encode(%v), at an end of the bound's cells, = %v (%v), clamped %v", c.spec, v, s, cell, clamped)
 			}
 			if clamped && cell.Lo != wlo && cell.Hi != whi {
@@ -396,4 +388,46 @@ func lowestCells(u *Unnormalized, n int) [][]int {
 		out = append(out, append(s, digits(m, u.Mantissa())...))
 	}
 	return out
+}
+
+// TestBoundEnds: BoundEnds's extreme cells also hold the values out to the
+// ends given, where those lie beyond the cells by less than a cell's
+// width (a fixed range's ends as the model's arithmetic rounds them), and
+// not beyond them; an end a cell or more beyond is not taken (values
+// there stay clamped). Through a Repeat too.
+func TestBoundEnds(t *testing.T) {
+	for _, spec := range []string{"unnormalized:base=10,exponent=1,mantissa=4", "unnormalized:base=10,exponent=1,mantissa=4,repeat=2"} {
+		inner, err := Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := -0.5+1e-12, 0.5-1e-12 // the cells (-0.5, -0.4999] .. [0.4999, 0.5)
+		endLo, endHi := -0.5-2.4e-14, 0.5+2.4e-14
+		tok, err := BoundEnds(inner, lo, hi, endLo, endHi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			v       float64
+			clamped bool
+		}{
+			{-0.5, false}, {endLo, false}, {math.Nextafter(endLo, math.Inf(-1)), true}, {-0.50001, true},
+			{0.5, false}, {endHi, false}, {math.Nextafter(endHi, math.Inf(1)), true}, {0.50001, true},
+		} {
+			s, clamped, err := tok.Encode(c.v)
+			if err != nil || clamped != c.clamped {
+				t.Errorf("%s: Encode(%v) = %v, clamped %v (%v); want clamped %v", spec, c.v, s, clamped, err, c.clamped)
+			}
+		}
+		// An end a cell or more beyond the extreme cell is not taken.
+		far, err := BoundEnds(inner, lo, hi, -0.5002, 0.5002)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []float64{-0.50015, 0.50015} {
+			if _, clamped, _ := far.Encode(v); !clamped {
+				t.Errorf("%s: Encode(%v) beyond the extreme cell by more than its width: not clamped", spec, v)
+			}
+		}
+	}
 }

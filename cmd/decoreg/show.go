@@ -395,7 +395,11 @@ func textOf(s string) string {
 // distributions can put mass. ok is false for other models.
 func support(m *decoreg.Model) (lo, hi float64, ok bool) {
 	cfg := m.Config()
-	tr, isTree := m.Tokenizer().(vocab.Tree)
+	tok := m.Tokenizer()
+	if r, ok := tok.(*vocab.Repeat); ok {
+		tok = r.Inner() // repeated copies of one bounded tree
+	}
+	tr, isTree := tok.(vocab.Tree)
 	if cfg.Head != decoreg.HeadDecoder || cfg.Unbounded || !isTree || !vocab.IsUnnormalized(tr) {
 		return 0, 0, false
 	}
@@ -605,7 +609,7 @@ func calibrationText(m *decoreg.Model, in decoreg.TrainInfo) string {
 	if in.IsotonicSegments > 0 {
 		s += fmt.Sprintf(", then an isotonic map of the CDF (%d segments, the identity's weight %s)", in.IsotonicSegments, short(in.IsotonicWeight))
 	}
-	s += " (--calibrate-by " + by
+	s += " (--calibrate-by " + textOf(by)
 	if in.CalibrateRows > 0 {
 		s += fmt.Sprintf(", on %s validation rows", grouped(in.CalibrateRows))
 	}

@@ -235,6 +235,19 @@ func TestShowLibraryModel(t *testing.T) {
 	if out, _ := mustCLI(t, "show", "--model", path); !strings.Contains(out, "\nsupport      [") {
 		t.Errorf("show lacks the support:\n%s", out)
 	}
+	// Repeated copies of a bounded tokenization have its support.
+	m, err = decoreg.FitFlat(context.Background(), x, 60, 2, y, decoreg.Config{Vocab: "unnormalized:base=2,exponent=3,mantissa=3,repeat=2", RawTarget: true, EncLayers: 1, EncWidth: 8, MaxEpochs: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	js, _ = mustCLI(t, "show", "--model", path, "--json")
+	var rj struct{ Support [2]float64 }
+	if err := json.Unmarshal([]byte(js), &rj); err != nil || rj.Support != sj.Support {
+		t.Errorf("repeat=2: support %v (%v), the tree's %v", rj.Support, err, sj.Support)
+	}
 	// A fixed target range is shown as such.
 	m, err = decoreg.FitFlat(context.Background(), x, 60, 2, y, decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 8, MaxEpochs: 1, Threads: 1, TargetMin: -5, TargetMax: 7})
 	if err != nil {

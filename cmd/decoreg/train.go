@@ -726,7 +726,7 @@ func warnWideRange(name, path string, fr *data.Frame, target string, c decoreg.C
 		fmt.Fprintf(errOut, "decoreg %s: warning: --target-range with --raw-target and --unbounded only checks that the targets lie in it and sets the scale of nll_u: the decoder tokenizes y itself, and --unbounded leaves its cells unbounded by the range\n", name)
 		return
 	}
-	if c.Head == decoreg.HeadDecoder && c.Unbounded {
+	if c.Head == decoreg.HeadDecoder && c.Unbounded && !c.RawTarget {
 		// It scales y, but bounds nothing (helper-114: a [0, 6] range's
 		// 0 quantile at -6e10 without a word).
 		fmt.Fprintf(errOut, "decoreg %s: warning: --unbounded leaves the decoder's cells unbounded by --target-range: the range scales y, but the predictions can lie far outside it (leave out --unbounded to keep them in it)\n", name)
