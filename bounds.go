@@ -1,6 +1,10 @@
 package decoreg
 
-import "decoreg/vocab"
+import (
+	"math"
+
+	"decoreg/vocab"
+)
 
 // BoundMargin widens the training range of an unnormalized decoder's
 // tokenization: the decoder may only produce cells that meet
@@ -32,7 +36,12 @@ func (m *Model) boundedVocab() vocab.Tokenizer {
 		// beyond the cells' edges: refused, and -Inf, before).
 		lo, hi = m.units.ToHead(0), m.units.ToHead(1)
 		eps := (hi - lo) * 1e-12
-		b, err := vocab.BoundEnds(m.tok, lo+eps, hi-eps, m.units.HeadOf(m.units.YMin), m.units.HeadOf(m.units.YMax))
+		// HeadOf's rounding: of y - offset (an ulp of the larger), carried
+		// through the division, and of the quotient; a few times over.
+		a := m.units.Affine()
+		big := max(math.Abs(m.units.YMin), math.Abs(m.units.YMax), math.Abs(a.Offset))
+		tol := 8 * (ulp(big)/a.Scale + ulp(max(math.Abs(lo), math.Abs(hi))))
+		b, err := vocab.BoundEnds(m.tok, lo+eps, hi-eps, m.units.HeadOf(m.units.YMin), m.units.HeadOf(m.units.YMax), tol)
 		if err != nil {
 			return m.tok
 		}
@@ -43,4 +52,10 @@ func (m *Model) boundedVocab() vocab.Tokenizer {
 		return m.tok
 	}
 	return b
+}
+
+// ulp is the distance from |x| to the next float64 up.
+func ulp(x float64) float64 {
+	x = math.Abs(x)
+	return math.Nextafter(x, math.Inf(1)) - x
 }

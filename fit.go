@@ -317,11 +317,11 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config, pretrain bool
 		if cfg.RawTarget {
 			advice += ", or train without the raw target (--raw-target, Config.RawTarget) to scale the targets into its range"
 		}
-		if cfg.FixedRange() && (y[i] == cfg.TargetMin || y[i] == cfg.TargetMax) {
+		if r := cfg.TargetMax - cfg.TargetMin; cfg.FixedRange() && (y[i]-cfg.TargetMin <= 2e-12*r || cfg.TargetMax-y[i] <= 2e-12*r) {
 			// The bound leaves out the cells within a relative 1e-12 of
 			// the range's ends (boundedVocab): a raw target's cells near 0
 			// are smaller, so a target on an end of 0 lies in none.
-			advice = "the fixed range (--target-range, Config.TargetMin, TargetMax) keeps only cells that reach at least 1e-12 of its width inside it, and this target, on its end, lies in none of them"
+			advice = "the fixed range (--target-range, Config.TargetMin, TargetMax) keeps only cells that reach at least 1e-12 of its width inside it, and this target, at its end, lies in none of them"
 			if cfg.RawTarget {
 				advice += " (a raw target's cells near 0 are that small)"
 			}

@@ -91,14 +91,16 @@ func bound(t Tree, lo, hi float64) (*Bounded, error) {
 }
 
 // BoundEnds is Bound, whose extreme cells also hold the values out to
-// endLo and endHi where those lie beyond the cells by less than the
-// extreme cell's width: the ends of a fixed target range as the model's
-// arithmetic ((y - offset) / scale) gives them, which round beyond a
-// cell's edge (by about 1e-13 for [100.1, 100.7] in head units), so that
-// targets on them are the extreme cells' and score there. An end further
-// beyond (a raw range from 0 whose cells near 0 the bound leaves out) is
-// not: values there are clamped.
-func BoundEnds(t Tokenizer, lo, hi, endLo, endHi float64) (Tokenizer, error) {
+// endLo and endHi where those lie beyond the cells by at most tol, and by
+// at most a thousandth of the extreme cell's width: the ends of a fixed
+// target range as the model's arithmetic ((y - offset) / scale) gives
+// them, which round beyond a cell's edge (by about 1e-13 for [100.1,
+// 100.7] in head units; tol bounds that rounding), so that targets on
+// them are the extreme cells' and score there. An end further beyond (a
+// cell the bound leaves out lies between it and the extreme cell, or the
+// cells are finer than the rounding) is not: values there stay clamped,
+// and their density 0.
+func BoundEnds(t Tokenizer, lo, hi, endLo, endHi, tol float64) (Tokenizer, error) {
 	b, err := Bound(t, lo, hi)
 	if err != nil {
 		return nil, err
@@ -111,10 +113,10 @@ func BoundEnds(t Tokenizer, lo, hi, endLo, endHi float64) (Tokenizer, error) {
 	if !ok {
 		return b, nil
 	}
-	if w := bd.firstC.Hi - bd.firstC.Lo; endLo < bd.endLo && bd.endLo-endLo < w {
+	if gap, w := bd.endLo-endLo, bd.firstC.Hi-bd.firstC.Lo; gap > 0 && gap <= tol && gap <= 1e-3*w {
 		bd.endLo = endLo
 	}
-	if w := bd.lastC.Hi - bd.lastC.Lo; endHi > bd.endHi && endHi-bd.endHi < w {
+	if gap, w := endHi-bd.endHi, bd.lastC.Hi-bd.lastC.Lo; gap > 0 && gap <= tol && gap <= 1e-3*w {
 		bd.endHi = endHi
 	}
 	return b, nil

@@ -391,10 +391,10 @@ func lowestCells(u *Unnormalized, n int) [][]int {
 }
 
 // TestBoundEnds: BoundEnds's extreme cells also hold the values out to the
-// ends given, where those lie beyond the cells by less than a cell's
-// width (a fixed range's ends as the model's arithmetic rounds them), and
-// not beyond them; an end a cell or more beyond is not taken (values
-// there stay clamped). Through a Repeat too.
+// ends given, where those lie beyond the cells by at most the rounding
+// tol and a thousandth of a cell (a fixed range's ends as the model's
+// arithmetic rounds them), and not beyond them; an end further beyond is
+// not taken (values there stay clamped). Through a Repeat too.
 func TestBoundEnds(t *testing.T) {
 	for _, spec := range []string{"unnormalized:base=10,exponent=1,mantissa=4", "unnormalized:base=10,exponent=1,mantissa=4,repeat=2"} {
 		inner, err := Parse(spec)
@@ -403,7 +403,7 @@ func TestBoundEnds(t *testing.T) {
 		}
 		lo, hi := -0.5+1e-12, 0.5-1e-12 // the cells (-0.5, -0.4999] .. [0.4999, 0.5)
 		endLo, endHi := -0.5-2.4e-14, 0.5+2.4e-14
-		tok, err := BoundEnds(inner, lo, hi, endLo, endHi)
+		tok, err := BoundEnds(inner, lo, hi, endLo, endHi, 1e-13)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -420,13 +420,24 @@ func TestBoundEnds(t *testing.T) {
 			}
 		}
 		// An end a cell or more beyond the extreme cell is not taken.
-		far, err := BoundEnds(inner, lo, hi, -0.5002, 0.5002)
+		far, err := BoundEnds(inner, lo, hi, -0.5002, 0.5002, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, v := range []float64{-0.50015, 0.50015} {
 			if _, clamped, _ := far.Encode(v); !clamped {
 				t.Errorf("%s: Encode(%v) beyond the extreme cell by more than its width: not clamped", spec, v)
+			}
+		}
+		// Nor one beyond the rounding tol, nor beyond a thousandth of the
+		// cell (0.0001 wide here) whatever tol.
+		for _, c := range []struct{ end, tol float64 }{{-0.5 - 2e-13, 1e-13}, {-0.5 - 2e-7, 1}} {
+			tk, err := BoundEnds(inner, lo, hi, c.end, 0.5, c.tol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, clamped, _ := tk.Encode(c.end); !clamped {
+				t.Errorf("%s: end %v with tol %v taken", spec, c.end, c.tol)
 			}
 		}
 	}
