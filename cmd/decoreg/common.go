@@ -231,7 +231,9 @@ created if missing). A device or FIFO (/dev/null, a named pipe) is written
 directly. Before any long work the command checks that the output can be
 written (it creates and removes a temporary file where it will write).
 An interrupt (Ctrl-C, SIGTERM or SIGHUP) while the output is written abandons it and
-leaves no temporary file; a second one ends the process at once. An --out that
+leaves no temporary file; a second one ends the process at once. A temporary
+file that a killed process left (SIGKILL, a crash) is removed by the next
+write of NAME that succeeds, once it is a day old. An --out that
 is one of the command's input files (--data, --model, --test-mask; the
 same file through a link too) is refused.`
 )

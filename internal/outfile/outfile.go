@@ -8,9 +8,11 @@
 //     bytes go to a temporary file ".NAME.tmpNNN" in the same directory,
 //     which is synced and renamed over NAME only when everything succeeded;
 //     on an error or a cancelled context the temporary file is removed and
-//     an existing NAME is untouched. A replaced file keeps its permission
-//     bits; a new one gets 0666 less the umask. An existing regular file
-//     without write permission is refused (ErrReadOnly), not replaced.
+//     an existing NAME is untouched; one a killed process left (older
+//     than StaleAfter) is removed by the next write of NAME. A replaced
+//     file keeps its permission bits; a new one gets 0666 less the umask.
+//     An existing regular file without write permission is refused
+//     (ErrReadOnly), not replaced.
 //   - a symbolic link: written through. The link stays a link and its final
 //     target gets the content by the rules here (atomically, with the
 //     temporary file in the target's directory, where the target is a
@@ -33,6 +35,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -162,17 +165,16 @@ func Check(path string) error {
 // (NAME_MAX on Linux, macOS and the BSDs).
 const nameMax = 255
 
-// createTemp creates a new temporary file ".BASE.tmpNNN" in final's
-// directory with mode 0666 less the umask (BASE shortened to fit
-// nameMax). Its error names the directory.
-func createTemp(final string) (*os.File, error) {
-	dir, base := filepath.Split(final)
+// tempParts returns the directory of final's temporary files (with its
+// separator) and the BASE of their names ".BASE.tmpNNN": final's name,
+// shortened where it is near the file system's limit (255 bytes), which
+// it would pass with the prefix and suffix, to its first bytes (whole
+// UTF-8 characters), as many as fit.
+func tempParts(final string) (dir, base string) {
+	dir, base = filepath.Split(final)
 	if dir == "" {
 		dir = "." + string(filepath.Separator)
 	}
-	// A name near the file system's limit (255 bytes) would be too long
-	// with the prefix and suffix: the temporary file takes its first
-	// bytes (whole UTF-8 characters), as many as fit.
 	if max := nameMax - len(".") - len(".tmp") - 10; len(base) > max {
 		cut := max
 		for cut > 0 && !utf8.RuneStart(base[cut]) {
@@ -180,6 +182,43 @@ func createTemp(final string) (*os.File, error) {
 		}
 		base = base[:cut]
 	}
+	return dir, base
+}
+
+// StaleAfter is the age past which a temporary file of a path's atomic
+// writes (".NAME.tmpNNN") is taken for one a killed process left (SIGKILL
+// or a crash, which no handler sees): the next write of NAME that
+// succeeds removes it. No write of decoreg's keeps a temporary file that
+// long, and a live one is not touched.
+const StaleAfter = 24 * time.Hour
+
+// removeStale removes the temporary files of final's atomic writes last
+// modified before cutoff (regular files only); errors are ignored (best
+// effort: they are debris).
+func removeStale(final string, cutoff time.Time) {
+	dir, base := tempParts(final)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	prefix := "." + base + ".tmp"
+	for _, e := range ents {
+		n := e.Name()
+		digits, ok := strings.CutPrefix(n, prefix)
+		if !ok || digits == "" || strings.Trim(digits, "0123456789") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
+			os.Remove(filepath.Join(dir, n))
+		}
+	}
+}
+
+// createTemp creates a new temporary file ".BASE.tmpNNN" in final's
+// directory with mode 0666 less the umask (BASE shortened to fit
+// nameMax). Its error names the directory.
+func createTemp(final string) (*os.File, error) {
+	dir, base := tempParts(final)
 	seed := uint64(time.Now().UnixNano()) ^ uint64(os.Getpid())<<32
 	for try := 1; ; try++ {
 		seed = seed*6364136223846793005 + 1442695040888963407
@@ -414,6 +453,7 @@ func (f *File) commit() error {
 		d.Sync()
 		d.Close()
 	}
+	removeStale(f.t.path, time.Now().Add(-StaleAfter))
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // names lists the names in dir.
@@ -373,5 +374,40 @@ func TestLongName(t *testing.T) {
 			t.Errorf("%d bytes: files %q", len(base), ns)
 		}
 		os.Remove(p)
+	}
+}
+
+// TestStaleTempsRemoved: a write of NAME that succeeds removes the
+// temporary files of NAME's writes older than StaleAfter (what a killed
+// process leaves: no handler sees SIGKILL, and they piled up beside a
+// report written again and again), and nothing else: not a fresh one
+// (a write in progress), not another name's, not one whose suffix is not
+// a temporary file's, not a directory.
+func TestStaleTempsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-StaleAfter - time.Hour)
+	mk := func(name string, age time.Time, isDir bool) string {
+		p := filepath.Join(dir, name)
+		if isDir {
+			os.Mkdir(p, 0o755)
+		} else {
+			os.WriteFile(p, []byte("x"), 0o644)
+		}
+		os.Chtimes(p, age, age)
+		return p
+	}
+	stale := mk(".r.png.tmp123", old, false)
+	keep := []string{mk(".r.png.tmp456", time.Now(), false), mk(".s.png.tmp1", old, false), mk(".r.png.tmpx1", old, false),
+		mk(".r.png.tmp", old, false), mk(".r.png.tmp9", old, true), mk(".r.png.tmp77.bak", old, false)}
+	if err := WriteFile(context.Background(), filepath.Join(dir, "r.png"), func(w io.Writer) error { _, err := w.Write([]byte("png")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the stale temporary file is still there: %v", err)
+	}
+	for _, p := range keep {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed: %v", filepath.Base(p), err)
+		}
 	}
 }
