@@ -29,8 +29,9 @@ or -ldflags "-X decoreg/internal/experiments.BuildCommit=..." sets it; for
 a binary without one, built with GOFLAGS=-buildvcs=false or by go run,
 the HEAD of decoreg's checkout around the working directory, a guess that
 a checkout moved on since the build makes wrong), the host, the GEMM
-kernel, the thread count and its wall time. Runs whose key is already in results.jsonl are
-skipped, so an interrupted experiment resumes where it stopped (Ctrl-C
+kernel, the thread count and its wall time. Runs whose key is already in
+results.jsonl are skipped, so an interrupted experiment resumes where it
+stopped (Ctrl-C
 stops at once, leaves no partial line, and ends by the signal: a shell's
 status 130), and --shard I/N runs only the
 runs whose index in the experiment's fixed plan is I modulo N: N processes
@@ -45,8 +46,8 @@ On a cluster, each task of an array job runs one shard into its own
 directory, and "decoreg experiment NAME --merge --out DIR SHARD_DIR..."
 gathers them (keys already in DIR are skipped; a shard's directory
 without results.jsonl, whose shard had no runs, is named as holding none)
-and writes the report; deploy/slurm and deploy/k8s hold a Slurm array script and a Kubernetes
-Indexed Job that do this.
+and writes the report; deploy/slurm and deploy/k8s hold a Slurm array
+script and a Kubernetes Indexed Job that do this.
 
 DIR defaults to experiments/results/NAME. --quick runs a small version
 (for tests; well under a minute). --n and --seeds change the number of

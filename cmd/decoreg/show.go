@@ -68,8 +68,9 @@ With --json one JSON object instead, holding every setting and record of
 the file: "file", "head", "tokenization", "target", "y_range", "columns"
 (name, kind "number" or "category", "levels", "median", "missing" for an
 indicator), "na" (the cells read as missing besides the empty one),
-"support" (an unnormalized decoder's, as above), "features" (the network's inputs: "NAME=LEVEL" per
-level, "NAME:missing" per indicator), "params", "config" (every setting, as
+"support" (an unnormalized decoder's, as above), "features" (the network's
+inputs: "NAME=LEVEL" per level, "NAME:missing" per indicator), "params",
+"config" (every setting, as
 the Go library's decoreg.Config), "train" (the training record,
 decoreg.TrainInfo, with the trial history under "tune"; best_val_loss is
 null for a model trained without validation rows), and "members" (an
