@@ -374,10 +374,10 @@ func showText(w io.Writer, path string, m *decoreg.Model, maxCols int) {
 // has spaces at its ends, or holds characters that a line of text would
 // not show as themselves (a tab, a newline).
 func nameText(n string) string {
-	if q := strconv.Quote(n); n == "" || strings.TrimSpace(n) != n || q[1:len(q)-1] != n {
+	if n == "" || strings.TrimSpace(n) != n {
 		return data.QuoteCell(n)
 	}
-	return n
+	return textOf(n)
 }
 
 // textOf writes a string of the model file's record (a version, a time, a

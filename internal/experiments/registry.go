@@ -253,13 +253,21 @@ func (k runKind) String() string {
 // or another training size) to the journal at path of experiment name
 // holding lines: the report would mix them in its cells.
 func oneKind[T Line](path, name string, lines []T, want runKind) error {
-	for _, l := range lines {
-		k := l.M().Key
-		if have := kindOf(name, k); have != want {
-			return &InputError{fmt.Errorf("%s holds %s (such as %q): %s there would be reported with them; give them another --out", path, have, k, want)}
-		}
+	if k, have, ok := otherKind(name, lines, want); ok {
+		return &InputError{fmt.Errorf("%s holds %s (such as %q): %s there would be reported with them; give them another --out", path, have, k, want)}
 	}
 	return nil
+}
+
+// otherKind returns the key and kind of the first of lines (of experiment
+// name) whose kind is not want; ok is false when all are want's.
+func otherKind[T Line](name string, lines []T, want runKind) (key string, have runKind, ok bool) {
+	for _, l := range lines {
+		if k := l.M().Key; kindOf(name, k) != want {
+			return k, kindOf(name, k), true
+		}
+	}
+	return "", runKind{}, false
 }
 
 // MergeSummary is what Merge did.
@@ -397,12 +405,10 @@ func mergeJournals[T Line](name, dir string, srcs []string, newLine func() T) (M
 			return sum, fmt.Errorf("%w; merge them into different --out directories", err)
 		}
 		if kind != nil {
-			for _, l := range lines {
-				// Named as merging sees it: the mix is of the sources (and
-				// the destination), not in one journal.
-				if k := kindOf(name, l.M().Key); k != *kind {
-					return sum, &InputError{fmt.Errorf("%s holds %s and %s %s: they would be reported together; merge them into different --out directories", kindFrom, *kind, path, k)}
-				}
+			// Named as merging sees it: the mix is of the sources (and
+			// the destination), not in one journal.
+			if _, k, ok := otherKind(name, lines, *kind); ok {
+				return sum, &InputError{fmt.Errorf("%s holds %s and %s %s: they would be reported together; merge them into different --out directories", kindFrom, *kind, path, k)}
 			}
 		}
 		for i, l := range lines {
