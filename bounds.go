@@ -20,18 +20,24 @@ const BoundMargin = 0.1
 // by BoundMargin (not widened when Config fixes the target range;
 // vocab.Bound), unless Config.Unbounded; other
 // tokenizations unchanged. It depends on
-// y_min, y_max and the config only, which model files store, so a loaded
-// model gets the same bound.
+// y_min, y_max, the config and m.endsCut only, which model files store, so
+// a loaded model gets the same bound. It clears m.endsCut where there is
+// no fixed range's bound to cut.
 func (m *Model) boundedVocab() vocab.Tokenizer {
 	if m.tok == nil || m.cfg.Head != HeadDecoder || !vocab.IsUnnormalized(m.tok) || m.cfg.Unbounded {
+		m.endsCut = false
 		return m.tok
+	}
+	if !m.cfg.FixedRange() {
+		m.endsCut = false
 	}
 	lo, hi := m.units.ToHead(-BoundMargin), m.units.ToHead(1+BoundMargin)
 	if m.cfg.FixedRange() {
 		// The user's range is the target's: no margin, and cells that
-		// only touch it at an edge are left out (a cell that straddles an
-		// edge stays, so values reach past it by less than a cell). The
-		// extreme cells hold the range's ends as targets on them are
+		// only touch it at an edge are left out. A cell that straddles an
+		// edge is cut there (m.endsCut); in files from before it stays
+		// whole, so values reach past the range by less than a cell, and
+		// the extreme cells hold the range's ends as targets on them are
 		// encoded and scored (HeadOf's arithmetic, which can round them
 		// beyond the cells' edges: refused, and -Inf, before).
 		lo, hi = m.units.ToHead(0), m.units.ToHead(1)
@@ -41,7 +47,20 @@ func (m *Model) boundedVocab() vocab.Tokenizer {
 		a := m.units.Affine()
 		big := max(math.Abs(m.units.YMin), math.Abs(m.units.YMax), math.Abs(a.Offset))
 		tol := 8 * (ulp(big)/a.Scale + ulp(max(math.Abs(lo), math.Abs(hi))))
-		b, err := vocab.BoundEnds(m.tok, lo+eps, hi-eps, m.units.HeadOf(m.units.YMin), m.units.HeadOf(m.units.YMax), tol)
+		endLo, endHi := m.units.HeadOf(m.units.YMin), m.units.HeadOf(m.units.YMax)
+		if m.endsCut {
+			// The extreme cells end at the range's ends: cut where an end
+			// lies inside its cell, extended over the strip of cells
+			// finer than eps that the bound leaves out (a raw range from
+			// 0), so that the cells tile the range.
+			b, err := vocab.BoundCut(m.tok, lo+eps, hi-eps, endLo, endHi, 2*eps+tol)
+			if err != nil {
+				m.endsCut = false
+				return m.tok
+			}
+			return b
+		}
+		b, err := vocab.BoundEnds(m.tok, lo+eps, hi-eps, endLo, endHi, tol)
 		if err != nil {
 			return m.tok
 		}

@@ -290,7 +290,7 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config, pretrain bool
 			return nil, nil, nil, err
 		}
 	}
-	m, err := newModel(cfg, tok, center, scale, ple, yMin, yMax, cfg.Seed)
+	m, err := newModel(cfg, tok, center, scale, ple, yMin, yMax, cfg.Seed, true)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -316,19 +316,6 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config, pretrain bool
 		advice := "give it more exponent digits"
 		if cfg.RawTarget {
 			advice += ", or train without the raw target (--raw-target, Config.RawTarget) to scale the targets into its range"
-		}
-		if r := cfg.TargetMax - cfg.TargetMin; cfg.FixedRange() && (y[i]-cfg.TargetMin <= 2e-12*r || cfg.TargetMax-y[i] <= 2e-12*r) {
-			// The bound leaves out the cells within a relative 1e-12 of
-			// the range's ends (boundedVocab): a raw target's cells near 0
-			// are smaller, so a target on an end of 0 lies in none.
-			advice = "the fixed range (--target-range, Config.TargetMin, TargetMax) keeps only cells that reach at least 1e-12 of its width inside it, and this target, at its end, lies in none of them"
-			if cfg.RawTarget {
-				advice += " (a raw target's cells near 0 are that small)"
-			}
-			advice += ": widen the range a little beyond the targets"
-			if cfg.RawTarget {
-				advice += ", or train without the raw target (--raw-target, Config.RawTarget)"
-			}
 		}
 		return nil, nil, nil, dataErr(i, -1, errBeyondTokenization, "the target %v lies beyond the range that the tokenization %s represents%s (%d of the %d targets do; it would encode them as its extreme cells): %s",
 			y[i], m.net.Cfg.Vocab.Spec(), where, tg.Clamped, rows, advice)

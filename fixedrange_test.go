@@ -1,13 +1,14 @@
 package decoreg
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"decoreg/dist"
@@ -163,8 +164,10 @@ func TestFixedRangeBound(t *testing.T) {
 // left out), so such targets were refused as beyond the tokenization
 // (helper-110); for [0.1, 0.7] the ends' head units round beyond +-0.5.
 // A raw target's cells at 0 are narrower than the bound's 1e-12 of the
-// range: a raw range [0, HI] with targets at 0 is refused, saying to
-// widen it.
+// range: a raw range [0, HI] with targets at 0 was refused, saying to
+// widen it, until the extreme cells were extended to the ends over the
+// cells the bound leaves out (vocab.BoundCut). The cells tile the range:
+// its quantiles 0 and 1 are its ends.
 func TestFixedRangeEnds(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	n := 300
@@ -184,17 +187,23 @@ func TestFixedRangeEnds(t *testing.T) {
 		{true, 1, 7, []float64{1, 2, 3, 4, 5, 6, 7}, ""},
 		{false, 0.1, 0.7, []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7}, ""},
 		{true, 0.1, 0.7, []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7}, ""},
-		{true, 0, 6, []float64{0, 1, 2, 3, 4, 5, 6}, ""}, // refused: 0's cells are narrower than 1e-12 of the range
+		{true, 0, 6, []float64{0, 1, 2, 3, 4, 5, 6}, ""}, // 0's cells are narrower than 1e-12 of the range
 		// Far from 0 for their width: the ends' head units round 2e-14
 		// and 1e-15 beyond +-0.5 (helper-115: refused again by an end
 		// tolerance of a few ulps).
 		{false, 100.1, 100.7, []float64{100.1, 100.2, 100.3, 100.4, 100.5, 100.6, 100.7}, ""},
 		{false, 98.1, 104.7, []float64{98.1, 99.2, 100.3, 101.4, 102.5, 103.6, 104.7}, ""},
-		// Refused: the cells at 1e-13 are left out by the bound's 1e-12 of
-		// the range, and the first kept one, [1e-12, 2e-12), does not hold
-		// it (helper-116: it was scored there, a density where the CDF is
-		// 0, integrating to 1.17).
+		// The cells at 1e-13 are left out by the bound's 1e-12 of the
+		// range, and the first kept one, [1e-12, 2e-12), does not hold it
+		// (helper-116: it was scored there, a density where the CDF is 0,
+		// integrating to 1.17; then refused): the first cell is extended
+		// to [1e-13, 2e-12).
 		{true, 1e-13, 1, []float64{1e-13, 0.1, 0.2, 0.5, 0.7, 0.9, 1}, "unnormalized:base=10,exponent=2,mantissa=1"},
+		// Ends inside cells: base 3 writes neither 1/2 (scaled) nor 6
+		// (raw, mantissa 1: the cell [3, 6.75)); the cells across them were
+		// kept whole, putting mass beyond the range.
+		{false, 0, 6, []float64{0, 1, 2, 3, 4, 5, 6}, "unnormalized:base=3,exponent=2,mantissa=3"},
+		{true, 1, 6, []float64{1, 2, 3, 4, 5, 5.5, 6}, "unnormalized:base=3,exponent=2,mantissa=1"},
 	} {
 		y := make([]float64, n)
 		for i := range y {
@@ -206,14 +215,8 @@ func TestFixedRangeEnds(t *testing.T) {
 		}
 		cfg := Config{Vocab: spec, RawTarget: c.raw, TargetMin: c.lo, TargetMax: c.hi,
 			MaxEpochs: 2, EncLayers: 1, EncWidth: 16, Seed: 1, Threads: 1}
-		name := fmt.Sprintf("raw %v [%v, %v]", c.raw, c.lo, c.hi)
+		name := fmt.Sprintf("%s raw %v [%v, %v]", spec, c.raw, c.lo, c.hi)
 		m, err := FitFlat(context.Background(), x, n, 1, y, cfg)
-		if c.raw && (c.lo == 0 || c.lo == 1e-13) {
-			if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "widen the range a little beyond the targets") {
-				t.Errorf("%s: %v, want a refusal that says to widen the range", name, err)
-			}
-			continue
-		}
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -240,14 +243,87 @@ func TestFixedRangeEnds(t *testing.T) {
 		if ends < 10 || !(math.Abs(float64(e.NLL)-nll) <= 1e-5*math.Max(1, math.Abs(nll))) {
 			t.Errorf("%s: NLL %v, mean -LogPDF %v (%d targets on the ends)", name, e.NLL, nll, ends)
 		}
+		// The density inside the extreme cells is their mass over their
+		// (cut) width: the CDF's slope there.
+		width := func(y float64) float64 { // of y's cell, in units of y
+			r := 1.0
+			if !c.raw {
+				r = c.hi - c.lo
+				y = (y-c.lo)/r - 0.5
+			}
+			s, _, err := m.Tokenizer().Encode(y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cell, err := m.Tokenizer().Decode(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return cell.Width() * r
+		}
+		for _, d := range ds[:3] {
+			hl, hh := 1e-3*width(c.lo), 1e-3*width(c.hi)
+			for _, e := range [][2]float64{{c.lo, c.lo + hl}, {c.hi - hh, c.hi}} {
+				h := e[1] - e[0]
+				mass, pdf := d.CDF(e[1])-d.CDF(e[0]), math.Exp(d.LogPDF((e[0]+e[1])/2))
+				if !(math.Abs(mass-pdf*h) <= 1e-6*mass+1e-300) {
+					t.Errorf("%s: on [%v, %v] the CDF grows by %v, the density gives %v", name, e[0], e[1], mass, pdf*h)
+				}
+			}
+		}
 		// No mass outside the range: not a cell below the low end or above
 		// the high one, however little it holds.
 		ulps := 1e-13 * (c.hi - c.lo) // the ends mapped back to y round: 104.70000000000002
 		for _, d := range ds[:5] {
 			q := dist.Quantiles(d, []float64{0, 1})
-			if d.CDF(math.Nextafter(c.lo, math.Inf(-1))) != 0 || !(d.CDF(c.hi) >= 1-1e-12) || q[0] < c.lo-ulps || q[1] > c.hi+ulps || d.Mode() < c.lo-ulps || d.Mode() > c.hi+ulps {
+			if d.CDF(math.Nextafter(c.lo, math.Inf(-1))) != 0 || !(d.CDF(c.hi) >= 1-1e-12) || math.Abs(q[0]-c.lo) > ulps || math.Abs(q[1]-c.hi) > ulps || d.Mode() < c.lo-ulps || d.Mode() > c.hi+ulps {
 				t.Errorf("%s: CDF below the range %v, at its top %v; quantiles 0 and 1 %v, mode %v", name, d.CDF(math.Nextafter(c.lo, math.Inf(-1))), d.CDF(c.hi), q, d.Mode())
 			}
+		}
+	}
+}
+
+// TestFixedRangeCutFile: a fitted model's file records that its extreme
+// cells are cut at the fixed range's ends (ends_cut), and a file without
+// it (written before the cut) keeps them whole as it was trained: its
+// quantile 1 lies past the range's end, a cut model's on it. Models
+// without a fixed range's bound do not record it.
+func TestFixedRangeCutFile(t *testing.T) {
+	cfg := Config{Head: HeadDecoder, Vocab: "unnormalized:base=3,exponent=1,mantissa=2", TargetMin: -1, TargetMax: 12, EncLayers: 1, EncWidth: 8, DecWidth: 4, DecHeads: 1}
+	header, params := savedModel(t, cfg)
+	var h map[string]any
+	if err := json.Unmarshal(header, &h); err != nil {
+		t.Fatal(err)
+	}
+	if h["ends_cut"] != true {
+		t.Fatalf("a fixed range's unnormalized decoder saved ends_cut %v", h["ends_cut"])
+	}
+	q1 := func(path string) float64 {
+		m, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := m.Dist([]float64{3, 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dist.Quantiles(d, []float64{1})[0]
+	}
+	if q := q1(writeModel(t, header, params)); math.Abs(q-12) > 1e-12 {
+		t.Errorf("cut: quantile 1 %v, want 12", q)
+	}
+	old := editHeader(t, header, func(h map[string]any) { delete(h, "ends_cut") })
+	if q := q1(writeModel(t, old, params)); !(q > 12.01) {
+		t.Errorf("a file from before the cut: quantile 1 %v, want the whole cell's edge past 12", q)
+	}
+	for _, c := range []Config{
+		{Head: HeadDecoder, Vocab: "unnormalized:base=3,exponent=1,mantissa=2", EncLayers: 1, EncWidth: 8, DecWidth: 4, DecHeads: 1},
+		{Head: HeadDecoder, Vocab: "unnormalized:base=3,exponent=1,mantissa=2", TargetMin: -1, TargetMax: 12, Unbounded: true, EncLayers: 1, EncWidth: 8, DecWidth: 4, DecHeads: 1},
+		{Head: HeadDecoder, Vocab: "normalized:base=3,length=3", TargetMin: -1, TargetMax: 12, EncLayers: 1, EncWidth: 8, DecWidth: 4, DecHeads: 1},
+	} {
+		header, _ := savedModel(t, c)
+		if bytes.Contains(header, []byte("ends_cut")) {
+			t.Errorf("%s (range [%v, %v], unbounded %v): ends_cut saved", c.Vocab, c.TargetMin, c.TargetMax, c.Unbounded)
 		}
 	}
 }

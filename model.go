@@ -68,6 +68,13 @@ type Model struct {
 	// schema maps a data.Frame's columns to the features (FitFrame); nil
 	// for models fitted on numbers (Fit, FitFlat) and older model files.
 	schema *data.Schema
+
+	// endsCut: an unnormalized decoder's extreme cells end at the fixed
+	// target range's ends (vocab.BoundCut), as every model fitted since
+	// the model file's ends_cut; files from before keep the cells across
+	// the ends whole (vocab.BoundEnds), as they were trained and scored.
+	// False where the model has no fixed range's bound.
+	endsCut bool
 }
 
 // TrainInfo describes how a model was trained.
@@ -145,11 +152,13 @@ const Version = "0.1.0"
 
 // newModel makes the model of a validated, defaulted cfg with tokenization
 // tok (nil for heads without one), for inputs standardized with xMean and
-// xStd and targets in [yMin, yMax]; it creates the network with seed. Fit
+// xStd and targets in [yMin, yMax]; it creates the network with seed.
+// cutEnds cuts a fixed target range's extreme cells at its ends (see
+// Model.endsCut): Fit's models, and files that say so. Fit
 // and Load both make their models here, once the target range is known:
 // the tokenizer the network and the distributions use is fixed here.
-func newModel(cfg Config, tok vocab.Tokenizer, xMean, xStd []float64, ple *pleStats, yMin, yMax float64, seed uint64) (*Model, error) {
-	m := &Model{cfg: cfg, h: headSpecs[cfg.Head].impl, xMean: xMean, xStd: xStd}
+func newModel(cfg Config, tok vocab.Tokenizer, xMean, xStd []float64, ple *pleStats, yMin, yMax float64, seed uint64, cutEnds bool) (*Model, error) {
+	m := &Model{cfg: cfg, h: headSpecs[cfg.Head].impl, xMean: xMean, xStd: xStd, endsCut: cutEnds}
 	if ple != nil {
 		m.xBins, m.xbMean, m.xbStd = ple.bins, ple.mean, ple.std
 	}

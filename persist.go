@@ -62,6 +62,12 @@ type fileHeader struct {
 	// numbers and for files written before it existed, which behave as
 	// before.
 	Schema *data.Schema `json:"schema,omitempty"`
+	// EndsCut: an unnormalized decoder's extreme cells end at its fixed
+	// target range's ends (vocab.BoundCut), as in every model fitted since
+	// the field exists; absent, files from before keep the cells across
+	// the ends whole. Absent too where the model has no fixed range's
+	// bound. (Per member: each member's header has its own.)
+	EndsCut bool `json:"ends_cut,omitempty"`
 }
 
 // recalKnots are a dist.Recalibration's knots in a file: R(v[k]) = r[k].
@@ -138,7 +144,7 @@ func (m *Model) encodeHeader() ([]byte, error) {
 // header is the file header of m alone (without temperature or members).
 func (m *Model) header() fileHeader {
 	h := fileHeader{Format: "decoreg-model", Config: m.cfg, XMean: m.xMean, XStd: m.xStd, XQuantiles: m.xKnots, XBins: m.xBins, XBinMean: m.xbMean, XBinStd: m.xbStd,
-		YMin: m.units.YMin, YMax: m.units.YMax, Names: m.features, Target: m.target, Info: m.info, Params: m.net.NumParams()}
+		YMin: m.units.YMin, YMax: m.units.YMax, Names: m.features, Target: m.target, Info: m.info, Params: m.net.NumParams(), EndsCut: m.endsCut}
 	if h.Config.Encoder == EncoderMLP {
 		// Files of MLP encoders stay as they were before PLR (Load reads a
 		// missing encoder as "mlp"), readable by earlier versions too.
@@ -417,7 +423,7 @@ func loadMember(path string, h *fileHeader, params []float32) (*Model, error) {
 	if h.XBins != nil {
 		ple = &pleStats{bins: h.XBins, mean: h.XBinMean, std: h.XBinStd}
 	}
-	m, err := newModel(run, tok, h.XMean, h.XStd, ple, h.YMin, h.YMax, 0)
+	m, err := newModel(run, tok, h.XMean, h.XStd, ple, h.YMin, h.YMax, 0, h.EndsCut)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -26,8 +26,11 @@ type Bounded struct {
 	spec   func(int) bool
 	// endLo and endHi are the least and greatest values the extreme cells
 	// hold: their union's ends, or ends given to BoundEnds a rounding
-	// beyond them.
+	// beyond them, or BoundCut's ends.
 	endLo, endHi float64
+	// cut: the extreme cells are firstC and lastC, cut or extended to
+	// endLo and endHi (BoundCut), not the inner cells.
+	cut bool
 }
 
 var _ Tree = (*Bounded)(nil)
@@ -121,6 +124,76 @@ func BoundEnds(t Tokenizer, lo, hi, endLo, endHi, tol float64) (Tokenizer, error
 	}
 	return b, nil
 }
+
+// BoundCut is Bound, whose extreme cells end exactly at endLo and endHi:
+// cut there where an end lies inside its cell, and extended to it where it
+// lies beyond the cell by at most tol (the cells Bound leaves out between
+// them, finer than tol, join the extreme cell). The cells then tile
+// [endLo, endHi]: the extreme cells' widths, centres and intervals are the
+// cut ones, and a value outside [endLo, endHi] is clamped, also inside an
+// inner cell cut off. It is how a fixed target range is honoured: where
+// the range's ends are not cell edges (an odd base, a raw end the base
+// cannot write, 0 inside the zero cell), a bound keeping the extreme cells
+// whole puts mass up to a cell beyond the range. An end beyond the cell by
+// more than tol (a cell the bound keeps out lies between, or the range
+// reaches past the tokenization's) is not taken: that side is as Bound's.
+// endLo < endHi is required.
+func BoundCut(t Tokenizer, lo, hi, endLo, endHi, tol float64) (Tokenizer, error) {
+	if !(endLo < endHi) {
+		return nil, fmt.Errorf("%w: ends [%v, %v] of %s are empty or NaN", ErrSpec, endLo, endHi, t.Spec())
+	}
+	b, err := Bound(t, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	in := b
+	if r, ok := b.(*Repeat); ok {
+		in = r.inner
+	}
+	bd, ok := in.(*Bounded)
+	if !ok {
+		return b, nil
+	}
+	single := equalSeq(bd.first, bd.last)
+	if f := bd.firstC; endLo < f.Hi && (endLo >= f.Lo || f.Lo-endLo <= tol) {
+		bd.firstC = cutCell(f, endLo, f.Hi)
+		bd.endLo = endLo
+	}
+	if single {
+		bd.lastC.Lo = bd.firstC.Lo
+	}
+	if l := bd.lastC; endHi > l.Lo && (endHi <= l.Hi || endHi-l.Hi <= tol) {
+		bd.lastC = cutCell(l, l.Lo, endHi)
+		bd.endHi = endHi
+	}
+	if single {
+		bd.firstC = bd.lastC
+	}
+	bd.cut = true
+	return b, nil
+}
+
+// cutCell is c with edges lo and hi, centred between them.
+func cutCell(c Cell, lo, hi float64) Cell {
+	c.Lo, c.Hi = lo, hi
+	c.Center = fixCenter(lo, lo+(hi-lo)/2, hi)
+	return c
+}
+
+func equalSeq(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Cut reports whether the extreme cells end at BoundCut's ends.
+func (b *Bounded) Cut() bool { return b.cut }
 
 // Inner is the unbounded tokenization.
 func (b *Bounded) Inner() Tree { return b.inner }
@@ -250,7 +323,8 @@ func (b *Bounded) Encode(v float64) ([]int, bool, error) {
 		return s, clamped, err
 	}
 	if in, _, _ := b.locate(s); in {
-		return s, clamped, nil
+		// BoundCut's extreme cells hold less than the inner ones.
+		return s, clamped || !(v >= b.endLo && v <= b.endHi), nil
 	}
 	// The bound's cells cover [first.Lo, last.Hi], both ends included (as
 	// a normalized tokenization's [0, 1]), and out to the ends BoundEnds
@@ -264,15 +338,25 @@ func (b *Bounded) Encode(v float64) ([]int, bool, error) {
 	return append([]int(nil), b.last...), !(v <= b.endHi), nil
 }
 
-// Decode returns the inner cell of a sequence inside the bound; a sequence
-// outside it is an error (ErrSequence).
+// Decode returns the inner cell of a sequence inside the bound (an extreme
+// cell as BoundCut cut it); a sequence outside it is an error
+// (ErrSequence).
 func (b *Bounded) Decode(tokens []int) (Cell, error) {
 	c, err := b.inner.Decode(tokens)
 	if err != nil {
 		return c, err
 	}
-	if in, _, _ := b.locate(tokens); !in {
+	in, onF, onL := b.locate(tokens)
+	if !in {
 		return Cell{}, fmt.Errorf("%w: %s is outside the bound [%v, %v] of %s", ErrSequence, joinTokens(tokens, b.TokenString), b.lo, b.hi, b.Spec())
+	}
+	if b.cut && len(tokens) == len(b.first) {
+		if onF {
+			return b.firstC, nil
+		}
+		if onL {
+			return b.lastC, nil
+		}
 	}
 	return c, nil
 }
@@ -298,7 +382,7 @@ func (b *Bounded) Interval(prefix []int) (lo, hi float64) {
 }
 
 // Same reports whether a and b are the same tokenization: the same spec
-// and the same bounds, if any. A Bounded's spec is its inner
+// and the same bounds, if any, with the same extreme cells (BoundCut). A Bounded's spec is its inner
 // tokenization's (see Bounded), so the spec alone does not tell a bounded
 // tree from the unbounded one, whose cells and children differ. Two nil
 // tokenizations (heads without one, see Model.Tokenizer) are the same.
@@ -309,19 +393,21 @@ func Same(a, b Tokenizer) bool {
 	if a.Spec() != b.Spec() {
 		return false
 	}
-	alo, ahi, aok := bounds(a)
-	blo, bhi, bok := bounds(b)
-	return aok == bok && alo == blo && ahi == bhi
+	ab, bb := bounded(a), bounded(b)
+	if ab == nil || bb == nil {
+		return ab == nil && bb == nil
+	}
+	return ab.lo == bb.lo && ab.hi == bb.hi && ab.cut == bb.cut && ab.firstC == bb.firstC && ab.lastC == bb.lastC && ab.endLo == bb.endLo && ab.endHi == bb.endHi
 }
 
-// bounds returns the bounds of a Bounded tokenization, or of the one a
-// Repeat repeats; ok is false for an unbounded one.
-func bounds(t Tokenizer) (lo, hi float64, ok bool) {
+// bounded returns a Bounded tokenization, or the one a Repeat repeats;
+// nil for an unbounded one.
+func bounded(t Tokenizer) *Bounded {
 	switch v := t.(type) {
 	case *Bounded:
-		return v.lo, v.hi, true
+		return v
 	case *Repeat:
-		return bounds(v.inner)
+		return bounded(v.inner)
 	}
-	return 0, 0, false
+	return nil
 }

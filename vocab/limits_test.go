@@ -442,3 +442,118 @@ func TestBoundEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundCut: BoundCut's extreme cells end at the given ends, cut where
+// an end lies inside a cell (base 3 cannot write ±0.5) and extended over
+// the left-out cells where it lies beyond by at most tol; the cells then
+// tile [endLo, endHi] (Interval, Decode, Encode agree), a value cut off
+// from an inner cell is clamped, and Same tells the cut tokenization from
+// the uncut one. Through a Repeat too.
+func TestBoundCut(t *testing.T) {
+	for _, spec := range []string{"unnormalized:base=3,exponent=1,mantissa=2", "unnormalized:base=3,exponent=1,mantissa=2,repeat=3"} {
+		inner, err := Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := -0.5+1e-12, 0.5-1e-12
+		whole, err := BoundEnds(inner, lo, hi, -0.5, 0.5, 1e-13)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut, err := BoundCut(inner, lo, hi, -0.5, 0.5, 1e-13)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if Same(whole, cut) || !Same(cut, cut) {
+			t.Errorf("%s: Same(whole, cut) = %v, Same(cut, cut) = %v", spec, Same(whole, cut), Same(cut, cut))
+		}
+		tr := bounded(cut)
+		if a, b := tr.Interval(nil); a != -0.5 || b != 0.5 {
+			t.Errorf("%s: Interval(nil) = [%v, %v], want [-0.5, 0.5]", spec, a, b)
+		}
+		wa, wb := bounded(whole).Interval(nil)
+		if !(wa < -0.5 && wb > 0.5) {
+			t.Fatalf("%s: the uncut cells [%v, %v] do not reach past ±0.5: the test shows nothing", spec, wa, wb)
+		}
+		for _, c := range []struct {
+			v       float64
+			clamped bool
+			lo, hi  float64 // the cell's edges, NaN for "not an end"
+		}{
+			{-0.5, false, -0.5, math.NaN()}, {0.5, false, math.NaN(), 0.5},
+			{math.Nextafter(-0.5, -1), true, -0.5, math.NaN()}, {math.Nextafter(0.5, 1), true, math.NaN(), 0.5},
+			{(wa - 0.5) / 2, true, -0.5, math.NaN()}, {(wb + 0.5) / 2, true, math.NaN(), 0.5},
+			{wa - 1e-3, true, -0.5, math.NaN()}, {wb + 1e-3, true, math.NaN(), 0.5},
+			{-0.49, false, -0.5, math.NaN()}, {0.49, false, math.NaN(), 0.5},
+		} {
+			s, clamped, err := cut.Encode(c.v)
+			if err != nil || clamped != c.clamped {
+				t.Errorf("%s: Encode(%v) = %v, clamped %v (%v); want clamped %v", spec, c.v, s, clamped, err, c.clamped)
+				continue
+			}
+			cell, err := cut.Decode(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !math.IsNaN(c.lo) && cell.Lo != c.lo || !math.IsNaN(c.hi) && cell.Hi != c.hi || !(cell.Lo < cell.Center && cell.Center < cell.Hi) {
+				t.Errorf("%s: the cell of %v is %+v", spec, c.v, cell)
+			}
+			if !clamped && !(cell.Lo <= c.v && c.v <= cell.Hi) {
+				t.Errorf("%s: %v scored in the cell %+v that does not hold it", spec, c.v, cell)
+			}
+		}
+	}
+
+	// Ends beyond the extreme cells: taken over the left-out cells within
+	// tol, not beyond it.
+	inner, err := Parse("unnormalized:base=10,exponent=2,mantissa=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, err := BoundCut(inner, 1.05e-12, 1, 1e-13, 1, 2e-12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := bounded(ext).Interval(nil); a != 1e-13 {
+		t.Errorf("extended: the cells start at %v, want 1e-13", a)
+	}
+	for _, c := range []struct {
+		v       float64
+		clamped bool
+	}{{1e-13, false}, {5e-13, false}, {1.05e-12, false}, {9e-14, true}, {0, true}} {
+		if s, clamped, err := ext.Encode(c.v); err != nil || clamped != c.clamped {
+			t.Errorf("extended: Encode(%v) = %v, clamped %v (%v); want clamped %v", c.v, s, clamped, err, c.clamped)
+		} else if cell, _ := ext.Decode(s); !clamped && !(cell.Lo <= c.v && c.v <= cell.Hi) {
+			t.Errorf("extended: %v in the cell %+v", c.v, cell)
+		}
+	}
+	far, err := BoundCut(inner, 1.05e-12, 1, 1e-14, 1, 1e-13)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := bounded(far).Interval(nil); a != 1e-12 {
+		t.Errorf("an end beyond tol: the cells start at %v, want the kept cell's 1e-12", a)
+	}
+	if _, clamped, _ := far.Encode(1e-14); !clamped {
+		t.Errorf("an end beyond tol: Encode(1e-14) not clamped")
+	}
+
+	// One cell across both ends: cut at both.
+	one, err := BoundCut(inner, 0.31, 0.34, 0.305, 0.345, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, clamped, err := one.Encode(0.33)
+	if err != nil || clamped {
+		t.Fatal(s, clamped, err)
+	}
+	if cell, _ := one.Decode(s); cell.Lo != 0.305 || cell.Hi != 0.345 {
+		t.Errorf("one cell: %+v, want [0.305, 0.345]", cell)
+	}
+	if a, b := bounded(one).Interval(nil); a != 0.305 || b != 0.345 {
+		t.Errorf("one cell: Interval(nil) = [%v, %v]", a, b)
+	}
+	if _, err := BoundCut(inner, 0.31, 0.34, 0.345, 0.305, 0); err == nil {
+		t.Error("ends in the wrong order accepted")
+	}
+}

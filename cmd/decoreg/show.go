@@ -42,8 +42,10 @@ The text lists
 	              --target-range the fixed range)
 	support       for an unnormalized decoder (not --unbounded), the
 	              ends of the cells its distributions can put mass in:
-	              the range widened by 10% on each side (the fixed range
-	              itself), and a cell across an end kept whole
+	              the range widened by 10% on each side, a cell across an
+	              end kept whole (a fixed range: the range itself, a cell
+	              across an end cut there; in a file from before that,
+	              kept whole)
 	columns       the columns the model reads, in order, with their kind:
 	              a number (a missing cell is imputed with the training
 	              median shown, and an indicator column is added where the
@@ -68,7 +70,8 @@ With --json one JSON object instead, holding every setting and record of
 the file: "file", "head", "tokenization", "target", "y_range", "columns"
 (name, kind "number" or "category", "levels", "median", "missing" for an
 indicator), "na" (the cells read as missing besides the empty one),
-"support" (an unnormalized decoder's, as above), "features" (the network's
+"support" (an unnormalized decoder's, as above) and "ends_cut" (true where
+its extreme cells are cut at a fixed range's ends), "features" (the network's
 inputs: "NAME=LEVEL" per level, "NAME:missing" per indicator), "params",
 "config" (every setting, as
 the Go library's decoreg.Config), "train" (the training record,
@@ -230,6 +233,7 @@ func showJSON(w io.Writer, path string, m *decoreg.Model) error {
 		Features     []string            `json:"features"`
 		Params       int                 `json:"params"`
 		Support      *[2]jsonfloat.Float `json:"support,omitempty"`
+		EndsCut      bool                `json:"ends_cut,omitempty"`
 		Config       decoreg.Config      `json:"config"`
 		Train        trainRecord         `json:"train"`
 		Members      []showMember        `json:"members,omitempty"`
@@ -241,8 +245,9 @@ func showJSON(w io.Writer, path string, m *decoreg.Model) error {
 	if cfg.Head == decoreg.HeadDecoder {
 		out.Tokenization = cfg.Vocab
 	}
-	if a, b, ok := support(m); ok {
+	if a, b, cut, ok := support(m); ok {
 		out.Support = &[2]jsonfloat.Float{jsonfloat.Float(a), jsonfloat.Float(b)}
+		out.EndsCut = cut
 	}
 	for _, mk := range m.Members()[1:] {
 		out.Members = append(out.Members, showMember{Config: mk.Config(), Train: trainRecord{mk.Info()}})
@@ -286,12 +291,14 @@ func showText(w io.Writer, path string, m *decoreg.Model, maxCols int) {
 		rng = fmt.Sprintf("fixed range [%s, %s] (--target-range)", short(lo), short(hi))
 	}
 	line("target", "%s, %s", target, rng)
-	if a, b, ok := support(m); ok {
-		why := "the training range widened by 10% on each side"
-		if cfg.FixedRange() {
-			why = "the fixed range"
+	if a, b, cut, ok := support(m); ok {
+		why := "the training range widened by 10% on each side (a cell across an end is kept whole)"
+		if cut {
+			why = "the fixed range, a cell across an end cut there"
+		} else if cfg.FixedRange() {
+			why = "the fixed range (a cell across an end is kept whole, as in files written before the cut)"
 		}
-		line("support", "[%s, %s]: an unnormalized decoder's cells that meet %s (a cell across an end is kept whole)", short(a), short(b), why)
+		line("support", "[%s, %s]: an unnormalized decoder's cells that meet %s", short(a), short(b), why)
 	}
 
 	cols, na := showColumns(m)
@@ -393,8 +400,10 @@ func textOf(s string) string {
 
 // support returns the ends of a bounded unnormalized decoder's cells in
 // units of y (the first member's, for an ensemble): where its
-// distributions can put mass. ok is false for other models.
-func support(m *decoreg.Model) (lo, hi float64, ok bool) {
+// distributions can put mass; cut reports whether its extreme cells are
+// cut at a fixed range's ends (vocab.BoundCut). ok is false for other
+// models.
+func support(m *decoreg.Model) (lo, hi float64, cut, ok bool) {
 	cfg := m.Config()
 	tok := m.Tokenizer()
 	if r, ok := tok.(*vocab.Repeat); ok {
@@ -402,15 +411,18 @@ func support(m *decoreg.Model) (lo, hi float64, ok bool) {
 	}
 	tr, isTree := tok.(vocab.Tree)
 	if cfg.Head != decoreg.HeadDecoder || cfg.Unbounded || !isTree || !vocab.IsUnnormalized(tr) {
-		return 0, 0, false
+		return 0, 0, false, false
+	}
+	if b, ok := tr.(*vocab.Bounded); ok {
+		cut = b.Cut()
 	}
 	tlo, thi := tr.Interval(nil)
 	if cfg.RawTarget {
-		return tlo, thi, true
+		return tlo, thi, cut, true
 	}
 	ylo, yhi := m.YRange()
 	r := yhi - ylo
-	return ylo + r*(tlo+0.5), ylo + r*(thi+0.5), true // t = u - 0.5
+	return ylo + r*(tlo+0.5), ylo + r*(thi+0.5), cut, true // t = u - 0.5
 }
 
 // headText describes a configuration's head and its settings.
