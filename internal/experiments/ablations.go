@@ -325,7 +325,7 @@ func DecoderSizeReport(dir string, lines []*DecoderSizeLine, info ReportInfo) er
 	b.WriteString("The paper's Figure 9 (DESIGN.md section 8.8): the normalized decoder with `normalized:base=10,length=4`, " +
 		"its size varied one axis at a time from (3 layers, 4 heads, 128 units); test NLL per unit of y on each dataset's " +
 		"split(s), encoder 2×256, early stopping. Each row gives the mean change of the NLL from the default (negative: " +
-		"better) and on how many datasets it is lower.\n\n" + dataNote + "\n\n")
+		"better) and on how many datasets it is lower.\n\n" + uciNote + "\n\n")
 	fmt.Fprintf(&b, "Scale: %s. Command: `%s`.\n\n%s\n\n", info.Scale, info.Command, Provenance(lines))
 	b.WriteString("| axis | layers | heads | units | mean NLL − default's | datasets better |\n|---|---:|---:|---:|---:|---:|\n")
 	for _, s := range decoderSizes {
@@ -389,6 +389,11 @@ func DecoderSizeReport(dir string, lines []*DecoderSizeLine, info ReportInfo) er
 			return err
 		}
 		logAxes(p, axis != "layers", false)
+		var at []float64
+		for _, s := range ss {
+			at = append(at, val(s))
+		}
+		p.X.Tick.Marker = valueTicks{p.X.Tick.Marker, at}
 		panels = append(panels, p)
 	}
 	return writeGrid(ctxOf(info), filepath.Join(dir, "decoder-size.png"), "Decoder size: change of the test NLL from (3 layers, 4 heads, 128 units); lower is better",

@@ -16,7 +16,7 @@ import (
 	"decoreg/synth"
 )
 
-// The curve-fitting experiment (the paper's Figure 3, DESIGN.md section
+// The curve-fitting experiment (the paper's Figure 4, DESIGN.md section
 // 8.2): each 1-D curve of synth.Curves fitted by the pointwise, Riemann and
 // both decoder heads.
 
@@ -169,7 +169,7 @@ func CurvesReport(dir string, lines []*CurveLine, info ReportInfo) error {
 	}
 	var b strings.Builder
 	b.WriteString("# Curve fitting\n\n")
-	b.WriteString("The paper's Figure 3 (DESIGN.md section 8.2): 1-D functions y = f(x) without noise, x uniform on a bounded " +
+	b.WriteString("The paper's Figure 4 (DESIGN.md section 8.2): 1-D functions y = f(x) without noise, x uniform on a bounded " +
 		"range (`decoreg synth curve:name=NAME --seed 0` for training, `--seed 1` for 10% as many test points), fitted by the pointwise head, the Riemann head (256 bins), the normalized " +
 		"decoder (`normalized:base=8,length=6`) and the unnormalized decoder, which tokenizes the raw y " +
 		"(`unnormalized:base=10,exponent=2,mantissa=4`, `RawTarget`): the only head that does not scale y to [0, 1]. " +

@@ -18,7 +18,7 @@ import (
 	"decoreg/synth"
 )
 
-// The density experiment (the paper's Figure 4 and its Appendix figure,
+// The density experiment (the paper's Figure 8 and its Appendix Figure 15,
 // DESIGN.md section 8.6): conditional shapes p(y|x) with exact densities,
 // fitted by the unnormalized decoder, an MDN and a Riemann head; samples
 // over the truth, and each head's test NLL against the truth's.
@@ -171,7 +171,7 @@ func DensityReport(dir string, lines []*DensityLine, info ReportInfo) error {
 	}
 	var b strings.Builder
 	b.WriteString("# Density estimation\n\n")
-	b.WriteString("The paper's Figure 4 and its Appendix figure (DESIGN.md section 8.6): conditional shapes p(y|x) with exact " +
+	b.WriteString("The paper's Figure 8 and its Appendix Figure 15 (DESIGN.md section 8.6): conditional shapes p(y|x) with exact " +
 		"log-densities (`decoreg synth density:name=NAME --seed 0` for training, `--seed 1` for the test rows; x uniform on [-1, 1]), fitted by the unnormalized decoder " +
 		"(`unnormalized:base=10,exponent=1,mantissa=5`, the Appendix's), an MDN (5 components) and a Riemann head (256 bins); " +
 		"encoder 2×256, batch 128, Adam 5e-4, early stopping. Test NLL per unit of y against the true density's NLL on the " +

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -155,10 +156,12 @@ func finiteXYs(xy plotter.XYs) plotter.XYs {
 	return out
 }
 
-// newPlot returns a plot with a title and axis labels.
+// newPlot returns a plot with a title and axis labels, whose tick labels
+// are distinct (distinctTicks).
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
+	p.X.Tick.Marker, p.Y.Tick.Marker = distinctTicks{p.X.Tick.Marker}, distinctTicks{p.Y.Tick.Marker}
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	p.Legend.Top = true
@@ -195,11 +198,67 @@ func meanStd(xs []float64) (mean, std float64, n int) {
 // added, are all positive (gonum panics on a log axis through 0).
 func logAxes(p *plot.Plot, x, y bool) {
 	if x && p.X.Min > 0 && p.X.Max > p.X.Min {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, distinctTicks{plot.LogTicks{Prec: -1}}
 	}
 	if y && p.Y.Min > 0 && p.Y.Max > p.Y.Min {
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, distinctTicks{plot.LogTicks{Prec: -1}}
 	}
+}
+
+// distinctTicks are the ticks of its Ticker, relabelled with as many
+// significant digits as it takes to tell their labels apart where two
+// read the same (gonum's default ticks of [0.99, 1.15] label 1 and 1.05
+// both "1").
+type distinctTicks struct{ plot.Ticker }
+
+// Ticks implements plot.Ticker.
+func (d distinctTicks) Ticks(min, max float64) []plot.Tick {
+	ts := d.Ticker.Ticks(min, max)
+	for prec := 2; !distinctLabels(ts) && prec <= 17; prec++ {
+		for i := range ts {
+			if ts[i].Label != "" {
+				ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', prec, 64)
+			}
+		}
+	}
+	return ts
+}
+
+// distinctLabels reports whether no two labelled ticks have one label.
+func distinctLabels(ts []plot.Tick) bool {
+	seen := map[string]bool{}
+	for _, t := range ts {
+		if t.Label == "" {
+			continue
+		}
+		if seen[t.Label] {
+			return false
+		}
+		seen[t.Label] = true
+	}
+	return true
+}
+
+// valueTicks labels the axis at the given values (the settings a figure
+// varies), with unlabelled minor ticks of Ticker between.
+type valueTicks struct {
+	plot.Ticker
+	at []float64
+}
+
+// Ticks implements plot.Ticker.
+func (v valueTicks) Ticks(min, max float64) []plot.Tick {
+	var ts []plot.Tick
+	for _, t := range v.Ticker.Ticks(min, max) {
+		t.Label = ""
+		ts = append(ts, t)
+	}
+	for _, a := range v.at {
+		if a >= min && a <= max {
+			ts = append(ts, plot.Tick{Value: a, Label: strconv.FormatFloat(a, 'g', -1, 64)})
+		}
+	}
+	return ts
 }
 
 // ctxOf is info's context, or the background one.

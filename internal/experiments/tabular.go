@@ -1136,8 +1136,8 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	}
 	var row []*plot.Plot
 	var captions []string
-	panel := func(title, xl string, a, b plotter.XYs, al, bl string) error {
-		p := newPlot(title, xl, "normalized decoder")
+	panel := func(title, xl, yl string, a, b plotter.XYs, al, bl string) error {
+		p := newPlot(title, xl, yl)
 		lo := math.Min(0, math.Min(minXY(a), minXY(b)))
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, 1, lo, 1
 		if err := addLine(p, plotter.XYs{{X: lo, Y: lo}, {X: 1, Y: 1}}, headColor("truth"), "equal", true, false); err != nil {
@@ -1157,7 +1157,7 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 	}
 	switch {
 	case len(txy) > 0:
-		if err := panel("against XGBoost", "XGBoost's tau", dxy, txy, "defaults", tl); err != nil {
+		if err := panel("against XGBoost", "XGBoost's tau", "the normalized decoder's tau", dxy, txy, "defaults", tl); err != nil {
 			return err
 		}
 		who := tl
@@ -1166,13 +1166,13 @@ func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
 		}
 		captions = append(captions, fmt.Sprintf("the decoder's (%s) against XGBoost's, where above the diagonal the decoder ranks better", who))
 	case len(dxy) > 0:
-		if err := panel("against XGBoost", "XGBoost's tau", nil, dxy, "", "defaults"); err != nil {
+		if err := panel("against XGBoost", "XGBoost's tau", "the normalized decoder's tau", nil, dxy, "", "defaults"); err != nil {
 			return err
 		}
 		captions = append(captions, "the decoder's (the defaults) against XGBoost's, where above the diagonal the decoder ranks better")
 	}
 	if len(vxy) > 0 {
-		if err := panel("the tuned ensemble against the defaults", "the defaults' tau", nil, vxy, "", tl); err != nil {
+		if err := panel("the tuned ensemble against the defaults", "the defaults' tau", "the tuned ensemble's tau", nil, vxy, "", tl); err != nil {
 			return err
 		}
 		captions = append(captions, tl+" against the defaults")
