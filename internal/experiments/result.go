@@ -91,6 +91,24 @@ func writeResult(ctx context.Context, path string, r *Result) error {
 	})
 }
 
+// writeNewResult is writeResult for a result that must not exist yet: an
+// error wrapping fs.ErrExist where it does, also where another process
+// wrote it meanwhile (outfile.WriteFileNew), and the file is kept.
+func writeNewResult(ctx context.Context, path string, r *Result) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	b = append(b, '\n')
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return outfile.WriteFileNew(context.WithoutCancel(ctx), path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
 // ReadResult reads a result file. A file that is not a result, or not a
 // regular file (a FIFO blocked the read for ever), gives an error naming
 // it.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -515,19 +516,19 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 			var werr error
 			path := ResultPath(opts.OutDir, r.Dataset, r.Head, r.Split)
 			if err == nil {
-				if _, serr := os.Stat(path); serr == nil {
+				mu.Lock()
+				res.Commit, res.Host, res.Data = opts.Commit, host, fps.of(opts.DataDir, r.Dataset)
+				mu.Unlock()
+				if werr = writeNewResult(ctx, path, res); errors.Is(werr, fs.ErrExist) {
 					// Another process with this --out wrote it meanwhile:
-					// its result stands (it was replaced without a word).
+					// its result stands (it was replaced without a word;
+					// then after a check, with a window before the rename).
 					mu.Lock()
 					sum.Skipped++
 					fmt.Fprintf(logw, "%s: written by another process meanwhile; this run's result dropped\n", r)
 					mu.Unlock()
 					continue
 				}
-				mu.Lock()
-				res.Commit, res.Host, res.Data = opts.Commit, host, fps.of(opts.DataDir, r.Dataset)
-				mu.Unlock()
-				werr = writeResult(ctx, path, res)
 			}
 			mu.Lock()
 			if err != nil || werr != nil {

@@ -260,6 +260,10 @@ type File struct {
 	mu      sync.Mutex
 	done    bool     // committed or discarded
 	tracker *Tracker // nil if none
+
+	// noReplace: Commit links the temporary file to the path, which must
+	// not exist (WriteFileNew), instead of renaming it over the path.
+	noReplace bool
 }
 
 // finishLocked marks f done (f.mu held) and drops it from its tracker.
@@ -443,7 +447,14 @@ func (f *File) commit() error {
 		f.finishLocked()
 		return err
 	}
-	if err := os.Rename(f.f.Name(), f.t.path); err != nil {
+	if f.noReplace {
+		err := publishNew(f.f.Name(), f.t.path)
+		os.Remove(f.f.Name())
+		if err != nil {
+			f.finishLocked()
+			return err
+		}
+	} else if err := os.Rename(f.f.Name(), f.t.path); err != nil {
 		os.Remove(f.f.Name())
 		f.finishLocked()
 		return err
@@ -491,6 +502,47 @@ func WriteFile(ctx context.Context, path string, write func(w io.Writer) error) 
 		return wrap(path, err)
 	}
 	return wrap(path, f.Commit())
+}
+
+// WriteFileNew is WriteFile for a path that must not exist: the content
+// appears there complete, or not at all where the path exists, also when
+// another process creates it meanwhile (the commit links the temporary
+// file to the path, which fails if it exists: of several writers one
+// wins, with no window between a check and a rename). A path that exists
+// gives an error wrapping fs.ErrExist, and is left as it is. Where the
+// file system has no hard links the commit checks and renames, as a
+// writer without this would.
+func WriteFileNew(ctx context.Context, path string, write func(w io.Writer) error) error {
+	if t, err := resolve(path); err == nil && (t.kind != atomic || t.exists) {
+		return wrap(path, fmt.Errorf("%w: it is not replaced", fs.ErrExist))
+	}
+	f, err := Create(ctx, path)
+	if err != nil {
+		return wrap(path, err)
+	}
+	defer f.Discard()
+	f.noReplace = true
+	if err := write(f); err != nil {
+		return wrap(path, err)
+	}
+	return wrap(path, f.Commit())
+}
+
+// publishNew makes tmp's file the new file path: a hard link, which fails
+// where path exists; where links are not supported, a rename after a check
+// that path does not exist.
+func publishNew(tmp, path string) error {
+	err := os.Link(tmp, path)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		if err != nil {
+			return fmt.Errorf("%w: written meanwhile by another process; it is not replaced", fs.ErrExist)
+		}
+		return nil
+	}
+	if _, serr := os.Lstat(path); serr == nil {
+		return fmt.Errorf("%w: written meanwhile by another process; it is not replaced", fs.ErrExist)
+	}
+	return os.Rename(tmp, path)
 }
 
 // wrap prefixes err with path unless it is a PathError naming path.

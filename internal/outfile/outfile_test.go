@@ -411,3 +411,79 @@ func TestStaleTempsRemoved(t *testing.T) {
 		}
 	}
 }
+
+// WriteFileNew writes a path that does not exist, and keeps one that
+// does: existing before, or created by another writer while this one
+// writes (the race a check before the rename left open: both writers
+// finished and the later replaced the other's file). Of concurrent
+// writers exactly one wins. No temporary file is left.
+func TestWriteFileNew(t *testing.T) {
+	dir := t.TempDir()
+	put := func(path, s string) error {
+		return WriteFileNew(context.Background(), path, func(w io.Writer) error {
+			_, err := io.WriteString(w, s)
+			return err
+		})
+	}
+	p := filepath.Join(dir, "r.json")
+	if err := put(p, "first"); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(p, "second"); !errors.Is(err, fs.ErrExist) || !strings.Contains(err.Error(), p) {
+		t.Errorf("over an existing file: %v, want fs.ErrExist naming it", err)
+	}
+	// Another writer creates the file while this one writes.
+	q := filepath.Join(dir, "q.json")
+	err := WriteFileNew(context.Background(), q, func(w io.Writer) error {
+		if err := os.WriteFile(q, []byte("other"), 0o644); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "mine")
+		return err
+	})
+	if !errors.Is(err, fs.ErrExist) {
+		t.Errorf("created meanwhile: %v, want fs.ErrExist", err)
+	}
+	// A dangling symbolic link is written through.
+	l := filepath.Join(dir, "link.json")
+	if err := os.Symlink("target.json", l); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(l, "via link"); err != nil {
+		t.Fatal(err)
+	}
+	// Concurrent writers: one wins.
+	c := filepath.Join(dir, "c.json")
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() { errs <- put(c, strings.Repeat(string(rune('a'+i)), 1000)) }()
+	}
+	won := 0
+	for range 8 {
+		if err := <-errs; err == nil {
+			won++
+		} else if !errors.Is(err, fs.ErrExist) {
+			t.Error(err)
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d concurrent writers won, want 1", won)
+	}
+	for path, want := range map[string]string{p: "first", q: "other", filepath.Join(dir, "target.json"): "via link"} {
+		if b, err := os.ReadFile(path); err != nil || string(b) != want {
+			t.Errorf("%s holds %q (%v), want %q", path, b, err, want)
+		}
+	}
+	if b, err := os.ReadFile(c); err != nil || len(b) != 1000 || strings.Count(string(b), string(b[0])) != 1000 {
+		t.Errorf("the concurrent writers' file holds %d bytes mixed (%v)", len(b), err)
+	}
+	if fi, err := os.Lstat(l); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+}
