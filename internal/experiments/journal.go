@@ -201,8 +201,20 @@ func appendLine(path, name, key string, v any) (added bool, err error) {
 	if err := cutPartial(f); err != nil {
 		return false, fmt.Errorf("%s: %v", path, err)
 	}
-	if has, err := fileHasKey(f, key); err != nil || has {
+	all, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<62))
+	if err != nil {
 		return false, err
+	}
+	if bytes.Contains(all, keyField(key)) {
+		return false, nil
+	}
+	if l, ok := v.(Line); ok {
+		// The dataset's files were checked when the run began; another
+		// process may have added runs on other files of it since (another
+		// --data), which the report would put in one cell.
+		if err := otherData(path, all, key, l.M().Data); err != nil {
+			return false, err
+		}
 	}
 	if name != "" {
 		// The journal's kind was checked when the run began; another
@@ -245,13 +257,27 @@ func keyField(key string) []byte {
 	return append(append([]byte(`"key":`), q...), ',')
 }
 
-// fileHasKey reports whether the journal f holds a line for key.
-func fileHasKey(f *os.File, key string) (bool, error) {
-	b, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<62))
-	if err != nil {
-		return false, err
+// otherData refuses a line of key made on data (a fingerprint, "" for
+// none) into the journal at path, whose bytes are journal, where a line
+// of key's dataset was made on other files. Lines without a fingerprint,
+// or that do not decode, are not compared (the pre-check and the reader
+// see to them).
+func otherData(path string, journal []byte, key, data string) error {
+	ds := keySegment(key, "dataset")
+	if ds == "" || data == "" {
+		return nil
 	}
-	return bytes.Contains(b, keyField(key)), nil
+	for line := range bytes.SplitSeq(journal, []byte("\n")) {
+		if !bytes.Contains(line, []byte(`"data":`)) {
+			continue
+		}
+		var m struct{ Key, Data string }
+		if json.Unmarshal(bytes.TrimPrefix(line, []byte("\ufeff")), &m) != nil || m.Data == "" || m.Data == data || keySegment(m.Key, "dataset") != ds {
+			continue
+		}
+		return &InputError{fmt.Errorf("%s holds runs of dataset %s made on other files (data %s, such as %q), added by another process meanwhile: this run's result (data %s) is not added to them; give it another --out", path, ds, m.Data, m.Key, data)}
+	}
+	return nil
 }
 
 // journalHasKey reports whether the journal at path holds a complete line

@@ -419,3 +419,45 @@ func TestAppendOtherKindMeanwhile(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestAppendOtherDataMeanwhile: runs on other files of a dataset (another
+// --data) that another process added to the journal after this run
+// checked it are not joined: the line is refused when it is appended.
+func TestAppendOtherDataMeanwhile(t *testing.T) {
+	data, dir := t.TempDir(), t.TempDir()
+	writeDataset(t, data, "toy", 30, 1)
+	path := filepath.Join(dir, JournalFile)
+	var calls []string
+	tasks := testTasks(1, &calls)
+	tasks[0].Key = "dataset=toy,i=0"
+	other := `{"experiment":"test","key":"dataset=toy,i=7","data":"0123456789abcdef","v":1}` + "\n"
+	log := writerFunc(func(p []byte) (int, error) {
+		if bytes.Contains(p, []byte("runs in the plan")) {
+			if err := os.WriteFile(path, []byte(other), 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+		return len(p), nil
+	})
+	_, err := RunTasks(context.Background(), "test", tasks, RunOptions{Out: dir, Log: log, DataDir: data}, newTestLine, nil)
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), `holds runs of dataset toy made on other files (data 0123456789abcdef, such as "dataset=toy,i=7"), added by another process meanwhile`) {
+		t.Errorf("error %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != other {
+		t.Errorf("journal:\n%s", b)
+	}
+	// The same files, or another dataset's: added.
+	fp := DataFingerprint(data, "toy")
+	for _, o := range []string{
+		`{"experiment":"test","key":"dataset=toy,i=7","data":"` + fp + `","v":1}` + "\n",
+		`{"experiment":"test","key":"dataset=other,i=7","data":"0123456789abcdef","v":1}` + "\n",
+	} {
+		if err := os.WriteFile(path, []byte(o), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := RunTasks(context.Background(), "test", tasks, RunOptions{Out: dir, DataDir: data}, newTestLine, nil); err != nil {
+			t.Errorf("after %s: %v", o, err)
+		}
+	}
+}
