@@ -416,14 +416,14 @@ func runExperiment(cmd *Command, args []string) (err error) {
 	}
 	// The report's figures are written after the runs: one already there
 	// that cannot be replaced (a directory of that name, a read-only
-	// file) is found now, not after hours of runs.
-	if des, err := os.ReadDir(out); err == nil {
-		for _, de := range des {
-			if n := de.Name(); strings.EqualFold(filepath.Ext(n), ".png") && !strings.HasPrefix(n, ".") {
-				if err := outfile.Check(filepath.Join(out, n)); err != nil {
-					return inputf(name, "--out %s: %s: %v (the report's figures are written there)", out, n, err)
-				}
-			}
+	// file) is found now, not after hours of runs. Other files are not
+	// the report's.
+	for _, n := range e.Figures {
+		if _, err := os.Lstat(filepath.Join(out, n)); err != nil {
+			continue // written new (the directory was checked above)
+		}
+		if err := outfile.Check(filepath.Join(out, n)); err != nil {
+			return inputf(name, "--out %s: %s: %v (the report's figures are written there)", out, n, err)
 		}
 	}
 	command := experimentCommand(e.Name, f.quick, f.n, f.seed, f.threads, strings.Join(so.Datasets, ","))

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -822,6 +823,37 @@ func TestExperimentFigureChecked(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "results.jsonl")); err == nil {
 		t.Errorf("runs were made before the refusal")
+	}
+	// Other files are not the report's: a directory named mine.png (it
+	// refused every experiment into that --out).
+	other := t.TempDir()
+	os.Mkdir(filepath.Join(other, "mine.png"), 0o755)
+	if code, _, errs := cli(t, "experiment", "risk", "--quick", "--threads", "1", "--out", other); code != 0 {
+		t.Errorf("beside mine.png: exit %d, %q", code, errs)
+	}
+}
+
+// Every experiment's report writes the figures it declares
+// (Experiment.Figures, which the pre-check of --out looks at): the
+// committed results of each experiment hold exactly those.
+func TestExperimentFiguresDeclared(t *testing.T) {
+	for _, e := range experiments.All() {
+		dir := filepath.Join("..", "..", "experiments", "results", e.Name)
+		if _, err := os.Stat(filepath.Join(dir, "REPORT.md")); err != nil {
+			t.Errorf("%s: no committed report: %v", e.Name, err)
+			continue
+		}
+		pngs, _ := filepath.Glob(filepath.Join(dir, "*.png"))
+		var have []string
+		for _, p := range pngs {
+			have = append(have, filepath.Base(p))
+		}
+		want := append([]string(nil), e.Figures...)
+		sort.Strings(have)
+		sort.Strings(want)
+		if !reflect.DeepEqual(have, want) {
+			t.Errorf("%s: the report wrote %v, the experiment declares %v", e.Name, have, want)
+		}
 	}
 }
 

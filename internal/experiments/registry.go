@@ -46,6 +46,8 @@ type Experiment struct {
 	Run func(ctx context.Context, o Options, ro RunOptions) (JournalSummary, error)
 	// Report writes dir/REPORT.md and the figures from dir's journal.
 	Report func(dir string, info ReportInfo) error
+	// Figures are the files of the figures Report writes in dir.
+	Figures []string
 	// Merge appends to dir's journal the lines of the journals srcs (each
 	// a results.jsonl file or a directory holding one) whose keys dir's
 	// journal lacks: the step that gathers the shards of an array job. It
@@ -76,7 +78,27 @@ func RealData() []*Experiment {
 }
 
 // All lists every experiment of `decoreg experiment` but uci.
-func All() []*Experiment { return append(Synthetic(), RealData()...) }
+func All() []*Experiment {
+	es := append(Synthetic(), RealData()...)
+	for _, e := range es {
+		e.Figures = figuresOf(e.Name)
+	}
+	return es
+}
+
+// figuresOf returns the figures experiment name's report writes (see
+// TestFigures).
+func figuresOf(name string) []string {
+	switch name {
+	case "risk":
+		return []string{"risk.png", "tree.png"}
+	case "density":
+		return []string{"density.png", "density-sampling.png"}
+	case "realworld":
+		return []string{"gap.png", "diagonal.png"}
+	}
+	return []string{name + ".png"}
+}
 
 // LookupExperiment returns the experiment called name, or nil.
 func LookupExperiment(name string) *Experiment {
