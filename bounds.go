@@ -49,11 +49,16 @@ func (m *Model) boundedVocab() vocab.Tokenizer {
 		tol := 8 * (ulp(big)/a.Scale + ulp(max(math.Abs(lo), math.Abs(hi))))
 		endLo, endHi := m.units.HeadOf(m.units.YMin), m.units.HeadOf(m.units.YMax)
 		if m.endsCut {
-			// The extreme cells end at the range's ends: cut where an end
-			// lies inside its cell, extended over the strip of cells
-			// finer than eps that the bound leaves out (a raw range from
-			// 0), so that the cells tile the range.
-			b, err := vocab.BoundCut(m.tok, lo+eps, hi-eps, endLo, endHi, 2*eps+tol)
+			// The extreme cells end at the range's ends as HeadOf gives
+			// them (where targets on the ends land; far from 0 that can
+			// round inside the range by more than eps: [1e9+0.1, 1e9+0.3]
+			// by 3e-7 of it, helper-119): the bound is taken from them,
+			// and its extreme cells are cut where an end lies inside them
+			// and extended over the strip of cells finer than e that it
+			// leaves out (a raw range from 0), so that the cells tile
+			// [endLo, endHi].
+			e := (endHi - endLo) * 1e-12
+			b, err := vocab.BoundCut(m.tok, endLo+e, endHi-e, endLo, endHi, 2*e)
 			if err != nil {
 				m.endsCut = false
 				return m.tok

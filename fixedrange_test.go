@@ -204,6 +204,11 @@ func TestFixedRangeEnds(t *testing.T) {
 		// kept whole, putting mass beyond the range.
 		{false, 0, 6, []float64{0, 1, 2, 3, 4, 5, 6}, "unnormalized:base=3,exponent=2,mantissa=3"},
 		{true, 1, 6, []float64{1, 2, 3, 4, 5, 5.5, 6}, "unnormalized:base=3,exponent=2,mantissa=1"},
+		// Far from 0 with cells finer than HeadOf's rounding: the high
+		// end's head unit rounds 3e-7 inside the range, past the last
+		// cell's low edge; cut there, not kept whole (helper-119: 5e-4 of
+		// the mass above it).
+		{false, 1e9 + 0.1, 1e9 + 0.3, []float64{1e9 + 0.1, 1e9 + 0.13, 1e9 + 0.17, 1e9 + 0.2, 1e9 + 0.23, 1e9 + 0.27, 1e9 + 0.3}, "unnormalized:base=7,exponent=1,mantissa=8"},
 	} {
 		y := make([]float64, n)
 		for i := range y {
@@ -273,7 +278,9 @@ func TestFixedRangeEnds(t *testing.T) {
 		}
 		// No mass outside the range: not a cell below the low end or above
 		// the high one, however little it holds.
-		ulps := 1e-13 * (c.hi - c.lo) // the ends mapped back to y round: 104.70000000000002
+		// The ends mapped back to y round: 104.70000000000002, and an ulp
+		// of 1e9.
+		ulps := max(1e-13*(c.hi-c.lo), 2*(math.Nextafter(c.hi, math.Inf(1))-c.hi))
 		for _, d := range ds[:5] {
 			q := dist.Quantiles(d, []float64{0, 1})
 			if d.CDF(math.Nextafter(c.lo, math.Inf(-1))) != 0 || !(d.CDF(c.hi) >= 1-1e-12) || math.Abs(q[0]-c.lo) > ulps || math.Abs(q[1]-c.hi) > ulps || d.Mode() < c.lo-ulps || d.Mode() > c.hi+ulps {

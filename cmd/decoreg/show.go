@@ -286,9 +286,9 @@ func showText(w io.Writer, path string, m *decoreg.Model, maxCols int) {
 		target = strconv.Quote(target)
 	}
 	lo, hi := m.YRange()
-	rng := fmt.Sprintf("training range [%s, %s]", short(lo), short(hi))
+	rng := fmt.Sprintf("training range %s", interval(lo, hi))
 	if cfg.FixedRange() {
-		rng = fmt.Sprintf("fixed range [%s, %s] (--target-range)", short(lo), short(hi))
+		rng = fmt.Sprintf("fixed range %s (--target-range)", interval(lo, hi))
 	}
 	line("target", "%s, %s", target, rng)
 	if a, b, cut, ok := support(m); ok {
@@ -298,7 +298,7 @@ func showText(w io.Writer, path string, m *decoreg.Model, maxCols int) {
 		} else if cfg.FixedRange() {
 			why = "the fixed range (a cell across an end is kept whole, as in files written before the cut)"
 		}
-		line("support", "[%s, %s]: an unnormalized decoder's cells that meet %s", short(a), short(b), why)
+		line("support", "%s: an unnormalized decoder's cells that meet %s", interval(a, b), why)
 	}
 
 	cols, na := showColumns(m)
@@ -399,11 +399,25 @@ func textOf(s string) string {
 }
 
 // support returns the ends of a bounded unnormalized decoder's cells in
-// units of y (the first member's, for an ensemble): where its
-// distributions can put mass; cut reports whether its extreme cells are
-// cut at a fixed range's ends (vocab.BoundCut). ok is false for other
-// models.
+// units of y, for an ensemble the widest over its members: where its
+// distributions can put mass; cut reports whether the extreme cells are
+// cut at a fixed range's ends (vocab.BoundCut) in every member. ok is
+// false for other models, and for an ensemble with a member of another
+// kind.
 func support(m *decoreg.Model) (lo, hi float64, cut, ok bool) {
+	lo, hi, cut = math.Inf(1), math.Inf(-1), true
+	for _, mk := range m.Members() {
+		a, b, c, okk := memberSupport(mk)
+		if !okk {
+			return 0, 0, false, false
+		}
+		lo, hi, cut = min(lo, a), max(hi, b), cut && c
+	}
+	return lo, hi, cut, true
+}
+
+// memberSupport is support of a single model.
+func memberSupport(m *decoreg.Model) (lo, hi float64, cut, ok bool) {
 	cfg := m.Config()
 	tok := m.Tokenizer()
 	if r, ok := tok.(*vocab.Repeat); ok {
@@ -642,6 +656,16 @@ func short(v float64) string {
 		return fmt.Sprint(v)
 	}
 	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// interval writes [lo, hi] as short does, with more digits where those
+// would not tell the ends apart ([1e9+0.1, 1e9+0.3] is not [1e+09, 1e+09]).
+func interval(lo, hi float64) string {
+	a, b := short(lo), short(hi)
+	for prec := 7; a == b && lo != hi && prec <= 17; prec++ {
+		a, b = strconv.FormatFloat(lo, 'g', prec, 64), strconv.FormatFloat(hi, 'g', prec, 64)
+	}
+	return "[" + a + ", " + b + "]"
 }
 
 // grouped writes n with commas between groups of three digits.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"decoreg"
+	"decoreg/internal/modelfile"
 )
 
 // showData writes a table of a categorical column (levels F, I, M), a
@@ -258,6 +260,65 @@ func TestShowLibraryModel(t *testing.T) {
 	}
 	if out, _ := mustCLI(t, "show", "--model", path); !strings.Contains(out, "target       (no name), fixed range [-5, 7] (--target-range)\n") {
 		t.Errorf("show of a fixed range:\n%s", out)
+	}
+	// A range far from 0 for its width: the ends told apart (they read
+	// [1e+09, 1e+09]), and the support, cut at them, is the range.
+	far := make([]float64, len(y))
+	for i, v := range y {
+		far[i] = min(1e9+0.3, 1e9+0.1+0.02*(v+4))
+	}
+	m, err = decoreg.FitFlat(context.Background(), x, 60, 2, far, decoreg.Config{Vocab: "unnormalized:base=7,exponent=1,mantissa=8", EncLayers: 1, EncWidth: 8, MaxEpochs: 1, Threads: 1, TargetMin: 1e9 + 0.1, TargetMax: 1e9 + 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = mustCLI(t, "show", "--model", path)
+	for _, want := range []string{"fixed range [1000000000.1, 1000000000.3] (--target-range)\n", "support      [1000000000.1, 1000000000.3]: an unnormalized decoder's cells that meet the fixed range, a cell across an end cut there\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show lacks %q:\n%s", want, out)
+		}
+	}
+	// An ensemble of a model whose cells are cut at the range's ends and
+	// one from a file written before (kept whole): the support is the
+	// widest, and not said to be cut (it was the first member's).
+	m, err = decoreg.FitFlat(context.Background(), x, 60, 2, y, decoreg.Config{Vocab: "unnormalized:base=3,exponent=1,mantissa=2", RawTarget: true, EncLayers: 1, EncWidth: 8, MaxEpochs: 1, Threads: 1, TargetMin: -4.5, TargetMax: 6.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	h, p, err := modelfile.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(h, []byte(`,"ends_cut":true`)) {
+		t.Fatalf("no ends_cut in %s", h)
+	}
+	var old bytes.Buffer
+	if err := modelfile.Encode(&old, bytes.Replace(h, []byte(`,"ends_cut":true`), nil, 1), p); err != nil {
+		t.Fatal(err)
+	}
+	oldPath := filepath.Join(t.TempDir(), "old.model")
+	if err := os.WriteFile(oldPath, old.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := decoreg.Load(oldPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ens, err := decoreg.NewEnsemble(m, whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ens.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = mustCLI(t, "show", "--model", path)
+	if !strings.Contains(out, "support      [-5, 7]: an unnormalized decoder's cells that meet the fixed range (a cell across an end is kept whole, as in files written before the cut)\n") {
+		t.Errorf("show of a mixed ensemble:\n%s", out)
 	}
 }
 
