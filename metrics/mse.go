@@ -13,7 +13,26 @@ func MSE(pred, y []float64) float64 {
 		d := pred[i] - y[i]
 		s += d * d
 	}
-	return s / float64(len(y))
+	if m := s / float64(len(y)); !math.IsInf(m, 1) {
+		return m
+	}
+	// The squares or their sum overflowed (errors above about 1e154):
+	// the mean of the squares of the values scaled by the largest, scaled
+	// back, which is +Inf only where the mean itself exceeds float64 (or
+	// a value is infinite).
+	big := 0.0
+	for i := range y {
+		big = max(big, math.Abs(pred[i]), math.Abs(y[i]))
+	}
+	if math.IsInf(big, 1) {
+		return math.Inf(1)
+	}
+	s = 0
+	for i := range y {
+		d := pred[i]/big - y[i]/big
+		s += d * d
+	}
+	return s / float64(len(y)) * big * big
 }
 
 // RelMSE returns MSE(pred, y) divided by the population variance of y

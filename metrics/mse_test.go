@@ -50,3 +50,27 @@ func TestRelMSETinyUndefined(t *testing.T) {
 		}
 	}
 }
+
+// MSE is finite where the mean of the squares is, though a square or
+// their sum overflows (errors of 1.3e154: +Inf before), and +Inf only
+// where the mean itself exceeds float64; NaN stays NaN.
+func TestMSEHugeErrors(t *testing.T) {
+	for _, c := range []struct {
+		pred, y []float64
+		want    float64
+	}{
+		{[]float64{1.3e154, 1.3e154}, []float64{0, 0}, 1.69e308},
+		{[]float64{1.3e154, -1.3e154, 0}, []float64{0, 0, 0}, 1.69e308 * 2 / 3},
+		{[]float64{1e308, -1e308}, []float64{-1e308, 1e308}, math.Inf(1)},
+		{[]float64{math.Inf(1), 1}, []float64{0, 0}, math.Inf(1)},
+		{[]float64{2, 3}, []float64{1, 1}, 2.5},
+	} {
+		got := MSE(c.pred, c.y)
+		if !(got == c.want || math.Abs(got-c.want) <= 1e-12*c.want) {
+			t.Errorf("MSE(%v, %v) = %v, want %v", c.pred, c.y, got, c.want)
+		}
+	}
+	if got := MSE([]float64{math.NaN(), 1e200}, []float64{0, 0}); !math.IsNaN(got) {
+		t.Errorf("a NaN prediction: MSE %v, want NaN", got)
+	}
+}
