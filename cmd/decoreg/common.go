@@ -231,7 +231,7 @@ created if missing). A device or FIFO (/dev/null, a named pipe) is written
 directly. Before any long work the command checks that the output can be
 written (it creates and removes a temporary file where it will write).
 An interrupt (Ctrl-C, SIGTERM or SIGHUP) while the output is written abandons it and
-leaves no temporary file; a second one ends the process at once. A temporary
+leaves no temporary file (train, whose model took long to make, finishes its write); a second one ends the process at once. A temporary
 file that a killed process left (SIGKILL, a crash) is removed by the next
 write of NAME that succeeds, once it is a day old. An --out that
 is one of the command's input files (--data, --model, --test-mask; the
@@ -536,8 +536,22 @@ func subset(d *data.Dataset, idx []int) *data.Dataset {
 // error from write is returned as it is; the others name the flag that
 // gave the path (none when flag is "").
 func writeOutput(name, flag, path string, write func(w io.Writer) error) error {
+	return writeOutputOn(name, flag, path, nil, write)
+}
+
+// writeFinishing is writeOutput of an output that took long to make (a
+// trained model): a first interrupt while it is written does not cancel
+// the write but calls first (which says so, and that a second abandons
+// it); a second ends the process, as in writeOutput. A single Ctrl-C at
+// the end of a long training threw the model away (helper-117).
+func writeFinishing(name, flag, path string, first func(), write func(w io.Writer) error) error {
+	return writeOutputOn(name, flag, path, first, write)
+}
+
+// writeOutputOn is writeOutput, with onSignals' first.
+func writeOutputOn(name, flag, path string, first func(), write func(w io.Writer) error) error {
 	var file atomic.Pointer[outfile.File]
-	ctx, stop := onInterrupt(func() {
+	ctx, stop := onSignals(first, func() {
 		if f := file.Load(); f != nil {
 			f.Discard()
 		}
@@ -848,12 +862,22 @@ func quitAfterCleanup() {
 // (idempotent) ends the watch: the signals go to the handler registered
 // before it, if any, or take their default action again.
 func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
+	return onSignals(nil, cleanup)
+}
+
+// onSignals is onInterrupt, whose first interrupt calls first instead of
+// cancelling the context where first is not nil.
+func onSignals(first func(), cleanup func()) (ctx context.Context, stop func()) {
 	tracker := &outfile.Tracker{}
 	ctx, cancel := context.WithCancel(outfile.WithTracker(context.Background(), tracker))
 	var n atomic.Int32
 	h := &sigHandler{on: func(s os.Signal) {
 		if n.Add(1) == 1 {
-			cancel()
+			if first != nil {
+				first()
+			} else {
+				cancel()
+			}
 			return
 		}
 		cleanup()

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -820,5 +821,53 @@ func TestBenchServeInterruptWarmup(t *testing.T) {
 	code, out, errs := cli(t, "bench", "serve", "--model", model, "--clients", "1", "--rows", "1", "--requests", "5", "--warmup", "3", "--batching", "on")
 	if code != 130 || !strings.Contains(errs, "bench serve: interrupted") || out != "" {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 130, interrupted, nothing printed", code, out, errs)
+	}
+}
+
+// TestTrainInterruptWhileWriting: a first interrupt once training has
+// ended, while the model is being written, finishes the write and says
+// so; the summary says "interrupted" (it abandoned the write and threw the
+// trained model away, helper-117).
+func TestTrainInterruptWhileWriting(t *testing.T) {
+	dir := t.TempDir()
+	train := writeSynth(t, dir, "train.csv", 200, 7)
+	model := filepath.Join(dir, "m.model")
+	guard := make(chan os.Signal, 1)
+	signal.Notify(guard, os.Interrupt)
+	defer signal.Stop(guard)
+	var trained atomic.Bool
+	onEpoch = func(p decoreg.Progress) {
+		if p.Epoch == 2 {
+			trained.Store(true)
+		}
+	}
+	defer func() { onEpoch = nil }()
+	// The interrupt comes when the write watches for one, and is handled
+	// before the write goes on.
+	hook := func() {
+		if !trained.Load() {
+			return
+		}
+		n := signalsHandled.Load()
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		for end := time.Now().Add(10 * time.Second); signalsHandled.Load() == n && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	watchHook.Store(&hook)
+	defer watchHook.Store(nil)
+	args := append([]string{"train", "--data", train, "--out", model}, tinyArgs("decoder")...)
+	code, out, errs := cli(t, append(args, "--epochs", "2", "--patience", "100")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "interrupted while writing the trained model: finishing the write to "+model) {
+		t.Errorf("stderr %q", errs)
+	}
+	if s := summary(t, out); s["stopped"] != "max-epochs" || s["interrupted"] != true {
+		t.Errorf("summary %v", s)
+	}
+	if m, err := decoreg.Load(model); err != nil || m.Info().Epochs != 2 {
+		t.Errorf("the saved model: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -314,9 +315,11 @@ epoch has ended (or while --data is still being read) saves nothing and
 ends by the signal (a shell's status 130 for Ctrl-C), as every command
 stopped by an interrupt does. Interrupting
 --calibrate, after training has ended, stops it and saves the trained model,
-not calibrated ("interrupted during --calibrate, ..."). A second Ctrl-C kills
-the process at once, or, while the model is being written, abandons the
-write (an existing MODEL is untouched).
+not calibrated ("interrupted during --calibrate, ..."). The summary then
+says "interrupted": true. A first Ctrl-C while the trained model is being
+written does not abandon it: the write is finished (unlike other outputs,
+below). A second Ctrl-C kills the process at once, or, while the model is
+being written, abandons the write (an existing MODEL is untouched).
 
 ` + outDoc + `
 With --out - (or /dev/stdout) the summary goes to standard error.
@@ -857,6 +860,10 @@ type trainSummary struct {
 	BestEpoch int    `json:"best_epoch"`
 	ValLoss   any    `json:"val_loss"`
 	Stopped   string `json:"stopped"`
+	// Interrupted: an interrupt signal came before train ended (in
+	// training, where stopped says "cancelled", in --calibrate, or while
+	// the model was written, which was finished).
+	Interrupted bool `json:"interrupted,omitempty"`
 	// With --lr-drops: the learning-rate drops made, the first
 	// member's (with --tune, the best trial's).
 	LRDrops int     `json:"lr_drops,omitempty"`
@@ -1272,7 +1279,12 @@ func runTrain(cmd *Command, args []string) error {
 			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from %s: %d seed member(s) diverged and were left out; kept %d\n", name, cfg.Ensemble, t.EnsembleFrom, t.MembersLeftOut, m.EnsembleSize())
 		}
 	}
-	if err := writeOutput(name, "out", f.out, func(w io.Writer) error { _, err := m.WriteTo(w); return err }); err != nil {
+	var writeInterrupted atomic.Bool
+	finish := func() {
+		writeInterrupted.Store(true)
+		fmt.Fprintf(errOut, "decoreg %s: interrupted while writing the trained model: finishing the write to %s (interrupt again to abandon it)\n", name, f.out)
+	}
+	if err := writeFinishing(name, "out", f.out, finish, func(w io.Writer) error { _, err := m.WriteTo(w); return err }); err != nil {
 		return err
 	}
 	info := m.Info()
@@ -1303,7 +1315,7 @@ func runTrain(cmd *Command, args []string) error {
 		Temperature: info.Temperature, DepthTemperatures: info.DepthTemperatures, CalibrateBy: info.CalibrateBy, ValNLLBefore: info.ValNLLBefore, ValNLLAfter: info.ValNLLAfter,
 		ValPITBefore: info.ValPITBefore, ValPITAfter: info.ValPITAfter,
 		IsotonicSegments: info.IsotonicSegments, IsotonicWeight: info.IsotonicWeight,
-		Members: info.Members, SkippedRows: info.SkippedRows,
+		Members: info.Members, SkippedRows: info.SkippedRows, Interrupted: interrupted || writeInterrupted.Load(),
 	}
 	if p := info.Pretrain; p != nil {
 		s.Pretrain = &pretrainSummary{Epochs: p.Epochs, BestEpoch: p.BestEpoch, BestValLoss: jsonNum(p.BestValLoss), Stopped: p.Stopped, Seconds: p.Seconds}

@@ -462,7 +462,7 @@ func TestTrainInterrupt(t *testing.T) {
 		t.Errorf("stderr %q", errs)
 	}
 	s := summary(t, out)
-	if s["stopped"] != "cancelled" {
+	if s["stopped"] != "cancelled" || s["interrupted"] != true {
 		t.Errorf("summary %v", s)
 	}
 	if ep, _ := s["epochs"].(float64); ep < 2 || ep > 1000 {
@@ -517,7 +517,7 @@ func TestTrainInterruptCalibration(t *testing.T) {
 		t.Errorf("stderr %q", errs)
 	}
 	s := summary(t, out)
-	if s["temperature"] != nil || s["stopped"] != "max-epochs" {
+	if s["temperature"] != nil || s["stopped"] != "max-epochs" || s["interrupted"] != true {
 		t.Errorf("summary %v", s)
 	}
 	m, err := decoreg.Load(model)
