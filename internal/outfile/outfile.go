@@ -67,8 +67,10 @@ type target struct {
 	path string      // atomic: the file to create or replace; direct: the file to open
 	fd   int         // descriptor
 	mode fs.FileMode // atomic: permission bits of the file replaced (exists true)
-	// exists: atomic over an existing file whose mode is kept.
+	// exists: atomic over an existing file whose mode (and, where the
+	// process may, owner) is kept; info is that file's.
 	exists bool
+	info   fs.FileInfo
 }
 
 // maxLinks bounds the symbolic links followed, as the kernel's ELOOP does.
@@ -113,7 +115,7 @@ func resolve(path string) (target, error) {
 			if !writable(p, fi) {
 				return target{}, fmt.Errorf("%w%s; it is not replaced (make it writable or remove it)", ErrReadOnly, via(path, p))
 			}
-			return target{kind: atomic, path: p, mode: fi.Mode().Perm(), exists: true}, nil
+			return target{kind: atomic, path: p, mode: fi.Mode().Perm(), exists: true, info: fi}, nil
 		default:
 			return target{kind: direct, path: p}, nil
 		}
@@ -427,6 +429,7 @@ func (f *File) commit() error {
 		return f.f.Close()
 	}
 	if f.t.exists {
+		keepOwner(f.f, f.t.info) // before the mode: a chown clears set-id bits
 		if err := f.f.Chmod(f.t.mode); err != nil {
 			return err
 		}

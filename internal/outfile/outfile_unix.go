@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -31,6 +32,16 @@ func descriptorPath(p string) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// keepOwner gives the new file f the owner and group of the file it
+// replaces (fi), where the process may (as root, or as the owner in a
+// group of the file's): best effort, an error is ignored, as cp -p does
+// without privilege.
+func keepOwner(f *os.File, fi fs.FileInfo) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		f.Chown(int(st.Uid), int(st.Gid))
+	}
 }
 
 // writable reports whether the existing regular file p may be replaced:

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -168,4 +169,31 @@ func unwritableDir(t testing.TB) string {
 	}
 	t.Skip("no unwritable directory (running as root without /sys)")
 	return ""
+}
+
+// A file replaced keeps its owner and group where the process may set
+// them (as root: it became root's, and its owner could no longer read a
+// mode 0640 file, helper-117), and its mode.
+func TestReplaceKeepsOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a file another owner")
+	}
+	p := filepath.Join(t.TempDir(), "own.csv")
+	if err := os.WriteFile(p, []byte("old"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(p, 65534, 65534); err != nil {
+		t.Skip(err)
+	}
+	if err := WriteFile(context.Background(), p, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	if st.Uid != 65534 || st.Gid != 65534 || fi.Mode().Perm() != 0o640 {
+		t.Errorf("replaced: owner %d:%d, mode %v; want 65534:65534, -rw-r-----", st.Uid, st.Gid, fi.Mode().Perm())
+	}
 }
