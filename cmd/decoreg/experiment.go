@@ -111,7 +111,7 @@ var experimentF struct {
 
 func init() {
 	fs := &cmdExperiment.Flag
-	fs.StringVar(&experimentF.out, "out", "", "the experiment's `DIR` (default experiments/results/NAME)")
+	fs.StringVar(&experimentF.out, "out", "", "the experiment's `DIR` (default experiments/results/NAME; created with any missing parents, checked to be writable before any run)")
 	fs.BoolVar(&experimentF.quick, "quick", false, "a small version, for tests")
 	fs.StringVar(&experimentF.shard, "shard", "0/1", "run only the runs with index I modulo N")
 	fs.IntVar(&experimentF.threads, "threads", 1, "matrix-kernel threads per run (0: every core)")
