@@ -116,6 +116,19 @@ func checkModel(path string, h *fileHeader, cfg Config, tok vocab.Tokenizer, par
 		return bad("y_max", "the range y_max - y_min = %v is below float64's normal numbers (%v), which training refuses", r, minTargetRange)
 	}
 
+	// The training record's counts (shown by show and the summaries): a
+	// hand-edited negative one was printed as it was.
+	rec := h.Info
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"rows", rec.Rows}, {"val_rows", rec.ValRows}, {"features", rec.Features}, {"params", rec.Params}, {"epochs", rec.Epochs},
+		{"best_epoch", rec.BestEpoch}, {"calibration_rows", rec.CalibrateRows}, {"isotonic_segments", rec.IsotonicSegments},
+		{"members", rec.Members}, {"lr_drops", rec.LRDrops}, {"skipped_rows", rec.SkippedRows}, {"threads", rec.Threads}} {
+		if c.v < 0 {
+			return bad("train."+c.name, "%d is negative", c.v)
+		}
+	}
 	if n := len(h.Names); n != 0 && n != d {
 		return bad("features", "%d names for %d features", n, d)
 	}

@@ -509,3 +509,11 @@ func TestLoadPointwiseAtFloatMax(t *testing.T) {
 		}
 	}
 }
+
+// The training record's counts are not negative (show printed a
+// hand-edited -5 epochs as it was).
+func TestHandEditedModel_NegativeCounts(t *testing.T) {
+	for _, f := range []string{"epochs", "rows", "val_rows", "members", "skipped_rows"} {
+		loadEdited(t, "train."+f, ErrBadModel, func(h map[string]any) { h["train"].(map[string]any)[f] = -5 }, nil)
+	}
+}
