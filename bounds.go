@@ -54,11 +54,19 @@ func (m *Model) boundedVocab() vocab.Tokenizer {
 			// round inside the range by more than eps: [1e9+0.1, 1e9+0.3]
 			// by 3e-7 of it, helper-119): the bound is taken from them,
 			// and its extreme cells are cut where an end lies inside them
-			// and extended over the strip of cells finer than e that it
-			// leaves out (a raw range from 0), so that the cells tile
-			// [endLo, endHi].
-			e := (endHi - endLo) * 1e-12
-			b, err := vocab.BoundCut(m.tok, endLo+e, endHi-e, endLo, endHi, 2*e)
+			// and extended over the strip of cells that it leaves out (a
+			// raw range from 0), so that the cells tile [endLo, endHi].
+			// The cells kept are those that reach at least w inside
+			// [endLo, endHi]: w is 1e-12 of the range, and no less than
+			// the rounding tol (8 ulps of y and of the head units), so
+			// that an end a rounding beyond a cell's edge takes no sliver
+			// of the cell beyond ([1e9+0.1, 1e9+0.3]'s low end: 6e-8 of
+			// y, under an ulp, holding a whole token's mass, helper-120),
+			// and endHi-w is not endHi (raw [100000, 100005]: the cell
+			// from 100005 up was kept whole, helper-120). The cells left
+			// out at an end join the extreme one.
+			w := min(max((endHi-endLo)*1e-12, tol), (endHi-endLo)/4)
+			b, err := vocab.BoundCut(m.tok, endLo+w, endHi-w, endLo, endHi, 2*w)
 			if err != nil {
 				m.endsCut = false
 				return m.tok

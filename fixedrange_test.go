@@ -209,6 +209,14 @@ func TestFixedRangeEnds(t *testing.T) {
 		// cell's low edge; cut there, not kept whole (helper-119: 5e-4 of
 		// the mass above it).
 		{false, 1e9 + 0.1, 1e9 + 0.3, []float64{1e9 + 0.1, 1e9 + 0.13, 1e9 + 0.17, 1e9 + 0.2, 1e9 + 0.23, 1e9 + 0.27, 1e9 + 0.3}, "unnormalized:base=7,exponent=1,mantissa=8"},
+		// The low end rounds 3e-7 below the cell edge -0.5: no sliver of
+		// the cell below, narrower than an ulp of y, holding a whole
+		// token's mass (helper-120: a density of 5e4 at the end).
+		{false, 1e9 + 0.1, 1e9 + 0.3, []float64{1e9 + 0.1, 1e9 + 0.13, 1e9 + 0.17, 1e9 + 0.2, 1e9 + 0.23, 1e9 + 0.27, 1e9 + 0.3}, "unnormalized:base=10,exponent=1,mantissa=1"},
+		// Raw, far from 0 for its width: 1e-12 of the range is under an
+		// ulp of the end, so the bound at HI kept the cell from HI up
+		// whole (helper-120: CDF(HI) 0.81).
+		{true, 100000, 100005, []float64{100000, 100001, 100002, 100002.5, 100003, 100004, 100005}, "unnormalized:base=10,exponent=1,mantissa=8"},
 	} {
 		y := make([]float64, n)
 		for i := range y {
@@ -265,6 +273,10 @@ func TestFixedRangeEnds(t *testing.T) {
 				t.Fatal(err)
 			}
 			return cell.Width() * r
+		}
+		// No extreme cell is a sliver under a few ulps of y.
+		if wl, wh, u := width(c.lo), width(c.hi), 4*(math.Nextafter(max(math.Abs(c.lo), math.Abs(c.hi)), math.Inf(1))-max(math.Abs(c.lo), math.Abs(c.hi))); !(wl >= u && wh >= u) {
+			t.Errorf("%s: the extreme cells are %v and %v wide, under 4 ulps of y (%v)", name, wl, wh, u)
 		}
 		for _, d := range ds[:3] {
 			hl, hh := 1e-3*width(c.lo), 1e-3*width(c.hi)

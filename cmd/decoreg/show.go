@@ -298,7 +298,7 @@ func showText(w io.Writer, path string, m *decoreg.Model, maxCols int) {
 		} else if cfg.FixedRange() {
 			why = "the fixed range (a cell across an end is kept whole, as in files written before the cut)"
 		}
-		line("support", "%s: an unnormalized decoder's cells that meet %s", interval(a, b), why)
+		line("support", "%s: an unnormalized decoder's cells that meet %s", intervalBeside(a, b, lo, hi), why)
 	}
 
 	cols, na := showColumns(m)
@@ -666,6 +666,27 @@ func interval(lo, hi float64) string {
 		a, b = strconv.FormatFloat(lo, 'g', prec, 64), strconv.FormatFloat(hi, 'g', prec, 64)
 	}
 	return "[" + a + ", " + b + "]"
+}
+
+// intervalBeside is interval of [a, b], with the digits that also tell
+// an end from the range [lo, hi]'s end where they differ by more than a
+// few ulps (a support of [100000, 100005.01] read [100000, 100005],
+// the fixed range, helper-120).
+func intervalBeside(a, b, lo, hi float64) string {
+	far := func(x, y float64) bool { return math.Abs(x-y) > 4*(math.Nextafter(math.Abs(y), math.Inf(1))-math.Abs(y)) }
+	f := func(x float64, prec int) string {
+		if prec == 6 {
+			return short(x)
+		}
+		return strconv.FormatFloat(x, 'g', prec, 64)
+	}
+	for prec := 6; ; prec++ {
+		fa, fb := f(a, prec), f(b, prec)
+		told := (fa != fb || a == b) && !(far(a, lo) && fa == f(lo, prec)) && !(far(b, hi) && fb == f(hi, prec))
+		if told || prec == 17 {
+			return "[" + fa + ", " + fb + "]"
+		}
+	}
 }
 
 // grouped writes n with commas between groups of three digits.

@@ -337,3 +337,24 @@ func TestShowNameText(t *testing.T) {
 		}
 	}
 }
+
+// A support shown beside its range: the digits that tell an end from the
+// range's where they differ (a support of [100000, 100005.01] read as the
+// fixed range [100000, 100005], helper-120), not where they differ by a
+// rounding.
+func TestShowIntervalBeside(t *testing.T) {
+	for _, c := range []struct {
+		a, b, lo, hi float64
+		want         string
+	}{
+		{100000, 100005.01, 100000, 100005, "[100000, 100005.01]"},
+		{0, 6, 0, 6, "[0, 6]"},
+		{-1.0 / 27, 6 + 1.0/27, 0, 6, "[-0.037037, 6.03704]"},
+		{math.Nextafter(1e9+0.1, 0), 1e9 + 0.3, 1e9 + 0.1, 1e9 + 0.3, "[1000000000.1, 1000000000.3]"},
+		{1e9 + 0.1, 1e9 + 0.3 + 1e-6, 1e9 + 0.1, 1e9 + 0.3, "[1000000000.1, 1000000000.300001]"},
+	} {
+		if got := intervalBeside(c.a, c.b, c.lo, c.hi); got != c.want {
+			t.Errorf("intervalBeside(%v, %v, %v, %v) = %s, want %s", c.a, c.b, c.lo, c.hi, got, c.want)
+		}
+	}
+}
