@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"sort"
@@ -137,6 +138,11 @@ func readJournalLines[T Line](path, name string, newLine func() T) (lines []T, r
 		if name != "" && v.M().Experiment != name {
 			return nil, nil, false, nil, fmt.Errorf("%s: line %d is a result of experiment %q, not %q (each experiment needs its own directory)", path, ln, v.M().Experiment, name)
 		}
+		if f := missingField(sc.Bytes(), v); f != "" {
+			// A hand-edited line without one of its results: the report
+			// read it as 0.
+			return nil, nil, false, nil, &InputError{fmt.Errorf("%s: line %d (%s): no %q, which every run records", path, ln, v.M().Key, f)}
+		}
 		if k, ok := seen[v.M().Key]; ok {
 			if !differs[v.M().Key] && !sameResults(raw[k], sc.Bytes()) {
 				differs[v.M().Key] = true
@@ -152,6 +158,58 @@ func readJournalLines[T Line](path, name string, newLine func() T) (lines []T, r
 		return nil, nil, false, nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return lines, raw, partial, differ, nil
+}
+
+// missingField returns the first result field of v's type (a pointer to
+// a struct, embedded structs included but Meta, whose bookkeeping the
+// journal's checks see to) that its JSON encoding always writes (a tag
+// without omitempty) and the JSON object line lacks; "" for none.
+func missingField(line []byte, v any) string {
+	var have map[string]json.RawMessage
+	if json.Unmarshal(line, &have) != nil {
+		return ""
+	}
+	var walk func(t reflect.Type) string
+	walk = func(t reflect.Type) string {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			name, opts, _ := strings.Cut(tag, ",")
+			if f.Anonymous && name == "" {
+				ft := f.Type
+				if ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if ft == reflect.TypeFor[Meta]() {
+					continue
+				}
+				if ft.Kind() == reflect.Struct {
+					if m := walk(ft); m != "" {
+						return m
+					}
+					continue
+				}
+			}
+			if !f.IsExported() || name == "-" || strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,") {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if _, ok := have[name]; !ok {
+				return name
+			}
+		}
+		return ""
+	}
+	t := reflect.TypeOf(v)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return ""
+	}
+	return walk(t)
 }
 
 // completeLen is the length of b's complete lines: up to its last

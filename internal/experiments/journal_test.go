@@ -126,7 +126,7 @@ func TestJournalResume(t *testing.T) {
 func TestJournalMalformedLine(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, JournalFile)
-	os.WriteFile(path, []byte("{\"key\":\"a\"}\nnot json\n"), 0o644)
+	os.WriteFile(path, []byte("{\"key\":\"a\",\"v\":0}\nnot json\n"), 0o644)
 	if _, _, err := ReadJournal(path, "", newTestLine); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("want an error naming line 2, have %v", err)
 	}
@@ -136,13 +136,19 @@ func TestJournalMalformedLine(t *testing.T) {
 	}
 	// A byte order mark before the first line (an editor's) is skipped;
 	// one further on is a malformed line.
-	os.WriteFile(path, []byte("\ufeff{\"key\":\"a\",\"v\":1}\n{\"key\":\"b\"}\n"), 0o644)
+	os.WriteFile(path, []byte("\ufeff{\"key\":\"a\",\"v\":1}\n{\"key\":\"b\",\"v\":0}\n"), 0o644)
 	if lines, _, err := ReadJournal(path, "", newTestLine); err != nil || len(lines) != 2 || lines[0].Key != "a" || lines[0].V != 1 {
 		t.Errorf("a BOM before line 1: %v, %v", lines, err)
 	}
-	os.WriteFile(path, []byte("{\"key\":\"a\"}\n\ufeff{\"key\":\"b\"}\n"), 0o644)
+	os.WriteFile(path, []byte("{\"key\":\"a\",\"v\":0}\n\ufeff{\"key\":\"b\",\"v\":0}\n"), 0o644)
 	if _, _, err := ReadJournal(path, "", newTestLine); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("a BOM before line 2: want an error naming line 2, have %v", err)
+	}
+	// A line without a result it always records (edited by hand) is
+	// refused, naming it: the report read it as 0.
+	os.WriteFile(path, []byte("{\"key\":\"a\",\"v\":1}\n{\"key\":\"b\",\"seconds\":2}\n"), 0o644)
+	if _, _, err := ReadJournal(path, "", newTestLine); err == nil || !strings.Contains(err.Error(), `line 2 (b): no "v", which every run records`) {
+		t.Errorf("a line without its result: %v", err)
 	}
 }
 
