@@ -673,7 +673,9 @@ func interval(lo, hi float64) string {
 // few ulps (a support of [100000, 100005.01] read [100000, 100005],
 // the fixed range, helper-120).
 func intervalBeside(a, b, lo, hi float64) string {
-	far := func(x, y float64) bool { return math.Abs(x-y) > 4*(math.Nextafter(math.Abs(y), math.Inf(1))-math.Abs(y)) }
+	far := func(x, y float64) bool {
+		return math.Abs(x-y) > 4*(math.Nextafter(math.Abs(y), math.Inf(1))-math.Abs(y))
+	}
 	f := func(x float64, prec int) string {
 		if prec == 6 {
 			return short(x)
