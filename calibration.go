@@ -84,8 +84,9 @@ func (m *Model) Calibration(x []float64, rows int, y []float64) (*Calibration, e
 	if !m.h.Density {
 		return c, nil
 	}
-	levels := make([]float64, 0, 2*len(metrics.CentralLevels))
-	for _, l := range metrics.CentralLevels {
+	central := metrics.Central()
+	levels := make([]float64, 0, 2*len(central))
+	for _, l := range central {
 		levels = append(levels, (1-l)/2, (1+l)/2)
 	}
 	// In chunks of rows, so that the distributions (and the tree
@@ -116,7 +117,7 @@ func (m *Model) Calibration(x []float64, rows int, y []float64) (*Calibration, e
 		}
 	}
 	c.Coverage, c.IntervalWidth = map[string]float64{}, map[string]float64{}
-	for k, l := range metrics.CentralLevels {
+	for k, l := range central {
 		key := strconv.FormatFloat(l, 'g', -1, 64)
 		lo, hi := qs[2*k], qs[2*k+1]
 		c.Coverage[key] = metrics.Coverage(lo, hi, y)

@@ -24,7 +24,8 @@ const (
 	HeadMDN       Head = "mdn"       // mixture density network
 )
 
-// Heads lists the heads in a fixed order.
+// Heads lists the heads in a fixed order (a copy for reading: the package
+// does not read it).
 var Heads = []Head{HeadDecoder, HeadPointwise, HeadRiemann, HeadMDN}
 
 // The encoders: how the features enter the encoder's MLP (Config.Encoder).
@@ -38,7 +39,8 @@ const (
 	EncoderPLR = "plr"
 )
 
-// Encoders lists the encoders in a fixed order.
+// Encoders lists the encoders in a fixed order (a copy for reading: the
+// package does not read it).
 var Encoders = []string{EncoderMLP, EncoderPLR}
 
 // Defaults. They were chosen once from the paper's grid (its Appendix,
@@ -654,7 +656,7 @@ func (c Config) checkEncoder() error {
 		return nil
 	case EncoderPLR:
 	default:
-		return configErr("Encoder", "unknown encoder %q (want %s)", c.Encoder, strings.Join(Encoders, " or "))
+		return configErr("Encoder", "unknown encoder %q (want %s)", c.Encoder, EncoderMLP+" or "+EncoderPLR)
 	}
 	switch {
 	case c.PLRFrequencies < 1 || c.PLRFrequencies > MaxPLRFrequencies:

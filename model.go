@@ -20,16 +20,17 @@ var ErrNotFitted = errors.New("decoreg: model is not fitted")
 // Model is a trained regression model: the network, its tokenization, and
 // the scaling statistics of the training set.
 //
-// Concurrency: Predict, PredictFlat, Score, Dist, Dists, Save and the
-// getters only read the model, so any number of goroutines may call them at
-// once; the distributions they return are safe for concurrent use too
-// (see dist.Token; Sample needs a *rand.Rand per goroutine). Evaluate,
-// EvaluateFrame and FitTemperature run the network's training forward pass
-// on scratch buffers that the model shares with the models that share its
-// weights (WithTemperature's and FitTemperature's copies, Members,
-// NewEnsemble's members and the models it was made from): they may run
-// beside the read-only methods of any of them, but not beside each other
-// on models sharing weights. SetNames writes the model: it may not run
+// Concurrency: Predict, PredictFlat, PredictFrame, EncodeFrame, Score,
+// Dist, Dists, Calibration, Evaluate, EvaluateFrame, FitTemperature,
+// WithTemperature, Members, Save and the getters do not change the model,
+// so any number of goroutines may call them at once, also on models that
+// share its weights (WithTemperature's and FitTemperature's copies,
+// Members, NewEnsemble's members and the models it was made from); the
+// distributions they return are safe for concurrent use too (see
+// dist.Token; Sample needs a *rand.Rand per goroutine). Evaluate,
+// EvaluateFrame and FitTemperature score the rows through scratch buffers
+// of the network, which they take in turn: calls on models sharing weights
+// wait for each other there. SetNames writes the model: it may not run
 // concurrently with any other method.
 type Model struct {
 	cfg   Config

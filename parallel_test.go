@@ -2,10 +2,15 @@ package decoreg
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"math"
+	"slices"
+	"sync"
 	"testing"
 
 	"decoreg/dist"
+	"decoreg/metrics"
 )
 
 // TestPredictRowsInParallel: PredictFlat summarises rows on several
@@ -175,5 +180,101 @@ func TestPredictNoRows(t *testing.T) {
 		if _, err := m.Predict([][]float64{}, PredictOptions{}); err != nil {
 			t.Errorf("%s: Predict of no rows: %v", hc.name, err)
 		}
+	}
+}
+
+// TestEvaluateConcurrent: Evaluate and FitTemperature may be called from
+// several goroutines on one model and on models sharing its weights; each
+// answer is the one a single call gives (they shared the network's
+// scoring buffers: wrong NLLs and panics, helper-122).
+func TestEvaluateConcurrent(t *testing.T) {
+	x, y := toyData(400, 1)
+	for _, hc := range headCases {
+		if hc.name != "decoder-normalized" && hc.name != "riemann" {
+			continue // (internal/model's TestRowLossesConcurrent: every head)
+		}
+		t.Run(hc.name, func(t *testing.T) {
+			m := fit(t, hc.cfg, true)
+			hot, err := m.WithTemperature(1.3) // shares m's weights
+			if err != nil {
+				t.Fatal(err)
+			}
+			models := []*Model{m, hot}
+			sizes := []int{7, 30, 61, 150, 9, 100, 44, 120}
+			want := make([][2]float64, len(sizes))
+			for g, n := range sizes {
+				e, err := models[g%2].Evaluate(x[:n], n, y[:n], "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				want[g] = [2]float64{e.NLL, e.NLLToken}
+			}
+			var wg sync.WaitGroup
+			errs := make(chan string, 100)
+			for g, n := range sizes {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for r := range 4 {
+						e, err := models[g%2].Evaluate(x[:n], n, y[:n], "")
+						if err != nil {
+							errs <- err.Error()
+							return
+						}
+						if got := [2]float64{e.NLL, e.NLLToken}; got != want[g] && !(math.IsNaN(got[1]) && math.IsNaN(want[g][1]) && got[0] == want[g][0]) {
+							errs <- fmt.Sprintf("%d rows: NLL, token CE %v, alone %v", n, got, want[g])
+							return
+						}
+						if g == 0 && r == 0 {
+							if _, err := m.FitTemperature(x[:100], 100, y[:100], ""); err != nil {
+								errs <- err.Error()
+								return
+							}
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for e := range errs {
+				t.Error(e)
+			}
+		})
+	}
+}
+
+// The exported lists are copies for reading: changing them changes nothing
+// the package does (DefaultLevels[0] = 7 made every Predict without Levels
+// fail, blaming a field the caller never set, helper-122).
+func TestExportedListsNotRead(t *testing.T) {
+	m := fit(t, small(HeadRiemann, ""), false)
+	want, err := m.PredictFlat([]float64{0.3}, 1, PredictOptions{Outputs: OutQuantiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := toyData(60, 1)
+	cal, err := m.Calibration(x, 60, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := [][]float64{slices.Clone(DefaultLevels), slices.Clone(metrics.CentralLevels), slices.Clone(metrics.PITLevels)}
+	savedObj := slices.Clone(CalibrateObjectives)
+	defer func() {
+		copy(DefaultLevels, saved[0])
+		copy(metrics.CentralLevels, saved[1])
+		copy(metrics.PITLevels, saved[2])
+		copy(CalibrateObjectives, savedObj)
+	}()
+	DefaultLevels[0], metrics.CentralLevels[0], metrics.PITLevels[0], CalibrateObjectives[0] = 7, 0.3, 0.9, "x"
+	got, err := m.PredictFlat([]float64{0.3}, 1, PredictOptions{Outputs: OutQuantiles})
+	if err != nil || !slices.Equal(got.Levels, want.Levels) || got.Quantiles[0][0] != want.Quantiles[0][0] {
+		t.Errorf("Predict after DefaultLevels[0] = 7: %v, %v", got, err)
+	}
+	c2, err := m.Calibration(x, 60, y)
+	if err != nil || c2.PITError != cal.PITError || !maps.Equal(c2.Coverage, cal.Coverage) {
+		t.Errorf("Calibration after CentralLevels and PITLevels changed: %+v, %v (before %+v)", c2, err, cal)
+	}
+	if err := checkCalibrateBy(CalibrateByNLL); err != nil {
+		t.Errorf("CalibrateBy nll after CalibrateObjectives changed: %v", err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"decoreg/dist"
 	"decoreg/internal/head"
@@ -80,12 +79,15 @@ const (
 	StopByCRPS = "crps"
 )
 
-// CalibrateObjectives lists the calibration objectives.
+// CalibrateObjectives lists the calibration objectives (a copy for
+// reading: the package does not read it).
 var CalibrateObjectives = []string{CalibrateByNLL, CalibrateByPIT, CalibrateByIsotonic, CalibrateByDepth}
 
 // checkCalibrateBy returns a *ConfigError for an unknown objective.
 func checkCalibrateBy(by string) error {
-	if by != "" && !slices.Contains(CalibrateObjectives, by) {
+	switch by {
+	case "", CalibrateByNLL, CalibrateByPIT, CalibrateByIsotonic, CalibrateByDepth:
+	default:
 		return configErr("CalibrateBy", "unknown calibration objective %q (want nll, pit, isotonic or depth)", by)
 	}
 	return nil

@@ -50,8 +50,12 @@ type PredictOptions struct {
 
 // DefaultLevels are the quantile levels Predict uses when none are given
 // (the command line's predict writes the same): the 50% and 90% central
-// intervals.
-var DefaultLevels = []float64{0.05, 0.25, 0.75, 0.95}
+// intervals. It is a copy for reading: the package does not read it, so
+// changing it changes nothing.
+var DefaultLevels = defaultLevels()
+
+// defaultLevels returns DefaultLevels' values, new each call.
+func defaultLevels() []float64 { return []float64{0.05, 0.25, 0.75, 0.95} }
 
 // Prediction holds Predict's answers in original y units, one entry per row.
 // Fields that were not requested are nil.
@@ -270,7 +274,7 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 	}
 	levels := opts.Levels
 	if what&OutQuantiles != 0 && levels == nil {
-		levels = DefaultLevels
+		levels = defaultLevels()
 	}
 	if what&OutQuantiles != 0 && len(levels) == 0 {
 		return nil, configErr("Levels", "no quantile levels given for OutQuantiles (an empty list; nil means DefaultLevels)")

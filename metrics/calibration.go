@@ -7,18 +7,26 @@ import (
 
 // CentralLevels are the masses of the central predictive intervals whose
 // coverage and width decoreg reports: the interval of level c runs from
-// the (1-c)/2 to the (1+c)/2 quantile.
-var CentralLevels = []float64{0.5, 0.8, 0.9, 0.95}
+// the (1-c)/2 to the (1+c)/2 quantile. It is a copy for reading:
+// changing it changes nothing (Central returns the levels).
+var CentralLevels = Central()
+
+// Central returns CentralLevels' values, new each call.
+func Central() []float64 { return []float64{0.5, 0.8, 0.9, 0.95} }
 
 // PITLevels are the levels at which PITError compares the empirical
 // distribution of PIT values with the uniform one: 0.05, 0.10, ..., 0.95.
-var PITLevels = func() []float64 {
+// It is a copy for reading: changing it changes nothing.
+var PITLevels = pitLevels()
+
+// pitLevels returns PITLevels' values, new each call.
+func pitLevels() []float64 {
 	l := make([]float64, 19)
 	for i := range l {
 		l[i] = float64(i+1) / 20
 	}
 	return l
-}()
+}
 
 // Coverage returns the fraction of the targets y[i] that lie in the
 // closed interval [lo[i], hi[i]] (NaN for no rows).
@@ -68,7 +76,8 @@ func PITError(pit []float64) float64 {
 		return math.NaN()
 	}
 	s := 0.0
-	for _, q := range PITLevels {
+	levels := pitLevels()
+	for _, q := range levels {
 		below := 0
 		for _, p := range pit {
 			if p <= q {
@@ -77,5 +86,5 @@ func PITError(pit []float64) float64 {
 		}
 		s += math.Abs(float64(below)/float64(len(pit)) - q)
 	}
-	return s / float64(len(PITLevels))
+	return s / float64(len(levels))
 }

@@ -31,12 +31,24 @@ const (
 )
 
 // Outputs lists the outputs of POST /v1/models/{name}/predict, in the
-// order of the answer's fields.
-var Outputs = []string{outMean, outMedian, outMode, outQuantiles, outLogPDF, outCDF, outSamples, outDensity}
+// order of the answer's fields. It is a copy for reading: the package does
+// not read it, so changing it changes nothing.
+var Outputs = outputs()
 
 // DefaultOutputs are the outputs of a request that names none: the
-// columns of 'decoreg predict' (without logpdf).
-var DefaultOutputs = []string{outMean, outMedian, outMode, outQuantiles}
+// columns of 'decoreg predict' (without logpdf). A copy for reading, as
+// Outputs.
+var DefaultOutputs = defaultOutputs()
+
+func outputs() []string {
+	return []string{outMean, outMedian, outMode, outQuantiles, outLogPDF, outCDF, outSamples, outDensity}
+}
+
+func defaultOutputs() []string { return []string{outMean, outMedian, outMode, outQuantiles} }
+
+// defaultLevels are decoreg.DefaultLevels' values (TestDefaultsCopied),
+// new each call: the package does not read the exported variable.
+func defaultLevels() []float64 { return []float64{0.05, 0.25, 0.75, 0.95} }
 
 // Request is the body of POST /v1/models/{name}/predict.
 type Request struct {
@@ -98,24 +110,29 @@ type Response struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
+// Float is the number type of the answers: a float64 whose JSON form is a
+// number, null for NaN, or the strings "+Inf" and "-Inf"; decoding
+// reverses that. Convert with float64(f) and Float(v).
+type Float = jsonfloat.Float
+
 // Prediction is the answer for one row; outputs not asked for are absent.
 // Non-finite numbers are written as in decoreg's JSON: null for NaN and
 // the strings "+Inf" and "-Inf" (a logpdf outside the support).
 type Prediction struct {
-	Mean      *jsonfloat.Float  `json:"mean,omitempty"`
-	Median    *jsonfloat.Float  `json:"median,omitempty"`
-	Mode      *jsonfloat.Float  `json:"mode,omitempty"`
-	Quantiles []jsonfloat.Float `json:"quantiles,omitempty"`
-	LogPDF    *jsonfloat.Float  `json:"logpdf,omitempty"`
-	CDF       *jsonfloat.Float  `json:"cdf,omitempty"`
-	Samples   []jsonfloat.Float `json:"samples,omitempty"`
-	Density   *Density          `json:"density,omitempty"`
+	Mean      *Float   `json:"mean,omitempty"`
+	Median    *Float   `json:"median,omitempty"`
+	Mode      *Float   `json:"mode,omitempty"`
+	Quantiles []Float  `json:"quantiles,omitempty"`
+	LogPDF    *Float   `json:"logpdf,omitempty"`
+	CDF       *Float   `json:"cdf,omitempty"`
+	Samples   []Float  `json:"samples,omitempty"`
+	Density   *Density `json:"density,omitempty"`
 }
 
 // Density is the log-density of p(y|x) at the points Y.
 type Density struct {
-	Y      []jsonfloat.Float `json:"y"`
-	LogPDF []jsonfloat.Float `json:"logpdf"`
+	Y      []Float `json:"y"`
+	LogPDF []Float `json:"logpdf"`
 }
 
 // Limits bound what one request may ask for. The zero value of a field
@@ -257,12 +274,12 @@ func parseRequest(body []byte, ms modelSpec, lim Limits) (*query, error) {
 	}
 	outs := r.Outputs
 	if len(outs) == 0 {
-		outs = DefaultOutputs
+		outs = defaultOutputs()
 	}
 	for i, o := range outs {
-		if !slices.Contains(Outputs, o) {
+		if !slices.Contains(outputs(), o) {
 			// outputs[i]: a null is read as "" (it said unknown output "").
-			return nil, badf("outputs[%d]: unknown output %q (outputs are %s)", i, clip(o), strings.Join(Outputs, ", "))
+			return nil, badf("outputs[%d]: unknown output %q (outputs are %s)", i, clip(o), strings.Join(outputs(), ", "))
 		}
 		if q.want[o] {
 			return nil, badf("output %q is asked for twice", o)
@@ -284,7 +301,7 @@ func parseRequest(body []byte, ms modelSpec, lim Limits) (*query, error) {
 		return nil, badf(`"density" options are given but the output "density" is not asked for`)
 	}
 	if q.want[outQuantiles] {
-		q.levels = decoreg.DefaultLevels
+		q.levels = defaultLevels()
 		if r.Quantiles != nil {
 			if len(r.Quantiles) == 0 {
 				return nil, badf(`"quantiles" is empty: give levels in [0, 1], or leave it out for the defaults`)

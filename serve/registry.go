@@ -89,8 +89,11 @@ func (a fileStamp) same(b fileStamp) bool {
 }
 
 // ModelExts are the file name endings --models DIR serves; the model's
-// name is the file name without it.
-var ModelExts = []string{".model", ".drg"}
+// name is the file name without it. It is a copy for reading: the package
+// does not read it, so changing it changes nothing.
+var ModelExts = modelExts()
+
+func modelExts() []string { return []string{".model", ".drg"} }
 
 // modelName returns the served name of a model file, or "" for a file the
 // directory watcher ignores (hidden files, such as the temporary files of
@@ -100,7 +103,7 @@ func modelName(file string) string {
 	if strings.HasPrefix(base, ".") {
 		return ""
 	}
-	for _, e := range ModelExts {
+	for _, e := range modelExts() {
 		if n, ok := strings.CutSuffix(base, e); ok && n != "" {
 			return validName(n)
 		}

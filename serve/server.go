@@ -217,7 +217,7 @@ func New(o Options) (*Server, error) {
 			return nil, err
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("%s: %w (it serves the files ending in %v that load)", o.Models, errNoModels, ModelExts)
+			return nil, fmt.Errorf("%s: %w (it serves the files ending in %v that load)", o.Models, errNoModels, modelExts())
 		}
 		go s.watch()
 	}

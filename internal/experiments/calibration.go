@@ -225,7 +225,7 @@ func isoGrid(m *decoreg.Model, xv, yv, testPIT []float64, nll float64) ([]IsoVar
 				s += rc.LogSlope(p)
 			}
 			v.NLL, v.PITError = Float(nll-s/float64(len(testPIT))), Float(metrics.PITError(after))
-			for _, c := range metrics.CentralLevels {
+			for _, c := range metrics.Central() {
 				in := 0
 				for _, u := range after {
 					if u >= (1-c)/2 && u <= (1+c)/2 {

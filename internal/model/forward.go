@@ -127,6 +127,8 @@ func (m *Model) VisitLogits(b *Batch, masked bool, visit func(i, k int, logits [
 	if m.Cfg.Head != Decoder {
 		panic("model: VisitLogits of a head without tokens")
 	}
+	m.scoring.Lock()
+	defer m.scoring.Unlock()
 	m.check(b) // the packs stay: the parameters do not change, and inference may use them meanwhile
 	chunk := max(m.a.bcap, 256)
 	m.ensure(min(chunk, b.B))
@@ -153,6 +155,8 @@ func (m *Model) VisitLogits(b *Batch, masked bool, visit func(i, k int, logits [
 // rowLosses is RowLosses, summing the first n positions of a decoder's
 // rows.
 func (m *Model) rowLosses(b *Batch, masked bool, n int, out []float64) {
+	m.scoring.Lock()
+	defer m.scoring.Unlock()
 	m.check(b) // the packs stay: the parameters do not change, and inference may use them meanwhile
 	if len(out) < b.B {
 		panic("model: RowLosses out shorter than B")

@@ -286,6 +286,12 @@ type Model struct {
 	p, g   tensors
 
 	a acts // training activations, sized for the largest batch seen
+	// scoring serialises RowLosses, RowPrefixLosses and VisitLogits,
+	// which run through a: the library's Evaluate and FitTemperature may
+	// be called from several goroutines on models that share this network
+	// (wrong losses, and panics, helper-122). Forward and Backward, the
+	// training pair, belong to the trainer alone.
+	scoring sync.Mutex
 
 	scratch struct{ prefix, allowed []int } // for the loss masks
 
