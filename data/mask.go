@@ -75,16 +75,29 @@ func NewMask(rows, splits int, test []bool) *Mask {
 	return &Mask{rows: rows, splits: splits, test: append([]bool(nil), test...)}
 }
 
-// Rows returns the number of data rows the mask covers.
-func (m *Mask) Rows() int { return m.rows }
+// Rows returns the number of data rows the mask covers (0 for a nil mask).
+func (m *Mask) Rows() int {
+	if m == nil {
+		return 0
+	}
+	return m.rows
+}
 
-// Splits returns the number of splits.
-func (m *Mask) Splits() int { return m.splits }
+// Splits returns the number of splits (0 for a nil mask).
+func (m *Mask) Splits() int {
+	if m == nil {
+		return 0
+	}
+	return m.splits
+}
 
 // Test returns, for each row, whether it is a test row of the given split
 // (a new slice). A split outside [0, Splits()-1] is an error wrapping
 // ErrSplitRange that names the range and the file.
 func (m *Mask) Test(split int) ([]bool, error) {
+	if m == nil {
+		return nil, fmt.Errorf("mask: %w: split %d of no mask (nil)", ErrSplitRange, split)
+	}
 	if split < 0 || split >= m.splits {
 		return nil, fmt.Errorf("%s: %w: split %d, want 0 to %d", m.name(), ErrSplitRange, split, m.splits-1)
 	}

@@ -198,3 +198,15 @@ func TestNewMaskSizes(t *testing.T) {
 		t.Errorf("2 x 1: %d x %d", m.Rows(), m.Splits())
 	}
 }
+
+// A nil mask's methods answer (no rows, no splits, an error for Test), as
+// CheckRows(nil, ...) does, rather than panic (helper-122).
+func TestNilMask(t *testing.T) {
+	var m *Mask
+	if m.Rows() != 0 || m.Splits() != 0 {
+		t.Errorf("nil mask: %d rows, %d splits", m.Rows(), m.Splits())
+	}
+	if _, err := m.Test(0); !errors.Is(err, ErrSplitRange) {
+		t.Errorf("nil mask: Test(0) error %v", err)
+	}
+}

@@ -155,6 +155,13 @@ func (d *Recalibrated) Mean() float64 {
 // MeanBound returns the mean and a bound on its error (0 where exact).
 func (d *Recalibrated) MeanBound() (mean, bound float64) {
 	d.meanOnce.Do(func() {
+		if p, ok := d.base.(*Point); ok {
+			// R(F) of a step from 0 to 1 is that step: the point itself
+			// (its one segment's mass is 1, R's slope there is not, and
+			// the bound was +Inf, helper-122).
+			d.mean, d.meanBound = p.v, 0
+			return
+		}
 		ys := append(append([]float64{math.Inf(-1)}, d.knotQuantiles()...), math.Inf(1))
 		pe, mass, bnd, ok := segMoments(d.base, ys)
 		if !ok {

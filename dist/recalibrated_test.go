@@ -305,6 +305,10 @@ func TestRecalibratedPoint(t *testing.T) {
 	if s, b := CRPS(d, 1); !math.IsNaN(s) || !math.IsNaN(b) {
 		t.Errorf("point: CRPS %v, %v; want NaN", s, b)
 	}
+	// Exact, as the doc says for a Point base (the bound was +Inf).
+	if m, b := d.MeanBound(); m != 2.5 || b != 0 {
+		t.Errorf("point: MeanBound %v, %v; want 2.5, 0", m, b)
+	}
 }
 
 // TestRecalibratedMeanExtremeMap: a map sending all but 1e-16 of the mass

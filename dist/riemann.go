@@ -27,7 +27,7 @@ var _ Distribution = (*Riemann)(nil)
 // NewRiemann returns the histogram distribution with bin probabilities
 // probs (renormalised to sum to 1; probs is copied). It panics if probs is
 // empty, has a negative or non-finite entry or sums to zero, or if
-// aff.Scale is not positive and finite.
+// aff.Scale is not positive and finite or aff.Offset is not finite.
 func NewRiemann(probs []float64, aff Affine) *Riemann {
 	checkAffine(aff)
 	if len(probs) == 0 {
@@ -57,7 +57,7 @@ func NewRiemann(probs []float64, aff Affine) *Riemann {
 // logit (logits is not kept). Its log-density is log-softmax's, finite in
 // every bin even where a probability underflows to 0. It panics if logits
 // is empty or has a non-finite entry, or if aff.Scale is not positive and
-// finite.
+// finite or aff.Offset is not finite.
 func NewRiemannLogits(logits []float64, aff Affine) *Riemann {
 	checkAffine(aff)
 	if len(logits) == 0 {

@@ -9,8 +9,8 @@ import (
 	"decoreg/vocab"
 )
 
-// Validate reports whether the options are usable: Temperature >= 0,
-// TopK >= 0 and 0 <= TopP <= 1, none NaN.
+// Validate reports whether the options are usable: Temperature finite and
+// >= 0, TopK >= 0 and 0 <= TopP <= 1, none NaN.
 func (o SampleOptions) Validate() error {
 	switch {
 	case !(o.Temperature >= 0) || math.IsInf(o.Temperature, 1):

@@ -210,7 +210,8 @@ func (b *Bounded) Size() int { return b.inner.Size() }
 // Len is the inner sequence length.
 func (b *Bounded) Len() int { return b.inner.Len() }
 
-// TokenString returns the inner printed form of token t.
+// TokenString returns the inner printed form of token t; a token outside
+// [0, Size()) panics, as the inner tokenization's does.
 func (b *Bounded) TokenString(t int) string { return b.inner.TokenString(t) }
 
 // ParseToken returns the inner token printed as s.

@@ -307,7 +307,9 @@ func childIntervalsSlow(t Tree, prefix, children []int, lo, hi []float64) {
 // ChildIntervals writes to lo[j] and hi[j] the interval of prefix +
 // [children[j]] as Interval returns it, or for a complete sequence the Lo
 // and Hi of its cell (Decode). A Tree that does not implement
-// ChildIntervaler gets it by Interval and Decode, one child at a time.
+// ChildIntervaler gets it by Interval and Decode, one child at a time. It
+// panics, as Interval does, for an invalid prefix or child, and if lo or
+// hi is shorter than children.
 func ChildIntervals(t Tree, prefix, children []int, lo, hi []float64) {
 	if ci, ok := t.(ChildIntervaler); ok {
 		ci.ChildIntervals(prefix, children, lo, hi)

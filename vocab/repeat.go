@@ -62,7 +62,8 @@ func (t *Repeat) Size() int { return t.inner.Size() }
 // Len is R times the inner length.
 func (t *Repeat) Len() int { return t.r * t.inner.Len() }
 
-// TokenString returns the inner printed form of token tok.
+// TokenString returns the inner printed form of token tok; a token outside
+// [0, Size()) panics, as the inner tokenization's does.
 func (t *Repeat) TokenString(tok int) string { return t.inner.TokenString(tok) }
 
 // ParseToken returns the inner token printed as s.

@@ -476,6 +476,7 @@ func (u *Unnormalized) Children(dst, prefix []int) []int {
 // Interval returns [lo, hi], the union of the cells under prefix. The empty
 // prefix covers [-ceil, ceil] (see Range); "+" covers (-zero, ceil) since
 // the zero cell lies under it; a special prefix covers its special value.
+// An invalid prefix (a token not allowed there, or longer than Len) panics.
 func (u *Unnormalized) Interval(prefix []int) (lo, hi float64) {
 	return treeInterval(u, u.alphabet, prefix)
 }
