@@ -734,7 +734,11 @@ type sigHandler struct{ on func(os.Signal) }
 // listenLocked starts or stops the receiver as handlers and spools
 // require; signals.mu is held.
 func listenLocked() {
-	want := len(signals.handlers) > 0 || len(stdinSpools) > 0
+	// As process 1 the kernel ignores a signal whose action is the
+	// default, and the Go runtime, which catches it, exits 2 (the status
+	// of bad input): listen always, so that a phase without a handler
+	// (opening a FIFO, reading --data) ends with 128 plus the signal.
+	want := len(signals.handlers) > 0 || len(stdinSpools) > 0 || os.Getpid() == 1
 	switch {
 	case want && !signals.listening:
 		if signals.ch == nil {

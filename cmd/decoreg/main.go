@@ -416,7 +416,19 @@ func run(args []string, stderr io.Writer) int {
 }
 
 func main() {
+	listenAsProcess1()
 	exit(run(os.Args[1:], errOut))
+}
+
+// listenAsProcess1 listens for interrupt signals from the start as process
+// 1 (see listenLocked), where the kernel ignores those left to their
+// default action.
+func listenAsProcess1() {
+	if os.Getpid() == 1 {
+		signals.mu.Lock()
+		listenLocked()
+		signals.mu.Unlock()
+	}
 }
 
 // stickyWriter passes writes to w and keeps the first error.

@@ -436,3 +436,44 @@ func TestInterruptAsProcess1(t *testing.T) {
 		t.Errorf("%v, want status 143 (or killed by SIGTERM); stderr %q", err, errs.String())
 	}
 }
+
+// TestInterruptAsProcess1NoHandler: as process 1, an interrupt in a phase
+// that has no handler of its own (here opening a --model FIFO that no one
+// writes) ends the command with 128 plus the signal's number; the Go
+// runtime exited 2, the status of bad input (session 36's note).
+func TestInterruptAsProcess1NoHandler(t *testing.T) {
+	if exec.Command("unshare", "-Upfr", "--kill-child", "true").Run() != nil {
+		t.Skip("no unshare -Upfr here")
+	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "m.fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "unshare", "-Upfr", "--kill-child", os.Args[0], "-test.run=^$", "--", "predict", "--model", fifo, "--data", "testdata/cli/small.csv", "--out", filepath.Join(dir, "p.csv"))
+	cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+dir)
+	var errs strings.Builder
+	cmd.Stderr = &errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The child is waiting on the FIFO once it has opened it for reading.
+	child := 0
+	for end := time.Now().Add(20 * time.Second); child <= 0 && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))
+		child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	if child <= 0 {
+		cmd.Process.Kill()
+		t.Skip("cannot find unshare's child")
+	}
+	time.Sleep(300 * time.Millisecond) // into the open of the FIFO
+	syscall.Kill(child, syscall.SIGTERM)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Errorf("%v, want status 143; stderr %q", err, errs.String())
+	}
+}
