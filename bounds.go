@@ -66,7 +66,23 @@ func (m *Model) boundedVocab() vocab.Tokenizer {
 			// from 100005 up was kept whole, helper-120). The cells left
 			// out at an end join the extreme one.
 			w := min(max((endHi-endLo)*1e-12, tol), (endHi-endLo)/4)
-			b, err := vocab.BoundCut(m.tok, endLo+w, endHi-w, endLo, endHi, 2*w)
+			lo, hi := endLo+w, endHi-w
+			// Strictly inside the ends, or the cell beginning at an end
+			// (a cell edge) is taken and kept whole beyond it (a raw
+			// range an ulp or two wide, where w rounds away, helper-123).
+			if !(lo > endLo) {
+				lo = math.Nextafter(endLo, math.Inf(1))
+			}
+			if !(hi < endHi) {
+				hi = math.Nextafter(endHi, math.Inf(-1))
+			}
+			if lo > hi { // one ulp wide: the cell holding an end reaches the other
+				lo, hi = endLo, endLo
+				if endHi <= 0 {
+					lo, hi = endHi, endHi // negative cells hold their upper edge
+				}
+			}
+			b, err := vocab.BoundCut(m.tok, lo, hi, endLo, endHi, 2*w)
 			if err != nil {
 				m.endsCut = false
 				return m.tok

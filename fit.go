@@ -311,7 +311,17 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config, pretrain bool
 		if tr, ok := m.net.Cfg.Vocab.(vocab.Tree); ok {
 			lo, hi := tr.Interval(nil)
 			aff := m.units.Affine()
-			where = fmt.Sprintf(", [%v, %v]", aff.Offset+aff.Scale*lo, aff.Offset+aff.Scale*hi)
+			ylo, yhi := aff.Offset+aff.Scale*lo, aff.Offset+aff.Scale*hi
+			where = fmt.Sprintf(", [%v, %v]", ylo, yhi)
+			// An unnormalized tokenization's ends need not be its values
+			// (the largest it writes is below base^(base^exponent)):
+			// "beyond [0, 4]" of 4 read as a contradiction.
+			switch y[i] {
+			case yhi:
+				where = fmt.Sprintf(", [%v, %v), whose top end is not in it", ylo, yhi)
+			case ylo:
+				where = fmt.Sprintf(", (%v, %v], whose bottom end is not in it", ylo, yhi)
+			}
 		}
 		advice := "give it more exponent digits"
 		if cfg.RawTarget {

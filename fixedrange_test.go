@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"decoreg/dist"
@@ -217,6 +218,16 @@ func TestFixedRangeEnds(t *testing.T) {
 		// ulp of the end, so the bound at HI kept the cell from HI up
 		// whole (helper-120: CDF(HI) 0.81).
 		{true, 100000, 100005, []float64{100000, 100001, 100002, 100002.5, 100003, 100004, 100005}, "unnormalized:base=10,exponent=1,mantissa=8"},
+		// Raw ranges an ulp or two wide whose end is a cell edge: the
+		// bound's w rounded away and the cell from the end on was kept
+		// whole (helper-123: quantile 1 at 101).
+		{true, 99.999999999999986, 100, []float64{99.999999999999986, 99.999999999999986, 99.999999999999986, 100, 100, 100, 100}, "unnormalized:base=10,exponent=1,mantissa=3"},
+		{true, -1, -0.99999999999999989, []float64{-1, -1, -1, -0.99999999999999989, -0.99999999999999989, -0.99999999999999989, -0.99999999999999989}, "unnormalized:base=2,exponent=1,mantissa=3"},
+		{true, 0.99999999999999978, 1, []float64{0.99999999999999978, 0.99999999999999978, 0.99999999999999989, 0.99999999999999989, 1, 1, 1}, "unnormalized:base=10,exponent=1,mantissa=1"},
+		// An end at the tokenization's largest value, which it cannot
+		// write (4 for base 2 with one exponent digit): the extreme
+		// cell's edge (helper-123: refused as beyond [0, 4]).
+		{true, 0, 4, []float64{0, 0.5, 1, 2, 3, 3.5, 4}, "unnormalized:base=2,exponent=1,mantissa=3"},
 	} {
 		y := make([]float64, n)
 		for i := range y {
@@ -275,13 +286,16 @@ func TestFixedRangeEnds(t *testing.T) {
 			return cell.Width() * r
 		}
 		// No extreme cell is a sliver under a few ulps of y.
-		if wl, wh, u := width(c.lo), width(c.hi), 4*(math.Nextafter(max(math.Abs(c.lo), math.Abs(c.hi)), math.Inf(1))-max(math.Abs(c.lo), math.Abs(c.hi))); !(wl >= u && wh >= u) {
+		if wl, wh, u := width(c.lo), width(c.hi), min(c.hi-c.lo, 4*(math.Nextafter(max(math.Abs(c.lo), math.Abs(c.hi)), math.Inf(1))-max(math.Abs(c.lo), math.Abs(c.hi)))); !(wl >= u && wh >= u) {
 			t.Errorf("%s: the extreme cells are %v and %v wide, under 4 ulps of y (%v)", name, wl, wh, u)
 		}
 		for _, d := range ds[:3] {
 			hl, hh := 1e-3*width(c.lo), 1e-3*width(c.hi)
 			for _, e := range [][2]float64{{c.lo, c.lo + hl}, {c.hi - hh, c.hi}} {
 				h := e[1] - e[0]
+				if !(h > 0) {
+					continue // a range of a few ulps: no stretch inside a cell
+				}
 				mass, pdf := d.CDF(e[1])-d.CDF(e[0]), math.Exp(d.LogPDF((e[0]+e[1])/2))
 				if !(math.Abs(mass-pdf*h) <= 1e-6*mass+1e-300) {
 					t.Errorf("%s: on [%v, %v] the CDF grows by %v, the density gives %v", name, e[0], e[1], mass, pdf*h)
@@ -344,5 +358,21 @@ func TestFixedRangeCutFile(t *testing.T) {
 		if bytes.Contains(header, []byte("ends_cut")) {
 			t.Errorf("%s (range [%v, %v], unbounded %v): ends_cut saved", c.Vocab, c.TargetMin, c.TargetMax, c.Unbounded)
 		}
+	}
+}
+
+// A raw target equal to the top of what an unnormalized tokenization
+// writes (4 for base 2 with one exponent digit, which it cannot write) is
+// refused saying that end is not in the range (it said beyond [-0.5, 4]);
+// with a fixed range ending there it trains (TestFixedRangeEnds).
+func TestRawTopEndMessage(t *testing.T) {
+	x := make([]float64, 40)
+	y := make([]float64, 40)
+	for i := range y {
+		x[i], y[i] = float64(i)/40, []float64{0, 1, 2, 4}[i%4]
+	}
+	_, err := FitFlat(context.Background(), x, 40, 1, y, Config{Vocab: "unnormalized:base=2,exponent=1,mantissa=3", RawTarget: true, MaxEpochs: 1, EncLayers: 1, EncWidth: 8, Threads: 1})
+	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "4), whose top end is not in it") {
+		t.Errorf("%v", err)
 	}
 }

@@ -324,8 +324,14 @@ func (b *Bounded) Encode(v float64) ([]int, bool, error) {
 		return s, clamped, err
 	}
 	if in, _, _ := b.locate(s); in {
-		// BoundCut's extreme cells hold less than the inner ones.
-		return s, clamped || !(v >= b.endLo && v <= b.endHi), nil
+		if b.cut {
+			// BoundCut's cells tile [endLo, endHi], both ends included:
+			// its extreme cells hold less than the inner ones, and an end
+			// the inner tokenization cannot write (its largest value,
+			// which it clamps) is the extreme cell's edge.
+			return s, !(v >= b.endLo && v <= b.endHi), nil
+		}
+		return s, clamped, nil
 	}
 	// The bound's cells cover [first.Lo, last.Hi], both ends included (as
 	// a normalized tokenization's [0, 1]), and out to the ends BoundEnds

@@ -661,31 +661,42 @@ func short(v float64) string {
 // interval writes [lo, hi] as short does, with more digits where those
 // would not tell the ends apart ([1e9+0.1, 1e9+0.3] is not [1e+09, 1e+09]).
 func interval(lo, hi float64) string {
-	a, b := short(lo), short(hi)
-	for prec := 7; a == b && lo != hi && prec <= 17; prec++ {
-		a, b = strconv.FormatFloat(lo, 'g', prec, 64), strconv.FormatFloat(hi, 'g', prec, 64)
-	}
-	return "[" + a + ", " + b + "]"
+	p := intervalPrec(lo, hi)
+	return "[" + precFloat(lo, p) + ", " + precFloat(hi, p) + "]"
 }
 
-// intervalBeside is interval of [a, b], with the digits that also tell
-// an end from the range [lo, hi]'s end where they differ by more than a
-// few ulps (a support of [100000, 100005.01] read [100000, 100005],
-// the fixed range, helper-120).
+// intervalPrec is the number of significant digits interval writes: 6, or
+// as many more as tell lo from hi.
+func intervalPrec(lo, hi float64) int {
+	p := 6
+	for p < 17 && lo != hi && precFloat(lo, p) == precFloat(hi, p) {
+		p++
+	}
+	return p
+}
+
+// precFloat writes v with prec significant digits (6: as short does).
+func precFloat(v float64, prec int) string {
+	if prec == 6 {
+		return short(v)
+	}
+	return strconv.FormatFloat(v, 'g', prec, 64)
+}
+
+// intervalBeside is interval of [a, b], shown beside the range [lo, hi]:
+// with at least the digits interval gives the range, and those that tell
+// an end from the range's end where they differ by more than a few ulps
+// (a support of [100000, 100005.01] read [100000, 100005], helper-120),
+// so that ends a few ulps apart read alike (a support's end 99.99999999999999
+// read 100 beside the range's 99.99999999999999, helper-123).
 func intervalBeside(a, b, lo, hi float64) string {
 	far := func(x, y float64) bool {
 		return math.Abs(x-y) > 4*(math.Nextafter(math.Abs(y), math.Inf(1))-math.Abs(y))
 	}
-	f := func(x float64, prec int) string {
-		if prec == 6 {
-			return short(x)
-		}
-		return strconv.FormatFloat(x, 'g', prec, 64)
-	}
-	for prec := 6; ; prec++ {
-		fa, fb := f(a, prec), f(b, prec)
-		told := (fa != fb || a == b) && !(far(a, lo) && fa == f(lo, prec)) && !(far(b, hi) && fb == f(hi, prec))
-		if told || prec == 17 {
+	for prec := intervalPrec(lo, hi); ; prec++ {
+		fa, fb := precFloat(a, prec), precFloat(b, prec)
+		told := (fa != fb || a == b) && !(far(a, lo) && fa == precFloat(lo, prec)) && !(far(b, hi) && fb == precFloat(hi, prec))
+		if told || prec >= 17 {
 			return "[" + fa + ", " + fb + "]"
 		}
 	}

@@ -352,6 +352,9 @@ func TestShowIntervalBeside(t *testing.T) {
 		{-1.0 / 27, 6 + 1.0/27, 0, 6, "[-0.037037, 6.03704]"},
 		{math.Nextafter(1e9+0.1, 0), 1e9 + 0.3, 1e9 + 0.1, 1e9 + 0.3, "[1000000000.1, 1000000000.3]"},
 		{1e9 + 0.1, 1e9 + 0.3 + 1e-6, 1e9 + 0.1, 1e9 + 0.3, "[1000000000.1, 1000000000.300001]"},
+		// With at least the range's digits: its low end read 100 beside
+		// the range's 99.99999999999999 (helper-123).
+		{99.999999999999986, 101, 99.999999999999986, 100, "[99.99999999999999, 101]"},
 	} {
 		if got := intervalBeside(c.a, c.b, c.lo, c.hi); got != c.want {
 			t.Errorf("intervalBeside(%v, %v, %v, %v) = %s, want %s", c.a, c.b, c.lo, c.hi, got, c.want)
