@@ -3,6 +3,7 @@ package vocab
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Bounded is a tree tokenization restricted to the cells that meet a closed
@@ -104,17 +105,9 @@ func bound(t Tree, lo, hi float64) (*Bounded, error) {
 // cells are finer than the rounding) is not: values there stay clamped,
 // and their density 0.
 func BoundEnds(t Tokenizer, lo, hi, endLo, endHi, tol float64) (Tokenizer, error) {
-	b, err := Bound(t, lo, hi)
-	if err != nil {
-		return nil, err
-	}
-	in := b
-	if r, ok := b.(*Repeat); ok {
-		in = r.inner
-	}
-	bd, ok := in.(*Bounded)
-	if !ok {
-		return b, nil
+	b, bd, err := boundOf(t, lo, hi)
+	if err != nil || bd == nil {
+		return b, err
 	}
 	if gap, w := bd.endLo-endLo, bd.firstC.Hi-bd.firstC.Lo; gap > 0 && gap <= tol && gap <= 1e-3*w {
 		bd.endLo = endLo
@@ -142,19 +135,11 @@ func BoundCut(t Tokenizer, lo, hi, endLo, endHi, tol float64) (Tokenizer, error)
 	if !(endLo < endHi) {
 		return nil, fmt.Errorf("%w: ends [%v, %v] of %s are empty or NaN", ErrSpec, endLo, endHi, t.Spec())
 	}
-	b, err := Bound(t, lo, hi)
-	if err != nil {
-		return nil, err
+	b, bd, err := boundOf(t, lo, hi)
+	if err != nil || bd == nil {
+		return b, err
 	}
-	in := b
-	if r, ok := b.(*Repeat); ok {
-		in = r.inner
-	}
-	bd, ok := in.(*Bounded)
-	if !ok {
-		return b, nil
-	}
-	single := equalSeq(bd.first, bd.last)
+	single := slices.Equal(bd.first, bd.last)
 	if f := bd.firstC; endLo < f.Hi && (endLo >= f.Lo || f.Lo-endLo <= tol) {
 		bd.firstC = cutCell(f, endLo, f.Hi)
 		bd.endLo = endLo
@@ -173,23 +158,21 @@ func BoundCut(t Tokenizer, lo, hi, endLo, endHi, tol float64) (Tokenizer, error)
 	return b, nil
 }
 
+// boundOf returns Bound(t, lo, hi) and the Bounded it is or repeats (nil
+// for none).
+func boundOf(t Tokenizer, lo, hi float64) (Tokenizer, *Bounded, error) {
+	b, err := Bound(t, lo, hi)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, bounded(b), nil
+}
+
 // cutCell is c with edges lo and hi, centred between them.
 func cutCell(c Cell, lo, hi float64) Cell {
 	c.Lo, c.Hi = lo, hi
 	c.Center = fixCenter(lo, lo+(hi-lo)/2, hi)
 	return c
-}
-
-func equalSeq(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Cut reports whether the extreme cells end at BoundCut's ends.

@@ -77,24 +77,19 @@ func WriteResult(path string, r *Result) error {
 // outfile.Tracker removes the temporary file if the process must exit at
 // once) but not its cancellation: a finished run's result is kept.
 func writeResult(ctx context.Context, path string, r *Result) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
-	}
-	b = append(b, '\n')
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return outfile.WriteFile(context.WithoutCancel(ctx), path, func(w io.Writer) error {
-		_, err := w.Write(b)
-		return err
-	})
+	return putResult(ctx, path, r, outfile.WriteFile)
 }
 
 // writeNewResult is writeResult for a result that must not exist yet: an
 // error wrapping fs.ErrExist where it does, also where another process
 // wrote it meanwhile (outfile.WriteFileNew), and the file is kept.
 func writeNewResult(ctx context.Context, path string, r *Result) error {
+	return putResult(ctx, path, r, outfile.WriteFileNew)
+}
+
+// putResult writes r's JSON to path by write (an outfile writer), creating
+// its directories.
+func putResult(ctx context.Context, path string, r *Result, write func(context.Context, string, func(io.Writer) error) error) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
@@ -103,7 +98,7 @@ func writeNewResult(ctx context.Context, path string, r *Result) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return outfile.WriteFileNew(context.WithoutCancel(ctx), path, func(w io.Writer) error {
+	return write(context.WithoutCancel(ctx), path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})
