@@ -167,11 +167,11 @@ func TestValuesGivenBackBeforeSending(t *testing.T) {
 		s.values.mu.Lock()
 		free := s.values.free
 		s.values.mu.Unlock()
-		if free >= 3*(2<<20)/4 && s.inflight.Load() >= 2 {
+		if free >= 3*(2<<20)/4 && s.inFlight() >= 2 {
 			break // both answers made, neither read, the room back but for their bytes (about a sixth)
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d free, %d requests in flight, 20 s after two large answers that are not read", free, 2<<20, s.inflight.Load())
+			t.Fatalf("%d of %d free, %d requests in flight, 20 s after two large answers that are not read", free, 2<<20, s.inFlight())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -799,14 +799,63 @@ func TestGraceExpires(t *testing.T) {
 	}
 	start := time.Now()
 	cancel()
-	if err := <-served; !errors.Is(err, context.DeadlineExceeded) {
+	err := <-served
+	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Serve: %v, want DeadlineExceeded", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("shutdown took %v with a grace of 100ms", d)
 	}
+	var ge *GraceError
+	if !errors.As(err, &ge) || ge.Cancelled != 1 || ge.Cut != 0 || ge.Requests != 1 {
+		t.Errorf("Serve: %v, want 1 request cancelled", err)
+	}
 	if code := <-codes; code != 503 && code != 0 {
 		t.Errorf("the cancelled request: %d", code)
+	}
+}
+
+// TestGraceAnswerSent: an answer being sent when the grace period ends,
+// which its client then reads whole within the second the connections are
+// given, is not counted cut: Serve returns nil (it counted it cancelled,
+// and serve exited 1 though the client had its answer, helper-121).
+func TestGraceAnswerSent(t *testing.T) {
+	s, addr, cancel, served := serveModel(t, Options{Limits: Limits{MaxDensity: 1 << 24, MaxValues: 1 << 26}}, 100*time.Millisecond)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	body := `{"x":[[1,2]],"outputs":["density"],"density":{"n":400000}}` // an answer of some 16 MB, more than the sockets hold
+	fmt.Fprintf(c, "POST /v1/models/m/predict HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	answering := func() bool {
+		s.reqMu.Lock()
+		defer s.reqMu.Unlock()
+		for st := range s.reqs {
+			if st.answering {
+				return true
+			}
+		}
+		return false
+	}
+	for end := time.Now().Add(20 * time.Second); !answering(); time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("no answer begun")
+		}
+	}
+	cancel()
+	time.Sleep(300 * time.Millisecond) // past the grace period, the answer not read
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 || int64(len(b)) != resp.ContentLength {
+		t.Errorf("the answer: %d, %d of %d bytes, %v", resp.StatusCode, len(b), resp.ContentLength, err)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v, want nil (the answer arrived whole)", err)
 	}
 }
 

@@ -137,9 +137,13 @@ type Server struct {
 	values  *budget // Options.MaxValuesInFlight
 	bodies  *budget // the same, for the request bodies being read
 
-	faultLog  rateLog // the log lines of ErrModelFault's 500s
-	closing   atomic.Bool
-	inflight  atomic.Int64 // requests in a handler
+	faultLog rateLog // the log lines of ErrModelFault's 500s
+	closing  atomic.Bool
+	// reqs are the requests in a handler, for the end of the grace period
+	// to tell those still being computed (cancelled) from those whose
+	// answer is being sent (cut only if still sending at the close).
+	reqMu     sync.Mutex
+	reqs      map[*reqState]struct{}
 	stopWatch chan struct{}
 	watchDone chan struct{}
 	closeOnce sync.Once
@@ -190,7 +194,7 @@ func New(o Options) (*Server, error) {
 	if (o.Model == "") == (o.Models == "") {
 		return nil, errors.New("serve: give a model file or a model directory, not both or neither")
 	}
-	s := &Server{opts: o, metrics: newMetrics(), values: newBudget(o.MaxValuesInFlight), bodies: newBudget(bodiesUnits(o.MaxBodyBytes)), stopWatch: make(chan struct{}), watchDone: make(chan struct{})}
+	s := &Server{opts: o, metrics: newMetrics(), values: newBudget(o.MaxValuesInFlight), bodies: newBudget(bodiesUnits(o.MaxBodyBytes)), stopWatch: make(chan struct{}), watchDone: make(chan struct{}), reqs: map[*reqState]struct{}{}}
 	s.reg = &registry{
 		opts: &s.opts, models: map[string]*entry{}, failed: map[string]fileStamp{}, dupLogged: map[string]bool{},
 		obs: s.metrics.observeBatch, log: func(format string, a ...any) { o.Log.Print(oneLine(fmt.Sprintf(format, a...))) },
@@ -319,11 +323,13 @@ func (s *Server) Handler() http.Handler { return s.mux }
 // Serve answers on ln until ctx is done, then shuts down gracefully: it
 // stops accepting, answers 503 to new requests on open connections, and
 // finishes the requests in flight. Past grace it cancels those still
-// running (their clients get 503), closes the connections and returns a
-// *GraceError (which wraps context.DeadlineExceeded); after a clean
-// shutdown, and where only connections without a request in a handler
-// were left at grace's end (idle, or still sending their headers), it
-// returns nil.
+// being read or computed (their clients get 503), gives the answers being
+// sent one more second, closes the connections and returns a *GraceError
+// (which wraps context.DeadlineExceeded) counting the requests cancelled
+// and the answers cut off; after a clean shutdown, where only connections
+// without a request in a handler were left at grace's end (idle, or still
+// sending their headers), and where every answer being sent arrived whole
+// in that second, it returns nil.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	base, cancelBase := context.WithCancel(context.Background())
 	defer cancelBase()
@@ -354,16 +360,35 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	defer cancel()
 	err := hs.Shutdown(sctx)
 	if err != nil {
-		n := s.inflight.Load()
 		// Past grace: stop the work still running, give its requests a
-		// moment to answer 503, then drop the connections.
+		// moment to answer 503 (and answers being sent a moment to
+		// finish), then drop the connections. A request whose answer was
+		// being sent and then arrived whole is not counted (it was: exit
+		// 1 for a client that had its answer, helper-121).
+		var ge GraceError
+		s.reqMu.Lock()
+		for st := range s.reqs {
+			if !st.answering {
+				st.cancelled = true
+				ge.Cancelled++
+			}
+		}
+		s.reqMu.Unlock()
 		cancelBase()
 		wait, cancelWait := context.WithTimeout(context.Background(), time.Second)
 		hs.Shutdown(wait)
 		cancelWait()
+		s.reqMu.Lock()
+		for st := range s.reqs {
+			if !st.cancelled {
+				ge.Cut++
+			}
+		}
+		s.reqMu.Unlock()
 		hs.Close()
-		if err = nil; n > 0 {
-			err = &GraceError{Requests: n}
+		if err = nil; ge.Cancelled+ge.Cut > 0 {
+			ge.Requests = ge.Cancelled + ge.Cut
+			err = &ge
 		}
 	}
 	<-errc
@@ -371,15 +396,23 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	return err
 }
 
-// GraceError is Serve's error when requests were still in flight at the
-// end of the grace period: they were cancelled.
+// GraceError is Serve's error when the end of the grace period cut
+// requests short: Requests = Cancelled + Cut.
 type GraceError struct {
-	Requests int64 // in a handler when the grace period ended
+	Requests int64 // cancelled or cut
+	// Cancelled were being read or computed when the grace period ended:
+	// their work was stopped (answered 503 where the body had arrived and
+	// the connection lasted).
+	Cancelled int64
+	// Cut were sending their answers when the grace period ended and were
+	// still sending them a second later, when the connections were
+	// closed: their clients got part of the answer.
+	Cut int64
 }
 
-// Error says how many requests the end of the grace period cancelled.
+// Error says how many requests the end of the grace period cut short.
 func (e *GraceError) Error() string {
-	return fmt.Sprintf("serve: %d requests still in flight at the end of the grace period were cancelled", e.Requests)
+	return fmt.Sprintf("serve: %d requests still in flight at the end of the grace period were cancelled, and %d answers still being sent were cut off", e.Cancelled, e.Cut)
 }
 
 // Unwrap returns context.DeadlineExceeded.
@@ -407,8 +440,16 @@ func (s *Server) routes() {
 	mux := http.NewServeMux()
 	handle := func(pattern, route string, methods string, h func(w http.ResponseWriter, r *http.Request) int) {
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-			s.inflight.Add(1)
-			defer s.inflight.Add(-1)
+			st := &reqState{}
+			s.reqMu.Lock()
+			s.reqs[st] = struct{}{}
+			s.reqMu.Unlock()
+			defer func() {
+				s.reqMu.Lock()
+				delete(s.reqs, st)
+				s.reqMu.Unlock()
+			}()
+			w = &answerWriter{ResponseWriter: w, s: s, st: st}
 			start := time.Now()
 			code := 0
 			if r.Method != methods && !(methods == http.MethodGet && r.Method == http.MethodHead) {
@@ -914,4 +955,49 @@ func (r *rateLog) flushHeld(key string) {
 		r.held[key] = 0
 		r.flush(key, n)
 	}
+}
+
+// reqState is a request in a handler (Server.reqs), guarded by reqMu.
+type reqState struct {
+	answering bool // its answer's header was written
+	cancelled bool // counted cancelled at the end of the grace period
+}
+
+// answerWriter marks its request answering at the answer's first write.
+type answerWriter struct {
+	http.ResponseWriter
+	s     *Server
+	st    *reqState
+	begun bool
+}
+
+func (a *answerWriter) begin() {
+	if !a.begun {
+		a.begun = true
+		a.s.reqMu.Lock()
+		a.st.answering = true
+		a.s.reqMu.Unlock()
+	}
+}
+
+// WriteHeader implements http.ResponseWriter.
+func (a *answerWriter) WriteHeader(code int) {
+	a.begin()
+	a.ResponseWriter.WriteHeader(code)
+}
+
+// Write implements http.ResponseWriter.
+func (a *answerWriter) Write(p []byte) (int, error) {
+	a.begin()
+	return a.ResponseWriter.Write(p)
+}
+
+// Unwrap returns the ResponseWriter wrapped (for http.ResponseController).
+func (a *answerWriter) Unwrap() http.ResponseWriter { return a.ResponseWriter }
+
+// inFlight is the number of requests in a handler.
+func (s *Server) inFlight() int {
+	s.reqMu.Lock()
+	defer s.reqMu.Unlock()
+	return len(s.reqs)
 }

@@ -65,8 +65,10 @@ past --timeout per request, the answer is 503 with Retry-After; bodies over
 or feature; a client that closes the connection before its answer is
 counted 499. SIGINT, SIGTERM or SIGHUP (a closed terminal; not under
 nohup) stops accepting, finishes the requests in flight (up to --grace;
-past it they are cancelled and answered 503, and serve exits 1) and exits
-0; a second signal stops it at once.
+past it those still being read or computed are cancelled and answered 503,
+answers still being sent get one more second, and serve exits 1 if any
+request was cancelled or cut) and exits 0; a second signal stops it at
+once.
 
 Unless the environment sets GOGC, serve sets the garbage collector's
 target to 400% (Go's default is 100): the live heap is small and every
@@ -238,7 +240,7 @@ func runServe(cmd *Command, args []string) error {
 	var ge *serve.GraceError
 	switch {
 	case errors.As(err, &ge):
-		return fmt.Errorf("serve: %d request(s) still in flight after --grace %v were cancelled (answered 503 where their body had arrived)", ge.Requests, f.grace)
+		return fmt.Errorf("serve: past --grace %v, %d request(s) still being read or computed were cancelled (answered 503 where the body had arrived) and %d answer(s) still being sent a second later were cut off", f.grace, ge.Cancelled, ge.Cut)
 	case err != nil:
 		return fmt.Errorf("serve: %w", err)
 	}
