@@ -1365,3 +1365,47 @@ func TestDensityGridHamming(t *testing.T) {
 		t.Errorf("grid from %v, want the 0.001 quantile %v less 5%% of the span, %v (not the least draw %v)", ys[0], q[1], lo, q[0])
 	}
 }
+
+// TestClientGoneMidAnswer: a client that closes the connection while a
+// large answer is being sent is counted 499, not 200 (helper-121: its
+// 200 had gone out, but not the answer).
+func TestClientGoneMidAnswer(t *testing.T) {
+	_, addr, cancel, served := serveModel(t, Options{Limits: Limits{MaxDensity: 1 << 24, MaxValues: 1 << 26}}, time.Second)
+	defer func() { cancel(); <-served }()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"x":[[1,2]],"outputs":["density"],"density":{"n":400000}}` // some 16 MB, more than the sockets hold
+	fmt.Fprintf(c, "POST /v1/models/m/predict HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	if _, err := io.ReadFull(c, make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	c.(*net.TCPConn).SetLinger(0) // a reset: the server's next write fails
+	c.Close()
+	want := `decoreg_http_request_errors_total{code="499",route="/v1/models/{name}/predict"} 1`
+	var b []byte
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(b), want) {
+			return
+		}
+	}
+	t.Errorf("metrics lack %q:\n%s", want, grepLines(string(b), "decoreg_http_request"))
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -584,9 +584,9 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 			w.Header().Set("Retry-After", "1")
 			switch {
 			case errors.Is(err, errBodyGrow):
-				return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the server is reading other large request bodies (their buffers at most 16 times --max-body, %d bytes, at once), and had no room for more of this one's: send it again", bodiesInFlight(s.opts.MaxBodyBytes)))
+				return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the server is reading other large request bodies (their buffers at most 16 times --max-body plus 4 KiB, %d bytes, at once), and had no room for more of this one's: send it again", bodiesInFlight(s.opts.MaxBodyBytes)))
 			case errors.Is(err, context.DeadlineExceeded):
-				return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the server is reading other large request bodies (their buffers at most 16 times --max-body, %d bytes, at once): this one waited past its limit of %v for room", bodiesInFlight(s.opts.MaxBodyBytes), s.opts.RequestTimeout))
+				return writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the server is reading other large request bodies (their buffers at most 16 times --max-body plus 4 KiB, %d bytes, at once): this one waited past its limit of %v for room", bodiesInFlight(s.opts.MaxBodyBytes), s.opts.RequestTimeout))
 			case s.closing.Load():
 				return writeError(w, http.StatusServiceUnavailable, "shut down before the request was answered")
 			}
@@ -848,12 +848,17 @@ func writeJSON(w http.ResponseWriter, code int, v any) int {
 	return writeBody(w, code, b)
 }
 
-// writeBody writes b, JSON, with status code.
+// writeBody writes b, JSON, with status code, and returns the code, or
+// statusClientClosed where the client closed the connection while the
+// answer was being sent (a write that failed; a small answer's failure,
+// in net/http's buffer, is not seen).
 func writeBody(w http.ResponseWriter, code int, b []byte) int {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(code)
-	w.Write(b)
+	if _, err := w.Write(b); err != nil {
+		return statusClientClosed
+	}
 	return code
 }
 

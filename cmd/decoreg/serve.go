@@ -30,7 +30,9 @@ The API (JSON in and out; errors are {"error": "..."}):
 
 	GET  /v1/models                      the models: name, head, tokenization, features, created
 	POST /v1/models/NAME/predict         predictions, in request order
-	GET  /healthz, /readyz               liveness; readiness (503 while shutting down or serving no model)
+	GET  /healthz, /readyz               liveness; readiness (503 while
+	                                     serving no model, and on an open
+	                                     connection while shutting down)
 	GET  /metrics                        Prometheus metrics
 	GET  /                               a page to explore a model's p(y|x)
 
@@ -64,7 +66,9 @@ past --timeout per request, the answer is 503 with Retry-After; bodies over
 --max-body are 413; bad input is 400 with a message naming the field, row
 or feature; a client that closes the connection before its answer is
 counted 499. SIGINT, SIGTERM or SIGHUP (a closed terminal; not under
-nohup) stops accepting, finishes the requests in flight (up to --grace;
+nohup, and not SIGINT where serve was started in the background by a
+script, whose shell ignores it for its background jobs: send SIGTERM)
+stops accepting, finishes the requests in flight (up to --grace;
 past it those still being read or computed are cancelled and answered 503,
 answers still being sent get one more second, and serve exits 1 if any
 request was cancelled or cut) and exits 0; a second signal stops it at
@@ -114,7 +118,7 @@ func init() {
 	fs.IntVar(&f.maxDensity, "max-density", serve.DefaultLimits.MaxDensity, "density points per request (rows x n)")
 	fs.IntVar(&f.maxValues, "max-values", serve.DefaultLimits.MaxValues, "numbers in an answer, all outputs of all rows")
 	fs.IntVar(&f.maxValuesInFlight, "max-values-in-flight", 0, "numbers of the answers being made at once, all requests (0: twice --max-values; at least --max-values); past it a request waits, 503 past --timeout")
-	fs.Int64Var(&f.maxBody, "max-body", 4<<20, "request body limit in bytes (413 past it); the buffers of the bodies being read take at most 16 times it at once, growing with the bytes received (a body's first 4 KiB wait for room, 503 past --timeout; a buffer with no room to grow is 503 at once: under load, large bodies are the ones refused)")
+	fs.Int64Var(&f.maxBody, "max-body", 4<<20, "request body limit in bytes (413 past it); the buffers of the bodies being read take at most 16 times it plus 4 KiB at once, growing with the bytes received (a body's first 4 KiB wait for room, 503 past --timeout; a buffer with no room to grow is 503 at once: under load, large bodies are the ones refused)")
 	fs.StringVar(&f.allowHost, "allow-host", "", "on a loopback --addr, the comma-separated `NAMES`, besides localhost and loopback addresses, that a request's Host may carry (a reverse proxy's public name; *.NAME for the names under NAME, * for any): others are refused 403, as a page of a site whose name was made to resolve to 127.0.0.1 sends them (DNS rebinding)")
 }
 
