@@ -25,11 +25,11 @@ const BoundMargin = 0.1
 // no fixed range's bound to cut.
 func (m *Model) boundedVocab() vocab.Tokenizer {
 	if m.tok == nil || m.cfg.Head != HeadDecoder || !vocab.IsUnnormalized(m.tok) || m.cfg.Unbounded {
-		m.endsCut = false
+		m.endsCut = 0
 		return m.tok
 	}
 	if !m.cfg.FixedRange() {
-		m.endsCut = false
+		m.endsCut = 0
 	}
 	lo, hi := m.units.ToHead(-BoundMargin), m.units.ToHead(1+BoundMargin)
 	if m.cfg.FixedRange() {
@@ -48,7 +48,7 @@ func (m *Model) boundedVocab() vocab.Tokenizer {
 		big := max(math.Abs(m.units.YMin), math.Abs(m.units.YMax), math.Abs(a.Offset))
 		tol := 8 * (ulp(big)/a.Scale + ulp(max(math.Abs(lo), math.Abs(hi))))
 		endLo, endHi := m.units.HeadOf(m.units.YMin), m.units.HeadOf(m.units.YMax)
-		if m.endsCut {
+		if m.endsCut == endsCutRule {
 			// The extreme cells end at the range's ends as HeadOf gives
 			// them (where targets on the ends land; far from 0 that can
 			// round inside the range by more than eps: [1e9+0.1, 1e9+0.3]
@@ -82,12 +82,12 @@ func (m *Model) boundedVocab() vocab.Tokenizer {
 					lo, hi = endHi, endHi // negative cells hold their upper edge
 				}
 			}
-			b, err := vocab.BoundCut(m.tok, lo, hi, endLo, endHi, 2*w)
-			if err != nil {
-				m.endsCut = false
-				return m.tok
+			if b, err := vocab.BoundCut(m.tok, lo, hi, endLo, endHi, 2*w); err == nil {
+				return b
 			}
-			return b
+			// Saved without ends_cut, the model loads as a file from
+			// before: the same bound as here (it was left unbounded).
+			m.endsCut = 0
 		}
 		b, err := vocab.BoundEnds(m.tok, lo+eps, hi-eps, endLo, endHi, tol)
 		if err != nil {
@@ -101,6 +101,11 @@ func (m *Model) boundedVocab() vocab.Tokenizer {
 	}
 	return b
 }
+
+// endsCutRule is the rule of boundedVocab's cut of a fixed range's extreme
+// cells, recorded in model files (ends_cut): a change to it that moves any
+// cell is a new rule, with the old kept for the files that name it.
+const endsCutRule = 1
 
 // ulp is the distance from |x| to the next float64 up.
 func ulp(x float64) float64 {

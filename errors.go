@@ -48,7 +48,7 @@ var (
 
 	// ErrBudgetTooShort: Tune's budget ended before any trial finished an
 	// epoch.
-	ErrBudgetTooShort = errors.New("no trial finished an epoch within the budget")
+	ErrBudgetTooShort = errors.New("decoreg: no trial finished an epoch within the budget")
 )
 
 // errBeyondTokenization is ErrBadInput for a training target beyond the

@@ -175,9 +175,9 @@ func fitMember(ctx context.Context, x []float64, rows, cols int, y []float64, cf
 	}
 	if err != nil {
 		if res.BestEpoch == 0 {
-			return nil, fmt.Errorf("training cancelled before the first epoch ended: %w", err)
+			return nil, fmt.Errorf("decoreg: training cancelled before the first epoch ended: %w", err)
 		}
-		return m, fmt.Errorf("training cancelled after %d epoch(s) (keeping epoch %d): %w", res.Epochs, res.BestEpoch, err)
+		return m, fmt.Errorf("decoreg: training cancelled after %d epoch(s) (keeping epoch %d): %w", res.Epochs, res.BestEpoch, err)
 	}
 	return m, nil
 }
@@ -290,7 +290,7 @@ func prepare(x []float64, rows, cols int, y []float64, cfg Config, pretrain bool
 			return nil, nil, nil, err
 		}
 	}
-	m, err := newModel(cfg, tok, center, scale, ple, yMin, yMax, cfg.Seed, true)
+	m, err := newModel(cfg, tok, center, scale, ple, yMin, yMax, cfg.Seed, endsCutRule)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -328,7 +328,7 @@ func TestFixedRangeCutFile(t *testing.T) {
 	if err := json.Unmarshal(header, &h); err != nil {
 		t.Fatal(err)
 	}
-	if h["ends_cut"] != true {
+	if h["ends_cut"] != 1.0 {
 		t.Fatalf("a fixed range's unnormalized decoder saved ends_cut %v", h["ends_cut"])
 	}
 	q1 := func(path string) float64 {

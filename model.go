@@ -70,12 +70,13 @@ type Model struct {
 	// for models fitted on numbers (Fit, FitFlat) and older model files.
 	schema *data.Schema
 
-	// endsCut: an unnormalized decoder's extreme cells end at the fixed
-	// target range's ends (vocab.BoundCut), as every model fitted since
-	// the model file's ends_cut; files from before keep the cells across
-	// the ends whole (vocab.BoundEnds), as they were trained and scored.
-	// False where the model has no fixed range's bound.
-	endsCut bool
+	// endsCut is the rule by which an unnormalized decoder's extreme
+	// cells end at the fixed target range's ends (vocab.BoundCut;
+	// endsCutRule for every model fitted now, the model file's ends_cut);
+	// 0 for files from before, which keep the cells across the ends whole
+	// (vocab.BoundEnds), as they were trained and scored, and where the
+	// model has no fixed range's bound.
+	endsCut int
 }
 
 // TrainInfo describes how a model was trained.
@@ -158,7 +159,7 @@ const Version = "0.1.0"
 // Model.endsCut): Fit's models, and files that say so. Fit
 // and Load both make their models here, once the target range is known:
 // the tokenizer the network and the distributions use is fixed here.
-func newModel(cfg Config, tok vocab.Tokenizer, xMean, xStd []float64, ple *pleStats, yMin, yMax float64, seed uint64, cutEnds bool) (*Model, error) {
+func newModel(cfg Config, tok vocab.Tokenizer, xMean, xStd []float64, ple *pleStats, yMin, yMax float64, seed uint64, cutEnds int) (*Model, error) {
 	m := &Model{cfg: cfg, h: headSpecs[cfg.Head].impl, xMean: xMean, xStd: xStd, endsCut: cutEnds}
 	if ple != nil {
 		m.xBins, m.xbMean, m.xbStd = ple.bins, ple.mean, ple.std

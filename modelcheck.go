@@ -116,6 +116,9 @@ func checkModel(path string, h *fileHeader, cfg Config, tok vocab.Tokenizer, par
 		return bad("y_max", "the range y_max - y_min = %v is below float64's normal numbers (%v), which training refuses", r, minTargetRange)
 	}
 
+	if h.EndsCut < 0 || h.EndsCut > endsCutRule {
+		return bad("ends_cut", "%d: the rule of a fixed range's cut ends is 1 (or none), a newer decoreg's or an edited file", h.EndsCut)
+	}
 	// The training record's counts (shown by show and the summaries): a
 	// hand-edited negative one was printed as it was.
 	rec := h.Info

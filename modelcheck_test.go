@@ -517,3 +517,11 @@ func TestHandEditedModel_NegativeCounts(t *testing.T) {
 		loadEdited(t, "train."+f, ErrBadModel, func(h map[string]any) { h["train"].(map[string]any)[f] = -5 }, nil)
 	}
 }
+
+// ends_cut names the rule of a fixed range's cut ends: one this decoreg
+// does not know (a newer one's, or edited) is refused, not read as its own.
+func TestHandEditedModel_EndsCutRule(t *testing.T) {
+	for _, v := range []int{2, -1} {
+		loadEdited(t, "ends_cut", ErrBadModel, func(h map[string]any) { h["ends_cut"] = v }, nil)
+	}
+}

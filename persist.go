@@ -62,12 +62,14 @@ type fileHeader struct {
 	// numbers and for files written before it existed, which behave as
 	// before.
 	Schema *data.Schema `json:"schema,omitempty"`
-	// EndsCut: an unnormalized decoder's extreme cells end at its fixed
-	// target range's ends (vocab.BoundCut), as in every model fitted since
-	// the field exists; absent, files from before keep the cells across
-	// the ends whole. Absent too where the model has no fixed range's
-	// bound. (Per member: each member's header has its own.)
-	EndsCut bool `json:"ends_cut,omitempty"`
+	// EndsCut is the rule by which an unnormalized decoder's extreme
+	// cells end at its fixed target range's ends (vocab.BoundCut;
+	// endsCutRule), as in every model fitted since the field exists, so
+	// that a later rule leaves the files of this one as they were trained;
+	// absent (0), files from before keep the cells across the ends whole.
+	// Absent too where the model has no fixed range's bound. (Per member:
+	// each member's header has its own.)
+	EndsCut int `json:"ends_cut,omitempty"`
 }
 
 // recalKnots are a dist.Recalibration's knots in a file: R(v[k]) = r[k].

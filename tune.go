@@ -951,7 +951,7 @@ rungs:
 	if len(done) == 0 {
 		err := fmt.Errorf("%w of %v (raise it)", ErrBudgetTooShort, opts.Budget)
 		if ctx.Err() != nil {
-			err = fmt.Errorf("tuning cancelled before a trial finished an epoch: %w", ctx.Err())
+			err = fmt.Errorf("decoreg: tuning cancelled before a trial finished an epoch: %w", ctx.Err())
 		}
 		return nil, rep, err
 	}
@@ -1025,9 +1025,9 @@ rungs:
 		// "budget".
 		m.info.Stopped = "cancelled"
 		if n > 1 {
-			return m, rep, fmt.Errorf("tuning cancelled (keeping the best trial and %d more member(s) so far): %w", n-1, ctx.Err())
+			return m, rep, fmt.Errorf("decoreg: tuning cancelled (keeping the best trial and %d more member(s) so far): %w", n-1, ctx.Err())
 		}
-		return m, rep, fmt.Errorf("tuning cancelled (keeping the best trial so far): %w", ctx.Err())
+		return m, rep, fmt.Errorf("decoreg: tuning cancelled (keeping the best trial so far): %w", ctx.Err())
 	}
 	return m, rep, nil
 }

@@ -557,6 +557,10 @@ func writeOutputOn(name, flag, path string, first func(), write func(w io.Writer
 		if f := file.Load(); f != nil {
 			f.Discard()
 		}
+		if first != nil && path != "-" {
+			// first promised that another interrupt abandons the write.
+			fmt.Fprintf(errOut, "decoreg %s: interrupted again: abandoned the write; nothing written to %s\n", name, path)
+		}
 	})
 	defer stop()
 	fail := func(err error) error {

@@ -871,3 +871,52 @@ func TestTrainInterruptWhileWriting(t *testing.T) {
 		t.Errorf("the saved model: %v", err)
 	}
 }
+
+// TestTrainSecondInterruptAbandonsWrite: an interrupt during training and
+// another while the model is written abandon the write (the write counted
+// its own first and finished it: a double Ctrl-C replaced the model,
+// helper-125); an existing model is left as it was.
+func TestTrainSecondInterruptAbandonsWrite(t *testing.T) {
+	dir := t.TempDir()
+	train := writeSynth(t, dir, "train.csv", 200, 7)
+	model := filepath.Join(dir, "m.model")
+	if err := os.WriteFile(model, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guard := make(chan os.Signal, 1)
+	signal.Notify(guard, os.Interrupt)
+	defer signal.Stop(guard)
+	interrupt := func() {
+		n := signalsHandled.Load()
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		for end := time.Now().Add(10 * time.Second); signalsHandled.Load() == n && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	var first atomic.Bool
+	onEpoch = func(p decoreg.Progress) {
+		if p.Epoch == 2 && !first.Load() {
+			first.Store(true)
+			interrupt()
+		}
+	}
+	defer func() { onEpoch = nil }()
+	hook := func() {
+		if first.Load() {
+			interrupt()
+		}
+	}
+	watchHook.Store(&hook)
+	defer watchHook.Store(nil)
+	args := append([]string{"train", "--data", train, "--out", model}, tinyArgs("decoder")...)
+	code, _, errs := cli(t, append(args, "--epochs", "50", "--patience", "100")...)
+	if code != 130 || !strings.Contains(errs, "interrupted; nothing written to "+model) {
+		t.Errorf("exit %d, stderr %q; want 130, nothing written", code, errs)
+	}
+	if b, _ := os.ReadFile(model); string(b) != "old" {
+		t.Errorf("the old model was replaced")
+	}
+	if ns := dirNames(t, dir); len(ns) != 2 {
+		t.Errorf("left: %v", ns)
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log"
@@ -234,12 +233,13 @@ func runServe(cmd *Command, args []string) error {
 		logger.Printf("serving model %q (%s head, %d features) from %q", m.Name, m.Head, len(m.Features), m.File)
 	}
 	logger.Printf("listening on http://%s (Ctrl-C, SIGTERM or SIGHUP to stop)", ln.Addr())
-	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...) // SIGHUP too, unless ignored (nohup)
+	// The first signal (SIGHUP too, unless ignored: nohup) shuts down
+	// gracefully, a second ends the process at once. Through the shared
+	// handlers: as process 1 they listen from the start, and a signal
+	// that only signal.NotifyContext heard also ended the process at once
+	// (helper-125).
+	ctx, stop := onInterrupt(func() {})
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second signal kills the process at once
-	}()
 	err = s.Serve(ctx, ln, f.grace)
 	var ge *serve.GraceError
 	switch {

@@ -294,11 +294,11 @@ func TestShowLibraryModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(h, []byte(`,"ends_cut":true`)) {
+	if !bytes.Contains(h, []byte(`,"ends_cut":1`)) {
 		t.Fatalf("no ends_cut in %s", h)
 	}
 	var old bytes.Buffer
-	if err := modelfile.Encode(&old, bytes.Replace(h, []byte(`,"ends_cut":true`), nil, 1), p); err != nil {
+	if err := modelfile.Encode(&old, bytes.Replace(h, []byte(`,"ends_cut":1`), nil, 1), p); err != nil {
 		t.Fatal(err)
 	}
 	oldPath := filepath.Join(t.TempDir(), "old.model")

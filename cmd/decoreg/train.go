@@ -1279,13 +1279,29 @@ func runTrain(cmd *Command, args []string) error {
 			fmt.Fprintf(errOut, "decoreg %s: --ensemble %d --ensemble-from %s: %d seed member(s) diverged and were left out; kept %d\n", name, cfg.Ensemble, t.EnsembleFrom, t.MembersLeftOut, m.EnsembleSize())
 		}
 	}
-	var writeInterrupted atomic.Bool
-	finish := func() {
-		writeInterrupted.Store(true)
-		fmt.Fprintf(errOut, "decoreg %s: interrupted while writing the trained model: finishing the write to %s (interrupt again to abandon it)\n", name, f.out)
+	// An interrupt that came after training had ended, before the write
+	// watches for one (training's handler took it, to no effect), counts
+	// as the first: the write is made, and the next abandons it.
+	late := !interrupted && ctx.Err() != nil
+	if late {
+		fmt.Fprintf(errOut, "decoreg %s: interrupted after training ended: writing the trained model to %s (interrupt again to abandon it)\n", name, f.out)
 	}
-	if err := writeFinishing(name, "out", f.out, finish, func(w io.Writer) error { _, err := m.WriteTo(w); return err }); err != nil {
-		return err
+	var writeInterrupted atomic.Bool
+	write := func(w io.Writer) error { _, err := m.WriteTo(w); return err }
+	var werr error
+	if interrupted || late {
+		// A second interrupt abandons the write (it was the write's
+		// first, which finishes it: a double Ctrl-C wrote the model,
+		// helper-125).
+		werr = writeOutput(name, "out", f.out, write)
+	} else {
+		werr = writeFinishing(name, "out", f.out, func() {
+			writeInterrupted.Store(true)
+			fmt.Fprintf(errOut, "decoreg %s: interrupted while writing the trained model: finishing the write to %s (interrupt again to abandon it)\n", name, f.out)
+		}, write)
+	}
+	if werr != nil {
+		return werr
 	}
 	info := m.Info()
 	if interrupted {
@@ -1315,7 +1331,7 @@ func runTrain(cmd *Command, args []string) error {
 		Temperature: info.Temperature, DepthTemperatures: info.DepthTemperatures, CalibrateBy: info.CalibrateBy, ValNLLBefore: info.ValNLLBefore, ValNLLAfter: info.ValNLLAfter,
 		ValPITBefore: info.ValPITBefore, ValPITAfter: info.ValPITAfter,
 		IsotonicSegments: info.IsotonicSegments, IsotonicWeight: info.IsotonicWeight,
-		Members: info.Members, SkippedRows: info.SkippedRows, Interrupted: interrupted || writeInterrupted.Load(),
+		Members: info.Members, SkippedRows: info.SkippedRows, Interrupted: interrupted || late || writeInterrupted.Load(),
 	}
 	if p := info.Pretrain; p != nil {
 		s.Pretrain = &pretrainSummary{Epochs: p.Epochs, BestEpoch: p.BestEpoch, BestValLoss: jsonNum(p.BestValLoss), Stopped: p.Stopped, Seconds: p.Seconds}
