@@ -477,3 +477,55 @@ func TestInterruptAsProcess1NoHandler(t *testing.T) {
 		t.Errorf("%v, want status 143; stderr %q", err, errs.String())
 	}
 }
+
+// TestServeAsProcess1: serve as process 1 shuts down gracefully at a
+// signal, as elsewhere (exit 0, "shut down cleanly"): the listener of
+// process 1 ended it at once (helper-125).
+func TestServeAsProcess1(t *testing.T) {
+	if exec.Command("unshare", "-Upfr", "--kill-child", "true").Run() != nil {
+		t.Skip("no unshare -Upfr here")
+	}
+	model := sharedModel(t, "decoder")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "unshare", "-Upfr", "--kill-child", os.Args[0], "-test.run=^$", "--", "serve", "--model", model, "--addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1")
+	pr, pw := io.Pipe()
+	cmd.Stderr = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var errs strings.Builder
+	listening, done := make(chan bool, 1), make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(pr)
+		said := false
+		for sc.Scan() {
+			errs.WriteString(sc.Text() + "\n")
+			if !said && strings.Contains(sc.Text(), "listening on") {
+				said = true
+				listening <- true
+			}
+		}
+		if !said {
+			listening <- false
+		}
+	}()
+	if !<-listening {
+		t.Fatalf("serve did not start: %s", errs.String())
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))
+	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || child <= 0 {
+		cmd.Process.Kill()
+		t.Skipf("cannot find unshare's child: %v %q", err, b)
+	}
+	syscall.Kill(child, syscall.SIGTERM)
+	err = cmd.Wait()
+	pw.Close()
+	<-done
+	if err != nil || !strings.Contains(errs.String(), "shut down cleanly") {
+		t.Errorf("%v, want exit 0; stderr %q", err, errs.String())
+	}
+}
