@@ -206,15 +206,15 @@ func logAxes(p *plot.Plot, x, y bool) {
 }
 
 // distinctTicks are the ticks of its Ticker, relabelled with as many
-// significant digits as it takes to tell their labels apart where two
-// read the same (gonum's default ticks of [0.99, 1.15] label 1 and 1.05
-// both "1").
+// significant digits as it takes for their labels to read their values
+// and to differ (gonum's default ticks of [0.99, 1.15] labelled 1 and 1.05
+// both "1", and those of [0.98, 1.06] labelled 1.02 "1" and 1.06 "1.1").
 type distinctTicks struct{ plot.Ticker }
 
 // Ticks implements plot.Ticker.
 func (d distinctTicks) Ticks(min, max float64) []plot.Tick {
 	ts := d.Ticker.Ticks(min, max)
-	for prec := 2; !distinctLabels(ts) && prec <= 17; prec++ {
+	for prec := 1; !goodLabels(ts) && prec <= 17; prec++ {
 		for i := range ts {
 			if ts[i].Label != "" {
 				ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', prec, 64)
@@ -224,8 +224,9 @@ func (d distinctTicks) Ticks(min, max float64) []plot.Tick {
 	return ts
 }
 
-// distinctLabels reports whether no two labelled ticks have one label.
-func distinctLabels(ts []plot.Tick) bool {
+// goodLabels reports whether no two labelled ticks have one label and
+// each label reads its tick's value (to a relative 1e-9).
+func goodLabels(ts []plot.Tick) bool {
 	seen := map[string]bool{}
 	for _, t := range ts {
 		if t.Label == "" {
@@ -235,6 +236,9 @@ func distinctLabels(ts []plot.Tick) bool {
 			return false
 		}
 		seen[t.Label] = true
+		if v, err := strconv.ParseFloat(t.Label, 64); err == nil && !(math.Abs(v-t.Value) <= 1e-9*math.Max(math.Abs(t.Value), 1e-300)) {
+			return false
+		}
 	}
 	return true
 }

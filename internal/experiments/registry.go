@@ -61,6 +61,7 @@ func Synthetic() []*Experiment {
 	es := []*Experiment{riskExperiment(), curvesExperiment(), densityExperiment(), bbobExperiment()}
 	for _, e := range es {
 		e.UsesN = true // each draws Options.N training points
+		e.Figures = figuresOf(e.Name)
 	}
 	return es
 }
@@ -73,21 +74,16 @@ func RealData() []*Experiment {
 		// realworld's training rows are at most Options.N, hamming's
 		// random subsets Options.N rows.
 		e.UsesN = e.Name == "realworld" || e.Name == "hamming"
-	}
-	return es
-}
-
-// All lists every experiment of `decoreg experiment` but uci.
-func All() []*Experiment {
-	es := append(Synthetic(), RealData()...)
-	for _, e := range es {
 		e.Figures = figuresOf(e.Name)
 	}
 	return es
 }
 
+// All lists every experiment of `decoreg experiment` but uci.
+func All() []*Experiment { return append(Synthetic(), RealData()...) }
+
 // figuresOf returns the figures experiment name's report writes (see
-// TestFigures).
+// cmd/decoreg's TestExperimentFiguresDeclared).
 func figuresOf(name string) []string {
 	switch name {
 	case "risk":
