@@ -127,21 +127,24 @@ func readJournalLines[T Line](path, name string, newLine func() T) (lines []T, r
 		}
 		v := newLine()
 		if err := json.Unmarshal(sc.Bytes(), v); err != nil {
-			return nil, nil, false, nil, fmt.Errorf("%s: line %d: %v", path, ln, err)
+			if f := undecodable(sc.Bytes(), v); f != "" {
+				return nil, nil, false, nil, &InputError{fmt.Errorf("%s: line %d: field %q: %v", path, ln, f, err)}
+			}
+			return nil, nil, false, nil, &InputError{fmt.Errorf("%s: line %d: %v", path, ln, err)}
 		}
 		if v.M().Key == "" {
-			return nil, nil, false, nil, fmt.Errorf("%s: line %d: no \"key\"", path, ln)
+			return nil, nil, false, nil, &InputError{fmt.Errorf("%s: line %d: no \"key\"", path, ln)}
 		}
 		if sec := v.M().Seconds; !(sec >= 0) || math.IsInf(sec, 0) {
-			return nil, nil, false, nil, fmt.Errorf("%s: line %d: \"seconds\" is %v, not a run's time", path, ln, sec)
+			return nil, nil, false, nil, &InputError{fmt.Errorf("%s: line %d: \"seconds\" is %v, not a run's time", path, ln, sec)}
 		}
 		if name != "" && v.M().Experiment != name {
-			return nil, nil, false, nil, fmt.Errorf("%s: line %d is a result of experiment %q, not %q (each experiment needs its own directory)", path, ln, v.M().Experiment, name)
+			return nil, nil, false, nil, &InputError{fmt.Errorf("%s: line %d is a result of experiment %q, not %q (each experiment needs its own directory)", path, ln, v.M().Experiment, name)}
 		}
-		if f := missingField(sc.Bytes(), v); f != "" {
-			// A hand-edited line without one of its results: the report
-			// read it as 0.
-			return nil, nil, false, nil, &InputError{fmt.Errorf("%s: line %d (%s): no %q, which every run records", path, ln, v.M().Key, f)}
+		if why := badResult(sc.Bytes(), v); why != "" {
+			// A hand-edited line without one of its results, or with a
+			// null for it: the report read it as 0.
+			return nil, nil, false, nil, &InputError{fmt.Errorf("%s: line %d (%s): %s", path, ln, v.M().Key, why)}
 		}
 		if k, ok := seen[v.M().Key]; ok {
 			if !differs[v.M().Key] && !sameResults(raw[k], sc.Bytes()) {
@@ -160,21 +163,16 @@ func readJournalLines[T Line](path, name string, newLine func() T) (lines []T, r
 	return lines, raw, partial, differ, nil
 }
 
-// missingField returns the first result field of v's type (a pointer to
-// a struct, embedded structs included but Meta, whose bookkeeping the
-// journal's checks see to) that its JSON encoding always writes (a tag
-// without omitempty) and the JSON object line lacks; "" for none.
-func missingField(line []byte, v any) string {
-	var have map[string]json.RawMessage
-	if json.Unmarshal(line, &have) != nil {
-		return ""
-	}
+// resultFields calls visit with the JSON name, options and type of each
+// result field of v's type (a pointer to a struct; embedded structs
+// walked, Meta, whose bookkeeping the journal's checks see to, left out)
+// until visit returns a non-empty string, which it returns.
+func resultFields(v any, visit func(name, opts string, t reflect.Type) string) string {
 	var walk func(t reflect.Type) string
 	walk = func(t reflect.Type) string {
 		for i := range t.NumField() {
 			f := t.Field(i)
-			tag := f.Tag.Get("json")
-			name, opts, _ := strings.Cut(tag, ",")
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if f.Anonymous && name == "" {
 				ft := f.Type
 				if ft.Kind() == reflect.Pointer {
@@ -190,14 +188,14 @@ func missingField(line []byte, v any) string {
 					continue
 				}
 			}
-			if !f.IsExported() || name == "-" || strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,") {
+			if !f.IsExported() || name == "-" {
 				continue
 			}
 			if name == "" {
 				name = f.Name
 			}
-			if _, ok := have[name]; !ok {
-				return name
+			if m := visit(name, opts, f.Type); m != "" {
+				return m
 			}
 		}
 		return ""
@@ -210,6 +208,64 @@ func missingField(line []byte, v any) string {
 		return ""
 	}
 	return walk(t)
+}
+
+// lineFields decodes a journal line's top-level fields, their names folded
+// to lower case as encoding/json matches them ("" keys for a line that is
+// not an object).
+func lineFields(line []byte) map[string]json.RawMessage {
+	var have map[string]json.RawMessage
+	if json.Unmarshal(bytes.TrimPrefix(line, []byte("\ufeff")), &have) != nil {
+		return nil
+	}
+	folded := make(map[string]json.RawMessage, len(have))
+	for k, v := range have {
+		folded[strings.ToLower(k)] = v
+	}
+	return folded
+}
+
+// badResult returns why the JSON object line lacks a result that v's type
+// always records (its encoding writes it: a tag without omitempty): `no
+// "x"` for a field left out, `"x" is null` for a number, string or bool
+// given as null (decoded as 0, "" or false); "" for none. The report read
+// both as 0.
+func badResult(line []byte, v any) string {
+	have := lineFields(line)
+	if have == nil {
+		return ""
+	}
+	unmarshaler := reflect.TypeFor[json.Unmarshaler]()
+	return resultFields(v, func(name, opts string, t reflect.Type) string {
+		raw, ok := have[strings.ToLower(name)]
+		omit := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
+		switch {
+		case !ok && !omit:
+			return fmt.Sprintf("no %q, which every run records", name)
+		case ok && string(bytes.TrimSpace(raw)) == "null" && !t.Implements(unmarshaler) && !reflect.PointerTo(t).Implements(unmarshaler):
+			switch t.Kind() {
+			case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+				reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64, reflect.String:
+				return fmt.Sprintf("%q is null, which no run records", name)
+			}
+		}
+		return ""
+	})
+}
+
+// undecodable returns the name of the first result field of v's type whose
+// value in line does not decode into it ("" for none found).
+func undecodable(line []byte, v any) string {
+	have := lineFields(line)
+	if have == nil {
+		return ""
+	}
+	return resultFields(v, func(name, _ string, t reflect.Type) string {
+		if raw, ok := have[strings.ToLower(name)]; ok && json.Unmarshal(raw, reflect.New(t).Interface()) != nil {
+			return name
+		}
+		return ""
+	})
 }
 
 // completeLen is the length of b's complete lines: up to its last

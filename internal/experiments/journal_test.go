@@ -150,6 +150,24 @@ func TestJournalMalformedLine(t *testing.T) {
 	if _, _, err := ReadJournal(path, "", newTestLine); err == nil || !strings.Contains(err.Error(), `line 2 (b): no "v", which every run records`) {
 		t.Errorf("a line without its result: %v", err)
 	}
+	// Nor with null for it (decoded as 0, helper-125); a result of the
+	// wrong type names its field; a key in other case is the field, as
+	// encoding/json reads it (helper-124).
+	for body, want := range map[string]string{
+		"{\"key\":\"a\",\"v\":null}\n":  `line 1 (a): "v" is null, which no run records`,
+		"{\"key\":\"a\",\"v\":\"x\"}\n": `line 1: field "v": json: cannot unmarshal string`,
+		"{\"key\":\"a\",\"V\":3}\n":     "",
+	} {
+		os.WriteFile(path, []byte(body), 0o644)
+		lines, _, err := ReadJournal(path, "", newTestLine)
+		var ie *InputError
+		switch {
+		case want == "" && (err != nil || len(lines) != 1 || lines[0].V != 3):
+			t.Errorf("%q: %v, %v", body, lines, err)
+		case want != "" && (!errors.As(err, &ie) || !strings.Contains(err.Error(), want)):
+			t.Errorf("%q: %v, want an input error with %q", body, err, want)
+		}
+	}
 }
 
 func TestCoarsen(t *testing.T) {
