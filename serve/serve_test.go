@@ -859,6 +859,38 @@ func TestGraceAnswerSent(t *testing.T) {
 	}
 }
 
+// TestGraceAnswerCut: an answer still being sent a second after the grace
+// period (its client does not read) is counted cut, not cancelled.
+func TestGraceAnswerCut(t *testing.T) {
+	s, addr, cancel, served := serveModel(t, Options{Limits: Limits{MaxDensity: 1 << 24, MaxValues: 1 << 26}}, 100*time.Millisecond)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	body := `{"x":[[1,2]],"outputs":["density"],"density":{"n":400000}}` // some 16 MB, more than the sockets hold
+	fmt.Fprintf(c, "POST /v1/models/m/predict HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
+		s.reqMu.Lock()
+		answering := false
+		for st := range s.reqs {
+			answering = answering || st.answering
+		}
+		s.reqMu.Unlock()
+		if answering {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("no answer begun")
+		}
+	}
+	cancel()
+	var ge *GraceError
+	if err := <-served; !errors.As(err, &ge) || ge.Cut != 1 || ge.Cancelled != 0 || ge.Requests != 1 {
+		t.Errorf("Serve: %v, want 1 answer cut", err)
+	}
+}
+
 // TestGraceIdleConnection: a connection that sent no request keeps
 // Shutdown waiting past grace (net/http waits up to 5 s for a new
 // connection's request), but no request was cut: Serve returns nil.

@@ -449,7 +449,7 @@ func (s *Server) routes() {
 				delete(s.reqs, st)
 				s.reqMu.Unlock()
 			}()
-			w = &answerWriter{ResponseWriter: w, s: s, st: st}
+			w = &answerWriter{ResponseWriter: w, s: s, st: st, rctx: r.Context()}
 			start := time.Now()
 			code := 0
 			if r.Method != methods && !(methods == http.MethodGet && r.Method == http.MethodHead) {
@@ -850,13 +850,13 @@ func writeJSON(w http.ResponseWriter, code int, v any) int {
 
 // writeBody writes b, JSON, with status code, and returns the code, or
 // statusClientClosed where the client closed the connection while the
-// answer was being sent (a write that failed; a small answer's failure,
-// in net/http's buffer, is not seen).
+// answer was being sent (a write that failed while the client was gone;
+// a small answer's failure, in net/http's buffer, is not seen).
 func writeBody(w http.ResponseWriter, code int, b []byte) int {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(code)
-	if _, err := w.Write(b); err != nil {
+	if _, err := w.Write(b); err != nil && clientGone(w) {
 		return statusClientClosed
 	}
 	return code
@@ -973,7 +973,16 @@ type answerWriter struct {
 	http.ResponseWriter
 	s     *Server
 	st    *reqState
+	rctx  context.Context // the request's: done when the client goes
 	begun bool
+}
+
+// clientGone reports whether a failed write of w's answer is the client's
+// doing (its connection closed, the server not shutting down) rather than
+// the server's (a write deadline, the close at the end of --grace).
+func clientGone(w http.ResponseWriter) bool {
+	a, ok := w.(*answerWriter)
+	return ok && a.rctx.Err() != nil && !a.s.closing.Load()
 }
 
 func (a *answerWriter) begin() {
