@@ -251,7 +251,11 @@ func runBenchUCI(args []string) (err error) {
 		return fmt.Errorf("bench uci: every one of the %d runs failed (%d of this shard's %d were already done); their result files say why (decoreg bench report %s)",
 			sum.Ran, sum.Skipped, sum.Shard, *out)
 	}
-	fmt.Fprintf(errOut, "bench uci: ran %d runs (%d failed) in %.1fs; %d of this shard's %d were already done\n",
-		sum.Ran, sum.Failed, sum.Seconds, sum.Skipped, sum.Shard)
+	dropped := ""
+	if sum.Dropped > 0 {
+		dropped = fmt.Sprintf("; %d more ran whose results another process wrote first (dropped)", sum.Dropped)
+	}
+	fmt.Fprintf(errOut, "bench uci: ran %d runs (%d failed) in %.1fs; %d of this shard's %d were already done%s\n",
+		sum.Ran, sum.Failed, sum.Seconds, sum.Skipped, sum.Shard, dropped)
 	return nil
 }

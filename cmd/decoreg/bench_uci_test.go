@@ -581,10 +581,13 @@ func TestBenchUCIWrittenMeanwhile(t *testing.T) {
 		}
 		return log.Write(p)
 	})
-	_, err := experiments.RunUCI(context.Background(), experiments.UCIOptions{DataDir: data, OutDir: out, Heads: []string{"mdn"}, Splits: []int{0},
+	sum, err := experiments.RunUCI(context.Background(), experiments.UCIOptions{DataDir: data, OutDir: out, Heads: []string{"mdn"}, Splits: []int{0},
 		Overrides: experiments.Overrides{MaxEpochs: 2, EncWidth: 8}, Log: hook})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if sum.Dropped != 1 || sum.Skipped != 0 || sum.Ran != 0 {
+		t.Errorf("summary %+v: want 1 dropped, none already done (helper-125: it said 1 of 1 already done)", sum)
 	}
 	if r, err := experiments.ReadResult(path); err != nil || r.Host != "the other process" {
 		t.Errorf("the other process's result was replaced: %+v, %v", r, err)

@@ -501,8 +501,12 @@ func runExperiment(cmd *Command, args []string) (err error) {
 			}
 			return failf(name, "%s", oneLine(err.Error()))
 		}
-		fmt.Fprintf(errOut, "experiment %s: ran %d runs (%d failed) in %.1fs; %d of this shard's %d were already done\n",
-			e.Name, sum.Ran, sum.Failed, sum.Seconds, sum.Skipped, sum.Shard)
+		dropped := ""
+		if sum.Dropped > 0 {
+			dropped = fmt.Sprintf("; %d more ran whose lines another process recorded first (dropped)", sum.Dropped)
+		}
+		fmt.Fprintf(errOut, "experiment %s: ran %d runs (%d failed) in %.1fs; %d of this shard's %d were already done%s\n",
+			e.Name, sum.Ran, sum.Failed, sum.Seconds, sum.Skipped, sum.Shard, dropped)
 		if sum.Shard == 0 {
 			// More shards than runs (an array job sized for another
 			// plan): this one has nothing to do, which is no failure.

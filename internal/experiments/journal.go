@@ -485,7 +485,10 @@ type RunOptions struct {
 type JournalSummary struct {
 	Planned, Shard, Skipped, Ran int
 	Failed                       int // runs done now that recorded a failure (see Failer)
-	Seconds                      float64
+	// Dropped are runs done now whose line another process recorded
+	// first (not in Ran).
+	Dropped int
+	Seconds float64
 }
 
 // Failer is implemented by lines that can record a run that failed on its
@@ -587,7 +590,7 @@ func RunTasks[T Line](ctx context.Context, name string, tasks []Task[T], o RunOp
 			return sum, err
 		}
 		if !added {
-			sum.Skipped++
+			sum.Dropped++
 			fmt.Fprintf(logw, "[%d/%d] %s: recorded by another process meanwhile; this run's result dropped\n", i+1, len(todo), t.Key)
 			continue
 		}

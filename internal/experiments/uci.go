@@ -347,6 +347,7 @@ type Summary struct {
 	Planned int     // runs in the whole plan
 	Shard   int     // runs in this shard
 	Skipped int     // runs of the shard whose result existed
+	Dropped int     // runs done now whose result another process wrote first (not in Ran)
 	Ran     int     // runs done now (Failed included)
 	Failed  int     // runs that wrote a result with an error (e.g. diverged)
 	Seconds float64 // wall time of the runs done now
@@ -524,7 +525,7 @@ func RunUCI(ctx context.Context, opts UCIOptions) (Summary, error) {
 					// its result stands (it was replaced without a word;
 					// then after a check, with a window before the rename).
 					mu.Lock()
-					sum.Skipped++
+					sum.Dropped++
 					fmt.Fprintf(logw, "%s: written by another process meanwhile; this run's result dropped\n", r)
 					mu.Unlock()
 					continue
