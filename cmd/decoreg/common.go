@@ -225,8 +225,8 @@ const (
 regular file is replaced atomically: the output goes to a temporary file
 .NAME.tmpNNN (NAME cut short near 255 bytes) in the same directory, which is renamed over NAME only when
 complete, so NAME is either complete or untouched; NAME keeps its
-permissions, and its owner and group where the process may set them (as
-root); a hard link to NAME keeps the old content (the new file takes the
+permission bits (not set-id or sticky bits), and its owner and group where
+the process may set them (as root); a hard link to NAME keeps the old content (the new file takes the
 name); a read-only NAME is refused. A symbolic link is written
 through: it stays a link and its target gets the output (atomically, or
 created if missing). A device or FIFO (/dev/null, a named pipe) is written

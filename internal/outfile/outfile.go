@@ -429,7 +429,7 @@ func (f *File) commit() error {
 		return f.f.Close()
 	}
 	if f.t.exists {
-		keepOwner(f.f, f.t.info) // before the mode: a chown clears set-id bits
+		keepOwner(f.f, f.t.info) // before the mode (set-id and sticky bits are not kept)
 		if err := f.f.Chmod(f.t.mode); err != nil {
 			return err
 		}
