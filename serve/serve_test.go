@@ -1441,3 +1441,37 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// failWriter is a ResponseWriter whose body writes fail with err.
+type failWriter struct {
+	http.ResponseWriter
+	err error
+}
+
+func (f failWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// A failed answer write counts 499 only where the client went: not at the
+// server's own write deadline, which also cancels the request's context
+// (helper-126), nor while shutting down.
+func TestWriteBodyCodes(t *testing.T) {
+	s := &Server{}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []struct {
+		err     error
+		closing bool
+		want    int
+	}{
+		{errors.New("connection reset by peer"), false, statusClientClosed},
+		{&net.OpError{Op: "write", Err: os.ErrDeadlineExceeded}, false, 200},
+		{errors.New("connection reset by peer"), true, 200},
+		{nil, false, 200},
+	} {
+		s.closing.Store(c.closing)
+		w := &answerWriter{ResponseWriter: failWriter{httptest.NewRecorder(), c.err}, s: s, st: &reqState{}, rctx: gone}
+		s.reqs = map[*reqState]struct{}{}
+		if got := writeBody(w, 200, []byte("{}")); got != c.want {
+			t.Errorf("write error %v, closing %v: code %d, want %d", c.err, c.closing, got, c.want)
+		}
+	}
+}

@@ -856,7 +856,10 @@ func writeBody(w http.ResponseWriter, code int, b []byte) int {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(code)
-	if _, err := w.Write(b); err != nil && clientGone(w) {
+	if _, err := w.Write(b); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) && clientGone(w) {
+		// (net/http cancels the request's context at any failed write, its
+		// own write deadline's too: the server's cut keeps its code,
+		// helper-126.)
 		return statusClientClosed
 	}
 	return code

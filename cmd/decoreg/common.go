@@ -553,23 +553,41 @@ func writeFinishing(name, flag, path string, first func(), write func(w io.Write
 // writeOutputOn is writeOutput, with onSignals' first.
 func writeOutputOn(name, flag, path string, first func(), write func(w io.Writer) error) error {
 	var file atomic.Pointer[outfile.File]
+	var abandoned atomic.Bool
+	// lost says what an abandoned write left at path: nothing where it is
+	// a regular file (written atomically) or was not opened yet; a device,
+	// a FIFO or standard output may have had part of it.
+	lost := func() string {
+		if f := file.Load(); (f != nil && !f.Atomic()) || outfile.IsStdout(path) {
+			return "the output to " + path + " may be incomplete"
+		}
+		return "nothing written to " + path
+	}
 	ctx, stop := onSignals(first, func() {
+		abandoned.Store(true)
 		if f := file.Load(); f != nil {
 			f.Discard()
 		}
 		if first != nil && path != "-" {
 			// first promised that another interrupt abandons the write.
-			fmt.Fprintf(errOut, "decoreg %s: interrupted again: abandoned the write; nothing written to %s\n", name, path)
+			fmt.Fprintf(errOut, "decoreg %s: interrupted again: abandoned the write; %s\n", name, lost())
 		}
 	})
 	defer stop()
 	fail := func(err error) error {
 		var ue usageError
 		switch {
+		case abandoned.Load():
+			// The write failed because the handler discarded it and is
+			// ending the process by the signal: not a write error (exit
+			// 1 "file already closed" raced it, helper-126).
+			for {
+				time.Sleep(time.Hour)
+			}
 		case errors.As(err, &ue):
 			return err
 		case ctx.Err() != nil && path != "-":
-			return interruptedf(name, "interrupted; nothing written to %s", path)
+			return interruptedf(name, "interrupted; %s", lost())
 		case ctx.Err() != nil:
 			return interruptedf(name, "interrupted")
 		}

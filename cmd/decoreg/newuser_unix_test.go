@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -528,4 +529,67 @@ func TestServeAsProcess1(t *testing.T) {
 	if err != nil || !strings.Contains(errs.String(), "shut down cleanly") {
 		t.Errorf("%v, want exit 0; stderr %q", err, errs.String())
 	}
+}
+
+// TestTrainWriteAbandonedToFIFO: the model written to a FIFO whose reader
+// stalls; an interrupt finishes the write (training was not interrupted),
+// a second abandons it and the process ends by the signal, saying the
+// output may be incomplete (it exited 1 with "file already closed", and
+// said nothing was written though the reader had part, helper-126).
+func TestTrainWriteAbandonedToFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "m.fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	train := writeSynth(t, dir, "train.csv", 200, 7)
+	// An encoder of 2 x 256: a model of some 300 KB, more than a pipe holds.
+	args := append([]string{"-test.run=^$", "--", "train", "--data", train, "--out", fifo}, tinyArgs("decoder")...)
+	args = append(args, "--enc-width", "256", "--epochs", "1")
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+dir)
+	var errs syncBuilder
+	cmd.Stderr = &errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	watchdog := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	defer watchdog.Stop()
+	r, err := os.Open(fifo) // the child opens it for writing once trained
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := io.ReadFull(r, make([]byte, 1000)); err != nil {
+		t.Fatalf("reading the model's start: %v (%s)", err, errs.String())
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	for end := time.Now().Add(20 * time.Second); !strings.Contains(errs.String(), "finishing the write"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("no word of finishing the write: %s", errs.String())
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err = cmd.Wait()
+	if !killedBy(err, syscall.SIGINT) || !strings.Contains(errs.String(), "abandoned the write; the output to "+fifo+" may be incomplete") || strings.Contains(errs.String(), "already closed") {
+		t.Errorf("%v, want killed by SIGINT; stderr %q", err, errs.String())
+	}
+}
+
+// syncBuilder is a strings.Builder safe for a writer and a reader.
+type syncBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuilder) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuilder) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"decoreg/serve"
@@ -232,7 +233,18 @@ func runServe(cmd *Command, args []string) error {
 	for _, m := range s.Models() {
 		logger.Printf("serving model %q (%s head, %d features) from %q", m.Name, m.Head, len(m.Features), m.File)
 	}
-	logger.Printf("listening on http://%s (Ctrl-C, SIGTERM or SIGHUP to stop)", ln.Addr())
+	var stops []string // the signals it stops at: not those it started with ignored (a script's background job, nohup)
+	for _, sig := range interruptSignals {
+		switch sig {
+		case os.Interrupt:
+			stops = append(stops, "Ctrl-C")
+		case syscall.SIGTERM:
+			stops = append(stops, "SIGTERM")
+		case syscall.SIGHUP:
+			stops = append(stops, "SIGHUP")
+		}
+	}
+	logger.Printf("listening on http://%s (%s to stop)", ln.Addr(), orList(stops))
 	// The first signal (SIGHUP too, unless ignored: nohup) shuts down
 	// gracefully, a second ends the process at once. Through the shared
 	// handlers: as process 1 they listen from the start, and a signal
@@ -265,4 +277,15 @@ func serverGC() {
 	if _, ok := os.LookupEnv("GOGC"); !ok {
 		debug.SetGCPercent(serverGCPercent)
 	}
+}
+
+// orList joins words as "a", "a or b", "a, b or c".
+func orList(words []string) string {
+	switch len(words) {
+	case 0:
+		return "kill"
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }

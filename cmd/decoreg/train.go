@@ -316,10 +316,11 @@ ends by the signal (a shell's status 130 for Ctrl-C), as every command
 stopped by an interrupt does. Interrupting
 --calibrate, after training has ended, stops it and saves the trained model,
 not calibrated ("interrupted during --calibrate, ..."). The summary then
-says "interrupted": true. A first Ctrl-C while the trained model is being
-written does not abandon it: the write is finished (unlike other outputs,
-below). A second Ctrl-C kills the process at once, or, while the model is
-being written, abandons the write (an existing MODEL is untouched).
+says "interrupted": true. A Ctrl-C while a model whose training was not
+interrupted is being written does not abandon it: the write is finished
+(unlike other outputs, below). A second Ctrl-C kills the process at once,
+or, while the model is being written, abandons the write (an existing
+MODEL is untouched).
 
 ` + outDoc + `
 With --out - (or /dev/stdout) the summary goes to standard error.

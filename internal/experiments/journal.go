@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"decoreg/internal/gemm"
 )
@@ -211,8 +213,9 @@ func resultFields(v any, visit func(name, opts string, t reflect.Type) string) s
 }
 
 // lineFields decodes a journal line's top-level fields, their names folded
-// to lower case as encoding/json matches them ("" keys for a line that is
-// not an object).
+// as encoding/json matches them (foldName); of names that fold alike, a
+// value that is not null (encoding/json keeps the field's value at a null);
+// nil for a line that is not an object.
 func lineFields(line []byte) map[string]json.RawMessage {
 	var have map[string]json.RawMessage
 	if json.Unmarshal(bytes.TrimPrefix(line, []byte("\ufeff")), &have) != nil {
@@ -220,10 +223,33 @@ func lineFields(line []byte) map[string]json.RawMessage {
 	}
 	folded := make(map[string]json.RawMessage, len(have))
 	for k, v := range have {
-		folded[strings.ToLower(k)] = v
+		f := foldName(k)
+		if old, ok := folded[f]; !ok || isNull(old) {
+			folded[f] = v
+		}
 	}
 	return folded
 }
+
+// foldName is the key a JSON name matches a field by, as encoding/json
+// folds it: ASCII letters upper-cased, other runes to the upper case of
+// their lower case ("ſeen" is "SEEN").
+func foldName(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r < utf8.RuneSelf {
+			if 'a' <= r && r <= 'z' {
+				r -= 'a' - 'A'
+			}
+			b.WriteRune(r)
+			continue
+		}
+		b.WriteRune(unicode.ToUpper(unicode.ToLower(r)))
+	}
+	return b.String()
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 // badResult returns why the JSON object line lacks a result that v's type
 // always records (its encoding writes it: a tag without omitempty): `no
@@ -237,12 +263,12 @@ func badResult(line []byte, v any) string {
 	}
 	unmarshaler := reflect.TypeFor[json.Unmarshaler]()
 	return resultFields(v, func(name, opts string, t reflect.Type) string {
-		raw, ok := have[strings.ToLower(name)]
+		raw, ok := have[foldName(name)]
 		omit := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
 		switch {
 		case !ok && !omit:
 			return fmt.Sprintf("no %q, which every run records", name)
-		case ok && string(bytes.TrimSpace(raw)) == "null" && !t.Implements(unmarshaler) && !reflect.PointerTo(t).Implements(unmarshaler):
+		case ok && isNull(raw) && !t.Implements(unmarshaler) && !reflect.PointerTo(t).Implements(unmarshaler):
 			switch t.Kind() {
 			case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 				reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64, reflect.String:
@@ -261,7 +287,7 @@ func undecodable(line []byte, v any) string {
 		return ""
 	}
 	return resultFields(v, func(name, _ string, t reflect.Type) string {
-		if raw, ok := have[strings.ToLower(name)]; ok && json.Unmarshal(raw, reflect.New(t).Interface()) != nil {
+		if raw, ok := have[foldName(name)]; ok && json.Unmarshal(raw, reflect.New(t).Interface()) != nil {
 			return name
 		}
 		return ""

@@ -3,6 +3,7 @@ package experiments
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -157,6 +158,10 @@ func TestJournalMalformedLine(t *testing.T) {
 		"{\"key\":\"a\",\"v\":null}\n":  `line 1 (a): "v" is null, which no run records`,
 		"{\"key\":\"a\",\"v\":\"x\"}\n": `line 1: field "v": json: cannot unmarshal string`,
 		"{\"key\":\"a\",\"V\":3}\n":     "",
+		// encoding/json keeps a value at a later null of a name folding
+		// alike, and folds ſ as s (helper-126).
+		"{\"key\":\"a\",\"v\":3,\"V\":null}\n": "",
+		"{\"key\":\"a\",\"V\":null,\"v\":3}\n": "",
 	} {
 		os.WriteFile(path, []byte(body), 0o644)
 		lines, _, err := ReadJournal(path, "", newTestLine)
@@ -483,5 +488,25 @@ func TestAppendOtherDataMeanwhile(t *testing.T) {
 		if _, err := RunTasks(context.Background(), "test", tasks, RunOptions{Out: dir, DataDir: data}, newTestLine, nil); err != nil {
 			t.Errorf("after %s: %v", o, err)
 		}
+	}
+}
+
+// foldName folds as encoding/json matches names: a struct field seen
+// decodes from "ſeen" and "SEEN" (helper-126).
+func TestFoldName(t *testing.T) {
+	var v struct {
+		Seen int `json:"seen"`
+	}
+	for _, k := range []string{"seen", "SEEN", "ſeen", "Seen"} {
+		v.Seen = 0
+		if err := json.Unmarshal([]byte(`{"`+k+`":5}`), &v); err != nil || v.Seen != 5 {
+			t.Fatalf("encoding/json does not match %q to seen: the test's premise", k)
+		}
+		if foldName(k) != foldName("seen") {
+			t.Errorf("foldName(%q) = %q, foldName(seen) = %q", k, foldName(k), foldName("seen"))
+		}
+	}
+	if foldName("K") == foldName("x") {
+		t.Error("fold too coarse")
 	}
 }

@@ -492,6 +492,12 @@ func (f *File) Discard() {
 // Name returns the path given to Create.
 func (f *File) Name() string { return f.path }
 
+// Atomic reports whether f is written to a temporary file renamed over
+// the path at Commit (a regular file), so that nothing reaches the path
+// before then; false for a device, a FIFO or a descriptor, written
+// directly.
+func (f *File) Atomic() bool { return f.t.kind == atomic }
+
 // WriteFile writes the output at path through write, then commits it. If
 // write fails (or panics), or ctx is done, an atomic write leaves nothing
 // behind and the path unchanged. Errors name the path.
