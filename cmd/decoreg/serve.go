@@ -244,14 +244,15 @@ func runServe(cmd *Command, args []string) error {
 			stops = append(stops, "SIGHUP")
 		}
 	}
-	logger.Printf("listening on http://%s (%s to stop)", ln.Addr(), orList(stops))
 	// The first signal (SIGHUP too, unless ignored: nohup) shuts down
 	// gracefully, a second ends the process at once. Through the shared
 	// handlers: as process 1 they listen from the start, and a signal
 	// that only signal.NotifyContext heard also ended the process at once
-	// (helper-125).
+	// (helper-125). Watched before the line that says so: a signal
+	// between them found no handler.
 	ctx, stop := onInterrupt(func() {})
 	defer stop()
+	logger.Printf("listening on http://%s (%s to stop)", ln.Addr(), orList(stops))
 	err = s.Serve(ctx, ln, f.grace)
 	var ge *serve.GraceError
 	switch {
