@@ -829,21 +829,7 @@ func TestGraceAnswerSent(t *testing.T) {
 	c.SetDeadline(time.Now().Add(30 * time.Second))
 	body := `{"x":[[1,2]],"outputs":["density"],"density":{"n":400000}}` // an answer of some 16 MB, more than the sockets hold
 	fmt.Fprintf(c, "POST /v1/models/m/predict HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-	answering := func() bool {
-		s.reqMu.Lock()
-		defer s.reqMu.Unlock()
-		for st := range s.reqs {
-			if st.answering {
-				return true
-			}
-		}
-		return false
-	}
-	for end := time.Now().Add(20 * time.Second); !answering(); time.Sleep(time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("no answer begun")
-		}
-	}
+	waitAnswering(t, s)
 	cancel()
 	time.Sleep(300 * time.Millisecond) // past the grace period, the answer not read
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
@@ -870,20 +856,7 @@ func TestGraceAnswerCut(t *testing.T) {
 	defer c.Close()
 	body := `{"x":[[1,2]],"outputs":["density"],"density":{"n":400000}}` // some 16 MB, more than the sockets hold
 	fmt.Fprintf(c, "POST /v1/models/m/predict HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-	for end := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
-		s.reqMu.Lock()
-		answering := false
-		for st := range s.reqs {
-			answering = answering || st.answering
-		}
-		s.reqMu.Unlock()
-		if answering {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatal("no answer begun")
-		}
-	}
+	waitAnswering(t, s)
 	cancel()
 	var ge *GraceError
 	if err := <-served; !errors.As(err, &ge) || ge.Cut != 1 || ge.Cancelled != 0 || ge.Requests != 1 {
@@ -1472,6 +1445,25 @@ func TestWriteBodyCodes(t *testing.T) {
 		s.reqs = map[*reqState]struct{}{}
 		if got := writeBody(w, 200, []byte("{}")); got != c.want {
 			t.Errorf("write error %v, closing %v: code %d, want %d", c.err, c.closing, got, c.want)
+		}
+	}
+}
+
+// waitAnswering waits until a request of s has begun its answer.
+func waitAnswering(t *testing.T, s *Server) {
+	t.Helper()
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
+		s.reqMu.Lock()
+		answering := false
+		for st := range s.reqs {
+			answering = answering || st.answering
+		}
+		s.reqMu.Unlock()
+		if answering {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatal("no answer begun")
 		}
 	}
 }

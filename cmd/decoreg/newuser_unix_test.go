@@ -424,14 +424,8 @@ func TestInterruptAsProcess1(t *testing.T) {
 	cmd := exec.CommandContext(ctx, "unshare", "-Upfr", "--kill-child", os.Args[0], "-test.run=^$", "--", "demo", "--out", filepath.Join(dir, "demo"), "--threads", "1")
 	cmd.Env = append(os.Environ(), "DECOREG_TEST_CHILD=1", "TMPDIR="+dir)
 	errs := startDemo(t, cmd)
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))
-	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || child <= 0 {
-		cmd.Process.Kill()
-		t.Skipf("cannot find unshare's child: %v %q", err, b)
-	}
-	syscall.Kill(child, syscall.SIGTERM)
-	err = cmd.Wait()
+	syscall.Kill(unshareChild(t, cmd), syscall.SIGTERM)
+	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || !(ee.ExitCode() == 128+int(syscall.SIGTERM) || killedBy(err, syscall.SIGTERM)) {
 		t.Errorf("%v, want status 143 (or killed by SIGTERM); stderr %q", err, errs.String())
@@ -516,14 +510,8 @@ func TestServeAsProcess1(t *testing.T) {
 	if !<-listening {
 		t.Fatalf("serve did not start: %s", errs.String())
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))
-	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || child <= 0 {
-		cmd.Process.Kill()
-		t.Skipf("cannot find unshare's child: %v %q", err, b)
-	}
-	syscall.Kill(child, syscall.SIGTERM)
-	err = cmd.Wait()
+	syscall.Kill(unshareChild(t, cmd), syscall.SIGTERM)
+	err := cmd.Wait()
 	pw.Close()
 	<-done
 	if err != nil || !strings.Contains(errs.String(), "shut down cleanly") {
@@ -592,4 +580,18 @@ func (s *syncBuilder) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// unshareChild returns the PID of the process that "unshare --kill-child"
+// (cmd, started) runs, process 1 of its namespace; it skips the test where
+// none is found.
+func unshareChild(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))
+	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || child <= 0 {
+		cmd.Process.Kill()
+		t.Skipf("cannot find unshare's child: %v %q", err, b)
+	}
+	return child
 }

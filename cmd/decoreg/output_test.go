@@ -345,13 +345,7 @@ func TestInterruptExits130(t *testing.T) {
 	defer signal.Stop(guard)
 	// The interrupt comes as soon as the command watches for one, and is
 	// handled (its context cancelled) before the command goes on.
-	hook := func() {
-		n := signalsHandled.Load()
-		syscall.Kill(os.Getpid(), syscall.SIGINT)
-		for signalsHandled.Load() == n {
-			time.Sleep(time.Millisecond)
-		}
-	}
+	hook := interruptHandled
 	watchHook.Store(&hook)
 	defer watchHook.Store(nil)
 	data := t.TempDir()
@@ -845,13 +839,8 @@ func TestTrainInterruptWhileWriting(t *testing.T) {
 	// The interrupt comes when the write watches for one, and is handled
 	// before the write goes on.
 	hook := func() {
-		if !trained.Load() {
-			return
-		}
-		n := signalsHandled.Load()
-		syscall.Kill(os.Getpid(), syscall.SIGINT)
-		for end := time.Now().Add(10 * time.Second); signalsHandled.Load() == n && time.Now().Before(end); {
-			time.Sleep(time.Millisecond)
+		if trained.Load() {
+			interruptHandled()
 		}
 	}
 	watchHook.Store(&hook)
@@ -886,24 +875,17 @@ func TestTrainSecondInterruptAbandonsWrite(t *testing.T) {
 	guard := make(chan os.Signal, 1)
 	signal.Notify(guard, os.Interrupt)
 	defer signal.Stop(guard)
-	interrupt := func() {
-		n := signalsHandled.Load()
-		syscall.Kill(os.Getpid(), syscall.SIGINT)
-		for end := time.Now().Add(10 * time.Second); signalsHandled.Load() == n && time.Now().Before(end); {
-			time.Sleep(time.Millisecond)
-		}
-	}
 	var first atomic.Bool
 	onEpoch = func(p decoreg.Progress) {
 		if p.Epoch == 2 && !first.Load() {
 			first.Store(true)
-			interrupt()
+			interruptHandled()
 		}
 	}
 	defer func() { onEpoch = nil }()
 	hook := func() {
 		if first.Load() {
-			interrupt()
+			interruptHandled()
 		}
 	}
 	watchHook.Store(&hook)
@@ -918,5 +900,15 @@ func TestTrainSecondInterruptAbandonsWrite(t *testing.T) {
 	}
 	if ns := dirNames(t, dir); len(ns) != 2 {
 		t.Errorf("left: %v", ns)
+	}
+}
+
+// interruptHandled sends this process SIGINT and waits until a handler
+// has taken it.
+func interruptHandled() {
+	n := signalsHandled.Load()
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	for end := time.Now().Add(10 * time.Second); signalsHandled.Load() == n && time.Now().Before(end); {
+		time.Sleep(time.Millisecond)
 	}
 }
