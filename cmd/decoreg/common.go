@@ -538,20 +538,16 @@ func subset(d *data.Dataset, idx []int) *data.Dataset {
 // error from write is returned as it is; the others name the flag that
 // gave the path (none when flag is "").
 func writeOutput(name, flag, path string, write func(w io.Writer) error) error {
-	return writeOutputOn(name, flag, path, nil, write)
+	return writeFinishing(name, flag, path, nil, write)
 }
 
 // writeFinishing is writeOutput of an output that took long to make (a
-// trained model): a first interrupt while it is written does not cancel
-// the write but calls first (which says so, and that a second abandons
-// it); a second ends the process, as in writeOutput. A single Ctrl-C at
-// the end of a long training threw the model away (helper-117).
+// trained model): with first not nil, a first interrupt while it is
+// written does not cancel the write but calls first (which says so, and
+// that a second abandons it); a second ends the process, as in
+// writeOutput. A single Ctrl-C at the end of a long training threw the
+// model away (helper-117). With first nil it is writeOutput.
 func writeFinishing(name, flag, path string, first func(), write func(w io.Writer) error) error {
-	return writeOutputOn(name, flag, path, first, write)
-}
-
-// writeOutputOn is writeOutput, with onSignals' first.
-func writeOutputOn(name, flag, path string, first func(), write func(w io.Writer) error) error {
 	var file atomic.Pointer[outfile.File]
 	var abandoned atomic.Bool
 	// lost says what an abandoned write left at path: nothing where it is

@@ -119,7 +119,8 @@ func readJournalLines[T Line](path, name string, newLine func() T) (lines []T, r
 	// A byte order mark an editor put before the first line is not part of
 	// it (it was reported as "invalid character 'ï'").
 	b = bytes.TrimPrefix(b, []byte("\ufeff"))
-	seen := map[string]int{} // each key's kept line in raw
+	fields := resultFields(newLine()) // the results every line records, checked in each
+	seen := map[string]int{}          // each key's kept line in raw
 	differs := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
@@ -129,7 +130,7 @@ func readJournalLines[T Line](path, name string, newLine func() T) (lines []T, r
 		}
 		v := newLine()
 		if err := json.Unmarshal(sc.Bytes(), v); err != nil {
-			if f := undecodable(sc.Bytes(), v); f != "" {
+			if f := undecodable(sc.Bytes(), fields); f != "" {
 				return nil, nil, false, nil, &InputError{fmt.Errorf("%s: line %d: field %q: %v", path, ln, f, err)}
 			}
 			return nil, nil, false, nil, &InputError{fmt.Errorf("%s: line %d: %v", path, ln, err)}
@@ -143,7 +144,7 @@ func readJournalLines[T Line](path, name string, newLine func() T) (lines []T, r
 		if name != "" && v.M().Experiment != name {
 			return nil, nil, false, nil, &InputError{fmt.Errorf("%s: line %d is a result of experiment %q, not %q (each experiment needs its own directory)", path, ln, v.M().Experiment, name)}
 		}
-		if why := badResult(sc.Bytes(), v); why != "" {
+		if why := badResult(sc.Bytes(), fields); why != "" {
 			// A hand-edited line without one of its results, or with a
 			// null for it: the report read it as 0.
 			return nil, nil, false, nil, &InputError{fmt.Errorf("%s: line %d (%s): %s", path, ln, v.M().Key, why)}
@@ -165,13 +166,20 @@ func readJournalLines[T Line](path, name string, newLine func() T) (lines []T, r
 	return lines, raw, partial, differ, nil
 }
 
-// resultFields calls visit with the JSON name, options and type of each
-// result field of v's type (a pointer to a struct; embedded structs
-// walked, Meta, whose bookkeeping the journal's checks see to, left out)
-// until visit returns a non-empty string, which it returns.
-func resultFields(v any, visit func(name, opts string, t reflect.Type) string) string {
-	var walk func(t reflect.Type) string
-	walk = func(t reflect.Type) string {
+// resultField is a result field of a journal line's type: its JSON name
+// and options and its type.
+type resultField struct {
+	name, opts string
+	t          reflect.Type
+}
+
+// resultFields returns the result fields of v's type (a pointer to a
+// struct; embedded structs walked, Meta, whose bookkeeping the journal's
+// checks see to, left out).
+func resultFields(v any) []resultField {
+	var out []resultField
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -184,9 +192,7 @@ func resultFields(v any, visit func(name, opts string, t reflect.Type) string) s
 					continue
 				}
 				if ft.Kind() == reflect.Struct {
-					if m := walk(ft); m != "" {
-						return m
-					}
+					walk(ft)
 					continue
 				}
 			}
@@ -196,20 +202,15 @@ func resultFields(v any, visit func(name, opts string, t reflect.Type) string) s
 			if name == "" {
 				name = f.Name
 			}
-			if m := visit(name, opts, f.Type); m != "" {
-				return m
-			}
+			out = append(out, resultField{name, opts, f.Type})
 		}
-		return ""
 	}
-	t := reflect.TypeOf(v)
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
+	if t := reflect.TypeOf(v); t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct {
+		walk(t.Elem())
+	} else if t.Kind() == reflect.Struct {
+		walk(t)
 	}
-	if t.Kind() != reflect.Struct {
-		return ""
-	}
-	return walk(t)
+	return out
 }
 
 // lineFields decodes a journal line's top-level fields, their names folded
@@ -251,47 +252,44 @@ func foldName(name string) string {
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
-// badResult returns why the JSON object line lacks a result that v's type
-// always records (its encoding writes it: a tag without omitempty): `no
-// "x"` for a field left out, `"x" is null` for a number, string or bool
-// given as null (decoded as 0, "" or false); "" for none. The report read
-// both as 0.
-func badResult(line []byte, v any) string {
+// badResult returns why the JSON object line lacks a result of fields
+// (resultFields) that its type always records (its encoding writes it: a
+// tag without omitempty): `no "x"` for a field left out, `"x" is null` for
+// a number, string or bool given as null (decoded as 0, "" or false); ""
+// for none. The report read both as 0.
+func badResult(line []byte, fields []resultField) string {
 	have := lineFields(line)
 	if have == nil {
 		return ""
 	}
 	unmarshaler := reflect.TypeFor[json.Unmarshaler]()
-	return resultFields(v, func(name, opts string, t reflect.Type) string {
-		raw, ok := have[foldName(name)]
-		omit := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
+	for _, f := range fields {
+		raw, ok := have[foldName(f.name)]
+		omit := strings.Contains(","+f.opts+",", ",omitempty,") || strings.Contains(","+f.opts+",", ",omitzero,")
 		switch {
 		case !ok && !omit:
-			return fmt.Sprintf("no %q, which every run records", name)
-		case ok && isNull(raw) && !t.Implements(unmarshaler) && !reflect.PointerTo(t).Implements(unmarshaler):
-			switch t.Kind() {
+			return fmt.Sprintf("no %q, which every run records", f.name)
+		case ok && isNull(raw) && !f.t.Implements(unmarshaler) && !reflect.PointerTo(f.t).Implements(unmarshaler):
+			switch f.t.Kind() {
 			case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 				reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64, reflect.String:
-				return fmt.Sprintf("%q is null, which no run records", name)
+				return fmt.Sprintf("%q is null, which no run records", f.name)
 			}
 		}
-		return ""
-	})
+	}
+	return ""
 }
 
-// undecodable returns the name of the first result field of v's type whose
-// value in line does not decode into it ("" for none found).
-func undecodable(line []byte, v any) string {
+// undecodable returns the name of the first of fields whose value in line
+// does not decode into its type ("" for none found).
+func undecodable(line []byte, fields []resultField) string {
 	have := lineFields(line)
-	if have == nil {
-		return ""
-	}
-	return resultFields(v, func(name, _ string, t reflect.Type) string {
-		if raw, ok := have[foldName(name)]; ok && json.Unmarshal(raw, reflect.New(t).Interface()) != nil {
-			return name
+	for _, f := range fields {
+		if raw, ok := have[foldName(f.name)]; ok && json.Unmarshal(raw, reflect.New(f.t).Interface()) != nil {
+			return f.name
 		}
-		return ""
-	})
+	}
+	return ""
 }
 
 // completeLen is the length of b's complete lines: up to its last

@@ -64,13 +64,11 @@ const (
 // target is where a path's content goes.
 type target struct {
 	kind kind
-	path string      // atomic: the file to create or replace; direct: the file to open
-	fd   int         // descriptor
-	mode fs.FileMode // atomic: permission bits of the file replaced (exists true)
-	// exists: atomic over an existing file whose mode (and, where the
-	// process may, owner) is kept; info is that file's.
-	exists bool
-	info   fs.FileInfo
+	path string // atomic: the file to create or replace; direct: the file to open
+	fd   int    // descriptor
+	// old is, for atomic, the existing file replaced, whose permission
+	// bits (and, where the process may, owner) are kept; nil for a new one.
+	old fs.FileInfo
 }
 
 // maxLinks bounds the symbolic links followed, as the kernel's ELOOP does.
@@ -115,7 +113,7 @@ func resolve(path string) (target, error) {
 			if !writable(p, fi) {
 				return target{}, fmt.Errorf("%w%s; it is not replaced (make it writable or remove it)", ErrReadOnly, via(path, p))
 			}
-			return target{kind: atomic, path: p, mode: fi.Mode().Perm(), exists: true, info: fi}, nil
+			return target{kind: atomic, path: p, old: fi}, nil
 		default:
 			return target{kind: direct, path: p}, nil
 		}
@@ -428,9 +426,9 @@ func (f *File) commit() error {
 		f.finishLocked()
 		return f.f.Close()
 	}
-	if f.t.exists {
-		keepOwner(f.f, f.t.info) // before the mode (set-id and sticky bits are not kept)
-		if err := f.f.Chmod(f.t.mode); err != nil {
+	if f.t.old != nil {
+		keepOwner(f.f, f.t.old) // before the mode (set-id and sticky bits are not kept)
+		if err := f.f.Chmod(f.t.old.Mode().Perm()); err != nil {
 			return err
 		}
 	}
@@ -522,7 +520,7 @@ func WriteFile(ctx context.Context, path string, write func(w io.Writer) error) 
 // file system has no hard links the commit checks and renames, as a
 // writer without this would.
 func WriteFileNew(ctx context.Context, path string, write func(w io.Writer) error) error {
-	if t, err := resolve(path); err == nil && (t.kind != atomic || t.exists) {
+	if t, err := resolve(path); err == nil && (t.kind != atomic || t.old != nil) {
 		return wrap(path, fmt.Errorf("%w: it is not replaced", fs.ErrExist))
 	}
 	f, err := Create(ctx, path)
