@@ -587,7 +587,8 @@ func (t *table) cell(rec []string, j int) (float64, error) {
 
 // ParseNumber parses a cell as the readers do: a finite float64 as
 // accepted by strconv.ParseFloat, surrounding spaces allowed, no
-// underscores; an error wraps ErrNotNumber (a *NotNumberError holding
+// underscores (a hexadecimal float with its exponent, "0x1p-2", is a
+// number, as to ParseFloat; "0x10" is not); an error wraps ErrNotNumber (a *NotNumberError holding
 // the cell, or ErrEmptyCell for a blank cell) or ErrNonFinite.
 func ParseNumber(s string) (float64, error) { return parseNumber(s) }
 

@@ -25,7 +25,8 @@ const (
 
 // DefaultNA are the cells (after trimming spaces, matched exactly) that
 // ReadFrame reads as missing unless FrameOptions.NA says otherwise. An
-// empty cell is always missing.
+// empty cell is always missing, and a marker that is a number also matches
+// the cells of the same value ("-999.0" for "-999").
 var DefaultNA = []string{"NA", "NaN", "?"}
 
 // Column is one column of a Frame. Num holds a numeric column's values (0
@@ -72,7 +73,9 @@ type Frame struct {
 // infers each column's kind, and reads DefaultNA as missing.
 type FrameOptions struct {
 	// NA lists the cells, besides the empty cell, read as missing (after
-	// trimming spaces; matched exactly, case included). nil means
+	// trimming spaces; matched exactly, case included, but a marker that is
+	// a number matches every cell of that value: "-999" matches "-999.0"
+	// and "-9.99e2", "0" matches "-0" and "0.00"). nil means
 	// DefaultNA; an empty, non-nil slice means only empty cells.
 	NA []string
 	// Columns names the columns to read, in the order wanted; nil reads
@@ -360,11 +363,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 	if na == nil {
 		na = DefaultNA
 	}
-	isNA := make(map[string]bool, len(na)+1)
-	isNA[""] = true
-	for _, s := range na {
-		isNA[strings.TrimSpace(s)] = true
-	}
+	isNA := MissingMatcher(na)
 
 	if err := t.dupErr(opts.Columns); err != nil {
 		return nil, err
@@ -452,7 +451,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 		for j := range f.Columns {
 			c := &f.Columns[j]
 			s := strings.TrimSpace(rec[c.Field])
-			miss := isNA[s]
+			miss := isNA(s)
 			if miss {
 				if c.MissingText == nil {
 					c.MissingText = map[string]int{}
@@ -524,7 +523,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 
 // earlyText reads the file of t again for the text of the rows before
 // textFrom[j] of each column j (those rows held numbers or nothing).
-func (f *Frame) earlyText(t *table, textFrom []int, isNA map[string]bool, intern func(int, string) string) error {
+func (f *Frame) earlyText(t *table, textFrom []int, isNA func(string) bool, intern func(int, string) string) error {
 	t2, err := openTable(t.path)
 	if err != nil {
 		return err
@@ -549,13 +548,44 @@ func (f *Frame) earlyText(t *table, textFrom []int, isNA map[string]bool, intern
 			}
 			c := &f.Columns[j]
 			s := strings.TrimSpace(rec[c.Field])
-			if isNA[s] {
+			if isNA(s) {
 				s = ""
 			}
 			c.Str[i] = intern(j, s)
 		}
 	}
 	return nil
+}
+
+// MissingMatcher returns the test ReadFrame makes of a cell, its spaces
+// trimmed, for the missing-value markers na (FrameOptions.NA; nil is not
+// DefaultNA here): empty, one of na (spaces trimmed), or a number equal to
+// a marker that is a number (-999.0 and -9.99e2 for the marker -999; 0.0
+// and -0 for 0), as pandas or a spreadsheet writes a sentinel.
+func MissingMatcher(na []string) func(cell string) bool {
+	text := make(map[string]bool, len(na)+1)
+	text[""] = true
+	var nums map[float64]bool
+	for _, s := range na {
+		s = strings.TrimSpace(s)
+		text[s] = true
+		if v, err := parseNumber(s); err == nil {
+			if nums == nil {
+				nums = map[float64]bool{}
+			}
+			nums[v+0] = true // -0 + 0 is 0
+		}
+	}
+	return func(s string) bool {
+		if text[s] {
+			return true
+		}
+		if nums == nil || s == "" || !strings.ContainsAny(s[:1], "+-.0123456789") {
+			return false
+		}
+		v, err := parseNumber(s)
+		return err == nil && nums[v+0]
+	}
 }
 
 // finite reports whether v is a finite number.

@@ -687,3 +687,44 @@ func TestBlankLines(t *testing.T) {
 		}
 	}
 }
+
+// TestNumericNAMarker: a marker that is a number matches the cells of its
+// value however written (pandas writes the sentinel -999 as -999.0), in a
+// numeric column, in a categorical one, and in the rows a late text cell
+// makes read again; a marker that is not a number matches only itself.
+func TestNumericNAMarker(t *testing.T) {
+	p := writeFile(t, "a,c,z,y\n"+
+		"-999,-999.0,0.0,1\n"+
+		"1,x,-0,2\n"+
+		"-999.0,-9.99e2,0,3\n"+
+		"-9.99e+2,y,1,4\n"+
+		"2,+999,NA,5\n"+
+		"-999.5,z,0.00,q\n")
+	f, err := ReadFrame(p, FrameOptions{NA: []string{"-999", "0", "NA"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]bool{
+		"a": {true, false, true, true, false, false},
+		"c": {true, false, true, false, false, false},
+		"z": {true, true, true, false, true, true},
+		"y": {false, false, false, false, false, false},
+	}
+	for _, c := range f.Columns {
+		if !slices.Equal(c.Missing, want[c.Name]) {
+			t.Errorf("column %q: missing %v, want %v", c.Name, c.Missing, want[c.Name])
+		}
+	}
+	if c := f.Columns[1]; c.Kind != Categorical || c.Str[4] != "+999" {
+		t.Errorf("column c: %v %q", c.Kind, c.Str)
+	}
+	if c := f.Columns[0]; c.Kind != Numeric || c.Num[5] != -999.5 || c.Num[1] != 1 {
+		t.Errorf("column a: %v %v", c.Kind, c.Num)
+	}
+	is := MissingMatcher([]string{"NaN", " 5 "})
+	for cell, w := range map[string]bool{"": true, "NaN": true, "nan": false, "5": true, "5.0": true, "+5e0": true, "-5": false, "0x1.4p2": true, "5_0": false} {
+		if is(cell) != w {
+			t.Errorf("MissingMatcher(NaN, 5)(%q) = %v, want %v", cell, !w, w)
+		}
+	}
+}

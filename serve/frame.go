@@ -3,7 +3,6 @@ package serve
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"decoreg/data"
@@ -35,6 +34,7 @@ func (q *query) rowsFromSchema(r *Request, ms modelSpec, lim Limits) error {
 	if na == nil {
 		na = data.DefaultNA
 	}
+	isNA := data.MissingMatcher(na)
 	f := &data.Frame{Rows: n, Columns: make([]data.Column, d), NA: na}
 	for j, c := range sc.Columns {
 		col := data.Column{Name: c.Name, Kind: c.Kind, Field: -1, Str: make([]string, n), Missing: make([]bool, n)}
@@ -55,6 +55,10 @@ func (q *query) rowsFromSchema(r *Request, ms modelSpec, lim Limits) error {
 			if err != nil {
 				return badf("%s: %v (the column is numeric: give a number, or null for a missing value)", what, err)
 			}
+			if isNA(s) { // a number that is a marker, as in a CSV file
+				c.Missing[i] = true
+				return nil
+			}
 			c.Num[i], c.Str[i] = v, s
 			return nil
 		}
@@ -65,12 +69,16 @@ func (q *query) rowsFromSchema(r *Request, ms modelSpec, lim Limits) error {
 				return badf("%s: bad JSON string %s", what, clip(s))
 			}
 			str = strings.TrimSpace(str)
-			if str == "" || slices.Contains(na, str) {
+			if isNA(str) {
 				c.Missing[i] = true
 				return nil
 			}
 			c.Str[i] = str
 		case s != "" && (s[0] == '-' || s[0] >= '0' && s[0] <= '9'):
+			if isNA(s) {
+				c.Missing[i] = true
+				return nil
+			}
 			c.Str[i] = s // a number, as the text a CSV file would hold
 		default:
 			return badf("%s: %s is not a string, a number or null (the column is categorical)", what, clip(s))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -95,5 +96,41 @@ func TestServeSchemaModel(t *testing.T) {
 		if code != 400 || !strings.Contains(e.Error, c.want) {
 			t.Errorf("%s: %d %s, want 400 naming %s", c.body, code, b, c.want)
 		}
+	}
+}
+
+// TestServeNumericNAMarker: a number equal to a missing-value marker that is
+// a number reads as missing, as it does in a CSV file: in a numeric column
+// and, as a JSON number or a string, in a categorical one.
+func TestServeNumericNAMarker(t *testing.T) {
+	f, err := data.ReadFrame("../testdata/mixed.csv", data.FrameOptions{NA: []string{"NA", "?", "-999"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := decoreg.FitFrame(context.Background(), f, "price", decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 16, MaxEpochs: 2, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, m, Options{})
+	ask := func(area, heating string) string {
+		t.Helper()
+		code, body, _ := post(t, ts.URL+"/v1/models/m/predict", `{"rows":[{"area":`+area+`,"rooms":3,"city":"Paris","heating":`+heating+`,"garden":"yes","year":1990}],"outputs":["mean"]}`)
+		if code != 200 {
+			t.Fatalf("%d %s", code, body)
+		}
+		var r struct{ Predictions []struct{ Mean float64 } }
+		if err := json.Unmarshal(body, &r); err != nil {
+			t.Fatal(err)
+		}
+		return strconv.FormatFloat(r.Predictions[0].Mean, 'g', -1, 64)
+	}
+	null := ask("null", "null")
+	for _, c := range [][2]string{{"-999.0", "null"}, {"-9.99e2", "-999"}, {"null", `"-999.0"`}, {"null", "-999"}} {
+		if got := ask(c[0], c[1]); got != null {
+			t.Errorf("area %s, heating %s: mean %s, want %s as for null", c[0], c[1], got, null)
+		}
+	}
+	if got := ask("-998", "null"); got == null {
+		t.Errorf("area -998 reads as missing")
 	}
 }

@@ -838,7 +838,7 @@ func exitBySignal(s os.Signal) {
 	}
 	if os.Getpid() != 1 { // the kernel does not let a signal kill process 1 (the Go runtime then exits 2)
 		signal.Reset(ss)
-		if syscall.Kill(os.Getpid(), ss) == nil {
+		if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(ss) == nil { // not on Windows: the status below
 			time.Sleep(5 * time.Second) // it is delivered to some thread soon
 		}
 	}

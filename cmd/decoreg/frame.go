@@ -28,8 +28,9 @@ per distinct text (a level, trimmed of spaces, sorted), at most
 --max-levels (default 64) levels; a column with more (an identifier, free
 text) is refused, naming it: drop it with --drop NAME, or raise the limit.
 A cell that is empty or one of --na (default "NA,NaN,?"; matched exactly,
-case included; an empty or repeated entry is refused, --na "" leaves only
-empty cells) is missing; a marker shaped like a categorical column's
+case included, but a marker that is a number also matches every cell of
+its value: --na -999 matches -999.0 and -9.99e2; an empty or repeated
+entry is refused, --na "" leaves only empty cells) is missing; a marker shaped like a categorical column's
 levels (NA among codes such as EU, AS) is warned about. A numeric feature's missing cells are imputed
 with the training median, and a 0/1 feature NAME:missing marks them if the
 training data had a missing cell in the column. A categorical feature's

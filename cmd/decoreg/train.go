@@ -451,7 +451,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.rawTarget, "raw-target", false, "unnormalized decoder: tokenize the original y instead of the scaled one")
 	fs.BoolVar(&f.sigmoid, "sigmoid", false, "pointwise head: squash the output to the training range")
 	fs.BoolVar(&f.quiet, "quiet", false, "print no progress")
-	fs.StringVar(&f.na, "na", strings.Join(data.DefaultNA, ","), "comma-separated `CELLS` read as missing, besides empty cells (matched exactly, spaces around a cell trimmed; one holding a comma or a double quote in double quotes, as in a CSV line); \"\" for none")
+	fs.StringVar(&f.na, "na", strings.Join(data.DefaultNA, ","), "comma-separated `CELLS` read as missing, besides empty cells (matched exactly, spaces around a cell trimmed, a number matching the cells of its value; one holding a comma or a double quote in double quotes, as in a CSV line); \"\" for none")
 	fs.IntVar(&f.maxLevels, "max-levels", data.DefaultMaxLevels, fmt.Sprintf("the most distinct values (levels) of a categorical (text) column, 1 to %d", data.MaxMaxLevels))
 	fs.StringVar(&f.drop, "drop", "", "comma-separated `COLUMNS` not to use as features")
 	fs.StringVar(&f.features, "features", "", "comma-separated feature `COLUMNS` to use (default: every column but the target)")
