@@ -1024,8 +1024,15 @@ var stdin io.Reader = os.Stdin
 
 // spool is a temporary file holding the whole of a --data input that
 // cannot be read twice (standard input, a pipe, a FIFO, a device); name
-// is how messages call that input.
-type spool struct{ path, name string }
+// is how messages call that input. Where the system lets a deleted file
+// be opened again through /proc/self/fd (Linux), the file is removed
+// from the directory as soon as it is made, so that nothing is left even
+// if the process is killed (SIGKILL, the out-of-memory killer): keep is
+// a descriptor that holds it, and path is /proc/self/fd/N.
+type spool struct {
+	path, name string
+	keep       *os.File
+}
 
 // stdinSpools are the files of dataFile; run names each by its input in
 // messages and removes them. An entry whose path is "" is a spool being
@@ -1092,6 +1099,9 @@ func dataFile(name, path string) (string, error) {
 		return "", failf(name, "--data %s: keeping a copy of the input: %v", path, err)
 	}
 	sp.path = f.Name()
+	if keep, proc := unlinkSpool(f); keep != nil {
+		sp.path, sp.keep = proc, keep
+	}
 	signals.mu.Unlock()
 	w := &stickyWriter{w: f} // the copy's write errors apart from the input's read errors
 	_, err = io.Copy(w, src)
@@ -1112,7 +1122,26 @@ func dataFile(name, path string) (string, error) {
 	case err != nil:
 		return "", inputf(name, "--data %s: reading it: %v", path, err)
 	}
-	return f.Name(), nil
+	return sp.path, nil
+}
+
+// unlinkSpool removes the spool f from its directory where the system
+// lets it be opened again through /proc/self/fd (Linux): it returns a
+// descriptor that keeps the file and that path to it, or nil where the
+// file stays in the directory (another system, no /proc mounted).
+func unlinkSpool(f *os.File) (*os.File, string) {
+	keep, err := os.Open(f.Name())
+	if err != nil {
+		return nil, ""
+	}
+	proc := fmt.Sprintf("/proc/self/fd/%d", keep.Fd())
+	a, err1 := keep.Stat()
+	b, err2 := os.Stat(proc)
+	if err1 != nil || err2 != nil || !os.SameFile(a, b) || os.Remove(f.Name()) != nil {
+		keep.Close()
+		return nil, ""
+	}
+	return keep, proc
 }
 
 // removeSpools removes the files of dataFile (and stops listening for
@@ -1126,7 +1155,9 @@ func removeSpools() {
 // removeSpoolsLocked is removeSpools with signals.mu held.
 func removeSpoolsLocked() {
 	for _, s := range stdinSpools {
-		if s.path != "" {
+		if s.keep != nil {
+			s.keep.Close() // the file goes with its last descriptor
+		} else if s.path != "" {
 			os.Remove(s.path)
 		}
 	}
@@ -1139,7 +1170,10 @@ func removeSpoolsLocked() {
 func nameSpools(msg string) string {
 	signals.mu.Lock()
 	defer signals.mu.Unlock()
-	for _, s := range stdinSpools {
+	sps := slices.Clone(stdinSpools)
+	// The longer paths first: /proc/self/fd/5 is in /proc/self/fd/57.
+	slices.SortFunc(sps, func(a, b *spool) int { return len(b.path) - len(a.path) })
+	for _, s := range sps {
 		if s.path != "" {
 			msg = strings.ReplaceAll(msg, s.path, s.name)
 		}

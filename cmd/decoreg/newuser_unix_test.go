@@ -51,6 +51,22 @@ func spools(tmp string) []string {
 	return m
 }
 
+// spooling reports whether process pid has a copy of a --data input in
+// tmp: a file there, or one it holds open (on Linux the copy is removed
+// from the directory at once, and held by its descriptors).
+func spooling(pid int, tmp string) bool {
+	if len(spools(tmp)) > 0 {
+		return true
+	}
+	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
+	for _, fd := range fds {
+		if l, err := os.Readlink(fd); err == nil && strings.HasPrefix(l, filepath.Join(tmp, "decoreg-")) {
+			return true
+		}
+	}
+	return false
+}
+
 // feedFIFO writes body to the FIFO path once a reader opens it, in the
 // background.
 func feedFIFO(path, body string) {
@@ -184,7 +200,7 @@ func TestNU1FIFOSignals(t *testing.T) {
 				}
 				defer w.Close()
 				io.WriteString(w, "a,b,y\n1,2,3\n4,5,6\n")
-				for end := time.Now().Add(10 * time.Second); len(spools(tmp)) == 0; time.Sleep(5 * time.Millisecond) {
+				for end := time.Now().Add(10 * time.Second); !spooling(cmd.Process.Pid, tmp); time.Sleep(5 * time.Millisecond) {
 					if time.Now().After(end) {
 						t.Fatalf("%v: no copy appeared: %s", s, errs.String())
 					}
@@ -594,4 +610,38 @@ func unshareChild(t *testing.T, cmd *exec.Cmd) int {
 		t.Skipf("cannot find unshare's child: %v %q", err, b)
 	}
 	return child
+}
+
+// TestStdinSpoolKilled: on Linux the copy of standard input is out of the
+// temporary directory while it is being made and read, so that SIGKILL
+// (which no process can catch; the out-of-memory killer) leaves no copy
+// of the data behind. It was left there for good.
+func TestStdinSpoolKilled(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd: the copy stays in the directory until the command ends")
+	}
+	tmp := t.TempDir()
+	cmd := childDecoreg(t, tmp, "train", "--data", "-", "--head", "mdn", "--epochs", "1", "--quiet", "--out", filepath.Join(tmp, "m.model"))
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	io.WriteString(in, "a,b,y\n1,2,3\n4,5,6\n") // and keep standard input open
+	for end := time.Now().Add(10 * time.Second); !spooling(cmd.Process.Pid, tmp); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("no copy appeared")
+		}
+	}
+	if left := spools(tmp); len(left) > 0 {
+		t.Errorf("the copy is in the temporary directory while it is made: %v", left)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if left := spools(tmp); len(left) > 0 {
+		t.Errorf("SIGKILL left the copy of standard input: %v", left)
+	}
 }

@@ -454,7 +454,7 @@ func spoolSignal(t *testing.T, s syscall.Signal, env ...string) (code int, stder
 	}
 	io.WriteString(in, "a,b,y\n1,2,3\n4,5,6\n") // and keep standard input open
 	spooled := func() []string { m, _ := filepath.Glob(filepath.Join(tmp, "decoreg-stdin-*")); return m }
-	for end := time.Now().Add(10 * time.Second); len(spooled()) == 0; time.Sleep(5 * time.Millisecond) {
+	for end := time.Now().Add(10 * time.Second); !spooling(cmd.Process.Pid, tmp); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatalf("%v: no spool appeared: %s", s, errs.String())
 		}
