@@ -426,6 +426,9 @@ func runExperiment(cmd *Command, args []string) (err error) {
 			return inputf(name, "--out %s: %s: %v (the report's figures are written there)", out, n, err)
 		}
 	}
+	if err := reportOverInput(name, out, e, srcs, f.merge); err != nil {
+		return err
+	}
 	command := experimentCommand(e.Name, f.quick, f.n, f.seed, f.threads, strings.Join(so.Datasets, ","))
 	if f.data != "" {
 		command += " --data " + shellArg(f.data) // the runs' data, where it is not the default
@@ -588,3 +591,68 @@ func cleanList(s, what string) ([]string, error) {
 // runChoosingFlags are the experiment flags that choose runs, which
 // --report-only refuses and --merge takes without choosing by them.
 var runChoosingFlags = []string{"quick", "n", "seeds", "datasets", "groups", "data"}
+
+// reportOverInput refuses a report or figure of e in out that is, through
+// a link, the same file as what the command reads (its journal, a --merge
+// source's, a file the report reads beside out) or as another of them:
+// the writes through the link would destroy the runs they come from.
+func reportOverInput(name, out string, e *experiments.Experiment, srcs []string, merge bool) error {
+	type named struct{ path, what string }
+	inputs := []named{{filepath.Join(out, experiments.JournalFile), "its journal"}}
+	if merge {
+		for _, src := range srcs {
+			p := src
+			if fi, err := os.Stat(src); err == nil && fi.IsDir() {
+				p = filepath.Join(src, experiments.JournalFile)
+			}
+			inputs = append(inputs, named{p, "the --merge source " + src})
+		}
+	}
+	if e.Reads != nil {
+		for _, p := range e.Reads(out) {
+			inputs = append(inputs, named{p, "the report's input " + p})
+		}
+	}
+	var outputs []string
+	for _, n := range append([]string{"REPORT.md"}, e.Figures...) {
+		outputs = append(outputs, filepath.Join(out, n))
+	}
+	for i, o := range outputs {
+		for _, in := range inputs {
+			if sameTarget(o, in.path) {
+				return inputf(name, "--out %s: %s is the same file as %s (%s), which writing it would destroy; remove the link", out, o, in.what, in.path)
+			}
+		}
+		for _, o2 := range outputs[:i] {
+			if sameTarget(o, o2) {
+				return inputf(name, "--out %s: %s and %s are the same file, which the report writes twice; remove the link", out, o, o2)
+			}
+		}
+	}
+	return nil
+}
+
+// sameTarget reports whether paths a and b name one file, or, where one
+// does not exist yet (a link to a journal that a run creates), whether
+// their links end at the same path.
+func sameTarget(a, b string) bool {
+	afi, err1 := os.Stat(a)
+	bfi, err2 := os.Stat(b)
+	if err1 == nil && err2 == nil {
+		return os.SameFile(afi, bfi)
+	}
+	return resolvedEnd(a) == resolvedEnd(b)
+}
+
+// resolvedEnd is linkEnd(p) made absolute, its directory's links followed.
+func resolvedEnd(p string) string {
+	p = linkEnd(p)
+	dir, base := filepath.Dir(p), filepath.Base(p)
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
+	}
+	if abs, err := filepath.Abs(filepath.Join(dir, base)); err == nil {
+		return abs
+	}
+	return filepath.Join(dir, base)
+}

@@ -981,3 +981,52 @@ func TestExperimentCommandQuoted(t *testing.T) {
 		t.Errorf("journal lacks %s:\n%s", want, b)
 	}
 }
+
+// TestExperimentReportOverInput: a report or figure that is, through a
+// link, the experiment's journal (existing, or made by the run: a dangling
+// link to it), a --merge source's journal, or another of its outputs is
+// refused before anything is written; the journal was overwritten by the
+// report or a PNG, losing its runs.
+func TestExperimentReportOverInput(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	mustCLI(t, "experiment", "risk", "--quick", "--threads", "1", "--shard", "0/6", "--out", src)
+	journal := mustRead(t, filepath.Join(src, "results.jsonl"))
+	link := func(d, name, target string) string {
+		t.Helper()
+		os.MkdirAll(filepath.Join(dir, d), 0o755)
+		if err := os.Symlink(target, filepath.Join(dir, d, name)); err != nil {
+			t.Skipf("symlink: %v", err)
+		}
+		return filepath.Join(dir, d)
+	}
+	ro := link("ro", "REPORT.md", "results.jsonl")
+	if err := os.WriteFile(filepath.Join(ro, "results.jsonl"), []byte(journal), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--report-only", "--out", ro}, "REPORT.md is the same file as its journal"},
+		{[]string{"--quick", "--threads", "1", "--shard", "0/6", "--out", link("new", "risk.png", "results.jsonl")}, "risk.png is the same file as its journal"},
+		{[]string{"--quick", "--threads", "1", "--shard", "0/6", "--out", link("twice", "risk.png", "tree.png")}, "tree.png and " + filepath.Join(dir, "twice", "risk.png") + " are the same file"},
+		{[]string{"--merge", "--out", link("merged", "REPORT.md", filepath.Join(src, "results.jsonl")), src}, "REPORT.md is the same file as the --merge source " + src},
+	} {
+		code, _, errs := cli(t, append([]string{"experiment", "risk"}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+	if got := mustRead(t, filepath.Join(src, "results.jsonl")); got != journal {
+		t.Errorf("the --merge source's journal changed")
+	}
+	if got := mustRead(t, filepath.Join(ro, "results.jsonl")); got != journal {
+		t.Errorf("the journal under a linked REPORT.md changed")
+	}
+	for _, d := range []string{"new", "twice"} {
+		if _, err := os.Stat(filepath.Join(dir, d, "results.jsonl")); err == nil {
+			t.Errorf("%s: runs were made before the refusal", d)
+		}
+	}
+}

@@ -48,6 +48,9 @@ type Experiment struct {
 	Report func(dir string, info ReportInfo) error
 	// Figures are the files of the figures Report writes in dir.
 	Figures []string
+	// Reads returns the files besides dir's journal that Report reads
+	// (nil: none), which its outputs must not be.
+	Reads func(dir string) []string
 	// Merge appends to dir's journal the lines of the journals srcs (each
 	// a results.jsonl file or a directory holding one) whose keys dir's
 	// journal lacks: the step that gathers the shards of an array job. It

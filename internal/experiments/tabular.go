@@ -425,7 +425,23 @@ func tabularExperiment() *Experiment {
 		TabularReport)
 	e.Groups = TabularGroups
 	e.JournalScale = true
+	e.Reads = func(dir string) []string {
+		if p, err := xgbJournal(dir); err == nil {
+			return []string{p}
+		}
+		return nil
+	}
 	return e
+}
+
+// xgbJournal is the XGBoost results that the tabular report of dir reads:
+// results.jsonl of the directory xgboost beside dir.
+func xgbJournal(dir string) (string, error) {
+	abs, err := filepath.Abs(dir) // "." has no parent to look beside
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filepath.Dir(abs), "xgboost", "results.jsonl"), nil
 }
 
 // tabPlanScale describes the plan o gives (the report describes its
@@ -992,11 +1008,10 @@ func tabTunedVariant(raw tabRaw) (v, label string) {
 // a point to draw; a tabular.png of an earlier report is removed where
 // there is none).
 func TabularReport(dir string, lines []*TabularLine, info ReportInfo) error {
-	abs, err := filepath.Abs(dir) // "." has no parent to look beside
+	xgbPath, err := xgbJournal(dir)
 	if err != nil {
 		return err
 	}
-	xgbPath := filepath.Join(filepath.Dir(abs), "xgboost", "results.jsonl")
 	xgb, xgbFound, err := xgbTau(xgbPath, info.Log)
 	if err != nil {
 		return err
