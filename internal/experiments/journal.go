@@ -149,6 +149,11 @@ func readJournalLines[T Line](path, name string, newLine func() T) (lines []T, r
 			// null for it: the report read it as 0.
 			return nil, nil, false, nil, &InputError{fmt.Errorf("%s: line %d (%s): %s", path, ln, v.M().Key, why)}
 		}
+		if c, ok := any(v).(lineChecker); ok {
+			if err := c.check(); err != nil {
+				return nil, nil, false, nil, &InputError{fmt.Errorf("%s: line %d (%s): %v", path, ln, v.M().Key, err)}
+			}
+		}
 		if k, ok := seen[v.M().Key]; ok {
 			if !differs[v.M().Key] && !sameResults(raw[k], sc.Bytes()) {
 				differs[v.M().Key] = true
@@ -165,6 +170,11 @@ func readJournalLines[T Line](path, name string, newLine func() T) (lines []T, r
 	}
 	return lines, raw, partial, differ, nil
 }
+
+// lineChecker is a journal line whose values its report relies on (a
+// count that a formula takes, a result that cannot be negative): check
+// refuses a line, edited by hand, that breaks them.
+type lineChecker interface{ check() error }
 
 // resultField is a result field of a journal line's type: its JSON name
 // and options and its type.

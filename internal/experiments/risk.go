@@ -255,6 +255,34 @@ func writeText(ctx context.Context, path, s string) error {
 
 type riskCell struct{ n, k int }
 
+// riskMaxK is the largest K a risk line may hold: the report's theory
+// takes 2^K cells.
+const riskMaxK = 30
+
+// check refuses what the report cannot use: a head other than the two, N
+// below 1, K outside [1, riskMaxK], a negative or non-finite MISE, and
+// cell probabilities that are not 2^K numbers in [0, 1].
+func (l *RiskLine) check() error {
+	switch {
+	case l.Head != "decoder" && l.Head != "riemann":
+		return fmt.Errorf("head %q: want decoder or riemann", l.Head)
+	case l.N < 1:
+		return fmt.Errorf("n %d: want at least 1", l.N)
+	case l.K < 1 || l.K > riskMaxK:
+		return fmt.Errorf("k %d: want 1 to %d", l.K, riskMaxK)
+	case !(l.MISE >= 0) || math.IsInf(float64(l.MISE), 0):
+		return fmt.Errorf("mise %v: want a finite number >= 0", float64(l.MISE))
+	case l.P != nil && len(l.P) != 1<<l.K:
+		return fmt.Errorf("p has %d cell probabilities: want 2^k = %d", len(l.P), 1<<l.K)
+	}
+	for i, p := range l.P {
+		if !(p >= 0 && p <= 1) {
+			return fmt.Errorf("p[%d] is %v: want a probability", i, p)
+		}
+	}
+	return nil
+}
+
 // RiskReport writes dir/REPORT.md, dir/risk.png and dir/tree.png from the
 // risk experiment's lines.
 func RiskReport(dir string, lines []*RiskLine, info ReportInfo) error {
