@@ -590,8 +590,12 @@ func settingsText(c decoreg.Config) string {
 	case c.WeightDecay > 0:
 		parts = append(parts, "weight decay "+short(c.WeightDecay))
 	}
+	val := "validation fraction " + short(c.ValFrac)
+	if c.ValFrac < 0 { // the library's "none" (--val-frac 0)
+		val = "validation fraction 0 (no validation rows)"
+	}
 	parts = append(parts, fmt.Sprintf("batch %d", c.BatchSize), fmt.Sprintf("max epochs %d", c.MaxEpochs),
-		fmt.Sprintf("patience %d", c.Patience), "validation fraction "+short(c.ValFrac), fmt.Sprintf("seed %d", c.Seed))
+		fmt.Sprintf("patience %d", c.Patience), val, fmt.Sprintf("seed %d", c.Seed))
 	if c.EMA > 0 {
 		parts = append(parts, "ema "+short(c.EMA))
 	}

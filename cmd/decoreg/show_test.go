@@ -361,3 +361,16 @@ func TestShowIntervalBeside(t *testing.T) {
 		}
 	}
 }
+
+// TestShowNoValidation: a model trained with --val-frac 0 shows its
+// validation fraction as 0, not as the library's marker -1.
+func TestShowNoValidation(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "d.csv", 40, 1)
+	model := filepath.Join(dir, "m.model")
+	mustCLI(t, "train", "--data", data, "--head", "pointwise", "--epochs", "1", "--val-frac", "0", "--quiet", "--out", model)
+	out, _ := mustCLI(t, "show", "--model", model)
+	if !strings.Contains(out, "validation fraction 0 (no validation rows)") || strings.Contains(out, "fraction -1") {
+		t.Errorf("show:\n%s", out)
+	}
+}
