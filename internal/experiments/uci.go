@@ -374,6 +374,9 @@ func loadDataset(dir, name string, splits []int) (*dataset, error) {
 		return nil, err
 	}
 	for _, s := range splits {
+		if s < 0 || s >= m.Splits() {
+			return nil, fmt.Errorf("%s: dataset %s has %d splits (0..%d): --splits %d is out of range", filepath.Join(dir, name, MaskFile), name, m.Splits(), m.Splits()-1, s)
+		}
 		if _, err := m.Test(s); err != nil {
 			return nil, err
 		}
