@@ -559,7 +559,7 @@ func writeFinishing(name, flag, path string, first func(), write func(w io.Write
 		}
 		return "nothing written to " + path
 	}
-	ctx, stop := onSignals(first, func() {
+	ctx, stop := onSignals(first, func() bool {
 		abandoned.Store(true)
 		if f := file.Load(); f != nil {
 			f.Discard()
@@ -567,7 +567,9 @@ func writeFinishing(name, flag, path string, first func(), write func(w io.Write
 		if first != nil && path != "-" {
 			// first promised that another interrupt abandons the write.
 			fmt.Fprintf(errOut, "decoreg %s: interrupted again: abandoned the write; %s\n", name, lost())
+			return true
 		}
+		return false
 	})
 	defer stop()
 	fail := func(err error) error {
@@ -886,12 +888,14 @@ func quitAfterCleanup() {
 // (idempotent) ends the watch: the signals go to the handler registered
 // before it, if any, or take their default action again.
 func onInterrupt(cleanup func()) (ctx context.Context, stop func()) {
-	return onSignals(nil, cleanup)
+	return onSignals(nil, func() bool { cleanup(); return false })
 }
 
 // onSignals is onInterrupt, whose first interrupt calls first instead of
-// cancelling the context where first is not nil.
-func onSignals(first func(), cleanup func()) (ctx context.Context, stop func()) {
+// cancelling the context where first is not nil, and whose cleanup says
+// whether it told the user what the second interrupt did (else a line
+// says the process stopped at once).
+func onSignals(first func(), cleanup func() (said bool)) (ctx context.Context, stop func()) {
 	tracker := &outfile.Tracker{}
 	ctx, cancel := context.WithCancel(outfile.WithTracker(context.Background(), tracker))
 	var n atomic.Int32
@@ -904,9 +908,15 @@ func onSignals(first func(), cleanup func()) (ctx context.Context, stop func()) 
 			}
 			return
 		}
-		cleanup()
+		said := cleanup()
 		tracker.DiscardAll()
 		removeSpools()
+		if !said {
+			// A word, or the command ends without one: a second signal
+			// can come unbidden (GNU timeout signals the command and
+			// then its process group).
+			fmt.Fprintln(errOut, "decoreg: interrupted again: stopped at once")
+		}
 		exitBySignal(s)
 	}}
 	signals.mu.Lock()

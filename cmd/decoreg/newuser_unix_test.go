@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -643,5 +644,46 @@ func TestStdinSpoolKilled(t *testing.T) {
 	cmd.Wait()
 	if left := spools(tmp); len(left) > 0 {
 		t.Errorf("SIGKILL left the copy of standard input: %v", left)
+	}
+}
+
+// TestSecondInterruptSays: a second interrupt that ends the process at
+// once says so (it ended without a word; GNU timeout signals the command
+// and then its process group, so two can come unbidden). Here serve waits
+// out --grace for a request whose body has not all come.
+func TestSecondInterruptSays(t *testing.T) {
+	model := sharedModel(t, "decoder")
+	cmd := childDecoreg(t, t.TempDir(), "serve", "--model", model, "--addr", "127.0.0.1:0", "--grace", "50s")
+	var errs syncBuilder
+	cmd.Stderr = &errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var addr string
+	for end := time.Now().Add(20 * time.Second); addr == ""; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("serve did not start: %s", errs.String())
+		}
+		if _, a, ok := strings.Cut(errs.String(), "listening on http://"); ok {
+			addr, _, _ = strings.Cut(a, " ")
+		}
+	}
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/models/m/predict HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"x\":")
+	time.Sleep(100 * time.Millisecond) // the server reads the request
+	cmd.Process.Signal(syscall.SIGINT)
+	for end := time.Now().Add(20 * time.Second); !strings.Contains(errs.String(), "stopping: answering the requests under way for at most --grace 50s (interrupt again to stop at once)"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("no word of shutting down: %s", errs.String())
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err = cmd.Wait()
+	if !killedBy(err, syscall.SIGINT) || !strings.Contains(errs.String(), "decoreg: interrupted again: stopped at once") {
+		t.Errorf("%v, want killed by SIGINT, saying so; stderr %q", err, errs.String())
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log"
@@ -71,8 +72,8 @@ script, whose shell ignores it for its background jobs: send SIGTERM)
 stops accepting, finishes the requests in flight (up to --grace;
 past it those still being read or computed are cancelled and answered 503,
 answers still being sent get one more second, and serve exits 1 if any
-request was cancelled or cut) and exits 0; a second signal stops it at
-once.
+request was cancelled or cut) and exits 0, logging when it starts to stop;
+a second signal stops it at once, saying so.
 
 Unless the environment sets GOGC, serve sets the garbage collector's
 target to 400% (Go's default is 100): the live heap is small and every
@@ -250,7 +251,12 @@ func runServe(cmd *Command, args []string) error {
 	// that only signal.NotifyContext heard also ended the process at once
 	// (helper-125). Watched before the line that says so: a signal
 	// between them found no handler.
-	ctx, stop := onInterrupt(func() {})
+	ctx, cancel := context.WithCancel(context.Background()) // serve writes no files: no tracker
+	defer cancel()
+	_, stop := onSignals(func() {
+		logger.Printf("stopping: answering the requests under way for at most --grace %v (interrupt again to stop at once)", f.grace)
+		cancel()
+	}, func() bool { return false })
 	defer stop()
 	logger.Printf("listening on http://%s (%s to stop)", ln.Addr(), orList(stops))
 	err = s.Serve(ctx, ln, f.grace)
