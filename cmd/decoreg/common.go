@@ -233,7 +233,8 @@ created if missing). A device or FIFO (/dev/null, a named pipe) is written
 directly. Before any long work the command checks that the output can be
 written (it creates and removes a temporary file where it will write).
 An interrupt (Ctrl-C, SIGTERM or SIGHUP) while the output is written abandons it and
-leaves no temporary file (train, whose model took long to make, finishes its write); a second one ends the process at once. A temporary
+leaves no temporary file (train, whose model took long to make, finishes its write); a second one ends the process at once, saying so
+(the same signal within 50 ms of the first is its echo, not a second: GNU timeout sends it twice). A temporary
 file that a killed process left (SIGKILL, a crash) is removed by the next
 write of NAME that succeeds, once it is a day old. An --out that
 is one of the command's input files (--data, --model, --test-mask; the
@@ -793,7 +794,20 @@ func catchLocked(want bool, on *bool, sigs []os.Signal) {
 	}
 }
 
+// signalEcho is how soon after an interrupt the same signal is taken as
+// its echo, not as a second interrupt: GNU timeout sends its signal to the
+// command and then to its process group, and Ctrl-C under it reaches the
+// command from the terminal and from timeout, microseconds apart; a
+// second Ctrl-C by hand comes a tenth of a second later at the least. The
+// echo made a single timeout stop train at once and lose its model.
+// In-process tests, which signal themselves case after case, set it to 0.
+var signalEcho = defaultSignalEcho
+
+const defaultSignalEcho = 50 * time.Millisecond
+
 func dispatchSignals(ch chan os.Signal) {
+	var last os.Signal
+	var lastAt time.Time
 	for s := range ch {
 		if s == syscall.SIGPIPE {
 			continue // the write failed with EPIPE: its caller decides
@@ -801,6 +815,11 @@ func dispatchSignals(ch chan os.Signal) {
 		if s == syscall.SIGQUIT {
 			quitAfterCleanup()
 		}
+		now := time.Now()
+		if s == last && now.Sub(lastAt) < signalEcho {
+			continue
+		}
+		last, lastAt = s, now
 		signals.mu.Lock()
 		var h *sigHandler
 		if n := len(signals.handlers); n > 0 {

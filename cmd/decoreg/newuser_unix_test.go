@@ -574,6 +574,7 @@ func TestTrainWriteAbandonedToFIFO(t *testing.T) {
 			t.Fatalf("no word of finishing the write: %s", errs.String())
 		}
 	}
+	time.Sleep(2 * defaultSignalEcho) // not its echo
 	cmd.Process.Signal(syscall.SIGINT)
 	err = cmd.Wait()
 	if !killedBy(err, syscall.SIGINT) || !strings.Contains(errs.String(), "abandoned the write; the output to "+fifo+" may be incomplete") || strings.Contains(errs.String(), "already closed") {
@@ -681,6 +682,7 @@ func TestSecondInterruptSays(t *testing.T) {
 			t.Fatalf("no word of shutting down: %s", errs.String())
 		}
 	}
+	time.Sleep(2 * defaultSignalEcho) // not its echo
 	cmd.Process.Signal(syscall.SIGINT)
 	err = cmd.Wait()
 	if !killedBy(err, syscall.SIGINT) || !strings.Contains(errs.String(), "decoreg: interrupted again: stopped at once") {

@@ -912,3 +912,38 @@ func interruptHandled() {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestInterruptEcho: the same interrupt twice within microseconds, as GNU
+// timeout sends it (to the command, then to its process group), is one
+// interrupt: train stops at its best epoch and saves the model. The echo
+// abandoned the write, or stopped the command at once, at random.
+func TestInterruptEcho(t *testing.T) {
+	var data strings.Builder
+	data.WriteString("a,b,y\n")
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		a, b := r.Float64(), r.Float64()
+		fmt.Fprintf(&data, "%g,%g,%g\n", a, b, a*b+0.1*r.NormFloat64())
+	}
+	for try := range 3 {
+		tmp := t.TempDir()
+		model := filepath.Join(tmp, "m.model")
+		cmd, sc := startTrainChild(t, "", tmp, model, data.String())
+		var errs strings.Builder
+		signalled := false
+		for sc.Scan() {
+			errs.WriteString(sc.Text() + "\n")
+			if !signalled && strings.Contains(sc.Text(), "epoch") {
+				cmd.Process.Signal(syscall.SIGINT)
+				cmd.Process.Signal(syscall.SIGINT)
+				signalled = true
+			}
+		}
+		watchdog := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
+		cmd.Wait()
+		watchdog.Stop()
+		if _, err := os.Stat(model); err != nil || !strings.Contains(errs.String(), "interrupted: saved") {
+			t.Fatalf("try %d: SIGINT and its echo: model %v; stderr:\n%s", try, err, errs.String())
+		}
+	}
+}

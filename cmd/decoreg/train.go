@@ -320,7 +320,9 @@ says "interrupted": true. A Ctrl-C while a model whose training was not
 interrupted is being written does not abandon it: the write is finished
 (unlike other outputs, below). A second Ctrl-C kills the process at once,
 or, while the model is being written, abandons the write (an existing
-MODEL is untouched).
+MODEL is untouched); the same signal within 50 ms of the first is its
+echo, not a second (timeout -s INT sends it to the command and then to
+its process group: one timeout saves the model).
 
 ` + outDoc + `
 With --out - (or /dev/stdout) the summary goes to standard error.

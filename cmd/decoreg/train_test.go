@@ -148,6 +148,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(3)
 	}
+	signalEcho = 0 // the tests in this process signal it case after case
 	code := m.Run()
 	if shared.dir != "" {
 		os.RemoveAll(shared.dir)
