@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"testing"
 
 	"decoreg/dist"
@@ -328,10 +329,10 @@ func TestFitErrors(t *testing.T) {
 		{"unknown head", x, y, 50, Config{Head: "tree"}, ErrConfig},
 		{"bad vocab", x, y, 50, Config{Vocab: "normalized:base=1,length=3"}, ErrConfig},
 		{"width not multiple of heads", x, y, 50, Config{DecWidth: 10, DecHeads: 3}, ErrConfig},
-		{"huge encoder width", x, y, 50, Config{EncWidth: 1 << 50}, ErrConfig},
+		{"huge encoder width", x, y, 50, Config{EncWidth: huge(50)}, ErrConfig},
 		{"huge decoder layers", x, y, 50, Config{DecLayers: 1000}, ErrConfig},
-		{"huge bins", x, y, 50, Config{Head: HeadRiemann, Bins: 1 << 50}, ErrConfig},
-		{"huge components", x, y, 50, Config{Head: HeadMDN, Components: 1 << 50}, ErrConfig},
+		{"huge bins", x, y, 50, Config{Head: HeadRiemann, Bins: huge(50)}, ErrConfig},
+		{"huge components", x, y, 50, Config{Head: HeadMDN, Components: huge(50)}, ErrConfig},
 		{"too many parameters", x, y, 50, Config{Head: HeadMDN, EncLayers: 10, EncWidth: 8192}, ErrConfig},
 		{"infinite lr", x, y, 50, Config{LR: math.Inf(1)}, ErrConfig},
 		{"nan weight decay", x, y, 50, Config{WeightDecay: math.NaN()}, ErrConfig},
@@ -483,4 +484,13 @@ func TestConstantFeatureUnseenValue(t *testing.T) {
 	if math.IsNaN(unseen) || !(math.Abs(unseen-seen) <= 10) {
 		t.Fatalf("log-density %v with the training value, %v with an unseen one", seen, unseen)
 	}
+}
+
+// huge is 1<<bits, or math.MaxInt where int is too narrow for it (32-bit
+// systems): a count far beyond any limit.
+func huge(bits uint) int {
+	if bits >= strconv.IntSize-1 {
+		return math.MaxInt
+	}
+	return 1 << bits
 }

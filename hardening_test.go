@@ -484,16 +484,16 @@ func TestLibraryAttack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.PredictFlat([]float64{1, 2}, math.MinInt64+1, PredictOptions{}); !errors.Is(err, ErrBadInput) {
+	if _, err := m.PredictFlat([]float64{1, 2}, math.MinInt+1, PredictOptions{}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("PredictFlat with a negative row count: %v, want ErrBadInput", err)
 	}
 	if _, err := m.Dists([]float64{1, 2}, -1, dist.TokenOptions{}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("Dists with -1 rows: %v, want ErrBadInput", err)
 	}
-	if _, err := FitFlat(context.Background(), nil, 4, 1<<62, []float64{1, 2, 3, 4}, Config{}); !errors.Is(err, ErrBadInput) {
+	if _, err := FitFlat(context.Background(), nil, 4, huge(62), []float64{1, 2, 3, 4}, Config{}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("FitFlat with 1<<62 columns: %v, want ErrBadInput", err)
 	}
-	if _, err := m.PredictFlat([]float64{1, 2}, 1, PredictOptions{Token: dist.TokenOptions{Samples: 1 << 50}}); !errors.Is(err, ErrConfig) {
+	if _, err := m.PredictFlat([]float64{1, 2}, 1, PredictOptions{Token: dist.TokenOptions{Samples: huge(50)}}); !errors.Is(err, ErrConfig) {
 		t.Errorf("Samples 1<<50: %v, want ErrConfig", err)
 	}
 	if _, err := m.Score([][]float64{{1, 2}, {3, 4}}, []float64{1, math.NaN()}); !errors.Is(err, ErrBadInput) {

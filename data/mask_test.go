@@ -2,9 +2,11 @@ package data
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -184,7 +186,7 @@ func TestNewMaskSizes(t *testing.T) {
 	for _, c := range []struct {
 		rows, splits int
 		test         []bool
-	}{{1 << 32, 1 << 32, nil}, {0, 0, nil}, {2, 1, []bool{true}}, {-1, -1, []bool{true}}} {
+	}{{huge(32), huge(32), nil}, {0, 0, nil}, {2, 1, []bool{true}}, {-1, -1, []bool{true}}} {
 		func() {
 			defer func() {
 				if r := recover(); r == nil {
@@ -209,4 +211,13 @@ func TestNilMask(t *testing.T) {
 	if _, err := m.Test(0); !errors.Is(err, ErrSplitRange) {
 		t.Errorf("nil mask: Test(0) error %v", err)
 	}
+}
+
+// huge is 1<<bits, or math.MaxInt where int is too narrow for it (32-bit
+// systems): a count far beyond any limit.
+func huge(bits uint) int {
+	if bits >= strconv.IntSize-1 {
+		return math.MaxInt
+	}
+	return 1 << bits
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 
 	"decoreg/internal/gradcheck"
@@ -78,7 +79,7 @@ func TestRecalibrationErrors(t *testing.T) {
 		err  func() error
 	}{
 		{"no knots", func() error { _, err := FitRecalibration([]float64{0.5}, 0, 0.1); return err }},
-		{"too many knots", func() error { _, err := FitRecalibration([]float64{0.5}, 1<<40, 0.1); return err }},
+		{"too many knots", func() error { _, err := FitRecalibration([]float64{0.5}, huge(40), 0.1); return err }},
 		{"MaxInt knots", func() error { _, err := FitRecalibration([]float64{0.5}, math.MaxInt, 0.1); return err }},
 		{"floor 0", func() error { _, err := FitRecalibration([]float64{0.5}, 5, 0); return err }},
 		{"floor NaN", func() error { _, err := FitRecalibration([]float64{0.5}, 5, math.NaN()); return err }},
@@ -330,4 +331,13 @@ func TestRecalibratedMeanExtremeMap(t *testing.T) {
 	if m := d.Mean(); !(math.Abs(m-89.5) < 0.01) {
 		t.Errorf("mean %v, want 89.5 (the base's is %v)", m, base.Mean())
 	}
+}
+
+// huge is 1<<bits, or math.MaxInt where int is too narrow for it (32-bit
+// systems): a count far beyond any limit.
+func huge(bits uint) int {
+	if bits >= strconv.IntSize-1 {
+		return math.MaxInt
+	}
+	return 1 << bits
 }

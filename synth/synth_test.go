@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 
 	"decoreg/internal/gradcheck"
@@ -249,7 +250,7 @@ func TestNew(t *testing.T) {
 // UniformBox refuses sizes whose product overflows (1<<32 × 1<<32 gave
 // an empty slice) or that are negative.
 func TestUniformBoxSizes(t *testing.T) {
-	for _, c := range [][2]int{{1 << 32, 1 << 32}, {-1, 2}, {2, -1}} {
+	for _, c := range [][2]int{{huge(32), huge(32)}, {-1, 2}, {2, -1}} {
 		func() {
 			defer func() {
 				if r := recover(); r == nil {
@@ -267,7 +268,7 @@ func TestUniformBoxSizes(t *testing.T) {
 // New refuses dimensions beyond MaxSourceDim (1<<40 was accepted, and a
 // draw then needed n × 2^40 values).
 func TestNewDimension(t *testing.T) {
-	for _, d := range []int{0, MaxSourceDim + 1, 1 << 40} {
+	for _, d := range []int{0, MaxSourceDim + 1, huge(40)} {
 		if _, err := New("mixture", d); err == nil {
 			t.Errorf("dimension %d accepted", d)
 		}
@@ -275,4 +276,13 @@ func TestNewDimension(t *testing.T) {
 	if _, err := New("mixture", MaxSourceDim); err != nil {
 		t.Errorf("dimension %d: %v", MaxSourceDim, err)
 	}
+}
+
+// huge is 1<<bits, or math.MaxInt where int is too narrow for it (32-bit
+// systems): a count far beyond any limit.
+func huge(bits uint) int {
+	if bits >= strconv.IntSize-1 {
+		return math.MaxInt
+	}
+	return 1 << bits
 }
