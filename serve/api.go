@@ -208,6 +208,7 @@ type query struct {
 	seed   uint64
 	dens   DensitySpec // N set, Lo/Hi nil for the default range
 	warns  []string    // encoding warnings (models with a schema)
+	asX    bool        // the inputs came as "x", arrays, not as "rows"
 	values int         // the numbers of the answer (Options.MaxValuesInFlight counts them)
 }
 
@@ -268,7 +269,7 @@ func parseRequest(body []byte, ms modelSpec, lim Limits) (*query, error) {
 			}
 		}
 	}
-	q := &query{want: map[string]bool{}}
+	q := &query{want: map[string]bool{}, asX: r.X != nil}
 	if err := q.rowsFrom(&r, ms, lim); err != nil {
 		return nil, err
 	}

@@ -690,7 +690,11 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 			return writeError(w, http.StatusInternalServerError, err.Error())
 		case errors.As(err, &de) && de.Row >= 0 && de.Column >= 0 && de.Column < len(e.spec.features):
 			// An input the network overflows on, named as the client named it.
-			return writeError(w, http.StatusBadRequest, fmt.Sprintf("rows[%d]: feature %q: %v", de.Row, e.spec.features[de.Column], de.Err))
+			where := "rows"
+			if j.q.asX {
+				where = "x"
+			}
+			return writeError(w, http.StatusBadRequest, fmt.Sprintf("%s[%d]: feature %q: %v", where, de.Row, e.spec.features[de.Column], de.Err))
 		default:
 			return writeError(w, http.StatusBadRequest, err.Error())
 		}
