@@ -290,8 +290,9 @@ type Config struct {
 	// tokenization), or CalibrateByIsotonic ("isotonic": the NLL
 	// temperature, then a monotone map of the CDF fitted to the validation
 	// PIT values; see CalibrateByIsotonic), or CalibrateByDepth ("depth":
-	// a decoder's temperatures per token depth, by NLL). Ignored without
-	// Calibrate.
+	// a decoder's temperatures per token depth, by NLL). Without
+	// Calibrate a known objective is ignored; an unknown name is refused
+	// all the same.
 	CalibrateBy string `json:"calibrate_by,omitempty"`
 	// Ensemble, when 2 or more, trains that many members with seeds Seed,
 	// Seed+1, ... (their initialisations and mini-batches differ; they hold

@@ -94,9 +94,9 @@ type TrainInfo struct {
 	// TuneReport.Resolution.
 	BestValLoss float64 `json:"best_val_loss"`
 	// With Config.Calibrate (or made by FitTemperature): the temperature
-	// found, the objective that chose it (CalibrateByNLL or
-	// CalibrateByPIT; empty in files written before the PIT objective,
-	// which were all NLL) and the validation rows' NLL (in u units, as
+	// found, the objective that chose it (CalibrateByNLL, CalibrateByPIT,
+	// CalibrateByIsotonic or CalibrateByDepth; empty in files written
+	// before the PIT objective, which were all NLL) and the validation rows' NLL (in u units, as
 	// BestValLoss, but always the plain NLL) at temperature 1 and at it;
 	// with the PIT objective also their metrics.PITError at both.
 	Temperature  float64 `json:"temperature,omitempty"`

@@ -2,6 +2,7 @@ package data
 
 import (
 	"math"
+	"sort"
 )
 
 // DefaultPLEBins is the default number of bins per feature of the
@@ -31,6 +32,12 @@ func FitPLE(x []float64, cols, bins int) [][]float64 {
 	for j := range cols {
 		sortedColumn(col, x, cols, j)
 		if rows == 0 || col[0] == col[rows-1] {
+			continue
+		}
+		if i := sort.Search(rows, func(i int) bool { return col[i] > col[0] }); col[i] == col[rows-1] {
+			// Two values (a 0/1 feature): its one bin, not the
+			// quantiles interpolated between them (equal columns).
+			edges[j] = []float64{col[0], col[rows-1]}
 			continue
 		}
 		e := make([]float64, 0, bins+1)

@@ -30,6 +30,11 @@ func TestFitPLE(t *testing.T) {
 	if w := PLEWidth(e); w != 4+2+1+1+1 {
 		t.Errorf("width %d, want 9", w)
 	}
+	// Two values as many times each: one bin, not the median interpolated
+	// between them (two equal columns).
+	if e := FitPLE([]float64{1, 2, 1, 2}, 1, 4); !slices.Equal(e[0], []float64{1, 2}) {
+		t.Errorf("1, 2, 1, 2 in 4 bins: edges %v, want [1 2]", e[0])
+	}
 	// Interpolated quantiles: 0..9 (10 values) at level 1/3 is position 3.
 	if e := FitPLE([]float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 1, 3); !slices.Equal(e[0], []float64{0, 3, 6, 9}) {
 		t.Errorf("0..9 in 3 bins: edges %v, want [0 3 6 9]", e[0])

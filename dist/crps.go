@@ -25,8 +25,9 @@ import (
 //     was expanded, TokenOptions.MeanTol < 0 within MaxExpand).
 //   - Token with another tokenization: the score of the seeded draws
 //     behind its other estimates; bound +Inf.
-//   - Mixture: see Mixture (exact for mixtures of Riemann, tree-tokenized
-//     Token or MDN components).
+//   - Mixture: see Mixture (exact where the components all have cells,
+//     Riemann or tree-tokenized Token, or are all MDN; an MDN beside
+//     cells is scored from draws, bound +Inf).
 //   - Recalibrated: see Recalibrated (exact for Riemann, tree-tokenized
 //     Token and mixtures of them; a quadrature otherwise).
 //   - Point (the pointwise head, which has no distribution): NaN, NaN.

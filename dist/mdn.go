@@ -10,7 +10,8 @@ import (
 
 // MDN is a mixture density network's distribution: a mixture of Gaussians
 // in head units, sum_i w_i N(mu_i, sd_i^2).
-// The zero value is not usable (its methods panic): build one with NewMDN.
+// The zero value is not usable: build one with NewMDN (a zero value's
+// methods panic or answer nonsense).
 type MDN struct {
 	w, mu, sd []float64 // (M) weights summing to 1, means, standard deviations
 	logw      []float64 // (M) log w_i

@@ -37,7 +37,8 @@ import (
 //   - CRPS (see CRPS): exact from the components' cells or Gaussians.
 //
 // A Mixture is safe for concurrent use when its components are.
-// The zero value is not usable (its methods panic): build one with NewMixture.
+// The zero value is not usable: build one with NewMixture (a zero value's
+// methods panic or answer nonsense).
 type Mixture struct {
 	comps []Distribution
 

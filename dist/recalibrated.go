@@ -45,7 +45,8 @@ import (
 //     bound.
 //
 // A Recalibrated is safe for concurrent use when its base is.
-// The zero value is not usable (its methods panic): build one with NewRecalibrated.
+// The zero value is not usable: build one with NewRecalibrated (a zero value's
+// methods panic or answer nonsense).
 type Recalibrated struct {
 	base Distribution
 	rc   *Recalibration

@@ -11,7 +11,8 @@ import (
 // Riemann is the histogram head's distribution: n uniform bins on [0,1] in
 // head units, bin i = [i/n, (i+1)/n) (the last one closed), with density
 // p_i * n inside bin i.
-// The zero value is not usable (its methods panic): build one with NewRiemann or NewRiemannLogits.
+// The zero value is not usable: build one with NewRiemann or NewRiemannLogits (a zero value's
+// methods panic or answer nonsense).
 type Riemann struct {
 	p   []float64 // (n) bin probabilities, summing to 1
 	cum []float64 // (n+1) cum[i] = p[0] + ... + p[i-1]

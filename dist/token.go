@@ -79,7 +79,8 @@ type TokenOptions struct {
 // other call starts its own Stepper. So the methods are safe for
 // concurrent use when the Decoder's Start is (decoreg's decoders' are), with
 // one *rand.Rand per goroutine for Sample.
-// The zero value is not usable (its methods panic): build one with NewToken.
+// The zero value is not usable: build one with NewToken (a zero value's
+// methods panic or answer nonsense).
 type Token struct {
 	dec     Decoder
 	tok     vocab.Tokenizer

@@ -16,7 +16,7 @@ import (
 // Its Spec, Size, Len and token strings are the inner tokenization's: the
 // bounds are not part of the spec, and whoever stores the spec re-applies
 // the bound after Parse.
-// The zero value is not usable (its methods panic).
+// The zero value is not usable (its methods panic or answer nonsense).
 type Bounded struct {
 	inner  Tree
 	lo, hi float64

@@ -16,7 +16,8 @@ const MaxHamming = 62
 // then lexicographically (L = 3: 000, 001, 010, 100, 011, 101, 110, 111).
 // Every bit string is valid. Its prefixes are not intervals, so it is not a
 // Tree.
-// The zero value is not usable (its methods panic): build one with NewHamming or Parse.
+// The zero value is not usable: build one with NewHamming or Parse (a zero value's
+// methods panic or answer nonsense).
 type Hamming struct {
 	alphabet
 	l     int

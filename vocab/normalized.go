@@ -14,7 +14,8 @@ const MaxLength = 256
 // index of y is the largest i < B^K whose left edge fl(i / B^K) is <= y (so
 // y = 1 belongs to the last cell), cell i is [fl(i/B^K), fl((i+1)/B^K)),
 // and its tokens are the K base-B digits of i, most significant first.
-// The zero value is not usable (its methods panic): build one with NewNormalized or Parse.
+// The zero value is not usable: build one with NewNormalized or Parse (a zero value's
+// methods panic or answer nonsense).
 type Normalized struct {
 	alphabet
 	k  int

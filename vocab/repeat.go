@@ -26,7 +26,8 @@ const MaxRepeat = 64
 // a value under Repeat is the probability of the exact repeated sequence
 // that Encode returns: a lower bound on the probability of all sequences
 // that vote to the value's cell.
-// The zero value is not usable (its methods panic): build one with NewRepeat or Parse.
+// The zero value is not usable: build one with NewRepeat or Parse (a zero value's
+// methods panic or answer nonsense).
 type Repeat struct {
 	r     int
 	inner Tokenizer

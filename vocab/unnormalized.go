@@ -18,7 +18,8 @@ import (
 // m_1 = 0 and holds (-fl(B^-emax), fl(B^-emax)), 0 and -0. Magnitudes at or
 // above fl(B^(emax+1)) clamp to the extreme cell (largest exponent, all
 // mantissa digits B-1) of their sign.
-// The zero value is not usable (its methods panic): build one with NewUnnormalized or Parse.
+// The zero value is not usable: build one with NewUnnormalized or Parse (a zero value's
+// methods panic or answer nonsense).
 type Unnormalized struct {
 	alphabet
 	e, m     int
