@@ -40,7 +40,7 @@ func NewEnsemble(members ...*Model) (*Model, error) {
 	first := members[0]
 	for k, mk := range members {
 		if mk == nil || mk.net == nil {
-			return nil, fmt.Errorf("member %d: %w", k+1, ErrNotFitted)
+			return nil, wrapIn(fmt.Sprintf("member %d", k+1), "", ErrNotFitted)
 		}
 		if len(mk.others) > 0 {
 			return nil, configErr("Ensemble", "member %d is itself an ensemble", k+1)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"decoreg/internal/train"
 )
@@ -103,4 +104,27 @@ func (r *reason) Unwrap() error { return r.kind }
 // dataErr returns a *DataError about row and column whose Err wraps kind.
 func dataErr(row, column int, kind error, format string, args ...any) *DataError {
 	return &DataError{Row: row, Column: column, Err: &reason{kind: kind, msg: fmt.Sprintf(format, args...)}}
+}
+
+// inContext is an error of the library's that says where errs happened:
+// its message is "decoreg: " and the context, the first error's message
+// without its own "decoreg: " ("decoreg: ensemble member 2 of 5: training
+// cancelled", not "ensemble member 2 of 5: decoreg: training cancelled"),
+// and a suffix; it wraps every one of errs.
+type inContext struct {
+	msg  string
+	errs []error
+}
+
+func (e *inContext) Error() string   { return e.msg }
+func (e *inContext) Unwrap() []error { return e.errs }
+
+// wrapIn returns errs[0] in context (see inContext), "" for none, then
+// suffix; errs[1:] are wrapped too, their messages left out.
+func wrapIn(context, suffix string, errs ...error) error {
+	msg := "decoreg: "
+	if context != "" {
+		msg += context + ": "
+	}
+	return &inContext{msg: msg + strings.TrimPrefix(errs[0].Error(), "decoreg: ") + suffix, errs: errs}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"decoreg/data"
@@ -98,7 +99,7 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 			m.info.Seconds = since(start)
 			m.info.Stopped = "cancelled"
 
-			return m, fmt.Errorf("ensemble member %d of %d: %w (keeping %d member(s))", k+1, n, err, len(members))
+			return m, wrapIn(fmt.Sprintf("ensemble member %d of %d", k+1, n), fmt.Sprintf(" (keeping %d member(s))", len(members)), err)
 		}
 	}
 	m := members[0]
@@ -117,7 +118,10 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 			// Trained, then cancelled while calibrating: the model, not
 			// calibrated.
 			m.info.Seconds = since(start)
-			return m, fmt.Errorf("training ended, then %w: %w", ErrCalibrationCancelled, ctx.Err())
+			return m, &inContext{
+				msg:  "decoreg: training ended, then " + strings.TrimPrefix(ErrCalibrationCancelled.Error(), "decoreg: ") + ": " + ctx.Err().Error(),
+				errs: []error{ErrCalibrationCancelled, ctx.Err()},
+			}
 		}
 	}
 	m.info.Seconds = since(start)

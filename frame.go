@@ -79,7 +79,7 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 	}
 	y, err := f.Targets(tj)
 	if err != nil {
-		return nil, badFrame(fmt.Errorf("the target is not numeric: %w", err))
+		return nil, badFrame(wrapIn("the target is not numeric", "", err))
 	}
 	keep, yk := presentTargets(y)
 	if f.Rows == 0 {
@@ -245,16 +245,19 @@ func (m *Model) EncodeFrame(f *data.Frame) (*data.Encoded, error) {
 			return nil, err
 		}
 		enc, err := m.schema.Encode(f)
-		return enc, badFrame(err)
+		if err != nil {
+			return nil, badFrame(wrapIn("", "", err))
+		}
+		return enc, nil
 	}
 	g := f
 	if m.features != nil {
 		var err error
 		if g, err = f.Select(m.features...); err != nil {
 			if f.Path != "" {
-				return nil, badFrame(&data.ParseError{Path: f.Path, Line: f.HeaderLine, Err: err})
+				return nil, badFrame(wrapIn("", "", &data.ParseError{Path: f.Path, Line: f.HeaderLine, Err: err}))
 			}
-			return nil, badFrame(err)
+			return nil, badFrame(wrapIn("", "", err))
 		}
 	} else if len(f.Columns) != m.Features() {
 		return nil, fmt.Errorf("%w: %d columns for the model's %d features", ErrBadInput, len(f.Columns), m.Features())

@@ -1119,7 +1119,7 @@ func trainSeeds(ctx context.Context, best *trialRun, x []float64, rows, cols int
 		case errors.Is(err, train.ErrDiverged):
 			rep.MembersLeftOut++
 		default:
-			return nil, nil, fmt.Errorf("ensemble member %d of %d (seed %d): %w", k+1, total, c.Seed+uint64(k), err)
+			return nil, nil, wrapIn(fmt.Sprintf("ensemble member %d of %d (seed %d)", k+1, total, c.Seed+uint64(k)), "", err)
 		}
 	}
 	return done, cut, nil
