@@ -19,8 +19,8 @@ var benchUCICmd = &Command{
 	Name:      "bench uci",
 	UsageLine: "bench uci --out RESULTS [--data DIR] [--heads LIST] [--splits LIST] [--datasets LIST] [--shard I/N] [--jobs N] [--sweep] [flags]",
 	Short:     "train and evaluate every (dataset, head, split) of the UCI NLL benchmark",
-	Long: `Bench uci reproduces the paper's UCI density-estimation table (DESIGN.md
-section 8.7). For every dataset of DIR (each a directory holding data.csv.gz
+	Long: `Bench uci reproduces the paper's UCI density-estimation table (the design
+notes, ../shared/DESIGN.md outside this repository, section 8.7). For every dataset of DIR (each a directory holding data.csv.gz
 and test_mask.csv.gz; default ../shared/data/uci), every head and every
 split k, it trains on the rows that are not test rows of split k and
 evaluates on the test rows, writing one JSON result atomically to
@@ -60,8 +60,8 @@ Heads: decoder-normalized (decoreg.DefaultVocab), decoder-unnormalized
 (decoreg.DefaultUnnormalized), mdn, riemann, pointwise (no density: it has
 Kendall's tau and MSE but no NLL).
 
-Default hyper-parameters, chosen once from the paper's grid (DESIGN.md
-section 6) and the same for every dataset (decoreg.DefaultConfig):
+Default hyper-parameters, chosen once from the paper's grid (the design
+notes' section 6) and the same for every dataset (decoreg.DefaultConfig):
 
 ` + indent(experiments.DefaultsDescription()) + `
 --sweep instead selects each run's settings by validation loss over a small
