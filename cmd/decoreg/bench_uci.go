@@ -19,9 +19,10 @@ var benchUCICmd = &Command{
 	Name:      "bench uci",
 	UsageLine: "bench uci --out RESULTS [--data DIR] [--heads LIST] [--splits LIST] [--datasets LIST] [--shard I/N] [--jobs N] [--sweep] [flags]",
 	Short:     "train and evaluate every (dataset, head, split) of the UCI NLL benchmark",
-	Long: `Bench uci reproduces the paper's UCI density-estimation table (the design
-notes, ../shared/DESIGN.md outside this repository, section 8.7). For every dataset of DIR (each a directory holding data.csv.gz
-and test_mask.csv.gz; default ../shared/data/uci), every head and every
+	Long: `Bench uci reproduces the paper's UCI density-estimation table (the
+design notes, ../shared/DESIGN.md outside this repository, section 8.7).
+For every dataset of DIR (each a directory holding data.csv.gz and
+test_mask.csv.gz; default ../shared/data/uci), every head and every
 split k, it trains on the rows that are not test rows of split k and
 evaluates on the test rows, writing one JSON result atomically to
 RESULTS/<dataset>/<head>/split<k>.json: the configuration, the test metrics
