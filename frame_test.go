@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -163,7 +164,7 @@ func TestFitFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(l.Schema().Names(), s.Names()) || fmt.Sprint(l.Schema()) != fmt.Sprint(s) {
+	if !slices.Equal(l.Schema().Names(), s.Names()) || !reflect.DeepEqual(l.Schema(), s) {
 		t.Errorf("schema after Load %+v, want %+v", l.Schema(), s)
 	}
 	opts := PredictOptions{Outputs: OutMean | OutQuantiles}

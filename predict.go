@@ -66,7 +66,8 @@ type Prediction struct {
 	Dist               []dist.Distribution
 	// Warnings are PredictFrame's notes on cells encoded without their
 	// own feature (levels not seen in training, missing cells in columns
-	// that had none); nil from Predict and PredictFlat.
+	// that had none) and on cells far beyond their column's training range
+	// (data.Far); nil from Predict and PredictFlat.
 	Warnings []data.Warning
 }
 

@@ -308,6 +308,9 @@ func TestSchemaCheck(t *testing.T) {
 		{Columns: []ColumnSchema{{Name: "b", Kind: Categorical, Levels: []string{"y", "x"}}}},
 		{Columns: []ColumnSchema{{Name: "b", Kind: Categorical, Levels: []string{"x", "x"}}}},
 		{Columns: []ColumnSchema{{Name: "b", Kind: Categorical, Levels: []string{"x"}}, {Name: "b=x", Kind: Numeric}}},
+		{Columns: []ColumnSchema{{Name: "a", Kind: Numeric, Range: &[2]float64{2, 1}}}},
+		{Columns: []ColumnSchema{{Name: "a", Kind: Numeric, Range: &[2]float64{0, math.Inf(1)}}}},
+		{Columns: []ColumnSchema{{Name: "b", Kind: Categorical, Levels: []string{"x"}, Range: &[2]float64{0, 1}}}},
 	}
 	fr := &Frame{Rows: 1, Columns: []Column{
 		{Name: "a", Kind: Numeric, Field: -1, Num: []float64{0}, Missing: []bool{true}},
@@ -726,5 +729,74 @@ func TestNumericNAMarker(t *testing.T) {
 		if is(cell) != w {
 			t.Errorf("MissingMatcher(NaN, 5)(%q) = %v, want %v", cell, !w, w)
 		}
+	}
+}
+
+// TestFarCells: a numeric column keeps its training range, and cells
+// beyond it by more than its width (a constant column: by more than its
+// magnitude, at least 1) are counted in a warning that names the range;
+// missing cells and cells near the range are not.
+func TestFarCells(t *testing.T) {
+	for _, c := range []struct {
+		v   float64
+		r   [2]float64
+		far bool
+	}{
+		{3, [2]float64{1, 6}, false}, {11, [2]float64{1, 6}, false}, {11.01, [2]float64{1, 6}, true},
+		{-4, [2]float64{1, 6}, false}, {-4.01, [2]float64{1, 6}, true},
+		{14, [2]float64{7, 7}, false}, {14.5, [2]float64{7, 7}, true}, {-0.5, [2]float64{7, 7}, true},
+		{1, [2]float64{0, 0}, false}, {1.5, [2]float64{0, 0}, true}, {-1.5, [2]float64{0, 0}, true},
+		{1e308, [2]float64{-1e308, 1e308}, false},
+	} {
+		if got := Far(c.v, c.r); got != c.far {
+			t.Errorf("Far(%v, %v) = %v, want %v", c.v, c.r, got, c.far)
+		}
+	}
+	fit := &Frame{Rows: 4, Columns: []Column{
+		{Name: "a", Kind: Numeric, Field: -1, Num: []float64{1, 6, 0, 3}, Missing: []bool{false, false, true, false}},
+		{Name: "k", Kind: Numeric, Field: -1, Num: []float64{7, 7, 7, 7}, Missing: make([]bool, 4)},
+		{Name: "e", Kind: Numeric, Field: -1, Num: make([]float64, 4), Missing: []bool{true, true, true, true}},
+	}}
+	s, err := FitSchema(fit, SchemaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Columns[0].Range; r == nil || *r != [2]float64{1, 6} || s.Columns[1].Range == nil || *s.Columns[1].Range != [2]float64{7, 7} || s.Columns[2].Range != nil {
+		t.Fatalf("ranges %v %v %v", s.Columns[0].Range, s.Columns[1].Range, s.Columns[2].Range)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Schema
+	if err := json.Unmarshal(b, &back); err != nil || *back.Columns[0].Range != [2]float64{1, 6} || back.Columns[2].Range != nil {
+		t.Fatalf("JSON round trip: %s, %v", b, err)
+	}
+	pred := &Frame{Rows: 4, Columns: []Column{
+		{Name: "a", Kind: Numeric, Field: -1, Num: []float64{100, 11, -20, 0}, Missing: []bool{false, false, false, true}},
+		{Name: "k", Kind: Numeric, Field: -1, Num: []float64{7, 1e30, 14, -1}, Missing: make([]bool, 4)},
+		{Name: "e", Kind: Numeric, Field: -1, Num: []float64{1e300, 0, 0, 0}, Missing: make([]bool, 4)},
+	}}
+	e, err := s.Encode(pred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Warnings) != 2 || e.Warnings[0].Far != 2 || e.Warnings[1].Far != 2 {
+		t.Fatalf("warnings %+v: want a with 2 far cells, k with 2", e.Warnings)
+	}
+	if w := e.Warnings[0].String(); !strings.Contains(w, `column "a": 2 cell(s) far beyond the training range [1, 6] (by more than its width)`) {
+		t.Errorf("warning %q", w)
+	}
+	if w := e.Warnings[1].String(); !strings.Contains(w, "[7, 7] (a constant in training)") {
+		t.Errorf("warning %q", w)
+	}
+	// A schema of a model file written before ranges were kept warns of
+	// nothing.
+	old := s.Clone()
+	for j := range old.Columns {
+		old.Columns[j].Range = nil
+	}
+	if e, err := old.Encode(pred); err != nil || len(e.Warnings) != 0 {
+		t.Errorf("without ranges: %+v, %v", e.Warnings, err)
 	}
 }

@@ -97,6 +97,22 @@ type ColumnSchema struct {
 	Median  float64  `json:"median,omitempty"`  // numeric: the imputed value
 	Missing bool     `json:"missing,omitempty"` // the column has a "NAME:missing" indicator
 	Levels  []string `json:"levels,omitempty"`  // categorical: the levels, sorted
+	// Range is a numeric column's smallest and largest training value
+	// (nil in model files written before it, and for a column all
+	// missing): Encode counts the cells far beyond it (Warning.Far).
+	Range *[2]float64 `json:"range,omitempty"`
+}
+
+// Far reports whether v lies beyond the training range r by more than
+// its width (a column constant in training: by more than its value's
+// magnitude, and at least 1): a value the model extrapolates to, far
+// from anything it was trained on.
+func Far(v float64, r [2]float64) bool {
+	w := r[1] - r[0]
+	if w == 0 {
+		w = max(math.Abs(r[0]), 1)
+	}
+	return v < r[0]-w || v > r[1]+w
 }
 
 // SchemaOptions control FitSchema.
@@ -142,6 +158,7 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 			if len(vals) > 0 {
 				slices.Sort(vals)
 				cs.Median = sortedQuantile(vals, 0.5)
+				cs.Range = &[2]float64{vals[0], vals[len(vals)-1]}
 			}
 		case Categorical:
 			set := map[string]bool{}
@@ -287,6 +304,9 @@ func (s *Schema) Clone() *Schema {
 	c := &Schema{NA: slices.Clone(s.NA), Columns: slices.Clone(s.Columns)}
 	for j := range c.Columns {
 		c.Columns[j].Levels = slices.Clone(c.Columns[j].Levels)
+		if r := c.Columns[j].Range; r != nil {
+			c.Columns[j].Range = &[2]float64{r[0], r[1]}
+		}
 	}
 	return c
 }
@@ -308,6 +328,8 @@ func (s *Schema) checkEncode() error {
 			return bad("median %v is not finite", c.Median)
 		case c.Kind == Numeric && len(c.Levels) != 0:
 			return bad("a numeric column with levels")
+		case c.Range != nil && (c.Kind != Numeric || !finite(c.Range[0]) || !finite(c.Range[1]) || c.Range[0] > c.Range[1]):
+			return bad("range %v: want the smallest and largest training value of a numeric column", *c.Range)
 		case c.Kind == Categorical && (len(c.Levels) == 0 && !c.Missing || len(c.Levels) > MaxMaxLevels):
 			return bad("%d levels, want 1 to %d", len(c.Levels), MaxMaxLevels)
 		}
@@ -390,6 +412,11 @@ type Warning struct {
 	// levels are matched exactly.
 	Near    [][2]string
 	Missing int // missing cells in a column without a missing indicator
+	// Far counts a numeric column's cells beyond its training range by
+	// more than its width (see Far), Range that range: the model
+	// extrapolates there, and its answers are not to be trusted.
+	Far   int
+	Range [2]float64
 	// Categorical is whether the column is: its missing cells are
 	// encoded as no level rather than imputed with the median.
 	Categorical bool
@@ -429,6 +456,14 @@ func (w Warning) String() string {
 			how = "encoded as no level"
 		}
 		parts = append(parts, fmt.Sprintf("%d missing cell(s), where training had none, %s", w.Missing, how))
+	}
+	if w.Far > 0 {
+		by := " (by more than its width)"
+		if w.Range[0] == w.Range[1] {
+			by = " (a constant in training)"
+		}
+		parts = append(parts, fmt.Sprintf("%d cell(s) far beyond the training range [%s, %s]%s: the model extrapolates there, and its answers are not to be trusted",
+			w.Far, strconv.FormatFloat(w.Range[0], 'g', 6, 64), strconv.FormatFloat(w.Range[1], 'g', 6, 64), by))
 	}
 	return fmt.Sprintf("column %q: %s", w.Column, strings.Join(parts, "; "))
 }
@@ -512,6 +547,10 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 				} else {
 					v, _ = strconv.ParseFloat(c.Str[i], 64) // checked by NotNumeric
 				}
+				if !c.Missing[i] && cs.Range != nil && Far(v, *cs.Range) {
+					warn.Far++
+					warn.Range = *cs.Range
+				}
 				e.X[i*w+off] = v
 				if cs.Missing && c.Missing[i] {
 					e.X[i*w+off+1] = 1
@@ -570,7 +609,7 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 				}
 			}
 		}
-		if warn.Unseen > 0 || warn.Missing > 0 {
+		if warn.Unseen > 0 || warn.Missing > 0 || warn.Far > 0 {
 			e.Warnings = append(e.Warnings, warn)
 		}
 		off += cs.width()

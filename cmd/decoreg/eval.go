@@ -100,7 +100,8 @@ text (categorical) columns and missing cells as 'decoreg help train'
 describes, with the model's --na
 markers: levels not seen in training and missing cells in columns that had
 none are encoded without their own feature and counted in a warning on
-standard error, and rows whose target is missing are skipped (and
+standard error, as are the cells of a numeric column far beyond its
+training range (by more than its width: the model extrapolates there), and rows whose target is missing are skipped (and
 counted). A model trained through the library (decoreg.Fit) has no
 names: the file must hold its features in the model's order and the target
 last (or --target), and a warning on standard error says that columns are

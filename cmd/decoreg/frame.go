@@ -42,7 +42,10 @@ the same --na markers. There, a level not seen in training sets no level
 (an all-zero one-hot; there is no trained "other" feature) and a missing
 cell in a column that had none in training is encoded all the same (the
 median; a categorical column's, no level): both
-are counted in a warning on standard error. A numeric column's cell that
+are counted in a warning on standard error, and so are the cells of a
+numeric column beyond its training range by more than the range's width
+(a column constant in training: by more than its value's magnitude, at
+least 1), where the model extrapolates and is not to be trusted. A numeric column's cell that
 is not a number, or is infinite, is an error naming the file, line and
 column. A text column whose cells are mostly numbers as spreadsheets
 write them (with thousands separators, currency or percent signs or

@@ -43,8 +43,9 @@ Input columns are matched as in 'decoreg eval': by the model's column names
 when it has them (other columns ignored), else by position. A model trained
 by 'decoreg train' reads text (categorical) columns and missing cells
 through its saved schema (see 'decoreg help train'); levels not seen in
-training and missing cells in columns that had none in training are
-counted in a warning on standard error. With
+training, missing cells in columns that had none in training, and cells
+far beyond their column's training range (by more than its width: the
+model extrapolates there) are counted in a warning on standard error. With
 --test-mask FILE --split K only the test rows of split K are predicted.
 
 ` + outDoc + `

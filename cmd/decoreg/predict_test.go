@@ -225,3 +225,28 @@ func TestPredictPartialTargetNoted(t *testing.T) {
 		t.Errorf("a blank target column: stdout %s\nstderr %s", out, errs)
 	}
 }
+
+// TestFarFeatureWarning: a cell far beyond its column's training range (a
+// constant column's too) is counted in a warning by predict, eval and
+// sample, and show lists each numeric column's training range; the model
+// extrapolated there without a word (an MDN's mean of 1.8e29).
+func TestFarFeatureWarning(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.Join(dir, "train.csv")
+	os.WriteFile(train, []byte("a,k,y\n1,7,3\n2,7,4\n3,7,5\n4,7,6\n5,7,5\n6,7,1\n"), 0o644)
+	model := filepath.Join(dir, "m.model")
+	mustCLI(t, "train", "--data", train, "--head", "mdn", "--epochs", "1", "--enc-layers", "1", "--enc-width", "8", "--quiet", "--out", model)
+	in := filepath.Join(dir, "in.csv")
+	os.WriteFile(in, []byte("a,k,y\n1,7,3\n2,1e30,3\n100,7,3\n-20,7,3\n7,7,3\n"), 0o644)
+	for _, cmd := range [][]string{{"predict", "--out", "-"}, {"eval"}, {"sample", "--n", "1", "--out", "-"}} {
+		_, errs := mustCLI(t, append([]string{cmd[0], "--model", model, "--data", in}, cmd[1:]...)...)
+		if !strings.Contains(errs, `column "a": 2 cell(s) far beyond the training range [1, 6] (by more than its width)`) ||
+			!strings.Contains(errs, `column "k": 1 cell(s) far beyond the training range [7, 7] (a constant in training)`) {
+			t.Errorf("%s: stderr %q", cmd[0], errs)
+		}
+	}
+	out, _ := mustCLI(t, "show", "--model", model)
+	if !strings.Contains(out, "a  number in [1, 6] in training") {
+		t.Errorf("show:\n%s", out)
+	}
+}

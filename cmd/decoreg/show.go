@@ -144,6 +144,9 @@ type showColumn struct {
 	Levels  []string `json:"levels,omitempty"`
 	Median  *float64 `json:"median,omitempty"` // a number's imputed value
 	Missing bool     `json:"missing,omitempty"`
+	// Range is a number's smallest and largest training value (absent in
+	// model files written before they were kept).
+	Range *[2]float64 `json:"range,omitempty"`
 }
 
 // showMember is an ensemble member after the first in show's JSON.
@@ -181,7 +184,7 @@ func showColumns(m *decoreg.Model) (cols []showColumn, na []string) {
 				sc.Kind, sc.Levels = "category", c.Levels
 			} else {
 				med := c.Median
-				sc.Median = &med
+				sc.Median, sc.Range = &med, c.Range
 			}
 			cols = append(cols, sc)
 		}
@@ -326,6 +329,9 @@ func showText(w io.Writer, path string, m *decoreg.Model, maxCols int) {
 			break
 		}
 		desc := "number"
+		if c.Range != nil {
+			desc += fmt.Sprintf(" in [%s, %s] in training", short(c.Range[0]), short(c.Range[1]))
+		}
 		switch {
 		case c.Kind == "category":
 			desc = fmt.Sprintf("category, %d level(s): %s", len(c.Levels), quoteList(c.Levels))
