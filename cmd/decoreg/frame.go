@@ -793,6 +793,9 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 	inHeader := setOf(header)
 	for _, c := range cols {
 		if !inHeader[c] {
+			if hint := otherSeparator(header); hint != "" {
+				return nil, nil, inputf(name, "%s: line %d: %s", path, hline, hint)
+			}
 			return nil, nil, inputErr(name, &data.ParseError{Path: path, Line: hline,
 				Err: fmt.Errorf("%w: feature %q missing%s (the model's columns are %s; the file's columns are %s)", data.ErrNoColumn, c, didYouMean(c, header), quoteList(cols), quoteList(header))})
 		}

@@ -250,3 +250,25 @@ func TestFarFeatureWarning(t *testing.T) {
 		t.Errorf("show:\n%s", out)
 	}
 }
+
+// TestOtherSeparatorForModel: predict, eval and sample given a file
+// separated by tabs or semicolons say so, as train does (they said a
+// feature was missing from the one column "a\tk\ty").
+func TestOtherSeparatorForModel(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.Join(dir, "train.csv")
+	os.WriteFile(train, []byte("a,k,y\n1,7,3\n2,7,4\n3,7,5\n4,7,6\n5,7,5\n6,7,1\n"), 0o644)
+	model := filepath.Join(dir, "m.model")
+	mustCLI(t, "train", "--data", train, "--head", "mdn", "--epochs", "1", "--enc-layers", "1", "--enc-width", "8", "--quiet", "--out", model)
+	tsv, semi := filepath.Join(dir, "in.tsv"), filepath.Join(dir, "in.csv")
+	os.WriteFile(tsv, []byte("a\tk\ty\n1\t7\t3\n"), 0o644)
+	os.WriteFile(semi, []byte("a;k;y\n1;7;3\n"), 0o644)
+	for _, c := range []struct{ file, want string }{{tsv, `holding "\t": decoreg reads comma-separated values; convert the file (a spreadsheet can, or csvkit's csvformat -t)`}, {semi, `csvformat -d ';'`}} {
+		for _, cmd := range [][]string{{"predict", "--out", "-"}, {"eval"}, {"sample", "--n", "1", "--out", "-"}} {
+			code, _, errs := cli(t, append([]string{cmd[0], "--model", model, "--data", c.file}, cmd[1:]...)...)
+			if code != 2 || !strings.Contains(errs, c.file+": line 1: the header is one column") || !strings.Contains(errs, c.want) {
+				t.Errorf("%s %s: exit %d, %q", cmd[0], c.file, code, errs)
+			}
+		}
+	}
+}

@@ -1415,13 +1415,8 @@ func checkColumnNames(name, path string) ([]string, int, error) {
 		// column may be named "#x" (not "# x").
 		return nil, 0, inputf(name, "%s: line %d starts with '#': decoreg reads no comment lines, and takes the first line for the header: remove the comment lines (if this line is the header, remove its '#')", path, hline)
 	}
-	if len(header) == 1 {
-		// One column: a file separated by something else than commas.
-		for _, sep := range []struct{ s, csvkit string }{{";", "-d ';'"}, {"\t", "-t"}, {"|", "-d '|'"}} {
-			if strings.Contains(header[0], sep.s) {
-				return nil, 0, inputf(name, "%s: line %d: the header is one column, %s, holding %q: decoreg reads comma-separated values; convert the file (a spreadsheet can, or csvkit's csvformat %s)", path, hline, data.QuoteCell(header[0]), sep.s, sep.csvkit)
-			}
-		}
+	if hint := otherSeparator(header); hint != "" {
+		return nil, 0, inputf(name, "%s: line %d: %s", path, hline, hint)
 	}
 	size := 0
 	for j, h := range header {
@@ -1574,4 +1569,19 @@ func secs(s float64) time.Duration {
 		return math.MaxInt64
 	}
 	return time.Duration(s * 1e9)
+}
+
+// otherSeparator returns, for a header of one column holding a semicolon,
+// a tab or a bar (a file separated by something else than commas), what
+// to do about it; "" for any other header.
+func otherSeparator(header []string) string {
+	if len(header) != 1 {
+		return ""
+	}
+	for _, sep := range []struct{ s, csvkit string }{{";", "-d ';'"}, {"\t", "-t"}, {"|", "-d '|'"}} {
+		if strings.Contains(header[0], sep.s) {
+			return fmt.Sprintf("the header is one column, %s, holding %q: decoreg reads comma-separated values; convert the file (a spreadsheet can, or csvkit's csvformat %s)", data.QuoteCell(header[0]), sep.s, sep.csvkit)
+		}
+	}
+	return ""
 }
