@@ -426,7 +426,11 @@ func runExperiment(cmd *Command, args []string) (err error) {
 			return inputf(name, "--out %s: %s: %v (the report's figures are written there)", out, n, err)
 		}
 	}
-	if err := reportOverInput(name, out, e, srcs, f.merge); err != nil {
+	dataDir := ""
+	if e.RealData {
+		dataDir = so.DataDir
+	}
+	if err := reportOverInput(name, out, e, srcs, f.merge, dataDir); err != nil {
 		return err
 	}
 	command := experimentCommand(e.Name, f.quick, f.n, f.seed, f.threads, strings.Join(so.Datasets, ","))
@@ -596,7 +600,7 @@ var runChoosingFlags = []string{"quick", "n", "seeds", "datasets", "groups", "da
 // a link, the same file as what the command reads (its journal, a --merge
 // source's, a file the report reads beside out) or as another of them:
 // the writes through the link would destroy the runs they come from.
-func reportOverInput(name, out string, e *experiments.Experiment, srcs []string, merge bool) error {
+func reportOverInput(name, out string, e *experiments.Experiment, srcs []string, merge bool, dataDir string) error {
 	type named struct{ path, what string }
 	inputs := []named{{filepath.Join(out, experiments.JournalFile), "its journal"}}
 	if merge {
@@ -610,14 +614,21 @@ func reportOverInput(name, out string, e *experiments.Experiment, srcs []string,
 	}
 	if e.Reads != nil {
 		for _, p := range e.Reads(out) {
-			inputs = append(inputs, named{p, "the report's input " + p})
+			inputs = append(inputs, named{p, "the report's input"})
 		}
 	}
 	var outputs []string
 	for _, n := range append([]string{"REPORT.md"}, e.Figures...) {
 		outputs = append(outputs, filepath.Join(out, n))
 	}
+	data := ""
+	if dataDir != "" {
+		data = resolvedEnd(dataDir) + string(filepath.Separator)
+	}
 	for i, o := range outputs {
+		if data != "" && strings.HasPrefix(resolvedEnd(o), data) {
+			return inputf(name, "--out %s: %s leads into the data directory %s, which writing it would change; remove the link", out, o, dataDir)
+		}
 		for _, in := range inputs {
 			if sameTarget(o, in.path) {
 				return inputf(name, "--out %s: %s is the same file as %s (%s), which writing it would destroy; remove the link", out, o, in.what, in.path)
@@ -632,15 +643,12 @@ func reportOverInput(name, out string, e *experiments.Experiment, srcs []string,
 	return nil
 }
 
-// sameTarget reports whether paths a and b name one file, or, where one
-// does not exist yet (a link to a journal that a run creates), whether
-// their links end at the same path.
+// sameTarget reports whether writing path a replaces the file of path b:
+// whether their links end at the same path, whether or not a file is
+// there yet (a link to the journal that a run creates). A report is
+// written atomically at its link's end, so a hard link elsewhere to b (a
+// file of another name) is replaced as a name and b keeps its content.
 func sameTarget(a, b string) bool {
-	afi, err1 := os.Stat(a)
-	bfi, err2 := os.Stat(b)
-	if err1 == nil && err2 == nil {
-		return os.SameFile(afi, bfi)
-	}
 	return resolvedEnd(a) == resolvedEnd(b)
 }
 

@@ -1029,4 +1029,36 @@ func TestExperimentReportOverInput(t *testing.T) {
 			t.Errorf("%s: runs were made before the refusal", d)
 		}
 	}
+	// A hard link is replaced as a name (the report is written
+	// atomically): the journal keeps its runs, and it is not refused.
+	hl := filepath.Join(dir, "hl")
+	os.Mkdir(hl, 0o755)
+	os.WriteFile(filepath.Join(hl, "results.jsonl"), []byte(journal), 0o644)
+	if err := os.Link(filepath.Join(hl, "results.jsonl"), filepath.Join(hl, "REPORT.md")); err != nil {
+		t.Skipf("hard link: %v", err)
+	}
+	if code, _, errs := cli(t, "experiment", "risk", "--report-only", "--out", hl); code != 0 || mustRead(t, filepath.Join(hl, "results.jsonl")) != journal {
+		t.Errorf("a hard-linked REPORT.md: exit %d, %q, or the journal changed", code, errs)
+	}
+}
+
+// TestExperimentReportIntoData: a real-data experiment's report linked
+// into the data directory is refused: writing it would replace a dataset.
+func TestExperimentReportIntoData(t *testing.T) {
+	data := tabularData(t, 80)
+	out := t.TempDir()
+	os.WriteFile(filepath.Join(out, "results.jsonl"), nil, 0o644)
+	if err := os.Symlink(filepath.Join(data, "lin", "data.csv.gz"), filepath.Join(out, "REPORT.md")); err != nil {
+		t.Skipf("symlink: %v", err)
+	}
+	before := mustRead(t, filepath.Join(data, "lin", "data.csv.gz"))
+	src := t.TempDir()
+	os.WriteFile(filepath.Join(src, "results.jsonl"), nil, 0o644)
+	code, _, errs := cli(t, "experiment", "realworld", "--data", data, "--merge", "--out", out, src)
+	if code != 2 || !strings.Contains(errs, "REPORT.md leads into the data directory "+data) {
+		t.Errorf("exit %d, %q", code, errs)
+	}
+	if mustRead(t, filepath.Join(data, "lin", "data.csv.gz")) != before {
+		t.Errorf("the dataset changed")
+	}
 }
