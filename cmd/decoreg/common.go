@@ -1106,6 +1106,7 @@ func dataFile(name, path string) (string, error) {
 		if i := slices.Index(stdinSpools, sp); i >= 0 {
 			stdinSpools = slices.Delete(stdinSpools, i, i+1)
 		}
+		spoolsChangedLocked()
 		listenLocked()
 		signals.mu.Unlock()
 	}
@@ -1131,6 +1132,7 @@ func dataFile(name, path string) (string, error) {
 	if keep, proc := unlinkSpool(f); keep != nil {
 		sp.path, sp.keep = proc, keep
 	}
+	spoolsChangedLocked()
 	signals.mu.Unlock()
 	w := &stickyWriter{w: f} // the copy's write errors apart from the input's read errors
 	_, err = io.Copy(w, src)
@@ -1191,23 +1193,56 @@ func removeSpoolsLocked() {
 		}
 	}
 	stdinSpools = nil
+	spoolsChangedLocked()
 	listenLocked()
 }
 
 // nameSpools replaces the paths of dataFile's files in msg with the names
-// of their inputs (stdinName for standard input).
+// of their inputs (stdinName for standard input). It takes no lock: the
+// receiver of signals writes to errOut holding signals.mu.
 func nameSpools(msg string) string {
-	signals.mu.Lock()
-	defer signals.mu.Unlock()
-	sps := slices.Clone(stdinSpools)
-	// The longer paths first: /proc/self/fd/5 is in /proc/self/fd/57.
-	slices.SortFunc(sps, func(a, b *spool) int { return len(b.path) - len(a.path) })
-	for _, s := range sps {
-		if s.path != "" {
-			msg = strings.ReplaceAll(msg, s.path, s.name)
-		}
+	if r := spoolNames.Load(); r != nil {
+		return r.Replace(msg)
 	}
 	return msg
+}
+
+// spoolNames replaces the paths of stdinSpools with their inputs' names;
+// nil while there are none. spoolsChangedLocked keeps it.
+var spoolNames atomic.Pointer[strings.Replacer]
+
+// spoolsChangedLocked remakes spoolNames from stdinSpools; signals.mu is
+// held.
+func spoolsChangedLocked() {
+	sps := slices.Clone(stdinSpools)
+	// The longer paths first: /proc/self/fd/5 is in /proc/self/fd/57
+	// (a Replacer tries its pairs in order).
+	slices.SortFunc(sps, func(a, b *spool) int { return len(b.path) - len(a.path) })
+	var pairs []string
+	for _, s := range sps {
+		if s.path != "" {
+			pairs = append(pairs, s.path, s.name)
+		}
+	}
+	if len(pairs) == 0 {
+		spoolNames.Store(nil)
+		return
+	}
+	spoolNames.Store(strings.NewReplacer(pairs...))
+}
+
+// spoolNamer is errOut while a command runs: the notices it writes name
+// the inputs of dataFile's files, not the files.
+type spoolNamer struct{ w io.Writer }
+
+func (n spoolNamer) Write(p []byte) (int, error) {
+	if r := spoolNames.Load(); r != nil {
+		if q := r.Replace(string(p)); q != string(p) {
+			_, err := io.WriteString(n.w, q)
+			return len(p), err
+		}
+	}
+	return n.w.Write(p)
 }
 
 // noEmptyTarget refuses an empty --target given on the command line, which

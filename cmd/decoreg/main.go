@@ -349,6 +349,11 @@ func runHelp(_ *Command, args []string) error {
 
 // run is main without os.Exit, for tests: it returns the exit status.
 func run(args []string, stderr io.Writer) int {
+	// Notices name piped inputs as the user gave them, not by their
+	// copies' paths (nameSpools does so for the error below).
+	saved := errOut
+	errOut = spoolNamer{saved}
+	defer func() { errOut = saved }()
 	if len(args) == 0 {
 		printMainUsage(stderr)
 		return 2

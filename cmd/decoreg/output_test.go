@@ -947,3 +947,16 @@ func TestInterruptEcho(t *testing.T) {
 		}
 	}
 }
+
+// TestStdinNamedInNotices: the notices a command writes while it reads a
+// piped input name it as <stdin>, not by its copy's path (a warning said
+// /proc/self/fd/8).
+func TestStdinNamedInNotices(t *testing.T) {
+	old := stdin
+	defer func() { stdin = old }()
+	stdin = strings.NewReader("x,y,logpdf\n1,2,3\n2,3,4\n3,1,2\n4,2,2\n")
+	_, errs := mustCLI(t, "train", "--data", "-", "--head", "mdn", "--epochs", "1", "--quiet", "--out", filepath.Join(t.TempDir(), "m.model"))
+	if !strings.Contains(errs, "warning: <stdin>: the target is the last column") || strings.Contains(errs, "/proc/self") || strings.Contains(errs, "decoreg-stdin-") {
+		t.Errorf("stderr %q", errs)
+	}
+}
