@@ -304,7 +304,7 @@ func TestBenchUCIBadInput(t *testing.T) {
 		{"mask rows", tinyUCIArgs(rowCount, out), []string{filepath.Join(rowCount, "d", experiments.MaskFile)}},
 		{"corrupt gzip", tinyUCIArgs(notGzip, out), []string{filepath.Join(notGzip, "d", experiments.MaskFile)}},
 		{"missing dataset", tinyUCIArgs(rowCount, out, "--datasets", "nope"), []string{filepath.Join(rowCount, "nope", experiments.DataFile)}},
-		{"split out of range", tinyUCIArgs(ragged, out, "--datasets", "good", "--splits", "0-3"), []string{filepath.Join(ragged, "good", experiments.MaskFile) + ": dataset good has 3 splits (0..2): --splits 3 is out of range"}},
+		{"split out of range", tinyUCIArgs(ragged, out, "--datasets", "good", "--splits", "0-3"), []string{filepath.Join(ragged, "good", experiments.MaskFile) + ": dataset good has 3 splits (0..2): --splits 3 (default 0-9) is out of range"}},
 		{"no datasets", tinyUCIArgs(emptyData, out), []string{emptyData, "no datasets"}},
 		{"out in the data", tinyUCIArgs(out, out), []string{out, "lies inside the data directory"}},
 		{"bad head", tinyUCIArgs(ragged, out, "--heads", "mdn,decoder"), []string{"--heads", `"decoder"`}},

@@ -830,12 +830,16 @@ func dispatchSignals(ch chan os.Signal) {
 			// the last handler's end, which the default action would
 			// have ended too).
 			removeSpoolsLocked()
-			fmt.Fprintln(errOut, "decoreg: interrupted") // it exited without a word
+			fmt.Fprintln(errOut, decoregName()+": interrupted") // it exited without a word
 			exitBySignal(s)
 		}
 		signals.mu.Unlock()
 		lastSignal.Store(&s)
 		h.on(s)
+		// From the handler's end: an echo that waited in the channel
+		// while the handler ran (a write to a slow standard error) is
+		// still one.
+		lastAt = time.Now()
 		signalsHandled.Add(1)
 	}
 }
@@ -934,7 +938,7 @@ func onSignals(first func(), cleanup func() (said bool)) (ctx context.Context, s
 			// A word, or the command ends without one: a second signal
 			// can come unbidden (GNU timeout signals the command and
 			// then its process group).
-			fmt.Fprintln(errOut, "decoreg: interrupted again: stopped at once")
+			fmt.Fprintln(errOut, decoregName()+": interrupted again: stopped at once")
 		}
 		exitBySignal(s)
 	}}
@@ -1168,7 +1172,8 @@ func unlinkSpool(f *os.File) (*os.File, string) {
 	proc := fmt.Sprintf("/proc/self/fd/%d", keep.Fd())
 	a, err1 := keep.Stat()
 	b, err2 := os.Stat(proc)
-	if err1 != nil || err2 != nil || !os.SameFile(a, b) || os.Remove(f.Name()) != nil {
+	c, err3 := f.Stat() // the file it made, not another put in its place
+	if err1 != nil || err2 != nil || err3 != nil || !os.SameFile(a, b) || !os.SameFile(a, c) || os.Remove(f.Name()) != nil {
 		keep.Close()
 		return nil, ""
 	}
@@ -1290,4 +1295,16 @@ func makeOutDir(name, dir string) error {
 		}
 	}
 	return usagef("%s: --out: %v", name, err)
+}
+
+// running is the name of the command that run runs (nil before), for the
+// receiver of signals' words.
+var running atomic.Pointer[string]
+
+// decoregName is "decoreg NAME" for the command running, or "decoreg".
+func decoregName() string {
+	if n := running.Load(); n != nil && *n != "" {
+		return "decoreg " + *n
+	}
+	return "decoreg"
 }

@@ -377,6 +377,8 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "decoreg %s: unknown command\nRun 'decoreg help' for usage.\n", name)
 		return 2
 	}
+	running.Store(&name)
+	defer running.Store(nil)
 	c.resetFlags()
 	args = args[1:]
 	var err error

@@ -685,7 +685,7 @@ func TestSecondInterruptSays(t *testing.T) {
 	time.Sleep(2 * defaultSignalEcho) // not its echo
 	cmd.Process.Signal(syscall.SIGINT)
 	err = cmd.Wait()
-	if !killedBy(err, syscall.SIGINT) || !strings.Contains(errs.String(), "decoreg: interrupted again: stopped at once") {
+	if !killedBy(err, syscall.SIGINT) || !strings.Contains(errs.String(), "decoreg serve: interrupted again: stopped at once") {
 		t.Errorf("%v, want killed by SIGINT, saying so; stderr %q", err, errs.String())
 	}
 }

@@ -484,7 +484,7 @@ func spoolSignal(t *testing.T, s syscall.Signal, env ...string) (code int, stder
 func TestStdinSpoolSignals(t *testing.T) {
 	for _, s := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		code, errs, left := spoolSignal(t, s)
-		if code != 128+int(s) || !strings.Contains(errs, "decoreg: interrupted") { // it said nothing (review)
+		if code != 128+int(s) || !strings.Contains(errs, "decoreg train: interrupted") { // it said nothing (review)
 			t.Errorf("%v: status %d, want %d (killed by it) and a word: %q", s, code, 128+int(s), errs)
 		}
 		if len(left) > 0 {

@@ -27,9 +27,11 @@ decoreg.DefaultLevels). A column is named after its level in percent,
 written exactly: 0.05 is q05, 0.025 is q2.5, 0.1234567891 is q12.34567891
 and 1e-300 is q1e-298, so that distinct levels have distinct names; -0 is
 0, and a level given twice is an error. Levels 0 and 1 are the ends of
-the support: the range's ends for a decoder or Riemann head, -Inf and
-+Inf for the MDN head (a Gaussian mixture); the pointwise head writes its
-point at every level.
+the support: the training range for a normalized decoder or a Riemann
+head; for an unnormalized decoder the outer edges of the cells it gives
+mass to (wider than the range; the tokenization's ends with --unbounded);
+-Inf and +Inf for the MDN head (a Gaussian mixture); the pointwise head
+writes its point at every level.
 logpdf, the log density of the row's target under p(y|x) in the original
 units of y, is written when FILE has the target column, filled in on every
 row, and the head has a density (not for pointwise). The target column is

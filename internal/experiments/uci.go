@@ -375,7 +375,7 @@ func loadDataset(dir, name string, splits []int) (*dataset, error) {
 	}
 	for _, s := range splits {
 		if s < 0 || s >= m.Splits() {
-			return nil, fmt.Errorf("%s: dataset %s has %d splits (0..%d): --splits %d is out of range", filepath.Join(dir, name, MaskFile), name, m.Splits(), m.Splits()-1, s)
+			return nil, fmt.Errorf("%s: dataset %s has %d splits (0..%d): --splits %d (default 0-9) is out of range", filepath.Join(dir, name, MaskFile), name, m.Splits(), m.Splits()-1, s)
 		}
 		if _, err := m.Test(s); err != nil {
 			return nil, err
