@@ -2,7 +2,6 @@ package data
 
 import (
 	"math"
-	"sort"
 )
 
 // DefaultPLEBins is the default number of bins per feature of the
@@ -18,8 +17,9 @@ const MaxPLEBins = 256
 // training values' quantiles at bins+1 evenly spaced levels from 0 to 1
 // (linear interpolation), equal ones merged, so e_0 < e_1 < ... < e_T with
 // 1 <= T <= bins, e_0 the smallest value and e_T the largest. A feature of
-// two values gets its one bin [min, max]; so does one whose quantiles all
-// merge into the two ends (mostly one value). A constant feature gets nil:
+// at most bins+1 distinct values gets them as its edges, a bin between
+// each two (a 0/1 feature its one bin [min, max]); one whose quantiles
+// all merge into the two ends (mostly one value) gets one bin too. A constant feature gets nil:
 // it is kept as one column (see PLEWidth). bins and cols must be >= 1 (it
 // panics otherwise), and x finite: NaN has no place among the quantiles.
 func FitPLE(x []float64, cols, bins int) [][]float64 {
@@ -34,10 +34,11 @@ func FitPLE(x []float64, cols, bins int) [][]float64 {
 		if rows == 0 || col[0] == col[rows-1] {
 			continue
 		}
-		if i := sort.Search(rows, func(i int) bool { return col[i] > col[0] }); col[i] == col[rows-1] {
-			// Two values (a 0/1 feature): its one bin, not the
-			// quantiles interpolated between them (equal columns).
-			edges[j] = []float64{col[0], col[rows-1]}
+		if d := distinctUpTo(col, bins+1); d != nil {
+			// Few values (a 0/1 feature, a 1-5 rating): a bin between
+			// each two, not quantiles interpolated between them, whose
+			// bins no value falls in (equal columns).
+			edges[j] = d
 			continue
 		}
 		e := make([]float64, 0, bins+1)
@@ -50,6 +51,21 @@ func FitPLE(x []float64, cols, bins int) [][]float64 {
 		edges[j] = e
 	}
 	return edges
+}
+
+// distinctUpTo returns the distinct values of sorted if there are at most
+// n of them, else nil.
+func distinctUpTo(sorted []float64, n int) []float64 {
+	var d []float64
+	for i, v := range sorted {
+		if i == 0 || v != sorted[i-1] {
+			if len(d) == n {
+				return nil
+			}
+			d = append(d, v)
+		}
+	}
+	return d
 }
 
 // PLEWidth is the number of columns that the encoding of FitPLE's edges

@@ -13,27 +13,37 @@ import (
 func TestFitPLE(t *testing.T) {
 	cols := 5
 	a := []float64{0, 1, 2, 3, 4, 5, 6, 7, 8}
-	b := []float64{0, 0, 0, 0, 0, 1, 2, 3, 4} // levels at positions 0, 2, 4, 6, 8: 0, 0, 0, 2, 4
+	b := []float64{0, 0, 0, 0, 0, 1, 2, 3, 4} // 5 values, at most bins+1: each an edge
 	c := []float64{5, 7, 5, 7, 5, 7, 5, 7, 5} // two values
-	d := []float64{0, 0, 0, 0, 0, 0, 0, 1, 2} // three values, quantiles 0, 0, 0, 0, 2: one bin
+	d := []float64{0, 0, 0, 0, 0, 0, 0, 1, 2} // three values: each an edge (the quantiles 0, 0, 0, 0, 2 gave one bin)
 	x := make([]float64, 0, 9*cols)
 	for i := range a {
 		x = append(x, a[i], b[i], c[i], d[i], 3)
 	}
 	e := FitPLE(x, cols, 4)
-	want := [][]float64{{0, 2, 4, 6, 8}, {0, 2, 4}, {5, 7}, {0, 2}, nil}
+	want := [][]float64{{0, 2, 4, 6, 8}, {0, 1, 2, 3, 4}, {5, 7}, {0, 1, 2}, nil}
 	for j := range want {
 		if !slices.Equal(e[j], want[j]) {
 			t.Errorf("feature %d: edges %v, want %v", j, e[j], want[j])
 		}
 	}
-	if w := PLEWidth(e); w != 4+2+1+1+1 {
-		t.Errorf("width %d, want 9", w)
+	if w := PLEWidth(e); w != 4+4+1+2+1 {
+		t.Errorf("width %d, want 12", w)
 	}
 	// Two values as many times each: one bin, not the median interpolated
 	// between them (two equal columns).
 	if e := FitPLE([]float64{1, 2, 1, 2}, 1, 4); !slices.Equal(e[0], []float64{1, 2}) {
 		t.Errorf("1, 2, 1, 2 in 4 bins: edges %v, want [1 2]", e[0])
+	}
+	// Three values in 8 bins: a bin between each two (the quantiles
+	// interpolated between them gave 8 columns in two groups of equal ones).
+	if e := FitPLE([]float64{1, 2, 3}, 1, 8); !slices.Equal(e[0], []float64{1, 2, 3}) {
+		t.Errorf("1, 2, 3 in 8 bins: edges %v, want [1 2 3]", e[0])
+	}
+	// Mostly one value among more than bins+1: the quantiles merge into
+	// one bin.
+	if e := FitPLE([]float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3}, 1, 2); !slices.Equal(e[0], []float64{0, 3}) {
+		t.Errorf("mostly 0 in 2 bins: edges %v, want [0 3]", e[0])
 	}
 	// Interpolated quantiles: 0..9 (10 values) at level 1/3 is position 3.
 	if e := FitPLE([]float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 1, 3); !slices.Equal(e[0], []float64{0, 3, 6, 9}) {
