@@ -210,8 +210,11 @@ func (t *table) fieldCountErr(rec []string) error {
 			Err: fmt.Errorf("%w after the header, as in old Mac files, which CSV does not take as line ends: convert them to LF (e.g. tr '\\r' '\\n' < OLD > NEW)", ErrCRLineEnds)}
 	}
 	hint := ""
-	if len(rec) == len(t.header)+1 && strings.TrimSpace(rec[len(rec)-1]) == "" {
+	switch {
+	case len(rec) == len(t.header)+1 && strings.TrimSpace(rec[len(rec)-1]) == "":
 		hint = " (the line ends with a comma that the header lacks: add one to the header if every data line has it)"
+	case slices.ContainsFunc(rec, func(s string) bool { return strings.Contains(s, "\r") }):
+		hint = " (it holds a carriage return alone, a line end of old Mac files, which CSV does not take as one: make it a line feed)"
 	}
 	return &ParseError{Path: t.path, Line: t.line(0),
 		Err: fmt.Errorf("%w: %d fields, the header has %d%s", ErrFieldCount, len(rec), len(t.header), hint)}

@@ -538,3 +538,14 @@ func TestBinaryRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestLoneCRLater: a carriage return alone in a file whose lines end in
+// LF is named in the field-count error (only a file that started with
+// such line ends had the hint).
+func TestLoneCRLater(t *testing.T) {
+	p := writeTemp(t, "cr.csv", "a,b,y\n1,2,3\n2,3,4\n3,1,5\r4,5,6\n5,4,5\n")
+	_, err := ReadCSV(p, ReadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "line 4: wrong number of fields: 5 fields, the header has 3 (it holds a carriage return alone") {
+		t.Errorf("%v", err)
+	}
+}
