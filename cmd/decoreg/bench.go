@@ -97,6 +97,9 @@ func runBench(c *Command, args []string) error {
 	}
 	b, ok := benches[args[0]]
 	if !ok {
+		if profile != "" && (strings.TrimLeft(args[0], "-") == "cpuprofile" || strings.HasPrefix(strings.TrimLeft(args[0], "-"), "cpuprofile=")) {
+			return usagef("bench: --cpuprofile is given twice; give it once, before the benchmark's name")
+		}
 		return usagef("bench: unknown benchmark %q; run 'decoreg bench help'", args[0])
 	}
 	if profile == "" {

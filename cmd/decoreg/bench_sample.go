@@ -65,7 +65,7 @@ type sampleBenchResult struct {
 	QuantileInputsPerS    *float64 `json:"quantile_inputs_per_s,omitempty"`
 	QuantileSecondsMedian *float64 `json:"quantile_seconds_median,omitempty"`
 	PeakRSSMB             float64  `json:"peak_rss_mb"`
-	Threads               int      `json:"threads"`
+	Threads               int      `json:"threads"` // goroutines that worked: --threads, at most --inputs
 	Inputs                int      `json:"inputs"`
 	Samples               int      `json:"samples"`
 	Quantiles             int      `json:"quantiles"`
@@ -206,7 +206,7 @@ func runBenchSample(args []string) error {
 	res := sampleBenchResult{
 		SampleSecondsMedian: roundSig(metrics.Median(st)), SampleSecondsMin: roundSig(slices.Min(st)),
 		SampleSecondsMax: roundSig(slices.Max(st)), SamplesPerS: round3(total / metrics.Median(st)),
-		Threads: *threads, Inputs: n, Samples: *samples, Quantiles: *quantiles, Repeats: *repeats,
+		Threads: min(*threads, n), Inputs: n, Samples: *samples, Quantiles: *quantiles, Repeats: *repeats,
 		SampleMean: sumInOrder(sums) / total,
 	}
 	if len(qt) > 0 {
