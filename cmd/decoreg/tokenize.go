@@ -44,7 +44,9 @@ SPEC is one of
 each optionally followed by ,special=true (the tokens nan, inf and -inf
 stand for NaN, +Inf and -Inf) and ,repeat=R (the sequence written R times,
 decoded by a per-position majority vote, a tie going to the earliest of
-the tied copies). Bases run from 2 to 36. Tokens
+the tied copies; where the voted sequence is not a valid one, the copy
+nearest to it in Hamming distance, the earliest among equally near
+ones). Bases run from 2 to 36. Tokens
 are written +, -, the digits 0..9 then a..z, and nan, inf, -inf.
 
 JSON has no NaN or infinities: non-finite numbers are written as the
