@@ -652,15 +652,55 @@ func sameTarget(a, b string) bool {
 	return resolvedEnd(a) == resolvedEnd(b)
 }
 
-// resolvedEnd is linkEnd(p) made absolute, its directory's links followed.
+// resolvedEnd returns the absolute path that opening p for writing
+// reaches, its links followed as the kernel follows them, component by
+// component (a link's ".." after the link's target, not cancelling the
+// link's name: lnk/../x is x beside lnk's target), whether or not a file
+// is there: the path is resolved up to its first missing component, the
+// rest appended. After 40 links (a loop, which writing refuses) it
+// returns what it has.
 func resolvedEnd(p string) string {
-	p = linkEnd(p)
-	dir, base := filepath.Dir(p), filepath.Base(p)
-	if d, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = d
+	const sep = string(filepath.Separator)
+	abs := p // not cleaned: "lnk/.." must meet lnk first
+	if !filepath.IsAbs(p) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return filepath.Clean(p)
+		}
+		abs = wd + sep + p
 	}
-	if abs, err := filepath.Abs(filepath.Join(dir, base)); err == nil {
-		return abs
+	vol := filepath.VolumeName(abs) // "C:" on Windows
+	rest := strings.Split(abs[len(vol):], sep)
+	cur := vol + sep
+	for links := 0; len(rest) > 0; {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur) // cur is resolved: its parent is the kernel's
+			continue
+		}
+		next := filepath.Join(cur, c)
+		fi, err := os.Lstat(next)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 || links == 40 {
+			if err != nil { // missing: nothing further to follow
+				return filepath.Join(append([]string{next}, rest...)...)
+			}
+			cur = next
+			continue
+		}
+		t, err := os.Readlink(next)
+		if err != nil {
+			return filepath.Join(append([]string{next}, rest...)...)
+		}
+		links++
+		if filepath.IsAbs(t) {
+			v := filepath.VolumeName(t)
+			cur, t = v+sep, t[len(v):]
+		}
+		rest = append(strings.Split(t, sep), rest...)
 	}
-	return filepath.Join(dir, base)
+	return cur
 }

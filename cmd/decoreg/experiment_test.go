@@ -1029,6 +1029,21 @@ func TestExperimentReportOverInput(t *testing.T) {
 			t.Errorf("%s: runs were made before the refusal", d)
 		}
 	}
+	// Through a linked directory and "..", which the kernel takes after
+	// the link (a text's cleaning of the path took it before): lnk/../..
+	// is two levels above lnk's target.
+	os.MkdirAll(filepath.Join(dir, "deep", "a", "b"), 0o755)
+	dd := link("dotdot", "lnk", filepath.Join(dir, "deep", "a", "b"))
+	os.Symlink("lnk/../../../dotdot/results.jsonl", filepath.Join(dd, "REPORT.md"))
+	if code, _, errs := cli(t, "experiment", "risk", "--quick", "--threads", "1", "--shard", "0/6", "--out", dd); code != 2 || !strings.Contains(errs, "REPORT.md is the same file as its journal") {
+		t.Errorf("a link through a linked directory and ..: exit %d, %q", code, errs)
+	}
+	// And one whose ".." leads elsewhere than the text says is allowed.
+	ok := link("elsewhere", "lnk", filepath.Join(dir, "deep", "a", "b"))
+	os.Symlink("lnk/../results.jsonl", filepath.Join(ok, "REPORT.md"))
+	if code, _, errs := cli(t, "experiment", "risk", "--quick", "--threads", "1", "--shard", "0/6", "--out", ok); code != 0 {
+		t.Errorf("a link to deep/a/results.jsonl: exit %d, %q", code, errs)
+	}
 	// A hard link is replaced as a name (the report is written
 	// atomically): the journal keeps its runs, and it is not refused.
 	hl := filepath.Join(dir, "hl")
