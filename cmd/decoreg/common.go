@@ -729,14 +729,38 @@ var signals struct {
 	quit      bool // receiving quitSignals
 	pipe      bool // receiving pipeSignals
 	// outputs are writeOutput's files being written, which SIGQUIT
-	// discards (the other signals go to writeOutput's own handler).
+	// discards (the other signals go to writeOutput's own handler), and
+	// so does an interrupt that ends the process.
 	outputs []*outfile.File
+	// exiting is set when an interrupt ends the process: no output may
+	// appear from then on (listOutput).
+	exiting bool
 }
 
-// listOutput lists f among the outputs that SIGQUIT discards, and returns
-// the function that takes it off the list.
+// beginExitLocked readies the process's end by an interrupt: the outputs
+// being written and standard input's spools are removed, and no output
+// may be listed from now on. signals.mu is held.
+func beginExitLocked() {
+	signals.exiting = true
+	for _, f := range signals.outputs {
+		f.Discard()
+	}
+	removeSpoolsLocked()
+}
+
+// listOutput lists f among the outputs that SIGQUIT, and an interrupt
+// that ends the process, discard, and returns the function that takes it
+// off the list. Once the process is ending by a signal (beginExitLocked) it
+// discards f and does not return: the output was made after the cleanup
+// (a second interrupt while train's first still stopped it left the
+// model's temporary file).
 func listOutput(f *outfile.File) (unlist func()) {
 	signals.mu.Lock()
+	if signals.exiting {
+		signals.mu.Unlock()
+		f.Discard()
+		select {} // the signal ends the process
+	}
 	signals.outputs = append(signals.outputs, f)
 	listenLocked()
 	signals.mu.Unlock()
@@ -829,7 +853,7 @@ func dispatchSignals(ch chan os.Signal) {
 			// No handler: the spools' guard (or a signal that raced with
 			// the last handler's end, which the default action would
 			// have ended too).
-			removeSpoolsLocked()
+			beginExitLocked()
 			fmt.Fprintln(errOut, decoregName()+": interrupted") // it exited without a word
 			exitBySignal(s)
 		}
@@ -933,7 +957,9 @@ func onSignals(first func(), cleanup func() (said bool)) (ctx context.Context, s
 		}
 		said := cleanup()
 		tracker.DiscardAll()
-		removeSpools()
+		signals.mu.Lock()
+		beginExitLocked()
+		signals.mu.Unlock()
 		if !said {
 			// A word, or the command ends without one: a second signal
 			// can come unbidden (GNU timeout signals the command and

@@ -960,3 +960,38 @@ func TestStdinNamedInNotices(t *testing.T) {
 		t.Errorf("stderr %q", errs)
 	}
 }
+
+// TestSecondSignalLeavesNoTemp: SIGINT then SIGTERM at once during
+// training ends the process by the second, and the model's temporary
+// file, made while the first still stopped the training, is not left
+// behind (it was, every time: the process died after making it).
+func TestSecondSignalLeavesNoTemp(t *testing.T) {
+	var data strings.Builder
+	data.WriteString("a,b,y\n")
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 20000 {
+		a, b := r.Float64(), r.Float64()
+		fmt.Fprintf(&data, "%g,%g,%g\n", a, b, a*b+0.1*r.NormFloat64())
+	}
+	for try := range 3 {
+		tmp := t.TempDir()
+		model := filepath.Join(tmp, "m.model")
+		cmd, sc := startTrainChild(t, "", tmp, model, data.String())
+		var errs strings.Builder
+		signalled := false
+		for sc.Scan() {
+			errs.WriteString(sc.Text() + "\n")
+			if !signalled && strings.Contains(sc.Text(), "epoch") {
+				cmd.Process.Signal(syscall.SIGINT)
+				cmd.Process.Signal(syscall.SIGTERM)
+				signalled = true
+			}
+		}
+		watchdog := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
+		cmd.Wait()
+		watchdog.Stop()
+		if left, _ := filepath.Glob(filepath.Join(tmp, ".m.model.tmp*")); len(left) > 0 {
+			t.Fatalf("try %d: left %v; stderr:\n%s", try, left, errs.String())
+		}
+	}
+}
