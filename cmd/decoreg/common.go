@@ -606,8 +606,12 @@ func writeFinishing(name, flag, path string, first func(), write func(w io.Write
 		}
 		return nil
 	}
+	if !startCreate() {
+		select {} // an interrupt is ending the process
+	}
 	f, err := outfile.Create(ctx, path)
 	if err != nil {
+		endCreate()
 		return fail(err)
 	}
 	file.Store(f)
@@ -733,29 +737,66 @@ var signals struct {
 	// so does an interrupt that ends the process.
 	outputs []*outfile.File
 	// exiting is set when an interrupt ends the process: no output may
-	// appear from then on (listOutput).
-	exiting bool
+	// appear from then on (startCreate, listOutput). creating counts the
+	// outputs being made (startCreate) and not listed yet.
+	exiting  bool
+	creating int
 }
 
-// beginExitLocked readies the process's end by an interrupt: the outputs
-// being written and standard input's spools are removed, and no output
-// may be listed from now on. signals.mu is held.
-func beginExitLocked() {
+// startCreate reports whether an output may be made, and counts it as
+// being made until listOutput lists it (or endCreate, where making it
+// failed); false once the process is ending by an interrupt.
+func startCreate() bool {
+	signals.mu.Lock()
+	defer signals.mu.Unlock()
+	if signals.exiting {
+		return false
+	}
+	signals.creating++
+	return true
+}
+
+// endCreate is the end of an output that startCreate counted and that
+// was not made.
+func endCreate() {
+	signals.mu.Lock()
+	signals.creating--
+	signals.mu.Unlock()
+}
+
+// beginExit readies the process's end by an interrupt: no output may be
+// made from now on, the outputs being made are waited for (at most two
+// seconds: a FIFO's open may wait for a reader) and those being written
+// removed, and so are standard input's spools. signals.mu is not held.
+func beginExit() {
+	signals.mu.Lock()
 	signals.exiting = true
+	signals.mu.Unlock()
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		signals.mu.Lock()
+		n := signals.creating
+		signals.mu.Unlock()
+		if n <= 0 {
+			break
+		}
+	}
+	signals.mu.Lock()
 	for _, f := range signals.outputs {
 		f.Discard()
 	}
 	removeSpoolsLocked()
+	signals.mu.Unlock()
 }
 
 // listOutput lists f among the outputs that SIGQUIT, and an interrupt
 // that ends the process, discard, and returns the function that takes it
-// off the list. Once the process is ending by a signal (beginExitLocked) it
+// off the list. Once the process is ending by a signal (beginExit) it
 // discards f and does not return: the output was made after the cleanup
 // (a second interrupt while train's first still stopped it left the
 // model's temporary file).
 func listOutput(f *outfile.File) (unlist func()) {
 	signals.mu.Lock()
+	signals.creating-- // startCreate counted it
 	if signals.exiting {
 		signals.mu.Unlock()
 		f.Discard()
@@ -853,7 +894,8 @@ func dispatchSignals(ch chan os.Signal) {
 			// No handler: the spools' guard (or a signal that raced with
 			// the last handler's end, which the default action would
 			// have ended too).
-			beginExitLocked()
+			signals.mu.Unlock()
+			beginExit()
 			fmt.Fprintln(errOut, decoregName()+": interrupted") // it exited without a word
 			exitBySignal(s)
 		}
@@ -957,9 +999,7 @@ func onSignals(first func(), cleanup func() (said bool)) (ctx context.Context, s
 		}
 		said := cleanup()
 		tracker.DiscardAll()
-		signals.mu.Lock()
-		beginExitLocked()
-		signals.mu.Unlock()
+		beginExit()
 		if !said {
 			// A word, or the command ends without one: a second signal
 			// can come unbidden (GNU timeout signals the command and
