@@ -142,11 +142,14 @@ type Server struct {
 	// reqs are the requests in a handler, for the end of the grace period
 	// to tell those still being computed (cancelled) from those whose
 	// answer is being sent (cut only if still sending at the close).
-	reqMu     sync.Mutex
-	reqs      map[*reqState]struct{}
-	stopWatch chan struct{}
-	watchDone chan struct{}
-	closeOnce sync.Once
+	reqMu sync.Mutex
+	reqs  map[*reqState]struct{}
+	// graceAnswered counts the requests counted cancelled that answered
+	// 2xx all the same (their work did not stop in time): not cancelled.
+	graceAnswered int64
+	stopWatch     chan struct{}
+	watchDone     chan struct{}
+	closeOnce     sync.Once
 }
 
 // New loads the models of o and returns a Server for them. A model file
@@ -384,6 +387,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 				ge.Cut++
 			}
 		}
+		ge.Cancelled -= s.graceAnswered // answered whole after all
 		s.reqMu.Unlock()
 		hs.Close()
 		if err = nil; ge.Cancelled+ge.Cut > 0 {
@@ -463,6 +467,14 @@ func (s *Server) routes() {
 			} else {
 				code = h(w, r)
 			}
+			s.reqMu.Lock()
+			if st.cancelled && code/100 == 2 {
+				// Counted cancelled at the end of the grace period, its
+				// work ended without seeing that, and answered in the
+				// second the connections had left.
+				s.graceAnswered++
+			}
+			s.reqMu.Unlock()
 			s.metrics.observeRequest(route, code, time.Since(start))
 		})
 	}
