@@ -74,8 +74,10 @@ type Frame struct {
 type FrameOptions struct {
 	// NA lists the cells, besides the empty cell, read as missing (after
 	// trimming spaces; matched exactly, case included, but a marker that is
-	// a number matches every cell of that value: "-999" matches "-999.0"
-	// and "-9.99e2", "0" matches "-0" and "0.00"). nil means
+	// a number matches every cell of that value, in any column: "-999"
+	// matches "-999.0" and "-9.99e2", "0" matches "-0" and "0.00", "1234"
+	// a code "01234"; a marker below float64's smallest, "1e-400", only
+	// itself). nil means
 	// DefaultNA; an empty, non-nil slice means only empty cells.
 	NA []string
 	// Columns names the columns to read, in the order wanted; nil reads
@@ -569,7 +571,7 @@ func MissingMatcher(na []string) func(cell string) bool {
 	for _, s := range na {
 		s = strings.TrimSpace(s)
 		text[s] = true
-		if v, err := parseNumber(s); err == nil {
+		if v, err := parseNumber(s); err == nil && !underflows(s, v) {
 			if nums == nil {
 				nums = map[float64]bool{}
 			}
@@ -586,6 +588,24 @@ func MissingMatcher(na []string) func(cell string) bool {
 		v, err := parseNumber(s)
 		return err == nil && nums[v+0]
 	}
+}
+
+// underflows reports whether the number s, read as v, is 0 only because it
+// is below float64's smallest ("1e-400"): a marker that would match every
+// zero cell.
+func underflows(s string, v float64) bool {
+	if v != 0 {
+		return false
+	}
+	m := strings.ToLower(strings.TrimLeft(s, "+-"))
+	digits, exp := "123456789", "e"
+	if strings.HasPrefix(m, "0x") {
+		m, digits, exp = m[2:], "123456789abcdef", "p"
+	}
+	if k := strings.Index(m, exp); k >= 0 {
+		m = m[:k]
+	}
+	return strings.ContainsAny(m, digits)
 }
 
 // finite reports whether v is a finite number.

@@ -724,6 +724,17 @@ func TestNumericNAMarker(t *testing.T) {
 	if c := f.Columns[0]; c.Kind != Numeric || c.Num[5] != -999.5 || c.Num[1] != 1 {
 		t.Errorf("column a: %v %v", c.Kind, c.Num)
 	}
+	// A marker that is 0 only because it underflows ("1e-400") matches
+	// itself only, not every zero cell.
+	tiny := MissingMatcher([]string{"1e-400", "-0x1p-1075", "0e5"})
+	for cell, w := range map[string]bool{"1e-400": true, "0": true, "-0": true, "0.0": true, "-0x1p-1075": true} {
+		if tiny(cell) != w {
+			t.Errorf("MissingMatcher(1e-400, -0x1p-1075, 0e5)(%q) = %v, want %v", cell, !w, w)
+		}
+	}
+	if MissingMatcher([]string{"1e-400"})("0") {
+		t.Errorf("the marker 1e-400 matches 0")
+	}
 	is := MissingMatcher([]string{"NaN", " 5 "})
 	for cell, w := range map[string]bool{"": true, "NaN": true, "nan": false, "5": true, "5.0": true, "+5e0": true, "-5": false, "0x1.4p2": true, "5_0": false} {
 		if is(cell) != w {

@@ -11,8 +11,10 @@ import (
 // rowsFromSchema fills q.x from r.Rows or r.X for a model with a schema:
 // rows are keyed by the original columns (arrays in x follow their order);
 // a numeric column takes a number or null (missing), a categorical column
-// a string, a number (read as its text) or null; an empty string or one of
-// the model's missing markers is missing too. The schema encodes them.
+// a string, a number (read as its text) or null. In a categorical column
+// an empty string or one of the model's missing markers is missing too,
+// and in any column a number equal to a marker that is a number (as in a
+// CSV file; a numeric column refuses strings). The schema encodes them.
 func (q *query) rowsFromSchema(r *Request, ms modelSpec, lim Limits) error {
 	sc := ms.schema
 	names := sc.ColumnNames()

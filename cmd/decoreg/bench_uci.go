@@ -244,7 +244,7 @@ func runBenchUCI(args []string) (err error) {
 			return usageError{fmt.Errorf("bench uci: %s", oneLine(err.Error()))}
 		}
 		if ctx.Err() != nil {
-			return interruptedf("bench uci", "%s; rerun the same command to resume", oneLine(err.Error()))
+			return interruptedf("bench uci", "%s; rerun the same command to resume", withoutCancelled(oneLine(err.Error())))
 		}
 		return fmt.Errorf("bench uci: %s", oneLine(err.Error()))
 	}

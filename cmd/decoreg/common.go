@@ -1196,7 +1196,7 @@ func dataFile(name, path string) (string, error) {
 	if err != nil {
 		signals.mu.Unlock()
 		unlist()
-		return "", failf(name, "--data %s: keeping a copy of the input: %v", path, err)
+		return "", failf(name, "--data %s: keeping a copy of the input in the temporary directory (%s, TMPDIR or the system's default): %v", path, os.TempDir(), err)
 	}
 	sp.path = f.Name()
 	if keep, proc := unlinkSpool(f); keep != nil {
@@ -1373,4 +1373,10 @@ func decoregName() string {
 		return "decoreg " + *n
 	}
 	return "decoreg"
+}
+
+// withoutCancelled drops Go's "context canceled" from an interrupted run's
+// message, which says "interrupted" in its own words.
+func withoutCancelled(msg string) string {
+	return strings.ReplaceAll(msg, ": "+context.Canceled.Error(), "")
 }

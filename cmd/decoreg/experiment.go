@@ -504,7 +504,7 @@ func runExperiment(cmd *Command, args []string) (err error) {
 			case errors.As(err, &ie):
 				return inputf(name, "%s", oneLine(err.Error()))
 			case ctx.Err() != nil:
-				return interruptedf(name, "%s; rerun the same command to resume", oneLine(err.Error()))
+				return interruptedf(name, "%s; rerun the same command to resume", withoutCancelled(oneLine(err.Error())))
 			}
 			return failf(name, "%s", oneLine(err.Error()))
 		}

@@ -29,7 +29,9 @@ per distinct text (a level, trimmed of spaces, sorted), at most
 text) is refused, naming it: drop it with --drop NAME, or raise the limit.
 A cell that is empty or one of --na (default "NA,NaN,?"; matched exactly,
 case included, but a marker that is a number also matches every cell of
-its value: --na -999 matches -999.0 and -9.99e2; an empty or repeated
+its value, in any column: --na -999 matches -999.0 and -9.99e2, and --na
+1234 a code 01234; one below float64's smallest, 1e-400, matches only
+itself; an empty or repeated
 entry is refused, --na "" leaves only empty cells) is missing; a marker shaped like a categorical column's
 levels (NA among codes such as EU, AS) is warned about. A numeric feature's missing cells are imputed
 with the training median, and a 0/1 feature NAME:missing marks them if the
@@ -1270,7 +1272,7 @@ func unlabelledTargets(name string, d *data.Dataset) *data.Dataset {
 		if len(d.Lines) == d.Rows {
 			at = fmt.Sprintf("line %d", d.Lines[i])
 		}
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %q is missing (empty, or one of --na) in %d of the %d rows predicted (the first on %s): no logpdf is written, as it needs every row's target\n",
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %q is missing (empty, or one of the model's missing-value markers) in %d of the %d rows predicted (the first on %s): no logpdf is written, as it needs every row's target\n",
 			name, nameSpools(d.Path), d.TargetName, len(d.Y)-n, len(d.Y), at)
 	}
 	e := *d

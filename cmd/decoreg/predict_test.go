@@ -199,7 +199,7 @@ func TestPredictPartialTargetNoted(t *testing.T) {
 	mustCLI(t, append([]string{"train", "--data", train, "--out", model}, tinyArgs("riemann")...)...)
 	part := writeTable(t, dir, "p.csv", "x,y", 4, func(i int) string { return fmt.Sprintf("1.5,%s", []string{"3", "", "NA", "4"}[i]) })
 	out, errs := mustCLI(t, "predict", "--model", model, "--data", part, "--out", "-")
-	if want := `the target column "y" is missing (empty, or one of --na) in 2 of the 4 rows predicted (the first on line 3): no logpdf is written`; !strings.Contains(errs, want) || strings.Contains(out, "logpdf") {
+	if want := `the target column "y" is missing (empty, or one of the model's missing-value markers) in 2 of the 4 rows predicted (the first on line 3): no logpdf is written`; !strings.Contains(errs, want) || strings.Contains(out, "logpdf") {
 		t.Errorf("stdout %s\nstderr %q lacks %q", out, errs, want)
 	}
 	// With --test-mask, the rows of the split decide: labelled test rows
