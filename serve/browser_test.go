@@ -170,14 +170,7 @@ func TestPageSchemaModel(t *testing.T) {
 	if exe == "" {
 		t.Skip("no Chromium installed (apt-get install chromium, or set DECOREG_CHROMIUM)")
 	}
-	f, err := data.ReadFrame("../testdata/mixed.csv", data.FrameOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := decoreg.FitFrame(context.Background(), f, "price", decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 16, MaxEpochs: 2, Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mixedModel(t, data.FrameOptions{})
 	_, ts := newTestServer(t, m, Options{})
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-background-networking", true), chromedp.UserDataDir(t.TempDir()))
@@ -187,7 +180,7 @@ func TestPageSchemaModel(t *testing.T) {
 	defer cancel()
 	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
 	defer cancelT()
-	err = chromedp.Do(ctx,
+	err := chromedp.Do(ctx,
 		chromedp.Navigate(ts.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`body[data-state="ready"]`)),
 		chromedp.SetValue(chromedp.ID("paste"), `{"area":80,"rooms":3,"city":"Paris","heating":"gas","garden":"yes","year":null}`),

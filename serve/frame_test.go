@@ -18,14 +18,7 @@ import (
 // null (missing), answers as the library does, warns about unseen levels,
 // and refuses a string for a numeric column and an absent column.
 func TestServeSchemaModel(t *testing.T) {
-	f, err := data.ReadFrame("../testdata/mixed.csv", data.FrameOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := decoreg.FitFrame(context.Background(), f, "price", decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 16, MaxEpochs: 2, Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mixedModel(t, data.FrameOptions{})
 	_, ts := newTestServer(t, m, Options{})
 
 	mi, _ := oneModelInfo(t, ts.URL)
@@ -103,14 +96,7 @@ func TestServeSchemaModel(t *testing.T) {
 // a number reads as missing, as it does in a CSV file: in a numeric column
 // and, as a JSON number or a string, in a categorical one.
 func TestServeNumericNAMarker(t *testing.T) {
-	f, err := data.ReadFrame("../testdata/mixed.csv", data.FrameOptions{NA: []string{"NA", "?", "-999"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := decoreg.FitFrame(context.Background(), f, "price", decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 16, MaxEpochs: 2, Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mixedModel(t, data.FrameOptions{NA: []string{"NA", "?", "-999"}})
 	_, ts := newTestServer(t, m, Options{})
 	ask := func(area, heating string) string {
 		t.Helper()
@@ -133,4 +119,19 @@ func TestServeNumericNAMarker(t *testing.T) {
 	if got := ask("-998", "null"); got == null {
 		t.Errorf("area -998 reads as missing")
 	}
+}
+
+// mixedModel is a small MDN trained on ../testdata/mixed.csv (text columns,
+// missing cells) read with opts, its target price.
+func mixedModel(t *testing.T, opts data.FrameOptions) *decoreg.Model {
+	t.Helper()
+	f, err := data.ReadFrame("../testdata/mixed.csv", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := decoreg.FitFrame(context.Background(), f, "price", decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 16, MaxEpochs: 2, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -641,36 +641,48 @@ func TestOutDirMessages(t *testing.T) {
 // for the spool of standard input once raced with train's own handler and
 // exited without saving, most of the time).
 func TestTrainStdinInterruptSaves(t *testing.T) {
-	var data strings.Builder
-	data.WriteString("a,b,y\n")
-	r := rand.New(rand.NewPCG(3, 4))
-	for range 20000 {
-		a, b := r.Float64(), r.Float64()
-		fmt.Fprintf(&data, "%g,%g,%g\n", a, b, a*b+0.1*r.NormFloat64())
-	}
 	for try := range 3 {
-		tmp := t.TempDir()
-		model := filepath.Join(tmp, "m.model")
-		cmd, sc := startTrainChild(t, "", tmp, model, data.String())
-		var errs strings.Builder
-		signalled := false
-		for sc.Scan() {
-			errs.WriteString(sc.Text() + "\n")
-			if !signalled && strings.Contains(sc.Text(), "epoch") {
-				cmd.Process.Signal(syscall.SIGINT)
-				signalled = true
-			}
-		}
-		watchdog := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
-		cmd.Wait()
-		watchdog.Stop()
-		if _, err := os.Stat(model); err != nil || !strings.Contains(errs.String(), "interrupted: saved") {
-			t.Fatalf("try %d: one SIGINT: model %v; stderr:\n%s", try, err, errs.String())
+		tmp, model, errs := trainChildSignalled(t, 3, syscall.SIGINT)
+		if _, err := os.Stat(model); err != nil || !strings.Contains(errs, "interrupted: saved") {
+			t.Fatalf("try %d: one SIGINT: model %v; stderr:\n%s", try, err, errs)
 		}
 		if left, _ := filepath.Glob(filepath.Join(tmp, "decoreg-stdin-*")); len(left) > 0 {
 			t.Errorf("try %d: the copy of standard input was left: %v", try, left)
 		}
 	}
+}
+
+// trainChildSignalled runs train on 20,000 rows (drawn with seed) from
+// standard input in a child process, sends it sigs at once after its first
+// epoch, and returns its temporary directory, its model's path there and
+// its standard error once it has ended.
+func trainChildSignalled(t *testing.T, seed uint64, sigs ...syscall.Signal) (tmp, model, errs string) {
+	t.Helper()
+	var data strings.Builder
+	data.WriteString("a,b,y\n")
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	for range 20000 {
+		a, b := r.Float64(), r.Float64()
+		fmt.Fprintf(&data, "%g,%g,%g\n", a, b, a*b+0.1*r.NormFloat64())
+	}
+	tmp = t.TempDir()
+	model = filepath.Join(tmp, "m.model")
+	cmd, sc := startTrainChild(t, "", tmp, model, data.String())
+	var e strings.Builder
+	signalled := false
+	for sc.Scan() {
+		e.WriteString(sc.Text() + "\n")
+		if !signalled && strings.Contains(sc.Text(), "epoch") {
+			for _, s := range sigs {
+				cmd.Process.Signal(s)
+			}
+			signalled = true
+		}
+	}
+	watchdog := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
+	cmd.Wait()
+	watchdog.Stop()
+	return tmp, model, e.String()
 }
 
 // TestNohupKeepsRunning: under nohup (SIGHUP ignored from the start), a
@@ -918,32 +930,10 @@ func interruptHandled() {
 // interrupt: train stops at its best epoch and saves the model. The echo
 // abandoned the write, or stopped the command at once, at random.
 func TestInterruptEcho(t *testing.T) {
-	var data strings.Builder
-	data.WriteString("a,b,y\n")
-	r := rand.New(rand.NewPCG(5, 6))
-	for range 20000 {
-		a, b := r.Float64(), r.Float64()
-		fmt.Fprintf(&data, "%g,%g,%g\n", a, b, a*b+0.1*r.NormFloat64())
-	}
 	for try := range 3 {
-		tmp := t.TempDir()
-		model := filepath.Join(tmp, "m.model")
-		cmd, sc := startTrainChild(t, "", tmp, model, data.String())
-		var errs strings.Builder
-		signalled := false
-		for sc.Scan() {
-			errs.WriteString(sc.Text() + "\n")
-			if !signalled && strings.Contains(sc.Text(), "epoch") {
-				cmd.Process.Signal(syscall.SIGINT)
-				cmd.Process.Signal(syscall.SIGINT)
-				signalled = true
-			}
-		}
-		watchdog := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
-		cmd.Wait()
-		watchdog.Stop()
-		if _, err := os.Stat(model); err != nil || !strings.Contains(errs.String(), "interrupted: saved") {
-			t.Fatalf("try %d: SIGINT and its echo: model %v; stderr:\n%s", try, err, errs.String())
+		_, model, errs := trainChildSignalled(t, 5, syscall.SIGINT, syscall.SIGINT)
+		if _, err := os.Stat(model); err != nil || !strings.Contains(errs, "interrupted: saved") {
+			t.Fatalf("try %d: SIGINT and its echo: model %v; stderr:\n%s", try, err, errs)
 		}
 	}
 }
@@ -966,32 +956,10 @@ func TestStdinNamedInNotices(t *testing.T) {
 // file, made while the first still stopped the training, is not left
 // behind (it was, every time: the process died after making it).
 func TestSecondSignalLeavesNoTemp(t *testing.T) {
-	var data strings.Builder
-	data.WriteString("a,b,y\n")
-	r := rand.New(rand.NewPCG(7, 8))
-	for range 20000 {
-		a, b := r.Float64(), r.Float64()
-		fmt.Fprintf(&data, "%g,%g,%g\n", a, b, a*b+0.1*r.NormFloat64())
-	}
 	for try := range 3 {
-		tmp := t.TempDir()
-		model := filepath.Join(tmp, "m.model")
-		cmd, sc := startTrainChild(t, "", tmp, model, data.String())
-		var errs strings.Builder
-		signalled := false
-		for sc.Scan() {
-			errs.WriteString(sc.Text() + "\n")
-			if !signalled && strings.Contains(sc.Text(), "epoch") {
-				cmd.Process.Signal(syscall.SIGINT)
-				cmd.Process.Signal(syscall.SIGTERM)
-				signalled = true
-			}
-		}
-		watchdog := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
-		cmd.Wait()
-		watchdog.Stop()
+		tmp, _, errs := trainChildSignalled(t, 7, syscall.SIGINT, syscall.SIGTERM)
 		if left, _ := filepath.Glob(filepath.Join(tmp, ".m.model.tmp*")); len(left) > 0 {
-			t.Fatalf("try %d: left %v; stderr:\n%s", try, left, errs.String())
+			t.Fatalf("try %d: left %v; stderr:\n%s", try, left, errs)
 		}
 	}
 }
