@@ -463,7 +463,7 @@ func (w Warning) String() string {
 			by = " (a constant in training)"
 		}
 		parts = append(parts, fmt.Sprintf("%d cell(s) far beyond the training range [%s, %s]%s: the model extrapolates there, and its answers are not to be trusted",
-			w.Far, strconv.FormatFloat(w.Range[0], 'g', 6, 64), strconv.FormatFloat(w.Range[1], 'g', 6, 64), by))
+			w.Far, strconv.FormatFloat(w.Range[0], 'g', -1, 64), strconv.FormatFloat(w.Range[1], 'g', -1, 64), by))
 	}
 	return fmt.Sprintf("column %q: %s", w.Column, strings.Join(parts, "; "))
 }

@@ -105,8 +105,9 @@ type Response struct {
 	Model       string       `json:"model"`
 	Predictions []Prediction `json:"predictions"`
 	// Warnings note inputs of a model with a schema that were encoded
-	// without their own feature: levels not seen in training, and null
-	// values of columns that had no missing value in training.
+	// without their own feature (levels not seen in training, and null
+	// values of columns that had no missing value in training) or that lie
+	// far beyond a column's training range (data.Far).
 	Warnings []string `json:"warnings,omitempty"`
 }
 

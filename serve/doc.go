@@ -24,7 +24,9 @@
 // "outputs", DefaultOutputs, what 'decoreg predict' writes). A model with
 // a schema (trained on a table with text columns or missing cells) takes
 // its original columns: strings for categories, null for a missing value;
-// its Response lists, in Warnings, levels not seen in training.
+// its Response lists, in Warnings, levels not seen in training, missing
+// cells where training had none, and cells far beyond a column's training
+// range (data.Far), where the model extrapolates.
 //
 // Errors are {"error": "..."} naming the field, row or feature: 400 for a
 // bad request, 404 for an unknown model or endpoint, 405 for another

@@ -370,6 +370,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		// 1 for a client that had its answer, helper-121).
 		var ge GraceError
 		s.reqMu.Lock()
+		s.graceAnswered = 0
 		for st := range s.reqs {
 			if !st.answering {
 				st.cancelled = true
@@ -468,13 +469,16 @@ func (s *Server) routes() {
 				code = h(w, r)
 			}
 			s.reqMu.Lock()
-			if st.cancelled && code/100 == 2 {
-				// Counted cancelled at the end of the grace period, its
-				// work ended without seeing that, and answered in the
-				// second the connections had left.
-				s.graceAnswered++
-			}
+			late := st.cancelled && code/100 == 2
 			s.reqMu.Unlock()
+			if late && http.NewResponseController(w).Flush() == nil {
+				// Counted cancelled at the end of the grace period, its
+				// work ended without seeing that, and its answer went
+				// out whole in the second the connections had left.
+				s.reqMu.Lock()
+				s.graceAnswered++
+				s.reqMu.Unlock()
+			}
 			s.metrics.observeRequest(route, code, time.Since(start))
 		})
 	}

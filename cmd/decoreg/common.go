@@ -567,7 +567,11 @@ func writeFinishing(name, flag, path string, first func(), write func(w io.Write
 		}
 		if first != nil && path != "-" {
 			// first promised that another interrupt abandons the write.
-			fmt.Fprintf(errOut, "decoreg %s: interrupted again: abandoned the write; %s\n", name, lost())
+			if f := file.Load(); f != nil && f.Committed() {
+				fmt.Fprintf(errOut, "decoreg %s: interrupted again, but the write had finished: %s is written\n", name, path)
+			} else {
+				fmt.Fprintf(errOut, "decoreg %s: interrupted again: abandoned the write; %s\n", name, lost())
+			}
 			return true
 		}
 		return false
@@ -829,7 +833,7 @@ func listenLocked() {
 	case want && !signals.listening:
 		if signals.ch == nil {
 			signals.ch = make(chan os.Signal, 4)
-			go dispatchSignals(signals.ch)
+			go dispatchSignals(stampSignals(signals.ch))
 		}
 		signal.Notify(signals.ch, interruptSignals...)
 		signals.listening = true
@@ -870,21 +874,41 @@ var signalEcho = defaultSignalEcho
 
 const defaultSignalEcho = 50 * time.Millisecond
 
-func dispatchSignals(ch chan os.Signal) {
+// stampedSignal is a signal with the time it arrived.
+type stampedSignal struct {
+	s  os.Signal
+	at time.Time
+}
+
+// stampSignals relays ch's signals with the time each arrived, so that an
+// echo is told by its arrival however long the handler of the first took
+// (a write to a stalled standard error), and a second Ctrl-C by hand that
+// came while it ran is still a second.
+func stampSignals(ch chan os.Signal) chan stampedSignal {
+	out := make(chan stampedSignal, 64)
+	go func() {
+		for s := range ch {
+			out <- stampedSignal{s, time.Now()}
+		}
+	}()
+	return out
+}
+
+func dispatchSignals(ch chan stampedSignal) {
 	var last os.Signal
 	var lastAt time.Time
-	for s := range ch {
+	for st := range ch {
+		s := st.s
 		if s == syscall.SIGPIPE {
 			continue // the write failed with EPIPE: its caller decides
 		}
 		if s == syscall.SIGQUIT {
 			quitAfterCleanup()
 		}
-		now := time.Now()
-		if s == last && now.Sub(lastAt) < signalEcho {
+		if s == last && st.at.Sub(lastAt) < signalEcho {
 			continue
 		}
-		last, lastAt = s, now
+		last, lastAt = s, st.at
 		signals.mu.Lock()
 		var h *sigHandler
 		if n := len(signals.handlers); n > 0 {
@@ -902,10 +926,6 @@ func dispatchSignals(ch chan os.Signal) {
 		signals.mu.Unlock()
 		lastSignal.Store(&s)
 		h.on(s)
-		// From the handler's end: an echo that waited in the channel
-		// while the handler ran (a write to a slow standard error) is
-		// still one.
-		lastAt = time.Now()
 		signalsHandled.Add(1)
 	}
 }
@@ -998,6 +1018,7 @@ func onSignals(first func(), cleanup func() (said bool)) (ctx context.Context, s
 			return
 		}
 		said := cleanup()
+		cancel() // an output's open waiting on a FIFO returns (beginExit waits for it)
 		tracker.DiscardAll()
 		beginExit()
 		if !said {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -621,12 +622,8 @@ func reportOverInput(name, out string, e *experiments.Experiment, srcs []string,
 	for _, n := range append([]string{"REPORT.md"}, e.Figures...) {
 		outputs = append(outputs, filepath.Join(out, n))
 	}
-	data := ""
-	if dataDir != "" {
-		data = resolvedEnd(dataDir) + string(filepath.Separator)
-	}
 	for i, o := range outputs {
-		if data != "" && strings.HasPrefix(resolvedEnd(o), data) {
+		if dataDir != "" && inside(resolvedEnd(o), dataDir) {
 			return inputf(name, "--out %s: %s leads into the data directory %s, which writing it would change; remove the link", out, o, dataDir)
 		}
 		for _, in := range inputs {
@@ -644,12 +641,41 @@ func reportOverInput(name, out string, e *experiments.Experiment, srcs []string,
 }
 
 // sameTarget reports whether writing path a replaces the file of path b:
-// whether their links end at the same path, whether or not a file is
-// there yet (a link to the journal that a run creates). A report is
-// written atomically at its link's end, so a hard link elsewhere to b (a
-// file of another name) is replaced as a name and b keeps its content.
+// whether their links end at one name in one directory, whether or not a
+// file is there yet (a link to the journal that a run creates). The
+// directories are compared as files (a bind mount, another path to them),
+// the names without case where that may be one name (a case-insensitive
+// file system: REPORT.md -> RESULTS.JSONL). A report is written
+// atomically at its link's end, so a hard link to b of another name is
+// replaced as a name and b keeps its content.
 func sameTarget(a, b string) bool {
-	return resolvedEnd(a) == resolvedEnd(b)
+	ea, eb := resolvedEnd(a), resolvedEnd(b)
+	if ea == eb {
+		return true
+	}
+	if !strings.EqualFold(filepath.Base(ea), filepath.Base(eb)) {
+		return false
+	}
+	da, err1 := os.Stat(filepath.Dir(ea))
+	db, err2 := os.Stat(filepath.Dir(eb))
+	return err1 == nil && err2 == nil && os.SameFile(da, db)
+}
+
+// inside reports whether path p lies in directory dir or below it, the
+// directories compared as files (a bind mount, another path to dir).
+func inside(p, dir string) bool {
+	dfi, err := os.Stat(dir)
+	if err != nil {
+		return false
+	}
+	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && os.SameFile(fi, dfi) {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
 }
 
 // resolvedEnd returns the absolute path that opening p for writing
@@ -660,6 +686,21 @@ func sameTarget(a, b string) bool {
 // rest appended. After 40 links (a loop, which writing refuses) it
 // returns what it has.
 func resolvedEnd(p string) string {
+	if runtime.GOOS == "windows" {
+		// Win32 takes ".." out of a path as text before it follows
+		// links: the path's absolute form, its existing part resolved.
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return p
+		}
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			return r
+		}
+		if r, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+			return filepath.Join(r, filepath.Base(abs))
+		}
+		return abs
+	}
 	const sep = string(filepath.Separator)
 	abs := p // not cleaned: "lnk/.." must meet lnk first
 	if !filepath.IsAbs(p) {

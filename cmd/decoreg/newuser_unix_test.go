@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"decoreg/internal/experiments"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -687,5 +688,38 @@ func TestSecondInterruptSays(t *testing.T) {
 	err = cmd.Wait()
 	if !killedBy(err, syscall.SIGINT) || !strings.Contains(errs.String(), "decoreg serve: interrupted again: stopped at once") {
 		t.Errorf("%v, want killed by SIGINT, saying so; stderr %q", err, errs.String())
+	}
+}
+
+// TestReportOverInputBindMount: a report linked into a bind mount of the
+// data directory, or of its own directory onto its journal, is refused:
+// the paths differ as text but are one place (a text comparison let both
+// through, and the report replaced a dataset). Skipped where mounting is
+// not allowed.
+func TestReportOverInputBindMount(t *testing.T) {
+	dir := t.TempDir()
+	data, view, out := filepath.Join(dir, "data"), filepath.Join(dir, "view"), filepath.Join(dir, "out")
+	for _, d := range []string{data, view, out, filepath.Join(dir, "outview")} {
+		os.MkdirAll(d, 0o755)
+	}
+	if err := exec.Command("mount", "--bind", data, view).Run(); err != nil {
+		t.Skipf("mount --bind: %v", err)
+	}
+	defer exec.Command("umount", view).Run()
+	if err := exec.Command("mount", "--bind", out, filepath.Join(dir, "outview")).Run(); err != nil {
+		t.Skipf("mount --bind: %v", err)
+	}
+	defer exec.Command("umount", filepath.Join(dir, "outview")).Run()
+	os.WriteFile(filepath.Join(data, "set.csv"), []byte("a,y\n"), 0o644)
+	os.WriteFile(filepath.Join(out, "results.jsonl"), nil, 0o644)
+	os.Symlink(filepath.Join(view, "set.csv"), filepath.Join(out, "REPORT.md"))
+	e := &experiments.Experiment{Name: "x", RealData: true}
+	if err := reportOverInput("experiment", out, e, nil, false, data); err == nil || !strings.Contains(err.Error(), "leads into the data directory") {
+		t.Errorf("a report into a bind mount of the data: %v", err)
+	}
+	os.Remove(filepath.Join(out, "REPORT.md"))
+	os.Symlink(filepath.Join(dir, "outview", "results.jsonl"), filepath.Join(out, "REPORT.md"))
+	if err := reportOverInput("experiment", out, e, nil, false, ""); err == nil || !strings.Contains(err.Error(), "is the same file as its journal") {
+		t.Errorf("a report onto its journal through a bind mount: %v", err)
 	}
 }

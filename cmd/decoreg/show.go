@@ -330,7 +330,7 @@ func showText(w io.Writer, path string, m *decoreg.Model, maxCols int) {
 		}
 		desc := "number"
 		if c.Range != nil {
-			desc += fmt.Sprintf(" in [%s, %s] in training", short(c.Range[0]), short(c.Range[1]))
+			desc += " in " + interval(c.Range[0], c.Range[1]) + " in training"
 		}
 		switch {
 		case c.Kind == "category":

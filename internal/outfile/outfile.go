@@ -257,9 +257,10 @@ type File struct {
 	bw   *bufio.Writer
 	err  error // sticky write error
 
-	mu      sync.Mutex
-	done    bool     // committed or discarded
-	tracker *Tracker // nil if none
+	mu        sync.Mutex
+	done      bool     // committed or discarded
+	committed bool     // its content is at the path
+	tracker   *Tracker // nil if none
 
 	// noReplace: Commit links the temporary file to the path, which must
 	// not exist (WriteFileNew), instead of renaming it over the path.
@@ -424,7 +425,9 @@ func (f *File) commit() error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.finishLocked()
-		return f.f.Close()
+		err := f.f.Close()
+		f.committed = err == nil
+		return err
 	}
 	if f.t.old != nil {
 		keepOwner(f.f, f.t.old) // before the mode (set-id and sticky bits are not kept)
@@ -461,6 +464,7 @@ func (f *File) commit() error {
 		return err
 	}
 	f.finishLocked()
+	f.committed = true
 	if d, err := os.Open(filepath.Dir(f.t.path)); err == nil { // make the rename durable; best effort
 		d.Sync()
 		d.Close()
@@ -485,6 +489,14 @@ func (f *File) Discard() {
 	if f.t.kind == atomic {
 		os.Remove(f.f.Name())
 	}
+}
+
+// Committed reports whether Commit made the content the path's (an
+// interrupt's cleanup that came after it has nothing to abandon).
+func (f *File) Committed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.committed
 }
 
 // Name returns the path given to Create.
