@@ -811,3 +811,16 @@ func TestFarCells(t *testing.T) {
 		t.Errorf("without ranges: %+v, %v", e.Warnings, err)
 	}
 }
+
+// TestRangeText: a range's ends are written with the digits that tell
+// them apart (a timestamp column read [1.7e+09, 1.7e+09]).
+func TestRangeText(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{{1, 6, "[1, 6]"}, {7, 7, "[7, 7]"}, {1700000000, 1700000500, "[1.7e+09, 1.7000005e+09]"}, {0.1, 0.1000001, "[0.1, 0.1000001]"}} {
+		if got := rangeText(c.lo, c.hi); got != c.want {
+			t.Errorf("rangeText(%v, %v) = %s, want %s", c.lo, c.hi, got, c.want)
+		}
+	}
+}

@@ -462,8 +462,8 @@ func (w Warning) String() string {
 		if w.Range[0] == w.Range[1] {
 			by = " (a constant in training)"
 		}
-		parts = append(parts, fmt.Sprintf("%d cell(s) far beyond the training range [%s, %s]%s: the model extrapolates there, and its answers are not to be trusted",
-			w.Far, strconv.FormatFloat(w.Range[0], 'g', -1, 64), strconv.FormatFloat(w.Range[1], 'g', -1, 64), by))
+		parts = append(parts, fmt.Sprintf("%d cell(s) far beyond the training range %s%s: the model extrapolates there, and its answers are not to be trusted",
+			w.Far, rangeText(w.Range[0], w.Range[1]), by))
 	}
 	return fmt.Sprintf("column %q: %s", w.Column, strings.Join(parts, "; "))
 }
@@ -644,4 +644,16 @@ func (f *Frame) Targets(j int) ([]float64, error) {
 		}
 	}
 	return y, nil
+}
+
+// rangeText writes [lo, hi] with 6 significant digits, or as many more as
+// tell lo from hi (a timestamp column's [1.7e+09, 1.7000005e+09]), as
+// decoreg show writes ranges.
+func rangeText(lo, hi float64) string {
+	for p := 6; ; p++ {
+		a, b := strconv.FormatFloat(lo, 'g', p, 64), strconv.FormatFloat(hi, 'g', p, 64)
+		if a != b || lo == hi || p == 17 {
+			return "[" + a + ", " + b + "]"
+		}
+	}
 }

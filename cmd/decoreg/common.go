@@ -1075,7 +1075,8 @@ func outsideData(name, out, data string) error {
 	if o == "" || d == "" {
 		return nil
 	}
-	if o == d || strings.HasPrefix(o, d+string(filepath.Separator)) {
+	// By text, and as files (a bind mount of the data directory).
+	if o == d || strings.HasPrefix(o, d+string(filepath.Separator)) || inside(filepath.Join(o, "REPORT.md"), data) {
 		return inputf(name, "--out %s lies inside the data directory %s: the results would mix with the datasets; choose a directory outside it", out, data)
 	}
 	return nil

@@ -653,12 +653,30 @@ func sameTarget(a, b string) bool {
 	if ea == eb {
 		return true
 	}
-	if !strings.EqualFold(filepath.Base(ea), filepath.Base(eb)) {
+	na, nb := filepath.Base(ea), filepath.Base(eb)
+	if !strings.EqualFold(na, nb) {
 		return false
 	}
 	da, err1 := os.Stat(filepath.Dir(ea))
 	db, err2 := os.Stat(filepath.Dir(eb))
-	return err1 == nil && err2 == nil && os.SameFile(da, db)
+	if err1 != nil || err2 != nil || !os.SameFile(da, db) {
+		return false
+	}
+	if na == nb {
+		return true
+	}
+	// Names that differ in case only: one name where the file system
+	// says so (a file under one is found under the other), and, where
+	// neither exists yet, taken as one.
+	fa, errA := os.Lstat(ea)
+	fb, errB := os.Lstat(eb)
+	switch {
+	case errA == nil && errB == nil:
+		return os.SameFile(fa, fb)
+	case errA == nil || errB == nil:
+		return false // one name holds a file the other does not find
+	}
+	return true
 }
 
 // inside reports whether path p lies in directory dir or below it, the
@@ -693,13 +711,14 @@ func resolvedEnd(p string) string {
 		if err != nil {
 			return p
 		}
-		if r, err := filepath.EvalSymlinks(abs); err == nil {
+		end := linkEnd(abs) // its links, to one whose target is missing (the journal a run makes)
+		if r, err := filepath.EvalSymlinks(end); err == nil {
 			return r
 		}
-		if r, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-			return filepath.Join(r, filepath.Base(abs))
+		if r, err := filepath.EvalSymlinks(filepath.Dir(end)); err == nil {
+			return filepath.Join(r, filepath.Base(end))
 		}
-		return abs
+		return end
 	}
 	const sep = string(filepath.Separator)
 	abs := p // not cleaned: "lnk/.." must meet lnk first

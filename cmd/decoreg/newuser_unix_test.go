@@ -717,6 +717,9 @@ func TestReportOverInputBindMount(t *testing.T) {
 	if err := reportOverInput("experiment", out, e, nil, false, data); err == nil || !strings.Contains(err.Error(), "leads into the data directory") {
 		t.Errorf("a report into a bind mount of the data: %v", err)
 	}
+	if err := outsideData("experiment", filepath.Join(view, "res"), data); err == nil || !strings.Contains(err.Error(), "lies inside the data directory") {
+		t.Errorf("--out in a bind mount of the data: %v", err)
+	}
 	os.Remove(filepath.Join(out, "REPORT.md"))
 	os.Symlink(filepath.Join(dir, "outview", "results.jsonl"), filepath.Join(out, "REPORT.md"))
 	if err := reportOverInput("experiment", out, e, nil, false, ""); err == nil || !strings.Contains(err.Error(), "is the same file as its journal") {
