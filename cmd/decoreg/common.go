@@ -890,6 +890,7 @@ func stampSignals(ch chan os.Signal) chan stampedSignal {
 		for s := range ch {
 			out <- stampedSignal{s, time.Now()}
 		}
+		close(out)
 	}()
 	return out
 }

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -961,5 +962,50 @@ func TestSecondSignalLeavesNoTemp(t *testing.T) {
 		if left, _ := filepath.Glob(filepath.Join(tmp, ".m.model.tmp*")); len(left) > 0 {
 			t.Fatalf("try %d: left %v; stderr:\n%s", try, left, errs)
 		}
+	}
+}
+
+// TestEchoByArrival: an echo is told by when it arrived, not by when the
+// dispatcher took it: with a first handler that takes 500 ms, the same
+// signal right after the first is its echo, and ones 250 and 400 ms after
+// it (Ctrl-C by hand, while the handler still runs) are a second and a
+// third. Stamped when taken, the echo counted and the others did not (2),
+// or, stamped after the handler, none of the three (1).
+func TestEchoByArrival(t *testing.T) {
+	old := signalEcho
+	signalEcho = defaultSignalEcho
+	defer func() { signalEcho = old }()
+	var mu sync.Mutex
+	var handled int
+	h := &sigHandler{on: func(os.Signal) {
+		mu.Lock()
+		handled++
+		n := handled
+		mu.Unlock()
+		if n == 1 {
+			time.Sleep(500 * time.Millisecond)
+		}
+	}}
+	signals.mu.Lock()
+	signals.handlers = append(signals.handlers, h)
+	signals.mu.Unlock()
+	defer func() {
+		signals.mu.Lock()
+		signals.handlers = slices.DeleteFunc(signals.handlers, func(x *sigHandler) bool { return x == h })
+		signals.mu.Unlock()
+	}()
+	ch := make(chan os.Signal, 8)
+	done := make(chan struct{})
+	go func() { dispatchSignals(stampSignals(ch)); close(done) }()
+	ch <- os.Interrupt
+	ch <- os.Interrupt // the echo
+	time.Sleep(250 * time.Millisecond)
+	ch <- os.Interrupt // a second, while the first handler runs
+	time.Sleep(150 * time.Millisecond)
+	ch <- os.Interrupt // a third
+	close(ch)
+	<-done
+	if handled != 3 {
+		t.Errorf("%d signals handled, want 3 (all but the echo)", handled)
 	}
 }
