@@ -634,9 +634,21 @@ func TestStdinSpoolKilled(t *testing.T) {
 	}
 	defer in.Close()
 	io.WriteString(in, "a,b,y\n1,2,3\n4,5,6\n") // and keep standard input open
-	for end := time.Now().Add(10 * time.Second); !spooling(cmd.Process.Pid, tmp); time.Sleep(5 * time.Millisecond) {
+	// The copy is made, then at once removed from the directory: wait for
+	// the child to hold it removed (a moment between the two is
+	// unavoidable).
+	held := func() bool {
+		fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", cmd.Process.Pid))
+		for _, fd := range fds {
+			if l, err := os.Readlink(fd); err == nil && strings.HasPrefix(l, filepath.Join(tmp, "decoreg-")) && strings.HasSuffix(l, " (deleted)") {
+				return true
+			}
+		}
+		return false
+	}
+	for end := time.Now().Add(10 * time.Second); !held(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(end) {
-			t.Fatal("no copy appeared")
+			t.Fatalf("no copy held out of the temporary directory while it is made: %v", spools(tmp))
 		}
 	}
 	if left := spools(tmp); len(left) > 0 {
