@@ -468,9 +468,12 @@ func (s *Server) routes() {
 			} else {
 				code = h(w, r)
 			}
-			s.reqMu.Lock()
-			late := st.cancelled && code/100 == 2
-			s.reqMu.Unlock()
+			late := false
+			if s.closing.Load() { // cancelled is set only while closing: no lock on the hot path
+				s.reqMu.Lock()
+				late = st.cancelled && code/100 == 2
+				s.reqMu.Unlock()
+			}
 			if late && http.NewResponseController(w).Flush() == nil {
 				// Counted cancelled at the end of the grace period, its
 				// work ended without seeing that, and its answer went
