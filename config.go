@@ -129,8 +129,8 @@ type Config struct {
 	Unbounded bool `json:"unbounded,omitempty"`
 
 	// The MLP encoder: layers x width, ReLU.
-	EncLayers int `json:"enc_layers"`
-	EncWidth  int `json:"enc_width"`
+	EncLayers int `json:"enc_layers"` // 1 to MaxLayers, the first taking the inputs (default DefaultEncLayers)
+	EncWidth  int `json:"enc_width"`  // units per layer, 1 to MaxWidth (default DefaultEncWidth)
 	// Encoder is EncoderMLP (the default, "" too) or EncoderPLR, which
 	// embeds every feature (after InputTransform) with PLRFrequencies
 	// frequencies and PLRDim outputs, so that the MLP's first layer takes
@@ -146,9 +146,9 @@ type Config struct {
 	// A model file of an MLP encoder leaves the encoder out, as files
 	// written before PLR did (and read as "mlp").
 	Encoder        string  `json:"encoder,omitempty"`
-	PLRFrequencies int     `json:"plr_frequencies,omitempty"`
-	PLRDim         int     `json:"plr_dim,omitempty"`
-	PLRSigma       float64 `json:"plr_sigma,omitempty"`
+	PLRFrequencies int     `json:"plr_frequencies,omitempty"` // frequencies per feature, 1 to MaxPLRFrequencies (default DefaultPLRFrequencies)
+	PLRDim         int     `json:"plr_dim,omitempty"`         // outputs per feature, 1 to MaxWidth (default DefaultPLRDim)
+	PLRSigma       float64 `json:"plr_sigma,omitempty"`       // the frequencies' initial standard deviation, in (0, MaxPLRSigma] (default DefaultPLRSigma)
 	// Dropout is the probability with which training zeroes each output of
 	// every layer of the encoder's MLP (after its ReLU; not the PLR
 	// embeddings; inverted dropout, so the kept ones are scaled by
@@ -175,9 +175,9 @@ type Config struct {
 	// AuxMSE (which shapes the encoder, frozen here).
 	Pretrain string `json:"pretrain,omitempty"`
 	// The decoder: blocks, model width, attention heads.
-	DecLayers int `json:"dec_layers,omitempty"`
-	DecWidth  int `json:"dec_width,omitempty"`
-	DecHeads  int `json:"dec_heads,omitempty"`
+	DecLayers int `json:"dec_layers,omitempty"` // 1 to MaxLayers (default DefaultDecLayers)
+	DecWidth  int `json:"dec_width,omitempty"`  // 1 to MaxWidth, a multiple of DecHeads (default DefaultDecWidth)
+	DecHeads  int `json:"dec_heads,omitempty"`  // default DefaultDecHeads
 
 	Bins       int  `json:"bins,omitempty"`       // Riemann bins
 	Components int  `json:"components,omitempty"` // MDN components
@@ -197,8 +197,8 @@ type Config struct {
 	// Tune's trials and members use TuneOptions.EMA (default
 	// DefaultTuneEMA, 0.99).
 	EMA       float64 `json:"ema,omitempty"`
-	BatchSize int     `json:"batch_size"`
-	MaxEpochs int     `json:"max_epochs"`
+	BatchSize int     `json:"batch_size"` // rows per mini-batch and optimizer step (default DefaultBatchSize)
+	MaxEpochs int     `json:"max_epochs"` // the most epochs trained (default DefaultMaxEpochs)
 	// Patience is the number of epochs without a better validation loss
 	// before training stops; the best weights are restored. Without
 	// validation rows (ValFrac < 0) there is no early stopping, and a
@@ -251,8 +251,12 @@ type Config struct {
 	// a density on the unit interval, so that the heads' cells and bins lie
 	// on that range's grid. Training targets outside it are refused.
 	TargetMin float64 `json:"target_min,omitempty"`
-	TargetMax float64 `json:"target_max,omitempty"`
-	Seed      uint64  `json:"seed"`
+	TargetMax float64 `json:"target_max,omitempty"` // when fixed: finite, above TargetMin by at least the smallest normal float64
+	// Seed draws the network's initial weights, the validation rows held
+	// out, the order of the mini-batches and the dropout masks; an
+	// ensemble's member k uses Seed+k, with Seed's validation rows. Tune
+	// also draws its trials' settings with it. 0 is a seed like any other.
+	Seed uint64 `json:"seed"`
 	// Threads is the number of threads of the network's kernels (0: all
 	// cores). The same seed and thread count give the same model.
 	Threads int `json:"threads"`
@@ -304,11 +308,14 @@ type Config struct {
 
 // Progress reports one finished epoch to the function given WithProgress.
 type Progress struct {
-	Epoch, MaxEpochs int
+	Epoch, MaxEpochs int     // the epoch just finished (from 1) and Config.MaxEpochs
 	TrainLoss        float64 // mean training loss of the epoch (for the decoder: NLL in u units, from the training objective's probabilities)
 	ValLoss          float64 // validation loss (NLL in u units, for Tune's seeds' members at TuneReport.Resolution; MSE in head units for pointwise); NaN without validation
 	Best             bool    // this epoch has the best validation loss so far
-	Elapsed          time.Duration
+	// Elapsed is the wall time since the training began: since FitFlat
+	// was called (its members and stages together), or, for Tune's
+	// TuneOptions.MemberProgress, since the seeds' members began.
+	Elapsed time.Duration
 	// Member is the ensemble member being trained (0-based) of Members
 	// (Config.Ensemble; 0 or 1 for a single model).
 	Member, Members int
@@ -400,14 +407,16 @@ const PretrainPointwise = "pointwise"
 // ErrConfig is wrapped by every error about an invalid Config.
 var ErrConfig = errors.New("invalid config")
 
-// ConfigError is the error of an invalid Config: Field names the Config
-// field at fault ("LR", "Vocab", "EncWidth", ...; the first one when several
-// share the fault) and Err says what is wrong. errors.Is(err, ErrConfig)
+// ConfigError is the error of an invalid Config or other options: Field
+// names the field at fault ("LR", "Vocab", "EncWidth", ...; the first one
+// when several share the fault; TuneOptions' as "Budget", PredictOptions'
+// as "Levels" or "Token.Beam", and "Point", "Temperature" or "MaxLevels"
+// for the arguments of those names) and Err says what is wrong. errors.Is(err, ErrConfig)
 // holds for it, so callers can map a field to their own option names (the
 // command line maps it to a flag) without parsing the message.
 type ConfigError struct {
-	Field string
-	Err   error
+	Field string // the field's Go name: a Config field, or another option's ("Budget" of TuneOptions, "Token.Beam" of PredictOptions, ...)
+	Err   error  // what is wrong
 }
 
 // Error returns "invalid config: FIELD: REASON".

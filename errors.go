@@ -60,13 +60,15 @@ var errBeyondTokenization = fmt.Errorf("%w: a target beyond the tokenization's r
 // DataError is an error about the data: Row and Column are the 0-based
 // row and feature column at fault, -1 when the error is not about one row
 // or one feature column (errors about the target have Column -1 and say
-// "target"). Err says what is wrong and wraps ErrBadInput,
-// ErrConstantTarget or ErrTooFewRows, so errors.Is(err, ErrBadInput)
-// holds for a DataError about bad input. Callers can map Row and Column to
-// their own names (a file line, a column header) and print Err.
+// "target"). Err says what is wrong and wraps ErrBadInput or
+// ErrConstantTarget (a row whose prediction overflows through no fault of
+// its own: ErrBadInput and ErrModelFault), so errors.Is(err, ErrBadInput)
+// holds for a DataError about bad input. Too few rows to train on is not a
+// DataError: that error wraps ErrTooFewRows alone. Callers can map Row and
+// Column to their own names (a file line, a column header) and print Err.
 type DataError struct {
-	Row, Column int
-	Err         error
+	Row, Column int   // 0-based; -1 when not about one row or one feature column
+	Err         error // what is wrong
 }
 
 // Error returns "decoreg: row R, column C: ..." (without the parts that

@@ -96,30 +96,34 @@ type TrainInfo struct {
 	// With Config.Calibrate (or made by FitTemperature): the temperature
 	// found, the objective that chose it (CalibrateByNLL, CalibrateByPIT,
 	// CalibrateByIsotonic or CalibrateByDepth; empty in files written
-	// before the PIT objective, which were all NLL) and the validation rows' NLL (in u units, as
+	// before the PIT objective, which were all NLL, and for a temperature
+	// set by WithTemperature) and the validation rows' NLL (in u units, as
 	// BestValLoss, but always the plain NLL) at temperature 1 and at it;
 	// with the PIT objective also their metrics.PITError at both.
 	Temperature  float64 `json:"temperature,omitempty"`
-	CalibrateBy  string  `json:"calibrate_by,omitempty"`
-	ValNLLBefore float64 `json:"val_nll_uncalibrated,omitempty"`
-	ValNLLAfter  float64 `json:"val_nll_calibrated,omitempty"`
-	ValPITBefore float64 `json:"val_pit_ece_uncalibrated,omitempty"`
+	CalibrateBy  string  `json:"calibrate_by,omitempty"`             // the objective
+	ValNLLBefore float64 `json:"val_nll_uncalibrated,omitempty"`     // the NLL at temperature 1
+	ValNLLAfter  float64 `json:"val_nll_calibrated,omitempty"`       // the NLL once calibrated
+	ValPITBefore float64 `json:"val_pit_ece_uncalibrated,omitempty"` // PIT and isotonic objectives: the PIT error at temperature 1 (else 0)
 	// DepthTemperatures are CalibrateByDepth's temperatures, one per
 	// token depth (Temperature is then 0).
 	DepthTemperatures []float64 `json:"depth_temperatures,omitempty"`
-	ValPITAfter       float64   `json:"val_pit_ece_calibrated,omitempty"`
-	CalibrateRows     int       `json:"calibration_rows,omitempty"`
+	ValPITAfter       float64   `json:"val_pit_ece_calibrated,omitempty"` // PIT and isotonic objectives: the PIT error once calibrated (else 0)
+	CalibrateRows     int       `json:"calibration_rows,omitempty"`       // the rows the calibration was fitted on (at most 4,000)
 	// With CalibrateByIsotonic: the map's segments and the identity's
 	// weight in it (its smallest slope). ValNLLAfter is then the NLL after
 	// the map, and the PIT errors are at temperature 1 and after the map
 	// (on the rows it was fitted on).
 	IsotonicSegments int     `json:"isotonic_segments,omitempty"`
-	IsotonicWeight   float64 `json:"isotonic_identity_weight,omitempty"`
+	IsotonicWeight   float64 `json:"isotonic_identity_weight,omitempty"` // max(IsotonicFloor, p/(CalibrateRows+p)), p = dist.RecalibrationPrior
 	// Members is an ensemble's number of members (0 for a single model);
 	// the other fields are the first member's, but Seconds is the whole
 	// ensemble's.
 	Members int    `json:"members,omitempty"`
-	Stopped string `json:"stopped"` // "early-stopping", "max-epochs" or "cancelled"
+	// Stopped is how training ended: "early-stopping", "max-epochs" or
+	// "cancelled"; a model of Tune's also "halved", "budget" or
+	// "diverged", as its TuneTrial.Status says.
+	Stopped string `json:"stopped"`
 	// LRDrops is the number of learning-rate drops made on plateaus
 	// (Config.LRDrops).
 	LRDrops int `json:"lr_drops,omitempty"`
@@ -128,7 +132,7 @@ type TrainInfo struct {
 	SkippedRows int     `json:"skipped_rows,omitempty"`
 	Seconds     float64 `json:"seconds"` // wall time of Fit
 	Kernel      string  `json:"kernel"`  // GEMM kernel used
-	Threads     int     `json:"threads"`
+	Threads     int     `json:"threads"` // threads its kernels trained on (Config.Threads, or GOMAXPROCS where that is 0)
 	Version     string  `json:"version"` // decoreg version that trained it
 	Created     string  `json:"created"` // RFC 3339 time
 	// Tune is the trial history of a model made by Tune.
@@ -142,11 +146,15 @@ type TrainInfo struct {
 // (Config.Pretrain) ended, as TrainInfo's fields of the same names say
 // of a model: its BestValLoss is the validation MSE of the scaled target.
 type PretrainInfo struct {
-	Epochs      int     `json:"epochs"`
-	BestEpoch   int     `json:"best_epoch"`
-	BestValLoss float64 `json:"best_val_loss"`
-	Stopped     string  `json:"stopped"`
-	Seconds     float64 `json:"seconds"`
+	Epochs      int     `json:"epochs"`        // epochs completed
+	BestEpoch   int     `json:"best_epoch"`    // the epoch whose encoder was kept (1-based)
+	BestValLoss float64 `json:"best_val_loss"` // the validation MSE of the scaled target; 0 without validation
+	Stopped     string  `json:"stopped"`       // "early-stopping" or "max-epochs"
+	// Seconds is the wall time at the stage's end, counted from FitFlat's
+	// start (for a Tune trial, from the stage's own start; for Tune's
+	// seeds' members, from the start of the first of them): for a single
+	// model or an ensemble's first member, about the stage's own time.
+	Seconds float64 `json:"seconds"`
 }
 
 // Version is decoreg's version, recorded in model files.

@@ -20,9 +20,9 @@ var ErrBadModel = errors.New("invalid model file")
 // Field names the header field (its JSON key, as "x_std[2]" or "y_max")
 // or the parameter ("params[17]") at fault.
 type ModelError struct {
-	Path  string
-	Field string
-	Err   error
+	Path  string // the model file, as given to Load
+	Field string // the header field or parameter at fault
+	Err   error  // what is wrong
 }
 
 // Error reads "PATH: invalid model file: FIELD: what is wrong".

@@ -148,13 +148,13 @@ const (
 
 // TuneTrial is one trial of Tune.
 type TuneTrial struct {
-	N       int     `json:"n"`     // 1-based; trial 1 is the base configuration
-	Label   string  `json:"label"` // the settings it changes, "defaults" for trial 1
-	Config  Config  `json:"config"`
-	ValLoss float64 `json:"val_loss"` // best validation NLL in u units (at TuneReport.Resolution; MSE for pointwise; Config.StopBy's score otherwise, e.g. the CRPS in u units); +Inf before an epoch ended
-	Epochs  int     `json:"epochs"`
-	Best    int     `json:"best_epoch"`
-	Seconds float64 `json:"seconds"`
+	N       int     `json:"n"`          // 1-based; trial 1 is the base configuration
+	Label   string  `json:"label"`      // the settings it changes, "defaults" for trial 1
+	Config  Config  `json:"config"`     // its settings, defaulted; Calibrate, CalibrateBy and Ensemble cleared
+	ValLoss float64 `json:"val_loss"`   // best validation NLL in u units (at TuneReport.Resolution; MSE for pointwise; Config.StopBy's score otherwise, e.g. the CRPS in u units); +Inf before an epoch ended
+	Epochs  int     `json:"epochs"`     // epochs completed
+	Best    int     `json:"best_epoch"` // the epoch whose weights its model keeps (1-based), set once Tune finishes the trial; 0 before that or when no epoch finished
+	Seconds float64 `json:"seconds"`    // its training's wall time so far, Config.Pretrain's first stage included
 	// Status is how the trial ended: "early-stopping", "max-epochs",
 	// "halved" (dropped by successive halving after Epochs epochs),
 	// "budget" (stopped when the budget ran out), "skipped" (its first
@@ -162,18 +162,19 @@ type TuneTrial struct {
 	// speed measured on the trials before it), "refused: ..." (a
 	// setting the data or the size limits do not allow), "diverged",
 	// "cancelled" (the caller's context ended, before or while it ran),
-	// or "" while it runs.
+	// or, while it runs, "" (TuneOptions.Progress: "halving" while it
+	// waits at a rung for successive halving's decision).
 	Status string `json:"status"`
 	Chosen bool   `json:"chosen,omitempty"` // in the returned model
 }
 
 // TuneReport is what Tune did, saved with the model (TrainInfo.Tune).
 type TuneReport struct {
-	Trials  []TuneTrial `json:"trials"`
-	Budget  float64     `json:"budget_seconds"`
-	Seconds float64     `json:"seconds"`
-	Eta     int         `json:"eta"`
-	Rung    int         `json:"first_rung_epochs"`
+	Trials  []TuneTrial `json:"trials"`            // every trial, in the order of their N
+	Budget  float64     `json:"budget_seconds"`    // TuneOptions.Budget, defaulted, in seconds
+	Seconds float64     `json:"seconds"`           // Tune's wall time, the seeds' members and the calibration included
+	Eta     int         `json:"eta"`               // TuneOptions.Eta, defaulted
+	Rung    int         `json:"first_rung_epochs"` // TuneOptions.Rung, defaulted
 	// Cut says the budget ran out before every trial had ended, or a
 	// trial was skipped (at the speed measured on this run): the same
 	// seed may then choose differently on another run.
@@ -198,9 +199,9 @@ type TuneReport struct {
 	// with EnsembleFromSeeds, stopped by the budget and not lowering the
 	// mixture's validation NLL); and how many are in it.
 	MemberSeconds  float64 `json:"member_seconds,omitempty"`
-	MembersCut     int     `json:"members_cut,omitempty"`
-	MembersLeftOut int     `json:"members_left_out,omitempty"`
-	SeedsChosen    int     `json:"seeds_chosen,omitempty"`
+	MembersCut     int     `json:"members_cut,omitempty"`      // stopped by the second budget
+	MembersLeftOut int     `json:"members_left_out,omitempty"` // not in the model
+	SeedsChosen    int     `json:"seeds_chosen,omitempty"`     // in the model
 	// SoftSeeds is TuneOptions.SoftSeeds where soft seeds' members were
 	// planned (the best trial a normalized decoder), SoftSeedsTrained how
 	// many were started (each only with the best trial's time left of the
@@ -208,14 +209,14 @@ type TuneReport struct {
 	// out; those started are counted among the seeds' members above),
 	// and SoftSeedsChosen how many of them the model holds.
 	SoftSeeds        float64 `json:"soft_seeds,omitempty"`
-	SoftSeedsTrained int     `json:"soft_seeds_trained,omitempty"`
-	SoftSeedsChosen  int     `json:"soft_seeds_chosen,omitempty"`
+	SoftSeedsTrained int     `json:"soft_seeds_trained,omitempty"` // started
+	SoftSeedsChosen  int     `json:"soft_seeds_chosen,omitempty"`  // in the model (counted in SeedsChosen too)
 	// PLESeeds is the number of ple seeds' members planned
 	// (TuneOptions.PLESeeds), PLESeedsTrained and PLESeedsChosen as for
 	// the soft seeds.
 	PLESeeds        int `json:"ple_seeds,omitempty"`
-	PLESeedsTrained int `json:"ple_seeds_trained,omitempty"`
-	PLESeedsChosen  int `json:"ple_seeds_chosen,omitempty"`
+	PLESeedsTrained int `json:"ple_seeds_trained,omitempty"` // started
+	PLESeedsChosen  int `json:"ple_seeds_chosen,omitempty"`  // in the model (counted in SeedsChosen too)
 	// PLESeedsSkipped says why the ple seeds' members asked for
 	// (TuneOptions.PLESeeds > 0) were not planned once the best trial was
 	// known: it is ple already, a pointwise head, or their network would

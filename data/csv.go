@@ -22,9 +22,9 @@ type Dataset struct {
 	Names      []string  // feature names, len Cols
 	X          []float64 // features, (Rows, Cols) row-major
 	Y          []float64 // targets, len Rows; nil when the data has no target
-	Rows, Cols int
-	Path       string // the file it was read from ("" if built in memory)
-	TargetName string // the target column's name ("" when Y is nil)
+	Rows, Cols int       // the number of rows and of features
+	Path       string    // the file it was read from ("" if built in memory)
+	TargetName string    // the target column's name ("" when Y is nil)
 	// Lines holds the file line on which each row starts (past blank lines
 	// and quoted line breaks); nil for a data set built in memory.
 	Lines []int

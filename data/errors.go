@@ -33,7 +33,9 @@ var (
 
 // NotNumberError is ParseNumber's error for a cell that is not empty and
 // not a number: Text is the cell. It wraps ErrNotNumber.
-type NotNumberError struct{ Text string }
+type NotNumberError struct {
+	Text string // the cell as given to ParseNumber, spaces not trimmed
+}
 
 // Error returns "not a number: " and the cell, quoted.
 func (e *NotNumberError) Error() string { return "not a number: " + QuoteCell(e.Text) }

@@ -39,22 +39,22 @@ var DefaultNA = []string{"NA", "NaN", "?"}
 // they held; it is nil for a column without missing cells, one built in
 // memory, and in Subset's frames (Select and Reinfer keep it).
 type Column struct {
-	Name        string
-	Kind        Kind
-	Field       int // the column's position in its file, from 0 (-1 when built in memory)
-	Str         []string
-	Num         []float64
-	Missing     []bool
-	MissingText map[string]int
+	Name        string         // the header's name, trimmed of spaces ("" for a column without one)
+	Kind        Kind           // Numeric or Categorical
+	Field       int            // the column's position in its file, from 0 (-1 when built in memory)
+	Str         []string       // a categorical column's text
+	Num         []float64      // a numeric column's values
+	Missing     []bool         // true where the cell is missing
+	MissingText map[string]int // counts of the missing cells by their text
 }
 
 // Frame is a typed table: named columns, numeric or categorical, with
 // missing cells marked. ReadFrame reads one from a CSV file; a program may
 // also build one in memory (Lines nil, Field -1).
 type Frame struct {
-	Path    string // the file it was read from ("" if built in memory)
-	Rows    int
-	Columns []Column
+	Path    string   // the file it was read from ("" if built in memory)
+	Rows    int      // the number of data rows
+	Columns []Column // in ReadFrame's frames, in FrameOptions.Columns's order or the file's
 	// Lines holds the file line on which each row starts; nil for a
 	// frame built in memory.
 	Lines []int

@@ -30,9 +30,9 @@ const MaxStrayText = 5
 // or free text, which one-hot encoding cannot use.
 type LevelsError struct {
 	Path   string // the frame's file ("" if built in memory)
-	Column string
-	Levels int // its distinct values
-	Max    int // the limit
+	Column string // the column's name
+	Levels int    // its distinct values
+	Max    int    // the limit
 	// Numbers is how many of the levels are numbers (as ParseNumber
 	// reads them), and Text the others, sorted, where there are numbers
 	// too and the others are at most MaxStrayText, or at most 4
@@ -40,7 +40,7 @@ type LevelsError struct {
 	// categorical by a few stray cells, such as unlisted missing markers
 	// ("n/a", "-", "#N/A", ...).
 	Numbers int
-	Text    []string
+	Text    []string // nil unless the few text levels may be stray cells
 }
 
 // Error names the column, its count of levels and the limit, with the
@@ -84,7 +84,7 @@ func (e *LevelsError) Unwrap() error { return ErrTooManyLevels }
 //     not seen in training sets none of them (counted in a Warning). There
 //     is no trained "other" feature: its weights would never have seen a 1.
 type Schema struct {
-	Columns []ColumnSchema `json:"columns"`
+	Columns []ColumnSchema `json:"columns"` // one per column of the frame fitted on, in its order
 	// NA are the cells, besides the empty cell, read as missing in
 	// training (FrameOptions.NA); prediction inputs are read with them.
 	NA []string `json:"na"`
@@ -92,8 +92,8 @@ type Schema struct {
 
 // ColumnSchema is the transform of one column.
 type ColumnSchema struct {
-	Name    string   `json:"name"`
-	Kind    Kind     `json:"kind"`
+	Name    string   `json:"name"`              // the column's name, as Encode matches it
+	Kind    Kind     `json:"kind"`              // Numeric or Categorical, as in the frame fitted on
 	Median  float64  `json:"median,omitempty"`  // numeric: the imputed value
 	Missing bool     `json:"missing,omitempty"` // the column has a "NAME:missing" indicator
 	Levels  []string `json:"levels,omitempty"`  // categorical: the levels, sorted
@@ -389,10 +389,10 @@ func (s *Schema) Check() error {
 // Encoded is a frame encoded by a Schema: the model's numeric features.
 type Encoded struct {
 	X        []float64 // Rows x Cols, row-major
-	Rows     int
-	Cols     int
-	Names    []string // the encoded features' names (Schema.Names)
-	Warnings []Warning
+	Rows     int       // the frame's rows
+	Cols     int       // the features, Schema.Width
+	Names    []string  // the encoded features' names (Schema.Names)
+	Warnings []Warning // one per column with cells to warn of, in the schema's order; nil for none
 }
 
 // NotUTF8Hint is the advice on text that is not UTF-8, in the messages
@@ -404,7 +404,7 @@ const NotUTF8Hint = "is the file Latin-1 or Windows-1252? convert it with iconv 
 // that had none in training (imputed with the median, or, in a
 // categorical column, encoded as no level: every indicator 0).
 type Warning struct {
-	Column string
+	Column string   // the column's name
 	Unseen int      // cells with a level not seen in training
 	Levels []string // up to 5 of those levels, in order of appearance
 	// Near pairs those of Levels that a trained level matches but for
@@ -416,7 +416,7 @@ type Warning struct {
 	// more than its width (see Far), Range that range: the model
 	// extrapolates there, and its answers are not to be trusted.
 	Far   int
-	Range [2]float64
+	Range [2]float64 // the training range (ColumnSchema.Range) where Far > 0; zero otherwise
 	// Categorical is whether the column is: its missing cells are
 	// encoded as no level rather than imputed with the median.
 	Categorical bool

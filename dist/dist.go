@@ -178,5 +178,5 @@ type Decoder interface {
 // y = Offset + Scale*t, Scale > 0. Densities convert with
 // log p(y) = log p(t) - log(Scale).
 type Affine struct {
-	Offset, Scale float64
+	Offset, Scale float64 // y = Offset + Scale*t
 }

@@ -29,10 +29,10 @@ type JointDecoder interface {
 // (Mean), its quantiles at Levels (levels outside [0, 1] are ignored) and
 // its mode (Mode).
 type PrepareRequest struct {
-	Dist   Distribution
-	Mean   bool
-	Levels []float64
-	Mode   bool
+	Dist   Distribution // the distribution; only tree Tokens, also inside Mixtures and Recalibrated ones, are prepared
+	Mean   bool         // prepare the mean's tree expansion
+	Levels []float64    // the quantile levels to prepare, up to what the cache keeps
+	Mode   bool         // prepare the mode's beam search
 }
 
 // Prepare computes and caches what reqs ask of every tree Token among

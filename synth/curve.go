@@ -12,9 +12,9 @@ import (
 // for a pointwise head through a steep change or a y range of many orders
 // of magnitude.
 type Curve struct {
-	Name, Description string
-	Lo, Hi            float64 // x uniform on [Lo, Hi]
-	F                 func(x float64) float64
+	Name, Description string                  // the name CurveByName takes, and a line describing the curve
+	Lo, Hi            float64                 // x uniform on [Lo, Hi]
+	F                 func(x float64) float64 // the function (finite on [Lo, Hi] for the curves of Curves)
 }
 
 // stepAt is where the "step" curve jumps from 0 to 1.

@@ -29,7 +29,7 @@ type Source interface {
 
 // SourceInfo describes one kind of source for a listing.
 type SourceInfo struct {
-	Spec, Description string
+	Spec, Description string // a spec (with dim=D where the user picks it) and a line describing the source
 }
 
 // MaxSourceDim caps the dim of BBOB and density sources, to keep a drawn

@@ -16,7 +16,9 @@ import (
 //
 // Build one with NewTruncNorm; a literal with Std <= 0, or one whose Z
 // underflows, gives NaN or infinite results.
-type TruncNorm struct{ Mean, Std float64 }
+type TruncNorm struct {
+	Mean, Std float64 // the untruncated normal's mean and standard deviation
+}
 
 // MaxTruncNormStd bounds NewTruncNorm's |mean| and std.
 const MaxTruncNormStd = 1e6

@@ -16,7 +16,7 @@ const (
 type Cell struct {
 	Lo, Hi float64 // the cell's edges (float64 nearest the exact edges)
 	Center float64 // the decoded value
-	Kind   Kind
+	Kind   Kind    // Finite, or which special token the sequence is
 }
 
 // Width is Hi - Lo for a finite cell and 0 otherwise.
