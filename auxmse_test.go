@@ -29,13 +29,13 @@ func TestAuxMSE(t *testing.T) {
 		t.Errorf("AuxMSE %v, %d parameters against %d without it", m1.Config().AuxMSE, m1.Info().Params, m0.Info().Params)
 	}
 	opts := PredictOptions{Outputs: OutMean | OutQuantiles}
-	p0, _ := m0.PredictFlat(x[:20], 20, opts)
-	p1, _ := m1.PredictFlat(x[:20], 20, opts)
+	p0, _ := m0.PredictFlat(context.Background(), x[:20], 20, opts)
+	p1, _ := m1.PredictFlat(context.Background(), x[:20], 20, opts)
 	if slices.Equal(p0.Mean, p1.Mean) {
 		t.Error("the auxiliary loss changed nothing")
 	}
 	back := reload(t, m1)
-	p2, _ := back.PredictFlat(x[:20], 20, opts)
+	p2, _ := back.PredictFlat(context.Background(), x[:20], 20, opts)
 	if !slices.Equal(p1.Mean, p2.Mean) || back.Config().AuxMSE != 50 {
 		t.Errorf("after Save and Load: means %v against %v, AuxMSE %v", p2.Mean[:3], p1.Mean[:3], back.Config().AuxMSE)
 	}

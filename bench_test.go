@@ -47,7 +47,7 @@ func BenchmarkPrepare(b *testing.B) {
 					xs[i] = -1 + 2*float64((k*37+i*101)%1000)/1000
 				}
 				k++
-				ds, err := m.Dists(xs, c.rows, dist.TokenOptions{Threads: 1})
+				ds, err := m.Dists(context.Background(), xs, c.rows, dist.TokenOptions{Threads: 1})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -19,7 +19,7 @@ func TestMeanTolOneDefault(t *testing.T) {
 		t.Run(hc.name, func(t *testing.T) {
 			m := fit(t, hc.cfg, true)
 			xs := []float64{-1.7, -0.3, 0.4, 1.9}
-			p, err := m.PredictFlat(xs, len(xs), PredictOptions{Outputs: OutMean})
+			p, err := m.PredictFlat(context.Background(), xs, len(xs), PredictOptions{Outputs: OutMean})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +73,7 @@ func TestP4UnnormalizedPointEstimates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := m.PredictFlat(xte, len(xte), PredictOptions{Outputs: OutMean | OutMedian | OutMode})
+			p, err := m.PredictFlat(context.Background(), xte, len(xte), PredictOptions{Outputs: OutMean | OutMedian | OutMode})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,8 +131,8 @@ func TestP4BoundAfterLoad(t *testing.T) {
 	}
 	xs := []float64{-1, 0, 1}
 	all := OutMean | OutMedian | OutMode
-	p, _ := m.PredictFlat(xs, 3, PredictOptions{Outputs: all})
-	p2, _ := m2.PredictFlat(xs, 3, PredictOptions{Outputs: all})
+	p, _ := m.PredictFlat(context.Background(), xs, 3, PredictOptions{Outputs: all})
+	p2, _ := m2.PredictFlat(context.Background(), xs, 3, PredictOptions{Outputs: all})
 	for i := range xs {
 		if p.Mean[i] != p2.Mean[i] || p.Median[i] != p2.Median[i] || p.Mode[i] != p2.Mode[i] {
 			t.Errorf("row %d: %v %v %v, after Load %v %v %v", i, p.Mean[i], p.Median[i], p.Mode[i], p2.Mean[i], p2.Median[i], p2.Mode[i])

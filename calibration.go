@@ -1,6 +1,7 @@
 package decoreg
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -64,11 +65,14 @@ func (c Calibration) MarshalJSON() ([]byte, error) {
 
 // Calibration computes the Calibration of the model's predictive
 // distributions on rows x with targets y. For a token head it costs about
-// as much as Predict's mean (the CRPS walks the same tree expansion).
-func (m *Model) Calibration(x []float64, rows int, y []float64) (*Calibration, error) {
+// as much as Predict's mean (the CRPS walks the same tree expansion). It
+// stops between chunks of rows once ctx is done, with an error wrapping
+// ctx.Err() (a nil ctx is context.Background()).
+func (m *Model) Calibration(ctx context.Context, x []float64, rows int, y []float64) (*Calibration, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
 	}
+	ctx = orBackground(ctx)
 	if len(y) != rows || rows < 1 {
 		return nil, fmt.Errorf("%w: %d targets for %d rows", ErrBadInput, len(y), rows)
 	}
@@ -100,8 +104,11 @@ func (m *Model) Calibration(x []float64, rows int, y []float64) (*Calibration, e
 	var crps, bound float64
 	n := float64(rows)
 	for lo := 0; lo < rows; lo += predictChunk {
+		if err := stopped(ctx); err != nil {
+			return nil, err
+		}
 		hi := min(lo+predictChunk, rows)
-		p, err := m.PredictFlat(x[lo*d:hi*d], hi-lo, PredictOptions{Outputs: OutQuantiles | OutDist, Levels: levels})
+		p, err := m.PredictFlat(ctx, x[lo*d:hi*d], hi-lo, PredictOptions{Outputs: OutQuantiles | OutDist, Levels: levels})
 		if err != nil {
 			return nil, shiftRow(err, lo)
 		}

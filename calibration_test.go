@@ -36,7 +36,7 @@ func TestCalibration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := m.Calibration(xTe, len(yTe), yTe)
+		e, err := m.Calibration(context.Background(), xTe, len(yTe), yTe)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestCalibration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := m.Calibration(xTe, len(yTe), yTe)
+	e, err := m.Calibration(context.Background(), xTe, len(yTe), yTe)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestCalibration(t *testing.T) {
 	if e.Coverage != nil || !math.IsNaN(e.PITError) || string(b) != `{"n":3000,"coverage":null,"interval_width":null,"crps":null,"crps_bound":null,"pit_ece":null}` {
 		t.Errorf("pointwise: %s", b)
 	}
-	if _, err := m.Calibration(xTe, 2, yTe[:2]); err == nil {
+	if _, err := m.Calibration(context.Background(), xTe, 2, yTe[:2]); err == nil {
 		t.Error("2 targets for 3000 rows of x accepted")
 	}
 }
@@ -98,7 +98,7 @@ func TestCalibrationHugeTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := m.Calibration(x, n, y)
+	c, err := m.Calibration(context.Background(), x, n, y)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func crpsRows(m *Model, x, y []float64) ([]float64, error) {
 // expansions made (Predict's mean), so that CRPS and mixtures of them only
 // walk the cached cells.
 func preparedDists(m *Model, x []float64, rows int) ([]dist.Distribution, error) {
-	p, err := m.PredictFlat(x, rows, PredictOptions{Outputs: OutMean | OutDist})
+	p, err := m.PredictFlat(context.Background(), x, rows, PredictOptions{Outputs: OutMean | OutDist})
 	if err != nil {
 		return nil, err
 	}

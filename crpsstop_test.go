@@ -23,7 +23,7 @@ func valCRPS(t *testing.T, m *Model, cfg Config, x, y []float64, n int) float64 
 	for k, i := range val {
 		xv[k], yv[k] = x[i], y[i]
 	}
-	c, err := m.Calibration(xv, len(yv), yv)
+	c, err := m.Calibration(context.Background(), xv, len(yv), yv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestCRPSGram(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			c, err := mix.Calibration(xv, len(yv), yv)
+			c, err := mix.Calibration(context.Background(), xv, len(yv), yv)
 			if err != nil {
 				t.Fatal(err)
 			}

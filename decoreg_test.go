@@ -165,7 +165,7 @@ func TestLogPDFTwoPaths(t *testing.T) {
 		t.Run(hc.name, func(t *testing.T) {
 			m := fit(t, hc.cfg, true)
 			x, y := toyData(50, 9)
-			e, err := m.Evaluate(x, len(y), y, "")
+			e, err := m.Evaluate(context.Background(), x, len(y), y, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -207,7 +207,7 @@ func TestLogPDFTwoPaths(t *testing.T) {
 func TestNLLTokenRiemannMDN(t *testing.T) {
 	m := fit(t, headCases[3].cfg, true)
 	x, y := toyData(50, 9)
-	e, err := m.Evaluate(x, len(y), y, "")
+	e, err := m.Evaluate(context.Background(), x, len(y), y, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestNLLTokenRiemannMDN(t *testing.T) {
 		t.Errorf("NLLToken %v is not a plausible cross-entropy over %d bins", got, m.cfg.Bins)
 	}
 	mdn := fit(t, headCases[4].cfg, true)
-	if e, err := mdn.Evaluate(x, len(y), y, ""); err != nil || !math.IsNaN(e.NLLToken) {
+	if e, err := mdn.Evaluate(context.Background(), x, len(y), y, ""); err != nil || !math.IsNaN(e.NLLToken) {
 		t.Errorf("MDN NLLToken %v, %v; want NaN", e.NLLToken, err)
 	}
 }
@@ -285,8 +285,8 @@ func TestSaveLoad(t *testing.T) {
 				X[i] = x[i : i+1]
 			}
 			opts := PredictOptions{Outputs: OutMean | OutMedian | OutMode | OutQuantiles}
-			p1, err1 := m.Predict(X, opts)
-			p2, err2 := m2.Predict(X, opts)
+			p1, err1 := m.Predict(context.Background(), X, opts)
+			p2, err2 := m2.Predict(context.Background(), X, opts)
 			if err1 != nil || err2 != nil {
 				t.Fatal(err1, err2)
 			}
@@ -299,8 +299,8 @@ func TestSaveLoad(t *testing.T) {
 					t.Fatalf("row %d differs after load", i)
 				}
 			}
-			e1, _ := m.Evaluate(x, len(y), y, "")
-			e2, _ := m2.Evaluate(x, len(y), y, "")
+			e1, _ := m.Evaluate(context.Background(), x, len(y), y, "")
+			e2, _ := m2.Evaluate(context.Background(), x, len(y), y, "")
 			// Compare as JSON-ish text, where NaN equals NaN.
 			if fmt.Sprintf("%+v", *e1) != fmt.Sprintf("%+v", *e2) {
 				t.Fatalf("Evaluate differs: %+v vs %+v", e1, e2)
@@ -357,7 +357,7 @@ func TestFitErrors(t *testing.T) {
 		t.Errorf("2 rows without validation: %v", err)
 	}
 	var nf *Model
-	if _, err := nf.Predict([][]float64{{1}}, PredictOptions{}); !errors.Is(err, ErrNotFitted) {
+	if _, err := nf.Predict(context.Background(), [][]float64{{1}}, PredictOptions{}); !errors.Is(err, ErrNotFitted) {
 		t.Errorf("unfitted Predict: %v", err)
 	}
 	// An unfitted model, nil or zero, has no members (the zero Model said
@@ -443,7 +443,7 @@ func TestSyntheticNLL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := m.Evaluate(xt, len(yt), yt, "")
+		e, err := m.Evaluate(context.Background(), xt, len(yt), yt, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,11 +42,11 @@ func TestCalibrateByDepth(t *testing.T) {
 			}
 			depth = 6
 		}
-		mn, err := m.FitTemperature(xc, len(yc), yc, CalibrateByNLL)
+		mn, err := m.FitTemperature(context.Background(), xc, len(yc), yc, CalibrateByNLL)
 		if err != nil {
 			t.Fatal(err)
 		}
-		md, err := m.FitTemperature(xc, len(yc), yc, CalibrateByDepth)
+		md, err := m.FitTemperature(context.Background(), xc, len(yc), yc, CalibrateByDepth)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +58,7 @@ func TestCalibrateByDepth(t *testing.T) {
 		}
 		nllU := func(c *Model, x, y []float64) float64 {
 			t.Helper()
-			e, err := c.Evaluate(x, len(y), y, "mean")
+			e, err := c.Evaluate(context.Background(), x, len(y), y, "mean")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,11 +90,11 @@ func TestCalibrateByDepth(t *testing.T) {
 		c := *md
 		c.depthT = slices.Repeat([]float64{mn.Temperature()}, depth)
 		opts := PredictOptions{Outputs: OutMean | OutQuantiles | OutDist, Levels: []float64{0.1, 0.9}}
-		pc, err := c.PredictFlat(xt[:20], 20, opts)
+		pc, err := c.PredictFlat(context.Background(), xt[:20], 20, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pn, err := mn.PredictFlat(xt[:20], 20, opts)
+		pn, err := mn.PredictFlat(context.Background(), xt[:20], 20, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +121,7 @@ func TestCalibrateByDepth(t *testing.T) {
 		}
 		// Another objective, or WithTemperature, replaces them.
 		for _, by := range []string{CalibrateByNLL, CalibrateByIsotonic} {
-			o, err := md.FitTemperature(xc, len(yc), yc, by)
+			o, err := md.FitTemperature(context.Background(), xc, len(yc), yc, by)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +157,7 @@ func TestCalibrateByDepth(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if short, err = short.FitTemperature(xc, len(yc), yc, CalibrateByDepth); err != nil {
+			if short, err = short.FitTemperature(context.Background(), xc, len(yc), yc, CalibrateByDepth); err != nil {
 				t.Fatal(err)
 			}
 			e, err := NewEnsemble(short, md.Members()[1])
@@ -192,17 +192,17 @@ func TestCalibrateByDepthLowersTestNLL(t *testing.T) {
 		t.Fatal(err)
 	}
 	nll := func(c *Model) float64 {
-		e, err := c.Evaluate(xt, len(yt), yt, "mean")
+		e, err := c.Evaluate(context.Background(), xt, len(yt), yt, "mean")
 		if err != nil {
 			t.Fatal(err)
 		}
 		return e.NLL
 	}
-	mn, err := m.FitTemperature(xc, len(yc), yc, CalibrateByNLL)
+	mn, err := m.FitTemperature(context.Background(), xc, len(yc), yc, CalibrateByNLL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := m.FitTemperature(xc, len(yc), yc, CalibrateByDepth)
+	md, err := m.FitTemperature(context.Background(), xc, len(yc), yc, CalibrateByDepth)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,10 +229,10 @@ func TestCalibrateByDepthRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.FitTemperature(x, len(y), y, CalibrateByDepth); !errors.As(err, new(*ConfigError)) || !strings.Contains(err.Error(), "decoder") {
+	if _, err := m.FitTemperature(context.Background(), x, len(y), y, CalibrateByDepth); !errors.As(err, new(*ConfigError)) || !strings.Contains(err.Error(), "decoder") {
 		t.Errorf("FitTemperature depth on an MDN: %v", err)
 	}
-	if _, err := m.FitTemperature(x, len(y), y, "depths"); err == nil || !strings.Contains(err.Error(), "nll, pit, isotonic or depth") {
+	if _, err := m.FitTemperature(context.Background(), x, len(y), y, "depths"); err == nil || !strings.Contains(err.Error(), "nll, pit, isotonic or depth") {
 		t.Errorf("an unknown objective: %v", err)
 	}
 	depth := func(v ...any) func(h map[string]any) {
@@ -279,7 +279,7 @@ func TestStopByDepth(t *testing.T) {
 	for k, i := range val {
 		xv[k], yv[k] = x[i], y[i]
 	}
-	md, err := m.FitTemperature(xv, len(yv), yv, CalibrateByDepth)
+	md, err := m.FitTemperature(context.Background(), xv, len(yv), yv, CalibrateByDepth)
 	if err != nil {
 		t.Fatal(err)
 	}

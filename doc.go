@@ -10,7 +10,9 @@
 // predictive distribution of one input: exact CDF, quantiles and log-density
 // for tree tokenizations, and sampling), Evaluate (NLL, MSE, Kendall's tau)
 // and Score (R²). Models are saved to and loaded from versioned, checksummed
-// files.
+// files. Every call that works over many rows takes a context.Context first
+// and stops between chunks of rows once it is done, with an error wrapping
+// ctx.Err() (a nil context is context.Background()).
 //
 // Tables as they come: FitFrame trains on a data.Frame (data.ReadFrame), whose
 // columns may be text (one-hot encoded, up to a level limit) and hold missing

@@ -1,6 +1,7 @@
 package decoreg
 
 import (
+	"context"
 	"errors"
 	"math"
 	"path/filepath"
@@ -63,7 +64,7 @@ func TestDropout(t *testing.T) {
 			opts := PredictOptions{Outputs: OutMean | OutQuantiles}
 			var preds []*Prediction
 			for _, m := range []*Model{a, a, l} {
-				p, err := m.PredictFlat(x, len(x), opts)
+				p, err := m.PredictFlat(context.Background(), x, len(x), opts)
 				if err != nil {
 					t.Fatal(err)
 				}

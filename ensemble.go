@@ -1,6 +1,7 @@
 package decoreg
 
 import (
+	"context"
 	"fmt"
 
 	"decoreg/dist"
@@ -145,11 +146,11 @@ func (m *Model) EnsembleSize() int {
 
 // mixDists returns the ensemble's distributions of rows x: each row's
 // mixture of the members' distributions, in member order.
-func (m *Model) mixDists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
+func (m *Model) mixDists(ctx context.Context, x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
 	members := m.Members()
 	per := make([][]dist.Distribution, len(members))
 	for k, mk := range members {
-		ds, err := mk.memberDists(x, rows, opts)
+		ds, err := mk.memberDists(ctx, x, rows, opts)
 		if err != nil {
 			return nil, err
 		}

@@ -49,13 +49,13 @@ func TestEnsemble(t *testing.T) {
 					t.Errorf("validation rows %d and %d", mk.info.ValRows, ms[0].info.ValRows)
 				}
 			}
-			ds, err := m.Dists(xt, len(yt), dist.TokenOptions{})
+			ds, err := m.Dists(context.Background(), xt, len(yt), dist.TokenOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			per := make([][]dist.Distribution, 3)
 			for k, mk := range ms {
-				if per[k], err = mk.Dists(xt, len(yt), dist.TokenOptions{}); err != nil {
+				if per[k], err = mk.Dists(context.Background(), xt, len(yt), dist.TokenOptions{}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -87,7 +87,7 @@ func TestEnsemble(t *testing.T) {
 				}
 				want -= math.Log(p) / float64(len(yt))
 			}
-			e, err := m.Evaluate(xt, len(yt), yt, "")
+			e, err := m.Evaluate(context.Background(), xt, len(yt), yt, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,18 +125,18 @@ func TestEnsemble(t *testing.T) {
 				t.Fatalf("loaded: size %d, info %+v", back.EnsembleSize(), back.Info())
 			}
 			opts := PredictOptions{Outputs: OutMean | OutMedian | OutMode | OutQuantiles, Levels: []float64{0.05, 0.5, 0.95}}
-			p1, err := m.PredictFlat(xt, len(yt), opts)
+			p1, err := m.PredictFlat(context.Background(), xt, len(yt), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			p2, err := back.PredictFlat(xt, len(yt), opts)
+			p2, err := back.PredictFlat(context.Background(), xt, len(yt), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(p1.Mean, p2.Mean) || !slices.Equal(p1.Median, p2.Median) || !slices.Equal(p1.Mode, p2.Mode) || !slices.Equal(p1.Quantiles[2], p2.Quantiles[2]) {
 				t.Error("the loaded ensemble predicts differently")
 			}
-			e2, err := back.Evaluate(xt, len(yt), yt, "")
+			e2, err := back.Evaluate(context.Background(), xt, len(yt), yt, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +144,7 @@ func TestEnsemble(t *testing.T) {
 				t.Errorf("loaded eval %+v, before %+v", e2, e)
 			}
 			// Calibration scores the mixture.
-			c, err := m.Calibration(xt, len(yt), yt)
+			c, err := m.Calibration(context.Background(), xt, len(yt), yt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,12 +164,12 @@ func TestEnsemblePointwise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := m.PredictFlat(x[:5], 5, PredictOptions{Outputs: OutMean})
+	p, err := m.PredictFlat(context.Background(), x[:5], 5, PredictOptions{Outputs: OutMean})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for k, mk := range m.Members() {
-		pk, err := mk.PredictFlat(x[:5], 5, PredictOptions{Outputs: OutMean})
+		pk, err := mk.PredictFlat(context.Background(), x[:5], 5, PredictOptions{Outputs: OutMean})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +183,7 @@ func TestEnsemblePointwise(t *testing.T) {
 			t.Errorf("row %d: mean differs from the members' average by %v", i, v)
 		}
 	}
-	if e, err := m.Evaluate(x, len(y), y, ""); err != nil || !math.IsNaN(e.NLL) || math.IsNaN(e.MSE) {
+	if e, err := m.Evaluate(context.Background(), x, len(y), y, ""); err != nil || !math.IsNaN(e.NLL) || math.IsNaN(e.MSE) {
 		t.Errorf("eval %+v, %v", e, err)
 	}
 }
@@ -215,8 +215,8 @@ func TestEnsembleCalibrate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e1, _ := un.Evaluate(val.x, len(val.y), val.y, "")
-	eT, _ := m.Evaluate(val.x, len(val.y), val.y, "")
+	e1, _ := un.Evaluate(context.Background(), val.x, len(val.y), val.y, "")
+	eT, _ := m.Evaluate(context.Background(), val.x, len(val.y), val.y, "")
 	if !(eT.NLL < e1.NLL) {
 		t.Errorf("validation NLL %v at T, %v uncalibrated", eT.NLL, e1.NLL)
 	}
@@ -393,7 +393,7 @@ func TestChunkedPredictions(t *testing.T) {
 	}
 	for name, mm := range map[string]*Model{"ensemble": m, "temperature": scaled} {
 		n := len(yt)
-		p, err := mm.PredictFlat(xt, n, PredictOptions{Outputs: OutMean | OutQuantiles, Levels: []float64{0.1, 0.9}})
+		p, err := mm.PredictFlat(context.Background(), xt, n, PredictOptions{Outputs: OutMean | OutQuantiles, Levels: []float64{0.1, 0.9}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -406,27 +406,27 @@ func TestChunkedPredictions(t *testing.T) {
 				t.Errorf("%s row %d: mean %v, quantile %v; one row: %v, %v", name, i, p.Mean[i], p.Quantiles[1][i], d.Mean(), d.Quantile(0.9))
 			}
 		}
-		e, err := mm.Evaluate(xt, n, yt, "")
+		e, err := mm.Evaluate(context.Background(), xt, n, yt, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := mm.Evaluate(xt[:300], 300, yt[:300], "")
+		a, err := mm.Evaluate(context.Background(), xt[:300], 300, yt[:300], "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := mm.Evaluate(xt[300:], n-300, yt[300:], "")
+		b, err := mm.Evaluate(context.Background(), xt[300:], n-300, yt[300:], "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want := (300*a.NLL + float64(n-300)*b.NLL) / float64(n); !(math.Abs(e.NLL-want) <= 1e-9) {
 			t.Errorf("%s: NLL %v, from two parts %v", name, e.NLL, want)
 		}
-		c, err := mm.Calibration(xt, n, yt)
+		c, err := mm.Calibration(context.Background(), xt, n, yt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ca, _ := mm.Calibration(xt[:300], 300, yt[:300])
-		cb, _ := mm.Calibration(xt[300:], n-300, yt[300:])
+		ca, _ := mm.Calibration(context.Background(), xt[:300], 300, yt[:300])
+		cb, _ := mm.Calibration(context.Background(), xt[300:], n-300, yt[300:])
 		if want := (300*ca.CRPS + float64(n-300)*cb.CRPS) / float64(n); !(math.Abs(c.CRPS-want) <= 1e-9) {
 			t.Errorf("%s: CRPS %v, from two parts %v", name, c.CRPS, want)
 		}

@@ -28,7 +28,7 @@ func TestErrorsInContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, errColumn := m.PredictFrame(g, PredictOptions{})
+	_, errColumn := m.PredictFrame(context.Background(), g, PredictOptions{})
 	_, errMember := NewEnsemble(m, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	ens := cfg

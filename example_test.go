@@ -64,7 +64,7 @@ func ExampleModel_Predict() {
 		fmt.Println(err)
 		return
 	}
-	p, err := m.Predict([][]float64{{0.2}, {0.8}}, decoreg.PredictOptions{
+	p, err := m.Predict(context.Background(), [][]float64{{0.2}, {0.8}}, decoreg.PredictOptions{
 		Outputs: decoreg.OutMean | decoreg.OutQuantiles,
 		Levels:  []float64{0.05, 0.95},
 	})

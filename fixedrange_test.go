@@ -244,11 +244,11 @@ func TestFixedRangeEnds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		e, err := m.Evaluate(x[:60], 60, y[:60], "")
+		e, err := m.Evaluate(context.Background(), x[:60], 60, y[:60], "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		ds, err := m.Dists(x[:60], 60, dist.TokenOptions{})
+		ds, err := m.Dists(context.Background(), x[:60], 60, dist.TokenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

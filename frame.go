@@ -288,12 +288,12 @@ func (m *Model) EncodeFrame(f *data.Frame) (*data.Encoded, error) {
 // PredictFrame predicts the rows of f as PredictFlat, after EncodeFrame;
 // the Prediction's Warnings are EncodeFrame's. A *DataError's Row and
 // Column index f's rows and f.Columns.
-func (m *Model) PredictFrame(f *data.Frame, opts PredictOptions) (*Prediction, error) {
+func (m *Model) PredictFrame(ctx context.Context, f *data.Frame, opts PredictOptions) (*Prediction, error) {
 	enc, err := m.EncodeFrame(f)
 	if err != nil {
 		return nil, err
 	}
-	p, err := m.PredictFlat(enc.X, enc.Rows, opts)
+	p, err := m.PredictFlat(ctx, enc.X, enc.Rows, opts)
 	if err != nil {
 		return nil, frameErr(err, nil, colSource(m.schema, enc), f)
 	}
@@ -308,7 +308,7 @@ func (m *Model) PredictFrame(f *data.Frame, opts PredictOptions) (*Prediction, e
 // that is an error wrapping ErrBadInput. A model without names (Fit or
 // FitFlat, no SetNames) takes the columns other than the target as its
 // features, in order. Errors are as PredictFrame's.
-func (m *Model) EvaluateFrame(f *data.Frame, target, point string) (*Eval, error) {
+func (m *Model) EvaluateFrame(ctx context.Context, f *data.Frame, target, point string) (*Eval, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
 	}
@@ -350,7 +350,7 @@ func (m *Model) EvaluateFrame(f *data.Frame, target, point string) (*Eval, error
 	if err != nil {
 		return nil, err
 	}
-	e, err := m.Evaluate(enc.X, enc.Rows, yk, point)
+	e, err := m.Evaluate(ctx, enc.X, enc.Rows, yk, point)
 	if err != nil {
 		return nil, frameErr(err, keep, colSource(m.schema, enc), f)
 	}

@@ -168,11 +168,11 @@ func TestFitFrame(t *testing.T) {
 		t.Errorf("schema after Load %+v, want %+v", l.Schema(), s)
 	}
 	opts := PredictOptions{Outputs: OutMean | OutQuantiles}
-	p1, err := m.PredictFrame(f, opts)
+	p1, err := m.PredictFrame(context.Background(), f, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p2, err := l.PredictFrame(f, opts)
+	p2, err := l.PredictFrame(context.Background(), f, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestFitFrame(t *testing.T) {
 	}
 
 	// EvaluateFrame skips the rows without a target.
-	e, err := l.EvaluateFrame(f, "price", "")
+	e, err := l.EvaluateFrame(context.Background(), f, "price", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestPredictFrameUnseenAndMissing(t *testing.T) {
 	if at(1, "rooms") != roomsMedian || at(2, "rooms") != roomsMedian || slices.Contains(names, "rooms:missing") {
 		t.Errorf("rooms imputed with %v, %v; median %v", at(1, "rooms"), at(2, "rooms"), roomsMedian)
 	}
-	p, err := m.PredictFrame(g, PredictOptions{Outputs: OutMean})
+	p, err := m.PredictFrame(context.Background(), g, PredictOptions{Outputs: OutMean})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestPredictFrameUnseenAndMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.PredictFrame(g, PredictOptions{}); err == nil || !strings.Contains(err.Error(), "bad.csv: line 3, column 2") || !errors.Is(err, data.ErrNotNumber) {
+	if _, err := m.PredictFrame(context.Background(), g, PredictOptions{}); err == nil || !strings.Contains(err.Error(), "bad.csv: line 3, column 2") || !errors.Is(err, data.ErrNotNumber) {
 		t.Errorf("text in a numeric column, inferred categorical: %v", err)
 	}
 }
@@ -334,15 +334,15 @@ func TestFitFrameErrors(t *testing.T) {
 	if err := m.SetNames([]string{"rooms", "area"}, "price"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.PredictFrame(num, PredictOptions{}); err == nil || !strings.Contains(err.Error(), "mixed.csv: line 13, column 1") {
+	if _, err := m.PredictFrame(context.Background(), num, PredictOptions{}); err == nil || !strings.Contains(err.Error(), "mixed.csv: line 13, column 1") {
 		t.Errorf("a missing area for a model without a schema: %v", err)
 	}
 	ok := num.Subset([]int{0, 1, 2})
-	p, err := m.PredictFrame(ok, PredictOptions{Outputs: OutMean})
+	p, err := m.PredictFrame(context.Background(), ok, PredictOptions{Outputs: OutMean})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := m.PredictFlat([]float64{ok.Columns[0].Num[0], ok.Columns[1].Num[0]}, 1, PredictOptions{Outputs: OutMean})
+	want, _ := m.PredictFlat(context.Background(), []float64{ok.Columns[0].Num[0], ok.Columns[1].Num[0]}, 1, PredictOptions{Outputs: OutMean})
 	if p.Mean[0] != want.Mean[0] || m.Schema() != nil {
 		t.Errorf("by name: %v, want %v", p.Mean[0], want.Mean[0])
 	}
@@ -371,11 +371,11 @@ func TestOldModelNoSchema(t *testing.T) {
 		f.Columns = append(f.Columns, data.Column{Name: name, Kind: data.Numeric, Field: -1,
 			Str: []string{fmt.Sprint(row[j])}, Num: []float64{row[j]}, Missing: []bool{false}})
 	}
-	p, err := m.PredictFrame(f, PredictOptions{Outputs: OutMean})
+	p, err := m.PredictFrame(context.Background(), f, PredictOptions{Outputs: OutMean})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := m.PredictFlat(row, 1, PredictOptions{Outputs: OutMean})
+	want, err := m.PredictFlat(context.Background(), row, 1, PredictOptions{Outputs: OutMean})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,10 +472,10 @@ func TestFrameMisbuilt(t *testing.T) {
 		if _, err := FitFrame(context.Background(), f, "t", cfg); err == nil {
 			t.Errorf("%s: FitFrame accepted it", name)
 		}
-		if _, err := m.EvaluateFrame(f, "t", ""); err == nil {
+		if _, err := m.EvaluateFrame(context.Background(), f, "t", ""); err == nil {
 			t.Errorf("%s: EvaluateFrame accepted it", name)
 		}
-		if _, err := m.PredictFrame(f, PredictOptions{}); err == nil {
+		if _, err := m.PredictFrame(context.Background(), f, PredictOptions{}); err == nil {
 			t.Errorf("%s: PredictFrame accepted it", name)
 		}
 		if _, err := m.EncodeFrame(f); err == nil {
@@ -490,10 +490,10 @@ func TestFrameMisbuilt(t *testing.T) {
 	if _, err := FitFrame(context.Background(), empty, "t", cfg); !errors.Is(err, ErrTooFewRows) || !strings.Contains(err.Error(), "no rows") {
 		t.Errorf("FitFrame on no rows: %v", err)
 	}
-	if _, err := m.EvaluateFrame(empty, "t", ""); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "no rows") {
+	if _, err := m.EvaluateFrame(context.Background(), empty, "t", ""); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "no rows") {
 		t.Errorf("EvaluateFrame on no rows: %v", err)
 	}
-	if p, err := m.PredictFrame(empty, PredictOptions{}); err == nil && len(p.Mean) != 0 {
+	if p, err := m.PredictFrame(context.Background(), empty, PredictOptions{}); err == nil && len(p.Mean) != 0 {
 		t.Errorf("PredictFrame on no rows: %d means", len(p.Mean))
 	}
 	nilNum := &data.Frame{Rows: 20, Columns: []data.Column{{Name: "a", Kind: data.Numeric, Field: -1, Missing: make([]bool, 20)}, good.Columns[1]}}
@@ -521,7 +521,7 @@ func TestEvaluateFrameUnnamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := m.Evaluate(x2, len(y), y, "")
+	want, err := m.Evaluate(context.Background(), x2, len(y), y, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -537,7 +537,7 @@ func TestEvaluateFrameUnnamed(t *testing.T) {
 		for _, n := range order {
 			f.Columns = append(f.Columns, col(n, map[string][]float64{"a": x, "b": sq, "y": y}[n]))
 		}
-		got, err := m.EvaluateFrame(f, "y", "")
+		got, err := m.EvaluateFrame(context.Background(), f, "y", "")
 		if err != nil {
 			t.Errorf("columns %v: %v", order, err)
 			continue
@@ -548,7 +548,7 @@ func TestEvaluateFrameUnnamed(t *testing.T) {
 	}
 	// A column too many is still refused, the target not counted.
 	f := &data.Frame{Rows: len(y), Columns: []data.Column{col("a", x), col("b", sq), col("c", sq), col("y", y)}}
-	if _, err := m.EvaluateFrame(f, "y", ""); err == nil || !strings.Contains(err.Error(), "3 columns for the model's 2 features") {
+	if _, err := m.EvaluateFrame(context.Background(), f, "y", ""); err == nil || !strings.Contains(err.Error(), "3 columns for the model's 2 features") {
 		t.Errorf("a column too many: %v", err)
 	}
 }
@@ -574,10 +574,10 @@ func TestFrameErrorsAreBadInput(t *testing.T) {
 	nan := slices.Clone(a)
 	nan[3] = math.NaN()
 	cases := map[string]error{}
-	_, cases["a NaN cell"] = m.PredictFrame(&data.Frame{Rows: 20, Columns: []data.Column{col("a", nan)}}, PredictOptions{})
-	_, cases["a missing input column"] = m.PredictFrame(&data.Frame{Rows: 20, Columns: []data.Column{col("b", a)}}, PredictOptions{})
-	_, cases["a malformed frame"] = m.PredictFrame(&data.Frame{Rows: 21, Columns: []data.Column{col("a", a)}}, PredictOptions{})
-	_, cases["no target column"] = m.EvaluateFrame(&data.Frame{Rows: 20, Columns: []data.Column{col("a", a)}}, "t", "")
+	_, cases["a NaN cell"] = m.PredictFrame(context.Background(), &data.Frame{Rows: 20, Columns: []data.Column{col("a", nan)}}, PredictOptions{})
+	_, cases["a missing input column"] = m.PredictFrame(context.Background(), &data.Frame{Rows: 20, Columns: []data.Column{col("b", a)}}, PredictOptions{})
+	_, cases["a malformed frame"] = m.PredictFrame(context.Background(), &data.Frame{Rows: 21, Columns: []data.Column{col("a", a)}}, PredictOptions{})
+	_, cases["no target column"] = m.EvaluateFrame(context.Background(), &data.Frame{Rows: 20, Columns: []data.Column{col("a", a)}}, "t", "")
 	_, cases["duplicate names"] = FitFrame(context.Background(), &data.Frame{Rows: 20, Columns: []data.Column{col("a", a), col("a", a), col("t", y)}}, "t", cfg)
 	_, cases["a nil frame"] = FitFrame(context.Background(), nil, "t", cfg)
 	for name, err := range cases {

@@ -2,6 +2,7 @@ package decoreg
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -145,7 +146,7 @@ func loadAndExercise(t *testing.T, path string) {
 	}
 	x := append(append([]float64(nil), h.XMean...), h.XMean...)
 	x = append(x, h.XMean...)
-	p, err := m.PredictFlat(x, 3, PredictOptions{Outputs: OutMean | OutMedian | OutMode | OutQuantiles | OutDist,
+	p, err := m.PredictFlat(context.Background(), x, 3, PredictOptions{Outputs: OutMean | OutMedian | OutMode | OutQuantiles | OutDist,
 		Levels: []float64{0, 0.3, 1}})
 	if err != nil {
 		return // refused at inference, with a reason: not Load's concern
@@ -176,7 +177,7 @@ func loadAndExercise(t *testing.T, path string) {
 	for _, s := range d.Sample(3, dist.SampleOptions{}, rand.New(rand.NewPCG(1, 2))) {
 		finite("sample", s)
 	}
-	e, err := m.Evaluate(x, 3, []float64{lo, hi, mid}, "")
+	e, err := m.Evaluate(context.Background(), x, 3, []float64{lo, hi, mid}, "")
 	if err != nil {
 		t.Fatalf("Evaluate: %v", err)
 	}

@@ -65,7 +65,7 @@ func TestP2LargeFiniteFeatures(t *testing.T) {
 			overflowed := false
 			for _, big := range []float64{1e38, -1e38, 3e38, -3e38, 4e37, 1e30, 1e20, 1e300, -1e300} {
 				rows := []float64{0.1, 0.2, 0.3, big, -0.5, 0.4} // the big value is row 1, column 1
-				p, err := m.PredictFlat(rows, 3, PredictOptions{Outputs: all})
+				p, err := m.PredictFlat(context.Background(), rows, 3, PredictOptions{Outputs: all})
 				if err == nil {
 					for i := range 3 {
 						for _, v := range []float64{p.Mean[i], p.Median[i], p.Mode[i], p.Quantiles[0][i], p.Quantiles[3][i]} {
@@ -81,15 +81,15 @@ func TestP2LargeFiniteFeatures(t *testing.T) {
 				}
 				overflowed = true
 				wantDataError(t, "PredictFlat", err, 1, 1)
-				_, err = m.Predict([][]float64{{0.1, 0.2}, {0.3, big}}, PredictOptions{})
+				_, err = m.Predict(context.Background(), [][]float64{{0.1, 0.2}, {0.3, big}}, PredictOptions{})
 				wantDataError(t, "Predict", err, 1, 1)
 				_, err = m.Dist([]float64{0.3, big})
 				wantDataError(t, "Dist", err, 0, 1)
-				_, err = m.Dists(rows, 3, dist.TokenOptions{})
+				_, err = m.Dists(context.Background(), rows, 3, dist.TokenOptions{})
 				wantDataError(t, "Dists", err, 1, 1)
-				_, err = m.Evaluate(rows, 3, []float64{0, 0.5, 1}, "")
+				_, err = m.Evaluate(context.Background(), rows, 3, []float64{0, 0.5, 1}, "")
 				wantDataError(t, "Evaluate", err, 1, 1)
-				_, err = m.Score([][]float64{{0.3, big}}, []float64{1})
+				_, err = m.Score(context.Background(), [][]float64{{0.3, big}}, []float64{1})
 				wantDataError(t, "Score", err, 0, 1)
 			}
 			if !overflowed {
@@ -162,7 +162,7 @@ func TestP5WideFeature(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s, +-%g: load: %v", hc.name, big, err)
 			}
-			p, err := m2.PredictFlat(x2[:4], 2, PredictOptions{Outputs: OutMean})
+			p, err := m2.PredictFlat(context.Background(), x2[:4], 2, PredictOptions{Outputs: OutMean})
 			if err != nil || math.IsNaN(p.Mean[0]) || math.IsNaN(p.Mean[1]) {
 				t.Fatalf("%s, +-%g: predict: %v %v", hc.name, big, p, err)
 			}
@@ -298,7 +298,7 @@ func TestOldModelFiles(t *testing.T) {
 		if got := m.Config(); got != want {
 			t.Errorf("%s: config\n got %+v\nwant %+v", c.file, got, want)
 		}
-		if _, err := m.Predict([][]float64{{0.1, -0.2, 0.3}}, PredictOptions{}); err != nil {
+		if _, err := m.Predict(context.Background(), [][]float64{{0.1, -0.2, 0.3}}, PredictOptions{}); err != nil {
 			t.Errorf("%s: %v", c.file, err)
 		}
 		out := filepath.Join(t.TempDir(), "m")
@@ -389,7 +389,7 @@ func TestDefaultLevels(t *testing.T) {
 		t.Errorf("DefaultLevels %v, want %v", DefaultLevels, want)
 	}
 	m := fit(t, small(HeadMDN, ""), false)
-	p, err := m.Predict([][]float64{{0.5}}, PredictOptions{Outputs: OutQuantiles})
+	p, err := m.Predict(context.Background(), [][]float64{{0.5}}, PredictOptions{Outputs: OutQuantiles})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,16 +402,16 @@ func TestDefaultLevels(t *testing.T) {
 		}
 	}
 	var ce *ConfigError
-	_, err = m.Predict([][]float64{{0.5}}, PredictOptions{Outputs: OutQuantiles, Levels: []float64{0.5, 1.5}})
+	_, err = m.Predict(context.Background(), [][]float64{{0.5}}, PredictOptions{Outputs: OutQuantiles, Levels: []float64{0.5, 1.5}})
 	if !errors.As(err, &ce) || ce.Field != "Levels" || !errors.Is(err, ErrConfig) {
 		t.Errorf("level 1.5: %v", err)
 	}
 	// Bits that are no output were ignored.
-	_, err = m.Predict([][]float64{{0.5}}, PredictOptions{Outputs: OutMean | 1<<20})
+	_, err = m.Predict(context.Background(), [][]float64{{0.5}}, PredictOptions{Outputs: OutMean | 1<<20})
 	if !errors.As(err, &ce) || ce.Field != "Outputs" {
 		t.Errorf("unknown output bit: %v", err)
 	}
-	_, err = m.Evaluate([]float64{0.5}, 1, []float64{0}, "average")
+	_, err = m.Evaluate(context.Background(), []float64{0.5}, 1, []float64{0}, "average")
 	if !errors.As(err, &ce) || ce.Field != "Point" {
 		t.Errorf("point average: %v", err)
 	}
@@ -428,11 +428,11 @@ func TestTokenOptionsChecked(t *testing.T) {
 		"Token.MeanTol":   {MeanTol: math.NaN()},
 	} {
 		var ce *ConfigError
-		_, err := m.Dists([]float64{0.5}, 1, o)
+		_, err := m.Dists(context.Background(), []float64{0.5}, 1, o)
 		if !errors.As(err, &ce) || ce.Field != field {
 			t.Errorf("%s: %v", field, err)
 		}
-		_, err = m.PredictFlat([]float64{0.5}, 1, PredictOptions{Token: o})
+		_, err = m.PredictFlat(context.Background(), []float64{0.5}, 1, PredictOptions{Token: o})
 		if !errors.As(err, &ce) || ce.Field != field {
 			t.Errorf("%s: Predict: %v", field, err)
 		}
@@ -484,25 +484,25 @@ func TestLibraryAttack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.PredictFlat([]float64{1, 2}, math.MinInt+1, PredictOptions{}); !errors.Is(err, ErrBadInput) {
+	if _, err := m.PredictFlat(context.Background(), []float64{1, 2}, math.MinInt+1, PredictOptions{}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("PredictFlat with a negative row count: %v, want ErrBadInput", err)
 	}
-	if _, err := m.Dists([]float64{1, 2}, -1, dist.TokenOptions{}); !errors.Is(err, ErrBadInput) {
+	if _, err := m.Dists(context.Background(), []float64{1, 2}, -1, dist.TokenOptions{}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("Dists with -1 rows: %v, want ErrBadInput", err)
 	}
 	if _, err := FitFlat(context.Background(), nil, 4, huge(62), []float64{1, 2, 3, 4}, Config{}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("FitFlat with 1<<62 columns: %v, want ErrBadInput", err)
 	}
-	if _, err := m.PredictFlat([]float64{1, 2}, 1, PredictOptions{Token: dist.TokenOptions{Samples: huge(50)}}); !errors.Is(err, ErrConfig) {
+	if _, err := m.PredictFlat(context.Background(), []float64{1, 2}, 1, PredictOptions{Token: dist.TokenOptions{Samples: huge(50)}}); !errors.Is(err, ErrConfig) {
 		t.Errorf("Samples 1<<50: %v, want ErrConfig", err)
 	}
-	if _, err := m.Score([][]float64{{1, 2}, {3, 4}}, []float64{1, math.NaN()}); !errors.Is(err, ErrBadInput) {
+	if _, err := m.Score(context.Background(), [][]float64{{1, 2}, {3, 4}}, []float64{1, math.NaN()}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("Score with a NaN target: %v, want ErrBadInput", err)
 	}
-	if s, err := m.Score(nil, nil); !errors.Is(err, ErrBadInput) {
+	if s, err := m.Score(context.Background(), nil, nil); !errors.Is(err, ErrBadInput) {
 		t.Errorf("Score with no rows: %v, %v; want ErrBadInput", s, err)
 	}
-	if s, err := m.Score([][]float64{{1, 2}, {3, 4}}, []float64{5, 5}); err != nil || !math.IsNaN(s) {
+	if s, err := m.Score(context.Background(), [][]float64{{1, 2}, {3, 4}}, []float64{5, 5}); err != nil || !math.IsNaN(s) {
 		t.Errorf("Score with equal targets: %v, %v; want NaN (R² divides by their variance)", s, err)
 	}
 	var nm *Model
@@ -557,7 +557,7 @@ func TestRiemannConfidentDensity(t *testing.T) {
 		if err := m.Save(filepath.Join(t.TempDir(), "m")); err != nil {
 			t.Fatalf("calibrate %v: %v", calibrate, err)
 		}
-		ds, err := m.Dists(x, n, dist.TokenOptions{})
+		ds, err := m.Dists(context.Background(), x, n, dist.TokenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -571,7 +571,7 @@ func TestRiemannConfidentDensity(t *testing.T) {
 			}
 			sum -= lp
 		}
-		ev, err := m.Evaluate(x, n, y, "mean")
+		ev, err := m.Evaluate(context.Background(), x, n, y, "mean")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -620,12 +620,12 @@ func TestMDNOverflowInY(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = m.PredictFlat([]float64{1e10}, 1, PredictOptions{})
+		_, err = m.PredictFlat(context.Background(), []float64{1e10}, 1, PredictOptions{})
 		var de *DataError
 		if !errors.As(err, &de) || !errors.Is(err, ErrBadInput) || de.Row != 0 || de.Column != 0 || !strings.Contains(err.Error(), "beyond the largest float64") {
 			t.Errorf("ensemble %d: a far-out row: %v", ens, err)
 		}
-		p, err := m.PredictFlat([]float64{3}, 1, PredictOptions{})
+		p, err := m.PredictFlat(context.Background(), []float64{3}, 1, PredictOptions{})
 		if err != nil || math.IsInf(p.Mean[0], 0) || math.IsNaN(p.Mean[0]) {
 			t.Errorf("ensemble %d: a row inside the data: %v, %v", ens, p, err)
 		}
@@ -651,7 +651,7 @@ func TestEvalNLLBeyondFloat32(t *testing.T) {
 			t.Fatal(err)
 		}
 		xt, yt := []float64{c.x, x[0]}, []float64{y[0], y[0]}
-		p, err := m.PredictFlat(xt, 2, PredictOptions{Outputs: OutDist})
+		p, err := m.PredictFlat(context.Background(), xt, 2, PredictOptions{Outputs: OutDist})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -662,7 +662,7 @@ func TestEvalNLLBeyondFloat32(t *testing.T) {
 		if math.IsInf(want, 0) || math.IsNaN(want) || want < 1e30 {
 			t.Fatalf("%+v: the setting no longer reaches beyond float32: mean -log p %v", c, want)
 		}
-		e, err := m.Evaluate(xt, 2, yt, "")
+		e, err := m.Evaluate(context.Background(), xt, 2, yt, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -698,7 +698,7 @@ func TestCalibrateSkipsOverflowingTemperatures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := hot.Dists(x, n, dist.TokenOptions{}); err == nil {
+		if _, err := hot.Dists(context.Background(), x, n, dist.TokenOptions{}); err == nil {
 			t.Errorf("%s: no overflow at temperature %v: the test no longer tests the skipping", by, MaxTemperature)
 		}
 	}

@@ -37,8 +37,8 @@ func TestInputTransforms(t *testing.T) {
 			t.Fatal(err)
 		}
 		probe := [][]float64{{0.5, 0.5}, {1e6, 0.1}, {-3, 2}}
-		pm, _ := m.Predict(probe, PredictOptions{Outputs: OutMean})
-		pl, _ := l.Predict(probe, PredictOptions{Outputs: OutMean})
+		pm, _ := m.Predict(context.Background(), probe, PredictOptions{Outputs: OutMean})
+		pl, _ := l.Predict(context.Background(), probe, PredictOptions{Outputs: OutMean})
 		for i := range probe {
 			if pm.Mean[i] != pl.Mean[i] || math.IsNaN(pm.Mean[i]) {
 				t.Errorf("%q: row %d: %v before Save, %v after", tr, i, pm.Mean[i], pl.Mean[i])
@@ -47,7 +47,7 @@ func TestInputTransforms(t *testing.T) {
 		if l.Config().InputTransform != tr {
 			t.Errorf("loaded transform %q, want %q", l.Config().InputTransform, tr)
 		}
-		e, err := m.Evaluate(x, n, y, "")
+		e, err := m.Evaluate(context.Background(), x, n, y, "")
 		if err != nil {
 			t.Fatal(err)
 		}

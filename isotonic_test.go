@@ -64,7 +64,7 @@ func TestIsotonicEveryHead(t *testing.T) {
 			}
 		}
 		// Every distribution is recalibrated; Evaluate's NLL is theirs.
-		ds, err := m.Dists(xt, len(yt), dist.TokenOptions{})
+		ds, err := m.Dists(context.Background(), xt, len(yt), dist.TokenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,14 +79,14 @@ func TestIsotonicEveryHead(t *testing.T) {
 			}
 			s -= d.LogPDF(yt[i])
 		}
-		e, err := m.Evaluate(xt, len(yt), yt, "")
+		e, err := m.Evaluate(context.Background(), xt, len(yt), yt, "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !(math.Abs(e.NLL-s/float64(len(yt))) <= 1e-6) || !math.IsNaN(e.NLLToken) {
 			t.Errorf("%s: Evaluate's NLL %v (token %v), the distributions' %v", name, e.NLL, e.NLLToken, s/float64(len(yt)))
 		}
-		p, err := m.PredictFlat(xt, len(yt), PredictOptions{Outputs: OutMean | OutMedian | OutQuantiles, Levels: []float64{0.05, 0.95}})
+		p, err := m.PredictFlat(context.Background(), xt, len(yt), PredictOptions{Outputs: OutMean | OutMedian | OutQuantiles, Levels: []float64{0.05, 0.95}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func TestIsotonicEveryHead(t *testing.T) {
 		if !slices.Equal(v1, v2) || !slices.Equal(r1, r2) || l.Temperature() != m.Temperature() || l.Info().CalibrateBy != CalibrateByIsotonic {
 			t.Errorf("%s: loaded knots %v -> %v, T %v", name, v2, r2, l.Temperature())
 		}
-		pl, err := l.PredictFlat(xt, len(yt), PredictOptions{Outputs: OutMean | OutMedian | OutQuantiles, Levels: []float64{0.05, 0.95}})
+		pl, err := l.PredictFlat(context.Background(), xt, len(yt), PredictOptions{Outputs: OutMean | OutMedian | OutQuantiles, Levels: []float64{0.05, 0.95}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestIsotonicEveryHead(t *testing.T) {
 		}
 		// Fitting again, from the uncalibrated model, gives the same map.
 		u, _ := m.WithTemperature(1)
-		again, err := u.FitTemperature(xv, len(yv), yv, CalibrateByIsotonic)
+		again, err := u.FitTemperature(context.Background(), xv, len(yv), yv, CalibrateByIsotonic)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +135,7 @@ func TestIsotonicEveryHead(t *testing.T) {
 			t.Errorf("%s: fitting again gave %v at T %v, not %v at %v", name, r3, again.Temperature(), r1, m.Temperature())
 		}
 		// Another objective replaces the map.
-		if n, err := again.FitTemperature(xv, len(yv), yv, CalibrateByNLL); err != nil || n.Recalibration() != nil || n.Info().IsotonicSegments != 0 {
+		if n, err := again.FitTemperature(context.Background(), xv, len(yv), yv, CalibrateByNLL); err != nil || n.Recalibration() != nil || n.Info().IsotonicSegments != 0 {
 			t.Errorf("%s: refitting by nll: %v, map %v", name, err, n.Recalibration())
 		}
 	}
@@ -144,7 +144,7 @@ func TestIsotonicEveryHead(t *testing.T) {
 // refPITOf is the PIT values of rows x, y under m's distributions.
 func refPITOf(t *testing.T, m *Model, x, y []float64) []float64 {
 	t.Helper()
-	ds, err := m.Dists(x, len(y), dist.TokenOptions{})
+	ds, err := m.Dists(context.Background(), x, len(y), dist.TokenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,15 +206,15 @@ func TestIsotonicCalibratesCoverage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cu, err := m.Calibration(xt, len(yt), yt)
+			cu, err := m.Calibration(context.Background(), xt, len(yt), yt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			mi, err := m.FitTemperature(xc, len(yc), yc, CalibrateByIsotonic)
+			mi, err := m.FitTemperature(context.Background(), xc, len(yc), yc, CalibrateByIsotonic)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ci, err := mi.Calibration(xt, len(yt), yt)
+			ci, err := mi.Calibration(context.Background(), xt, len(yt), yt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -268,7 +268,7 @@ func TestIsotonicErrors(t *testing.T) {
 		m    *Model
 		rows int
 	}{{pw, 100}, {md, 19}} {
-		_, err := c.m.FitTemperature(x[:c.rows], c.rows, y[:c.rows], CalibrateByIsotonic)
+		_, err := c.m.FitTemperature(context.Background(), x[:c.rows], c.rows, y[:c.rows], CalibrateByIsotonic)
 		var ce *ConfigError
 		if !errors.As(err, &ce) || ce.Field != "Calibrate" {
 			t.Errorf("%s, %d rows: %v, want field Calibrate", c.m.cfg.Head, c.rows, err)
@@ -281,7 +281,7 @@ func TestIsotonicErrors(t *testing.T) {
 		t.Error("10 validation rows: no error")
 	}
 	// 20 rows (the fewest) and a constant target: a mild map, finite scores.
-	mi, err := md.FitTemperature(x[:20], 20, y[:20], CalibrateByIsotonic)
+	mi, err := md.FitTemperature(context.Background(), x[:20], 20, y[:20], CalibrateByIsotonic)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestIsotonicErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := mc.Evaluate(x[:50], 50, cy[:50], "")
+	e, err := mc.Evaluate(context.Background(), x[:50], 50, cy[:50], "")
 	if err != nil || math.IsNaN(e.NLL) || math.IsNaN(e.MSE) {
 		t.Errorf("a two-valued target: %v, %+v", err, e)
 	}

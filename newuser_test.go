@@ -204,12 +204,12 @@ func TestEvaluateFrameTargetIsFeature(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, target := range []string{"rooms", "city"} {
-		e, err := m.EvaluateFrame(f, target, "")
+		e, err := m.EvaluateFrame(context.Background(), f, target, "")
 		if e != nil || !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), `"`+target+`" is one of the model's feature columns`) {
 			t.Errorf("schema model, target %s: got (%v, %v)", target, e, err)
 		}
 	}
-	if _, err := m.EvaluateFrame(f, "price", ""); err != nil {
+	if _, err := m.EvaluateFrame(context.Background(), f, "price", ""); err != nil {
 		t.Errorf("the real target: %v", err)
 	}
 
@@ -230,10 +230,10 @@ func TestEvaluateFrameTargetIsFeature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, err := m2.EvaluateFrame(g, "a", ""); e != nil || !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "feature columns") {
+	if e, err := m2.EvaluateFrame(context.Background(), g, "a", ""); e != nil || !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "feature columns") {
 		t.Errorf("named model, target a: got (%v, %v)", e, err)
 	}
-	if _, err := m2.EvaluateFrame(g, "y", ""); err != nil {
+	if _, err := m2.EvaluateFrame(context.Background(), g, "y", ""); err != nil {
 		t.Errorf("named model, target y: %v", err)
 	}
 }
@@ -248,16 +248,16 @@ func TestPredictEmptyLevels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := m.PredictFlat(x[:3], 3, PredictOptions{Outputs: OutQuantiles, Levels: []float64{}})
+	p, err := m.PredictFlat(context.Background(), x[:3], 3, PredictOptions{Outputs: OutQuantiles, Levels: []float64{}})
 	if p != nil {
 		t.Error("a prediction with no levels")
 	}
 	wantConfigField(t, err, "Levels", "no quantile levels")
-	p, err = m.PredictFlat(x[:3], 3, PredictOptions{Outputs: OutQuantiles})
+	p, err = m.PredictFlat(context.Background(), x[:3], 3, PredictOptions{Outputs: OutQuantiles})
 	if err != nil || !slices.Equal(p.Levels, DefaultLevels) || len(p.Quantiles) != len(DefaultLevels) {
 		t.Errorf("nil levels: %v, %v", p, err)
 	}
-	if _, err := m.PredictFlat(x[:3], 3, PredictOptions{Outputs: OutMean, Levels: []float64{}}); err != nil {
+	if _, err := m.PredictFlat(context.Background(), x[:3], 3, PredictOptions{Outputs: OutMean, Levels: []float64{}}); err != nil {
 		t.Errorf("empty levels without OutQuantiles: %v", err)
 	}
 }
@@ -290,7 +290,7 @@ func TestMDNRangeTooWide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Dists(x, 40, dist.TokenOptions{}); err != nil {
+	if _, err := m.Dists(context.Background(), x, 40, dist.TokenOptions{}); err != nil {
 		t.Errorf("range 2.8e307: %v", err)
 	}
 }
@@ -319,15 +319,15 @@ func TestFrameAPIReview(t *testing.T) {
 	}
 	dup := *f
 	dup.Columns = append(slices.Clone(f.Columns), data.Column{Name: "a", Kind: data.Numeric, Field: -1, Num: make([]float64, n), Missing: make([]bool, n)})
-	if _, err := m.PredictFrame(&dup, PredictOptions{}); !errors.Is(err, data.ErrDuplicateColumn) {
+	if _, err := m.PredictFrame(context.Background(), &dup, PredictOptions{}); !errors.Is(err, data.ErrDuplicateColumn) {
 		t.Errorf("PredictFrame with a twice: %v", err)
 	}
-	if _, err := m.EvaluateFrame(&dup, "y", ""); !errors.Is(err, data.ErrDuplicateColumn) {
+	if _, err := m.EvaluateFrame(context.Background(), &dup, "y", ""); !errors.Is(err, data.ErrDuplicateColumn) {
 		t.Errorf("EvaluateFrame with a twice: %v", err)
 	}
 	dupY := *f
 	dupY.Columns = append(slices.Clone(f.Columns), f.Columns[2])
-	if _, err := m.EvaluateFrame(&dupY, "y", ""); !errors.Is(err, data.ErrDuplicateColumn) {
+	if _, err := m.EvaluateFrame(context.Background(), &dupY, "y", ""); !errors.Is(err, data.ErrDuplicateColumn) {
 		t.Errorf("EvaluateFrame with y twice: %v", err)
 	}
 	bad := *f

@@ -1,6 +1,7 @@
 package decoreg
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -29,12 +30,12 @@ func TestPredictRowsInParallel(t *testing.T) {
 			cfg.Threads = 2
 			m := fit(t, cfg, true)
 			all := PredictOptions{Outputs: OutMean | OutMedian | OutMode | OutQuantiles, Levels: []float64{0.05, 0.5, 0.9}}
-			par, err := m.PredictFlat(xs, len(xs), all)
+			par, err := m.PredictFlat(context.Background(), xs, len(xs), all)
 			if err != nil {
 				t.Fatal(err)
 			}
 			all.Token.Threads = 2 // sequential rows, two threads per step
-			seq, err := m.PredictFlat(xs, len(xs), all)
+			seq, err := m.PredictFlat(context.Background(), xs, len(xs), all)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +59,7 @@ func TestPredictRowsInParallel(t *testing.T) {
 func TestTokenThreadsChecked(t *testing.T) {
 	m := fit(t, headCases[0].cfg, false)
 	for _, n := range []int{-1, MaxThreads + 1} {
-		_, err := m.PredictFlat([]float64{0}, 1, PredictOptions{Token: dist.TokenOptions{Threads: n}})
+		_, err := m.PredictFlat(context.Background(), []float64{0}, 1, PredictOptions{Token: dist.TokenOptions{Threads: n}})
 		var ce *ConfigError
 		if !errors.As(err, &ce) || ce.Field != "Token.Threads" {
 			t.Errorf("Threads %d: %v, want a ConfigError on Token.Threads", n, err)
@@ -106,7 +107,7 @@ func TestPreparedEqualsAlone(t *testing.T) {
 	for _, hc := range headCases {
 		t.Run(hc.name, func(t *testing.T) {
 			m := fit(t, hc.cfg, true)
-			p, err := m.PredictFlat(xs, len(xs), PredictOptions{Outputs: OutMean | OutMedian | OutMode | OutQuantiles, Levels: levels})
+			p, err := m.PredictFlat(context.Background(), xs, len(xs), PredictOptions{Outputs: OutMean | OutMedian | OutMode | OutQuantiles, Levels: levels})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +117,7 @@ func TestPreparedEqualsAlone(t *testing.T) {
 					t.Errorf("%s of row %d: %v, alone %v", what, i, got, want)
 				}
 			}
-			alone, err := m.Dists(xs, len(xs), dist.TokenOptions{})
+			alone, err := m.Dists(context.Background(), xs, len(xs), dist.TokenOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +131,7 @@ func TestPreparedEqualsAlone(t *testing.T) {
 			}
 			// Concurrently: four goroutines prepare overlapping groups of
 			// shared distributions while four others ask them directly.
-			shared, err := m.Dists(xs, len(xs), dist.TokenOptions{Threads: 1})
+			shared, err := m.Dists(context.Background(), xs, len(xs), dist.TokenOptions{Threads: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,11 +174,11 @@ func TestPreparedEqualsAlone(t *testing.T) {
 func TestPredictNoRows(t *testing.T) {
 	for _, hc := range headCases {
 		m := fit(t, hc.cfg, false)
-		p, err := m.PredictFlat(nil, 0, PredictOptions{Outputs: OutMean | OutMedian | OutMode | OutQuantiles})
+		p, err := m.PredictFlat(context.Background(), nil, 0, PredictOptions{Outputs: OutMean | OutMedian | OutMode | OutQuantiles})
 		if err != nil || len(p.Mean) != 0 {
 			t.Errorf("%s: PredictFlat of no rows: %v, %v", hc.name, p, err)
 		}
-		if _, err := m.Predict([][]float64{}, PredictOptions{}); err != nil {
+		if _, err := m.Predict(context.Background(), [][]float64{}, PredictOptions{}); err != nil {
 			t.Errorf("%s: Predict of no rows: %v", hc.name, err)
 		}
 	}
@@ -203,7 +204,7 @@ func TestEvaluateConcurrent(t *testing.T) {
 			sizes := []int{7, 30, 61, 150, 9, 100, 44, 120}
 			want := make([][2]float64, len(sizes))
 			for g, n := range sizes {
-				e, err := models[g%2].Evaluate(x[:n], n, y[:n], "")
+				e, err := models[g%2].Evaluate(context.Background(), x[:n], n, y[:n], "")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -216,7 +217,7 @@ func TestEvaluateConcurrent(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					for r := range 4 {
-						e, err := models[g%2].Evaluate(x[:n], n, y[:n], "")
+						e, err := models[g%2].Evaluate(context.Background(), x[:n], n, y[:n], "")
 						if err != nil {
 							errs <- err.Error()
 							return
@@ -226,7 +227,7 @@ func TestEvaluateConcurrent(t *testing.T) {
 							return
 						}
 						if g == 0 && r == 0 {
-							if _, err := m.FitTemperature(x[:100], 100, y[:100], ""); err != nil {
+							if _, err := m.FitTemperature(context.Background(), x[:100], 100, y[:100], ""); err != nil {
 								errs <- err.Error()
 								return
 							}
@@ -248,12 +249,12 @@ func TestEvaluateConcurrent(t *testing.T) {
 // fail, blaming a field the caller never set, helper-122).
 func TestExportedListsNotRead(t *testing.T) {
 	m := fit(t, small(HeadRiemann, ""), false)
-	want, err := m.PredictFlat([]float64{0.3}, 1, PredictOptions{Outputs: OutQuantiles})
+	want, err := m.PredictFlat(context.Background(), []float64{0.3}, 1, PredictOptions{Outputs: OutQuantiles})
 	if err != nil {
 		t.Fatal(err)
 	}
 	x, y := toyData(60, 1)
-	cal, err := m.Calibration(x, 60, y)
+	cal, err := m.Calibration(context.Background(), x, 60, y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,11 +267,11 @@ func TestExportedListsNotRead(t *testing.T) {
 		copy(CalibrateObjectives, savedObj)
 	}()
 	DefaultLevels[0], metrics.CentralLevels[0], metrics.PITLevels[0], CalibrateObjectives[0] = 7, 0.3, 0.9, "x"
-	got, err := m.PredictFlat([]float64{0.3}, 1, PredictOptions{Outputs: OutQuantiles})
+	got, err := m.PredictFlat(context.Background(), []float64{0.3}, 1, PredictOptions{Outputs: OutQuantiles})
 	if err != nil || !slices.Equal(got.Levels, want.Levels) || got.Quantiles[0][0] != want.Quantiles[0][0] {
 		t.Errorf("Predict after DefaultLevels[0] = 7: %v, %v", got, err)
 	}
-	c2, err := m.Calibration(x, 60, y)
+	c2, err := m.Calibration(context.Background(), x, 60, y)
 	if err != nil || c2.PITError != cal.PITError || !maps.Equal(c2.Coverage, cal.Coverage) {
 		t.Errorf("Calibration after CentralLevels and PITLevels changed: %+v, %v (before %+v)", c2, err, cal)
 	}

@@ -2,6 +2,7 @@ package decoreg
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -333,7 +334,7 @@ func checkCentre(path string, m *Model) error {
 	bad := func(err error) error {
 		return &ModelError{Path: path, Field: "params", Err: fmt.Errorf("the prediction near the training rows' centre fails: %v", err)}
 	}
-	if _, err := m.dists(slices.Clone(m.xMean), 1, dist.TokenOptions{}); err != nil {
+	if _, err := m.dists(context.Background(), slices.Clone(m.xMean), 1, dist.TokenOptions{}); err != nil {
 		return bad(err)
 	}
 	const rows = 10
@@ -363,7 +364,7 @@ func checkCentre(path string, m *Model) error {
 		}
 	}
 	for k, mk := range m.Members() {
-		rs, err := mk.memberRows(x, rows, dist.TokenOptions{})
+		rs, err := mk.memberRows(context.Background(), x, rows, dist.TokenOptions{})
 		if err != nil {
 			return bad(err)
 		}

@@ -189,7 +189,7 @@ func pitSearch(pits func(t float64) ([]float64, error)) (best, fbest, f1 float64
 // their targets' cells once (dist.Token.CDFAt), and a Riemann or MDN
 // member's outputs (the Riemann head's raw logits) are kept and only the
 // distributions are rebuilt at each t.
-func (m *Model) pitObjective(x []float64, rows int, y []float64) (func(t float64) ([]float64, error), error) {
+func (m *Model) pitObjective(ctx context.Context, x []float64, rows int, y []float64) (func(t float64) ([]float64, error), error) {
 	members := m.Members()
 	type member struct {
 		mk *Model
@@ -203,7 +203,7 @@ func (m *Model) pitObjective(x []float64, rows int, y []float64) (func(t float64
 		ms[k].mk = &one
 		switch one.cfg.Head {
 		case HeadDecoder:
-			ds, err := one.memberDists(x, rows, dist.TokenOptions{})
+			ds, err := one.memberDists(ctx, x, rows, dist.TokenOptions{})
 			if err != nil {
 				return nil, err
 			}
@@ -216,7 +216,7 @@ func (m *Model) pitObjective(x []float64, rows int, y []float64) (func(t float64
 				ms[k].at[i] = t.CDFAt(y[i])
 			}
 		case HeadRiemann, HeadMDN:
-			rs, err := one.memberRows(x, rows, dist.TokenOptions{})
+			rs, err := one.memberRows(ctx, x, rows, dist.TokenOptions{})
 			if err != nil {
 				return nil, err
 			}
@@ -266,8 +266,9 @@ func (m *Model) pitObjective(x []float64, rows int, y []float64) (func(t float64
 // map: the search starts from the uncalibrated distributions. A
 // pointwise model, an unknown objective, the PIT or isotonic objective
 // with a non-tree decoder tokenization, and the depth objective for a
-// head other than the decoder are *ConfigErrors.
-func (m *Model) FitTemperature(x []float64, rows int, y []float64, by string) (*Model, error) {
+// head other than the decoder are *ConfigErrors. The search stops once ctx
+// is done, with an error wrapping ctx.Err() and no model.
+func (m *Model) FitTemperature(ctx context.Context, x []float64, rows int, y []float64, by string) (*Model, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
 	}
@@ -306,7 +307,7 @@ func (m *Model) FitTemperature(x []float64, rows int, y []float64, by string) (*
 			ErrBadInput, out, n, m.units.YMin, m.units.YMax)
 	}
 	c := *m
-	if err := c.fitTemperature(context.Background(), x[:n*m.Features()], n, y[:n], by); err != nil {
+	if err := c.fitTemperature(orBackground(ctx), x[:n*m.Features()], n, y[:n], by); err != nil {
 		return nil, err
 	}
 	return &c, nil

@@ -41,7 +41,7 @@ func refPIT(t *testing.T, m *Model, x, y []float64, temp float64) []float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := mt.Dists(x, len(y), dist.TokenOptions{})
+	ds, err := mt.Dists(context.Background(), x, len(y), dist.TokenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestPITObjectiveMatchesDists(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		obj, err := m.pitObjective(xs, len(ys), ys)
+		obj, err := m.pitObjective(context.Background(), xs, len(ys), ys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestPITSearch(t *testing.T) {
 		}
 		// Brute force over the grids, from the cached objective: the same
 		// choice exactly.
-		obj, err := m.pitObjective(val.x, len(val.y), val.y)
+		obj, err := m.pitObjective(context.Background(), val.x, len(val.y), val.y)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +159,7 @@ func TestPITSearch(t *testing.T) {
 		// Deterministic, and FitTemperature on the validation rows agrees.
 		un, _ := m.WithTemperature(1)
 		for range 2 {
-			f, err := un.FitTemperature(val.x, len(val.y), val.y, CalibrateByPIT)
+			f, err := un.FitTemperature(context.Background(), val.x, len(val.y), val.y, CalibrateByPIT)
 			if err != nil || f.Temperature() != T || f.Info().ValPITAfter != info.ValPITAfter || f.Info().ValNLLAfter != info.ValNLLAfter {
 				t.Errorf("%s: FitTemperature: %v, %+v; Fit: %v", cfg.Head, err, f.Info(), T)
 			}
@@ -168,7 +168,7 @@ func TestPITSearch(t *testing.T) {
 			t.Errorf("FitTemperature changed its receiver")
 		}
 		// The NLL objective on the same rows is the other fit.
-		fn, err := un.FitTemperature(val.x, len(val.y), val.y, "")
+		fn, err := un.FitTemperature(context.Background(), val.x, len(val.y), val.y, "")
 		if err != nil || fn.Info().CalibrateBy != CalibrateByNLL || fn.Info().ValPITAfter != 0 {
 			t.Errorf("%s: FitTemperature nll: %v, %+v", cfg.Head, err, fn.Info())
 		}
@@ -216,26 +216,26 @@ func TestPITCalibratesCoverage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cu, err := m.Calibration(xt, len(yt), yt)
+		cu, err := m.Calibration(context.Background(), xt, len(yt), yt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !(cu.Coverage["0.9"] > 0.97) {
 			t.Fatalf("%s: the uncalibrated model covers %v of the sharp targets: not over-dispersed", cfg.Head, cu.Coverage["0.9"])
 		}
-		mp, err := m.FitTemperature(xc, len(yc), yc, CalibrateByPIT)
+		mp, err := m.FitTemperature(context.Background(), xc, len(yc), yc, CalibrateByPIT)
 		if err != nil {
 			t.Fatal(err)
 		}
-		mn, err := m.FitTemperature(xc, len(yc), yc, CalibrateByNLL)
+		mn, err := m.FitTemperature(context.Background(), xc, len(yc), yc, CalibrateByNLL)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cp, err := mp.Calibration(xt, len(yt), yt)
+		cp, err := mp.Calibration(context.Background(), xt, len(yt), yt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cn, err := mn.Calibration(xt, len(yt), yt)
+		cn, err := mn.Calibration(context.Background(), xt, len(yt), yt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,17 +307,17 @@ func TestCalibrateByErrors(t *testing.T) {
 		{md, x[:30], nan, CalibrateByPIT, ""},
 		{md, x[:29], y[:30], CalibrateByPIT, ""},
 	} {
-		_, err := c.m.FitTemperature(c.x, len(c.y), c.y, c.by)
+		_, err := c.m.FitTemperature(context.Background(), c.x, len(c.y), c.y, c.by)
 		var ce *ConfigError
 		if c.field != "" && (!errors.As(err, &ce) || ce.Field != c.field) || c.field == "" && !errors.Is(err, ErrBadInput) {
 			t.Errorf("%s %s by %q, %d rows: %v, want field %q", c.m.cfg.Head, c.m.cfg.Vocab, c.by, len(c.y), err, c.field)
 		}
 	}
-	if _, err := (&Model{}).FitTemperature(x, len(y), y, ""); !errors.Is(err, ErrNotFitted) {
+	if _, err := (&Model{}).FitTemperature(context.Background(), x, len(y), y, ""); !errors.Is(err, ErrNotFitted) {
 		t.Errorf("an empty model: %v", err)
 	}
 	// The NLL objective still takes a Hamming decoder.
-	if _, err := hm.FitTemperature(x, len(y), y, CalibrateByNLL); err != nil {
+	if _, err := hm.FitTemperature(context.Background(), x, len(y), y, CalibrateByNLL); err != nil {
 		t.Errorf("hamming, nll: %v", err)
 	}
 }

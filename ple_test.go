@@ -104,11 +104,11 @@ func TestPLE(t *testing.T) {
 		t.Fatalf("loaded transform %q with %d bins", c.InputTransform, c.PLEBins)
 	}
 	probe := [][]float64{{0.3, 2, 1}, {-40, 0, 0}, {1e9, 7, 1}, {0, 2.5, 0.5}}
-	pm, err := m.Predict(probe, PredictOptions{Outputs: OutMean})
+	pm, err := m.Predict(context.Background(), probe, PredictOptions{Outputs: OutMean})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, err := l.Predict(probe, PredictOptions{Outputs: OutMean})
+	pl, err := l.Predict(context.Background(), probe, PredictOptions{Outputs: OutMean})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,14 +119,14 @@ func TestPLE(t *testing.T) {
 	}
 	// Beyond the training range every column is clipped: -40 and -1e9
 	// give the same inputs, so the same prediction.
-	far, err := m.Predict([][]float64{{-40, 2, 1}, {-1e9, 2, 1}}, PredictOptions{Outputs: OutMean})
+	far, err := m.Predict(context.Background(), [][]float64{{-40, 2, 1}, {-1e9, 2, 1}}, PredictOptions{Outputs: OutMean})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if far.Mean[0] != far.Mean[1] {
 		t.Errorf("clipped rows predict %v and %v", far.Mean[0], far.Mean[1])
 	}
-	if _, err := m.Predict([][]float64{{math.NaN(), 2, 1}}, PredictOptions{Outputs: OutMean}); !errors.Is(err, ErrBadInput) {
+	if _, err := m.Predict(context.Background(), [][]float64{{math.NaN(), 2, 1}}, PredictOptions{Outputs: OutMean}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("a NaN feature: %v, want ErrBadInput", err)
 	}
 
@@ -143,12 +143,12 @@ func TestPLE(t *testing.T) {
 		t.Fatal(err)
 	}
 	xp := []float64{0.3, 2, 1, -1, 4, 0}
-	de, err := e.Dists(xp, 2, dist.TokenOptions{})
+	de, err := e.Dists(context.Background(), xp, 2, dist.TokenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d1, _ := m.Dists(xp, 2, dist.TokenOptions{})
-	d2, _ := m2.Dists(xp, 2, dist.TokenOptions{})
+	d1, _ := m.Dists(context.Background(), xp, 2, dist.TokenOptions{})
+	d2, _ := m2.Dists(context.Background(), xp, 2, dist.TokenOptions{})
 	for i := range 2 {
 		for _, v := range []float64{0, 1.5, 3} {
 			want := math.Log((math.Exp(d1[i].LogPDF(v)) + math.Exp(d2[i].LogPDF(v))) / 2)

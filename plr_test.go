@@ -93,11 +93,11 @@ func TestPLRSaveLoad(t *testing.T) {
 		}
 		x := []float64{-1.5, -0.3, 0, 0.7, 1.9}
 		opts := PredictOptions{Outputs: OutMean | OutMedian | OutQuantiles}
-		a, err := m.PredictFlat(x, len(x), opts)
+		a, err := m.PredictFlat(context.Background(), x, len(x), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := l.PredictFlat(x, len(x), opts)
+		b, err := l.PredictFlat(context.Background(), x, len(x), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,11 +195,11 @@ func TestPLRHeads(t *testing.T) {
 	} {
 		m := fit(t, cfg, true)
 		x := []float64{-1.9, -0.5, 0.2, 1.1}
-		p, err := m.PredictFlat(x, len(x), PredictOptions{Outputs: OutMean})
+		p, err := m.PredictFlat(context.Background(), x, len(x), PredictOptions{Outputs: OutMean})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ds, err := m.Dists(x, len(x), dist.TokenOptions{})
+		ds, err := m.Dists(context.Background(), x, len(x), dist.TokenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package decoreg
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,7 +77,7 @@ type Prediction struct {
 // the network's float32 arithmetic overflows, give a *DataError naming the
 // column (row 0).
 func (m *Model) Dist(x []float64) (dist.Distribution, error) {
-	ds, err := m.dists(x, 1, dist.TokenOptions{})
+	ds, err := m.dists(context.Background(), x, 1, dist.TokenOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -88,12 +89,15 @@ func (m *Model) Dist(x []float64) (dist.Distribution, error) {
 // CalibrateByIsotonic gives *dist.Recalibrated ones (an ensemble's: of
 // its *dist.Mixture). Errors are as Dist's, naming the
 // row; options dist.NewToken refuses give a *ConfigError ("Token.Beam",
-// ...).
-func (m *Model) Dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
-	return m.dists(x, rows, opts)
+// ...). The encoding stops between chunks of rows once ctx is done, with
+// an error wrapping ctx.Err() (a nil ctx is context.Background()); the
+// distributions' summaries (Mean, Quantile, ...) are computed when asked
+// for, outside Dists.
+func (m *Model) Dists(ctx context.Context, x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
+	return m.dists(orBackground(ctx), x, rows, opts)
 }
 
-func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
+func (m *Model) dists(ctx context.Context, x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
 	}
@@ -101,7 +105,7 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 	if len(m.others) > 0 {
 		mk = m.mixDists
 	}
-	out, err := mk(x, rows, opts)
+	out, err := mk(ctx, x, rows, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -115,8 +119,8 @@ func (m *Model) dists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Dis
 
 // memberDists is dists for a single model (an ensemble's first member
 // alone).
-func (m *Model) memberDists(x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
-	rs, err := m.memberRows(x, rows, opts)
+func (m *Model) memberDists(ctx context.Context, x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
+	rs, err := m.memberRows(ctx, x, rows, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +140,8 @@ func (m *Model) memberDists(x []float64, rows int, opts dist.TokenOptions) ([]di
 // here. A Riemann head's rows hold its raw logits, not its probabilities:
 // its distribution is made from them in float64 at any temperature (the
 // float32 probabilities may underflow to 0, the log-density then to -Inf).
-func (m *Model) memberRows(x []float64, rows int, opts dist.TokenOptions) ([]head.Row, error) {
+// It stops between chunks of rows once ctx is done (stopped).
+func (m *Model) memberRows(ctx context.Context, x []float64, rows int, opts dist.TokenOptions) ([]head.Row, error) {
 	logits := m.cfg.Head == HeadRiemann
 	d := m.Features()
 	if !shapeOK(len(x), rows, d) {
@@ -157,6 +162,9 @@ func (m *Model) memberRows(x []float64, rows int, opts dist.TokenOptions) ([]hea
 	phi := make([]float32, rows*width)
 	const chunk = 1024
 	for lo := 0; lo < rows; lo += chunk {
+		if err := stopped(ctx); err != nil {
+			return nil, err
+		}
 		n := min(chunk, rows-lo)
 		m.net.Encode(xs[lo*d:(lo+n)*d], n, phi[lo*width:(lo+n)*width])
 	}
@@ -165,6 +173,9 @@ func (m *Model) memberRows(x []float64, rows int, opts dist.TokenOptions) ([]hea
 	if k > 0 {
 		ho = make([]float32, rows*k)
 		for lo := 0; lo < rows; lo += chunk {
+			if err := stopped(ctx); err != nil {
+				return nil, err
+			}
 			n := min(chunk, rows-lo)
 			if logits {
 				m.net.HeadLogits(phi[lo*width:(lo+n)*width], n, ho[lo*k:(lo+n)*k])
@@ -245,8 +256,10 @@ func f64(x []float32) []float64 {
 
 // Predict computes the requested summaries of p(y|x) for every row of X.
 // A row it cannot answer for gives a *DataError (see Dists); bad options a
-// *ConfigError naming the field ("Levels", "Token.Beam", ...).
-func (m *Model) Predict(X [][]float64, opts PredictOptions) (*Prediction, error) {
+// *ConfigError naming the field ("Levels", "Token.Beam", ...). The work
+// stops between groups of rows once ctx is done, with an error wrapping
+// ctx.Err() and no Prediction (a nil ctx is context.Background()).
+func (m *Model) Predict(ctx context.Context, X [][]float64, opts PredictOptions) (*Prediction, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
 	}
@@ -258,14 +271,15 @@ func (m *Model) Predict(X [][]float64, opts PredictOptions) (*Prediction, error)
 		}
 		flat = append(flat, row...)
 	}
-	return m.PredictFlat(flat, len(X), opts)
+	return m.PredictFlat(ctx, flat, len(X), opts)
 }
 
 // PredictFlat is Predict for rows x (rows x Features(), row-major).
-func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Prediction, error) {
+func (m *Model) PredictFlat(ctx context.Context, x []float64, rows int, opts PredictOptions) (*Prediction, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
 	}
+	ctx = orBackground(ctx)
 	what := opts.Outputs
 	if what == 0 {
 		what = OutMean | OutMedian | OutMode
@@ -294,8 +308,11 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 		}
 		out := &Prediction{}
 		for lo := 0; lo < rows; lo += predictChunk {
+			if err := stopped(ctx); err != nil {
+				return nil, err
+			}
 			hi := min(lo+predictChunk, rows)
-			p, err := m.PredictFlat(x[lo*d:hi*d], hi-lo, opts)
+			p, err := m.PredictFlat(ctx, x[lo*d:hi*d], hi-lo, opts)
 			if err != nil {
 				return nil, shiftRow(err, lo)
 			}
@@ -320,7 +337,7 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 			tok.Threads = 1
 		}
 	}
-	ds, err := m.dists(x, rows, tok)
+	ds, err := m.dists(ctx, x, rows, tok)
 	if err != nil {
 		return nil, err
 	}
@@ -355,7 +372,12 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 	}
 	group := max(1, min(prepareGroup, (rows+workers-1)/workers))
 	groups := (rows + group - 1) / group
+	var quit atomic.Bool // ctx found done: the groups left are skipped
 	eachRow(workers, groups, func(g int) {
+		if quit.Load() || ctx.Err() != nil {
+			quit.Store(true)
+			return // reported below
+		}
 		lo, hi := g*group, min((g+1)*group, rows)
 		reqs := make([]dist.PrepareRequest, hi-lo)
 		for i := range reqs {
@@ -381,7 +403,28 @@ func (m *Model) PredictFlat(x []float64, rows int, opts PredictOptions) (*Predic
 			}
 		}
 	})
+	if err := stopped(ctx); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// orBackground is ctx, or context.Background() for a nil ctx.
+func orBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
+}
+
+// stopped returns nil while ctx is live, and once it is done an error
+// wrapping ctx.Err() (errors.Is(err, context.Canceled) or
+// context.DeadlineExceeded).
+func stopped(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("decoreg: stopped: %w", err)
+	}
+	return nil
 }
 
 // prepareGroup is the most rows PredictFlat prepares together: enough
@@ -499,11 +542,13 @@ func (m *Model) DefaultPoint() string {
 // Evaluate computes the NLL (both units), the cross-entropy per token, and
 // the MSE, relative MSE and Kendall's tau of the point estimate point
 // ("mean", "median", "mode"; "" for DefaultPoint) on rows x with targets y.
-// Calibration scores the predictive distributions themselves.
-func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eval, error) {
+// Calibration scores the predictive distributions themselves. ctx stops it
+// as it stops Predict.
+func (m *Model) Evaluate(ctx context.Context, x []float64, rows int, y []float64, point string) (*Eval, error) {
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
 	}
+	ctx = orBackground(ctx)
 	if point == "" {
 		point = m.DefaultPoint()
 	}
@@ -537,9 +582,12 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 		}
 		p = &Prediction{}
 		for lo := 0; lo < rows; lo += predictChunk {
+			if err := stopped(ctx); err != nil {
+				return nil, err
+			}
 			hi := min(lo+predictChunk, rows)
 			xc, yc := x[lo*d:hi*d], y[lo:hi]
-			pc, err := m.PredictFlat(xc, hi-lo, PredictOptions{Outputs: out | OutDist})
+			pc, err := m.PredictFlat(ctx, xc, hi-lo, PredictOptions{Outputs: out | OutDist})
 			if err != nil {
 				return nil, shiftRow(err, lo)
 			}
@@ -570,7 +618,7 @@ func (m *Model) Evaluate(x []float64, rows int, y []float64, point string) (*Eva
 			outs |= OutDist // an MDN's NLL is scored by its distributions, below
 		}
 		var err error
-		if p, err = m.PredictFlat(x, rows, PredictOptions{Outputs: outs}); err != nil {
+		if p, err = m.PredictFlat(ctx, x, rows, PredictOptions{Outputs: outs}); err != nil {
 			return nil, err
 		}
 	}
@@ -667,7 +715,7 @@ func (m *Model) refineNLL(nll, x, y []float64) error {
 		xb = append(xb, x[i*d:(i+1)*d]...)
 		yb[k] = y[i]
 	}
-	ds, err := m.memberDists(xb, len(bad), dist.TokenOptions{})
+	ds, err := m.memberDists(context.Background(), xb, len(bad), dist.TokenOptions{})
 	if err == nil {
 		var tgb *head.Targets
 		if tgb, err = head.Encode(&m.net.Cfg, m.units, yb); err == nil {
@@ -722,15 +770,15 @@ func addTo(v, extra []float64) []float64 {
 // (1 is best, 0 is the constant mean predictor; it can be negative). It is
 // NaN, with no error, where the targets are all equal (one row among
 // them): R² divides by their variance. No rows is an error wrapping
-// ErrBadInput.
-func (m *Model) Score(X [][]float64, y []float64) (float64, error) {
+// ErrBadInput. ctx stops it as it stops Predict.
+func (m *Model) Score(ctx context.Context, X [][]float64, y []float64) (float64, error) {
 	if m == nil || m.net == nil {
 		return math.NaN(), ErrNotFitted
 	}
 	if len(X) == 0 && len(y) == 0 {
 		return math.NaN(), fmt.Errorf("%w: no rows to score", ErrBadInput)
 	}
-	p, err := m.Predict(X, PredictOptions{Outputs: OutMean})
+	p, err := m.Predict(ctx, X, PredictOptions{Outputs: OutMean})
 	if err != nil {
 		return math.NaN(), err
 	}

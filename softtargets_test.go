@@ -28,9 +28,9 @@ func TestSoftTargets(t *testing.T) {
 	}
 	m0, m1, m2 := fit(base), fit(soft), fit(soft)
 	opts := PredictOptions{Outputs: OutMean | OutQuantiles}
-	p0, _ := m0.PredictFlat(x[:20], 20, opts)
-	p1, _ := m1.PredictFlat(x[:20], 20, opts)
-	p2, _ := m2.PredictFlat(x[:20], 20, opts)
+	p0, _ := m0.PredictFlat(context.Background(), x[:20], 20, opts)
+	p1, _ := m1.PredictFlat(context.Background(), x[:20], 20, opts)
+	p2, _ := m2.PredictFlat(context.Background(), x[:20], 20, opts)
 	if slices.Equal(p0.Mean, p1.Mean) {
 		t.Error("soft targets changed nothing")
 	}
@@ -45,14 +45,14 @@ func TestSoftTargets(t *testing.T) {
 	// targets are soft and the model differs.
 	tiny, small := base, base
 	tiny.SoftTargets, small.SoftTargets = 0.9/(5*256), 1.1/(5*256)
-	pt, _ := fit(tiny).PredictFlat(x[:20], 20, opts)
-	ps, _ := fit(small).PredictFlat(x[:20], 20, opts)
+	pt, _ := fit(tiny).PredictFlat(context.Background(), x[:20], 20, opts)
+	ps, _ := fit(small).PredictFlat(context.Background(), x[:20], 20, opts)
 	if !slices.Equal(pt.Mean, p0.Mean) || slices.Equal(ps.Mean, p0.Mean) {
 		t.Errorf("SoftTargets %v: the hard model %v (want true); %v: the hard model %v (want false)",
 			tiny.SoftTargets, slices.Equal(pt.Mean, p0.Mean), small.SoftTargets, slices.Equal(ps.Mean, p0.Mean))
 	}
 	back := reload(t, m1)
-	p3, _ := back.PredictFlat(x[:20], 20, opts)
+	p3, _ := back.PredictFlat(context.Background(), x[:20], 20, opts)
 	if !slices.Equal(p1.Mean, p3.Mean) || back.Config().SoftTargets != 0.03 {
 		t.Errorf("after Save and Load: SoftTargets %v, means equal %v", back.Config().SoftTargets, slices.Equal(p1.Mean, p3.Mean))
 	}

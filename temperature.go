@@ -113,7 +113,7 @@ func (m *Model) fitTemperature(ctx context.Context, x []float64, rows int, y []f
 	}
 	lr := m.units.LogRange()
 	if by == CalibrateByPIT {
-		pits, err := m.pitObjective(x, rows, y)
+		pits, err := m.pitObjective(ctx, x, rows, y)
 		if err != nil {
 			return err
 		}
@@ -190,7 +190,7 @@ func ctxPITs(ctx context.Context, pits func(t float64) ([]float64, error)) func(
 // validation NLL after the map (the mean of -log R'(p_i) added), and the
 // PIT error at temperature 1 and after the map (in-sample).
 func (m *Model) fitIsotonic(ctx context.Context, x []float64, rows int, y []float64, nllT float64) error {
-	pits, err := m.pitObjective(x, rows, y)
+	pits, err := m.pitObjective(ctx, x, rows, y)
 	if err != nil {
 		return err
 	}
@@ -248,7 +248,7 @@ func (m *Model) tempObjective(ms []objMember, x []float64, rows int, y []float64
 			}
 			c := *mm.mk
 			c.temp = t
-			ds, err := c.memberDists(x, rows, dist.TokenOptions{})
+			ds, err := c.memberDists(context.Background(), x, rows, dist.TokenOptions{})
 			if errors.Is(err, head.ErrOutput) {
 				// A row's distribution at t is beyond float64 (an MDN
 				// widened on a huge target range): not this temperature.
@@ -292,7 +292,7 @@ func (m *Model) objectiveMembers(ctx context.Context, x []float64, rows int, y [
 		if one.cfg.Head != HeadDecoder {
 			continue
 		}
-		ds, err := one.memberDists(x, rows, dist.TokenOptions{})
+		ds, err := one.memberDists(ctx, x, rows, dist.TokenOptions{})
 		if err != nil {
 			return nil, err
 		}
@@ -429,7 +429,7 @@ func (m *Model) fitDepth(ctx context.Context, ms []objMember, rows int, t0, f1 f
 func (m *Model) nllAt(t float64, x []float64, rows int, y []float64, tg *head.Targets) (float64, error) {
 	c := *m
 	c.temp, c.recal, c.depthT = t, nil, nil
-	ds, err := c.dists(x, rows, dist.TokenOptions{})
+	ds, err := c.dists(context.Background(), x, rows, dist.TokenOptions{})
 	if err != nil {
 		return math.NaN(), err
 	}

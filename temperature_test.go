@@ -60,11 +60,11 @@ func TestCalibrate(t *testing.T) {
 		}
 		// Fresh data: calibrated NLL below the uncalibrated, through Evaluate.
 		un, _ := m.WithTemperature(1)
-		ec, err := m.Evaluate(xt, len(yt), yt, "")
+		ec, err := m.Evaluate(context.Background(), xt, len(yt), yt, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		eu, err := un.Evaluate(xt, len(yt), yt, "")
+		eu, err := un.Evaluate(context.Background(), xt, len(yt), yt, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,9 +82,9 @@ func TestCalibrate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pl, _ := l.Predict([][]float64{{0.3}}, PredictOptions{Outputs: OutQuantiles, Levels: []float64{0.1, 0.9}})
-		pm, _ := m.Predict([][]float64{{0.3}}, PredictOptions{Outputs: OutQuantiles, Levels: []float64{0.1, 0.9}})
-		pu, _ := un.Predict([][]float64{{0.3}}, PredictOptions{Outputs: OutQuantiles, Levels: []float64{0.1, 0.9}})
+		pl, _ := l.Predict(context.Background(), [][]float64{{0.3}}, PredictOptions{Outputs: OutQuantiles, Levels: []float64{0.1, 0.9}})
+		pm, _ := m.Predict(context.Background(), [][]float64{{0.3}}, PredictOptions{Outputs: OutQuantiles, Levels: []float64{0.1, 0.9}})
+		pu, _ := un.Predict(context.Background(), [][]float64{{0.3}}, PredictOptions{Outputs: OutQuantiles, Levels: []float64{0.1, 0.9}})
 		if l.Temperature() != T || pl.Quantiles[0][0] != pm.Quantiles[0][0] || pl.Quantiles[1][0] != pm.Quantiles[1][0] {
 			t.Errorf("%s: loaded temperature %v (saved %v), quantiles %v vs %v", h, l.Temperature(), T, pl.Quantiles, pm.Quantiles)
 		}
@@ -142,11 +142,11 @@ func TestCalibrateRefused(t *testing.T) {
 	for i, v := range y {
 		far[i] = v + 10*(hi-lo)
 	}
-	if _, err := m.FitTemperature(x, len(y), far, ""); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "100 of the 100 targets it is fitted on lie outside") {
+	if _, err := m.FitTemperature(context.Background(), x, len(y), far, ""); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "100 of the 100 targets it is fitted on lie outside") {
 		t.Errorf("targets outside the training range: %v", err)
 	}
 	copy(far[:75], y)
-	if _, err := m.FitTemperature(x, len(y), far, ""); err != nil {
+	if _, err := m.FitTemperature(context.Background(), x, len(y), far, ""); err != nil {
 		t.Errorf("a quarter of the targets outside the training range: %v", err)
 	}
 	// Counted among the rows the fit uses, the first maxCalibrationRows.
@@ -158,7 +158,7 @@ func TestCalibrateRefused(t *testing.T) {
 	for i := maxCalibrationRows; i < n; i++ {
 		ys[i] += 10 * (hi - lo) // not used: no fault
 	}
-	if _, err := m.FitTemperature(xs, n, ys, ""); err != nil {
+	if _, err := m.FitTemperature(context.Background(), xs, n, ys, ""); err != nil {
 		t.Errorf("targets outside the range past the rows used: %v", err)
 	}
 	for i := range n {
@@ -167,7 +167,7 @@ func TestCalibrateRefused(t *testing.T) {
 			ys[i] += 10 * (hi - lo)
 		}
 	}
-	if _, err := m.FitTemperature(xs, n, ys, ""); !errors.Is(err, ErrBadInput) {
+	if _, err := m.FitTemperature(context.Background(), xs, n, ys, ""); !errors.Is(err, ErrBadInput) {
 		t.Errorf("every row used outside the range: %v", err)
 	}
 }
@@ -181,7 +181,7 @@ func checkNLLPaths(t *testing.T, m *Model, x, y []float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := m.Evaluate(x, len(y), y, "")
+	e, err := m.Evaluate(context.Background(), x, len(y), y, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -485,7 +485,7 @@ func prefixesLowerNLL(t *testing.T, ms []*Model, val rowsXY) {
 				t.Fatal(err)
 			}
 		}
-		ev, err := e.Evaluate(val.x, len(val.y), val.y, "")
+		ev, err := e.Evaluate(context.Background(), val.x, len(val.y), val.y, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -204,7 +204,7 @@ func (b *batcher) run(batch []*job) {
 	}
 	// A row's decoder steps use the spare cores when the rows are fewer.
 	opts := dist.TokenOptions{Threads: max(1, cores/rows)}
-	all, err := b.m.Dists(x, rows, opts)
+	all, err := b.m.Dists(context.Background(), x, rows, opts)
 	switch {
 	case err == nil:
 		lo := 0
@@ -217,7 +217,7 @@ func (b *batcher) run(batch []*job) {
 	default:
 		// Some row overflowed: find whose, one job at a time.
 		for k, j := range live {
-			ds[k], j.err = b.m.Dists(j.q.x, j.q.rows, opts)
+			ds[k], j.err = b.m.Dists(context.Background(), j.q.x, j.q.rows, opts)
 		}
 	}
 	// The rows of all jobs, in order, in groups shared among the cores.

@@ -76,7 +76,7 @@ func TestPageInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := m.Predict([][]float64{{1.5, -0.75}}, decoreg.PredictOptions{Outputs: decoreg.OutMean | decoreg.OutMedian | decoreg.OutQuantiles, Levels: []float64{0.05}})
+	want, err := m.Predict(context.Background(), [][]float64{{1.5, -0.75}}, decoreg.PredictOptions{Outputs: decoreg.OutMean | decoreg.OutMedian | decoreg.OutQuantiles, Levels: []float64{0.05}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestPageSchemaModel(t *testing.T) {
 	g := &data.Frame{Rows: 1, Columns: []data.Column{col("area", data.Numeric, "80", 80), col("rooms", data.Numeric, "3", 3),
 		col("city", data.Categorical, "Paris", 0), col("heating", data.Categorical, "gas", 0), col("garden", data.Categorical, "yes", 0),
 		col("year", data.Numeric, "", 0)}}
-	want, err := m.PredictFrame(g, decoreg.PredictOptions{Outputs: decoreg.OutMean})
+	want, err := m.PredictFrame(context.Background(), g, decoreg.PredictOptions{Outputs: decoreg.OutMean})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"math"
@@ -30,7 +31,7 @@ func TestModelsCalibrateBy(t *testing.T) {
 		mc := m
 		if c.want != "" {
 			var err error
-			if mc, err = m.FitTemperature(x, len(y), y, c.by); err != nil || mc.Temperature() == 1 {
+			if mc, err = m.FitTemperature(context.Background(), x, len(y), y, c.by); err != nil || mc.Temperature() == 1 {
 				t.Fatalf("FitTemperature %q: %v, T %v", c.by, err, mc.Temperature())
 			}
 		}
@@ -52,7 +53,7 @@ func TestModelsDepthTemperatures(t *testing.T) {
 		a, b := r.NormFloat64(), r.NormFloat64()
 		x, y = append(x, a, b), append(y, a+b*b+0.05*r.NormFloat64())
 	}
-	mc, err := m.FitTemperature(x, len(y), y, decoreg.CalibrateByDepth)
+	mc, err := m.FitTemperature(context.Background(), x, len(y), y, decoreg.CalibrateByDepth)
 	if err != nil {
 		t.Fatal(err)
 	}

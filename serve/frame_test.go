@@ -61,7 +61,7 @@ func TestServeSchemaModel(t *testing.T) {
 		col("garden", data.Categorical, []string{"yes", "no", "no"}, nil),
 		col("year", data.Numeric, []string{"1990", "", "2001"}, []float64{1990, 0, 2001}),
 	}}
-	want, err := m.PredictFrame(g, decoreg.PredictOptions{Outputs: decoreg.OutMean})
+	want, err := m.PredictFrame(context.Background(), g, decoreg.PredictOptions{Outputs: decoreg.OutMean})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,7 +130,7 @@ func TestPredictMatchesLibrary(t *testing.T) {
 			rows := [][]float64{{0, 0}, {1.5, -2}, {-3, 0.25}, {10, 10}}
 			ys := []float64{0.5, 4, -1, 100}
 			levels := []float64{0.01, 0.1, 0.5, 0.9, 0.99}
-			want, err := m.Predict(rows, decoreg.PredictOptions{Outputs: decoreg.OutMean | decoreg.OutMedian | decoreg.OutMode | decoreg.OutQuantiles | decoreg.OutDist, Levels: levels})
+			want, err := m.Predict(context.Background(), rows, decoreg.PredictOptions{Outputs: decoreg.OutMean | decoreg.OutMedian | decoreg.OutMode | decoreg.OutQuantiles | decoreg.OutDist, Levels: levels})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -401,7 +401,7 @@ func TestLoad(t *testing.T) {
 				for i := range x {
 					x[i] = []float64{r.NormFloat64() * 2, r.NormFloat64() * 2}
 				}
-				want, err := m.Predict(x, decoreg.PredictOptions{Outputs: decoreg.OutMean | decoreg.OutQuantiles, Levels: []float64{0.1, 0.9}})
+				want, err := m.Predict(context.Background(), x, decoreg.PredictOptions{Outputs: decoreg.OutMean | decoreg.OutQuantiles, Levels: []float64{0.1, 0.9}})
 				if err != nil {
 					errs <- err
 					return
@@ -557,7 +557,7 @@ func TestReload(t *testing.T) {
 	saveModel(t, m2, tmp)
 	os.Rename(tmp, filepath.Join(dir, "a.model"))
 	waitFor("the reload", func() bool { return heads()["a"] == "riemann" })
-	want, _ := m2.Predict([][]float64{{1, 2}}, decoreg.PredictOptions{Outputs: decoreg.OutMean})
+	want, _ := m2.Predict(context.Background(), [][]float64{{1, 2}}, decoreg.PredictOptions{Outputs: decoreg.OutMean})
 	code, b, _ := post(t, ts.URL+"/v1/models/a/predict", `{"x":[[1,2]],"outputs":["mean"]}`)
 	if code != 200 || !eq(*decode(t, b).Predictions[0].Mean, want.Mean[0]) {
 		t.Errorf("after the reload: %d %s, want mean %v", code, b, want.Mean[0])
@@ -725,7 +725,7 @@ func TestReplacedWhileUploading(t *testing.T) {
 		}
 	}
 	status, body := finish()
-	want, _ := m2.Predict([][]float64{{0, 1}}, decoreg.PredictOptions{Outputs: decoreg.OutMean}) // b=0, a=1
+	want, _ := m2.Predict(context.Background(), [][]float64{{0, 1}}, decoreg.PredictOptions{Outputs: decoreg.OutMean}) // b=0, a=1
 	if !strings.Contains(status, "200") || !eq(*decode(t, []byte(body)).Predictions[0].Mean, want.Mean[0]) {
 		t.Errorf("%s %s; want the new model's mean %v", status, body, want.Mean[0])
 	}

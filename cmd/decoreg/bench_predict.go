@@ -137,7 +137,7 @@ func runBenchPredict(args []string) error {
 		// memory is reported).
 		for lo := 0; lo < min(*rows, d.Rows); lo += predictChunk {
 			hi := min(lo+predictChunk, *rows, d.Rows)
-			if _, err := m.PredictFlat(d.X[lo*d.Cols:hi*d.Cols], hi-lo, decoreg.PredictOptions{Outputs: decoreg.OutMean}); err != nil {
+			if _, err := m.PredictFlat(context.Background(), d.X[lo*d.Cols:hi*d.Cols], hi-lo, decoreg.PredictOptions{Outputs: decoreg.OutMean}); err != nil {
 				var de *decoreg.DataError
 				if errors.As(err, &de) && de.Row >= 0 {
 					de.Row += lo
@@ -190,7 +190,7 @@ func runBenchPredict(args []string) error {
 	oneCore := dist.TokenOptions{Threads: 1}
 	means, sMeans := make([]float64, *rows), make([]float64, *rows)
 	exact := func(lo, hi int) error {
-		p, err := m.PredictFlat(x[lo*feats:hi*feats], hi-lo, decoreg.PredictOptions{Outputs: outs, Levels: levels, Token: oneCore})
+		p, err := m.PredictFlat(context.Background(), x[lo*feats:hi*feats], hi-lo, decoreg.PredictOptions{Outputs: outs, Levels: levels, Token: oneCore})
 		if err != nil {
 			return err
 		}
@@ -198,7 +198,7 @@ func runBenchPredict(args []string) error {
 		return nil
 	}
 	sampled := func(lo, hi int) error {
-		ds, err := m.Dists(x[lo*feats:hi*feats], hi-lo, oneCore)
+		ds, err := m.Dists(context.Background(), x[lo*feats:hi*feats], hi-lo, oneCore)
 		if err != nil {
 			return err
 		}

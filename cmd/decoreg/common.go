@@ -1102,7 +1102,7 @@ var interruptHook atomic.Pointer[func()]
 // returns at once an error saying that nothing was written, and the
 // command ends with it while f is left to the process's exit; a second
 // one ends the process at once by the signal, as in writeOutput.
-func interruptible(name, out string, f func() error) error {
+func interruptible(name, out string, f func(ctx context.Context) error) error {
 	ctx, stop := onInterrupt(func() {})
 	defer stop()
 	done := make(chan error, 1)
@@ -1110,7 +1110,7 @@ func interruptible(name, out string, f func() error) error {
 		if h := interruptHook.Load(); h != nil {
 			(*h)()
 		}
-		done <- f()
+		done <- f(ctx)
 	}()
 	select {
 	case err := <-done:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image/color"
@@ -172,7 +173,7 @@ func runDemo(cmd *Command, args []string) (err error) {
 		if err != nil {
 			return fmt.Errorf("demo: training %s: %v", h.name, err)
 		}
-		ev, err := m.Evaluate(xTe, size.test, yTe, "median")
+		ev, err := m.Evaluate(context.Background(), xTe, size.test, yTe, "median")
 		if err != nil {
 			return fmt.Errorf("demo: evaluating %s: %v", h.name, err)
 		}
@@ -319,7 +320,7 @@ func demoPlot(w io.Writer, p synth.Problem, heads []*demoHead, trueNLL float64, 
 			}
 		} else {
 			pl.Title.Text = fmt.Sprintf("%s (%s): test NLL %.3f, truth %.3f", h.name, demoSettings(h.model.Config()), h.eval.NLL, trueNLL)
-			ds, err := h.model.Dists(xs, len(xs), dist.TokenOptions{})
+			ds, err := h.model.Dists(context.Background(), xs, len(xs), dist.TokenOptions{})
 			if err != nil {
 				return err
 			}
@@ -375,7 +376,7 @@ func demoPointLines(pl *plot.Plot, p synth.Problem, m *decoreg.Model) error {
 	for i := range xs {
 		xs[i] = -1 + 2*float64(i)/float64(n-1)
 	}
-	pred, err := m.PredictFlat(xs, n, decoreg.PredictOptions{Outputs: decoreg.OutMean})
+	pred, err := m.PredictFlat(context.Background(), xs, n, decoreg.PredictOptions{Outputs: decoreg.OutMean})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -226,14 +227,14 @@ func runEval(cmd *Command, args []string) error {
 	var c *decoreg.Calibration
 	var be, bc []byte
 	extra := ""
-	if err := interruptible(name, "", func() error {
-		e, err := m.Evaluate(d.X, d.Rows, d.Y, point)
+	if err := interruptible(name, "", func(ctx context.Context) error {
+		e, err := m.Evaluate(ctx, d.X, d.Rows, d.Y, point)
 		if err != nil {
 			return dataErr(name, d, idx, err)
 		}
 		e.Skipped = skipped
 		warnClipped(name, d, m, e.Clipped)
-		c, err = m.Calibration(d.X, d.Rows, d.Y)
+		c, err = m.Calibration(ctx, d.X, d.Rows, d.Y)
 		if err != nil {
 			return dataErr(name, d, idx, err)
 		}
@@ -254,11 +255,11 @@ func runEval(cmd *Command, args []string) error {
 			if err != nil {
 				return failf(name, "%v", err)
 			}
-			eu, err := u.Evaluate(d.X, d.Rows, d.Y, point)
+			eu, err := u.Evaluate(ctx, d.X, d.Rows, d.Y, point)
 			if err != nil {
 				return dataErr(name, d, idx, err)
 			}
-			cu, err := u.Calibration(d.X, d.Rows, d.Y)
+			cu, err := u.Calibration(ctx, d.X, d.Rows, d.Y)
 			if err != nil {
 				return dataErr(name, d, idx, err)
 			}

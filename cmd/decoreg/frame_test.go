@@ -97,7 +97,7 @@ func TestTrainMixed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := m.PredictFrame(f, decoreg.PredictOptions{Outputs: decoreg.OutMean})
+	p, err := m.PredictFrame(context.Background(), f, decoreg.PredictOptions{Outputs: decoreg.OutMean})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,8 +206,8 @@ func TestTrainMixedNumbersOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := m.PredictFlat(d.X, d.Rows, decoreg.PredictOptions{Outputs: decoreg.OutMean})
-	b, _ := ref.PredictFlat(d.X, d.Rows, decoreg.PredictOptions{Outputs: decoreg.OutMean})
+	a, _ := m.PredictFlat(context.Background(), d.X, d.Rows, decoreg.PredictOptions{Outputs: decoreg.OutMean})
+	b, _ := ref.PredictFlat(context.Background(), d.X, d.Rows, decoreg.PredictOptions{Outputs: decoreg.OutMean})
 	if !slices.Equal(a.Mean, b.Mean) {
 		t.Errorf("train on numbers differs from FitFlat: %v vs %v", a.Mean[:3], b.Mean[:3])
 	}

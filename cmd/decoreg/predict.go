@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math/big"
@@ -225,9 +226,9 @@ func runPredict(cmd *Command, args []string) error {
 	// interrupt stops the command at once (interruptible).
 	var p *decoreg.Prediction
 	var lp []float64
-	if err := interruptible(name, out, func() error {
+	if err := interruptible(name, out, func(ctx context.Context) error {
 		var err error
-		if p, err = m.PredictFlat(d.X, d.Rows, decoreg.PredictOptions{Outputs: outs, Levels: levels}); err != nil {
+		if p, err = m.PredictFlat(ctx, d.X, d.Rows, decoreg.PredictOptions{Outputs: outs, Levels: levels}); err != nil {
 			return dataErr(name, d, idx, err)
 		}
 		if logpdf {

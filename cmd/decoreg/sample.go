@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -166,7 +167,7 @@ func runSample(cmd *Command, args []string) error {
 	}
 	d = subset(d, idx)
 	warn(idx)
-	ds, err := m.Dists(d.X, d.Rows, dist.TokenOptions{})
+	ds, err := m.Dists(context.Background(), d.X, d.Rows, dist.TokenOptions{})
 	if err != nil {
 		return dataErr(name, d, idx, err)
 	}

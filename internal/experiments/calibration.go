@@ -155,12 +155,12 @@ func runCalibration(ctx context.Context, u *uciData, ds string, split int, head 
 		return nil, err
 	}
 	xv, yv := calibrationRows(tr.X, tr.Rows, tr.Cols, tr.Y, cfg)
-	mp, err := un.FitTemperature(xv, len(yv), yv, decoreg.CalibrateByPIT)
+	mp, err := un.FitTemperature(ctx, xv, len(yv), yv, decoreg.CalibrateByPIT)
 	if err != nil {
 		return nil, err
 	}
 	l.PIT = &CalObjective{Temperature: Float(mp.Temperature())}
-	mi, err := un.FitTemperature(xv, len(yv), yv, decoreg.CalibrateByIsotonic)
+	mi, err := un.FitTemperature(ctx, xv, len(yv), yv, decoreg.CalibrateByIsotonic)
 	if err != nil {
 		return nil, err
 	}
@@ -170,11 +170,11 @@ func runCalibration(ctx context.Context, u *uciData, ds string, split int, head 
 		m   *decoreg.Model
 		dst *CalScores
 	}{{un, &l.Before}, {m, &l.After}, {mp, &l.PIT.After}, {mi, &l.Isotonic.After}} {
-		ev, err := c.m.Evaluate(te.X, te.Rows, te.Y, "")
+		ev, err := c.m.Evaluate(ctx, te.X, te.Rows, te.Y, "")
 		if err != nil {
 			return nil, err
 		}
-		cal, err := c.m.Calibration(te.X, te.Rows, te.Y)
+		cal, err := c.m.Calibration(ctx, te.X, te.Rows, te.Y)
 		if err != nil {
 			return nil, err
 		}
@@ -202,7 +202,7 @@ func runCalibration(ctx context.Context, u *uciData, ds string, split int, head 
 // m's test NLL nll (see IsoVariant).
 func isoGrid(m *decoreg.Model, xv, yv, testPIT []float64, nll float64) ([]IsoVariant, error) {
 	n := min(len(yv), 4000)
-	ds, err := m.Dists(xv[:n*m.Features()], n, dist.TokenOptions{})
+	ds, err := m.Dists(context.Background(), xv[:n*m.Features()], n, dist.TokenOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -108,7 +108,7 @@ func TestCalibrationRows(t *testing.T) {
 	}
 	xv, yv := calibrationRows(x, n, 2, y, cfg)
 	un, _ := m.WithTemperature(1)
-	f, err := un.FitTemperature(xv, len(yv), yv, decoreg.CalibrateByNLL)
+	f, err := un.FitTemperature(context.Background(), xv, len(yv), yv, decoreg.CalibrateByNLL)
 	if err != nil || len(yv) != 50 || f.Temperature() != m.Temperature() || m.Temperature() == 1 {
 		t.Errorf("%d rows: FitTemperature %v (%v), Fit %v", len(yv), f.Temperature(), err, m.Temperature())
 	}

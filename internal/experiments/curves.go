@@ -120,7 +120,7 @@ func runCurve(ctx context.Context, c synth.Curve, head string, n, seed int, opts
 	if head != Pointwise {
 		out |= decoreg.OutQuantiles
 	}
-	pred, err := m.PredictFlat(l.GridX, curveGrid, decoreg.PredictOptions{Outputs: out, Levels: []float64{0.05, 0.95}})
+	pred, err := m.PredictFlat(ctx, l.GridX, curveGrid, decoreg.PredictOptions{Outputs: out, Levels: []float64{0.05, 0.95}})
 	if err != nil {
 		return nil, err
 	}

@@ -116,7 +116,7 @@ func runDensity(ctx context.Context, shape, head string, n, seed int, opts Optio
 	for i := range l.SampleX {
 		l.SampleX[i] = -1 + 2*(float64(i)+r.Float64())/float64(nSamples)
 	}
-	ds, err := m.Dists(l.SampleX, nSamples, dist.TokenOptions{})
+	ds, err := m.Dists(ctx, l.SampleX, nSamples, dist.TokenOptions{})
 	if err != nil {
 		return nil, err
 	}

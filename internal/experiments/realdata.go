@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -235,7 +236,7 @@ func checkDatasets(opts Options, names []string) error {
 // first n samples, and that of the median of all of them.
 func sampleMeanRelMSE(m *decoreg.Model, x []float64, y []float64, ns []int, o dist.SampleOptions, seed uint64) ([]Float, Float, error) {
 	rows := len(y)
-	ds, err := m.Dists(x, rows, dist.TokenOptions{})
+	ds, err := m.Dists(context.Background(), x, rows, dist.TokenOptions{})
 	if err != nil {
 		return nil, 0, err
 	}

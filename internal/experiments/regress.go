@@ -42,7 +42,7 @@ func fitEval(ctx context.Context, l *RegressLine, cfg decoreg.Config, xtr []floa
 		}
 		return nil, err
 	}
-	ev, err := m.Evaluate(xte, len(yte), yte, "")
+	ev, err := m.Evaluate(ctx, xte, len(yte), yte, "")
 	if err != nil {
 		return nil, err
 	}

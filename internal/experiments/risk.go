@@ -165,7 +165,7 @@ func runRisk(ctx context.Context, head string, n, k, seed int, opts Options) (*R
 		l.P = p
 	}
 	yt := tn.Sample(riskTestDraws, uint64(7919*seed+n+1))
-	ev, err := m.Evaluate(make([]float64, len(yt)), len(yt), yt, "")
+	ev, err := m.Evaluate(ctx, make([]float64, len(yt)), len(yt), yt, "")
 	if err != nil {
 		return nil, err
 	}

@@ -315,7 +315,7 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 			by, suffix string
 			failed     *string
 		}{{decoreg.CalibrateByIsotonic, "+iso", &l.IsoError}, {decoreg.CalibrateByDepth, "+depth", &l.DepthError}} {
-			mo, err := un.FitTemperature(xv, len(yv), yv, o.by)
+			mo, err := un.FitTemperature(ctx, xv, len(yv), yv, o.by)
 			switch {
 			case err == nil:
 				todo = append(todo, scored{v + o.suffix, mo})
@@ -376,15 +376,15 @@ func runTabular(ctx context.Context, u *uciData, ds string, split int, group str
 	}
 	l.CalRows = len(cy)
 	for _, s := range todo {
-		ev, err := s.m.Evaluate(te.X, te.Rows, te.Y, "mean")
+		ev, err := s.m.Evaluate(ctx, te.X, te.Rows, te.Y, "mean")
 		if err != nil {
 			return nil, err
 		}
-		cal, err := s.m.Calibration(cx, len(cy), cy)
+		cal, err := s.m.Calibration(ctx, cx, len(cy), cy)
 		if err != nil {
 			return nil, err
 		}
-		pm, err := s.m.PredictFlat(te.X, te.Rows, decoreg.PredictOptions{Outputs: decoreg.OutMedian})
+		pm, err := s.m.PredictFlat(ctx, te.X, te.Rows, decoreg.PredictOptions{Outputs: decoreg.OutMedian})
 		if err != nil {
 			return nil, err
 		}

@@ -672,7 +672,7 @@ func runOne(ctx context.Context, ds *dataset, r Run, opts UCIOptions) (*Result, 
 			return finish(), nil
 		}
 	}
-	ev, err := m.Evaluate(te.X, te.Rows, te.Y, opts.Point)
+	ev, err := m.Evaluate(ctx, te.X, te.Rows, te.Y, opts.Point)
 	if err != nil {
 		return nil, err
 	}
