@@ -119,7 +119,7 @@ type TrainInfo struct {
 	// Members is an ensemble's number of members (0 for a single model);
 	// the other fields are the first member's, but Seconds is the whole
 	// ensemble's.
-	Members int    `json:"members,omitempty"`
+	Members int `json:"members,omitempty"`
 	// Stopped is how training ended: "early-stopping", "max-epochs" or
 	// "cancelled"; a model of Tune's also "halved", "budget" or
 	// "diverged", as its TuneTrial.Status says.
