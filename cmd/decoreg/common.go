@@ -1147,10 +1147,11 @@ var stdin io.Reader = os.Stdin
 // spool is a temporary file holding the whole of a --data input that
 // cannot be read twice (standard input, a pipe, a FIFO, a device); name
 // is how messages call that input. Where the system lets a deleted file
-// be opened again through /proc/self/fd (Linux), the file is removed
-// from the directory as soon as it is made, so that nothing is left even
-// if the process is killed (SIGKILL, the out-of-memory killer): keep is
-// a descriptor that holds it, and path is /proc/self/fd/N.
+// be opened again through /proc/self/fd (Linux), the file is made without
+// a name (anonSpool), or else removed from the directory as soon as it is
+// made (unlinkSpool), so that nothing is left even if the process is
+// killed (SIGKILL, the out-of-memory killer): keep is a descriptor that
+// holds it, and path is /proc/self/fd/N.
 type spool struct {
 	path, name string
 	keep       *os.File
@@ -1215,22 +1216,29 @@ func dataFile(name, path string) (string, error) {
 		src, prefix = f, "decoreg-data-*.csv"
 	}
 	signals.mu.Lock()
-	f, err := os.CreateTemp("", prefix)
-	if err != nil {
-		signals.mu.Unlock()
-		unlist()
-		return "", failf(name, "--data %s: keeping a copy of the input in the temporary directory (%s, TMPDIR or the system's default): %v", path, os.TempDir(), err)
-	}
-	sp.path = f.Name()
-	if keep, proc := unlinkSpool(f); keep != nil {
-		sp.path, sp.keep = proc, keep
+	f, proc := anonSpool(os.TempDir())
+	if f != nil {
+		sp.path, sp.keep = proc, f // f is the only reference: kept open
+	} else {
+		var err error
+		if f, err = os.CreateTemp("", prefix); err != nil {
+			signals.mu.Unlock()
+			unlist()
+			return "", failf(name, "--data %s: keeping a copy of the input in the temporary directory (%s, TMPDIR or the system's default): %v", path, os.TempDir(), err)
+		}
+		sp.path = f.Name()
+		if keep, proc := unlinkSpool(f); keep != nil {
+			sp.path, sp.keep = proc, keep
+		}
 	}
 	spoolsChangedLocked()
 	signals.mu.Unlock()
 	w := &stickyWriter{w: f} // the copy's write errors apart from the input's read errors
-	_, err = io.Copy(w, src)
-	if cerr := f.Close(); w.err == nil && cerr != nil {
-		w.err = cerr
+	_, err := io.Copy(w, src)
+	if sp.keep != f {
+		if cerr := f.Close(); w.err == nil && cerr != nil {
+			w.err = cerr
+		}
 	}
 	switch {
 	case w.err != nil:

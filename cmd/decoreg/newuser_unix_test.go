@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // childDecoreg returns this test binary as a decoreg command (see
@@ -54,19 +56,40 @@ func spools(tmp string) []string {
 }
 
 // spooling reports whether process pid has a copy of a --data input in
-// tmp: a file there, or one it holds open (on Linux the copy is removed
-// from the directory at once, and held by its descriptors).
+// tmp: a file there, or one it holds open (on Linux the copy has no name
+// in the directory, or it is removed from it at once, and is held by its
+// descriptors).
 func spooling(pid int, tmp string) bool {
 	if len(spools(tmp)) > 0 {
 		return true
 	}
+	return heldSpool(pid, tmp) != ""
+}
+
+// heldSpool is the target of the link in /proc/PID/fd of a copy of a
+// --data input in tmp that process pid holds open: "TMP/#INODE (deleted)"
+// for a file made without a name (O_TMPFILE), "TMP/decoreg-... (deleted)"
+// for one removed from the directory, "TMP/decoreg-..." for one still in
+// it; "" if it holds none.
+func heldSpool(pid int, tmp string) string {
 	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
 	for _, fd := range fds {
-		if l, err := os.Readlink(fd); err == nil && strings.HasPrefix(l, filepath.Join(tmp, "decoreg-")) {
-			return true
+		if l, err := os.Readlink(fd); err == nil && (strings.HasPrefix(l, filepath.Join(tmp, "decoreg-")) || strings.HasPrefix(l, filepath.Join(tmp, "#"))) {
+			return l
 		}
 	}
-	return false
+	return ""
+}
+
+// unnamedFiles reports whether the file system of dir makes files without
+// a name (O_TMPFILE).
+func unnamedFiles(dir string) bool {
+	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return false
+	}
+	unix.Close(fd)
+	return true
 }
 
 // feedFIFO writes body to the FIFO path once a reader opens it, in the
@@ -618,7 +641,9 @@ func unshareChild(t *testing.T, cmd *exec.Cmd) int {
 // TestStdinSpoolKilled: on Linux the copy of standard input is out of the
 // temporary directory while it is being made and read, so that SIGKILL
 // (which no process can catch; the out-of-memory killer) leaves no copy
-// of the data behind. It was left there for good.
+// of the data behind. It was left there for good. Where the file system
+// makes files without a name, the copy is one, never in the directory
+// (a named file removed at once left a moment between the two).
 func TestStdinSpoolKilled(t *testing.T) {
 	if _, err := os.Stat("/proc/self/fd"); err != nil {
 		t.Skip("no /proc/self/fd: the copy stays in the directory until the command ends")
@@ -634,25 +659,21 @@ func TestStdinSpoolKilled(t *testing.T) {
 	}
 	defer in.Close()
 	io.WriteString(in, "a,b,y\n1,2,3\n4,5,6\n") // and keep standard input open
-	// The copy is made, then at once removed from the directory: wait for
-	// the child to hold it removed (a moment between the two is
-	// unavoidable).
-	held := func() bool {
-		fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", cmd.Process.Pid))
-		for _, fd := range fds {
-			if l, err := os.Readlink(fd); err == nil && strings.HasPrefix(l, filepath.Join(tmp, "decoreg-")) && strings.HasSuffix(l, " (deleted)") {
-				return true
-			}
-		}
-		return false
-	}
-	for end := time.Now().Add(10 * time.Second); !held(); time.Sleep(5 * time.Millisecond) {
+	// Wait for the child to hold the copy out of the directory (where
+	// files without a name cannot be made, it is made and then at once
+	// removed: a moment between the two is unavoidable).
+	var held string
+	for end := time.Now().Add(10 * time.Second); !strings.HasSuffix(held, " (deleted)"); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(end) {
-			t.Fatalf("no copy held out of the temporary directory while it is made: %v", spools(tmp))
+			t.Fatalf("no copy held out of the temporary directory while it is made: %v, held %q", spools(tmp), held)
 		}
+		held = heldSpool(cmd.Process.Pid, tmp)
 	}
 	if left := spools(tmp); len(left) > 0 {
 		t.Errorf("the copy is in the temporary directory while it is made: %v", left)
+	}
+	if unnamedFiles(tmp) && !strings.HasPrefix(held, filepath.Join(tmp, "#")) {
+		t.Errorf("the copy %q was made with a name, though the file system makes files without one", held)
 	}
 	cmd.Process.Kill()
 	cmd.Wait()

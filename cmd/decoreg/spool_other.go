@@ -1,0 +1,9 @@
+//go:build !linux
+
+package main
+
+import "os"
+
+// anonSpool is for Linux's files without a name (O_TMPFILE); elsewhere
+// dataFile makes a named file.
+func anonSpool(dir string) (*os.File, string) { return nil, "" }
