@@ -17,7 +17,7 @@ import (
 // pointwise head, which has no distribution, has NaN scores and nil maps.
 // Its JSON form writes NaN as null.
 type Calibration struct {
-	N int `json:"n,omitempty"`
+	N int `json:"n,omitempty"` // the rows scored
 	// CRPS is the mean continuous ranked probability score (dist.CRPS), in
 	// units of y: lower is better, and for a point forecast it would be the
 	// mean absolute error. CRPSBound bounds its error (0 where it is exact:
@@ -25,14 +25,14 @@ type Calibration struct {
 	// +Inf where the score is an estimate from draws: non-tree
 	// tokenizations).
 	CRPS      float64 `json:"crps"`
-	CRPSBound float64 `json:"crps_bound"`
+	CRPSBound float64 `json:"crps_bound"` // the bound on CRPS's error, in units of y
 	// Coverage holds, for each central predictive interval of
 	// metrics.CentralLevels (keyed "0.5", "0.8", "0.9", "0.95"; the
 	// interval of level c runs from the (1-c)/2 to the (1+c)/2 quantile),
 	// the fraction of targets inside it; calibrated predictions cover
 	// about c. IntervalWidth is the intervals' mean width in units of y.
 	Coverage      map[string]float64 `json:"coverage"`
-	IntervalWidth map[string]float64 `json:"interval_width"`
+	IntervalWidth map[string]float64 `json:"interval_width"` // keyed as Coverage
 	// PITError is metrics.PITError of the targets' predictive CDF values
 	// F_i(y_i): 0 for calibrated predictions, at most 0.5.
 	PITError float64 `json:"pit_ece"`

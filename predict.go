@@ -61,10 +61,10 @@ func defaultLevels() []float64 { return []float64{0.05, 0.25, 0.75, 0.95} }
 // Prediction holds Predict's answers in original y units, one entry per row.
 // Fields that were not requested are nil.
 type Prediction struct {
-	Mean, Median, Mode []float64
-	Levels             []float64   // the quantile levels
-	Quantiles          [][]float64 // [len(Levels)][rows]
-	Dist               []dist.Distribution
+	Mean, Median, Mode []float64           // the point estimates asked for (OutMean, OutMedian, OutMode)
+	Levels             []float64           // the quantile levels
+	Quantiles          [][]float64         // [len(Levels)][rows]
+	Dist               []dist.Distribution // the rows' distributions (OutDist)
 	// Warnings are PredictFrame's notes on cells encoded without their
 	// own feature (levels not seen in training, missing cells in columns
 	// that had none) and on cells far beyond their column's training range
@@ -475,7 +475,7 @@ func eachRow(workers, rows int, f func(i int)) {
 // and the infinities as "+Inf" and "-Inf"; decoding reverses that and reads
 // absent numbers as NaN.
 type Eval struct {
-	N    int     `json:"n"`
+	N    int     `json:"n"`     // the rows evaluated
 	NLL  float64 `json:"nll"`   // mean negative log-density per unit of the original y (NaN for pointwise)
 	NLLU float64 `json:"nll_u"` // the same per unit of the normalized u = (y - y_min)/(y_max - y_min)
 	// NLLToken is the mean cross-entropy per token, in nats, of the test
@@ -486,11 +486,11 @@ type Eval struct {
 	// tokenizations; it is the training loss per token. NaN after a map of
 	// the CDF (CalibrateByIsotonic), which is no distribution over tokens.
 	NLLToken   float64 `json:"nll_token"`
-	MSE        float64 `json:"mse"`
-	RelMSE     float64 `json:"rel_mse"` // MSE / variance of the targets
-	KendallTau float64 `json:"kendall_tau"`
-	Clipped    int     `json:"clipped"` // targets outside the training range (clipped to it for the NLL)
-	Point      string  `json:"point"`   // the point estimate used for MSE and tau
+	MSE        float64 `json:"mse"`         // mean squared error of the point estimate, in units of y squared
+	RelMSE     float64 `json:"rel_mse"`     // MSE / variance of the targets
+	KendallTau float64 `json:"kendall_tau"` // Kendall's tau-b between the point estimates and the targets
+	Clipped    int     `json:"clipped"`     // targets outside the training range (clipped to it for the NLL)
+	Point      string  `json:"point"`       // the point estimate used for MSE and tau
 	// Skipped counts the rows EvaluateFrame left out for a missing target
 	// (not in N).
 	Skipped int `json:"skipped_rows,omitempty"`

@@ -56,7 +56,7 @@ type Request struct {
 	// instead as arrays in the model's feature order. Exactly one of the
 	// two is set.
 	Rows []json.RawMessage   `json:"rows,omitempty"`
-	X    [][]json.RawMessage `json:"x,omitempty"`
+	X    [][]json.RawMessage `json:"x,omitempty"` // see Rows
 	// Outputs are what to compute (Outputs lists them); default
 	// DefaultOutputs.
 	Outputs []string `json:"outputs,omitempty"`
@@ -81,12 +81,12 @@ type Request struct {
 // defaults to 0, as sample's --seed does, so a request sent again gets the
 // same draws; another Seed gives others.
 type SampleSpec struct {
-	N           int      `json:"n"`
+	N           int      `json:"n"`                     // draws per row, at least 1 (Limits.MaxSamples over the rows at most)
 	Temperature *float64 `json:"temperature,omitempty"` // default 1
-	TopK        int      `json:"top_k,omitempty"`
-	TopP        *float64 `json:"top_p,omitempty"` // default 1
-	Centres     bool     `json:"centres,omitempty"`
-	Seed        uint64   `json:"seed,omitempty"`
+	TopK        int      `json:"top_k,omitempty"`       // the most probable tokens kept at each step; 0 keeps all
+	TopP        *float64 `json:"top_p,omitempty"`       // default 1
+	Centres     bool     `json:"centres,omitempty"`     // the cells' or bins' centres, not values within them
+	Seed        uint64   `json:"seed,omitempty"`        // the draws' seed, with the row's index
 }
 
 // DensitySpec sets the density output: N points (default 200) evenly
@@ -95,15 +95,15 @@ type SampleSpec struct {
 // a bounded support. N 0 is the default; a request that gives "n": 0 is
 // refused.
 type DensitySpec struct {
-	N  int      `json:"n,omitempty"`
-	Lo *float64 `json:"lo,omitempty"`
-	Hi *float64 `json:"hi,omitempty"`
+	N  int      `json:"n,omitempty"`  // points per row
+	Lo *float64 `json:"lo,omitempty"` // the grid's first point
+	Hi *float64 `json:"hi,omitempty"` // the grid's last point
 }
 
 // Response is the answer of a predict request.
 type Response struct {
-	Model       string       `json:"model"`
-	Predictions []Prediction `json:"predictions"`
+	Model       string       `json:"model"`       // the model's name
+	Predictions []Prediction `json:"predictions"` // one per row, in the request's order
 	// Warnings note inputs of a model with a schema that were encoded
 	// without their own feature (levels not seen in training, and null
 	// values of columns that had no missing value in training) or that lie
@@ -120,20 +120,20 @@ type Float = jsonfloat.Float
 // Non-finite numbers are written as in decoreg's JSON: null for NaN and
 // the strings "+Inf" and "-Inf" (a logpdf outside the support).
 type Prediction struct {
-	Mean      *Float   `json:"mean,omitempty"`
+	Mean      *Float   `json:"mean,omitempty"` // the point estimates, as predict writes them
 	Median    *Float   `json:"median,omitempty"`
 	Mode      *Float   `json:"mode,omitempty"`
-	Quantiles []Float  `json:"quantiles,omitempty"`
-	LogPDF    *Float   `json:"logpdf,omitempty"`
-	CDF       *Float   `json:"cdf,omitempty"`
-	Samples   []Float  `json:"samples,omitempty"`
-	Density   *Density `json:"density,omitempty"`
+	Quantiles []Float  `json:"quantiles,omitempty"` // at the request's levels, in their order
+	LogPDF    *Float   `json:"logpdf,omitempty"`    // log p(y|x) at the row's y, per unit of y
+	CDF       *Float   `json:"cdf,omitempty"`       // P(Y <= y) at the row's y
+	Samples   []Float  `json:"samples,omitempty"`   // SampleSpec.N draws
+	Density   *Density `json:"density,omitempty"`   // the log-density on DensitySpec's grid
 }
 
 // Density is the log-density of p(y|x) at the points Y.
 type Density struct {
-	Y      []Float `json:"y"`
-	LogPDF []Float `json:"logpdf"`
+	Y      []Float `json:"y"`      // the grid's points, ascending
+	LogPDF []Float `json:"logpdf"` // log p(y|x) at each, per unit of y
 }
 
 // Limits bound what one request may ask for. The zero value of a field

@@ -16,16 +16,16 @@ import (
 
 // ModelInfo describes a served model (GET /v1/models).
 type ModelInfo struct {
-	Name         string    `json:"name"`
-	Head         string    `json:"head"`
+	Name         string    `json:"name"`                   // its file's name without the extension, as in /v1/models/{name}/predict
+	Head         string    `json:"head"`                   // decoder, pointwise, riemann or mdn
 	Tokenization string    `json:"tokenization,omitempty"` // decoder heads: the vocab spec
-	Features     []Feature `json:"features"`
+	Features     []Feature `json:"features"`               // the inputs a row gives, in the order of an "x" array
 	// EncodedFeatures are the network's inputs of a model with a schema
 	// (trained by 'decoreg train' or decoreg.FitFrame): "NAME" for a
 	// numeric column, "NAME=LEVEL" per level of a categorical one,
 	// "NAME:missing" for a missing indicator.
 	EncodedFeatures []string `json:"encoded_features,omitempty"`
-	Target          string   `json:"target,omitempty"`
+	Target          string   `json:"target,omitempty"`  // the target column's name, where the model has one
 	Created         string   `json:"created,omitempty"` // when it was trained (RFC 3339)
 	Params          int      `json:"params"`            // all members' for an ensemble
 	// Members is an ensemble's number of members (1: a single model), and
@@ -33,7 +33,7 @@ type ModelInfo struct {
 	// differ (an ensemble of --tune trials).
 	Members             int        `json:"members"`
 	MemberTokenizations []string   `json:"member_tokenizations,omitempty"`
-	File                string     `json:"file"`
+	File                string     `json:"file"`        // the model file's path, as given to --model or found in --models
 	Loaded              string     `json:"loaded"`      // when the server loaded it (RFC 3339)
 	YRange              [2]float64 `json:"y_range"`     // the training targets' range
 	Temperature         float64    `json:"temperature"` // calibration temperature (1: none)
@@ -53,7 +53,7 @@ type ModelInfo struct {
 
 // Feature is one input column of a model.
 type Feature struct {
-	Name string `json:"name"`
+	Name string `json:"name"` // the column's name; x0, x1, ... for a model without names
 	// Type is "number" or, for a model with a schema, "category": a text
 	// column, given as a JSON string (or a number, read as its text).
 	Type string `json:"type"`

@@ -62,7 +62,7 @@ type Options struct {
 	// first (default 2ms); it closes earlier once no other parsed request
 	// for its model is waiting, or at MaxBatchRows rows (default 1024).
 	BatchWait    time.Duration
-	MaxBatchRows int
+	MaxBatchRows int // see BatchWait
 	// QueueLen bounds the requests waiting per model (default 1024); past
 	// it the server answers 503 with Retry-After.
 	QueueLen int
