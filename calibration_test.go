@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -109,5 +110,43 @@ func TestCalibrationHugeTargets(t *testing.T) {
 	c.IntervalWidth["0.9"] = math.Inf(1)
 	if b, err := json.Marshal(c); err != nil || !strings.Contains(string(b), `"0.9":"+Inf"`) {
 		t.Errorf("an infinite width: %v %s", err, b)
+	}
+}
+
+// TestCalibrationThreadsSameBits: Calibration scores the rows in parallel
+// on the model's threads (a loaded model's: every core); the answer is the
+// same bits as on one thread, for every head and an ensemble (run with
+// -race, it also checks that rows' distributions do not share what they
+// compute).
+func TestCalibrationThreadsSameBits(t *testing.T) {
+	x, y := toyData(700, 9)
+	ens := small(HeadMDN, "")
+	ens.Ensemble = 2
+	for _, c := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"decoder", small(HeadDecoder, "normalized:base=4,length=3")},
+		{"unnormalized", small(HeadDecoder, "unnormalized:base=4,exponent=1,mantissa=2")},
+		{"riemann", small(HeadRiemann, "")},
+		{"mdn", small(HeadMDN, "")},
+		{"mdn-ensemble", ens},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			one := fit(t, c.cfg, true) // Threads 1
+			all := reload(t, one)      // every core
+			a, err := one.Calibration(context.Background(), x, len(y), y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := all.Calibration(context.Background(), x, len(y), y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.CRPS != b.CRPS || a.CRPSBound != b.CRPSBound || a.PITError != b.PITError || !slices.Equal(a.PIT, b.PIT) {
+				t.Errorf("one thread: CRPS %v (bound %v), PIT error %v; every core: %v (%v), %v",
+					a.CRPS, a.CRPSBound, a.PITError, b.CRPS, b.CRPSBound, b.PITError)
+			}
+		})
 	}
 }

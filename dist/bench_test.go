@@ -65,3 +65,21 @@ func BenchmarkTokenLogPDFs64Unnormalized10x2x6(b *testing.B) {
 		d.LogPDFs(ys)
 	}
 }
+
+// BenchmarkMDNModeSharp2048: the mode of a mixture of 2,048 narrow,
+// overlapping components (as an MDN of many components at a low
+// temperature gives), from MaxModeStarts climbs.
+func BenchmarkMDNModeSharp2048(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const k = 2048
+	w, mu, sd := make([]float64, k), make([]float64, k), make([]float64, k)
+	for i := range w {
+		w[i] = r.Float64()
+		mu[i] = 0.5 + 0.1*r.NormFloat64()
+		sd[i] = 0.005 + 0.02*r.Float64()
+	}
+	aff := Affine{Offset: 0, Scale: 1}
+	for b.Loop() {
+		NewMDN(w, mu, sd, aff).Mode()
+	}
+}

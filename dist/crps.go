@@ -122,12 +122,17 @@ func (d *MDN) crpsT(t float64) float64 {
 		z := m / s
 		return 2*s*math.Exp(-0.5*z*z)/math.Sqrt(2*math.Pi) + m*math.Erf(z/math.Sqrt2)
 	}
+	// The pairs' term is symmetric in i and j (a(-m, s) = a(m, s)): each
+	// pair once, doubled, and the diagonal. It is the cost: K² terms for K
+	// components (about 5 s a row at 16,384 on a 2020s core).
 	var first, second float64
 	for i, wi := range d.w {
 		first += wi * a(t-d.mu[i], d.sd[i])
-		for j, wj := range d.w {
-			second += wi * wj * a(d.mu[i]-d.mu[j], math.Hypot(d.sd[i], d.sd[j]))
+		pairs := 0.0
+		for j := i + 1; j < len(d.w); j++ {
+			pairs += d.w[j] * a(d.mu[i]-d.mu[j], math.Hypot(d.sd[i], d.sd[j]))
 		}
+		second += wi * (wi*a(0, math.Hypot(d.sd[i], d.sd[i])) + 2*pairs)
 	}
 	return first - 0.5*second
 }

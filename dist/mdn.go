@@ -262,52 +262,63 @@ func (d *MDN) modeStarts() []int {
 
 // moments returns, at t, sums over components of r_i/sd_i^2,
 // r_i mu_i/sd_i^2 and r_i((mu_i-t)^2/sd_i^4 - 1/sd_i^2), with the r_i
-// scaled by a common factor. lc (len M) is scratch for the components'
-// log densities; a component whose scaled r_i underflows to 0 adds
-// nothing and is skipped.
-func (d *MDN) moments(t float64, lc []float64) (a, b, c float64) {
+// scaled by a common factor, and the log-density logPDFt(t). lc (len M)
+// is scratch for the components' log densities; a component whose scaled
+// r_i underflows to 0 adds nothing and is skipped.
+func (d *MDN) moments(t float64, lc []float64) (a, b, c, lp float64) {
 	m := math.Inf(-1)
 	for i := range d.w {
 		lc[i] = d.logComp(i, t)
 		m = max(m, lc[i])
 	}
+	s := 0.0
 	for i := range d.w {
 		if lc[i]-m < -746 { // math.Exp gives 0 below about -745.1
 			continue
 		}
 		r := math.Exp(lc[i] - m)
+		s += r
 		v := d.sd[i] * d.sd[i]
 		a += r / v
 		b += r * d.mu[i] / v
 		u := (d.mu[i] - t) / v
 		c += r * (u*u - 1/v)
 	}
-	return a, b, c
+	if math.IsInf(m, -1) {
+		return a, b, c, m
+	}
+	return a, b, c, m + math.Log(s)
 }
 
+// climb returns the local maximum of the density (in t) that a climb from
+// t reaches. The density's slope is proportional to b - a*t and its
+// second derivative to c (moments):
+// each step is Newton's, t - (b - a*t)/c, where the density is concave
+// there (c < 0) and the step does not lower it, and otherwise the mean
+// shift b/a, which never lowers it. The mean shift alone crawls up a
+// flat top (hundreds of steps, each over every component, for an MDN
+// sharpened by a low temperature); Newton's steps converge there in a few.
 func (d *MDN) climb(t float64, lc []float64) float64 {
+	a, b, c, lp := d.moments(t, lc)
 	for range 1000 {
-		a, b, _ := d.moments(t, lc)
-		tn := b / a
+		var tn, an, bn, cn, lpn float64
+		newton := false
+		if c < 0 {
+			tn = t - (b-a*t)/c
+			if tn != t && !math.IsNaN(tn) && !math.IsInf(tn, 0) {
+				an, bn, cn, lpn = d.moments(tn, lc)
+				newton = lpn >= lp
+			}
+		}
+		if !newton {
+			tn = b / a
+			an, bn, cn, lpn = d.moments(tn, lc)
+		}
 		done := math.Abs(tn-t) <= 1e-14*max(1, math.Abs(t))
-		t = tn
+		t, a, b, c, lp = tn, an, bn, cn, lpn
 		if done {
 			break
 		}
-	}
-	lp := d.logPDFt(t)
-	for range 20 {
-		a, b, c := d.moments(t, lc)
-		if !(c < 0) {
-			break
-		}
-		// p'(t) is proportional to b - a*t, p''(t) to c.
-		tn := t - (b-a*t)/c
-		lpn := d.logPDFt(tn)
-		if !(lpn >= lp) || tn == t {
-			break
-		}
-		t, lp = tn, lpn
 	}
 	return t
 }
