@@ -165,6 +165,8 @@ func TestBadInput(t *testing.T) {
 		{"train/tune huge lr drops", train(small, "--tune", "--lr-drops", "11"), []string{"--lr-drops", "11"}},
 		{"train/lr drops without validation", train(small, "--lr-drops", "2", "--val-frac", "0"), []string{"--lr-drops", "--val-frac"}},
 		{"train/lr drop factor alone", train(small, "--lr-drop-factor", "0.5"), []string{"--lr-drop-factor", "--lr-drops"}},
+		// Accepted and ignored: the pointwise head stops on its MSE (helper-135).
+		{"train/stop by nll for pointwise", train(small, "--head", "pointwise", "--stop-by", "nll"), []string{"--stop-by", "pointwise", "MSE"}},
 		{"train/ple bins without ple", train(small, "--ple-bins", "8"), []string{"--ple-bins", "--input-transform ple"}},
 		{"train/ple bins 1", train(small, "--input-transform", "ple", "--ple-bins", "1"), []string{"--ple-bins", "2 to 256"}},
 		{"train/ple bins 0", train(small, "--input-transform", "ple", "--ple-bins", "0"), []string{"--ple-bins", "needs 2 to 256"}},

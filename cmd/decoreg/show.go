@@ -75,8 +75,8 @@ its extreme cells are cut at a fixed range's ends), "features" (the network's
 inputs: "NAME=LEVEL" per level, "NAME:missing" per indicator), "params",
 "config" (every setting, as
 the Go library's decoreg.Config), "train" (the training record,
-decoreg.TrainInfo, with the trial history under "tune"; best_val_loss is
-null for a model trained without validation rows), and "members" (an
+decoreg.TrainInfo, with the trial history under "tune"; best_val_loss,
+and its pretrain's, are null for a model trained without validation rows), and "members" (an
 ensemble's members after the first, each with its "config" and "train").
 Non-finite numbers are written as the strings "NaN", "Inf" and "-Inf".
 
@@ -155,9 +155,9 @@ type showMember struct {
 	Train  trainRecord    `json:"train"`
 }
 
-// trainRecord is a decoreg.TrainInfo in show's JSON: its best_val_loss is
-// null for a model trained without validation rows (0 there, read as a
-// real loss), as train's summary writes it.
+// trainRecord is a decoreg.TrainInfo in show's JSON: its best_val_loss,
+// and its pretrain's, are null for a model trained without validation
+// rows (0 there, read as a real loss), as train's summary writes them.
 type trainRecord struct{ decoreg.TrainInfo }
 
 // MarshalJSON implements json.Marshaler.
@@ -171,6 +171,16 @@ func (r trainRecord) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	m["best_val_loss"] = json.RawMessage("null")
+	if p, ok := m["pretrain"]; ok && r.Pretrain != nil {
+		var pm map[string]json.RawMessage
+		if err := json.Unmarshal(p, &pm); err != nil {
+			return nil, err
+		}
+		pm["best_val_loss"] = json.RawMessage("null")
+		if m["pretrain"], err = json.Marshal(pm); err != nil {
+			return nil, err
+		}
+	}
 	return json.Marshal(m)
 }
 
@@ -357,8 +367,12 @@ func showText(w io.Writer, path string, m *decoreg.Model, maxCols int) {
 	line("", "%s%s, %d thread(s), GEMM kernel %s", durText(info.Seconds), whole, info.Threads, orUnknown(textOf(info.Kernel)))
 	line("settings", "%s", settingsText(cfg))
 	if p := info.Pretrain; p != nil {
-		line("pretrain", "the encoder under the pointwise head: %d epochs, best %d (validation MSE %s), stopped by %s, %s",
-			p.Epochs, p.BestEpoch, short(p.BestValLoss), textOf(p.Stopped), durText(p.Seconds))
+		best := fmt.Sprintf(", best %d (validation MSE %s)", p.BestEpoch, short(p.BestValLoss))
+		if info.ValRows == 0 {
+			best = "" // no validation rows: the last epoch's encoder
+		}
+		line("pretrain", "the encoder under the pointwise head: %d epochs%s, stopped by %s, %s",
+			p.Epochs, best, textOf(p.Stopped), durText(p.Seconds))
 	}
 	line("calibration", "%s", calibrationText(m, info))
 	if k := m.EnsembleSize(); k > 1 {
@@ -367,7 +381,11 @@ func showText(w io.Writer, path string, m *decoreg.Model, maxCols int) {
 		fmt.Fprintf(tw, "  member\tepochs\tbest\tval_loss\tseed\tsettings\n")
 		for i, mk := range m.Members() {
 			c, in := mk.Config(), mk.Info()
-			fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t%d\t%s\n", i+1, in.Epochs, in.BestEpoch, fmtLoss(in.BestValLoss), c.Seed, memberText(c))
+			loss := fmtLoss(in.BestValLoss)
+			if in.ValRows == 0 {
+				loss = "-" // no validation rows
+			}
+			fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t%d\t%s\n", i+1, in.Epochs, in.BestEpoch, loss, c.Seed, memberText(c))
 		}
 		tw.Flush()
 	}
@@ -596,12 +614,12 @@ func settingsText(c decoreg.Config) string {
 	case c.WeightDecay > 0:
 		parts = append(parts, "weight decay "+short(c.WeightDecay))
 	}
-	val := "validation fraction " + short(c.ValFrac)
-	if c.ValFrac < 0 { // the library's "none" (--val-frac 0)
-		val = "validation fraction 0 (no validation rows)"
+	val := fmt.Sprintf("patience %d, validation fraction %s", c.Patience, short(c.ValFrac))
+	if c.ValFrac < 0 { // the library's "none" (--val-frac 0): no early stopping
+		val = "validation fraction 0 (no validation rows, no early stopping)"
 	}
 	parts = append(parts, fmt.Sprintf("batch %d", c.BatchSize), fmt.Sprintf("max epochs %d", c.MaxEpochs),
-		fmt.Sprintf("patience %d", c.Patience), val, fmt.Sprintf("seed %d", c.Seed))
+		val, fmt.Sprintf("seed %d", c.Seed))
 	if c.EMA > 0 {
 		parts = append(parts, "ema "+short(c.EMA))
 	}

@@ -364,14 +364,48 @@ func TestShowIntervalBeside(t *testing.T) {
 }
 
 // TestShowNoValidation: a model trained with --val-frac 0 shows its
-// validation fraction as 0, not as the library's marker -1.
+// validation fraction as 0, not as the library's marker -1, and no
+// validation losses or patience: its pretraining's and its members' were
+// shown as 0 (helper-135), in the text and in --json.
 func TestShowNoValidation(t *testing.T) {
 	dir := t.TempDir()
 	data := writeSynth(t, dir, "d.csv", 40, 1)
 	model := filepath.Join(dir, "m.model")
 	mustCLI(t, "train", "--data", data, "--head", "pointwise", "--epochs", "1", "--val-frac", "0", "--quiet", "--out", model)
 	out, _ := mustCLI(t, "show", "--model", model)
-	if !strings.Contains(out, "validation fraction 0 (no validation rows)") || strings.Contains(out, "fraction -1") {
+	if !strings.Contains(out, "validation fraction 0 (no validation rows") || strings.Contains(out, "fraction -1") {
 		t.Errorf("show:\n%s", out)
+	}
+	ens := filepath.Join(dir, "e.model")
+	mustCLI(t, "train", "--data", data, "--epochs", "1", "--val-frac", "0", "--ensemble", "2", "--pretrain", "pointwise", "--quiet", "--out", ens)
+	out, _ = mustCLI(t, "show", "--model", ens)
+	if strings.Contains(out, "validation MSE") || strings.Contains(out, "0.0000") || strings.Contains(out, "patience") {
+		t.Errorf("show of a model without validation rows shows a validation loss or patience:\n%s", out)
+	}
+	js, _ := mustCLI(t, "show", "--model", ens, "--json")
+	var rec struct {
+		Train struct {
+			Pretrain map[string]any `json:"pretrain"`
+		} `json:"train"`
+		Members []struct {
+			Train struct {
+				BestValLoss any            `json:"best_val_loss"`
+				Pretrain    map[string]any `json:"pretrain"`
+			} `json:"train"`
+		} `json:"members"`
+	}
+	if err := json.Unmarshal([]byte(js), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := rec.Train.Pretrain["best_val_loss"]; !ok || v != nil {
+		t.Errorf("show --json: train.pretrain.best_val_loss %v (present %v), want null", v, ok)
+	}
+	if len(rec.Members) != 1 { // the members after the first
+		t.Fatalf("show --json: %d members after the first, want 1", len(rec.Members))
+	}
+	for i, mb := range rec.Members {
+		if v, ok := mb.Train.Pretrain["best_val_loss"]; mb.Train.BestValLoss != nil || !ok || v != nil {
+			t.Errorf("show --json: member %d's best_val_loss %v, its pretrain's %v (present %v), want null", i, mb.Train.BestValLoss, v, ok)
+		}
 	}
 }

@@ -430,7 +430,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.patience, "patience", decoreg.DefaultPatience, "epochs without a better validation loss before stopping")
 	fs.IntVar(&f.lrDrops, "lr-drops", 0, "on a plateau (--patience epochs without a better validation loss), multiply the learning rate by --lr-drop-factor and go on, up to `N` times (0 to 10) before stopping (0: stop at the first plateau)")
 	fs.Float64Var(&f.lrDropFactor, "lr-drop-factor", decoreg.DefaultLRDropFactor, "the `FACTOR`, in (0, 1), by which --lr-drops multiplies the learning rate")
-	fs.StringVar(&f.stopBy, "stop-by", decoreg.StopByNLL, "the validation `SCORE` of early stopping (and of --tune's comparisons): nll, depth (decoder: the NLL at the temperatures per token depth fitted on the validation rows each epoch, as --calibrate-by depth fits them; use the two together) or crps (the mean CRPS)")
+	fs.StringVar(&f.stopBy, "stop-by", decoreg.StopByNLL, "the validation `SCORE` of early stopping (and of --tune's comparisons; not for the pointwise head, which stops on the validation MSE): nll, depth (decoder: the NLL at the temperatures per token depth fitted on the validation rows each epoch, as --calibrate-by depth fits them; use the two together) or crps (the mean CRPS)")
 	fs.Float64Var(&f.valFrac, "val-frac", decoreg.DefaultValFrac, "fraction of the training rows held out for early stopping, in [0, 1); 0: no validation split, train for --epochs epochs")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed (initialisation, validation split, batch order)")
 	fs.IntVar(&f.threads, "threads", 0, "threads of the matrix kernels (0: every core; at most 4096)")
@@ -506,6 +506,11 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	}
 	if vf < 0 && isSet(fs, "stop-by") {
 		return decoreg.Config{}, inputf(name, "--stop-by is for early stopping, which needs validation rows: --val-frac must be > 0")
+	}
+	if head == decoreg.HeadPointwise && isSet(fs, "stop-by") {
+		// Its depth and crps are refused by the library; nll would be
+		// ignored: the pointwise head has no likelihood.
+		return decoreg.Config{}, inputf(name, "--stop-by is for the heads with a distribution: the pointwise head early-stops on the validation MSE")
 	}
 	c := decoreg.Config{
 		Head: head, EncLayers: f.encLayers, EncWidth: f.encWidth,
