@@ -149,7 +149,7 @@ const (
 // TuneTrial is one trial of Tune.
 type TuneTrial struct {
 	N       int     `json:"n"`          // 1-based; trial 1 is the base configuration
-	Label   string  `json:"label"`      // the settings it changes, "defaults" for trial 1
+	Label   string  `json:"label"`      // the grid's settings it changes; for trial 1 "defaults", or "given" where the base configuration is not the head's defaults
 	Config  Config  `json:"config"`     // its settings, defaulted; Calibrate, CalibrateBy and Ensemble cleared
 	ValLoss float64 `json:"val_loss"`   // best validation NLL in u units (at TuneReport.Resolution; MSE for pointwise; Config.StopBy's score otherwise, e.g. the CRPS in u units); +Inf before an epoch ended
 	Epochs  int     `json:"epochs"`     // epochs completed
@@ -453,9 +453,23 @@ func tuneConfigs(base Config, n int, grid func(Config) []tuneAxis) (cfgs []Confi
 	if first.InputTransform != data.TransformPLE {
 		first.PLEBins = 0 // the base's bins are for the ple seeds' members
 	}
-	cfgs, labels = []Config{first}, []string{"defaults"}
 	seen := map[string]bool{}
 	key := func(c Config) string { return fmt.Sprintf("%+v", c) }
+	// Trial 1 is "defaults" where the base is the head's defaults under
+	// Tune (the weights' moving average DefaultTuneEMA; its seed, threads,
+	// members and calibration aside), else "given": settings the caller chose, which
+	// every trial keeps but for the grid's axes.
+	def := DefaultConfig(Config{Head: first.Head, EMA: DefaultTuneEMA, InputTransform: data.TransformStandard})
+	def.Seed, def.Threads, def.Ensemble = first.Seed, first.Threads, first.Ensemble
+	def.Calibrate, def.CalibrateBy = first.Calibrate, first.CalibrateBy
+	if first.InputTransform == "" {
+		def.InputTransform = ""
+	}
+	label := "given"
+	if key(def) == key(first) {
+		label = "defaults"
+	}
+	cfgs, labels = []Config{first}, []string{label}
 	seen[key(first)] = true
 	r := rand.New(rand.NewPCG(base.Seed, 0x7e57))
 	// Draw without replacement from the grid's index space.

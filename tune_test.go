@@ -2,6 +2,7 @@ package decoreg
 
 import (
 	"context"
+	"decoreg/data"
 	"errors"
 	"fmt"
 	"math"
@@ -37,7 +38,7 @@ func TestTune(t *testing.T) {
 	for _, tr := range rep.Trials {
 		t.Logf("%d %-30s loss %.4f epochs %d best %d %s chosen %v", tr.N, tr.Label, tr.ValLoss, tr.Epochs, tr.Best, tr.Status, tr.Chosen)
 	}
-	if len(rep.Trials) != 6 || rep.Trials[0].Label != "defaults" || rep.Cut || calls < 6 {
+	if len(rep.Trials) != 6 || rep.Trials[0].Label != "given" || rep.Cut || calls < 6 {
 		t.Fatalf("report %+v, %d progress calls", rep, calls)
 	}
 	best, halved := -1, 0
@@ -239,13 +240,27 @@ func TestTuneEnsemble(t *testing.T) {
 }
 
 // The default grid of every head: trial 1 is the base, the others differ
-// from it and from each other, and every one passes Validate.
+// from it and from each other, and every one passes Validate. Trial 1 is
+// labelled "defaults" for the head's defaults (with Tune's moving
+// average), and "given" for other settings (it was "defaults" whatever
+// they were; helper-135).
 func TestTuneGrid(t *testing.T) {
 	for _, h := range Heads {
-		base := DefaultConfig(Config{Head: h, Seed: 9})
+		base := DefaultConfig(Config{Head: h, Seed: 9, Threads: 1, EMA: DefaultTuneEMA, Calibrate: h != HeadPointwise})
 		cfgs, labels := tuneConfigs(base, 50, tuneGrid)
 		if len(cfgs) != 50 || labels[0] != "defaults" || cfgs[0] != base {
 			t.Fatalf("%s: %d configs, first %q", h, len(cfgs), labels[0])
+		}
+		for _, change := range []func(*Config){
+			func(c *Config) { c.MaxEpochs = 7 },
+			func(c *Config) { c.InputTransform = data.TransformPLE },
+			func(c *Config) { c.EMA = 0 },
+		} {
+			given := base
+			change(&given)
+			if _, labels := tuneConfigs(given, 2, tuneGrid); labels[0] != "given" {
+				t.Errorf("%s: a base other than the defaults (%+v) is labelled %q", h, given, labels[0])
+			}
 		}
 		for i, c := range cfgs {
 			if err := c.Validate(); err != nil {

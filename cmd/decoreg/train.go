@@ -188,7 +188,8 @@ temperature is fitted for the mixture. An interrupt keeps the members
 finished so far (and the best epoch of the one in training).
 
 --tune chooses the settings by validation loss within --budget (default
-3m): it trains the given settings (trial 1) and --trials-1 others (default
+3m): it trains the given settings (trial 1: "defaults" in the trial table
+where they are the head's defaults, else "given") and --trials-1 others (default
 12 in all) drawn with --seed from the paper's grid: encoder 2-5 layers x
 width 256, 512 or 2048, learning rate 1e-4 or 5e-4, input transform
 (standard, robust or quantile; ple comes in by --ple-seeds, below),
