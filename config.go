@@ -597,6 +597,9 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	if c.Ensemble < 0 || c.Ensemble > MaxEnsemble {
 		return nil, configErr("Ensemble", "an ensemble has 0 (one model) to %d members, have %d", MaxEnsemble, c.Ensemble)
 	}
+	if c.Ensemble > 1 && c.Seed > math.MaxUint64-uint64(c.Ensemble-1) {
+		return nil, configErr("Seed", "%d leaves no room for the seeds of %d members (Seed + member)", c.Seed, c.Ensemble)
+	}
 	if c.Calibrate && c.Head == HeadPointwise {
 		return nil, configErr("Calibrate", "the pointwise head has no distribution to calibrate")
 	}

@@ -668,6 +668,10 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 	if opts.PLESeeds < 0 || opts.PLESeeds > MaxEnsemble {
 		return nil, nil, configErr("PLESeeds", "0 (none) to %d ple seeds' members, have %d", MaxEnsemble, opts.PLESeeds)
 	}
+	if n := seedsPlanned(base, opts); n > 1 && base.Seed > math.MaxUint64-uint64(n-1) {
+		// The members' seeds are Seed + k: none may wrap past the largest.
+		return nil, nil, configErr("Seed", "%d leaves no room for the seeds of the up to %d members, soft and ple seeds' included, that the ensemble may train (Seed + member)", base.Seed, n)
+	}
 	switch {
 	case opts.Resolution == 0:
 		opts.Resolution = DefaultTuneResolution
@@ -1045,6 +1049,21 @@ rungs:
 		return m, rep, fmt.Errorf("decoreg: tuning cancelled (keeping the best trial so far): %w", ctx.Err())
 	}
 	return m, rep, nil
+}
+
+// seedsPlanned is the most members (the first included) whose seeds,
+// Seed + k, Tune's ensemble may use: Ensemble, and from EnsembleFromAll
+// Ensemble-1 soft seeds' (where the best trial may be a decoder) and the
+// ple seeds'.
+func seedsPlanned(base Config, opts TuneOptions) int {
+	n := base.Ensemble
+	if base.Ensemble > 1 && (opts.EnsembleFrom == "" || opts.EnsembleFrom == EnsembleFromAll) {
+		if opts.SoftSeeds >= 0 && base.Head == HeadDecoder {
+			n += base.Ensemble - 1
+		}
+		n += opts.PLESeeds
+	}
+	return n
 }
 
 // trainSeeds trains the seeds' members of EnsembleFromSeeds and

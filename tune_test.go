@@ -752,3 +752,43 @@ func TestTuneLRDrops(t *testing.T) {
 		t.Errorf("FitFlat with LRDrops 2: %d drops made (info %+v)", d, m.Info())
 	}
 }
+
+// TestSeedsRoom: members' seeds are Seed + k; a Seed that leaves no room
+// for them is refused (a *ConfigError naming Seed) by Validate for
+// Config.Ensemble, and by Tune for every member its ensemble may train,
+// soft and ple seeds' included (they wrapped past the largest seed to 0,
+// 1, 2 where a plain ensemble was refused; helper-135).
+func TestSeedsRoom(t *testing.T) {
+	const top = math.MaxUint64
+	isSeed := func(err error) bool {
+		var ce *ConfigError
+		return errors.As(err, &ce) && ce.Field == "Seed"
+	}
+	if err := (Config{Ensemble: 3, Seed: top - 1}).Validate(); !isSeed(err) {
+		t.Errorf("Ensemble 3 at seed max-1: %v, want a ConfigError naming Seed", err)
+	}
+	if err := (Config{Ensemble: 3, Seed: top - 2}).Validate(); err != nil {
+		t.Errorf("Ensemble 3 at seed max-2: %v", err)
+	}
+	x, y := toyData(60, 2)
+	base := Config{Head: HeadDecoder, Vocab: "normalized:base=4,length=3", EncLayers: 1, EncWidth: 8, DecWidth: 8, DecHeads: 1, MaxEpochs: 1, Threads: 1, Ensemble: 2}
+	for _, c := range []struct {
+		seed  uint64
+		ple   int
+		from  string
+		label string
+		ok    bool
+	}{
+		{top - 4, 2, EnsembleFromAll, "2 members, a soft and 2 ple seeds: seeds max-4 .. max", true},
+		{top - 3, 2, EnsembleFromAll, "the last ple seed would wrap", false},
+		{top - 1, 0, EnsembleFromAll, "the soft seed would wrap", false},
+		{top - 1, 0, EnsembleFromSeeds, "no soft seeds from seeds: max-1, max", true},
+	} {
+		b := base
+		b.Seed = c.seed
+		_, _, err := Tune(context.Background(), x, len(y), 1, y, b, TuneOptions{Trials: 2, Budget: 5 * time.Second, PLESeeds: c.ple, EnsembleFrom: c.from})
+		if c.ok && isSeed(err) || !c.ok && !isSeed(err) {
+			t.Errorf("%s: %v", c.label, err)
+		}
+	}
+}

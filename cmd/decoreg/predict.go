@@ -32,7 +32,9 @@ the support: the training range for a normalized decoder or a Riemann
 head; for an unnormalized decoder the outer edges of the cells it gives
 mass to (wider than the range; the tokenization's ends with --unbounded);
 -Inf and +Inf for the MDN head (a Gaussian mixture); the pointwise head
-writes its point at every level.
+writes its point at every level, and a pointwise ensemble (--ensemble N)
+the quantiles of its members' points, each a point mass of weight 1/N
+(the median and mode among them).
 logpdf, the log density of the row's target under p(y|x) in the original
 units of y, is written when FILE has the target column, filled in on every
 row, and the head has a density (not for pointwise). The target column is

@@ -26,7 +26,9 @@ row is the index of the input row among the data rows of FILE (0 is the row
 after the header) and s1..sN are the draws in the original units of y.
 
 Decoder heads sample token by token (ancestral sampling with a key/value
-cache); --temperature divides the logits, --top-k keeps the K most probable
+cache); --temperature divides the logits (a model calibrated by train
+--calibrate has its own temperature, or temperatures per token depth,
+applied first: the two multiply), --top-k keeps the K most probable
 valid tokens and --top-p the smallest set of valid tokens whose probability
 reaches P, at every step. These three flags are an error for the other
 heads, which sample their density directly (pointwise: the point itself).

@@ -359,7 +359,11 @@ func showText(w io.Writer, path string, m *decoreg.Model, maxCols int) {
 
 	whole := ""
 	if info.Members > 1 || m.EnsembleSize() > 1 || info.Tune != nil {
-		line("training", "%s; the first member's: %s", rowsText(info), fitText(cfg, info))
+		whose := "the first member's"
+		if m.EnsembleSize() == 1 {
+			whose = "the chosen trial's" // a single model of --tune
+		}
+		line("training", "%s; %s: %s", rowsText(info), whose, fitText(cfg, info))
 		whole = " (the whole fit: every trial and member)"
 	} else {
 		line("training", "%s; %s", rowsText(info), fitText(cfg, info))
@@ -485,7 +489,7 @@ func headText(c decoreg.Config) string {
 	case decoreg.HeadRiemann:
 		return fmt.Sprintf("riemann, %d bins", c.Bins)
 	case decoreg.HeadMDN:
-		return fmt.Sprintf("mdn, %d components", c.Components)
+		return fmt.Sprintf("mdn, %d %s", c.Components, plural(c.Components, "component", "components"))
 	case decoreg.HeadPointwise:
 		if c.Sigmoid {
 			return "pointwise (squashed by a sigmoid)"
@@ -505,7 +509,7 @@ func memberText(c decoreg.Config) string {
 	case decoreg.HeadRiemann:
 		parts = append(parts, fmt.Sprintf("%d bins", c.Bins))
 	case decoreg.HeadMDN:
-		parts = append(parts, fmt.Sprintf("%d components", c.Components))
+		parts = append(parts, fmt.Sprintf("%d %s", c.Components, plural(c.Components, "component", "components")))
 	}
 	enc := c.Encoder
 	if enc == "" {
@@ -597,6 +601,8 @@ func lossText(c decoreg.Config, in decoreg.TrainInfo) string {
 		return "validation MSE " + v + ", of the scaled target"
 	case c.StopBy == decoreg.StopByCRPS:
 		return "validation CRPS " + v + ", in u units"
+	case c.StopBy == decoreg.StopByDepth && in.Tune != nil && in.Tune.Resolution > 0:
+		return fmt.Sprintf("validation NLL %s, in u units, calibrated per token depth, at a resolution of %.4g", v, in.Tune.Resolution)
 	case c.StopBy == decoreg.StopByDepth:
 		return "validation NLL " + v + ", in u units, calibrated per token depth"
 	case in.Tune != nil && in.Tune.Resolution > 0:

@@ -508,10 +508,10 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	if vf < 0 && isSet(fs, "stop-by") {
 		return decoreg.Config{}, inputf(name, "--stop-by is for early stopping, which needs validation rows: --val-frac must be > 0")
 	}
-	if head == decoreg.HeadPointwise && isSet(fs, "stop-by") {
-		// Its depth and crps are refused by the library; nll would be
-		// ignored: the pointwise head has no likelihood.
-		return decoreg.Config{}, inputf(name, "--stop-by is for the heads with a distribution: the pointwise head early-stops on the validation MSE")
+	if head == decoreg.HeadPointwise && isSet(fs, "stop-by") && (f.stopBy == decoreg.StopByNLL || f.stopBy == "") {
+		// Ignored: the pointwise head has no likelihood (its depth and
+		// crps are refused by the library).
+		return decoreg.Config{}, inputf(name, "--stop-by nll is for the heads with a distribution: the pointwise head early-stops on the validation MSE")
 	}
 	c := decoreg.Config{
 		Head: head, EncLayers: f.encLayers, EncWidth: f.encWidth,
@@ -1018,11 +1018,17 @@ func printTrials(w io.Writer, rep *decoreg.TuneReport, interrupted bool) {
 		cut = "; " + strings.Join(why, ", and ") + ", so another run may choose differently"
 	}
 	fmt.Fprintf(w, "tuned in %v of a %v budget%s\n", secs(rep.Seconds-rep.MemberSeconds).Round(time.Millisecond), secs(rep.Budget), cut)
+	depth := ""
+	if rep.Trials[0].Config.StopBy == decoreg.StopByDepth {
+		depth = " at the temperatures per token depth fitted on them each epoch (--stop-by depth)"
+	}
 	switch {
 	case rep.Trials[0].Config.StopBy == decoreg.StopByCRPS:
 		fmt.Fprintf(w, "val_loss: the validation CRPS in units of the target range (--stop-by crps)\n")
 	case rep.Resolution > 0: // only where every trial is a normalized decoder
-		fmt.Fprintf(w, "val_loss: the validation NLL in u units, each row's density averaged over a cell at least %.4g of the target range wide (--tune-resolution)\n", rep.Resolution)
+		fmt.Fprintf(w, "val_loss: the validation NLL in u units%s, each row's density averaged over a cell at least %.4g of the target range wide (--tune-resolution)\n", depth, rep.Resolution)
+	case depth != "":
+		fmt.Fprintf(w, "val_loss: the validation NLL in u units%s\n", depth)
 	}
 	switch {
 	case interrupted && (rep.EnsembleFrom == decoreg.EnsembleFromSeeds || rep.EnsembleFrom == decoreg.EnsembleFromAll):
