@@ -85,6 +85,9 @@ func (m *Model) Calibration(ctx context.Context, x []float64, rows int, y []floa
 			return nil, dataErr(i, -1, ErrBadInput, "the target is %v", v)
 		}
 	}
+	if err := stopped(ctx); err != nil {
+		return nil, err // as for every head, though the pointwise has nothing to compute
+	}
 	c := &Calibration{N: rows, CRPS: math.NaN(), CRPSBound: math.NaN(), PITError: math.NaN()}
 	if !m.h.Density {
 		return c, nil

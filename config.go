@@ -442,8 +442,21 @@ const MaxThreads = 4096
 // defaults (DefaultConfig) first. The size limits leave out the input
 // layer, whose size depends on the number of features.
 func (c Config) Validate() error {
-	_, err := DefaultConfig(c).validateTrain()
-	return err
+	if _, err := DefaultConfig(c).validateTrain(); err != nil {
+		return err
+	}
+	return seedRoom(c.Seed, c.Ensemble)
+}
+
+// seedRoom refuses a Seed that leaves no room for the seeds of n members,
+// Seed + k for k < n: none may wrap past the largest. It is checked on
+// the settings a fit starts from, not on its members' (member k's Seed is
+// Seed + k, its Ensemble the whole's), nor on a saved model's.
+func seedRoom(seed uint64, n int) error {
+	if n > 1 && seed > math.MaxUint64-uint64(n-1) {
+		return configErr("Seed", "%d leaves no room for the seeds of %d members (Seed + member)", seed, n)
+	}
+	return nil
 }
 
 // validateTrain is validate and the checks of the settings that only
@@ -596,9 +609,6 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 	}
 	if c.Ensemble < 0 || c.Ensemble > MaxEnsemble {
 		return nil, configErr("Ensemble", "an ensemble has 0 (one model) to %d members, have %d", MaxEnsemble, c.Ensemble)
-	}
-	if c.Ensemble > 1 && c.Seed > math.MaxUint64-uint64(c.Ensemble-1) {
-		return nil, configErr("Seed", "%d leaves no room for the seeds of %d members (Seed + member)", c.Seed, c.Ensemble)
 	}
 	if c.Calibrate && c.Head == HeadPointwise {
 		return nil, configErr("Calibrate", "the pointwise head has no distribution to calibrate")

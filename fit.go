@@ -64,6 +64,9 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 	if _, err := cfg.validateTrain(); err != nil {
 		return nil, err
 	}
+	if err := seedRoom(cfg.Seed, cfg.Ensemble); err != nil {
+		return nil, err
+	}
 	if cfg.Calibrate {
 		if err := checkCalibrationRows(rows, cfg.ValFrac); err != nil {
 			return nil, err

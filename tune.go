@@ -668,9 +668,9 @@ func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Co
 	if opts.PLESeeds < 0 || opts.PLESeeds > MaxEnsemble {
 		return nil, nil, configErr("PLESeeds", "0 (none) to %d ple seeds' members, have %d", MaxEnsemble, opts.PLESeeds)
 	}
-	if n := seedsPlanned(base, opts); n > 1 && base.Seed > math.MaxUint64-uint64(n-1) {
-		// The members' seeds are Seed + k: none may wrap past the largest.
-		return nil, nil, configErr("Seed", "%d leaves no room for the seeds of the up to %d members, soft and ple seeds' included, that the ensemble may train (Seed + member)", base.Seed, n)
+	if err := seedRoom(base.Seed, seedsPlanned(base, opts)); err != nil {
+		// The seeds' members', soft and ple seeds' included.
+		return nil, nil, err
 	}
 	switch {
 	case opts.Resolution == 0:
@@ -1052,16 +1052,25 @@ rungs:
 }
 
 // seedsPlanned is the most members (the first included) whose seeds,
-// Seed + k, Tune's ensemble may use: Ensemble, and from EnsembleFromAll
-// Ensemble-1 soft seeds' (where the best trial may be a decoder) and the
-// ple seeds'.
+// Seed + k, Tune's ensemble may use: none beyond the first from
+// EnsembleFromTrials (every trial has Seed); Ensemble from
+// EnsembleFromSeeds; and from EnsembleFromAll also Ensemble-1 soft
+// seeds' (for a decoder, where the best trial may have a normalized
+// tokenization) and the ple seeds' (not for the pointwise head; where
+// the best trial's transform is already ple none are trained, which the
+// search alone tells, so they are counted).
 func seedsPlanned(base Config, opts TuneOptions) int {
+	if base.Ensemble <= 1 || opts.EnsembleFrom == EnsembleFromTrials {
+		return 1
+	}
 	n := base.Ensemble
-	if base.Ensemble > 1 && (opts.EnsembleFrom == "" || opts.EnsembleFrom == EnsembleFromAll) {
+	if opts.EnsembleFrom == "" || opts.EnsembleFrom == EnsembleFromAll {
 		if opts.SoftSeeds >= 0 && base.Head == HeadDecoder {
 			n += base.Ensemble - 1
 		}
-		n += opts.PLESeeds
+		if base.Head != HeadPointwise {
+			n += opts.PLESeeds
+		}
 	}
 	return n
 }

@@ -754,10 +754,13 @@ func TestTuneLRDrops(t *testing.T) {
 }
 
 // TestSeedsRoom: members' seeds are Seed + k; a Seed that leaves no room
-// for them is refused (a *ConfigError naming Seed) by Validate for
-// Config.Ensemble, and by Tune for every member its ensemble may train,
-// soft and ple seeds' included (they wrapped past the largest seed to 0,
-// 1, 2 where a plain ensemble was refused; helper-135).
+// for them is refused (a *ConfigError naming Seed) by Validate and FitFlat
+// for Config.Ensemble, and by Tune for every member its ensemble may
+// train, soft and ple seeds' included (they wrapped past the largest seed
+// to 0, 1, 2 where a plain ensemble was refused; helper-135). Where there
+// is room, the ensemble trains and its file loads: the members' own
+// settings (Seed + k, Ensemble N) are not checked (helper-137: member 2 of
+// 3 at Seed max-2 was refused, and so was the file of such an ensemble).
 func TestSeedsRoom(t *testing.T) {
 	const top = math.MaxUint64
 	isSeed := func(err error) bool {
@@ -771,20 +774,40 @@ func TestSeedsRoom(t *testing.T) {
 		t.Errorf("Ensemble 3 at seed max-2: %v", err)
 	}
 	x, y := toyData(60, 2)
+	small := Config{Head: HeadMDN, EncLayers: 1, EncWidth: 8, Components: 2, MaxEpochs: 1, Threads: 1}
+	ens := small
+	ens.Ensemble, ens.Seed = 3, top-1
+	if _, err := FitFlat(context.Background(), x, len(y), 1, y, ens); !isSeed(err) {
+		t.Errorf("FitFlat, Ensemble 3 at seed max-1: %v, want a ConfigError naming Seed", err)
+	}
+	ens.Seed = top - 2
+	m, err := FitFlat(context.Background(), x, len(y), 1, y, ens)
+	if err != nil {
+		t.Fatalf("FitFlat, Ensemble 3 at seed max-2: %v", err)
+	}
+	if got := m.Members()[2].Config().Seed; got != top {
+		t.Errorf("member 3's seed %d, want %d", got, uint64(top))
+	}
+	reload(t, m) // its members' configs load
 	base := Config{Head: HeadDecoder, Vocab: "normalized:base=4,length=3", EncLayers: 1, EncWidth: 8, DecWidth: 8, DecHeads: 1, MaxEpochs: 1, Threads: 1, Ensemble: 2}
+	pw := small
+	pw.Head, pw.Ensemble = HeadPointwise, 2
 	for _, c := range []struct {
+		base  Config
 		seed  uint64
 		ple   int
 		from  string
 		label string
 		ok    bool
 	}{
-		{top - 4, 2, EnsembleFromAll, "2 members, a soft and 2 ple seeds: seeds max-4 .. max", true},
-		{top - 3, 2, EnsembleFromAll, "the last ple seed would wrap", false},
-		{top - 1, 0, EnsembleFromAll, "the soft seed would wrap", false},
-		{top - 1, 0, EnsembleFromSeeds, "no soft seeds from seeds: max-1, max", true},
+		{base, top - 4, 2, EnsembleFromAll, "2 members, a soft and 2 ple seeds: seeds max-4 .. max", true},
+		{base, top - 3, 2, EnsembleFromAll, "the last ple seed would wrap", false},
+		{base, top - 1, 0, EnsembleFromAll, "the soft seed would wrap", false},
+		{base, top - 1, 0, EnsembleFromSeeds, "no soft seeds from seeds: max-1, max", true},
+		{base, top, 2, EnsembleFromTrials, "members from the trials, every one at Seed", true},
+		{pw, top - 1, 2, EnsembleFromAll, "pointwise: no soft or ple seeds", true},
 	} {
-		b := base
+		b := c.base
 		b.Seed = c.seed
 		_, _, err := Tune(context.Background(), x, len(y), 1, y, b, TuneOptions{Trials: 2, Budget: 5 * time.Second, PLESeeds: c.ple, EnsembleFrom: c.from})
 		if c.ok && isSeed(err) || !c.ok && !isSeed(err) {

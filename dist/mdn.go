@@ -209,12 +209,13 @@ func (d *MDN) Quantile(q float64) float64 {
 }
 
 // Mode returns the highest mode of the mixture. From every component's
-// mean it runs the fixed-point (mean-shift) iteration
+// mean it climbs (climb): by Newton steps on the density's derivative
+// where the density is concave and the step does not lower it, and
+// otherwise by the fixed-point (mean-shift) iteration
 // t <- sum_i r_i(t) mu_i/sd_i^2 / sum_i r_i(t)/sd_i^2, r_i(t) the
-// component densities, which increases the density at every step and
-// stops at a stationary point (Carreira-Perpinan 2000), then polishes with
-// Newton steps on the density's derivative that are kept only while the
-// density rises; the best of the ends wins. With more than MaxModeStarts
+// component densities, which never lowers the density and stops at a
+// stationary point (Carreira-Perpinan 2000); then Newton steps polish the
+// top while the density rises. The best of the ends wins. With more than MaxModeStarts
 // components it starts only from the MaxModeStarts whose own peaks
 // (w_i / sd_i) are highest: the result is then the highest mode those
 // starts reach, not always the highest of all. Each iteration costs O(M)
@@ -298,6 +299,7 @@ func (d *MDN) moments(t float64, lc []float64) (a, b, c, lp float64) {
 // shift b/a, which never lowers it. The mean shift alone crawls up a
 // flat top (hundreds of steps, each over every component, for an MDN
 // sharpened by a low temperature); Newton's steps converge there in a few.
+// Up to 20 more Newton steps polish the top while they climb.
 func (d *MDN) climb(t float64, lc []float64) float64 {
 	a, b, c, lp := d.moments(t, lc)
 	for range 1000 {
@@ -319,6 +321,22 @@ func (d *MDN) climb(t float64, lc []float64) float64 {
 		if done {
 			break
 		}
+	}
+	// Newton's steps while they climb: the stop above is absolute for
+	// |t| < 1, coarse for components far narrower than 1.
+	for range 20 {
+		if !(c < 0) {
+			break
+		}
+		tn := t - (b-a*t)/c
+		if tn == t || math.IsNaN(tn) || math.IsInf(tn, 0) {
+			break
+		}
+		an, bn, cn, lpn := d.moments(tn, lc)
+		if !(lpn > lp) {
+			break
+		}
+		t, a, b, c, lp = tn, an, bn, cn, lpn
 	}
 	return t
 }

@@ -300,31 +300,33 @@ func mustPanic(t *testing.T, want string, f func()) {
 // TestMDNModeSharpMixtures: on mixtures of narrow, overlapping components
 // (an MDN at a low temperature: flat tops where the mean shift alone
 // crawls), Mode's density is the highest found on a fine grid, to a
-// relative 1e-9, and the density's slope there is about 0.
+// relative 1e-9, and the density's slope there is about 0; at the scale
+// of 1 and of 1e-12 (where a stop absolute in t would come early).
 func TestMDNModeSharpMixtures(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for trial := range 10 {
-		k := 20 + r.IntN(200)
-		w, mu, sd := make([]float64, k), make([]float64, k), make([]float64, k)
-		for i := range w {
-			w[i] = r.Float64()
-			mu[i] = 0.5 + 0.1*r.NormFloat64()
-			sd[i] = 0.002 + 0.02*r.Float64()
-		}
-		d := NewMDN(w, mu, sd, Affine{Offset: -3, Scale: 7})
-		mode := d.Mode()
-		best := math.Inf(-1)
-		for i := range 40001 {
-			y := -3 + 7*(0.5+(float64(i)/40000-0.5)*0.9)
-			best = max(best, d.LogPDF(y))
-		}
-		lp := d.LogPDF(mode)
-		if lp < best-1e-9*math.Abs(best) {
-			t.Errorf("trial %d (%d components): Mode %v has log-density %v, a grid point %v", trial, k, mode, lp, best)
-		}
-		h := 1e-7
-		if s := (d.LogPDF(mode+h) - d.LogPDF(mode-h)) / (2 * h); math.Abs(s) > 1e-3 {
-			t.Errorf("trial %d: the log-density's slope at Mode %v is %v", trial, mode, s)
+	for _, s := range []float64{1, 1e-12} {
+		for trial := range 10 {
+			k := 20 + r.IntN(200)
+			w, mu, sd := make([]float64, k), make([]float64, k), make([]float64, k)
+			for i := range w {
+				w[i] = r.Float64()
+				mu[i] = s * (0.5 + 0.1*r.NormFloat64())
+				sd[i] = s * (0.002 + 0.02*r.Float64())
+			}
+			d := NewMDN(w, mu, sd, Affine{Scale: 1})
+			mode := d.Mode()
+			best := math.Inf(-1)
+			for i := range 40001 {
+				best = max(best, d.LogPDF(s*(0.05+0.9*float64(i)/40000)))
+			}
+			lp := d.LogPDF(mode)
+			if lp < best-1e-9*math.Abs(best) {
+				t.Errorf("scale %v, trial %d (%d components): Mode %v has log-density %v, a grid point %v", s, trial, k, mode, lp, best)
+			}
+			h := 1e-7 * s
+			if slope := s * (d.LogPDF(mode+h) - d.LogPDF(mode-h)) / (2 * h); math.Abs(slope) > 1e-3 {
+				t.Errorf("scale %v, trial %d: the log-density's slope at Mode %v is %v per unit of the scale", s, trial, mode, slope)
+			}
 		}
 	}
 }

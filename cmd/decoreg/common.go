@@ -1216,9 +1216,9 @@ func dataFile(name, path string) (string, error) {
 		src, prefix = f, "decoreg-data-*.csv"
 	}
 	signals.mu.Lock()
-	f, proc := anonSpool(os.TempDir())
+	f, keep, proc := anonSpool(os.TempDir())
 	if f != nil {
-		sp.path, sp.keep = proc, f // f is the only reference: kept open
+		sp.path, sp.keep = proc, keep
 	} else {
 		var err error
 		if f, err = os.CreateTemp("", prefix); err != nil {
@@ -1235,10 +1235,8 @@ func dataFile(name, path string) (string, error) {
 	signals.mu.Unlock()
 	w := &stickyWriter{w: f} // the copy's write errors apart from the input's read errors
 	_, err := io.Copy(w, src)
-	if sp.keep != f {
-		if cerr := f.Close(); w.err == nil && cerr != nil {
-			w.err = cerr
-		}
+	if cerr := f.Close(); w.err == nil && cerr != nil {
+		w.err = cerr
 	}
 	switch {
 	case w.err != nil:

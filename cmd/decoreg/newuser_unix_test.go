@@ -20,8 +20,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // childDecoreg returns this test binary as a decoreg command (see
@@ -79,17 +77,6 @@ func heldSpool(pid int, tmp string) string {
 		}
 	}
 	return ""
-}
-
-// unnamedFiles reports whether the file system of dir makes files without
-// a name (O_TMPFILE).
-func unnamedFiles(dir string) bool {
-	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
-	if err != nil {
-		return false
-	}
-	unix.Close(fd)
-	return true
 }
 
 // feedFIFO writes body to the FIFO path once a reader opens it, in the

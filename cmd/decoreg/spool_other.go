@@ -6,4 +6,4 @@ import "os"
 
 // anonSpool is for Linux's files without a name (O_TMPFILE); elsewhere
 // dataFile makes a named file.
-func anonSpool(dir string) (*os.File, string) { return nil, "" }
+func anonSpool(dir string) (f, keep *os.File, proc string) { return nil, nil, "" }

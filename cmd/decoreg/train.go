@@ -600,7 +600,9 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	if f.ensemble < 1 || f.ensemble > decoreg.MaxEnsemble {
 		return c, inputf(name, "--ensemble must be 1 (one model) to %d members, have %d", decoreg.MaxEnsemble, f.ensemble)
 	}
-	if f.ensemble > 1 && f.seed > math.MaxUint64-uint64(f.ensemble-1) {
+	if f.ensemble > 1 && f.seed > math.MaxUint64-uint64(f.ensemble-1) && !(f.tune && f.ensembleFrom == decoreg.EnsembleFromTrials) {
+		// (The trials all have --seed; --tune's soft and ple seeds are
+		// checked by the library, which knows how many it may train.)
 		return c, inputf(name, "--seed %d leaves no room for the seeds of --ensemble %d members (seed + member)", f.seed, f.ensemble)
 	}
 	if f.targetRange != "" {
