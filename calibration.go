@@ -88,6 +88,9 @@ func (m *Model) Calibration(ctx context.Context, x []float64, rows int, y []floa
 	if err := stopped(ctx); err != nil {
 		return nil, err // as for every head, though the pointwise has nothing to compute
 	}
+	if err := checkFinite(x, m.Features()); err != nil {
+		return nil, err // as for every head (the pointwise's NaN scores came back)
+	}
 	c := &Calibration{N: rows, CRPS: math.NaN(), CRPSBound: math.NaN(), PITError: math.NaN()}
 	if !m.h.Density {
 		return c, nil

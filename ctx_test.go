@@ -3,6 +3,7 @@ package decoreg
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -94,6 +95,12 @@ func TestCancelledBeforeWork(t *testing.T) {
 			check("EvaluateFrame", fe, err)
 			cal, err := m.Calibration(ctx, x, len(y), y)
 			check("Calibration", cal, err) // the pointwise's NaNs came back (helper-137)
+			bad := slices.Clone(x)
+			bad[7] = math.NaN()
+			var de *DataError
+			if _, err := m.Calibration(context.Background(), bad, len(y), y); !errors.As(err, &de) || de.Row != 7 {
+				t.Errorf("Calibration of a NaN feature in row 7: %v, want a *DataError naming row 7 (helper-138: the pointwise's NaN scores came back)", err)
+			}
 			if c.cfg.Head == HeadPointwise {
 				return // no distribution to calibrate
 			}
@@ -116,6 +123,11 @@ func TestCancelledBeforeWork(t *testing.T) {
 func TestCancelStopsBetweenChunks(t *testing.T) {
 	m := fit(t, small(HeadDecoder, "normalized:base=4,length=3"), true)
 	x, y := toyData(3000, 5)
+	riemann := fit(t, small(HeadRiemann, ""), true)
+	ecfg := small(HeadMDN, "")
+	ecfg.Ensemble = 2
+	ens := fit(t, ecfg, true)
+	xr, _ := toyData(3*distChunk, 6)
 	want, err := m.PredictFlat(context.Background(), x, len(y), PredictOptions{Outputs: OutMean | OutQuantiles})
 	if err != nil {
 		t.Fatal(err)
@@ -152,6 +164,17 @@ func TestCancelStopsBetweenChunks(t *testing.T) {
 		},
 		"Calibration": func(ctx context.Context) error {
 			_, err := m.Calibration(ctx, x, len(y), y)
+			return err
+		},
+		// Building the rows' distributions looks too, every distChunk
+		// rows (helper-138: a Riemann model's million rows ran 3.7 s past
+		// a deadline).
+		"Dists of a Riemann model": func(ctx context.Context) error {
+			_, err := riemann.Dists(ctx, xr, len(xr), dist.TokenOptions{})
+			return err
+		},
+		"Dists of an ensemble": func(ctx context.Context) error {
+			_, err := ens.Dists(ctx, xr, len(xr), dist.TokenOptions{})
 			return err
 		},
 	}

@@ -159,6 +159,11 @@ func (m *Model) mixDists(ctx context.Context, x []float64, rows int, opts dist.T
 	out := make([]dist.Distribution, rows)
 	comps := make([]dist.Distribution, len(members))
 	for i := range out {
+		if i%distChunk == 0 && i > 0 {
+			if err := stopped(ctx); err != nil {
+				return nil, err
+			}
+		}
 		for k := range members {
 			comps[k] = per[k][i]
 		}

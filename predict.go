@@ -117,6 +117,10 @@ func (m *Model) dists(ctx context.Context, x []float64, rows int, opts dist.Toke
 	return out, nil
 }
 
+// distChunk is how many rows' distributions dists builds between looks at
+// its context (each is a head's softmax or mixture, microseconds).
+const distChunk = 4096
+
 // memberDists is dists for a single model (an ensemble's first member
 // alone).
 func (m *Model) memberDists(ctx context.Context, x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
@@ -126,6 +130,11 @@ func (m *Model) memberDists(ctx context.Context, x []float64, rows int, opts dis
 	}
 	out := make([]dist.Distribution, rows)
 	for i, r := range rs {
+		if i%distChunk == 0 && i > 0 {
+			if err := stopped(ctx); err != nil {
+				return nil, err
+			}
+		}
 		dd, err := m.h.Dist(r)
 		if err != nil {
 			return nil, m.overflow(x, i, err)
@@ -643,6 +652,9 @@ func (m *Model) Evaluate(ctx context.Context, x []float64, rows int, y []float64
 		return nil, err
 	}
 	e.Clipped = tg.Clipped
+	if err := stopped(ctx); err != nil {
+		return nil, err // before the NLL's pass over every row
+	}
 	if m.h.Density && len(m.others) > 0 {
 		e.NLLU = metrics.Mean(distNLL)
 		e.NLL = e.NLLU + m.units.LogRange()
