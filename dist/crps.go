@@ -45,7 +45,7 @@ func CRPS(d Distribution, y float64) (score, bound float64) {
 		for i, p := range d.p {
 			cells[i] = massCell{float64(i) / float64(n), float64(i+1) / float64(n), p}
 		}
-		return d.aff.Scale * cellsCRPS(cells, (y-d.aff.Offset)/d.aff.Scale), 0
+		return farCells(cells, d.aff, y), 0
 	case *MDN:
 		return d.aff.Scale * d.crpsT((y-d.aff.Offset)/d.aff.Scale), 0
 	case *Token:
@@ -171,5 +171,27 @@ func (d *Token) crps(y float64) (score, bound float64) {
 		cells[i].m /= tot
 	}
 	slices.SortStableFunc(cells, func(a, b massCell) int { return cmp.Compare(a.lo, b.lo) })
-	return d.aff.Scale * cellsCRPS(cells, t), d.aff.Scale * bnd / tot
+	return farCells(cells, d.aff, y), d.aff.Scale * bnd / tot
+}
+
+// farCells is the CRPS, in y units, at y of the cells (in t units, y =
+// Offset + Scale t): Scale times cellsCRPS at t. Where y is so far beyond
+// them that t overflows (y near float64's largest and a scale below 1:
+// +Inf came back), it is the score at the cells' nearer end plus the
+// distance from it in y units: beyond the cells F is 0 or 1, so the
+// integrand is 1 there.
+func farCells(cells []massCell, aff Affine, y float64) float64 {
+	t := (y - aff.Offset) / aff.Scale
+	if !math.IsInf(t, 0) || math.IsInf(y, 0) || len(cells) == 0 {
+		return aff.Scale * cellsCRPS(cells, t)
+	}
+	e := cells[0].lo
+	if t > 0 {
+		e = cells[0].hi
+		for _, c := range cells {
+			e = max(e, c.hi)
+		}
+	}
+	ey := aff.Offset + aff.Scale*e
+	return aff.Scale*cellsCRPS(cells, e) + math.Abs(y-ey)
 }

@@ -1,6 +1,7 @@
 package dist
 
 import (
+	"decoreg/vocab"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -169,4 +170,35 @@ func TestCRPSMDNExtremeScales(t *testing.T) {
 		}
 	}()
 	NewMDN([]float64{1, 1}, []float64{-1e308, 1e308}, []float64{1, 1}, Affine{Scale: 1})
+}
+
+// TestCRPSFarTarget: a target so far beyond the cells that its t = (y -
+// Offset)/Scale overflows (a scale below 1, y near float64's largest)
+// scores finitely, as the CRPS at a nearer far target plus the distance
+// between them (the integrand is 1 beyond the cells); it was +Inf for the
+// Riemann head and the tree-tokenized decoder (helper-138).
+func TestCRPSFarTarget(t *testing.T) {
+	aff := Affine{Offset: 2, Scale: 0.5}
+	p := make([]float64, 8)
+	for i := range p {
+		p[i] = float64(i+1) / 36
+	}
+	tok, err := vocab.NewNormalized(4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []Distribution{NewRiemann(p, aff), NewToken(newFake(t, tok.Size(), 3, 1), tok, aff, TokenOptions{})} {
+		for _, c := range []struct{ far, near float64 }{
+			{math.MaxFloat64, 1e307},
+			{1e308, 1e307},
+			{-math.MaxFloat64, -1e307},
+		} {
+			sf, _ := CRPS(d, c.far)
+			sn, _ := CRPS(d, c.near)
+			want := sn + math.Abs(c.far-c.near)
+			if math.IsInf(sf, 0) || math.IsNaN(sf) || math.Abs(sf-want) > 1e-15*want {
+				t.Errorf("%T: CRPS at %v = %v, want %v (at %v: %v)", d, c.far, sf, want, c.near, sn)
+			}
+		}
+	}
 }
