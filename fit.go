@@ -57,9 +57,7 @@ func FitFlat(ctx context.Context, x []float64, rows, cols int, y []float64, cfg 
 		}
 	}
 
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx = orBackground(ctx)
 	cfg = DefaultConfig(cfg)
 	if _, err := cfg.validateTrain(); err != nil {
 		return nil, err

@@ -89,10 +89,11 @@ func (m *Model) Dist(x []float64) (dist.Distribution, error) {
 // CalibrateByIsotonic gives *dist.Recalibrated ones (an ensemble's: of
 // its *dist.Mixture). Errors are as Dist's, naming the
 // row; options dist.NewToken refuses give a *ConfigError ("Token.Beam",
-// ...). The encoding stops between chunks of rows once ctx is done, with
-// an error wrapping ctx.Err() (a nil ctx is context.Background()); the
-// distributions' summaries (Mean, Quantile, ...) are computed when asked
-// for, outside Dists.
+// ...). The encoding and the building of the rows' distributions stop
+// between chunks of rows once ctx is done, with an error wrapping
+// ctx.Err() (a nil ctx is context.Background()); the distributions'
+// summaries (Mean, Quantile, ...) are computed when asked for, outside
+// Dists.
 func (m *Model) Dists(ctx context.Context, x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
 	return m.dists(orBackground(ctx), x, rows, opts)
 }

@@ -459,11 +459,11 @@ func tuneConfigs(base Config, n int, grid func(Config) []tuneAxis) (cfgs []Confi
 	// Tune (the weights' moving average DefaultTuneEMA; its seed, threads,
 	// members and calibration aside), else "given": settings the caller chose, which
 	// every trial keeps but for the grid's axes.
-	def := DefaultConfig(Config{Head: first.Head, EMA: DefaultTuneEMA, InputTransform: data.TransformStandard})
+	def := DefaultConfig(Config{Head: first.Head, EMA: DefaultTuneEMA})
 	def.Seed, def.Threads, def.Ensemble = first.Seed, first.Threads, first.Ensemble
 	def.Calibrate, def.CalibrateBy = first.Calibrate, first.CalibrateBy
-	if first.InputTransform == "" {
-		def.InputTransform = ""
+	if first.InputTransform == data.TransformStandard { // "" is standard too
+		def.InputTransform = first.InputTransform
 	}
 	label := "given"
 	if key(def) == key(first) {
@@ -609,9 +609,7 @@ type trialRun struct {
 // an error wrapping ctx.Err(); a nil ctx is context.Background().
 func Tune(ctx context.Context, x []float64, rows, cols int, y []float64, base Config, opts TuneOptions) (*Model, *TuneReport, error) {
 	start := time.Now()
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx = orBackground(ctx)
 	base = DefaultConfig(base)
 	if _, err := base.validateTrain(); err != nil {
 		return nil, nil, err

@@ -1260,15 +1260,31 @@ func dataFile(name, path string) (string, error) {
 // descriptor that keeps the file and that path to it, or nil where the
 // file stays in the directory (another system, no /proc mounted).
 func unlinkSpool(f *os.File) (*os.File, string) {
-	keep, err := os.Open(f.Name())
+	keep, proc := holdSpool(f, f.Name())
+	if keep == nil {
+		return nil, ""
+	}
+	if os.Remove(f.Name()) != nil {
+		keep.Close()
+		return nil, ""
+	}
+	return keep, proc
+}
+
+// holdSpool opens the spool f again by the path open, for reading: it
+// returns that descriptor, which holds the file, and /proc/self/fd/N, its
+// path, where both and f are one file (not another put in its place); nil
+// otherwise (another system, no /proc mounted).
+func holdSpool(f *os.File, open string) (*os.File, string) {
+	keep, err := os.Open(open)
 	if err != nil {
 		return nil, ""
 	}
 	proc := fmt.Sprintf("/proc/self/fd/%d", keep.Fd())
 	a, err1 := keep.Stat()
 	b, err2 := os.Stat(proc)
-	c, err3 := f.Stat() // the file it made, not another put in its place
-	if err1 != nil || err2 != nil || err3 != nil || !os.SameFile(a, b) || !os.SameFile(a, c) || os.Remove(f.Name()) != nil {
+	c, err3 := f.Stat()
+	if err1 != nil || err2 != nil || err3 != nil || !os.SameFile(a, b) || !os.SameFile(a, c) {
 		keep.Close()
 		return nil, ""
 	}

@@ -21,16 +21,7 @@ func anonSpool(dir string) (f, keep *os.File, proc string) {
 		return nil, nil, ""
 	}
 	f = os.NewFile(uintptr(fd), filepath.Join(dir, "decoreg-data (unnamed)"))
-	keep, err = os.Open(fmt.Sprintf("/proc/self/fd/%d", fd))
-	if err != nil {
-		f.Close()
-		return nil, nil, ""
-	}
-	proc = fmt.Sprintf("/proc/self/fd/%d", keep.Fd())
-	a, err1 := f.Stat()
-	b, err2 := os.Stat(proc)
-	if err1 != nil || err2 != nil || !os.SameFile(a, b) {
-		keep.Close()
+	if keep, proc = holdSpool(f, fmt.Sprintf("/proc/self/fd/%d", fd)); keep == nil {
 		f.Close()
 		return nil, nil, ""
 	}
