@@ -511,7 +511,11 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	if head == decoreg.HeadPointwise && isSet(fs, "stop-by") && (f.stopBy == decoreg.StopByNLL || f.stopBy == "") {
 		// Ignored: the pointwise head has no likelihood (its depth and
 		// crps are refused by the library).
-		return decoreg.Config{}, inputf(name, "--stop-by nll is for the heads with a distribution: the pointwise head early-stops on the validation MSE")
+		given := f.stopBy
+		if given == "" {
+			given = `""`
+		}
+		return decoreg.Config{}, inputf(name, "--stop-by %s is for the heads with a distribution: the pointwise head early-stops on the validation MSE", given)
 	}
 	c := decoreg.Config{
 		Head: head, EncLayers: f.encLayers, EncWidth: f.encWidth,
@@ -600,9 +604,10 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	if f.ensemble < 1 || f.ensemble > decoreg.MaxEnsemble {
 		return c, inputf(name, "--ensemble must be 1 (one model) to %d members, have %d", decoreg.MaxEnsemble, f.ensemble)
 	}
-	if f.ensemble > 1 && f.seed > math.MaxUint64-uint64(f.ensemble-1) && !(f.tune && f.ensembleFrom == decoreg.EnsembleFromTrials) {
-		// (The trials all have --seed; --tune's soft and ple seeds are
-		// checked by the library, which knows how many it may train.)
+	if f.ensemble > 1 && f.seed > math.MaxUint64-uint64(f.ensemble-1) && !f.tune {
+		// (--tune's members' seeds are checked by the library, which
+		// knows how many it may train: none from the trials, more with
+		// soft and ple seeds.)
 		return c, inputf(name, "--seed %d leaves no room for the seeds of --ensemble %d members (seed + member)", f.seed, f.ensemble)
 	}
 	if f.targetRange != "" {
@@ -632,7 +637,11 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	case decoreg.HeadPointwise:
 		c.Sigmoid = f.sigmoid
 	}
-	if err := c.Validate(); err != nil {
+	v := c
+	if f.tune {
+		v.Ensemble = 0 // the room its members' seeds need is Tune's to check
+	}
+	if err := v.Validate(); err != nil {
 		if ferr, ok := configErr(name, err); ok {
 			return c, ferr
 		}

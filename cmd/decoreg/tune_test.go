@@ -287,3 +287,24 @@ func TestTuneBudgetTooShortNamesFlag(t *testing.T) {
 		t.Errorf("exit %d, %q", code, errs)
 	}
 }
+
+// TestTuneSeedRoom: with --tune, the room the members' seeds need is the
+// library's to judge (Tune): at the largest seed, --ensemble-from trials
+// (every trial has --seed) trains, and the other sources are refused
+// naming --seed. The CLI's Validate refused trials too, though Tune
+// accepts it (the reread, session 40).
+func TestTuneSeedRoom(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "train.csv", 120, 2)
+	const top = "18446744073709551615"
+	for _, from := range []string{"trials", "seeds", "all"} {
+		code, _, errs := cli(t, "train", "--data", data, "--tune", "--budget", "2s", "--trials", "2", "--epochs", "2", "--ensemble", "2",
+			"--ensemble-from", from, "--seed", top, "--threads", "1", "--quiet", "--out", filepath.Join(dir, from+".model"))
+		switch {
+		case from == "trials" && code != 0:
+			t.Errorf("--ensemble-from trials at the largest seed: exit %d, %q", code, errs)
+		case from != "trials" && (code != 2 || !strings.Contains(errs, "--seed: "+top+" leaves no room")):
+			t.Errorf("--ensemble-from %s at the largest seed: exit %d, %q", from, code, errs)
+		}
+	}
+}
