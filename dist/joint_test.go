@@ -33,14 +33,13 @@ func (j *jointFake) StartJoint(decs []Decoder) Stepper {
 	return s
 }
 
-// jointStep steps sequences of several fakeDecs; steps counts its Steps.
+// jointStep steps sequences of several fakeDecs.
 type jointStep struct {
 	t       testing.TB
 	v       int
 	decs    []*fakeDec
 	seqs    [][]int
 	started bool
-	steps   *int
 }
 
 func (s *jointStep) N() int { return len(s.seqs) }

@@ -701,15 +701,16 @@ func sortRuns(x []float64) []float64 {
 			if r+2 < len(bounds) {
 				hi = bounds[r+2]
 			}
-			a, b, out := x[lo:mid], x[mid:hi], buf[lo:lo]
+			a, b, k := x[lo:mid], x[mid:hi], lo
 			for len(a) > 0 && len(b) > 0 {
 				if b[0] < a[0] {
-					out, b = append(out, b[0]), b[1:]
+					buf[k], b = b[0], b[1:]
 				} else {
-					out, a = append(out, a[0]), a[1:]
+					buf[k], a = a[0], a[1:]
 				}
+				k++
 			}
-			out = append(append(out, a...), b...)
+			copy(buf[k+copy(buf[k:], a):], b)
 			next = append(next, hi)
 		}
 		x, buf = buf, x

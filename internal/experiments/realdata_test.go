@@ -40,7 +40,7 @@ func TestTrainSubset(t *testing.T) {
 	}
 	// The subset's seed depends on the dataset, the size and the run only,
 	// so every head trains on the same rows.
-	if subsetSeed("a", 10, 1) != subsetSeed("a", 10, 1) || subsetSeed("a", 10, 1) == subsetSeed("a", 10, 2) || subsetSeed("a", 10, 1) == subsetSeed("b", 10, 1) {
+	if s1, s2 := subsetSeed("a", 10, 1), subsetSeed("a", 10, 1); s1 != s2 || s1 == subsetSeed("a", 10, 2) || s1 == subsetSeed("b", 10, 1) {
 		t.Error("subsetSeed")
 	}
 }

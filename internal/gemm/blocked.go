@@ -280,6 +280,7 @@ func copyPanelRow(dst, src []float32) {
 // cost more than the copying.
 func copyPad(dst, src []float32) {
 	dst = dst[:max(len(dst), len(src))]
+	//lint:ignore S1001 a loop, not copy's memmove, for these short rows (above)
 	for i, v := range src {
 		dst[i] = v
 	}

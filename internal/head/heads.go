@@ -109,15 +109,6 @@ func (h *Head) Width(c *model.Config) int { return h.width(c) }
 // are not finite (float32 overflow inside the network).
 var ErrOutput = errors.New("non-finite network outputs")
 
-func finite(xs []float64) bool {
-	for _, v := range xs {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
-}
-
 var decoder = Head{
 	Name: "decoder", Kind: model.Decoder, Loss: "nll", Density: true, Tokens: true,
 	unitMap: func(tok vocab.Tokenizer, raw bool) Map {

@@ -20,7 +20,6 @@ type fullPrefix struct {
 type fullStepper struct {
 	f        *fullPrefix
 	prefixes [][]int
-	logits   []float32
 }
 
 func (f *fullPrefix) Start(n int) dist.Stepper {
