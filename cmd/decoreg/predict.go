@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -230,14 +231,14 @@ func runPredict(cmd *Command, args []string) error {
 	var lp []float64
 	if err := interruptible(name, out, func(ctx context.Context) error {
 		var err error
-		if p, err = m.PredictFlat(ctx, d.X, d.Rows, decoreg.PredictOptions{Outputs: outs, Levels: levels}); err != nil {
-			return dataErr(name, d, idx, err)
-		}
+		opts := decoreg.PredictOptions{Outputs: outs, Levels: levels}
 		if logpdf {
-			lp = make([]float64, d.Rows)
-			for i, dd := range p.Dist {
-				lp[i] = dd.LogPDF(d.Y[i])
-			}
+			p, lp, err = predictLogPDF(ctx, m, d.X, d.Y, d.Rows, opts)
+		} else {
+			p, err = m.PredictFlat(ctx, d.X, d.Rows, opts)
+		}
+		if err != nil {
+			return dataErr(name, d, idx, err)
 		}
 		return nil
 	}); err != nil {
@@ -268,4 +269,52 @@ func runPredict(cmd *Command, args []string) error {
 		}
 		return bw.Flush()
 	})
+}
+
+// distRows is how many rows' distributions predict (for logpdf) and
+// sample hold at once: a token head's distribution caches its tree
+// expansion (tens of KB), a Riemann head's its bins, so that holding every
+// row's grew with the file (10 GB for 200,000 rows of a decoder).
+const distRows = 512
+
+// predictLogPDF is m.PredictFlat with opts (whose Outputs hold
+// decoreg.OutDist) and the log density of each row's target y[i], made
+// distRows rows at a time; the Prediction holds no distributions.
+func predictLogPDF(ctx context.Context, m *decoreg.Model, x, y []float64, rows int, opts decoreg.PredictOptions) (*decoreg.Prediction, []float64, error) {
+	f := m.Features()
+	out := &decoreg.Prediction{}
+	lp := make([]float64, 0, rows)
+	for lo := 0; lo < rows; lo += distRows {
+		hi := min(lo+distRows, rows)
+		p, err := m.PredictFlat(ctx, x[lo*f:hi*f], hi-lo, opts)
+		if err != nil {
+			return nil, nil, shiftRow(err, lo)
+		}
+		out.Mean = append(out.Mean, p.Mean...)
+		out.Median = append(out.Median, p.Median...)
+		out.Mode = append(out.Mode, p.Mode...)
+		out.Levels = p.Levels
+		if out.Quantiles == nil {
+			out.Quantiles = make([][]float64, len(p.Quantiles))
+		}
+		for j := range p.Quantiles {
+			out.Quantiles[j] = append(out.Quantiles[j], p.Quantiles[j]...)
+		}
+		for i, dd := range p.Dist {
+			lp = append(lp, dd.LogPDF(y[lo+i]))
+		}
+	}
+	return out, lp, nil
+}
+
+// shiftRow returns err with a *decoreg.DataError's row moved by off (the
+// error of the chunk of rows from row off).
+func shiftRow(err error, off int) error {
+	var de *decoreg.DataError
+	if off == 0 || !errors.As(err, &de) || de.Row < 0 {
+		return err
+	}
+	c := *de
+	c.Row += off
+	return &c
 }

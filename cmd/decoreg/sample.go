@@ -169,12 +169,33 @@ func runSample(cmd *Command, args []string) error {
 	}
 	d = subset(d, idx)
 	warn(idx)
-	ds, err := m.Dists(context.Background(), d.X, d.Rows, dist.TokenOptions{})
-	if err != nil {
-		return dataErr(name, d, idx, err)
+	// The rows' distributions are built distRows rows at a time: once
+	// before anything is written, so that a row the model cannot take is
+	// refused with nothing written, and again while their draws are
+	// written (holding every row's grew with the file: 9 GB for a million
+	// rows of a Riemann head).
+	cols := m.Features()
+	rowDists := func(ctx context.Context, lo, hi int) ([]dist.Distribution, error) {
+		ds, err := m.Dists(ctx, d.X[lo*cols:hi*cols], hi-lo, dist.TokenOptions{})
+		if err != nil {
+			return nil, dataErr(name, d, idx, shiftRow(err, lo))
+		}
+		return ds, nil
+	}
+	if err := interruptible(name, out, func(ctx context.Context) error {
+		for lo := 0; lo < d.Rows; lo += distRows {
+			if _, err := rowDists(ctx, lo, min(lo+distRows, d.Rows)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	return writeOutput(name, "out", out, func(w io.Writer) error {
-		return writeSamples(w, ds, idx, n, opts, seed)
+		return writeSamples(w, d.Rows, func(lo, hi int) ([]dist.Distribution, error) {
+			return rowDists(context.Background(), lo, hi)
+		}, idx, n, opts, seed)
 	})
 }
 
@@ -187,12 +208,14 @@ const (
 	sampleChunk = 1024
 )
 
-// writeSamples writes the CSV of sample to w, row by row and sampleChunk
-// draws at a time; it stops at the first write error (an interrupt). The
+// writeSamples writes the CSV of sample to w for rows rows, whose
+// distributions dists builds distRows at a time, row by row and
+// sampleChunk draws at a time; it stops at the first error (a write's: an
+// interrupt). The
 // i-th row sampled draws from its own generator, seeded with (seed, i),
 // as serve's i-th row of a request does: the same rows give the same
 // draws there (one generator for every row gave others: review).
-func writeSamples(w io.Writer, ds []dist.Distribution, idx []int, n int, opts dist.SampleOptions, seed uint64) error {
+func writeSamples(w io.Writer, rows int, dists func(lo, hi int) ([]dist.Distribution, error), idx []int, n int, opts dist.SampleOptions, seed uint64) error {
 	b := make([]byte, 0, 64<<10)
 	flush := func() error {
 		_, err := w.Write(b)
@@ -210,7 +233,15 @@ func writeSamples(w io.Writer, ds []dist.Distribution, idx []int, n int, opts di
 		}
 	}
 	b = append(b, '\n')
-	for i, dd := range ds {
+	var ds []dist.Distribution
+	for i := range rows {
+		if i%distRows == 0 {
+			var err error
+			if ds, err = dists(i, min(i+distRows, rows)); err != nil {
+				return err
+			}
+		}
+		dd := ds[i%distRows]
 		b = strconv.AppendInt(b, int64(idx[i]), 10)
 		r := rand.New(rand.NewPCG(seed, uint64(i)))
 		for done := 0; done < n; done += sampleChunk {
