@@ -270,6 +270,43 @@ func binaryKind(br *bufio.Reader) string {
 	return ""
 }
 
+// notText returns a *ParseError naming path when the text that sb starts
+// with (past byte order marks and gzip's decompression) is not text that
+// ReadCSV reads: UTF-32, UTF-16 or binary (binaryKind).
+func notText(path string, sb *bufio.Reader) error {
+	if b, _ := sb.Peek(4); len(b) == 4 && (string(b) == "\xff\xfe\x00\x00" || string(b) == "\x00\x00\xfe\xff") {
+		// (Before UTF-16's, whose little-endian mark starts UTF-32's.)
+		return &ParseError{Path: path, Err: fmt.Errorf("%w: convert it to UTF-8 (e.g. iconv -f UTF-32 -t UTF-8 IN > OUT)", ErrUTF32)}
+	}
+	if b, _ := sb.Peek(2); len(b) == 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
+		return &ParseError{Path: path, Err: fmt.Errorf("%w: convert it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 IN > OUT)", ErrUTF16)}
+	}
+	if what := binaryKind(sb); what != "" {
+		return &ParseError{Path: path, Err: fmt.Errorf("%w: it is %s", ErrBinary, what)}
+	}
+	return nil
+}
+
+// SniffLen is how many of an input's first bytes Sniff needs: binaryKind's
+// 8 KiB and room for byte order marks.
+const SniffLen = 8<<10 + 16
+
+// Sniff returns the error that ReadCSV and the other readers give an input
+// whose first bytes are b (its first SniffLen bytes, or all of it if
+// shorter) when they show that it is not text they read: UTF-32, UTF-16
+// or binary (a *ParseError naming path and wrapping ErrUTF32, ErrUTF16 or
+// ErrBinary); nil for text, and for gzip data (its text is checked once
+// decompressed). It lets a copy of a stream stop at its start rather than
+// at its end; the readers check again.
+func Sniff(path string, b []byte) error {
+	br := bufio.NewReaderSize(bytes.NewReader(b), max(len(b), 16))
+	skipBOMs(br)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		return nil
+	}
+	return notText(path, br)
+}
+
 // validUTF8Prefix reports whether b is valid UTF-8 but for a character
 // cut off at its end.
 func validUTF8Prefix(b []byte) bool {
@@ -308,18 +345,9 @@ func openTable(path string) (*table, error) {
 		skipBOMs(sb)
 		t.gz = true
 	}
-	if b, _ := sb.Peek(4); len(b) == 4 && (string(b) == "\xff\xfe\x00\x00" || string(b) == "\x00\x00\xfe\xff") {
-		// (Before UTF-16's, whose little-endian mark starts UTF-32's.)
+	if err := notText(path, sb); err != nil {
 		f.Close()
-		return nil, &ParseError{Path: path, Err: fmt.Errorf("%w: convert it to UTF-8 (e.g. iconv -f UTF-32 -t UTF-8 IN > OUT)", ErrUTF32)}
-	}
-	if b, _ := sb.Peek(2); len(b) == 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
-		f.Close()
-		return nil, &ParseError{Path: path, Err: fmt.Errorf("%w: convert it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 IN > OUT)", ErrUTF16)}
-	}
-	if what := binaryKind(sb); what != "" {
-		f.Close()
-		return nil, &ParseError{Path: path, Err: fmt.Errorf("%w: it is %s", ErrBinary, what)}
+		return nil, err
 	}
 	var src io.Reader = sb
 	nl := &newlineReader{r: src}

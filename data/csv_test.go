@@ -549,3 +549,35 @@ func TestLoneCRLater(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// TestSniffAgreesWithReadCSV: Sniff of an input's first SniffLen bytes
+// refuses what ReadCSV refuses for not being text, with the same error,
+// and passes text and gzip data (checked after decompression).
+func TestSniffAgreesWithReadCSV(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("a,y\n1,2\n3,4\n"))
+	zw.Close()
+	long := strings.Repeat("a,y\n1,2\n", 3000)
+	for name, body := range map[string]string{
+		"zeros": strings.Repeat("\x00", 100000), "nul late": long + "\x00", "nul early": "a,y\n1,\x002\n" + long,
+		"utf16": "\xff\xfea\x00,\x00y\x00", "utf32": "\xff\xfe\x00\x00a\x00\x00\x00", "png": "\x89PNG\r\n\x1a\n" + long,
+		"bom binary": "\ufeff\ufeff\x00\x01", "text": long, "bom text": "\ufeff" + long, "gzip": gz.String(), "empty": "",
+		"latin1": "a,y\nb\xe9,2\n", "cut utf8": "a,y\n" + strings.Repeat("é", 5000),
+	} {
+		path := filepath.Join(t.TempDir(), "in.csv")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		head := body[:min(len(body), SniffLen)]
+		sniffed := Sniff(path, []byte(head))
+		_, err := ReadCSV(path, ReadOptions{})
+		notText := errors.Is(err, ErrBinary) || errors.Is(err, ErrUTF16) || errors.Is(err, ErrUTF32)
+		switch {
+		case notText && (sniffed == nil || sniffed.Error() != err.Error()):
+			t.Errorf("%s: ReadCSV: %v; Sniff: %v", name, err, sniffed)
+		case !notText && sniffed != nil:
+			t.Errorf("%s: Sniff refused what ReadCSV reads as text (%v): %v", name, err, sniffed)
+		}
+	}
+}

@@ -1234,7 +1234,17 @@ func dataFile(name, path string) (string, error) {
 	spoolsChangedLocked()
 	signals.mu.Unlock()
 	w := &stickyWriter{w: f} // the copy's write errors apart from the input's read errors
-	_, err := io.Copy(w, src)
+	// Its first bytes are looked at before the rest is copied: a binary
+	// stream (cat /dev/zero, an image) filled the temporary directory
+	// before the readers refused it.
+	br := bufio.NewReaderSize(src, 64<<10)
+	if head, _ := br.Peek(data.SniffLen); len(head) > 0 {
+		if err := data.Sniff(display, head); err != nil {
+			f.Close()
+			return "", inputErr(name, err)
+		}
+	}
+	_, err := io.Copy(w, br)
 	if cerr := f.Close(); w.err == nil && cerr != nil {
 		w.err = cerr
 	}
