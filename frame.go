@@ -2,6 +2,7 @@ package decoreg
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"decoreg/data"
+	"decoreg/internal/modelfile"
 )
 
 // FitFrame trains a model on the typed table f (see data.ReadFrame) to
@@ -111,6 +113,9 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 	if err := checkEncoded(schema, feats.Rows, 24, "fewer categorical levels (a lower --max-levels or WithMaxLevels, or leave out the column with the most) or fewer rows"); err != nil {
 		return nil, err
 	}
+	if err := checkHeaderRoom(schema); err != nil {
+		return nil, err
+	}
 	enc, err := schema.Encode(feats)
 	if err != nil {
 		return nil, badFrame(err)
@@ -155,6 +160,40 @@ func checkEncoded(s *data.Schema, rows int, bytesPerCell float64, advice string)
 	w := s.Width()
 	return checkMemoryAdvice(bytesPerCell*float64(rows)*float64(w),
 		fmt.Sprintf("the encoded features (%d rows x %d columns, categorical levels one-hot)", rows, w), advice)
+}
+
+// checkHeaderRoom refuses, before training, a schema whose names and
+// levels would not fit in a model file's header (modelfile.MaxHeader, less
+// a MiB for the rest of it): a level is saved twice, as a level and in its
+// feature's name "NAME=LEVEL". A cell of 40 MB made a level that Save
+// refused after the training (and after a whole --tune budget).
+func checkHeaderRoom(s *data.Schema) error {
+	jsonLen := func(v string) int {
+		b, _ := json.Marshal(v)
+		return len(b)
+	}
+	total, worst, worstSize := 0, 0, -1
+	for j, c := range s.Columns {
+		n := jsonLen(c.Name) + 64 // the name, and the feature's scaling
+		for _, l := range c.Levels {
+			n += jsonLen(l) + jsonLen(c.Name+"="+l) + 64
+		}
+		total += n
+		if n > worstSize {
+			worst, worstSize = j, n
+		}
+	}
+	if total <= modelfile.MaxHeader-1<<20 {
+		return nil
+	}
+	c := s.Columns[worst]
+	what := "its name"
+	if len(c.Levels) > 0 {
+		longest := slices.MaxFunc(c.Levels, func(a, b string) int { return len(a) - len(b) })
+		what = fmt.Sprintf("its %d levels, the longest %d bytes", len(c.Levels), len(longest))
+	}
+	return fmt.Errorf("%w: the feature columns' names and categorical levels would take about %d bytes in a model file, more than its header holds (%d bytes, 64 MiB, for everything); the column %s takes the most, %d bytes (%s): leave it out (--drop, or Frame.Drop), or shorten its values",
+		ErrBadInput, total, modelfile.MaxHeader, data.QuoteCell(c.Name), worstSize, what)
 }
 
 // countName is the number of f's columns called name.

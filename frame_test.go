@@ -605,3 +605,39 @@ func TestWithMaxLevelsRange(t *testing.T) {
 		}
 	}
 }
+
+// TestFitFrameHeaderRoom: a schema whose names and levels would not fit
+// in a model file's header is refused before training, naming the column;
+// a cell of 40 MB made a level that Save refused after the training (and
+// after a whole Tune budget, helper-139).
+func TestFitFrameHeaderRoom(t *testing.T) {
+	rows := 40
+	city := make([]string, rows)
+	num, y := make([]float64, rows), make([]float64, rows)
+	for i := range rows {
+		city[i] = []string{"a", "b", "c"}[i%3]
+		num[i], y[i] = float64(i), float64(i%7)
+	}
+	city[5] = strings.Repeat("Z", 34<<20) // saved twice: as a level and in "city=Z..."
+	frame := func() *data.Frame {
+		return &data.Frame{Rows: rows, Columns: []data.Column{
+			{Name: "num", Kind: data.Numeric, Field: -1, Num: num, Missing: make([]bool, rows)},
+			{Name: "city", Kind: data.Categorical, Field: -1, Str: city, Missing: make([]bool, rows)},
+			{Name: "y", Kind: data.Numeric, Field: -1, Num: y, Missing: make([]bool, rows)},
+		}}
+	}
+	trained := false
+	cfg := Config{Head: HeadRiemann, EncWidth: 8, MaxEpochs: 2, Threads: 1}
+	_, err := FitFrame(context.Background(), frame(), "y", cfg, WithProgress(func(Progress) { trained = true }))
+	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), `the column "city" takes the most`) || !strings.Contains(err.Error(), "the longest 35651584 bytes") || trained {
+		t.Fatalf("FitFrame with a 34 MiB level: %v (trained: %v)", err, trained)
+	}
+	city[5] = strings.Repeat("Z", 8<<20) // 16 MiB in all: fits, and saves
+	m, err := FitFrame(context.Background(), frame(), "y", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(filepath.Join(t.TempDir(), "m.model")); err != nil {
+		t.Errorf("Save of a model whose levels fit: %v", err)
+	}
+}
