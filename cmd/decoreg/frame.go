@@ -799,7 +799,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 				return nil, nil, inputf(name, "%s: line %d: %s", path, hline, hint)
 			}
 			return nil, nil, inputErr(name, &data.ParseError{Path: path, Line: hline,
-				Err: fmt.Errorf("%w: feature %q missing%s (the model's columns are %s; the file's columns are %s)", data.ErrNoColumn, c, didYouMean(c, header), quoteList(cols), quoteList(header))})
+				Err: fmt.Errorf("%w: feature %s missing%s (the model's columns are %s; the file's columns are %s)", data.ErrNoColumn, data.QuoteCell(c), didYouMean(c, header), quoteList(cols), quoteList(header))})
 		}
 	}
 	read := target != "" && use != targetIgnored && slices.Contains(header, target)

@@ -557,3 +557,33 @@ func TestDataStdinBinaryStopsEarly(t *testing.T) {
 		t.Errorf("eval of gzip data on --data -: %s", out)
 	}
 }
+
+// TestLongColumnNameCut: a column named by a 1 MB header cell is quoted
+// and cut in predict's message about a file without it and in show's
+// text (each printed the whole megabyte, helper-139); show --json keeps
+// the name whole.
+func TestLongColumnNameCut(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("h", 1<<20)
+	var b strings.Builder
+	b.WriteString(long + ",y\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "%d,%d\n", i, i%7)
+	}
+	data, model := filepath.Join(dir, "long.csv"), filepath.Join(dir, "m.model")
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustCLI(t, append([]string{"train", "--data", data, "--out", model}, tinyArgs("mdn")...)...)
+	code, _, errs := cli(t, "predict", "--model", model, "--data", writeSynth(t, dir, "other.csv", 20, 1), "--out", "-")
+	if code != 2 || len(errs) > 2000 || !strings.Contains(errs, "(1048576 bytes)") {
+		t.Errorf("predict without the long column: exit %d, %d bytes: %.300s", code, len(errs), errs)
+	}
+	out, _ := mustCLI(t, "show", "--model", model)
+	if len(out) > 4000 || !strings.Contains(out, "(1048576 bytes)") {
+		t.Errorf("show: %d bytes: %.300s", len(out), out)
+	}
+	if js, _ := mustCLI(t, "show", "--model", model, "--json"); !strings.Contains(js, `"`+long+`"`) {
+		t.Errorf("show --json does not hold the whole name")
+	}
+}

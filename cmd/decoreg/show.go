@@ -418,9 +418,10 @@ func nameText(n string) string {
 // textOf writes a string of the model file's record (a version, a time, a
 // kernel's name) as it is, or quoted where it holds characters that a
 // line of text would not show as themselves: a file edited by hand could
-// send escape codes or lines of its own to the terminal.
+// send escape codes or lines of its own to the terminal. A long one (a
+// column named by a 1 MB header cell) is quoted and cut, as messages do.
 func textOf(s string) string {
-	if q := strconv.Quote(s); q[1:len(q)-1] != s {
+	if q := strconv.Quote(s); q[1:len(q)-1] != s || len(s) > 160 {
 		return data.QuoteCell(s)
 	}
 	return s
