@@ -824,3 +824,18 @@ func TestRangeText(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaNegativeZero: a numeric column of 0 and -0 has the range
+// [0, 0] and the median 0, without a sign (show printed "[0, -0]").
+func TestSchemaNegativeZero(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	f := &Frame{Rows: 3, Columns: []Column{{Name: "z", Kind: Numeric, Field: -1, Num: []float64{0, negZero, negZero}, Missing: make([]bool, 3)}}}
+	s, err := FitSchema(f, SchemaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Columns[0]
+	if c.Range == nil || math.Signbit(c.Range[0]) || math.Signbit(c.Range[1]) || c.Range[0] != 0 || c.Range[1] != 0 || c.Median != 0 || math.Signbit(c.Median) {
+		t.Errorf("range %v, median %v; want [0, 0] and 0, no sign", c.Range, c.Median)
+	}
+}

@@ -152,6 +152,9 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 			var vals []float64
 			for i, v := range c.Num {
 				if !c.Missing[i] {
+					if v == 0 {
+						v = 0 // -0 too: a range [0, -0] or a median -0 is printed so
+					}
 					vals = append(vals, v)
 				}
 			}

@@ -490,7 +490,7 @@ func warnConstant(name, path string, fr *data.Frame, target string, features boo
 		var v string
 		switch {
 		case c.Kind == data.Numeric && !slices.ContainsFunc(c.Num, func(x float64) bool { return x != c.Num[0] }):
-			v = strconv.FormatFloat(c.Num[0], 'g', -1, 64)
+			v = strconv.FormatFloat(c.Num[0]+0, 'g', -1, 64) // +0: 0 for a column of 0 and -0
 		case c.Kind == data.Categorical && !slices.ContainsFunc(c.Str, func(x string) bool { return x != c.Str[0] }):
 			v = strconv.Quote(c.Str[0])
 		default:
