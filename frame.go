@@ -30,7 +30,7 @@ import (
 // the row of f and the column of f (Row and Column index f's rows and
 // f.Columns, not the encoded features).
 func FitFrame(ctx context.Context, f *data.Frame, target string, cfg Config, opts ...FitOption) (*Model, error) {
-	return fitFrame(f, target, opts, func(x []float64, rows, cols int, y []float64) (*Model, error) {
+	return fitFrame(f, target, cfg.Ensemble, opts, func(x []float64, rows, cols int, y []float64) (*Model, error) {
 		return FitFlat(ctx, x, rows, cols, y, cfg, opts...)
 	})
 }
@@ -40,7 +40,7 @@ func FitFrame(ctx context.Context, f *data.Frame, target string, cfg Config, opt
 // chosen model (or ensemble). Of opts only WithMaxLevels applies.
 func TuneFrame(ctx context.Context, f *data.Frame, target string, cfg Config, topts TuneOptions, opts ...FitOption) (*Model, *TuneReport, error) {
 	var rep *TuneReport
-	m, err := fitFrame(f, target, opts, func(x []float64, rows, cols int, y []float64) (*Model, error) {
+	m, err := fitFrame(f, target, cfg.Ensemble, opts, func(x []float64, rows, cols int, y []float64) (*Model, error) {
 		m, r, err := Tune(ctx, x, rows, cols, y, cfg, topts)
 		rep = r
 		return m, err
@@ -49,8 +49,10 @@ func TuneFrame(ctx context.Context, f *data.Frame, target string, cfg Config, to
 }
 
 // fitFrame encodes f's features with a schema fitted to them and trains
-// with fit on the rows whose target is not missing.
-func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float64, rows, cols int, y []float64) (*Model, error)) (*Model, error) {
+// with fit on the rows whose target is not missing; members is the most
+// members the model may have (Config.Ensemble), whose headers each hold
+// the features' names.
+func fitFrame(f *data.Frame, target string, members int, opts []FitOption, fit func(x []float64, rows, cols int, y []float64) (*Model, error)) (*Model, error) {
 	var o fitOptions
 	for _, fn := range opts {
 		if fn != nil {
@@ -113,7 +115,7 @@ func fitFrame(f *data.Frame, target string, opts []FitOption, fit func(x []float
 	if err := checkEncoded(schema, feats.Rows, 24, "fewer categorical levels (a lower --max-levels or WithMaxLevels, or leave out the column with the most) or fewer rows"); err != nil {
 		return nil, err
 	}
-	if err := checkHeaderRoom(schema); err != nil {
+	if err := checkHeaderRoom(schema, members); err != nil {
 		return nil, err
 	}
 	enc, err := schema.Encode(feats)
@@ -164,36 +166,52 @@ func checkEncoded(s *data.Schema, rows int, bytesPerCell float64, advice string)
 
 // checkHeaderRoom refuses, before training, a schema whose names and
 // levels would not fit in a model file's header (modelfile.MaxHeader, less
-// a MiB for the rest of it): a level is saved twice, as a level and in its
-// feature's name "NAME=LEVEL". A cell of 40 MB made a level that Save
-// refused after the training (and after a whole --tune budget).
-func checkHeaderRoom(s *data.Schema) error {
+// a MiB for the rest of it): the schema holds each column's name and
+// levels, and the header of each of the model's members (an ensemble's
+// too) the encoded features' names, "NAME", "NAME=LEVEL" and
+// "NAME:missing". A cell of 40 MB made a level that Save refused after
+// the training (and after a whole Tune budget).
+func checkHeaderRoom(s *data.Schema, members int) error {
 	jsonLen := func(v string) int {
 		b, _ := json.Marshal(v)
-		return len(b)
+		return len(b) + 1 // and a comma
 	}
+	const room = modelfile.MaxHeader - 1<<20
 	total, worst, worstSize := 0, 0, -1
 	for j, c := range s.Columns {
-		n := jsonLen(c.Name) + 64 // the name, and the feature's scaling
-		for _, l := range c.Levels {
-			n += jsonLen(l) + jsonLen(c.Name+"="+l) + 64
+		schema := jsonLen(c.Name) + 64 // its record, with a median and a range
+		names := 0                     // its encoded features' names
+		if c.Kind == data.Numeric {
+			names += jsonLen(c.Name)
 		}
+		for _, l := range c.Levels {
+			schema += jsonLen(l)
+			names += jsonLen(c.Name + "=" + l)
+		}
+		if c.Missing {
+			names += jsonLen(c.Name + ":missing")
+		}
+		n := schema + max(members, 1)*names
 		total += n
 		if n > worstSize {
 			worst, worstSize = j, n
 		}
 	}
-	if total <= modelfile.MaxHeader-1<<20 {
+	if total <= room {
 		return nil
 	}
 	c := s.Columns[worst]
 	what := "its name"
 	if len(c.Levels) > 0 {
 		longest := slices.MaxFunc(c.Levels, func(a, b string) int { return len(a) - len(b) })
-		what = fmt.Sprintf("its %d levels, the longest %d bytes", len(c.Levels), len(longest))
+		what = fmt.Sprintf("its name and %d levels, the longest %d bytes", len(c.Levels), len(longest))
 	}
-	return fmt.Errorf("%w: the feature columns' names and categorical levels would take about %d bytes in a model file, more than its header holds (%d bytes, 64 MiB, for everything); the column %s takes the most, %d bytes (%s): leave it out (--drop, or Frame.Drop), or shorten its values",
-		ErrBadInput, total, modelfile.MaxHeader, data.QuoteCell(c.Name), worstSize, what)
+	in := "a model file"
+	if members > 1 {
+		in = fmt.Sprintf("a model file of %d members (each member's header repeats the features' names)", members)
+	}
+	return fmt.Errorf("%w: the feature columns' names and categorical levels would take about %d bytes in %s, more than the %d bytes its header may give them (64 MiB, less 1 MiB for the rest); the column %s takes the most, %d bytes (%s): leave it out (--drop, or Frame.Drop), or shorten its values",
+		ErrBadInput, total, in, room, data.QuoteCell(c.Name), worstSize, what)
 }
 
 // countName is the number of f's columns called name.

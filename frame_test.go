@@ -609,35 +609,53 @@ func TestWithMaxLevelsRange(t *testing.T) {
 // TestFitFrameHeaderRoom: a schema whose names and levels would not fit
 // in a model file's header is refused before training, naming the column;
 // a cell of 40 MB made a level that Save refused after the training (and
-// after a whole Tune budget, helper-139).
+// after a whole Tune budget, helper-139). Each member of an ensemble
+// repeats the features' names, and a numeric column's name is saved twice
+// (helper-142: both passed the check and failed Save).
 func TestFitFrameHeaderRoom(t *testing.T) {
 	rows := 40
-	city := make([]string, rows)
-	num, y := make([]float64, rows), make([]float64, rows)
-	for i := range rows {
-		city[i] = []string{"a", "b", "c"}[i%3]
-		num[i], y[i] = float64(i), float64(i%7)
-	}
-	city[5] = strings.Repeat("Z", 34<<20) // saved twice: as a level and in "city=Z..."
-	frame := func() *data.Frame {
+	frame := func(level int, numName string) *data.Frame {
+		city := make([]string, rows)
+		num, y := make([]float64, rows), make([]float64, rows)
+		for i := range rows {
+			city[i] = []string{"a", "b", "c"}[i%3]
+			num[i], y[i] = float64(i), float64(i%7)
+		}
+		city[5] = strings.Repeat("Z", level)
 		return &data.Frame{Rows: rows, Columns: []data.Column{
-			{Name: "num", Kind: data.Numeric, Field: -1, Num: num, Missing: make([]bool, rows)},
+			{Name: numName, Kind: data.Numeric, Field: -1, Num: num, Missing: make([]bool, rows)},
 			{Name: "city", Kind: data.Categorical, Field: -1, Str: city, Missing: make([]bool, rows)},
 			{Name: "y", Kind: data.Numeric, Field: -1, Num: y, Missing: make([]bool, rows)},
 		}}
 	}
-	trained := false
 	cfg := Config{Head: HeadRiemann, EncWidth: 8, MaxEpochs: 2, Threads: 1}
-	_, err := FitFrame(context.Background(), frame(), "y", cfg, WithProgress(func(Progress) { trained = true }))
-	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), `the column "city" takes the most`) || !strings.Contains(err.Error(), "the longest 35651584 bytes") || trained {
-		t.Fatalf("FitFrame with a 34 MiB level: %v (trained: %v)", err, trained)
+	for _, c := range []struct {
+		name    string
+		f       *data.Frame
+		members int
+		want    string
+	}{
+		{"a 34 MiB level", frame(34<<20, "num"), 1, `the column "city" takes the most`},
+		{"a 12 MiB level in 5 members", frame(12<<20, "num"), 5, `in a model file of 5 members`},
+		{"a numeric column's 33 MiB name", frame(1, strings.Repeat("n", 33<<20)), 1, `"nnnnnnnnnnnn`},
+	} {
+		cfg.Ensemble = c.members
+		trained := false
+		_, err := FitFrame(context.Background(), c.f, "y", cfg, WithProgress(func(Progress) { trained = true }))
+		if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), c.want) || trained {
+			t.Errorf("FitFrame with %s: %.400v (trained: %v)", c.name, err, trained)
+		}
 	}
-	city[5] = strings.Repeat("Z", 8<<20) // 16 MiB in all: fits, and saves
-	m, err := FitFrame(context.Background(), frame(), "y", cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Save(filepath.Join(t.TempDir(), "m.model")); err != nil {
-		t.Errorf("Save of a model whose levels fit: %v", err)
+	for _, c := range []struct {
+		level, members int
+	}{{8 << 20, 1}, {8 << 20, 3}} { // 16 and 32 MiB of names and levels in all: they fit, and save
+		cfg.Ensemble = c.members
+		m, err := FitFrame(context.Background(), frame(c.level, "num"), "y", cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Save(filepath.Join(t.TempDir(), "m.model")); err != nil {
+			t.Errorf("Save of a model of %d members whose levels fit: %v", c.members, err)
+		}
 	}
 }

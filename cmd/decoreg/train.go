@@ -1447,10 +1447,10 @@ func checkColumnNames(name, path string) ([]string, int, error) {
 			return nil, 0, inputf(name, "%s: line %d, column %d: the column name %q is not valid UTF-8, which a model file cannot record (%s)", path, hline, j+1, h, data.NotUTF8Hint)
 		}
 		b, _ := json.Marshal(h)
-		size += len(b) + 64 // the name, and the feature's mean and std
+		size += 2*len(b) + 64 // the name in the schema and as a feature's, and the feature's scaling
 	}
-	if size > modelfile.MaxHeader-1<<20 {
-		return nil, 0, inputf(name, "%s: line %d: the column names take about %d bytes in a model file, more than its header holds (%d bytes, 64 MiB, for everything)", path, hline, size, modelfile.MaxHeader)
+	if room := modelfile.MaxHeader - 1<<20; size > room {
+		return nil, 0, inputf(name, "%s: line %d: the column names would take about %d bytes in a model file, more than the %d bytes its header may give them (64 MiB, less 1 MiB for the rest)", path, hline, size, room)
 	}
 	return header, hline, nil
 }
