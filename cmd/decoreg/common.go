@@ -1238,13 +1238,24 @@ func dataFile(name, path string) (string, error) {
 	// stream (cat /dev/zero, an image) filled the temporary directory
 	// before the readers refused it.
 	br := bufio.NewReaderSize(src, 64<<10)
-	if head, _ := br.Peek(data.SniffLen); len(head) > 0 {
+	head, err := br.Peek(data.SniffLen)
+	if len(head) > 0 {
 		if err := data.Sniff(display, head); err != nil {
 			f.Close()
 			return "", inputErr(name, err)
 		}
 	}
-	_, err := io.Copy(w, br)
+	if err == nil {
+		_, err = io.Copy(w, br)
+	} else {
+		// The input ended (or failed) within its first bytes: they are
+		// all of it. Reading on would wait for a second end of input
+		// where it is a terminal (what is typed after one Ctrl-D).
+		w.Write(head)
+		if err == io.EOF {
+			err = nil
+		}
+	}
 	if cerr := f.Close(); w.err == nil && cerr != nil {
 		w.err = cerr
 	}

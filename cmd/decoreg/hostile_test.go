@@ -587,3 +587,46 @@ func TestLongColumnNameCut(t *testing.T) {
 		t.Errorf("show --json does not hold the whole name")
 	}
 }
+
+// ttyReader is standard input from a terminal: body, then an end of input
+// (a Ctrl-D), after which a further read gets more (what is typed next).
+type ttyReader struct {
+	body, more string
+	ended      bool
+	readsAfter int
+}
+
+func (r *ttyReader) Read(p []byte) (int, error) {
+	switch {
+	case r.body != "":
+		n := copy(p, r.body)
+		r.body = r.body[n:]
+		return n, nil
+	case !r.ended:
+		r.ended = true
+		return 0, io.EOF
+	default:
+		r.readsAfter++
+		n := copy(p, r.more)
+		r.more = r.more[n:]
+		return n, nil
+	}
+}
+
+// TestDataStdinOneEOF: a table typed on --data - ends at the first end of
+// input, as it did before the input's first bytes were looked at: the
+// look stopped at the end of input and the copy then read on, so a
+// terminal needed a second Ctrl-D and took what was typed between them as
+// data (helper-142).
+func TestDataStdinOneEOF(t *testing.T) {
+	model := sharedModel(t, "mdn")
+	body := mustRead(t, writeSynth(t, t.TempDir(), "d.csv", 20, 2))
+	want, _ := mustCLI(t, "eval", "--model", model, "--data", writeSynth(t, t.TempDir(), "d.csv", 20, 2))
+	old := stdin
+	defer func() { stdin = old }()
+	r := &ttyReader{body: body, more: "1,2,3\n"}
+	stdin = r
+	if got, _ := mustCLI(t, "eval", "--model", model, "--data", "-"); got != want || r.readsAfter != 0 {
+		t.Errorf("eval --data - of a typed table: read %d times after its end; %s, want %s", r.readsAfter, got, want)
+	}
+}
