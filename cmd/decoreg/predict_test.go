@@ -1,16 +1,13 @@
 package main
 
 import (
+	"decoreg/internal/heapwatch"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 )
 
 func TestLevelName(t *testing.T) {
@@ -290,7 +287,7 @@ func TestPredictSampleMemoryFlat(t *testing.T) {
 	big := writeSynth(t, dir, "big.csv", 20000, 2)
 	out := filepath.Join(dir, "out.csv")
 	for _, cmd := range [][]string{{"predict"}, {"sample", "--n", "1"}} {
-		peak := peakLiveHeap(func() { mustCLI(t, append(cmd, "--model", model, "--data", big, "--out", out)...) })
+		peak := heapwatch.PeakLive(func() { mustCLI(t, append(cmd, "--model", model, "--data", big, "--out", out)...) })
 		t.Logf("%s: %.1f MB live at the peak", cmd[0], float64(peak)/(1<<20))
 		if peak > 48<<20 {
 			t.Errorf("%s of 20,000 rows: %.0f MB live at the peak; want the distributions of a chunk of rows, a few MB", cmd[0], float64(peak)/(1<<20))
@@ -314,39 +311,4 @@ func TestPredictSampleMemoryFlat(t *testing.T) {
 			t.Errorf("%s with a row the network cannot take at line 702: exit %d, %s written: %v; %s", cmd[0], code, out, err == nil, errs)
 		}
 	}
-}
-
-// peakLiveHeap runs f and returns the most heap that a garbage collection
-// found live meanwhile, above what was live before.
-func peakLiveHeap(f func()) uint64 {
-	runtime.GC()
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	base := s[0].Value.Uint64()
-	var peak atomic.Uint64
-	done, stopped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		for {
-			metrics.Read(s)
-			if v := s[0].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(2 * time.Millisecond):
-			}
-		}
-	}()
-	f()
-	runtime.GC() // the live heap at f's end too
-	close(done)
-	<-stopped
-	metrics.Read(s)
-	if v := s[0].Value.Uint64(); v > peak.Load() {
-		peak.Store(v)
-	}
-	return max(peak.Load(), base) - base
 }
