@@ -30,7 +30,8 @@
 //
 // Errors are {"error": "..."} naming the field, row or feature: 400 for a
 // bad request, 404 for an unknown model or endpoint, 405 for another
-// method, 413 for a body over Options.MaxBodyBytes, 503 past the request's
+// method, 408 for a body still arriving 30 s after the request began, 413
+// for a body over Options.MaxBodyBytes, 503 past the request's
 // deadline, when the queue is full, or while stopping. Limits bounds what
 // one request may ask for. Requests that arrive together for one model
 // share a pass through the network (Options.NoBatching turns that off);

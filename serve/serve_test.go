@@ -1498,3 +1498,41 @@ func TestBatchLetsGoOfDists(t *testing.T) {
 		t.Errorf("a request of %d rows of an ensemble of 3: %.0f MB live at the peak; want the caches of the rows being answered, not of every row", rows, float64(peak)/(1<<20))
 	}
 }
+
+// TestStalledUploadTimesOut: a body still arriving at the server's read
+// timeout is answered 408, saying so, without the socket's addresses; it
+// was a 400 "reading the body: read tcp 127.0.0.1:...->...: i/o timeout"
+// (helper-141).
+func TestStalledUploadTimesOut(t *testing.T) {
+	o := Options{Model: filepath.Join(t.TempDir(), "m.model"), Log: quietLog()}
+	saveModel(t, fitTiny(t, decoreg.HeadMDN, 1), o.Model)
+	s, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.readTimeout = 300 * time.Millisecond
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln, time.Second) }()
+	defer func() { cancel(); <-served }()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /v1/models/m/predict HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"x\":")
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), "read timeout of 300ms") || strings.Contains(string(b), "127.0.0.1") {
+		t.Errorf("a stalled upload: %d %s", resp.StatusCode, b)
+	}
+}

@@ -86,6 +86,10 @@ type Options struct {
 // MaxQueueLen is the largest Options.QueueLen.
 const MaxQueueLen = 1 << 20
 
+// readTimeout is how long a request may take to arrive, headers and body
+// (http.Server.ReadTimeout); a body still arriving then is answered 408.
+const readTimeout = 30 * time.Second
+
 // MinReloadEvery is the shortest Options.ReloadEvery (a scan every few
 // nanoseconds kept a core busy), MaxRequestTimeout the longest
 // Options.RequestTimeout (the write deadline adds 10s to it, which
@@ -139,6 +143,8 @@ type Server struct {
 
 	faultLog rateLog // the log lines of ErrModelFault's 500s
 	closing  atomic.Bool
+	// readTimeout is readTimeout (tests shorten it before Serve).
+	readTimeout time.Duration
 	// reqs are the requests in a handler, for the end of the grace period
 	// to tell those still being computed (cancelled) from those whose
 	// answer is being sent (cut only if still sending at the close).
@@ -197,7 +203,7 @@ func New(o Options) (*Server, error) {
 	if (o.Model == "") == (o.Models == "") {
 		return nil, errors.New("serve: give a model file or a model directory, not both or neither")
 	}
-	s := &Server{opts: o, metrics: newMetrics(), values: newBudget(o.MaxValuesInFlight), bodies: newBudget(bodiesUnits(o.MaxBodyBytes)), stopWatch: make(chan struct{}), watchDone: make(chan struct{}), reqs: map[*reqState]struct{}{}}
+	s := &Server{opts: o, metrics: newMetrics(), values: newBudget(o.MaxValuesInFlight), bodies: newBudget(bodiesUnits(o.MaxBodyBytes)), stopWatch: make(chan struct{}), watchDone: make(chan struct{}), reqs: map[*reqState]struct{}{}, readTimeout: readTimeout}
 	s.reg = &registry{
 		opts: &s.opts, models: map[string]*entry{}, failed: map[string]fileStamp{}, dupLogged: map[string]bool{},
 		obs: s.metrics.observeBatch, log: func(format string, a ...any) { o.Log.Print(oneLine(fmt.Sprintf(format, a...))) },
@@ -343,7 +349,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	hs := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
+		ReadTimeout:       s.readTimeout,
 		WriteTimeout:      s.opts.RequestTimeout + 10*time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
@@ -610,6 +616,17 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 				return writeError(w, http.StatusServiceUnavailable, "shut down before the request was answered")
 			}
 			return writeError(w, statusClientClosed, "the client closed the connection before the answer")
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			// The server's read timeout (a stalled or trickling upload):
+			// not a malformed body, and the socket's addresses are not
+			// the client's business.
+			return writeError(w, http.StatusRequestTimeout, fmt.Sprintf("the request did not arrive whole within the server's read timeout of %v: send the body faster, or smaller", s.readTimeout))
+		}
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Err != nil {
+			err = oe.Err
 		}
 		return writeError(w, http.StatusBadRequest, "reading the body: "+err.Error())
 	}

@@ -64,8 +64,9 @@ executor per core taking batches in order): a batch closes when no
 other parsed request for its model is waiting, at --max-batch-rows rows,
 or --batch-wait after its first request. Past --queue waiting requests, and
 past --timeout per request, the answer is 503 with Retry-After; bodies over
---max-body are 413; bad input is 400 with a message naming the field, row
-or feature; a client that closes the connection before its answer is
+--max-body are 413, and bodies still arriving 30 s after their request
+began 408; bad input is 400 with a message naming the field, row or
+feature; a client that closes the connection before its answer is
 counted 499. SIGINT, SIGTERM or SIGHUP (a closed terminal; not under
 nohup, and not SIGINT where serve was started in the background by a
 script, whose shell ignores it for its background jobs: send SIGTERM)
