@@ -563,7 +563,7 @@ func TestSniffAgreesWithReadCSV(t *testing.T) {
 		"zeros": strings.Repeat("\x00", 100000), "nul late": long + "\x00", "nul early": "a,y\n1,\x002\n" + long,
 		"utf16": "\xff\xfea\x00,\x00y\x00", "utf32": "\xff\xfe\x00\x00a\x00\x00\x00", "png": "\x89PNG\r\n\x1a\n" + long,
 		"bom binary": "\ufeff\ufeff\x00\x01", "text": long, "bom text": "\ufeff" + long, "gzip": gz.String(), "empty": "",
-		"latin1": "a,y\nb\xe9,2\n", "cut utf8": "a,y\n" + strings.Repeat("é", 5000),
+		"latin1": "a,y\nb\xe9,2\n", "cut utf8": "a,y\nx" + strings.Repeat("é", 5000), // 8 KiB ends inside an é
 	} {
 		path := filepath.Join(t.TempDir(), "in.csv")
 		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"decoreg"
+	"decoreg/data"
 	"decoreg/internal/gemm"
 	"decoreg/metrics"
 )
@@ -103,11 +104,11 @@ func runBenchGemm(args []string) error {
 		kernels = strings.Split(*kernelsFlag, ",")
 		for _, k := range kernels {
 			if !slices.Contains(gemm.Kernels(), k) {
-				return usagef("bench gemm: --kernels: kernel %q is not usable here (usable: %s)", k, strings.Join(gemm.Kernels(), ", "))
+				return usagef("bench gemm: --kernels: kernel %s is not usable here (usable: %s)", data.QuoteCell(k), strings.Join(gemm.Kernels(), ", "))
 			}
 		}
 		if i := repeated(kernels); i >= 0 {
-			return usagef("bench gemm: --kernels: %q appears twice", kernels[i])
+			return usagef("bench gemm: --kernels: %s appears twice", data.QuoteCell(kernels[i]))
 		}
 	}
 	if *repeat < 1 {
@@ -204,7 +205,7 @@ func parseGemmThreads(s string) ([]int, error) {
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || v < 0 || v > decoreg.MaxThreads {
-			return nil, fmt.Errorf("%q is not an integer in [0, %d] (0: every core)", f, decoreg.MaxThreads)
+			return nil, fmt.Errorf("%s is not an integer in [0, %d] (0: every core)", data.QuoteCell(f), decoreg.MaxThreads)
 		}
 		if v == 0 {
 			v = runtime.GOMAXPROCS(0)

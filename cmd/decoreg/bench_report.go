@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"decoreg/data"
 	"decoreg/internal/experiments"
 )
 
@@ -60,7 +61,7 @@ func runBenchReport(args []string) error {
 		return usagef("bench report: want one RESULTS directory, have %d arguments", fs.NArg())
 	}
 	if *format != "markdown" && *format != "csv" {
-		return usagef("bench report: --format %q: want markdown or csv", *format)
+		return usagef("bench report: --format %s: want markdown or csv", data.QuoteCell(*format))
 	}
 	if *splits < 0 {
 		return usagef("bench report: --splits must be >= 0")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"decoreg"
+	"decoreg/data"
 	"decoreg/internal/gemm"
 	"decoreg/internal/model"
 	"decoreg/internal/nn"
@@ -128,7 +129,7 @@ func runBenchTrain(args []string) error {
 	}
 	cfg, ok := trainBenchConfigs[*config]
 	if !ok {
-		return usagef("bench train: --config %q is not one of a, b, c", *config)
+		return usagef("bench train: --config %s is not one of a, b, c", data.QuoteCell(*config))
 	}
 	for _, o := range []struct {
 		name string

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"decoreg"
+	"decoreg/data"
 	"decoreg/internal/experiments"
 	"decoreg/internal/outfile"
 )
@@ -174,7 +175,7 @@ func runBenchUCI(args []string) (err error) {
 	if isSet(fs, "datasets") {
 		if strings.TrimSpace(*datasets) == "" {
 			// An empty $VAR ran every dataset.
-			return usagef("bench uci: --datasets: no dataset named in %q (leave the flag out for every one)", *datasets)
+			return usagef("bench uci: --datasets: no dataset named in %s (leave the flag out for every one)", data.QuoteCell(*datasets))
 		}
 		names, err := cleanList(*datasets, "dataset") // as experiment's --datasets
 		if err != nil {
@@ -196,7 +197,7 @@ func runBenchUCI(args []string) (err error) {
 			return usagef("bench uci: --point is empty: want mean, median or mode (leave the flag out for the default)")
 		}
 	default:
-		return usagef("bench uci: --point %q: want mean, median or mode", *point)
+		return usagef("bench uci: --point %s: want mean, median or mode", data.QuoteCell(*point))
 	}
 	if st, err := os.Stat(opts.DataDir); err != nil || !st.IsDir() {
 		what := "--data"

@@ -22,6 +22,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"decoreg"
+	"decoreg/data"
 	"decoreg/dist"
 	"decoreg/internal/outfile"
 	"decoreg/synth"
@@ -153,8 +154,8 @@ func runDemo(cmd *Command, args []string) (err error) {
 	xTr, yTr := prob.Sample(size.train, *seed)
 	xTe, yTe := prob.Sample(size.test, *seed+demoTestSeed)
 	fmt.Fprintf(stdout, "decoreg demo: y|x is a two-component Gaussian mixture whose weights and means move with x\n")
-	fmt.Fprintf(stdout, "(synth %q, x uniform on [-1, 1]); %d training rows, %d test rows, seed %d\n\n",
-		prob.Name(), size.train, size.test, *seed)
+	fmt.Fprintf(stdout, "(synth %s, x uniform on [-1, 1]); %d training rows, %d test rows, seed %d\n\n",
+		data.QuoteCell(prob.Name()), size.train, size.test, *seed)
 
 	base := decoreg.Config{EncLayers: size.encLayers, EncWidth: size.encWidth, BatchSize: size.batch,
 		MaxEpochs: size.maxEpochs, Patience: size.patience, LR: 1e-3, Seed: *seed, Threads: *threads}

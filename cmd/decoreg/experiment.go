@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"decoreg"
+	"decoreg/data"
 	"decoreg/internal/experiments"
 	"decoreg/internal/outfile"
 )
@@ -174,7 +175,7 @@ func listSet(fs *flag.FlagSet, args []string) (bool, error) {
 			if hasVal {
 				var err error
 				if set, err = strconv.ParseBool(val); err != nil {
-					return false, fmt.Errorf("invalid boolean value %q for -list", val)
+					return false, fmt.Errorf("invalid boolean value %s for -list", data.QuoteCell(val))
 				}
 			}
 			continue
@@ -321,7 +322,7 @@ func runExperiment(cmd *Command, args []string) (err error) {
 		}
 		for _, g := range groups {
 			if !slices.Contains(e.Groups, g) {
-				return inputf(name, "--groups: unknown group %q (have %s)", g, strings.Join(e.Groups, ", "))
+				return inputf(name, "--groups: unknown group %s (have %s)", data.QuoteCell(g), strings.Join(e.Groups, ", "))
 			}
 		}
 		// The experiment's order, whatever the order given: the plan (and
@@ -580,11 +581,11 @@ func experimentCommand(name string, quick bool, n, seeds, threads int, datasets 
 func cleanList(s, what string) ([]string, error) {
 	var out []string
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("no %s named in %q", what, s)
+		return nil, fmt.Errorf("no %s named in %s", what, data.QuoteCell(s))
 	}
 	for i, x := range strings.Split(s, ",") {
 		if x = strings.TrimSpace(x); x == "" {
-			return nil, fmt.Errorf("%q: entry %d is empty; give %s names separated by commas", s, i+1, what)
+			return nil, fmt.Errorf("%s: entry %d is empty; give %s names separated by commas", data.QuoteCell(s), i+1, what)
 		}
 		if !slices.Contains(out, x) {
 			out = append(out, x)

@@ -166,8 +166,8 @@ func warnCaseLevels(name, path string, fr *data.Frame, target string) {
 		if n > 3 {
 			more = fmt.Sprintf(", and %d more", n-3)
 		}
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q has levels that differ only in case (%s%s): they are separate categories; if they are one, write them alike\n",
-			name, path, c.Name, strings.Join(pairs, ", "), more)
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %s has levels that differ only in case (%s%s): they are separate categories; if they are one, write them alike\n",
+			name, path, data.QuoteCell(c.Name), strings.Join(pairs, ", "), more)
 	}
 }
 
@@ -215,8 +215,8 @@ func warnNALevels(name, path string, fr *data.Frame, target string) {
 			if m == "NA" {
 				eg = " (North America, Namibia)"
 			}
-			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q: its %d cell(s) %s are read as missing (one of --na), though its levels are codes like it (%s): if %s is a level%s, read it as one with --na %s\n",
-				name, path, c.Name, c.MissingText[m], data.QuoteCell(m), quoteList(levels), data.QuoteCell(m), eg, shellArg(strings.Join(keep, ",")))
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %s: its %d cell(s) %s are read as missing (one of --na), though its levels are codes like it (%s): if %s is a level%s, read it as one with --na %s\n",
+				name, path, data.QuoteCell(c.Name), c.MissingText[m], data.QuoteCell(m), quoteList(levels), data.QuoteCell(m), eg, shellArg(strings.Join(keep, ",")))
 		}
 	}
 }

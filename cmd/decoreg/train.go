@@ -559,7 +559,7 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 			return c, inputf(name, "--tune chooses by validation loss: --val-frac must be > 0")
 		}
 		if f.ensembleFrom != decoreg.EnsembleFromTrials && f.ensembleFrom != decoreg.EnsembleFromSeeds && f.ensembleFrom != decoreg.EnsembleFromAll {
-			return c, inputf(name, "--ensemble-from must be %s, %s or %s, have %q", decoreg.EnsembleFromTrials, decoreg.EnsembleFromSeeds, decoreg.EnsembleFromAll, f.ensembleFrom)
+			return c, inputf(name, "--ensemble-from must be %s, %s or %s, have %s", decoreg.EnsembleFromTrials, decoreg.EnsembleFromSeeds, decoreg.EnsembleFromAll, data.QuoteCell(f.ensembleFrom))
 		}
 		if isSet(fs, "ensemble-from") && f.ensemble < 2 {
 			return c, inputf(name, "--ensemble-from is for --ensemble N with N >= 2")
@@ -619,7 +619,7 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		}
 		// !(LO < HI) also refuses NaN ends and 0,0 (no fixed range).
 		if !ok || err1 != nil || err2 != nil || !(c.TargetMin < c.TargetMax) || math.IsInf(c.TargetMax-c.TargetMin, 0) {
-			return c, inputf(name, "--target-range: want LO,HI, finite with LO < HI and a difference that is finite, such as 0,1; have %q", f.targetRange)
+			return c, inputf(name, "--target-range: want LO,HI, finite with LO < HI and a difference that is finite, such as 0,1; have %s", data.QuoteCell(f.targetRange))
 		}
 		// -0 is 0 (the model and its messages wrote the range [-0, 1]).
 		c.TargetMin, c.TargetMax = c.TargetMin+0, c.TargetMax+0
@@ -667,12 +667,12 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	}
 	if c.RawTarget {
 		if tok, _ := vocab.Parse(c.Vocab); !isUnnormalized(tok) {
-			return c, inputf(name, "--raw-target needs an unnormalized --vocab, have %q", f.vocab)
+			return c, inputf(name, "--raw-target needs an unnormalized --vocab, have %s", data.QuoteCell(f.vocab))
 		}
 	}
 	if c.Unbounded {
 		if tok, _ := vocab.Parse(c.Vocab); !isUnnormalized(tok) {
-			return c, inputf(name, "--unbounded needs an unnormalized --vocab, have %q", f.vocab)
+			return c, inputf(name, "--unbounded needs an unnormalized --vocab, have %s", data.QuoteCell(f.vocab))
 		}
 	}
 	return c, nil
@@ -700,8 +700,8 @@ func warnSlowSummaries(name string, c decoreg.Config) {
 	if _, tree := tok.(vocab.Tree); tree || tok.Len() <= slowSummaryLen {
 		return
 	}
-	fmt.Fprintf(errOut, "decoreg %s: warning: --vocab %q is not a tree of nested cells, so predict, eval, serve and sample's summaries estimate its distribution from %d sampled sequences of %d tokens a row, which can take seconds a row (the time grows with the square of the length): a shorter one, or fewer repeats, is faster\n",
-		name, c.Vocab, dist.DefaultSamples, tok.Len())
+	fmt.Fprintf(errOut, "decoreg %s: warning: --vocab %s is not a tree of nested cells, so predict, eval, serve and sample's summaries estimate its distribution from %d sampled sequences of %d tokens a row, which can take seconds a row (the time grows with the square of the length): a shorter one, or fewer repeats, is faster\n",
+		name, data.QuoteCell(c.Vocab), dist.DefaultSamples, tok.Len())
 }
 
 // wideRangeShare is the share of --target-range below which the span of
@@ -985,8 +985,8 @@ func warnNumericLevels(name, path string, s *data.Schema, skip, prevMarkers, pre
 			if len(text) > 3 {
 				shown += ", ..."
 			}
-			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %q is categorical (%d levels), but %d of its levels are numbers; the text ones are %s: %s\n",
-				name, path, c.Name, len(c.Levels), nums, shown, hint)
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %s is categorical (%d levels), but %d of its levels are numbers; the text ones are %s: %s\n",
+				name, path, data.QuoteCell(c.Name), len(c.Levels), nums, shown, hint)
 		}
 	}
 	if len(markers) > 0 {
@@ -1127,10 +1127,10 @@ func runTrain(cmd *Command, args []string) error {
 		for i, p := range nas {
 			p = strings.TrimSpace(p)
 			if p == "" {
-				return inputf(name, "--na %q: entry %d is empty; empty cells are always missing (--na \"\" leaves only them)", f.na, i+1)
+				return inputf(name, "--na %s: entry %d is empty; empty cells are always missing (--na \"\" leaves only them)", data.QuoteCell(f.na), i+1)
 			}
 			if k, ok := seen[p]; ok {
-				return inputf(name, "--na %q: entries %d and %d are both %s", f.na, k+1, i+1, data.QuoteCell(p))
+				return inputf(name, "--na %s: entries %d and %d are both %s", data.QuoteCell(f.na), k+1, i+1, data.QuoteCell(p))
 			}
 			seen[p] = i
 		}
@@ -1280,7 +1280,7 @@ func runTrain(cmd *Command, args []string) error {
 		if empty > 0 {
 			of = fmt.Sprintf(" (%d of them empty in every column read)", empty)
 		}
-		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target %q is missing%s\n", name, nameSpools(fr.Path), info.SkippedRows, target, of)
+		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target %s is missing%s\n", name, nameSpools(fr.Path), info.SkippedRows, data.QuoteCell(target), of)
 	}
 	warnNumericLevels(name, nameSpools(fr.Path), m.Schema(), f.numberLike, f.markers, f.markerCols)
 	if t := m.Info().Tune; t != nil && t.PLESeedsSkipped != "" {
@@ -1425,11 +1425,11 @@ func checkColumnNames(name, path string) ([]string, int, error) {
 		line := strings.Join(header, ",")
 		switch sep := first[4:]; {
 		case sep == "" && len(header) == 2: // "sep=," read as two fields
-			return nil, 0, inputf(name, "%s: line %d is Excel's %q line, not a header: remove it (decoreg reads comma-separated values with the header on the first line)", path, hline, line)
+			return nil, 0, inputf(name, "%s: line %d is Excel's %s line, not a header: remove it (decoreg reads comma-separated values with the header on the first line)", path, hline, data.QuoteCell(line))
 		case sep == "": // a tab or a space, trimmed from the name
 			return nil, 0, inputf(name, "%s: line %d is Excel's \"sep=\" line (naming a tab or a space), not a header: remove it, and convert the file to comma-separated values (a spreadsheet can, or csvkit's csvformat -t for tabs)", path, hline)
 		default:
-			return nil, 0, inputf(name, "%s: line %d is Excel's %q line, not a header: remove it, and convert the file to comma-separated values (a spreadsheet can, or csvkit's csvformat -d %s)", path, hline, line, shellArg(sep))
+			return nil, 0, inputf(name, "%s: line %d is Excel's %s line, not a header: remove it, and convert the file to comma-separated values (a spreadsheet can, or csvkit's csvformat -d %s)", path, hline, data.QuoteCell(line), shellArg(sep))
 		}
 	}
 	if strings.HasPrefix(header[0], "#") && (len(header) == 1 || strings.HasPrefix(header[0], "##") || strings.Contains(header[0], " ")) {
@@ -1444,7 +1444,7 @@ func checkColumnNames(name, path string) ([]string, int, error) {
 	size := 0
 	for j, h := range header {
 		if !utf8.ValidString(h) {
-			return nil, 0, inputf(name, "%s: line %d, column %d: the column name %q is not valid UTF-8, which a model file cannot record (%s)", path, hline, j+1, h, data.NotUTF8Hint)
+			return nil, 0, inputf(name, "%s: line %d, column %d: the column name %s is not valid UTF-8, which a model file cannot record (%s)", path, hline, j+1, data.QuoteCell(h), data.NotUTF8Hint)
 		}
 		b, _ := json.Marshal(h)
 		size += 2*len(b) + 64 // the name in the schema and as a feature's, and the feature's scaling
@@ -1483,9 +1483,9 @@ func (f *trainFlags) fitErr(fr *data.Frame, target string, idx []int, err error)
 	rows := len(y)
 	switch {
 	case errors.Is(err, decoreg.ErrConstantTarget):
-		return inputf(name, "%s: the target column %q is constant (every one of the %d training rows has %v)", fr.Path, target, rows, y[0])
+		return inputf(name, "%s: the target column %s is constant (every one of the %d training rows has %v)", fr.Path, data.QuoteCell(target), rows, y[0])
 	case errors.Is(err, decoreg.ErrTooFewRows) && rows == 0:
-		return inputf(name, "%s: every one of the %d training rows has a missing target %q", fr.Path, fr.Rows, target)
+		return inputf(name, "%s: every one of the %d training rows has a missing target %s", fr.Path, fr.Rows, data.QuoteCell(target))
 	case errors.Is(err, decoreg.ErrTooFewRows) && rows >= 2:
 		// Rounding put every row in the validation split.
 		nVal := max(1, int(math.Round(f.valFrac*float64(rows))))
@@ -1603,7 +1603,7 @@ func otherSeparator(header []string) string {
 	}
 	for _, sep := range []struct{ s, csvkit string }{{";", "-d ';'"}, {"\t", "-t"}, {"|", "-d '|'"}} {
 		if strings.Contains(header[0], sep.s) {
-			return fmt.Sprintf("the header is one column, %s, holding %q: decoreg reads comma-separated values; convert the file (a spreadsheet can, or csvkit's csvformat %s)", data.QuoteCell(header[0]), sep.s, sep.csvkit)
+			return fmt.Sprintf("the header is one column, %s, holding %s: decoreg reads comma-separated values; convert the file (a spreadsheet can, or csvkit's csvformat %s)", data.QuoteCell(header[0]), data.QuoteCell(sep.s), sep.csvkit)
 		}
 	}
 	return ""
