@@ -1,13 +1,10 @@
 package serve
 
 import (
-	"context"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"decoreg"
 )
@@ -94,18 +91,9 @@ func TestLoopbackHosts(t *testing.T) {
 		{[]string{"*.example.org"}, "evilexample.org", http.StatusForbidden},
 	} {
 		s, _ := newTestServer(t, m, Options{AllowedHosts: c.allowed})
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		served := make(chan error, 1)
-		go func() { served <- s.Serve(ctx, ln, time.Second) }()
-		code, b, _ := do(t, http.MethodGet, "http://"+ln.Addr().String()+"/v1/models", "", map[string]string{"Host": c.host})
+		code, b, _ := do(t, http.MethodGet, "http://"+listenServe(t, s)+"/v1/models", "", map[string]string{"Host": c.host})
 		if code != c.code || code == http.StatusForbidden && !strings.Contains(b, "DNS rebinding") {
 			t.Errorf("allowed %q, Host %q: %d %s", c.allowed, c.host, code, b)
 		}
-		cancel()
-		<-served
 	}
 }

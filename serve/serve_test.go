@@ -1499,6 +1499,21 @@ func TestBatchLetsGoOfDists(t *testing.T) {
 	}
 }
 
+// listenServe serves s on a new loopback listener (Serve, with a grace of
+// 1 s) until the test ends, and returns its address.
+func listenServe(t *testing.T, s *Server) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln, time.Second) }()
+	t.Cleanup(func() { cancel(); <-served })
+	return ln.Addr().String()
+}
+
 // TestStalledUploadTimesOut: a body still arriving at the server's read
 // timeout is answered 408, saying so, without the socket's addresses; it
 // was a 400 "reading the body: read tcp 127.0.0.1:...->...: i/o timeout"
@@ -1511,15 +1526,7 @@ func TestStalledUploadTimesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.readTimeout = 300 * time.Millisecond
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln, time.Second) }()
-	defer func() { cancel(); <-served }()
-	c, err := net.Dial("tcp", ln.Addr().String())
+	c, err := net.Dial("tcp", listenServe(t, s))
 	if err != nil {
 		t.Fatal(err)
 	}
