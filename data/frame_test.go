@@ -616,6 +616,27 @@ func TestEncodeNearLevels(t *testing.T) {
 	if w := e.Warnings[0].String(); !strings.Contains(w, `("Yes" is "yes" but for case, "NO" is "no" but for case: levels are matched exactly)`) {
 		t.Errorf("warning %q", w)
 	}
+	// A level whose accent is written otherwise (a letter and a combining
+	// mark for one character) is named, in ASCII: the two print alike.
+	cafe, err := ReadFrame(writeFile(t, "a\ncaf\u00e9\ntea\n"), FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := FitSchema(cafe, SchemaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc, err := ReadFrame(writeFile(t, "a\ncafe\u0301\nCAF\u00c9\n"), FrameOptions{Kinds: sc.Kinds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec, err := sc.Encode(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ec.Warnings) != 1 || !strings.Contains(ec.Warnings[0].String(), `("cafe\u0301" is "caf\u00e9" but for how its accents are written (one character, or a letter and a combining mark), "CAFÉ" is "café" but for case:`) {
+		t.Errorf("levels with a combining accent and in capitals: %+v", ec.Warnings)
+	}
 	// A level of numbers written otherwise ("3.0" for "3"), in a column
 	// made categorical by its text: paired too (it had no hint; review).
 	f, err = ReadFrame(writeFile(t, "a\n3\n-\n1\n3\n"), FrameOptions{})

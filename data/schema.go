@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // DefaultMaxLevels is the most levels a categorical column may have unless
@@ -102,6 +104,13 @@ type ColumnSchema struct {
 	// missing): Encode counts the cells far beyond it (Warning.Far).
 	Range *[2]float64 `json:"range,omitempty"`
 }
+
+// FoldLevel is the key under which levels that differ only in case or in
+// how an accented letter is written are alike: "Café" and "cafe" with a
+// combining accent (U+0301) have one key (their lower case in Unicode's
+// composed form, NFC). Levels are matched exactly; the key only finds the
+// near misses that Encode's warnings and the command line name.
+func FoldLevel(s string) string { return strings.ToLower(norm.NFC.String(s)) }
 
 // Far reports whether v lies beyond the training range r by more than
 // its width (a column constant in training: by more than its value's
@@ -441,11 +450,15 @@ func (w Warning) String() string {
 		if len(w.Near) > 0 {
 			var q []string
 			for _, p := range w.Near {
-				how := " but for case"
-				if !strings.EqualFold(p[0], p[1]) {
-					how = " as a number"
+				a, b, how := QuoteCell(p[0]), QuoteCell(p[1]), " as a number"
+				switch {
+				case norm.NFC.String(p[0]) == norm.NFC.String(p[1]):
+					// They print alike: shown in ASCII, to tell them apart.
+					a, b, how = strconv.QuoteToASCII(p[0]), strconv.QuoteToASCII(p[1]), " but for how its accents are written (one character, or a letter and a combining mark)"
+				case FoldLevel(p[0]) == FoldLevel(p[1]):
+					how = " but for case"
 				}
-				q = append(q, QuoteCell(p[0])+" is "+QuoteCell(p[1])+how)
+				q = append(q, a+" is "+b+how)
 			}
 			parts[len(parts)-1] += " (" + strings.Join(q, ", ") + ": levels are matched exactly)"
 		}
@@ -588,10 +601,10 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 						if folded == nil {
 							folded = make(map[string]string, len(cs.Levels))
 							for _, v := range cs.Levels {
-								folded[strings.ToLower(v)] = v
+								folded[FoldLevel(v)] = v
 							}
 						}
-						if v, ok := folded[strings.ToLower(text[i])]; ok && len(warn.Near) < 5 {
+						if v, ok := folded[FoldLevel(text[i])]; ok && len(warn.Near) < 5 {
 							warn.Near = append(warn.Near, [2]string{text[i], v})
 						} else if x, err := ParseNumber(strings.TrimSpace(text[i])); err == nil && len(warn.Near) < 5 {
 							if numeric == nil { // a number written otherwise: "3.0" for the level "3"

@@ -924,8 +924,9 @@ func TestDidYouMeanNotTarget(t *testing.T) {
 	}
 }
 
-// Levels that differ only in case are warned about at training, as
-// prediction warns of them (review); levels that differ otherwise are not.
+// Levels that differ only in case, or in how their accents are written,
+// are warned about at training, as prediction warns of them (review);
+// levels that differ otherwise are not.
 func TestCaseLevelsWarning(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -934,6 +935,9 @@ func TestCaseLevelsWarning(t *testing.T) {
 	}{
 		{[]string{"red", "RED", "blue", "Blue", "green"}, `column "c" has levels that differ only in case ("red" and "RED", "blue" and "Blue")`},
 		{[]string{"red", "blue", "green", "red2"}, ""},
+		// The same word with its accent as one character and as a letter
+		// and a combining mark: shown apart, in ASCII (helper-139).
+		{[]string{"caf\u00e9", "cafe\u0301", "tea"}, `column "c" has levels that differ only in case or in how accents are written (one character, or a letter and a combining mark) ("caf\u00e9" and "cafe\u0301")`},
 	} {
 		var b strings.Builder
 		b.WriteString("x,c,y\n")

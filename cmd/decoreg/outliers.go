@@ -131,30 +131,38 @@ func firstLine(fr *data.Frame, c *data.Column, v float64) int {
 }
 
 // warnCaseLevels warns about each categorical feature column of fr (all
-// but target) with levels that differ only in case ("red", "RED"): they
-// are separate categories, as prediction treats them (where it warns of a
-// level unseen but for case); training kept them apart without a word
-// (review).
+// but target) with levels that differ only in case ("red", "RED") or in
+// how an accented letter is written ("é" as one character, or "e" and a
+// combining accent; data.FoldLevel): they are separate categories, as
+// prediction treats them (where it warns of a level unseen but for case
+// or accents); training kept them apart without a word (review; the
+// accents, helper-139: show printed two such levels alike).
 func warnCaseLevels(name, path string, fr *data.Frame, target string) {
 	for _, c := range fr.Columns {
 		if c.Name == target || c.Kind != data.Categorical {
 			continue
 		}
-		first := map[string]string{} // lower-cased level -> the first level of it
+		first := map[string]string{} // folded level -> the first level of it
 		seen := map[string]bool{}
 		var pairs []string
-		n := 0
+		n, accents := 0, false
 		for i, v := range c.Str {
 			if c.Missing[i] || seen[v] {
 				continue
 			}
 			seen[v] = true
-			k := strings.ToLower(v)
+			k := data.FoldLevel(v)
 			if w, ok := first[k]; !ok {
 				first[k] = v
 			} else {
 				if n < 3 {
-					pairs = append(pairs, fmt.Sprintf("%s and %s", strconv.Quote(w), strconv.Quote(v)))
+					a, b := data.QuoteCell(w), data.QuoteCell(v)
+					if strings.ToLower(w) != strings.ToLower(v) {
+						// Their accents are written differently, and they
+						// print alike (but for case): shown in ASCII.
+						a, b, accents = strconv.QuoteToASCII(w), strconv.QuoteToASCII(v), true
+					}
+					pairs = append(pairs, a+" and "+b)
 				}
 				n++
 			}
@@ -166,8 +174,12 @@ func warnCaseLevels(name, path string, fr *data.Frame, target string) {
 		if n > 3 {
 			more = fmt.Sprintf(", and %d more", n-3)
 		}
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %s has levels that differ only in case (%s%s): they are separate categories; if they are one, write them alike\n",
-			name, path, data.QuoteCell(c.Name), strings.Join(pairs, ", "), more)
+		how := "only in case"
+		if accents {
+			how = "only in case or in how accents are written (one character, or a letter and a combining mark)"
+		}
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %s has levels that differ %s (%s%s): they are separate categories; if they are one, write them alike\n",
+			name, path, data.QuoteCell(c.Name), how, strings.Join(pairs, ", "), more)
 	}
 }
 
