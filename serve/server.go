@@ -88,7 +88,12 @@ const MaxQueueLen = 1 << 20
 
 // readTimeout is how long a request may take to arrive, headers and body
 // (http.Server.ReadTimeout); a body still arriving then is answered 408.
-const readTimeout = 30 * time.Second
+// writeGrace is how long past its deadline (Options.RequestTimeout) an
+// answer may take to write, and how long the 408 may.
+const (
+	readTimeout = 30 * time.Second
+	writeGrace  = 10 * time.Second
+)
 
 // MinReloadEvery is the shortest Options.ReloadEvery (a scan every few
 // nanoseconds kept a core busy), MaxRequestTimeout the longest
@@ -143,8 +148,9 @@ type Server struct {
 
 	faultLog rateLog // the log lines of ErrModelFault's 500s
 	closing  atomic.Bool
-	// readTimeout is readTimeout (tests shorten it before Serve).
-	readTimeout time.Duration
+	// readTimeout is readTimeout, writeGrace writeGrace (tests shorten
+	// them before Serve).
+	readTimeout, writeGrace time.Duration
 	// reqs are the requests in a handler, for the end of the grace period
 	// to tell those still being computed (cancelled) from those whose
 	// answer is being sent (cut only if still sending at the close).
@@ -203,7 +209,7 @@ func New(o Options) (*Server, error) {
 	if (o.Model == "") == (o.Models == "") {
 		return nil, errors.New("serve: give a model file or a model directory, not both or neither")
 	}
-	s := &Server{opts: o, metrics: newMetrics(), values: newBudget(o.MaxValuesInFlight), bodies: newBudget(bodiesUnits(o.MaxBodyBytes)), stopWatch: make(chan struct{}), watchDone: make(chan struct{}), reqs: map[*reqState]struct{}{}, readTimeout: readTimeout}
+	s := &Server{opts: o, metrics: newMetrics(), values: newBudget(o.MaxValuesInFlight), bodies: newBudget(bodiesUnits(o.MaxBodyBytes)), stopWatch: make(chan struct{}), watchDone: make(chan struct{}), reqs: map[*reqState]struct{}{}, readTimeout: readTimeout, writeGrace: writeGrace}
 	s.reg = &registry{
 		opts: &s.opts, models: map[string]*entry{}, failed: map[string]fileStamp{}, dupLogged: map[string]bool{},
 		obs: s.metrics.observeBatch, log: func(format string, a ...any) { o.Log.Print(oneLine(fmt.Sprintf(format, a...))) },
@@ -350,7 +356,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       s.readTimeout,
-		WriteTimeout:      s.opts.RequestTimeout + 10*time.Second,
+		WriteTimeout:      s.opts.RequestTimeout + s.writeGrace,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          s.opts.Log,
@@ -621,7 +627,10 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 		if errors.As(err, &ne) && ne.Timeout() {
 			// The server's read timeout (a stalled or trickling upload):
 			// not a malformed body, and the socket's addresses are not
-			// the client's business.
+			// the client's business. The write deadline, which ran from
+			// the end of the headers (--timeout plus 10 s), may have
+			// passed: the answer gets its own.
+			http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.writeGrace))
 			return writeError(w, http.StatusRequestTimeout, fmt.Sprintf("the request did not arrive whole within the server's read timeout of %v: send the body faster, or smaller", s.readTimeout))
 		}
 		var oe *net.OpError
@@ -636,7 +645,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) int {
 	// The write deadline counts from here too (net/http's WriteTimeout runs
 	// from the end of the headers, and a slow upload would leave no time
 	// for the 503 of --timeout).
-	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.RequestTimeout + 10*time.Second))
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.RequestTimeout + s.writeGrace))
 	// The body is parsed against the model that will answer it: if the
 	// model is replaced between parsing and queueing, the new version
 	// parses it again (its features may differ).

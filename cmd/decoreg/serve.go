@@ -111,7 +111,7 @@ func init() {
 	fs.IntVar(&f.maxBatchRows, "max-batch-rows", 1024, "close a batch once it holds this many rows")
 	fs.IntVar(&f.queue, "queue", 1024, "requests waiting per model (with --no-batching: being predicted) before the server answers 503")
 	fs.IntVar(&f.workers, "workers", 0, "batches predicted at once per model, one executor each; idle ones lend their core to a batch's rows (0: one per core)")
-	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-request deadline from the end of the body's upload (503 past it); the headers must arrive within 5s and the whole request within 30s, or the connection is closed")
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-request deadline from the end of the body's upload (503 past it); the headers must arrive within 5s, or the connection is closed, and the whole request within 30s, or it is answered 408")
 	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGINT, SIGTERM or SIGHUP, how long to wait for the requests in flight")
 	fs.DurationVar(&f.reload, "reload-every", time.Second, "how often --models DIR is scanned for changed files")
 	fs.IntVar(&f.maxRows, "max-rows", serve.DefaultLimits.MaxRows, "rows per request")
