@@ -86,7 +86,7 @@ func ReadCSV(path string, opts ReadOptions) (*Dataset, error) {
 		target = t.column(opts.Target)
 		if target < 0 {
 			return nil, &ParseError{Path: path, Line: t.hline,
-				Err: fmt.Errorf("%w: target %s not among the columns %s", ErrNoColumn, QuoteCell(opts.Target), nameList(t.header))}
+				Err: fmt.Errorf("%w: target %s not among the columns %s", ErrNoColumn, QuoteName(opts.Target), nameList(t.header))}
 		}
 	}
 	var feats []int
@@ -99,7 +99,7 @@ func ReadCSV(path string, opts ReadOptions) (*Dataset, error) {
 	}
 	if len(feats) == 0 {
 		return nil, &ParseError{Path: path, Line: t.hline,
-			Err: fmt.Errorf("%w: the only column %s is the target", ErrNoFeatures, QuoteCell(t.header[0]))}
+			Err: fmt.Errorf("%w: the only column %s is the target", ErrNoFeatures, QuoteName(t.header[0]))}
 	}
 	d := &Dataset{Names: names, Cols: len(feats), Path: path}
 	if target >= 0 {
@@ -146,7 +146,7 @@ func ReadFeatures(path string, featureNames []string, target string) (*Dataset, 
 		if feats[i] < 0 {
 			return nil, &ParseError{Path: path, Line: t.hline,
 				Err: fmt.Errorf("%w: feature %s missing (the model's features are %s; the file's columns are %s)",
-					ErrNoColumn, QuoteCell(name), nameList(featureNames), nameList(t.header))}
+					ErrNoColumn, QuoteName(name), nameList(featureNames), nameList(t.header))}
 		}
 	}
 	tcol := -1
@@ -481,7 +481,7 @@ func (t *table) dupErr(read []string) error {
 	for _, j := range t.dups {
 		if name := t.header[j]; read == nil || slices.Contains(read, name) {
 			return &ParseError{Path: t.path, Line: t.hline, Column: j + 1,
-				Err: fmt.Errorf("%w: %s (also column %d)", ErrDuplicateColumn, QuoteCell(name), t.index[name]+1)}
+				Err: fmt.Errorf("%w: %s (also column %d)", ErrDuplicateColumn, QuoteName(name), t.index[name]+1)}
 		}
 	}
 	return nil
@@ -611,7 +611,7 @@ func (t *table) cell(rec []string, j int) (float64, error) {
 	v, err := parseNumber(rec[j])
 	if err != nil {
 		return 0, &ParseError{Path: t.path, Line: t.line(j), Column: j + 1,
-			Err: fmt.Errorf("%w in column %s", err, QuoteCell(t.header[j]))}
+			Err: fmt.Errorf("%w in column %s", err, QuoteName(t.header[j]))}
 	}
 	return v, nil
 }
@@ -656,7 +656,7 @@ func nameList(names []string) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(QuoteCell(n))
+		b.WriteString(QuoteName(n))
 	}
 	return b.String()
 }

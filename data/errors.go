@@ -78,12 +78,27 @@ const quoteMax = 80
 // after about 60 bytes (at a character's start where the text is UTF-8)
 // with its length when it is longer than quoteMax: a 1 MB cell made a
 // 1 MB error line.
-func QuoteCell(s string) string {
-	if len(s) <= quoteMax {
+func QuoteCell(s string) string { return quoteCut(s, quoteMax, 60) }
+
+// nameMax is the longest name QuoteName quotes whole, in bytes.
+const nameMax = 160
+
+// QuoteName quotes a column's name for a message, as strconv.Quote, whole
+// up to nameMax bytes (long names, as a survey's questions are, often
+// share their first 60 bytes, and a "did you mean" must show where they
+// differ), and beyond it cut after about 140 bytes with its length, as
+// QuoteCell cuts a cell: a column named by a 1 MB header cell made
+// megabytes of messages.
+func QuoteName(s string) string { return quoteCut(s, nameMax, 140) }
+
+// quoteCut is strconv.Quote(s) for s of at most max bytes, else s cut after
+// about at bytes (at a character's start where it is UTF-8), with its length.
+func quoteCut(s string, max, at int) string {
+	if len(s) <= max {
 		return strconv.Quote(s)
 	}
-	cut := 60
-	for cut > 56 && !utf8.RuneStart(s[cut]) { // a character is at most 4 bytes; bytes that are no text are cut anywhere
+	cut := at
+	for cut > at-4 && !utf8.RuneStart(s[cut]) { // a character is at most 4 bytes; bytes that are no text are cut anywhere
 		cut--
 	}
 	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(s[:cut]), len(s))

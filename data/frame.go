@@ -150,7 +150,7 @@ func (f *Frame) Select(names ...string) (*Frame, error) {
 	for _, n := range names {
 		j, ok := first[n]
 		if !ok {
-			return nil, fmt.Errorf("%w: %s (the columns are %s)", ErrNoColumn, QuoteCell(n), nameList(f.Names()))
+			return nil, fmt.Errorf("%w: %s (the columns are %s)", ErrNoColumn, QuoteName(n), nameList(f.Names()))
 		}
 		if seen[n] && n == "" {
 			return nil, fmt.Errorf("%w: %q named twice: more than one column has no name in the header (leave them out with Drop(\"\"))", ErrDuplicateColumn, n)
@@ -177,7 +177,7 @@ func (f *Frame) Drop(names ...string) (*Frame, error) {
 	drop := make(map[string]bool, len(names))
 	for _, n := range names {
 		if _, ok := first[n]; !ok {
-			return nil, fmt.Errorf("%w: %s (the columns are %s)", ErrNoColumn, QuoteCell(n), nameList(f.Names()))
+			return nil, fmt.Errorf("%w: %s (the columns are %s)", ErrNoColumn, QuoteName(n), nameList(f.Names()))
 		}
 		drop[n] = true
 	}
@@ -312,9 +312,9 @@ func (f *Frame) CellError(j, i int, err error) error {
 
 func (f *Frame) cellErr(c *Column, i int, err error) error {
 	if f.Lines != nil && c.Field >= 0 {
-		return &ParseError{Path: f.Path, Line: f.Lines[i], Column: c.Field + 1, Err: fmt.Errorf("%w in column %s", err, QuoteCell(c.Name))}
+		return &ParseError{Path: f.Path, Line: f.Lines[i], Column: c.Field + 1, Err: fmt.Errorf("%w in column %s", err, QuoteName(c.Name))}
 	}
-	return fmt.Errorf("row %d, column %s: %w", i, QuoteCell(c.Name), err)
+	return fmt.Errorf("row %d, column %s: %w", i, QuoteName(c.Name), err)
 }
 
 // NotNumeric returns the error of the first cell of column j that is
@@ -391,10 +391,10 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 		k := t.column(n)
 		if k < 0 {
 			return nil, &ParseError{Path: path, Line: t.hline,
-				Err: fmt.Errorf("%w: %s (the file's columns are %s)", ErrNoColumn, QuoteCell(n), nameList(t.header))}
+				Err: fmt.Errorf("%w: %s (the file's columns are %s)", ErrNoColumn, QuoteName(n), nameList(t.header))}
 		}
 		if seen[n] {
-			return nil, &ParseError{Path: path, Line: t.hline, Err: fmt.Errorf("%w: column %s asked for twice", ErrDuplicateColumn, QuoteCell(n))}
+			return nil, &ParseError{Path: path, Line: t.hline, Err: fmt.Errorf("%w: column %s asked for twice", ErrDuplicateColumn, QuoteName(n))}
 		}
 		seen[n] = true
 		fields := []int{k}
@@ -409,7 +409,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 	for _, n := range slices.Sorted(maps.Keys(opts.Kinds)) {
 		if !seen[n] {
 			return nil, &ParseError{Path: path, Line: t.hline,
-				Err: fmt.Errorf("%w: FrameOptions.Kinds names %s, which is not among the columns read (%s)", ErrNoColumn, QuoteCell(n), nameList(names))}
+				Err: fmt.Errorf("%w: FrameOptions.Kinds names %s, which is not among the columns read (%s)", ErrNoColumn, QuoteName(n), nameList(names))}
 		}
 	}
 	// Numbers are kept as numbers, and text only for the columns that
@@ -479,7 +479,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 							hint = fmt.Sprintf(" (if it marks a missing cell: the missing-value markers %s match exactly, case included)", nameList(na))
 						}
 					}
-					perr := &ParseError{Path: t.path, Line: t.line(c.Field), Column: c.Field + 1, Err: fmt.Errorf("%w in column %s%s", err, QuoteCell(c.Name), hint)}
+					perr := &ParseError{Path: t.path, Line: t.line(c.Field), Column: c.Field + 1, Err: fmt.Errorf("%w in column %s%s", err, QuoteName(c.Name), hint)}
 					switch {
 					case c.Kind == Numeric:
 						return nil, perr

@@ -48,9 +48,9 @@ type LevelsError struct {
 // Error names the column, its count of levels and the limit, with the
 // ways past it.
 func (e *LevelsError) Error() string {
-	s := fmt.Sprintf("column %s has %d distinct text values (levels), more than the limit of %d for a categorical column; drop it, or raise the limit", QuoteCell(e.Column), e.Levels, e.Max)
+	s := fmt.Sprintf("column %s has %d distinct text values (levels), more than the limit of %d for a categorical column; drop it, or raise the limit", QuoteName(e.Column), e.Levels, e.Max)
 	if e.Numbers > 0 {
-		s = fmt.Sprintf("column %s has %d distinct values (levels), %d of them numbers and %d text, more than the limit of %d for a categorical column; drop it, or raise the limit", QuoteCell(e.Column), e.Levels, e.Numbers, e.Levels-e.Numbers, e.Max)
+		s = fmt.Sprintf("column %s has %d distinct values (levels), %d of them numbers and %d text, more than the limit of %d for a categorical column; drop it, or raise the limit", QuoteName(e.Column), e.Levels, e.Numbers, e.Levels-e.Numbers, e.Max)
 	}
 	if len(e.Text) > 0 {
 		q := make([]string, len(e.Text))
@@ -58,7 +58,7 @@ func (e *LevelsError) Error() string {
 			q[i] = QuoteCell(v)
 		}
 		s = fmt.Sprintf("column %s has %d distinct values, %d of them numbers; the text ones, %s, make it categorical, with more levels than the limit of %d: if they mark missing cells, add them to the NA markers; else drop the column, or raise the limit",
-			QuoteCell(e.Column), e.Levels, e.Numbers, strings.Join(q, ", "), e.Max)
+			QuoteName(e.Column), e.Levels, e.Numbers, strings.Join(q, ", "), e.Max)
 	}
 	if e.Path != "" {
 		s = e.Path + ": " + s
@@ -481,7 +481,7 @@ func (w Warning) String() string {
 		parts = append(parts, fmt.Sprintf("%d cell(s) far beyond the training range %s%s: the model extrapolates there, and its answers are not to be trusted",
 			w.Far, rangeText(w.Range[0], w.Range[1]), by))
 	}
-	return fmt.Sprintf("column %s: %s", QuoteCell(w.Column), strings.Join(parts, "; "))
+	return fmt.Sprintf("column %s: %s", QuoteName(w.Column), strings.Join(parts, "; "))
 }
 
 // Encode encodes the columns of f named by the schema (matched by name;
@@ -523,7 +523,7 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 			return nil, err
 		}
 		if k < 0 {
-			err := fmt.Errorf("%w: %s (the model's columns are %s; the data's are %s)", ErrNoColumn, QuoteCell(cs.Name), nameList(s.ColumnNames()), nameList(f.Names()))
+			err := fmt.Errorf("%w: %s (the model's columns are %s; the data's are %s)", ErrNoColumn, QuoteName(cs.Name), nameList(s.ColumnNames()), nameList(f.Names()))
 			if f.Path != "" {
 				return nil, &ParseError{Path: f.Path, Line: f.HeaderLine, Err: err}
 			}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"decoreg"
-	"decoreg/data"
 	"decoreg/internal/gemm"
 	"decoreg/metrics"
 )
@@ -104,11 +103,11 @@ func runBenchGemm(args []string) error {
 		kernels = strings.Split(*kernelsFlag, ",")
 		for _, k := range kernels {
 			if !slices.Contains(gemm.Kernels(), k) {
-				return usagef("bench gemm: --kernels: kernel %s is not usable here (usable: %s)", data.QuoteCell(k), strings.Join(gemm.Kernels(), ", "))
+				return usagef("bench gemm: --kernels: kernel %s is not usable here (usable: %s)", strconv.Quote(k), strings.Join(gemm.Kernels(), ", "))
 			}
 		}
 		if i := repeated(kernels); i >= 0 {
-			return usagef("bench gemm: --kernels: %s appears twice", data.QuoteCell(kernels[i]))
+			return usagef("bench gemm: --kernels: %s appears twice", strconv.Quote(kernels[i]))
 		}
 	}
 	if *repeat < 1 {
@@ -205,7 +204,7 @@ func parseGemmThreads(s string) ([]int, error) {
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || v < 0 || v > decoreg.MaxThreads {
-			return nil, fmt.Errorf("%s is not an integer in [0, %d] (0: every core)", data.QuoteCell(f), decoreg.MaxThreads)
+			return nil, fmt.Errorf("%s is not an integer in [0, %d] (0: every core)", strconv.Quote(f), decoreg.MaxThreads)
 		}
 		if v == 0 {
 			v = runtime.GOMAXPROCS(0)

@@ -3,9 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
-	"decoreg/data"
 	"decoreg/internal/experiments"
 )
 
@@ -61,7 +61,7 @@ func runBenchReport(args []string) error {
 		return usagef("bench report: want one RESULTS directory, have %d arguments", fs.NArg())
 	}
 	if *format != "markdown" && *format != "csv" {
-		return usagef("bench report: --format %s: want markdown or csv", data.QuoteCell(*format))
+		return usagef("bench report: --format %s: want markdown or csv", strconv.Quote(*format))
 	}
 	if *splits < 0 {
 		return usagef("bench report: --splits must be >= 0")

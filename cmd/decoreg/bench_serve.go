@@ -93,7 +93,7 @@ func parseInts(flag, s string, lo, hi int) ([]int, error) {
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || v < lo || v > hi {
-			return nil, usagef("bench serve: --%s: %s is not a whole number in [%d, %d]", flag, data.QuoteCell(f), lo, hi)
+			return nil, usagef("bench serve: --%s: %s is not a whole number in [%d, %d]", flag, strconv.Quote(f), lo, hi)
 		}
 		if slices.Contains(out, v) {
 			return nil, usagef("bench serve: --%s: %d appears twice", flag, v)
@@ -143,20 +143,20 @@ func runBenchServe(args []string) error {
 		case "off":
 			modes = append(modes, false)
 		default:
-			return usagef("bench serve: --batching: %s is not on or off", data.QuoteCell(f))
+			return usagef("bench serve: --batching: %s is not on or off", strconv.Quote(f))
 		}
 	}
 	if repeated(modes) >= 0 {
-		return usagef("bench serve: --batching: %s names a mode twice", data.QuoteCell(*batchingF))
+		return usagef("bench serve: --batching: %s names a mode twice", strconv.Quote(*batchingF))
 	}
 	outputs := strings.Split(*outputsF, ",")
 	for i, o := range outputs {
 		outputs[i] = strings.TrimSpace(o)
 		if !slices.Contains(serve.Outputs, outputs[i]) || outputs[i] == "logpdf" || outputs[i] == "cdf" {
-			return usagef("bench serve: --outputs: %s is not one of mean, median, mode, quantiles, samples, density", data.QuoteCell(o))
+			return usagef("bench serve: --outputs: %s is not one of mean, median, mode, quantiles, samples, density", strconv.Quote(o))
 		}
 		if slices.Contains(outputs[:i], outputs[i]) {
-			return usagef("bench serve: --outputs: %s appears twice", data.QuoteCell(o))
+			return usagef("bench serve: --outputs: %s appears twice", strconv.Quote(o))
 		}
 	}
 

@@ -6,11 +6,11 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"decoreg"
-	"decoreg/data"
 	"decoreg/internal/gemm"
 	"decoreg/internal/model"
 	"decoreg/internal/nn"
@@ -129,7 +129,7 @@ func runBenchTrain(args []string) error {
 	}
 	cfg, ok := trainBenchConfigs[*config]
 	if !ok {
-		return usagef("bench train: --config %s is not one of a, b, c", data.QuoteCell(*config))
+		return usagef("bench train: --config %s is not one of a, b, c", strconv.Quote(*config))
 	}
 	for _, o := range []struct {
 		name string

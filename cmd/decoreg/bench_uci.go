@@ -8,10 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"decoreg"
-	"decoreg/data"
 	"decoreg/internal/experiments"
 	"decoreg/internal/outfile"
 )
@@ -175,7 +175,7 @@ func runBenchUCI(args []string) (err error) {
 	if isSet(fs, "datasets") {
 		if strings.TrimSpace(*datasets) == "" {
 			// An empty $VAR ran every dataset.
-			return usagef("bench uci: --datasets: no dataset named in %s (leave the flag out for every one)", data.QuoteCell(*datasets))
+			return usagef("bench uci: --datasets: no dataset named in %s (leave the flag out for every one)", strconv.Quote(*datasets))
 		}
 		names, err := cleanList(*datasets, "dataset") // as experiment's --datasets
 		if err != nil {
@@ -197,7 +197,7 @@ func runBenchUCI(args []string) (err error) {
 			return usagef("bench uci: --point is empty: want mean, median or mode (leave the flag out for the default)")
 		}
 	default:
-		return usagef("bench uci: --point %s: want mean, median or mode", data.QuoteCell(*point))
+		return usagef("bench uci: --point %s: want mean, median or mode", strconv.Quote(*point))
 	}
 	if st, err := os.Stat(opts.DataDir); err != nil || !st.IsDir() {
 		what := "--data"

@@ -437,13 +437,13 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		seen := make(map[string]bool, len(feats))
 		for _, f := range feats {
 			if f != "" && seen[f] {
-				return nil, inputf(name, "%s: line %d: the model records no column names, so it reads the file's columns by position, and two of them are named %s: rename one", path, hline, data.QuoteCell(f))
+				return nil, inputf(name, "%s: line %d: the model records no column names, so it reads the file's columns by position, and two of them are named %s: rename one", path, hline, data.QuoteName(f))
 			}
 			seen[f] = true
 		}
 		quoted := make([]string, len(feats))
 		for j, f := range feats {
-			quoted[j] = strconv.Quote(f) // "" for an unnamed column
+			quoted[j] = data.QuoteName(f) // "" for an unnamed column
 		}
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the model records no column names (it was not trained by 'decoreg train'), so its %d features are the file's columns %s, by position\n",
 			name, path, len(feats), strings.Join(quoted, ", "))
@@ -451,7 +451,7 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		return nil, inputf(name, "model records %d feature names for %d features", len(feats), m.Features())
 	}
 	if target != "" && slices.Contains(feats, target) {
-		return nil, inputf(name, "--target %s is one of the model's features", data.QuoteCell(target))
+		return nil, inputf(name, "--target %s is one of the model's features", data.QuoteName(target))
 	}
 	tcol := -1
 	if target != "" && use != targetIgnored {
@@ -469,7 +469,7 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		if given {
 			return nil, noTargetColumn(name, path, target, header)
 		}
-		return nil, inputf(name, "%s: no column %s, the model's target%s (give --target NAME; the file's columns are %s)", path, data.QuoteCell(target), didYouMean(target, header), quoteList(header))
+		return nil, inputf(name, "%s: no column %s, the model's target%s (give --target NAME; the file's columns are %s)", path, data.QuoteName(target), didYouMean(target, header), quoteNames(header))
 	}
 	read := ""
 	if tcol >= 0 && (use != targetOptional || !targetTwice(name, path, header, target)) {
@@ -484,7 +484,7 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		case errors.Is(err, data.ErrNonFinite):
 			fmt.Fprintf(errOut, "decoreg %s: warning: %s: line %d: %v: the target is not read (no logpdf)\n", name, nameSpools(path), pe.Line, pe.Err)
 		case !errors.Is(err, data.ErrEmptyCell):
-			fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %s holds text (line %d): it is not read (no logpdf)\n", name, nameSpools(path), data.QuoteCell(read), pe.Line)
+			fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %s holds text (line %d): it is not read (no logpdf)\n", name, nameSpools(path), data.QuoteName(read), pe.Line)
 		}
 		d, err = data.ReadFeatures(path, feats, "")
 	}
@@ -1086,7 +1086,7 @@ func outsideData(name, out, data string) error {
 // noTargetColumn is the error for a --target that names no column of the
 // file at path (header).
 func noTargetColumn(name, path, target string, header []string) error {
-	return inputf(name, "%s: no column %s%s (--target; the file's columns are %s)", path, data.QuoteCell(target), didYouMean(target, header), quoteList(header))
+	return inputf(name, "%s: no column %s%s (--target; the file's columns are %s)", path, data.QuoteName(target), didYouMean(target, header), quoteNames(header))
 }
 
 // watchHook, when not nil, is called by onInterrupt once its handler is

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,7 +23,6 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"decoreg"
-	"decoreg/data"
 	"decoreg/dist"
 	"decoreg/internal/outfile"
 	"decoreg/synth"
@@ -155,7 +155,7 @@ func runDemo(cmd *Command, args []string) (err error) {
 	xTe, yTe := prob.Sample(size.test, *seed+demoTestSeed)
 	fmt.Fprintf(stdout, "decoreg demo: y|x is a two-component Gaussian mixture whose weights and means move with x\n")
 	fmt.Fprintf(stdout, "(synth %s, x uniform on [-1, 1]); %d training rows, %d test rows, seed %d\n\n",
-		data.QuoteCell(prob.Name()), size.train, size.test, *seed)
+		strconv.Quote(prob.Name()), size.train, size.test, *seed)
 
 	base := decoreg.Config{EncLayers: size.encLayers, EncWidth: size.encWidth, BatchSize: size.batch,
 		MaxEpochs: size.maxEpochs, Patience: size.patience, LR: 1e-3, Seed: *seed, Threads: *threads}

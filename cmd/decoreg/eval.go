@@ -158,7 +158,7 @@ func runEval(cmd *Command, args []string) error {
 			return inputf(name, "--point is empty: want mean, median or mode (leave the flag out for the default)")
 		}
 	default:
-		return inputf(name, "--point %s: want mean, median or mode", data.QuoteCell(point))
+		return inputf(name, "--point %s: want mean, median or mode", strconv.Quote(point))
 	}
 	if err := split.check(name, dataPath); err != nil {
 		return err

@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"decoreg"
-	"decoreg/data"
 	"decoreg/internal/experiments"
 	"decoreg/internal/outfile"
 )
@@ -175,7 +174,7 @@ func listSet(fs *flag.FlagSet, args []string) (bool, error) {
 			if hasVal {
 				var err error
 				if set, err = strconv.ParseBool(val); err != nil {
-					return false, fmt.Errorf("invalid boolean value %s for -list", data.QuoteCell(val))
+					return false, fmt.Errorf("invalid boolean value %s for -list", strconv.Quote(val))
 				}
 			}
 			continue
@@ -322,7 +321,7 @@ func runExperiment(cmd *Command, args []string) (err error) {
 		}
 		for _, g := range groups {
 			if !slices.Contains(e.Groups, g) {
-				return inputf(name, "--groups: unknown group %s (have %s)", data.QuoteCell(g), strings.Join(e.Groups, ", "))
+				return inputf(name, "--groups: unknown group %s (have %s)", strconv.Quote(g), strings.Join(e.Groups, ", "))
 			}
 		}
 		// The experiment's order, whatever the order given: the plan (and
@@ -581,11 +580,11 @@ func experimentCommand(name string, quick bool, n, seeds, threads int, datasets 
 func cleanList(s, what string) ([]string, error) {
 	var out []string
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("no %s named in %s", what, data.QuoteCell(s))
+		return nil, fmt.Errorf("no %s named in %s", what, strconv.Quote(s))
 	}
 	for i, x := range strings.Split(s, ",") {
 		if x = strings.TrimSpace(x); x == "" {
-			return nil, fmt.Errorf("%s: entry %d is empty; give %s names separated by commas", data.QuoteCell(s), i+1, what)
+			return nil, fmt.Errorf("%s: entry %d is empty; give %s names separated by commas", strconv.Quote(s), i+1, what)
 		}
 		if !slices.Contains(out, x) {
 			out = append(out, x)

@@ -77,10 +77,10 @@ func listFields(s string) ([]string, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, fmt.Errorf("%s: %v (an entry holding a comma or a double quote is given in double quotes, a quote inside them doubled: \"c,d\",e)", data.QuoteCell(s), err)
+		return nil, fmt.Errorf("%s: %v (an entry holding a comma or a double quote is given in double quotes, a quote inside them doubled: \"c,d\",e)", strconv.Quote(s), err)
 	}
 	if _, err := r.Read(); err != io.EOF {
-		return nil, fmt.Errorf("%s: a line break outside double quotes", data.QuoteCell(s))
+		return nil, fmt.Errorf("%s: a line break outside double quotes", strconv.Quote(s))
 	}
 	return rec, nil
 }
@@ -122,9 +122,9 @@ func didYouMean(name string, header []string) string {
 	}
 	if isMark := func(r rune) bool { return unicode.Is(unicode.Mn, r) }; strings.ContainsFunc(name, isMark) || strings.ContainsFunc(best, isMark) {
 		// They may print alike: "café" as "cafe" and a combining accent.
-		return fmt.Sprintf(", did you mean %s? (if they look the same, an accent is written differently: as a letter and a combining mark in one, one character in the other)", data.QuoteCell(best))
+		return fmt.Sprintf(", did you mean %s? (if they look the same, an accent is written differently: as a letter and a combining mark in one, one character in the other)", data.QuoteName(best))
 	}
-	return fmt.Sprintf(", did you mean %s?", data.QuoteCell(best))
+	return fmt.Sprintf(", did you mean %s?", data.QuoteName(best))
 }
 
 // nearestName is didYouMean's name H, or "".
@@ -182,15 +182,23 @@ func editDistance(a, b []rune, limit int) int {
 	return prev[len(b)]
 }
 
-// quoteList quotes names for a message, at most 8 of them.
-func quoteList(names []string) string {
-	q := make([]string, 0, min(len(names), 9))
-	for i, n := range names {
+// quoteList quotes cells (levels, markers) for a message, at most 8 of
+// them, each cut as data.QuoteCell cuts.
+func quoteList(cells []string) string { return quoteEach(cells, data.QuoteCell) }
+
+// quoteNames is quoteList for column names, quoted whole up to 160 bytes
+// (data.QuoteName): names often share a long start.
+func quoteNames(names []string) string { return quoteEach(names, data.QuoteName) }
+
+// quoteEach quotes at most 8 of s with quote, joined by commas.
+func quoteEach(s []string, quote func(string) string) string {
+	q := make([]string, 0, min(len(s), 9))
+	for i, v := range s {
 		if i == 8 {
-			q = append(q, fmt.Sprintf("... (%d in all)", len(names)))
+			q = append(q, fmt.Sprintf("... (%d in all)", len(s)))
 			break
 		}
-		q = append(q, data.QuoteCell(n))
+		q = append(q, quote(v))
 	}
 	return strings.Join(q, ", ")
 }
@@ -225,7 +233,7 @@ func (f *trainFlags) trainColumns(name, path string, header []string, hline int)
 			// With --features the unnamed column is not read, so nothing
 			// would check that it is empty: it may be a target whose name
 			// was forgotten.
-			return nil, "", inputf(name, "%s: line %d: the last column has no name in the header: give --target NAME with --features (without --target the target is the last named column, %s, and only an empty unnamed column after it may be left out)", path, hline, data.QuoteCell(target))
+			return nil, "", inputf(name, "%s: line %d: the last column has no name in the header: give --target NAME with --features (without --target the target is the last named column, %s, and only an empty unnamed column after it may be left out)", path, hline, data.QuoteName(target))
 		}
 		if target == "logpdf" && slices.Contains(header, "y") && !slices.Contains(splitList(f.drop), "y") {
 			// decoreg synth's density problems end x..., y, logpdf: the
@@ -233,7 +241,7 @@ func (f *trainFlags) trainColumns(name, path string, header []string, hline int)
 			fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target is the last column, \"logpdf\", and \"y\" a feature: 'decoreg synth' writes logpdf as each row's true log-density of y; to learn y, give --target y --drop logpdf\n", name, path)
 		}
 	} else if !slices.Contains(header, target) {
-		return nil, "", inputf(name, "%s: line %d: no target column %s%s (the file's columns are %s)", path, hline, data.QuoteCell(target), didYouMean(target, header), quoteList(header))
+		return nil, "", inputf(name, "%s: line %d: no target column %s%s (the file's columns are %s)", path, hline, data.QuoteName(target), didYouMean(target, header), quoteNames(header))
 	}
 	sel, drop := splitList(f.features), splitList(f.drop)
 	if f.features != "" && f.drop != "" {
@@ -256,13 +264,13 @@ func (f *trainFlags) trainColumns(name, path string, header []string, hline int)
 					hint = `; a name holding a comma is given in double quotes: --` + l.flag + ` '"c,d"'`
 				}
 				others := slices.DeleteFunc(slices.Clone(header), func(h string) bool { return h == target }) // the target is no feature to suggest
-				return nil, "", inputf(name, "--%s: %s has no column %s%s (its columns are %s%s)", l.flag, path, data.QuoteCell(c), didYouMean(c, others), quoteList(header), hint)
+				return nil, "", inputf(name, "--%s: %s has no column %s%s (its columns are %s%s)", l.flag, path, data.QuoteName(c), didYouMean(c, others), quoteNames(header), hint)
 			case seen[c]:
-				return nil, "", inputf(name, "--%s names %s twice", l.flag, data.QuoteCell(c))
+				return nil, "", inputf(name, "--%s names %s twice", l.flag, data.QuoteName(c))
 			case c == target && l.flag == "features":
-				return nil, "", inputf(name, "--features: %s is the target column; a column cannot be both (choose another --target, or leave it out of --features)", data.QuoteCell(c))
+				return nil, "", inputf(name, "--features: %s is the target column; a column cannot be both (choose another --target, or leave it out of --features)", data.QuoteName(c))
 			case c == target:
-				return nil, "", inputf(name, "--drop: %s is the target column (choose another with --target)", data.QuoteCell(c))
+				return nil, "", inputf(name, "--drop: %s is the target column (choose another with --target)", data.QuoteName(c))
 			}
 			seen[c] = true
 		}
@@ -280,7 +288,7 @@ func (f *trainFlags) trainColumns(name, path string, header []string, hline int)
 		}
 	}
 	if len(feats) == 0 {
-		return nil, "", inputf(name, "%s: no feature columns are left besides the target %s", path, data.QuoteCell(target))
+		return nil, "", inputf(name, "%s: no feature columns are left besides the target %s", path, data.QuoteName(target))
 	}
 	return feats, target, nil
 }
@@ -304,7 +312,7 @@ func noEmptyLists(name string, fs *flag.FlagSet, flags ...string) error {
 		}
 		for i, p := range fields {
 			if strings.TrimSpace(p) == "" {
-				return inputf(name, "--%s %s: entry %d is empty; give column names separated by commas", fl, data.QuoteCell(v), i+1)
+				return inputf(name, "--%s %s: entry %d is empty; give column names separated by commas", fl, strconv.Quote(v), i+1)
 			}
 		}
 	}
@@ -324,7 +332,7 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 	path := nameSpools(fr.Path)
 	allMissing := func(c *data.Column) bool { return !slices.Contains(c.Missing, false) }
 	if tj := fr.Column(target); tj >= 0 && allMissing(&fr.Columns[tj]) {
-		return nil, inputf(name, "%s: the target column %s is missing (empty, or one of --na) in every one of the %d training rows", path, data.QuoteCell(target), fr.Rows)
+		return nil, inputf(name, "%s: the target column %s is missing (empty, or one of --na) in every one of the %d training rows", path, data.QuoteName(target), fr.Rows)
 	}
 	// The rows trained on, those with a target, decide the columns' kinds
 	// and the checks: text only in a skipped row made a numeric column
@@ -351,7 +359,7 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 		if c.Name == target {
 			continue
 		}
-		col := fmt.Sprintf("column %s", data.QuoteCell(c.Name))
+		col := fmt.Sprintf("column %s", data.QuoteName(c.Name))
 		if c.Name == "" {
 			col = fmt.Sprintf("column %d (no name in the header)", c.Field+1)
 		}
@@ -389,7 +397,7 @@ func (f *trainFlags) trainFrame(name string, fr *data.Frame, target string) (*da
 		return nil, refused
 	}
 	if len(keep) == 0 {
-		return nil, inputf(name, "%s: no feature columns are left besides the target %s: every one is missing (empty, or one of --na) in every training row", path, data.QuoteCell(target))
+		return nil, inputf(name, "%s: no feature columns are left besides the target %s: every one is missing (empty, or one of --na) in every training row", path, data.QuoteName(target))
 	}
 	if len(keep) < len(fr.Columns)-1 {
 		g, err := fr.Select(append(keep, target)...)
@@ -433,7 +441,7 @@ func warnDates(name, path string, fr *data.Frame, target string, maxLevels int) 
 			continue
 		}
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %s holds dates or times (such as %s), read as %d categories, which know no order and no date unseen in training: %s\n",
-			name, path, data.QuoteCell(c.Name), data.QuoteCell(ex), len(levels), datesAdvice)
+			name, path, data.QuoteName(c.Name), data.QuoteCell(ex), len(levels), datesAdvice)
 	}
 }
 
@@ -470,7 +478,7 @@ func warnRowNumbers(name, path string, fr *data.Frame, target string, features b
 		}
 		if ok {
 			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %s holds the %d integers from %s to %s, one per training row, as a row number or a running identifier does: if it is one, %s\n",
-				name, path, data.QuoteCell(c.Name), fr.Rows, strconv.FormatFloat(lo, 'f', -1, 64), strconv.FormatFloat(hi, 'f', -1, 64), leaveOut(c.Name, features))
+				name, path, data.QuoteName(c.Name), fr.Rows, strconv.FormatFloat(lo, 'f', -1, 64), strconv.FormatFloat(hi, 'f', -1, 64), leaveOut(c.Name, features))
 		}
 	}
 }
@@ -492,7 +500,7 @@ func warnConstant(name, path string, fr *data.Frame, target string, features boo
 		case c.Kind == data.Numeric && !slices.ContainsFunc(c.Num, func(x float64) bool { return x != c.Num[0] }):
 			v = strconv.FormatFloat(c.Num[0]+0, 'g', -1, 64) // +0: 0 for a column of 0 and -0
 		case c.Kind == data.Categorical && !slices.ContainsFunc(c.Str, func(x string) bool { return x != c.Str[0] }):
-			v = strconv.Quote(c.Str[0])
+			v = data.QuoteCell(c.Str[0])
 		default:
 			continue
 		}
@@ -509,18 +517,22 @@ func warnConstant(name, path string, fr *data.Frame, target string, features boo
 			how = "leave it out of --features"
 		}
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %s holds the same value (%s) in every training row: it carries nothing to learn from (%s)\n",
-			name, path, data.QuoteCell(cols[0]), first, how)
+			name, path, data.QuoteName(cols[0]), first, how)
 	default:
 		var quoted []string
 		for _, c := range cols {
 			quoted = append(quoted, quoteFlagName(c))
 		}
-		how := "--drop " + shellArg(strings.Join(quoted, ",")) + " leaves them out"
+		list := shellArg(strings.Join(quoted, ","))
+		if len(list) > 160 {
+			list = "NAME,NAME (the columns' names)" // not repeated whole (a 1 MB header cell)
+		}
+		how := "--drop " + list + " leaves them out"
 		if features {
 			how = "leave them out of --features"
 		}
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: %d columns hold one value each in every training row, so carry nothing to learn from: %s (%s)\n",
-			name, path, len(cols), quoteList(cols), how)
+			name, path, len(cols), quoteNames(cols), how)
 	}
 }
 
@@ -573,7 +585,7 @@ func numericAsLabelled(name, path string, fr, lab *data.Frame) *data.Frame {
 			at = fmt.Sprintf("line %d", fr.Lines[first])
 		}
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %s holds numbers in every row with a target, and text in %d row(s) without one (%s, %s), which training skips: it is numeric, and predict, sample and eval refuse that text (to read it as missing, list it in --na, whose list replaces the defaults)\n",
-			name, path, data.QuoteCell(c.Name), count, data.QuoteCell(c.Str[first]), at)
+			name, path, data.QuoteName(c.Name), count, data.QuoteCell(c.Str[first]), at)
 	}
 	if g == nil {
 		return fr
@@ -709,7 +721,7 @@ func warnNumberLike(name, path string, fr *data.Frame, target string) (warned, m
 			markerCols = append(markerCols, c.Name)
 		}
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %s: %d of %d values read as numbers, %d of them only as written otherwise: read as categories; to use them as numbers, %s in the file%s\n",
-			name, path, data.QuoteCell(c.Name), n, total, k, advice, also)
+			name, path, data.QuoteName(c.Name), n, total, k, advice, also)
 		warned = append(warned, c.Name)
 	}
 	warnMarkers(name, path, fr.NA, markers, markerCols)
@@ -725,7 +737,7 @@ func warnMarkers(name, path string, na, markers, cols []string) {
 		return
 	}
 	markers = slices.Sorted(slices.Values(markers))
-	fmt.Fprintf(errOut, "decoreg %s: warning: %s: column%s %s: %s\n", name, path, pick(len(cols) == 1, "", "s"), quoteList(cols), naHint(na, markers))
+	fmt.Fprintf(errOut, "decoreg %s: warning: %s: column%s %s: %s\n", name, path, pick(len(cols) == 1, "", "s"), quoteNames(cols), naHint(na, markers))
 }
 
 // addNew appends to list the items it lacks, in their order.
@@ -790,7 +802,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 	}
 	cols := s.ColumnNames()
 	if target != "" && slices.Contains(cols, target) {
-		return nil, nil, inputf(name, "--target %s is one of the model's feature columns", data.QuoteCell(target))
+		return nil, nil, inputf(name, "--target %s is one of the model's feature columns", data.QuoteName(target))
 	}
 	inHeader := setOf(header)
 	for _, c := range cols {
@@ -799,7 +811,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 				return nil, nil, inputf(name, "%s: line %d: %s", path, hline, hint)
 			}
 			return nil, nil, inputErr(name, &data.ParseError{Path: path, Line: hline,
-				Err: fmt.Errorf("%w: feature %s missing%s (the model's columns are %s; the file's columns are %s)", data.ErrNoColumn, data.QuoteCell(c), didYouMean(c, header), quoteList(cols), quoteList(header))})
+				Err: fmt.Errorf("%w: feature %s missing%s (the model's columns are %s; the file's columns are %s)", data.ErrNoColumn, data.QuoteName(c), didYouMean(c, header), quoteNames(cols), quoteNames(header))})
 		}
 	}
 	read := target != "" && use != targetIgnored && slices.Contains(header, target)
@@ -813,7 +825,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		if given {
 			return nil, nil, noTargetColumn(name, path, target, header)
 		}
-		return nil, nil, inputf(name, "%s: no column %s, the model's target%s (give --target NAME; the file's columns are %s)", path, data.QuoteCell(target), didYouMean(target, header), quoteList(header))
+		return nil, nil, inputf(name, "%s: no column %s, the model's target%s (give --target NAME; the file's columns are %s)", path, data.QuoteName(target), didYouMean(target, header), quoteNames(header))
 	}
 	kinds := s.Kinds()
 	if read {
@@ -853,7 +865,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		if fr.Lines != nil {
 			at = fmt.Sprintf("line %d", fr.Lines[i])
 		}
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %s holds text (%s, %s): it is not read (no logpdf)\n", name, nameSpools(path), data.QuoteCell(target), data.QuoteCell(c.Str[i]), at)
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %s holds text (%s, %s): it is not read (no logpdf)\n", name, nameSpools(path), data.QuoteName(target), data.QuoteCell(c.Str[i]), at)
 		read = false
 	}
 	enc, err := m.EncodeFrame(fr)
@@ -896,7 +908,7 @@ func labelled(name string, d *data.Dataset, idx []int) (*data.Dataset, []int, in
 		return d, idx, 0, nil
 	}
 	if len(keep) == 0 {
-		return nil, nil, 0, inputf(name, "%s: every one of the %d rows has a missing target %s; nothing to evaluate", d.Path, d.Rows, data.QuoteCell(d.TargetName))
+		return nil, nil, 0, inputf(name, "%s: every one of the %d rows has a missing target %s; nothing to evaluate", d.Path, d.Rows, data.QuoteName(d.TargetName))
 	}
 	return data.Subset(d, keep), rows, skipped, nil
 }
@@ -912,7 +924,7 @@ func targetTwice(name, path string, header []string, target string) bool {
 		}
 	}
 	if n > 1 {
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: two columns are named %s, the target's name: it is not read (no logpdf)\n", name, nameSpools(path), data.QuoteCell(target))
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: two columns are named %s, the target's name: it is not read (no logpdf)\n", name, nameSpools(path), data.QuoteName(target))
 	}
 	return n > 1
 }
@@ -957,10 +969,10 @@ func targetTextErr(err error, header []string, target, hint string) error {
 		if f := numberFormOf(ne.Text); f != notNumberLike {
 			// A number as spreadsheets write it ("$1,784.07", "18,64"):
 			// marking such cells missing would leave no target.
-			return fmt.Errorf("%w: the target %s must hold numbers as decoreg reads them: %s in the file", err, data.QuoteCell(target), formAdvice(map[numberForm]string{f: ne.Text}))
+			return fmt.Errorf("%w: the target %s must hold numbers as decoreg reads them: %s in the file", err, data.QuoteName(target), formAdvice(map[numberForm]string{f: ne.Text}))
 		}
 	}
-	return fmt.Errorf("%w: the target %s must hold numbers (decoreg predicts numbers; a text target such as a class label is not one%s)", err, data.QuoteCell(target), hint)
+	return fmt.Errorf("%w: the target %s must hold numbers (decoreg predicts numbers; a text target such as a class label is not one%s)", err, data.QuoteName(target), hint)
 }
 
 // levelsErrors appends to out every *data.LevelsError in err's tree (a
@@ -1027,19 +1039,19 @@ func levelsErr(name string, err error, na []string, features bool, fr *data.Fram
 	le := les[0]
 	if ex := dateExample(fr, le.Column); ex != "" && len(le.Text) == 0 && le.Numbers == 0 {
 		return inputf(name, "%s: column %s has %d distinct text values (levels), more than --max-levels %d allows for a categorical column: they are dates or times, such as %s; %s; or %s",
-			le.Path, data.QuoteCell(le.Column), le.Levels, le.Max, data.QuoteCell(ex), datesAdvice, out), true
+			le.Path, data.QuoteName(le.Column), le.Levels, le.Max, data.QuoteCell(ex), datesAdvice, out), true
 	}
 	if len(le.Text) > 0 {
 		// Numbers but for a few text cells.
 		return inputf(name, "%s: column %s has %d distinct values, %d of them numbers; the text ones (%s) make it categorical, with more levels than --max-levels %d allows: %s; else %s, or raise --max-levels",
-			le.Path, data.QuoteCell(le.Column), le.Levels, le.Numbers, quoteList(le.Text), le.Max, naHint(na, le.Text), out), true
+			le.Path, data.QuoteName(le.Column), le.Levels, le.Numbers, quoteList(le.Text), le.Max, naHint(na, le.Text), out), true
 	}
 	if le.Numbers > 0 {
 		return inputf(name, "%s: column %s has %d distinct values (levels), %d of them numbers and %d text, more than --max-levels %d allows for a categorical column; %s, or raise --max-levels",
-			le.Path, data.QuoteCell(le.Column), le.Levels, le.Numbers, le.Levels-le.Numbers, le.Max, out), true
+			le.Path, data.QuoteName(le.Column), le.Levels, le.Numbers, le.Levels-le.Numbers, le.Max, out), true
 	}
 	return inputf(name, "%s: column %s has %d distinct text values (levels), more than --max-levels %d allows for a categorical column; %s, or raise --max-levels",
-		le.Path, data.QuoteCell(le.Column), le.Levels, le.Max, out), true
+		le.Path, data.QuoteName(le.Column), le.Levels, le.Max, out), true
 }
 
 // datesAdvice is how to use a column of dates, which decoreg reads as text.
@@ -1128,11 +1140,11 @@ func dateExample(fr *data.Frame, col string) string {
 func levelsDesc(le *data.LevelsError) string {
 	switch {
 	case len(le.Text) > 0:
-		return fmt.Sprintf("%s (%d, %d of them numbers; the text ones, %s, make it categorical)", data.QuoteCell(le.Column), le.Levels, le.Numbers, quoteList(le.Text))
+		return fmt.Sprintf("%s (%d, %d of them numbers; the text ones, %s, make it categorical)", data.QuoteName(le.Column), le.Levels, le.Numbers, quoteList(le.Text))
 	case le.Numbers > 0:
-		return fmt.Sprintf("%s (%d, %d of them numbers)", data.QuoteCell(le.Column), le.Levels, le.Numbers)
+		return fmt.Sprintf("%s (%d, %d of them numbers)", data.QuoteName(le.Column), le.Levels, le.Numbers)
 	}
-	return fmt.Sprintf("%s (%d)", data.QuoteCell(le.Column), le.Levels)
+	return fmt.Sprintf("%s (%d)", data.QuoteName(le.Column), le.Levels)
 }
 
 // naHint advises on text cells in a column otherwise of numbers, na being
@@ -1279,7 +1291,7 @@ func unlabelledTargets(name string, d *data.Dataset) *data.Dataset {
 			at = fmt.Sprintf("line %d", d.Lines[i])
 		}
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %s is missing (empty, or one of the model's missing-value markers) in %d of the %d rows predicted (the first on %s): no logpdf is written, as it needs every row's target\n",
-			name, nameSpools(d.Path), data.QuoteCell(d.TargetName), len(d.Y)-n, len(d.Y), at)
+			name, nameSpools(d.Path), data.QuoteName(d.TargetName), len(d.Y)-n, len(d.Y), at)
 	}
 	e := *d
 	e.Y, e.TargetName = nil, ""

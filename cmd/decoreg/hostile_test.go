@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -633,4 +634,26 @@ func TestDataStdinOneEOF(t *testing.T) {
 	if got, _ := mustCLI(t, "eval", "--model", model, "--data", "-"); got != want || r.readsAfter != 0 {
 		t.Errorf("eval --data - of a typed table: read %d times after its end; %s, want %s", r.readsAfter, got, want)
 	}
+}
+
+// TestLongNamesWhole: names up to 160 bytes are quoted whole, so that a
+// "did you mean" among long names that share their start shows where they
+// differ, and a flag's value is quoted whole, so that its bad entry shows
+// (both were cut after 60 bytes, helper-144).
+func TestLongNamesWhole(t *testing.T) {
+	dir := t.TempDir()
+	p := "Q12 How satisfied were you with the service our staff provided on a scale from 1 to 5 by"
+	var b strings.Builder
+	b.WriteString(p + " phone," + p + " email,score\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "%d,%d,%d\n", i%5, i%3, i%7)
+	}
+	data := filepath.Join(dir, "survey.csv")
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "m.model")
+	wantUsage(t, []string{"train", "--data", data, "--target", p + " phne", "--out", out}, `did you mean "`+p+` phone"?`)
+	bad := `x0,x1,alpha_feature_one,beta_feature_two,gamma_feature_three,delta_four,eps"ilon,zeta`
+	wantUsage(t, []string{"train", "--data", data, "--features", bad, "--out", out}, strconv.Quote(bad)+": bare \"")
 }

@@ -167,7 +167,7 @@ func dataErr(name string, d *data.Dataset, rows []int, err error) error {
 		if where != "" {
 			where += ", "
 		}
-		where += fmt.Sprintf("column %s", data.QuoteCell(d.Names[c]))
+		where += fmt.Sprintf("column %s", data.QuoteName(d.Names[c]))
 	}
 	// The library's fields, named by their flags.
 	msg := strings.ReplaceAll(de.Err.Error(), "(Config.TargetMin, TargetMax)", "(--target-range)")

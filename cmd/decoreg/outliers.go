@@ -228,7 +228,7 @@ func warnNALevels(name, path string, fr *data.Frame, target string) {
 				eg = " (North America, Namibia)"
 			}
 			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %s: its %d cell(s) %s are read as missing (one of --na), though its levels are codes like it (%s): if %s is a level%s, read it as one with --na %s\n",
-				name, path, data.QuoteCell(c.Name), c.MissingText[m], data.QuoteCell(m), quoteList(levels), data.QuoteCell(m), eg, shellArg(strings.Join(keep, ",")))
+				name, path, data.QuoteName(c.Name), c.MissingText[m], data.QuoteCell(m), quoteList(levels), data.QuoteCell(m), eg, shellArg(strings.Join(keep, ",")))
 		}
 	}
 }

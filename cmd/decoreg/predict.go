@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"decoreg/data"
 	"errors"
 	"fmt"
 	"io"
@@ -109,10 +108,10 @@ func parseLevels(s string) ([]float64, []string, error) {
 		f = strings.TrimSpace(f)
 		q, err := strconv.ParseFloat(f, 64)
 		if err != nil || !(q >= 0 && q <= 1) {
-			return nil, nil, fmt.Errorf("level %s is not a number in [0, 1]", data.QuoteCell(f))
+			return nil, nil, fmt.Errorf("level %s is not a number in [0, 1]", strconv.Quote(f))
 		}
 		if b, ok := new(big.Float).SetString(f); q == 0 && ok && b.Sign() != 0 {
-			return nil, nil, fmt.Errorf("level %s is below the smallest float64 (about 4.9e-324) and would be read as 0; give 0 for the lower end", data.QuoteCell(f))
+			return nil, nil, fmt.Errorf("level %s is below the smallest float64 (about 4.9e-324) and would be read as 0; give 0 for the lower end", strconv.Quote(f))
 		}
 		if q == 1 {
 			// Compared exactly, as a fraction: q == 1 puts f within 2^-53
@@ -121,18 +120,18 @@ func parseLevels(s string) ([]float64, []string, error) {
 			if r, ok := new(big.Rat).SetString(f); ok {
 				switch r.Cmp(big.NewRat(1, 1)) {
 				case -1:
-					return nil, nil, fmt.Errorf("level %s is above the largest float64 below 1 (about 0.9999999999999999) and would be read as 1; give 1 for the upper end", data.QuoteCell(f))
+					return nil, nil, fmt.Errorf("level %s is above the largest float64 below 1 (about 0.9999999999999999) and would be read as 1; give 1 for the upper end", strconv.Quote(f))
 				case 1:
-					return nil, nil, fmt.Errorf("level %s is not a number in [0, 1]", data.QuoteCell(f))
+					return nil, nil, fmt.Errorf("level %s is not a number in [0, 1]", strconv.Quote(f))
 				}
 			}
 		}
 		q += 0 // -0 is 0
 		if prev, ok := seen[q]; ok {
 			if prev == f {
-				return nil, nil, fmt.Errorf("level %s appears twice", data.QuoteCell(f))
+				return nil, nil, fmt.Errorf("level %s appears twice", strconv.Quote(f))
 			}
-			return nil, nil, fmt.Errorf("levels %s and %s are the same number: a level appears twice", data.QuoteCell(prev), data.QuoteCell(f))
+			return nil, nil, fmt.Errorf("levels %s and %s are the same number: a level appears twice", strconv.Quote(prev), strconv.Quote(f))
 		}
 		seen[q] = f
 		levels = append(levels, q)

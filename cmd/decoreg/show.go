@@ -296,7 +296,7 @@ func showText(w io.Writer, path string, m *decoreg.Model, maxCols int) {
 	if target == "" {
 		target = "(no name)"
 	} else {
-		target = strconv.Quote(target)
+		target = data.QuoteName(target)
 	}
 	lo, hi := m.YRange()
 	rng := fmt.Sprintf("training range %s", interval(lo, hi))
@@ -422,7 +422,7 @@ func nameText(n string) string {
 // column named by a 1 MB header cell) is quoted and cut, as messages do.
 func textOf(s string) string {
 	if q := strconv.Quote(s); q[1:len(q)-1] != s || len(s) > 160 {
-		return data.QuoteCell(s)
+		return data.QuoteName(s)
 	}
 	return s
 }

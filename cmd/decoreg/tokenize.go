@@ -10,7 +10,6 @@ import (
 	"strings"
 	"unicode"
 
-	"decoreg/data"
 	"decoreg/vocab"
 )
 
@@ -178,12 +177,12 @@ func runTokenize(cmd *Command, args []string) error {
 			v, err := strconv.ParseFloat(a, 64)
 			if err != nil {
 				if errors.Is(err, strconv.ErrRange) {
-					return usagef("%s: value %s is beyond the float64 range", name, data.QuoteCell(a))
+					return usagef("%s: value %s is beyond the float64 range", name, strconv.Quote(a))
 				}
 				if signedNaN(a) {
-					return usagef("%s: bad value %s: NaN takes no sign (write NaN)", name, data.QuoteCell(a))
+					return usagef("%s: bad value %s: NaN takes no sign (write NaN)", name, strconv.Quote(a))
 				}
-				return usagef("%s: bad value %s: not a number", name, data.QuoteCell(a))
+				return usagef("%s: bad value %s: not a number", name, strconv.Quote(a))
 			}
 			seq, clamped, err := tok.Encode(v)
 			if err != nil {

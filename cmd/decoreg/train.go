@@ -559,7 +559,7 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 			return c, inputf(name, "--tune chooses by validation loss: --val-frac must be > 0")
 		}
 		if f.ensembleFrom != decoreg.EnsembleFromTrials && f.ensembleFrom != decoreg.EnsembleFromSeeds && f.ensembleFrom != decoreg.EnsembleFromAll {
-			return c, inputf(name, "--ensemble-from must be %s, %s or %s, have %s", decoreg.EnsembleFromTrials, decoreg.EnsembleFromSeeds, decoreg.EnsembleFromAll, data.QuoteCell(f.ensembleFrom))
+			return c, inputf(name, "--ensemble-from must be %s, %s or %s, have %s", decoreg.EnsembleFromTrials, decoreg.EnsembleFromSeeds, decoreg.EnsembleFromAll, strconv.Quote(f.ensembleFrom))
 		}
 		if isSet(fs, "ensemble-from") && f.ensemble < 2 {
 			return c, inputf(name, "--ensemble-from is for --ensemble N with N >= 2")
@@ -619,7 +619,7 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 		}
 		// !(LO < HI) also refuses NaN ends and 0,0 (no fixed range).
 		if !ok || err1 != nil || err2 != nil || !(c.TargetMin < c.TargetMax) || math.IsInf(c.TargetMax-c.TargetMin, 0) {
-			return c, inputf(name, "--target-range: want LO,HI, finite with LO < HI and a difference that is finite, such as 0,1; have %s", data.QuoteCell(f.targetRange))
+			return c, inputf(name, "--target-range: want LO,HI, finite with LO < HI and a difference that is finite, such as 0,1; have %s", strconv.Quote(f.targetRange))
 		}
 		// -0 is 0 (the model and its messages wrote the range [-0, 1]).
 		c.TargetMin, c.TargetMax = c.TargetMin+0, c.TargetMax+0
@@ -667,12 +667,12 @@ func (f *trainFlags) config(fs *flag.FlagSet) (decoreg.Config, error) {
 	}
 	if c.RawTarget {
 		if tok, _ := vocab.Parse(c.Vocab); !isUnnormalized(tok) {
-			return c, inputf(name, "--raw-target needs an unnormalized --vocab, have %s", data.QuoteCell(f.vocab))
+			return c, inputf(name, "--raw-target needs an unnormalized --vocab, have %s", strconv.Quote(f.vocab))
 		}
 	}
 	if c.Unbounded {
 		if tok, _ := vocab.Parse(c.Vocab); !isUnnormalized(tok) {
-			return c, inputf(name, "--unbounded needs an unnormalized --vocab, have %s", data.QuoteCell(f.vocab))
+			return c, inputf(name, "--unbounded needs an unnormalized --vocab, have %s", strconv.Quote(f.vocab))
 		}
 	}
 	return c, nil
@@ -701,7 +701,7 @@ func warnSlowSummaries(name string, c decoreg.Config) {
 		return
 	}
 	fmt.Fprintf(errOut, "decoreg %s: warning: --vocab %s is not a tree of nested cells, so predict, eval, serve and sample's summaries estimate its distribution from %d sampled sequences of %d tokens a row, which can take seconds a row (the time grows with the square of the length): a shorter one, or fewer repeats, is faster\n",
-		name, data.QuoteCell(c.Vocab), dist.DefaultSamples, tok.Len())
+		name, strconv.Quote(c.Vocab), dist.DefaultSamples, tok.Len())
 }
 
 // wideRangeShare is the share of --target-range below which the span of
@@ -986,7 +986,7 @@ func warnNumericLevels(name, path string, s *data.Schema, skip, prevMarkers, pre
 				shown += ", ..."
 			}
 			fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %s is categorical (%d levels), but %d of its levels are numbers; the text ones are %s: %s\n",
-				name, path, data.QuoteCell(c.Name), len(c.Levels), nums, shown, hint)
+				name, path, data.QuoteName(c.Name), len(c.Levels), nums, shown, hint)
 		}
 	}
 	if len(markers) > 0 {
@@ -1096,7 +1096,7 @@ func warnNumericHeader(name, path string, header []string, hline int) {
 		}
 	}
 	fmt.Fprintf(errOut, "decoreg %s: warning: %s: line %d, the header, holds only numbers (%s): if it is a row of data, the file has no header; the first line names the columns (add a line of names)\n",
-		name, nameSpools(path), hline, quoteList(header))
+		name, nameSpools(path), hline, quoteNames(header))
 }
 
 // onEpoch, when set (by tests), is called after each epoch's progress.
@@ -1127,10 +1127,10 @@ func runTrain(cmd *Command, args []string) error {
 		for i, p := range nas {
 			p = strings.TrimSpace(p)
 			if p == "" {
-				return inputf(name, "--na %s: entry %d is empty; empty cells are always missing (--na \"\" leaves only them)", data.QuoteCell(f.na), i+1)
+				return inputf(name, "--na %s: entry %d is empty; empty cells are always missing (--na \"\" leaves only them)", strconv.Quote(f.na), i+1)
 			}
 			if k, ok := seen[p]; ok {
-				return inputf(name, "--na %s: entries %d and %d are both %s", data.QuoteCell(f.na), k+1, i+1, data.QuoteCell(p))
+				return inputf(name, "--na %s: entries %d and %d are both %s", strconv.Quote(f.na), k+1, i+1, strconv.Quote(p))
 			}
 			seen[p] = i
 		}
@@ -1280,7 +1280,7 @@ func runTrain(cmd *Command, args []string) error {
 		if empty > 0 {
 			of = fmt.Sprintf(" (%d of them empty in every column read)", empty)
 		}
-		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target %s is missing%s\n", name, nameSpools(fr.Path), info.SkippedRows, data.QuoteCell(target), of)
+		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target %s is missing%s\n", name, nameSpools(fr.Path), info.SkippedRows, data.QuoteName(target), of)
 	}
 	warnNumericLevels(name, nameSpools(fr.Path), m.Schema(), f.numberLike, f.markers, f.markerCols)
 	if t := m.Info().Tune; t != nil && t.PLESeedsSkipped != "" {
@@ -1444,7 +1444,7 @@ func checkColumnNames(name, path string) ([]string, int, error) {
 	size := 0
 	for j, h := range header {
 		if !utf8.ValidString(h) {
-			return nil, 0, inputf(name, "%s: line %d, column %d: the column name %s is not valid UTF-8, which a model file cannot record (%s)", path, hline, j+1, data.QuoteCell(h), data.NotUTF8Hint)
+			return nil, 0, inputf(name, "%s: line %d, column %d: the column name %s is not valid UTF-8, which a model file cannot record (%s)", path, hline, j+1, data.QuoteName(h), data.NotUTF8Hint)
 		}
 		b, _ := json.Marshal(h)
 		size += 2*len(b) + 64 // the name in the schema and as a feature's, and the feature's scaling
@@ -1483,9 +1483,9 @@ func (f *trainFlags) fitErr(fr *data.Frame, target string, idx []int, err error)
 	rows := len(y)
 	switch {
 	case errors.Is(err, decoreg.ErrConstantTarget):
-		return inputf(name, "%s: the target column %s is constant (every one of the %d training rows has %v)", fr.Path, data.QuoteCell(target), rows, y[0])
+		return inputf(name, "%s: the target column %s is constant (every one of the %d training rows has %v)", fr.Path, data.QuoteName(target), rows, y[0])
 	case errors.Is(err, decoreg.ErrTooFewRows) && rows == 0:
-		return inputf(name, "%s: every one of the %d training rows has a missing target %s", fr.Path, fr.Rows, data.QuoteCell(target))
+		return inputf(name, "%s: every one of the %d training rows has a missing target %s", fr.Path, fr.Rows, data.QuoteName(target))
 	case errors.Is(err, decoreg.ErrTooFewRows) && rows >= 2:
 		// Rounding put every row in the validation split.
 		nVal := max(1, int(math.Round(f.valFrac*float64(rows))))
@@ -1603,7 +1603,7 @@ func otherSeparator(header []string) string {
 	}
 	for _, sep := range []struct{ s, csvkit string }{{";", "-d ';'"}, {"\t", "-t"}, {"|", "-d '|'"}} {
 		if strings.Contains(header[0], sep.s) {
-			return fmt.Sprintf("the header is one column, %s, holding %s: decoreg reads comma-separated values; convert the file (a spreadsheet can, or csvkit's csvformat %s)", data.QuoteCell(header[0]), data.QuoteCell(sep.s), sep.csvkit)
+			return fmt.Sprintf("the header is one column, %s, holding %s: decoreg reads comma-separated values; convert the file (a spreadsheet can, or csvkit's csvformat %s)", data.QuoteName(header[0]), strconv.Quote(sep.s), sep.csvkit)
 		}
 	}
 	return ""
