@@ -110,11 +110,12 @@ func (m *Model) Calibration(ctx context.Context, x []float64, rows int, y []floa
 	c.PIT = make([]float64, rows)
 	var crps, bound float64
 	n := float64(rows)
-	for lo := 0; lo < rows; lo += predictChunk {
+	chunk := m.rowChunk()
+	for lo := 0; lo < rows; lo += chunk {
 		if err := stopped(ctx); err != nil {
 			return nil, err
 		}
-		hi := min(lo+predictChunk, rows)
+		hi := min(lo+chunk, rows)
 		p, err := m.PredictFlat(ctx, x[lo*d:hi*d], hi-lo, PredictOptions{Outputs: OutQuantiles | OutDist, Levels: levels})
 		if err != nil {
 			return nil, shiftRow(err, lo)

@@ -27,7 +27,12 @@ const (
 	OutMedian
 	OutMode
 	OutQuantiles
-	OutDist // keep each row's Distribution
+	// OutDist keeps each row's Distribution. Each caches what its
+	// summaries compute (a decoder's tree expansion: tens of KB a row
+	// once summarised; an ensemble's, per member: about 150 KB a row for
+	// 5 members), so that many rows' distributions, kept, take GBs: the
+	// other outputs are computed a few hundred rows at a time.
+	OutDist
 
 	outAll = OutMean | OutMedian | OutMode | OutQuantiles | OutDist
 )
@@ -93,7 +98,8 @@ func (m *Model) Dist(x []float64) (dist.Distribution, error) {
 // between chunks of rows once ctx is done, with an error wrapping
 // ctx.Err() (a nil ctx is context.Background()); the distributions'
 // summaries (Mean, Quantile, ...) are computed when asked for, outside
-// Dists.
+// Dists, and cached in the distributions (see OutDist: hold many rows'
+// only as memory allows).
 func (m *Model) Dists(ctx context.Context, x []float64, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
 	return m.dists(orBackground(ctx), x, rows, opts)
 }
@@ -211,8 +217,14 @@ func (m *Model) memberRows(ctx context.Context, x []float64, rows int, opts dist
 // predictChunk is the most rows whose distributions PredictFlat (without
 // OutDist), Evaluate and Calibration hold at once: a token head's
 // distribution caches its tree expansion (tens of KB), and an ensemble's
-// one per member.
+// one per member, so an ensemble's chunks are smaller (rowChunk).
 const predictChunk = 512
+
+// rowChunk is how many rows' distributions m's chunked passes hold at
+// once: predictChunk shared among the members, at least 32 rows (512 rows
+// of a 16-member decoder ensemble held 1.2 GB in predict and 2.2 GB in
+// Evaluate, helper-143).
+func (m *Model) rowChunk() int { return max(32, predictChunk/(1+len(m.others))) }
 
 // shiftRow returns err with a *DataError's row moved by off (the error of
 // a chunk of rows starting at row off).
@@ -309,7 +321,7 @@ func (m *Model) PredictFlat(ctx context.Context, x []float64, rows int, opts Pre
 			return nil, configErr("Levels", "quantile level %v is outside [0, 1]", q)
 		}
 	}
-	if what&OutDist == 0 && rows > predictChunk {
+	if chunk := m.rowChunk(); what&OutDist == 0 && rows > chunk {
 		// In chunks: the distributions (and the tree expansions they
 		// cache) of one chunk at a time.
 		d := m.Features()
@@ -317,11 +329,11 @@ func (m *Model) PredictFlat(ctx context.Context, x []float64, rows int, opts Pre
 			return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, d)
 		}
 		out := &Prediction{}
-		for lo := 0; lo < rows; lo += predictChunk {
+		for lo := 0; lo < rows; lo += chunk {
 			if err := stopped(ctx); err != nil {
 				return nil, err
 			}
-			hi := min(lo+predictChunk, rows)
+			hi := min(lo+chunk, rows)
 			p, err := m.PredictFlat(ctx, x[lo*d:hi*d], hi-lo, opts)
 			if err != nil {
 				return nil, shiftRow(err, lo)
@@ -585,17 +597,19 @@ func (m *Model) Evaluate(ctx context.Context, x []float64, rows int, y []float64
 	// computed with the predictions, in chunks of rows.
 	var distNLL, distTokCE []float64
 	var p *Prediction
-	if m.h.Density && (m.Calibrated() || len(m.others) > 0) {
+	// So is an MDN's NLL (its float64 mixture's density).
+	if m.h.Density && (m.Calibrated() || len(m.others) > 0 || !m.h.Tokens) {
 		d := m.Features()
 		if !shapeOK(len(x), rows, d) {
 			return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, d)
 		}
 		p = &Prediction{}
-		for lo := 0; lo < rows; lo += predictChunk {
+		chunk := m.rowChunk()
+		for lo := 0; lo < rows; lo += chunk {
 			if err := stopped(ctx); err != nil {
 				return nil, err
 			}
-			hi := min(lo+predictChunk, rows)
+			hi := min(lo+chunk, rows)
 			xc, yc := x[lo*d:hi*d], y[lo:hi]
 			pc, err := m.PredictFlat(ctx, xc, hi-lo, PredictOptions{Outputs: out | OutDist})
 			if err != nil {
@@ -623,12 +637,8 @@ func (m *Model) Evaluate(ctx context.Context, x []float64, rows int, y []float64
 			distNLL = append(distNLL, addTo(m.nllU(bd, tgc, yc), extra)...)
 		}
 	} else {
-		outs := out
-		if m.h.Density && !m.h.Tokens {
-			outs |= OutDist // an MDN's NLL is scored by its distributions, below
-		}
 		var err error
-		if p, err = m.PredictFlat(ctx, x, rows, PredictOptions{Outputs: outs}); err != nil {
+		if p, err = m.PredictFlat(ctx, x, rows, PredictOptions{Outputs: out}); err != nil {
 			return nil, err
 		}
 	}
@@ -664,28 +674,43 @@ func (m *Model) Evaluate(ctx context.Context, x []float64, rows int, y []float64
 		}
 	} else if m.h.Density {
 		var nll []float64
-		if m.Calibrated() {
+		if m.Calibrated() || !m.h.Tokens {
 			// The training forward knows no temperature or map: the
 			// distributions themselves scored the cells RowNLL scores.
-			nll = distNLL
-		} else if !m.h.Tokens {
 			// An MDN's density is its float64 mixture's, as predict's
 			// logpdf: the training forward's float32 loss saturates on
 			// rows far outside the training range (an NLL of 1e19
 			// where the density gives 1e50).
-			nll = m.nllU(p.Dist, tg, y)
+			nll = distNLL
 		} else {
-			d := m.inWidth()
-			xs := make([]float32, rows*d)
-			if err := m.standardize(xs, x, rows); err != nil {
-				return nil, err
-			}
-			idx := make([]int, rows)
+			// The training forward, scoreChunk rows at a time: the
+			// network's inputs of every row at once (a PLE encoding's
+			// features x bins) took 4 GB for 400,000 rows of 20
+			// features (helper-143). RowNLL batches 1,024 rows, so the
+			// chunks leave its batches, and so the scores, as they were.
+			const scoreChunk = 4096
+			d, f := m.inWidth(), m.Features()
+			n := min(rows, scoreChunk)
+			xs := make([]float32, n*d)
+			idx := make([]int, n)
 			for i := range idx {
 				idx[i] = i
 			}
 			nll = make([]float64, rows)
-			tg.RowNLL(m.net, xs, d, idx, nll)
+			for lo := 0; lo < rows; lo += scoreChunk {
+				if err := stopped(ctx); err != nil {
+					return nil, err
+				}
+				hi := min(lo+scoreChunk, rows)
+				if err := m.standardize(xs[:(hi-lo)*d], x[lo*f:hi*f], hi-lo); err != nil {
+					return nil, shiftRow(err, lo)
+				}
+				tgc, err := head.Encode(&m.net.Cfg, m.units, y[lo:hi])
+				if err != nil {
+					return nil, err // not expected: tg holds the same rows
+				}
+				tgc.RowNLL(m.net, xs[:(hi-lo)*d], d, idx[:hi-lo], nll[lo:hi])
+			}
 			if err := m.refineNLL(nll, x, y); err != nil {
 				return nil, err
 			}

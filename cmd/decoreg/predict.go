@@ -284,8 +284,9 @@ func predictLogPDF(ctx context.Context, m *decoreg.Model, x, y []float64, rows i
 	f := m.Features()
 	out := &decoreg.Prediction{}
 	lp := make([]float64, 0, rows)
-	for lo := 0; lo < rows; lo += distRows {
-		hi := min(lo+distRows, rows)
+	chunk := max(32, distRows/max(1, m.EnsembleSize())) // an ensemble's members each cache theirs
+	for lo := 0; lo < rows; lo += chunk {
+		hi := min(lo+chunk, rows)
 		p, err := m.PredictFlat(ctx, x[lo*f:hi*f], hi-lo, opts)
 		if err != nil {
 			return nil, nil, shiftRow(err, lo)

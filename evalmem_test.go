@@ -1,0 +1,73 @@
+package decoreg
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"decoreg/internal/heapwatch"
+)
+
+// TestEvaluateMemoryFlat: Evaluate holds a chunk of rows' distributions
+// and network inputs at a time (helper-143): an MDN kept every row's
+// distribution (0.85 KB a row), and a token head's NLL pass made every
+// row's inputs at once (a PLE encoding's features x bins: 4 GB for 400,000
+// rows of 20 features at 64 bins). The scores are those of the whole pass
+// (the chunks keep RowNLL's batches).
+func TestEvaluateMemoryFlat(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 1))
+	const rows, d = 20000, 20
+	x, y := make([]float64, rows*d), make([]float64, rows)
+	for i := range rows {
+		s := 0.0
+		for j := range d {
+			v := r.NormFloat64()
+			x[i*d+j] = v
+			s += v * v
+		}
+		y[i] = s + 0.1*r.NormFloat64()
+	}
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		most uint64
+	}{
+		{"mdn", Config{Head: HeadMDN, Components: 3}, 8 << 20},                           // every row's distributions: 12 MB
+		{"ple", Config{Head: HeadRiemann, InputTransform: "ple", PLEBins: 64}, 48 << 20}, // every row's inputs: 98 MB
+	} {
+		cfg := c.cfg
+		cfg.EncLayers, cfg.EncWidth, cfg.MaxEpochs, cfg.Threads = 1, 8, 1, 1
+		m, err := FitFlat(context.Background(), x[:2000*d], 2000, d, y[:2000], cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e *Eval
+		peak := heapwatch.PeakLive(func() { e, err = m.Evaluate(context.Background(), x, rows, y, "") })
+		t.Logf("%s: %.1f MB live at the peak", c.name, float64(peak)/(1<<20))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if peak > c.most {
+			t.Errorf("%s: Evaluate of %d rows: %.0f MB live at the peak, want at most %d MB", c.name, rows, float64(peak)/(1<<20), c.most>>20)
+		}
+		// The same scores as the rows scored in pieces of the chunks' sizes.
+		a, err := m.Evaluate(context.Background(), x[:5000*d], 5000, y[:5000], "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := m.Evaluate(context.Background(), x[5000*d:], rows-5000, y[5000:], "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if whole := (a.NLLU*5000 + b.NLLU*(rows-5000)) / rows; !(abs(whole-e.NLLU) <= 1e-12*abs(whole)) {
+			t.Errorf("%s: NLL_u %v over the rows, %v from two parts", c.name, e.NLLU, whole)
+		}
+	}
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
