@@ -2,9 +2,11 @@ package decoreg
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"testing"
 
+	"decoreg/dist"
 	"decoreg/internal/heapwatch"
 )
 
@@ -70,4 +72,41 @@ func abs(v float64) float64 {
 		return -v
 	}
 	return v
+}
+
+// TestOutLogPDF: OutLogPDF gives each row's Dists(x).LogPDF(y), across
+// PredictFlat's chunks of rows, and a Y of another length is refused
+// naming it.
+func TestOutLogPDF(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 1))
+	const rows, d = 1500, 2
+	x, y := make([]float64, rows*d), make([]float64, rows)
+	for i := range rows {
+		x[i*d], x[i*d+1] = r.NormFloat64(), r.NormFloat64()
+		y[i] = x[i*d] + x[i*d+1]*x[i*d+1] + 0.1*r.NormFloat64()
+	}
+	m, err := FitFlat(context.Background(), x, rows, d, y, Config{Head: HeadRiemann, EncLayers: 1, EncWidth: 8, MaxEpochs: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := m.PredictFlat(context.Background(), x, rows, PredictOptions{Outputs: OutMean | OutLogPDF, Y: y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := m.Dists(context.Background(), x, rows, dist.TokenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.LogPDF) != rows || p.Dist != nil {
+		t.Fatalf("%d log densities for %d rows; distributions kept: %v", len(p.LogPDF), rows, p.Dist != nil)
+	}
+	for i, dd := range ds {
+		if want := dd.LogPDF(y[i]); p.LogPDF[i] != want {
+			t.Fatalf("row %d: LogPDF %v, want %v", i, p.LogPDF[i], want)
+		}
+	}
+	var ce *ConfigError
+	if _, err := m.PredictFlat(context.Background(), x, rows, PredictOptions{Outputs: OutLogPDF, Y: y[1:]}); !errors.As(err, &ce) || ce.Field != "Y" {
+		t.Errorf("a short Y: %v", err)
+	}
 }

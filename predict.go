@@ -33,8 +33,12 @@ const (
 	// 5 members), so that many rows' distributions, kept, take GBs: the
 	// other outputs are computed a few hundred rows at a time.
 	OutDist
+	// OutLogPDF is each row's log density at its target
+	// PredictOptions.Y[i] (per unit of y, as Distribution.LogPDF), made
+	// with the other outputs, a chunk of rows at a time.
+	OutLogPDF
 
-	outAll = OutMean | OutMedian | OutMode | OutQuantiles | OutDist
+	outAll = OutMean | OutMedian | OutMode | OutQuantiles | OutDist | OutLogPDF
 )
 
 // PredictOptions control Predict.
@@ -52,6 +56,9 @@ type PredictOptions struct {
 	// Dist(x).Mean() agree. Token.Threads 0 summarises the rows in
 	// parallel, one core per row.
 	Token dist.TokenOptions
+	// Y are the rows' targets for OutLogPDF, one a row; without
+	// OutLogPDF Y is not used.
+	Y []float64
 }
 
 // DefaultLevels are the quantile levels Predict uses when none are given
@@ -70,6 +77,7 @@ type Prediction struct {
 	Levels             []float64           // the quantile levels
 	Quantiles          [][]float64         // [len(Levels)][rows]
 	Dist               []dist.Distribution // the rows' distributions (OutDist)
+	LogPDF             []float64           // the log density at each row's target (OutLogPDF)
 	// Warnings are PredictFrame's notes on cells encoded without their
 	// own feature (levels not seen in training, missing cells in columns
 	// that had none) and on cells far beyond their column's training range
@@ -307,7 +315,10 @@ func (m *Model) PredictFlat(ctx context.Context, x []float64, rows int, opts Pre
 		what = OutMean | OutMedian | OutMode
 	}
 	if what&^outAll != 0 {
-		return nil, configErr("Outputs", "unknown output bits %#x (the outputs are OutMean, OutMedian, OutMode, OutQuantiles and OutDist)", uint(what&^outAll))
+		return nil, configErr("Outputs", "unknown output bits %#x (the outputs are OutMean, OutMedian, OutMode, OutQuantiles, OutDist and OutLogPDF)", uint(what&^outAll))
+	}
+	if what&OutLogPDF != 0 && len(opts.Y) != rows {
+		return nil, configErr("Y", "%d targets for OutLogPDF of %d rows", len(opts.Y), rows)
 	}
 	levels := opts.Levels
 	if what&OutQuantiles != 0 && levels == nil {
@@ -334,13 +345,18 @@ func (m *Model) PredictFlat(ctx context.Context, x []float64, rows int, opts Pre
 				return nil, err
 			}
 			hi := min(lo+chunk, rows)
-			p, err := m.PredictFlat(ctx, x[lo*d:hi*d], hi-lo, opts)
+			co := opts
+			if what&OutLogPDF != 0 {
+				co.Y = opts.Y[lo:hi]
+			}
+			p, err := m.PredictFlat(ctx, x[lo*d:hi*d], hi-lo, co)
 			if err != nil {
 				return nil, shiftRow(err, lo)
 			}
 			out.Mean = append(out.Mean, p.Mean...)
 			out.Median = append(out.Median, p.Median...)
 			out.Mode = append(out.Mode, p.Mode...)
+			out.LogPDF = append(out.LogPDF, p.LogPDF...)
 			out.Levels = p.Levels
 			if p.Quantiles != nil && out.Quantiles == nil {
 				out.Quantiles = make([][]float64, len(p.Quantiles))
@@ -383,6 +399,9 @@ func (m *Model) PredictFlat(ctx context.Context, x []float64, rows int, opts Pre
 	if what&OutDist != 0 {
 		p.Dist = ds
 	}
+	if what&OutLogPDF != 0 {
+		p.LogPDF = make([]float64, rows)
+	}
 	// Groups of rows share their decoder steps (dist.Prepare), a group
 	// on a core.
 	var prep []float64
@@ -422,6 +441,9 @@ func (m *Model) PredictFlat(ctx context.Context, x []float64, rows int, opts Pre
 				for j := range levels {
 					p.Quantiles[j][i] = qs[j]
 				}
+			}
+			if p.LogPDF != nil {
+				p.LogPDF[i] = dd.LogPDF(opts.Y[i])
 			}
 		}
 	})

@@ -221,23 +221,20 @@ func runPredict(cmd *Command, args []string) error {
 	warn(idx)
 
 	logpdf := d.Y != nil && m.Config().Head != decoreg.HeadPointwise
-	outs := decoreg.OutMean | decoreg.OutMedian | decoreg.OutMode | decoreg.OutQuantiles
+	opts := decoreg.PredictOptions{Outputs: decoreg.OutMean | decoreg.OutMedian | decoreg.OutMode | decoreg.OutQuantiles, Levels: levels}
 	if logpdf {
-		outs |= decoreg.OutDist
+		// With the other outputs, a chunk of rows at a time (keeping
+		// every row's distribution for it took 10 GB for 200,000 rows
+		// of a decoder).
+		opts.Outputs |= decoreg.OutLogPDF
+		opts.Y = d.Y
 	}
 	// The predictions are computed before anything is written: an
 	// interrupt stops the command at once (interruptible).
 	var p *decoreg.Prediction
-	var lp []float64
 	if err := interruptible(name, out, func(ctx context.Context) error {
 		var err error
-		opts := decoreg.PredictOptions{Outputs: outs, Levels: levels}
-		if logpdf {
-			p, lp, err = predictLogPDF(ctx, m, d.X, d.Y, d.Rows, opts)
-		} else {
-			p, err = m.PredictFlat(ctx, d.X, d.Rows, opts)
-		}
-		if err != nil {
+		if p, err = m.PredictFlat(ctx, d.X, d.Rows, opts); err != nil {
 			return dataErr(name, d, idx, err)
 		}
 		return nil
@@ -263,7 +260,7 @@ func runPredict(cmd *Command, args []string) error {
 				bw.WriteString("," + fmtFloat(p.Quantiles[j][i]))
 			}
 			if logpdf {
-				bw.WriteString("," + fmtFloat(lp[i]))
+				bw.WriteString("," + fmtFloat(p.LogPDF[i]))
 			}
 			bw.WriteString("\n")
 		}
@@ -271,42 +268,11 @@ func runPredict(cmd *Command, args []string) error {
 	})
 }
 
-// distRows is how many rows' distributions predict (for logpdf) and
-// sample hold at once: a token head's distribution caches its tree
-// expansion (tens of KB), a Riemann head's its bins, so that holding every
-// row's grew with the file (10 GB for 200,000 rows of a decoder).
+// distRows is how many rows' distributions sample holds at once: a token
+// head's distribution caches its tree expansion (tens of KB), a Riemann
+// head's its bins, so that holding every row's grew with the file (9 GB
+// for a million rows of a Riemann head).
 const distRows = 512
-
-// predictLogPDF is m.PredictFlat with opts (whose Outputs hold
-// decoreg.OutDist) and the log density of each row's target y[i], made
-// distRows rows at a time; the Prediction holds no distributions.
-func predictLogPDF(ctx context.Context, m *decoreg.Model, x, y []float64, rows int, opts decoreg.PredictOptions) (*decoreg.Prediction, []float64, error) {
-	f := m.Features()
-	out := &decoreg.Prediction{}
-	lp := make([]float64, 0, rows)
-	chunk := max(32, distRows/max(1, m.EnsembleSize())) // an ensemble's members each cache theirs
-	for lo := 0; lo < rows; lo += chunk {
-		hi := min(lo+chunk, rows)
-		p, err := m.PredictFlat(ctx, x[lo*f:hi*f], hi-lo, opts)
-		if err != nil {
-			return nil, nil, shiftRow(err, lo)
-		}
-		out.Mean = append(out.Mean, p.Mean...)
-		out.Median = append(out.Median, p.Median...)
-		out.Mode = append(out.Mode, p.Mode...)
-		out.Levels = p.Levels
-		if out.Quantiles == nil {
-			out.Quantiles = make([][]float64, len(p.Quantiles))
-		}
-		for j := range p.Quantiles {
-			out.Quantiles[j] = append(out.Quantiles[j], p.Quantiles[j]...)
-		}
-		for i, dd := range p.Dist {
-			lp = append(lp, dd.LogPDF(y[lo+i]))
-		}
-	}
-	return out, lp, nil
-}
 
 // shiftRow returns err with a *decoreg.DataError's row moved by off (the
 // error of the chunk of rows from row off).
