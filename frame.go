@@ -177,26 +177,25 @@ func checkHeaderRoom(s *data.Schema, members int) error {
 		return len(b) + 1 // and a comma
 	}
 	const room = modelfile.MaxHeader - 1<<20
-	total, worst, worstSize := 0, 0, -1
+	size := make([]int, len(s.Columns)) // each column's bytes
 	for j, c := range s.Columns {
-		schema := jsonLen(c.Name) + 64 // its record, with a median and a range
-		names := 0                     // its encoded features' names
-		if c.Kind == data.Numeric {
-			names += jsonLen(c.Name)
-		}
+		size[j] = jsonLen(c.Name) + 64 // its record, with a median and a range
 		for _, l := range c.Levels {
-			schema += jsonLen(l)
-			names += jsonLen(c.Name + "=" + l)
-		}
-		if c.Missing {
-			names += jsonLen(c.Name + ":missing")
-		}
-		n := schema + max(members, 1)*names
-		total += n
-		if n > worstSize {
-			worst, worstSize = j, n
+			size[j] += jsonLen(l)
 		}
 	}
+	src := s.Source()
+	for k, n := range s.Names() { // in every member's header
+		size[src[k]] += max(members, 1) * jsonLen(n)
+	}
+	total, worst := 0, 0
+	for j, n := range size {
+		total += n
+		if n > size[worst] {
+			worst = j
+		}
+	}
+	worstSize := size[worst]
 	if total <= room {
 		return nil
 	}
@@ -211,7 +210,7 @@ func checkHeaderRoom(s *data.Schema, members int) error {
 		in = fmt.Sprintf("a model file of %d members (each member's header repeats the features' names)", members)
 	}
 	return fmt.Errorf("%w: the feature columns' names and categorical levels would take about %d bytes in %s, more than the %d bytes its header may give them (64 MiB, less 1 MiB for the rest); the column %s takes the most, %d bytes (%s): leave it out (--drop, or Frame.Drop), or shorten its values",
-		ErrBadInput, total, in, room, data.QuoteCell(c.Name), worstSize, what)
+		ErrBadInput, total, in, room, data.QuoteName(c.Name), worstSize, what)
 }
 
 // countName is the number of f's columns called name.

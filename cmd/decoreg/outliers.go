@@ -179,7 +179,7 @@ func warnCaseLevels(name, path string, fr *data.Frame, target string) {
 			how = "only in case or in how accents are written (one character, or a letter and a combining mark)"
 		}
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %s has levels that differ %s (%s%s): they are separate categories; if they are one, write them alike\n",
-			name, path, data.QuoteCell(c.Name), how, strings.Join(pairs, ", "), more)
+			name, path, data.QuoteName(c.Name), how, strings.Join(pairs, ", "), more)
 	}
 }
 
