@@ -295,14 +295,26 @@ const SniffLen = 8<<10 + 16
 // whose first bytes are b (its first SniffLen bytes, or all of it if
 // shorter) when they show that it is not text they read: UTF-32, UTF-16
 // or binary (a *ParseError naming path and wrapping ErrUTF32, ErrUTF16 or
-// ErrBinary); nil for text, and for gzip data (its text is checked once
-// decompressed). It lets a copy of a stream stop at its start rather than
-// at its end; the readers check again.
+// ErrBinary); nil for text. Gzip data is judged by the text that b's
+// bytes decompress to (as much of SniffLen as they give): a gzip stream of
+// zeros is binary. It lets a copy of a stream stop at its start rather
+// than at its end; the readers check again.
 func Sniff(path string, b []byte) error {
 	br := bufio.NewReaderSize(bytes.NewReader(b), max(len(b), 16))
 	skipBOMs(br)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		return nil
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil // a header cut off here: the readers say what it is
+		}
+		// The stream is cut where b ends: what decompresses before the
+		// cut is the text's start (an error at the cut is expected).
+		text, _ := io.ReadAll(io.LimitReader(zr, SniffLen))
+		if len(text) == 0 {
+			return nil
+		}
+		br = bufio.NewReaderSize(bytes.NewReader(text), max(len(text), 16))
+		skipBOMs(br)
 	}
 	return notText(path, br)
 }

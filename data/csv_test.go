@@ -554,16 +554,30 @@ func TestLoneCRLater(t *testing.T) {
 // refuses what ReadCSV refuses for not being text, with the same error,
 // and passes text and gzip data (checked after decompression).
 func TestSniffAgreesWithReadCSV(t *testing.T) {
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte("a,y\n1,2\n3,4\n"))
-	zw.Close()
+	gzipped := func(s string) string {
+		var gz bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&gz, gzip.NoCompression) // stored: the text's start is all a head has
+		zw.Write([]byte(s))
+		zw.Close()
+		return gz.String()
+	}
 	long := strings.Repeat("a,y\n1,2\n", 3000)
+	var noise strings.Builder // text that gzip cannot shorten much, so that 8 KiB of gzip data cut it
+	for i := range 4000 {
+		fmt.Fprintf(&noise, "%d,%d\n", i*7919%10007, i*104729%1000003)
+	}
 	for name, body := range map[string]string{
 		"zeros": strings.Repeat("\x00", 100000), "nul late": long + "\x00", "nul early": "a,y\n1,\x002\n" + long,
 		"utf16": "\xff\xfea\x00,\x00y\x00", "utf32": "\xff\xfe\x00\x00a\x00\x00\x00", "png": "\x89PNG\r\n\x1a\n" + long,
-		"bom binary": "\ufeff\ufeff\x00\x01", "text": long, "bom text": "\ufeff" + long, "gzip": gz.String(), "empty": "",
+		"bom binary": "\ufeff\ufeff\x00\x01", "text": long, "bom text": "\ufeff" + long, "gzip": gzipped("a,y\n1,2\n3,4\n"), "empty": "",
 		"latin1": "a,y\nb\xe9,2\n", "cut utf8": "a,y\nx" + strings.Repeat("é", 5000), // 8 KiB ends inside an é
+		// Gzip data is judged by its text, also where 8 KiB of it cut
+		// the stream (a gzip stream of zeros filled the temporary
+		// directory on --data -).
+		"gzip zeros": gzipped(strings.Repeat("\x00", 1<<20)), "gzip png": gzipped("\x89PNG\r\n\x1a\n" + long),
+		"gzip utf16": gzipped("\xff\xfea\x00,\x00y\x00"), "gzip bom text": gzipped("\ufeffa,y\n" + noise.String()),
+		"gzip long text": gzipped("a,y\n" + noise.String()), "gzip cut utf8": gzipped("a,y\nx" + strings.Repeat("é", 5000)),
+		"gzip nul late": gzipped(long + "\x00"), "gzip cut header": gzipped("a,y\n1,2\n")[:5],
 	} {
 		path := filepath.Join(t.TempDir(), "in.csv")
 		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {

@@ -557,6 +557,41 @@ func TestDataStdinBinaryStopsEarly(t *testing.T) {
 	if out, _ := mustCLI(t, "eval", "--model", model, "--data", "-"); !strings.Contains(out, `"nll"`) {
 		t.Errorf("eval of gzip data on --data -: %s", out)
 	}
+	// Gzip data whose text is binary is refused from its start too (the
+	// sniff let every gzip stream through: gzip of /dev/zero filled the
+	// temporary directory, slowly).
+	noise := make([]byte, 8<<20)
+	x := uint64(88172645463325252)
+	for i := range noise {
+		x ^= x << 13 // xorshift64
+		x ^= x >> 7
+		x ^= x << 17
+		noise[i] = byte(x >> 56)
+	}
+	var bin bytes.Buffer
+	zw = gzip.NewWriter(&bin)
+	zw.Write(noise)
+	zw.Close()
+	if bin.Len() < 4<<20 {
+		t.Fatalf("the test's noise compressed to %d bytes", bin.Len())
+	}
+	r := &countingReader{r: &bin}
+	stdin = r
+	wantUsage(t, []string{"predict", "--model", model, "--out", "-", "--data", "-"}, "<stdin>: not a CSV table: it is binary")
+	if r.read > 1<<20 {
+		t.Errorf("predict --data -: read %d bytes of gzip data of binary before refusing it", r.read)
+	}
+}
+
+type countingReader struct {
+	r    io.Reader
+	read int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.read += n
+	return n, err
 }
 
 // TestLongColumnNameCut: a column named by a 1 MB header cell is quoted
