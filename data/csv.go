@@ -56,6 +56,9 @@ type ReadOptions struct {
 	// NoTarget makes every column a feature and leaves Dataset.Y nil
 	// (for inputs to prediction). It may not be combined with Target.
 	NoTarget bool
+	// Dialect is the file's separator and decimal mark (the zero value:
+	// comma and point).
+	Dialect Dialect
 }
 
 // ReadCSV reads a data set from a CSV file with a header, gzipped or not.
@@ -68,7 +71,7 @@ func ReadCSV(path string, opts ReadOptions) (*Dataset, error) {
 	if opts.NoTarget && opts.Target != "" {
 		panic("data: ReadOptions sets both Target and NoTarget")
 	}
-	t, err := openTable(path)
+	t, err := openTable(path, opts.Dialect)
 	if err != nil {
 		return nil, err
 	}
@@ -121,10 +124,15 @@ func ReadCSV(path string, opts ReadOptions) (*Dataset, error) {
 //
 // ReadFeatures panics if featureNames is empty.
 func ReadFeatures(path string, featureNames []string, target string) (*Dataset, error) {
+	return Dialect{}.ReadFeatures(path, featureNames, target)
+}
+
+// ReadFeatures is the package's ReadFeatures for a file of dialect d.
+func (dl Dialect) ReadFeatures(path string, featureNames []string, target string) (*Dataset, error) {
 	if len(featureNames) == 0 {
 		panic("data: ReadFeatures with no feature names")
 	}
-	t, err := openTable(path)
+	t, err := openTable(path, dl)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +185,12 @@ func ReadHeader(path string) ([]string, error) {
 // header stands: 1, unless blank lines precede it (the CSV reader skips
 // them), for errors about the header to name.
 func ReadHeaderLine(path string) (header []string, line int, err error) {
-	t, err := openTable(path)
+	return Dialect{}.ReadHeaderLine(path)
+}
+
+// ReadHeaderLine is the package's ReadHeaderLine for a file of dialect d.
+func (d Dialect) ReadHeaderLine(path string) (header []string, line int, err error) {
+	t, err := openTable(path, d)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -194,6 +207,7 @@ type table struct {
 	hline  int            // the header's line: 1 unless blank lines precede it
 	index  map[string]int // header name -> column (the first of its name)
 	dups   []int          // the columns whose name an earlier column has (not "")
+	dl     Dialect        // its separator and decimal mark
 	gz     bool           // gzipped
 	last   int            // gzipped: the line on which the last record read ended
 	nl     *newlineReader // what it has seen of the line ends
@@ -332,13 +346,17 @@ func validUTF8Prefix(b []byte) bool {
 }
 
 // openTable opens path, decompresses it if it starts with the gzip magic
-// bytes, and reads and checks the header (no duplicate names).
-func openTable(path string) (*table, error) {
+// bytes, and reads and checks the header (no duplicate names), its fields
+// separated as d says.
+func openTable(path string, d Dialect) (*table, error) {
+	if err := d.Check(); err != nil {
+		return nil, fmt.Errorf("data: Dialect.Sep: %w", err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err // *fs.PathError names the path
 	}
-	t := &table{path: path, f: f}
+	t := &table{path: path, f: f, dl: d}
 	// Byte order marks go before the reader sees them: left in, one makes
 	// a quoted first name a bare quote ("\ufeff\"area\""). A tool may add
 	// one before gzip bytes, or a second one.
@@ -365,6 +383,7 @@ func openTable(path string) (*table, error) {
 	nl := &newlineReader{r: src}
 	t.nl = nl
 	t.r = csv.NewReader(nl)
+	t.r.Comma = d.Comma()
 	t.r.FieldsPerRecord = -1 // checked here, to report it our way
 	t.r.ReuseRecord = true
 	rec, err := t.next()
@@ -567,7 +586,7 @@ func (t *table) repeatsHeader(rec []string) bool {
 		if strings.TrimSpace(c) != t.header[j] {
 			return false
 		}
-		if _, err := parseNumber(c); err != nil && t.header[j] != "" {
+		if _, err := t.dl.ParseNumber(c); err != nil && t.header[j] != "" {
 			named = true
 		}
 	}
@@ -620,7 +639,7 @@ func (t *table) readRows(d *Dataset, feats []int, target int) error {
 
 // cell parses field j of rec.
 func (t *table) cell(rec []string, j int) (float64, error) {
-	v, err := parseNumber(rec[j])
+	v, err := t.dl.ParseNumber(rec[j])
 	if err != nil {
 		return 0, &ParseError{Path: t.path, Line: t.line(j), Column: j + 1,
 			Err: fmt.Errorf("%w in column %s", err, QuoteName(t.header[j]))}

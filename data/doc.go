@@ -13,7 +13,11 @@
 // from the file's first bytes, not its name). Cells are decimal numbers as
 // accepted by strconv.ParseFloat, surrounding spaces allowed; NaN and
 // infinities are rejected, as are values that overflow float64. The target
-// is the last column unless ReadOptions.Target names another one.
+// is the last column unless ReadOptions.Target names another one. A
+// Dialect (ReadOptions.Dialect, FrameOptions.Dialect, and the methods
+// ReadFeatures, ReadHeaderLine and MissingMatcher) reads files separated
+// by another character than the comma (Sep) and numbers written with a
+// decimal comma (DecimalComma); mask files are always read as commas.
 //
 // ReadCSV and ReadFeatures read numbers only. ReadFrame reads a table as
 // it comes into a Frame: each column numeric or categorical (text), with

@@ -67,6 +67,10 @@ type Frame struct {
 	// Blank counts the blank lines ReadFrame skipped between the header and
 	// the last row (zero in Subset's frames).
 	Blank BlankLines
+	// Dialect is the file's separator and decimal mark, as read
+	// (FrameOptions.Dialect): the text of a categorical column is read
+	// as numbers by it (Dialect.ParseNumber), where a model wants numbers.
+	Dialect Dialect
 }
 
 // FrameOptions control ReadFrame. The zero value reads every column,
@@ -91,6 +95,10 @@ type FrameOptions struct {
 	// inferred. A name that is not among the columns read is an error
 	// wrapping ErrNoColumn.
 	Kinds map[string]Kind
+	// Dialect is the file's separator and decimal mark (the zero value:
+	// comma and point). A number marking missing cells (NA) matches the
+	// cells of its value read by it.
+	Dialect Dialect
 }
 
 // Column returns the index of the column called name, or -1 (also for a
@@ -144,7 +152,7 @@ func (f *Frame) Select(names ...string) (*Frame, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
-	s := &Frame{Path: f.Path, Rows: f.Rows, Lines: f.Lines, HeaderLine: f.HeaderLine, NA: f.NA, Blank: f.Blank}
+	s := &Frame{Path: f.Path, Rows: f.Rows, Lines: f.Lines, HeaderLine: f.HeaderLine, NA: f.NA, Blank: f.Blank, Dialect: f.Dialect}
 	first, twice := f.index()
 	seen := map[string]bool{}
 	for _, n := range names {
@@ -196,7 +204,7 @@ func (f *Frame) Subset(rows []int) *Frame {
 	if err := f.check(); err != nil {
 		panic(fmt.Sprintf("data: Frame.Subset: %v", err))
 	}
-	s := &Frame{Path: f.Path, Rows: len(rows), Columns: make([]Column, len(f.Columns)), HeaderLine: f.HeaderLine, NA: f.NA}
+	s := &Frame{Path: f.Path, Rows: len(rows), Columns: make([]Column, len(f.Columns)), HeaderLine: f.HeaderLine, NA: f.NA, Dialect: f.Dialect}
 	for _, r := range rows {
 		if r < 0 || r >= f.Rows {
 			panic(fmt.Sprintf("data: Frame.Subset: row %d out of range [0, %d)", r, f.Rows))
@@ -253,7 +261,7 @@ func (f *Frame) Reinfer() *Frame {
 			if c.Missing[i] {
 				continue
 			}
-			v, err := parseNumber(s)
+			v, err := f.Dialect.ParseNumber(s)
 			if err != nil {
 				ok = false
 				break
@@ -338,7 +346,7 @@ func (f *Frame) NotNumeric(j int) error {
 			if v := c.Num[i]; !finite(v) {
 				return f.cellErr(c, i, fmt.Errorf("%w: %v", ErrNonFinite, v))
 			}
-		} else if _, err := parseNumber(c.Str[i]); err != nil {
+		} else if _, err := f.Dialect.ParseNumber(c.Str[i]); err != nil {
 			return f.cellErr(c, i, err)
 		}
 	}
@@ -356,7 +364,7 @@ func (f *Frame) NotNumeric(j int) error {
 // naming the file, line and column, as is malformed CSV. Errors in the
 // file's contents are *ParseError values.
 func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
-	t, err := openTable(path)
+	t, err := openTable(path, opts.Dialect)
 	if err != nil {
 		return nil, err
 	}
@@ -365,7 +373,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 	if na == nil {
 		na = DefaultNA
 	}
-	isNA := MissingMatcher(na)
+	isNA := opts.Dialect.MissingMatcher(na)
 
 	if err := t.dupErr(opts.Columns); err != nil {
 		return nil, err
@@ -374,7 +382,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 	if names == nil {
 		names = t.header
 	}
-	f := &Frame{Path: path, HeaderLine: t.hline, NA: slices.Clone(na)}
+	f := &Frame{Path: path, HeaderLine: t.hline, NA: slices.Clone(na), Dialect: opts.Dialect}
 	seen := map[string]bool{}
 	for j, n := range names {
 		kind := opts.Kinds[n]
@@ -468,7 +476,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 			}
 			v := 0.0
 			if !miss {
-				x, err := parseNumber(s)
+				x, err := t.dl.ParseNumber(s)
 				if err != nil {
 					hint := ""
 					if v, perr := strconv.ParseFloat(strings.TrimSpace(s), 64); perr == nil && math.IsNaN(v) {
@@ -526,7 +534,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 // earlyText reads the file of t again for the text of the rows before
 // textFrom[j] of each column j (those rows held numbers or nothing).
 func (f *Frame) earlyText(t *table, textFrom []int, isNA func(string) bool, intern func(int, string) string) error {
-	t2, err := openTable(t.path)
+	t2, err := openTable(t.path, t.dl)
 	if err != nil {
 		return err
 	}
@@ -565,13 +573,19 @@ func (f *Frame) earlyText(t *table, textFrom []int, isNA func(string) bool, inte
 // a marker that is a number (-999.0 and -9.99e2 for the marker -999; 0.0
 // and -0 for 0), as pandas or a spreadsheet writes a sentinel.
 func MissingMatcher(na []string) func(cell string) bool {
+	return Dialect{}.MissingMatcher(na)
+}
+
+// MissingMatcher is the package's MissingMatcher for a file of dialect d:
+// markers and cells are read as numbers by d.ParseNumber.
+func (d Dialect) MissingMatcher(na []string) func(cell string) bool {
 	text := make(map[string]bool, len(na)+1)
 	text[""] = true
 	var nums map[float64]bool
 	for _, s := range na {
 		s = strings.TrimSpace(s)
 		text[s] = true
-		if v, err := parseNumber(s); err == nil && !underflows(s, v) {
+		if v, err := d.ParseNumber(s); err == nil && !underflows(s, v) {
 			if nums == nil {
 				nums = map[float64]bool{}
 			}
@@ -582,10 +596,10 @@ func MissingMatcher(na []string) func(cell string) bool {
 		if text[s] {
 			return true
 		}
-		if nums == nil || s == "" || !strings.ContainsAny(s[:1], "+-.0123456789") {
+		if nums == nil || s == "" || !strings.ContainsAny(s[:1], "+-.,0123456789") {
 			return false
 		}
-		v, err := parseNumber(s)
+		v, err := d.ParseNumber(s)
 		return err == nil && nums[v+0]
 	}
 }

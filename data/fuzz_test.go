@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -200,4 +201,86 @@ func checkFrame(t *testing.T, f *Frame, path string) {
 			}
 		}
 	}
+}
+
+// FuzzReadFrameDialect is FuzzReadFrame for a file read with another
+// separator and a decimal comma: no panic, every error names the file, a
+// frame is well formed, and the schema's second reading encodes the same.
+func FuzzReadFrameDialect(f *testing.F) {
+	f.Add([]byte("x;c;y\n1,5;a,b;1.234,5\n;d;2\nNA;a,b;,5\n"), byte(';'), true)
+	f.Add([]byte("x\ty\n1.5\t2\n3\t4\n"), byte('\t'), false)
+	f.Add([]byte("x|y\n\"1|2\"|2,0e3\n"), byte('|'), true)
+	f.Fuzz(func(t *testing.T, content []byte, sep byte, comma bool) {
+		d := Dialect{Sep: rune(sep), DecimalComma: comma}
+		if d.Check() != nil {
+			return
+		}
+		path := filepath.Join(t.TempDir(), "in.csv")
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fr, err := ReadFrame(path, FrameOptions{Dialect: d})
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Fatalf("ReadFrame: error does not name the file: %v", err)
+			}
+			return
+		}
+		checkFrame(t, fr, path)
+		if fr.Dialect != d {
+			t.Fatalf("the frame's dialect %+v, read with %+v", fr.Dialect, d)
+		}
+		s, err := FitSchema(fr, SchemaOptions{MaxLevels: MaxMaxLevels})
+		if err != nil {
+			return // names a model cannot keep: FuzzReadFrame checks their errors
+		}
+		e, err := s.Encode(fr)
+		if err != nil {
+			t.Fatalf("Encode of the training frame: %v", err)
+		}
+		fr2, err := ReadFrame(path, FrameOptions{NA: s.NA, Kinds: s.Kinds(), Columns: s.ColumnNames(), Dialect: d})
+		if err != nil {
+			t.Fatalf("ReadFrame with the schema's kinds: %v", err)
+		}
+		e2, err := s.Encode(fr2)
+		if err != nil || !slices.Equal(e.X, e2.X) {
+			t.Fatalf("Encode with the schema's kinds: %v", err)
+		}
+	})
+}
+
+// FuzzDecimalComma: a finite number written with a decimal comma, its
+// integer digits plain or grouped by threes with points, reads back as
+// itself under DecimalComma.
+func FuzzDecimalComma(f *testing.F) {
+	f.Add(1.5, false)
+	f.Add(-1234567.25, true)
+	f.Add(0.0, true)
+	f.Fuzz(func(t *testing.T, v float64, group bool) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return
+		}
+		s := strconv.FormatFloat(v, 'f', -1, 64)
+		sign, body := "", s
+		if body[0] == '-' {
+			sign, body = "-", body[1:]
+		}
+		ip, fp, hasFrac := strings.Cut(body, ".")
+		if group {
+			var g []string
+			for len(ip) > 3 {
+				g = append([]string{ip[len(ip)-3:]}, g...)
+				ip = ip[:len(ip)-3]
+			}
+			ip = strings.Join(append([]string{ip}, g...), ".")
+		}
+		w := sign + ip
+		if hasFrac {
+			w += "," + fp
+		}
+		got, err := Dialect{DecimalComma: true}.ParseNumber(w)
+		if err != nil || got != v {
+			t.Fatalf("%q (%v): %v, %v", w, v, got, err)
+		}
+	})
 }

@@ -22,7 +22,7 @@ type Mask struct {
 // Errors in the file's contents are *ParseError values wrapping ErrEmpty,
 // ErrNoRows, ErrFieldCount, ErrMaskHeader or ErrMaskValue.
 func ReadMask(path string) (*Mask, error) {
-	t, err := openTable(path)
+	t, err := openTable(path, Dialect{})
 	if err != nil {
 		return nil, err
 	}

@@ -187,7 +187,7 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 				le := &LevelsError{Path: f.Path, Column: c.Name, Levels: len(set), Max: maxLevels}
 				var text []string
 				for v := range set {
-					if _, err := ParseNumber(v); err != nil {
+					if _, err := f.Dialect.ParseNumber(v); err != nil {
 						text = append(text, v)
 					}
 				}
@@ -561,7 +561,7 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 				} else if c.Num != nil {
 					v = c.Num[i]
 				} else {
-					v, _ = strconv.ParseFloat(c.Str[i], 64) // checked by NotNumeric
+					v, _ = f.Dialect.ParseNumber(c.Str[i]) // checked by NotNumeric
 				}
 				if !c.Missing[i] && cs.Range != nil && Far(v, *cs.Range) {
 					warn.Far++
@@ -606,11 +606,11 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 						}
 						if v, ok := folded[FoldLevel(text[i])]; ok && len(warn.Near) < 5 {
 							warn.Near = append(warn.Near, [2]string{text[i], v})
-						} else if x, err := ParseNumber(strings.TrimSpace(text[i])); err == nil && len(warn.Near) < 5 {
+						} else if x, err := f.Dialect.ParseNumber(strings.TrimSpace(text[i])); err == nil && len(warn.Near) < 5 {
 							if numeric == nil { // a number written otherwise: "3.0" for the level "3"
 								numeric = map[float64]string{}
 								for _, v := range cs.Levels {
-									if y, err := ParseNumber(v); err == nil {
+									if y, err := f.Dialect.ParseNumber(v); err == nil {
 										if _, dup := numeric[y]; !dup {
 											numeric[y] = v
 										}

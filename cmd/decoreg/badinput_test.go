@@ -327,9 +327,9 @@ func TestForeignFormats(t *testing.T) {
 		body string
 		want []string
 	}{
-		{"x;c;y\n1;2;3\n4;5;6\n", []string{"line 1", `holding ";"`, "comma-separated", "csvformat -d ';'"}},
-		{"x\tc\ty\n1\t2\t3\n", []string{`holding "\t"`, "csvformat -t"}},
-		{"x|y\n1|2\n", []string{`holding "|"`}},
+		{"x;c;y\n1;2;3\n4;5;6\n", []string{"line 1", `holding ";"`, "separated by it", "give --sep ';'"}},
+		{"x\tc\ty\n1\t2\t3\n", []string{`holding "\t"`, "give --sep tab"}},
+		{"x|y\n1|2\n", []string{`holding "|"`, "give --sep '|'"}},
 		{utf16("x,y\n1,2\n3,4\n"), []string{"not a CSV table", "UTF-16 text without a byte order mark", "iconv -f UTF-16LE"}}, // the whole file is (it was a cell's error)
 		{"x,y\n1,2\nnan,3\n4,5\n", []string{"line 3, column 1", `"nan"`, "missing-value markers", "--na"}},
 		{"\x1f\x8b", []string{"starts as gzip data, but its gzip header is truncated or corrupt"}},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"decoreg"
+	"decoreg/data"
 	"decoreg/dist"
 	"decoreg/internal/gemm"
 	"decoreg/internal/jsonfloat"
@@ -126,7 +127,7 @@ func runBenchPredict(args []string) error {
 		if err != nil {
 			return err
 		}
-		d, err := readForModel(name, path, m, "", targetIgnored)
+		d, err := readForModel(name, path, data.Dialect{}, m, "", targetIgnored)
 		if err != nil {
 			return err
 		}

@@ -389,8 +389,8 @@ const (
 // then the encoded features, and a missing target is NaN. Its encoding
 // warnings (cells imputed or of unseen levels) are printed on errOut for
 // every row; readForModelRows leaves them to the caller.
-func readForModel(name, path string, m *decoreg.Model, target string, use targetUse) (*data.Dataset, error) {
-	d, warn, err := readForModelRows(name, path, m, target, use)
+func readForModel(name, path string, dl data.Dialect, m *decoreg.Model, target string, use targetUse) (*data.Dataset, error) {
+	d, warn, err := readForModelRows(name, path, dl, m, target, use)
 	if err != nil {
 		return nil, err
 	}
@@ -403,17 +403,17 @@ func readForModel(name, path string, m *decoreg.Model, target string, use target
 // rows (indices of the file's rows, as Dataset's; nil: every row): the
 // rows the command uses, so that a row it skips (a test mask's other
 // rows, a missing target) is not counted.
-func readForModelRows(name, path string, m *decoreg.Model, target string, use targetUse) (*data.Dataset, func(rows []int), error) {
+func readForModelRows(name, path string, dl data.Dialect, m *decoreg.Model, target string, use targetUse) (*data.Dataset, func(rows []int), error) {
 	if s := m.Schema(); s != nil {
-		return readFrameForModel(name, path, m, s, target, use)
+		return readFrameForModel(name, path, dl, m, s, target, use)
 	}
-	d, err := readNamed(name, path, m, target, use)
+	d, err := readNamed(name, path, dl, m, target, use)
 	return d, func([]int) {}, err
 }
 
 // readNamed is readForModel for a model without a schema.
-func readNamed(name, path string, m *decoreg.Model, target string, use targetUse) (*data.Dataset, error) {
-	header, hline, err := data.ReadHeaderLine(path)
+func readNamed(name, path string, dl data.Dialect, m *decoreg.Model, target string, use targetUse) (*data.Dataset, error) {
+	header, hline, err := dl.ReadHeaderLine(path)
 	if err != nil {
 		return nil, inputErr(name, err)
 	}
@@ -475,7 +475,7 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 	if tcol >= 0 && (use != targetOptional || !targetTwice(name, path, header, target)) {
 		read = target
 	}
-	d, err := data.ReadFeatures(path, feats, read)
+	d, err := dl.ReadFeatures(path, feats, read)
 	var pe *data.ParseError
 	if use == targetOptional && (errors.Is(err, data.ErrNotNumber) || errors.Is(err, data.ErrNonFinite)) && errors.As(err, &pe) && pe.Column == tcol+1 {
 		// Unlabelled rows, or text or an infinity in the target: predict
@@ -486,10 +486,10 @@ func readNamed(name, path string, m *decoreg.Model, target string, use targetUse
 		case !errors.Is(err, data.ErrEmptyCell):
 			fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %s holds text (line %d): it is not read (no logpdf)\n", name, nameSpools(path), data.QuoteName(read), pe.Line)
 		}
-		d, err = data.ReadFeatures(path, feats, "")
+		d, err = dl.ReadFeatures(path, feats, "")
 	}
 	if err != nil {
-		return nil, inputErr(name, targetTextErr(err, header, read, ""))
+		return nil, inputErr(name, targetTextErr(err, header, read, "", dl))
 	}
 	warnBlank(name, path, d.Blank, len(header))
 	return d, nil

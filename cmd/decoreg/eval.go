@@ -127,6 +127,7 @@ Examples:
 var evalF struct {
 	model, data, point, target, plot string
 	split                            splitFlags
+	dialect                          dialectFlags
 }
 
 func init() {
@@ -134,6 +135,7 @@ func init() {
 	fs.StringVar(&evalF.model, "model", "", "the model `MODEL` written by 'decoreg train' (required)")
 	fs.StringVar(&evalF.data, "data", "", "labelled data: CSV `FILE` with a header, optionally gzipped (a pipe or FIFO is read once), or - for standard input (required)")
 	evalF.split.register(fs, "evaluate the test rows of --split")
+	evalF.dialect.register(fs)
 	fs.StringVar(&evalF.point, "point", "", "point estimate for mse, rel_mse and kendall_tau: mean, median or mode (default: median for unnormalized decoders, else mean)")
 	fs.StringVar(&evalF.target, "target", "", "the target column's `NAME` (default: the model's target name, or the last column)")
 	fs.StringVar(&evalF.plot, "plot", "", "draw the PIT histogram and the coverage curve to `FILE.png` (a PNG: another extension is refused; not standard output, which carries the JSON); a regular file is replaced atomically, a link is written through")
@@ -159,6 +161,10 @@ func runEval(cmd *Command, args []string) error {
 		}
 	default:
 		return inputf(name, "--point %s: want mean, median or mode", strconv.Quote(point))
+	}
+	dl, err := f.dialect.dialect(name)
+	if err != nil {
+		return err
 	}
 	if err := split.check(name, dataPath); err != nil {
 		return err
@@ -204,7 +210,7 @@ func runEval(cmd *Command, args []string) error {
 	if dataPath, err = dataFile(name, dataPath); err != nil {
 		return err
 	}
-	d, warn, err := readForModelRows(name, dataPath, m, target, targetRequired)
+	d, warn, err := readForModelRows(name, dataPath, dl, m, target, targetRequired)
 	if err != nil {
 		return err
 	}

@@ -569,7 +569,7 @@ func numericAsLabelled(name, path string, fr, lab *data.Frame) *data.Frame {
 			if c.Missing[i] {
 				continue
 			}
-			v, err := data.ParseNumber(s)
+			v, err := fr.Dialect.ParseNumber(s)
 			if err != nil {
 				n.Missing[i] = true
 				if count++; first < 0 {
@@ -636,9 +636,9 @@ func warnNumberLike(name, path string, fr *data.Frame, target string) (warned, m
 			v, ok := seen[s]
 			if !ok {
 				v.list = numberList.MatchString(strings.TrimSpace(s))
-				if _, err := data.ParseNumber(s); err == nil {
+				if _, err := fr.Dialect.ParseNumber(s); err == nil {
 					v.number = true
-				} else if f := numberFormOf(s); f != notNumberLike {
+				} else if f := numberFormIn(fr.Dialect, s); f != notNumberLike {
 					v.number, v.form = true, f
 					v.ambiguous = f == formSeparated && ambiguousComma.MatchString(strings.TrimSpace(s))
 				}
@@ -720,11 +720,11 @@ func warnNumberLike(name, path string, fr *data.Frame, target string) (warned, m
 			markers = addNew(markers, texts...)
 			markerCols = append(markerCols, c.Name)
 		}
-		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %s: %d of %d values read as numbers, %d of them only as written otherwise: read as categories; to use them as numbers, %s in the file%s\n",
-			name, path, data.QuoteName(c.Name), n, total, k, advice, also)
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %s: %d of %d values read as numbers, %d of them only as written otherwise: read as categories; to use them as numbers, %s in the file%s%s\n",
+			name, path, data.QuoteName(c.Name), n, total, k, advice, decimalHint(examples), also)
 		warned = append(warned, c.Name)
 	}
-	warnMarkers(name, path, fr.NA, markers, markerCols)
+	warnMarkers(name, path, fr.NA, markers, markerCols, fr.Dialect)
 	return warned, markers, markerCols
 }
 
@@ -732,12 +732,12 @@ func warnNumberLike(name, path string, fr *data.Frame, target string) (warned, m
 // to --na (na: the list they were read with), in one list for them all:
 // each list replaces the defaults, so one per column would read the
 // others' markers as text. Nothing for no markers.
-func warnMarkers(name, path string, na, markers, cols []string) {
+func warnMarkers(name, path string, na, markers, cols []string, dl data.Dialect) {
 	if len(markers) == 0 {
 		return
 	}
 	markers = slices.Sorted(slices.Values(markers))
-	fmt.Fprintf(errOut, "decoreg %s: warning: %s: column%s %s: %s\n", name, path, pick(len(cols) == 1, "", "s"), quoteNames(cols), naHint(na, markers))
+	fmt.Fprintf(errOut, "decoreg %s: warning: %s: column%s %s: %s\n", name, path, pick(len(cols) == 1, "", "s"), quoteNames(cols), naHint(na, markers, dl))
 }
 
 // addNew appends to list the items it lacks, in their order.
@@ -787,8 +787,8 @@ func warnEncoding(name, path string, ws []data.Warning) {
 // features' names. A target that is read is numeric, NaN where missing;
 // with targetOptional too (unlabelledTargets then decides).
 // warn prints the encoding warnings of the rows given (readForModelRows).
-func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, target string, use targetUse) (_ *data.Dataset, warn func(rows []int), _ error) {
-	header, hline, err := data.ReadHeaderLine(path)
+func readFrameForModel(name, path string, dl data.Dialect, m *decoreg.Model, s *data.Schema, target string, use targetUse) (_ *data.Dataset, warn func(rows []int), _ error) {
+	header, hline, err := dl.ReadHeaderLine(path)
 	if err != nil {
 		return nil, nil, inputErr(name, err)
 	}
@@ -807,7 +807,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 	inHeader := setOf(header)
 	for _, c := range cols {
 		if !inHeader[c] {
-			if hint := otherSeparator(header); hint != "" {
+			if hint := otherSeparator(header, dl); hint != "" {
 				return nil, nil, inputf(name, "%s: line %d: %s", path, hline, hint)
 			}
 			return nil, nil, inputErr(name, &data.ParseError{Path: path, Line: hline,
@@ -834,7 +834,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		}
 		cols = append(cols, target)
 	}
-	fr, err := data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: s.NA})
+	fr, err := data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: s.NA, Dialect: dl})
 	var pe *data.ParseError
 	if read && use == targetOptional && errors.Is(err, data.ErrNonFinite) && errors.As(err, &pe) && pe.Column == slices.Index(header, target)+1 {
 		// An infinite or overflowing target is as text there: predict goes
@@ -842,13 +842,13 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: line %d: %v: the target is not read (no logpdf)\n", name, nameSpools(path), pe.Line, pe.Err)
 		read = false
 		cols = cols[:len(cols)-1]
-		fr, err = data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: s.NA})
+		fr, err = data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: s.NA, Dialect: dl})
 	}
 	if err != nil {
-		if terr := targetTextErr(err, header, target, ""); terr != err {
+		if terr := targetTextErr(err, header, target, "", dl); terr != err {
 			return nil, nil, inputErr(name, terr)
 		}
-		return nil, nil, inputErr(name, featureCellErr(err, s.NA))
+		return nil, nil, inputErr(name, featureCellErr(err, s.NA, dl))
 	}
 	warnBlank(name, path, fr.Blank, len(header))
 	if c := &fr.Columns[len(fr.Columns)-1]; read && c.Kind == data.Categorical {
@@ -856,7 +856,7 @@ func readFrameForModel(name, path string, m *decoreg.Model, s *data.Schema, targ
 		// with blank cells.
 		i := 0 // the first cell that is text
 		for j, v := range c.Str {
-			if _, err := data.ParseNumber(v); !c.Missing[j] && err != nil {
+			if _, err := dl.ParseNumber(v); !c.Missing[j] && err != nil {
 				i = j
 				break
 			}
@@ -934,13 +934,14 @@ func targetTwice(name, path string, header []string, target string) bool {
 // one: rewrite a number as spreadsheets write them (numberFormOf), or
 // mark a missing cell as the model does (empty or one of na). Other
 // errors are returned as they are.
-func featureCellErr(err error, na []string) error {
+func featureCellErr(err error, na []string, dl data.Dialect) error {
 	var ne *data.NotNumberError
 	if !errors.As(err, &ne) {
 		return err
 	}
-	if f := numberFormOf(ne.Text); f != notNumberLike {
-		return fmt.Errorf("%w: the model reads this column as numbers: %s in the file", err, formAdvice(map[numberForm]string{f: ne.Text}))
+	if f := numberFormIn(dl, ne.Text); f != notNumberLike {
+		ex := map[numberForm]string{f: ne.Text}
+		return fmt.Errorf("%w: the model reads this column as numbers: %s in the file%s", err, formAdvice(ex), decimalHint(ex))
 	}
 	if na == nil {
 		na = data.DefaultNA
@@ -958,7 +959,7 @@ func featureCellErr(err error, na []string) error {
 // target, such as a class label, is none; for a cell that is a number as
 // spreadsheets write them (numberFormOf), how to rewrite it instead.
 // Other errors are returned as they are.
-func targetTextErr(err error, header []string, target, hint string) error {
+func targetTextErr(err error, header []string, target, hint string, dl data.Dialect) error {
 	var pe *data.ParseError
 	if target == "" || !errors.As(err, &pe) || !errors.Is(err, data.ErrNotNumber) || pe.Column < 1 ||
 		pe.Column > len(header) || header[pe.Column-1] != target {
@@ -966,10 +967,11 @@ func targetTextErr(err error, header []string, target, hint string) error {
 	}
 	var ne *data.NotNumberError
 	if errors.As(err, &ne) {
-		if f := numberFormOf(ne.Text); f != notNumberLike {
+		if f := numberFormIn(dl, ne.Text); f != notNumberLike {
 			// A number as spreadsheets write it ("$1,784.07", "18,64"):
 			// marking such cells missing would leave no target.
-			return fmt.Errorf("%w: the target %s must hold numbers as decoreg reads them: %s in the file", err, data.QuoteName(target), formAdvice(map[numberForm]string{f: ne.Text}))
+			ex := map[numberForm]string{f: ne.Text}
+			return fmt.Errorf("%w: the target %s must hold numbers as decoreg reads them: %s in the file%s", err, data.QuoteName(target), formAdvice(ex), decimalHint(ex))
 		}
 	}
 	return fmt.Errorf("%w: the target %s must hold numbers (decoreg predicts numbers; a text target such as a class label is not one%s)", err, data.QuoteName(target), hint)
@@ -1028,7 +1030,7 @@ func levelsErr(name string, err error, na []string, features bool, fr *data.Fram
 			// One --na list for every column (each list replaces the
 			// defaults: one per column read the others' texts as text).
 			slices.Sort(texts)
-			advice = naHint(na, texts) + "; else "
+			advice = naHint(na, texts, fr.Dialect) + "; else "
 		}
 		if dates {
 			advice += datesAdvice + "; or "
@@ -1044,7 +1046,7 @@ func levelsErr(name string, err error, na []string, features bool, fr *data.Fram
 	if len(le.Text) > 0 {
 		// Numbers but for a few text cells.
 		return inputf(name, "%s: column %s has %d distinct values, %d of them numbers; the text ones (%s) make it categorical, with more levels than --max-levels %d allows: %s; else %s, or raise --max-levels",
-			le.Path, data.QuoteName(le.Column), le.Levels, le.Numbers, quoteList(le.Text), le.Max, naHint(na, le.Text), out), true
+			le.Path, data.QuoteName(le.Column), le.Levels, le.Numbers, quoteList(le.Text), le.Max, naHint(na, le.Text, fr.Dialect), out), true
 	}
 	if le.Numbers > 0 {
 		return inputf(name, "%s: column %s has %d distinct values (levels), %d of them numbers and %d text, more than --max-levels %d allows for a categorical column; %s, or raise --max-levels",
@@ -1154,11 +1156,11 @@ func levelsDesc(le *data.LevelsError) string {
 // numbers as spreadsheets write them (numberFormOf: to be rewritten in the
 // file, not made missing), and those too long to be a marker (over
 // naHintMax bytes).
-func naHint(na, texts []string) string {
+func naHint(na, texts []string, dl data.Dialect) string {
 	var plain, numLike, long []string
 	examples := map[numberForm]string{}
 	for _, t := range texts {
-		switch f := numberFormOf(t); {
+		switch f := numberFormIn(dl, t); {
 		case f != notNumberLike:
 			numLike = append(numLike, t)
 			if _, ok := examples[f]; !ok {
@@ -1180,7 +1182,7 @@ func naHint(na, texts []string) string {
 			quoteList(plain), shellArg(strings.Join(list, ","))))
 	}
 	if len(numLike) > 0 {
-		parts = append(parts, fmt.Sprintf("%s %s as spreadsheets write them: %s in the file", quoteList(numLike), pick(len(numLike) == 1, "is a number", "are numbers"), formAdvice(examples)))
+		parts = append(parts, fmt.Sprintf("%s %s as spreadsheets write them: %s in the file%s", quoteList(numLike), pick(len(numLike) == 1, "is a number", "are numbers"), formAdvice(examples), decimalHint(examples)))
 	}
 	if len(long) > 0 {
 		parts = append(parts, fmt.Sprintf("%s %s too long to be a missing-value marker: change %s in the file", quoteList(long), pick(len(long) == 1, "is", "are"), pick(len(long) == 1, "it", "them")))

@@ -315,7 +315,7 @@ func TestTargetTextErr(t *testing.T) {
 	}
 	header := []string{"a", "c", "y"}
 	_, err := data.ReadFrame(path, data.FrameOptions{Kinds: map[string]data.Kind{"y": data.Numeric}})
-	if got := targetTextErr(err, header, "y", "; HINT").Error(); !strings.Contains(got, `line 5, column 3`) || !strings.Contains(got, `the target "y" must hold numbers`) || !strings.HasSuffix(got, "; HINT)") {
+	if got := targetTextErr(err, header, "y", "; HINT", data.Dialect{}).Error(); !strings.Contains(got, `line 5, column 3`) || !strings.Contains(got, `the target "y" must hold numbers`) || !strings.HasSuffix(got, "; HINT)") {
 		t.Errorf("the target: %s", got)
 	}
 	// A target written as spreadsheets write numbers: how to rewrite it,
@@ -330,7 +330,7 @@ func TestTargetTextErr(t *testing.T) {
 	}
 	_, err = data.ReadFrame(path, data.FrameOptions{Kinds: map[string]data.Kind{"c": data.Numeric}})
 	for _, target := range []string{"y", ""} {
-		if got := targetTextErr(err, header, target, ""); got != err {
+		if got := targetTextErr(err, header, target, "", data.Dialect{}); got != err {
 			t.Errorf("a feature's cell, target %q: %v", target, got)
 		}
 	}
@@ -466,7 +466,7 @@ func TestHints(t *testing.T) {
 	if got := flagArg("c,d"); got != `'"c,d"'` {
 		t.Errorf("flagArg(c,d) = %s", got)
 	}
-	got := naHint([]string{"NA", "?"}, []string{"oops", "$1", "a,b", "n/a", strings.Repeat("z", 81)})
+	got := naHint([]string{"NA", "?"}, []string{"oops", "$1", "a,b", "n/a", strings.Repeat("z", 81)}, data.Dialect{})
 	for _, want := range []string{`to read "oops", "a,b", "n/a" as missing: --na 'NA,?,oops,"a,b",n/a'`, `"$1" is a number as spreadsheets write them: remove the thousands separators, currency signs and units ("$1" is 1) in the file`, `"zzzz`, `... (81 bytes) is too long to be a missing-value marker: change it`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("naHint: %q lacks %q", got, want)

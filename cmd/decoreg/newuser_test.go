@@ -298,7 +298,7 @@ func TestExportPreambles(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct{ file, body, want string }{
 		{"comma.csv", "sep=,\nx,y\n1,2\n2,3\n", `line 1 is Excel's "sep=," line, not a header: remove it`},
-		{"semi.csv", "sep=;\nx;y\n1;2\n2;3\n", `line 1 is Excel's "sep=;" line, not a header: remove it, and convert the file to comma-separated values (a spreadsheet can, or csvkit's csvformat -d ';')`},
+		{"semi.csv", "sep=;\nx;y\n1;2\n2;3\n", `line 1 is Excel's "sep=;" line, not a header: remove it, and give --sep ';'`},
 		{"tab.csv", "sep=\t\nx\ty\n1\t2\n", `line 1 is Excel's "sep=" line (naming a tab or a space)`},
 		{"comment.csv", "# exported 2024-01-01\nx,y\n1,2\n2,3\n", `line 1 starts with '#': decoreg reads no comment lines`},
 		{"comment2.csv", "# source: a, b\nx,y\n1,2\n2,3\n", `line 1 starts with '#': decoreg reads no comment lines`},

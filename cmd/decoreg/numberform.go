@@ -28,7 +28,26 @@ const (
 	formDecimalComma
 	// formParenNegative: an accounting negative, "(12)" for -12.
 	formParenNegative
+	// formDecimalPoint: a decimal point, "2.05", in a file read with a
+	// decimal comma (--decimal ,), where a point only groups thousands.
+	formDecimalPoint
 )
+
+// numberFormIn is numberFormOf for a cell of a file of dialect dl: a cell
+// that dl reads needs no advice, and under a decimal comma a number
+// written with a point ("2.05") is formDecimalPoint.
+func numberFormIn(dl data.Dialect, s string) numberForm {
+	if !dl.DecimalComma {
+		return numberFormOf(s)
+	}
+	if _, err := dl.ParseNumber(s); err == nil || errors.Is(err, data.ErrNonFinite) {
+		return notNumberLike
+	}
+	if _, err := data.ParseNumber(s); err == nil {
+		return formDecimalPoint
+	}
+	return numberFormOf(s)
+}
 
 // maxNumberLike is the longest cell, in bytes, that numberFormOf reads as a
 // number: longer ones are text.
@@ -266,9 +285,13 @@ func formAdvice(examples map[numberForm]string) string {
 		{formSeparated, "remove the thousands separators, currency signs and units"},
 		{formDecimalComma, "write the decimal commas as points"},
 		{formParenNegative, "write the accounting negatives with a minus sign"},
+		{formDecimalPoint, "write the decimal points as commas"},
 	} {
 		if s, ok := examples[f.form]; ok {
 			v, _ := asNumber(s)
+			if f.form == formDecimalPoint {
+				v = strings.Replace(strings.TrimSpace(s), ".", ",", 1) // (one point: a number to ParseNumber)
+			}
 			if strings.ContainsAny(s, "%‰") {
 				v += " in percent" // or per mille: the sign is removed, the number kept
 				if strings.Contains(s, "‰") {
@@ -279,4 +302,16 @@ func formAdvice(examples map[numberForm]string) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// decimalHint is what formAdvice's message adds where examples hold a
+// decimal comma: the flag that reads them.
+func decimalHint(examples map[numberForm]string) string {
+	if _, ok := examples[formDecimalComma]; ok {
+		return " (or read the decimal commas with --decimal ,)"
+	}
+	if _, ok := examples[formDecimalPoint]; ok {
+		return " (or leave out --decimal , to read decimal points)"
+	}
+	return ""
 }

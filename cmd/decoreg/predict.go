@@ -67,6 +67,7 @@ Examples:
 var predictF struct {
 	model, data, out, levels, target string
 	split                            splitFlags
+	dialect                          dialectFlags
 }
 
 func init() {
@@ -77,6 +78,7 @@ func init() {
 	fs.StringVar(&predictF.levels, "levels", formatLevels(decoreg.DefaultLevels), "comma-separated quantile `LEVELS` in [0, 1]")
 	fs.StringVar(&predictF.target, "target", "", "the target column's `NAME` for logpdf (default: the model's target name)")
 	predictF.split.register(fs, "predict the test rows of --split")
+	predictF.dialect.register(fs)
 }
 
 // quantileColumns returns the column names of quantile levels.
@@ -193,6 +195,10 @@ func runPredict(cmd *Command, args []string) error {
 	if err != nil {
 		return inputf(name, "--levels: %v", err)
 	}
+	dl, err := f.dialect.dialect(name)
+	if err != nil {
+		return err
+	}
 	if err := split.check(name, dataPath); err != nil {
 		return err
 	}
@@ -209,7 +215,7 @@ func runPredict(cmd *Command, args []string) error {
 	if dataPath, err = dataFile(name, dataPath); err != nil {
 		return err
 	}
-	d, warn, err := readForModelRows(name, dataPath, m, target, targetOptional)
+	d, warn, err := readForModelRows(name, dataPath, dl, m, target, targetOptional)
 	if err != nil {
 		return err
 	}

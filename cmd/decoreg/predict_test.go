@@ -264,13 +264,23 @@ func TestOtherSeparatorForModel(t *testing.T) {
 	tsv, semi := filepath.Join(dir, "in.tsv"), filepath.Join(dir, "in.csv")
 	os.WriteFile(tsv, []byte("a\tk\ty\n1\t7\t3\n"), 0o644)
 	os.WriteFile(semi, []byte("a;k;y\n1;7;3\n"), 0o644)
-	for _, c := range []struct{ file, want string }{{tsv, `holding "\t": decoreg reads comma-separated values; convert the file (a spreadsheet can, or csvkit's csvformat -t)`}, {semi, `csvformat -d ';'`}} {
+	for _, c := range []struct{ file, want, sep string }{{tsv, `holding "\t": if the file's fields are separated by it, give --sep tab`, "tab"}, {semi, `give --sep ';'`, ";"}} {
 		for _, cmd := range [][]string{{"predict", "--out", "-"}, {"eval"}, {"sample", "--n", "1", "--out", "-"}} {
 			code, _, errs := cli(t, append([]string{cmd[0], "--model", model, "--data", c.file}, cmd[1:]...)...)
 			if code != 2 || !strings.Contains(errs, c.file+": line 1: the header is one column") || !strings.Contains(errs, c.want) {
 				t.Errorf("%s %s: exit %d, %q", cmd[0], c.file, code, errs)
 			}
+			// As advised, it reads.
+			code, _, errs = cli(t, append([]string{cmd[0], "--model", model, "--data", c.file, "--sep", c.sep}, cmd[1:]...)...)
+			if code != 0 {
+				t.Errorf("%s %s --sep %s: exit %d, %q", cmd[0], c.file, c.sep, code, errs)
+			}
 		}
+	}
+	// A comma file read with another separator is told so.
+	code, _, errs := cli(t, "predict", "--model", model, "--data", train, "--sep", ";", "--out", "-")
+	if code != 2 || !strings.Contains(errs, `holding ",": if the file's fields are separated by it, leave out --sep`) {
+		t.Errorf("a comma file with --sep ';': exit %d, %q", code, errs)
 	}
 }
 

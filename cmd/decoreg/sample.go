@@ -68,6 +68,7 @@ var sampleF struct {
 	centres                  bool
 	seed                     uint64
 	split                    splitFlags
+	dialect                  dialectFlags
 }
 
 func init() {
@@ -84,6 +85,7 @@ func init() {
 	fs.StringVar(&f.out, "out", "-", "write the samples to `FILE`, or - for standard output; "+outHelp)
 	fs.StringVar(&f.target, "target", "", "the target column's `NAME`, ignored if present (default: the model's target name)")
 	f.split.register(fs, "sample the test rows of --split")
+	f.dialect.register(fs)
 }
 
 func runSample(cmd *Command, args []string) error {
@@ -126,6 +128,10 @@ func runSample(cmd *Command, args []string) error {
 		return inputf(name, "--top-p must be in (0, 1], have %v", topP)
 	}
 	opts := dist.SampleOptions{Temperature: temperature, TopK: topK, TopP: topP, Centres: f.centres}
+	dl, err := f.dialect.dialect(name)
+	if err != nil {
+		return err
+	}
 	if err := split.check(name, dataPath); err != nil {
 		return err
 	}
@@ -159,7 +165,7 @@ func runSample(cmd *Command, args []string) error {
 	if dataPath, err = dataFile(name, dataPath); err != nil {
 		return err
 	}
-	d, warn, err := readForModelRows(name, dataPath, m, target, targetIgnored)
+	d, warn, err := readForModelRows(name, dataPath, dl, m, target, targetIgnored)
 	if err != nil {
 		return err
 	}

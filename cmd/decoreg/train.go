@@ -34,6 +34,11 @@ FILE is CSV with a header line, optionally gzip-compressed; --data - reads
 it from standard input, and a FILE that is a pipe, a FIFO or a device
 (/dev/stdin, a shell's <(zcat data.csv.gz)) is read once and kept in a
 temporary file, as standard input is (so do eval, predict and sample).
+Its fields are separated by commas, or by --sep (--sep ';', --sep tab),
+and its numbers written with a decimal point, or with a decimal comma by
+--decimal , ("1,5"; points may then group thousands, "1.234,5", and a
+number with another point is text); eval, predict and sample take the
+same flags, which the model does not record.
 Every column name must be valid UTF-8. The target is the last named
 column, or the column named by --target (an empty --target is refused);
 its cells must be numbers (or missing). Every other column is a feature,
@@ -362,6 +367,7 @@ type trainFlags struct {
 	data, target, out, head, vocab string
 	targetRange                    string
 	split                          splitFlags
+	dialect                        dialectFlags
 
 	encLayers, encWidth           int
 	decLayers, decWidth, decHeads int
@@ -409,6 +415,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.head, "head", string(decoreg.HeadDecoder), "regression `HEAD`: decoder, pointwise, riemann or mdn")
 	fs.StringVar(&f.vocab, "vocab", decoreg.DefaultVocab, "decoder tokenization `SPEC`, as in 'decoreg tokenize'")
 	f.split.register(fs, "train on the rows that are not test rows of --split")
+	f.dialect.register(fs)
 	fs.IntVar(&f.encLayers, "enc-layers", decoreg.DefaultEncLayers, "encoder MLP layers")
 	fs.IntVar(&f.encWidth, "enc-width", decoreg.DefaultEncWidth, "encoder MLP width")
 	fs.StringVar(&f.encoder, "encoder", decoreg.EncoderMLP, "`ENCODER` of the features: mlp, or plr (periodic embeddings of each feature before the MLP; --plr-frequencies, --plr-dim, --plr-sigma)")
@@ -954,7 +961,7 @@ type tuneSummary struct {
 // are left to it. Where a column's text levels are few, one line after
 // the columns' offers them all to --na with those warnNumberLike offered
 // (prevMarkers, of prevCols): one list, as each replaces the defaults.
-func warnNumericLevels(name, path string, s *data.Schema, skip, prevMarkers, prevCols []string) {
+func warnNumericLevels(name, path string, s *data.Schema, skip, prevMarkers, prevCols []string, dl data.Dialect) {
 	if s == nil {
 		return
 	}
@@ -966,8 +973,8 @@ func warnNumericLevels(name, path string, s *data.Schema, skip, prevMarkers, pre
 		var text []string
 		formed := 0 // numbers as spreadsheets write them: warnNumberLike's
 		for _, l := range c.Levels {
-			if _, err := data.ParseNumber(l); err != nil { // as the cells are read
-				if numberFormOf(l) != notNumberLike {
+			if _, err := dl.ParseNumber(l); err != nil { // as the cells are read
+				if numberFormIn(dl, l) != notNumberLike {
 					formed++
 					continue
 				}
@@ -990,7 +997,7 @@ func warnNumericLevels(name, path string, s *data.Schema, skip, prevMarkers, pre
 		}
 	}
 	if len(markers) > 0 {
-		warnMarkers(name, path, s.NA, addNew(markers, prevMarkers...), append(slices.Clone(prevCols), markerCols...))
+		warnMarkers(name, path, s.NA, addNew(markers, prevMarkers...), append(slices.Clone(prevCols), markerCols...), dl)
 	}
 }
 
@@ -1089,9 +1096,9 @@ func trimStatus(s string) string {
 // warnNumericHeader warns when every name of the header on line hline is a
 // number: a file without a header, whose first row was taken for the
 // column names (and was not trained on) without a word.
-func warnNumericHeader(name, path string, header []string, hline int) {
+func warnNumericHeader(name, path string, header []string, hline int, dl data.Dialect) {
 	for _, h := range header {
-		if _, err := data.ParseNumber(h); err != nil {
+		if _, err := dl.ParseNumber(h); err != nil {
 			return
 		}
 	}
@@ -1146,6 +1153,10 @@ func runTrain(cmd *Command, args []string) error {
 	if f.maxLevels < 1 || f.maxLevels > data.MaxMaxLevels {
 		return inputf(name, "--max-levels must be in [1, %d], have %d", data.MaxMaxLevels, f.maxLevels)
 	}
+	dl, err := f.dialect.dialect(name)
+	if err != nil {
+		return err
+	}
 	if err := checkOutPath(name, "out", f.out, true); err != nil {
 		return err
 	}
@@ -1158,16 +1169,16 @@ func runTrain(cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	header, hline, err := checkColumnNames(name, path)
+	header, hline, err := checkColumnNames(name, path, dl)
 	if err != nil {
 		return err
 	}
-	warnNumericHeader(name, path, header, hline)
+	warnNumericHeader(name, path, header, hline, dl)
 	feats, target, err := f.trainColumns(name, path, header, hline)
 	if err != nil {
 		return err
 	}
-	fr, err := data.ReadFrame(path, data.FrameOptions{Columns: append(feats, target), NA: naList(f.na),
+	fr, err := data.ReadFrame(path, data.FrameOptions{Columns: append(feats, target), NA: naList(f.na), Dialect: dl,
 		Kinds: map[string]data.Kind{target: data.Numeric}})
 	if err != nil {
 		var pe *data.ParseError
@@ -1184,7 +1195,7 @@ func runTrain(cmd *Command, args []string) error {
 		if errors.Is(err, data.ErrNonFinite) && strings.Contains(err.Error(), "if it marks a missing cell") {
 			err = fmt.Errorf("%w; --na sets the markers", err) // a NaN spelled otherwise ("nan")
 		}
-		return inputErr(name, targetTextErr(err, header, target, "; a stray text cell can be marked missing with --na"))
+		return inputErr(name, targetTextErr(err, header, target, "; a stray text cell can be marked missing with --na", dl))
 	}
 	warnBlank(name, path, fr.Blank, len(header))
 	// The file's cells: the frames of the training rows (a split's, the
@@ -1282,7 +1293,7 @@ func runTrain(cmd *Command, args []string) error {
 		}
 		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target %s is missing%s\n", name, nameSpools(fr.Path), info.SkippedRows, data.QuoteName(target), of)
 	}
-	warnNumericLevels(name, nameSpools(fr.Path), m.Schema(), f.numberLike, f.markers, f.markerCols)
+	warnNumericLevels(name, nameSpools(fr.Path), m.Schema(), f.numberLike, f.markers, f.markerCols, fr.Dialect)
 	if t := m.Info().Tune; t != nil && t.PLESeedsSkipped != "" {
 		fmt.Fprintf(errOut, "decoreg %s: --ple-seeds %d: none trained: %s\n", name, f.pleSeeds, t.PLESeedsSkipped)
 	}
@@ -1409,8 +1420,8 @@ func runTrain(cmd *Command, args []string) error {
 // header would replace their bytes, and the model could not then read its
 // own training file), and names too long for a model file's header
 // (modelfile.MaxHeader, 64 MiB). It returns the header and its line.
-func checkColumnNames(name, path string) ([]string, int, error) {
-	header, hline, err := data.ReadHeaderLine(path)
+func checkColumnNames(name, path string, dl data.Dialect) ([]string, int, error) {
+	header, hline, err := dl.ReadHeaderLine(path)
 	if err != nil {
 		return nil, 0, inputErr(name, err)
 	}
@@ -1425,11 +1436,11 @@ func checkColumnNames(name, path string) ([]string, int, error) {
 		line := strings.Join(header, ",")
 		switch sep := first[4:]; {
 		case sep == "" && len(header) == 2: // "sep=," read as two fields
-			return nil, 0, inputf(name, "%s: line %d is Excel's %s line, not a header: remove it (decoreg reads comma-separated values with the header on the first line)", path, hline, data.QuoteCell(line))
+			return nil, 0, inputf(name, "%s: line %d is Excel's %s line, not a header: remove it (decoreg takes the header from the first line)", path, hline, data.QuoteCell(line))
 		case sep == "": // a tab or a space, trimmed from the name
-			return nil, 0, inputf(name, "%s: line %d is Excel's \"sep=\" line (naming a tab or a space), not a header: remove it, and convert the file to comma-separated values (a spreadsheet can, or csvkit's csvformat -t for tabs)", path, hline)
+			return nil, 0, inputf(name, "%s: line %d is Excel's \"sep=\" line (naming a tab or a space), not a header: remove it, and give --sep tab for tabs (for spaces, convert the file to commas)", path, hline)
 		default:
-			return nil, 0, inputf(name, "%s: line %d is Excel's %s line, not a header: remove it, and convert the file to comma-separated values (a spreadsheet can, or csvkit's csvformat -d %s)", path, hline, data.QuoteCell(line), shellArg(sep))
+			return nil, 0, inputf(name, "%s: line %d is Excel's %s line, not a header: remove it, and give --sep %s", path, hline, data.QuoteCell(line), shellArg(sep))
 		}
 	}
 	if strings.HasPrefix(header[0], "#") && (len(header) == 1 || strings.HasPrefix(header[0], "##") || strings.Contains(header[0], " ")) {
@@ -1438,7 +1449,7 @@ func checkColumnNames(name, path string) ([]string, int, error) {
 		// column may be named "#x" (not "# x").
 		return nil, 0, inputf(name, "%s: line %d starts with '#': decoreg reads no comment lines, and takes the first line for the header: remove the comment lines (if this line is the header, remove its '#')", path, hline)
 	}
-	if hint := otherSeparator(header); hint != "" {
+	if hint := otherSeparator(header, dl); hint != "" {
 		return nil, 0, inputf(name, "%s: line %d: %s", path, hline, hint)
 	}
 	size := 0
@@ -1595,16 +1606,21 @@ func secs(s float64) time.Duration {
 }
 
 // otherSeparator returns, for a header of one column holding a semicolon,
-// a tab or a bar (a file separated by something else than commas), what
-// to do about it; "" for any other header.
-func otherSeparator(header []string) string {
+// a tab, a bar or a comma other than dl's separator (a file separated by
+// another), what to do about it; "" for any other header.
+func otherSeparator(header []string, dl data.Dialect) string {
 	if len(header) != 1 {
 		return ""
 	}
-	for _, sep := range []struct{ s, csvkit string }{{";", "-d ';'"}, {"\t", "-t"}, {"|", "-d '|'"}} {
-		if strings.Contains(header[0], sep.s) {
-			return fmt.Sprintf("the header is one column, %s, holding %s: decoreg reads comma-separated values; convert the file (a spreadsheet can, or csvkit's csvformat %s)", data.QuoteName(header[0]), strconv.Quote(sep.s), sep.csvkit)
+	for _, sep := range []rune{';', '\t', '|', ','} {
+		if sep == dl.Comma() || !strings.ContainsRune(header[0], sep) {
+			continue
 		}
+		give := "give " + sepFlag(sep)
+		if sep == ',' {
+			give = "leave out --sep (its default is the comma)"
+		}
+		return fmt.Sprintf("the header is one column, %s, holding %s: if the file's fields are separated by it, %s", data.QuoteName(header[0]), strconv.Quote(string(sep)), give)
 	}
 	return ""
 }

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSepDecimal: a table written with semicolons and decimal commas, as
+// spreadsheets export it where the comma is the decimal mark, trains and
+// predicts with --sep ';' --decimal , to the same model and the same
+// output as its comma-and-point twin: text, blanks and markers included.
+func TestSepDecimal(t *testing.T) {
+	dir := t.TempDir()
+	var comma, semi strings.Builder
+	comma.WriteString("x,city,z,y\n")
+	semi.WriteString("x;city;z;y\n")
+	for i := range 80 {
+		x := float64(i%17)*0.75 - 3.5
+		z := fmt.Sprintf("%.2f", float64(i*7%23)/4)
+		if i%9 == 4 {
+			z = "NA"
+		}
+		y := 1234.5 + x*2.25 + float64(i%5)
+		city := []string{"Köln", "Bonn", "Aachen, Dom"}[i%3]
+		xs, ys := fmt.Sprintf("%g", x), fmt.Sprintf("%.2f", y)
+		fmt.Fprintf(&comma, "%s,\"%s\",%s,%s\n", xs, city, z, ys)
+		// y with a thousands point: 1.234,5.
+		yi, yf, _ := strings.Cut(ys, ".")
+		fmt.Fprintf(&semi, "%s;%s;%s;%s.%s,%s\n", strings.Replace(xs, ".", ",", 1), city, strings.Replace(z, ".", ",", 1), yi[:1], yi[1:], yf)
+	}
+	cp, sp := filepath.Join(dir, "comma.csv"), filepath.Join(dir, "semi.csv")
+	os.WriteFile(cp, []byte(comma.String()), 0o644)
+	os.WriteFile(sp, []byte(semi.String()), 0o644)
+	flags := []string{"--sep", ";", "--decimal", ","}
+	cm, sm := filepath.Join(dir, "c.model"), filepath.Join(dir, "s.model")
+	mustCLI(t, append([]string{"train", "--data", cp, "--out", cm}, tinyArgs("mdn")...)...)
+	mustCLI(t, append(append([]string{"train", "--data", sp, "--out", sm}, tinyArgs("mdn")...), flags...)...)
+	// The same model: the same predictions (the files differ in their
+	// timings).
+	a, _ := mustCLI(t, "predict", "--model", cm, "--data", cp, "--out", "-")
+	b, _ := mustCLI(t, "predict", "--model", sm, "--data", cp, "--out", "-")
+	if a != b {
+		t.Fatalf("the two models predict differently:\n%.300s\nagainst\n%.300s", b, a)
+	}
+	pc, _ := mustCLI(t, "predict", "--model", cm, "--data", cp, "--out", "-")
+	ps, _ := mustCLI(t, append([]string{"predict", "--model", cm, "--data", sp, "--out", "-"}, flags...)...)
+	if pc != ps || !strings.Contains(pc, "logpdf") {
+		t.Errorf("predict:\n%.300s\nagainst\n%.300s", ps, pc)
+	}
+	ec, _ := mustCLI(t, "eval", "--model", cm, "--data", cp)
+	es, _ := mustCLI(t, append([]string{"eval", "--model", cm, "--data", sp}, flags...)...)
+	if ec != es {
+		t.Errorf("eval:\n%s\nagainst\n%s", es, ec)
+	}
+	sc, _ := mustCLI(t, "sample", "--model", cm, "--data", cp, "--n", "2", "--out", "-")
+	ss, _ := mustCLI(t, append([]string{"sample", "--model", cm, "--data", sp, "--n", "2", "--out", "-"}, flags...)...)
+	if sc != ss {
+		t.Errorf("sample differs")
+	}
+	// Without --decimal, the commas are text and the advice names it.
+	code, _, errs := cli(t, "predict", "--model", cm, "--data", sp, "--sep", ";", "--out", "-")
+	if code != 2 || !strings.Contains(errs, "write the decimal commas as points") || !strings.Contains(errs, "(or read the decimal commas with --decimal ,)") {
+		t.Errorf("predict without --decimal: exit %d, %s", code, errs)
+	}
+	// With --decimal , on a file of decimal points, the points are text,
+	// and the advice says to leave the flag out.
+	code, _, errs = cli(t, "predict", "--model", cm, "--data", cp, "--decimal", ",", "--out", "-")
+	if code != 2 || !strings.Contains(errs, `write the decimal points as commas ("-3.5" is -3,5) in the file (or leave out --decimal , to read decimal points)`) {
+		t.Errorf("predict --decimal , of points: exit %d, %s", code, errs)
+	}
+	code, _, errs = cli(t, append([]string{"train", "--data", cp, "--out", filepath.Join(dir, "p.model"), "--decimal", ","}, tinyArgs("mdn")...)...)
+	if code != 2 || !strings.Contains(errs, `"1226.62" in column "y": the target "y" must hold numbers as decoreg reads them: write the decimal points as commas ("1226.62" is 1226,62) in the file (or leave out --decimal , to read decimal points)`) {
+		t.Errorf("train --decimal , of points: exit %d, %s", code, errs)
+	}
+	// A feature column of points is text there: the warning says so.
+	pts := writeTable(t, dir, "pts.csv", "a,y", 40, func(i int) string { return fmt.Sprintf("%d.5,%d", i%7, i%3) })
+	_, errs = mustCLI(t, append([]string{"train", "--data", pts, "--out", filepath.Join(dir, "p.model"), "--decimal", ","}, tinyArgs("mdn")...)...)
+	if !strings.Contains(errs, `column "a"`) || !strings.Contains(errs, `write the decimal points as commas ("0.5" is 0,5) in the file (or leave out --decimal , to read decimal points)`) {
+		t.Errorf("train --decimal , of points: %s", errs)
+	}
+}
+
+func TestSepDecimalFlags(t *testing.T) {
+	model := sharedModel(t, "mdn")
+	data := writeSynth(t, t.TempDir(), "d.csv", 20, 2)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sep", ""}, `--sep "": want one character, or tab`},
+		{[]string{"--sep", ";;"}, `--sep ";;": want one character`},
+		{[]string{"--sep", `"`}, `--sep "\"": the separator may not be the double quote`},
+		{[]string{"--sep", " "}, `--sep " ": the separator may not be a space`},
+		{[]string{"--sep", "a"}, `--sep "a": the separator 'a' is a letter`},
+		{[]string{"--sep", "."}, `--sep ".": the separator '.' is written in numbers`},
+		{[]string{"--sep", "\n"}, `the separator may not be a line end`},
+		{[]string{"--decimal", ";"}, `--decimal ";": want . or ,`},
+		{[]string{"--decimal", ""}, `--decimal "": want . or ,`},
+	} {
+		for _, cmd := range [][]string{{"predict", "--model", model, "--out", "-"}, {"eval", "--model", model}, {"sample", "--model", model, "--n", "1"}, append([]string{"train", "--out", filepath.Join(t.TempDir(), "m.model")}, tinyArgs("mdn")...)} {
+			wantUsage(t, append(append(cmd, "--data", data), c.args...), c.want)
+		}
+	}
+	// A tab file, by either name of the tab; the comma with a decimal
+	// comma (numbers quoted).
+	dir := t.TempDir()
+	tab := filepath.Join(dir, "t.tsv")
+	os.WriteFile(tab, []byte(strings.ReplaceAll(mustRead(t, data), ",", "\t")), 0o644)
+	want, _ := mustCLI(t, "predict", "--model", model, "--data", data, "--out", "-")
+	for _, sep := range []string{"tab", `\t`, "\t"} {
+		if got, _ := mustCLI(t, "predict", "--model", model, "--data", tab, "--sep", sep, "--out", "-"); got != want {
+			t.Errorf("--sep %q:\n%.200s\nagainst\n%.200s", sep, got, want)
+		}
+	}
+}

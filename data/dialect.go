@@ -1,0 +1,92 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Dialect is how a CSV file separates its fields and writes the decimal
+// point of its numbers. The zero value is the comma and the point.
+type Dialect struct {
+	// Sep separates the fields; 0 means ','. Check says which may not:
+	// a double quote, a line end, a letter, a digit, a space, and the
+	// signs and point of numbers.
+	Sep rune
+	// DecimalComma reads numbers written with a decimal comma, as
+	// spreadsheets write them where the comma is the decimal mark: "1,5"
+	// is 1.5, and points may group the digits before it by threes
+	// ("1.234,5" is 1234.5, "1.234" is 1234). A point anywhere else makes
+	// a cell text ("1.5", "0.25"): under this dialect it is no decimal
+	// point. Numbers without a comma or point ("12", "1e5", "-3") read
+	// as always. With Sep ',' too, such a number is a quoted field.
+	DecimalComma bool
+}
+
+// Comma returns the separator: Sep, or ',' for 0.
+func (d Dialect) Comma() rune {
+	if d.Sep == 0 {
+		return ','
+	}
+	return d.Sep
+}
+
+// Check returns an error saying why Sep cannot separate fields, or nil.
+func (d Dialect) Check() error {
+	r := d.Comma()
+	switch {
+	case r == utf8.RuneError || !utf8.ValidRune(r):
+		return errors.New("the separator is not a valid character")
+	case r == '"':
+		return errors.New(`the separator may not be the double quote, which quotes fields`)
+	case r == '\r' || r == '\n':
+		return errors.New("the separator may not be a line end")
+	case r == ' ':
+		return errors.New("the separator may not be a space (columns aligned by spaces hold empty fields between them): convert the file to commas or tabs")
+	case r == '\t':
+		return nil
+	case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsSpace(r) || unicode.IsControl(r) || !unicode.IsPrint(r):
+		return fmt.Errorf("the separator %s is a letter, a digit, a space or a control character", strconv.QuoteRune(r))
+	case r == '.' || r == '+' || r == '-' || r == '_':
+		return fmt.Errorf("the separator %s is written in numbers", strconv.QuoteRune(r))
+	}
+	return nil
+}
+
+// ParseNumber parses a cell as the readers do under d: ParseNumber, or,
+// with DecimalComma, a number written with a decimal comma (see
+// DecimalComma); errors are ParseNumber's, holding the cell as given.
+func (d Dialect) ParseNumber(s string) (float64, error) {
+	if !d.DecimalComma {
+		return parseNumber(s)
+	}
+	t := strings.TrimSpace(s)
+	if !strings.ContainsAny(t, ".,") {
+		return parseNumber(s)
+	}
+	m := decimalCommaNumber.FindStringSubmatch(t)
+	if m == nil || m[2] == "" && m[3] == "" {
+		return 0, &NotNumberError{s}
+	}
+	v := m[1] + strings.ReplaceAll(m[2], ".", "")
+	if strings.Contains(t, ",") {
+		v += "." + m[3]
+	}
+	x, err := parseNumber(v + m[4])
+	if err != nil && !errors.Is(err, ErrNonFinite) {
+		return 0, &NotNumberError{s}
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s overflows float64", ErrNonFinite, QuoteCell(s))
+	}
+	return x, nil
+}
+
+// decimalCommaNumber is a number with a decimal comma: a sign, the
+// integer digits (grouped by threes with points, or not at all), a comma
+// and the fraction's digits, an exponent.
+var decimalCommaNumber = regexp.MustCompile(`^([+-]?)(\d{1,3}(?:\.\d{3})+|\d*)(?:,(\d*))?([eE][+-]?\d+)?$`)
