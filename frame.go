@@ -99,6 +99,16 @@ func fitFrame(f *data.Frame, target string, members int, opts []FitOption, fit f
 	if len(feats.Columns) == 0 {
 		return nil, fmt.Errorf("%w: no feature columns besides the target %q", ErrBadInput, target)
 	}
+	for j := range feats.Columns {
+		// A NaN or infinity not marked missing, named at its cell as
+		// PredictFrame names it (FitSchema's range check reported it as
+		// the schema's "range [NaN 3.3]").
+		if feats.Columns[j].Kind == data.Numeric {
+			if err := feats.NotNumeric(j); err != nil {
+				return nil, badFrame(wrapIn("", "", err))
+			}
+		}
+	}
 	if len(keep) < f.Rows {
 		feats = feats.Subset(keep)
 	}
@@ -383,7 +393,7 @@ func (m *Model) EvaluateFrame(ctx context.Context, f *data.Frame, target, point 
 	}
 	y, err := f.Targets(tj)
 	if err != nil {
-		return nil, badFrame(err)
+		return nil, badFrame(wrapIn("", "", err))
 	}
 	keep, yk := presentTargets(y)
 	if f.Rows == 0 {

@@ -588,6 +588,29 @@ func TestFrameErrorsAreBadInput(t *testing.T) {
 	if err := cases["a NaN cell"]; !errors.Is(err, data.ErrNonFinite) || strings.Contains(err.Error(), "bad input") {
 		t.Errorf("a NaN cell: %v, want data's error as it was", err)
 	}
+	// Training and evaluation name a NaN or infinite cell not marked
+	// missing as prediction does (FitFrame said the schema's "range [NaN
+	// 19]", EvaluateFrame had no "decoreg:"; helper-145).
+	for _, v := range []float64{math.NaN(), math.Inf(1)} {
+		bad := slices.Clone(a)
+		bad[5] = v
+		_, err := FitFrame(context.Background(), &data.Frame{Rows: 20, Columns: []data.Column{col("a", bad), col("t", y)}}, "t", cfg)
+		want := fmt.Sprintf(`decoreg: row 5, column "a": not a finite number: %v`, v)
+		if !errors.Is(err, ErrBadInput) || !errors.Is(err, data.ErrNonFinite) || err.Error() != want {
+			t.Errorf("FitFrame with %v in a feature: %v, want %q", v, err, want)
+		}
+		_, err = m.EvaluateFrame(context.Background(), &data.Frame{Rows: 20, Columns: []data.Column{col("a", a), col("t", bad)}}, "t", "")
+		if want := fmt.Sprintf(`decoreg: row 5, column "t": not a finite number: %v`, v); !errors.Is(err, ErrBadInput) || err.Error() != want {
+			t.Errorf("EvaluateFrame with %v in the target: %v, want %q", v, err, want)
+		}
+	}
+	// FitTemperature cancelled says so as the other methods do.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	x := slices.Clone(a)
+	if _, err := m.FitTemperature(ctx, x, 20, y, CalibrateByNLL); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "decoreg: stopped: ") {
+		t.Errorf("FitTemperature cancelled: %v", err)
+	}
 }
 
 // WithMaxLevels out of range is the caller's setting, a ConfigError, not

@@ -307,7 +307,11 @@ func (m *Model) FitTemperature(ctx context.Context, x []float64, rows int, y []f
 			ErrBadInput, out, n, m.units.YMin, m.units.YMax)
 	}
 	c := *m
-	if err := c.fitTemperature(orBackground(ctx), x[:n*m.Features()], n, y[:n], by); err != nil {
+	ctx = orBackground(ctx)
+	if err := c.fitTemperature(ctx, x[:n*m.Features()], n, y[:n], by); err != nil {
+		if serr := stopped(ctx); serr != nil && err == ctx.Err() {
+			return nil, serr // as the other methods say it (it was a bare "context canceled")
+		}
 		return nil, err
 	}
 	return &c, nil
