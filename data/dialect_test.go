@@ -163,8 +163,16 @@ func TestEncodeDialect(t *testing.T) {
 	if e.X[0] != 0.5 || e.X[1] != 4 || math.IsNaN(e.X[0]) {
 		t.Errorf("encoded %v", e.X)
 	}
+	// So are its targets (Targets parsed the text as Go does: "0,5" was
+	// 0, without an error).
+	if y, err := g.Targets(0); err != nil || y[0] != 0.5 || y[1] != 4 {
+		t.Errorf("Targets: %v, %v", y, err)
+	}
 	g.Dialect = Dialect{}
 	if _, err := s.Encode(g); !errors.Is(err, ErrNotNumber) {
 		t.Errorf("0,5 without the dialect: %v", err)
+	}
+	if _, err := g.Targets(0); !errors.Is(err, ErrNotNumber) {
+		t.Errorf("Targets of 0,5 without the dialect: %v", err)
 	}
 }

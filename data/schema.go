@@ -656,7 +656,7 @@ func (f *Frame) Targets(j int) ([]float64, error) {
 		if c.Num != nil {
 			y[i] = c.Num[i]
 		} else {
-			y[i], _ = strconv.ParseFloat(c.Str[i], 64)
+			y[i], _ = f.Dialect.ParseNumber(c.Str[i]) // checked by NotNumeric
 		}
 	}
 	return y, nil
