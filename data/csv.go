@@ -229,6 +229,8 @@ func (t *table) fieldCountErr(rec []string) error {
 		hint = " (the line ends with a comma that the header lacks: add one to the header if every data line has it)"
 	case slices.ContainsFunc(rec, func(s string) bool { return strings.Contains(s, "\r") }):
 		hint = " (it holds a carriage return alone, a line end of old Mac files, which CSV does not take as one: make it a line feed)"
+	case t.dl.DecimalComma && t.dl.Comma() == ',' && len(rec) > len(t.header):
+		hint = ` (the file's fields are separated by commas, and its numbers written with decimal commas: such a number must be in double quotes, "1,5")`
 	}
 	return &ParseError{Path: t.path, Line: t.line(0),
 		Err: fmt.Errorf("%w: %d fields, the header has %d%s", ErrFieldCount, len(rec), len(t.header), hint)}
@@ -557,9 +559,10 @@ func (t *table) next() ([]string, error) {
 		// The record's first line, and where on which line the reader
 		// stopped (a quoted field can run over several lines); the
 		// reader's column is a character position, not a field.
-		where := fmt.Sprintf("character %d", pe.Column)
+		// (A byte's position: encoding/csv counts bytes, not characters.)
+		where := fmt.Sprintf("byte %d of the line", pe.Column)
 		if pe.Line != pe.StartLine {
-			where = fmt.Sprintf("line %d, character %d, in a quoted field that starts on line %d", pe.Line, pe.Column, pe.StartLine)
+			where = fmt.Sprintf("line %d, byte %d, in a quoted field that starts on line %d", pe.Line, pe.Column, pe.StartLine)
 		}
 		return nil, &ParseError{Path: t.path, Line: pe.StartLine, Err: fmt.Errorf("%w (at %s)", pe.Err, where)}
 	}

@@ -151,9 +151,9 @@ func TestReadCSVErrors(t *testing.T) {
 		// A quoted field that runs on: the record's first line, and where
 		// the reader stopped.
 		{"open quote", "a,b,y\n1,\"2,3\n4,5,6\n", ReadOptions{}, csv.ErrQuote, 2, 0,
-			`F: line 2: extraneous or missing " in quoted-field (at line 3, character 7, in a quoted field that starts on line 2)`},
+			`F: line 2: extraneous or missing " in quoted-field (at line 3, byte 7, in a quoted field that starts on line 2)`},
 		{"bare quote", "a,b,y\n1,2\"x,3\n", ReadOptions{}, csv.ErrBareQuote, 2, 0,
-			`F: line 2: bare " in non-quoted-field (at character 4)`},
+			`F: line 2: bare " in non-quoted-field (at byte 4 of the line)`},
 		{"late NaN in ignored order", "a,b\n1,2\n3,4\n5,nan\n", ReadOptions{NoTarget: true}, ErrNonFinite, 4, 2, ""},
 	}
 	for _, tc := range tests {

@@ -18,7 +18,10 @@ func TestDialectParseNumber(t *testing.T) {
 			t.Errorf("decimal comma: %q = %v, %v; want %v", s, got, err, want)
 		}
 	}
-	for _, s := range []string{"1.5", "0.25", ".5", "1.23", "1.2345", "1,2,3", "1.234.5", ",", "", "a,b", "1,5x", "1_000,5", "12.34,5", "1,5.0"} {
+	for _, s := range []string{"1.5", "0.25", ".5", "1.23", "1.2345", "1,2,3", "1.234.5", ",", "", "a,b", "1,5x", "1_000,5", "12.34,5", "1,5.0",
+		// A first group of 0 groups nothing: a decimal point (helper-147:
+		// "0.125" was 125).
+		"0.125", "-0.001", "000.123", "0.500,5", "0x1,8p1", "0x1.8p1", "inf,5", "1,5_0"} {
 		_, err := dc.ParseNumber(s)
 		var ne *NotNumberError
 		if !errors.Is(err, ErrNotNumber) || s != "" && (!errors.As(err, &ne) || ne.Text != s) {

@@ -46,6 +46,15 @@ type Column struct {
 	Num         []float64      // a numeric column's values
 	Missing     []bool         // true where the cell is missing
 	MissingText map[string]int // counts of the missing cells by their text
+	// Grouped counts, in a numeric column ReadFrame read with
+	// Dialect.DecimalComma, the numbers whose points grouped thousands
+	// with no decimal comma ("1.234" read as 1234; GroupedText is the
+	// first), and DecimalCommas those with a decimal comma: a column of
+	// the first kind alone may be decimal points read as thousands (a
+	// file of "12.465" read 1000 times too large). Zero otherwise, and in
+	// Subset's frames.
+	Grouped, DecimalCommas int
+	GroupedText            string
 }
 
 // Frame is a typed table: named columns, numeric or categorical, with
@@ -477,6 +486,16 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 			v := 0.0
 			if !miss {
 				x, err := t.dl.ParseNumber(s)
+				if err == nil && t.dl.DecimalComma {
+					switch {
+					case strings.Contains(s, ","):
+						c.DecimalCommas++
+					case strings.Contains(s, "."):
+						if c.Grouped++; c.Grouped == 1 {
+							c.GroupedText = strings.Clone(s)
+						}
+					}
+				}
 				if err != nil {
 					hint := ""
 					if v, perr := strconv.ParseFloat(strings.TrimSpace(s), 64); perr == nil && math.IsNaN(v) {
@@ -516,6 +535,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 		c := &f.Columns[j]
 		if text[j] {
 			c.Kind = Categorical
+			c.Grouped, c.DecimalCommas, c.GroupedText = 0, 0, ""
 			continue
 		}
 		c.Kind = Numeric

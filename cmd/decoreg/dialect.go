@@ -3,7 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
+	"regexp"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"decoreg/data"
@@ -16,7 +18,7 @@ type dialectFlags struct {
 }
 
 func (d *dialectFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&d.sep, "sep", ",", "the `CHAR` that separates the data file's fields: one character, or tab (e.g. ';' or tab)")
+	fs.StringVar(&d.sep, "sep", ",", "the `CHAR` that separates the data file's fields: one character, or tab (or \\t) (e.g. ';' or tab)")
 	fs.StringVar(&d.decimal, "decimal", ".", "the data file's decimal `MARK`, . or , (with ',': \"1,5\" is 1.5, points may group thousands, \"1.234,5\", and a number with another point is text)")
 }
 
@@ -45,10 +47,50 @@ func (d *dialectFlags) dialect(name string) (data.Dialect, error) {
 	return dl, nil
 }
 
+// naDecimalComma refuses an --na list (na, split into nas) that splits a
+// number written with a decimal comma into two markers, under --decimal ,:
+// "-999,5" is the markers -999 and 5 (every cell of 5 then missing,
+// helper-147). Entries in double quotes are taken as given.
+func naDecimalComma(name, na string, nas []string, dl data.Dialect) error {
+	if !dl.DecimalComma || strings.Contains(na, `"`) {
+		return nil
+	}
+	for i := 0; i+1 < len(nas); i++ {
+		a, b := strings.TrimSpace(nas[i]), strings.TrimSpace(nas[i+1])
+		if !intPart.MatchString(a) || !fracPart.MatchString(b) {
+			continue
+		}
+		return inputf(name, "--na %s: under --decimal , the entries %s and %s are two markers, not the number %s,%s: give a marker with a decimal comma in double quotes (--na %s), or two markers each in double quotes (--na %s)",
+			strconv.Quote(na), strconv.Quote(a), strconv.Quote(b), a, b, shellArg(`"`+a+","+b+`"`), shellArg(`"`+a+`","`+b+`"`))
+	}
+	return nil
+}
+
+var (
+	intPart  = regexp.MustCompile(`^[+-]?\d+$`) // the part of a number before a decimal comma
+	fracPart = regexp.MustCompile(`^\d+([eE][+-]?\d+)?$`)
+)
+
 // sepFlag writes the separator r as --sep takes it.
 func sepFlag(r rune) string {
 	if r == '\t' {
 		return "--sep tab"
 	}
 	return fmt.Sprintf("--sep '%c'", r)
+}
+
+// warnGrouped warns about each numeric column of fr, read with --decimal ,,
+// whose numbers with points all read as thousands groups ("12.465" as
+// 12465) and none has a decimal comma: a file of decimal points with three
+// decimals would be read a thousand times too large without a word
+// (helper-147).
+func warnGrouped(name, path string, fr *data.Frame) {
+	for _, c := range fr.Columns {
+		if c.Kind != data.Numeric || c.Grouped == 0 || c.DecimalCommas > 0 {
+			continue
+		}
+		v, _ := fr.Dialect.ParseNumber(c.GroupedText)
+		fmt.Fprintf(errOut, "decoreg %s: warning: %s: column %s: %d of its numbers hold points and none a decimal comma; under --decimal , the points group thousands (%s is %s): if they are decimal points, leave out --decimal ,\n",
+			name, nameSpools(path), data.QuoteName(c.Name), c.Grouped, data.QuoteCell(c.GroupedText), strconv.FormatFloat(v, 'f', -1, 64))
+	}
 }

@@ -116,3 +116,68 @@ func TestSepDecimalFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestSepDecimalAdvice: what the commands say about files read with
+// --sep and --decimal , (helper-147's findings).
+func TestSepDecimalAdvice(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.model")
+	train := func(data string, args ...string) (int, string) {
+		code, _, errs := cli(t, append(append([]string{"train", "--data", data, "--out", model}, tinyArgs("mdn")...), args...)...)
+		return code, errs
+	}
+	dc := []string{"--sep", ";", "--decimal", ","}
+	// A marker with a decimal comma, unquoted, is two markers: refused.
+	na := writeTable(t, dir, "na.csv", "a;y", 40, func(i int) string { return fmt.Sprintf("%d,5;%d", i%9, i%4) })
+	if code, errs := train(na, append(dc, "--na", "-999,5")...); code != 2 || !strings.Contains(errs, `--na "-999,5": under --decimal , the entries "-999" and "5" are two markers, not the number -999,5: give a marker with a decimal comma in double quotes (--na '"-999,5"'), or two markers each in double quotes (--na '"-999","5"')`) {
+		t.Errorf("--na -999,5: exit %d, %s", code, errs)
+	}
+	if code, errs := train(na, append(dc, "--na", `"-999,5"`)...); code != 0 {
+		t.Errorf(`--na '"-999,5"': exit %d, %s`, code, errs)
+	}
+	if code, errs := train(na, "--sep", ";", "--na", "-999,5"); code == 2 && strings.Contains(errs, "two markers") {
+		t.Errorf("--na -999,5 without --decimal ,: %s", errs)
+	}
+	// A target code's --na is written as the file writes numbers.
+	codes := writeTable(t, dir, "codes.csv", "a;y", 60, func(i int) string {
+		if i%20 == 7 {
+			return fmt.Sprintf("%d;-99999,5", i%5)
+		}
+		return fmt.Sprintf("%d;%d,25", i%5, i%7)
+	})
+	if _, errs := train(codes, dc...); !strings.Contains(errs, `--na 'NA,NaN,?,"-99999,5"'`) {
+		t.Errorf("the code's --na: %s", errs)
+	}
+	// Points that all read as thousands groups, and no decimal comma.
+	grouped := writeTable(t, dir, "g.csv", "a;y", 40, func(i int) string { return fmt.Sprintf("%d.%03d;%d,5", 1+i%9, 7*i%1000, i%4) })
+	if _, errs := train(grouped, dc...); !strings.Contains(errs, `column "a": 40 of its numbers hold points and none a decimal comma; under --decimal , the points group thousands ("1.000" is 1000): if they are decimal points, leave out --decimal ,`) {
+		t.Errorf("grouped points: %s", errs)
+	}
+	mixed := writeTable(t, dir, "mixed.csv", "a;y", 40, func(i int) string { return fmt.Sprintf("%d.%03d,5;%d,5", 1+i%9, 7*i%1000, i%4) })
+	if _, errs := train(mixed, dc...); strings.Contains(errs, "hold points") {
+		t.Errorf("thousands points with decimal commas: %s", errs)
+	}
+	// A percent sign around a decimal comma that --decimal , reads: the
+	// sign is what to remove.
+	pct := writeTable(t, dir, "pct.csv", "a;y", 40, func(i int) string { return fmt.Sprintf("%d,5%%;%d", i%9, i%4) })
+	if _, errs := train(pct, dc...); !strings.Contains(errs, `remove the thousands separators, currency signs and units ("0,5%" is 0.5 in percent) in the file`) || strings.Contains(errs, "read the decimal commas with --decimal") {
+		t.Errorf("percent under --decimal ,: %s", errs)
+	}
+	// Ambiguous commas in a semicolon file: --decimal , is named.
+	amb := writeTable(t, dir, "amb.csv", "a;y", 40, func(i int) string { return fmt.Sprintf("%d,%03d;%d", 1+i%9, 7*i%1000, i%4) })
+	if _, errs := train(amb, "--sep", ";"); !strings.Contains(errs, "(if its commas are decimal commas, ") || !strings.Contains(errs, "read them with --decimal ,)") {
+		t.Errorf("ambiguous commas with --sep ';': %s", errs)
+	}
+	// Excel's sep= line, quoted as the file writes it.
+	sep := filepath.Join(dir, "sep.csv")
+	os.WriteFile(sep, []byte("sep=;\na;y\n1;2\n"), 0o644)
+	if code, errs := train(sep, "--sep", ";"); code != 2 || !strings.Contains(errs, `line 1 is Excel's "sep=;" line, not a header: remove it`) {
+		t.Errorf("sep= with --sep ';': exit %d, %s", code, errs)
+	}
+	// Unquoted decimal commas in a comma-separated file.
+	cc := filepath.Join(dir, "cc.csv")
+	os.WriteFile(cc, []byte("a,y\n\"1,5\",2\n2,5,3\n"), 0o644)
+	if code, errs := train(cc, "--decimal", ","); code != 2 || !strings.Contains(errs, `line 3: wrong number of fields: 3 fields, the header has 2 (the file's fields are separated by commas, and its numbers written with decimal commas: such a number must be in double quotes, "1,5")`) {
+		t.Errorf("unquoted decimal commas: exit %d, %s", code, errs)
+	}
+}

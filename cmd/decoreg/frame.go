@@ -711,6 +711,11 @@ func warnNumberLike(name, path string, fr *data.Frame, target string) (warned, m
 			// With decimal commas in the column, "1,250" is one too.
 			advice += fmt.Sprintf(" (%s is %s here, as the column's other decimal commas say)", data.QuoteCell(ambExample), strings.Replace(strings.TrimSpace(ambExample), ",", ".", 1))
 		}
+		if amb > 0 && !dec && fr.Dialect.Comma() != ',' && !fr.Dialect.DecimalComma {
+			// A file separated by another character than the comma
+			// often writes decimal commas (helper-147).
+			advice += fmt.Sprintf(" (if its commas are decimal commas, %s being %s, read them with --decimal ,)", data.QuoteCell(ambExample), strings.Replace(strings.TrimSpace(ambExample), ",", ".", 1))
+		}
 		if len(unitSet) > 1 {
 			advice += fmt.Sprintf("; the column mixes units (%s): convert them to one, not only remove them", strings.Join(slices.Sorted(maps.Keys(unitSet)), ", "))
 		}
@@ -851,6 +856,7 @@ func readFrameForModel(name, path string, dl data.Dialect, m *decoreg.Model, s *
 		return nil, nil, inputErr(name, featureCellErr(err, s.NA, dl))
 	}
 	warnBlank(name, path, fr.Blank, len(header))
+	warnGrouped(name, path, fr)
 	if c := &fr.Columns[len(fr.Columns)-1]; read && c.Kind == data.Categorical {
 		// Text in an optional target: predict goes on without it, as
 		// with blank cells.

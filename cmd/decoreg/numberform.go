@@ -46,7 +46,15 @@ func numberFormIn(dl data.Dialect, s string) numberForm {
 	if _, err := data.ParseNumber(s); err == nil {
 		return formDecimalPoint
 	}
-	return numberFormOf(s)
+	if f := numberFormOf(s); f != formDecimalComma {
+		return f
+	}
+	// A decimal comma that --decimal , reads, with a percent or currency
+	// sign, a unit, spaces between thousands or a trailing minus around
+	// it ("5,5%", "12,5 kg", "1 234,5"): those are what to remove (the
+	// advice was to write the comma as a point, which --decimal , then
+	// reads as text).
+	return formSeparated
 }
 
 // maxNumberLike is the longest cell, in bytes, that numberFormOf reads as a

@@ -89,6 +89,11 @@ func warnTargetCodes(name, path string, fr *data.Frame, target string) {
 		if v == math.Trunc(v) && math.Abs(v) < 1e21 {
 			t = strconv.FormatFloat(v, 'f', -1, 64) // 9999999, not 9.999999e+06: as files write codes
 		}
+		if fr.Dialect.DecimalComma {
+			// As --na reads it then: -99999.5 would be text there,
+			// matching no cell (helper-147).
+			t = strings.Replace(t, ".", ",", 1)
+		}
 		texts = append(texts, t)
 		if k < 3 {
 			vals = append(vals, fmt.Sprintf("%s (%d row%s, first on line %d)", t, counts[v], pick(counts[v] == 1, "", "s"), firstLine(fr, c, v)))

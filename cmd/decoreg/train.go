@@ -1125,8 +1125,14 @@ func runTrain(cmd *Command, args []string) error {
 	if err := noEmptyLists(name, fs, "features", "drop"); err != nil {
 		return err
 	}
+	dl, err := f.dialect.dialect(name)
+	if err != nil {
+		return err
+	}
 	if nas, err := listFields(f.na); err != nil {
 		return inputf(name, "--na: %v", err)
+	} else if err := naDecimalComma(name, f.na, nas, dl); err != nil {
+		return err
 	} else if strings.TrimSpace(f.na) != "" {
 		// An empty entry (",", "NA,,?") would add nothing (an empty cell is
 		// always missing), a repeated one neither: each is a typo.
@@ -1152,10 +1158,6 @@ func runTrain(cmd *Command, args []string) error {
 	}
 	if f.maxLevels < 1 || f.maxLevels > data.MaxMaxLevels {
 		return inputf(name, "--max-levels must be in [1, %d], have %d", data.MaxMaxLevels, f.maxLevels)
-	}
-	dl, err := f.dialect.dialect(name)
-	if err != nil {
-		return err
 	}
 	if err := checkOutPath(name, "out", f.out, true); err != nil {
 		return err
@@ -1198,6 +1200,7 @@ func runTrain(cmd *Command, args []string) error {
 		return inputErr(name, targetTextErr(err, header, target, "; a stray text cell can be marked missing with --na", dl))
 	}
 	warnBlank(name, path, fr.Blank, len(header))
+	warnGrouped(name, path, fr)
 	// The file's cells: the frames of the training rows (a split's, the
 	// labelled rows') have no MissingText.
 	warnNALevels(name, nameSpools(path), fr, target)
@@ -1433,7 +1436,7 @@ func checkColumnNames(name, path string, dl data.Dialect) ([]string, int, error)
 	if first := strings.TrimLeft(header[0], " "); len(header) <= 2 && len(first) >= 4 && strings.EqualFold(first[:4], "sep=") && utf8.RuneCountInString(first) <= len("sep=")+1 && (len(header) == 1 || header[1] == "") {
 		// Excel's line naming the separator ("sep=;", or "sep=," read as
 		// two fields), before the header.
-		line := strings.Join(header, ",")
+		line := strings.Join(header, string(dl.Comma())) // as the file writes it
 		switch sep := first[4:]; {
 		case sep == "" && len(header) == 2: // "sep=," read as two fields
 			return nil, 0, inputf(name, "%s: line %d is Excel's %s line, not a header: remove it (decoreg takes the header from the first line)", path, hline, data.QuoteCell(line))
