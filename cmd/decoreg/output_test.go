@@ -421,7 +421,7 @@ func TestP8SampleChunks(t *testing.T) {
 	ds := []dist.Distribution{spies[0], spies[1]}
 	n := 3*sampleChunk + 5
 	var w maxWriter
-	if err := writeSamples(&w, len(ds), func(lo, hi int) ([]dist.Distribution, error) { return ds[lo:hi], nil }, []int{4, 7}, n, dist.SampleOptions{}, 1); err != nil {
+	if err := writeSamples(&w, len(ds), func(lo, hi int) ([]dist.Distribution, error) { return ds[lo:hi], nil }, []int{4, 7}, nil, n, dist.SampleOptions{}, 1); err != nil {
 		t.Fatal(err)
 	}
 	for i, s := range spies {

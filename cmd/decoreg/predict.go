@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,6 +55,8 @@ far beyond their column's training range (by more than its width: the
 model extrapolates there) are counted in a warning on standard error. With
 --test-mask FILE --split K only the test rows of split K are predicted.
 
+` + keepNote + `
+
 ` + outDoc + `
 
 Examples:
@@ -68,6 +71,7 @@ var predictF struct {
 	model, data, out, levels, target string
 	split                            splitFlags
 	dialect                          dialectFlags
+	keep                             keepFlag
 }
 
 func init() {
@@ -79,6 +83,7 @@ func init() {
 	fs.StringVar(&predictF.target, "target", "", "the target column's `NAME` for logpdf (default: the model's target name)")
 	predictF.split.register(fs, "predict the test rows of --split")
 	predictF.dialect.register(fs)
+	predictF.keep.register(fs)
 }
 
 // quantileColumns returns the column names of quantile levels.
@@ -215,11 +220,21 @@ func runPredict(cmd *Command, args []string) error {
 	if dataPath, err = dataFile(name, dataPath); err != nil {
 		return err
 	}
+	// The output's columns (logpdf's name is taken where it is not written).
+	taken := append([]string{"row", "mean", "median", "mode", "logpdf"}, levelNames...)
+	keepNames, err := checkKeep(name, &cmd.Flag, f.keep.list, dataPath, dl, func(s string) bool { return slices.Contains(taken, s) })
+	if err != nil {
+		return err
+	}
 	d, warn, err := readForModelRows(name, dataPath, dl, m, target, targetOptional)
 	if err != nil {
 		return err
 	}
 	idx, err := split.rows(name, d, true)
+	if err != nil {
+		return err
+	}
+	keep, err := readKeep(name, keepNames, dataPath, dl, d.Lines)
 	if err != nil {
 		return err
 	}
@@ -249,7 +264,9 @@ func runPredict(cmd *Command, args []string) error {
 	}
 	return writeOutput(name, "out", out, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
-		bw.WriteString("row,mean,median,mode")
+		bw.WriteString("row")
+		bw.Write(keep.header(nil))
+		bw.WriteString(",mean,median,mode")
 		for _, n := range levelNames {
 			bw.WriteString("," + n)
 		}
@@ -259,6 +276,7 @@ func runPredict(cmd *Command, args []string) error {
 		bw.WriteString("\n")
 		for i := 0; i < d.Rows; i++ {
 			bw.WriteString(strconv.Itoa(idx[i]))
+			bw.Write(keep.row(nil, idx[i]))
 			for _, v := range []float64{p.Mean[i], p.Median[i], p.Mode[i]} {
 				bw.WriteString("," + fmtFloat(v))
 			}

@@ -51,6 +51,8 @@ N is at most 1048576 (2^20). Samples are streamed: each row's draws are
 made and written 1024 at a time, so memory does not grow with N (the
 output does: about 20 bytes per draw).
 
+` + keepNote + `
+
 ` + outDoc + `
 
 Examples:
@@ -69,6 +71,7 @@ var sampleF struct {
 	seed                     uint64
 	split                    splitFlags
 	dialect                  dialectFlags
+	keep                     keepFlag
 }
 
 func init() {
@@ -86,6 +89,7 @@ func init() {
 	fs.StringVar(&f.target, "target", "", "the target column's `NAME`, ignored if present (default: the model's target name)")
 	f.split.register(fs, "sample the test rows of --split")
 	f.dialect.register(fs)
+	f.keep.register(fs)
 }
 
 func runSample(cmd *Command, args []string) error {
@@ -165,11 +169,23 @@ func runSample(cmd *Command, args []string) error {
 	if dataPath, err = dataFile(name, dataPath); err != nil {
 		return err
 	}
+	taken := func(s string) bool { // row, s1 .. sN
+		j, err := strconv.Atoi(strings.TrimPrefix(s, "s"))
+		return s == "row" || err == nil && strconv.Itoa(j) == s[1:] && s[0] == 's' && j >= 1 && j <= n
+	}
+	keepNames, err := checkKeep(name, fs, f.keep.list, dataPath, dl, taken)
+	if err != nil {
+		return err
+	}
 	d, warn, err := readForModelRows(name, dataPath, dl, m, target, targetIgnored)
 	if err != nil {
 		return err
 	}
 	idx, err := split.rows(name, d, true)
+	if err != nil {
+		return err
+	}
+	keep, err := readKeep(name, keepNames, dataPath, dl, d.Lines)
 	if err != nil {
 		return err
 	}
@@ -201,7 +217,7 @@ func runSample(cmd *Command, args []string) error {
 	return writeOutput(name, "out", out, func(w io.Writer) error {
 		return writeSamples(w, d.Rows, func(lo, hi int) ([]dist.Distribution, error) {
 			return rowDists(context.Background(), lo, hi)
-		}, idx, n, opts, seed)
+		}, idx, keep, n, opts, seed)
 	})
 }
 
@@ -221,7 +237,7 @@ const (
 // i-th row sampled draws from its own generator, seeded with (seed, i),
 // as serve's i-th row of a request does: the same rows give the same
 // draws there (one generator for every row gave others: review).
-func writeSamples(w io.Writer, rows int, dists func(lo, hi int) ([]dist.Distribution, error), idx []int, n int, opts dist.SampleOptions, seed uint64) error {
+func writeSamples(w io.Writer, rows int, dists func(lo, hi int) ([]dist.Distribution, error), idx []int, keep *keptColumns, n int, opts dist.SampleOptions, seed uint64) error {
 	b := make([]byte, 0, 64<<10)
 	flush := func() error {
 		_, err := w.Write(b)
@@ -229,6 +245,7 @@ func writeSamples(w io.Writer, rows int, dists func(lo, hi int) ([]dist.Distribu
 		return err
 	}
 	b = append(b, "row"...)
+	b = keep.header(b)
 	for j := 1; j <= n; j++ {
 		b = append(b, ",s"...)
 		b = strconv.AppendInt(b, int64(j), 10)
@@ -249,6 +266,7 @@ func writeSamples(w io.Writer, rows int, dists func(lo, hi int) ([]dist.Distribu
 		}
 		dd := ds[i%distRows]
 		b = strconv.AppendInt(b, int64(idx[i]), 10)
+		b = keep.row(b, idx[i])
 		r := rand.New(rand.NewPCG(seed, uint64(i)))
 		for done := 0; done < n; done += sampleChunk {
 			for _, v := range dd.Sample(min(sampleChunk, n-done), opts, r) {
