@@ -599,6 +599,17 @@ func writeFinishing(name, flag, path string, first func(), write func(w io.Write
 		}
 		return failf(name, "writing %s: %v", path, err)
 	}
+	// whole is the end of a write that finished: an interrupt that came
+	// while its last bytes were written (to a pipe or a FIFO, where the
+	// write waits for the reader) still stops the command, with a word
+	// (it ended with status 0, the signal lost: helper-146). With first,
+	// the first interrupt asked for the write to finish: done.
+	whole := func() error {
+		if ctx.Err() != nil && first == nil {
+			return interruptedf(name, "interrupted while the last of the output was written; %s is written whole", pick(path == "-", "the standard output", path))
+		}
+		return nil
+	}
 	if path == "-" || outfile.IsStdout(path) {
 		bw := bufio.NewWriterSize(stdout, 1<<16)
 		if err := write(ctxWriter{ctx, bw}); err != nil {
@@ -608,7 +619,7 @@ func writeFinishing(name, flag, path string, first func(), write func(w io.Write
 		if err := bw.Flush(); err != nil {
 			return fail(err)
 		}
-		return nil
+		return whole()
 	}
 	if !startCreate() {
 		select {} // an interrupt is ending the process
@@ -627,7 +638,7 @@ func writeFinishing(name, flag, path string, first func(), write func(w io.Write
 	if err := f.Commit(); err != nil {
 		return fail(err)
 	}
-	return nil
+	return whole()
 }
 
 // ctxWriter is a writer that fails once ctx is done.
@@ -821,6 +832,12 @@ func listOutput(f *outfile.File) (unlist func()) {
 
 type sigHandler struct{ on func(os.Signal) }
 
+// listenAll makes the receiver listen from the process's start to its
+// end (listenFromStart: the decoreg binary and the tests' child
+// processes), not only while handlers and spools need it. signals.mu
+// guards it.
+var listenAll bool
+
 // listenLocked starts or stops the receiver as handlers and spools
 // require; signals.mu is held.
 func listenLocked() {
@@ -828,7 +845,7 @@ func listenLocked() {
 	// default, and the Go runtime, which catches it, exits 2 (the status
 	// of bad input): listen always, so that a phase without a handler
 	// (opening a FIFO, reading --data) ends with 128 plus the signal.
-	want := len(signals.handlers) > 0 || len(stdinSpools) > 0 || os.Getpid() == 1
+	want := len(signals.handlers) > 0 || len(stdinSpools) > 0 || os.Getpid() == 1 || listenAll
 	switch {
 	case want && !signals.listening:
 		if signals.ch == nil {

@@ -423,19 +423,22 @@ func run(args []string, stderr io.Writer) int {
 }
 
 func main() {
-	listenAsProcess1()
+	listenFromStart()
 	exit(run(os.Args[1:], errOut))
 }
 
-// listenAsProcess1 listens for interrupt signals from the start as process
-// 1 (see listenLocked), where the kernel ignores those left to their
-// default action.
-func listenAsProcess1() {
-	if os.Getpid() == 1 {
-		signals.mu.Lock()
-		listenLocked()
-		signals.mu.Unlock()
-	}
+// listenFromStart listens for interrupt signals from the start (see
+// listenLocked): an interrupt while a command reads its model or data,
+// before it has a handler of its own, says so and ends the process by
+// the signal (it ended it by the signal's default action, without a word,
+// helper-146). As process 1 that is needed too, as the kernel ignores
+// signals left to their default action there. (The tests, which run
+// commands in their own process, listen only while a command needs to.)
+func listenFromStart() {
+	signals.mu.Lock()
+	listenAll = true
+	listenLocked()
+	signals.mu.Unlock()
 }
 
 // stickyWriter passes writes to w and keeps the first error.

@@ -746,3 +746,28 @@ func TestReportOverInputBindMount(t *testing.T) {
 		t.Errorf("a report onto its journal through a bind mount: %v", err)
 	}
 }
+
+// TestInterruptBeforeHandler: an interrupt while a command opens its
+// model, before it has a handler of its own, says so and ends the process
+// by the signal (it died by the signal's default action without a word:
+// helper-146). The model is a FIFO no one writes, so the command waits.
+func TestInterruptBeforeHandler(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "m.fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		cmd := childDecoreg(t, dir, "predict", "--model", fifo, "--data", "testdata/cli/small.csv", "--out", filepath.Join(dir, "p.csv"))
+		var errs strings.Builder
+		cmd.Stderr = &errs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond) // into the open of the FIFO
+		cmd.Process.Signal(s)
+		if err := cmd.Wait(); !killedBy(err, s) || errs.String() != "decoreg predict: interrupted\n" {
+			t.Errorf("%v: %v, stderr %q", s, err, errs.String())
+		}
+	}
+}

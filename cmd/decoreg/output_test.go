@@ -1009,3 +1009,42 @@ func TestEchoByArrival(t *testing.T) {
 		t.Errorf("%d signals handled, want 3 (all but the echo)", handled)
 	}
 }
+
+// TestInterruptAtLastWrite: an interrupt that comes once the output's
+// last bytes are handed over, while they are written (to a pipe, a FIFO
+// whose reader lags), stops the command with a word, the output written
+// whole: it ended with status 0, the signal lost (helper-146).
+func TestInterruptAtLastWrite(t *testing.T) {
+	guard := make(chan os.Signal, 1)
+	signal.Notify(guard, os.Interrupt)
+	defer signal.Stop(guard)
+	path := filepath.Join(t.TempDir(), "out.csv")
+	for _, out := range []string{"-", path} {
+		old := stdout
+		var buf strings.Builder
+		stdout = &buf
+		err := writeOutput("predict", "out", out, func(w io.Writer) error {
+			if _, err := io.WriteString(w, "row,mean\n0,1\n"); err != nil {
+				return err
+			}
+			n := signalsHandled.Load()
+			syscall.Kill(os.Getpid(), syscall.SIGINT)
+			for signalsHandled.Load() == n {
+				time.Sleep(time.Millisecond)
+			}
+			return nil
+		})
+		stdout = old
+		var ie interruptedError
+		if out != "-" {
+			// A file is written whole or not at all: not committed.
+			if _, serr := os.Stat(path); !errors.As(err, &ie) || !strings.Contains(err.Error(), "interrupted; nothing written to") || serr == nil {
+				t.Errorf("%s: %v (%v)", out, err, serr)
+			}
+			continue
+		}
+		if !errors.As(err, &ie) || err.Error() != "predict: interrupted while the last of the output was written; the standard output is written whole" || buf.String() != "row,mean\n0,1\n" {
+			t.Errorf("%s: %v; written %q", out, err, buf.String())
+		}
+	}
+}

@@ -140,7 +140,7 @@ func TestMain(m *testing.M) {
 	// A child process of a test (see runChild): the command line after
 	// "--" runs as decoreg's main would.
 	if os.Getenv("DECOREG_TEST_CHILD") == "1" {
-		listenAsProcess1()
+		listenFromStart()
 		for i, a := range os.Args {
 			if a == "--" {
 				exit(run(os.Args[i+1:], os.Stderr))
