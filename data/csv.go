@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
+	"decoreg/internal/memlimit"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -262,6 +264,8 @@ func binaryKind(br *bufio.Reader) string {
 		{"\xfd7zXZ\x00", "xz-compressed: decompress it first (unxz; only gzip is read as it is)", false},
 		{"\x28\xb5\x2f\xfd", "zstd-compressed: decompress it first (unzstd; only gzip is read as it is)", false},
 		{"\x7fELF", "an executable", false},
+		// (Gzip's magic, under the gzip data decompressed once.)
+		{"\x1f\x8b", "gzip data inside gzip data: decompress it once first (gunzip; one gzip layer is read as it is)", false},
 	} {
 		if bytes.HasPrefix(b, []byte(k.magic)) && (binary || !k.printable) {
 			return k.what
@@ -458,10 +462,30 @@ type newlineReader struct {
 	// LF header have crLater and not lfLater; a stray CR in an LF or CRLF
 	// file has both).
 	crLater, lfLater bool
+	// lines counts the line feeds read, run the bytes since the last.
+	lines, run int
 }
+
+// MaxLine is the most bytes a line of a data file may hold (64 MiB): a
+// longer one is no row of a table (a file of NUL bytes, or with no line
+// ends, behind a text start), and reading it whole took memory many times
+// its size (a gzip stream of 2 GB without a line end ran the process out
+// of memory; helper-146).
+const MaxLine = 64 << 20
+
+// longLineError is newlineReader's error for a line over MaxLine bytes.
+type longLineError struct{ line int }
+
+func (e longLineError) Error() string { return ErrLongLine.Error() }
 
 func (n *newlineReader) Read(p []byte) (int, error) {
 	k, err := n.r.Read(p)
+	if i := bytes.LastIndexByte(p[:k], '\n'); i >= 0 {
+		n.lines += bytes.Count(p[:k], []byte{'\n'})
+		n.run = k - i - 1
+	} else if n.run += k; n.run > MaxLine {
+		return 0, longLineError{n.lines + 1}
+	}
 	for _, c := range p[:k] {
 		if n.cr && c != '\n' {
 			if n.seen {
@@ -558,13 +582,18 @@ func (t *table) next() ([]string, error) {
 	if errors.As(err, &pe) {
 		// The record's first line, and where on which line the reader
 		// stopped (a quoted field can run over several lines); the
-		// reader's column is a character position, not a field.
-		// (A byte's position: encoding/csv counts bytes, not characters.)
+		// reader's column is a byte's position in the line, not a field
+		// (nor a character).
 		where := fmt.Sprintf("byte %d of the line", pe.Column)
 		if pe.Line != pe.StartLine {
 			where = fmt.Sprintf("line %d, byte %d, in a quoted field that starts on line %d", pe.Line, pe.Column, pe.StartLine)
 		}
 		return nil, &ParseError{Path: t.path, Line: pe.StartLine, Err: fmt.Errorf("%w (at %s)", pe.Err, where)}
+	}
+	var long longLineError
+	if errors.As(err, &long) {
+		return nil, &ParseError{Path: t.path, Line: long.line,
+			Err: fmt.Errorf("%w: over %d MiB without a line end: not a row of a table (a binary file, or text without line ends?)", ErrLongLine, MaxLine>>20)}
 	}
 	var corrupt flate.CorruptInputError
 	if t.gz && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.As(err, &corrupt)) {
@@ -631,7 +660,11 @@ func (t *table) readRows(d *Dataset, feats []int, target int) error {
 			}
 			d.Y = append(d.Y, v)
 		}
-		d.Rows++
+		if d.Rows++; d.Rows%roomEvery == 0 {
+			if err := tableRoom(t.path, d.Rows, float64(d.Rows)*float64(8+8*(len(feats)+1)), memlimit.Available); err != nil {
+				return err
+			}
+		}
 	}
 	if d.Rows == 0 {
 		return &ParseError{Path: t.path, Err: ErrNoRows}
@@ -693,4 +726,29 @@ func nameList(names []string) string {
 		b.WriteString(QuoteName(n))
 	}
 	return b.String()
+}
+
+// roomEvery is how many rows the readers read between two looks at the
+// memory left (tableRoom).
+const roomEvery = 1 << 16
+
+// tableRoom refuses a table being read whose rows so far take about bytes
+// when the memory this process may still allocate is less than twice
+// that: the slices that hold the rows grow by copying (under an address
+// space limit, ulimit -v, the copies left behind count too), and what
+// uses the table needs about as much again. A table larger than the memory
+// (a gzip stream of 2 GB of rows, 10 MB compressed) ran the process out of
+// memory, with the runtime's fatal error and its stacks (helper-146).
+// available is memlimit.Available, or a test's.
+func tableRoom(path string, rows int, bytes float64, available func() (memlimit.Limit, bool)) error {
+	l, ok := available()
+	if ok && 2*bytes > l.Bytes {
+		runtime.GC() // garbage is memory left
+		l, ok = available()
+	}
+	if !ok || 2*bytes <= l.Bytes {
+		return nil
+	}
+	return &ParseError{Path: path, Err: fmt.Errorf("%w: its first %d rows take about %.2g GiB, and %s leaves this process %.2g GiB more: use fewer rows or columns (or more memory)",
+		ErrTooLarge, rows, bytes/(1<<30), l.What, max(l.Bytes, 0)/(1<<30))}
 }

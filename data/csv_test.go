@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"compress/gzip"
+	"decoreg/internal/memlimit"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -593,5 +594,53 @@ func TestSniffAgreesWithReadCSV(t *testing.T) {
 		case !notText && sniffed != nil:
 			t.Errorf("%s: Sniff refused what ReadCSV reads as text (%v): %v", name, err, sniffed)
 		}
+	}
+}
+
+// TestLongLine: a line over MaxLine bytes is refused at its line (a gzip
+// stream of 2 GB without a line end took the process out of memory,
+// helper-146), by the readers and through gzip.
+func TestLongLine(t *testing.T) {
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+	zw.Write([]byte("a,y\n1,2\n3,"))
+	chunk := bytes.Repeat([]byte{'7'}, 1<<20)
+	for range MaxLine>>20 + 1 {
+		zw.Write(chunk)
+	}
+	zw.Close()
+	path := writeTemp(t, "long.csv.gz", gz.String())
+	for name, read := range map[string]func() error{
+		"ReadFrame": func() error { _, err := ReadFrame(path, FrameOptions{}); return err },
+		"ReadCSV":   func() error { _, err := ReadCSV(path, ReadOptions{}); return err },
+	} {
+		err := read()
+		var pe *ParseError
+		if !errors.Is(err, ErrLongLine) || !errors.As(err, &pe) || pe.Line != 3 || !strings.Contains(err.Error(), "over 64 MiB without a line end") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestTableRoom: a table being read is refused once the memory left is
+// under twice what its rows take, after a collection, naming the limit.
+func TestTableRoom(t *testing.T) {
+	calls := 0
+	avail := func(b float64) func() (memlimit.Limit, bool) {
+		return func() (memlimit.Limit, bool) {
+			calls++
+			return memlimit.Limit{Bytes: b, What: "the test's limit"}, true
+		}
+	}
+	if err := tableRoom("t.csv", 10, 1<<30, avail(2<<30)); err != nil || calls != 1 {
+		t.Errorf("room for twice: %v, %d looks", err, calls)
+	}
+	calls = 0
+	err := tableRoom("t.csv", 10, 1<<30, avail(1.5*(1<<30)))
+	if !errors.Is(err, ErrTooLarge) || calls != 2 || err.Error() != "t.csv: the table is too large for the memory left: its first 10 rows take about 1 GiB, and the test's limit leaves this process 1.5 GiB more: use fewer rows or columns (or more memory)" {
+		t.Errorf("no room: %v, %d looks", err, calls)
+	}
+	if err := tableRoom("t.csv", 10, 1<<40, func() (memlimit.Limit, bool) { return memlimit.Limit{}, false }); err != nil {
+		t.Errorf("no limit known: %v", err)
 	}
 }

@@ -29,6 +29,8 @@ var (
 	ErrMaskValue       = errors.New("mask value is not 0 or 1")
 	ErrRowCount        = errors.New("row counts differ")
 	ErrSplitRange      = errors.New("split index out of range")
+	ErrLongLine        = errors.New("line too long")
+	ErrTooLarge        = errors.New("the table is too large for the memory left")
 )
 
 // NotNumberError is ParseNumber's error for a cell that is not empty and

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"decoreg/internal/memlimit"
 	"errors"
 	"fmt"
 	"io"
@@ -439,10 +440,12 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 	textFrom := make([]int, len(names))
 	nonFinite := make([]error, len(names))
 	interned := make([]map[string]string, len(names))
+	textBytes := 0 // of the texts cloned
 	intern := func(j int, s string) string {
 		if v, ok := interned[j][s]; ok {
 			return v
 		}
+		textBytes += len(s)
 		v := strings.Clone(s)
 		if interned[j] == nil {
 			interned[j] = map[string]string{}
@@ -525,7 +528,20 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 			}
 			c.Num = append(c.Num, v)
 		}
-		f.Rows++
+		if f.Rows++; f.Rows%roomEvery == 0 {
+			// A line number, and per column a missing flag and a
+			// number or a text's header, and the texts.
+			per := 8
+			for j := range f.Columns {
+				per += 9
+				if text[j] {
+					per += 8
+				}
+			}
+			if err := tableRoom(t.path, f.Rows, float64(f.Rows)*float64(per)+float64(textBytes), memlimit.Available); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if f.Rows == 0 {
 		return nil, &ParseError{Path: t.path, Err: ErrNoRows}

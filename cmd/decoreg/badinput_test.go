@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -371,4 +373,32 @@ func TestTrainErrorLines(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "d.csv: line 7: the target 99 is outside") {
 		t.Errorf("with a mask: exit %d, %q", code, errs)
 	}
+}
+
+// TestEmptyValuesAndOddData (helper-146): a settings flag given an empty
+// value is refused (--head "" trained a decoder and said "head": ""), as
+// is an empty --test-mask (read as none); --data naming a directory says
+// so with the flag; gzip data inside gzip data is named as such (it was
+// "UTF-16 text without a byte order mark").
+func TestEmptyValuesAndOddData(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSynth(t, dir, "d.csv", 40, 1)
+	out := filepath.Join(dir, "m.model")
+	for _, fl := range []string{"head", "vocab", "encoder", "input-transform", "target-range", "stop-by", "calibrate-by", "pretrain", "ensemble-from", "test-mask"} {
+		wantUsage(t, []string{"train", "--data", data, "--out", out, "--" + fl, " "}, "--"+fl+" is empty; leave it out for ")
+	}
+	model := sharedModel(t, "mdn")
+	for _, cmd := range [][]string{{"eval"}, {"predict", "--out", "-"}, {"sample", "--n", "1", "--out", "-"}} {
+		wantUsage(t, append([]string{cmd[0], "--model", model, "--data", data, "--test-mask", ""}, cmd[1:]...), "--test-mask is empty; leave it out for none")
+		wantUsage(t, append([]string{cmd[0], "--model", model, "--data", dir}, cmd[1:]...), "--data "+dir+": a directory, not a file")
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	inner := gzip.NewWriter(zw)
+	inner.Write([]byte(mustRead(t, data)))
+	inner.Close()
+	zw.Close()
+	gg := filepath.Join(dir, "gg.csv.gz")
+	os.WriteFile(gg, gz.Bytes(), 0o644)
+	wantUsage(t, []string{"train", "--data", gg, "--out", out}, "not a CSV table: it is gzip data inside gzip data: decompress it once first")
 }

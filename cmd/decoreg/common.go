@@ -1194,7 +1194,10 @@ func dataFile(name, path string) (string, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", inputErr(name, flagPathErr("data", err)) // as --model and --test-mask name theirs
 		}
-		if err != nil || fi.Mode().IsRegular() || fi.IsDir() {
+		if err == nil && fi.IsDir() {
+			return "", inputf(name, "--data %s: a directory, not a file", path)
+		}
+		if err != nil || fi.Mode().IsRegular() {
 			return path, nil
 		}
 		if fi.Mode()&os.ModeDevice != 0 {
@@ -1404,6 +1407,23 @@ func (n spoolNamer) Write(p []byte) (int, error) {
 func noEmptyTarget(name string, fs *flag.FlagSet) error {
 	if f := fs.Lookup("target"); f != nil && isSet(fs, "target") && strings.TrimSpace(f.Value.String()) == "" {
 		return inputf(name, "--target is empty; leave it out for the default column")
+	}
+	return nil
+}
+
+// noEmptyValues refuses each of flags given an empty (or blank) value:
+// the settings' flags, whose empty value read as the default without a
+// word (an empty --head trained a decoder and said "head": "", helper-146).
+func noEmptyValues(name string, fs *flag.FlagSet, flags ...string) error {
+	for _, fl := range flags {
+		f := fs.Lookup(fl)
+		if f == nil || !isSet(fs, fl) || strings.TrimSpace(f.Value.String()) != "" {
+			continue
+		}
+		if f.DefValue == "" {
+			return inputf(name, "--%s is empty; leave it out for none", fl)
+		}
+		return inputf(name, "--%s is empty; leave it out for the default (%s)", fl, f.DefValue)
 	}
 	return nil
 }

@@ -151,6 +151,9 @@ func runEval(cmd *Command, args []string) error {
 	if err := noEmptyTarget(name, &cmd.Flag); err != nil {
 		return err
 	}
+	if err := noEmptyValues(name, &cmd.Flag, "test-mask"); err != nil {
+		return err
+	}
 	if err := required(name, &cmd.Flag, "model", "data"); err != nil {
 		return err
 	}

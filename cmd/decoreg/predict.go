@@ -193,6 +193,9 @@ func runPredict(cmd *Command, args []string) error {
 	if err := noEmptyTarget(name, &cmd.Flag); err != nil {
 		return err
 	}
+	if err := noEmptyValues(name, &cmd.Flag, "test-mask"); err != nil {
+		return err
+	}
 	if err := required(name, &cmd.Flag, "model", "data", "out"); err != nil {
 		return err
 	}

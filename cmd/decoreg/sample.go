@@ -104,6 +104,9 @@ func runSample(cmd *Command, args []string) error {
 	if err := noEmptyTarget(name, &cmd.Flag); err != nil {
 		return err
 	}
+	if err := noEmptyValues(name, &cmd.Flag, "test-mask"); err != nil {
+		return err
+	}
 	if err := required(name, fs, "model", "data"); err != nil {
 		return err
 	}

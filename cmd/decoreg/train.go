@@ -1125,6 +1125,9 @@ func runTrain(cmd *Command, args []string) error {
 	if err := noEmptyLists(name, fs, "features", "drop"); err != nil {
 		return err
 	}
+	if err := noEmptyValues(name, fs, "head", "vocab", "encoder", "input-transform", "target-range", "stop-by", "calibrate-by", "pretrain", "ensemble-from", "test-mask"); err != nil {
+		return err
+	}
 	dl, err := f.dialect.dialect(name)
 	if err != nil {
 		return err
