@@ -593,7 +593,12 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 		return nil, configErr("SoftTargets", "the soft targets' standard deviation must be in [0, %g] (a fraction of the target range), have %v", float64(MaxSoftTargets), c.SoftTargets)
 	}
 	if c.BatchSize < 1 || c.MaxEpochs < 1 || c.Patience < 1 {
-		return nil, configErr(countField(c), "batch size, epochs and patience must be >= 1, have %d, %d, %d", c.BatchSize, c.MaxEpochs, c.Patience)
+		// The one that is not (it said "batch size, epochs and patience
+		// must be >= 1, have -5, 300, 5": helper-146).
+		f := countField(c)
+		v := map[string]int{"BatchSize": c.BatchSize, "MaxEpochs": c.MaxEpochs, "Patience": c.Patience}[f]
+		what := map[string]string{"BatchSize": "the batch size", "MaxEpochs": "the most epochs", "Patience": "the patience"}[f]
+		return nil, configErr(f, "%s must be >= 1, have %d", what, v)
 	}
 	if c.ValFrac >= 1 || math.IsNaN(c.ValFrac) || math.IsInf(c.ValFrac, 0) {
 		return nil, configErr("ValFrac", "validation fraction must be finite and < 1, have %v", c.ValFrac)

@@ -875,3 +875,27 @@ func TestConfigInapplicable(t *testing.T) {
 		}
 	}
 }
+
+// TestCountFieldsMessage: a batch size, epoch count or patience below 1
+// is named alone with its value (the message gave all three: helper-146).
+func TestCountFieldsMessage(t *testing.T) {
+	x, y := make([]float64, 40), make([]float64, 40)
+	for i := range x {
+		x[i], y[i] = float64(i), float64(i%5)
+	}
+	for _, c := range []struct {
+		cfg   Config
+		field string
+		want  string
+	}{
+		{Config{Head: HeadMDN, BatchSize: -5}, "BatchSize", "the batch size must be >= 1, have -5"},
+		{Config{Head: HeadMDN, MaxEpochs: -1}, "MaxEpochs", "the most epochs must be >= 1, have -1"},
+		{Config{Head: HeadMDN, Patience: -2}, "Patience", "the patience must be >= 1, have -2"},
+	} {
+		_, err := FitFlat(context.Background(), x, 40, 1, y, c.cfg)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Field != c.field || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v", c.field, err)
+		}
+	}
+}
