@@ -162,7 +162,7 @@ func warnCaseLevels(name, path string, fr *data.Frame, target string) {
 			} else {
 				if n < 3 {
 					a, b := data.QuoteCell(w), data.QuoteCell(v)
-					if strings.ToLower(w) != strings.ToLower(v) {
+					if !strings.EqualFold(w, v) {
 						// Their accents are written differently, and they
 						// print alike (but for case): shown in ASCII.
 						a, b, accents = strconv.QuoteToASCII(w), strconv.QuoteToASCII(v), true
