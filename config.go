@@ -597,7 +597,7 @@ func (c Config) validate() (vocab.Tokenizer, error) {
 		// must be >= 1, have -5, 300, 5": helper-146).
 		f := countField(c)
 		v := map[string]int{"BatchSize": c.BatchSize, "MaxEpochs": c.MaxEpochs, "Patience": c.Patience}[f]
-		what := map[string]string{"BatchSize": "the batch size", "MaxEpochs": "the most epochs", "Patience": "the patience"}[f]
+		what := map[string]string{"BatchSize": "the batch size", "MaxEpochs": "the number of epochs", "Patience": "the patience"}[f]
 		return nil, configErr(f, "%s must be >= 1, have %d", what, v)
 	}
 	if c.ValFrac >= 1 || math.IsNaN(c.ValFrac) || math.IsInf(c.ValFrac, 0) {

@@ -100,12 +100,15 @@ func fitFrame(f *data.Frame, target string, members int, opts []FitOption, fit f
 		return nil, fmt.Errorf("%w: no feature columns besides the target %q", ErrBadInput, target)
 	}
 	for j := range feats.Columns {
-		// A NaN or infinity not marked missing, named at its cell as
-		// PredictFrame names it (FitSchema's range check reported it as
-		// the schema's "range [NaN 3.3]").
-		if feats.Columns[j].Kind == data.Numeric {
-			if err := feats.NotNumeric(j); err != nil {
-				return nil, badFrame(wrapIn("", "", err))
+		// A NaN or infinity not marked missing, in a row trained on,
+		// named at its cell as PredictFrame names it (FitSchema's range
+		// check reported it as the schema's "range [NaN 3.3]"); the
+		// rows without a target are left out, whatever they hold.
+		if c := &feats.Columns[j]; c.Kind == data.Numeric {
+			for _, i := range keep {
+				if v := c.Num[i]; !c.Missing[i] && (math.IsNaN(v) || math.IsInf(v, 0)) {
+					return nil, badFrame(wrapIn("", "", feats.CellError(j, i, fmt.Errorf("%w: %v", data.ErrNonFinite, v))))
+				}
 			}
 		}
 	}

@@ -682,3 +682,23 @@ func TestFitFrameHeaderRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestFitFrameNaNInSkippedRow: a NaN feature in a row without a target,
+// which training leaves out, is no error (helper-148: the check of every
+// row refused it).
+func TestFitFrameNaNInSkippedRow(t *testing.T) {
+	x, y := make([]float64, 40), make([]float64, 40)
+	miss := make([]bool, 40)
+	for i := range x {
+		x[i], y[i] = float64(i), float64(i%7)
+	}
+	x[5], miss[5] = math.NaN(), true // the target of row 5 is missing
+	f := &data.Frame{Rows: 40, Columns: []data.Column{
+		{Name: "x", Kind: data.Numeric, Field: -1, Num: x, Missing: make([]bool, 40)},
+		{Name: "y", Kind: data.Numeric, Field: -1, Num: y, Missing: miss},
+	}}
+	m, err := FitFrame(context.Background(), f, "y", Config{Head: HeadMDN, EncLayers: 1, EncWidth: 8, MaxEpochs: 2, Threads: 1})
+	if err != nil || m.Info().SkippedRows != 1 {
+		t.Fatalf("%v", err)
+	}
+}

@@ -889,7 +889,7 @@ func TestCountFieldsMessage(t *testing.T) {
 		want  string
 	}{
 		{Config{Head: HeadMDN, BatchSize: -5}, "BatchSize", "the batch size must be >= 1, have -5"},
-		{Config{Head: HeadMDN, MaxEpochs: -1}, "MaxEpochs", "the most epochs must be >= 1, have -1"},
+		{Config{Head: HeadMDN, MaxEpochs: -1}, "MaxEpochs", "the number of epochs must be >= 1, have -1"},
 		{Config{Head: HeadMDN, Patience: -2}, "Patience", "the patience must be >= 1, have -2"},
 	} {
 		_, err := FitFlat(context.Background(), x, 40, 1, y, c.cfg)

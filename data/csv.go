@@ -749,6 +749,6 @@ func tableRoom(path string, rows int, bytes float64, available func() (memlimit.
 	if !ok || 2*bytes <= l.Bytes {
 		return nil
 	}
-	return &ParseError{Path: path, Err: fmt.Errorf("%w: its first %d rows take about %.2g GiB, and %s leaves this process %.2g GiB more: use fewer rows or columns (or more memory)",
-		ErrTooLarge, rows, bytes/(1<<30), l.What, max(l.Bytes, 0)/(1<<30))}
+	return &ParseError{Path: path, Err: fmt.Errorf("%w: its first %d rows take about %.3g GiB, and need about as much again to grow and be used, more than the %.3g GiB %s leaves this process: use fewer rows or columns (or more memory)",
+		ErrTooLarge, rows, bytes/(1<<30), max(l.Bytes, 0)/(1<<30), l.What)}
 }

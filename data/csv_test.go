@@ -637,7 +637,7 @@ func TestTableRoom(t *testing.T) {
 	}
 	calls = 0
 	err := tableRoom("t.csv", 10, 1<<30, avail(1.5*(1<<30)))
-	if !errors.Is(err, ErrTooLarge) || calls != 2 || err.Error() != "t.csv: the table is too large for the memory left: its first 10 rows take about 1 GiB, and the test's limit leaves this process 1.5 GiB more: use fewer rows or columns (or more memory)" {
+	if !errors.Is(err, ErrTooLarge) || calls != 2 || err.Error() != "t.csv: the table is too large for the memory left: its first 10 rows take about 1 GiB, and need about as much again to grow and be used, more than the 1.5 GiB the test's limit leaves this process: use fewer rows or columns (or more memory)" {
 		t.Errorf("no room: %v, %d looks", err, calls)
 	}
 	if err := tableRoom("t.csv", 10, 1<<40, func() (memlimit.Limit, bool) { return memlimit.Limit{}, false }); err != nil {

@@ -48,7 +48,7 @@ type Column struct {
 	Missing     []bool         // true where the cell is missing
 	MissingText map[string]int // counts of the missing cells by their text
 	// Grouped counts, in a numeric column ReadFrame read with
-	// Dialect.DecimalComma, the numbers whose points grouped thousands
+	// Dialect.DecimalComma, the numbers whose one point grouped thousands
 	// with no decimal comma ("1.234" read as 1234; GroupedText is the
 	// first), and DecimalCommas those with a decimal comma: a column of
 	// the first kind alone may be decimal points read as thousands (a
@@ -493,7 +493,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 					switch {
 					case strings.Contains(s, ","):
 						c.DecimalCommas++
-					case strings.Contains(s, "."):
+					case strings.Count(s, ".") == 1: // ("1.234.567" can only be thousands)
 						if c.Grouped++; c.Grouped == 1 {
 							c.GroupedText = strings.Clone(s)
 						}

@@ -384,7 +384,7 @@ func TestEmptyValuesAndOddData(t *testing.T) {
 	dir := t.TempDir()
 	data := writeSynth(t, dir, "d.csv", 40, 1)
 	out := filepath.Join(dir, "m.model")
-	for _, fl := range []string{"head", "vocab", "encoder", "input-transform", "target-range", "stop-by", "calibrate-by", "pretrain", "ensemble-from", "test-mask"} {
+	for _, fl := range []string{"head", "vocab", "encoder", "input-transform", "target-range", "stop-by", "calibrate-by", "ensemble-from", "test-mask"} {
 		wantUsage(t, []string{"train", "--data", data, "--out", out, "--" + fl, " "}, "--"+fl+" is empty; leave it out for ")
 	}
 	model := sharedModel(t, "mdn")

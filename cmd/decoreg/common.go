@@ -1420,6 +1420,9 @@ func noEmptyValues(name string, fs *flag.FlagSet, flags ...string) error {
 		if f == nil || !isSet(fs, fl) || strings.TrimSpace(f.Value.String()) != "" {
 			continue
 		}
+		if fl == "target-range" {
+			return inputf(name, "--%s is empty; leave it out for the training targets' range", fl)
+		}
 		if f.DefValue == "" {
 			return inputf(name, "--%s is empty; leave it out for none", fl)
 		}

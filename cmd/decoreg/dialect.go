@@ -50,20 +50,54 @@ func (d *dialectFlags) dialect(name string) (data.Dialect, error) {
 // naDecimalComma refuses an --na list (na, split into nas) that splits a
 // number written with a decimal comma into two markers, under --decimal ,:
 // "-999,5" is the markers -999 and 5 (every cell of 5 then missing,
-// helper-147). Entries in double quotes are taken as given.
+// helper-147). Entries in double quotes are taken as given (each entry by
+// itself: one quoted entry let the others' split through, helper-148).
 func naDecimalComma(name, na string, nas []string, dl data.Dialect) error {
-	if !dl.DecimalComma || strings.Contains(na, `"`) {
+	if !dl.DecimalComma {
 		return nil
+	}
+	quoted := quotedFields(na)
+	if len(quoted) != len(nas) {
+		return nil // not expected: listFields read the same list
 	}
 	for i := 0; i+1 < len(nas); i++ {
 		a, b := strings.TrimSpace(nas[i]), strings.TrimSpace(nas[i+1])
-		if !intPart.MatchString(a) || !fracPart.MatchString(b) {
+		if quoted[i] || quoted[i+1] || !intPart.MatchString(a) || !fracPart.MatchString(b) {
 			continue
 		}
 		return inputf(name, "--na %s: under --decimal , the entries %s and %s are two markers, not the number %s,%s: give a marker with a decimal comma in double quotes (--na %s), or two markers each in double quotes (--na %s)",
 			strconv.Quote(na), strconv.Quote(a), strconv.Quote(b), a, b, shellArg(`"`+a+","+b+`"`), shellArg(`"`+a+`","`+b+`"`))
 	}
 	return nil
+}
+
+// quotedFields reports, for each comma-separated field of s as listFields
+// reads it, whether it is in double quotes.
+func quotedFields(s string) []bool {
+	var out []bool
+	inQuote, start := false, true
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"':
+			if start {
+				out = append(out, true)
+				start = false
+			}
+			inQuote = !inQuote
+		case c == ',' && !inQuote:
+			if start {
+				out = append(out, false)
+			}
+			start = true
+		case c != ' ' && c != '\t' && start:
+			out = append(out, false)
+			start = false
+		}
+	}
+	if start {
+		out = append(out, false)
+	}
+	return out
 }
 
 var (

@@ -132,6 +132,9 @@ func TestSepDecimalAdvice(t *testing.T) {
 	if code, errs := train(na, append(dc, "--na", "-999,5")...); code != 2 || !strings.Contains(errs, `--na "-999,5": under --decimal , the entries "-999" and "5" are two markers, not the number -999,5: give a marker with a decimal comma in double quotes (--na '"-999,5"'), or two markers each in double quotes (--na '"-999","5"')`) {
 		t.Errorf("--na -999,5: exit %d, %s", code, errs)
 	}
+	if code, errs := train(na, append(dc, "--na", `"NA",-999,5`)...); code != 2 || !strings.Contains(errs, `the entries "-999" and "5" are two markers`) {
+		t.Errorf(`--na '"NA",-999,5': exit %d, %s`, code, errs) // one quoted entry let the others through
+	}
 	if code, errs := train(na, append(dc, "--na", `"-999,5"`)...); code != 0 {
 		t.Errorf(`--na '"-999,5"': exit %d, %s`, code, errs)
 	}
@@ -160,8 +163,16 @@ func TestSepDecimalAdvice(t *testing.T) {
 	// A percent sign around a decimal comma that --decimal , reads: the
 	// sign is what to remove.
 	pct := writeTable(t, dir, "pct.csv", "a;y", 40, func(i int) string { return fmt.Sprintf("%d,5%%;%d", i%9, i%4) })
-	if _, errs := train(pct, dc...); !strings.Contains(errs, `remove the thousands separators, currency signs and units ("0,5%" is 0.5 in percent) in the file`) || strings.Contains(errs, "read the decimal commas with --decimal") {
+	if _, errs := train(pct, dc...); !strings.Contains(errs, `remove the thousands separators, currency signs and units ("0,5%" is 0,5 in percent) in the file`) || strings.Contains(errs, "read the decimal commas with --decimal") {
 		t.Errorf("percent under --decimal ,: %s", errs)
+	}
+	// A model's numeric column given "1,250" in a semicolon file without
+	// --decimal ,: the advice names it too (helper-148).
+	semiModel := filepath.Join(dir, "semi.model")
+	mustCLI(t, append(append([]string{"train", "--data", na, "--out", semiModel}, tinyArgs("mdn")...), dc...)...)
+	odd := writeTable(t, dir, "odd.csv", "a;y", 3, func(i int) string { return fmt.Sprintf("1,250;%d", i) })
+	if code, _, errs := cli(t, "predict", "--model", semiModel, "--data", odd, "--sep", ";", "--out", "-"); code != 2 || !strings.Contains(errs, `("1,250" is 1250) in the file (or, if its commas are decimal commas, read them with --decimal ,)`) {
+		t.Errorf("1,250 in a semicolon file: exit %d, %s", code, errs)
 	}
 	// Ambiguous commas in a semicolon file: --decimal , is named.
 	amb := writeTable(t, dir, "amb.csv", "a;y", 40, func(i int) string { return fmt.Sprintf("%d,%03d;%d", 1+i%9, 7*i%1000, i%4) })
@@ -179,5 +190,20 @@ func TestSepDecimalAdvice(t *testing.T) {
 	os.WriteFile(cc, []byte("a,y\n\"1,5\",2\n2,5,3\n"), 0o644)
 	if code, errs := train(cc, "--decimal", ","); code != 2 || !strings.Contains(errs, `line 3: wrong number of fields: 3 fields, the header has 2 (the file's fields are separated by commas, and its numbers written with decimal commas: such a number must be in double quotes, "1,5")`) {
 		t.Errorf("unquoted decimal commas: exit %d, %s", code, errs)
+	}
+}
+
+func TestQuotedFields(t *testing.T) {
+	for s, want := range map[string]string{
+		`a,b`: "ff", `"a",b`: "tf", `"a,b",c`: "tf", ` "x",y`: "tf", `a,"b""c",d`: "ftf", ``: "f", `a,`: "ff", `,"a"`: "ft", `"NA",-999,5`: "tff",
+	} {
+		got := ""
+		for _, q := range quotedFields(s) {
+			got += map[bool]string{true: "t", false: "f"}[q]
+		}
+		fields, err := listFields(s)
+		if got != want || err != nil || len(fields) != len(want) {
+			t.Errorf("%q: %s (%d fields, %v), want %s", s, got, len(fields), err, want)
+		}
 	}
 }

@@ -706,7 +706,7 @@ func warnNumberLike(name, path string, fr *data.Frame, target string) (warned, m
 		if k == 0 || float64(n) < numberLikeShare*float64(m) {
 			continue
 		}
-		advice := formAdvice(examples)
+		advice := formAdviceIn(fr.Dialect, examples)
 		if dec {
 			// With decimal commas in the column, "1,250" is one too.
 			advice += fmt.Sprintf(" (%s is %s here, as the column's other decimal commas say)", data.QuoteCell(ambExample), strings.Replace(strings.TrimSpace(ambExample), ",", ".", 1))
@@ -947,7 +947,7 @@ func featureCellErr(err error, na []string, dl data.Dialect) error {
 	}
 	if f := numberFormIn(dl, ne.Text); f != notNumberLike {
 		ex := map[numberForm]string{f: ne.Text}
-		return fmt.Errorf("%w: the model reads this column as numbers: %s in the file%s", err, formAdvice(ex), decimalHint(ex))
+		return fmt.Errorf("%w: the model reads this column as numbers: %s in the file%s", err, formAdviceIn(dl, ex), decimalHintIn(dl, ex))
 	}
 	if na == nil {
 		na = data.DefaultNA
@@ -977,7 +977,7 @@ func targetTextErr(err error, header []string, target, hint string, dl data.Dial
 			// A number as spreadsheets write it ("$1,784.07", "18,64"):
 			// marking such cells missing would leave no target.
 			ex := map[numberForm]string{f: ne.Text}
-			return fmt.Errorf("%w: the target %s must hold numbers as decoreg reads them: %s in the file%s", err, data.QuoteName(target), formAdvice(ex), decimalHint(ex))
+			return fmt.Errorf("%w: the target %s must hold numbers as decoreg reads them: %s in the file%s", err, data.QuoteName(target), formAdviceIn(dl, ex), decimalHintIn(dl, ex))
 		}
 	}
 	return fmt.Errorf("%w: the target %s must hold numbers (decoreg predicts numbers; a text target such as a class label is not one%s)", err, data.QuoteName(target), hint)
@@ -1188,7 +1188,7 @@ func naHint(na, texts []string, dl data.Dialect) string {
 			quoteList(plain), shellArg(strings.Join(list, ","))))
 	}
 	if len(numLike) > 0 {
-		parts = append(parts, fmt.Sprintf("%s %s as spreadsheets write them: %s in the file%s", quoteList(numLike), pick(len(numLike) == 1, "is a number", "are numbers"), formAdvice(examples), decimalHint(examples)))
+		parts = append(parts, fmt.Sprintf("%s %s as spreadsheets write them: %s in the file%s", quoteList(numLike), pick(len(numLike) == 1, "is a number", "are numbers"), formAdviceIn(dl, examples), decimalHintIn(dl, examples)))
 	}
 	if len(long) > 0 {
 		parts = append(parts, fmt.Sprintf("%s %s too long to be a missing-value marker: change %s in the file", quoteList(long), pick(len(long) == 1, "is", "are"), pick(len(long) == 1, "it", "them")))

@@ -284,7 +284,12 @@ func unitOf(s string) string {
 
 // formAdvice is what to do in the file with cells of the forms in examples
 // (one example cell per form found), or "".
-func formAdvice(examples map[numberForm]string) string {
+func formAdvice(examples map[numberForm]string) string { return formAdviceIn(data.Dialect{}, examples) }
+
+// formAdviceIn is formAdvice for a file of dialect dl: under a decimal
+// comma the numbers are shown as the file writes them ("5,5%" is 5,5 in
+// percent; 5.5 is text there, helper-148).
+func formAdviceIn(dl data.Dialect, examples map[numberForm]string) string {
 	var parts []string
 	for _, f := range []struct {
 		form numberForm
@@ -297,8 +302,11 @@ func formAdvice(examples map[numberForm]string) string {
 	} {
 		if s, ok := examples[f.form]; ok {
 			v, _ := asNumber(s)
-			if f.form == formDecimalPoint {
+			switch {
+			case f.form == formDecimalPoint:
 				v = strings.Replace(strings.TrimSpace(s), ".", ",", 1) // (one point: a number to ParseNumber)
+			case dl.DecimalComma:
+				v = strings.Replace(v, ".", ",", 1)
 			}
 			if strings.ContainsAny(s, "%‰") {
 				v += " in percent" // or per mille: the sign is removed, the number kept
@@ -310,6 +318,20 @@ func formAdvice(examples map[numberForm]string) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// decimalHintIn is decimalHint for a file of dialect dl: in a file
+// separated by another character than the comma, where commas between
+// thousands read as one ("268,728"), it names --decimal , too (a
+// semicolon file often has decimal commas; helper-148).
+func decimalHintIn(dl data.Dialect, examples map[numberForm]string) string {
+	if h := decimalHint(examples); h != "" || dl.DecimalComma || dl.Comma() == ',' {
+		return h
+	}
+	if s, ok := examples[formSeparated]; ok && ambiguousComma.MatchString(strings.TrimSpace(s)) {
+		return " (or, if its commas are decimal commas, read them with --decimal ,)"
+	}
+	return ""
 }
 
 // decimalHint is what formAdvice's message adds where examples hold a

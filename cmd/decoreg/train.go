@@ -1125,7 +1125,7 @@ func runTrain(cmd *Command, args []string) error {
 	if err := noEmptyLists(name, fs, "features", "drop"); err != nil {
 		return err
 	}
-	if err := noEmptyValues(name, fs, "head", "vocab", "encoder", "input-transform", "target-range", "stop-by", "calibrate-by", "pretrain", "ensemble-from", "test-mask"); err != nil {
+	if err := noEmptyValues(name, fs, "head", "vocab", "encoder", "input-transform", "target-range", "stop-by", "calibrate-by", "ensemble-from", "test-mask"); err != nil {
 		return err
 	}
 	dl, err := f.dialect.dialect(name)
