@@ -402,3 +402,12 @@ func TestEmptyValuesAndOddData(t *testing.T) {
 	os.WriteFile(gg, gz.Bytes(), 0o644)
 	wantUsage(t, []string{"train", "--data", gg, "--out", out}, "not a CSV table: it is gzip data inside gzip data: decompress it once first")
 }
+
+// TestSplitOutOfRange: --split too large for an int says so, as the int
+// flags do (it said "not an integer"; helper-146).
+func TestSplitOutOfRange(t *testing.T) {
+	model := sharedModel(t, "mdn")
+	data := writeSynth(t, t.TempDir(), "d.csv", 20, 1)
+	wantUsage(t, []string{"predict", "--model", model, "--data", data, "--out", "-", "--test-mask", data, "--split", "99999999999999999999"}, `invalid value "99999999999999999999" for flag -split: value out of range`)
+	wantUsage(t, []string{"predict", "--model", model, "--data", data, "--out", "-", "--test-mask", data, "--split", "x"}, `invalid value "x" for flag -split: not an integer`)
+}

@@ -265,6 +265,9 @@ func (o *optInt) reset() { *o = optInt{} }
 
 func (o *optInt) Set(s string) error {
 	v, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) {
+		return errors.New("value out of range") // as the int flags say it
+	}
 	if err != nil {
 		return errors.New("not an integer")
 	}
