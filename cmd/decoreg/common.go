@@ -833,7 +833,13 @@ func listOutput(f *outfile.File) (unlist func()) {
 	}
 }
 
-type sigHandler struct{ on func(os.Signal) }
+// sigHandler is a command's handler of interrupt signals. mu is held
+// while on runs, and by the handler's stop to mark it removed.
+type sigHandler struct {
+	on      func(os.Signal)
+	mu      sync.Mutex
+	removed bool
+}
 
 // listenAll makes the receiver listen from the process's start to its
 // end (listenFromStart: the decoreg binary and the tests' child
@@ -930,24 +936,36 @@ func dispatchSignals(ch chan stampedSignal) {
 			continue
 		}
 		last, lastAt = s, st.at
-		signals.mu.Lock()
-		var h *sigHandler
-		if n := len(signals.handlers); n > 0 {
-			h = signals.handlers[n-1]
-		}
-		if h == nil {
-			// No handler: the spools' guard (or a signal that raced with
-			// the last handler's end, which the default action would
-			// have ended too).
+		for {
+			signals.mu.Lock()
+			var h *sigHandler
+			if n := len(signals.handlers); n > 0 {
+				h = signals.handlers[n-1]
+			}
+			if h == nil {
+				// No handler: the spools' guard (or a signal that raced with
+				// the last handler's end, which the default action would
+				// have ended too).
+				signals.mu.Unlock()
+				beginExit()
+				fmt.Fprintln(errOut, decoregName()+": interrupted") // it exited without a word
+				exitBySignal(s)
+			}
 			signals.mu.Unlock()
-			beginExit()
-			fmt.Fprintln(errOut, decoregName()+": interrupted") // it exited without a word
-			exitBySignal(s)
+			// A handler stopped since it was taken (its command's work
+			// done, the command returning) would let the signal go
+			// unheard: the next one takes it (helper-148).
+			h.mu.Lock()
+			if h.removed {
+				h.mu.Unlock()
+				continue
+			}
+			lastSignal.Store(&s)
+			h.on(s)
+			h.mu.Unlock()
+			signalsHandled.Add(1)
+			break
 		}
-		signals.mu.Unlock()
-		lastSignal.Store(&s)
-		h.on(s)
-		signalsHandled.Add(1)
 	}
 }
 
@@ -1066,6 +1084,11 @@ func onSignals(first func(), cleanup func() (said bool)) (ctx context.Context, s
 			}
 			listenLocked()
 			signals.mu.Unlock()
+			// After a signal given to h is handled; one taken for h
+			// and not given yet goes to the next handler.
+			h.mu.Lock()
+			h.removed = true
+			h.mu.Unlock()
 			cancel()
 		})
 	}

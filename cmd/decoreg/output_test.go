@@ -1048,3 +1048,41 @@ func TestInterruptAtLastWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestSignalToStoppedHandler: a signal the dispatcher took for a handler
+// that was stopped before it ran goes to the next handler (it ran the
+// stopped one, whose command had finished, and the signal went unheard:
+// helper-148).
+func TestSignalToStoppedHandler(t *testing.T) {
+	var got []string
+	var mu sync.Mutex
+	mk := func(name string) *sigHandler {
+		return &sigHandler{on: func(os.Signal) { mu.Lock(); got = append(got, name); mu.Unlock() }}
+	}
+	below, top := mk("below"), mk("top")
+	signals.mu.Lock()
+	signals.handlers = append(signals.handlers, below, top)
+	signals.mu.Unlock()
+	defer func() {
+		signals.mu.Lock()
+		signals.handlers = slices.DeleteFunc(signals.handlers, func(x *sigHandler) bool { return x == below || x == top })
+		signals.mu.Unlock()
+	}()
+	top.mu.Lock() // the dispatcher takes top and waits for it
+	ch := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	go func() { dispatchSignals(stampSignals(ch)); close(done) }()
+	ch <- os.Interrupt
+	time.Sleep(100 * time.Millisecond)
+	// top stops, as its stop does: off the list, then marked.
+	signals.mu.Lock()
+	signals.handlers = slices.DeleteFunc(signals.handlers, func(x *sigHandler) bool { return x == top })
+	signals.mu.Unlock()
+	top.removed = true
+	top.mu.Unlock()
+	close(ch)
+	<-done
+	if strings.Join(got, ",") != "below" {
+		t.Errorf("handled by %q, want below", got)
+	}
+}
