@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
-	"decoreg/internal/memlimit"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -17,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"decoreg/internal/memlimit"
 )
 
 // Dataset is a regression data set held in memory.

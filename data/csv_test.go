@@ -3,7 +3,6 @@ package data
 import (
 	"bytes"
 	"compress/gzip"
-	"decoreg/internal/memlimit"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"decoreg/internal/memlimit"
 )
 
 // writeTemp writes content to a file called name in a new temporary

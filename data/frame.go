@@ -1,7 +1,6 @@
 package data
 
 import (
-	"decoreg/internal/memlimit"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"decoreg/internal/memlimit"
 )
 
 // Kind is the type of a Frame column.
