@@ -430,6 +430,11 @@ func readNamed(name, path string, dl data.Dialect, m *decoreg.Model, target stri
 	if target == "" {
 		target = mtarget
 	}
+	if hint := otherSeparator(header, dl); hint != "" && (len(feats) == 0 || !slices.Contains(header, feats[0])) {
+		// One column holding a separator, where the model wants others
+		// (as a model with a schema says, readFrameForModel).
+		return nil, inputf(name, "%s: line %d: %s", path, hline, hint)
+	}
 	switch {
 	case len(feats) == 0:
 		if feats, target, err = byPosition(name, path, header, hline, m.Features(), target); err != nil {

@@ -285,6 +285,17 @@ func TestUnnamedModel(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "wide.csv: line 1: 3 feature columns, the model takes 2") {
 		t.Errorf("eval with 3 feature columns: exit %d, %q", code, errs)
 	}
+	// A semicolon file: the --sep that reads it is named, as for a model
+	// with a schema (it said a column was missing), and it reads.
+	semi := filepath.Join(dir, "semi.csv")
+	os.WriteFile(semi, []byte(strings.ReplaceAll(mustRead(t, named), ",", ";")), 0o644)
+	code, _, errs = cli(t, "eval", "--model", model, "--data", semi)
+	if code != 2 || !strings.Contains(errs, `semi.csv: line 1: the header is one column, "x0;x1;y", holding ";": if the file's fields are separated by it, give --sep ';'`) {
+		t.Errorf("a semicolon file: exit %d, %q", code, errs)
+	}
+	if c, _ := mustCLI(t, "eval", "--model", model, "--data", semi, "--sep", ";"); c != a {
+		t.Errorf("a semicolon file with --sep: %s, want %s", c, a)
+	}
 }
 
 func mustRead(t *testing.T, path string) string {
