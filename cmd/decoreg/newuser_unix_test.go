@@ -764,10 +764,28 @@ func TestInterruptBeforeHandler(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(300 * time.Millisecond) // into the open of the FIFO
+		waitFIFOOpen(cmd.Process.Pid)
 		cmd.Process.Signal(s)
 		if err := cmd.Wait(); !killedBy(err, s) || errs.String() != "decoreg predict: interrupted\n" {
 			t.Errorf("%v: %v, stderr %q", s, err, errs.String())
 		}
 	}
+}
+
+// waitFIFOOpen waits until a thread of process pid waits in the open of a
+// FIFO for its writer (the kernel's wait_for_partner), at most 10 s; where
+// /proc does not say, a second.
+func waitFIFOOpen(pid int) {
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+		if err != nil || len(tasks) == 0 {
+			break
+		}
+		for _, w := range tasks {
+			if b, _ := os.ReadFile(w); string(b) == "wait_for_partner" {
+				return
+			}
+		}
+	}
+	time.Sleep(time.Second)
 }
