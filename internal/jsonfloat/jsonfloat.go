@@ -26,13 +26,15 @@ func (f Float) MarshalJSON() ([]byte, error) {
 	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler. It also reads the strings
+// "Inf" and "NaN", as decoreg show and tokenize write them (a result file
+// edited to show's spelling was refused: helper-149).
 func (f *Float) UnmarshalJSON(b []byte) error {
 	switch string(b) {
-	case "null":
+	case "null", `"NaN"`:
 		*f = Float(math.NaN())
 		return nil
-	case `"+Inf"`:
+	case `"+Inf"`, `"Inf"`:
 		*f = Float(math.Inf(1))
 		return nil
 	case `"-Inf"`:

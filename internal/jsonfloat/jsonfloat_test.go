@@ -25,3 +25,21 @@ func TestRoundTrip(t *testing.T) {
 		t.Error(`"x" read as a number`)
 	}
 }
+
+// TestReadsOtherSpellings: "Inf" and "NaN", as show and tokenize write
+// them, read too; other strings do not.
+func TestReadsOtherSpellings(t *testing.T) {
+	for in, want := range map[string]float64{`"Inf"`: math.Inf(1), `"+Inf"`: math.Inf(1), `"-Inf"`: math.Inf(-1)} {
+		var f Float
+		if err := f.UnmarshalJSON([]byte(in)); err != nil || float64(f) != want {
+			t.Errorf("%s: %v, %v", in, f, err)
+		}
+	}
+	var f Float
+	if err := f.UnmarshalJSON([]byte(`"NaN"`)); err != nil || !math.IsNaN(float64(f)) {
+		t.Errorf("NaN: %v, %v", f, err)
+	}
+	if err := f.UnmarshalJSON([]byte(`"inf"`)); err == nil {
+		t.Errorf(`"inf" read as %v`, f)
+	}
+}

@@ -67,6 +67,14 @@ var (
 	ErrNoRoom = errors.New("model too large for this process's memory")
 )
 
+// damagedError is ErrChecksum's error for a file whose declared sizes are
+// damaged: it is corrupt, but no checksum was compared (it said "checksum
+// mismatch": helper-149).
+type damagedError struct{ msg string }
+
+func (e damagedError) Error() string        { return "model file is corrupt: " + e.msg }
+func (e damagedError) Is(target error) bool { return target == ErrChecksum }
+
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Encode writes a model file with the given JSON header and parameters to w.
@@ -149,10 +157,10 @@ func decode(r io.Reader, size int64) (header []byte, params []float32, err error
 	}
 	hlen := binary.LittleEndian.Uint32(head[12:16])
 	if hlen > maxHeader {
-		return nil, nil, fmt.Errorf("%w: header length %d", ErrChecksum, hlen)
+		return nil, nil, damagedError{fmt.Sprintf("header length %d, past the most a model file has (%d)", hlen, maxHeader)}
 	}
 	if size >= 0 && int64(hlen)+16+8+4 > size {
-		return nil, nil, fmt.Errorf("%w: it is %d bytes, with a header of %d declared", ErrTruncated, size, hlen)
+		return nil, nil, fmt.Errorf("%w: it is %d bytes, and its start declares a header of %d, so it needs at least %d (or the header length is damaged)", ErrTruncated, size, hlen, int64(hlen)+16+8+4)
 	}
 	// Read the header as it comes rather than allocate hlen bytes up front,
 	// so that a short file claiming a long header costs little.
@@ -170,7 +178,7 @@ func decode(r io.Reader, size int64) (header []byte, params []float32, err error
 	}
 	n := binary.LittleEndian.Uint64(nb[:])
 	if n > maxParams {
-		return nil, nil, fmt.Errorf("%w: parameter count %d, past the most a model has (the header length or the count is damaged)", ErrChecksum, n)
+		return nil, nil, damagedError{fmt.Sprintf("parameter count %d, past the most a model has (the header length or the count is damaged)", n)}
 	}
 	if size >= 0 {
 		want := int64(16) + int64(hlen) + 8 + 4*int64(n) + 4
@@ -178,7 +186,7 @@ func decode(r io.Reader, size int64) (header []byte, params []float32, err error
 		case size < want:
 			return nil, nil, fmt.Errorf("%w: it is %d bytes, its header and parameter count (%d) declare %d (the file is cut short, or the count is damaged)", ErrTruncated, size, n, want)
 		case size > want:
-			return nil, nil, fmt.Errorf("%w: it is %d bytes, its header and parameter count (%d) declare %d (data after the checksum, or the count is damaged)", ErrChecksum, size, n, want)
+			return nil, nil, damagedError{fmt.Sprintf("it is %d bytes, its header and parameter count (%d) declare %d (data after the checksum, or the count is damaged)", size, n, want)}
 		}
 		params = make([]float32, 0, n)
 	} else {

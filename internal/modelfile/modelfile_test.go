@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"math"
@@ -168,5 +169,31 @@ func TestStreamCountBeyondMemory(t *testing.T) {
 	}
 	if z.n > 1<<20 {
 		t.Errorf("read %d bytes of parameters before refusing them", z.n)
+	}
+}
+
+// TestDamagedSizes: a damaged header length or parameter count is corrupt
+// (ErrChecksum), said as a damaged size, not a checksum mismatch, which
+// was not compared; a file cut after its header says how long it must be
+// at least (helper-149: "it is 877 bytes, with a header of 877 declared").
+func TestDamagedSizes(t *testing.T) {
+	h, p := sample()
+	var buf bytes.Buffer
+	Encode(&buf, h, p)
+	good := buf.Bytes()
+	long := bytes.Clone(good)
+	binary.LittleEndian.PutUint32(long[12:], MaxHeader+1)
+	count := bytes.Clone(good)
+	binary.LittleEndian.PutUint64(count[16+len(h):], 1<<62)
+	for name, b := range map[string][]byte{"header length": long, "parameter count": count, "data after the end": append(bytes.Clone(good), 0)} {
+		_, _, err := decode(bytes.NewReader(b), int64(len(b)))
+		if !errors.Is(err, ErrChecksum) || strings.Contains(err.Error(), "checksum mismatch") || !strings.HasPrefix(err.Error(), "model file is corrupt: ") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	cut := good[:16+len(h)]
+	_, _, err := decode(bytes.NewReader(cut), int64(len(cut)))
+	if want := fmt.Sprintf("model file is truncated: it is %d bytes, and its start declares a header of %d, so it needs at least %d (or the header length is damaged)", len(cut), len(h), len(h)+28); err == nil || err.Error() != want {
+		t.Errorf("cut after the header: %v, want %s", err, want)
 	}
 }
