@@ -197,10 +197,15 @@ func withCPUProfile(path string, f func() error) error {
 	if err != nil {
 		return err
 	}
-	return outfile.WriteFile(context.Background(), path, func(w io.Writer) error {
+	if err := outfile.WriteFile(context.Background(), path, func(w io.Writer) error {
 		_, err := w.Write(buf.Bytes())
 		return err
-	})
+	}); err != nil {
+		// The flag named (a device that refuses the bytes, /dev/full, is
+		// known only once written: helper-149).
+		return failf("bench", "--cpuprofile: writing %s: %v", path, err)
+	}
+	return nil
 }
 
 // maxBenchBytes is the most memory a benchmark's flags may ask for (by the

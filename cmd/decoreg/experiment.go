@@ -86,7 +86,9 @@ The experiments (decoreg experiment --list):
 
 ` + indent(experimentList()) + `
 "decoreg bench uci" runs the paper's UCI table ("decoreg experiment uci"
-is the same command with the same flags).`,
+is the same command with the same flags, but for --out, which bench uci
+requires and experiment uci defaults to experiments/results/uci, the
+committed results, where it resumes).`,
 	CustomFlags: true,
 	Run:         runExperiment,
 }

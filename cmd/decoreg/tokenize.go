@@ -51,7 +51,9 @@ are written +, -, the digits 0..9 then a..z, and nan, inf, -inf.
 
 JSON has no NaN or infinities: non-finite numbers are written as the
 strings "NaN", "Inf" and "-Inf". Values are read as by Go's
-strconv.ParseFloat, so NaN, Inf, -Inf, 1e-3 and 0x1p-4 are all numbers.
+strconv.ParseFloat, so NaN, Inf, -Inf, 1e-3 and 0x1p-4 are all numbers;
+a value beyond float64's range (1e309), which ParseFloat would read as an
+infinity, is refused.
 
 Flags come before the values. Arguments after them that merely start with
 a dash, such as -3.5, - or -inf, are values or tokens; -- ends the flags
