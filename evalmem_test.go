@@ -3,6 +3,7 @@ package decoreg
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -61,17 +62,10 @@ func TestEvaluateMemoryFlat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if whole := (a.NLLU*5000 + b.NLLU*(rows-5000)) / rows; !(abs(whole-e.NLLU) <= 1e-12*abs(whole)) {
+		if whole := (a.NLLU*5000 + b.NLLU*(rows-5000)) / rows; !(math.Abs(whole-e.NLLU) <= 1e-12*math.Abs(whole)) {
 			t.Errorf("%s: NLL_u %v over the rows, %v from two parts", c.name, e.NLLU, whole)
 		}
 	}
-}
-
-func abs(v float64) float64 {
-	if v < 0 {
-		return -v
-	}
-	return v
 }
 
 // TestOutLogPDF: OutLogPDF gives each row's Dists(x).LogPDF(y), across

@@ -110,7 +110,7 @@ func sepFlag(r rune) string {
 	if r == '\t' {
 		return "--sep tab"
 	}
-	return fmt.Sprintf("--sep '%c'", r)
+	return "--sep " + shellArg(string(r)) // (a quote as the separator: '\'')
 }
 
 // warnGrouped warns about each numeric column of fr, read with --decimal ,,

@@ -41,7 +41,7 @@ func checkKeep(name string, fs *flag.FlagSet, list, path string, dl data.Dialect
 		return nil, inputErr(name, err)
 	}
 	for i, n := range names {
-		if k := slices.Index(names[:i], n); k >= 0 {
+		if slices.Contains(names[:i], n) {
 			return nil, inputf(name, "--keep %s: %s is given twice", strconv.Quote(list), data.QuoteName(n))
 		}
 		if !slices.Contains(header, n) {

@@ -173,8 +173,9 @@ func runSample(cmd *Command, args []string) error {
 		return err
 	}
 	taken := func(s string) bool { // row, s1 .. sN
-		j, err := strconv.Atoi(strings.TrimPrefix(s, "s"))
-		return s == "row" || err == nil && strconv.Itoa(j) == s[1:] && s[0] == 's' && j >= 1 && j <= n
+		rest, ok := strings.CutPrefix(s, "s")
+		j, err := strconv.Atoi(rest)
+		return s == "row" || ok && err == nil && strconv.Itoa(j) == rest && j >= 1 && j <= n
 	}
 	keepNames, err := checkKeep(name, fs, f.keep.list, dataPath, dl, taken)
 	if err != nil {
