@@ -73,12 +73,30 @@ func (m *Model) Calibration(ctx context.Context, x []float64, rows int, y []floa
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
 	}
-	ctx = orBackground(ctx)
+	return m.calibration(orBackground(ctx), flatRows{x, rows, m.Features()}, y)
+}
+
+// CalibrationRows is Calibration for the rows of src, read a chunk of
+// rows at a time.
+func (m *Model) CalibrationRows(ctx context.Context, src RowSource, y []float64) (*Calibration, error) {
+	if m == nil || m.net == nil {
+		return nil, ErrNotFitted
+	}
+	r, err := m.sourceReader(src)
+	if err != nil {
+		return nil, err
+	}
+	return m.calibration(orBackground(ctx), r, y)
+}
+
+// calibration is Calibration for the rows of r.
+func (m *Model) calibration(ctx context.Context, r rowReader, y []float64) (*Calibration, error) {
+	rows := r.count()
 	if len(y) != rows || rows < 1 {
 		return nil, fmt.Errorf("%w: %d targets for %d rows", ErrBadInput, len(y), rows)
 	}
-	if d := m.Features(); !shapeOK(len(x), rows, d) {
-		return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, d)
+	if x, ok := r.flat(); ok && !shapeOK(len(x), rows, m.Features()) {
+		return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, m.Features())
 	}
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -88,8 +106,12 @@ func (m *Model) Calibration(ctx context.Context, x []float64, rows int, y []floa
 	if err := stopped(ctx); err != nil {
 		return nil, err // as for every head, though the pointwise has nothing to compute
 	}
-	if err := checkFinite(x, m.Features()); err != nil {
-		return nil, err // as for every head (the pointwise's NaN scores came back)
+	if _, flat := r.flat(); flat || !m.h.Density {
+		// As for every head (the pointwise's NaN scores came back); a
+		// source's rows are checked as each chunk is predicted, below.
+		if err := checkFiniteRows(r, m.Features()); err != nil {
+			return nil, err
+		}
 	}
 	c := &Calibration{N: rows, CRPS: math.NaN(), CRPSBound: math.NaN(), PITError: math.NaN()}
 	if !m.h.Density {
@@ -102,7 +124,6 @@ func (m *Model) Calibration(ctx context.Context, x []float64, rows int, y []floa
 	}
 	// In chunks of rows, so that the distributions (and the tree
 	// expansions they cache) of only one chunk are held at a time.
-	d := m.Features()
 	qs := make([][]float64, len(levels))
 	for j := range qs {
 		qs[j] = make([]float64, rows)
@@ -116,7 +137,11 @@ func (m *Model) Calibration(ctx context.Context, x []float64, rows int, y []floa
 			return nil, err
 		}
 		hi := min(lo+chunk, rows)
-		p, err := m.PredictFlat(ctx, x[lo*d:hi*d], hi-lo, PredictOptions{Outputs: OutQuantiles | OutDist, Levels: levels})
+		xc, err := r.at(lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		p, err := m.PredictFlat(ctx, xc, hi-lo, PredictOptions{Outputs: OutQuantiles | OutDist, Levels: levels})
 		if err != nil {
 			return nil, shiftRow(err, lo)
 		}

@@ -18,6 +18,10 @@
 // columns may be text (one-hot encoded, up to a level limit) and hold missing
 // cells (imputed, with missing indicators); the fitted data.Schema is saved
 // with the model, and PredictFrame, EvaluateFrame and EncodeFrame apply it.
+// PredictRows, EvaluateRows and CalibrationRows read their rows from a
+// RowSource a chunk at a time, such as Encoder's (a frame's rows through
+// the schema), so that a table of many one-hot levels is not held encoded
+// whole.
 // For frames, a *DataError's Row and Column index the frame's rows and
 // columns.
 //

@@ -222,7 +222,8 @@ func (m *Model) ensembleNLLU(ds []dist.Distribution, x []float64, rows int, y []
 		}
 		per[k] = make([]float64, rows)
 		tg.RowNLL(mk.net, xs, d, idx, per[k])
-		if err := mk.refineNLL(per[k], x, y); err != nil {
+		bad, xb := nonFinite(nil, nil, per[k], 0, x, m.Features())
+		if err := mk.refineNLL(per[k], bad, xb, y); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -356,8 +356,22 @@ func (m *Model) EncodeFrame(f *data.Frame) (*data.Encoded, error) {
 
 // PredictFrame predicts the rows of f as PredictFlat, after EncodeFrame;
 // the Prediction's Warnings are EncodeFrame's. A *DataError's Row and
-// Column index f's rows and f.Columns.
+// Column index f's rows and f.Columns. A model with a schema encodes the
+// rows a chunk at a time (PredictRows of Encoder), so that its one-hot
+// table is not held whole.
 func (m *Model) PredictFrame(ctx context.Context, f *data.Frame, opts PredictOptions) (*Prediction, error) {
+	if m != nil && m.net != nil && m.schema != nil {
+		en, err := m.Encoder(f)
+		if err != nil {
+			return nil, err
+		}
+		p, err := m.PredictRows(ctx, en, opts)
+		if err != nil {
+			return nil, frameErr(err, nil, colSource(m.schema, nil), f)
+		}
+		p.Warnings = en.Warnings()
+		return p, nil
+	}
 	enc, err := m.EncodeFrame(f)
 	if err != nil {
 		return nil, err
@@ -414,6 +428,20 @@ func (m *Model) EvaluateFrame(ctx context.Context, f *data.Frame, target, point 
 		if g, err = g.Drop(target); err != nil {
 			return nil, badFrame(err)
 		}
+	}
+	if m.schema != nil {
+		// A chunk of rows at a time, as PredictFrame.
+		en, err := m.Encoder(g)
+		if err != nil {
+			return nil, err
+		}
+		e, err := m.EvaluateRows(ctx, en, yk, point)
+		if err != nil {
+			return nil, frameErr(err, keep, colSource(m.schema, nil), f)
+		}
+		e.Skipped = f.Rows - len(keep)
+		e.Warnings = en.Warnings()
+		return e, nil
 	}
 	enc, err := m.EncodeFrame(g)
 	if err != nil {

@@ -309,7 +309,26 @@ func (m *Model) PredictFlat(ctx context.Context, x []float64, rows int, opts Pre
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
 	}
-	ctx = orBackground(ctx)
+	return m.predictRows(orBackground(ctx), flatRows{x, rows, m.Features()}, opts)
+}
+
+// PredictRows is Predict for the rows of src, read a chunk of rows at a
+// time (with OutDist, every row at once).
+func (m *Model) PredictRows(ctx context.Context, src RowSource, opts PredictOptions) (*Prediction, error) {
+	if m == nil || m.net == nil {
+		return nil, ErrNotFitted
+	}
+	r, err := m.sourceReader(src)
+	if err != nil {
+		return nil, err
+	}
+	return m.predictRows(orBackground(ctx), r, opts)
+}
+
+// predictRows is PredictFlat for the rows of r; a flatRows's shape is
+// checked here.
+func (m *Model) predictRows(ctx context.Context, r rowReader, opts PredictOptions) (*Prediction, error) {
+	rows := r.count()
 	what := opts.Outputs
 	if what == 0 {
 		what = OutMean | OutMedian | OutMode
@@ -336,7 +355,7 @@ func (m *Model) PredictFlat(ctx context.Context, x []float64, rows int, opts Pre
 		// In chunks: the distributions (and the tree expansions they
 		// cache) of one chunk at a time.
 		d := m.Features()
-		if !shapeOK(len(x), rows, d) {
+		if x, ok := r.flat(); ok && !shapeOK(len(x), rows, d) {
 			return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, d)
 		}
 		out := &Prediction{}
@@ -349,7 +368,11 @@ func (m *Model) PredictFlat(ctx context.Context, x []float64, rows int, opts Pre
 			if what&OutLogPDF != 0 {
 				co.Y = opts.Y[lo:hi]
 			}
-			p, err := m.PredictFlat(ctx, x[lo*d:hi*d], hi-lo, co)
+			xc, err := r.at(lo, hi)
+			if err != nil {
+				return nil, err
+			}
+			p, err := m.predictRows(ctx, flatRows{xc, hi - lo, d}, co)
 			if err != nil {
 				return nil, shiftRow(err, lo)
 			}
@@ -373,6 +396,13 @@ func (m *Model) PredictFlat(ctx context.Context, x []float64, rows int, opts Pre
 	if tok.Threads == 0 && rows > 1 {
 		if workers = min(m.net.Threads(), rows); workers > 1 {
 			tok.Threads = 1
+		}
+	}
+	x, ok := r.flat()
+	if !ok {
+		var err error
+		if x, err = r.at(0, rows); err != nil {
+			return nil, err
 		}
 	}
 	ds, err := m.dists(ctx, x, rows, tok)
@@ -592,7 +622,25 @@ func (m *Model) Evaluate(ctx context.Context, x []float64, rows int, y []float64
 	if m == nil || m.net == nil {
 		return nil, ErrNotFitted
 	}
-	ctx = orBackground(ctx)
+	return m.evaluate(orBackground(ctx), flatRows{x, rows, m.Features()}, y, point)
+}
+
+// EvaluateRows is Evaluate for the rows of src, read a chunk of rows at
+// a time (more than once).
+func (m *Model) EvaluateRows(ctx context.Context, src RowSource, y []float64, point string) (*Eval, error) {
+	if m == nil || m.net == nil {
+		return nil, ErrNotFitted
+	}
+	r, err := m.sourceReader(src)
+	if err != nil {
+		return nil, err
+	}
+	return m.evaluate(orBackground(ctx), r, y, point)
+}
+
+// evaluate is Evaluate for the rows of r.
+func (m *Model) evaluate(ctx context.Context, r rowReader, y []float64, point string) (*Eval, error) {
+	rows := r.count()
 	if point == "" {
 		point = m.DefaultPoint()
 	}
@@ -615,16 +663,15 @@ func (m *Model) Evaluate(ctx context.Context, x []float64, rows int, y []float64
 			return nil, dataErr(i, -1, ErrBadInput, "the target is %v", v)
 		}
 	}
+	if x, ok := r.flat(); ok && !shapeOK(len(x), rows, m.Features()) {
+		return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, m.Features())
+	}
 	// The NLL at a temperature, or of a mixture, scores the distributions:
 	// computed with the predictions, in chunks of rows.
 	var distNLL, distTokCE []float64
 	var p *Prediction
 	// So is an MDN's NLL (its float64 mixture's density).
 	if m.h.Density && (m.Calibrated() || len(m.others) > 0 || !m.h.Tokens) {
-		d := m.Features()
-		if !shapeOK(len(x), rows, d) {
-			return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, d)
-		}
 		p = &Prediction{}
 		chunk := m.rowChunk()
 		for lo := 0; lo < rows; lo += chunk {
@@ -632,7 +679,11 @@ func (m *Model) Evaluate(ctx context.Context, x []float64, rows int, y []float64
 				return nil, err
 			}
 			hi := min(lo+chunk, rows)
-			xc, yc := x[lo*d:hi*d], y[lo:hi]
+			xc, err := r.at(lo, hi)
+			if err != nil {
+				return nil, err
+			}
+			yc := y[lo:hi]
 			pc, err := m.PredictFlat(ctx, xc, hi-lo, PredictOptions{Outputs: out | OutDist})
 			if err != nil {
 				return nil, shiftRow(err, lo)
@@ -660,7 +711,7 @@ func (m *Model) Evaluate(ctx context.Context, x []float64, rows int, y []float64
 		}
 	} else {
 		var err error
-		if p, err = m.PredictFlat(ctx, x, rows, PredictOptions{Outputs: out}); err != nil {
+		if p, err = m.predictRows(ctx, r, PredictOptions{Outputs: out}); err != nil {
 			return nil, err
 		}
 	}
@@ -719,12 +770,18 @@ func (m *Model) Evaluate(ctx context.Context, x []float64, rows int, y []float64
 				idx[i] = i
 			}
 			nll = make([]float64, rows)
+			var bad []int      // rows whose NLL is not finite
+			var xbad []float64 // and their features
 			for lo := 0; lo < rows; lo += scoreChunk {
 				if err := stopped(ctx); err != nil {
 					return nil, err
 				}
 				hi := min(lo+scoreChunk, rows)
-				if err := m.standardize(xs[:(hi-lo)*d], x[lo*f:hi*f], hi-lo); err != nil {
+				xc, err := r.at(lo, hi)
+				if err != nil {
+					return nil, err
+				}
+				if err := m.standardize(xs[:(hi-lo)*d], xc, hi-lo); err != nil {
 					return nil, shiftRow(err, lo)
 				}
 				tgc, err := head.Encode(&m.net.Cfg, m.units, y[lo:hi])
@@ -732,8 +789,9 @@ func (m *Model) Evaluate(ctx context.Context, x []float64, rows int, y []float64
 					return nil, err // not expected: tg holds the same rows
 				}
 				tgc.RowNLL(m.net, xs[:(hi-lo)*d], d, idx[:hi-lo], nll[lo:hi])
+				bad, xbad = nonFinite(bad, xbad, nll[lo:hi], lo, xc, f)
 			}
-			if err := m.refineNLL(nll, x, y); err != nil {
+			if err := m.refineNLL(nll, bad, xbad, y); err != nil {
 				return nil, err
 			}
 		}
@@ -753,26 +811,30 @@ func (m *Model) Evaluate(ctx context.Context, x []float64, rows int, y []float64
 	return e, nil
 }
 
-// refineNLL scores again, from m's float64 distributions, the rows whose
-// NLL (in u units) a token head's training forward gave as not finite:
-// its float32 overflows where the probability is tiny but positive, which
-// the distributions, as predict's logpdf, still give. Rows whose
-// distribution has no density at the target stay +Inf.
-func (m *Model) refineNLL(nll, x, y []float64) error {
-	var bad []int
+// nonFinite appends to bad and xb the rows whose NLL (nll, from row off)
+// is not finite, and their features (x, f a row).
+func nonFinite(bad []int, xb []float64, nll []float64, off int, x []float64, f int) ([]int, []float64) {
 	for i, v := range nll {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			bad = append(bad, i)
+			bad = append(bad, off+i)
+			xb = append(xb, x[i*f:(i+1)*f]...)
 		}
 	}
+	return bad, xb
+}
+
+// refineNLL scores again, from m's float64 distributions, the rows bad
+// (with features xb, row-major) whose NLL (in u units) a token head's
+// training forward gave as not finite: its float32 overflows where the
+// probability is tiny but positive, which the distributions, as
+// predict's logpdf, still give. Rows whose distribution has no density at
+// the target stay +Inf.
+func (m *Model) refineNLL(nll []float64, bad []int, xb, y []float64) error {
 	if len(bad) == 0 {
 		return nil
 	}
-	d := m.Features()
-	xb := make([]float64, 0, len(bad)*d)
 	yb := make([]float64, len(bad))
 	for k, i := range bad {
-		xb = append(xb, x[i*d:(i+1)*d]...)
 		yb[k] = y[i]
 	}
 	ds, err := m.memberDists(context.Background(), xb, len(bad), dist.TokenOptions{})

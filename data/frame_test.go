@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -858,5 +859,92 @@ func TestSchemaNegativeZero(t *testing.T) {
 	c := s.Columns[0]
 	if c.Range == nil || math.Signbit(c.Range[0]) || math.Signbit(c.Range[1]) || c.Range[0] != 0 || c.Range[1] != 0 || c.Median != 0 || math.Signbit(c.Median) {
 		t.Errorf("range %v, median %v; want [0, 0] and 0, no sign", c.Range, c.Median)
+	}
+}
+
+// TestEncoderChunks: an Encoder fills any ranges of rows as Encode
+// encodes them whole, and its warnings are Encode's (counts, the first
+// five unseen levels and their near matches), of every row whichever
+// were filled, and however often; a range outside the frame or an x of
+// another length is an error.
+func TestEncoderChunks(t *testing.T) {
+	train := "num,cat,code\n1,red,3\n,blue,1\n5,green,\n3,red,3\n"
+	f, err := ReadFrame(writeFile(t, train), FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := FitSchema(f, SchemaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("code,cat,num\n")
+	cats := []string{"red", "Red", "BLUE", "pink", "green", "", "teal", "gray", "navy", "RED", "olive"}
+	codes := []string{"3", "1", "3.0", "7", "", "1e0"}
+	for i := range 300 {
+		num := strconv.Itoa(i % 11)
+		if i%13 == 0 {
+			num = ""
+		}
+		if i%37 == 5 {
+			num = "1000"
+		}
+		fmt.Fprintf(&b, "%s,%s,%s\n", codes[(i*7)%len(codes)], cats[(i*5)%len(cats)], num)
+	}
+	g, err := ReadFrame(writeFile(t, b.String()), FrameOptions{Kinds: s.Kinds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := s.Encode(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.Warnings) != 3 {
+		t.Fatalf("the test wants a warning for every column: %+v", whole.Warnings)
+	}
+	for _, size := range []int{1, 7, 64, 299, 300} {
+		en, err := s.Encoder(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if en.Rows() != 300 || en.Cols() != whole.Cols {
+			t.Fatalf("rows %d, cols %d", en.Rows(), en.Cols())
+		}
+		if size == 7 {
+			if got := en.Warnings(); !reflect.DeepEqual(got, whole.Warnings) {
+				t.Errorf("before any fill: warnings %+v, want %+v", got, whole.Warnings)
+			}
+		}
+		for lo := 0; lo < g.Rows; lo += size {
+			hi := min(lo+size, g.Rows)
+			x := make([]float64, (hi-lo)*en.Cols())
+			for i := range x {
+				x[i] = -7 // overwritten
+			}
+			if err := en.Fill(lo, hi, x); err != nil {
+				t.Fatal(err)
+			}
+			if want := whole.X[lo*whole.Cols : hi*whole.Cols]; !slices.Equal(x, want) {
+				t.Fatalf("size %d: rows [%d, %d) differ", size, lo, hi)
+			}
+		}
+		if err := en.Fill(0, 1, make([]float64, en.Cols())); err != nil { // a row again
+			t.Fatal(err)
+		}
+		if got := en.Warnings(); !reflect.DeepEqual(got, whole.Warnings) {
+			t.Errorf("size %d: warnings %+v, want %+v", size, got, whole.Warnings)
+		}
+	}
+	en, _ := s.Encoder(g)
+	for _, r := range [][2]int{{-1, 2}, {5, 4}, {299, 301}} {
+		if err := en.Fill(r[0], r[1], make([]float64, max(0, r[1]-r[0])*en.Cols())); err == nil {
+			t.Errorf("Fill(%d, %d): no error", r[0], r[1])
+		}
+	}
+	if err := en.Fill(0, 2, make([]float64, en.Cols())); err == nil {
+		t.Error("Fill with a short x: no error")
+	}
+	if err := en.Fill(3, 3, nil); err != nil {
+		t.Errorf("an empty range: %v", err)
 	}
 }

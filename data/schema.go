@@ -497,6 +497,36 @@ func (w Warning) String() string {
 // without repeats) is an error; the names are Check's (Load and FitSchema
 // check the whole schema, once).
 func (s *Schema) Encode(f *Frame) (*Encoded, error) {
+	en, err := s.Encoder(f)
+	if err != nil {
+		return nil, err
+	}
+	e := &Encoded{X: make([]float64, f.Rows*en.w), Rows: f.Rows, Cols: en.w, Names: s.Names()}
+	e.Warnings = en.encode(0, f.Rows, e.X, true)
+	return e, nil
+}
+
+// Encoder encodes the rows of a frame through a schema a range at a time,
+// so that a table need not be held encoded whole: a categorical column
+// takes a float64 per level a row, and 100,000 rows of a column of 2,000
+// levels are 1.6 GB encoded, where the frame holds a string a row. Make
+// one with Schema.Encoder. It is not safe for concurrent use.
+type Encoder struct {
+	s    *Schema
+	f    *Frame
+	w    int
+	cols []*Column
+	// For each categorical column of the schema, its levels' indices.
+	index []map[string]int
+	// Warnings' answer, once computed.
+	warnings []Warning
+	warned   bool
+}
+
+// Encoder checks f against the schema as Encode does (the same errors)
+// and returns an Encoder of its rows. f must not change while the Encoder
+// is used.
+func (s *Schema) Encoder(f *Frame) (*Encoder, error) {
 	if s == nil {
 		return nil, errors.New("data: Encode: no schema (nil)")
 	}
@@ -544,15 +574,67 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 		}
 		cols[j] = c
 	}
-	w := s.Width()
-	e := &Encoded{X: make([]float64, f.Rows*w), Rows: f.Rows, Cols: w, Names: s.Names()}
-	off := 0
+	en := &Encoder{s: s, f: f, w: s.Width(), cols: cols, index: make([]map[string]int, len(s.Columns))}
 	for j, cs := range s.Columns {
-		c := cols[j]
-		warn := Warning{Column: cs.Name, Categorical: cs.Kind == Categorical}
+		if cs.Kind == Categorical {
+			index := make(map[string]int, len(cs.Levels))
+			for l, v := range cs.Levels {
+				index[v] = l
+			}
+			en.index[j] = index
+		}
+	}
+	return en, nil
+}
+
+// Rows is the number of the frame's rows.
+func (en *Encoder) Rows() int { return en.f.Rows }
+
+// Cols is the number of encoded features a row (Schema.Width).
+func (en *Encoder) Cols() int { return en.w }
+
+// Fill encodes rows [lo, hi) of the frame into x, (hi-lo) × Cols values,
+// row-major, as Encode does. A range outside the frame's rows or an x of
+// another length is an error.
+func (en *Encoder) Fill(lo, hi int, x []float64) error {
+	if lo < 0 || hi < lo || hi > en.f.Rows {
+		return fmt.Errorf("data: Encoder.Fill: rows [%d, %d) of a frame of %d", lo, hi, en.f.Rows)
+	}
+	w := en.w
+	if len(x) != (hi-lo)*w {
+		return fmt.Errorf("data: Encoder.Fill: %d values for %d rows of %d features", len(x), hi-lo, w)
+	}
+	en.encode(lo, hi, x, false)
+	return nil
+}
+
+// Warnings returns, for each column with cells to warn of, what Encode's
+// Warnings give (nil for none), in the schema's order: of every row of
+// the frame, whichever rows were filled.
+func (en *Encoder) Warnings() []Warning {
+	if !en.warned {
+		en.warnings = en.encode(0, en.f.Rows, nil, true)
+		en.warned = true
+	}
+	return slices.Clone(en.warnings)
+}
+
+// encode encodes rows [lo, hi) into x (nil: none) and returns their
+// warnings where withWarnings is set.
+func (en *Encoder) encode(lo, hi int, x []float64, withWarnings bool) []Warning {
+	clear(x)
+	f, w := en.f, en.w
+	var ws []Warning
+	off := 0
+	for j := range en.s.Columns {
+		cs := &en.s.Columns[j]
+		c := en.cols[j]
+		var nw nearWarning
+		nw.Warning = Warning{Column: cs.Name, Categorical: cs.Kind == Categorical}
+		warn := &nw.Warning
 		switch cs.Kind {
 		case Numeric:
-			for i := range f.Rows {
+			for i := lo; i < hi; i++ {
 				v := cs.Median
 				if c.Missing[i] {
 					if !cs.Missing {
@@ -567,70 +649,88 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 					warn.Far++
 					warn.Range = *cs.Range
 				}
-				e.X[i*w+off] = v
+				if x == nil {
+					continue
+				}
+				r := (i - lo) * w
+				x[r+off] = v
 				if cs.Missing && c.Missing[i] {
-					e.X[i*w+off+1] = 1
+					x[r+off+1] = 1
 				}
 			}
 		case Categorical:
-			index := make(map[string]int, len(cs.Levels))
-			for l, v := range cs.Levels {
-				index[v] = l
-			}
-			text := c.Str
-			if text == nil { // a numeric column: its numbers' shortest text
-				text = make([]string, f.Rows)
-				for i, v := range c.Num {
-					text[i] = strconv.FormatFloat(v, 'g', -1, 64)
+			index := en.index[j]
+			for i := lo; i < hi; i++ {
+				r := (i - lo) * w
+				var text string
+				if c.Str != nil {
+					text = c.Str[i]
+				} else { // a numeric column: its numbers' shortest text
+					text = strconv.FormatFloat(c.Num[i], 'g', -1, 64)
 				}
-			}
-			var folded map[string]string   // lower-cased level -> level, made at the first unseen one
-			var numeric map[float64]string // a level's number -> level, made at the first unseen number
-			for i := range f.Rows {
-				switch l, ok := index[text[i]]; {
+				switch l, ok := index[text]; {
 				case c.Missing[i] && cs.Missing:
-					e.X[i*w+off+len(cs.Levels)] = 1
+					if x != nil {
+						x[r+off+len(cs.Levels)] = 1
+					}
 				case c.Missing[i]:
 					warn.Missing++
 				case ok:
-					e.X[i*w+off+l] = 1
+					if x != nil {
+						x[r+off+l] = 1
+					}
 				default:
 					warn.Unseen++
-					if len(warn.Levels) < 5 && !slices.Contains(warn.Levels, text[i]) {
-						warn.Levels = append(warn.Levels, text[i])
-						if folded == nil {
-							folded = make(map[string]string, len(cs.Levels))
-							for _, v := range cs.Levels {
-								folded[FoldLevel(v)] = v
-							}
-						}
-						if v, ok := folded[FoldLevel(text[i])]; ok && len(warn.Near) < 5 {
-							warn.Near = append(warn.Near, [2]string{text[i], v})
-						} else if x, err := f.Dialect.ParseNumber(strings.TrimSpace(text[i])); err == nil && len(warn.Near) < 5 {
-							if numeric == nil { // a number written otherwise: "3.0" for the level "3"
-								numeric = map[float64]string{}
-								for _, v := range cs.Levels {
-									if y, err := f.Dialect.ParseNumber(v); err == nil {
-										if _, dup := numeric[y]; !dup {
-											numeric[y] = v
-										}
-									}
-								}
-							}
-							if v, ok := numeric[x]; ok {
-								warn.Near = append(warn.Near, [2]string{text[i], v})
-							}
-						}
+					if withWarnings && len(nw.Levels) < 5 && !slices.Contains(nw.Levels, text) {
+						nw.unseen(cs, text, f.Dialect)
 					}
 				}
 			}
 		}
-		if warn.Unseen > 0 || warn.Missing > 0 || warn.Far > 0 {
-			e.Warnings = append(e.Warnings, warn)
+		if withWarnings && (nw.Unseen > 0 || nw.Missing > 0 || nw.Far > 0) {
+			ws = append(ws, nw.Warning)
 		}
 		off += cs.width()
 	}
-	return e, nil
+	return ws
+}
+
+// nearWarning is a column's Warning as encode gathers it, with the
+// lookups of the levels an unseen one nearly matches (made at the first
+// unseen level).
+type nearWarning struct {
+	Warning
+	folded  map[string]string  // lower-cased level -> level
+	numeric map[float64]string // a level's number -> level
+}
+
+// unseen records a new unseen level text of column cs among the
+// warning's examples, with the trained level it nearly matches, if any.
+func (w *nearWarning) unseen(cs *ColumnSchema, text string, dl Dialect) {
+	w.Levels = append(w.Levels, text)
+	if w.folded == nil {
+		w.folded = make(map[string]string, len(cs.Levels))
+		for _, v := range cs.Levels {
+			w.folded[FoldLevel(v)] = v
+		}
+	}
+	if v, ok := w.folded[FoldLevel(text)]; ok && len(w.Near) < 5 {
+		w.Near = append(w.Near, [2]string{text, v})
+	} else if x, err := dl.ParseNumber(strings.TrimSpace(text)); err == nil && len(w.Near) < 5 {
+		if w.numeric == nil { // a number written otherwise: "3.0" for the level "3"
+			w.numeric = map[float64]string{}
+			for _, v := range cs.Levels {
+				if y, err := dl.ParseNumber(v); err == nil {
+					if _, dup := w.numeric[y]; !dup {
+						w.numeric[y] = v
+					}
+				}
+			}
+		}
+		if v, ok := w.numeric[x]; ok {
+			w.Near = append(w.Near, [2]string{text, v})
+		}
+	}
 }
 
 // Targets returns the values of column j of f (NaN where missing), which

@@ -136,19 +136,23 @@ func runBenchPredict(args []string) error {
 		// index among them, from 0): the rows timed are predicted once
 		// first, a chunk at a time (whatever the file's size: the peak
 		// memory is reported).
+		used, err := d.at(0, min(*rows, d.Rows)) // the file's rows timed
+		if err != nil {
+			return inputErr(name, err)
+		}
 		for lo := 0; lo < min(*rows, d.Rows); lo += predictChunk {
 			hi := min(lo+predictChunk, *rows, d.Rows)
-			if _, err := m.PredictFlat(context.Background(), d.X[lo*d.Cols:hi*d.Cols], hi-lo, decoreg.PredictOptions{Outputs: decoreg.OutMean}); err != nil {
+			if _, err := m.PredictFlat(context.Background(), used[lo*d.Cols:hi*d.Cols], hi-lo, decoreg.PredictOptions{Outputs: decoreg.OutMean}); err != nil {
 				var de *decoreg.DataError
 				if errors.As(err, &de) && de.Row >= 0 {
 					de.Row += lo
 				}
-				return dataErr(name, d, nil, err)
+				return dataErr(name, d.Dataset, nil, err)
 			}
 		}
 		x = make([]float64, 0, *rows*d.Cols)
 		for i := 0; len(x) < *rows*d.Cols; i = (i + 1) % d.Rows {
-			x = append(x, d.X[i*d.Cols:(i+1)*d.Cols]...)
+			x = append(x, used[i*d.Cols:(i+1)*d.Cols]...)
 		}
 	}
 	feats := m.Features()

@@ -371,7 +371,8 @@ const (
 	targetRequired                  // eval: every row needs one
 )
 
-// readForModel reads the rows of a data file that a model takes as input.
+// readForModel reads the rows of a data file that a model takes as input
+// (see input).
 //
 // When the model recorded its column names (models trained by 'decoreg
 // train' always do), columns are matched by name, other columns are
@@ -392,7 +393,7 @@ const (
 // then the encoded features, and a missing target is NaN. Its encoding
 // warnings (cells imputed or of unseen levels) are printed on errOut for
 // every row; readForModelRows leaves them to the caller.
-func readForModel(name, path string, dl data.Dialect, m *decoreg.Model, target string, use targetUse) (*data.Dataset, error) {
+func readForModel(name, path string, dl data.Dialect, m *decoreg.Model, target string, use targetUse) (*input, error) {
 	d, warn, err := readForModelRows(name, path, dl, m, target, use)
 	if err != nil {
 		return nil, err
@@ -406,12 +407,15 @@ func readForModel(name, path string, dl data.Dialect, m *decoreg.Model, target s
 // rows (indices of the file's rows, as Dataset's; nil: every row): the
 // rows the command uses, so that a row it skips (a test mask's other
 // rows, a missing target) is not counted.
-func readForModelRows(name, path string, dl data.Dialect, m *decoreg.Model, target string, use targetUse) (*data.Dataset, func(rows []int), error) {
+func readForModelRows(name, path string, dl data.Dialect, m *decoreg.Model, target string, use targetUse) (*input, func(rows []int), error) {
 	if s := m.Schema(); s != nil {
 		return readFrameForModel(name, path, dl, m, s, target, use)
 	}
 	d, err := readNamed(name, path, dl, m, target, use)
-	return d, func([]int) {}, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return &input{Dataset: d}, func([]int) {}, nil
 }
 
 // readNamed is readForModel for a model without a schema.
@@ -528,12 +532,14 @@ func byPosition(name, path string, header []string, hline, nfeat int, target str
 	return feats, target, nil
 }
 
-// subset returns the rows idx of d (d itself when idx is every row in order).
-func subset(d *data.Dataset, idx []int) *data.Dataset {
-	if len(idx) == d.Rows {
-		return d
+// subset returns the rows idx of d (d itself when idx is every row in
+// order).
+func subset(name string, d *input, idx []int) (*input, error) {
+	e, err := d.rows(idx)
+	if err != nil {
+		return nil, inputErr(name, err)
 	}
-	return data.Subset(d, idx)
+	return e, nil
 }
 
 // writeOutput writes a result through write to path: to standard output

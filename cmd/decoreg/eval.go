@@ -217,11 +217,13 @@ func runEval(cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	idx, err := split.rows(name, d, true)
+	idx, err := split.rows(name, d.Dataset, true)
 	if err != nil {
 		return err
 	}
-	d = subset(d, idx)
+	if d, err = subset(name, d, idx); err != nil {
+		return err
+	}
 	d, idx, skipped, err := labelled(name, d, idx)
 	if err != nil {
 		return err
@@ -230,22 +232,22 @@ func runEval(cmd *Command, args []string) error {
 	if skipped > 0 {
 		fmt.Fprintf(errOut, "decoreg %s: %s: skipped %d row(s) whose target is missing\n", name, nameSpools(d.Path), skipped)
 	}
-	warnDiscreteTarget(name, d, m)
+	warnDiscreteTarget(name, d.Dataset, m)
 	// The scores are computed before anything is written: an interrupt
 	// stops the command at once (interruptible).
 	var c *decoreg.Calibration
 	var be, bc []byte
 	extra := ""
 	if err := interruptible(name, "", func(ctx context.Context) error {
-		e, err := m.Evaluate(ctx, d.X, d.Rows, d.Y, point)
+		e, err := d.evaluate(ctx, m, point)
 		if err != nil {
-			return dataErr(name, d, idx, err)
+			return dataErr(name, d.Dataset, idx, err)
 		}
 		e.Skipped = skipped
-		warnClipped(name, d, m, e.Clipped)
-		c, err = m.Calibration(ctx, d.X, d.Rows, d.Y)
+		warnClipped(name, d.Dataset, m, e.Clipped)
+		c, err = d.calibration(ctx, m)
 		if err != nil {
-			return dataErr(name, d, idx, err)
+			return dataErr(name, d.Dataset, idx, err)
 		}
 		// Eval and Calibration marshal NaN as null and infinities as "+Inf" /
 		// "-Inf"; one object holds both (n once).
@@ -264,13 +266,13 @@ func runEval(cmd *Command, args []string) error {
 			if err != nil {
 				return failf(name, "%v", err)
 			}
-			eu, err := u.Evaluate(ctx, d.X, d.Rows, d.Y, point)
+			eu, err := d.evaluate(ctx, u, point)
 			if err != nil {
-				return dataErr(name, d, idx, err)
+				return dataErr(name, d.Dataset, idx, err)
 			}
-			cu, err := u.Calibration(ctx, d.X, d.Rows, d.Y)
+			cu, err := d.calibration(ctx, u)
 			if err != nil {
-				return dataErr(name, d, idx, err)
+				return dataErr(name, d.Dataset, idx, err)
 			}
 			cu.N = 0
 			// As Eval writes them: NaN as null, infinities as "+Inf" / "-Inf".

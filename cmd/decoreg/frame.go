@@ -792,7 +792,7 @@ func warnEncoding(name, path string, ws []data.Warning) {
 // features' names. A target that is read is numeric, NaN where missing;
 // with targetOptional too (unlabelledTargets then decides).
 // warn prints the encoding warnings of the rows given (readForModelRows).
-func readFrameForModel(name, path string, dl data.Dialect, m *decoreg.Model, s *data.Schema, target string, use targetUse) (_ *data.Dataset, warn func(rows []int), _ error) {
+func readFrameForModel(name, path string, dl data.Dialect, m *decoreg.Model, s *data.Schema, target string, use targetUse) (_ *input, warn func(rows []int), _ error) {
 	header, hline, err := dl.ReadHeaderLine(path)
 	if err != nil {
 		return nil, nil, inputErr(name, err)
@@ -874,21 +874,22 @@ func readFrameForModel(name, path string, dl data.Dialect, m *decoreg.Model, s *
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %s holds text (%s, %s): it is not read (no logpdf)\n", name, nameSpools(path), data.QuoteName(target), data.QuoteCell(c.Str[i]), at)
 		read = false
 	}
-	enc, err := m.EncodeFrame(fr)
+	// The rows are encoded a chunk at a time (input).
+	en, err := m.Encoder(fr)
 	if err != nil {
 		return nil, nil, inputErr(name, err)
 	}
 	warn = func(rows []int) {
-		ws := enc.Warnings
+		ws := en.Warnings()
 		if rows != nil && len(ws) > 0 && len(rows) < fr.Rows {
-			// Only the rows used: encode them again for their counts.
-			if e, err := m.EncodeFrame(fr.Subset(rows)); err == nil {
-				ws = e.Warnings
+			// Only the rows used: their own counts.
+			if e, err := m.Encoder(fr.Subset(rows)); err == nil {
+				ws = e.Warnings()
 			}
 		}
 		warnEncoding(name, path, ws)
 	}
-	d := &data.Dataset{Names: enc.Names, X: enc.X, Rows: enc.Rows, Cols: enc.Cols, Path: path, Lines: fr.Lines}
+	d := &data.Dataset{Names: s.Names(), Rows: fr.Rows, Cols: en.Cols(), Path: path, Lines: fr.Lines}
 	if read {
 		y, err := fr.Targets(len(cols) - 1)
 		if err != nil {
@@ -896,12 +897,12 @@ func readFrameForModel(name, path string, dl data.Dialect, m *decoreg.Model, s *
 		}
 		d.Y, d.TargetName = y, target // NaN where missing: predict decides on the rows it uses (unlabelledTargets)
 	}
-	return d, warn, nil
+	return &input{Dataset: d, fr: fr, s: s, en: en}, warn, nil
 }
 
 // labelled returns the rows of d (data rows idx of its file) whose target
 // is not missing (NaN), and how many were left out; none left is an error.
-func labelled(name string, d *data.Dataset, idx []int) (*data.Dataset, []int, int, error) {
+func labelled(name string, d *input, idx []int) (*input, []int, int, error) {
 	var keep, rows []int
 	for i, v := range d.Y {
 		if !math.IsNaN(v) {
@@ -916,7 +917,11 @@ func labelled(name string, d *data.Dataset, idx []int) (*data.Dataset, []int, in
 	if len(keep) == 0 {
 		return nil, nil, 0, inputf(name, "%s: every one of the %d rows has a missing target %s; nothing to evaluate", d.Path, d.Rows, data.QuoteName(d.TargetName))
 	}
-	return data.Subset(d, keep), rows, skipped, nil
+	e, err := subset(name, d, keep)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return e, rows, skipped, nil
 }
 
 // targetTwice reports whether two columns of header have the target's
@@ -1288,7 +1293,7 @@ func countFunc[T any](s []T, f func(T) bool) int {
 // for predict's inputs gets none). The rows are those of a --test-mask
 // split: an unlabelled row outside it took the test rows' logpdf, and the
 // warning named its line.
-func unlabelledTargets(name string, d *data.Dataset) *data.Dataset {
+func unlabelledTargets(name string, d *input) *input {
 	if d.Y == nil || !slices.ContainsFunc(d.Y, math.IsNaN) {
 		return d
 	}
@@ -1301,7 +1306,8 @@ func unlabelledTargets(name string, d *data.Dataset) *data.Dataset {
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: the target column %s is missing (empty, or one of the model's missing-value markers) in %d of the %d rows predicted (the first on %s): no logpdf is written, as it needs every row's target\n",
 			name, nameSpools(d.Path), data.QuoteName(d.TargetName), len(d.Y)-n, len(d.Y), at)
 	}
-	e := *d
-	e.Y, e.TargetName = nil, ""
+	e, ed := *d, *d.Dataset
+	ed.Y, ed.TargetName = nil, ""
+	e.Dataset = &ed
 	return &e
 }

@@ -233,7 +233,7 @@ func runPredict(cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	idx, err := split.rows(name, d, true)
+	idx, err := split.rows(name, d.Dataset, true)
 	if err != nil {
 		return err
 	}
@@ -241,7 +241,10 @@ func runPredict(cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	d = unlabelledTargets(name, subset(d, idx))
+	if d, err = subset(name, d, idx); err != nil {
+		return err
+	}
+	d = unlabelledTargets(name, d)
 	warn(idx)
 
 	logpdf := d.Y != nil && m.Config().Head != decoreg.HeadPointwise
@@ -258,8 +261,8 @@ func runPredict(cmd *Command, args []string) error {
 	var p *decoreg.Prediction
 	if err := interruptible(name, out, func(ctx context.Context) error {
 		var err error
-		if p, err = m.PredictFlat(ctx, d.X, d.Rows, opts); err != nil {
-			return dataErr(name, d, idx, err)
+		if p, err = d.predict(ctx, m, opts); err != nil {
+			return dataErr(name, d.Dataset, idx, err)
 		}
 		return nil
 	}); err != nil {

@@ -185,7 +185,7 @@ func runSample(cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	idx, err := split.rows(name, d, true)
+	idx, err := split.rows(name, d.Dataset, true)
 	if err != nil {
 		return err
 	}
@@ -193,18 +193,23 @@ func runSample(cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	d = subset(d, idx)
+	if d, err = subset(name, d, idx); err != nil {
+		return err
+	}
 	warn(idx)
 	// The rows' distributions are built distRows rows at a time: once
 	// before anything is written, so that a row the model cannot take is
 	// refused with nothing written, and again while their draws are
 	// written (holding every row's grew with the file: 9 GB for a million
 	// rows of a Riemann head).
-	cols := m.Features()
 	rowDists := func(ctx context.Context, lo, hi int) ([]dist.Distribution, error) {
-		ds, err := m.Dists(ctx, d.X[lo*cols:hi*cols], hi-lo, dist.TokenOptions{})
+		x, err := d.at(lo, hi)
 		if err != nil {
-			return nil, dataErr(name, d, idx, shiftRow(err, lo))
+			return nil, inputErr(name, err)
+		}
+		ds, err := m.Dists(ctx, x, hi-lo, dist.TokenOptions{})
+		if err != nil {
+			return nil, dataErr(name, d.Dataset, idx, shiftRow(err, lo))
 		}
 		return ds, nil
 	}
