@@ -118,13 +118,15 @@ func (d *MDN) logComp(i int, t float64) float64 {
 }
 
 // cdfT and sfT are P(T <= t) and P(T > t), each summed from its own tail
-// so that both are accurate far out.
+// so that both are accurate far out, and divided by the weights' sum as
+// rounded (cum's last, summed in the same order), so that both reach 1
+// exactly beyond every component (the weights' sum was 1 - 2^-53).
 func (d *MDN) cdfT(t float64) float64 {
 	s := 0.0
 	for i, w := range d.w {
 		s += w * 0.5 * math.Erfc(-(t-d.mu[i])/(d.sd[i]*math.Sqrt2))
 	}
-	return s
+	return s / d.cum[len(d.w)]
 }
 
 func (d *MDN) sfT(t float64) float64 {
@@ -132,7 +134,7 @@ func (d *MDN) sfT(t float64) float64 {
 	for i, w := range d.w {
 		s += w * 0.5 * math.Erfc((t-d.mu[i])/(d.sd[i]*math.Sqrt2))
 	}
-	return s
+	return s / d.cum[len(d.w)]
 }
 
 // CDF returns P(Y <= y) = sum_i w_i Phi((t - mu_i)/sd_i), t in head units.
@@ -148,8 +150,10 @@ func (d *MDN) LogPDF(y float64) float64 {
 
 // Quantile returns the q-quantile: -Inf at 0, +Inf at 1, NaN outside
 // [0,1]. It solves CDF = q by Newton steps safeguarded by bisection on a
-// bracket, to 1e-12 relative (absolute below 1), working on the upper tail
-// (1-q against the survival function) for q > 0.5.
+// bracket, to 1e-12 relative (absolute below 1, and relative to the
+// narrowest component's sd where that is smaller: a component of sd 1e-12
+// was cut at a fifth of its sd), working on the upper tail (1-q against
+// the survival function) for q > 0.5.
 func (d *MDN) Quantile(q float64) float64 {
 	switch {
 	case !(q >= 0 && q <= 1) || len(d.w) == 0: // NaN for the zero MDN too (its bracket never grew)
@@ -165,14 +169,14 @@ func (d *MDN) Quantile(q float64) float64 {
 		g = func(t float64) float64 { return (1 - q) - d.sfT(t) }
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
-	sdMax := 0.0
+	sdMax, sdMin := 0.0, math.Inf(1)
 	for i, w := range d.w {
 		if w == 0 {
 			continue // no mass: no bound on the quantile
 		}
 		lo = min(lo, d.mu[i]-8*d.sd[i])
 		hi = max(hi, d.mu[i]+8*d.sd[i])
-		sdMax = max(sdMax, d.sd[i])
+		sdMax, sdMin = max(sdMax, d.sd[i]), min(sdMin, d.sd[i])
 	}
 	for w := sdMax; g(lo) > 0 && !math.IsInf(lo, -1); w *= 2 {
 		lo -= w
@@ -198,7 +202,8 @@ func (d *MDN) Quantile(q float64) float64 {
 		if !(tn > lo && tn < hi) {
 			tn = 0.5*lo + 0.5*hi
 		}
-		tol := 1e-12 * max(1, math.Abs(t))
+		// Steps below a few units in the last place of t are rounding.
+		tol := max(1e-12*min(max(1, math.Abs(t)), sdMin), 4*(math.Nextafter(math.Abs(t), math.Inf(1))-math.Abs(t)))
 		if math.Abs(tn-t) <= tol || hi-lo <= tol {
 			t = tn
 			break

@@ -28,7 +28,13 @@ import (
 //     then by linear interpolation of the CDF across what is left: exact
 //     (to rounding) where the components' CDFs are linear there, as inside
 //     the cells of token and Riemann components; within a millionth of the
-//     bracket otherwise; point masses (pointwise components) exactly.
+//     bracket otherwise; point masses (pointwise components) exactly. A
+//     point is taken early when its CDF is within 1e-13 of the level's
+//     tail mass (q, or 1-q above 1/2, though not closer than the CDF's
+//     rounding near 1): in a gap between members where the CDF equals q
+//     to float64's precision (the median of N(0, 1) and N(100, 4) mixed
+//     equally), any point of the gap; the exact one lies where the tails'
+//     masses, 1e-240 there, balance.
 //   - Mode is the component mode at which the mixture's density is highest
 //     (the median for components without a density): the mixture's mode
 //     when the components overlap little or agree, an approximation
@@ -348,7 +354,7 @@ func (d *Mixture) Quantiles(qs []float64) []float64 {
 			if x <= lo[i] || x >= hi[i] { // no representable point between
 				continue
 			}
-			if math.Abs(fs[j]-qs[i]) <= 1e-13 {
+			if math.Abs(fs[j]-qs[i]) <= accept(qs[i]) {
 				out[i], found[i] = x, true // on the line: the answer
 				continue
 			}
@@ -379,6 +385,18 @@ func (d *Mixture) Quantiles(qs []float64) []float64 {
 		}
 	}
 	return out
+}
+
+// accept is how close to level q a point's CDF must be to be taken as
+// the q-quantile in Mixture.Quantiles: 1e-13 of the tail's mass, q or
+// 1-q (an absolute 1e-13 took the point whose CDF is 5e-21 for the level
+// 1e-20), and, above 1/2, no less than two units in the last place of
+// the CDF there.
+func accept(q float64) float64 {
+	if q <= 0.5 {
+		return 1e-13 * q
+	}
+	return max(1e-13*(1-q), 0x1p-52)
 }
 
 // Mode returns the component mode where the mixture's density is highest

@@ -147,7 +147,10 @@ func (c *Recalibration) Map(p float64) float64 {
 	return min(c.r[k]+c.slope[k]*(p-c.v[k]), 1)
 }
 
-// Inverse returns R⁻¹(q), q clamped to [0, 1]; NaN gives NaN.
+// Inverse returns R⁻¹(q), q clamped to [0, 1]; NaN gives NaN. It is 0
+// and 1 only at 0 and 1: a level inside (0, 1) whose inverse rounds to an
+// end is given the nearest float64 inside (a recalibrated quantile at
+// 1 - 2^-53 was the base's at 1, +Inf for an MDN).
 func (c *Recalibration) Inverse(q float64) float64 {
 	if math.IsNaN(q) {
 		return q
@@ -157,7 +160,14 @@ func (c *Recalibration) Inverse(q float64) float64 {
 		return q
 	}
 	k := max(min(sort.SearchFloat64s(c.r, math.Nextafter(q, math.Inf(1)))-1, len(c.slope)-1), 0)
-	return min(c.v[k]+(q-c.r[k])/c.slope[k], 1)
+	p := min(c.v[k]+(q-c.r[k])/c.slope[k], 1)
+	switch {
+	case q > 0 && q < 1 && p >= 1:
+		return math.Nextafter(1, 0)
+	case q > 0 && q < 1 && p <= 0:
+		return math.SmallestNonzeroFloat64
+	}
+	return p
 }
 
 // LogSlope returns log R'(p): the slope of the segment [v_k, v_k+1) that

@@ -553,13 +553,15 @@ var (
 )
 
 // quadCRPS integrates (R(F(t)) - 1{y <= t})² over t numerically: panels
-// between the base's quantiles at quadTail, R's knots and 1-quadTail, and
-// y, on each of which the integrand is smooth; the bound is the sum of the
-// panels' error estimates.
+// between the base's quantiles at quadTail, R's knots and 1-quadTail, y,
+// and the points that resolve the base's narrow Gaussian components
+// (gaussPoints), on each of which the integrand is smooth; the bound is
+// the sum of the panels' error estimates.
 func (d *Recalibrated) quadCRPS(y float64) (score, bound float64) {
 	ends := Quantiles(d.base, []float64{quadTail, 1 - quadTail})
 	pts := append([]float64{ends[0], ends[1], y}, d.knotQuantiles()...)
 	lo, hi := min(ends[0], y), max(ends[1], y)
+	pts = gaussPoints(pts, d.base, hi-lo)
 	pts = slices.DeleteFunc(pts, func(x float64) bool { return !(x >= lo && x <= hi) })
 	slices.Sort(pts)
 	pts = slices.Compact(pts)
@@ -580,6 +582,31 @@ func (d *Recalibrated) quadCRPS(y float64) (score, bound float64) {
 		bound += e
 	}
 	return score, bound
+}
+
+// gaussPoints appends to pts, for each Gaussian component of base (an MDN,
+// or the MDNs among a Mixture's members) narrower than span/8 in y units,
+// its mean and the points 1, 2, 4 and 8 sds either side: quadCRPS's panels
+// then resolve it, however narrow. A component of sd 0.01 inside a span of
+// 100 fell between a panel's nodes, and the panel's halves agreed on
+// missing it (a CRPS 1.9 sds too high, with a bound of 1e-10).
+func gaussPoints(pts []float64, base Distribution, span float64) []float64 {
+	switch b := base.(type) {
+	case *MDN:
+		for i, w := range b.w {
+			if w == 0 || !(b.sd[i]*b.aff.Scale < span/8) {
+				continue
+			}
+			for _, k := range [...]float64{-8, -4, -2, -1, 0, 1, 2, 4, 8} {
+				pts = append(pts, b.toY(b.mu[i]+k*b.sd[i]))
+			}
+		}
+	case *Mixture:
+		for _, c := range b.comps {
+			pts = gaussPoints(pts, c, span)
+		}
+	}
+	return pts
 }
 
 // glPanel is the 10-point Gauss-Legendre integral of f over [a, b].
