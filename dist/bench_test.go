@@ -83,3 +83,18 @@ func BenchmarkMDNModeSharp2048(b *testing.B) {
 		NewMDN(w, mu, sd, aff).Mode()
 	}
 }
+
+// BenchmarkMDNQuantiles: the four default levels and the median of a
+// 10-component MDN as a fitted head gives one (sds 0.02 to 0.2).
+func BenchmarkMDNQuantiles(b *testing.B) {
+	w := []float64{0.3, 0.2, 0.1, 0.05, 0.05, 0.1, 0.05, 0.05, 0.05, 0.05}
+	mu := []float64{0.1, 0.2, 0.35, 0.4, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9}
+	sd := []float64{0.02, 0.05, 0.2, 0.1, 0.03, 0.08, 0.04, 0.06, 0.1, 0.15}
+	d := NewMDN(w, mu, sd, Affine{3, 10})
+	levels := []float64{0.05, 0.25, 0.5, 0.75, 0.95}
+	for b.Loop() {
+		for _, q := range levels {
+			d.Quantile(q)
+		}
+	}
+}
