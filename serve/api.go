@@ -199,7 +199,8 @@ const (
 // query is a validated request: the rows in feature order and what to
 // compute for them.
 type query struct {
-	x      []float64 // rows x features, row-major
+	x      []float64     // rows x features, row-major (nil with enc)
+	enc    *data.Encoder // a model with a schema: its rows, encoded a chunk at a time
 	rows   int
 	want   map[string]bool
 	levels []float64
@@ -211,6 +212,16 @@ type query struct {
 	warns  []string    // encoding warnings (models with a schema)
 	asX    bool        // the inputs came as "x", arrays, not as "rows"
 	values int         // the numbers of the answer (Options.MaxValuesInFlight counts them)
+}
+
+// fill writes rows [lo, hi) of the query's inputs into x, d features a
+// row.
+func (q *query) fill(lo, hi, d int, x []float64) error {
+	if q.enc != nil {
+		return q.enc.Fill(lo, hi, x)
+	}
+	copy(x, q.x[lo*d:hi*d])
+	return nil
 }
 
 // badRequest is an error that is the client's fault (HTTP 400).

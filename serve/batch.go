@@ -168,6 +168,48 @@ func (b *batcher) loop() {
 	}
 }
 
+// batchChunk is how many rows of a batch dists encodes and hands to the
+// network at once: the network's own chunk of rows (so that the rows are
+// its batches as in one call), and a table of rows × encoded features
+// not held whole.
+const batchChunk = 1024
+
+// dists returns the distributions of the rows of jobs (rows in all), in
+// order, encoded and built batchChunk rows at a time across the jobs. A
+// *decoreg.DataError's row is a row of the jobs' rows together.
+func (b *batcher) dists(jobs []*job, rows int, opts dist.TokenOptions) ([]dist.Distribution, error) {
+	d := b.m.Features()
+	all := make([]dist.Distribution, 0, rows)
+	x := make([]float64, min(rows, batchChunk)*d)
+	k, i := 0, 0 // the next row to encode: row i of jobs[k]
+	for lo := 0; lo < rows; lo += batchChunk {
+		n := min(batchChunk, rows-lo)
+		for got := 0; got < n; {
+			q := jobs[k].q
+			m := min(n-got, q.rows-i)
+			if err := q.fill(i, i+m, d, x[got*d:(got+m)*d]); err != nil {
+				return nil, err
+			}
+			got, i = got+m, i+m
+			if i == q.rows {
+				k, i = k+1, 0
+			}
+		}
+		ds, err := b.m.Dists(context.Background(), x[:n*d], n, opts)
+		if err != nil {
+			var de *decoreg.DataError
+			if errors.As(err, &de) && de.Row >= 0 {
+				c := *de
+				c.Row += lo
+				return nil, &c
+			}
+			return nil, err
+		}
+		all = append(all, ds...)
+	}
+	return all, nil
+}
+
 // prepareGroup is the most rows whose decoder steps one dist.Prepare
 // shares (as decoreg's PredictFlat does).
 const prepareGroup = 8
@@ -195,16 +237,9 @@ func (b *batcher) run(batch []*job) {
 	}
 	cores := max(1, b.workers-int(b.busy.Load())+1)
 	ds := make([][]dist.Distribution, len(live))
-	x := live[0].q.x
-	if len(live) > 1 {
-		x = make([]float64, 0, rows*b.m.Features())
-		for _, j := range live {
-			x = append(x, j.q.x...)
-		}
-	}
 	// A row's decoder steps use the spare cores when the rows are fewer.
 	opts := dist.TokenOptions{Threads: max(1, cores/rows)}
-	all, err := b.m.Dists(context.Background(), x, rows, opts)
+	all, err := b.dists(live, rows, opts)
 	switch {
 	case err == nil:
 		lo := 0
@@ -217,7 +252,7 @@ func (b *batcher) run(batch []*job) {
 	default:
 		// Some row overflowed: find whose, one job at a time.
 		for k, j := range live {
-			ds[k], j.err = b.m.Dists(context.Background(), j.q.x, j.q.rows, opts)
+			ds[k], j.err = b.dists(live[k:k+1], j.q.rows, opts)
 		}
 	}
 	// The rows of all jobs, in order, in groups shared among the cores.

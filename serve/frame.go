@@ -8,7 +8,7 @@ import (
 	"decoreg/data"
 )
 
-// rowsFromSchema fills q.x from r.Rows or r.X for a model with a schema:
+// rowsFromSchema fills q.enc from r.Rows or r.X for a model with a schema:
 // rows are keyed by the original columns (arrays in x follow their order);
 // a numeric column takes a number or null (missing), a categorical column
 // a string, a number (read as its text) or null. In a categorical column
@@ -128,12 +128,15 @@ func (q *query) rowsFromSchema(r *Request, ms modelSpec, lim Limits) error {
 			}
 		}
 	}
-	enc, err := sc.Encode(f)
+	// Encoded a chunk of rows at a time as the batch predicts them: a
+	// categorical column takes a float64 per level a row encoded (10,000
+	// rows of a column of 2,000 levels held whole took 160 MB).
+	en, err := sc.Encoder(f)
 	if err != nil {
 		return badf("%v", err)
 	}
-	q.rows, q.x = n, enc.X
-	for _, w := range enc.Warnings {
+	q.rows, q.enc = n, en
+	for _, w := range en.Warnings() {
 		q.warns = append(q.warns, w.String())
 	}
 	return nil

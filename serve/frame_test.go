@@ -3,6 +3,9 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +13,7 @@ import (
 
 	"decoreg"
 	"decoreg/data"
+	"decoreg/internal/heapwatch"
 )
 
 // TestServeSchemaModel: a model trained on a table with text columns and
@@ -134,4 +138,87 @@ func mixedModel(t *testing.T, opts data.FrameOptions) *decoreg.Model {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestWideRequestChunked: a request's rows are encoded for the network a
+// chunk at a time, not as a table of a float64 per level a row (10,000
+// rows of a column of 1,500 levels are 120 MB held whole, and were), and
+// answered as the library answers them.
+func TestWideRequestChunked(t *testing.T) {
+	const levels, trainRows, rows = 1500, 3000, 10000
+	frame := func(n int, seed uint64) *data.Frame {
+		r := rand.New(rand.NewPCG(seed, 3))
+		c := data.Column{Name: "c", Kind: data.Categorical, Field: -1, Str: make([]string, n), Missing: make([]bool, n)}
+		x := data.Column{Name: "x", Kind: data.Numeric, Field: -1, Num: make([]float64, n), Missing: make([]bool, n)}
+		y := data.Column{Name: "y", Kind: data.Numeric, Field: -1, Num: make([]float64, n), Missing: make([]bool, n)}
+		for i := range n {
+			l := i % levels
+			if seed != 1 {
+				l = r.IntN(levels)
+			}
+			c.Str[i] = "L" + strconv.Itoa(l)
+			x.Num[i] = r.Float64()
+			y.Num[i] = float64(l)/levels + 0.3*x.Num[i] + 0.05*r.NormFloat64()
+		}
+		return &data.Frame{Rows: n, Columns: []data.Column{c, x, y}}
+	}
+	m, err := decoreg.FitFrame(context.Background(), frame(trainRows, 1), "y", decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 16, MaxEpochs: 1, Threads: 1}, decoreg.WithMaxLevels(2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, m, Options{})
+	f := frame(rows, 2)
+	var b strings.Builder
+	b.WriteString(`{"outputs":["mean"],"x":[`)
+	for i := range rows {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `[%q,%s]`, f.Columns[0].Str[i], strconv.FormatFloat(f.Columns[1].Num[i], 'g', -1, 64))
+	}
+	b.WriteString("]}")
+	var code int
+	var body []byte
+	peak := heapwatch.PeakLive(func() { code, body, _ = post(t, ts.URL+"/v1/models/m/predict", b.String()) })
+	t.Logf("%d rows of %d levels: %.1f MB live at the peak", rows, levels, float64(peak)/(1<<20))
+	if code != http.StatusOK {
+		t.Fatalf("status %d: %s", code, body)
+	}
+	if table := uint64(rows * levels * 8); peak > table/2 {
+		t.Errorf("%.0f MB live at the peak; the encoded table is %d MB: want a chunk of it", float64(peak)/(1<<20), table>>20)
+	}
+	var resp struct{ Predictions []struct{ Mean float64 } }
+	if err := json.Unmarshal(body, &resp); err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.PredictFrame(context.Background(), f, decoreg.PredictOptions{Outputs: decoreg.OutMean})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Predictions) != rows {
+		t.Fatalf("%d predictions", len(resp.Predictions))
+	}
+	for i, p := range resp.Predictions {
+		if p.Mean != want.Mean[i] {
+			t.Fatalf("row %d: mean %v, the library's %v", i, p.Mean, want.Mean[i])
+		}
+	}
+	// A row the network overflows on, past the first chunk, is named by
+	// its index in the request.
+	b.Reset()
+	b.WriteString(`{"outputs":["mean"],"x":[`)
+	for i := range 2000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		x := "0.5"
+		if i == 1500 {
+			x = "1e300"
+		}
+		fmt.Fprintf(&b, `[%q,%s]`, f.Columns[0].Str[i], x)
+	}
+	b.WriteString("]}")
+	if code, body, _ := post(t, ts.URL+"/v1/models/m/predict", b.String()); code != http.StatusBadRequest || !strings.Contains(string(body), `x[1500]: feature \"x\"`) {
+		t.Errorf("a row the network overflows on: %d %s", code, body)
+	}
 }

@@ -96,10 +96,14 @@ func FuzzParseRequestSchema(f *testing.F) {
 			}
 			return
 		}
-		if q.rows < 1 || q.rows > lim.MaxRows || len(q.x) != q.rows*sc.Width() {
-			t.Fatalf("%d rows, %d values", q.rows, len(q.x))
+		if q.rows < 1 || q.rows > lim.MaxRows || q.enc == nil || q.enc.Rows() != q.rows || q.enc.Cols() != sc.Width() {
+			t.Fatalf("%d rows, an encoder %v", q.rows, q.enc)
 		}
-		for _, v := range q.x {
+		x := make([]float64, q.rows*sc.Width())
+		if err := q.fill(0, q.rows, sc.Width(), x); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range x {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				t.Fatalf("non-finite feature %v accepted", v)
 			}
