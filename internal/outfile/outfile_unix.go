@@ -59,7 +59,11 @@ func checkWritable(p string) error {
 	return nil
 }
 
-// checkDescriptor reports whether descriptor fd is open for writing.
+// checkDescriptor reports whether descriptor fd is open for writing, to
+// a file, a pipe, a socket or a device. The others are the process's own
+// (an event poll or event descriptor of Go's runtime, an anonymous inode:
+// /proc/self/fd/7 passed the check and its write failed, "invalid
+// argument", after the command's work).
 func checkDescriptor(fd int) error {
 	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
 	if err != nil {
@@ -68,7 +72,17 @@ func checkDescriptor(fd int) error {
 	if fl&unix.O_ACCMODE == unix.O_RDONLY {
 		return fmt.Errorf("descriptor %d is not open for writing", fd)
 	}
-	return nil
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("descriptor %d: %w", fd, err)
+	}
+	switch uint32(st.Mode) & unix.S_IFMT {
+	case unix.S_IFREG, unix.S_IFIFO, unix.S_IFSOCK, unix.S_IFCHR, unix.S_IFBLK:
+		return nil
+	case unix.S_IFDIR:
+		return fmt.Errorf("descriptor %d is a directory", fd)
+	}
+	return fmt.Errorf("descriptor %d is not a file, pipe, socket or device that was given to the process (it is one of the process's own)", fd)
 }
 
 // dupDescriptor returns a File writing to a duplicate of descriptor fd,
