@@ -3,6 +3,7 @@ package data
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -177,5 +178,59 @@ func TestEncodeDialect(t *testing.T) {
 	}
 	if _, err := g.Targets(0); !errors.Is(err, ErrNotNumber) {
 		t.Errorf("Targets of 0,5 without the dialect: %v", err)
+	}
+}
+
+// TestSchemaNAIn: a schema's markers that are numbers are given to a file
+// of the other notation as the same numbers: "-999,5" of a file of
+// decimal commas is -999.5 in a file of points (as text it stays too),
+// and "1.234" there (1234) is no longer 1.234; text markers, and numbers
+// read alike, are kept as they are. FitSchema records the notation.
+func TestSchemaNAIn(t *testing.T) {
+	s := &Schema{NA: []string{"NA", "-999,5", "1.234", "-1", " 0,25 "}, NADecimalComma: true}
+	if got, want := s.NAIn(Dialect{}), []string{"NA", "-999,5", "-999.5", "1234", "-1", " 0,25 ", "0.25"}; !slices.Equal(got, want) {
+		t.Errorf("in a file of points: %q, want %q", got, want)
+	}
+	if got := s.NAIn(Dialect{Sep: ';', DecimalComma: true}); !slices.Equal(got, s.NA) {
+		t.Errorf("in a file of decimal commas: %q, want the markers as they are", got)
+	}
+	p := &Schema{NA: []string{"-999.5", "?", "1e3"}}
+	if got, want := p.NAIn(Dialect{DecimalComma: true}), []string{"-999.5", "-999,5", "?", "1e3"}; !slices.Equal(got, want) {
+		t.Errorf("a file of points' markers in one of commas: %q, want %q", got, want)
+	}
+	if (&Schema{}).NAIn(Dialect{}) != nil {
+		t.Error("no markers: want nil (DefaultNA)")
+	}
+	// Each marker, given, matches in the other file the cells of its number.
+	for _, c := range []struct {
+		s     *Schema
+		d     Dialect
+		cells []string
+	}{
+		{s, Dialect{}, []string{"-999.5", "-999.50", "1234", "0.25", "NA"}},
+		{p, Dialect{DecimalComma: true}, []string{"-999,5", "-999,50", "1000", "?"}},
+	} {
+		is := c.d.MissingMatcher(c.s.NAIn(c.d))
+		for _, cell := range c.cells {
+			if !is(cell) {
+				t.Errorf("%q in %+v: not missing", cell, c.d)
+			}
+		}
+		for _, cell := range []string{"1.234", "1,234", "-999", "0"} {
+			if is(cell) {
+				t.Errorf("%q in %+v: missing", cell, c.d)
+			}
+		}
+	}
+	f, err := ReadFrame(writeFile(t, "a;b\n1,5;x\n-999,5;y\n"), FrameOptions{Dialect: Dialect{Sep: ';', DecimalComma: true}, NA: []string{"-999,5"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := FitSchema(f, SchemaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fs.NADecimalComma || !fs.Clone().NADecimalComma {
+		t.Error("FitSchema on a file of decimal commas: NADecimalComma false")
 	}
 }

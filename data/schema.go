@@ -88,8 +88,56 @@ func (e *LevelsError) Unwrap() error { return ErrTooManyLevels }
 type Schema struct {
 	Columns []ColumnSchema `json:"columns"` // one per column of the frame fitted on, in its order
 	// NA are the cells, besides the empty cell, read as missing in
-	// training (FrameOptions.NA); prediction inputs are read with them.
+	// training (FrameOptions.NA); prediction inputs are read with them
+	// (NAIn).
 	NA []string `json:"na"`
+	// NADecimalComma is whether the training file wrote numbers with a
+	// decimal comma (its Dialect.DecimalComma): a marker of NA that is a
+	// number is that number in that notation ("-999,5" is -999.5).
+	NADecimalComma bool `json:"na_decimal_comma,omitempty"`
+}
+
+// NAIn returns the markers to read a file of dialect d with (a
+// FrameOptions.NA): NA, with each marker that is a number (read in the
+// training file's notation, NADecimalComma) written in d's notation where
+// d reads it otherwise, so that it matches the same cells whatever the
+// notation of the files. A model trained with --na -999,5 on a file of
+// decimal commas read -999.5 as a value in a file of decimal points; a
+// marker 1.234 (1234 there) would have matched 1.234. A marker that d
+// reads as text keeps its text too. nil for a nil NA (DefaultNA, which
+// holds no numbers).
+func (s *Schema) NAIn(d Dialect) []string {
+	if s == nil || s.NA == nil {
+		return nil
+	}
+	train := Dialect{DecimalComma: s.NADecimalComma}
+	var out []string
+	add := func(m string) {
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	for _, m := range s.NA {
+		t := strings.TrimSpace(m)
+		v, err := train.ParseNumber(t)
+		if err != nil || underflows(t, v) {
+			add(m) // text
+			continue
+		}
+		if w, err := d.ParseNumber(t); err == nil && w+0 == v+0 {
+			add(m) // the same number there
+			continue
+		}
+		if _, err := d.ParseNumber(t); err != nil {
+			add(m) // text there, as written
+		}
+		n := strconv.FormatFloat(v+0, 'g', -1, 64)
+		if d.DecimalComma {
+			n = strings.Replace(n, ".", ",", 1)
+		}
+		add(n)
+	}
+	return out
 }
 
 // ColumnSchema is the transform of one column.
@@ -152,7 +200,7 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 	if na == nil {
 		na = DefaultNA
 	}
-	s := &Schema{NA: slices.Clone(na)}
+	s := &Schema{NA: slices.Clone(na), NADecimalComma: f.Dialect.DecimalComma}
 	var over []error // *LevelsErrors
 	for j, c := range f.Columns {
 		cs := ColumnSchema{Name: c.Name, Kind: c.Kind, Missing: slices.Contains(c.Missing, true)}
@@ -313,7 +361,7 @@ func (s *Schema) Clone() *Schema {
 	if s == nil {
 		return nil
 	}
-	c := &Schema{NA: slices.Clone(s.NA), Columns: slices.Clone(s.Columns)}
+	c := &Schema{NA: slices.Clone(s.NA), NADecimalComma: s.NADecimalComma, Columns: slices.Clone(s.Columns)}
 	for j := range c.Columns {
 		c.Columns[j].Levels = slices.Clone(c.Columns[j].Levels)
 		if r := c.Columns[j].Range; r != nil {

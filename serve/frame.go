@@ -32,7 +32,7 @@ func (q *query) rowsFromSchema(r *Request, ms modelSpec, lim Limits) error {
 	if n > lim.MaxRows {
 		return badf("%d rows: at most %d per request", n, lim.MaxRows)
 	}
-	na := sc.NA
+	na := sc.NAIn(data.Dialect{}) // JSON numbers are written with a point
 	if na == nil {
 		na = data.DefaultNA
 	}

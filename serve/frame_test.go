@@ -222,3 +222,30 @@ func TestWideRequestChunked(t *testing.T) {
 		t.Errorf("a row the network overflows on: %d %s", code, body)
 	}
 }
+
+// TestServeNAMarkerNotation: a model whose marker was a number with a
+// decimal comma ("-999,5", trained on a file of decimal commas) reads the
+// JSON number -999.5 as missing, as it read the training file's cells.
+func TestServeNAMarkerNotation(t *testing.T) {
+	f, err := data.ReadFrame("../testdata/mixed.csv", data.FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.NA, f.Dialect = []string{"NA", "-999,5"}, data.Dialect{Sep: ';', DecimalComma: true}
+	m, err := decoreg.FitFrame(context.Background(), f, "price", decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 16, MaxEpochs: 2, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, m, Options{})
+	mean := func(area string) string {
+		t.Helper()
+		code, body, _ := post(t, ts.URL+"/v1/models/m/predict", `{"rows":[{"area":`+area+`,"rooms":3,"city":"Paris","heating":"gas","garden":"yes","year":1990}],"outputs":["mean"]}`)
+		if code != 200 {
+			t.Fatalf("%d %s", code, body)
+		}
+		return string(body)
+	}
+	if a, b := mean("-999.5"), mean("null"); a != b {
+		t.Errorf("area -999.5: %s, want as null: %s", a, b)
+	}
+}

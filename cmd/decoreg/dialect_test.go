@@ -207,3 +207,48 @@ func TestQuotedFields(t *testing.T) {
 		}
 	}
 }
+
+// TestNAMarkerNotation: a marker that is a number, given with a decimal
+// comma to train on a file of decimal commas, marks the same cells in a
+// file of decimal points (and a marker given with a point in the other
+// direction): predict reads them as missing, as the training did. A file
+// of points read -999.5 as a value, 1,000 times the column's range away.
+func TestNAMarkerNotation(t *testing.T) {
+	dir := t.TempDir()
+	var comma, semi, commaBlank strings.Builder
+	comma.WriteString("x,z,y\n")
+	commaBlank.WriteString("x,z,y\n")
+	semi.WriteString("x;z;y\n")
+	for i := range 80 {
+		x := fmt.Sprintf("%.2f", float64(i%17)*0.25)
+		z := fmt.Sprintf("%.2f", float64(i*7%23)/4)
+		zb := z
+		if i%9 == 4 {
+			z, zb = "-999.5", ""
+		}
+		y := fmt.Sprintf("%.2f", float64(i%17)*0.5+float64(i%5))
+		fmt.Fprintf(&comma, "%s,%s,%s\n", x, z, y)
+		fmt.Fprintf(&commaBlank, "%s,%s,%s\n", x, zb, y)
+		c := func(s string) string { return strings.Replace(s, ".", ",", 1) }
+		fmt.Fprintf(&semi, "%s;%s;%s\n", c(x), c(z), c(y))
+	}
+	cp, bp, sp := filepath.Join(dir, "comma.csv"), filepath.Join(dir, "blank.csv"), filepath.Join(dir, "semi.csv")
+	os.WriteFile(cp, []byte(comma.String()), 0o644)
+	os.WriteFile(bp, []byte(commaBlank.String()), 0o644)
+	os.WriteFile(sp, []byte(semi.String()), 0o644)
+	flags := []string{"--sep", ";", "--decimal", ","}
+	sm, cm := filepath.Join(dir, "s.model"), filepath.Join(dir, "c.model")
+	mustCLI(t, append(append([]string{"train", "--data", sp, "--out", sm, "--na", `"-999,5"`}, tinyArgs("mdn")...), flags...)...)
+	mustCLI(t, append([]string{"train", "--data", cp, "--out", cm, "--na", "-999.5"}, tinyArgs("mdn")...)...)
+	for _, m := range []string{sm, cm} {
+		want, _ := mustCLI(t, "predict", "--model", m, "--data", bp, "--out", "-")
+		got, errs := mustCLI(t, "predict", "--model", m, "--data", cp, "--out", "-")
+		if got != want || strings.Contains(errs, "far beyond") {
+			t.Errorf("%s on a file of points: the marker's cells are not missing:\n%.200s\nagainst\n%.200s\n%s", filepath.Base(m), got, want, errs)
+		}
+		got, errs = mustCLI(t, append([]string{"predict", "--model", m, "--data", sp, "--out", "-"}, flags...)...)
+		if got != want || strings.Contains(errs, "far beyond") {
+			t.Errorf("%s on a file of decimal commas: the marker's cells are not missing:\n%.200s\nagainst\n%.200s\n%s", filepath.Base(m), got, want, errs)
+		}
+	}
+}

@@ -839,7 +839,8 @@ func readFrameForModel(name, path string, dl data.Dialect, m *decoreg.Model, s *
 		}
 		cols = append(cols, target)
 	}
-	fr, err := data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: s.NA, Dialect: dl})
+	na := s.NAIn(dl) // the markers in this file's notation
+	fr, err := data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: na, Dialect: dl})
 	var pe *data.ParseError
 	if read && use == targetOptional && errors.Is(err, data.ErrNonFinite) && errors.As(err, &pe) && pe.Column == slices.Index(header, target)+1 {
 		// An infinite or overflowing target is as text there: predict goes
@@ -847,13 +848,13 @@ func readFrameForModel(name, path string, dl data.Dialect, m *decoreg.Model, s *
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: line %d: %v: the target is not read (no logpdf)\n", name, nameSpools(path), pe.Line, pe.Err)
 		read = false
 		cols = cols[:len(cols)-1]
-		fr, err = data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: s.NA, Dialect: dl})
+		fr, err = data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: na, Dialect: dl})
 	}
 	if err != nil {
 		if terr := targetTextErr(err, header, target, "", dl); terr != err {
 			return nil, nil, inputErr(name, terr)
 		}
-		return nil, nil, inputErr(name, featureCellErr(err, s.NA, dl))
+		return nil, nil, inputErr(name, featureCellErr(err, na, dl))
 	}
 	warnBlank(name, path, fr.Blank, len(header))
 	warnGrouped(name, path, fr)
