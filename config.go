@@ -861,7 +861,7 @@ var headSpecs = map[Head]*headSpec{
 		check: func(c Config) (vocab.Tokenizer, error) {
 			tok, err := vocab.Parse(c.Vocab)
 			if err != nil {
-				return nil, configErr("Vocab", "%q: %v", c.Vocab, err)
+				return nil, configErr("Vocab", "%v", err) // it quotes the spec
 			}
 			if c.DecLayers < 1 || c.DecWidth < 1 || c.DecHeads < 1 {
 				return nil, configErr(pick(c.DecLayers < 1, "DecLayers", pick(c.DecWidth < 1, "DecWidth", "DecHeads")), "decoder needs layers, width and heads >= 1, have %d, %d, %d", c.DecLayers, c.DecWidth, c.DecHeads)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // kindKeys lists the required keys of each kind, in Spec order.
@@ -36,33 +37,47 @@ func Parse(spec string) (Tokenizer, error) {
 		if errors.As(err, &pe) {
 			err = errors.New(pe.msg)
 		}
-		return nil, fmt.Errorf("%w %q: %v", ErrSpec, spec, err)
+		return nil, fmt.Errorf("%w %s: %v", ErrSpec, quoteClip(spec), err)
 	}
 	return t, nil
+}
+
+// quoteClip quotes s for a message, its first 60 bytes (whole characters)
+// and its length where it is longer than 64: a spec of 100 KB was echoed
+// whole.
+func quoteClip(s string) string {
+	if len(s) <= 64 {
+		return strconv.Quote(s)
+	}
+	cut := 60
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("... (%d bytes)", len(s))
 }
 
 func parse(spec string) (Tokenizer, error) {
 	kind, rest, _ := strings.Cut(spec, ":")
 	required, ok := kindKeys[kind]
 	if !ok {
-		return nil, fmt.Errorf("unknown kind %q (want normalized, unnormalized or hamming)", kind)
+		return nil, fmt.Errorf("unknown kind %s (want normalized, unnormalized or hamming)", quoteClip(kind))
 	}
 	vals := map[string]string{}
 	if rest != "" {
 		for _, kv := range strings.Split(rest, ",") {
 			k, v, ok := strings.Cut(kv, "=")
 			if !ok {
-				return nil, fmt.Errorf("%q is not KEY=VALUE", kv)
+				return nil, fmt.Errorf("%s is not KEY=VALUE", quoteClip(kv))
 			}
 			if _, dup := vals[k]; dup {
-				return nil, fmt.Errorf("key %q given twice", k)
+				return nil, fmt.Errorf("key %s given twice", quoteClip(k))
 			}
 			known := k == "special" || k == "repeat"
 			for _, r := range required {
 				known = known || k == r
 			}
 			if !known {
-				return nil, fmt.Errorf("unknown key %q for %s (want %s, special, repeat)", k, kind, strings.Join(required, ", "))
+				return nil, fmt.Errorf("unknown key %s for %s (want %s, special, repeat)", quoteClip(k), kind, strings.Join(required, ", "))
 			}
 			vals[k] = v
 		}
@@ -75,7 +90,7 @@ func parse(spec string) (Tokenizer, error) {
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return nil, fmt.Errorf("bad number %q for key %q", v, k)
+			return nil, fmt.Errorf("bad number %s for key %q", quoteClip(v), k)
 		}
 		ints[i] = n
 	}
@@ -83,7 +98,7 @@ func parse(spec string) (Tokenizer, error) {
 	if v, ok := vals["special"]; ok {
 		on, err := strconv.ParseBool(v)
 		if err != nil {
-			return nil, fmt.Errorf("bad value %q for key \"special\" (want true or false)", v)
+			return nil, fmt.Errorf("bad value %s for key \"special\" (want true or false)", quoteClip(v))
 		}
 		opts = append(opts, WithSpecial(on))
 	}
@@ -103,7 +118,7 @@ func parse(spec string) (Tokenizer, error) {
 	if v, ok := vals["repeat"]; ok {
 		r, err := strconv.Atoi(v)
 		if err != nil {
-			return nil, fmt.Errorf("bad number %q for key \"repeat\"", v)
+			return nil, fmt.Errorf("bad number %s for key \"repeat\"", quoteClip(v))
 		}
 		if t, err = NewRepeat(r, t); err != nil {
 			return nil, err

@@ -3,7 +3,9 @@ package vocab
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestParse(t *testing.T) {
@@ -108,4 +110,22 @@ func TestTokenStrings(t *testing.T) {
 		}
 	}()
 	n.TokenString(36)
+}
+
+// TestParseLongSpecClipped: a long spec, or a long value in it, is quoted
+// in the error by its first bytes and its length (a spec of 100 KB was
+// echoed whole, twice).
+func TestParseLongSpecClipped(t *testing.T) {
+	for _, spec := range []string{strings.Repeat("x", 100000), "normalized:base=10,length=" + strings.Repeat("9", 100000), "normalized:base=10,length=3," + strings.Repeat("é", 50000) + "=1"} {
+		_, err := Parse(spec)
+		if err == nil || !errors.Is(err, ErrSpec) || len(err.Error()) > 400 || !strings.Contains(err.Error(), "bytes)") {
+			t.Errorf("a spec of %d bytes: %.500v", len(spec), err)
+		}
+		if err != nil && !utf8.ValidString(err.Error()) {
+			t.Errorf("a clipped quote cut a character: %q", err.Error()[:200])
+		}
+	}
+	if _, err := Parse("normalized:base=10,length=x"); err == nil || !strings.Contains(err.Error(), `bad number "x" for key "length"`) || strings.Contains(err.Error(), "bytes)") {
+		t.Errorf("a short spec: %v", err)
+	}
 }
