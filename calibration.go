@@ -109,7 +109,7 @@ func (m *Model) calibration(ctx context.Context, r rowReader, y []float64) (*Cal
 	if _, flat := r.flat(); flat || !m.h.Density {
 		// As for every head (the pointwise's NaN scores came back); a
 		// source's rows are checked as each chunk is predicted, below.
-		if err := checkFiniteRows(r, m.Features()); err != nil {
+		if err := checkFiniteRows(ctx, r, m.Features()); err != nil {
 			return nil, err
 		}
 	}

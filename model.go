@@ -20,9 +20,12 @@ var ErrNotFitted = errors.New("decoreg: model is not fitted")
 // Model is a trained regression model: the network, its tokenization, and
 // the scaling statistics of the training set.
 //
-// Concurrency: Predict, PredictFlat, PredictFrame, EncodeFrame, Score,
-// Dist, Dists, Calibration, Evaluate, EvaluateFrame, FitTemperature,
-// WithTemperature, Members, Save and the getters do not change the model,
+// Concurrency: Predict, PredictFlat, PredictFrame, PredictRows,
+// EncodeFrame, Encoder, Score, Dist, Dists, Calibration, CalibrationRows,
+// Evaluate, EvaluateFrame, EvaluateRows, FitTemperature, WithTemperature,
+// Members, Save and the getters do not change the model (a RowSource is
+// the caller's: one per goroutine, as a *data.Encoder is not safe for
+// concurrent use),
 // so any number of goroutines may call them at once, also on models that
 // share its weights (WithTemperature's and FitTemperature's copies,
 // Members, NewEnsemble's members and the models it was made from); the

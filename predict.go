@@ -222,6 +222,11 @@ func (m *Model) memberRows(ctx context.Context, x []float64, rows int, opts dist
 	return out, nil
 }
 
+// sourceChunk is how many rows of a RowSource predictRows builds the
+// distributions of at once, where it builds every row's (OutDist): the
+// network's chunk of rows (memberRows).
+const sourceChunk = 1024
+
 // predictChunk is the most rows whose distributions PredictFlat (without
 // OutDist), Evaluate and Calibration hold at once: a token head's
 // distribution caches its tree expansion (tens of KB), and an ensemble's
@@ -398,16 +403,30 @@ func (m *Model) predictRows(ctx context.Context, r rowReader, opts PredictOption
 			tok.Threads = 1
 		}
 	}
-	x, ok := r.flat()
-	if !ok {
+	var ds []dist.Distribution
+	if x, ok := r.flat(); ok {
 		var err error
-		if x, err = r.at(0, rows); err != nil {
+		if ds, err = m.dists(ctx, x, rows, tok); err != nil {
 			return nil, err
 		}
-	}
-	ds, err := m.dists(ctx, x, rows, tok)
-	if err != nil {
-		return nil, err
+	} else {
+		// A source's rows (OutDist, or a chunk's) are built sourceChunk
+		// at a time: the distributions of every row are held, not their
+		// table (the network's own chunks: the same rows together as
+		// one call's).
+		ds = make([]dist.Distribution, 0, rows)
+		for lo := 0; lo < rows; lo += sourceChunk {
+			hi := min(lo+sourceChunk, rows)
+			x, err := r.at(lo, hi)
+			if err != nil {
+				return nil, err
+			}
+			dc, err := m.dists(ctx, x, hi-lo, tok)
+			if err != nil {
+				return nil, shiftRow(err, lo)
+			}
+			ds = append(ds, dc...)
+		}
 	}
 	p := &Prediction{}
 	if what&OutMean != 0 {

@@ -1,6 +1,7 @@
 package decoreg
 
 import (
+	"context"
 	"fmt"
 
 	"decoreg/data"
@@ -12,13 +13,16 @@ import (
 // of 2,000 levels are 1.6 GB encoded, where the rows as read hold a string
 // each. A *data.Encoder is one (a frame's rows through the model's schema:
 // Model.Encoder); PredictRows, EvaluateRows and CalibrationRows fill a few
-// thousand rows at a time, and may fill a row more than once.
+// thousand rows at a time (with OutDist too: only the distributions of
+// every row are held), and may fill a row more than once. Rows and Cols
+// are asked once a call.
 type RowSource interface {
 	// Rows is the number of rows.
 	Rows() int
 	// Cols is the number of features a row: the model's Features.
 	Cols() int
-	// Fill writes rows [lo, hi) into x, (hi-lo) × Cols values, row-major.
+	// Fill writes rows [lo, hi) into x, (hi-lo) × Cols values, row-major
+	// (x is zeroed first: a value not written is 0).
 	Fill(lo, hi int, x []float64) error
 }
 
@@ -43,14 +47,15 @@ func (r flatRows) count() int                       { return r.n }
 func (r flatRows) at(lo, hi int) ([]float64, error) { return r.x[lo*r.d : hi*r.d], nil }
 func (r flatRows) flat() ([]float64, bool)          { return r.x, true }
 
-// sourceRows reads a RowSource into a buffer it reuses.
+// sourceRows reads a RowSource of n rows of d features into a buffer it
+// reuses.
 type sourceRows struct {
-	src RowSource
-	d   int
-	buf []float64
+	src  RowSource
+	n, d int
+	buf  []float64
 }
 
-func (r *sourceRows) count() int              { return r.src.Rows() }
+func (r *sourceRows) count() int              { return r.n }
 func (r *sourceRows) flat() ([]float64, bool) { return nil, false }
 
 func (r *sourceRows) at(lo, hi int) ([]float64, error) {
@@ -59,41 +64,38 @@ func (r *sourceRows) at(lo, hi int) ([]float64, error) {
 		r.buf = make([]float64, n)
 	}
 	r.buf = r.buf[:n]
+	clear(r.buf) // a Fill that skips a value leaves 0, not the last chunk's
 	if err := r.src.Fill(lo, hi, r.buf); err != nil {
 		return nil, fmt.Errorf("decoreg: rows %d to %d of the row source: %w", lo, hi-1, err)
 	}
 	return r.buf, nil
 }
 
-// reader returns the rowReader of flat rows x (rows × Features), or an
-// error wrapping ErrBadInput where their shape is not that.
-func (m *Model) flatReader(x []float64, rows int) (rowReader, error) {
-	d := m.Features()
-	if !shapeOK(len(x), rows, d) {
-		return nil, fmt.Errorf("%w: %d values for %d rows of %d features", ErrBadInput, len(x), rows, d)
-	}
-	return flatRows{x, rows, d}, nil
-}
-
 // sourceReader returns the rowReader of src, or an error wrapping
-// ErrBadInput where its rows are not the model's features.
+// ErrBadInput where its rows are not the model's features. Its Rows and
+// Cols are asked once.
 func (m *Model) sourceReader(src RowSource) (rowReader, error) {
 	if src == nil {
 		return nil, fmt.Errorf("%w: no row source (nil)", ErrBadInput)
 	}
-	if d := m.Features(); src.Cols() != d || src.Rows() < 0 {
-		return nil, fmt.Errorf("%w: a row source of %d rows of %d features, the model takes %d", ErrBadInput, src.Rows(), src.Cols(), d)
+	n, c := src.Rows(), src.Cols()
+	if d := m.Features(); c != d || n < 0 {
+		return nil, fmt.Errorf("%w: a row source of %d rows of %d features, the model takes %d", ErrBadInput, n, c, d)
 	}
-	return &sourceRows{src: src, d: m.Features()}, nil
+	return &sourceRows{src: src, n: n, d: c}, nil
 }
 
-// checkFiniteRows is checkFinite over the rows of r, a chunk at a time.
-func checkFiniteRows(r rowReader, d int) error {
+// checkFiniteRows is checkFinite over the rows of r, a chunk at a time,
+// stopping between chunks once ctx is done.
+func checkFiniteRows(ctx context.Context, r rowReader, d int) error {
 	if x, ok := r.flat(); ok {
 		return checkFinite(x, d)
 	}
 	const chunk = 4096
 	for lo := 0; lo < r.count(); lo += chunk {
+		if err := stopped(ctx); err != nil {
+			return err
+		}
 		hi := min(lo+chunk, r.count())
 		x, err := r.at(lo, hi)
 		if err != nil {

@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"decoreg/data"
 )
 
 // spanSource is a RowSource of rows held whole that records the most rows
@@ -149,5 +151,91 @@ func TestRowSourceMatchesFlat(t *testing.T) {
 	var none *Model
 	if _, err := none.CalibrationRows(ctx, wide, y); !errors.Is(err, ErrNotFitted) {
 		t.Errorf("a nil model: %v", err)
+	}
+}
+
+// liarSource answers Rows differently each time it is asked, and, where
+// write is set, writes 0.25 in its first Fill's rows (up to row first)
+// and nothing in the others'.
+type liarSource struct {
+	answers []int
+	asked   int
+	write   bool
+	first   int // the first Fill's hi
+	most    int
+}
+
+func (s *liarSource) Rows() int {
+	n := s.answers[min(s.asked, len(s.answers)-1)]
+	s.asked++
+	return n
+}
+func (s *liarSource) Cols() int { return 1 }
+func (s *liarSource) Fill(lo, hi int, x []float64) error {
+	s.most = max(s.most, hi-lo)
+	if s.write && s.first == 0 {
+		s.first = hi
+		for i := range x {
+			x[i] = 0.25
+		}
+	}
+	return nil
+}
+
+// TestRowSourceOdd: a source whose Rows changes between calls is asked
+// once a call (EvaluateRows panicked on 3,000 predictions for 1,000
+// targets); a Fill that writes nothing gives rows of zeros, not the last
+// chunk's values; a typed nil *data.Encoder is bad input, not a nil
+// dereference; and OutDist fills its rows a chunk at a time (the table
+// was encoded whole, past the memory check EncodeFrame makes).
+func TestRowSourceOdd(t *testing.T) {
+	ctx := context.Background()
+	m := fit(t, small(HeadRiemann, ""), true)
+	_, y := toyData(1000, 4)
+	lie := &liarSource{answers: []int{1000, 3000}}
+	e, err := m.EvaluateRows(ctx, lie, y, "")
+	if err != nil || e.N != 1000 {
+		t.Errorf("EvaluateRows of a source whose row count changes: %v, %+v", err, e)
+	}
+	lie = &liarSource{answers: []int{1000, 3000}}
+	if p, err := m.PredictRows(ctx, lie, PredictOptions{}); err != nil || len(p.Mean) != 1000 {
+		t.Errorf("PredictRows: %v, %d means", err, len(p.Mean))
+	}
+	// The first chunk written as 0.25, the others not written at all:
+	// rows of zeros after it.
+	blank := &liarSource{answers: []int{1000}, write: true}
+	got, err := m.PredictRows(ctx, blank, PredictOptions{})
+	if err != nil || blank.first == 0 || blank.first == 1000 {
+		t.Fatalf("%v; the first Fill's rows end at %d: want a chunk", err, blank.first)
+	}
+	xs := make([]float64, 1000)
+	for i := range blank.first {
+		xs[i] = 0.25
+	}
+	want, err := m.PredictFlat(ctx, xs, 1000, PredictOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameBits(got.Mean, want.Mean) {
+		t.Error("a Fill that writes nothing: the rows are not zeros")
+	}
+	var none *data.Encoder
+	if _, err := m.PredictRows(ctx, none, PredictOptions{}); !errors.Is(err, ErrBadInput) {
+		t.Errorf("a nil *data.Encoder: %v", err)
+	}
+	x, _ := toyData(3000, 5)
+	src := &spanSource{x: x, rows: 3000, cols: 1, failAt: -1}
+	pd, err := m.PredictRows(ctx, src, PredictOptions{Outputs: OutDist | OutMean})
+	if err != nil || len(pd.Dist) != 3000 || src.most > 1024 {
+		t.Fatalf("OutDist: %v, %d distributions, a Fill of %d rows", err, len(pd.Dist), src.most)
+	}
+	wd, err := m.PredictFlat(ctx, x, 3000, PredictOptions{Outputs: OutDist | OutMean})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range wd.Dist {
+		if a, b := pd.Dist[i].Quantile(0.3), wd.Dist[i].Quantile(0.3); math.Float64bits(a) != math.Float64bits(b) || pd.Mean[i] != wd.Mean[i] {
+			t.Fatalf("OutDist row %d: quantile %v against %v", i, a, b)
+		}
 	}
 }

@@ -947,4 +947,32 @@ func TestEncoderChunks(t *testing.T) {
 	if err := en.Fill(3, 3, nil); err != nil {
 		t.Errorf("an empty range: %v", err)
 	}
+	// A subset of the rows, in another order, with a row twice: as the
+	// frame's Subset encodes, warnings too (WarningsOf the full Encoder).
+	idx := []int{299, 5, 17, 5, 150, 0, 42, 97, 98, 200, 13}
+	want, err := s.Encode(g.Subset(idx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := en.Subset(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, len(idx)*sub.Cols())
+	if err := sub.Fill(0, len(idx), x); err != nil || !slices.Equal(x, want.X) {
+		t.Errorf("Subset's rows differ from the frame's Subset's (%v)", err)
+	}
+	if got := sub.Warnings(); !reflect.DeepEqual(got, want.Warnings) {
+		t.Errorf("Subset's warnings %+v, want %+v", got, want.Warnings)
+	}
+	if got := en.WarningsOf(idx); !reflect.DeepEqual(got, want.Warnings) {
+		t.Errorf("WarningsOf %+v, want %+v", got, want.Warnings)
+	}
+	if _, err := en.Subset([]int{300}); err == nil {
+		t.Error("Subset of a row out of range: no error")
+	}
+	var none *Encoder
+	if none.Rows() != 0 || none.Cols() != 0 || none.Fill(0, 0, nil) == nil || none.Warnings() != nil {
+		t.Error("a nil Encoder: want no rows, no columns and an error from Fill")
+	}
 }

@@ -550,7 +550,10 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 		return nil, err
 	}
 	e := &Encoded{X: make([]float64, f.Rows*en.w), Rows: f.Rows, Cols: en.w, Names: s.Names()}
-	e.Warnings = en.encode(0, f.Rows, e.X, true)
+	if err := en.Fill(0, f.Rows, e.X); err != nil {
+		return nil, err
+	}
+	e.Warnings = en.Warnings()
 	return e, nil
 }
 
@@ -558,22 +561,40 @@ func (s *Schema) Encode(f *Frame) (*Encoded, error) {
 // so that a table need not be held encoded whole: a categorical column
 // takes a float64 per level a row, and 100,000 rows of a column of 2,000
 // levels are 1.6 GB encoded, where the frame holds a string a row. Make
-// one with Schema.Encoder. It is not safe for concurrent use.
+// one with Schema.Encoder. It holds the frame's cells as the schema reads
+// them, without pointers (a level's index a categorical cell, a float64 a
+// numeric one), not the frame itself: the frame's strings, kept alive,
+// cost every garbage collection a scan of them. It is not safe for
+// concurrent use.
 type Encoder struct {
 	s    *Schema
-	f    *Frame
 	w    int
-	cols []*Column
-	// For each categorical column of the schema, its levels' indices.
-	index []map[string]int
+	rows int
+	dl   Dialect  // the frame's, for Warning.Near
+	cols []encCol // one per column of the schema
 	// Warnings' answer, once computed.
 	warnings []Warning
 	warned   bool
 }
 
+// encCol is one column of an Encoder's rows.
+type encCol struct {
+	num     []float64 // numeric: the values (the median where missing)
+	missing []bool    // numeric: the missing cells
+	// code is a categorical cell's level (its index among the schema's
+	// levels), codeMissing, or codeUnseen-k for a text not among the
+	// levels, unseen[k].
+	code   []int32
+	unseen []string
+}
+
+const (
+	codeMissing = -1
+	codeUnseen  = -2
+)
+
 // Encoder checks f against the schema as Encode does (the same errors)
-// and returns an Encoder of its rows. f must not change while the Encoder
-// is used.
+// and returns an Encoder of its rows, which does not refer to f.
 func (s *Schema) Encoder(f *Frame) (*Encoder, error) {
 	if s == nil {
 		return nil, errors.New("data: Encode: no schema (nil)")
@@ -622,37 +643,114 @@ func (s *Schema) Encoder(f *Frame) (*Encoder, error) {
 		}
 		cols[j] = c
 	}
-	en := &Encoder{s: s, f: f, w: s.Width(), cols: cols, index: make([]map[string]int, len(s.Columns))}
+	en := &Encoder{s: s, w: s.Width(), rows: f.Rows, dl: f.Dialect, cols: make([]encCol, len(s.Columns))}
 	for j, cs := range s.Columns {
-		if cs.Kind == Categorical {
-			index := make(map[string]int, len(cs.Levels))
-			for l, v := range cs.Levels {
-				index[v] = l
+		c, ec := cols[j], &en.cols[j]
+		switch cs.Kind {
+		case Numeric:
+			ec.num, ec.missing = make([]float64, f.Rows), slices.Clone(c.Missing)
+			for i := range f.Rows {
+				switch {
+				case c.Missing[i]:
+					ec.num[i] = cs.Median
+				case c.Num != nil:
+					ec.num[i] = c.Num[i]
+				default:
+					ec.num[i], _ = f.Dialect.ParseNumber(c.Str[i]) // checked by NotNumeric
+				}
 			}
-			en.index[j] = index
+		case Categorical:
+			index := make(map[string]int32, len(cs.Levels))
+			for l, v := range cs.Levels {
+				index[v] = int32(l)
+			}
+			unseen := map[string]int32{}
+			ec.code = make([]int32, f.Rows)
+			for i := range f.Rows {
+				if c.Missing[i] {
+					ec.code[i] = codeMissing
+					continue
+				}
+				var text string
+				if c.Str != nil {
+					text = c.Str[i]
+				} else { // a numeric column: its numbers' shortest text
+					text = strconv.FormatFloat(c.Num[i], 'g', -1, 64)
+				}
+				if l, ok := index[text]; ok {
+					ec.code[i] = l
+					continue
+				}
+				k, ok := unseen[text]
+				if !ok {
+					k = int32(len(ec.unseen))
+					unseen[text] = k
+					ec.unseen = append(ec.unseen, text)
+				}
+				ec.code[i] = codeUnseen - k
+			}
 		}
 	}
 	return en, nil
 }
 
-// Rows is the number of the frame's rows.
-func (en *Encoder) Rows() int { return en.f.Rows }
+// Rows is the number of the frame's rows (0 for a nil Encoder).
+func (en *Encoder) Rows() int {
+	if en == nil {
+		return 0
+	}
+	return en.rows
+}
 
-// Cols is the number of encoded features a row (Schema.Width).
-func (en *Encoder) Cols() int { return en.w }
+// Cols is the number of encoded features a row (Schema.Width; 0 for a nil
+// Encoder).
+func (en *Encoder) Cols() int {
+	if en == nil {
+		return 0
+	}
+	return en.w
+}
 
 // Fill encodes rows [lo, hi) of the frame into x, (hi-lo) × Cols values,
 // row-major, as Encode does. A range outside the frame's rows or an x of
 // another length is an error.
 func (en *Encoder) Fill(lo, hi int, x []float64) error {
-	if lo < 0 || hi < lo || hi > en.f.Rows {
-		return fmt.Errorf("data: Encoder.Fill: rows [%d, %d) of a frame of %d", lo, hi, en.f.Rows)
+	if en == nil {
+		return errors.New("data: Encoder.Fill: a nil Encoder")
+	}
+	if lo < 0 || hi < lo || hi > en.rows {
+		return fmt.Errorf("data: Encoder.Fill: rows [%d, %d) of a frame of %d", lo, hi, en.rows)
 	}
 	w := en.w
 	if len(x) != (hi-lo)*w {
 		return fmt.Errorf("data: Encoder.Fill: %d values for %d rows of %d features", len(x), hi-lo, w)
 	}
-	en.encode(lo, hi, x, false)
+	clear(x)
+	off := 0
+	for j := range en.s.Columns {
+		cs, ec := &en.s.Columns[j], &en.cols[j]
+		switch cs.Kind {
+		case Numeric:
+			for i := lo; i < hi; i++ {
+				r := (i-lo)*w + off
+				x[r] = ec.num[i]
+				if cs.Missing && ec.missing[i] {
+					x[r+1] = 1
+				}
+			}
+		case Categorical:
+			for i := lo; i < hi; i++ {
+				r := (i-lo)*w + off
+				switch l := ec.code[i]; {
+				case l >= 0:
+					x[r+int(l)] = 1
+				case l == codeMissing && cs.Missing:
+					x[r+len(cs.Levels)] = 1
+				}
+			}
+		}
+		off += cs.width()
+	}
 	return nil
 }
 
@@ -660,87 +758,112 @@ func (en *Encoder) Fill(lo, hi int, x []float64) error {
 // Warnings give (nil for none), in the schema's order: of every row of
 // the frame, whichever rows were filled.
 func (en *Encoder) Warnings() []Warning {
+	if en == nil {
+		return nil
+	}
 	if !en.warned {
-		en.warnings = en.encode(0, en.f.Rows, nil, true)
+		en.warnings = en.warningsOf(nil)
 		en.warned = true
 	}
 	return slices.Clone(en.warnings)
 }
 
-// encode encodes rows [lo, hi) into x (nil: none) and returns their
-// warnings where withWarnings is set.
-func (en *Encoder) encode(lo, hi int, x []float64, withWarnings bool) []Warning {
-	clear(x)
-	f, w := en.f, en.w
+// WarningsOf is Warnings of the rows rows (indices of the frame's rows, in
+// the order their examples are taken), as Encode of the frame's Subset of
+// them gives. A row out of range is not counted.
+func (en *Encoder) WarningsOf(rows []int) []Warning {
+	if en == nil {
+		return nil
+	}
+	return en.warningsOf(rows)
+}
+
+// warningsOf is WarningsOf, of every row for rows nil.
+func (en *Encoder) warningsOf(rows []int) []Warning {
+	n := len(rows)
+	if rows == nil {
+		n = en.rows
+	}
+	at := func(k int) int {
+		if rows == nil {
+			return k
+		}
+		return rows[k]
+	}
 	var ws []Warning
-	off := 0
 	for j := range en.s.Columns {
-		cs := &en.s.Columns[j]
-		c := en.cols[j]
+		cs, ec := &en.s.Columns[j], &en.cols[j]
 		var nw nearWarning
 		nw.Warning = Warning{Column: cs.Name, Categorical: cs.Kind == Categorical}
-		warn := &nw.Warning
-		switch cs.Kind {
-		case Numeric:
-			for i := lo; i < hi; i++ {
-				v := cs.Median
-				if c.Missing[i] {
-					if !cs.Missing {
-						warn.Missing++
-					}
-				} else if c.Num != nil {
-					v = c.Num[i]
-				} else {
-					v, _ = f.Dialect.ParseNumber(c.Str[i]) // checked by NotNumeric
-				}
-				if !c.Missing[i] && cs.Range != nil && Far(v, *cs.Range) {
-					warn.Far++
-					warn.Range = *cs.Range
-				}
-				if x == nil {
-					continue
-				}
-				r := (i - lo) * w
-				x[r+off] = v
-				if cs.Missing && c.Missing[i] {
-					x[r+off+1] = 1
-				}
+		for k := range n {
+			i := at(k)
+			if i < 0 || i >= en.rows {
+				continue
 			}
-		case Categorical:
-			index := en.index[j]
-			for i := lo; i < hi; i++ {
-				r := (i - lo) * w
-				var text string
-				if c.Str != nil {
-					text = c.Str[i]
-				} else { // a numeric column: its numbers' shortest text
-					text = strconv.FormatFloat(c.Num[i], 'g', -1, 64)
+			switch cs.Kind {
+			case Numeric:
+				switch {
+				case ec.missing[i]:
+					if !cs.Missing {
+						nw.Missing++
+					}
+				case cs.Range != nil && Far(ec.num[i], *cs.Range):
+					nw.Far++
+					nw.Range = *cs.Range
 				}
-				switch l, ok := index[text]; {
-				case c.Missing[i] && cs.Missing:
-					if x != nil {
-						x[r+off+len(cs.Levels)] = 1
+			case Categorical:
+				switch l := ec.code[i]; {
+				case l == codeMissing:
+					if !cs.Missing {
+						nw.Missing++
 					}
-				case c.Missing[i]:
-					warn.Missing++
-				case ok:
-					if x != nil {
-						x[r+off+l] = 1
-					}
-				default:
-					warn.Unseen++
-					if withWarnings && len(nw.Levels) < 5 && !slices.Contains(nw.Levels, text) {
-						nw.unseen(cs, text, f.Dialect)
+				case l <= codeUnseen:
+					nw.Unseen++
+					if text := ec.unseen[codeUnseen-l]; len(nw.Levels) < 5 && !slices.Contains(nw.Levels, text) {
+						nw.unseen(cs, text, en.dl)
 					}
 				}
 			}
 		}
-		if withWarnings && (nw.Unseen > 0 || nw.Missing > 0 || nw.Far > 0) {
+		if nw.Unseen > 0 || nw.Missing > 0 || nw.Far > 0 {
 			ws = append(ws, nw.Warning)
 		}
-		off += cs.width()
 	}
 	return ws
+}
+
+// Subset returns an Encoder of the rows rows of en's frame, in that order
+// (as Schema.Encoder of the frame's Subset of them gives); a row out of
+// range is an error.
+func (en *Encoder) Subset(rows []int) (*Encoder, error) {
+	if en == nil {
+		return nil, errors.New("data: Encoder.Subset: a nil Encoder")
+	}
+	for _, i := range rows {
+		if i < 0 || i >= en.rows {
+			return nil, fmt.Errorf("data: Encoder.Subset: row %d of a frame of %d", i, en.rows)
+		}
+	}
+	sub := &Encoder{s: en.s, w: en.w, rows: len(rows), dl: en.dl, cols: make([]encCol, len(en.cols))}
+	for j, ec := range en.cols {
+		sc := &sub.cols[j]
+		if ec.num != nil {
+			sc.num, sc.missing = pick(ec.num, rows), pick(ec.missing, rows)
+		}
+		if ec.code != nil {
+			sc.code, sc.unseen = pick(ec.code, rows), ec.unseen
+		}
+	}
+	return sub, nil
+}
+
+// pick returns the elements rows of s.
+func pick[T any](s []T, rows []int) []T {
+	out := make([]T, len(rows))
+	for k, i := range rows {
+		out[k] = s[i]
+	}
+	return out
 }
 
 // nearWarning is a column's Warning as encode gathers it, with the

@@ -882,11 +882,8 @@ func readFrameForModel(name, path string, dl data.Dialect, m *decoreg.Model, s *
 	}
 	warn = func(rows []int) {
 		ws := en.Warnings()
-		if rows != nil && len(ws) > 0 && len(rows) < fr.Rows {
-			// Only the rows used: their own counts.
-			if e, err := m.Encoder(fr.Subset(rows)); err == nil {
-				ws = e.Warnings()
-			}
+		if rows != nil && len(ws) > 0 && len(rows) < en.Rows() {
+			ws = en.WarningsOf(rows) // only the rows used (and no reference to the frame)
 		}
 		warnEncoding(name, path, ws)
 	}
@@ -898,7 +895,7 @@ func readFrameForModel(name, path string, dl data.Dialect, m *decoreg.Model, s *
 		}
 		d.Y, d.TargetName = y, target // NaN where missing: predict decides on the rows it uses (unlabelledTargets)
 	}
-	return &input{Dataset: d, fr: fr, s: s, en: en}, warn, nil
+	return &input{Dataset: d, en: en}, warn, nil
 }
 
 // labelled returns the rows of d (data rows idx of its file) whose target
