@@ -185,21 +185,35 @@ func TestEncodeDialect(t *testing.T) {
 // of the other notation as the same numbers: "-999,5" of a file of
 // decimal commas is -999.5 in a file of points (as text it stays too),
 // and "1.234" there (1234) is no longer 1.234; text markers, and numbers
-// read alike, are kept as they are. FitSchema records the notation.
+// read alike, are kept as they are. FitSchema records the notation; a
+// schema without it (an older file) keeps its markers as written, and one
+// of no markers stays so (not DefaultNA). A number that would be a
+// categorical level's text is not added.
 func TestSchemaNAIn(t *testing.T) {
-	s := &Schema{NA: []string{"NA", "-999,5", "1.234", "-1", " 0,25 "}, NADecimalComma: true}
+	yes, no := true, false
+	s := &Schema{NA: []string{"NA", "-999,5", "1.234", "-1", " 0,25 "}, NADecimalComma: &yes}
 	if got, want := s.NAIn(Dialect{}), []string{"NA", "-999,5", "-999.5", "1234", "-1", " 0,25 ", "0.25"}; !slices.Equal(got, want) {
 		t.Errorf("in a file of points: %q, want %q", got, want)
 	}
 	if got := s.NAIn(Dialect{Sep: ';', DecimalComma: true}); !slices.Equal(got, s.NA) {
 		t.Errorf("in a file of decimal commas: %q, want the markers as they are", got)
 	}
-	p := &Schema{NA: []string{"-999.5", "?", "1e3"}}
+	p := &Schema{NA: []string{"-999.5", "?", "1e3"}, NADecimalComma: &no}
 	if got, want := p.NAIn(Dialect{DecimalComma: true}), []string{"-999.5", "-999,5", "?", "1e3"}; !slices.Equal(got, want) {
 		t.Errorf("a file of points' markers in one of commas: %q, want %q", got, want)
 	}
 	if (&Schema{}).NAIn(Dialect{}) != nil {
 		t.Error("no markers: want nil (DefaultNA)")
+	}
+	if got := (&Schema{NA: []string{}, NADecimalComma: &no}).NAIn(Dialect{DecimalComma: true}); got == nil || len(got) != 0 {
+		t.Errorf("only empty cells (--na ''): %q, want an empty list, not nil (DefaultNA)", got)
+	}
+	if got := (&Schema{NA: []string{"1.000", "x"}}).NAIn(Dialect{DecimalComma: true}); !slices.Equal(got, []string{"1.000", "x"}) {
+		t.Errorf("an older schema's markers: %q, want them as written", got)
+	}
+	lv := &Schema{NA: []string{"1.5"}, NADecimalComma: &no, Columns: []ColumnSchema{{Name: "c", Kind: Categorical, Levels: []string{"1,5", "a"}}}}
+	if got := lv.NAIn(Dialect{Sep: ';', DecimalComma: true}); !slices.Equal(got, []string{"1.5"}) {
+		t.Errorf("a marker whose number is a level's text there: %q, want the marker alone", got)
 	}
 	// Each marker, given, matches in the other file the cells of its number.
 	for _, c := range []struct {
@@ -230,7 +244,7 @@ func TestSchemaNAIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !fs.NADecimalComma || !fs.Clone().NADecimalComma {
+	if fs.NADecimalComma == nil || !*fs.NADecimalComma || fs.Clone().NADecimalComma == nil || !*fs.Clone().NADecimalComma {
 		t.Error("FitSchema on a file of decimal commas: NADecimalComma false")
 	}
 }

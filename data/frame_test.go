@@ -968,6 +968,12 @@ func TestEncoderChunks(t *testing.T) {
 	if got := en.WarningsOf(idx); !reflect.DeepEqual(got, want.Warnings) {
 		t.Errorf("WarningsOf %+v, want %+v", got, want.Warnings)
 	}
+	// Warnings are the caller's to change.
+	w1 := en.Warnings()
+	w1[1].Levels[0], w1[1].Near[0][0] = "changed", "changed"
+	if got := en.Warnings(); !reflect.DeepEqual(got, whole.Warnings) {
+		t.Errorf("Warnings after a change to an earlier answer: %+v", got)
+	}
 	if _, err := en.Subset([]int{300}); err == nil {
 		t.Error("Subset of a row out of range: no error")
 	}

@@ -93,8 +93,21 @@ type Schema struct {
 	NA []string `json:"na"`
 	// NADecimalComma is whether the training file wrote numbers with a
 	// decimal comma (its Dialect.DecimalComma): a marker of NA that is a
-	// number is that number in that notation ("-999,5" is -999.5).
-	NADecimalComma bool `json:"na_decimal_comma,omitempty"`
+	// number is that number in that notation ("-999,5" is -999.5). nil in
+	// model files written before it (2026-12-08), whose markers are read
+	// in each file's notation as they were.
+	NADecimalComma *bool `json:"na_decimal_comma,omitempty"`
+}
+
+// NATextMatcher returns the matcher of the cells that are missing as text
+// written in the training file's notation (serve's JSON strings in a
+// categorical column): the markers, numbers read in that notation.
+func (s *Schema) NATextMatcher() func(cell string) bool {
+	na := s.NA
+	if na == nil {
+		na = DefaultNA
+	}
+	return Dialect{DecimalComma: s.NADecimalComma != nil && *s.NADecimalComma}.MissingMatcher(na)
 }
 
 // NAIn returns the markers to read a file of dialect d with (a
@@ -104,14 +117,29 @@ type Schema struct {
 // notation of the files. A model trained with --na -999,5 on a file of
 // decimal commas read -999.5 as a value in a file of decimal points; a
 // marker 1.234 (1234 there) would have matched 1.234. A marker that d
-// reads as text keeps its text too. nil for a nil NA (DefaultNA, which
-// holds no numbers).
+// reads as text keeps its text too; a marker's number written in d's
+// notation that is the text of a categorical column's level is not added
+// (a level "1,5" of a file of points is no marker 1.5 in a file of
+// decimal commas). nil for a nil NA (DefaultNA, which holds no numbers);
+// NA itself for a schema of an older file, without NADecimalComma.
 func (s *Schema) NAIn(d Dialect) []string {
 	if s == nil || s.NA == nil {
 		return nil
 	}
-	train := Dialect{DecimalComma: s.NADecimalComma}
-	var out []string
+	if s.NADecimalComma == nil {
+		return slices.Clone(s.NA)
+	}
+	train := Dialect{DecimalComma: *s.NADecimalComma}
+	level := func(t string) bool {
+		for _, c := range s.Columns {
+			if c.Kind == Categorical && slices.Contains(c.Levels, t) {
+				return true
+			}
+		}
+		return false
+	}
+	out := []string{} // not nil: an empty NA is only empty cells
+
 	add := func(m string) {
 		if !slices.Contains(out, m) {
 			out = append(out, m)
@@ -135,7 +163,9 @@ func (s *Schema) NAIn(d Dialect) []string {
 		if d.DecimalComma {
 			n = strings.Replace(n, ".", ",", 1)
 		}
-		add(n)
+		if !level(n) {
+			add(n)
+		}
 	}
 	return out
 }
@@ -200,7 +230,8 @@ func FitSchema(f *Frame, opts SchemaOptions) (*Schema, error) {
 	if na == nil {
 		na = DefaultNA
 	}
-	s := &Schema{NA: slices.Clone(na), NADecimalComma: f.Dialect.DecimalComma}
+	comma := f.Dialect.DecimalComma
+	s := &Schema{NA: slices.Clone(na), NADecimalComma: &comma}
 	var over []error // *LevelsErrors
 	for j, c := range f.Columns {
 		cs := ColumnSchema{Name: c.Name, Kind: c.Kind, Missing: slices.Contains(c.Missing, true)}
@@ -361,7 +392,11 @@ func (s *Schema) Clone() *Schema {
 	if s == nil {
 		return nil
 	}
-	c := &Schema{NA: slices.Clone(s.NA), NADecimalComma: s.NADecimalComma, Columns: slices.Clone(s.Columns)}
+	c := &Schema{NA: slices.Clone(s.NA), Columns: slices.Clone(s.Columns)}
+	if s.NADecimalComma != nil {
+		comma := *s.NADecimalComma
+		c.NADecimalComma = &comma
+	}
 	for j := range c.Columns {
 		c.Columns[j].Levels = slices.Clone(c.Columns[j].Levels)
 		if r := c.Columns[j].Range; r != nil {
@@ -765,7 +800,11 @@ func (en *Encoder) Warnings() []Warning {
 		en.warnings = en.warningsOf(nil)
 		en.warned = true
 	}
-	return slices.Clone(en.warnings)
+	ws := slices.Clone(en.warnings)
+	for i := range ws { // a copy the caller may change
+		ws[i].Levels, ws[i].Near = slices.Clone(ws[i].Levels), slices.Clone(ws[i].Near)
+	}
+	return ws
 }
 
 // WarningsOf is Warnings of the rows rows (indices of the frame's rows, in

@@ -176,7 +176,13 @@ func (d *MDN) Quantile(q float64) float64 {
 		}
 		lo = min(lo, d.mu[i]-8*d.sd[i])
 		hi = max(hi, d.mu[i]+8*d.sd[i])
-		sdMax, sdMin = max(sdMax, d.sd[i]), min(sdMin, d.sd[i])
+		sdMax = max(sdMax, d.sd[i])
+		if w >= 1e-9*min(q, 1-q) {
+			// A component of less weight cannot move the quantile by
+			// much of its own sd: it does not tighten the stop (one of
+			// weight 1e-12 and sd 1e-9 doubled the time of every level).
+			sdMin = min(sdMin, d.sd[i])
+		}
 	}
 	for w := sdMax; g(lo) > 0 && !math.IsInf(lo, -1); w *= 2 {
 		lo -= w
@@ -187,7 +193,14 @@ func (d *MDN) Quantile(q float64) float64 {
 	// Enough steps for bisection alone to narrow the widest bracket NewMDN
 	// allows (means up to MaxFloat64/4) to 1e-12 (a bracket of 1e200
 	// around a far component of little weight had not narrowed in 500).
+	// A Newton step that leaves the bracket, or is not under half the
+	// step before the last one, is a bisection instead (as rtsafe does):
+	// Newton's steps could bounce between two points on either side of a
+	// component's edge until the loop's end, the bracket hardly narrowed
+	// (a median with a CDF of 0.49978, above the quantile at a level a
+	// hair lower; helper-153).
 	t := 0.5*lo + 0.5*hi
+	dxOld, dx := hi-lo, hi-lo
 	for range 1100 {
 		gt := g(t)
 		if gt == 0 {
@@ -199,9 +212,10 @@ func (d *MDN) Quantile(q float64) float64 {
 			hi = t
 		}
 		tn := t - gt/math.Exp(d.logPDFt(t))
-		if !(tn > lo && tn < hi) {
+		if !(tn > lo && tn < hi) || 2*math.Abs(tn-t) > dxOld {
 			tn = 0.5*lo + 0.5*hi
 		}
+		dxOld, dx = dx, math.Abs(tn-t)
 		// Steps below a few units in the last place of t are rounding.
 		tol := max(1e-12*min(max(1, math.Abs(t)), sdMin), 4*(math.Nextafter(math.Abs(t), math.Inf(1))-math.Abs(t)))
 		if math.Abs(tn-t) <= tol || hi-lo <= tol {

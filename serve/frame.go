@@ -32,11 +32,14 @@ func (q *query) rowsFromSchema(r *Request, ms modelSpec, lim Limits) error {
 	if n > lim.MaxRows {
 		return badf("%d rows: at most %d per request", n, lim.MaxRows)
 	}
-	na := sc.NAIn(data.Dialect{}) // JSON numbers are written with a point
+	// A JSON number is written with a point: the markers that are
+	// numbers, in that notation; a string in a categorical column is text
+	// as the training file wrote it, matched as its markers were there.
+	na := sc.NAIn(data.Dialect{})
 	if na == nil {
 		na = data.DefaultNA
 	}
-	isNA := data.MissingMatcher(na)
+	isNA, isNAText := data.MissingMatcher(na), sc.NATextMatcher()
 	f := &data.Frame{Rows: n, Columns: make([]data.Column, d), NA: na}
 	for j, c := range sc.Columns {
 		col := data.Column{Name: c.Name, Kind: c.Kind, Field: -1, Str: make([]string, n), Missing: make([]bool, n)}
@@ -71,7 +74,7 @@ func (q *query) rowsFromSchema(r *Request, ms modelSpec, lim Limits) error {
 				return badf("%s: bad JSON string %s", what, clip(s))
 			}
 			str = strings.TrimSpace(str)
-			if isNA(str) {
+			if isNAText(str) {
 				c.Missing[i] = true
 				return nil
 			}

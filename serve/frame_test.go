@@ -225,27 +225,36 @@ func TestWideRequestChunked(t *testing.T) {
 
 // TestServeNAMarkerNotation: a model whose marker was a number with a
 // decimal comma ("-999,5", trained on a file of decimal commas) reads the
-// JSON number -999.5 as missing, as it read the training file's cells.
+// JSON number -999.5 as missing, as it read the training file's cells;
+// a string in a categorical column is text as that file wrote it: the
+// marker "1.000" (1000 there) marks the string "1.000" (helper-153: it was
+// an unseen level), and the JSON number 1 is no marker.
 func TestServeNAMarkerNotation(t *testing.T) {
 	f, err := data.ReadFrame("../testdata/mixed.csv", data.FrameOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.NA, f.Dialect = []string{"NA", "-999,5"}, data.Dialect{Sep: ';', DecimalComma: true}
+	f.NA, f.Dialect = []string{"NA", "-999,5", "1.000"}, data.Dialect{Sep: ';', DecimalComma: true}
 	m, err := decoreg.FitFrame(context.Background(), f, "price", decoreg.Config{Head: decoreg.HeadMDN, EncLayers: 1, EncWidth: 16, MaxEpochs: 2, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, ts := newTestServer(t, m, Options{})
-	mean := func(area string) string {
+	mean := func(area, heating string) string {
 		t.Helper()
-		code, body, _ := post(t, ts.URL+"/v1/models/m/predict", `{"rows":[{"area":`+area+`,"rooms":3,"city":"Paris","heating":"gas","garden":"yes","year":1990}],"outputs":["mean"]}`)
+		code, body, _ := post(t, ts.URL+"/v1/models/m/predict", `{"rows":[{"area":`+area+`,"rooms":3,"city":"Paris","heating":`+heating+`,"garden":"yes","year":1990}],"outputs":["mean"]}`)
 		if code != 200 {
 			t.Fatalf("%d %s", code, body)
 		}
 		return string(body)
 	}
-	if a, b := mean("-999.5"), mean("null"); a != b {
+	if a, b := mean("-999.5", `"gas"`), mean("null", `"gas"`); a != b {
 		t.Errorf("area -999.5: %s, want as null: %s", a, b)
+	}
+	if a, b := mean("80", `"1.000"`), mean("80", "null"); a != b || strings.Contains(a, "not seen") {
+		t.Errorf(`heating "1.000": %s, want as null: %s`, a, b)
+	}
+	if a, b := mean("1", `"gas"`), mean("null", `"gas"`); a == b {
+		t.Errorf("area 1 reads as missing: %s", a)
 	}
 }

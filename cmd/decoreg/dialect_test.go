@@ -251,4 +251,18 @@ func TestNAMarkerNotation(t *testing.T) {
 			t.Errorf("%s on a file of decimal commas: the marker's cells are not missing:\n%.200s\nagainst\n%.200s\n%s", filepath.Base(m), got, want, errs)
 		}
 	}
+	// --na '' (only empty cells are missing): "NA" stays a level when the
+	// model predicts (it read as DefaultNA's marker again; helper-153).
+	lv := filepath.Join(dir, "lv.csv")
+	var b strings.Builder
+	b.WriteString("c,x,y\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "%s,%d,%d\n", []string{"NA", "a", "b"}[i%3], i%7, i%3+i%7)
+	}
+	os.WriteFile(lv, []byte(b.String()), 0o644)
+	em := filepath.Join(dir, "e.model")
+	mustCLI(t, append([]string{"train", "--data", lv, "--out", em, "--na", ""}, tinyArgs("mdn")...)...)
+	if _, errs := mustCLI(t, "predict", "--model", em, "--data", lv, "--out", "-"); strings.Contains(errs, "missing") {
+		t.Errorf(`a model trained with --na '': "NA" read as missing: %s`, errs)
+	}
 }

@@ -854,7 +854,7 @@ func readFrameForModel(name, path string, dl data.Dialect, m *decoreg.Model, s *
 		if terr := targetTextErr(err, header, target, "", dl); terr != err {
 			return nil, nil, inputErr(name, terr)
 		}
-		return nil, nil, inputErr(name, featureCellErr(err, na, dl))
+		return nil, nil, inputErr(name, featureCellErr(err, na, !slices.Equal(na, s.NA), dl))
 	}
 	warnBlank(name, path, fr.Blank, len(header))
 	warnGrouped(name, path, fr)
@@ -941,9 +941,10 @@ func targetTwice(name, path string, header []string, target string) bool {
 // featureCellErr adds to a reader's error about a feature cell that is
 // not a number, in a column the model reads as numbers, how to make it
 // one: rewrite a number as spreadsheets write them (numberFormOf), or
-// mark a missing cell as the model does (empty or one of na). Other
-// errors are returned as they are.
-func featureCellErr(err error, na []string, dl data.Dialect) error {
+// mark a missing cell as the model does (empty or one of na; written in
+// the file's notation where translated is set). Other errors are returned
+// as they are.
+func featureCellErr(err error, na []string, translated bool, dl data.Dialect) error {
 	var ne *data.NotNumberError
 	if !errors.As(err, &ne) {
 		return err
@@ -959,7 +960,11 @@ func featureCellErr(err error, na []string, dl data.Dialect) error {
 	if len(na) > 0 {
 		markers = "an empty cell or one of " + quoteList(na)
 	}
-	return fmt.Errorf("%w: the model reads this column as numbers; a missing cell is %s (the markers it was trained with)", err, markers)
+	with := "the markers it was trained with"
+	if translated {
+		with += ", numbers written as this file writes them"
+	}
+	return fmt.Errorf("%w: the model reads this column as numbers; a missing cell is %s (%s)", err, markers, with)
 }
 
 // targetTextErr adds to a reader's error about a cell of the target

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -236,24 +237,28 @@ func showJSON(w io.Writer, path string, m *decoreg.Model) error {
 	cols, na := showColumns(m)
 	lo, hi := m.YRange()
 	out := struct {
-		File         string              `json:"file"`
-		Head         string              `json:"head"`
-		Tokenization string              `json:"tokenization,omitempty"`
-		Target       string              `json:"target"`
-		YRange       [2]jsonfloat.Float  `json:"y_range"`
-		Columns      []showColumn        `json:"columns"`
-		NA           []string            `json:"na,omitempty"`
-		Features     []string            `json:"features"`
-		Params       int                 `json:"params"`
-		Support      *[2]jsonfloat.Float `json:"support,omitempty"`
-		EndsCut      bool                `json:"ends_cut,omitempty"`
-		Config       decoreg.Config      `json:"config"`
-		Train        trainRecord         `json:"train"`
-		Members      []showMember        `json:"members,omitempty"`
+		File         string             `json:"file"`
+		Head         string             `json:"head"`
+		Tokenization string             `json:"tokenization,omitempty"`
+		Target       string             `json:"target"`
+		YRange       [2]jsonfloat.Float `json:"y_range"`
+		Columns      []showColumn       `json:"columns"`
+		NA           []string           `json:"na,omitempty"`
+		// NADecimalComma: the markers' numbers are written with a decimal
+		// comma (the training file's notation); absent for older files.
+		NADecimalComma *bool               `json:"na_decimal_comma,omitempty"`
+		Features       []string            `json:"features"`
+		Params         int                 `json:"params"`
+		Support        *[2]jsonfloat.Float `json:"support,omitempty"`
+		EndsCut        bool                `json:"ends_cut,omitempty"`
+		Config         decoreg.Config      `json:"config"`
+		Train          trainRecord         `json:"train"`
+		Members        []showMember        `json:"members,omitempty"`
 	}{
 		File: path, Head: string(cfg.Head), Target: target, YRange: [2]jsonfloat.Float{jsonfloat.Float(lo), jsonfloat.Float(hi)},
 		Columns: cols, NA: na, Features: featureNames(m), Params: totalParams(m),
-		Config: cfg, Train: trainRecord{m.Info()},
+		NADecimalComma: naComma(m),
+		Config:         cfg, Train: trainRecord{m.Info()},
 	}
 	if cfg.Head == decoreg.HeadDecoder {
 		out.Tokenization = cfg.Vocab
@@ -325,6 +330,12 @@ func showText(w io.Writer, path string, m *decoreg.Model, maxCols int) {
 			q = append(q, strconv.Quote(s))
 		}
 		what += "; cells read as missing: " + strings.Join(q, ", ")
+		if sc := m.Schema(); sc != nil && sc.NADecimalComma != nil && *sc.NADecimalComma && slices.ContainsFunc(na, func(s string) bool {
+			_, err := (data.Dialect{DecimalComma: true}).ParseNumber(s)
+			return err == nil
+		}) {
+			what += " (numbers written with a decimal comma, as in the training file; they mark their numbers in files of either notation)"
+		}
 	}
 	if m.Schema() == nil {
 		if names, _ := m.Names(); len(names) == 0 {
@@ -761,4 +772,13 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
+}
+
+// naComma is the model's Schema.NADecimalComma (nil without a schema or
+// in an older file).
+func naComma(m *decoreg.Model) *bool {
+	if sc := m.Schema(); sc != nil {
+		return sc.NADecimalComma
+	}
+	return nil
 }

@@ -3,6 +3,7 @@
 package outfile
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -25,13 +26,33 @@ func descriptorPath(p string) (int, bool) {
 	case "/dev/stderr":
 		return 2, true
 	}
-	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/", "/proc/" + strconv.Itoa(os.Getpid()) + "/fd/"} {
+	pid := strconv.Itoa(os.Getpid())
+	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/", "/proc/" + pid + "/fd/"} {
 		if n, ok := strings.CutPrefix(p, dir); ok {
 			fd, err := strconv.Atoi(n)
 			return fd, err == nil && fd >= 0
 		}
 	}
+	// /proc/self/task/TID/fd/N and /proc/PID/task/TID/fd/N: a thread of
+	// this process shares its descriptors.
+	for _, dir := range []string{"/proc/self/task/", "/proc/" + pid + "/task/"} {
+		if rest, ok := strings.CutPrefix(p, dir); ok {
+			tid, n, ok := strings.Cut(rest, "/fd/")
+			if _, err := strconv.Atoi(tid); !ok || err != nil || !taskOf(tid) {
+				return 0, false
+			}
+			fd, err := strconv.Atoi(n)
+			return fd, err == nil && fd >= 0
+		}
+	}
 	return 0, false
+}
+
+// taskOf reports whether tid is a thread of this process (its directory
+// under /proc/self/task).
+func taskOf(tid string) bool {
+	_, err := os.Stat("/proc/self/task/" + tid)
+	return err == nil
 }
 
 // keepOwner gives the new file f the owner and group of the file it
@@ -60,10 +81,11 @@ func checkWritable(p string) error {
 }
 
 // checkDescriptor reports whether descriptor fd is open for writing, to
-// a file, a pipe, a socket or a device. The others are the process's own
-// (an event poll or event descriptor of Go's runtime, an anonymous inode:
-// /proc/self/fd/7 passed the check and its write failed, "invalid
-// argument", after the command's work).
+// a file, a pipe, a connected socket or a device. The others (an event
+// poll or event descriptor, as Go's runtime holds, a timer: anonymous
+// inodes) take no output: /proc/self/fd/7 passed the check and its write
+// failed, "invalid argument", after the command's work; so did a socket
+// not connected.
 func checkDescriptor(fd int) error {
 	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
 	if err != nil {
@@ -77,12 +99,17 @@ func checkDescriptor(fd int) error {
 		return fmt.Errorf("descriptor %d: %w", fd, err)
 	}
 	switch uint32(st.Mode) & unix.S_IFMT {
-	case unix.S_IFREG, unix.S_IFIFO, unix.S_IFSOCK, unix.S_IFCHR, unix.S_IFBLK:
+	case unix.S_IFREG, unix.S_IFIFO, unix.S_IFCHR, unix.S_IFBLK:
+		return nil
+	case unix.S_IFSOCK:
+		if _, err := unix.Getpeername(fd); errors.Is(err, unix.ENOTCONN) {
+			return fmt.Errorf("descriptor %d is a socket that is not connected", fd)
+		}
 		return nil
 	case unix.S_IFDIR:
 		return fmt.Errorf("descriptor %d is a directory", fd)
 	}
-	return fmt.Errorf("descriptor %d is not a file, pipe, socket or device that was given to the process (it is one of the process's own)", fd)
+	return fmt.Errorf("descriptor %d is not a file, pipe, socket or device, and takes no output (an event, timer or poll descriptor, such as Go's runtime holds)", fd)
 }
 
 // dupDescriptor returns a File writing to a duplicate of descriptor fd,
