@@ -17,11 +17,29 @@ func (k *keepFlag) register(fs *flag.FlagSet) {
 	fs.StringVar(&k.list, "keep", "", "comma-separated `COLUMNS` of FILE to copy, as read, into the output after row (an identifier, the target)")
 }
 
-// keptColumns are the columns of --keep as read: text[j][r] is column j's
-// cell (spaces trimmed) in data row r of the file.
+// keptColumns are the columns of --keep as read: cols[j] holds column j's
+// cells (spaces trimmed), each as its CSV field, in one buffer without
+// pointers (a string a cell, kept for the whole command, cost every
+// garbage collection a scan of them).
 type keptColumns struct {
 	names []string
-	text  [][]string
+	cols  []keptText
+}
+
+// keptText is a column's fields: field r is buf[end[r-1]:end[r]] (from 0
+// for r = 0).
+type keptText struct {
+	buf []byte
+	end []int
+}
+
+// field returns field r.
+func (t *keptText) field(r int) []byte {
+	lo := 0
+	if r > 0 {
+		lo = t.end[r-1]
+	}
+	return t.buf[lo:t.end[r]]
 }
 
 // checkKeep returns the columns of --keep (list), checked against the
@@ -77,7 +95,13 @@ func readKeep(name string, names []string, path string, dl data.Dialect, lines [
 	}
 	k := &keptColumns{names: names}
 	for _, c := range fr.Columns {
-		k.text = append(k.text, c.Str)
+		var t keptText
+		t.end = make([]int, len(c.Str))
+		for r, s := range c.Str {
+			t.buf = append(t.buf, csvField(s)...)
+			t.end[r] = len(t.buf)
+		}
+		k.cols = append(k.cols, t)
 	}
 	return k, nil
 }
@@ -98,8 +122,8 @@ func (k *keptColumns) row(b []byte, r int) []byte {
 	if k == nil {
 		return b
 	}
-	for _, t := range k.text {
-		b = append(append(b, ','), csvField(t[r])...)
+	for j := range k.cols {
+		b = append(append(b, ','), k.cols[j].field(r)...)
 	}
 	return b
 }
