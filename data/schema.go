@@ -139,7 +139,6 @@ func (s *Schema) NAIn(d Dialect) []string {
 		return false
 	}
 	out := []string{} // not nil: an empty NA is only empty cells
-
 	add := func(m string) {
 		if !slices.Contains(out, m) {
 			out = append(out, m)
