@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 
 	"decoreg"
+	"decoreg/data"
 )
 
 // Fit a decoder head on synthetic data, then read the predictive
@@ -104,4 +105,43 @@ func ExampleWithProgress() {
 	// Output:
 	// epochs reported: 3 <nil>
 	// row 7, column 1: the feature is NaN (bad input: true)
+}
+
+// Fit a table with a text column, then predict a table of new rows a
+// chunk at a time (PredictRows of the model's Encoder): a text column's
+// levels are one-hot features, and a table of many levels is not held
+// encoded whole.
+func ExampleModel_PredictRows() {
+	r := rand.New(rand.NewPCG(7, 8))
+	frame := func(n int) *data.Frame {
+		city := data.Column{Name: "city", Kind: data.Categorical, Field: -1, Str: make([]string, n), Missing: make([]bool, n)}
+		area := data.Column{Name: "area", Kind: data.Numeric, Field: -1, Num: make([]float64, n), Missing: make([]bool, n)}
+		price := data.Column{Name: "price", Kind: data.Numeric, Field: -1, Num: make([]float64, n), Missing: make([]bool, n)}
+		for i := range n {
+			k := r.IntN(3)
+			city.Str[i] = []string{"Lyon", "Paris", "Nice"}[k]
+			area.Num[i] = 30 + 100*r.Float64()
+			price.Num[i] = area.Num[i]*float64(2+k) + 10*r.NormFloat64()
+		}
+		return &data.Frame{Rows: n, Columns: []data.Column{city, area, price}}
+	}
+	m, err := decoreg.FitFrame(context.Background(), frame(1000), "price", decoreg.Config{Head: decoreg.HeadMDN, EncWidth: 32, MaxEpochs: 20, LR: 3e-3, Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rows, err := m.Encoder(frame(5000)) // the price column is not read
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, err := m.PredictRows(context.Background(), rows, decoreg.PredictOptions{Outputs: decoreg.OutMedian})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	features, _ := m.Names()
+	fmt.Println(len(p.Median), "medians;", rows.Cols(), "features a row:", features)
+	// Output:
+	// 5000 medians; 4 features a row: [city=Lyon city=Nice city=Paris area]
 }
