@@ -187,8 +187,9 @@ func TestEncodeDialect(t *testing.T) {
 // and "1.234" there (1234) is no longer 1.234; text markers, and numbers
 // read alike, are kept as they are. FitSchema records the notation; a
 // schema without it (an older file) keeps its markers as written, and one
-// of no markers stays so (not DefaultNA). A number that would be a
-// categorical level's text is not added.
+// of no markers stays so (not DefaultNA). A marker that was text in
+// training and is a number in the other notation is left out; the
+// categorical columns' matcher reads the markers as training did.
 func TestSchemaNAIn(t *testing.T) {
 	yes, no := true, false
 	s := &Schema{NA: []string{"NA", "-999,5", "1.234", "-1", " 0,25 "}, NADecimalComma: &yes}
@@ -211,9 +212,18 @@ func TestSchemaNAIn(t *testing.T) {
 	if got := (&Schema{NA: []string{"1.000", "x"}}).NAIn(Dialect{DecimalComma: true}); !slices.Equal(got, []string{"1.000", "x"}) {
 		t.Errorf("an older schema's markers: %q, want them as written", got)
 	}
-	lv := &Schema{NA: []string{"1.5"}, NADecimalComma: &no, Columns: []ColumnSchema{{Name: "c", Kind: Categorical, Levels: []string{"1,5", "a"}}}}
-	if got := lv.NAIn(Dialect{Sep: ';', DecimalComma: true}); !slices.Equal(got, []string{"1.5"}) {
-		t.Errorf("a marker whose number is a level's text there: %q, want the marker alone", got)
+	tx := &Schema{NA: []string{`1,000`, "1.5", "n/a"}, NADecimalComma: &no}
+	if got := tx.NAIn(Dialect{Sep: ';', DecimalComma: true}); !slices.Equal(got, []string{"1.5", "1,5", "n/a"}) {
+		t.Errorf("a text marker that is a number with decimal commas: %q, want it left out", got)
+	}
+	is := tx.NATextMatcher()
+	for cell, want := range map[string]bool{"1,000": true, "1.5": true, "1,5": false, "2,50": false, "n/a": true, "": true, "1": false} {
+		if is(cell) != want {
+			t.Errorf("the categorical matcher on %q: %v, want %v", cell, !want, want)
+		}
+	}
+	if (&Schema{NA: []string{"x"}}).NATextMatcher() != nil {
+		t.Error("an older schema's categorical matcher: want nil (NA as read, every column alike)")
 	}
 	// Each marker, given, matches in the other file the cells of its number.
 	for _, c := range []struct {

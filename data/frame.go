@@ -110,6 +110,12 @@ type FrameOptions struct {
 	// comma and point). A number marking missing cells (NA) matches the
 	// cells of its value read by it.
 	Dialect Dialect
+	// CategoricalNA, where set, tells the missing cells of the columns
+	// that Kinds fixes as Categorical, in place of NA (whose markers
+	// still mark the Frame's NA): a model's markers matched as its
+	// training file wrote them (Schema.NATextMatcher), where NA holds them
+	// in this file's notation for its numbers (Schema.NAIn).
+	CategoricalNA func(cell string) bool
 }
 
 // Column returns the index of the column called name, or -1 (also for a
@@ -456,8 +462,13 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 		}
 		return v
 	}
+	colNA := make([]func(string) bool, len(f.Columns))
 	for j := range f.Columns {
 		text[j] = f.Columns[j].Kind == Categorical
+		colNA[j] = isNA
+		if text[j] && opts.CategoricalNA != nil {
+			colNA[j] = opts.CategoricalNA
+		}
 	}
 	for {
 		rec, err := t.next()
@@ -474,7 +485,7 @@ func ReadFrame(path string, opts FrameOptions) (*Frame, error) {
 		for j := range f.Columns {
 			c := &f.Columns[j]
 			s := strings.TrimSpace(rec[c.Field])
-			miss := isNA(s)
+			miss := colNA[j](s)
 			if miss {
 				if c.MissingText == nil {
 					c.MissingText = map[string]int{}

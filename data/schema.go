@@ -99,29 +99,37 @@ type Schema struct {
 	NADecimalComma *bool `json:"na_decimal_comma,omitempty"`
 }
 
-// NATextMatcher returns the matcher of the cells that are missing as text
-// written in the training file's notation (serve's JSON strings in a
-// categorical column): the markers, numbers read in that notation.
+// NATextMatcher returns the matcher of the cells of a categorical column
+// that are missing (FrameOptions.CategoricalNA; serve's JSON strings in
+// such a column): the markers as the training file wrote them, numbers
+// read in its notation, since the column's levels are its text. nil for a
+// schema of an older file, without NADecimalComma (whose markers are read
+// in each file's notation, every column alike).
 func (s *Schema) NATextMatcher() func(cell string) bool {
+	if s == nil || s.NADecimalComma == nil {
+		return nil
+	}
 	na := s.NA
 	if na == nil {
 		na = DefaultNA
 	}
-	return Dialect{DecimalComma: s.NADecimalComma != nil && *s.NADecimalComma}.MissingMatcher(na)
+	return Dialect{DecimalComma: *s.NADecimalComma}.MissingMatcher(na)
 }
 
 // NAIn returns the markers to read a file of dialect d with (a
-// FrameOptions.NA): NA, with each marker that is a number (read in the
+// FrameOptions.NA, for its numeric columns; the categorical ones take
+// NATextMatcher): NA, with each marker that is a number (read in the
 // training file's notation, NADecimalComma) written in d's notation where
-// d reads it otherwise, so that it matches the same cells whatever the
+// d reads it otherwise, so that it marks the same numbers whatever the
 // notation of the files. A model trained with --na -999,5 on a file of
 // decimal commas read -999.5 as a value in a file of decimal points; a
-// marker 1.234 (1234 there) would have matched 1.234. A marker that d
-// reads as text keeps its text too; a marker's number written in d's
-// notation that is the text of a categorical column's level is not added
-// (a level "1,5" of a file of points is no marker 1.5 in a file of
-// decimal commas). nil for a nil NA (DefaultNA, which holds no numbers);
-// NA itself for a schema of an older file, without NADecimalComma.
+// marker 1.234 (1234 there) would have marked 1.234. Such a marker that d
+// reads as text keeps its text too (a cell written in the training
+// notation). A marker that was text in training and that d reads as a
+// number is left out: it would mark that number ("1,000" of a file of
+// points is 1 with decimal commas). nil for a nil NA (DefaultNA, which
+// holds no numbers); NA itself for a schema of an older file, without
+// NADecimalComma.
 func (s *Schema) NAIn(d Dialect) []string {
 	if s == nil || s.NA == nil {
 		return nil
@@ -130,14 +138,6 @@ func (s *Schema) NAIn(d Dialect) []string {
 		return slices.Clone(s.NA)
 	}
 	train := Dialect{DecimalComma: *s.NADecimalComma}
-	level := func(t string) bool {
-		for _, c := range s.Columns {
-			if c.Kind == Categorical && slices.Contains(c.Levels, t) {
-				return true
-			}
-		}
-		return false
-	}
 	out := []string{} // not nil: an empty NA is only empty cells
 	add := func(m string) {
 		if !slices.Contains(out, m) {
@@ -148,7 +148,9 @@ func (s *Schema) NAIn(d Dialect) []string {
 		t := strings.TrimSpace(m)
 		v, err := train.ParseNumber(t)
 		if err != nil || underflows(t, v) {
-			add(m) // text
+			if w, err := d.ParseNumber(t); err != nil || underflows(t, w) {
+				add(m) // text, here too
+			}
 			continue
 		}
 		if w, err := d.ParseNumber(t); err == nil && w+0 == v+0 {
@@ -162,9 +164,7 @@ func (s *Schema) NAIn(d Dialect) []string {
 		if d.DecimalComma {
 			n = strings.Replace(n, ".", ",", 1)
 		}
-		if !level(n) {
-			add(n)
-		}
+		add(n)
 	}
 	return out
 }

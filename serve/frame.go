@@ -40,6 +40,9 @@ func (q *query) rowsFromSchema(r *Request, ms modelSpec, lim Limits) error {
 		na = data.DefaultNA
 	}
 	isNA, isNAText := data.MissingMatcher(na), sc.NATextMatcher()
+	if isNAText == nil { // an older model: every cell alike
+		isNAText = isNA
+	}
 	f := &data.Frame{Rows: n, Columns: make([]data.Column, d), NA: na}
 	for j, c := range sc.Columns {
 		col := data.Column{Name: c.Name, Kind: c.Kind, Field: -1, Str: make([]string, n), Missing: make([]bool, n)}

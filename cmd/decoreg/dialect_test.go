@@ -251,6 +251,28 @@ func TestNAMarkerNotation(t *testing.T) {
 			t.Errorf("%s on a file of decimal commas: the marker's cells are not missing:\n%.200s\nagainst\n%.200s\n%s", filepath.Base(m), got, want, errs)
 		}
 	}
+	// Numbers marked in a numeric column, and text levels that read as
+	// those numbers in the other notation (helper-154): trained on points
+	// with --na 1.5,2.5 and levels "1,5" and "2,50", a file of decimal
+	// commas has x = 1,5 missing and c = 2,50 a level.
+	var pt, cf strings.Builder
+	pt.WriteString("c,x,y\n")
+	for i := range 60 {
+		x := fmt.Sprintf("%d", i%7)
+		if i%10 == 3 {
+			x = "1.5"
+		}
+		fmt.Fprintf(&pt, "%s,%s,%d\n", []string{`"1,5"`, `"2,50"`, "a"}[i%3], x, i%3+i%7)
+	}
+	cf.WriteString("c;x;y\n2,50;1,5;3\n2,50;;3\n1,5;4;1\n")
+	ptp, cmp, pm := filepath.Join(dir, "pt.csv"), filepath.Join(dir, "cm.csv"), filepath.Join(dir, "pt.model")
+	os.WriteFile(ptp, []byte(pt.String()), 0o644)
+	os.WriteFile(cmp, []byte(cf.String()), 0o644)
+	mustCLI(t, append([]string{"train", "--data", ptp, "--out", pm, "--na", "1.5,2.5"}, tinyArgs("mdn")...)...)
+	out, errs := mustCLI(t, append([]string{"predict", "--model", pm, "--data", cmp, "--out", "-"}, flags...)...)
+	if rows := strings.Split(out, "\n"); len(rows) < 3 || strings.SplitN(rows[1], ",", 2)[1] != strings.SplitN(rows[2], ",", 2)[1] || strings.Contains(errs, "missing") || strings.Contains(errs, "not seen") {
+		t.Errorf("x = 1,5 should read as missing, c = 2,50 and 1,5 as levels:\n%s%s", out, errs)
+	}
 	// --na '' (only empty cells are missing): "NA" stays a level when the
 	// model predicts (it read as DefaultNA's marker again; helper-153).
 	lv := filepath.Join(dir, "lv.csv")

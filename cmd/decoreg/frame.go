@@ -839,8 +839,10 @@ func readFrameForModel(name, path string, dl data.Dialect, m *decoreg.Model, s *
 		}
 		cols = append(cols, target)
 	}
-	na := s.NAIn(dl) // the markers in this file's notation
-	fr, err := data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: na, Dialect: dl})
+	// The markers' numbers in this file's notation; the categorical
+	// columns' text as training read it.
+	na, catNA := s.NAIn(dl), s.NATextMatcher()
+	fr, err := data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: na, Dialect: dl, CategoricalNA: catNA})
 	var pe *data.ParseError
 	if read && use == targetOptional && errors.Is(err, data.ErrNonFinite) && errors.As(err, &pe) && pe.Column == slices.Index(header, target)+1 {
 		// An infinite or overflowing target is as text there: predict goes
@@ -848,7 +850,7 @@ func readFrameForModel(name, path string, dl data.Dialect, m *decoreg.Model, s *
 		fmt.Fprintf(errOut, "decoreg %s: warning: %s: line %d: %v: the target is not read (no logpdf)\n", name, nameSpools(path), pe.Line, pe.Err)
 		read = false
 		cols = cols[:len(cols)-1]
-		fr, err = data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: na, Dialect: dl})
+		fr, err = data.ReadFrame(path, data.FrameOptions{Columns: cols, Kinds: kinds, NA: na, Dialect: dl, CategoricalNA: catNA})
 	}
 	if err != nil {
 		if terr := targetTextErr(err, header, target, "", dl); terr != err {
@@ -962,7 +964,7 @@ func featureCellErr(err error, na []string, translated bool, dl data.Dialect) er
 	}
 	with := "the markers it was trained with"
 	if translated {
-		with += ", numbers written as this file writes them"
+		with += ", and their numbers as this file writes them"
 	}
 	return fmt.Errorf("%w: the model reads this column as numbers; a missing cell is %s (%s)", err, markers, with)
 }

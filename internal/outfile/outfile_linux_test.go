@@ -60,4 +60,28 @@ func TestOwnDescriptorRefused(t *testing.T) {
 	if err := Check("/proc/self/fd/" + strconv.Itoa(sp[0])); err != nil {
 		t.Errorf("Check of a connected socket: %v", err)
 	}
+	// A datagram socket, connected: writes of 64 KiB are too long for it
+	// (helper-154).
+	var dp [2]int
+	if dp, err = unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(dp[0])
+	defer unix.Close(dp[1])
+	if err := Check("/proc/self/fd/" + strconv.Itoa(dp[0])); err == nil || !strings.Contains(err.Error(), "datagram") {
+		t.Errorf("Check of a datagram socket: %v", err)
+	}
+	// A socket file, by its path: open cannot take it.
+	sockPath := t.TempDir() + "/s.sock"
+	ls, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(ls)
+	if err := unix.Bind(ls, &unix.SockaddrUnix{Name: sockPath}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(sockPath); err == nil || !strings.Contains(err.Error(), "is a socket") {
+		t.Errorf("Check of a socket file: %v", err)
+	}
 }

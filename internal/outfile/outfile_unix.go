@@ -72,8 +72,13 @@ func writable(p string, fi fs.FileInfo) bool {
 }
 
 // checkWritable reports whether the existing file p can be opened for
-// writing, without opening it (opening a FIFO would wait for a reader).
+// writing, without opening it (opening a FIFO would wait for a reader). A
+// socket cannot be opened by its path ("no such device or address", after
+// the command's work).
 func checkWritable(p string) error {
+	if fi, err := os.Stat(p); err == nil && fi.Mode()&fs.ModeSocket != 0 {
+		return fmt.Errorf("%s is a socket, which a path cannot open for writing (give a descriptor connected to it, such as a shell's redirection)", p)
+	}
 	if err := unix.Access(p, unix.W_OK); err != nil {
 		return &fs.PathError{Op: "write", Path: p, Err: err}
 	}
@@ -102,6 +107,11 @@ func checkDescriptor(fd int) error {
 	case unix.S_IFREG, unix.S_IFIFO, unix.S_IFCHR, unix.S_IFBLK:
 		return nil
 	case unix.S_IFSOCK:
+		if typ, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE); err == nil && typ == unix.SOCK_DGRAM {
+			// Writes of 64 KiB are more than a datagram holds ("message
+			// too long", after the command's work).
+			return fmt.Errorf("descriptor %d is a datagram socket, which cannot take a stream of output", fd)
+		}
 		if _, err := unix.Getpeername(fd); errors.Is(err, unix.ENOTCONN) {
 			return fmt.Errorf("descriptor %d is a socket that is not connected", fd)
 		}
